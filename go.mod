@@ -25,4 +25,5 @@ require (
 	github.com/stretchr/testify v1.12.0 // indirect
 	golang.org/x/sync v0.16.0 // indirect
 	golang.org/x/time v0.12.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

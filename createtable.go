@@ -1,0 +1,185 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// CreateOptions tunes [Table.Create].
+type CreateOptions struct {
+	// Provisioned, when set, uses provisioned capacity for the table and
+	// every index instead of on-demand billing (the default).
+	Provisioned *types.ProvisionedThroughput
+	// Wait is how long to wait for the table to become ACTIVE; default 2 minutes.
+	Wait time.Duration
+}
+
+// CreateInput returns the CreateTable request [Table.Create] sends: key
+// schema and attribute definitions from the table options and every index
+// the bound entities declare (multi-attribute ones included), projecting
+// all attributes, on-demand billing unless opts say otherwise.
+func (t *Table) CreateInput(opts CreateOptions) *dynamodb.CreateTableInput {
+	defs := map[string]types.ScalarAttributeType{t.opts.PartitionKey: types.ScalarAttributeTypeS}
+	ks := []types.KeySchemaElement{{AttributeName: aws.String(t.opts.PartitionKey), KeyType: types.KeyTypeHash}}
+	if t.opts.SortKey != "" {
+		defs[t.opts.SortKey] = types.ScalarAttributeTypeS
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(t.opts.SortKey), KeyType: types.KeyTypeRange})
+	}
+	in := &dynamodb.CreateTableInput{TableName: aws.String(t.name), KeySchema: ks}
+	for _, p := range t.indexes() {
+		g := types.GlobalSecondaryIndex{
+			IndexName:  aws.String(p.name),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}
+		for _, a := range p.partition {
+			defs[a.name] = a.typ
+			g.KeySchema = append(g.KeySchema, types.KeySchemaElement{AttributeName: aws.String(a.name), KeyType: types.KeyTypeHash})
+		}
+		for _, a := range p.sort {
+			defs[a.name] = a.typ
+			g.KeySchema = append(g.KeySchema, types.KeySchemaElement{AttributeName: aws.String(a.name), KeyType: types.KeyTypeRange})
+		}
+		if opts.Provisioned != nil {
+			g.ProvisionedThroughput = opts.Provisioned
+		}
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, g)
+	}
+	names := make([]string, 0, len(defs))
+	for n := range defs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: defs[n]})
+	}
+	if opts.Provisioned != nil {
+		in.BillingMode = types.BillingModeProvisioned
+		in.ProvisionedThroughput = opts.Provisioned
+	} else {
+		in.BillingMode = types.BillingModePayPerRequest
+	}
+	return in
+}
+
+// Create creates the table from the declarations of the entities bound to
+// it ([CreateTable]) and waits until it is ACTIVE. Bind every entity first.
+//
+// [CreateTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html
+func (t *Table) Create(ctx context.Context, opts ...CreateOptions) error {
+	var o CreateOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.Wait == 0 {
+		o.Wait = 2 * time.Minute
+	}
+	if _, err := t.client.CreateTable(ctx, t.CreateInput(o)); err != nil {
+		return fmt.Errorf("singletable: create table %s: %w", t.name, err)
+	}
+	return t.waitActive(ctx, o.Wait)
+}
+
+func (t *Table) waitActive(ctx context.Context, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	delay := 20 * time.Millisecond
+	for {
+		out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+		if err == nil && out.Table.TableStatus == types.TableStatusActive && gsisActive(out.Table) {
+			return nil
+		}
+		var rnf *types.ResourceNotFoundException
+		if err != nil && !errors.As(err, &rnf) {
+			return fmt.Errorf("singletable: wait for table %s: %w", t.name, err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("singletable: table %s not ACTIVE after %s", t.name, limit)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, time.Second)
+	}
+}
+
+func gsisActive(td *types.TableDescription) bool {
+	for _, g := range td.GlobalSecondaryIndexes {
+		if g.IndexStatus != types.IndexStatusActive {
+			return false
+		}
+	}
+	return true
+}
+
+// Check compares the live table ([DescribeTable]) with the declarations:
+// key schema, and every declared index with its key attributes and types.
+// It returns a *ValidationError listing every difference, or nil. Indexes
+// that exist but are not declared are fine.
+//
+// [DescribeTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTable.html
+func (t *Table) Check(ctx context.Context) error {
+	out, err := t.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+	if err != nil {
+		return fmt.Errorf("singletable: describe table %s: %w", t.name, err)
+	}
+	want := t.CreateInput(CreateOptions{})
+	have := out.Table
+	attrTypes := map[string]types.ScalarAttributeType{}
+	for _, d := range have.AttributeDefinitions {
+		attrTypes[aws.ToString(d.AttributeName)] = d.AttributeType
+	}
+	var diffs []string
+	if a, b := keySchemaString(want.KeySchema), keySchemaString(have.KeySchema); a != b {
+		diffs = append(diffs, fmt.Sprintf("table key is %s, declared %s", b, a))
+	}
+	for _, d := range want.AttributeDefinitions {
+		if ty, ok := attrTypes[aws.ToString(d.AttributeName)]; ok && ty != d.AttributeType {
+			diffs = append(diffs, fmt.Sprintf("attribute %s is %s, declared %s", aws.ToString(d.AttributeName), ty, d.AttributeType))
+		}
+	}
+	for _, g := range want.GlobalSecondaryIndexes {
+		i := slices.IndexFunc(have.GlobalSecondaryIndexes, func(h types.GlobalSecondaryIndexDescription) bool {
+			return aws.ToString(h.IndexName) == aws.ToString(g.IndexName)
+		})
+		if i < 0 {
+			diffs = append(diffs, fmt.Sprintf("index %s is missing", aws.ToString(g.IndexName)))
+			continue
+		}
+		if a, b := keySchemaString(g.KeySchema), keySchemaString(have.GlobalSecondaryIndexes[i].KeySchema); a != b {
+			diffs = append(diffs, fmt.Sprintf("index %s key is %s, declared %s", aws.ToString(g.IndexName), b, a))
+		}
+	}
+	if len(diffs) > 0 {
+		return validationErr("", t.name, "table differs from the declarations: %s", strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+func keySchemaString(ks []types.KeySchemaElement) string {
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = fmt.Sprintf("%s %s", aws.ToString(k.AttributeName), k.KeyType)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// Delete deletes the table ([DeleteTable]). Data is lost: it is meant for
+// tests and tooling.
+//
+// [DeleteTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html
+func (t *Table) Delete(ctx context.Context) error {
+	_, err := t.client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(t.name)})
+	if err != nil {
+		return fmt.Errorf("singletable: delete table %s: %w", t.name, err)
+	}
+	return nil
+}

@@ -1,0 +1,565 @@
+package singletable
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
+)
+
+// Schema declares one entity: its Go type T, the value of its entity type
+// attribute, its primary key templates and its secondary indexes.
+//
+// Templates are literal text with {Field} placeholders naming Go fields of T,
+// for example "USER#{Username}". A placeholder must be followed by the end of
+// the template or by a delimiter such as '#'; values are escaped so that no
+// value can forge a delimiter. See [Define] for the checks made.
+type Schema[T any] struct {
+	// Type is stored in the table's entity type attribute (default
+	// "EntityType") on every item, e.g. "UserSkill".
+	Type string
+	// PK is the partition key template, e.g. "USER#{Username}".
+	PK string
+	// SK is the sort key template, e.g. "SKILL#{SkillName}" or "PROFILE".
+	// Leave it empty only for tables without a sort key.
+	SK string
+	// Indexes are the entity's global secondary indexes.
+	Indexes []IndexSchema[T]
+}
+
+// IndexSchema declares how an entity appears in one global secondary index.
+// An index is either templated (PK and SK templates rendered into string
+// attributes, by default "<Name>PK" and "<Name>SK", the overloaded GSI
+// pattern) or multi-attribute (PartitionAttrs and SortAttrs name Go fields
+// whose own attributes form the key: up to 4 + 4).
+type IndexSchema[T any] struct {
+	Name string
+
+	// Templated keys.
+	PK, SK string
+	// Attribute names for the templated keys; default Name+"PK", Name+"SK".
+	PKAttr, SKAttr string
+
+	// Multi-attribute keys: Go field names, in key order.
+	PartitionAttrs, SortAttrs []string
+
+	// When, if set, makes a templated index sparse by predicate: the item
+	// carries the index attributes only while When returns true (and all
+	// template fields are present). WhenFields must list the fields When
+	// reads, so that an update touching them re-evaluates it.
+	When       func(T) bool
+	WhenFields []string
+}
+
+// Entity is a checked declaration: templates parsed, fields resolved, codec
+// plan built. Create it once with [Define] or [MustDefine] and share it.
+type Entity[T any] struct {
+	name    string
+	typ     reflect.Type
+	fields  []*fieldInfo
+	byName  map[string]*fieldInfo
+	byAttr  map[string]*fieldInfo
+	pk, sk  compiledKey
+	indexes []*indexPlan[T]
+}
+
+// compiledKey is a key template with its placeholders resolved to fields.
+type compiledKey struct {
+	tpl    keyTemplate
+	fields []*fieldInfo
+	sort   bool // a sort key: DynamoDB allows 1,024 bytes, not 2,048
+}
+
+func (k compiledKey) defined() bool { return k.tpl.raw != "" }
+
+// indexPlan is an IndexSchema resolved against T.
+type indexPlan[T any] struct {
+	name           string
+	multi          bool
+	pk, sk         compiledKey // templated
+	pkAttr, skAttr string      // templated
+	partition      []*fieldInfo
+	sort           []*fieldInfo
+	when           func(T) bool
+	deps           []*fieldInfo // every field the index's attributes depend on
+}
+
+// Define checks a schema and builds its entity. Errors are
+// *ValidationError values naming the entity, index and field concerned:
+// T not a struct, unknown placeholder field, key field of an unsupported
+// type, template syntax, duplicate index names, an index that is both
+// templated and multi-attribute, more than 4 partition or sort attributes,
+// a sparse predicate without WhenFields.
+func Define[T any](s Schema[T]) (*Entity[T], error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return nil, validationErr(s.Type, "", "entity type %s is not a struct", t)
+	}
+	if s.Type == "" {
+		return nil, validationErr("", "", "Schema.Type is empty for %s", t)
+	}
+	e := &Entity[T]{name: s.Type, typ: t, fields: structFields(t),
+		byName: map[string]*fieldInfo{}, byAttr: map[string]*fieldInfo{}}
+	for _, f := range e.fields {
+		e.byName[f.name] = f
+		e.byAttr[f.attr] = f
+	}
+	var err error
+	if s.PK == "" {
+		return nil, validationErr(s.Type, "PK", "partition key template is empty")
+	}
+	if e.pk, err = e.compileKey(s.PK, "", "PK", false); err != nil {
+		return nil, err
+	}
+	if s.SK != "" {
+		if e.sk, err = e.compileKey(s.SK, "", "SK", true); err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]bool{}
+	for _, is := range s.Indexes {
+		if is.Name == "" {
+			return nil, validationErr(s.Type, "", "an index has no Name")
+		}
+		if seen[is.Name] {
+			return nil, validationErr(s.Type, is.Name, "duplicate index name")
+		}
+		seen[is.Name] = true
+		p, err := e.compileIndex(is)
+		if err != nil {
+			return nil, err
+		}
+		e.indexes = append(e.indexes, p)
+	}
+	return e, nil
+}
+
+// MustDefine is like [Define] but panics on error; use it for package-level
+// declarations, which are checked when the program starts.
+func MustDefine[T any](s Schema[T]) *Entity[T] {
+	e, err := Define(s)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// Name returns the entity type stored on every item.
+func (e *Entity[T]) Name() string { return e.name }
+
+func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, error) {
+	kt, err := parseKeyTemplate(tpl)
+	if err != nil {
+		return compiledKey{}, &ValidationError{Entity: e.name, Field: where(index, key), Reason: "bad key template", Err: err}
+	}
+	ck := compiledKey{tpl: kt, sort: sort}
+	for _, name := range kt.fields() {
+		f, err := e.keyField(name, index, key)
+		if err != nil {
+			return compiledKey{}, err
+		}
+		ck.fields = append(ck.fields, f)
+	}
+	return ck, nil
+}
+
+func (e *Entity[T]) keyField(name, index, key string) (*fieldInfo, error) {
+	f := e.byName[name]
+	if f == nil {
+		return nil, validationErr(e.name, where(index, key), "unknown field %q (no exported field of %s has that name)", name, e.typ)
+	}
+	if err := keyTypeSupported(f.typ); err != nil {
+		return nil, &ValidationError{Entity: e.name, Field: where(index, key), Reason: fmt.Sprintf("field %s cannot be part of a key", name), Err: err}
+	}
+	return f, nil
+}
+
+func where(index, key string) string {
+	if index == "" {
+		return key
+	}
+	if key == "" {
+		return "index " + index
+	}
+	return "index " + index + " " + key
+}
+
+func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
+	p := &indexPlan[T]{name: is.Name, when: is.When}
+	templated := is.PK != "" || is.SK != ""
+	multi := len(is.PartitionAttrs) > 0 || len(is.SortAttrs) > 0
+	switch {
+	case templated && multi:
+		return nil, validationErr(e.name, where(is.Name, ""), "both templates and multi-attribute keys given; choose one")
+	case !templated && !multi:
+		return nil, validationErr(e.name, where(is.Name, ""), "no key: give PK (and SK) templates or PartitionAttrs")
+	}
+	if multi {
+		p.multi = true
+		if len(is.PartitionAttrs) == 0 || len(is.PartitionAttrs) > 4 || len(is.SortAttrs) > 4 {
+			return nil, validationErr(e.name, where(is.Name, ""), "multi-attribute keys take 1-4 partition and 0-4 sort attributes")
+		}
+		if is.When != nil {
+			return nil, validationErr(e.name, where(is.Name, ""), "When is only supported on templated indexes (a multi-attribute index is keyed by the item's own attributes, which cannot be removed to hide it)")
+		}
+		for _, n := range is.PartitionAttrs {
+			f, err := e.multiField(n, is.Name)
+			if err != nil {
+				return nil, err
+			}
+			p.partition = append(p.partition, f)
+		}
+		for _, n := range is.SortAttrs {
+			f, err := e.multiField(n, is.Name)
+			if err != nil {
+				return nil, err
+			}
+			p.sort = append(p.sort, f)
+		}
+		p.deps = append(slices.Clone(p.partition), p.sort...)
+		return p, nil
+	}
+	if is.PK == "" {
+		return nil, validationErr(e.name, where(is.Name, "PK"), "partition key template is empty")
+	}
+	p.pkAttr, p.skAttr = is.PKAttr, is.SKAttr
+	if p.pkAttr == "" {
+		p.pkAttr = is.Name + "PK"
+	}
+	if p.skAttr == "" && is.SK != "" {
+		p.skAttr = is.Name + "SK"
+	}
+	var err error
+	if p.pk, err = e.compileKey(is.PK, is.Name, p.pkAttr, false); err != nil {
+		return nil, err
+	}
+	if is.SK != "" {
+		if p.sk, err = e.compileKey(is.SK, is.Name, p.skAttr, true); err != nil {
+			return nil, err
+		}
+	}
+	p.deps = append(slices.Clone(p.pk.fields), p.sk.fields...)
+	if is.When != nil && len(is.WhenFields) == 0 {
+		return nil, validationErr(e.name, where(is.Name, ""), "When needs WhenFields: the fields the predicate reads, so updates know when to re-evaluate it")
+	}
+	if is.When == nil && len(is.WhenFields) > 0 {
+		return nil, validationErr(e.name, where(is.Name, ""), "WhenFields given without When")
+	}
+	for _, n := range is.WhenFields {
+		f := e.byName[n]
+		if f == nil {
+			return nil, validationErr(e.name, where(is.Name, "When"), "unknown field %q", n)
+		}
+		if !slices.Contains(p.deps, f) {
+			p.deps = append(p.deps, f)
+		}
+	}
+	return p, nil
+}
+
+func (e *Entity[T]) multiField(name, index string) (*fieldInfo, error) {
+	f := e.byName[name]
+	if f == nil {
+		return nil, validationErr(e.name, where(index, ""), "unknown field %q", name)
+	}
+	if _, err := scalarType(f.typ); err != nil {
+		return nil, &ValidationError{Entity: e.name, Field: where(index, name), Reason: "cannot be a multi-attribute key", Err: err}
+	}
+	return f, nil
+}
+
+// scalarType returns the DynamoDB scalar type (S, N or B) a field is stored
+// as when it is a multi-attribute key attribute.
+func scalarType(t reflect.Type) (types.ScalarAttributeType, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == timeType {
+		return types.ScalarAttributeTypeS, nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return types.ScalarAttributeTypeS, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return types.ScalarAttributeTypeN, nil
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return types.ScalarAttributeTypeB, nil
+		}
+	}
+	return "", fmt.Errorf("type %s is not a string, number, time or []byte", t)
+}
+
+// field returns the named field or a ValidationError.
+func (e *Entity[T]) field(name string) (*fieldInfo, error) {
+	if f := e.byName[name]; f != nil {
+		return f, nil
+	}
+	return nil, validationErr(e.name, name, "unknown field (no exported field of %s has that name)", e.typ)
+}
+
+func (e *Entity[T]) index(name string) (*indexPlan[T], error) {
+	for _, p := range e.indexes {
+		if p.name == name {
+			return p, nil
+		}
+	}
+	return nil, validationErr(e.name, name, "unknown index")
+}
+
+// renderKey renders a compiled template from struct value v. Missing or
+// empty fields are reported in a *KeyError.
+func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
+	vals := make([]string, len(k.fields))
+	var missing []string
+	var buf []byte
+	for i, f := range k.fields {
+		if !f.present(v) {
+			missing = append(missing, f.name)
+			continue
+		}
+		fv, _ := f.get(v)
+		var err error
+		buf, err = appendKeyValue(buf[:0], fv)
+		if err != nil {
+			return "", &KeyError{Entity: e.name, Index: index, Key: attr, Missing: []string{f.name}, Err: err}
+		}
+		vals[i] = string(buf)
+	}
+	if len(missing) > 0 {
+		return "", &KeyError{Entity: e.name, Index: index, Key: attr, Missing: missing}
+	}
+	s := k.tpl.render(vals)
+	if limit := keyLimit(k.sort); len(s) > limit {
+		return "", &KeyError{Entity: e.name, Index: index, Key: attr,
+			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", len(s), limit)}
+	}
+	return s, nil
+}
+
+func keyLimit(sort bool) int {
+	if sort {
+		return 1024
+	}
+	return 2048
+}
+
+// parseKey fills dst's template fields from a rendered key: the inverse of
+// rendering.
+func (e *Entity[T]) parseKey(k compiledKey, key string, dst reflect.Value) error {
+	vals, err := k.tpl.split(key)
+	if err != nil {
+		return err
+	}
+	for i, f := range k.fields {
+		fv, err := dst.FieldByIndexErr(f.index)
+		if err != nil {
+			return err
+		}
+		if err := decodeKeyValue(vals[i], fv); err != nil {
+			return fmt.Errorf("field %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// ParseKeys fills the fields of the entity's primary key templates from
+// rendered PK and SK values (sk is ignored for entities without an SK).
+func (e *Entity[T]) ParseKeys(pk, sk string) (T, error) {
+	var out T
+	v := reflect.ValueOf(&out).Elem()
+	if err := e.parseKey(e.pk, pk, v); err != nil {
+		return out, &KeyError{Entity: e.name, Key: "PK", Err: err}
+	}
+	if e.sk.defined() {
+		if err := e.parseKey(e.sk, sk, v); err != nil {
+			return out, &KeyError{Entity: e.name, Key: "SK", Err: err}
+		}
+	}
+	return out, nil
+}
+
+// marshalField returns the attribute value a multi-attribute index key
+// field has in v: as the item codec stores it, except that times use the
+// fixed-width key form so that they sort by instant. It is nil when the
+// attribute is not stored (nil pointer, omitempty zero).
+func (e *Entity[T]) marshalField(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
+	fv, ok := f.get(v)
+	if !ok {
+		return nil, nil
+	}
+	if fv.Type() == timeType || (fv.Kind() == reflect.Pointer && fv.Type().Elem() == timeType) {
+		if fv.Kind() == reflect.Pointer {
+			if fv.IsNil() {
+				return nil, nil
+			}
+			fv = fv.Elem()
+		}
+		if f.omitEmpty && fv.IsZero() {
+			return nil, nil
+		}
+		b, err := appendKeyValue(nil, fv)
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberS{Value: string(b)}, nil
+	}
+	return e.marshalFieldPlain(f, v)
+}
+
+// marshalFieldPlain returns the attribute value the field has in v exactly
+// as the item codec stores it (nil when not stored). The field is marshaled
+// through a struct value holding only it, so its tag options (string,
+// omitempty, unixtime, …) apply as they do in an item.
+func (e *Entity[T]) marshalFieldPlain(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
+	fv, ok := f.get(v)
+	if !ok {
+		return nil, nil
+	}
+	var one T
+	fieldByIndexAlloc(reflect.ValueOf(&one).Elem(), f.index).Set(fv)
+	item, err := attributevalue.MarshalMap(one)
+	if err != nil {
+		return nil, err
+	}
+	return item[f.attr], nil
+}
+
+func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}
+
+// encode turns v into a complete item: attributes from the struct, entity
+// type, primary key, and every index whose keys apply.
+func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, error) {
+	item, err := attributevalue.MarshalMap(v)
+	if err != nil {
+		return nil, &ValidationError{Entity: e.name, Reason: "cannot encode item", Err: err}
+	}
+	rv := reflect.ValueOf(&v).Elem()
+	item[t.opts.EntityTypeAttr] = &types.AttributeValueMemberS{Value: e.name}
+	if err := e.putPrimaryKey(t, rv, item); err != nil {
+		return nil, err
+	}
+	for _, p := range e.indexes {
+		if err := p.apply(e, v, rv, item); err != nil {
+			return nil, err
+		}
+	}
+	if err := itemsize.Check(item); err != nil {
+		return nil, &ValidationError{Entity: e.name, Reason: "item too large", Err: err}
+	}
+	return item, nil
+}
+
+// putPrimaryKey renders the primary key of rv into item.
+func (e *Entity[T]) putPrimaryKey(t *Table, rv reflect.Value, item map[string]types.AttributeValue) error {
+	pk, err := e.renderKey(e.pk, rv, "", "PK")
+	if err != nil {
+		return err
+	}
+	item[t.opts.PartitionKey] = &types.AttributeValueMemberS{Value: pk}
+	if e.sk.defined() {
+		sk, err := e.renderKey(e.sk, rv, "", "SK")
+		if err != nil {
+			return err
+		}
+		item[t.opts.SortKey] = &types.AttributeValueMemberS{Value: sk}
+	}
+	return nil
+}
+
+// key renders just the primary key of v.
+func (e *Entity[T]) key(t *Table, v T) (map[string]types.AttributeValue, error) {
+	key := make(map[string]types.AttributeValue, 2)
+	if err := e.putPrimaryKey(t, reflect.ValueOf(&v).Elem(), key); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+// apply writes (or leaves out) the index's attributes for item v.
+func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue) error {
+	if p.multi {
+		for _, f := range p.deps {
+			if !f.present(rv) {
+				// DynamoDB rejects empty strings in key attributes; an
+				// absent attribute keeps the item out of the index.
+				delete(item, f.attr)
+				continue
+			}
+			av, err := e.marshalField(f, rv)
+			if err != nil {
+				return &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Err: err}
+			}
+			if av == nil {
+				delete(item, f.attr)
+			} else {
+				item[f.attr] = av
+			}
+		}
+		return nil
+	}
+	pk, sk, ok, err := p.render(e, v, rv)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		delete(item, p.pkAttr)
+		if p.skAttr != "" {
+			delete(item, p.skAttr)
+		}
+		return nil
+	}
+	item[p.pkAttr] = &types.AttributeValueMemberS{Value: pk}
+	if p.skAttr != "" {
+		item[p.skAttr] = &types.AttributeValueMemberS{Value: sk}
+	}
+	return nil
+}
+
+// render renders a templated index's keys. ok is false when the item does
+// not belong in the index: a template field is absent or When is false.
+func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk string, ok bool, err error) {
+	for _, f := range p.deps {
+		if !f.present(rv) && (slices.Contains(p.pk.fields, f) || slices.Contains(p.sk.fields, f)) {
+			return "", "", false, nil
+		}
+	}
+	if p.when != nil && !p.when(v) {
+		return "", "", false, nil
+	}
+	if pk, err = e.renderKey(p.pk, rv, p.name, p.pkAttr); err != nil {
+		return "", "", false, err
+	}
+	if p.sk.defined() {
+		if sk, err = e.renderKey(p.sk, rv, p.name, p.skAttr); err != nil {
+			return "", "", false, err
+		}
+	}
+	return pk, sk, true, nil
+}
+
+// decode turns an item into T.
+func (e *Entity[T]) decode(item map[string]types.AttributeValue) (T, error) {
+	var out T
+	if err := attributevalue.UnmarshalMap(item, &out); err != nil {
+		return out, &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
+	}
+	return out, nil
+}

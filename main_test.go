@@ -1,0 +1,61 @@
+package singletable_test
+
+import (
+	"context"
+	"os"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+)
+
+func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
+
+// countingClient counts the requests that reach DynamoDB Local, so tests can
+// show that bad input is rejected before the network.
+type countingClient struct {
+	*dynamodb.Client
+	requests atomic.Int64
+}
+
+func (c *countingClient) count() { c.requests.Add(1) }
+
+func (c *countingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.count()
+	return c.Client.GetItem(ctx, in, o...)
+}
+func (c *countingClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	c.count()
+	return c.Client.PutItem(ctx, in, o...)
+}
+func (c *countingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	c.count()
+	return c.Client.UpdateItem(ctx, in, o...)
+}
+func (c *countingClient) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	c.count()
+	return c.Client.DeleteItem(ctx, in, o...)
+}
+func (c *countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	c.count()
+	return c.Client.Query(ctx, in, o...)
+}
+
+// newTable returns a fresh, uniquely named table bound to the given
+// binders, created in DynamoDB Local and deleted when the test ends.
+func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singletable.TableOptions)) (*singletable.Table, *countingClient) {
+	t.Helper()
+	c := &countingClient{Client: ddblocal.Shared().Client()}
+	name := ddblocal.TableName(t)
+	tbl := singletable.NewTable(c, name, optFns...)
+	bind(tbl)
+	if err := tbl.Create(context.Background()); err != nil {
+		t.Fatalf("create table: %v", err)
+	}
+	ddblocal.DeleteTableOnCleanup(t, c.Client, name)
+	c.requests.Store(0)
+	return tbl, c
+}

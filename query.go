@@ -1,0 +1,780 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"reflect"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// SortOp is a comparison on a sort key, used with [Query.Where].
+type SortOp int
+
+// Sort key comparisons. With fields f1..fn given, f1..fn-1 must equal the
+// key's values and fn is compared with the operator; Eq with fewer fields
+// than the sort key has is a prefix match (begins_with on the rendered key).
+const (
+	Eq SortOp = iota + 1
+	Lt
+	Le
+	Gt
+	Ge
+)
+
+func (op SortOp) String() string {
+	switch op {
+	case Eq:
+		return "="
+	case Lt:
+		return "<"
+	case Le:
+		return "<="
+	case Gt:
+		return ">"
+	case Ge:
+		return ">="
+	}
+	return fmt.Sprintf("SortOp(%d)", int(op))
+}
+
+const (
+	sortNone = iota
+	sortCmp
+	sortBetween
+	sortBeginsWith
+)
+
+// maxRune is the largest code point. The key codec escapes it, so
+// prefix+maxRune is above every key that starts with prefix.
+const maxRune = "\U0010FFFF"
+
+// Query reads the items of one partition of the table or of an index
+// ([Query API]), optionally narrowed by a sort key condition. Build it with
+// [Repo.Query] or [Repo.QueryIndex], then call [Query.Page], [Query.All] or
+// [Query.Count]. Builder methods record mistakes; the final call reports
+// them before sending anything. A Query is a value you may reuse.
+//
+// Limit counts items returned to you (after filters); PageSize is
+// DynamoDB's Limit, the number of items read per request.
+//
+// [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
+type Query[T any] struct {
+	r          *Repo[T]
+	index      string
+	key        T
+	kind       int
+	op         SortOp
+	fields     []string
+	hi         T
+	prefix     string
+	filter     *expression.ConditionBuilder
+	project    []string
+	desc       bool
+	limit      int
+	pageSize   int32
+	after      string
+	consistent bool
+	errs       []error
+}
+
+// Query starts a query on the table's primary key: key supplies every field
+// of the PK template. Without a sort condition it returns all items of this
+// entity in the partition.
+func (r *Repo[T]) Query(key T) *Query[T] {
+	return &Query[T]{r: r, key: key}
+}
+
+// QueryIndex starts a query on the named index: key supplies every field of
+// the index's partition key.
+func (r *Repo[T]) QueryIndex(index string, key T) *Query[T] {
+	q := &Query[T]{r: r, key: key, index: index}
+	if _, err := r.e.index(index); err != nil {
+		q.errs = append(q.errs, err)
+	}
+	return q
+}
+
+func (q *Query[T]) clone() *Query[T] {
+	c := *q
+	c.errs = append([]error(nil), q.errs...)
+	return &c
+}
+
+func (q *Query[T]) setSort(kind int, op SortOp, fields []string) *Query[T] {
+	c := q.clone()
+	if c.kind != sortNone {
+		c.errs = append(c.errs, validationErr(q.r.e.name, "", "only one sort key condition per query"))
+	}
+	if len(fields) == 0 {
+		c.errs = append(c.errs, validationErr(q.r.e.name, "", "a sort key condition names at least one field"))
+	}
+	c.kind, c.op, c.fields = kind, op, fields
+	return c
+}
+
+// Where adds a sort key condition on the named sort key fields, whose values
+// come from the query's key. The fields must be the sort key's first fields,
+// in order: Where(Ge, "Level", "Years") means Level = key.Level and
+// Years >= key.Years. A zero value is a real value: name only the fields you
+// mean to give.
+func (q *Query[T]) Where(op SortOp, fields ...string) *Query[T] {
+	c := q.setSort(sortCmp, op, fields)
+	if op < Eq || op > Ge {
+		c.errs = append(c.errs, validationErr(q.r.e.name, "", "unknown sort operator %d", int(op)))
+	}
+	return c
+}
+
+// Between adds the sort key condition key.last <= last <= hi.last, where
+// last is the final named field and the fields before it equal the key's.
+func (q *Query[T]) Between(hi T, fields ...string) *Query[T] {
+	c := q.setSort(sortBetween, 0, fields)
+	c.hi = hi
+	return c
+}
+
+// BeginsWith adds the sort key condition "the final named field starts with
+// prefix" (a string field), the fields before it equal to the key's. This is
+// a deliberate partial match: BeginsWith("2024-01", "Date") matches every
+// date in January 2024.
+func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
+	c := q.setSort(sortBeginsWith, 0, fields)
+	c.prefix = prefix
+	return c
+}
+
+// Filter adds a filter applied after reading (FilterExpression); items it
+// drops still cost read capacity. Name attributes as stored.
+func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
+	c := q.clone()
+	if c.filter != nil {
+		f := c.filter.And(cond)
+		c.filter = &f
+	} else {
+		c.filter = &cond
+	}
+	return c
+}
+
+// Fields limits the attributes read to the named Go fields (plus the keys).
+func (q *Query[T]) Fields(names ...string) *Query[T] {
+	c := q.clone()
+	c.project = append(append([]string(nil), q.project...), names...)
+	return c
+}
+
+// Desc returns items in descending sort key order.
+func (q *Query[T]) Desc() *Query[T] { c := q.clone(); c.desc = true; return c }
+
+// Limit caps the items returned: a page holds exactly n items unless the
+// query runs out, however many the filters drop.
+func (q *Query[T]) Limit(n int) *Query[T] {
+	c := q.clone()
+	if n < 0 {
+		c.errs = append(c.errs, validationErr(q.r.e.name, "", "negative Limit"))
+	}
+	c.limit = n
+	return c
+}
+
+// PageSize sets how many items each request reads (DynamoDB's Limit).
+func (q *Query[T]) PageSize(n int) *Query[T] {
+	c := q.clone()
+	if n < 1 || n > 1<<30 {
+		c.errs = append(c.errs, validationErr(q.r.e.name, "", "PageSize must be positive"))
+	}
+	c.pageSize = int32(n)
+	return c
+}
+
+// After resumes the query after the last item of the page that returned
+// cursor. An empty cursor starts from the beginning.
+func (q *Query[T]) After(cursor string) *Query[T] { c := q.clone(); c.after = cursor; return c }
+
+// Consistent asks for strongly consistent reads (table queries only).
+func (q *Query[T]) Consistent() *Query[T] { c := q.clone(); c.consistent = true; return c }
+
+// Page is one page of results. Cursor is empty when there are no more.
+type Page[T any] struct {
+	Items  []T
+	Cursor string
+}
+
+// plan is a validated query, ready to send.
+type plan struct {
+	in         *dynamodb.QueryInput
+	bind       [16]byte
+	cursorKeys []string
+	empty      bool // the sort range is empty: no request needed
+}
+
+func (q *Query[T]) plan(count bool) (*plan, error) {
+	if len(q.errs) > 0 {
+		return nil, errors.Join(q.errs...)
+	}
+	r, e, t := q.r, q.r.e, q.r.t
+	kv := reflect.ValueOf(&q.key).Elem()
+	var keyCond expression.KeyConditionBuilder
+	var partition string
+	p := &plan{}
+	var idx *indexPlan[T]
+	if q.index != "" {
+		idx, _ = e.index(q.index)
+	}
+	switch {
+	case idx == nil:
+		pk, err := e.renderKey(e.pk, kv, "", "PK")
+		if err != nil {
+			return nil, err
+		}
+		partition = pk
+		keyCond = expression.Key(t.opts.PartitionKey).Equal(expression.Value(pk))
+		p.cursorKeys = []string{t.opts.PartitionKey}
+		if t.opts.SortKey != "" {
+			p.cursorKeys = append(p.cursorKeys, t.opts.SortKey)
+		}
+		kc, empty, err := q.templatedSort(e.sk, t.opts.SortKey, kv)
+		if err != nil {
+			return nil, err
+		}
+		if kc != nil {
+			keyCond = keyCond.And(*kc)
+		}
+		p.empty = empty
+	case !idx.multi:
+		pk, err := e.renderKey(idx.pk, kv, idx.name, idx.pkAttr)
+		if err != nil {
+			return nil, err
+		}
+		partition = pk
+		keyCond = expression.Key(idx.pkAttr).Equal(expression.Value(pk))
+		p.cursorKeys = []string{idx.pkAttr}
+		if idx.skAttr != "" {
+			p.cursorKeys = append(p.cursorKeys, idx.skAttr)
+		}
+		kc, empty, err := q.templatedSort(idx.sk, idx.skAttr, kv)
+		if err != nil {
+			return nil, err
+		}
+		if kc != nil {
+			keyCond = keyCond.And(*kc)
+		}
+		p.empty = empty
+	default:
+		conds, parts, err := q.multiKey(idx, kv)
+		if err != nil {
+			return nil, err
+		}
+		partition = strings.Join(parts, "\x00")
+		if len(conds) == 1 {
+			keyCond = conds[0]
+		} else {
+			keyCond = expression.KeyAnd(conds...)
+		}
+		for _, f := range idx.deps {
+			p.cursorKeys = append(p.cursorKeys, f.attr)
+		}
+	}
+	if idx != nil {
+		p.cursorKeys = append(p.cursorKeys, t.opts.PartitionKey)
+		if t.opts.SortKey != "" {
+			p.cursorKeys = append(p.cursorKeys, t.opts.SortKey)
+		}
+		if q.consistent {
+			return nil, validationErr(e.name, q.index, "global secondary indexes do not support consistent reads")
+		}
+	}
+	dir := "asc"
+	if q.desc {
+		dir = "desc"
+	}
+	p.bind = cursorBinding(t.name, q.index, e.name, partition, dir)
+
+	// Only this entity's items: a partition may hold several entity types.
+	filter := expression.Name(t.opts.EntityTypeAttr).Equal(expression.Value(e.name))
+	if q.filter != nil {
+		filter = filter.And(*q.filter)
+	}
+	b := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter)
+	if len(q.project) > 0 && !count {
+		proj, err := r.projection(q.project)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range p.cursorKeys {
+			proj = proj.AddNames(expression.Name(a))
+		}
+		b = b.WithProjection(proj)
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, &ValidationError{Entity: e.name, Reason: "bad query expression", Err: err}
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 &t.name,
+		KeyConditionExpression:    expr.KeyCondition(),
+		FilterExpression:          expr.Filter(),
+		ProjectionExpression:      expr.Projection(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	}
+	if q.index != "" {
+		in.IndexName = aws.String(q.index)
+	}
+	if q.desc {
+		in.ScanIndexForward = aws.Bool(false)
+	}
+	if q.consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	if q.pageSize > 0 {
+		in.Limit = aws.Int32(q.pageSize)
+	}
+	if count {
+		in.Select = types.SelectCount
+	}
+	if q.after != "" {
+		start, err := t.decodeCursor(q.after, p.bind, p.cursorKeys)
+		if err != nil {
+			return nil, err
+		}
+		in.ExclusiveStartKey = start
+	}
+	p.in = in
+	return p, nil
+}
+
+// sortFields checks that names are the first fields of the sort key, in
+// order, and returns how many.
+func (q *Query[T]) sortFields(have []*fieldInfo, what string) error {
+	if len(q.fields) > len(have) {
+		return validationErr(q.r.e.name, what, "sort condition names %d fields; the sort key has %d (%s)", len(q.fields), len(have), fieldNames(have))
+	}
+	for i, name := range q.fields {
+		if have[i].name != name {
+			if _, err := q.r.e.field(name); err != nil {
+				return err
+			}
+			return validationErr(q.r.e.name, name, "not sort key field %d of %s: the sort key's fields are, in order: %s", i+1, what, fieldNames(have))
+		}
+	}
+	return nil
+}
+
+func fieldNames(fs []*fieldInfo) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.name
+	}
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
+}
+
+// templatedSort builds the key condition on a rendered sort key. Because
+// escaped values contain no byte below '%' and every placeholder is followed
+// by a delimiter below '%' (or ends the key), comparing rendered keys
+// compares field tuples; the ranges below rely on that. empty reports a
+// range that can hold nothing.
+func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) (*expression.KeyConditionBuilder, bool, error) {
+	e := q.r.e
+	where := attr
+	if q.index != "" {
+		where = "index " + q.index
+	}
+	if q.kind == sortNone {
+		if !sk.defined() {
+			return nil, false, nil
+		}
+		if cp := sk.tpl.constantPrefix(); cp != "" {
+			if len(sk.fields) == 0 {
+				c := expression.Key(attr).Equal(expression.Value(cp))
+				return &c, false, nil
+			}
+			c := expression.Key(attr).BeginsWith(cp)
+			return &c, false, nil
+		}
+		return nil, false, nil
+	}
+	if !sk.defined() {
+		return nil, false, validationErr(e.name, where, "sort condition on a key without a sort key")
+	}
+	if err := q.sortFields(sk.fields, where); err != nil {
+		return nil, false, err
+	}
+	n := len(q.fields)
+	last := sk.fields[n-1]
+	// P: the rendered key up to the last named field's value; L: the literal
+	// after that value ("" at the end of the template).
+	var P strings.Builder
+	var L string
+	var buf []byte
+	i := 0
+	for j, part := range sk.tpl.parts {
+		if part.field == "" {
+			P.WriteString(part.literal)
+			continue
+		}
+		if i == n-1 {
+			if j+1 < len(sk.tpl.parts) {
+				L = sk.tpl.parts[j+1].literal
+			}
+			break
+		}
+		f := sk.fields[i]
+		if !f.present(kv) {
+			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.name}}
+		}
+		fv, _ := f.get(kv)
+		var err error
+		if buf, err = appendKeyValue(buf[:0], fv); err != nil {
+			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.name}, Err: err}
+		}
+		P.Write(buf)
+		i++
+	}
+	prefix := P.String()
+	encode := func(v reflect.Value) (string, error) {
+		if !last.present(v) {
+			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.name}}
+		}
+		fv, _ := last.get(v)
+		b, err := appendKeyValue(nil, fv)
+		if err != nil {
+			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.name}, Err: err}
+		}
+		return string(b), nil
+	}
+	// eqHigh is the highest key whose last field equals E.
+	eqHigh := func(E string) string {
+		if L == "" {
+			return prefix + E
+		}
+		return prefix + E + L + maxRune
+	}
+	key := expression.Key(attr)
+	var c expression.KeyConditionBuilder
+	between := func(lo, hi string) (*expression.KeyConditionBuilder, bool, error) {
+		if lo > hi {
+			return nil, true, nil
+		}
+		c := key.Between(expression.Value(lo), expression.Value(hi))
+		return &c, false, nil
+	}
+	switch q.kind {
+	case sortBeginsWith:
+		if k := last.typ.Kind(); k != reflect.String && !(k == reflect.Pointer && last.typ.Elem().Kind() == reflect.String) {
+			return nil, false, validationErr(e.name, last.name, "BeginsWith needs a string field, not %s", last.typ)
+		}
+		if q.prefix == "" && prefix == "" {
+			return nil, false, nil
+		}
+		c = key.BeginsWith(string(escapeKeyString([]byte(prefix), q.prefix)))
+		return &c, false, nil
+	case sortBetween:
+		lo, err := encode(kv)
+		if err != nil {
+			return nil, false, err
+		}
+		hi, err := encode(reflect.ValueOf(&q.hi).Elem())
+		if err != nil {
+			return nil, false, err
+		}
+		return between(prefix+lo, eqHigh(hi))
+	}
+	E, err := encode(kv)
+	if err != nil {
+		return nil, false, err
+	}
+	switch q.op {
+	case Eq:
+		if n == len(sk.fields) {
+			c = key.Equal(expression.Value(sk.tpl.render(append(q.renderedPrefixValues(sk, kv, n-1), E))))
+		} else {
+			c = key.BeginsWith(prefix + E + L)
+		}
+	case Ge:
+		if prefix == "" {
+			c = key.GreaterThanEqual(expression.Value(E))
+		} else {
+			return between(prefix+E, prefix+maxRune)
+		}
+	case Gt:
+		if prefix == "" {
+			c = key.GreaterThanEqual(expression.Value(E + "%"))
+		} else {
+			return between(prefix+E+"%", prefix+maxRune)
+		}
+	case Le:
+		if prefix == "" {
+			c = key.LessThanEqual(expression.Value(eqHigh(E)))
+		} else {
+			return between(prefix, eqHigh(E))
+		}
+	case Lt:
+		if prefix == "" {
+			c = key.LessThan(expression.Value(E))
+		} else {
+			return between(prefix, prefix+predecessor(E)+maxRune)
+		}
+	}
+	return &c, false, nil
+}
+
+// renderedPrefixValues encodes the first n sort fields of kv.
+func (q *Query[T]) renderedPrefixValues(sk compiledKey, kv reflect.Value, n int) []string {
+	out := make([]string, 0, n+1)
+	for _, f := range sk.fields[:n] {
+		fv, _ := f.get(kv)
+		b, _ := appendKeyValue(nil, fv) // already checked while building the prefix
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// predecessor returns E with its last rune decremented: every encoded value
+// below E, followed by anything, sorts at or below predecessor(E)+maxRune.
+// Encoded values end in a rune >= '&', so the result stays valid UTF-8.
+func predecessor(E string) string {
+	r, size := utf8.DecodeLastRuneInString(E)
+	r--
+	if r >= 0xD800 && r <= 0xDFFF {
+		r = 0xD7FF
+	}
+	return E[:len(E)-size] + string(r)
+}
+
+// multiKey builds the key conditions of a multi-attribute index: equality
+// on every partition attribute, then the sort attributes left to right.
+func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]expression.KeyConditionBuilder, []string, error) {
+	e := q.r.e
+	var conds []expression.KeyConditionBuilder
+	var parts []string
+	value := func(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
+		if !f.present(v) {
+			return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}}
+		}
+		av, err := e.marshalField(f, v)
+		if err != nil || av == nil {
+			return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}, Err: err}
+		}
+		return av, nil
+	}
+	for _, f := range idx.partition {
+		av, err := value(f, kv)
+		if err != nil {
+			return nil, nil, err
+		}
+		conds = append(conds, expression.Key(f.attr).Equal(expression.Value(av)))
+		parts = append(parts, avString(av))
+	}
+	if q.kind == sortNone {
+		return conds, parts, nil
+	}
+	where := "index " + idx.name
+	if err := q.sortFields(idx.sort, where); err != nil {
+		return nil, nil, err
+	}
+	n := len(q.fields)
+	for _, f := range idx.sort[:n-1] {
+		av, err := value(f, kv)
+		if err != nil {
+			return nil, nil, err
+		}
+		conds = append(conds, expression.Key(f.attr).Equal(expression.Value(av)))
+	}
+	last := idx.sort[n-1]
+	key := expression.Key(last.attr)
+	if q.kind == sortBeginsWith {
+		if st, _ := scalarType(last.typ); st != types.ScalarAttributeTypeS {
+			return nil, nil, validationErr(e.name, last.name, "BeginsWith needs a string attribute")
+		}
+		return append(conds, key.BeginsWith(q.prefix)), parts, nil
+	}
+	av, err := value(last, kv)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := expression.Value(av)
+	switch {
+	case q.kind == sortBetween:
+		hi, err := value(last, reflect.ValueOf(&q.hi).Elem())
+		if err != nil {
+			return nil, nil, err
+		}
+		conds = append(conds, key.Between(v, expression.Value(hi)))
+	case q.op == Eq:
+		conds = append(conds, key.Equal(v))
+	case q.op == Lt:
+		conds = append(conds, key.LessThan(v))
+	case q.op == Le:
+		conds = append(conds, key.LessThanEqual(v))
+	case q.op == Gt:
+		conds = append(conds, key.GreaterThan(v))
+	case q.op == Ge:
+		conds = append(conds, key.GreaterThanEqual(v))
+	}
+	return conds, parts, nil
+}
+
+func avString(av types.AttributeValue) string {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return "S" + v.Value
+	case *types.AttributeValueMemberN:
+		return "N" + v.Value
+	case *types.AttributeValueMemberB:
+		return "B" + string(v.Value)
+	}
+	return ""
+}
+
+// cursorFor makes the cursor that resumes after item.
+func (q *Query[T]) cursorFor(p *plan, item map[string]types.AttributeValue) (string, error) {
+	return q.r.t.encodeCursor(p.bind, p.cursorKeys, item)
+}
+
+// Page returns one page. With Limit(n) it holds exactly n items unless the
+// query runs out, and its cursor resumes right after the last item. Without
+// Limit it holds what one request returned (reading on past pages that the
+// filters emptied).
+func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
+	var page Page[T]
+	p, err := q.plan(false)
+	if err != nil || p.empty {
+		return page, err
+	}
+	in := p.in
+	for {
+		if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
+			in.Limit = aws.Int32(int32(min(q.limit-len(page.Items), 1000)))
+		}
+		out, err := q.r.t.client.Query(ctx, in)
+		if err != nil {
+			return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
+		}
+		for i, item := range out.Items {
+			v, err := q.r.e.decode(item)
+			if err != nil {
+				return Page[T]{}, err
+			}
+			page.Items = append(page.Items, v)
+			if q.limit > 0 && len(page.Items) == q.limit {
+				if i < len(out.Items)-1 || out.LastEvaluatedKey != nil {
+					if page.Cursor, err = q.cursorFor(p, item); err != nil {
+						return Page[T]{}, err
+					}
+				}
+				return page, nil
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			return page, nil
+		}
+		if q.limit == 0 && len(page.Items) > 0 {
+			page.Cursor, err = q.cursorFor(p, out.LastEvaluatedKey)
+			return page, err
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// All returns an iterator over every item the query matches (at most Limit,
+// when set), reading pages as it goes: only one page is held at a time. It
+// stops after yielding an error. Each call to the iterator runs the query
+// again.
+func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		p, err := q.plan(false)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		if p.empty {
+			return
+		}
+		in := p.in
+		n := 0
+		for {
+			if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
+				in.Limit = aws.Int32(int32(min(q.limit-n, 1000)))
+			}
+			out, err := q.r.t.client.Query(ctx, in)
+			if err != nil {
+				yield(zero, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err))
+				return
+			}
+			for _, item := range out.Items {
+				v, err := q.r.e.decode(item)
+				if !yield(v, err) || err != nil {
+					return
+				}
+				n++
+				if q.limit > 0 && n == q.limit {
+					return
+				}
+			}
+			if out.LastEvaluatedKey == nil {
+				return
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+}
+
+// Collect reads every item the query matches (at most Limit) into a slice.
+func (q *Query[T]) Collect(ctx context.Context) ([]T, error) {
+	var out []T
+	for v, err := range q.All(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Count returns how many items the query matches (after filters), reading
+// with Select COUNT so no item is sent back. Limit is ignored.
+func (q *Query[T]) Count(ctx context.Context) (int, error) {
+	p, err := q.plan(true)
+	if err != nil || p.empty {
+		return 0, err
+	}
+	total := 0
+	in := p.in
+	for {
+		out, err := q.r.t.client.Query(ctx, in)
+		if err != nil {
+			return 0, fmt.Errorf("singletable: count %s: %w", q.r.e.name, err)
+		}
+		total += int(out.Count)
+		if out.LastEvaluatedKey == nil {
+			return total, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// Request returns the QueryInput the query would send first, without
+// sending it: for logging, golden tests and learning what the library does.
+func (q *Query[T]) Request() (*dynamodb.QueryInput, error) {
+	p, err := q.plan(false)
+	if err != nil {
+		return nil, err
+	}
+	if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
+		p.in.Limit = aws.Int32(int32(min(q.limit, 1000)))
+	}
+	return p.in, nil
+}

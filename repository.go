@@ -1,0 +1,233 @@
+package singletable
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ReadOption changes how Get reads.
+type ReadOption func(*readOptions)
+
+type readOptions struct {
+	consistent bool
+	fields     []string
+}
+
+// ConsistentRead asks for a strongly consistent read (twice the read
+// capacity of the default eventually consistent read).
+func ConsistentRead() ReadOption { return func(o *readOptions) { o.consistent = true } }
+
+// Fields limits a read to the named Go fields (a ProjectionExpression); the
+// other fields of the result keep their zero values.
+func Fields(names ...string) ReadOption {
+	return func(o *readOptions) { o.fields = append(o.fields, names...) }
+}
+
+// WriteOption adds a condition to Put and Delete.
+type WriteOption func(*writeOptions)
+
+type writeOptions struct {
+	cond      *expression.ConditionBuilder
+	mustExist bool
+}
+
+// If makes the write conditional: it fails with [ErrConditionFailed] when
+// cond does not hold. Build cond with the SDK's expression package, naming
+// attributes as stored (the dynamodbav names).
+func If(cond expression.ConditionBuilder) WriteOption {
+	return func(o *writeOptions) {
+		if o.cond != nil {
+			c := o.cond.And(cond)
+			o.cond = &c
+		} else {
+			o.cond = &cond
+		}
+	}
+}
+
+// MustExist makes Put replace only an existing item, and Delete fail when
+// there is nothing to delete; both return [ErrNotFound].
+func MustExist() WriteOption { return func(o *writeOptions) { o.mustExist = true } }
+
+func (r *Repo[T]) existsCond() expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name(r.t.opts.PartitionKey))
+}
+
+func (r *Repo[T]) notExistsCond() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(r.t.opts.PartitionKey))
+}
+
+// Get reads the item with key's primary key fields ([GetItem]). It returns
+// [ErrNotFound] when there is no such item of this entity.
+//
+// [GetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GetItem.html
+func (r *Repo[T]) Get(ctx context.Context, key T, opts ...ReadOption) (T, error) {
+	var zero T
+	var o readOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	k, err := r.e.key(r.t, key)
+	if err != nil {
+		return zero, err
+	}
+	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: k}
+	if o.consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	if len(o.fields) > 0 {
+		proj, err := r.projection(o.fields)
+		if err != nil {
+			return zero, err
+		}
+		expr, err := expression.NewBuilder().WithProjection(proj).Build()
+		if err != nil {
+			return zero, &ValidationError{Entity: r.e.name, Reason: "bad projection", Err: err}
+		}
+		in.ProjectionExpression = expr.Projection()
+		in.ExpressionAttributeNames = expr.Names()
+	}
+	out, err := r.t.client.GetItem(ctx, in)
+	if err != nil {
+		return zero, fmt.Errorf("singletable: get %s: %w", r.e.name, err)
+	}
+	if len(out.Item) == 0 || !r.isMine(out.Item) {
+		return zero, ErrNotFound
+	}
+	return r.e.decode(out.Item)
+}
+
+// isMine reports whether item belongs to this repository's entity.
+func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
+	s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS)
+	return ok && s.Value == r.e.name
+}
+
+// projection turns Go field names into a projection that also keeps the
+// entity type attribute (needed to check the item's type).
+func (r *Repo[T]) projection(fields []string) (expression.ProjectionBuilder, error) {
+	proj := expression.NamesList(expression.Name(r.t.opts.EntityTypeAttr))
+	for _, name := range fields {
+		f, err := r.e.field(name)
+		if err != nil {
+			return proj, err
+		}
+		proj = proj.AddNames(expression.Name(f.attr))
+	}
+	return proj, nil
+}
+
+// Create writes v as a new item ([PutItem] with attribute_not_exists). It
+// returns [ErrAlreadyExists] when an item with the same primary key exists.
+//
+// [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
+func (r *Repo[T]) Create(ctx context.Context, v T) error {
+	return r.put(ctx, v, r.notExistsCond(), ErrAlreadyExists, "create "+r.e.name)
+}
+
+// Put writes v, replacing any item with the same primary key ([PutItem]).
+// With [If] it writes only when the condition holds ([ErrConditionFailed]
+// otherwise); with [MustExist] only when the item exists ([ErrNotFound]).
+func (r *Repo[T]) Put(ctx context.Context, v T, opts ...WriteOption) error {
+	var o writeOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	switch {
+	case o.mustExist && o.cond != nil:
+		// Two conditions, two meanings: check existence in the same request
+		// and tell the failures apart afterwards is impossible, so combine
+		// them and report a condition failure.
+		return r.put(ctx, v, r.existsCond().And(*o.cond), ErrConditionFailed, "put "+r.e.name)
+	case o.mustExist:
+		return r.put(ctx, v, r.existsCond(), ErrNotFound, "put "+r.e.name)
+	case o.cond != nil:
+		return r.put(ctx, v, *o.cond, ErrConditionFailed, "put "+r.e.name)
+	}
+	return r.put(ctx, v, expression.ConditionBuilder{}, nil, "put "+r.e.name)
+}
+
+func (r *Repo[T]) put(ctx context.Context, v T, cond expression.ConditionBuilder, sentinel error, what string) error {
+	item, err := r.e.encode(r.t, v)
+	if err != nil {
+		return err
+	}
+	in := &dynamodb.PutItemInput{TableName: &r.t.name, Item: item}
+	if sentinel != nil {
+		expr, err := expression.NewBuilder().WithCondition(cond).Build()
+		if err != nil {
+			return &ValidationError{Entity: r.e.name, Reason: "bad condition", Err: err}
+		}
+		in.ConditionExpression = expr.Condition()
+		in.ExpressionAttributeNames = expr.Names()
+		in.ExpressionAttributeValues = expr.Values()
+	}
+	if _, err := r.t.client.PutItem(ctx, in); err != nil {
+		if sentinel != nil {
+			if e := conditionFailed(err, sentinel, what); e != err {
+				return e
+			}
+		}
+		return fmt.Errorf("singletable: %s: %w", what, err)
+	}
+	return nil
+}
+
+// Delete removes the item with key's primary key ([DeleteItem]) and returns
+// it as it was. It returns [ErrNotFound] when there was no such item (the
+// call is still a successful, idempotent delete). With [If] it deletes only
+// when the condition holds; with [MustExist] the absence is checked in the
+// request itself.
+//
+// [DeleteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteItem.html
+func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, error) {
+	var zero T
+	var o writeOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	k, err := r.e.key(r.t, key)
+	if err != nil {
+		return zero, err
+	}
+	// Only ever delete an item of this entity: a key collision with another
+	// entity must not destroy that entity's item.
+	cond := expression.Or(r.notExistsCond(),
+		expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(r.e.name)))
+	sentinel := ErrConditionFailed
+	if o.mustExist {
+		cond = r.existsCond().And(expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(r.e.name)))
+		sentinel = ErrNotFound
+	}
+	if o.cond != nil {
+		cond = cond.And(*o.cond)
+		sentinel = ErrConditionFailed
+	}
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return zero, &ValidationError{Entity: r.e.name, Reason: "bad condition", Err: err}
+	}
+	out, err := r.t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 &r.t.name,
+		Key:                       k,
+		ConditionExpression:       expr.Condition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ReturnValues:              types.ReturnValueAllOld,
+	})
+	if err != nil {
+		if e := conditionFailed(err, sentinel, "delete "+r.e.name); e != err {
+			return zero, e
+		}
+		return zero, fmt.Errorf("singletable: delete %s: %w", r.e.name, err)
+	}
+	if len(out.Attributes) == 0 {
+		return zero, ErrNotFound
+	}
+	return r.e.decode(out.Attributes)
+}

@@ -1,0 +1,278 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+)
+
+// The seed 000 design: users and their skills in glad-entities.
+
+type User struct {
+	Username     string    `dynamodbav:"Username"`
+	Name         string    `dynamodbav:"Name"`
+	PasswordHash string    `dynamodbav:"PasswordHash"`
+	CreatedAt    time.Time `dynamodbav:"CreatedAt"`
+	UpdatedAt    time.Time `dynamodbav:"UpdatedAt"`
+}
+
+type UserSkill struct {
+	Username     string    `dynamodbav:"Username"`
+	SkillName    string    `dynamodbav:"SkillName"`
+	Level        string    `dynamodbav:"ProficiencyLevel"`
+	Years        int       `dynamodbav:"YearsOfExperience"`
+	Endorsements int       `dynamodbav:"Endorsements"`
+	LastUsed     time.Time `dynamodbav:"LastUsedDate"`
+}
+
+var (
+	Users = singletable.MustDefine(singletable.Schema[User]{
+		Type: "User",
+		PK:   "USER#{Username}",
+		SK:   "PROFILE",
+	})
+	UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
+		Type: "UserSkill",
+		PK:   "USER#{Username}",
+		SK:   "SKILL#{SkillName}",
+		Indexes: []singletable.IndexSchema[UserSkill]{
+			{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
+			{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
+		},
+	})
+)
+
+func seedTable(t *testing.T) (*singletable.Table, *singletable.Repo[User], *singletable.Repo[UserSkill], *countingClient) {
+	var users *singletable.Repo[User]
+	var skills *singletable.Repo[UserSkill]
+	tbl, c := newTable(t, func(tbl *singletable.Table) {
+		users = singletable.Bind(tbl, Users)
+		skills = singletable.Bind(tbl, UserSkills)
+	})
+	return tbl, users, skills, c
+}
+
+func date(s string) time.Time {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestSeed000UsersAndSkills(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, users, skills, _ := seedTable(t)
+
+	// AP2: register with a conditional create.
+	john := User{Username: "john", Name: "John", PasswordHash: "h1", CreatedAt: date("2024-01-01")}
+	require.NoError(t, users.Create(ctx, john))
+	err := users.Create(ctx, john)
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+
+	// AP1: get by username.
+	got, err := users.Get(ctx, User{Username: "john"})
+	require.NoError(t, err)
+	assert.Equal(t, "John", got.Name)
+	assert.True(t, got.CreatedAt.Equal(john.CreatedAt))
+	_, err = users.Get(ctx, User{Username: "nobody"})
+	require.ErrorIs(t, err, singletable.ErrNotFound)
+
+	// AP3: update the profile.
+	upd, err := users.Update(User{Username: "john"}).Set("Name", "John Smith").Set("UpdatedAt", date("2024-02-01")).Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "John Smith", upd.Name)
+	assert.Equal(t, "h1", upd.PasswordHash)
+	_, err = users.Update(User{Username: "ghost"}).Set("Name", "x").Run(ctx)
+	require.ErrorIs(t, err, singletable.ErrNotFound)
+
+	// AP4: exists check with a projection.
+	ex, err := users.Get(ctx, User{Username: "john"}, singletable.Fields("Username"))
+	require.NoError(t, err)
+	assert.Equal(t, User{Username: "john"}, ex)
+
+	// AP8: add skills.
+	add := []UserSkill{
+		{Username: "john", SkillName: "golang", Level: "Expert", Years: 7, LastUsed: date("2024-06-01")},
+		{Username: "john", SkillName: "python", Level: "Expert", Years: 5, LastUsed: date("2023-06-01")},
+		{Username: "john", SkillName: "go", Level: "Beginner", Years: 1, LastUsed: date("2024-03-01")},
+		{Username: "mary", SkillName: "python", Level: "Expert", Years: 7, LastUsed: date("2024-05-01")},
+		{Username: "mary", SkillName: "golang", Level: "Advanced", Years: 3, LastUsed: date("2024-02-01")},
+		{Username: "alice", SkillName: "python", Level: "Expert", Years: 9, LastUsed: date("2023-01-01")},
+		{Username: "bob", SkillName: "python", Level: "Intermediate", Years: 2, LastUsed: date("2024-01-01")},
+	}
+	for _, s := range add {
+		require.NoError(t, skills.Create(ctx, s))
+	}
+	require.NoError(t, users.Create(ctx, User{Username: "mary", Name: "Mary"}))
+
+	// AP6: all skills of a user (SK begins_with SKILL#), in sort order.
+	js, err := skills.Query(UserSkill{Username: "john"}).Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"go", "golang", "python"}, skillNames(js))
+
+	// AP7: one skill. "go" must not match "golang".
+	g, err := skills.Get(ctx, UserSkill{Username: "john", SkillName: "go"})
+	require.NoError(t, err)
+	assert.Equal(t, "Beginner", g.Level)
+	eq, err := skills.Query(UserSkill{Username: "john", SkillName: "go"}).Where(singletable.Eq, "SkillName").Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"go"}, skillNames(eq))
+
+	// AP9: update proficiency; GSI1SK follows.
+	up, err := skills.Update(UserSkill{Username: "john", SkillName: "go"}).Set("Level", "Intermediate").Add("Endorsements", 2).Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "Intermediate", up.Level)
+	assert.Equal(t, 2, up.Endorsements)
+	byGo, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go", Level: "Intermediate"}).Where(singletable.Eq, "Level").Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"john"}, usernames(byGo))
+
+	// AP10: remove a skill.
+	old, err := skills.Delete(ctx, UserSkill{Username: "john", SkillName: "go"})
+	require.NoError(t, err)
+	assert.Equal(t, "Intermediate", old.Level)
+	_, err = skills.Delete(ctx, UserSkill{Username: "john", SkillName: "go"})
+	require.ErrorIs(t, err, singletable.ErrNotFound)
+
+	// AP11: users by skill name (GSI1), sorted by level then user.
+	py, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "python"}).Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"alice", "john", "mary", "bob"}, usernames(py))
+
+	// AP12: experts for a skill (GSI1SK begins_with LEVEL#Expert#).
+	ex2, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "python", Level: "Expert"}).Where(singletable.Eq, "Level").Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"alice", "john", "mary"}, usernames(ex2))
+
+	// AP13: user with all skills: one Query over the item collection.
+	n, err := skills.Query(UserSkill{Username: "john"}).Count(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+
+	// GSI2 (multi-attribute): Python, Expert, Years = 7, LastUsed >= 2024-01-01.
+	r1, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "python", Level: "Expert", Years: 7, LastUsed: date("2024-01-01")}).
+		Where(singletable.Ge, "Years", "LastUsed").Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mary"}, usernames(r1))
+	// Python, Expert, Years >= 5.
+	r2, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "python", Level: "Expert", Years: 5}).
+		Where(singletable.Ge, "Years").Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"john", "mary", "alice"}, usernames(r2))
+	// and descending.
+	r3, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "python", Level: "Expert", Years: 5}).
+		Where(singletable.Ge, "Years").Desc().Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"alice", "mary", "john"}, usernames(r3))
+
+	// A filter on a non-key attribute.
+	recent, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "python"}).
+		Filter(expression.Name("YearsOfExperience").GreaterThanEqual(expression.Value(5))).Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"alice", "john", "mary"}, usernames(recent))
+}
+
+func skillNames(s []UserSkill) []string {
+	out := []string{}
+	for _, x := range s {
+		out = append(out, x.SkillName)
+	}
+	return out
+}
+
+func usernames(s []UserSkill) []string {
+	out := []string{}
+	for _, x := range s {
+		out = append(out, x.Username)
+	}
+	return out
+}
+
+func TestSortConditionsOnTemplatedKeys(t *testing.T) {
+	t.Parallel()
+	type Reading struct {
+		Sensor string
+		Day    string
+		Seq    int
+		Value  float64
+	}
+	readings := singletable.MustDefine(singletable.Schema[Reading]{
+		Type: "Reading", PK: "SENSOR#{Sensor}", SK: "DAY#{Day}#SEQ#{Seq}",
+	})
+	var repo *singletable.Repo[Reading]
+	newT, _ := newTable(t, func(tbl *singletable.Table) { repo = singletable.Bind(tbl, readings) })
+	_ = newT
+	ctx := context.Background()
+	days := []string{"d1", "d2", "d2x", "d3"}
+	for _, d := range days {
+		for s := -3; s <= 3; s++ {
+			require.NoError(t, repo.Put(ctx, Reading{Sensor: "s", Day: d, Seq: s}))
+		}
+	}
+	seqs := func(rs []Reading) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, fmt.Sprintf("%s/%d", r.Day, r.Seq))
+		}
+		return out
+	}
+	k := Reading{Sensor: "s", Day: "d2", Seq: 0}
+	cases := []struct {
+		name string
+		q    *singletable.Query[Reading]
+		want []string
+	}{
+		{"eq prefix", repo.Query(k).Where(singletable.Eq, "Day"), []string{"d2/-3", "d2/-2", "d2/-1", "d2/0", "d2/1", "d2/2", "d2/3"}},
+		{"eq full", repo.Query(k).Where(singletable.Eq, "Day", "Seq"), []string{"d2/0"}},
+		{"gt", repo.Query(k).Where(singletable.Gt, "Day", "Seq"), []string{"d2/1", "d2/2", "d2/3"}},
+		{"ge", repo.Query(k).Where(singletable.Ge, "Day", "Seq"), []string{"d2/0", "d2/1", "d2/2", "d2/3"}},
+		{"lt", repo.Query(k).Where(singletable.Lt, "Day", "Seq"), []string{"d2/-3", "d2/-2", "d2/-1"}},
+		{"le", repo.Query(k).Where(singletable.Le, "Day", "Seq"), []string{"d2/-3", "d2/-2", "d2/-1", "d2/0"}},
+		{"between", repo.Query(k).Between(Reading{Seq: 2}, "Day", "Seq"), []string{"d2/0", "d2/1", "d2/2"}},
+		{"empty between", repo.Query(k).Between(Reading{Seq: -1}, "Day", "Seq"), nil},
+		{"day gt", repo.Query(k).Where(singletable.Gt, "Day"), seqsOf("d2x", "d3")},
+		{"day ge", repo.Query(k).Where(singletable.Ge, "Day"), seqsOf("d2", "d2x", "d3")},
+		{"day lt", repo.Query(k).Where(singletable.Lt, "Day"), seqsOf("d1")},
+		{"day le", repo.Query(k).Where(singletable.Le, "Day"), seqsOf("d1", "d2")},
+		{"day begins", repo.Query(k).BeginsWith("d2", "Day"), seqsOf("d2", "d2x")},
+		{"desc limit", repo.Query(k).Where(singletable.Eq, "Day").Desc().Limit(2), []string{"d2/3", "d2/2"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := c.q.Collect(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, seqs(got))
+		})
+	}
+}
+
+func seqsOf(days ...string) []string {
+	var out []string
+	for _, d := range days {
+		for s := -3; s <= 3; s++ {
+			out = append(out, fmt.Sprintf("%s/%d", d, s))
+		}
+	}
+	return out
+}
+
+func TestErrorsWrapSDK(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, users, _, _ := seedTable(t)
+	require.NoError(t, users.Create(ctx, User{Username: "x"}))
+	err := users.Create(ctx, User{Username: "x"})
+	var ccf interface{ ErrorCode() string }
+	require.True(t, errors.As(err, &ccf))
+	assert.Equal(t, "ConditionalCheckFailedException", ccf.ErrorCode())
+}

@@ -1,0 +1,359 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Update is a partial change to one item, built by [Repo.Update] and sent by
+// [Update.Run] ([UpdateItem]). Builder methods record mistakes; Run reports
+// them before sending anything.
+//
+// Every index key that depends on a changed field is recomputed in the same
+// request: set again when all its fields are known and its predicate holds,
+// removed when it stops applying. If a changed field feeds an index key whose
+// other fields are neither in the key nor set by this update, Run returns a
+// *KeyError naming them: pass them with [Update.Set] so the index cannot go
+// stale.
+//
+// [UpdateItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html
+type Update[T any] struct {
+	r      *Repo[T]
+	key    T
+	vals   T // holds the values of set fields
+	set    []*fieldInfo
+	remove []*fieldInfo
+	add    []addOp
+	cond   *expression.ConditionBuilder
+	upsert bool
+	errs   []error
+}
+
+type addOp struct {
+	f *fieldInfo
+	n any
+}
+
+// Update starts a partial update of the item with key's primary key. The
+// item must exist unless [Update.Upsert] is called.
+func (r *Repo[T]) Update(key T) *Update[T] {
+	return &Update[T]{r: r, key: key}
+}
+
+func (u *Update[T]) fieldFor(name string, op string) *fieldInfo {
+	f, err := u.r.e.field(name)
+	if err != nil {
+		u.errs = append(u.errs, err)
+		return nil
+	}
+	if slices.Contains(u.r.e.pk.fields, f) || slices.Contains(u.r.e.sk.fields, f) {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a primary key field: change the key by deleting and creating the item", op))
+		return nil
+	}
+	return f
+}
+
+// Set sets field name to value. value must be assignable (or convertible)
+// to the field's type; it is stored exactly as Put would store it, so a
+// zero value of an omitempty field removes the attribute.
+func (u *Update[T]) Set(name string, value any) *Update[T] {
+	f := u.fieldFor(name, "Set")
+	if f == nil {
+		return u
+	}
+	dst := fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.index)
+	var v reflect.Value
+	if value == nil {
+		v = reflect.Zero(f.typ)
+	} else {
+		v = reflect.ValueOf(value)
+	}
+	switch {
+	case v.Type().AssignableTo(f.typ):
+	case v.Type().ConvertibleTo(f.typ) && v.Kind() == f.typ.Kind():
+		v = v.Convert(f.typ)
+	case f.typ.Kind() == reflect.Pointer && v.Type().AssignableTo(f.typ.Elem()):
+		p := reflect.New(f.typ.Elem())
+		p.Elem().Set(v)
+		v = p
+	default:
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "Set with a %s value; the field is %s", v.Type(), f.typ))
+		return u
+	}
+	dst.Set(v)
+	u.set = appendUnique(u.set, f)
+	return u
+}
+
+// SetFrom sets the named fields to their values in v.
+func (u *Update[T]) SetFrom(v T, names ...string) *Update[T] {
+	src := reflect.ValueOf(&v).Elem()
+	for _, name := range names {
+		f := u.fieldFor(name, "SetFrom")
+		if f == nil {
+			continue
+		}
+		fv, ok := f.get(src)
+		if !ok {
+			fv = reflect.Zero(f.typ)
+		}
+		fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.index).Set(fv)
+		u.set = appendUnique(u.set, f)
+	}
+	return u
+}
+
+// Add atomically adds n to a numeric field (DynamoDB's ADD; a missing
+// attribute counts as 0). n must be an integer or float.
+func (u *Update[T]) Add(name string, n any) *Update[T] {
+	f := u.fieldFor(name, "Add")
+	if f == nil {
+		return u
+	}
+	switch reflect.ValueOf(n).Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+	default:
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "Add takes a number, got %T", n))
+		return u
+	}
+	u.add = append(u.add, addOp{f, n})
+	return u
+}
+
+// Remove removes the named fields' attributes from the item.
+func (u *Update[T]) Remove(names ...string) *Update[T] {
+	for _, name := range names {
+		if f := u.fieldFor(name, "Remove"); f != nil {
+			u.remove = appendUnique(u.remove, f)
+		}
+	}
+	return u
+}
+
+// If adds a condition; when it does not hold Run returns [ErrConditionFailed].
+func (u *Update[T]) If(cond expression.ConditionBuilder) *Update[T] {
+	if u.cond != nil {
+		c := u.cond.And(cond)
+		u.cond = &c
+	} else {
+		u.cond = &cond
+	}
+	return u
+}
+
+// Upsert lets the update create the item when it does not exist.
+func (u *Update[T]) Upsert() *Update[T] {
+	u.upsert = true
+	return u
+}
+
+func appendUnique(s []*fieldInfo, f *fieldInfo) []*fieldInfo {
+	if slices.Contains(s, f) {
+		return s
+	}
+	return append(s, f)
+}
+
+// Run sends the update and returns the item as it is afterwards. It returns
+// [ErrNotFound] when the item does not exist (without Upsert) and
+// [ErrConditionFailed] when an [Update.If] condition fails.
+func (u *Update[T]) Run(ctx context.Context) (T, error) {
+	var zero T
+	in, err := u.build()
+	if err != nil {
+		return zero, err
+	}
+	out, err := u.r.t.client.UpdateItem(ctx, in)
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			if u.cond == nil {
+				return zero, wrapSentinel(ErrNotFound, "update "+u.r.e.name, err)
+			}
+			if !u.upsert && (len(ccf.Item) == 0 || !u.r.isMine(ccf.Item)) {
+				return zero, wrapSentinel(ErrNotFound, "update "+u.r.e.name, err)
+			}
+			return zero, wrapSentinel(ErrConditionFailed, "update "+u.r.e.name, err)
+		}
+		return zero, fmt.Errorf("singletable: update %s: %w", u.r.e.name, err)
+	}
+	return u.r.e.decode(out.Attributes)
+}
+
+// build validates the update and assembles the UpdateItem request.
+func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
+	if len(u.errs) > 0 {
+		return nil, errors.Join(u.errs...)
+	}
+	r, e := u.r, u.r.e
+	key, err := e.key(r.t, u.key)
+	if err != nil {
+		return nil, err
+	}
+	if len(u.set)+len(u.remove)+len(u.add) == 0 {
+		return nil, validationErr(e.name, "", "update changes nothing")
+	}
+	// merged holds every value known after the update: the key fields from
+	// key, and the set fields (removed fields stay zero).
+	merged := u.vals
+	mv := reflect.ValueOf(&merged).Elem()
+	kv := reflect.ValueOf(&u.key).Elem()
+	known := map[*fieldInfo]bool{}
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
+		if fv, ok := f.get(kv); ok {
+			fieldByIndexAlloc(mv, f.index).Set(fv)
+		}
+		known[f] = true
+	}
+	for _, f := range u.set {
+		known[f] = true
+	}
+	for _, f := range u.remove {
+		known[f] = true
+	}
+	touched := map[*fieldInfo]bool{}
+	for _, f := range slices.Concat(u.set, u.remove) {
+		touched[f] = true
+	}
+	for _, a := range u.add {
+		touched[a.f] = true
+	}
+
+	var ub expression.UpdateBuilder
+	ub = ub.Set(expression.Name(r.t.opts.EntityTypeAttr), expression.Value(e.name))
+	if u.upsert {
+		// A created item must carry its key fields like any other item.
+		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
+			av, err := e.marshalFieldPlain(f, mv)
+			if err != nil {
+				return nil, err
+			}
+			if av != nil && !touched[f] {
+				ub = ub.Set(expression.Name(f.attr), expression.Value(av))
+			}
+		}
+	}
+	multiAttr := map[*fieldInfo]bool{}
+	for _, p := range e.indexes {
+		if p.multi {
+			for _, f := range p.deps {
+				multiAttr[f] = true
+			}
+		}
+	}
+	for _, f := range u.set {
+		var av types.AttributeValue
+		if multiAttr[f] {
+			if !f.present(mv) {
+				ub = ub.Remove(expression.Name(f.attr))
+				continue
+			}
+			av, err = e.marshalField(f, mv)
+		} else {
+			av, err = e.marshalFieldPlain(f, mv)
+		}
+		if err != nil {
+			return nil, &ValidationError{Entity: e.name, Field: f.name, Reason: "cannot encode", Err: err}
+		}
+		if av == nil {
+			ub = ub.Remove(expression.Name(f.attr))
+		} else {
+			ub = ub.Set(expression.Name(f.attr), expression.Value(av))
+		}
+	}
+	for _, f := range u.remove {
+		ub = ub.Remove(expression.Name(f.attr))
+	}
+	for _, a := range u.add {
+		ub = ub.Add(expression.Name(a.f.attr), expression.Value(a.n))
+	}
+	for _, p := range e.indexes {
+		if p.multi {
+			for _, f := range p.deps {
+				for _, a := range u.add {
+					if a.f == f {
+						return nil, &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Missing: []string{f.name},
+							Err: errors.New("Add on a multi-attribute key attribute cannot keep the index key canonical; use Set")}
+					}
+				}
+			}
+			continue
+		}
+		anyTouched := false
+		var missing []string
+		for _, f := range p.deps {
+			if touched[f] {
+				anyTouched = true
+			}
+			if !known[f] {
+				missing = append(missing, f.name)
+			}
+		}
+		if !anyTouched && !(u.upsert && len(missing) == 0) {
+			continue
+		}
+		if len(missing) > 0 {
+			return nil, &KeyError{Entity: e.name, Index: p.name, Key: p.pkAttr, Missing: missing,
+				Err: errors.New("the update changes a field of this index's key; set the missing fields too so the index key can be recomputed")}
+		}
+		pk, sk, ok, err := p.render(e, merged, mv)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			ub = ub.Set(expression.Name(p.pkAttr), expression.Value(pk))
+			if p.skAttr != "" {
+				ub = ub.Set(expression.Name(p.skAttr), expression.Value(sk))
+			}
+		} else {
+			ub = ub.Remove(expression.Name(p.pkAttr))
+			if p.skAttr != "" {
+				ub = ub.Remove(expression.Name(p.skAttr))
+			}
+		}
+	}
+
+	b := expression.NewBuilder().WithUpdate(ub)
+	var cond expression.ConditionBuilder
+	hasCond := false
+	if !u.upsert {
+		cond, hasCond = r.existsCond().And(expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(e.name))), true
+	}
+	if u.cond != nil {
+		if hasCond {
+			cond = cond.And(*u.cond)
+		} else {
+			cond, hasCond = *u.cond, true
+		}
+	}
+	if hasCond {
+		b = b.WithCondition(cond)
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, &ValidationError{Entity: e.name, Reason: "bad update expression", Err: err}
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                 &r.t.name,
+		Key:                       key,
+		UpdateExpression:          expr.Update(),
+		ConditionExpression:       expr.Condition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ReturnValues:              types.ReturnValueAllNew,
+	}
+	if u.cond != nil && !u.upsert {
+		// Lets Run tell "missing item" from "condition false".
+		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	return in, nil
+}
