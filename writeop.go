@@ -1,0 +1,65 @@
+package singletable
+
+import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// WriteOp is one typed write made by a repository ([Repo.PutOp],
+// [Repo.DeleteOp]) for use in batches and migrations, where writes of
+// several entities travel together. The item is rendered and validated
+// when the op is made; a bad item makes an op whose Err is set, and the
+// batch reports it without sending anything.
+type WriteOp struct {
+	table  *Table
+	entity string
+	put    map[string]types.AttributeValue // the item, for a put
+	key    map[string]types.AttributeValue // the primary key
+	err    error
+}
+
+// PutOp returns a put of v: the whole item, keys and indexes rendered.
+func (r *Repo[T]) PutOp(v T) WriteOp {
+	op := WriteOp{table: r.t, entity: r.e.name}
+	item, err := r.e.encode(r.t, v)
+	if err != nil {
+		op.err = err
+		return op
+	}
+	op.put = item
+	op.key = r.t.primaryKeyOf(item)
+	return op
+}
+
+// DeleteOp returns a delete of the item with key's primary key.
+func (r *Repo[T]) DeleteOp(key T) WriteOp {
+	op := WriteOp{table: r.t, entity: r.e.name}
+	op.key, op.err = r.e.key(r.t, key)
+	return op
+}
+
+// Table returns the table the op writes to.
+func (op WriteOp) Table() *Table { return op.table }
+
+// Entity returns the entity type the op writes.
+func (op WriteOp) Entity() string { return op.entity }
+
+// IsPut reports whether the op is a put (otherwise a delete).
+func (op WriteOp) IsPut() bool { return op.put != nil }
+
+// Item returns the rendered item of a put (nil for a delete). Do not modify it.
+func (op WriteOp) Item() map[string]types.AttributeValue { return op.put }
+
+// Key returns the primary key the op writes. Do not modify it.
+func (op WriteOp) Key() map[string]types.AttributeValue { return op.key }
+
+// Err returns the error found while making the op, if any.
+func (op WriteOp) Err() error { return op.err }
+
+// primaryKeyOf extracts the table's primary key attributes from item.
+func (t *Table) primaryKeyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	k := map[string]types.AttributeValue{t.opts.PartitionKey: item[t.opts.PartitionKey]}
+	if t.opts.SortKey != "" {
+		k[t.opts.SortKey] = item[t.opts.SortKey]
+	}
+	return k
+}
