@@ -1,0 +1,209 @@
+package itemsize
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// MaxItemBytes is DynamoDB's maximum item size: 400 KB, where a KB is 1024
+// bytes. An item whose [Of] is MaxItemBytes is accepted; one byte more is
+// rejected.
+const MaxItemBytes = 400 * 1024
+
+// TooLargeError reports an item whose computed size is over the limit.
+type TooLargeError struct {
+	Size int // the item's size in bytes, as computed by Of
+	Max  int // the limit it was checked against
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("singletable: item is %d bytes, over DynamoDB's %d KB limit", e.Size, e.Max/1024)
+}
+
+// Check returns a *TooLargeError if item is larger than MaxItemBytes, and
+// nil otherwise.
+func Check(item map[string]types.AttributeValue) error {
+	if n := Of(item); n > MaxItemBytes {
+		return &TooLargeError{Size: n, Max: MaxItemBytes}
+	}
+	return nil
+}
+
+// Of returns the size in bytes that DynamoDB assigns to item: the sum, over
+// its attributes, of the attribute name's UTF-8 length and the value's size.
+// It does not allocate.
+func Of(item map[string]types.AttributeValue) int {
+	n := 0
+	for name, v := range item {
+		n += stringSize(name) + valueSize(v)
+	}
+	return n
+}
+
+// valueSize is the size of one attribute value, without its name.
+func valueSize(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return stringSize(v.Value)
+	case *types.AttributeValueMemberN:
+		return numberSize(v.Value)
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += stringSize(s)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += numberSize(s)
+		}
+		return n
+	case *types.AttributeValueMemberBS:
+		n := 0
+		for _, b := range v.Value {
+			n += len(b)
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := docOverhead + len(v.Value)*elemOverhead
+		for _, e := range v.Value {
+			n += valueSize(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := docOverhead + len(v.Value)*elemOverhead
+		for k, e := range v.Value {
+			n += stringSize(k) + valueSize(e)
+		}
+		return n
+	}
+	// nil, *types.UnknownUnionMember or a type this package does not know:
+	// the SDK cannot send such a value, so it adds nothing.
+	return 0
+}
+
+const (
+	docOverhead  = 3 // every L or M, empty or not
+	elemOverhead = 1 // every element of an L or M
+)
+
+// stringSize is the number of bytes s occupies once sent: its UTF-8 length.
+// The SDK's JSON encoder replaces each byte of invalid UTF-8 with U+FFFD,
+// which is 3 bytes on the server, so such bytes count as 3.
+func stringSize(s string) int {
+	if utf8.ValidString(s) {
+		return len(s)
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			n += 3
+		} else {
+			n += w
+		}
+		i += w
+	}
+	return n
+}
+
+// numberSize is the stored size of the number whose decimal text is s (see
+// the package documentation): one byte of sign and exponent, one byte per
+// base-100 digit between the most and the least significant non-zero
+// base-100 digits, with base-100 digits aligned on the decimal point, and one
+// more byte if the number is negative. Zero is 1 byte.
+//
+// s that is not a number (DynamoDB rejects those) counts as len(s)+1.
+func numberSize(s string) int {
+	i := 0
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	// Mantissa: digits with at most one '.'. Digit k (0-based, skipping the
+	// '.') has weight 10^(point-1-k+exp).
+	var (
+		k, point         = 0, -1
+		first, last      = -1, -1 // k of the first and last non-zero digit
+		sawDigit, sawExp = false, false
+		exp              = 0
+	)
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			if c != '0' {
+				if first < 0 {
+					first = k
+				}
+				last = k
+			}
+			k++
+			sawDigit = true
+			continue
+		case c == '.' && point < 0:
+			point = k
+			continue
+		case (c == 'e' || c == 'E') && sawDigit:
+			sawExp = true
+		default:
+			return len(s) + 1
+		}
+		break // at the 'e': the exponent follows
+	}
+	if !sawDigit {
+		return len(s) + 1
+	}
+	if point < 0 {
+		point = k
+	}
+	if sawExp {
+		i++ // the 'e'
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		if i == len(s) {
+			return len(s) + 1
+		}
+		for ; i < len(s); i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return len(s) + 1
+			}
+			// Only the parity of an absurd exponent matters (and DynamoDB
+			// rejects it anyway): keep it bounded.
+			exp = exp*10 + int(c-'0')
+			if exp > 1<<20 {
+				exp = 1<<20 | exp&1
+			}
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if first < 0 {
+		return 1 // zero, including -0 and 0.000e5
+	}
+	hi := floorHalf(point - 1 - first + exp) // base-100 position of the first digit
+	lo := floorHalf(point - 1 - last + exp)
+	n := hi - lo + 1 + 1
+	if neg {
+		n++
+	}
+	return n
+}
+
+// floorHalf is ⌊w/2⌋ for any sign of w.
+func floorHalf(w int) int {
+	return w >> 1 // arithmetic shift floors
+}
