@@ -1,0 +1,210 @@
+package singletable_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/singletable-go/singletable"
+)
+
+type Event struct {
+	Stream string `dynamodbav:"Stream"`
+	Seq    int    `dynamodbav:"Seq"`
+	Kind   string `dynamodbav:"Kind"`
+	Size   int    `dynamodbav:"Size"`
+}
+
+var Events = singletable.MustDefine(singletable.Schema[Event]{
+	Type: "Event",
+	PK:   "STREAM#{Stream}",
+	SK:   "SEQ#{Seq}",
+	Indexes: []singletable.IndexSchema[Event]{
+		{Name: "GSI1", PK: "KIND#{Kind}", SK: "SEQ#{Seq}"},
+	},
+})
+
+// TestPaginationExact reads 1,000 items through pages of random Limit and
+// PageSize with random filters: every matching item is seen exactly once, in
+// order, and every page but the last holds exactly Limit items.
+func TestPaginationExact(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var events *singletable.Repo[Event]
+	_, _ = newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, Events) })
+	kinds := []string{"a", "b", "c"}
+	var items []Event
+	for i := 0; i < 1000; i++ {
+		items = append(items, Event{Stream: "s", Seq: i, Kind: kinds[i%3], Size: i % 10})
+	}
+	putEach(t, events, items)
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 12; round++ {
+		limit := 1 + rng.IntN(97)
+		pageSize := 0
+		if rng.IntN(2) == 0 {
+			pageSize = 1 + rng.IntN(150)
+		}
+		maxSize := rng.IntN(11) // Size < maxSize; 0 means no filter
+		desc := rng.IntN(3) == 0
+		onIndex := rng.IntN(3) == 0
+		name := fmt.Sprintf("limit=%d,pageSize=%d,filter<%d,desc=%v,index=%v", limit, pageSize, maxSize, desc, onIndex)
+		t.Run(name, func(t *testing.T) {
+			var want []int
+			for i := 0; i < 1000; i++ {
+				if (maxSize == 0 || i%10 < maxSize) && (!onIndex || kinds[i%3] == "b") {
+					want = append(want, i)
+				}
+			}
+			if desc {
+				for i, j := 0, len(want)-1; i < j; i, j = i+1, j-1 {
+					want[i], want[j] = want[j], want[i]
+				}
+			}
+			q := events.Query(Event{Stream: "s"})
+			if onIndex {
+				q = events.QueryIndex("GSI1", Event{Kind: "b"})
+			}
+			if maxSize > 0 {
+				q = q.Filter(expression.Name("Size").LessThan(expression.Value(maxSize)))
+			}
+			if pageSize > 0 {
+				q = q.PageSize(pageSize)
+			}
+			if desc {
+				q = q.Desc()
+			}
+			q = q.Limit(limit)
+			var got []int
+			cursor := ""
+			for pages := 0; ; pages++ {
+				require.Less(t, pages, 2000, "pagination does not end")
+				page, err := q.After(cursor).Page(ctx)
+				require.NoError(t, err)
+				if page.Cursor != "" {
+					require.Len(t, page.Items, limit, "a page before the last must hold exactly Limit items")
+				} else {
+					require.LessOrEqual(t, len(page.Items), limit)
+				}
+				for _, e := range page.Items {
+					got = append(got, e.Seq)
+				}
+				if page.Cursor == "" {
+					break
+				}
+				cursor = page.Cursor
+			}
+			assert.Equal(t, want, got)
+
+			// The iterator agrees.
+			var all []int
+			for e, err := range q.Limit(0).All(ctx) {
+				require.NoError(t, err)
+				all = append(all, e.Seq)
+			}
+			assert.Equal(t, want, all)
+			n, err := q.Count(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, len(want), n)
+		})
+	}
+}
+
+// putEach writes items with Put from a few goroutines.
+func putEach[T any](t testing.TB, r *singletable.Repo[T], items []T) {
+	t.Helper()
+	ctx := context.Background()
+	var g errgroup.Group
+	g.SetLimit(8)
+	for _, v := range items {
+		g.Go(func() error { return r.Put(ctx, v) })
+	}
+	require.NoError(t, g.Wait())
+}
+
+func TestCursorBinding(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var events *singletable.Repo[Event]
+	_, c := newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, Events) })
+	var items []Event
+	for i := 0; i < 30; i++ {
+		items = append(items, Event{Stream: "s", Seq: i, Kind: "k"}, Event{Stream: "t", Seq: i, Kind: "k"})
+	}
+	putEach(t, events, items)
+	page, err := events.Query(Event{Stream: "s"}).Limit(10).Page(ctx)
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Cursor)
+	cur := page.Cursor
+
+	c.requests.Store(0)
+	bad := map[string]*singletable.Query[Event]{
+		"other partition":  events.Query(Event{Stream: "t"}).After(cur),
+		"other direction":  events.Query(Event{Stream: "s"}).Desc().After(cur),
+		"other index":      events.QueryIndex("GSI1", Event{Kind: "k"}).After(cur),
+		"garbage":          events.Query(Event{Stream: "s"}).After("not-a-cursor!"),
+		"truncated":        events.Query(Event{Stream: "s"}).After(cur[:len(cur)-3]),
+		"empty-ish base64": events.Query(Event{Stream: "s"}).After("AA"),
+	}
+	// Flip every character of the cursor in turn.
+	for i := 0; i < len(cur); i++ {
+		b := []byte(cur)
+		if b[i] == 'A' {
+			b[i] = 'B'
+		} else {
+			b[i] = 'A'
+		}
+		bad[fmt.Sprintf("edited byte %d", i)] = events.Query(Event{Stream: "s"}).After(string(b))
+	}
+	for name, q := range bad {
+		_, err := q.Page(ctx)
+		assert.ErrorIs(t, err, singletable.ErrInvalidCursor, name)
+	}
+	assert.Zero(t, c.requests.Load(), "invalid cursors must be rejected before any request")
+
+	// The good cursor resumes where the page ended.
+	next, err := events.Query(Event{Stream: "s"}).Limit(10).After(cur).Page(ctx)
+	require.NoError(t, err)
+	require.Len(t, next.Items, 10)
+	assert.Equal(t, 10, next.Items[0].Seq)
+}
+
+func TestSealedCursors(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	oldKey, newKey := []byte(strings.Repeat("k", 32)), []byte(strings.Repeat("n", 32))
+	var events *singletable.Repo[Event]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, Events) },
+		func(o *singletable.TableOptions) { o.CursorKeys = [][]byte{oldKey} })
+	var items []Event
+	for i := 0; i < 20; i++ {
+		items = append(items, Event{Stream: "secret-stream", Seq: i, Kind: "k"})
+	}
+	putEach(t, events, items)
+	page, err := events.Query(Event{Stream: "secret-stream"}).Limit(5).Page(ctx)
+	require.NoError(t, err)
+	assert.NotContains(t, page.Cursor, "secret")
+
+	// Rotate: a table with the new key first still opens the old cursor.
+	rotated := singletable.NewTable(tbl.Client(), tbl.Name(), func(o *singletable.TableOptions) { o.CursorKeys = [][]byte{newKey, oldKey} })
+	rEvents := singletable.Bind(rotated, Events)
+	next, err := rEvents.Query(Event{Stream: "secret-stream"}).Limit(5).After(page.Cursor).Page(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 5, next.Items[0].Seq)
+
+	// A table without the old key rejects it, and an unsealed table rejects sealed cursors.
+	only := singletable.Bind(singletable.NewTable(tbl.Client(), tbl.Name(), func(o *singletable.TableOptions) { o.CursorKeys = [][]byte{newKey} }), Events)
+	_, err = only.Query(Event{Stream: "secret-stream"}).After(page.Cursor).Page(ctx)
+	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
+	plain := singletable.Bind(singletable.NewTable(tbl.Client(), tbl.Name()), Events)
+	_, err = plain.Query(Event{Stream: "secret-stream"}).After(page.Cursor).Page(ctx)
+	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
+}
