@@ -1,0 +1,170 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+)
+
+// TestBadInputBeforeNetwork: each bad input is a typed error and no request
+// reaches DynamoDB.
+func TestBadInputBeforeNetwork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, users, skills, c := seedTable(t)
+	big := strings.Repeat("x", 400*1024)
+	cases := []struct {
+		name string
+		run  func() error
+		as   any
+	}{
+		{"empty partition key part", func() error { _, err := users.Get(ctx, User{}); return err }, new(*singletable.KeyError)},
+		{"empty sort key part", func() error { _, err := skills.Get(ctx, UserSkill{Username: "john"}); return err }, new(*singletable.KeyError)},
+		{"create with empty key", func() error { return skills.Create(ctx, UserSkill{SkillName: "go"}) }, new(*singletable.KeyError)},
+		{"delete with empty key", func() error { _, err := skills.Delete(ctx, UserSkill{Username: "john"}); return err }, new(*singletable.KeyError)},
+		{"unknown field in update", func() error {
+			_, err := users.Update(User{Username: "john"}).Set("Nope", 1).Run(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+		{"wrong type in update", func() error {
+			_, err := users.Update(User{Username: "john"}).Set("Name", 42).Run(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+		{"update of a key field", func() error {
+			_, err := users.Update(User{Username: "john"}).Set("Username", "jim").Run(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+		{"unknown projection field", func() error {
+			_, err := users.Get(ctx, User{Username: "john"}, singletable.Fields("Nope"))
+			return err
+		}, new(*singletable.ValidationError)},
+		{"item over 400 KB", func() error { return users.Put(ctx, User{Username: "john", Name: big}) }, new(*singletable.ValidationError)},
+		{"sort condition on a non-key attribute", func() error {
+			_, err := skills.Query(UserSkill{Username: "john"}).Where(singletable.Ge, "Years").Collect(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+		{"sort fields out of order", func() error {
+			_, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "go", Level: "Expert"}).Where(singletable.Ge, "LastUsed").Collect(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+		{"unknown index", func() error {
+			_, err := skills.QueryIndex("GSI9", UserSkill{SkillName: "go"}).Collect(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+		{"missing index partition field", func() error {
+			_, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "go"}).Collect(ctx)
+			return err
+		}, new(*singletable.KeyError)},
+		{"key over DynamoDB's size limit", func() error {
+			_, err := skills.Get(ctx, UserSkill{Username: "john", SkillName: strings.Repeat("s", 1100)})
+			return err
+		}, new(*singletable.KeyError)},
+		{"bad cursor", func() error {
+			_, err := skills.Query(UserSkill{Username: "john"}).After("%%%").Page(ctx)
+			if !errors.Is(err, singletable.ErrInvalidCursor) {
+				return errors.New("not ErrInvalidCursor")
+			}
+			return nil
+		}, nil},
+		{"consistent read on a GSI", func() error {
+			_, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}).Consistent().Collect(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+	}
+	for _, tc := range cases {
+		err := tc.run()
+		if tc.as == nil {
+			assert.NoError(t, err, tc.name)
+			continue
+		}
+		require.Error(t, err, tc.name)
+		assert.True(t, errors.As(err, tc.as), "%s: got %T %v", tc.name, err, err)
+		assert.True(t, strings.HasPrefix(err.Error(), "singletable:"), "%s: %v", tc.name, err)
+	}
+	assert.Zero(t, c.requests.Load(), "requests sent for bad input")
+}
+
+func TestKeyErrorNamesFields(t *testing.T) {
+	t.Parallel()
+	_, err := singletable.Bind(singletable.NewTable(nil, "offline"), UserSkills).Get(context.Background(), UserSkill{})
+	var ke *singletable.KeyError
+	require.ErrorAs(t, err, &ke)
+	assert.Equal(t, "UserSkill", ke.Entity)
+	assert.Equal(t, []string{"Username"}, ke.Missing)
+	assert.Contains(t, err.Error(), "UserSkill")
+	assert.Contains(t, err.Error(), "Username")
+}
+
+func TestDefineErrors(t *testing.T) {
+	type S struct {
+		A     string
+		B     int
+		C     []string
+		D     struct{ X int }
+		T     bool
+		inner string
+	}
+	cases := []struct {
+		name   string
+		schema singletable.Schema[S]
+		want   string // in the error text
+	}{
+		{"no type", singletable.Schema[S]{PK: "A#{A}"}, "Type is empty"},
+		{"no pk", singletable.Schema[S]{Type: "S"}, "partition key template is empty"},
+		{"unknown field", singletable.Schema[S]{Type: "S", PK: "A#{Nope}"}, `unknown field "Nope"`},
+		{"unexported field", singletable.Schema[S]{Type: "S", PK: "A#{inner}"}, `unknown field "inner"`},
+		{"slice key", singletable.Schema[S]{Type: "S", PK: "A#{C}"}, "field C cannot be part of a key"},
+		{"struct key", singletable.Schema[S]{Type: "S", PK: "A#{D}"}, "field D cannot be part of a key"},
+		{"adjacent placeholders", singletable.Schema[S]{Type: "S", PK: "A#{A}{B}"}, "bad key template"},
+		{"no delimiter after placeholder", singletable.Schema[S]{Type: "S", PK: "A#{A}x"}, "bad key template"},
+		{"unclosed brace", singletable.Schema[S]{Type: "S", PK: "A#{A"}, "bad key template"},
+		{"duplicate index", singletable.Schema[S]{Type: "S", PK: "A#{A}", SK: "B", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", PK: "X#{A}"}, {Name: "G", PK: "Y#{A}"}}}, "duplicate index name"},
+		{"index without name", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{{PK: "X#{A}"}}}, "no Name"},
+		{"index both kinds", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", PK: "X#{A}", PartitionAttrs: []string{"A"}}}}, "choose one"},
+		{"index unknown field", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", PK: "X#{Zed}"}}}, `index G GPK: unknown field "Zed"`},
+		{"too many multi attrs", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", PartitionAttrs: []string{"A", "B", "T", "A", "B"}}}}, "1-4 partition"},
+		{"multi attr of bad type", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", PartitionAttrs: []string{"C"}}}}, "cannot be a multi-attribute key"},
+		{"when without fields", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", PK: "X#{A}", When: func(S) bool { return true }}}}, "WhenFields"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := singletable.Define(tc.schema)
+			var ve *singletable.ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	assert.Panics(t, func() { singletable.MustDefine(singletable.Schema[S]{Type: "S"}) })
+	_, err := singletable.Define(singletable.Schema[int]{Type: "I", PK: "X"})
+	assert.Error(t, err)
+}
+
+func TestBindConflicts(t *testing.T) {
+	type A struct{ ID string }
+	type B struct{ ID string }
+	tbl := singletable.NewTable(nil, "offline")
+	ea := singletable.MustDefine(singletable.Schema[A]{Type: "A", PK: "A#{ID}", SK: "A", Indexes: []singletable.IndexSchema[A]{{Name: "G", PK: "X#{ID}", SK: "Y"}}})
+	eb := singletable.MustDefine(singletable.Schema[B]{Type: "B", PK: "B#{ID}", SK: "B", Indexes: []singletable.IndexSchema[B]{{Name: "G", PartitionAttrs: []string{"ID"}}}})
+	same := singletable.MustDefine(singletable.Schema[B]{Type: "A", PK: "B#{ID}", SK: "B"})
+	noSK := singletable.MustDefine(singletable.Schema[B]{Type: "C", PK: "B#{ID}"})
+	_, err := singletable.NewRepo(tbl, ea)
+	require.NoError(t, err)
+	_, err = singletable.NewRepo(tbl, eb)
+	assert.ErrorContains(t, err, "key attributes differ")
+	_, err = singletable.NewRepo(tbl, same)
+	assert.ErrorContains(t, err, "already bound")
+	_, err = singletable.NewRepo(tbl, noSK)
+	assert.ErrorContains(t, err, "no SK template")
+}
