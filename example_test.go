@@ -1,0 +1,66 @@
+package singletable_test
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable"
+)
+
+// Query.Request shows the request a query sends, without sending it.
+func ExampleQuery_Request() {
+	table := singletable.NewTable(nil, "glad-entities") // no client needed offline
+	skills := singletable.Bind(table, UserSkills)
+
+	in, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "golang", Level: "Expert"}).
+		Where(singletable.Eq, "Level").
+		Limit(20).
+		Request()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(*in.IndexName, *in.KeyConditionExpression)
+	fmt.Println(*in.FilterExpression, "limit", *in.Limit)
+	fmt.Println(values(in.ExpressionAttributeValues))
+	// Output:
+	// GSI1 (#1 = :1) AND (begins_with (#2, :2))
+	// #0 = :0 limit 20
+	// [LEVEL#Expert#USER# SKILL#golang UserSkill]
+}
+
+// Key values are escaped, so a value cannot forge a delimiter, and numbers
+// render at fixed width so string order is numeric order.
+func ExampleEntity_ParseKeys() {
+	type Score struct {
+		Game   string
+		Points int32
+	}
+	scores := singletable.MustDefine(singletable.Schema[Score]{
+		Type: "Score", PK: "GAME#{Game}", SK: "POINTS#{Points}",
+	})
+	repo := singletable.Bind(singletable.NewTable(nil, "t"), scores)
+	op := repo.PutOp(Score{Game: "chess#blitz 100%", Points: -42})
+	pk := op.Key()["PK"].(*types.AttributeValueMemberS).Value
+	sk := op.Key()["SK"].(*types.AttributeValueMemberS).Value
+	fmt.Println(pk)
+	fmt.Println(sk)
+	back, _ := scores.ParseKeys(pk, sk)
+	fmt.Printf("%+v\n", back)
+	// Output:
+	// GAME#chess%23blitz%20100%25
+	// POINTS#-2147483606
+	// {Game:chess#blitz 100% Points:-42}
+}
+
+func values(m map[string]types.AttributeValue) []string {
+	var out []string
+	for _, v := range m {
+		if s, ok := v.(*types.AttributeValueMemberS); ok {
+			out = append(out, s.Value)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
