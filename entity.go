@@ -85,6 +85,7 @@ type indexPlan[T any] struct {
 	partition      []*fieldInfo
 	sort           []*fieldInfo
 	when           func(T) bool
+	whenFields     []string     // as declared, for the catalog
 	deps           []*fieldInfo // every field the index's attributes depend on
 }
 
@@ -189,7 +190,7 @@ func where(index, key string) string {
 }
 
 func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
-	p := &indexPlan[T]{name: is.Name, when: is.When}
+	p := &indexPlan[T]{name: is.Name, when: is.When, whenFields: slices.Clone(is.WhenFields)}
 	templated := is.PK != "" || is.SK != ""
 	multi := len(is.PartitionAttrs) > 0 || len(is.SortAttrs) > 0
 	switch {

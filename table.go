@@ -92,6 +92,23 @@ type entityInfo struct {
 	name    string
 	indexes []physicalIndex
 	ttlAttr string
+
+	// The declaration as written, for the catalog (catalog.go).
+	pkTpl, skTpl keyTemplate
+	decls        []indexDecl
+}
+
+// indexDecl is one index as an entity declares it, for the catalog.
+type indexDecl struct {
+	name            string
+	multi           bool
+	pkTpl, skTpl    keyTemplate // templated
+	pkAttr, skAttr  string      // templated
+	partition, sort []string    // multi-attribute: Go field names
+	partitionAttrs  []string    // multi-attribute: their attribute names
+	sortAttrs       []string
+	sparse          bool // has a When predicate
+	whenFields      []string
 }
 
 // physicalIndex is an index as the table sees it: its key attributes.
@@ -113,8 +130,9 @@ func (p physicalIndex) equal(q physicalIndex) bool {
 }
 
 func (e *Entity[T]) info() entityInfo {
-	ei := entityInfo{name: e.name}
+	ei := entityInfo{name: e.name, pkTpl: e.pk.tpl, skTpl: e.sk.tpl}
 	for _, p := range e.indexes {
+		ei.decls = append(ei.decls, p.decl())
 		pi := physicalIndex{name: p.name, multi: p.multi}
 		if p.multi {
 			for _, f := range p.partition {

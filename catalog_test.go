@@ -1,0 +1,140 @@
+package singletable_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+)
+
+type catA struct {
+	ID, Name, Day string
+	N             int
+}
+
+type catB struct {
+	ID, Other, Shard string
+}
+
+func findings(c *singletable.Catalog) []string {
+	var out []string
+	for _, f := range c.Findings {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+func TestCatalogLint(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		a    singletable.Schema[catA]
+		b    singletable.Schema[catB]
+		want []string // substrings, one per finding, in order
+	}{
+		{
+			name: "distinct prefixes are clean",
+			a:    singletable.Schema[catA]{Type: "A", PK: "X#{ID}", SK: "A#{Name}"},
+			b:    singletable.Schema[catB]{Type: "B", PK: "X#{ID}", SK: "B#{Other}"},
+		},
+		{
+			name: "same key shapes overwrite each other",
+			a:    singletable.Schema[catA]{Type: "A", PK: "X#{ID}", SK: "ITEM#{Name}"},
+			b:    singletable.Schema[catB]{Type: "B", PK: "X#{Shard}", SK: "ITEM#{Other}"},
+			want: []string{"error A: A and B render the same table keys"},
+		},
+		{
+			name: "sort prefix of another entity",
+			a:    singletable.Schema[catA]{Type: "A", PK: "X#{ID}", SK: "SKILL{Name}"},
+			b:    singletable.Schema[catB]{Type: "B", PK: "X#{ID}", SK: "SKILLSET#{Other}"},
+			want: []string{`warning A: A shares its table partitions (PK = X#{ID}) with B, and A's sort key prefix "SKILL" is a prefix of B's`},
+		},
+		{
+			name: "different partitions never collide",
+			a:    singletable.Schema[catA]{Type: "A", PK: "X#{ID}", SK: "ITEM#{Name}"},
+			b:    singletable.Schema[catB]{Type: "B", PK: "Y#{ID}", SK: "ITEM#{Other}"},
+		},
+		{
+			name: "constant partitions",
+			a:    singletable.Schema[catA]{Type: "A", PK: "EVENTS", SK: "{N}#{Day}"},
+			b:    singletable.Schema[catB]{Type: "B", PK: "METADATA", SK: "COUNTS"},
+			want: []string{"warning A: constant partition key PK = EVENTS", "info B: singleton item (PK = METADATA, SK = COUNTS)"},
+		},
+		{
+			name: "constant index partition",
+			a: singletable.Schema[catA]{Type: "A", PK: "A#{ID}", SK: "A", Indexes: []singletable.IndexSchema[catA]{
+				{Name: "GSI1", PK: "ALL", SK: "{Name}"}}},
+			b:    singletable.Schema[catB]{Type: "B", PK: "B#{ID}", SK: "B"},
+			want: []string{"warning A index GSI1: constant partition key GSI1PK = ALL"},
+		},
+		{
+			name: "index sort overlap is a warning",
+			a: singletable.Schema[catA]{Type: "A", PK: "A#{ID}", SK: "A", Indexes: []singletable.IndexSchema[catA]{
+				{Name: "GSI1", PK: "T#{ID}", SK: "{Name}"}}},
+			b: singletable.Schema[catB]{Type: "B", PK: "B#{ID}", SK: "B", Indexes: []singletable.IndexSchema[catB]{
+				{Name: "GSI1", PK: "T#{ID}", SK: "{Other}"}}},
+			want: []string{"warning A index GSI1: A and B render the same index GSI1 keys"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tbl := singletable.NewTable(nil, "t")
+			singletable.Bind(tbl, singletable.MustDefine(c.a))
+			singletable.Bind(tbl, singletable.MustDefine(c.b))
+			got := findings(tbl.Catalog())
+			require.Len(t, got, len(c.want), "findings: %q", got)
+			for i, w := range c.want {
+				assert.Contains(t, got[i], w)
+			}
+		})
+	}
+}
+
+func TestCatalogPatterns(t *testing.T) {
+	t.Parallel()
+	tbl := singletable.NewTable(nil, "t")
+	a := singletable.Bind(tbl, singletable.MustDefine(singletable.Schema[catA]{
+		Type: "A", PK: "A#{ID}", SK: "DAY#{Day}#N#{N}",
+		Indexes: []singletable.IndexSchema[catA]{
+			{Name: "GSI1", PK: "NAME#{Name}", SK: "{Day}",
+				When: func(v catA) bool { return v.N > 0 }, WhenFields: []string{"N"}},
+			{Name: "GSI2", PartitionAttrs: []string{"Name"}, SortAttrs: []string{"Day", "N"}},
+			{Name: "GSI3", PK: "UNUSED#{Name}"},
+		},
+	}))
+	k := catA{}
+	cases := []struct {
+		q    *singletable.Query[catA]
+		want string
+	}{
+		{a.Query(k), "PK = A#{ID} AND begins_with(SK, DAY#)"},
+		{a.Query(k).Where(singletable.Eq, "Day"), "PK = A#{ID} AND begins_with(SK, DAY#{Day}#N#)"},
+		{a.Query(k).Where(singletable.Eq, "Day", "N"), "PK = A#{ID} AND SK = DAY#{Day}#N#{N}"},
+		{a.Query(k).Where(singletable.Ge, "Day", "N").Desc(), "PK = A#{ID} AND SK >= DAY#{Day}#N#{N} (descending)"},
+		{a.Query(k).Between(k, "Day"), "PK = A#{ID} AND SK BETWEEN DAY#{Day} AND DAY#{Day:high}"},
+		{a.Query(k).BeginsWith("2024-01", "Day"), "PK = A#{ID} AND begins_with(SK, DAY#{Day:prefix})"},
+		{a.QueryIndex("GSI1", k).Filter(expression.Name("N").GreaterThan(expression.Value(1))), "GSI1PK = NAME#{Name} (filtered)"},
+		{a.QueryIndex("GSI2", k).Where(singletable.Lt, "Day", "N"), "Name = {Name} AND Day = {Day} AND N < {N}"},
+	}
+	var pats []singletable.AccessPattern
+	for i, c := range cases {
+		p := c.q.AccessPattern("Q", "d")
+		assert.Equal(t, c.want, p.Condition, "case %d", i)
+		pats = append(pats, p)
+	}
+	pats = append(pats, a.AccessPattern("P", "put", singletable.OpPut),
+		singletable.AccessPattern{Name: "X", Entity: "Nope", Operation: singletable.OpGet})
+	c := tbl.Catalog(pats...)
+	got := findings(c)
+	require.Len(t, got, 2, "%q", got)
+	assert.Contains(t, got[0], "error Nope: access pattern X names an entity not bound")
+	assert.Contains(t, got[1], "warning index GSI3: no listed access pattern queries this index")
+	md := c.Markdown()
+	assert.Contains(t, md, "GSI1: `GSI1PK = NAME#{Name}`, `GSI1SK = {Day}`; in the index when Name, Day present and When(N) holds")
+	assert.Contains(t, md, "| GSI2 | multi-attribute | Name (S) | Day (S), N (N) | A | Q |")
+	assert.Equal(t, 1, strings.Count(md, "## Lint"))
+}
