@@ -133,3 +133,8 @@ func conditionFailed(err error, sentinel error, detail string) error {
 	}
 	return err
 }
+
+// ErrUnprocessed: DynamoDB still left an item of a batch unprocessed
+// (UnprocessedItems or UnprocessedKeys) after the retry budget was spent.
+// The item was neither written nor read; it is reported in a *BatchError.
+var ErrUnprocessed = errors.New("singletable: unprocessed after retries")

@@ -1,0 +1,557 @@
+package singletable
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/backoff"
+)
+
+// DynamoDB's per-request limits for batches.
+const (
+	maxBatchWrite = 25
+	maxBatchGet   = 100
+)
+
+// BatchOptions tunes [BatchWriteWith] and [Repo.BatchGetWith]. The zero
+// value means the defaults.
+type BatchOptions struct {
+	// Concurrency is how many requests may be in flight at once; default 4.
+	Concurrency int
+	// Backoff paces the retries of unprocessed items and throttled
+	// requests; the zero value means 25ms doubling up to 2s.
+	Backoff Backoff
+	// MaxAttempts is how many times one item is tried, the first try
+	// included, before it is reported as failed; default 10.
+	MaxAttempts int
+}
+
+// Backoff describes exponential backoff with full jitter: the delay before
+// retry n (from 0) is uniform in [0, min(Max, Base·2ⁿ)).
+type Backoff struct {
+	// Base is the ceiling of the first retry's delay; default 25ms. A
+	// negative Base means no delay at all (for tests).
+	Base time.Duration
+	// Max caps the ceiling; default 2s.
+	Max time.Duration
+}
+
+func (o BatchOptions) policy() backoff.Policy {
+	p := backoff.Default
+	switch {
+	case o.Backoff.Base < 0:
+		p.Base = 0
+	case o.Backoff.Base > 0:
+		p.Base = o.Backoff.Base
+	}
+	if o.Backoff.Max > 0 {
+		p.Max = o.Backoff.Max
+	}
+	if o.MaxAttempts > 0 {
+		p.Attempts = o.MaxAttempts
+	}
+	return p
+}
+
+func (o BatchOptions) concurrency() int {
+	if o.Concurrency > 0 {
+		return o.Concurrency
+	}
+	return 4
+}
+
+// BatchFailure is one op or key of a batch that did not succeed.
+type BatchFailure struct {
+	// Index is the op's (or key's) position in the caller's input.
+	Index int
+	// Entity is the entity type of the op or key.
+	Entity string
+	// Key is the item's primary key, as rendered (nil when it could not be
+	// rendered).
+	Key map[string]types.AttributeValue
+	// Err says why: the op's own validation error (nothing was sent), the
+	// request's error (wrapping the SDK's), [ErrUnprocessed] when DynamoDB
+	// still left the item unprocessed after the retry budget, or the
+	// context's error.
+	Err error
+}
+
+// BatchError reports, item by item, what a batch could not do. Every op
+// or key given to the batch either succeeded or is listed in Failed, in
+// input order: nothing is dropped. Unwrap exposes the distinct causes, so
+// errors.Is(err, ErrUnprocessed) and errors.As(err, &validationErr) work.
+type BatchError struct {
+	// Op is the DynamoDB operation: "BatchWriteItem" or "BatchGetItem".
+	Op string
+	// Sent is false when validation failed and no request was sent.
+	Sent bool
+	// Failed lists the failed ops or keys in input order.
+	Failed []BatchFailure
+}
+
+func (e *BatchError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "singletable: %s: %d failed", e.Op, len(e.Failed))
+	if !e.Sent {
+		b.WriteString(" validation, nothing sent")
+	}
+	for i, f := range e.Failed {
+		if i == 3 {
+			fmt.Fprintf(&b, "; and %d more", len(e.Failed)-i)
+			break
+		}
+		fmt.Fprintf(&b, "; #%d %s: %v", f.Index, f.Entity, f.Err)
+	}
+	return b.String()
+}
+
+// Unwrap returns the distinct errors of the failures.
+func (e *BatchError) Unwrap() []error {
+	var out []error
+	seen := map[error]bool{}
+	for _, f := range e.Failed {
+		if f.Err != nil && !seen[f.Err] {
+			seen[f.Err] = true
+			out = append(out, f.Err)
+		}
+	}
+	return out
+}
+
+// BatchWrite writes ops (puts and deletes, of any entities and tables)
+// with [BatchWriteItem], using the default [BatchOptions]. See
+// [BatchWriteWith].
+//
+// [BatchWriteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
+func BatchWrite(ctx context.Context, ops ...WriteOp) error {
+	return BatchWriteWith(ctx, BatchOptions{}, ops...)
+}
+
+// BatchWriteWith writes ops with [BatchWriteItem]: requests of up to 25
+// ops, at most o.Concurrency in flight, grouped by client (ops of several
+// tables share a request). It returns nil when every op was applied, and
+// otherwise a *BatchError listing each op that was not.
+//
+// Every op is checked first: if any carries an error ([WriteOp.Err]),
+// nothing is sent and the *BatchError lists those ops.
+//
+// UnprocessedItems and throttled or transiently failed requests are
+// retried with exponential backoff and jitter, each op at most
+// o.MaxAttempts times; what is still unprocessed after that fails with
+// [ErrUnprocessed]. A request that fails for good (a ValidationException,
+// a missing table, a cancelled context) fails its own ops; the other
+// requests still run.
+//
+// DynamoDB rejects a request naming one key twice, so several ops on the
+// same key are applied in rounds: round n holds the n-th op on each key,
+// and a round starts only after the previous one is finished. The ops on
+// a key are therefore applied in the order given, as if written one by
+// one; ops on different keys have no order (batch writes are not
+// transactions). Batches of unique keys, the common case, take one round.
+//
+// Batch writes cannot carry conditions: a put replaces the item whole,
+// whatever version or unique guards it has. Use [Tx] for guarded writes.
+//
+// [BatchWriteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
+func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	var bad []BatchFailure
+	for i, op := range ops {
+		switch {
+		case op.table == nil:
+			bad = append(bad, BatchFailure{Index: i, Err: validationErr("", "", "zero WriteOp: make ops with Repo.PutOp or Repo.DeleteOp")})
+		case op.err != nil:
+			bad = append(bad, BatchFailure{Index: i, Entity: op.entity, Key: op.key, Err: op.err})
+		}
+	}
+	if len(bad) > 0 {
+		return &BatchError{Op: "BatchWriteItem", Failed: bad}
+	}
+
+	// Rounds: the n-th op on a key goes to round n.
+	seen := make(map[string]int, len(ops))
+	var rounds [][]int
+	for i, op := range ops {
+		id := op.table.name + "\x00" + op.table.keyID(op.key)
+		n := seen[id]
+		seen[id] = n + 1
+		if n == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[n] = append(rounds[n], i)
+	}
+
+	b := &batchWriter{ops: ops, policy: o.policy()}
+	for _, round := range rounds {
+		var chunks [][]int
+		for _, g := range groupByClient(round, func(i int) *Table { return ops[i].table }) {
+			for len(g) > 0 {
+				n := min(len(g), maxBatchWrite)
+				chunks = append(chunks, g[:n:n])
+				g = g[n:]
+			}
+		}
+		runBounded(ctx, o.concurrency(), chunks, b.chunk)
+	}
+	if len(b.failed) == 0 {
+		return nil
+	}
+	sortFailures(b.failed)
+	return &BatchError{Op: "BatchWriteItem", Sent: true, Failed: b.failed}
+}
+
+type batchWriter struct {
+	ops    []WriteOp
+	policy backoff.Policy
+
+	mu     sync.Mutex
+	failed []BatchFailure
+}
+
+func (b *batchWriter) fail(idx []int, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, i := range idx {
+		op := b.ops[i]
+		b.failed = append(b.failed, BatchFailure{Index: i, Entity: op.entity, Key: op.key, Err: err})
+	}
+}
+
+// chunk sends one request's ops (all through the same client) until they
+// are all processed or the retry budget is spent.
+func (b *batchWriter) chunk(ctx context.Context, pending []int) {
+	client := b.ops[pending[0]].table.client
+	attempts := max(b.policy.Attempts, 1)
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if err := backoff.Sleep(ctx, b.policy.Delay(attempt-1, nil)); err != nil {
+				b.fail(pending, fmt.Errorf("singletable: BatchWriteItem: %w", err))
+				return
+			}
+		}
+		in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{}}
+		for _, i := range pending {
+			op := b.ops[i]
+			var wr types.WriteRequest
+			if op.put != nil {
+				wr.PutRequest = &types.PutRequest{Item: op.put}
+			} else {
+				wr.DeleteRequest = &types.DeleteRequest{Key: op.key}
+			}
+			in.RequestItems[op.table.name] = append(in.RequestItems[op.table.name], wr)
+		}
+		out, err := client.BatchWriteItem(ctx, in)
+		if err != nil {
+			if attempt+1 < attempts && backoff.IsRetryable(err) && ctx.Err() == nil {
+				continue
+			}
+			b.fail(pending, fmt.Errorf("singletable: BatchWriteItem: %w", err))
+			return
+		}
+		if len(out.UnprocessedItems) == 0 {
+			return
+		}
+		// Map what came back unprocessed to our ops by table and key.
+		left := make(map[string]bool)
+		for table, reqs := range out.UnprocessedItems {
+			for _, wr := range reqs {
+				var key map[string]types.AttributeValue
+				switch {
+				case wr.PutRequest != nil:
+					key = wr.PutRequest.Item
+				case wr.DeleteRequest != nil:
+					key = wr.DeleteRequest.Key
+				}
+				left[table+"\x00"+b.keyIDIn(pending, table, key)] = true
+			}
+		}
+		next := pending[:0:0]
+		for _, i := range pending {
+			op := b.ops[i]
+			if left[op.table.name+"\x00"+op.table.keyID(op.key)] {
+				next = append(next, i)
+			}
+		}
+		if len(next) == 0 {
+			return
+		}
+		if attempt+1 >= attempts {
+			b.fail(next, wrapSentinel(ErrUnprocessed, fmt.Sprintf("BatchWriteItem, after %d attempts", attempts), nil))
+			return
+		}
+		pending = next
+	}
+}
+
+// keyIDIn renders the key id of item in the named table, using the key
+// attribute names of the pending op's table of that name.
+func (b *batchWriter) keyIDIn(pending []int, table string, item map[string]types.AttributeValue) string {
+	for _, i := range pending {
+		if t := b.ops[i].table; t.name == table {
+			return t.keyID(item)
+		}
+	}
+	return ""
+}
+
+// keyID is an injective string form of the primary key held in item (an
+// item or a key), for matching and de-duplicating keys.
+func (t *Table) keyID(item map[string]types.AttributeValue) string {
+	var b strings.Builder
+	for _, a := range []string{t.opts.PartitionKey, t.opts.SortKey} {
+		if a == "" {
+			continue
+		}
+		s := avString(item[a])
+		b.WriteString(strconv.Itoa(len(s)))
+		b.WriteByte(':')
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// groupByClient splits indexes by the client of their table, keeping input
+// order inside each group. Clients whose dynamic type is not comparable
+// are grouped by table instead.
+func groupByClient(idx []int, table func(int) *Table) [][]int {
+	var keys []any
+	var groups [][]int
+	for _, i := range idx {
+		t := table(i)
+		var k any = t
+		if t.client != nil && reflect.TypeOf(t.client).Comparable() {
+			k = t.client
+		}
+		j := 0
+		for j < len(keys) && keys[j] != k {
+			j++
+		}
+		if j == len(keys) {
+			keys = append(keys, k)
+			groups = append(groups, nil)
+		}
+		groups[j] = append(groups[j], i)
+	}
+	return groups
+}
+
+// runBounded calls fn for each chunk with at most n running at once.
+func runBounded(ctx context.Context, n int, chunks [][]int, fn func(context.Context, []int)) {
+	if len(chunks) == 1 || n <= 1 {
+		for _, c := range chunks {
+			fn(ctx, c)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, n)
+	for _, c := range chunks {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			fn(ctx, c)
+		}()
+	}
+	wg.Wait()
+}
+
+func sortFailures(f []BatchFailure) {
+	slices.SortStableFunc(f, func(a, b BatchFailure) int { return a.Index - b.Index })
+}
+
+// BatchGet reads the items with keys' primary keys ([BatchGetItem]) with
+// the default [BatchOptions]. See [Repo.BatchGetWith].
+//
+// [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
+func (r *Repo[T]) BatchGet(ctx context.Context, keys []T, opts ...ReadOption) ([]*T, error) {
+	return r.BatchGetWith(ctx, BatchOptions{}, keys, opts...)
+}
+
+// BatchGetWith reads the items with keys' primary keys ([BatchGetItem]).
+// The result has one entry per key, in input order: a pointer to the item,
+// or nil when there is no item of this entity with that key. A key given
+// twice is read once and each position gets its own copy.
+//
+// Keys are checked first: a key that cannot be rendered makes a
+// *BatchError (Sent false) listing the bad keys, and nothing is sent.
+// Requests carry up to 100 distinct keys, at most o.Concurrency in flight;
+// UnprocessedKeys and throttled requests are retried with backoff. If
+// some keys still cannot be read, the result holds what was read and the
+// *BatchError lists the keys whose state is unknown (their entries are
+// nil: do not read them as missing).
+//
+// [ConsistentRead] and [Fields] apply to every key.
+//
+// [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
+func (r *Repo[T]) BatchGetWith(ctx context.Context, o BatchOptions, keys []T, opts ...ReadOption) ([]*T, error) {
+	var ro readOptions
+	for _, fn := range opts {
+		fn(&ro)
+	}
+	out := make([]*T, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	var bad []BatchFailure
+	ids := make(map[string][]int, len(keys)) // key id → positions
+	var uniq []map[string]types.AttributeValue
+	var uniqID []string
+	for i, k := range keys {
+		key, err := r.e.key(r.t, k)
+		if err != nil {
+			bad = append(bad, BatchFailure{Index: i, Entity: r.e.name, Err: err})
+			continue
+		}
+		id := r.t.keyID(key)
+		if _, ok := ids[id]; !ok {
+			uniq = append(uniq, key)
+			uniqID = append(uniqID, id)
+		}
+		ids[id] = append(ids[id], i)
+	}
+	if len(bad) > 0 {
+		return nil, &BatchError{Op: "BatchGetItem", Failed: bad}
+	}
+	ka := types.KeysAndAttributes{}
+	if ro.consistent {
+		ka.ConsistentRead = aws.Bool(true)
+	}
+	if len(ro.fields) > 0 {
+		proj, err := r.projection(ro.fields)
+		if err != nil {
+			return nil, err
+		}
+		proj = proj.AddNames(expression.Name(r.t.opts.PartitionKey))
+		if r.t.opts.SortKey != "" {
+			proj = proj.AddNames(expression.Name(r.t.opts.SortKey))
+		}
+		expr, err := expression.NewBuilder().WithProjection(proj).Build()
+		if err != nil {
+			return nil, &ValidationError{Entity: r.e.name, Reason: "bad projection", Err: err}
+		}
+		ka.ProjectionExpression = expr.Projection()
+		ka.ExpressionAttributeNames = expr.Names()
+	}
+
+	g := &batchGetter[T]{r: r, ka: ka, keys: uniq, ids: uniqID, pos: ids, out: out, policy: o.policy()}
+	var chunks [][]int
+	for start := 0; start < len(uniq); start += maxBatchGet {
+		end := min(start+maxBatchGet, len(uniq))
+		c := make([]int, 0, end-start)
+		for j := start; j < end; j++ {
+			c = append(c, j)
+		}
+		chunks = append(chunks, c)
+	}
+	runBounded(ctx, o.concurrency(), chunks, g.chunk)
+	if len(g.failed) == 0 {
+		return out, nil
+	}
+	sortFailures(g.failed)
+	return out, &BatchError{Op: "BatchGetItem", Sent: true, Failed: g.failed}
+}
+
+type batchGetter[T any] struct {
+	r      *Repo[T]
+	ka     types.KeysAndAttributes
+	keys   []map[string]types.AttributeValue // distinct keys
+	ids    []string                          // their key ids
+	pos    map[string][]int                  // key id → positions in the input
+	out    []*T
+	policy backoff.Policy
+
+	mu     sync.Mutex
+	failed []BatchFailure
+}
+
+// found stores a read item at every position its key was asked for; an
+// item that does not decode is a failure of those positions.
+func (g *batchGetter[T]) found(item map[string]types.AttributeValue) {
+	if !g.r.isMine(item) {
+		return // another entity's item under this key: not ours to return
+	}
+	v, err := g.r.e.decode(item)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, p := range g.pos[g.r.t.keyID(item)] {
+		if err != nil {
+			g.failed = append(g.failed, BatchFailure{Index: p, Entity: g.r.e.name, Key: g.r.t.primaryKeyOf(item), Err: err})
+			continue
+		}
+		c := v
+		g.out[p] = &c
+	}
+}
+
+func (g *batchGetter[T]) fail(pending []int, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, u := range pending {
+		for _, p := range g.pos[g.ids[u]] {
+			g.failed = append(g.failed, BatchFailure{Index: p, Entity: g.r.e.name, Key: g.keys[u], Err: err})
+		}
+	}
+}
+
+func (g *batchGetter[T]) chunk(ctx context.Context, pending []int) {
+	client, table := g.r.t.client, g.r.t.name
+	attempts := max(g.policy.Attempts, 1)
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if err := backoff.Sleep(ctx, g.policy.Delay(attempt-1, nil)); err != nil {
+				g.fail(pending, fmt.Errorf("singletable: BatchGetItem: %w", err))
+				return
+			}
+		}
+		ka := g.ka
+		ka.Keys = make([]map[string]types.AttributeValue, len(pending))
+		for j, u := range pending {
+			ka.Keys[j] = g.keys[u]
+		}
+		out, err := client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]types.KeysAndAttributes{table: ka},
+		})
+		if err != nil {
+			if attempt+1 < attempts && backoff.IsRetryable(err) && ctx.Err() == nil {
+				continue
+			}
+			g.fail(pending, fmt.Errorf("singletable: BatchGetItem: %w", err))
+			return
+		}
+		for _, item := range out.Responses[table] {
+			g.found(item)
+		}
+		left := map[string]bool{}
+		for _, k := range out.UnprocessedKeys[table].Keys {
+			left[g.r.t.keyID(k)] = true
+		}
+		next := pending[:0:0]
+		for _, u := range pending {
+			if left[g.ids[u]] {
+				next = append(next, u)
+			}
+		}
+		if len(next) == 0 {
+			return
+		}
+		if attempt+1 >= attempts {
+			g.fail(next, wrapSentinel(ErrUnprocessed, fmt.Sprintf("BatchGetItem, after %d attempts", attempts), nil))
+			return
+		}
+		pending = next
+	}
+}
