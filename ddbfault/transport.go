@@ -1,0 +1,466 @@
+// Package ddbfault injects DynamoDB faults at the HTTP layer, for tests.
+//
+// A [Transport] sits between an aws-sdk-go-v2 DynamoDB client and the server
+// (DynamoDB Local in tests) and, with a seeded random source, turns a share
+// of the requests into the faults real DynamoDB produces: throttling
+// (ProvisionedThroughputExceededException, ThrottlingException), 500s,
+// timeouts before the request reaches the server, connections dropped after
+// the server applied the write, partial batch results (UnprocessedItems and
+// UnprocessedKeys) and transaction conflicts. Because the faults arrive as
+// wire responses, the SDK's own retryer and the library above it see exactly
+// what they would see from AWS: a dropped response after an applied write is
+// retried by the SDK, which is how double-applied increments happen in
+// production.
+//
+//	ft := ddbfault.New(http.DefaultTransport, ddbfault.Config{Seed: 1, Rate: 0.1})
+//	client := ddblocal.NewClient(endpoint, func(o *dynamodb.Options) {
+//		o.HTTPClient = &http.Client{Transport: ft}
+//	})
+//
+// Faults never corrupt data on their own: a request is either not sent,
+// sent whole, or (partial batches) sent with a subset of its items, the rest
+// reported as unprocessed as DynamoDB does.
+package ddbfault
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Kind is a kind of injected fault.
+type Kind int
+
+// The fault kinds.
+const (
+	// Throttle answers 400 ProvisionedThroughputExceededException without
+	// sending the request.
+	Throttle Kind = iota
+	// Throttling answers 400 ThrottlingException without sending.
+	Throttling
+	// ServerError answers 500 InternalServerError without sending.
+	ServerError
+	// Timeout fails the round trip with a timeout before sending.
+	Timeout
+	// LostResponse sends the request, lets the server apply it, then drops
+	// the response as a reset connection: the caller cannot know it worked.
+	LostResponse
+	// PartialBatch sends only part of a BatchWriteItem or BatchGetItem and
+	// reports the rest as unprocessed. Other operations are unaffected.
+	PartialBatch
+	// TxConflict answers TransactWriteItems/TransactGetItems with a
+	// TransactionCanceledException whose reasons are TransactionConflict,
+	// without sending.
+	TxConflict
+	numKinds
+)
+
+var kindNames = [...]string{"throttle", "throttling", "server-error", "timeout", "lost-response", "partial-batch", "tx-conflict"}
+
+func (k Kind) String() string {
+	if k >= 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// AllKinds lists every fault kind.
+func AllKinds() []Kind {
+	out := make([]Kind, numKinds)
+	for i := range out {
+		out[i] = Kind(i)
+	}
+	return out
+}
+
+// Config chooses what to inject.
+type Config struct {
+	// Seed makes the sequence of faults reproducible for a given sequence
+	// of requests.
+	Seed uint64
+	// Rate is the probability, 0 to 1, that a request gets a fault.
+	Rate float64
+	// Kinds are drawn from uniformly when a request gets a fault; default
+	// AllKinds. A drawn kind that does not apply to the operation (a
+	// partial batch for a GetItem, a conflict for a PutItem) falls back to
+	// Throttle.
+	Kinds []Kind
+	// Operations, when set, limits faults to these operation names
+	// ("PutItem", "BatchWriteItem", …). Control-plane calls (CreateTable,
+	// DescribeTable, DeleteTable, UpdateTimeToLive) never get faults.
+	Operations []string
+}
+
+// Stats counts requests and injected faults.
+type Stats struct {
+	Requests int
+	Faults   map[Kind]int
+}
+
+// Total returns the number of faults injected.
+func (s Stats) Total() int {
+	n := 0
+	for _, v := range s.Faults {
+		n += v
+	}
+	return n
+}
+
+// Transport is an http.RoundTripper that injects faults. Create it with New;
+// it is safe for concurrent use.
+type Transport struct {
+	base http.RoundTripper
+	cfg  Config
+
+	mu    sync.Mutex
+	rng   *rand.Rand
+	stats Stats
+	off   bool
+}
+
+// New returns a Transport that forwards to base (http.DefaultTransport when
+// nil) and injects faults as cfg says.
+func New(base http.RoundTripper, cfg Config) *Transport {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if len(cfg.Kinds) == 0 {
+		cfg.Kinds = AllKinds()
+	}
+	return &Transport{base: base, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		stats: Stats{Faults: map[Kind]int{}}}
+}
+
+// Stats returns a copy of the counts so far.
+func (t *Transport) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := Stats{Requests: t.stats.Requests, Faults: map[Kind]int{}}
+	for k, v := range t.stats.Faults {
+		s.Faults[k] = v
+	}
+	return s
+}
+
+// SetEnabled turns injection on or off (on after New), e.g. to check the
+// table's final state without faults.
+func (t *Transport) SetEnabled(on bool) {
+	t.mu.Lock()
+	t.off = !on
+	t.mu.Unlock()
+}
+
+var controlPlane = map[string]bool{"CreateTable": true, "DescribeTable": true, "DeleteTable": true,
+	"UpdateTimeToLive": true, "DescribeTimeToLive": true, "ListTables": true, "UpdateTable": true}
+
+// draw decides the fault for one request: ok is false for none. frac is a
+// random fraction used by partial batches.
+func (t *Transport) draw(op string) (k Kind, frac float64, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stats.Requests++
+	if t.off || controlPlane[op] || t.cfg.Rate <= 0 {
+		return 0, 0, false
+	}
+	if len(t.cfg.Operations) > 0 && !contains(t.cfg.Operations, op) {
+		return 0, 0, false
+	}
+	if t.rng.Float64() >= t.cfg.Rate {
+		return 0, 0, false
+	}
+	k = t.cfg.Kinds[t.rng.IntN(len(t.cfg.Kinds))]
+	switch {
+	case k == PartialBatch && op != "BatchWriteItem" && op != "BatchGetItem":
+		k = Throttle
+	case k == TxConflict && op != "TransactWriteItems" && op != "TransactGetItems":
+		k = Throttle
+	}
+	t.stats.Faults[k]++
+	return k, t.rng.Float64(), true
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	target := req.Header.Get("X-Amz-Target")
+	op := target[strings.LastIndexByte(target, '.')+1:]
+	k, frac, ok := t.draw(op)
+	if !ok {
+		return t.base.RoundTrip(req)
+	}
+	switch k {
+	case Throttle:
+		return errorResponse(req, 400, "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+			"The level of configured provisioned throughput for the table was exceeded (injected)", nil), nil
+	case Throttling:
+		return errorResponse(req, 400, "com.amazon.coral.availability#ThrottlingException",
+			"Rate of requests exceeds the allowed throughput (injected)", nil), nil
+	case ServerError:
+		return errorResponse(req, 500, "com.amazonaws.dynamodb.v20120810#InternalServerError",
+			"Internal server error (injected)", nil), nil
+	case Timeout:
+		drain(req)
+		return nil, &timeoutError{}
+	case LostResponse:
+		resp, err := t.base.RoundTrip(req)
+		if err != nil {
+			return nil, err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return nil, &lostError{}
+	case TxConflict:
+		body, err := readBody(req)
+		if err != nil {
+			return nil, err
+		}
+		n := countTransactItems(body)
+		reasons := make([]map[string]string, n)
+		for i := range reasons {
+			reasons[i] = map[string]string{"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item (injected)"}
+		}
+		return errorResponse(req, 400, "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+			"Transaction cancelled, please refer cancellation reasons for specific reasons (injected)",
+			map[string]any{"CancellationReasons": reasons}), nil
+	case PartialBatch:
+		return t.partialBatch(req, op, frac)
+	}
+	return t.base.RoundTrip(req)
+}
+
+type timeoutError struct{}
+
+func (*timeoutError) Error() string   { return "ddbfault: i/o timeout (injected before sending)" }
+func (*timeoutError) Timeout() bool   { return true }
+func (*timeoutError) Temporary() bool { return true }
+
+type lostError struct{}
+
+func (*lostError) Error() string {
+	return "ddbfault: read: connection reset by peer (injected after the server applied the request)"
+}
+
+// IsInjected reports whether err (or an error it wraps) is a transport
+// fault made by this package (a timeout or a lost response).
+func IsInjected(err error) bool {
+	var te *timeoutError
+	var le *lostError
+	return errors.As(err, &te) || errors.As(err, &le)
+}
+
+func drain(req *http.Request) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+}
+
+func readBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	return io.ReadAll(req.Body)
+}
+
+func countTransactItems(body []byte) int {
+	var in struct{ TransactItems []json.RawMessage }
+	if json.Unmarshal(body, &in) != nil || len(in.TransactItems) == 0 {
+		return 1
+	}
+	return len(in.TransactItems)
+}
+
+func errorResponse(req *http.Request, status int, typ, msg string, extra map[string]any) *http.Response {
+	drain(req)
+	m := map[string]any{"__type": typ, "message": msg}
+	for k, v := range extra {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	return jsonResponse(req, status, b)
+}
+
+func jsonResponse(req *http.Request, status int, body []byte) *http.Response {
+	h := http.Header{}
+	h.Set("Content-Type", "application/x-amz-json-1.0")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Amzn-Requestid", "ddbfault")
+	return &http.Response{
+		Status: fmt.Sprintf("%d %s", status, http.StatusText(status)), StatusCode: status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: req,
+	}
+}
+
+// partialBatch forwards the first part (a random share) of a batch request and
+// merges the held-back part into the response's unprocessed map.
+func (t *Transport) partialBatch(req *http.Request, op string, frac float64) (*http.Response, error) {
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, err
+	}
+	var send, hold map[string]json.RawMessage
+	var unprocessedField string
+	switch op {
+	case "BatchWriteItem":
+		send, hold, err = splitWrites(in["RequestItems"], frac)
+		unprocessedField = "UnprocessedItems"
+	default:
+		send, hold, err = splitGets(in["RequestItems"], frac)
+		unprocessedField = "UnprocessedKeys"
+	}
+	if err != nil {
+		return nil, err
+	}
+	var resp map[string]json.RawMessage
+	if len(send) == 0 {
+		resp = map[string]json.RawMessage{}
+		if op == "BatchGetItem" {
+			resp["Responses"] = json.RawMessage("{}")
+		}
+	} else {
+		sendItems, _ := json.Marshal(send)
+		in["RequestItems"] = sendItems
+		nb, _ := json.Marshal(in)
+		r2 := req.Clone(req.Context())
+		r2.Body = io.NopCloser(bytes.NewReader(nb))
+		r2.ContentLength = int64(len(nb))
+		r2.Header.Set("Content-Length", strconv.Itoa(len(nb)))
+		hr, err := t.base.RoundTrip(r2)
+		if err != nil {
+			return nil, err
+		}
+		rb, err := io.ReadAll(hr.Body)
+		hr.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if hr.StatusCode != 200 {
+			return jsonResponse(req, hr.StatusCode, rb), nil
+		}
+		if err := json.Unmarshal(rb, &resp); err != nil {
+			return nil, err
+		}
+	}
+	merged, err := mergeUnprocessed(resp[unprocessedField], hold, op == "BatchWriteItem")
+	if err != nil {
+		return nil, err
+	}
+	resp[unprocessedField] = merged
+	out, _ := json.Marshal(resp)
+	return jsonResponse(req, 200, out), nil
+}
+
+// splitWrites keeps a share frac of each table's write requests to send and
+// holds back the rest.
+func splitWrites(raw json.RawMessage, frac float64) (send, hold map[string]json.RawMessage, err error) {
+	var items map[string][]json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, nil, err
+	}
+	send, hold = map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	for table, reqs := range items {
+		n := int(frac * float64(len(reqs)))
+		if n > 0 {
+			send[table], _ = json.Marshal(reqs[:n])
+		}
+		if n < len(reqs) {
+			hold[table], _ = json.Marshal(reqs[n:])
+		}
+	}
+	return send, hold, nil
+}
+
+// splitGets does the same for BatchGetItem's per-table Keys lists.
+func splitGets(raw json.RawMessage, frac float64) (send, hold map[string]json.RawMessage, err error) {
+	var items map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, nil, err
+	}
+	send, hold = map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	for table, ka := range items {
+		var keys []json.RawMessage
+		if err := json.Unmarshal(ka["Keys"], &keys); err != nil {
+			return nil, nil, err
+		}
+		n := int(frac * float64(len(keys)))
+		part := func(ks []json.RawMessage) json.RawMessage {
+			m := map[string]json.RawMessage{}
+			for k, v := range ka {
+				m[k] = v
+			}
+			m["Keys"], _ = json.Marshal(ks)
+			b, _ := json.Marshal(m)
+			return b
+		}
+		if n > 0 {
+			send[table] = part(keys[:n])
+		}
+		if n < len(keys) {
+			hold[table] = part(keys[n:])
+		}
+	}
+	return send, hold, nil
+}
+
+// mergeUnprocessed adds the held-back requests to what the server itself
+// left unprocessed.
+func mergeUnprocessed(server json.RawMessage, hold map[string]json.RawMessage, writes bool) (json.RawMessage, error) {
+	if writes {
+		all := map[string][]json.RawMessage{}
+		if len(server) > 0 {
+			if err := json.Unmarshal(server, &all); err != nil {
+				return nil, err
+			}
+		}
+		for table, raw := range hold {
+			var reqs []json.RawMessage
+			if err := json.Unmarshal(raw, &reqs); err != nil {
+				return nil, err
+			}
+			all[table] = append(all[table], reqs...)
+		}
+		return json.Marshal(all)
+	}
+	all := map[string]map[string]json.RawMessage{}
+	if len(server) > 0 {
+		if err := json.Unmarshal(server, &all); err != nil {
+			return nil, err
+		}
+	}
+	for table, raw := range hold {
+		var ka map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &ka); err != nil {
+			return nil, err
+		}
+		if cur, ok := all[table]; ok {
+			var a, b []json.RawMessage
+			_ = json.Unmarshal(cur["Keys"], &a)
+			_ = json.Unmarshal(ka["Keys"], &b)
+			cur["Keys"], _ = json.Marshal(append(a, b...))
+		} else {
+			all[table] = ka
+		}
+	}
+	return json.Marshal(all)
+}
