@@ -462,6 +462,9 @@ func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, erro
 			return nil, err
 		}
 	}
+	if name := invalidUTF8Attr(item); name != "" {
+		return nil, validationErr(e.name, name, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
+	}
 	if err := itemsize.Check(item); err != nil {
 		return nil, &ValidationError{Entity: e.name, Reason: "item too large", Err: err}
 	}
