@@ -1,0 +1,300 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+)
+
+func TestCollectionUserWithSkills(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, users, skills, c := seedTable(t)
+	require.NoError(t, users.Create(ctx, User{Username: "john", Name: "John"}))
+	require.NoError(t, users.Create(ctx, User{Username: "johnny", Name: "Johnny"}))
+	for _, s := range []string{"golang", "python", "sql"} {
+		require.NoError(t, skills.Create(ctx, UserSkill{Username: "john", SkillName: s, Level: "Expert", Years: len(s)}))
+		require.NoError(t, skills.Create(ctx, UserSkill{Username: "johnny", SkillName: s, Level: "Beginner"}))
+	}
+	c.requests.Store(0)
+
+	var profile User
+	var list []UserSkill
+	p := singletable.IntoOne(users, &profile)
+	err := singletable.NewCollection(users, User{Username: "john"}).Load(ctx, p, singletable.Into(skills, &list))
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), c.requests.Load(), "one Query")
+	assert.Equal(t, 1, p.Count())
+	assert.Equal(t, "John", profile.Name)
+	assert.Equal(t, []string{"golang", "python", "sql"}, skillNames(list))
+	for _, s := range list {
+		assert.Equal(t, "john", s.Username)
+		assert.Equal(t, "Expert", s.Level)
+	}
+
+	// A user without a profile item: the target says so.
+	var nobody User
+	np := singletable.IntoOne(users, &nobody)
+	var none []UserSkill
+	require.NoError(t, singletable.NewCollection(users, User{Username: "ghost"}).Load(ctx, np, singletable.Into(skills, &none)))
+	assert.Zero(t, np.Count())
+	assert.Empty(t, none)
+}
+
+func electionFixture(t *testing.T, s *seed001) {
+	ctx := context.Background()
+	var ops []singletable.WriteOp
+	ops = append(ops, s.elections.PutOp(Election{Name: "Favorite Language", Owner: "alice", AllowVote: true}))
+	for _, c := range []string{"Kotlin", "Python", "Rust", "Java"} {
+		ops = append(ops, s.candidates.PutOp(Candidate{Election: "Favorite Language", Name: c}))
+	}
+	for _, v := range []string{"alice", "bob", "carol", "dave", "eve"} {
+		ops = append(ops, s.voters.PutOp(Voter{Election: "Favorite Language", Name: v}))
+	}
+	for i, v := range []string{"alice", "bob", "carol"} {
+		ops = append(ops, s.ballots.PutOp(Ballot{Election: "Favorite Language", Voter: v, Confirmation: fmt.Sprint("c", i),
+			WhenCast: time.Date(2025, 1, 15, 10, i, 0, 0, time.UTC),
+			Rankings: []Ranking{{"Kotlin", 1}, {"Python", 2}}}))
+	}
+	// Another election's items must stay out.
+	ops = append(ops, s.elections.PutOp(Election{Name: "Other"}), s.candidates.PutOp(Candidate{Election: "Other", Name: "Go"}))
+	require.NoError(t, singletable.BatchWrite(ctx, ops...))
+}
+
+func TestCollectionElection(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := seed001Table(t)
+	electionFixture(t, s)
+	coll := singletable.NewCollection(s.elections, Election{Name: "Favorite Language"})
+
+	var e Election
+	var cands []Candidate
+	var voters []Voter
+	var ballots []Ballot
+	s.c.requests.Store(0)
+	require.NoError(t, coll.Load(ctx, singletable.IntoOne(s.elections, &e), singletable.Into(s.candidates, &cands),
+		singletable.Into(s.voters, &voters), singletable.Into(s.ballots, &ballots)))
+	assert.Equal(t, int64(1), s.c.requests.Load())
+	assert.Equal(t, Election{Name: "Favorite Language", Owner: "alice", AllowVote: true}, e)
+	assert.Len(t, cands, 4)
+	assert.Len(t, voters, 5)
+	require.Len(t, ballots, 3)
+	assert.Equal(t, []Ranking{{"Kotlin", 1}, {"Python", 2}}, ballots[0].Rankings)
+	assert.Equal(t, "alice", ballots[0].Voter)
+
+	t.Run("unknown type is an error", func(t *testing.T) {
+		var cs []Candidate
+		err := coll.Load(ctx, singletable.Into(s.candidates, &cs))
+		var ute *singletable.UnknownTypeError
+		require.ErrorAs(t, err, &ute)
+		assert.Contains(t, []string{"BALLOT", "ELECTION"}, ute.Type, "first item in key order not a candidate")
+	})
+	t.Run("skip unknown", func(t *testing.T) {
+		var cs []Candidate
+		require.NoError(t, coll.SkipUnknown().Load(ctx, singletable.Into(s.candidates, &cs)))
+		assert.Len(t, cs, 4)
+	})
+	t.Run("IntoOne refuses a second item", func(t *testing.T) {
+		var c Candidate
+		err := coll.SkipUnknown().Load(ctx, singletable.IntoOne(s.candidates, &c))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "more than one CANDIDATE")
+	})
+	t.Run("iterator with a type switch", func(t *testing.T) {
+		kinds := map[string]int{}
+		for v, err := range coll.All(ctx, singletable.Member(s.elections), singletable.Member(s.candidates),
+			singletable.Member(s.voters), singletable.Member(s.ballots)) {
+			require.NoError(t, err)
+			switch v := v.(type) {
+			case Election:
+				kinds["election"]++
+			case Candidate:
+				assert.Equal(t, "Favorite Language", v.Election)
+				kinds["candidate"]++
+			case Voter:
+				kinds["voter"]++
+			case Ballot:
+				kinds["ballot"]++
+			default:
+				t.Fatalf("unexpected %T", v)
+			}
+		}
+		assert.Equal(t, map[string]int{"election": 1, "candidate": 4, "voter": 5, "ballot": 3}, kinds)
+		// Breaking early stops reading.
+		n := 0
+		for range coll.Desc().All(ctx, singletable.Member(s.elections), singletable.Member(s.candidates),
+			singletable.Member(s.voters), singletable.Member(s.ballots)) {
+			n++
+			if n == 2 {
+				break
+			}
+		}
+		assert.Equal(t, 2, n)
+	})
+	t.Run("pages with cursors across types", func(t *testing.T) {
+		for _, size := range []int{1, 3, 4, 13, 20} {
+			var es []Election
+			var cs []Candidate
+			var vs []Voter
+			var bs []Ballot
+			targets := []*singletable.Target{singletable.Into(s.elections, &es), singletable.Into(s.candidates, &cs),
+				singletable.Into(s.voters, &vs), singletable.Into(s.ballots, &bs)}
+			cursor, pages := "", 0
+			for {
+				before := len(es) + len(cs) + len(vs) + len(bs)
+				next, err := coll.Limit(size).After(cursor).Page(ctx, targets...)
+				require.NoError(t, err)
+				got := len(es) + len(cs) + len(vs) + len(bs) - before
+				pages++
+				if next == "" {
+					assert.LessOrEqual(t, got, size)
+					break
+				}
+				assert.Equal(t, size, got, "a full page")
+				cursor = next
+			}
+			assert.Equal(t, (13+size-1)/size, pages, "size %d", size)
+			assert.Len(t, es, 1)
+			assert.Len(t, cs, 4)
+			assert.Len(t, vs, 5)
+			assert.Len(t, bs, 3)
+			assert.Equal(t, []string{"alice", "bob", "carol"}, []string{bs[0].Voter, bs[1].Voter, bs[2].Voter}, "no duplicate, no gap")
+		}
+		// Skipping unknown types: pages of candidates and voters only,
+		// reading past ballots and the election.
+		var cs []Candidate
+		var vs []Voter
+		cursor, pages := "", 0
+		for {
+			next, err := coll.SkipUnknown().Limit(2).PageSize(3).After(cursor).Page(ctx, singletable.Into(s.candidates, &cs), singletable.Into(s.voters, &vs))
+			require.NoError(t, err)
+			pages++
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+		assert.Len(t, cs, 4)
+		assert.Len(t, vs, 5)
+		assert.GreaterOrEqual(t, pages, 5)
+	})
+	t.Run("foreign cursors", func(t *testing.T) {
+		var cs []Candidate
+		cursor, err := coll.SkipUnknown().Limit(1).Page(ctx, singletable.Into(s.candidates, &cs))
+		require.NoError(t, err)
+		require.NotEmpty(t, cursor)
+		other := singletable.NewCollection(s.elections, Election{Name: "Other"})
+		_, err = other.After(cursor).Page(ctx, singletable.Into(s.candidates, &cs))
+		assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
+		_, err = coll.Desc().After(cursor).Page(ctx, singletable.Into(s.candidates, &cs))
+		assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
+		_, err = s.candidates.Query(Candidate{Election: "Favorite Language"}).After(cursor).Page(ctx)
+		assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "a collection cursor does not resume a typed query")
+		_, err = coll.After("garbage").Page(ctx, singletable.Into(s.candidates, &cs))
+		assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
+	})
+}
+
+// Tag is a second entity in GSI1's SKILL# partitions, so that an index
+// partition holds two entity types.
+type Tag struct {
+	SkillName string
+	Tag       string
+}
+
+var Tags = singletable.MustDefine(singletable.Schema[Tag]{
+	Type: "Tag", PK: "TAG#{Tag}", SK: "SKILL#{SkillName}",
+	Indexes: []singletable.IndexSchema[Tag]{{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "TAG#{Tag}"}},
+})
+
+func TestCollectionOnIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var skills *singletable.Repo[UserSkill]
+	var tags *singletable.Repo[Tag]
+	newTable(t, func(tbl *singletable.Table) {
+		skills = singletable.Bind(tbl, UserSkills)
+		tags = singletable.Bind(tbl, Tags)
+	})
+	require.NoError(t, singletable.BatchWrite(ctx,
+		skills.PutOp(UserSkill{Username: "ann", SkillName: "go", Level: "Expert"}),
+		skills.PutOp(UserSkill{Username: "bob", SkillName: "go", Level: "Beginner"}),
+		skills.PutOp(UserSkill{Username: "cid", SkillName: "rust", Level: "Expert"}),
+		tags.PutOp(Tag{SkillName: "go", Tag: "backend"}),
+		tags.PutOp(Tag{SkillName: "go", Tag: "cloud"}),
+		tags.PutOp(Tag{SkillName: "rust", Tag: "systems"}),
+	))
+	var ss []UserSkill
+	var ts []Tag
+	coll := singletable.NewIndexCollection(skills, "GSI1", UserSkill{SkillName: "go"})
+	require.NoError(t, coll.Load(ctx, singletable.Into(skills, &ss), singletable.Into(tags, &ts)))
+	assert.Equal(t, []string{"bob", "ann"}, usernames(ss), "LEVEL#Beginner sorts before LEVEL#Expert")
+	assert.Equal(t, []Tag{{"go", "backend"}, {"go", "cloud"}}, ts)
+
+	// Pages through the index.
+	ss, ts = nil, nil
+	cur := ""
+	for {
+		next, err := coll.Limit(1).After(cur).Page(ctx, singletable.Into(skills, &ss), singletable.Into(tags, &ts))
+		require.NoError(t, err)
+		if next == "" {
+			break
+		}
+		cur = next
+	}
+	assert.Len(t, ss, 2)
+	assert.Len(t, ts, 2)
+
+	// Multi-attribute index partition.
+	var experts []UserSkill
+	require.NoError(t, singletable.NewIndexCollection(skills, "GSI2", UserSkill{SkillName: "go", Level: "Expert"}).
+		Load(ctx, singletable.Into(skills, &experts)))
+	assert.Equal(t, []string{"ann"}, usernames(experts))
+
+	_, err := singletable.NewIndexCollection(skills, "GSI1", UserSkill{SkillName: "go"}).Consistent().Request(singletable.Member(skills))
+	var ve *singletable.ValidationError
+	assert.ErrorAs(t, err, &ve)
+}
+
+func TestCollectionValidatesFirst(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, users, skills, c := seedTable(t)
+	var otherUsers *singletable.Repo[User]
+	newTable(t, func(tbl *singletable.Table) { otherUsers = singletable.Bind(tbl, Users) })
+	var u User
+	var list []UserSkill
+	cases := []struct {
+		name string
+		err  error
+	}{
+		{"no key", singletable.NewCollection(users, User{}).Load(ctx, singletable.IntoOne(users, &u))},
+		{"no targets", singletable.NewCollection(users, User{Username: "a"}).Load(ctx)},
+		{"two targets for a type", singletable.NewCollection(users, User{Username: "a"}).Load(ctx, singletable.Into(skills, &list), singletable.Into(skills, &list))},
+		{"target of another table", singletable.NewCollection(users, User{Username: "a"}).Load(ctx, singletable.IntoOne(otherUsers, &u))},
+		{"unknown index", singletable.NewIndexCollection(users, "GSI9", User{Username: "a"}).Load(ctx, singletable.IntoOne(users, &u))},
+		{"negative limit", singletable.NewCollection(users, User{Username: "a"}).Limit(-1).Load(ctx, singletable.IntoOne(users, &u))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Error(t, tc.err)
+			var ve *singletable.ValidationError
+			var ke *singletable.KeyError
+			assert.True(t, errors.As(tc.err, &ve) || errors.As(tc.err, &ke), "typed error: %v", tc.err)
+		})
+	}
+	assert.Zero(t, c.requests.Load(), "nothing sent")
+
+	in, err := singletable.NewCollection(users, User{Username: "a"}).Limit(5).Request()
+	require.NoError(t, err)
+	assert.Equal(t, int32(5), *in.Limit)
+	assert.Nil(t, in.FilterExpression, "no entity filter: the whole collection is read")
+}
