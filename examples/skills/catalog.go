@@ -1,0 +1,35 @@
+package skills
+
+import (
+	"time"
+
+	"github.com/singletable-go/singletable"
+)
+
+// AccessPatterns lists seed 000's access patterns as the service runs them:
+// each is made from the very query or repository call the service sends,
+// so the catalog in docs/catalog.md cannot drift from the code.
+func AccessPatterns(st *Store) []singletable.AccessPattern {
+	var t time.Time
+	ap13 := skillsOf(st, "").AccessPattern("AP13", "Get user with all skills (profile read, then the skills collection)")
+	return []singletable.AccessPattern{
+		st.Users.AccessPattern("AP1", "Get user by username (login)", singletable.OpGet),
+		st.Users.AccessPattern("AP2", "Create new user (register)", singletable.OpCreate),
+		st.Users.AccessPattern("AP3", "Update user profile", singletable.OpUpdate),
+		st.Users.AccessPattern("AP4", "Check if user exists (projection: Username)", singletable.OpGet),
+		usersInShard(st, 0, "").AccessPattern("AP5", "List all users: each of the UserShards partitions, merged by username"),
+		usersInShard(st, 0, "x").AccessPattern("AP5+", "List all users, next page: after the cursor's username"),
+		skillsOf(st, "").AccessPattern("AP6", "Get all skills for a user"),
+		st.Skills.AccessPattern("AP7", "Get specific skill for user", singletable.OpGet),
+		st.Skills.AccessPattern("AP8", "Add skill to user", singletable.OpCreate),
+		st.Skills.AccessPattern("AP9", "Update skill proficiency (GSI1/GSI2 keys follow)", singletable.OpUpdate),
+		st.Skills.AccessPattern("AP10", "Remove skill from user", singletable.OpDelete),
+		usersWithSkill(st, "").AccessPattern("AP11", "Find users by skill name"),
+		usersWithSkillAt(st, "", "").AccessPattern("AP12", "Find users at a level for a skill (e.g. Expert)"),
+		ap13,
+		skillExperience(st, "", "", 0).AccessPattern("GSI2-a", "Skill at level with at least N years"),
+		skillYears(st, "", "", 0).AccessPattern("GSI2-b", "Skill at level with exactly N years"),
+		skillRecency(st, "", "", 0, t).AccessPattern("GSI2-c", "Skill at level, N years, used since a date"),
+		st.Skills.AccessPattern("ENDORSE", "Endorse a skill (atomic ADD)", singletable.OpUpdate),
+	}
+}

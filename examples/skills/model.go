@@ -1,0 +1,95 @@
+package skills
+
+import (
+	"hash/fnv"
+	"time"
+
+	"github.com/singletable-go/singletable"
+)
+
+// TableName is the table seed 000 names: users and their skills, one table.
+const TableName = "glad-entities"
+
+// UserShards is how many partitions the list-all-users index spreads users
+// over. Every user lands in shard fnv32(username) mod UserShards, so writes
+// spread evenly and no single GSI partition takes every registration;
+// listing reads all shards and merges them by username. See [Service.ListUsers].
+const UserShards = 4
+
+// User is a registered user: PK USER#<username>, SK PROFILE (seed 000,
+// phase 1). Users also appear in GSI1 under USERS#<shard>, sorted by
+// username, so that all users can be listed without a Scan (AP5).
+type User struct {
+	Username     string    `dynamodbav:"Username" json:"username"`
+	Name         string    `dynamodbav:"Name" json:"name"`
+	PasswordHash string    `dynamodbav:"PasswordHash" json:"-"`
+	CreatedAt    time.Time `dynamodbav:"CreatedAt" json:"created_at"`
+	UpdatedAt    time.Time `dynamodbav:"UpdatedAt" json:"updated_at"`
+	// Shard places the user in one of UserShards partitions of the
+	// list-all-users index; it is derived from Username by ShardOf.
+	Shard int `dynamodbav:"UserShard" json:"-"`
+}
+
+// Levels are the proficiency levels a skill can have, lowest first.
+var Levels = []string{"Beginner", "Intermediate", "Advanced", "Expert"}
+
+// UserSkill is one skill of one user: PK USER#<username>, SK
+// SKILL#<skill_name>, in the same item collection as the user's profile
+// (seed 000, phase 2). GSI1 finds users by skill and level; GSI2, a native
+// multi-attribute index, answers "skill S at level L with at least N years
+// (or exactly N years, used since D)" without string concatenation.
+type UserSkill struct {
+	Username     string    `dynamodbav:"Username" json:"username"`
+	SkillName    string    `dynamodbav:"SkillName" json:"skill_name"`
+	Level        string    `dynamodbav:"ProficiencyLevel" json:"level"`
+	Years        int       `dynamodbav:"YearsOfExperience" json:"years_of_experience"`
+	Endorsements int       `dynamodbav:"Endorsements" json:"endorsements"`
+	LastUsed     time.Time `dynamodbav:"LastUsedDate" json:"-"`
+	CreatedAt    time.Time `dynamodbav:"CreatedAt" json:"created_at"`
+	UpdatedAt    time.Time `dynamodbav:"UpdatedAt" json:"updated_at"`
+}
+
+// Users declares the User entity.
+var Users = singletable.MustDefine(singletable.Schema[User]{
+	Type: "User",
+	PK:   "USER#{Username}",
+	SK:   "PROFILE",
+	Indexes: []singletable.IndexSchema[User]{
+		// GSI1 is overloaded: skills use it for SKILL#… partitions, users
+		// for USERS#<shard> partitions. Sharding keeps any one partition
+		// far from DynamoDB's 1,000 writes per second per partition.
+		{Name: "GSI1", PK: "USERS#{Shard}", SK: "USER#{Username}"},
+	},
+})
+
+// UserSkills declares the UserSkill entity.
+var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
+	Type: "UserSkill",
+	PK:   "USER#{Username}",
+	SK:   "SKILL#{SkillName}",
+	Indexes: []singletable.IndexSchema[UserSkill]{
+		{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
+		{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
+	},
+})
+
+// ShardOf returns the list-all-users shard of a username.
+func ShardOf(username string) int {
+	h := fnv.New32a()
+	h.Write([]byte(username))
+	return int(h.Sum32() % UserShards)
+}
+
+// Store is the glad-entities table with its two repositories bound.
+type Store struct {
+	Table  *singletable.Table
+	Users  *singletable.Repo[User]
+	Skills *singletable.Repo[UserSkill]
+}
+
+// NewStore binds the entities to the table called name, reached through
+// client. It sends no request; call Table.Create to create the table.
+func NewStore(client singletable.Client, name string, optFns ...func(*singletable.TableOptions)) *Store {
+	t := singletable.NewTable(client, name, optFns...)
+	return &Store{Table: t, Users: singletable.Bind(t, Users), Skills: singletable.Bind(t, UserSkills)}
+}
