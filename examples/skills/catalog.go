@@ -11,7 +11,10 @@ import (
 // so the catalog in docs/catalog.md cannot drift from the code.
 func AccessPatterns(st *Store) []singletable.AccessPattern {
 	var t time.Time
-	ap13 := skillsOf(st, "").AccessPattern("AP13", "Get user with all skills (profile read, then the skills collection)")
+	// A collection spans entities, so its pattern is written out: one
+	// Query on the partition returns the profile and every skill.
+	ap13 := singletable.AccessPattern{Name: "AP13", Description: "Get user with all skills: the USER# item collection (User + UserSkill items)",
+		Entity: "User", Operation: singletable.OpQuery, Condition: "PK = USER#{Username}"}
 	return []singletable.AccessPattern{
 		st.Users.AccessPattern("AP1", "Get user by username (login)", singletable.OpGet),
 		st.Users.AccessPattern("AP2", "Create new user (register)", singletable.OpCreate),

@@ -345,17 +345,29 @@ type Profile struct {
 	Skills []UserSkill
 }
 
-// GetProfile reads a user and all their skills (AP13).
+// profileCollection is the AP13 read: the whole USER#<username> item
+// collection, the profile and every skill, in one Query.
+func profileCollection(st *Store, username string) *singletable.Collection {
+	return singletable.NewCollection(st.Users, User{Username: username})
+}
+
+// GetProfile reads a user and all their skills with one Query over the
+// user's item collection (AP13): the profile (SK PROFILE) and the skills
+// (SK SKILL#…) share the partition USER#<username>, and each item is
+// decoded by its entity type.
 func (s *Service) GetProfile(ctx context.Context, username string) (Profile, error) {
-	u, err := s.GetUser(ctx, username)
-	if err != nil {
+	if err := ValidUsername(username); err != nil {
 		return Profile{}, err
 	}
-	skills, err := skillsOf(s.store, username).Collect(ctx)
-	if err != nil {
-		return Profile{}, err
+	var p Profile
+	profile := singletable.IntoOne(s.store.Users, &p.User)
+	if err := profileCollection(s.store, username).Load(ctx, profile, singletable.Into(s.store.Skills, &p.Skills)); err != nil {
+		return Profile{}, fmt.Errorf("user %s: %w", username, err)
 	}
-	return Profile{User: u, Skills: skills}, nil
+	if profile.Count() == 0 {
+		return Profile{}, fmt.Errorf("user %s: %w", username, singletable.ErrNotFound)
+	}
+	return p, nil
 }
 
 // UpdateSkill changes a skill's level, years or last-used date (AP9). GSI1

@@ -1,0 +1,389 @@
+// Command demo runs the skills story (seed 000) end to end against a
+// DynamoDB Local it starts and stops itself: it creates the tables, seeds
+// the legacy users table, fills glad-entities, adds skills, runs every
+// access pattern printing what each returns, then prints the table's
+// access-pattern catalog. `make demo` runs it.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/examples/skills"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+// legacyUser is an item of the legacy `users` table: partition key
+// username, no sort key.
+type legacyUser struct {
+	Username  string `dynamodbav:"username"`
+	Name      string `dynamodbav:"name"`
+	Password  string `dynamodbav:"-"`
+	CreatedAt string `dynamodbav:"created_at"`
+}
+
+var legacyUsers = []legacyUser{
+	{"alice", "Alice Martin", "alice-secret", "2021-03-14T09:00:00Z"},
+	{"bob", "Bob Chen", "bob-secret!", "2021-07-02T12:30:00Z"},
+	{"carol", "Carol Diaz", "carol-secret", "2022-01-20T08:15:00Z"},
+	{"dave", "Dave Okafor", "dave-secret", "2022-05-05T17:45:00Z"},
+	{"erin", "Erin Novak", "erin-secret", "2022-11-11T11:11:00Z"},
+	{"frank", "Frank Weber", "frank-secret", "2023-02-28T22:00:00Z"},
+	{"grace", "Grace Kim", "grace-secret", "2023-06-30T06:00:00Z"},
+	{"heidi", "Heidi Larsen", "heidi-secret", "2023-09-09T09:09:00Z"},
+	{"john", "John Smith", "john-secret", "2024-01-01T10:00:00Z"},
+	{"mary", "Mary Jones", "mary-secret", "2024-02-14T14:00:00Z"},
+}
+
+func run() error {
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+
+	fmt.Println("Starting DynamoDB Local (the first run downloads it)...")
+	srv, err := ddblocal.Start(ctx, ddblocal.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := srv.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "demo: stop DynamoDB Local:", err)
+		}
+	}()
+	fmt.Printf("DynamoDB Local at %s, ready after %s\n", srv.Endpoint(), time.Since(started).Round(time.Millisecond))
+	client := srv.Client()
+
+	// The legacy table, as the seed describes it.
+	heading("Legacy table `users` (partition key username, no sort key)")
+	if err := seedLegacy(ctx, client); err != nil {
+		return err
+	}
+	fmt.Printf("seeded %d users with the raw SDK\n", len(legacyUsers))
+
+	// The single table, created from the declarations.
+	st := skills.NewStore(client, skills.TableName)
+	if err := st.Table.Create(ctx); err != nil {
+		return err
+	}
+	svc := skills.NewService(st)
+	svc.PasswordIterations = 10_000 // a demo: the production default is 600,000
+	patterns := map[string]singletable.AccessPattern{}
+	for _, p := range skills.AccessPatterns(st) {
+		patterns[p.Name] = p
+	}
+	heading("Table `" + skills.TableName + "` created from the declarations")
+	in := st.Table.CreateInput(singletable.CreateOptions{})
+	w := newTable("index", "keys")
+	w.row("table", keySchema(in.KeySchema))
+	for _, g := range in.GlobalSecondaryIndexes {
+		w.row(aws.ToString(g.IndexName), keySchema(g.KeySchema))
+	}
+	w.flush()
+
+	// Until the migration engine lands, the legacy users sign up again
+	// (AP2): the migration step will copy them instead.
+	for _, u := range legacyUsers {
+		if _, err := svc.Register(ctx, u.Username, u.Name, u.Password); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("registered the %d legacy users in %s\n", len(legacyUsers), skills.TableName)
+
+	// Skills (AP8).
+	type skillRow struct {
+		user, skill, level string
+		years              int
+		lastUsed           string
+	}
+	for _, s := range []skillRow{
+		{"alice", "python", "Expert", 9, "2023-01-01"},
+		{"alice", "golang", "Advanced", 4, "2024-04-01"},
+		{"bob", "python", "Intermediate", 2, "2024-01-01"},
+		{"carol", "python", "Expert", 7, "2024-05-01"},
+		{"carol", "c#", "Advanced", 5, "2022-10-01"},
+		{"dave", "python", "Beginner", 1, "2024-02-01"},
+		{"erin", "python", "Expert", 5, "2023-06-01"},
+		{"frank", "golang", "Expert", 8, "2024-06-01"},
+		{"grace", "python", "Expert", 7, "2023-12-31"},
+		{"heidi", "python", "Expert", 12, "2024-03-01"},
+		{"john", "golang", "Expert", 7, "2024-06-01"},
+		{"john", "python", "Expert", 5, "2023-06-01"},
+		{"john", "go", "Beginner", 1, "2024-03-01"},
+		{"mary", "golang", "Advanced", 3, "2024-02-01"},
+		{"mary", "python", "Expert", 7, "2024-05-01"},
+	} {
+		lastUsed, _ := time.Parse(skills.DateLayout, s.lastUsed)
+		if _, err := svc.AddSkill(ctx, s.user, s.skill, skills.SkillInput{Level: &s.level, Years: &s.years, LastUsed: &lastUsed}); err != nil {
+			return err
+		}
+	}
+
+	ap := func(name string) {
+		p := patterns[name]
+		index := p.Index
+		if index == "" {
+			index = "table"
+		}
+		fmt.Printf("\n== %s: %s\n   %s on %s: %s\n", p.Name, p.Description, p.Operation, index, p.Condition)
+	}
+
+	ap("AP1")
+	u, err := svc.GetUser(ctx, "john")
+	if err != nil {
+		return err
+	}
+	printUsers([]skills.User{u})
+	_, err = svc.Authenticate(ctx, "john", "john-secret")
+	fmt.Printf("login john/john-secret: %s\n", outcome(err))
+	_, err = svc.Authenticate(ctx, "john", "wrong")
+	fmt.Printf("login john/wrong: %s\n", outcome(err))
+
+	ap("AP2")
+	_, err = svc.Register(ctx, "zoe", "Zoe Adams", "zoe-secret")
+	fmt.Printf("register zoe: %s\n", outcome(err))
+	_, err = svc.Register(ctx, "zoe", "Another Zoe", "other-secret")
+	fmt.Printf("register zoe again: %s\n", outcome(err))
+
+	ap("AP3")
+	u, err = svc.UpdateProfile(ctx, "zoe", "Zoe Adams-Baker")
+	if err != nil {
+		return err
+	}
+	printUsers([]skills.User{u})
+	_, err = svc.UpdateProfile(ctx, "nobody", "No One")
+	fmt.Printf("update nobody: %s\n", outcome(err))
+
+	ap("AP4")
+	w = newTable("username", "exists")
+	for _, name := range []string{"john", "zoe", "nobody"} {
+		ok, err := svc.UserExists(ctx, name)
+		if err != nil {
+			return err
+		}
+		w.row(name, strconv.FormatBool(ok))
+	}
+	w.flush()
+
+	ap("AP5")
+	cursor, pageNo := "", 1
+	for {
+		page, err := svc.ListUsers(ctx, 4, cursor)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("page %d (limit 4, %d shards):\n", pageNo, skills.UserShards)
+		printUsers(page.Items)
+		if cursor = page.Cursor; cursor == "" {
+			break
+		}
+		pageNo++
+	}
+
+	ap("AP6")
+	sp, err := svc.ListSkills(ctx, "john", 0, "")
+	if err != nil {
+		return err
+	}
+	printSkills(sp.Items)
+
+	ap("AP7")
+	sk, err := svc.GetSkill(ctx, "john", "go")
+	if err != nil {
+		return err
+	}
+	printSkills([]skills.UserSkill{sk})
+	_, err = svc.GetSkill(ctx, "john", "gol")
+	fmt.Printf("john's skill \"gol\": %s (prefix-safe keys: \"go\" and \"golang\" are not matched)\n", outcome(err))
+
+	ap("AP8")
+	lvl, yrs := "Intermediate", 1
+	sk, err = svc.AddSkill(ctx, "zoe", "rust", skills.SkillInput{Level: &lvl, Years: &yrs})
+	if err != nil {
+		return err
+	}
+	printSkills([]skills.UserSkill{sk})
+	_, err = svc.AddSkill(ctx, "zoe", "rust", skills.SkillInput{Level: &lvl})
+	fmt.Printf("add rust to zoe again: %s\n", outcome(err))
+
+	ap("AP9")
+	lvl = "Intermediate"
+	sk, err = svc.UpdateSkill(ctx, "john", "go", skills.SkillInput{Level: &lvl})
+	if err != nil {
+		return err
+	}
+	printSkills([]skills.UserSkill{sk})
+	found, err := svc.FindUsers(ctx, skills.SkillSearch{SkillName: "go", Level: "Intermediate"})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("GSI1 followed the update: users with go at Intermediate = %v\n", usernames(found.Items))
+
+	ap("AP10")
+	old, err := svc.RemoveSkill(ctx, "zoe", "rust")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("removed zoe's %s (%s)\n", old.SkillName, old.Level)
+	_, err = svc.RemoveSkill(ctx, "zoe", "rust")
+	fmt.Printf("remove it again: %s\n", outcome(err))
+
+	ap("AP11")
+	if err := printSearch(ctx, svc, skills.SkillSearch{SkillName: "python"}); err != nil {
+		return err
+	}
+
+	ap("AP12")
+	if err := printSearch(ctx, svc, skills.SkillSearch{SkillName: "python", Level: "Expert"}); err != nil {
+		return err
+	}
+
+	ap("AP13")
+	p, err := svc.GetProfile(ctx, "john")
+	if err != nil {
+		return err
+	}
+	printUsers([]skills.User{p.User})
+	printSkills(p.Skills)
+
+	five, seven := 5, 7
+	since := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	ap("GSI2-a")
+	fmt.Println("python, Expert, YearsOfExperience >= 5:")
+	if err := printSearch(ctx, svc, skills.SkillSearch{SkillName: "python", Level: "Expert", MinYears: &five}); err != nil {
+		return err
+	}
+	ap("GSI2-c")
+	fmt.Println("python, Expert, YearsOfExperience = 7, LastUsedDate >= 2024-01-01 (the seed's query):")
+	if err := printSearch(ctx, svc, skills.SkillSearch{SkillName: "python", Level: "Expert", Years: &seven, UsedSince: &since}); err != nil {
+		return err
+	}
+
+	heading("Access-pattern catalog (generated from the declarations)")
+	if err := st.Table.Catalog(skills.AccessPatterns(st)...).WriteMarkdown(os.Stdout); err != nil {
+		return err
+	}
+	fmt.Printf("\nDone in %s; stopping DynamoDB Local.\n", time.Since(started).Round(time.Millisecond))
+	return nil
+}
+
+func seedLegacy(ctx context.Context, client *dynamodb.Client) error {
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("users"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("username"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("username"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	if err != nil {
+		return err
+	}
+	for _, u := range legacyUsers {
+		_, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("users"), Item: map[string]types.AttributeValue{
+			"username":   &types.AttributeValueMemberS{Value: u.Username},
+			"name":       &types.AttributeValueMemberS{Value: u.Name},
+			"created_at": &types.AttributeValueMemberS{Value: u.CreatedAt},
+			"updated_at": &types.AttributeValueMemberS{Value: u.CreatedAt},
+		}})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printSearch(ctx context.Context, svc *skills.Service, q skills.SkillSearch) error {
+	page, err := svc.FindUsers(ctx, q)
+	if err != nil {
+		return err
+	}
+	printSkills(page.Items)
+	return nil
+}
+
+func usernames(s []skills.UserSkill) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = x.Username
+	}
+	return out
+}
+
+// outcome describes an error the way the HTTP API answers it.
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, singletable.ErrAlreadyExists):
+		return "refused, already exists (409)"
+	case errors.Is(err, singletable.ErrNotFound):
+		return "not found (404)"
+	case errors.Is(err, skills.ErrBadCredentials):
+		return "bad credentials (401)"
+	}
+	return "error: " + err.Error()
+}
+
+func heading(s string) {
+	fmt.Printf("\n## %s\n\n", s)
+}
+
+func keySchema(ks []types.KeySchemaElement) string {
+	var parts []string
+	for _, k := range ks {
+		parts = append(parts, aws.ToString(k.AttributeName)+" "+strings.ToLower(string(k.KeyType)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+type table struct{ w *tabwriter.Writer }
+
+func newTable(headers ...string) *table {
+	t := &table{tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)}
+	t.row(headers...)
+	under := make([]string, len(headers))
+	for i, h := range headers {
+		under[i] = strings.Repeat("-", len(h))
+	}
+	t.row(under...)
+	return t
+}
+
+func (t *table) row(cells ...string) { fmt.Fprintln(t.w, "  "+strings.Join(cells, "\t")) }
+
+func (t *table) flush() { _ = t.w.Flush() }
+
+func printUsers(us []skills.User) {
+	t := newTable("username", "name", "shard", "created")
+	for _, u := range us {
+		t.row(u.Username, u.Name, strconv.Itoa(u.Shard), u.CreatedAt.Format(time.DateOnly))
+	}
+	t.flush()
+}
+
+func printSkills(ss []skills.UserSkill) {
+	t := newTable("username", "skill", "level", "years", "last used", "endorsements")
+	for _, s := range ss {
+		t.row(s.Username, s.SkillName, s.Level, strconv.Itoa(s.Years), s.LastUsed.Format(time.DateOnly), strconv.Itoa(s.Endorsements))
+	}
+	if len(ss) == 0 {
+		t.row("(none)")
+	}
+	t.flush()
+}
