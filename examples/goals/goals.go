@@ -1,0 +1,387 @@
+// Package goals implements seed 002, a one-table playbook for a wellness
+// service: user profiles, goals, meals and activities, all under USER#
+// partitions of the single table named by TABLE_NAME, with one overloaded
+// GSI (EmailIndex: gsi1_pk, gsi1_sk) that serves users by email, goals by
+// status sorted by time, activities by goal and meals by category. Every
+// item carries EntityType.
+package goals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/singletable-go/singletable"
+)
+
+// GoalStatus is the state of a goal.
+type GoalStatus string
+
+// Goal statuses.
+const (
+	GoalActive    GoalStatus = "ACTIVE"
+	GoalCompleted GoalStatus = "COMPLETED"
+	GoalAbandoned GoalStatus = "ABANDONED"
+)
+
+// Valid reports whether s is a known status.
+func (s GoalStatus) Valid() bool {
+	return s == GoalActive || s == GoalCompleted || s == GoalAbandoned
+}
+
+// Profile is a user: pk USER#<userId>, sk PROFILE; in EmailIndex under
+// EMAIL#<email>, so a sign-in by email is one Query.
+type Profile struct {
+	UserID string `dynamodbav:"user_id"`
+	Email  string `dynamodbav:"email"`
+	Name   string `dynamodbav:"name"`
+}
+
+// Goal is a user's goal: pk USER#<userId>, sk GOAL#<goalId>; in EmailIndex
+// under GOALS#<status>, sorted by creation time (gsi1_sk
+// <created_at>#<goalId>, as the playbook writes it).
+type Goal struct {
+	UserID    string     `dynamodbav:"user_id"`
+	GoalID    string     `dynamodbav:"goal_id"`
+	Title     string     `dynamodbav:"title"`
+	Status    GoalStatus `dynamodbav:"status"`
+	Target    float64    `dynamodbav:"target"`
+	CreatedAt time.Time  `dynamodbav:"created_at"`
+}
+
+// Meal is a meal a user logged: pk USER#<userId>, sk
+// MEAL#<eaten_at>#<mealId>, so a date range is one "between". Meals with a
+// category are also in EmailIndex under USER#<userId>#CATEGORY#<category>
+// (a sparse entry: meals without one are not indexed).
+type Meal struct {
+	UserID   string    `dynamodbav:"user_id"`
+	MealID   string    `dynamodbav:"meal_id"`
+	EatenAt  time.Time `dynamodbav:"eaten_at"`
+	Category string    `dynamodbav:"category,omitempty"`
+	Calories int       `dynamodbav:"calories"`
+	Notes    string    `dynamodbav:"notes,omitempty"`
+}
+
+// Activity is progress towards a goal: pk USER#<userId>, sk
+// ACTIVITY#<goalId>#<date>#<activityId>, so one day's activities for a
+// goal are a begins_with; in EmailIndex under GOAL#<goalId> for all of a
+// goal's activities.
+type Activity struct {
+	UserID     string  `dynamodbav:"user_id"`
+	GoalID     string  `dynamodbav:"goal_id"`
+	Date       string  `dynamodbav:"date"` // YYYY-MM-DD
+	ActivityID string  `dynamodbav:"activity_id"`
+	Kind       string  `dynamodbav:"kind"`
+	Amount     float64 `dynamodbav:"amount"`
+}
+
+// IndexName is the playbook's one GSI.
+const IndexName = "EmailIndex"
+
+func gsi1[T any](pk, sk string) singletable.IndexSchema[T] {
+	return singletable.IndexSchema[T]{Name: IndexName, PK: pk, SK: sk, PKAttr: "gsi1_pk", SKAttr: "gsi1_sk"}
+}
+
+// The entity declarations.
+var (
+	Profiles = singletable.MustDefine(singletable.Schema[Profile]{
+		Type: "UserProfile", PK: "USER#{UserID}", SK: "PROFILE",
+		Indexes: []singletable.IndexSchema[Profile]{gsi1[Profile]("EMAIL#{Email}", "USER#{UserID}")},
+	})
+	Goals = singletable.MustDefine(singletable.Schema[Goal]{
+		Type: "Goal", PK: "USER#{UserID}", SK: "GOAL#{GoalID}",
+		Indexes: []singletable.IndexSchema[Goal]{gsi1[Goal]("GOALS#{Status}", "{CreatedAt}#{GoalID}")},
+	})
+	Meals = singletable.MustDefine(singletable.Schema[Meal]{
+		Type: "Meal", PK: "USER#{UserID}", SK: "MEAL#{EatenAt}#{MealID}",
+		Indexes: []singletable.IndexSchema[Meal]{gsi1[Meal]("USER#{UserID}#CATEGORY#{Category}", "MEAL#{EatenAt}#{MealID}")},
+	})
+	Activities = singletable.MustDefine(singletable.Schema[Activity]{
+		Type: "Activity", PK: "USER#{UserID}", SK: "ACTIVITY#{GoalID}#{Date}#{ActivityID}",
+		Indexes: []singletable.IndexSchema[Activity]{gsi1[Activity]("GOAL#{GoalID}", "ACTIVITY#{Date}#{ActivityID}")},
+	})
+)
+
+// tableOptions are the playbook's attribute names: lower-case pk and sk.
+func tableOptions(o *singletable.TableOptions) {
+	o.PartitionKey, o.SortKey = "pk", "sk"
+}
+
+// Repository is the playbook's SingleTableRepository: one table, a typed
+// repository per entity.
+type Repository struct {
+	Table      *singletable.Table
+	Profiles   *singletable.Repo[Profile]
+	Goals      *singletable.Repo[Goal]
+	Meals      *singletable.Repo[Meal]
+	Activities *singletable.Repo[Activity]
+}
+
+// ErrNoTableName is returned by FromEnv when TABLE_NAME is not set: the
+// playbook forbids falling back to a feature-specific table.
+var ErrNoTableName = errors.New("goals: TABLE_NAME environment variable not set")
+
+// FromEnv returns the repository on the table named by TABLE_NAME (or
+// MAIN_TABLE_NAME, as the playbook's base repository allows).
+func FromEnv(client singletable.Client) (*Repository, error) {
+	name := os.Getenv("TABLE_NAME")
+	if name == "" {
+		name = os.Getenv("MAIN_TABLE_NAME")
+	}
+	if name == "" {
+		return nil, ErrNoTableName
+	}
+	return New(client, name), nil
+}
+
+// New returns the repository on the named table.
+func New(client singletable.Client, name string) *Repository {
+	t := singletable.NewTable(client, name, tableOptions)
+	return &Repository{
+		Table:      t,
+		Profiles:   singletable.Bind(t, Profiles),
+		Goals:      singletable.Bind(t, Goals),
+		Meals:      singletable.Bind(t, Meals),
+		Activities: singletable.Bind(t, Activities),
+	}
+}
+
+// CreateProfile registers a user (conditional create).
+func (r *Repository) CreateProfile(ctx context.Context, p Profile) error {
+	return r.Profiles.Create(ctx, p)
+}
+
+// byEmail is the EmailIndex query for a user's email.
+func (r *Repository) byEmail(email string) *singletable.Query[Profile] {
+	return r.Profiles.QueryIndex(IndexName, Profile{Email: email})
+}
+
+// ProfileByEmail finds a user by email; singletable.ErrNotFound if none.
+func (r *Repository) ProfileByEmail(ctx context.Context, email string) (Profile, error) {
+	page, err := r.byEmail(email).Limit(1).Page(ctx)
+	if err != nil {
+		return Profile{}, err
+	}
+	if len(page.Items) == 0 {
+		return Profile{}, fmt.Errorf("email %s: %w", email, singletable.ErrNotFound)
+	}
+	return page.Items[0], nil
+}
+
+// CreateGoal creates a goal: a conditional write, so an existing goal ID
+// is singletable.ErrAlreadyExists, never overwritten.
+func (r *Repository) CreateGoal(ctx context.Context, g Goal) error {
+	if !g.Status.Valid() {
+		return &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", g.Status)}
+	}
+	return r.Goals.Create(ctx, g)
+}
+
+// GetGoal reads one goal.
+func (r *Repository) GetGoal(ctx context.Context, userID, goalID string) (Goal, error) {
+	return r.Goals.Get(ctx, Goal{UserID: userID, GoalID: goalID})
+}
+
+// userGoals is "all goals of a user": pk = USER#<id>, sk begins_with GOAL#.
+func (r *Repository) userGoals(userID string) *singletable.Query[Goal] {
+	return r.Goals.Query(Goal{UserID: userID})
+}
+
+// UserGoals returns all of a user's goals.
+func (r *Repository) UserGoals(ctx context.Context, userID string) ([]Goal, error) {
+	return r.userGoals(userID).Collect(ctx)
+}
+
+// goalsByStatus is "all goals with a status across users", oldest first.
+func (r *Repository) goalsByStatus(status GoalStatus) *singletable.Query[Goal] {
+	return r.Goals.QueryIndex(IndexName, Goal{Status: status})
+}
+
+// goalsByStatusSince narrows goalsByStatus to goals created at or after a time.
+func (r *Repository) goalsByStatusSince(status GoalStatus, since time.Time) *singletable.Query[Goal] {
+	return r.Goals.QueryIndex(IndexName, Goal{Status: status, CreatedAt: since}).Where(singletable.Ge, "CreatedAt")
+}
+
+// GoalsByStatus returns a page of goals with a status, across users,
+// newest first when newestFirst is set; since, when not zero, keeps only
+// goals created at or after it (a key condition, not a filter).
+func (r *Repository) GoalsByStatus(ctx context.Context, status GoalStatus, since time.Time, newestFirst bool, limit int, cursor string) (singletable.Page[Goal], error) {
+	q := r.goalsByStatus(status)
+	if !since.IsZero() {
+		q = r.goalsByStatusSince(status, since)
+	}
+	if newestFirst {
+		q = q.Desc()
+	}
+	return q.Limit(limit).After(cursor).Page(ctx)
+}
+
+// SetGoalStatus moves a goal to a new status. The goal's EmailIndex key
+// (GOALS#<status> / <created_at>#<goalId>) depends on the status and on
+// created_at, so the update sets both: the library refuses an update that
+// would leave the index key half-recomputed. The write is conditional on
+// the status read, so a concurrent change is singletable.ErrConditionFailed
+// rather than lost.
+func (r *Repository) SetGoalStatus(ctx context.Context, userID, goalID string, status GoalStatus) (Goal, error) {
+	if !status.Valid() {
+		return Goal{}, &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", status)}
+	}
+	g, err := r.GetGoal(ctx, userID, goalID)
+	if err != nil {
+		return Goal{}, err
+	}
+	return r.Goals.Update(g).
+		Set("Status", status).
+		SetFrom(g, "CreatedAt").
+		If(expression.Name("status").Equal(expression.Value(g.Status))).
+		Run(ctx)
+}
+
+// DeleteGoal deletes a goal (its activities stay: they are history).
+func (r *Repository) DeleteGoal(ctx context.Context, userID, goalID string) error {
+	_, err := r.Goals.Delete(ctx, Goal{UserID: userID, GoalID: goalID})
+	return err
+}
+
+// LogMeal records a meal.
+func (r *Repository) LogMeal(ctx context.Context, m Meal) error {
+	return r.Meals.Create(ctx, m)
+}
+
+// userMeals is "all meals of a user": sk begins_with MEAL#.
+func (r *Repository) userMeals(userID string) *singletable.Query[Meal] {
+	return r.Meals.Query(Meal{UserID: userID})
+}
+
+// mealsBetween is "meals in a date range": sk between MEAL#<from> and MEAL#<to>.
+func (r *Repository) mealsBetween(userID string, from, to time.Time) *singletable.Query[Meal] {
+	return r.Meals.Query(Meal{UserID: userID, EatenAt: from}).Between(Meal{EatenAt: to}, "EatenAt")
+}
+
+// UserMeals returns all of a user's meals, oldest first.
+func (r *Repository) UserMeals(ctx context.Context, userID string) ([]Meal, error) {
+	return r.userMeals(userID).Collect(ctx)
+}
+
+// MealsBetween returns a user's meals eaten from the first day to the last
+// day, both included, oldest first.
+func (r *Repository) MealsBetween(ctx context.Context, userID string, firstDay, lastDay time.Time) ([]Meal, error) {
+	from := day(firstDay)
+	to := day(lastDay).Add(24*time.Hour - time.Nanosecond)
+	if to.Before(from) {
+		return nil, &singletable.ValidationError{Entity: "Meal", Field: "EatenAt", Reason: "the range ends before it starts"}
+	}
+	return r.mealsBetween(userID, from, to).Collect(ctx)
+}
+
+// mealsByCategory is "a user's items by category" on the GSI.
+func (r *Repository) mealsByCategory(userID, category string) *singletable.Query[Meal] {
+	return r.Meals.QueryIndex(IndexName, Meal{UserID: userID, Category: category})
+}
+
+// MealsByCategory returns a user's meals of one category, oldest first.
+func (r *Repository) MealsByCategory(ctx context.Context, userID, category string) ([]Meal, error) {
+	return r.mealsByCategory(userID, category).Collect(ctx)
+}
+
+// LogActivity records progress towards a goal; the goal must exist.
+func (r *Repository) LogActivity(ctx context.Context, a Activity) error {
+	if _, err := time.Parse(time.DateOnly, a.Date); err != nil {
+		return &singletable.ValidationError{Entity: "Activity", Field: "Date", Reason: "not a YYYY-MM-DD date", Err: err}
+	}
+	if _, err := r.GetGoal(ctx, a.UserID, a.GoalID); err != nil {
+		return fmt.Errorf("goal %s: %w", a.GoalID, err)
+	}
+	return r.Activities.Create(ctx, a)
+}
+
+// activitiesOn is "a goal's activities on one date": sk begins_with
+// ACTIVITY#<goalId>#<date>#.
+func (r *Repository) activitiesOn(userID, goalID, date string) *singletable.Query[Activity] {
+	return r.Activities.Query(Activity{UserID: userID, GoalID: goalID, Date: date}).Where(singletable.Eq, "GoalID", "Date")
+}
+
+// ActivitiesOn returns a user's activities for a goal on one date.
+func (r *Repository) ActivitiesOn(ctx context.Context, userID, goalID, date string) ([]Activity, error) {
+	return r.activitiesOn(userID, goalID, date).Collect(ctx)
+}
+
+// userActivities is "all of a user's activities": sk begins_with ACTIVITY#.
+func (r *Repository) userActivities(userID string) *singletable.Query[Activity] {
+	return r.Activities.Query(Activity{UserID: userID})
+}
+
+// UserActivities returns all of a user's activities, by goal then date.
+func (r *Repository) UserActivities(ctx context.Context, userID string) ([]Activity, error) {
+	return r.userActivities(userID).Collect(ctx)
+}
+
+// goalActivities is "all activities for a goal" on the GSI.
+func (r *Repository) goalActivities(goalID string) *singletable.Query[Activity] {
+	return r.Activities.QueryIndex(IndexName, Activity{GoalID: goalID})
+}
+
+// GoalActivities returns every activity of a goal, by date.
+func (r *Repository) GoalActivities(ctx context.Context, goalID string) ([]Activity, error) {
+	return r.goalActivities(goalID).Collect(ctx)
+}
+
+// Dashboard is everything under one user's partition.
+type Dashboard struct {
+	Profile    Profile
+	Goals      []Goal
+	Meals      []Meal
+	Activities []Activity
+}
+
+// LoadDashboard reads a user's whole partition, every entity type, with
+// one Query (an item collection).
+func (r *Repository) LoadDashboard(ctx context.Context, userID string) (Dashboard, error) {
+	var d Dashboard
+	profile := singletable.IntoOne(r.Profiles, &d.Profile)
+	err := singletable.NewCollection(r.Profiles, Profile{UserID: userID}).Load(ctx, profile,
+		singletable.Into(r.Goals, &d.Goals), singletable.Into(r.Meals, &d.Meals), singletable.Into(r.Activities, &d.Activities))
+	if err != nil {
+		return Dashboard{}, err
+	}
+	if profile.Count() == 0 {
+		return Dashboard{}, fmt.Errorf("user %s: %w", userID, singletable.ErrNotFound)
+	}
+	return d, nil
+}
+
+func day(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// AccessPatterns lists the playbook's access patterns as the repository
+// runs them, for the catalog in docs/catalog.md.
+func (r *Repository) AccessPatterns() []singletable.AccessPattern {
+	var t time.Time
+	return []singletable.AccessPattern{
+		r.Profiles.AccessPattern("U1", "Register a user", singletable.OpCreate),
+		r.byEmail("").AccessPattern("U2", "Find a user by email"),
+		{Name: "U3", Description: "A user's dashboard: profile, goals, meals and activities (item collection)",
+			Entity: "UserProfile", Operation: singletable.OpQuery, Condition: "pk = USER#{UserID}"},
+		r.Goals.AccessPattern("G1", "Create a goal", singletable.OpCreate),
+		r.Goals.AccessPattern("G2", "Get a goal", singletable.OpGet),
+		r.userGoals("").AccessPattern("G3", "All goals of a user"),
+		r.goalsByStatus("").AccessPattern("G4", "Goals by status across users, sorted by time"),
+		r.goalsByStatusSince("", t).AccessPattern("G5", "Goals by status created since a time"),
+		r.Goals.AccessPattern("G6", "Change a goal's status (conditional on the status read)", singletable.OpUpdate),
+		r.Goals.AccessPattern("G7", "Delete a goal", singletable.OpDelete),
+		r.Meals.AccessPattern("M1", "Log a meal", singletable.OpCreate),
+		r.userMeals("").AccessPattern("M2", "All meals of a user"),
+		r.mealsBetween("", t, t).AccessPattern("M3", "Meals in a date range"),
+		r.mealsByCategory("", "").AccessPattern("M4", "A user's meals by category"),
+		r.Activities.AccessPattern("A1", "Log an activity", singletable.OpCreate),
+		r.activitiesOn("", "", "").AccessPattern("A2", "A goal's activities on a date"),
+		r.userActivities("").AccessPattern("A3", "All activities of a user"),
+		r.goalActivities("").AccessPattern("A4", "All activities for a goal"),
+	}
+}
