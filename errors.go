@@ -138,3 +138,12 @@ func conditionFailed(err error, sentinel error, detail string) error {
 // (UnprocessedItems or UnprocessedKeys) after the retry budget was spent.
 // The item was neither written nor read; it is reported in a *BatchError.
 var ErrUnprocessed = errors.New("singletable: unprocessed after retries")
+
+// withCause returns err with cause attached when err is a sentinel error
+// made by wrapSentinel without one; other errors are returned as they are.
+func withCause(err, cause error) error {
+	if oe, ok := err.(*opError); ok && oe.cause == nil {
+		return &opError{sentinel: oe.sentinel, detail: oe.detail, cause: cause}
+	}
+	return err
+}

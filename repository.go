@@ -195,19 +195,7 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, er
 	if err != nil {
 		return zero, err
 	}
-	// Only ever delete an item of this entity: a key collision with another
-	// entity must not destroy that entity's item.
-	cond := expression.Or(r.notExistsCond(),
-		expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(r.e.name)))
-	sentinel := ErrConditionFailed
-	if o.mustExist {
-		cond = r.existsCond().And(expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(r.e.name)))
-		sentinel = ErrNotFound
-	}
-	if o.cond != nil {
-		cond = cond.And(*o.cond)
-		sentinel = ErrConditionFailed
-	}
+	cond, sentinel := r.deleteCond(o)
 	expr, err := expression.NewBuilder().WithCondition(cond).Build()
 	if err != nil {
 		return zero, &ValidationError{Entity: r.e.name, Reason: "bad condition", Err: err}
@@ -230,4 +218,23 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, er
 		return zero, ErrNotFound
 	}
 	return r.e.decode(out.Attributes)
+}
+
+// deleteCond is the condition of a delete and the sentinel its failure
+// means.
+func (r *Repo[T]) deleteCond(o writeOptions) (expression.ConditionBuilder, error) {
+	// Only ever delete an item of this entity: a key collision with another
+	// entity must not destroy that entity's item.
+	cond := expression.Or(r.notExistsCond(),
+		expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(r.e.name)))
+	sentinel := ErrConditionFailed
+	if o.mustExist {
+		cond = r.existsCond().And(expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(r.e.name)))
+		sentinel = ErrNotFound
+	}
+	if o.cond != nil {
+		cond = cond.And(*o.cond)
+		sentinel = ErrConditionFailed
+	}
+	return cond, sentinel
 }

@@ -176,13 +176,11 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	if err != nil {
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
-			if u.cond == nil {
-				return zero, wrapSentinel(ErrNotFound, "update "+u.r.e.name, err)
+			old := ccf.Item
+			if len(old) == 0 {
+				old = nil
 			}
-			if !u.upsert && (len(ccf.Item) == 0 || !u.r.isMine(ccf.Item)) {
-				return zero, wrapSentinel(ErrNotFound, "update "+u.r.e.name, err)
-			}
-			return zero, wrapSentinel(ErrConditionFailed, "update "+u.r.e.name, err)
+			return zero, withCause(u.conditionError(old), err)
 		}
 		return zero, fmt.Errorf("singletable: update %s: %w", u.r.e.name, err)
 	}
@@ -356,4 +354,17 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	return in, nil
+}
+
+// conditionError says what a failed condition of the update means, given
+// the item as it was (nil when it did not exist or is unknown).
+func (u *Update[T]) conditionError(old map[string]types.AttributeValue) error {
+	what := "update " + u.r.e.name
+	if u.cond == nil {
+		return wrapSentinel(ErrNotFound, what, nil)
+	}
+	if !u.upsert && (old == nil || !u.r.isMine(old)) {
+		return wrapSentinel(ErrNotFound, what, nil)
+	}
+	return wrapSentinel(ErrConditionFailed, what, nil)
 }

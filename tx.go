@@ -1,0 +1,510 @@
+package singletable
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/itemsize"
+)
+
+// DynamoDB's limits for TransactWriteItems.
+const (
+	maxTxItems = 100
+	maxTxBytes = 4 << 20
+)
+
+// TxOptions tunes [TxWith].
+type TxOptions struct {
+	// ClientRequestToken makes the transaction idempotent: DynamoDB applies
+	// a transaction with a given token at most once in 10 minutes, and a
+	// repeat with the same token and items succeeds without writing again.
+	// By default each call of Tx makes a random token and uses it for all
+	// of its attempts, so a retry after a lost response cannot apply the
+	// writes twice. Set it to retry a transaction across processes; a
+	// token reused with other items is an IdempotentParameterMismatch.
+	ClientRequestToken string
+	// MaxAttempts is how many times TransactWriteItems is tried when it is
+	// throttled, fails transiently, or is cancelled only by conflicts with
+	// other transactions (conditions are evaluated again on each try);
+	// default 5. Cancellations by a condition are never retried.
+	MaxAttempts int
+	// Backoff paces those retries; the zero value means 25ms doubling up
+	// to 2s.
+	Backoff Backoff
+}
+
+// Txn collects the writes and condition checks of one transaction. The
+// function given to [Tx] adds them with [TxPut], [TxCreate], [TxUpdate],
+// [TxDelete] and [TxCheck]; a Txn is not safe for concurrent use and is
+// only valid inside that function.
+type Txn struct {
+	t     *Table
+	ops   []txOp
+	items []txItem
+	errs  []error
+}
+
+// txOp is one call of a Tx helper: the caller's unit, which may expand
+// into several items (the entity's item and its guards).
+type txOp struct {
+	kind   string // Put, Create, Update, Delete, Check
+	entity string
+	key    map[string]types.AttributeValue
+}
+
+// txItem is one TransactWriteItem with what is needed to explain its
+// failure.
+type txItem struct {
+	op    int    // index into Txn.ops
+	guard string // "" for the op's own item, else what the guard item guards
+	table *Table
+	key   map[string]types.AttributeValue
+	tw    types.TransactWriteItem
+	size  int
+	// failed turns a ConditionalCheckFailed into the op's sentinel error,
+	// given the item as it was (nil when it did not exist).
+	failed func(old map[string]types.AttributeValue) error
+}
+
+// Tx runs fn to collect writes and then commits them in one
+// [TransactWriteItems] request, all or nothing, through table's client
+// (items may belong to other tables reached by the same client). When fn
+// returns an error, nothing is sent and Tx returns it. See [TxWith].
+//
+// [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+func Tx(ctx context.Context, table *Table, fn func(tx *Txn) error) error {
+	return TxWith(ctx, table, TxOptions{}, fn)
+}
+
+// TxWith is [Tx] with options.
+//
+// Before sending, TxWith checks every recorded op and returns their errors
+// (*ValidationError, *KeyError): more than 100 items (guard items count),
+// more than 4 MB, two writes to one item. When DynamoDB cancels the
+// transaction, the error is a *TransactionError naming the failing op (its
+// index among the helper calls, entity and key) and the reason; errors.Is
+// matches ErrAlreadyExists, ErrConditionFailed, ErrVersionConflict or
+// ErrNotFound according to that op, and errors.As still reaches the SDK's
+// *types.TransactionCanceledException.
+//
+// Throttling, transient server errors and cancellations caused only by
+// conflicting transactions are retried with the same client request token.
+func TxWith(ctx context.Context, table *Table, o TxOptions, fn func(tx *Txn) error) error {
+	tx := &Txn{t: table}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	in, err := tx.request(o.ClientRequestToken)
+	if err != nil || in == nil {
+		return err
+	}
+	return tx.commit(ctx, in, o)
+}
+
+// request validates the recorded items and builds the request (nil when
+// there is nothing to write).
+func (tx *Txn) request(token string) (*dynamodb.TransactWriteItemsInput, error) {
+	if len(tx.errs) > 0 {
+		return nil, errors.Join(tx.errs...)
+	}
+	if len(tx.items) == 0 {
+		return nil, nil
+	}
+	if len(tx.items) > maxTxItems {
+		return nil, validationErr("", "", "transaction has %d items (%d ops and their guard items); DynamoDB allows %d", len(tx.items), len(tx.ops), maxTxItems)
+	}
+	total := 0
+	seen := make(map[string]int, len(tx.items))
+	for i, it := range tx.items {
+		total += it.size
+		id := it.table.name + "\x00" + it.table.keyID(it.key)
+		if j, dup := seen[id]; dup {
+			return nil, validationErr(tx.ops[it.op].entity, "", "transaction writes item %s twice (op %d%s and op %d%s); DynamoDB allows one operation per item",
+				keyText(it.key), tx.items[j].op, guardText(tx.items[j].guard), it.op, guardText(it.guard))
+		}
+		seen[id] = i
+	}
+	if total > maxTxBytes {
+		return nil, validationErr("", "", "transaction is %d bytes; DynamoDB allows %d", total, maxTxBytes)
+	}
+	if token == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		token = hex.EncodeToString(b[:])
+	}
+	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token)}
+	for _, it := range tx.items {
+		in.TransactItems = append(in.TransactItems, it.tw)
+	}
+	return in, nil
+}
+
+func guardText(g string) string {
+	if g == "" {
+		return ""
+	}
+	return " (" + g + ")"
+}
+
+func (tx *Txn) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o TxOptions) error {
+	p := BatchOptions{Backoff: o.Backoff, MaxAttempts: o.MaxAttempts}.policy()
+	if o.MaxAttempts <= 0 {
+		p.Attempts = 5
+	}
+	var err error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if serr := backoff.Sleep(ctx, p.Delay(attempt-1, nil)); serr != nil {
+				return fmt.Errorf("singletable: transaction: %w (last error: %v)", serr, err)
+			}
+		}
+		_, err = tx.t.client.TransactWriteItems(ctx, in)
+		if err == nil {
+			return nil
+		}
+		if attempt+1 >= max(p.Attempts, 1) || ctx.Err() != nil || !(backoff.IsRetryableTx(err) || inProgress(err)) {
+			break
+		}
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return tx.cancelled(tce, err)
+	}
+	return fmt.Errorf("singletable: transaction: %w", err)
+}
+
+// inProgress reports a TransactionInProgressException: an earlier attempt
+// with the same token is still running, so trying again is safe.
+func inProgress(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "TransactionInProgressException"
+}
+
+// TxReason is why DynamoDB refused one operation of a transaction.
+type TxReason struct {
+	// Index is the op's position among the Tx helper calls (from 0).
+	Index int
+	// Op is the helper: "Put", "Create", "Update", "Delete" or "Check".
+	Op string
+	// Entity is the op's entity type.
+	Entity string
+	// Key is the primary key of the item that failed: the op's own item,
+	// or a guard item (see Guard).
+	Key map[string]types.AttributeValue
+	// Guard is "" when the op's own item failed, or says which guard item
+	// failed, e.g. "unique Email".
+	Guard string
+	// Code is DynamoDB's cancellation code, e.g. "ConditionalCheckFailed",
+	// "TransactionConflict", "ValidationError".
+	Code string
+	// Message is DynamoDB's description, when it gave one.
+	Message string
+	// Err is the sentinel for the failure (ErrAlreadyExists,
+	// ErrConditionFailed, ErrVersionConflict, ErrNotFound), or nil when the
+	// code is not a failed condition.
+	Err error
+}
+
+// TransactionError reports a cancelled transaction: which operations
+// failed and why, from DynamoDB's CancellationReasons. The first failing
+// op's fields are promoted from Reasons[0].
+type TransactionError struct {
+	TxReason
+	// Reasons lists every op that failed, in transaction order.
+	Reasons []TxReason
+	// Err is the SDK's error (a *types.TransactionCanceledException within).
+	Err error
+}
+
+func (e *TransactionError) Error() string {
+	var b strings.Builder
+	b.WriteString("singletable: transaction cancelled: ")
+	for i, r := range e.Reasons {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "op %d (%s %s %s%s): %s", r.Index, r.Op, r.Entity, keyText(r.Key), guardText(r.Guard), r.Code)
+		if r.Err != nil {
+			fmt.Fprintf(&b, ": %s", strings.TrimPrefix(r.Err.Error(), "singletable: "))
+		} else if r.Message != "" {
+			fmt.Fprintf(&b, ": %s", r.Message)
+		}
+	}
+	if len(e.Reasons) == 0 {
+		b.WriteString("no reason given")
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinels of the failed ops and the SDK error.
+func (e *TransactionError) Unwrap() []error {
+	var out []error
+	for _, r := range e.Reasons {
+		if r.Err != nil {
+			out = append(out, r.Err)
+		}
+	}
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	return out
+}
+
+func (tx *Txn) cancelled(tce *types.TransactionCanceledException, err error) error {
+	te := &TransactionError{Err: err}
+	for i, r := range tce.CancellationReasons {
+		code := aws.ToString(r.Code)
+		if code == "" || code == "None" || i >= len(tx.items) {
+			continue
+		}
+		it := tx.items[i]
+		op := tx.ops[it.op]
+		reason := TxReason{Index: it.op, Op: op.kind, Entity: op.entity, Key: it.key, Guard: it.guard,
+			Code: code, Message: aws.ToString(r.Message)}
+		if code == "ConditionalCheckFailed" && it.failed != nil {
+			old := r.Item
+			if len(old) == 0 {
+				old = nil
+			}
+			reason.Err = it.failed(old)
+		}
+		te.Reasons = append(te.Reasons, reason)
+	}
+	if len(te.Reasons) > 0 {
+		te.TxReason = te.Reasons[0]
+	} else {
+		te.Index = -1
+	}
+	return te
+}
+
+// addOp records a helper call and returns its index.
+func (tx *Txn) addOp(kind, entity string, key map[string]types.AttributeValue) int {
+	tx.ops = append(tx.ops, txOp{kind: kind, entity: entity, key: key})
+	return len(tx.ops) - 1
+}
+
+func (tx *Txn) fail(kind, entity string, err error) {
+	tx.errs = append(tx.errs, fmt.Errorf("singletable: transaction op %d (%s %s): %w", len(tx.ops), kind, entity, err))
+	tx.ops = append(tx.ops, txOp{kind: kind, entity: entity})
+}
+
+func (tx *Txn) add(items []txItem, kind, entity string, err error) {
+	if err != nil {
+		tx.fail(kind, entity, err)
+		return
+	}
+	op := tx.addOp(kind, entity, items[0].key)
+	for _, it := range items {
+		it.op = op
+		tx.items = append(tx.items, it)
+	}
+}
+
+// Len returns the number of items recorded so far, guard items included.
+func (tx *Txn) Len() int { return len(tx.items) }
+
+// TxPut adds a put of v, replacing any item with its key (like
+// [Repo.Put]; [If] and [MustExist] apply, and the entity's guards are
+// kept).
+func TxPut[T any](tx *Txn, r *Repo[T], v T, opts ...WriteOption) {
+	items, err := r.putItems(v, opts)
+	tx.add(items, "Put", r.e.name, err)
+}
+
+// TxCreate adds a put of v that fails with [ErrAlreadyExists] when an item
+// with its key exists (like [Repo.Create]).
+func TxCreate[T any](tx *Txn, r *Repo[T], v T) {
+	items, err := r.createItems(v)
+	tx.add(items, "Create", r.e.name, err)
+}
+
+// TxUpdate adds the update u (built with [Repo.Update]), with its
+// conditions: the item must exist unless u is an upsert.
+func TxUpdate[T any](tx *Txn, u *Update[T]) {
+	items, err := u.txItems()
+	tx.add(items, "Update", u.r.e.name, err)
+}
+
+// TxDelete adds a delete of the item with key's primary key (like
+// [Repo.Delete]; [If] and [MustExist] apply, and guard items are
+// released).
+func TxDelete[T any](tx *Txn, r *Repo[T], key T, opts ...WriteOption) {
+	items, err := r.deleteItems(key, opts)
+	tx.add(items, "Delete", r.e.name, err)
+}
+
+// TxCheck adds a condition on the item with key's primary key that the
+// transaction requires without writing it; it fails with
+// [ErrConditionFailed] (or [ErrNotFound] when the item does not exist and
+// the condition needed it).
+func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder) {
+	k, err := r.e.key(r.t, key)
+	if err != nil {
+		tx.fail("Check", r.e.name, err)
+		return
+	}
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		tx.fail("Check", r.e.name, &ValidationError{Entity: r.e.name, Reason: "bad condition", Err: err})
+		return
+	}
+	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
+		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName:                           &r.t.name,
+			Key:                                 k,
+			ConditionExpression:                 expr.Condition(),
+			ExpressionAttributeNames:            expr.Names(),
+			ExpressionAttributeValues:           expr.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		failed: func(old map[string]types.AttributeValue) error {
+			if old == nil {
+				return ErrNotFound
+			}
+			return ErrConditionFailed
+		},
+	}
+	tx.add([]txItem{it}, "Check", r.e.name, nil)
+}
+
+// condExpr builds a condition expression.
+func condExpr(entity string, cond expression.ConditionBuilder) (expression.Expression, error) {
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return expr, &ValidationError{Entity: entity, Reason: "bad condition", Err: err}
+	}
+	return expr, nil
+}
+
+// putTxItem makes the transaction item putting item under cond (none when
+// cond is nil).
+func (r *Repo[T]) putTxItem(item map[string]types.AttributeValue, cond *expression.ConditionBuilder, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
+	put := &types.Put{TableName: &r.t.name, Item: item}
+	if cond != nil {
+		expr, err := condExpr(r.e.name, *cond)
+		if err != nil {
+			return txItem{}, err
+		}
+		put.ConditionExpression = expr.Condition()
+		put.ExpressionAttributeNames = expr.Names()
+		put.ExpressionAttributeValues = expr.Values()
+		put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	return txItem{table: r.t, key: r.t.primaryKeyOf(item), size: itemsize.Of(item),
+		tw: types.TransactWriteItem{Put: put}, failed: failed}, nil
+}
+
+// putItems is Put as transaction items.
+func (r *Repo[T]) putItems(v T, opts []WriteOption) ([]txItem, error) {
+	var o writeOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	item, err := r.e.encode(r.t, v)
+	if err != nil {
+		return nil, err
+	}
+	what := "put " + r.e.name
+	var cond *expression.ConditionBuilder
+	switch {
+	case o.mustExist && o.cond != nil:
+		c := r.existsCond().And(*o.cond)
+		cond = &c
+	case o.mustExist:
+		c := r.existsCond()
+		cond = &c
+	case o.cond != nil:
+		cond = o.cond
+	}
+	it, err := r.putTxItem(item, cond, func(old map[string]types.AttributeValue) error {
+		if o.mustExist && old == nil {
+			return wrapSentinel(ErrNotFound, what, nil)
+		}
+		return wrapSentinel(ErrConditionFailed, what, nil)
+	})
+	return []txItem{it}, err
+}
+
+// createItems is Create as transaction items.
+func (r *Repo[T]) createItems(v T) ([]txItem, error) {
+	item, err := r.e.encode(r.t, v)
+	if err != nil {
+		return nil, err
+	}
+	cond := r.notExistsCond()
+	it, err := r.putTxItem(item, &cond, func(map[string]types.AttributeValue) error {
+		return wrapSentinel(ErrAlreadyExists, "create "+r.e.name, nil)
+	})
+	return []txItem{it}, err
+}
+
+// deleteItems is Delete as transaction items.
+func (r *Repo[T]) deleteItems(key T, opts []WriteOption) ([]txItem, error) {
+	var o writeOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	k, err := r.e.key(r.t, key)
+	if err != nil {
+		return nil, err
+	}
+	cond, _ := r.deleteCond(o)
+	expr, err := condExpr(r.e.name, cond)
+	if err != nil {
+		return nil, err
+	}
+	what := "delete " + r.e.name
+	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
+		tw: types.TransactWriteItem{Delete: &types.Delete{
+			TableName:                           &r.t.name,
+			Key:                                 k,
+			ConditionExpression:                 expr.Condition(),
+			ExpressionAttributeNames:            expr.Names(),
+			ExpressionAttributeValues:           expr.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		failed: func(old map[string]types.AttributeValue) error {
+			if old == nil {
+				return wrapSentinel(ErrNotFound, what, nil)
+			}
+			if !r.isMine(old) {
+				return wrapSentinel(ErrConditionFailed, what+": the item under this key is another entity's", nil)
+			}
+			return wrapSentinel(ErrConditionFailed, what, nil)
+		},
+	}
+	return []txItem{it}, nil
+}
+
+// txItems is the update as transaction items.
+func (u *Update[T]) txItems() ([]txItem, error) {
+	in, err := u.build()
+	if err != nil {
+		return nil, err
+	}
+	up := &types.Update{
+		TableName:                 in.TableName,
+		Key:                       in.Key,
+		UpdateExpression:          in.UpdateExpression,
+		ConditionExpression:       in.ConditionExpression,
+		ExpressionAttributeNames:  in.ExpressionAttributeNames,
+		ExpressionAttributeValues: in.ExpressionAttributeValues,
+	}
+	if in.ConditionExpression != nil {
+		up.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	return []txItem{{table: u.r.t, key: in.Key, size: itemsize.Of(in.Key) + itemsize.Of(in.ExpressionAttributeValues),
+		tw: types.TransactWriteItem{Update: up}, failed: u.conditionError}}, nil
+}

@@ -1,0 +1,271 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+)
+
+// txClient counts TransactWriteItems requests and can lose the response of
+// the next ones after DynamoDB applied them (as a dropped connection would).
+type txClient struct {
+	*dynamodb.Client
+	requests atomic.Int64
+	loseNext atomic.Int64
+
+	mu     sync.Mutex
+	tokens []string
+}
+
+func newTxClient() *txClient { return &txClient{Client: ddblocal.Shared().Client()} }
+
+func (c *txClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	c.requests.Add(1)
+	c.mu.Lock()
+	c.tokens = append(c.tokens, aws.ToString(in.ClientRequestToken))
+	c.mu.Unlock()
+	out, err := c.Client.TransactWriteItems(ctx, in, o...)
+	if err == nil && c.loseNext.Add(-1) >= 0 {
+		return nil, &types.InternalServerError{Message: aws.String("injected: response lost")}
+	}
+	return out, err
+}
+
+func txSeedTable(t *testing.T) (*txClient, *singletable.Table, *singletable.Repo[User], *singletable.Repo[UserSkill]) {
+	c := newTxClient()
+	var users *singletable.Repo[User]
+	var skills *singletable.Repo[UserSkill]
+	tbl := newTableWith(t, c, func(tbl *singletable.Table) {
+		users = singletable.Bind(tbl, Users)
+		skills = singletable.Bind(tbl, UserSkills)
+	})
+	c.requests.Store(0)
+	return c, tbl, users, skills
+}
+
+func TestTxCommitsAcrossEntities(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, tbl, users, skills := txSeedTable(t)
+	require.NoError(t, users.Create(ctx, User{Username: "old", Name: "Old"}))
+	require.NoError(t, skills.Create(ctx, UserSkill{Username: "ann", SkillName: "go", Level: "Beginner"}))
+	require.NoError(t, skills.Create(ctx, UserSkill{Username: "ann", SkillName: "sql", Level: "Beginner"}))
+
+	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxCreate(tx, users, User{Username: "ann", Name: "Ann"})
+		singletable.TxPut(tx, skills, UserSkill{Username: "ann", SkillName: "rust", Level: "Expert"})
+		singletable.TxUpdate(tx, skills.Update(UserSkill{Username: "ann", SkillName: "go"}).Set("Level", "Advanced").Add("Endorsements", 1))
+		singletable.TxDelete(tx, users, User{Username: "old"}, singletable.MustExist())
+		singletable.TxCheck(tx, skills, UserSkill{Username: "ann", SkillName: "sql"}, expression.Name("ProficiencyLevel").Equal(expression.Value("Beginner")))
+		assert.Equal(t, 5, tx.Len())
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), c.requests.Load(), "one TransactWriteItems")
+
+	ann, err := users.Get(ctx, User{Username: "ann"})
+	require.NoError(t, err)
+	assert.Equal(t, "Ann", ann.Name)
+	g, err := skills.Get(ctx, UserSkill{Username: "ann", SkillName: "go"})
+	require.NoError(t, err)
+	assert.Equal(t, "Advanced", g.Level)
+	assert.Equal(t, 1, g.Endorsements)
+	// The update recomputed the GSI1 key in the transaction too.
+	adv, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go", Level: "Advanced"}).Where(singletable.Eq, "Level").Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ann"}, usernames(adv))
+	_, err = users.Get(ctx, User{Username: "old"})
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+}
+
+func TestTxCancelledReportsTheFailingOp(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, tbl, users, skills := txSeedTable(t)
+	require.NoError(t, users.Create(ctx, User{Username: "bob"}))
+
+	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxPut(tx, users, User{Username: "amy"})
+		singletable.TxCreate(tx, users, User{Username: "bob"}) // exists
+		singletable.TxPut(tx, skills, UserSkill{Username: "amy", SkillName: "go"})
+		return nil
+	})
+	var te *singletable.TransactionError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, 1, te.Index)
+	assert.Equal(t, "Create", te.Op)
+	assert.Equal(t, "User", te.Entity)
+	assert.Equal(t, "ConditionalCheckFailed", te.Code)
+	assert.Equal(t, "USER#bob", te.Key["PK"].(*types.AttributeValueMemberS).Value)
+	require.Len(t, te.Reasons, 1)
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	assert.NotErrorIs(t, err, singletable.ErrConditionFailed)
+	var tce *types.TransactionCanceledException
+	assert.ErrorAs(t, err, &tce, "the SDK error stays reachable")
+	assert.Contains(t, err.Error(), "op 1 (Create User")
+	_, err = users.Get(ctx, User{Username: "amy"})
+	assert.ErrorIs(t, err, singletable.ErrNotFound, "all or nothing")
+
+	cases := []struct {
+		name string
+		fn   func(tx *singletable.Txn)
+		op   string
+		want error
+	}{
+		{"update of a missing item", func(tx *singletable.Txn) {
+			singletable.TxUpdate(tx, users.Update(User{Username: "ghost"}).Set("Name", "x"))
+		}, "Update", singletable.ErrNotFound},
+		{"update whose condition fails", func(tx *singletable.Txn) {
+			singletable.TxUpdate(tx, users.Update(User{Username: "bob"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))))
+		}, "Update", singletable.ErrConditionFailed},
+		{"update with a condition on a missing item", func(tx *singletable.Txn) {
+			singletable.TxUpdate(tx, users.Update(User{Username: "ghost"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))))
+		}, "Update", singletable.ErrNotFound},
+		{"delete that must exist", func(tx *singletable.Txn) {
+			singletable.TxDelete(tx, users, User{Username: "ghost"}, singletable.MustExist())
+		}, "Delete", singletable.ErrNotFound},
+		{"put that must exist", func(tx *singletable.Txn) {
+			singletable.TxPut(tx, users, User{Username: "ghost"}, singletable.MustExist())
+		}, "Put", singletable.ErrNotFound},
+		{"put with a condition", func(tx *singletable.Txn) {
+			singletable.TxPut(tx, users, User{Username: "bob"}, singletable.If(expression.Name("Name").Equal(expression.Value("Robert"))))
+		}, "Put", singletable.ErrConditionFailed},
+		{"check", func(tx *singletable.Txn) {
+			singletable.TxCheck(tx, users, User{Username: "bob"}, expression.Name("Name").Equal(expression.Value("Robert")))
+		}, "Check", singletable.ErrConditionFailed},
+		{"check of a missing item", func(tx *singletable.Txn) {
+			singletable.TxCheck(tx, users, User{Username: "ghost"}, expression.AttributeExists(expression.Name("PK")))
+		}, "Check", singletable.ErrNotFound},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+				singletable.TxPut(tx, skills, UserSkill{Username: "bob", SkillName: tc.name})
+				tc.fn(tx)
+				return nil
+			})
+			var te *singletable.TransactionError
+			require.ErrorAs(t, err, &te)
+			assert.Equal(t, 1, te.Index)
+			assert.Equal(t, tc.op, te.Op)
+			assert.ErrorIs(t, err, tc.want)
+			_, err = skills.Get(ctx, UserSkill{Username: "bob", SkillName: tc.name})
+			assert.ErrorIs(t, err, singletable.ErrNotFound, "nothing applied")
+		})
+	}
+}
+
+func TestTxRejectedBeforeTheNetwork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, tbl, users, skills := txSeedTable(t)
+
+	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		for i := range 101 {
+			singletable.TxPut(tx, skills, UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)})
+		}
+		return nil
+	})
+	var ve *singletable.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, err.Error(), "101 items")
+
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxPut(tx, users, User{Username: "a"})
+		singletable.TxDelete(tx, users, User{Username: "a"})
+		return nil
+	})
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, err.Error(), "twice")
+
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxPut(tx, users, User{Username: "a"})
+		singletable.TxCreate(tx, users, User{}) // no key
+		return nil
+	})
+	var ke *singletable.KeyError
+	require.ErrorAs(t, err, &ke)
+	assert.Contains(t, err.Error(), "op 1 (Create User)")
+
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxUpdate(tx, users.Update(User{Username: "a"}).Set("Nope", 1))
+		return nil
+	})
+	require.ErrorAs(t, err, &ve)
+
+	boom := errors.New("changed my mind")
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxPut(tx, users, User{Username: "a"})
+		return boom
+	})
+	assert.Equal(t, boom, err)
+
+	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error { return nil }), "empty transaction")
+	assert.Zero(t, c.requests.Load(), "nothing reached DynamoDB")
+
+	// Exactly 100 items is fine.
+	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		for i := range 100 {
+			singletable.TxPut(tx, skills, UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)})
+		}
+		return nil
+	}))
+	n, err := skills.Query(UserSkill{Username: "u"}).Count(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 100, n)
+}
+
+func TestTxIdempotentRetry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, tbl, users, _ := txSeedTable(t)
+
+	// The first response is lost after DynamoDB applied the transaction: the
+	// retry carries the same token, so the Create is not applied again (it
+	// would fail with ErrAlreadyExists).
+	c.loseNext.Store(1)
+	err := singletable.TxWith(ctx, tbl, singletable.TxOptions{Backoff: singletable.Backoff{Base: -1}}, func(tx *singletable.Txn) error {
+		singletable.TxCreate(tx, users, User{Username: "once", Name: "first"})
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), c.requests.Load())
+	c.mu.Lock()
+	assert.Equal(t, c.tokens[0], c.tokens[1], "same token on the retry")
+	assert.NotEmpty(t, c.tokens[0])
+	c.mu.Unlock()
+
+	// A caller-chosen token: a repeat of the same transaction succeeds
+	// without writing again, even though it is a Create.
+	run := func(name string) error {
+		return singletable.TxWith(ctx, tbl, singletable.TxOptions{ClientRequestToken: "order-42"}, func(tx *singletable.Txn) error {
+			singletable.TxCreate(tx, users, User{Username: "order42", Name: name})
+			return nil
+		})
+	}
+	require.NoError(t, run("x"))
+	require.NoError(t, run("x"), "same token, same items: already done")
+	err = run("y")
+	require.Error(t, err, "same token, other items")
+	assert.Contains(t, err.Error(), "IdempotentParameterMismatch")
+
+	// Without a token, a second Create is a real second attempt.
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxCreate(tx, users, User{Username: "once"})
+		return nil
+	})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+}
