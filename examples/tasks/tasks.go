@@ -1,0 +1,416 @@
+// Package tasks implements seed 004, a task manager in one table: tasks,
+// user profiles and task assignments, a GSI for a user's tasks and a GSI
+// for tasks by status, newest first. Duplicate assignments are refused by
+// a conditional write, and only an assigned member (or an admin) may change
+// a task's status.
+//
+// The seed's enums are swapped (its Priority lists statuses and its Status
+// lists priorities); here Status is OPEN | IN_PROGRESS | COMPLETED | CLOSED
+// and Priority is LOW | MEDIUM | HIGH.
+package tasks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
+	"github.com/singletable-go/singletable"
+)
+
+// TableName is the seed's table.
+const TableName = "task-manager-sandbox-tasks"
+
+// Status is a task's state.
+type Status string
+
+// Task statuses.
+const (
+	StatusOpen       Status = "OPEN"
+	StatusInProgress Status = "IN_PROGRESS"
+	StatusCompleted  Status = "COMPLETED"
+	StatusClosed     Status = "CLOSED"
+)
+
+// Statuses lists every status.
+var Statuses = []Status{StatusOpen, StatusInProgress, StatusCompleted, StatusClosed}
+
+// Priority is a task's priority.
+type Priority string
+
+// Task priorities.
+const (
+	PriorityLow    Priority = "LOW"
+	PriorityMedium Priority = "MEDIUM"
+	PriorityHigh   Priority = "HIGH"
+)
+
+// UserStatus says whether a user may act.
+type UserStatus string
+
+// User statuses.
+const (
+	UserActive      UserStatus = "ACTIVE"
+	UserDeactivated UserStatus = "DEACTIVATED"
+)
+
+// Groups a user can belong to.
+const (
+	GroupAdmins  = "Admins"
+	GroupMembers = "Members"
+)
+
+// Task is a task's metadata: PK TASK#<taskId>, SK METADATA; in GSI2 under
+// STATUS#<status>, sorted by CREATED_AT#<createdAt>.
+type Task struct {
+	TaskID      string    `dynamodbav:"TaskId"`
+	Title       string    `dynamodbav:"Title"`
+	Description string    `dynamodbav:"Description"`
+	Priority    Priority  `dynamodbav:"Priority"`
+	Status      Status    `dynamodbav:"Status"`
+	CreatedBy   string    `dynamodbav:"CreatedBy"`
+	CreatedAt   time.Time `dynamodbav:"CreatedAt"`
+	UpdatedAt   time.Time `dynamodbav:"UpdatedAt"`
+}
+
+// User is a user profile: PK USER#<userId>, SK PROFILE.
+type User struct {
+	UserID     string     `dynamodbav:"UserId"`
+	Email      string     `dynamodbav:"Email"`
+	UserStatus UserStatus `dynamodbav:"UserStatus"`
+	Groups     []string   `dynamodbav:"Groups"`
+	CreatedAt  time.Time  `dynamodbav:"CreatedAt"`
+}
+
+// IsAdmin reports whether the user is in the Admins group.
+func (u User) IsAdmin() bool { return slices.Contains(u.Groups, GroupAdmins) }
+
+// Assignment assigns a task to a user: PK TASK#<taskId>, SK
+// ASSIGNMENT#<userId> (in the task's item collection); in GSI1 under
+// USER#<userId>, sorted by TASK#<taskId>.
+type Assignment struct {
+	TaskID     string    `dynamodbav:"TaskId"`
+	UserID     string    `dynamodbav:"UserId"`
+	AssignedBy string    `dynamodbav:"AssignedBy"`
+	AssignedAt time.Time `dynamodbav:"AssignedAt"`
+}
+
+// The entity declarations. Entity types are the seed's: TASK, USER,
+// ASSIGNMENT.
+var (
+	Tasks = singletable.MustDefine(singletable.Schema[Task]{
+		Type: "TASK", PK: "TASK#{TaskID}", SK: "METADATA",
+		Indexes: []singletable.IndexSchema[Task]{{Name: "GSI2", PK: "STATUS#{Status}", SK: "CREATED_AT#{CreatedAt}"}},
+	})
+	Users = singletable.MustDefine(singletable.Schema[User]{
+		Type: "USER", PK: "USER#{UserID}", SK: "PROFILE",
+	})
+	Assignments = singletable.MustDefine(singletable.Schema[Assignment]{
+		Type: "ASSIGNMENT", PK: "TASK#{TaskID}", SK: "ASSIGNMENT#{UserID}",
+		Indexes: []singletable.IndexSchema[Assignment]{{Name: "GSI1", PK: "USER#{UserID}", SK: "TASK#{TaskID}"}},
+	})
+)
+
+// Errors of the task manager's rules.
+var (
+	// ErrForbidden: the actor may not do this (not an admin, not assigned).
+	ErrForbidden = errors.New("tasks: forbidden")
+	// ErrInactive: the actor or the assignee is deactivated.
+	ErrInactive = errors.New("tasks: user is deactivated")
+	// ErrAlreadyAssigned: the task is already assigned to the user. It
+	// also matches singletable.ErrAlreadyExists.
+	ErrAlreadyAssigned = fmt.Errorf("tasks: already assigned: %w", singletable.ErrAlreadyExists)
+	// ErrInvalid: a bad status, priority, group or empty field.
+	ErrInvalid = errors.New("tasks: invalid input")
+)
+
+// Manager is the task manager over one table.
+type Manager struct {
+	Table       *singletable.Table
+	Tasks       *singletable.Repo[Task]
+	Users       *singletable.Repo[User]
+	Assignments *singletable.Repo[Assignment]
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+}
+
+// New returns a manager on the named table.
+func New(client singletable.Client, name string) *Manager {
+	t := singletable.NewTable(client, name)
+	return &Manager{
+		Table:       t,
+		Tasks:       singletable.Bind(t, Tasks),
+		Users:       singletable.Bind(t, Users),
+		Assignments: singletable.Bind(t, Assignments),
+		Now:         time.Now,
+	}
+}
+
+func (m *Manager) now() time.Time { return m.Now().UTC() }
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// CreateUser adds a user profile (AP2's item), refusing an existing ID.
+func (m *Manager) CreateUser(ctx context.Context, u User) (User, error) {
+	if u.UserID == "" || u.Email == "" {
+		return User{}, invalid("user ID and email are required")
+	}
+	if len(u.Groups) == 0 {
+		return User{}, invalid("a user belongs to Admins or Members")
+	}
+	for _, g := range u.Groups {
+		if g != GroupAdmins && g != GroupMembers {
+			return User{}, invalid("unknown group %q", g)
+		}
+	}
+	if u.UserStatus == "" {
+		u.UserStatus = UserActive
+	}
+	if u.UserStatus != UserActive && u.UserStatus != UserDeactivated {
+		return User{}, invalid("unknown user status %q", u.UserStatus)
+	}
+	u.CreatedAt = m.now()
+	return u, m.Users.Create(ctx, u)
+}
+
+// GetUser reads a user profile (AP2).
+func (m *Manager) GetUser(ctx context.Context, userID string) (User, error) {
+	return m.Users.Get(ctx, User{UserID: userID})
+}
+
+// Deactivate marks a user deactivated; they can no longer act.
+func (m *Manager) Deactivate(ctx context.Context, userID string) error {
+	_, err := m.Users.Update(User{UserID: userID}).Set("UserStatus", UserDeactivated).Run(ctx)
+	return err
+}
+
+// actor reads the acting user and checks they are active.
+func (m *Manager) actor(ctx context.Context, userID string) (User, error) {
+	u, err := m.GetUser(ctx, userID)
+	if errors.Is(err, singletable.ErrNotFound) {
+		return User{}, fmt.Errorf("%w: unknown user %s", ErrForbidden, userID)
+	}
+	if err != nil {
+		return User{}, err
+	}
+	if u.UserStatus != UserActive {
+		return User{}, fmt.Errorf("user %s: %w", userID, ErrInactive)
+	}
+	return u, nil
+}
+
+// CreateTask creates an OPEN task; only admins create tasks.
+func (m *Manager) CreateTask(ctx context.Context, actorID string, t Task) (Task, error) {
+	if t.TaskID == "" || t.Title == "" {
+		return Task{}, invalid("task ID and title are required")
+	}
+	if t.Priority == "" {
+		t.Priority = PriorityMedium
+	}
+	if !validPriority(t.Priority) {
+		return Task{}, invalid("unknown priority %q (LOW, MEDIUM, HIGH)", t.Priority)
+	}
+	a, err := m.actor(ctx, actorID)
+	if err != nil {
+		return Task{}, err
+	}
+	if !a.IsAdmin() {
+		return Task{}, fmt.Errorf("%w: only admins create tasks", ErrForbidden)
+	}
+	now := m.now()
+	t.Status, t.CreatedBy, t.CreatedAt, t.UpdatedAt = StatusOpen, actorID, now, now
+	return t, m.Tasks.Create(ctx, t)
+}
+
+// GetTask reads a task (AP1).
+func (m *Manager) GetTask(ctx context.Context, taskID string) (Task, error) {
+	return m.Tasks.Get(ctx, Task{TaskID: taskID})
+}
+
+// Assign assigns a task to a user (AP7): the assignment is a conditional
+// create, so assigning twice is ErrAlreadyAssigned and never a second item
+// or an overwrite. Only admins assign; the task must exist and the
+// assignee must be an active user.
+func (m *Manager) Assign(ctx context.Context, adminID, taskID, userID string) (Assignment, error) {
+	a, err := m.actor(ctx, adminID)
+	if err != nil {
+		return Assignment{}, err
+	}
+	if !a.IsAdmin() {
+		return Assignment{}, fmt.Errorf("%w: only admins assign tasks", ErrForbidden)
+	}
+	if _, err := m.GetTask(ctx, taskID); err != nil {
+		return Assignment{}, fmt.Errorf("task %s: %w", taskID, err)
+	}
+	u, err := m.GetUser(ctx, userID)
+	if err != nil {
+		return Assignment{}, fmt.Errorf("user %s: %w", userID, err)
+	}
+	if u.UserStatus != UserActive {
+		return Assignment{}, fmt.Errorf("user %s: %w", userID, ErrInactive)
+	}
+	as := Assignment{TaskID: taskID, UserID: userID, AssignedBy: adminID, AssignedAt: m.now()}
+	if err := m.Assignments.Create(ctx, as); err != nil {
+		if errors.Is(err, singletable.ErrAlreadyExists) {
+			return Assignment{}, fmt.Errorf("task %s, user %s: %w", taskID, userID, ErrAlreadyAssigned)
+		}
+		return Assignment{}, err
+	}
+	return as, nil
+}
+
+// Unassign removes an assignment; only admins unassign.
+func (m *Manager) Unassign(ctx context.Context, adminID, taskID, userID string) error {
+	a, err := m.actor(ctx, adminID)
+	if err != nil {
+		return err
+	}
+	if !a.IsAdmin() {
+		return fmt.Errorf("%w: only admins unassign tasks", ErrForbidden)
+	}
+	_, err = m.Assignments.Delete(ctx, Assignment{TaskID: taskID, UserID: userID})
+	return err
+}
+
+// IsAssigned reports whether a task is assigned to a user (AP6).
+func (m *Manager) IsAssigned(ctx context.Context, taskID, userID string) (bool, error) {
+	_, err := m.Assignments.Get(ctx, Assignment{TaskID: taskID, UserID: userID}, singletable.Fields("UserID"))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, singletable.ErrNotFound):
+		return false, nil
+	}
+	return false, err
+}
+
+// taskAssignments is AP3: PK = TASK#<id>, SK begins_with ASSIGNMENT#.
+func (m *Manager) taskAssignments(taskID string) *singletable.Query[Assignment] {
+	return m.Assignments.Query(Assignment{TaskID: taskID})
+}
+
+// TaskAssignments lists who a task is assigned to (AP3).
+func (m *Manager) TaskAssignments(ctx context.Context, taskID string) ([]Assignment, error) {
+	return m.taskAssignments(taskID).Collect(ctx)
+}
+
+// userAssignments is AP4: GSI1PK = USER#<id>.
+func (m *Manager) userAssignments(userID string) *singletable.Query[Assignment] {
+	return m.Assignments.QueryIndex("GSI1", Assignment{UserID: userID})
+}
+
+// UserTasks returns the tasks assigned to a user (AP4): the GSI1 query
+// finds the assignments, and one BatchGetItem reads their tasks.
+func (m *Manager) UserTasks(ctx context.Context, userID string) ([]Task, error) {
+	as, err := m.userAssignments(userID).Collect(ctx)
+	if err != nil || len(as) == 0 {
+		return nil, err
+	}
+	keys := make([]Task, len(as))
+	for i, a := range as {
+		keys[i] = Task{TaskID: a.TaskID}
+	}
+	got, err := m.Tasks.BatchGet(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	var out []Task
+	for _, t := range got {
+		if t != nil { // a task deleted since its assignment was read
+			out = append(out, *t)
+		}
+	}
+	return out, nil
+}
+
+// tasksByStatus is AP5: GSI2PK = STATUS#<status>, newest first.
+func (m *Manager) tasksByStatus(status Status) *singletable.Query[Task] {
+	return m.Tasks.QueryIndex("GSI2", Task{Status: status}).Desc()
+}
+
+// TasksByStatus returns a page of tasks with a status, newest first (AP5).
+func (m *Manager) TasksByStatus(ctx context.Context, status Status, limit int, cursor string) (singletable.Page[Task], error) {
+	if !validStatus(status) {
+		return singletable.Page[Task]{}, invalid("unknown status %q", status)
+	}
+	return m.tasksByStatus(status).Limit(limit).After(cursor).Page(ctx)
+}
+
+// SetStatus changes a task's status. Admins may change any task; members
+// only tasks assigned to them (AP6). The task's GSI2 key
+// (STATUS#<status> / CREATED_AT#<createdAt>) moves with it: the update
+// sets the created-at it read alongside the status, and is conditional on
+// the status it read, so a concurrent change is ErrConditionFailed.
+func (m *Manager) SetStatus(ctx context.Context, actorID, taskID string, status Status) (Task, error) {
+	if !validStatus(status) {
+		return Task{}, invalid("unknown status %q (OPEN, IN_PROGRESS, COMPLETED, CLOSED)", status)
+	}
+	a, err := m.actor(ctx, actorID)
+	if err != nil {
+		return Task{}, err
+	}
+	t, err := m.GetTask(ctx, taskID)
+	if err != nil {
+		return Task{}, fmt.Errorf("task %s: %w", taskID, err)
+	}
+	if !a.IsAdmin() {
+		ok, err := m.IsAssigned(ctx, taskID, actorID)
+		if err != nil {
+			return Task{}, err
+		}
+		if !ok {
+			return Task{}, fmt.Errorf("%w: task %s is not assigned to %s", ErrForbidden, taskID, actorID)
+		}
+	}
+	return m.Tasks.Update(t).
+		Set("Status", status).
+		SetFrom(t, "CreatedAt").
+		Set("UpdatedAt", m.now()).
+		If(expression.Name("Status").Equal(expression.Value(t.Status))).
+		Run(ctx)
+}
+
+// SetPriority changes a task's priority; admins only.
+func (m *Manager) SetPriority(ctx context.Context, adminID, taskID string, p Priority) (Task, error) {
+	if !validPriority(p) {
+		return Task{}, invalid("unknown priority %q", p)
+	}
+	a, err := m.actor(ctx, adminID)
+	if err != nil {
+		return Task{}, err
+	}
+	if !a.IsAdmin() {
+		return Task{}, fmt.Errorf("%w: only admins change priorities", ErrForbidden)
+	}
+	return m.Tasks.Update(Task{TaskID: taskID}).Set("Priority", p).Set("UpdatedAt", m.now()).Run(ctx)
+}
+
+func validStatus(s Status) bool { return slices.Contains(Statuses, s) }
+
+func validPriority(p Priority) bool {
+	return p == PriorityLow || p == PriorityMedium || p == PriorityHigh
+}
+
+// AccessPatterns lists the seed's access patterns as the manager runs
+// them, for docs/catalog.md.
+func (m *Manager) AccessPatterns() []singletable.AccessPattern {
+	return []singletable.AccessPattern{
+		m.Tasks.AccessPattern("P1", "Get task by ID", singletable.OpGet),
+		m.Users.AccessPattern("P2", "Get user profile", singletable.OpGet),
+		m.taskAssignments("").AccessPattern("P3", "All assignments of a task"),
+		m.userAssignments("").AccessPattern("P4", "All tasks assigned to a user (then BatchGetItem of the tasks)"),
+		m.tasksByStatus("").AccessPattern("P5", "Tasks by status, newest first"),
+		m.Assignments.AccessPattern("P6", "Check if a user is assigned to a task", singletable.OpGet),
+		m.Assignments.AccessPattern("P7", "Assign a task, refusing a duplicate", singletable.OpCreate),
+		m.Tasks.AccessPattern("T1", "Create a task", singletable.OpCreate),
+		m.Tasks.AccessPattern("T2", "Change status (conditional on the status read) or priority", singletable.OpUpdate),
+		m.Users.AccessPattern("U1", "Create a user", singletable.OpCreate),
+		m.Users.AccessPattern("U2", "Deactivate a user", singletable.OpUpdate),
+		m.Assignments.AccessPattern("A1", "Unassign", singletable.OpDelete),
+	}
+}
