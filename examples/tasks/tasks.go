@@ -235,7 +235,7 @@ func (m *Manager) GetTask(ctx context.Context, taskID string) (Task, error) {
 // Assign assigns a task to a user (AP7): the assignment is a conditional
 // create, so assigning twice is ErrAlreadyAssigned and never a second item
 // or an overwrite. Only admins assign; the task must exist and the
-// assignee must be an active user.
+// assignee must be an active user, checked in the same transaction.
 func (m *Manager) Assign(ctx context.Context, adminID, taskID, userID string) (Assignment, error) {
 	a, err := m.actor(ctx, adminID)
 	if err != nil {
@@ -244,21 +244,31 @@ func (m *Manager) Assign(ctx context.Context, adminID, taskID, userID string) (A
 	if !a.IsAdmin() {
 		return Assignment{}, fmt.Errorf("%w: only admins assign tasks", ErrForbidden)
 	}
-	if _, err := m.GetTask(ctx, taskID); err != nil {
-		return Assignment{}, fmt.Errorf("task %s: %w", taskID, err)
-	}
-	u, err := m.GetUser(ctx, userID)
-	if err != nil {
-		return Assignment{}, fmt.Errorf("user %s: %w", userID, err)
-	}
-	if u.UserStatus != UserActive {
-		return Assignment{}, fmt.Errorf("user %s: %w", userID, ErrInactive)
-	}
+	// One transaction: the task exists, the assignee is an active user, and
+	// the assignment is new. A concurrent deactivation or a duplicate
+	// cannot slip between a check and the write.
 	as := Assignment{TaskID: taskID, UserID: userID, AssignedBy: adminID, AssignedAt: m.now()}
-	if err := m.Assignments.Create(ctx, as); err != nil {
-		if errors.Is(err, singletable.ErrAlreadyExists) {
+	pk := expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey))
+	err = singletable.Tx(ctx, m.Table, func(tx *singletable.Txn) error {
+		singletable.TxCheck(tx, m.Tasks, Task{TaskID: taskID}, pk)
+		singletable.TxCheck(tx, m.Users, User{UserID: userID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
+		singletable.TxCreate(tx, m.Assignments, as)
+		return nil
+	})
+	var te *singletable.TransactionError
+	if errors.As(err, &te) {
+		switch {
+		case te.Index == 0:
+			return Assignment{}, fmt.Errorf("task %s: %w", taskID, singletable.ErrNotFound)
+		case te.Index == 1 && errors.Is(te.TxReason.Err, singletable.ErrNotFound):
+			return Assignment{}, fmt.Errorf("user %s: %w", userID, singletable.ErrNotFound)
+		case te.Index == 1:
+			return Assignment{}, fmt.Errorf("user %s: %w", userID, ErrInactive)
+		case errors.Is(te.TxReason.Err, singletable.ErrAlreadyExists):
 			return Assignment{}, fmt.Errorf("task %s, user %s: %w", taskID, userID, ErrAlreadyAssigned)
 		}
+	}
+	if err != nil {
 		return Assignment{}, err
 	}
 	return as, nil
@@ -342,7 +352,8 @@ func (m *Manager) TasksByStatus(ctx context.Context, status Status, limit int, c
 }
 
 // SetStatus changes a task's status. Admins may change any task; members
-// only tasks assigned to them (AP6). The task's GSI2 key
+// only tasks assigned to them (AP6, checked in the transaction that writes
+// the change). The task's GSI2 key
 // (STATUS#<status> / CREATED_AT#<createdAt>) moves with it: the update
 // sets the created-at it read alongside the status, and is conditional on
 // the status it read, so a concurrent change is ErrConditionFailed.
@@ -358,21 +369,39 @@ func (m *Manager) SetStatus(ctx context.Context, actorID, taskID string, status 
 	if err != nil {
 		return Task{}, fmt.Errorf("task %s: %w", taskID, err)
 	}
-	if !a.IsAdmin() {
-		ok, err := m.IsAssigned(ctx, taskID, actorID)
-		if err != nil {
-			return Task{}, err
-		}
-		if !ok {
-			return Task{}, fmt.Errorf("%w: task %s is not assigned to %s", ErrForbidden, taskID, actorID)
-		}
-	}
-	return m.Tasks.Update(t).
+	now := m.now()
+	upd := m.Tasks.Update(t).
 		Set("Status", status).
 		SetFrom(t, "CreatedAt").
-		Set("UpdatedAt", m.now()).
-		If(expression.Name("Status").Equal(expression.Value(t.Status))).
-		Run(ctx)
+		Set("UpdatedAt", now).
+		If(expression.Name("Status").Equal(expression.Value(t.Status)))
+	if a.IsAdmin() {
+		return upd.Run(ctx)
+	}
+	// A member: the assignment must exist and the member stay active in
+	// the same transaction as the change, so an unassignment or a
+	// deactivation that lands first wins.
+	err = singletable.Tx(ctx, m.Table, func(tx *singletable.Txn) error {
+		singletable.TxCheck(tx, m.Assignments, Assignment{TaskID: taskID, UserID: actorID},
+			expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey)))
+		singletable.TxCheck(tx, m.Users, User{UserID: actorID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
+		singletable.TxUpdate(tx, upd)
+		return nil
+	})
+	var te *singletable.TransactionError
+	if errors.As(err, &te) {
+		switch te.Index {
+		case 0:
+			return Task{}, fmt.Errorf("%w: task %s is not assigned to %s", ErrForbidden, taskID, actorID)
+		case 1:
+			return Task{}, fmt.Errorf("user %s: %w", actorID, ErrInactive)
+		}
+	}
+	if err != nil {
+		return Task{}, err
+	}
+	t.Status, t.UpdatedAt = status, now
+	return t, nil
 }
 
 // SetPriority changes a task's priority; admins only.
@@ -407,8 +436,14 @@ func (m *Manager) AccessPatterns() []singletable.AccessPattern {
 		m.tasksByStatus("").AccessPattern("P5", "Tasks by status, newest first"),
 		m.Assignments.AccessPattern("P6", "Check if a user is assigned to a task", singletable.OpGet),
 		m.Assignments.AccessPattern("P7", "Assign a task, refusing a duplicate", singletable.OpCreate),
+		{Name: "P7+", Description: "Assign in one transaction: task exists, assignee active, assignment new",
+			Entity: "ASSIGNMENT", Operation: "TransactWriteItems",
+			Condition: "ConditionCheck TASK#{TaskID}/METADATA; ConditionCheck USER#{UserID}/PROFILE UserStatus = ACTIVE; Put TASK#{TaskID}/ASSIGNMENT#{UserID} if absent"},
 		m.Tasks.AccessPattern("T1", "Create a task", singletable.OpCreate),
-		m.Tasks.AccessPattern("T2", "Change status (conditional on the status read) or priority", singletable.OpUpdate),
+		m.Tasks.AccessPattern("T2", "Change status as an admin (conditional on the status read) or priority", singletable.OpUpdate),
+		{Name: "T3", Description: "Change status as a member, in one transaction with the checks",
+			Entity: "TASK", Operation: "TransactWriteItems",
+			Condition: "ConditionCheck TASK#{TaskID}/ASSIGNMENT#{UserID} exists; ConditionCheck USER#{UserID}/PROFILE UserStatus = ACTIVE; Update TASK#{TaskID}/METADATA if Status unchanged"},
 		m.Users.AccessPattern("U1", "Create a user", singletable.OpCreate),
 		m.Users.AccessPattern("U2", "Deactivate a user", singletable.OpUpdate),
 		m.Assignments.AccessPattern("A1", "Unassign", singletable.OpDelete),
