@@ -20,6 +20,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
 	"github.com/singletable-go/singletable"
 )
 
@@ -232,8 +234,10 @@ type SkillInput struct {
 	LastUsed *time.Time
 }
 
-// AddSkill adds a skill to an existing user (AP8). An unknown user is
-// singletable.ErrNotFound; a skill the user already has is
+// AddSkill adds a skill to an existing user (AP8): a transaction of a
+// condition check on the user's profile and a conditional create of the
+// skill, so a skill can never be added to a user who does not exist. An
+// unknown user is singletable.ErrNotFound; a skill the user already has is
 // singletable.ErrAlreadyExists.
 func (s *Service) AddSkill(ctx context.Context, username, skillName string, in SkillInput) (UserSkill, error) {
 	if err := ValidUsername(username); err != nil {
@@ -255,14 +259,18 @@ func (s *Service) AddSkill(ctx context.Context, username, skillName string, in S
 		sk.LastUsed = now.Truncate(24 * time.Hour)
 	}
 	sk.CreatedAt, sk.UpdatedAt = now, now
-	ok, err := s.UserExists(ctx, username)
-	if err != nil {
-		return UserSkill{}, err
-	}
-	if !ok {
+	// One transaction: the user's profile exists and the skill is new.
+	err = singletable.Tx(ctx, s.store.Table, func(tx *singletable.Txn) error {
+		singletable.TxCheck(tx, s.store.Users, User{Username: username},
+			expression.AttributeExists(expression.Name(s.store.Table.Options().PartitionKey)))
+		singletable.TxCreate(tx, s.store.Skills, sk)
+		return nil
+	})
+	var te *singletable.TransactionError
+	if errors.As(err, &te) && te.Index == 0 {
 		return UserSkill{}, fmt.Errorf("user %s: %w", username, singletable.ErrNotFound)
 	}
-	if err := s.store.Skills.Create(ctx, sk); err != nil {
+	if err != nil {
 		return UserSkill{}, fmt.Errorf("skill %s of %s: %w", skillName, username, err)
 	}
 	return sk, nil
