@@ -1,0 +1,393 @@
+package codec
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Plan is the compiled codec of one struct type, for values that
+// attributevalue would see either as addressable (reached through a pointer)
+// or not (passed by value). Plans are built once per type and cached; they
+// are safe for concurrent use.
+type Plan struct {
+	typ  reflect.Type
+	addr bool
+	// whole delegates the struct to attributevalue (see the package doc).
+	whole bool
+	// self is set when attributevalue treats the type itself specially
+	// (a Marshaler, an Unmarshaler, a time): as a whole item it is then
+	// delegated; as a value inside an item, the plan's encoders handle it.
+	self bool
+
+	fields []planField
+	byName map[string]int
+	// lower maps ASCII-lowercased names to the first field with that
+	// name, answering attributevalue's case-insensitive lookup when every
+	// name is ASCII (asciiNames).
+	lower      map[string]int
+	asciiNames bool
+
+	sHint, nHint int // attribute values of each kind at the top level
+}
+
+type planField struct {
+	name  string
+	index []int
+	deep  bool // index has more than one step
+	enc   encFunc
+	dec   decFunc
+}
+
+type planKey struct {
+	t    reflect.Type
+	addr bool
+}
+
+type encKey struct {
+	t    reflect.Type
+	tg   tag
+	addr bool
+}
+
+type decKey struct {
+	t  reflect.Type
+	tg tag
+}
+
+var (
+	plans   sync.Map // planKey → *Plan
+	buildMu sync.Mutex
+)
+
+// builder holds the state of one compilation: plans and encoders being
+// built (recursive types refer to them before they are complete).
+type builder struct {
+	plans   map[planKey]*Plan
+	encMemo map[encKey]encFunc
+	decMemo map[decKey]decFunc
+}
+
+// buildLocked runs fn with a fresh builder under the build lock and
+// publishes the plans it made.
+func buildLocked(fn func(b *builder)) {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	b := &builder{plans: map[planKey]*Plan{}, encMemo: map[encKey]encFunc{}, decMemo: map[decKey]decFunc{}}
+	fn(b)
+	for k, p := range b.plans {
+		plans.LoadOrStore(k, p)
+	}
+}
+
+// For returns the plan of struct type t for values passed by value, as
+// attributevalue.MarshalMap(v) sees them (ForAddressable for values reached
+// through a pointer). It panics if t is not a struct type.
+func For(t reflect.Type) *Plan { return planFor(t, false) }
+
+// ForAddressable returns the plan of struct type t for values attributevalue
+// sees as addressable, as in attributevalue.MarshalMap(&v): pointer-receiver
+// Marshalers of field types are then called.
+func ForAddressable(t reflect.Type) *Plan { return planFor(t, true) }
+
+func planFor(t reflect.Type, addr bool) *Plan {
+	if t.Kind() != reflect.Struct {
+		panic("codec: " + t.String() + " is not a struct type")
+	}
+	key := planKey{t, addr}
+	if p, ok := plans.Load(key); ok {
+		return p.(*Plan)
+	}
+	buildLocked(func(b *builder) { b.plan(t, addr) })
+	p, _ := plans.Load(key)
+	return p.(*Plan)
+}
+
+// plan returns the (possibly still incomplete) plan of struct type t.
+func (b *builder) plan(t reflect.Type, addr bool) *Plan {
+	key := planKey{t, addr}
+	if p, ok := plans.Load(key); ok {
+		return p.(*Plan)
+	}
+	if p, ok := b.plans[key]; ok {
+		return p
+	}
+	p := &Plan{typ: t, addr: addr, byName: map[string]int{}, asciiNames: true}
+	b.plans[key] = p
+	p.self = t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) ||
+		reflect.PointerTo(t).Implements(unmarshalerType) || isTimeType(t)
+	fs := visibleFields(t)
+	for _, f := range fs {
+		if f.exotic {
+			p.whole = true
+			return p
+		}
+	}
+	for _, f := range fs {
+		pf := planField{name: f.Name, index: f.Index, deep: len(f.Index) > 1}
+		ft := f.Type
+		pf.enc = b.full(ft, f.tag, addr)
+		pf.dec = b.dec(ft, f.tag.decodeTag())
+		p.fields = append(p.fields, pf)
+		switch {
+		case plainString(ft) || isTimeType(ft) && !hasMarshaler(ft) && !f.AsUnixTime:
+			p.sHint++
+		case isNumberKind(ft.Kind()) && !hasMarshaler(ft) || isTimeType(ft) && f.AsUnixTime:
+			p.nHint++
+		}
+	}
+	for i, f := range p.fields {
+		if _, ok := p.byName[f.name]; !ok {
+			p.byName[f.name] = i
+		}
+		if !isASCII(f.name) {
+			p.asciiNames = false
+		}
+	}
+	if p.asciiNames {
+		p.lower = map[string]int{}
+		for i, f := range p.fields {
+			l := strings.ToLower(f.name)
+			if _, ok := p.lower[l]; !ok {
+				p.lower[l] = i
+			}
+		}
+	}
+	return p
+}
+
+func isNumberKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// Type returns the struct type the plan is for.
+func (p *Plan) Type() reflect.Type { return p.typ }
+
+// Encode returns the item for struct value v (of the plan's type; it need
+// not be addressable, but reading is faster when it is): exactly
+// attributevalue.MarshalMap(v.Interface()) for a plan from [For], or
+// MarshalMap of a pointer to v for one from [ForAddressable]. extra is room
+// to reserve in the map for attributes the caller adds.
+func (p *Plan) Encode(v reflect.Value, extra int) (map[string]types.AttributeValue, error) {
+	if p.whole || p.self {
+		return p.avMarshal(v)
+	}
+	st := getState(p.sHint, p.nHint)
+	m, err := p.encode(st, v, extra)
+	if err != nil {
+		st.release()
+		// attributevalue says what went wrong, in its own words.
+		return p.avMarshal(v)
+	}
+	st.finish()
+	return m, nil
+}
+
+func (p *Plan) avMarshal(v reflect.Value) (map[string]types.AttributeValue, error) {
+	if p.addr && v.CanAddr() {
+		return attributevalue.MarshalMap(v.Addr().Interface())
+	}
+	if p.addr {
+		c := reflect.New(p.typ)
+		c.Elem().Set(v)
+		return attributevalue.MarshalMap(c.Interface())
+	}
+	return attributevalue.MarshalMap(v.Interface())
+}
+
+func (p *Plan) encode(st *encState, v reflect.Value, extra int) (map[string]types.AttributeValue, error) {
+	m := make(map[string]types.AttributeValue, len(p.fields)+extra)
+	for i := range p.fields {
+		f := &p.fields[i]
+		var fv reflect.Value
+		if f.deep {
+			var ok bool
+			if fv, ok = fieldForEncode(v, f.index); !ok {
+				continue
+			}
+		} else {
+			fv = v.Field(f.index[0])
+		}
+		av, err := f.enc(st, fv)
+		if err != nil {
+			return nil, err
+		}
+		if av != nil {
+			m[f.name] = av
+		}
+	}
+	return m, nil
+}
+
+// fieldForEncode is attributevalue's encoderFieldByIndex: false when an
+// embedded pointer on the way is nil.
+func fieldForEncode(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, true
+}
+
+// fieldForDecode is attributevalue's decoderFieldByIndex: embedded pointers
+// on the way are allocated.
+func fieldForDecode(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.Struct {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}
+
+// EncodeAttr returns the attribute named attr of the item for v, as Encode
+// would store it, or nil when the item would not hold it.
+func (p *Plan) EncodeAttr(v reflect.Value, attr string) (types.AttributeValue, error) {
+	if p.whole || p.self {
+		m, err := p.avMarshal(v)
+		return m[attr], err
+	}
+	i, ok := p.byName[attr]
+	if !ok {
+		return nil, nil
+	}
+	f := &p.fields[i]
+	fv, ok := fieldForEncode(v, f.index)
+	if !ok {
+		return nil, nil
+	}
+	st := getState(1, 1)
+	av, err := f.enc(st, fv)
+	if err != nil {
+		st.release()
+		m, err := p.avMarshal(v)
+		return m[attr], err
+	}
+	st.finish()
+	return av, nil
+}
+
+// AttrIndex returns the index path (for reflect.Value.FieldByIndex) of the
+// Go field stored as attribute attr, and false when no field is.
+func (p *Plan) AttrIndex(attr string) ([]int, bool) {
+	if p.whole {
+		for _, f := range visibleFields(p.typ) {
+			if f.Name == attr {
+				return slices.Clone(f.Index), true
+			}
+		}
+		return nil, false
+	}
+	i, ok := p.byName[attr]
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(p.fields[i].index), true
+}
+
+// Decode decodes item into v, an addressable struct value of the plan's
+// type: exactly attributevalue.UnmarshalMap(item, v.Addr().Interface()).
+// Like attributevalue, it sets only the fields the item has and shares the
+// item's strings.
+func (p *Plan) Decode(item map[string]types.AttributeValue, v reflect.Value) error {
+	if p.whole || p.self {
+		return attributevalue.UnmarshalMap(item, v.Addr().Interface())
+	}
+	return p.decode(item, v)
+}
+
+func (p *Plan) decode(item map[string]types.AttributeValue, v reflect.Value) error {
+	for k, av := range item {
+		i, ok := p.byName[k]
+		if !ok {
+			if i, ok = p.fold(k); !ok {
+				continue
+			}
+		}
+		f := &p.fields[i]
+		var fv reflect.Value
+		if f.deep {
+			fv = fieldForDecode(v, f.index)
+		} else {
+			fv = v.Field(f.index[0])
+		}
+		if err := f.dec(av, fv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fold is the case-insensitive half of attributevalue's FieldByName: the
+// first field whose name equals k under Unicode case folding.
+func (p *Plan) fold(k string) (int, bool) {
+	if p.asciiNames && isASCII(k) {
+		var buf [64]byte
+		if len(k) <= len(buf) {
+			b := buf[:len(k)]
+			for i := 0; i < len(k); i++ {
+				c := k[i]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b[i] = c
+			}
+			i, ok := p.lower[string(b)]
+			return i, ok
+		}
+	}
+	for i, f := range p.fields {
+		if strings.EqualFold(f.name, k) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Marshal returns the item for *v: exactly attributevalue.MarshalMap(*v).
+// extra is room to reserve in the map for attributes the caller adds.
+func Marshal[T any](v *T, extra int) (map[string]types.AttributeValue, error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return attributevalue.MarshalMap(*v)
+	}
+	return For(t).Encode(reflect.ValueOf(v).Elem(), extra)
+}
+
+// Unmarshal decodes item into *out: exactly attributevalue.UnmarshalMap(item, out).
+func Unmarshal[T any](item map[string]types.AttributeValue, out *T) error {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return attributevalue.UnmarshalMap(item, out)
+	}
+	return For(t).Decode(item, reflect.ValueOf(out).Elem())
+}

@@ -1,0 +1,665 @@
+package codec
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// gen makes random values of any type, with the awkward cases (nil, empty,
+// zero, negative zero, huge numbers, odd strings) over-represented.
+type gen struct {
+	r     *rand.Rand
+	depth int
+
+	// Values from the fuzzer, used now and then instead of random ones.
+	fuzzStr   *string
+	fuzzInt   int64
+	fuzzFloat float64
+}
+
+var zones = []*time.Location{time.UTC, time.FixedZone("X", 3600*5+1800), time.FixedZone("", -7*3600), time.Local}
+
+var oddStrings = []string{"", "a", "A", "0", "-1", "1e3", "2024-01-02T03:04:05Z", "2024-01-02T03:04:05.123+02:00",
+	"héllo", "\u212A", "x#y", "tk:", "tk:abc", "x=5", "NaN", "true", strings.Repeat("z", 40)}
+
+func (g *gen) str() string {
+	if g.fuzzStr != nil && g.r.IntN(3) == 0 {
+		return *g.fuzzStr
+	}
+	if g.r.IntN(3) == 0 {
+		return oddStrings[g.r.IntN(len(oddStrings))]
+	}
+	b := make([]byte, g.r.IntN(12))
+	for i := range b {
+		b[i] = "abcXYZ019 #_-é"[g.r.IntN(14)]
+	}
+	return string(b)
+}
+
+func (g *gen) float(bits int) float64 {
+	if g.fuzzStr != nil && g.r.IntN(3) == 0 {
+		if bits == 32 {
+			return float64(float32(g.fuzzFloat))
+		}
+		return g.fuzzFloat
+	}
+	switch g.r.IntN(8) {
+	case 0:
+		return 0
+	case 1:
+		return math.Copysign(0, -1)
+	case 2:
+		if bits == 32 {
+			return math.MaxFloat32
+		}
+		return math.MaxFloat64
+	case 3:
+		return math.Inf(1 - 2*g.r.IntN(2))
+	case 4:
+		return float64(g.r.IntN(100))
+	}
+	f := g.r.NormFloat64() * math.Pow(10, float64(g.r.IntN(30)-15))
+	if bits == 32 {
+		f = float64(float32(f))
+	}
+	return f
+}
+
+func (g *gen) time() time.Time {
+	switch g.r.IntN(5) {
+	case 0:
+		return time.Time{}
+	case 1:
+		return time.Unix(g.r.Int64N(4e9)-1e9, 0).UTC()
+	}
+	return time.Unix(g.r.Int64N(4e9)-1e9, g.r.Int64N(1e9)).In(zones[g.r.IntN(len(zones))])
+}
+
+var (
+	anyType    = reflect.TypeFor[any]()
+	byteSlice  = reflect.TypeFor[[]byte]()
+	unixTimeTy = reflect.TypeFor[attributevalue.UnixTime]()
+	jsonNumTy  = reflect.TypeFor[json.Number]()
+	avNumTy    = reflect.TypeFor[attributevalue.Number]()
+)
+
+func (g *gen) value(t reflect.Type) reflect.Value {
+	v := reflect.New(t).Elem()
+	g.fill(v)
+	return v
+}
+
+func (g *gen) fill(v reflect.Value) {
+	t := v.Type()
+	g.depth++
+	defer func() { g.depth-- }()
+	deep := g.depth > 5
+	switch {
+	case t == timeType || t.ConvertibleTo(timeType) && t.Kind() == reflect.Struct:
+		v.Set(reflect.ValueOf(g.time()).Convert(t))
+		return
+	case t == jsonNumTy || t == avNumTy:
+		if g.r.IntN(4) == 0 {
+			v.SetString("")
+		} else {
+			v.SetString(strconv.Itoa(g.r.IntN(1000) - 500))
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		v.SetBool(g.r.IntN(2) == 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		switch g.r.IntN(4) {
+		case 0:
+			v.SetInt(0)
+		case 1:
+			v.SetInt(-1 << (t.Bits() - 1))
+		case 2:
+			if g.fuzzStr != nil && !v.OverflowInt(g.fuzzInt) {
+				v.SetInt(g.fuzzInt)
+			}
+		default:
+			v.SetInt(g.r.Int64N(2000) - 1000)
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		switch g.r.IntN(4) {
+		case 0:
+			v.SetUint(0)
+		case 1:
+			v.SetUint(math.MaxUint64 >> (64 - t.Bits()))
+		default:
+			v.SetUint(g.r.Uint64N(200))
+		}
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(g.float(t.Bits()))
+	case reflect.Complex64, reflect.Complex128:
+		v.SetComplex(complex(g.float(64), 1))
+	case reflect.String:
+		v.SetString(g.str())
+	case reflect.Pointer:
+		if deep || g.r.IntN(3) == 0 {
+			return
+		}
+		p := reflect.New(t.Elem())
+		g.fill(p.Elem())
+		v.Set(p)
+	case reflect.Slice:
+		switch {
+		case deep || g.r.IntN(5) == 0:
+			return
+		case g.r.IntN(5) == 0:
+			v.Set(reflect.MakeSlice(t, 0, 0))
+			return
+		}
+		n := g.r.IntN(4) + 1
+		s := reflect.MakeSlice(t, n, n)
+		for i := 0; i < n; i++ {
+			g.fill(s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			g.fill(v.Index(i))
+		}
+	case reflect.Map:
+		switch {
+		case deep || g.r.IntN(5) == 0:
+			return
+		case g.r.IntN(5) == 0:
+			v.Set(reflect.MakeMap(t))
+			return
+		}
+		m := reflect.MakeMap(t)
+		for i := g.r.IntN(4) + 1; i > 0; i-- {
+			m.SetMapIndex(g.value(t.Key()), g.value(t.Elem()))
+		}
+		v.Set(m)
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if t.Field(i).IsExported() || t.Field(i).Anonymous {
+				f := v.Field(i)
+				if f.CanSet() {
+					g.fill(f)
+				} else if f.Kind() == reflect.Struct {
+					// An unexported embedded struct: fill its exported fields.
+					fill := reflect.NewAt(f.Type(), f.Addr().UnsafePointer()).Elem()
+					g.fill(fill)
+				}
+			}
+		}
+	case reflect.Interface:
+		if t.NumMethod() != 0 || g.r.IntN(4) == 0 {
+			return
+		}
+		choices := []func() any{
+			func() any { return g.str() },
+			func() any { return g.float(64) },
+			func() any { return g.r.IntN(2) == 0 },
+			func() any { return g.r.IntN(100) },
+			func() any { return []byte(g.str()) },
+			func() any { return g.time() },
+			func() any { x := g.r.IntN(5); return &x },
+			func() any { var p *int; return p },
+			func() any { return Marsh{X: g.r.IntN(5)} },
+			func() any { return &PtrMarsh{Y: 3} },
+			func() any { return PtrMarsh{Y: 4} },
+			func() any { return g.value(reflect.TypeFor[Inner]()).Interface() },
+		}
+		if !deep {
+			choices = append(choices,
+				func() any { return g.value(reflect.TypeFor[[]any]()).Interface() },
+				func() any { return g.value(reflect.TypeFor[map[string]any]()).Interface() },
+				func() any { return g.value(reflect.TypeFor[[]string]()).Interface() },
+			)
+		}
+		if x := choices[g.r.IntN(len(choices))](); x != nil {
+			v.Set(reflect.ValueOf(x))
+		}
+	}
+}
+
+// av makes a random attribute value, biased towards what fields hold.
+func (g *gen) av() types.AttributeValue {
+	g.depth++
+	defer func() { g.depth-- }()
+	num := []string{"0", "-0", "1", "-17", "3.25", "1e400", "abc", "", "18446744073709551615", "-9223372036854775809", "1700000000", "255", "256", "1.5e10"}
+	k := g.r.IntN(12)
+	if g.depth > 3 && k >= 8 {
+		k = g.r.IntN(8)
+	}
+	switch k {
+	case 0, 1:
+		return &types.AttributeValueMemberS{Value: g.str()}
+	case 2, 3:
+		if g.fuzzStr != nil && g.r.IntN(3) == 0 {
+			return &types.AttributeValueMemberN{Value: *g.fuzzStr}
+		}
+		return &types.AttributeValueMemberN{Value: num[g.r.IntN(len(num))]}
+	case 4:
+		return &types.AttributeValueMemberBOOL{Value: g.r.IntN(2) == 0}
+	case 5:
+		return &types.AttributeValueMemberNULL{Value: true}
+	case 6:
+		return &types.AttributeValueMemberB{Value: []byte(g.str())}
+	case 7:
+		ss := &types.AttributeValueMemberSS{}
+		for i := g.r.IntN(3); i >= 0; i-- {
+			ss.Value = append(ss.Value, g.str())
+		}
+		return ss
+	case 8:
+		ns := &types.AttributeValueMemberNS{}
+		for i := g.r.IntN(3); i >= 0; i-- {
+			ns.Value = append(ns.Value, num[g.r.IntN(len(num))])
+		}
+		return ns
+	case 9:
+		bs := &types.AttributeValueMemberBS{}
+		for i := g.r.IntN(3); i >= 0; i-- {
+			bs.Value = append(bs.Value, []byte(g.str()))
+		}
+		return bs
+	case 10:
+		l := &types.AttributeValueMemberL{Value: []types.AttributeValue{}}
+		for i := g.r.IntN(4); i > 0; i-- {
+			l.Value = append(l.Value, g.av())
+		}
+		return l
+	}
+	m := &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}
+	names := []string{"A", "B", "C", "d", "X", "Y", "self", "a"}
+	for i := g.r.IntN(4); i > 0; i-- {
+		m.Value[names[g.r.IntN(len(names))]] = g.av()
+	}
+	return m
+}
+
+// mutate derives a decoding input from a valid item: some attributes get
+// random values, some keys change case, some unknown keys appear.
+func (g *gen) mutate(item map[string]types.AttributeValue, t reflect.Type) map[string]types.AttributeValue {
+	out := map[string]types.AttributeValue{}
+	for k, v := range item {
+		switch g.r.IntN(10) {
+		case 0:
+			out[k] = g.av()
+		case 1:
+			// A key differing only in case (unless it collides).
+			l := strings.ToLower(k)
+			if _, ok := item[l]; !ok {
+				out[l] = v
+				continue
+			}
+			out[k] = v
+		case 2:
+		default:
+			out[k] = v
+		}
+	}
+	if g.r.IntN(3) == 0 {
+		out["PK"] = &types.AttributeValueMemberS{Value: "USER#x"}
+		out["EntityType"] = &types.AttributeValueMemberS{Value: "Item"}
+	}
+	if g.r.IntN(4) == 0 && t.Kind() == reflect.Struct && t.NumField() > 0 {
+		f := t.Field(g.r.IntN(t.NumField()))
+		out[f.Name] = g.av()
+	}
+	return out
+}
+
+type outcome struct {
+	item     map[string]types.AttributeValue
+	err      error
+	panicked any
+}
+
+func encodeAV(v reflect.Value, addr bool) (o outcome) {
+	defer func() { o.panicked = recover() }()
+	if addr {
+		p := reflect.New(v.Type())
+		p.Elem().Set(v)
+		o.item, o.err = attributevalue.MarshalMap(p.Interface())
+	} else {
+		o.item, o.err = attributevalue.MarshalMap(v.Interface())
+	}
+	return o
+}
+
+func encodeCodec(v reflect.Value, addr bool) (o outcome) {
+	defer func() { o.panicked = recover() }()
+	p := reflect.New(v.Type())
+	p.Elem().Set(v)
+	plan := For(v.Type())
+	if addr {
+		plan = ForAddressable(v.Type())
+	}
+	o.item, o.err = plan.Encode(p.Elem(), 3)
+	return o
+}
+
+func sameOutcome(t *testing.T, what string, in any, want, got outcome) bool {
+	t.Helper()
+	switch {
+	case (want.panicked != nil) != (got.panicked != nil):
+		t.Errorf("%s of %#v: attributevalue panicked %v, codec panicked %v", what, in, want.panicked, got.panicked)
+	case (want.err != nil) != (got.err != nil):
+		t.Errorf("%s of %#v: attributevalue error %v, codec error %v", what, in, want.err, got.err)
+	case want.err != nil && want.err.Error() != got.err.Error():
+		t.Errorf("%s of %#v: errors differ:\n attributevalue: %v\n codec:          %v", what, in, want.err, got.err)
+	case want.err == nil && want.panicked == nil && !reflect.DeepEqual(want.item, got.item):
+		t.Errorf("%s of %#v: items differ:\n attributevalue: %s\n codec:          %s", what, in, dump(want.item), dump(got.item))
+	default:
+		return true
+	}
+	return false
+}
+
+func dump(x any) string {
+	var b strings.Builder
+	var walk func(reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() {
+				b.WriteString("nil")
+				return
+			}
+			if v.Kind() == reflect.Pointer {
+				b.WriteString(strings.TrimPrefix(v.Type().Elem().Name(), "AttributeValueMember"))
+			}
+			walk(v.Elem())
+		case reflect.Map:
+			keys := v.MapKeys()
+			b.WriteString("{")
+			for _, k := range keys {
+				fmt.Fprintf(&b, "%v:", k)
+				walk(v.MapIndex(k))
+				b.WriteString(" ")
+			}
+			b.WriteString("}")
+		case reflect.Slice:
+			if v.Type().Elem().Kind() == reflect.Uint8 {
+				fmt.Fprintf(&b, "%q", v.Bytes())
+				return
+			}
+			b.WriteString("[")
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+				b.WriteString(" ")
+			}
+			b.WriteString("]")
+		case reflect.Struct:
+			if v.NumField() > 0 {
+				walk(v.Field(0))
+			}
+		default:
+			fmt.Fprintf(&b, "%q", fmt.Sprint(v.Interface()))
+		}
+	}
+	walk(reflect.ValueOf(x))
+	return b.String()
+}
+
+type decOutcome struct {
+	v        reflect.Value
+	err      error
+	panicked any
+}
+
+func decodeAV(item map[string]types.AttributeValue, t reflect.Type) (o decOutcome) {
+	defer func() { o.panicked = recover() }()
+	p := reflect.New(t)
+	o.v = p.Elem()
+	o.err = attributevalue.UnmarshalMap(item, p.Interface())
+	return o
+}
+
+func decodeCodec(item map[string]types.AttributeValue, t reflect.Type) (o decOutcome) {
+	defer func() { o.panicked = recover() }()
+	p := reflect.New(t)
+	o.v = p.Elem()
+	o.err = For(t).Decode(item, p.Elem())
+	return o
+}
+
+// sameDecode compares decodings. attributevalue walks the item's maps in
+// Go's random order, so when several attributes fail (or name one field in
+// different cases) it has several possible outcomes: it is run up to 200
+// times (small Go maps favour one order) and the codec's outcome must be
+// one of them.
+//
+// Items with several attributes are compared only on whether decoding
+// fails (by error or panic: which of its failing attributes
+// attributevalue meets first is random, and there can be dozens) and, when
+// it does not, on the value.
+func sameDecode(t *testing.T, item map[string]types.AttributeValue, typ reflect.Type, got decOutcome) bool {
+	t.Helper()
+	var want decOutcome
+	for i := 0; i < 200; i++ {
+		want = decodeAV(item, typ)
+		if sameDecOutcome(want, got) {
+			return true
+		}
+		if len(item) > 1 && failed(want) && failed(got) {
+			return true
+		}
+	}
+	switch {
+	case (want.panicked != nil) != (got.panicked != nil):
+		t.Errorf("decode %s into %s: attributevalue panicked %v, codec panicked %v", dump(item), typ, want.panicked, got.panicked)
+	case (want.err != nil) != (got.err != nil):
+		t.Errorf("decode %s into %s: attributevalue error %v, codec error %v", dump(item), typ, want.err, got.err)
+	case want.err != nil:
+		t.Errorf("decode %s into %s: errors differ:\n attributevalue: %v\n codec:          %v", dump(item), typ, want.err, got.err)
+	default:
+		t.Errorf("decode %s into %s: values differ:\n attributevalue: %#v\n codec:          %#v", dump(item), typ, want.v.Interface(), got.v.Interface())
+	}
+	return false
+}
+
+func failed(o decOutcome) bool { return o.err != nil || o.panicked != nil }
+
+func sameDecOutcome(want, got decOutcome) bool {
+	switch {
+	case (want.panicked != nil) != (got.panicked != nil):
+		return false
+	case want.panicked != nil:
+		return fmt.Sprint(want.panicked) == fmt.Sprint(got.panicked)
+	case (want.err != nil) != (got.err != nil):
+		return false
+	case want.err != nil:
+		return want.err.Error() == got.err.Error()
+	}
+	return equalValues(want.v, got.v)
+}
+
+// equalValues is reflect.DeepEqual except that NaNs are equal and funcs are
+// compared by nil-ness.
+func equalValues(a, b reflect.Value) bool {
+	if a.IsValid() != b.IsValid() {
+		return false
+	}
+	if !a.IsValid() {
+		return true
+	}
+	if a.Type() != b.Type() {
+		return false
+	}
+	switch a.Kind() {
+	case reflect.Float32, reflect.Float64:
+		x, y := a.Float(), b.Float()
+		return x == y && math.Signbit(x) == math.Signbit(y) || math.IsNaN(x) && math.IsNaN(y)
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return a.IsNil() == b.IsNil()
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return equalValues(a.Elem(), b.Elem())
+	case reflect.Slice:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		fallthrough
+	case reflect.Array:
+		for i := 0; i < a.Len(); i++ {
+			if !equalValues(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		for _, k := range a.MapKeys() {
+			bv := b.MapIndex(k)
+			if !bv.IsValid() || !equalValues(a.MapIndex(k), bv) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		if a.Type() == timeType || a.Type().ConvertibleTo(timeType) {
+			return reflect.DeepEqual(a.Convert(timeType).Interface(), b.Convert(timeType).Interface())
+		}
+		for i := 0; i < a.NumField(); i++ {
+			if !equalValues(a.Field(i), b.Field(i)) {
+				return false
+			}
+		}
+		return true
+	}
+	if a.CanInterface() {
+		return reflect.DeepEqual(a.Interface(), b.Interface())
+	}
+	return reflect.DeepEqual(fmt.Sprint(a), fmt.Sprint(b))
+}
+
+var diffTypes = []reflect.Type{
+	reflect.TypeFor[Item](),
+	reflect.TypeFor[Small](),
+	reflect.TypeFor[Inner](),
+	reflect.TypeFor[Big](),
+	reflect.TypeFor[Conflict](),
+	reflect.TypeFor[Tree](),
+	reflect.TypeFor[SelfMarsh](),
+	reflect.TypeFor[UnexpPtrEmbed](),
+	reflect.TypeFor[CaseFold](),
+	reflect.TypeFor[struct{}](),
+	reflect.TypeFor[struct {
+		X any
+		Y *any
+		Z []Level `dynamodbav:",stringset"`
+		W map[TextKey][]byte
+	}](),
+}
+
+// checkOne runs the differential checks for one random value of typ.
+func checkOne(t *testing.T, g *gen, typ reflect.Type) {
+	t.Helper()
+	v := g.value(typ)
+	for _, addr := range []bool{false, true} {
+		want := encodeAV(v, addr)
+		got := encodeCodec(v, addr)
+		if !sameOutcome(t, fmt.Sprintf("encode (addressable %v)", addr), v.Interface(), want, got) {
+			return
+		}
+	}
+	want := encodeAV(v, false)
+	if want.err != nil || want.panicked != nil {
+		return
+	}
+	// Decoding a valid item exactly.
+	if !sameDecode(t, want.item, typ, decodeCodec(want.item, typ)) {
+		return
+	}
+	// And a damaged one.
+	item := g.mutate(want.item, typ)
+	sameDecode(t, item, typ, decodeCodec(item, typ))
+	// Single attributes one at a time give exact errors.
+	for k, av := range item {
+		one := map[string]types.AttributeValue{k: av}
+		if !sameDecode(t, one, typ, decodeCodec(one, typ)) {
+			return
+		}
+	}
+}
+
+func TestDifferential(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for _, typ := range diffTypes {
+		t.Run(typ.String(), func(t *testing.T) {
+			g := &gen{r: rand.New(rand.NewPCG(1, uint64(len(typ.String()))))}
+			for i := 0; i < n && !t.Failed(); i++ {
+				checkOne(t, g, typ)
+			}
+		})
+	}
+}
+
+// TestDecodeRandomItems decodes items made of random attribute values under
+// the field names of each type.
+func TestDecodeRandomItems(t *testing.T) {
+	for _, typ := range diffTypes {
+		t.Run(typ.String(), func(t *testing.T) {
+			g := &gen{r: rand.New(rand.NewPCG(2, 3))}
+			fs := visibleFields(typ)
+			for i := 0; i < 3000 && !t.Failed(); i++ {
+				item := map[string]types.AttributeValue{}
+				for _, f := range fs {
+					if g.r.IntN(2) == 0 {
+						name := f.Name
+						if g.r.IntN(6) == 0 {
+							name = strings.ToUpper(name)
+						}
+						item[name] = g.av()
+					}
+				}
+				for k, av := range item {
+					one := map[string]types.AttributeValue{k: av}
+					sameDecode(t, one, typ, decodeCodec(one, typ))
+				}
+				sameDecode(t, item, typ, decodeCodec(item, typ))
+			}
+		})
+	}
+}
+
+// FuzzCodec compares the codec with attributevalue on values and items
+// grown from the fuzzer's seed, string and numbers: encoding (both
+// addressable modes) and decoding of valid, damaged and random items.
+//
+//	go test -run '^$' -fuzz FuzzCodec ./internal/codec
+func FuzzCodec(f *testing.F) {
+	f.Add(uint64(1), uint8(0), "", int64(0), 0.0)
+	f.Add(uint64(2), uint8(3), "2024-01-02T03:04:05Z", int64(-1), -0.5)
+	f.Add(uint64(3), uint8(1), "1e400", int64(1<<62), 1e300)
+	f.Add(uint64(4), uint8(8), "\u212Aelvin", int64(7), math.Inf(1))
+	f.Fuzz(func(t *testing.T, seed uint64, which uint8, s string, n int64, x float64) {
+		g := &gen{r: rand.New(rand.NewPCG(seed, uint64(which))), fuzzStr: &s, fuzzInt: n, fuzzFloat: x}
+		typ := diffTypes[int(which)%len(diffTypes)]
+		checkOne(t, g, typ)
+		// A random item under the type's attribute names.
+		item := map[string]types.AttributeValue{}
+		for _, f := range visibleFields(typ) {
+			if g.r.IntN(3) == 0 {
+				item[f.Name] = g.av()
+			}
+		}
+		sameDecode(t, item, typ, decodeCodec(item, typ))
+	})
+}

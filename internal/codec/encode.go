@@ -1,0 +1,662 @@
+package codec
+
+import (
+	"encoding"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// encFunc encodes v as attributevalue's encode(v, tag) does for the type
+// and tag it was compiled for. A nil attribute value means "not stored".
+type encFunc func(st *encState, v reflect.Value) (types.AttributeValue, error)
+
+var (
+	timeType          = reflect.TypeFor[time.Time]()
+	byteSliceSliceTyp = reflect.TypeFor[[][]byte]()
+	marshalerType     = reflect.TypeFor[attributevalue.Marshaler]()
+	unmarshalerType   = reflect.TypeFor[attributevalue.Unmarshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshalType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	numbererType      = reflect.TypeFor[interface {
+		Float64() (float64, error)
+		Int64() (int64, error)
+		String() string
+	}]()
+)
+
+// errEncode marks a failure of the compiled encoder; the caller then asks
+// attributevalue, whose error is the one returned.
+var errEncode = errors.New("codec: encode failed")
+
+func newNull() types.AttributeValue { return &types.AttributeValueMemberNULL{Value: true} }
+
+// isTimeType reports whether attributevalue encodes t as a time.
+func isTimeType(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.ConvertibleTo(timeType)
+}
+
+// timeOf reads a time.Time (or a type converted from it) without boxing
+// when v is addressable.
+func timeOf(v reflect.Value) time.Time {
+	if v.CanAddr() {
+		return *(*time.Time)(v.Addr().UnsafePointer())
+	}
+	return v.Convert(timeType).Interface().(time.Time)
+}
+
+// plainString reports whether values of t encode as a plain S through the
+// scalar path: a string kind with no Marshaler and not a number type.
+func plainString(t reflect.Type) bool {
+	return t.Kind() == reflect.String && !hasMarshaler(t) && !t.Implements(numbererType)
+}
+
+// hasMarshaler reports whether attributevalue could call a Marshaler on a
+// value of type t (addressable or not).
+func hasMarshaler(t reflect.Type) bool {
+	return t.Implements(marshalerType) || (t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(marshalerType))
+}
+
+// full compiles attributevalue's encode(v, tg) for values of type t: the
+// zero-value check (omitempty, nullempty, NULL for nil), then inner.
+func (b *builder) full(t reflect.Type, tg tag, addr bool) encFunc {
+	if tg.OmitEmpty && tg.NullEmpty {
+		return fallbackEnc(t, tg, addr)
+	}
+	key := encKey{t, tg, addr}
+	if f, ok := b.encMemo[key]; ok {
+		if f == nil {
+			// A recursive type other than through a struct: delegate.
+			return fallbackEnc(t, tg, addr)
+		}
+		return f
+	}
+	b.encMemo[key] = nil
+	f := b.fullUncached(t, tg, addr)
+	b.encMemo[key] = f
+	return f
+}
+
+func (b *builder) fullUncached(t reflect.Type, tg tag, addr bool) encFunc {
+	// Hot scalar kinds get one closure doing everything.
+	if f := scalarFull(t, tg); f != nil {
+		return f
+	}
+	inner, ok := b.inner(t, tg, addr)
+	if !ok {
+		return fallbackEnc(t, tg, addr)
+	}
+	omit, null := tg.OmitEmpty, tg.NullEmpty
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice:
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			if v.IsNil() {
+				if omit {
+					return nil, nil
+				}
+				return newNull(), nil
+			}
+			return inner(st, v)
+		}
+	case reflect.Array:
+		if t.Len() == 0 {
+			return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+				if omit {
+					return nil, nil
+				}
+				if null {
+					return newNull(), nil
+				}
+				return inner(st, v)
+			}
+		}
+		return inner
+	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64:
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			if isZeroScalar(v) {
+				if omit {
+					return nil, nil
+				}
+				if null {
+					return newNull(), nil
+				}
+			}
+			return inner(st, v)
+		}
+	}
+	// Structs, complex numbers, channels, funcs: never zero for attributevalue.
+	return inner
+}
+
+// scalarFull returns a complete encoder for the common plain scalars, or nil.
+func scalarFull(t reflect.Type, tg tag) encFunc {
+	if hasMarshaler(t) {
+		return nil
+	}
+	return scalarEnc(t, tg)
+}
+
+// scalarEnc is scalarFull without the Marshaler check.
+func scalarEnc(t reflect.Type, tg tag) encFunc {
+	omit, null, asString := tg.OmitEmpty, tg.NullEmpty, tg.AsString
+	zero := func() (types.AttributeValue, bool) {
+		if omit {
+			return nil, true
+		}
+		if null {
+			return newNull(), true
+		}
+		return nil, false
+	}
+	switch t.Kind() {
+	case reflect.String:
+		if t.Implements(numbererType) {
+			return nil
+		}
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			s := v.String()
+			if s == "" {
+				if av, done := zero(); done {
+					return av, nil
+				}
+			}
+			return st.newS(s), nil
+		}
+	case reflect.Bool:
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			x := v.Bool()
+			if !x {
+				if av, done := zero(); done {
+					return av, nil
+				}
+			}
+			return &types.AttributeValueMemberBOOL{Value: x}, nil
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			x := v.Int()
+			if x == 0 {
+				if av, done := zero(); done {
+					return av, nil
+				}
+			}
+			off := len(st.buf)
+			st.buf = strconv.AppendInt(st.buf, x, 10)
+			return st.number(off, asString), nil
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			x := v.Uint()
+			if x == 0 {
+				if av, done := zero(); done {
+					return av, nil
+				}
+			}
+			off := len(st.buf)
+			st.buf = strconv.AppendUint(st.buf, x, 10)
+			return st.number(off, asString), nil
+		}
+	case reflect.Float32, reflect.Float64:
+		bits := 64
+		if t.Kind() == reflect.Float32 {
+			bits = 32
+		}
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			x := v.Float()
+			if x == 0 {
+				if av, done := zero(); done {
+					return av, nil
+				}
+			}
+			off := len(st.buf)
+			st.buf = strconv.AppendFloat(st.buf, x, 'f', -1, bits)
+			return st.number(off, asString), nil
+		}
+	case reflect.Struct:
+		if !isTimeType(t) {
+			return nil
+		}
+		// Structs are never "zero" for attributevalue: a zero time is stored.
+		if tg.AsUnixTime {
+			return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+				off := len(st.buf)
+				st.buf = strconv.AppendInt(st.buf, timeOf(v).Unix(), 10)
+				return st.number(off, false), nil
+			}
+		}
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			off := len(st.buf)
+			st.buf = timeOf(v).AppendFormat(st.buf, time.RFC3339Nano)
+			av := st.newS("")
+			st.deferText(&av.Value, off)
+			return av, nil
+		}
+	}
+	return nil
+}
+
+// number makes an N (or, with the string option, an S) whose text is what
+// was appended to st.buf since off.
+func (st *encState) number(off int, asString bool) types.AttributeValue {
+	if asString {
+		av := st.newS("")
+		st.deferText(&av.Value, off)
+		return av
+	}
+	av := st.newN()
+	st.deferText(&av.Value, off)
+	return av
+}
+
+// inner compiles what attributevalue does after the zero check: take the
+// element of a pointer or interface, then afterElem.
+func (b *builder) inner(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
+	switch t.Kind() {
+	case reflect.Pointer:
+		if t.Name() != "" {
+			return nil, false
+		}
+		after, ok := b.afterElem(t.Elem(), tg, true)
+		if !ok {
+			return nil, false
+		}
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			return after(st, v.Elem())
+		}, true
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			return nil, false
+		}
+		return b.ifaceEnc(t, tg), true
+	}
+	return b.afterElem(t, tg, addr)
+}
+
+// ifaceEnc encodes the dynamic value of a non-nil interface: attributevalue
+// treats it as a non-addressable value of its dynamic type.
+func (b *builder) ifaceEnc(t reflect.Type, tg tag) encFunc {
+	var cache sync.Map // dynamic type → encFunc
+	whole := fallbackEnc(t, tg, false)
+	return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+		c := v.Elem()
+		ct := c.Type()
+		f, ok := cache.Load(ct)
+		if !ok {
+			var enc encFunc
+			buildLocked(func(b *builder) {
+				if e, ok := b.afterElem(ct, tg, false); ok {
+					enc = e
+				}
+			})
+			// A nil enc means: hand attributevalue the interface itself.
+			f, _ = cache.LoadOrStore(ct, enc)
+		}
+		enc := f.(encFunc)
+		if enc == nil {
+			return whole(st, v)
+		}
+		return enc(st, c)
+	}
+}
+
+// afterElem compiles attributevalue's tryMarshaler and the switch on kind
+// for a value of type t (already dereferenced).
+func (b *builder) afterElem(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
+	kindEnc, ok := b.byKind(t, tg, addr)
+	if !ok {
+		return nil, false
+	}
+	viaAddr := t.Kind() != reflect.Pointer && t.Name() != "" && addr
+	var callM bool
+	if viaAddr {
+		callM = reflect.PointerTo(t).Implements(marshalerType)
+	} else {
+		callM = t.Implements(marshalerType)
+	}
+	if !callM {
+		return kindEnc, true
+	}
+	if t.Kind() == reflect.Pointer || t.Kind() == reflect.Interface {
+		return nil, false
+	}
+	return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+		var m attributevalue.Marshaler
+		if viaAddr {
+			m = v.Addr().Interface().(attributevalue.Marshaler)
+		} else {
+			m = v.Interface().(attributevalue.Marshaler)
+		}
+		av, err := m.MarshalDynamoDBAttributeValue()
+		if err != nil {
+			return nil, err
+		}
+		if av != nil {
+			return av, nil
+		}
+		return kindEnc(st, v)
+	}, true
+}
+
+func skipEnc(*encState, reflect.Value) (types.AttributeValue, error) { return nil, nil }
+
+// byKind compiles attributevalue's switch on the kind of a dereferenced value.
+func (b *builder) byKind(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
+	switch t.Kind() {
+	case reflect.Struct:
+		if isTimeType(t) {
+			return b.timeEnc(tg), true
+		}
+		p := b.plan(t, addr)
+		if p.whole {
+			return nil, false
+		}
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			m, err := p.encode(st, v, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &types.AttributeValueMemberM{Value: m}, nil
+		}, true
+	case reflect.Map:
+		return b.mapEnc(t, tg)
+	case reflect.Slice, reflect.Array:
+		return b.sliceEnc(t, tg, addr)
+	case reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return skipEnc, true
+	case reflect.Pointer:
+		if t.Name() != "" || hasMarshaler(t) {
+			return nil, false
+		}
+		elem := b.full(t.Elem(), tg, true)
+		omit := tg.OmitEmpty && tg.OmitEmptyElem
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			el := v.Elem()
+			if !el.IsValid() {
+				if omit {
+					return nil, nil
+				}
+				return newNull(), nil
+			}
+			return elem(st, el)
+		}, true
+	case reflect.Interface:
+		return nil, false
+	case reflect.Complex64, reflect.Complex128, reflect.Uintptr:
+		return skipEnc, true
+	}
+	return scalarInner(t, tg), true
+}
+
+// scalarInner encodes a non-zero-checked scalar (attributevalue's
+// encodeScalar); the Marshaler check has been done by the caller.
+func scalarInner(t reflect.Type, tg tag) encFunc {
+	asString := tg.AsString
+	if t.Kind() == reflect.String && t.Implements(numbererType) {
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			if asString {
+				return st.newS(v.String()), nil
+			}
+			av := st.newN()
+			av.Value = v.String()
+			return av, nil
+		}
+	}
+	// The plain scalar encoders without omit/null options do no zero check.
+	return scalarEnc(t, tag{AsString: asString})
+}
+
+func (b *builder) timeEnc(tg tag) encFunc {
+	return scalarEnc(timeType, tag{AsUnixTime: tg.AsUnixTime})
+}
+
+func (b *builder) mapEnc(t reflect.Type, tg tag) (encFunc, bool) {
+	kt, et := t.Key(), t.Elem()
+	keyStr, ok := mapKeyFunc(kt)
+	if !ok {
+		return nil, false
+	}
+	etg := tg.elemTag()
+	if plainString(kt) && kt.NumMethod() == 0 && plainString(et) {
+		omit, null := etg.OmitEmpty, etg.NullEmpty
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			mp := v.UnsafePointer()
+			src := *(*map[string]string)(unsafe.Pointer(&mp))
+			out := make(map[string]types.AttributeValue, len(src))
+			for k, s := range src {
+				if k == "" {
+					return nil, errEncode
+				}
+				if s == "" {
+					if omit {
+						continue
+					}
+					if null {
+						out[k] = newNull()
+						continue
+					}
+				}
+				out[k] = st.newS(s)
+			}
+			return &types.AttributeValueMemberM{Value: out}, nil
+		}, true
+	}
+	elem := b.full(et, etg, false)
+	return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+		out := make(map[string]types.AttributeValue, v.Len())
+		k := reflect.New(kt).Elem()
+		e := reflect.New(et).Elem()
+		it := v.MapRange()
+		for it.Next() {
+			k.SetIterKey(it)
+			name, err := keyStr(k)
+			if err != nil {
+				return nil, err
+			}
+			e.SetIterValue(it)
+			av, err := elem(st, e)
+			if err != nil {
+				return nil, err
+			}
+			if av != nil {
+				out[name] = av
+			}
+		}
+		return &types.AttributeValueMemberM{Value: out}, nil
+	}, true
+}
+
+// mapKeyFunc compiles attributevalue's mapKeyAsString for key type kt.
+func mapKeyFunc(kt reflect.Type) (func(reflect.Value) (string, error), bool) {
+	nonEmpty := func(s string) (string, error) {
+		if s == "" {
+			return "", errEncode
+		}
+		return s, nil
+	}
+	if kt.Implements(textMarshalerType) {
+		if kt.Kind() == reflect.Pointer || kt.Kind() == reflect.Interface {
+			return nil, false
+		}
+		return func(k reflect.Value) (string, error) {
+			b, err := k.Interface().(encoding.TextMarshaler).MarshalText()
+			if err != nil {
+				return "", errEncode
+			}
+			return nonEmpty(string(b))
+		}, true
+	}
+	plain := kt.NumMethod() == 0
+	switch kt.Kind() {
+	case reflect.String:
+		if plain {
+			return func(k reflect.Value) (string, error) { return nonEmpty(k.String()) }, true
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if plain {
+			return func(k reflect.Value) (string, error) { return strconv.FormatInt(k.Int(), 10), nil }, true
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if plain {
+			return func(k reflect.Value) (string, error) { return strconv.FormatUint(k.Uint(), 10), nil }, true
+		}
+	case reflect.Bool, reflect.Float32, reflect.Float64:
+	default:
+		return nil, false
+	}
+	return func(k reflect.Value) (string, error) { return nonEmpty(fmt.Sprint(k.Interface())) }, true
+}
+
+func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
+	et := t.Elem()
+	if et.Kind() == reflect.Uint8 {
+		if t.Kind() == reflect.Array {
+			return nil, false
+		}
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			return &types.AttributeValueMemberB{Value: append([]byte{}, v.Bytes()...)}, nil
+		}, true
+	}
+	elemAddr := addr || t.Kind() == reflect.Slice
+	etg := tg.elemTag()
+	set := 0
+	switch {
+	case tg.AsBinSet || t == byteSliceSliceTyp:
+		set = 'B'
+	case tg.AsNumSet:
+		set = 'N'
+	case tg.AsStrSet:
+		set = 'S'
+	}
+	if set == 0 && plainString(et) {
+		// []string as a list: the common case, without a call per element.
+		omit, null := etg.OmitEmpty, etg.NullEmpty
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			n := v.Len()
+			l := make([]types.AttributeValue, 0, n)
+			for i := 0; i < n; i++ {
+				s := v.Index(i).String()
+				if s == "" {
+					if omit {
+						continue
+					}
+					if null {
+						l = append(l, newNull())
+						continue
+					}
+				}
+				l = append(l, st.newS(s))
+			}
+			return &types.AttributeValueMemberL{Value: l}, nil
+		}, true
+	}
+	elem := b.full(et, etg, elemAddr)
+	switch set {
+	case 'B':
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			n := v.Len()
+			if n == 0 {
+				return newNull(), nil
+			}
+			out := make([][]byte, 0, n)
+			for i := 0; i < n; i++ {
+				av, err := elem(st, v.Index(i))
+				if err != nil {
+					return nil, err
+				}
+				if av == nil {
+					continue
+				}
+				bv, ok := av.(*types.AttributeValueMemberB)
+				if !ok || bv == nil || bv.Value == nil {
+					return nil, errEncode
+				}
+				out = append(out, bv.Value)
+			}
+			return &types.AttributeValueMemberBS{Value: out}, nil
+		}, true
+	case 'N', 'S':
+		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+			n := v.Len()
+			if n == 0 {
+				return newNull(), nil
+			}
+			// out never grows past n, so pointers into it stay valid.
+			out := make([]string, 0, n)
+			for i := 0; i < n; i++ {
+				before := len(st.fix)
+				av, err := elem(st, v.Index(i))
+				if err != nil {
+					return nil, err
+				}
+				if av == nil {
+					continue
+				}
+				var s *string
+				switch x := av.(type) {
+				case *types.AttributeValueMemberN:
+					if set != 'N' || x == nil {
+						return nil, errEncode
+					}
+					s = &x.Value
+				case *types.AttributeValueMemberS:
+					if set != 'S' || x == nil {
+						return nil, errEncode
+					}
+					s = &x.Value
+				default:
+					return nil, errEncode
+				}
+				out = append(out, *s)
+				// A number's text is still pending: send it to the set.
+				if len(st.fix) > before && st.fix[len(st.fix)-1].dst == s {
+					st.fix[len(st.fix)-1].dst = &out[len(out)-1]
+				}
+			}
+			if set == 'N' {
+				return &types.AttributeValueMemberNS{Value: out}, nil
+			}
+			return &types.AttributeValueMemberSS{Value: out}, nil
+		}, true
+	}
+	return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+		n := v.Len()
+		l := make([]types.AttributeValue, 0, n)
+		for i := 0; i < n; i++ {
+			av, err := elem(st, v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			if av != nil {
+				l = append(l, av)
+			}
+		}
+		return &types.AttributeValueMemberL{Value: l}, nil
+	}, true
+}
+
+// isZeroScalar is attributevalue's isZeroValue for scalar kinds (note that
+// -0.0 counts as zero, unlike reflect.Value.IsZero).
+func isZeroScalar(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.String:
+		return v.Len() == 0
+	case reflect.Bool:
+		return !v.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return v.Int() == 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return v.Uint() == 0
+	case reflect.Float32, reflect.Float64:
+		return v.Float() == 0
+	}
+	return false
+}
