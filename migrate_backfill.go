@@ -1,0 +1,352 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/itemsize"
+)
+
+// BackfillMigration returns a migration that brings every stored item of
+// r's entity in line with the entity's current declaration: it scans the
+// table for items of the entity type, renders their primary key and index
+// attributes again, and rewrites the items whose attributes differ. Use it
+// after adding an index (GSI1 on items that exist), changing a template,
+// or adding a sparse predicate. Deploy the new declaration first, so that
+// the application's own writes already render the new keys.
+//
+// A change of index attributes only is an UpdateItem that sets and removes
+// just those attributes, on condition that the attributes they are
+// rendered from still hold the values read. A change of primary key is one
+// transaction: a put of the item at its new key (which must be free) and a
+// delete of the old item on condition that every attribute read is
+// unchanged (and that no attribute of T absent then has appeared). So a
+// concurrent writer is never overwritten and no concurrent update is lost:
+// when a condition fails, the item is read again and its rewrite planned
+// anew. Attributes that T does not declare are carried over untouched.
+//
+// A re-key whose new key holds another item with different content fails
+// that item with [ErrAlreadyExists] (two items that the new template maps
+// to one key, or an item written there since) rather than lose either.
+func BackfillMigration[T any](id string, r *Repo[T]) Migration {
+	return Migration{ID: id, impl: &backfill[T]{r: r}}
+}
+
+type backfill[T any] struct{ r *Repo[T] }
+
+// errStale: a conditional rewrite found the item changed since it was read.
+var errStale = errors.New("singletable: item changed since it was read")
+
+func (b *backfill[T]) kind() string { return "backfill" }
+
+func (b *backfill[T]) source(ctx context.Context, t *Table) (scanSpec, error) {
+	if b.r == nil {
+		return scanSpec{}, validationErr("", "", "a backfill needs a repository")
+	}
+	if b.r.t.name != t.name {
+		return scanSpec{}, validationErr(b.r.e.name, "", "backfill repository is bound to table %s, not %s", b.r.t.name, t.name)
+	}
+	spec := scanSpec{
+		client: b.r.t.client,
+		table:  b.r.t.name,
+		filter: "#et = :et",
+		names:  map[string]string{"#et": b.r.t.opts.EntityTypeAttr},
+		values: map[string]types.AttributeValue{":et": avS(b.r.e.name)},
+	}
+	return spec, spec.describe(ctx)
+}
+
+func (b *backfill[T]) what(w *rewrite) string {
+	if w.keyChanged {
+		return b.r.e.name + " re-key"
+	}
+	return b.r.e.name + " update"
+}
+
+// units is the capacity a rewrite consumes: an update is billed on the
+// item's size; a transactional put and delete cost twice each.
+func (b *backfill[T]) units(w *rewrite, old map[string]types.AttributeValue) int64 {
+	if w.keyChanged {
+		return 2 * (capacityUnits(w.newItem) + capacityUnits(old))
+	}
+	return capacityUnits(w.newItem)
+}
+
+func (b *backfill[T]) process(ctx context.Context, r *runner, p *scanPage) {
+	for i, item := range p.items {
+		w, err := b.r.e.planRewrite(b.r.t, item)
+		switch {
+		case err != nil:
+			p.fail(i, fmt.Errorf("singletable: backfill %s: %w", r.mig.ID, err))
+			continue
+		case !w.changed():
+			p.set(i, outSkipped)
+			continue
+		case r.o.DryRun:
+			p.set(i, outWritten)
+			p.wrote(b.what(w), 1, b.units(w, item))
+			continue
+		}
+		r.submit(ctx, p, func() { b.rewriteItem(ctx, r, p, i, item, w) })
+	}
+}
+
+// rewriteItem applies w to item, re-reading and re-planning the item when
+// it changed meanwhile, until the rewrite succeeds, is no longer needed,
+// or the retry budget is spent.
+func (b *backfill[T]) rewriteItem(ctx context.Context, r *runner, p *scanPage, i int, item map[string]types.AttributeValue, w *rewrite) {
+	policy := backoff.Default
+	key := w.oldKey
+	var last error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if attempt >= policy.Attempts {
+				p.fail(i, wrapSentinel(ErrConditionFailed, fmt.Sprintf("backfill %s: item still changing after %d attempts", r.mig.ID, attempt), last))
+				return
+			}
+			if err := backoff.Sleep(ctx, policy.Delay(attempt-1, nil)); err != nil {
+				p.abort(err)
+				return
+			}
+		}
+		if w == nil {
+			cur, err := b.reread(ctx, key)
+			if err == nil && cur != nil {
+				w, err = b.r.e.planRewrite(b.r.t, cur)
+			}
+			switch {
+			case err != nil && stopsRun(ctx, err):
+				p.abort(err)
+				return
+			case err != nil:
+				p.fail(i, fmt.Errorf("singletable: backfill %s: %w", r.mig.ID, err))
+				return
+			case cur == nil || !w.changed():
+				p.set(i, outSkipped) // deleted, or already rewritten by its writer
+				return
+			}
+			item = cur
+		}
+		units := b.units(w, item)
+		if err := r.throttle(ctx, units); err != nil {
+			p.abort(err)
+			return
+		}
+		var err error
+		if w.keyChanged {
+			err = b.rekey(ctx, w, item)
+		} else {
+			err = b.update(ctx, w, item)
+		}
+		switch {
+		case err == nil:
+			p.set(i, outWritten)
+			p.wrote(b.what(w), 1, units)
+			return
+		case errors.Is(err, errStale):
+			w, last = nil, err
+			p.retry()
+		case backoff.IsRetryableTx(err) && ctx.Err() == nil:
+			last = err
+		case stopsRun(ctx, err):
+			p.abort(err)
+			return
+		default:
+			p.fail(i, err)
+			return
+		}
+	}
+}
+
+// reread reads the item at key consistently; nil when it is gone or is no
+// longer of this entity.
+func (b *backfill[T]) reread(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := b.r.t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &b.r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, fmt.Errorf("singletable: backfill %s: read: %w", b.r.e.name, err)
+	}
+	if len(out.Item) == 0 || !b.r.isMine(out.Item) {
+		return nil, nil
+	}
+	return out.Item, nil
+}
+
+// update sets and removes the changed index attributes, provided the
+// attributes they are rendered from, and the ones it changes, still hold
+// the values read.
+func (b *backfill[T]) update(ctx context.Context, w *rewrite, old map[string]types.AttributeValue) error {
+	t := b.r.t
+	var eb exprBuilder
+	var sets, removes []string
+	for _, a := range sortedKeys(w.set) {
+		sets = append(sets, eb.name(a)+" = "+eb.value(w.set[a]))
+	}
+	for _, a := range w.remove {
+		removes = append(removes, eb.name(a))
+	}
+	var update string
+	if len(sets) > 0 {
+		update = "SET " + strings.Join(sets, ", ")
+	}
+	if len(removes) > 0 {
+		update += " REMOVE " + strings.Join(removes, ", ")
+	}
+	update = strings.TrimSpace(update)
+	conds := []string{
+		"attribute_exists(" + eb.name(t.opts.PartitionKey) + ")",
+		eb.equal(t.opts.EntityTypeAttr, avS(b.r.e.name)),
+	}
+	watched := b.r.e.sourceAttrs()
+	for _, a := range slices.Concat(sortedKeys(w.set), w.remove) {
+		watched = appendAttr(watched, a)
+	}
+	for _, a := range watched {
+		conds = append(conds, eb.equal(a, old[a]))
+	}
+	cond := andConds(conds...)
+	_, err := t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &t.name,
+		Key:                       w.oldKey,
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  eb.namesOrNil(),
+		ExpressionAttributeValues: eb.valuesOrNil(),
+	})
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return errStale
+		}
+		return fmt.Errorf("singletable: backfill %s: update: %w", b.r.e.name, err)
+	}
+	return nil
+}
+
+// unchanged is the condition that the item still is old: every attribute
+// read holds its value, and no attribute of T that was absent exists.
+func (b *backfill[T]) unchanged(eb *exprBuilder, old map[string]types.AttributeValue) string {
+	var conds []string
+	for _, a := range sortedKeys(old) {
+		conds = append(conds, eb.equal(a, old[a]))
+	}
+	for _, a := range b.r.e.fieldAttrs() {
+		if _, ok := old[a]; !ok {
+			conds = append(conds, eb.equal(a, nil))
+		}
+	}
+	return andConds(conds...)
+}
+
+// rekey moves the item to its new primary key in one transaction.
+func (b *backfill[T]) rekey(ctx context.Context, w *rewrite, old map[string]types.AttributeValue) error {
+	t := b.r.t
+	if err := itemsize.Check(w.newItem); err != nil {
+		return &ValidationError{Entity: b.r.e.name, Reason: "re-keyed item too large", Err: err}
+	}
+	var pb, db exprBuilder
+	putCond := "attribute_not_exists(" + pb.name(t.opts.PartitionKey) + ")"
+	delCond := b.unchanged(&db, old)
+	_, err := t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{
+				TableName:                           &t.name,
+				Item:                                w.newItem,
+				ConditionExpression:                 &putCond,
+				ExpressionAttributeNames:            pb.namesOrNil(),
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+			}},
+			{Delete: &types.Delete{
+				TableName:                 &t.name,
+				Key:                       w.oldKey,
+				ConditionExpression:       &delCond,
+				ExpressionAttributeNames:  db.namesOrNil(),
+				ExpressionAttributeValues: db.valuesOrNil(),
+			}},
+		},
+	})
+	if err == nil {
+		return nil
+	}
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return fmt.Errorf("singletable: backfill %s: re-key: %w", b.r.e.name, err)
+	}
+	code := func(i int) string {
+		if i < len(tce.CancellationReasons) {
+			return aws.ToString(tce.CancellationReasons[i].Code)
+		}
+		return ""
+	}
+	switch {
+	case code(1) == "ConditionalCheckFailed":
+		return errStale
+	case code(0) == "ConditionalCheckFailed":
+		return b.occupied(ctx, w, old, tce.CancellationReasons[0].Item, err)
+	}
+	return fmt.Errorf("singletable: backfill %s: re-key: %w", b.r.e.name, err)
+}
+
+// occupied handles a re-key whose new key is taken. If the item there is
+// exactly the one the re-key would write, the move was already made (by
+// the application writing the new key): the old item is deleted, on the
+// same condition. Otherwise the item fails with ErrAlreadyExists.
+func (b *backfill[T]) occupied(ctx context.Context, w *rewrite, old, there map[string]types.AttributeValue, cause error) error {
+	t := b.r.t
+	if len(there) == 0 {
+		out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.name, Key: t.primaryKeyOf(w.newItem), ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return fmt.Errorf("singletable: backfill %s: read new key: %w", b.r.e.name, err)
+		}
+		there = out.Item
+	}
+	if len(there) == 0 {
+		return errStale // freed meanwhile: plan again
+	}
+	if !itemsEqual(there, w.newItem) {
+		return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: another item is at the new key %s",
+			b.r.e.name, itemKeyText(t, w.oldKey), itemKeyText(t, w.newItem)), cause)
+	}
+	var db exprBuilder
+	cond := b.unchanged(&db, old)
+	_, err := t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 &t.name,
+		Key:                       w.oldKey,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  db.namesOrNil(),
+		ExpressionAttributeValues: db.valuesOrNil(),
+	})
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return errStale
+		}
+		return fmt.Errorf("singletable: backfill %s: delete old key: %w", b.r.e.name, err)
+	}
+	return nil
+}
+
+// itemKeyText renders item's primary key for messages.
+func itemKeyText(t *Table, item map[string]types.AttributeValue) string {
+	s := t.opts.PartitionKey + "=" + strings.TrimPrefix(avString(item[t.opts.PartitionKey]), "S")
+	if t.opts.SortKey != "" {
+		s += " " + t.opts.SortKey + "=" + strings.TrimPrefix(avString(item[t.opts.SortKey]), "S")
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,104 @@
+package singletable
+
+import (
+	"bytes"
+	"math/big"
+	"slices"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// avEqual reports whether two attribute values are equal as DynamoDB
+// stores them: numbers by value ("1.0" equals "1"), sets whatever their
+// order, lists element by element, maps key by key.
+func avEqual(a, b types.AttributeValue) bool {
+	switch a := a.(type) {
+	case *types.AttributeValueMemberS:
+		b, ok := b.(*types.AttributeValueMemberS)
+		return ok && a.Value == b.Value
+	case *types.AttributeValueMemberN:
+		b, ok := b.(*types.AttributeValueMemberN)
+		return ok && numEqual(a.Value, b.Value)
+	case *types.AttributeValueMemberB:
+		b, ok := b.(*types.AttributeValueMemberB)
+		return ok && bytes.Equal(a.Value, b.Value)
+	case *types.AttributeValueMemberBOOL:
+		b, ok := b.(*types.AttributeValueMemberBOOL)
+		return ok && a.Value == b.Value
+	case *types.AttributeValueMemberNULL:
+		_, ok := b.(*types.AttributeValueMemberNULL)
+		return ok
+	case *types.AttributeValueMemberSS:
+		b, ok := b.(*types.AttributeValueMemberSS)
+		return ok && sameSet(a.Value, b.Value, func(s string) string { return s })
+	case *types.AttributeValueMemberNS:
+		b, ok := b.(*types.AttributeValueMemberNS)
+		return ok && sameSet(a.Value, b.Value, numKey)
+	case *types.AttributeValueMemberBS:
+		b, ok := b.(*types.AttributeValueMemberBS)
+		return ok && sameSet(a.Value, b.Value, func(v []byte) string { return string(v) })
+	case *types.AttributeValueMemberL:
+		b, ok := b.(*types.AttributeValueMemberL)
+		return ok && slices.EqualFunc(a.Value, b.Value, avEqual)
+	case *types.AttributeValueMemberM:
+		b, ok := b.(*types.AttributeValueMemberM)
+		return ok && itemsEqual(a.Value, b.Value)
+	}
+	return false
+}
+
+// itemsEqual reports whether two items have the same attributes with
+// equal values.
+func itemsEqual(a, b map[string]types.AttributeValue) bool {
+	return len(diffAttrs(a, b)) == 0
+}
+
+// diffAttrs returns the sorted names of the attributes whose values differ
+// between a and b, or that only one of them has.
+func diffAttrs(a, b map[string]types.AttributeValue) []string {
+	var out []string
+	for k, av := range a {
+		if bv, ok := b[k]; !ok || !avEqual(av, bv) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func numEqual(a, b string) bool {
+	return a == b || numKey(a) == numKey(b)
+}
+
+// numKey is a canonical form of a decimal number's text.
+func numKey(s string) string {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return "?" + s
+	}
+	return r.RatString()
+}
+
+func sameSet[E any](a, b []E, key func(E) string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := make(map[string]int, len(a))
+	for _, v := range a {
+		seen[key(v)]++
+	}
+	for _, v := range b {
+		k := key(v)
+		if seen[k] == 0 {
+			return false
+		}
+		seen[k]--
+	}
+	return true
+}

@@ -1,0 +1,331 @@
+package singletable_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+)
+
+// Seed 000: copy the legacy users table into glad-entities.
+func TestMigrateCopy20k(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const n = 20000
+	const deleted = n / 100 // legacyItem soft-deletes every 100th user
+	src := newLegacyTable(t, n)
+	tbl, users, _ := usersTarget(t)
+	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users",
+		singletable.CopySource{Table: src}, usersTransform(users)).WithDescription("legacy users → glad-entities"))
+	require.NoError(t, err)
+
+	var last singletable.Progress
+	calls := 0
+	start := time.Now()
+	rep, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) {
+		o.Segments, o.Writers = 4, 8
+		o.ProgressInterval = 100 * time.Millisecond
+		o.Progress = func(p singletable.Progress) { calls++; last = p }
+	})
+	require.NoError(t, err)
+	t.Logf("copied %d items in %v (%.0f items/s), %d progress calls", n, time.Since(start), float64(n)/time.Since(start).Seconds(), calls)
+
+	want := singletable.MigrationCounts{Scanned: n, Read: n, Written: n - deleted, Skipped: deleted}
+	assert.Equal(t, want, rep.Counts)
+	assert.Equal(t, rep.Counts.Read, rep.Counts.Written+rep.Counts.Skipped+rep.Counts.Failed)
+	assert.Equal(t, singletable.MigrationCompleted, rep.State)
+	assert.Equal(t, map[string]int64{"User put": n - deleted}, rep.Ops)
+	assert.Equal(t, int64(n-deleted), rep.WCU, "every user is under 1 KB: one WCU each")
+	assert.Equal(t, 4, rep.Segments)
+	assert.False(t, rep.Resumed)
+	assert.True(t, last.Done)
+	assert.Equal(t, want, last.MigrationCounts)
+	assert.Equal(t, int64(n), last.Total, "DescribeTable's ItemCount")
+
+	// Every user is readable through the repository, exactly as it was.
+	keys := make([]User, n)
+	for i := range keys {
+		keys[i] = User{Username: fmt.Sprintf("user%05d", i)}
+	}
+	got, err := users.BatchGet(ctx, keys)
+	require.NoError(t, err)
+	for i, u := range got {
+		if i%100 == 42 {
+			assert.Nil(t, u, "soft-deleted user %d was copied", i)
+			continue
+		}
+		require.NotNil(t, u, "user %d missing", i)
+		created := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
+		require.Equal(t, fmt.Sprintf("User Number %d", i), u.Name)
+		require.True(t, u.CreatedAt.Equal(created), "user %d created %v", i, u.CreatedAt)
+		require.True(t, u.UpdatedAt.Equal(created.Add(time.Hour)))
+	}
+
+	vr, err := m.Verify(ctx, "000-users")
+	require.NoError(t, err)
+	assert.True(t, vr.OK(), "%+v", vr)
+	assert.Equal(t, map[string]int64{"User": n - deleted}, vr.Expected)
+	assert.Equal(t, map[string]int64{"User": n - deleted}, vr.Found)
+	assert.Equal(t, int64(n), vr.SourceItems)
+	assert.Equal(t, int64(n-deleted), vr.Compared)
+
+	// Finished: a second run does nothing.
+	again, err := m.Run(ctx, "000-users")
+	require.NoError(t, err)
+	assert.True(t, again.AlreadyCompleted)
+	assert.Equal(t, want, again.Counts)
+
+	st, err := m.Status(ctx)
+	require.NoError(t, err)
+	require.Len(t, st, 1)
+	assert.Equal(t, singletable.MigrationCompleted, st[0].State)
+	assert.Equal(t, want, st[0].Counts)
+	assert.Equal(t, 1, st[0].Runs)
+	assert.Equal(t, "copy", st[0].Kind)
+	assert.Equal(t, "legacy users → glad-entities", st[0].Description)
+	assert.Equal(t, 4, st[0].SegmentsDone)
+	assert.Len(t, ledgerItems(t, tbl), 1+4, "a header and four segment checkpoints")
+}
+
+// The copy cancelled at a random point and run again ends as an
+// uninterrupted copy does.
+func TestMigrateCopyResume(t *testing.T) {
+	t.Parallel()
+	const n = 20000
+	src := newLegacyTable(t, n)
+	rc := &recordingClient{Client: ddblocal.Shared().Client()}
+	tbl, users := usersTargetVia(t, rc)
+	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopAt := 50 + rand.Int64N(650) // of about 800 batch writes
+	rc.onBatch = func(n int64) {
+		if n == stopAt {
+			cancel()
+		}
+	}
+	first, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) { o.Segments = 4 })
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, first)
+	assert.Equal(t, singletable.MigrationInterrupted, first.State)
+	t.Logf("cancelled at batch %d: %+v checkpointed", stopAt, first.Counts)
+	st, err := m.Status(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, singletable.MigrationInterrupted, st[0].State)
+	assert.Equal(t, first.Counts, st[0].Counts)
+	assert.Contains(t, st[0].LastError, "context canceled")
+
+	// Resume: a different segment count is ignored, the recorded one is used.
+	rc.onBatch = nil
+	second, err := m.Run(context.Background(), "000-users", func(o *singletable.RunOptions) { o.Segments = 7 })
+	require.NoError(t, err)
+	assert.Equal(t, 4, second.Segments)
+	assert.Equal(t, first.Counts.Read > 0, second.Resumed)
+	assert.Equal(t, singletable.MigrationCounts{Scanned: n, Read: n, Written: n - n/100, Skipped: n / 100}, second.Counts,
+		"pages redone after the cancel are counted once")
+
+	rc.mu.Lock()
+	assert.Empty(t, rc.conflicting, "items written twice with different content")
+	t.Logf("%d items written again, with the same content", rc.rewrites)
+	rc.mu.Unlock()
+
+	// The same copy uninterrupted, into another table: same final state.
+	ref, refUsers, _ := usersTarget(t)
+	mref, err := singletable.NewMigrator(ref, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(refUsers)))
+	require.NoError(t, err)
+	_, err = mref.Run(context.Background(), "000-users")
+	require.NoError(t, err)
+	got, want := contents(t, tbl), contents(t, ref)
+	assert.Len(t, got, n-n/100)
+	assert.Equal(t, want, got)
+
+	// One completed migration in the ledger, after two runs.
+	var headers []map[string]types.AttributeValue
+	for _, it := range ledgerItems(t, tbl) {
+		if attrS(it, "SK") == "STATUS" {
+			headers = append(headers, it)
+		}
+	}
+	require.Len(t, headers, 1)
+	assert.Equal(t, "completed", attrS(headers[0], "Status"))
+	assert.Equal(t, "2", attrN(headers[0], "Runs"))
+	assert.Equal(t, fmt.Sprint(n), attrN(headers[0], "Read"))
+}
+
+func TestMigrateCopyDryRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := newLegacyTable(t, 500)
+	tbl, users, _ := usersTarget(t)
+	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	require.NoError(t, err)
+	rep, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) { o.DryRun = true; o.PageSize = 100 })
+	require.NoError(t, err)
+	assert.True(t, rep.DryRun)
+	assert.Equal(t, singletable.MigrationCounts{Scanned: 500, Read: 500, Written: 495, Skipped: 5}, rep.Counts)
+	assert.Equal(t, map[string]int64{"User put": 495}, rep.Ops)
+	assert.Equal(t, int64(495), rep.WCU)
+	assert.Equal(t, singletable.MigrationPending, rep.State)
+	assert.Empty(t, scanRaw(t, tbl.Client(), tbl.Name()), "a dry run writes nothing, not even the ledger")
+}
+
+// Items whose transform fails, or whose ops are invalid, are reported one
+// by one; the migration is recorded as failed and starts over next time.
+// A transform may also make several ops of an item.
+func TestMigrateCopyFailures(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	items := make([]map[string]types.AttributeValue, 300)
+	for i := range items {
+		items[i] = legacyItem(i)
+	}
+	items[7]["created_at"] = &types.AttributeValueMemberS{Value: "yesterday"} // cannot decode
+	items[8]["name"] = &types.AttributeValueMemberS{Value: "no-key"}          // transform makes an invalid op
+	src := newRawTable(t, "username", items)
+	tbl, users, skills := usersTarget(t)
+	transform := singletable.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
+		switch {
+		case u.Deleted:
+			return nil, nil
+		case u.Name == "no-key":
+			return []singletable.WriteOp{users.PutOp(User{Name: u.Name})}, nil
+		}
+		ops := []singletable.WriteOp{users.PutOp(User{Username: u.Username, Name: u.Name, CreatedAt: u.CreatedAt})}
+		if u.Username[len(u.Username)-1] == '0' {
+			ops = append(ops, skills.PutOp(UserSkill{Username: u.Username, SkillName: "legacy", Level: "Beginner"}))
+		}
+		return ops, nil
+	})
+	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("users-and-skills", singletable.CopySource{Table: src}, transform))
+	require.NoError(t, err)
+
+	rep, err := m.Run(ctx, "users-and-skills", func(o *singletable.RunOptions) { o.PageSize = 64; o.Segments = 2 })
+	var me *singletable.MigrationError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, int64(2), me.Failed)
+	assert.Equal(t, singletable.MigrationFailed, rep.State)
+	assert.Equal(t, singletable.MigrationCounts{Scanned: 300, Read: 300, Written: 295, Skipped: 3, Failed: 2}, rep.Counts)
+	assert.Equal(t, map[string]int64{"User put": 295, "UserSkill put": 30}, rep.Ops, "usernames ending in 0 also get a skill")
+	require.Len(t, rep.Failures, 2)
+	byUser := map[string]error{}
+	for _, f := range rep.Failures {
+		byUser[attrS(f.Key, "username")] = f.Err
+	}
+	assert.ErrorContains(t, byUser["user00007"], "decode")
+	var ke *singletable.KeyError
+	assert.ErrorAs(t, byUser["user00008"], &ke)
+	assert.Equal(t, singletable.MigrationFailed, must(m.Status(ctx))[0].State)
+
+	// Fix the source and run again: the migration starts over and completes.
+	fixed := map[string]types.AttributeValue{}
+	for k, v := range legacyItem(7) {
+		fixed[k] = v
+	}
+	seedRaw(t, ddblocal.Shared().Client(), src, []map[string]types.AttributeValue{fixed, legacyItem(8)})
+	rep, err = m.Run(ctx, "users-and-skills")
+	require.NoError(t, err)
+	assert.False(t, rep.Resumed)
+	assert.Equal(t, singletable.MigrationCounts{Scanned: 300, Read: 300, Written: 297, Skipped: 3}, rep.Counts)
+	st := must(m.Status(ctx))[0]
+	assert.Equal(t, singletable.MigrationCompleted, st.State)
+	assert.Equal(t, 2, st.Runs)
+	vr, err := m.Verify(ctx, "users-and-skills")
+	require.NoError(t, err)
+	assert.True(t, vr.OK(), "%+v", vr)
+	assert.Equal(t, map[string]int64{"User": 297, "UserSkill": 30}, vr.Expected)
+}
+
+// Verify finds what differs after a copy.
+func TestMigrateVerifyFindsDifferences(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := newLegacyTable(t, 400)
+	tbl, users, _ := usersTarget(t)
+	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	require.NoError(t, err)
+	_, err = m.Run(ctx, "000-users")
+	require.NoError(t, err)
+
+	_, err = users.Update(User{Username: "user00010"}).Set("Name", "Changed").Run(ctx)
+	require.NoError(t, err)
+	_, err = users.Delete(ctx, User{Username: "user00011"})
+	require.NoError(t, err)
+	vr, err := m.Verify(ctx, "000-users")
+	require.NoError(t, err)
+	assert.False(t, vr.OK())
+	assert.Equal(t, int64(1), vr.Missing)
+	assert.Equal(t, int64(1), vr.Different)
+	assert.Equal(t, int64(395), vr.Found["User"])
+	assert.Equal(t, int64(396), vr.Expected["User"])
+	require.Len(t, vr.Differences, 2)
+	for _, d := range vr.Differences {
+		switch d.Kind {
+		case "different":
+			assert.Equal(t, "USER#user00010", attrS(d.Key, "PK"))
+			assert.Equal(t, []string{"Name"}, d.Attrs)
+		case "missing":
+			assert.Equal(t, "USER#user00011", attrS(d.Key, "PK"))
+		default:
+			t.Errorf("unexpected difference %v", d)
+		}
+	}
+
+	// A sample compares fewer items, the same ones every time; counts
+	// still cover everything.
+	s1, err := m.Verify(ctx, "000-users", func(o *singletable.VerifyOptions) { o.Sample = 0.1 })
+	require.NoError(t, err)
+	s2, err := m.Verify(ctx, "000-users", func(o *singletable.VerifyOptions) { o.Sample = 0.1 })
+	require.NoError(t, err)
+	assert.Less(t, s1.Compared, int64(100))
+	assert.Equal(t, s1.Compared, s2.Compared)
+	assert.Equal(t, int64(395), s1.Found["User"])
+}
+
+func TestMigrateRegistry(t *testing.T) {
+	tbl := singletable.NewTable(nil, "t")
+	users := singletable.Bind(tbl, Users)
+	tf := usersTransform(users)
+	cases := []struct {
+		name string
+		ms   []singletable.Migration
+	}{
+		{"empty ID", []singletable.Migration{singletable.CopyMigration("", singletable.CopySource{Table: "x"}, tf)}},
+		{"bad character", []singletable.Migration{singletable.CopyMigration("a/b", singletable.CopySource{Table: "x"}, tf)}},
+		{"duplicate", []singletable.Migration{
+			singletable.CopyMigration("a", singletable.CopySource{Table: "x"}, tf),
+			singletable.BackfillMigration("a", users),
+		}},
+		{"zero migration", []singletable.Migration{{ID: "a"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := singletable.NewMigrator(tbl, c.ms...)
+			var ve *singletable.ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.ErrorContains(t, err, "singletable:")
+		})
+	}
+	m, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("b", users))
+	require.NoError(t, err)
+	_, err = m.Run(context.Background(), "nope")
+	var ve *singletable.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "backfill", m.Migrations()[0].Kind())
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -1,0 +1,401 @@
+package singletable
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// The ledger lives in the migrated table: one header item per migration
+// and one checkpoint item per scan segment, all under the partition key
+// "_MIGRATION#<id>" (with the sort keys "STATUS" and "SEGMENT#00000"; in a
+// table without a sort key, the sort key's text is appended to the
+// partition key). Their entity type "_Migration" keeps them out of every
+// entity's queries and backfills.
+const (
+	ledgerEntity = "_Migration"
+	ledgerPrefix = "_MIGRATION#"
+	ledgerHeader = "STATUS"
+)
+
+// Attribute names of ledger items.
+const (
+	lgID          = "MigrationID"
+	lgKind        = "Kind"
+	lgDescription = "Description"
+	lgStatus      = "Status"
+	lgSegments    = "Segments"
+	lgRuns        = "Runs"
+	lgCreatedAt   = "CreatedAt"
+	lgStartedAt   = "StartedAt"
+	lgUpdatedAt   = "UpdatedAt"
+	lgFinishedAt  = "FinishedAt"
+	lgLeaseOwner  = "LeaseOwner"
+	lgLeaseUntil  = "LeaseUntil" // unix milliseconds, so that it compares as a number
+	lgLastError   = "LastError"
+	lgSegment     = "Segment"
+	lgDone        = "Done"
+	lgLastKey     = "LastKey"
+	lgPages       = "Pages"
+	lgOwner       = "Owner"
+	lgScanned     = "Scanned"
+	lgRead        = "Read"
+	lgWritten     = "Written"
+	lgSkipped     = "Skipped"
+	lgFailed      = "Failed"
+)
+
+// errCompleted tells Run that the migration had completed.
+var errCompleted = errors.New("singletable: migration already completed")
+
+// ledger reads and writes one migration's ledger items on behalf of one
+// run (owner).
+type ledger struct {
+	t     *Table
+	id    string
+	owner string
+}
+
+func (m *Migrator) ledger(mig Migration, owner string) *ledger {
+	return &ledger{t: m.t, id: mig.ID, owner: owner}
+}
+
+// newRunOwner returns a token naming one run: host, process and a random
+// part, so that two runs never share one.
+func newRunOwner() string {
+	host, _ := os.Hostname()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+func (l *ledger) key(sk string) map[string]types.AttributeValue {
+	o := l.t.opts
+	if o.SortKey == "" {
+		return map[string]types.AttributeValue{o.PartitionKey: avS(ledgerPrefix + l.id + "#" + sk)}
+	}
+	return map[string]types.AttributeValue{o.PartitionKey: avS(ledgerPrefix + l.id), o.SortKey: avS(sk)}
+}
+
+func segmentSK(n int) string { return fmt.Sprintf("SEGMENT#%05d", n) }
+
+// headerRecord is a decoded header item.
+type headerRecord struct {
+	Kind, Description string
+	Status            MigrationState // running, completed or failed
+	Segments, Runs    int
+	Counts            MigrationCounts
+	CreatedAt         time.Time
+	StartedAt         time.Time
+	UpdatedAt         time.Time
+	FinishedAt        time.Time
+	LeaseOwner        string
+	LeaseUntil        time.Time
+	LastError         string
+}
+
+// state derives the state a reader sees at time now.
+func (h headerRecord) state(now time.Time) MigrationState {
+	switch h.Status {
+	case MigrationCompleted, MigrationFailed:
+		return h.Status
+	}
+	if h.LeaseOwner != "" && now.Before(h.LeaseUntil) {
+		return MigrationRunning
+	}
+	return MigrationInterrupted
+}
+
+func decodeHeader(item map[string]types.AttributeValue) headerRecord {
+	return headerRecord{
+		Kind:        getS(item, lgKind),
+		Description: getS(item, lgDescription),
+		Status:      MigrationState(getS(item, lgStatus)),
+		Segments:    int(getN(item, lgSegments)),
+		Runs:        int(getN(item, lgRuns)),
+		Counts:      decodeCounts(item),
+		CreatedAt:   getTime(item, lgCreatedAt),
+		StartedAt:   getTime(item, lgStartedAt),
+		UpdatedAt:   getTime(item, lgUpdatedAt),
+		FinishedAt:  getTime(item, lgFinishedAt),
+		LeaseOwner:  getS(item, lgLeaseOwner),
+		LeaseUntil:  time.UnixMilli(getN(item, lgLeaseUntil)),
+		LastError:   getS(item, lgLastError),
+	}
+}
+
+func decodeCounts(item map[string]types.AttributeValue) MigrationCounts {
+	return MigrationCounts{
+		Scanned: getN(item, lgScanned),
+		Read:    getN(item, lgRead),
+		Written: getN(item, lgWritten),
+		Skipped: getN(item, lgSkipped),
+		Failed:  getN(item, lgFailed),
+	}
+}
+
+func putCounts(item map[string]types.AttributeValue, c MigrationCounts) {
+	item[lgScanned] = avN(c.Scanned)
+	item[lgRead] = avN(c.Read)
+	item[lgWritten] = avN(c.Written)
+	item[lgSkipped] = avN(c.Skipped)
+	item[lgFailed] = avN(c.Failed)
+}
+
+func getS(item map[string]types.AttributeValue, a string) string {
+	if s, ok := item[a].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+func getN(item map[string]types.AttributeValue, a string) int64 {
+	if n, ok := item[a].(*types.AttributeValueMemberN); ok {
+		v, _ := strconv.ParseInt(n.Value, 10, 64)
+		return v
+	}
+	return 0
+}
+
+func getTime(item map[string]types.AttributeValue, a string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, getS(item, a))
+	return t
+}
+
+func avTime(t time.Time) types.AttributeValue { return avS(t.UTC().Format(time.RFC3339Nano)) }
+
+// header reads the header item (consistently); ok is false when the
+// migration has never run.
+func (l *ledger) header(ctx context.Context) (headerRecord, bool, error) {
+	out, err := l.t.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &l.t.name, Key: l.key(ledgerHeader), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return headerRecord{}, false, fmt.Errorf("singletable: migration %s: read ledger: %w", l.id, err)
+	}
+	if len(out.Item) == 0 {
+		return headerRecord{}, false, nil
+	}
+	return decodeHeader(out.Item), true, nil
+}
+
+// acquire claims the migration for this run until now+lease, marking it
+// running. It returns the header as it was before (existed is false on a
+// first run). It fails with errCompleted when the migration has completed,
+// and with ErrMigrationRunning when another run holds an unexpired lease.
+func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease time.Duration) (prev headerRecord, existed bool, err error) {
+	now := l.t.opts.Now()
+	var b exprBuilder
+	pk := b.name(l.t.opts.PartitionKey)
+	nowV := b.value(avTime(now))
+	update := "SET " + b.name(l.t.opts.EntityTypeAttr) + " = " + b.value(avS(ledgerEntity)) +
+		", " + b.name(lgID) + " = " + b.value(avS(mig.ID)) +
+		", " + b.name(lgKind) + " = " + b.value(avS(mig.Kind())) +
+		", " + b.name(lgDescription) + " = " + b.value(avS(mig.Description)) +
+		", " + b.name(lgStatus) + " = " + b.value(avS(string(MigrationRunning))) +
+		", " + b.name(lgSegments) + " = if_not_exists(" + b.name(lgSegments) + ", " + b.value(avN(int64(segments))) + ")" +
+		", " + b.name(lgRuns) + " = if_not_exists(" + b.name(lgRuns) + ", " + b.value(avN(0)) + ") + " + b.value(avN(1)) +
+		", " + b.name(lgCreatedAt) + " = if_not_exists(" + b.name(lgCreatedAt) + ", " + nowV + ")" +
+		", " + b.name(lgStartedAt) + " = " + nowV +
+		", " + b.name(lgUpdatedAt) + " = " + nowV +
+		", " + b.name(lgLeaseOwner) + " = " + b.value(avS(l.owner)) +
+		", " + b.name(lgLeaseUntil) + " = " + b.value(avN(now.Add(lease).UnixMilli())) +
+		" REMOVE " + b.name(lgFinishedAt) + ", " + b.name(lgLastError)
+	cond := "attribute_not_exists(" + pk + ") OR (" + b.name(lgStatus) + " <> " + b.value(avS(string(MigrationCompleted))) +
+		" AND (attribute_not_exists(" + b.name(lgLeaseOwner) + ") OR " + b.name(lgLeaseUntil) + " < " + b.value(avN(now.UnixMilli())) + "))"
+	out, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           &l.t.name,
+		Key:                                 l.key(ledgerHeader),
+		UpdateExpression:                    &update,
+		ConditionExpression:                 &cond,
+		ExpressionAttributeNames:            b.namesOrNil(),
+		ExpressionAttributeValues:           b.valuesOrNil(),
+		ReturnValues:                        types.ReturnValueAllOld,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			h := decodeHeader(ccf.Item)
+			if h.Status == MigrationCompleted {
+				return h, true, errCompleted
+			}
+			return h, true, wrapSentinel(ErrMigrationRunning,
+				fmt.Sprintf("%s is held by %s until %s", l.id, h.LeaseOwner, h.LeaseUntil.UTC().Format(time.RFC3339)), err)
+		}
+		return headerRecord{}, false, fmt.Errorf("singletable: migration %s: claim ledger: %w", l.id, err)
+	}
+	if len(out.Attributes) == 0 {
+		return headerRecord{}, false, nil
+	}
+	return decodeHeader(out.Attributes), true, nil
+}
+
+// update applies "SET ..." (and optional REMOVE) to the header provided
+// this run still holds the lease; losing it is ErrMigrationRunning.
+func (l *ledger) update(ctx context.Context, b *exprBuilder, update string) error {
+	cond := b.name(lgLeaseOwner) + " = " + b.value(avS(l.owner))
+	_, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &l.t.name,
+		Key:                       l.key(ledgerHeader),
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  b.namesOrNil(),
+		ExpressionAttributeValues: b.valuesOrNil(),
+	})
+	return l.leaseErr(err)
+}
+
+func (l *ledger) leaseErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return wrapSentinel(ErrMigrationRunning, l.id+": this run lost its lease", err)
+	}
+	return fmt.Errorf("singletable: migration %s: write ledger: %w", l.id, err)
+}
+
+// setSegments records the number of segments (when a failed migration
+// starts over, possibly with a different number).
+func (l *ledger) setSegments(ctx context.Context, n int) error {
+	var b exprBuilder
+	return l.update(ctx, &b, "SET "+b.name(lgSegments)+" = "+b.value(avN(int64(n))))
+}
+
+// renew extends the lease to now+lease.
+func (l *ledger) renew(ctx context.Context, lease time.Duration) error {
+	now := l.t.opts.Now()
+	var b exprBuilder
+	return l.update(ctx, &b, "SET "+b.name(lgLeaseUntil)+" = "+b.value(avN(now.Add(lease).UnixMilli()))+
+		", "+b.name(lgUpdatedAt)+" = "+b.value(avTime(now)))
+}
+
+// release gives the lease up after a run that stopped early, recording why.
+func (l *ledger) release(ctx context.Context, cause error) error {
+	var b exprBuilder
+	update := "SET " + b.name(lgUpdatedAt) + " = " + b.value(avTime(l.t.opts.Now()))
+	if cause != nil {
+		update += ", " + b.name(lgLastError) + " = " + b.value(avS(cause.Error()))
+	}
+	update += " REMOVE " + b.name(lgLeaseOwner) + ", " + b.name(lgLeaseUntil)
+	return l.update(ctx, &b, update)
+}
+
+// finish records the end of the scan: state completed or failed, totals,
+// and gives the lease up.
+func (l *ledger) finish(ctx context.Context, state MigrationState, c MigrationCounts) error {
+	now := l.t.opts.Now()
+	var b exprBuilder
+	update := "SET " + b.name(lgStatus) + " = " + b.value(avS(string(state))) +
+		", " + b.name(lgFinishedAt) + " = " + b.value(avTime(now)) +
+		", " + b.name(lgUpdatedAt) + " = " + b.value(avTime(now)) +
+		", " + b.name(lgScanned) + " = " + b.value(avN(c.Scanned)) +
+		", " + b.name(lgRead) + " = " + b.value(avN(c.Read)) +
+		", " + b.name(lgWritten) + " = " + b.value(avN(c.Written)) +
+		", " + b.name(lgSkipped) + " = " + b.value(avN(c.Skipped)) +
+		", " + b.name(lgFailed) + " = " + b.value(avN(c.Failed)) +
+		" REMOVE " + b.name(lgLeaseOwner) + ", " + b.name(lgLeaseUntil)
+	return l.update(ctx, &b, update)
+}
+
+// segmentState is one scan segment's checkpoint: everything before
+// LastKey has been migrated, and Counts count it.
+type segmentState struct {
+	Segment int
+	Done    bool
+	LastKey map[string]types.AttributeValue
+	Counts  MigrationCounts
+	Pages   int64
+}
+
+func (l *ledger) segmentItem(s *segmentState) map[string]types.AttributeValue {
+	item := l.key(segmentSK(s.Segment))
+	item[l.t.opts.EntityTypeAttr] = avS(ledgerEntity)
+	item[lgID] = avS(l.id)
+	item[lgSegment] = avN(int64(s.Segment))
+	item[lgDone] = &types.AttributeValueMemberBOOL{Value: s.Done}
+	if len(s.LastKey) > 0 {
+		item[lgLastKey] = &types.AttributeValueMemberM{Value: s.LastKey}
+	}
+	putCounts(item, s.Counts)
+	item[lgPages] = avN(s.Pages)
+	item[lgOwner] = avS(l.owner)
+	item[lgUpdatedAt] = avTime(l.t.opts.Now())
+	return item
+}
+
+// segments reads the checkpoints of segments 0..n-1; a segment without
+// one starts at the beginning.
+func (l *ledger) segments(ctx context.Context, n int) ([]*segmentState, error) {
+	out := make([]*segmentState, n)
+	for i := range n {
+		res, err := l.t.client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: &l.t.name, Key: l.key(segmentSK(i)), ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("singletable: migration %s: read checkpoint: %w", l.id, err)
+		}
+		s := &segmentState{Segment: i}
+		if it := res.Item; len(it) > 0 {
+			s.Counts = decodeCounts(it)
+			s.Pages = getN(it, lgPages)
+			if d, ok := it[lgDone].(*types.AttributeValueMemberBOOL); ok {
+				s.Done = d.Value
+			}
+			if m, ok := it[lgLastKey].(*types.AttributeValueMemberM); ok {
+				s.LastKey = m.Value
+			}
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// claim makes this run the owner of every segment checkpoint, reading
+// them first unless reset (a fresh start). A run that lost the lease can
+// no longer save checkpoints once a newer run claimed them.
+func (l *ledger) claim(ctx context.Context, n int, reset bool) ([]*segmentState, error) {
+	var segs []*segmentState
+	if reset {
+		for i := range n {
+			segs = append(segs, &segmentState{Segment: i})
+		}
+	} else {
+		var err error
+		if segs, err = l.segments(ctx, n); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range segs {
+		_, err := l.t.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &l.t.name, Item: l.segmentItem(s)})
+		if err != nil {
+			return nil, fmt.Errorf("singletable: migration %s: write checkpoint: %w", l.id, err)
+		}
+	}
+	return segs, nil
+}
+
+// save writes a segment's checkpoint, provided this run still owns it.
+func (l *ledger) save(ctx context.Context, s *segmentState) error {
+	var b exprBuilder
+	cond := b.name(lgOwner) + " = " + b.value(avS(l.owner))
+	_, err := l.t.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 &l.t.name,
+		Item:                      l.segmentItem(s),
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  b.namesOrNil(),
+		ExpressionAttributeValues: b.valuesOrNil(),
+	})
+	return l.leaseErr(err)
+}

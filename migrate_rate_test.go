@@ -1,0 +1,65 @@
+package singletable_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+)
+
+// The WCU limit holds within 10% over a 10 s copy, measured from the
+// capacity DynamoDB reports for the writes made.
+func TestMigrateRateLimit(t *testing.T) {
+	t.Parallel()
+	const (
+		limit = 300.0 // WCU/s
+		n     = 1500  // 1, 2 and 3 WCU items: 3,000 WCU, 10 s at the limit
+	)
+	items := make([]map[string]types.AttributeValue, n)
+	for i := range items {
+		items[i] = map[string]types.AttributeValue{
+			"username":      &types.AttributeValueMemberS{Value: fmt.Sprintf("user%05d", i)},
+			"name":          &types.AttributeValueMemberS{Value: "Rate Limited"},
+			"password_hash": &types.AttributeValueMemberS{Value: strings.Repeat("x", 500+1000*(i%3))},
+		}
+	}
+	src := newRawTable(t, "username", items)
+	rc := &recordingClient{Client: ddblocal.Shared().Client()}
+	tbl, users := usersTargetVia(t, rc)
+	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("rate", singletable.CopySource{Table: src}, usersTransform(users)))
+	require.NoError(t, err)
+
+	rep, err := m.Run(context.Background(), "rate", func(o *singletable.RunOptions) {
+		o.WCU = limit
+		o.Segments, o.Writers = 4, 8
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(n), rep.Counts.Written)
+
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	require.NotEmpty(t, rc.consumed, "DynamoDB Local reports consumed capacity")
+	var total float64
+	for _, c := range rc.consumed {
+		total += c.units
+	}
+	assert.Equal(t, float64(rep.WCU), total, "the library's ceil(size/1KB) matches what DynamoDB charged")
+	// The rate between the first and the last write sent: the units of
+	// every write but the last, over the time between the two.
+	sort.Slice(rc.consumed, func(i, j int) bool { return rc.consumed[i].sent.Before(rc.consumed[j].sent) })
+	first, last := rc.consumed[0], rc.consumed[len(rc.consumed)-1]
+	span := last.sent.Sub(first.sent)
+	measured := (total - last.units) / span.Seconds()
+	t.Logf("%.0f WCU in %v: %.1f WCU/s against a limit of %.0f (run took %v)", total, span, measured, limit, rep.Elapsed)
+	assert.GreaterOrEqual(t, span.Seconds(), 9.0, "the run lasts about 10 s")
+	assert.Less(t, math.Abs(measured-limit)/limit, 0.10, "measured %.1f WCU/s", measured)
+}

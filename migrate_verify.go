@@ -1,0 +1,430 @@
+package singletable
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"math"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/singletable-go/singletable/internal/backoff"
+)
+
+// VerifyOptions tunes [Migrator.Verify]. The zero value of a field means
+// its default.
+type VerifyOptions struct {
+	// Sample is the fraction of items compared attribute by attribute, in
+	// (0, 1]; default 1, every item. The sample is chosen by a hash of
+	// each item's key, so it is the same on every call. Counts always
+	// cover every item.
+	Sample float64
+	// Segments is the number of parallel scan segments; default 4.
+	Segments int
+	// PageSize is the number of items a scan request evaluates; default 1000.
+	PageSize int32
+	// MaxDifferences caps VerifyReport.Differences; default 100.
+	MaxDifferences int
+}
+
+func (o *VerifyOptions) normalize() {
+	if o.Sample <= 0 || o.Sample > 1 {
+		o.Sample = 1
+	}
+	if o.Segments <= 0 {
+		o.Segments = 4
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 1000
+	}
+	if o.MaxDifferences <= 0 {
+		o.MaxDifferences = 100
+	}
+}
+
+// VerifyReport is what [Migrator.Verify] found.
+type VerifyReport struct {
+	ID   string
+	Kind string
+	// SourceItems counts the items of the source (a copy's source table; a
+	// backfill's entity items).
+	SourceItems int64
+	// Expected counts, per entity type, the puts the migration makes: for
+	// a copy, what the transform makes of every source item; nil for a
+	// backfill.
+	Expected map[string]int64
+	// Found counts, per entity type, the items in the table (ledger items
+	// excluded).
+	Found map[string]int64
+	// Compared counts the items compared attribute by attribute.
+	Compared int64
+	// Missing counts items a copy should have put and the table lacks.
+	Missing int64
+	// Different counts items whose attributes differ from what the copy
+	// puts, or (backfill) whose keys are not those of the declaration.
+	Different int64
+	// Unexpected counts items a copy should have deleted and the table
+	// still holds.
+	Unexpected int64
+	// TransformErrors counts source items the transform rejected.
+	TransformErrors int64
+	// Differences lists the first differences found.
+	Differences []Difference
+}
+
+// OK reports whether nothing differs: no missing, different or unexpected
+// item, no transform error, and for a copy, as many items of each entity
+// type in the table as the transform makes.
+func (r *VerifyReport) OK() bool {
+	if r.Missing+r.Different+r.Unexpected+r.TransformErrors > 0 {
+		return false
+	}
+	for typ, n := range r.Expected {
+		if r.Found[typ] != n {
+			return false
+		}
+	}
+	return true
+}
+
+// Difference is one item that does not match.
+type Difference struct {
+	// Entity is the item's entity type.
+	Entity string
+	// Key is the item's primary key in the table.
+	Key map[string]types.AttributeValue
+	// Kind is "missing", "different", "unexpected" or "stale" (a
+	// backfilled item whose keys are not those of the declaration).
+	Kind string
+	// Attrs names the attributes that differ, for "different" and "stale".
+	Attrs []string
+}
+
+func (d Difference) String() string {
+	s := fmt.Sprintf("%s %s %v", d.Kind, d.Entity, keyMapText(d.Key))
+	if len(d.Attrs) > 0 {
+		s += fmt.Sprintf(" attrs %v", d.Attrs)
+	}
+	return s
+}
+
+func keyMapText(k map[string]types.AttributeValue) string {
+	s := ""
+	for _, a := range sortedKeys(k) {
+		if s != "" {
+			s += " "
+		}
+		v := avString(k[a])
+		if len(v) > 0 {
+			v = v[1:]
+		}
+		s += a + "=" + v
+	}
+	return "{" + s + "}"
+}
+
+// Verify compares what a migration should have produced with the table.
+// For a copy it scans the source, runs the transform on every item and
+// counts the expected items per entity type; it reads the sampled items'
+// targets (BatchGetItem, consistent) and compares them attribute by
+// attribute; and it counts the table's items per entity type. For a
+// backfill it checks that every item of the entity has the keys the
+// declaration renders. Verify writes nothing.
+func (m *Migrator) Verify(ctx context.Context, id string, optFns ...func(*VerifyOptions)) (*VerifyReport, error) {
+	mig, err := m.lookup(id)
+	if err != nil {
+		return nil, err
+	}
+	var o VerifyOptions
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	o.normalize()
+	rep, err := mig.impl.verify(ctx, m, o)
+	if rep != nil {
+		rep.ID = mig.ID
+	}
+	return rep, err
+}
+
+// verifier collects a verification's findings from concurrent scans.
+type verifier struct {
+	o   VerifyOptions
+	mu  sync.Mutex
+	rep *VerifyReport
+}
+
+func (v *verifier) note(d Difference) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch d.Kind {
+	case "missing":
+		v.rep.Missing++
+	case "unexpected":
+		v.rep.Unexpected++
+	default:
+		v.rep.Different++
+	}
+	if len(v.rep.Differences) < v.o.MaxDifferences {
+		v.rep.Differences = append(v.rep.Differences, d)
+	}
+}
+
+// sampled reports whether the item with this key is in the sample.
+func (v *verifier) sampled(key string) bool {
+	if v.o.Sample >= 1 {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	// FNV leaves keys that differ only at the end close together; the
+	// splitmix64 finalizer spreads them over the whole range.
+	x := h.Sum64()
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return float64(x) < v.o.Sample*math.MaxUint64
+}
+
+// scanAll scans spec's table in parallel segments and calls fn with each
+// page's items (concurrently for different segments).
+func scanAll(ctx context.Context, spec scanSpec, segments int, pageSize int32, projection string, fn func([]map[string]types.AttributeValue) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	for seg := range segments {
+		g.Go(func() error {
+			in := &dynamodb.ScanInput{
+				TableName:     &spec.table,
+				Limit:         aws.Int32(pageSize),
+				Segment:       aws.Int32(int32(seg)),
+				TotalSegments: aws.Int32(int32(segments)),
+			}
+			names := maps.Clone(spec.names)
+			if spec.filter != "" {
+				in.FilterExpression = &spec.filter
+				in.ExpressionAttributeValues = spec.values
+			}
+			if projection != "" {
+				if names == nil {
+					names = map[string]string{}
+				}
+				names["#proj"] = projection
+				in.ProjectionExpression = aws.String("#proj")
+			}
+			if len(names) > 0 {
+				in.ExpressionAttributeNames = names
+			}
+			for {
+				var out *dynamodb.ScanOutput
+				err := backoff.Default.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
+					var err error
+					out, err = spec.client.Scan(ctx, in)
+					return err
+				})
+				if err != nil {
+					return fmt.Errorf("singletable: verify: scan %s: %w", spec.table, err)
+				}
+				if err := fn(out.Items); err != nil {
+					return err
+				}
+				if len(out.LastEvaluatedKey) == 0 {
+					return nil
+				}
+				in.ExclusiveStartKey = out.LastEvaluatedKey
+			}
+		})
+	}
+	return g.Wait()
+}
+
+// countTypes counts t's items per entity type, skipping the ledger.
+func countTypes(ctx context.Context, t *Table, o VerifyOptions) (map[string]int64, error) {
+	var mu sync.Mutex
+	found := map[string]int64{}
+	spec := scanSpec{client: t.client, table: t.name}
+	err := scanAll(ctx, spec, o.Segments, o.PageSize, t.opts.EntityTypeAttr, func(items []map[string]types.AttributeValue) error {
+		local := map[string]int64{}
+		for _, it := range items {
+			if typ := getS(it, t.opts.EntityTypeAttr); typ != ledgerEntity {
+				local[typ]++
+			}
+		}
+		mu.Lock()
+		for k, n := range local {
+			found[k] += n
+		}
+		mu.Unlock()
+		return nil
+	})
+	return found, err
+}
+
+func (c *copyMigration) verify(ctx context.Context, m *Migrator, o VerifyOptions) (*VerifyReport, error) {
+	spec, err := c.source(ctx, m.t)
+	if err != nil {
+		return nil, err
+	}
+	v := &verifier{o: o, rep: &VerifyReport{Kind: c.kind(), Expected: map[string]int64{}}}
+	err = scanAll(ctx, spec, o.Segments, o.PageSize, "", func(items []map[string]types.AttributeValue) error {
+		expected := map[string]int64{}
+		var check []WriteOp
+		var transformErrs int64
+		for _, item := range items {
+			ops, err := c.apply(item)
+			if err != nil {
+				transformErrs++
+				continue
+			}
+			srcKey := keyMapText(spec.keyOf(item))
+			for _, op := range ops {
+				if op.put != nil {
+					expected[op.entity]++
+				}
+			}
+			if v.sampled(srcKey) {
+				check = append(check, ops...)
+			}
+		}
+		v.mu.Lock()
+		v.rep.SourceItems += int64(len(items))
+		v.rep.TransformErrors += transformErrs
+		for k, n := range expected {
+			v.rep.Expected[k] += n
+		}
+		v.rep.Compared += int64(len(check))
+		v.mu.Unlock()
+		return v.compare(ctx, check)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if v.rep.Found, err = countTypes(ctx, m.t, o); err != nil {
+		return nil, err
+	}
+	return v.rep, nil
+}
+
+func (s scanSpec) keyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	k := make(map[string]types.AttributeValue, len(s.keyAttrs))
+	for _, a := range s.keyAttrs {
+		k[a] = item[a]
+	}
+	return k
+}
+
+// compare reads the targets of ops and notes how they differ from what
+// the ops write.
+func (v *verifier) compare(ctx context.Context, ops []WriteOp) error {
+	byTable := map[*Table][]WriteOp{}
+	for _, op := range ops {
+		byTable[op.table] = append(byTable[op.table], op)
+	}
+	for t, ops := range byTable {
+		keys := make([]map[string]types.AttributeValue, len(ops))
+		for i, op := range ops {
+			keys[i] = op.key
+		}
+		got, err := getRaw(ctx, t, keys)
+		if err != nil {
+			return err
+		}
+		for _, op := range ops {
+			item, ok := got[t.keyID(op.key)]
+			switch {
+			case op.put == nil && ok:
+				v.note(Difference{Entity: op.entity, Key: op.key, Kind: "unexpected"})
+			case op.put != nil && !ok:
+				v.note(Difference{Entity: op.entity, Key: op.key, Kind: "missing"})
+			case op.put != nil:
+				if d := diffAttrs(op.put, item); len(d) > 0 {
+					v.note(Difference{Entity: op.entity, Key: op.key, Kind: "different", Attrs: d})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// getRaw reads items by key with consistent BatchGetItem requests of 100,
+// retrying unprocessed keys; the result is keyed by t.keyID.
+func getRaw(ctx context.Context, t *Table, keys []map[string]types.AttributeValue) (map[string]map[string]types.AttributeValue, error) {
+	got := make(map[string]map[string]types.AttributeValue, len(keys))
+	seen := map[string]bool{}
+	var pending []map[string]types.AttributeValue
+	for _, k := range keys {
+		if id := t.keyID(k); !seen[id] {
+			seen[id] = true
+			pending = append(pending, k)
+		}
+	}
+	for len(pending) > 0 {
+		n := min(len(pending), maxBatchGet)
+		req := map[string]types.KeysAndAttributes{t.name: {Keys: pending[:n], ConsistentRead: aws.Bool(true)}}
+		pending = pending[n:]
+		p := backoff.Default
+		for attempt := 0; len(req) > 0; attempt++ {
+			if attempt > 0 {
+				if attempt >= p.Attempts {
+					return nil, wrapSentinel(ErrUnprocessed, "verify: BatchGetItem", nil)
+				}
+				if err := backoff.Sleep(ctx, p.Delay(attempt-1, nil)); err != nil {
+					return nil, err
+				}
+			}
+			var out *dynamodb.BatchGetItemOutput
+			err := p.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
+				var err error
+				out, err = t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("singletable: verify: BatchGetItem: %w", err)
+			}
+			for _, item := range out.Responses[t.name] {
+				got[t.keyID(item)] = item
+			}
+			req = out.UnprocessedKeys
+		}
+	}
+	return got, nil
+}
+
+func (b *backfill[T]) verify(ctx context.Context, m *Migrator, o VerifyOptions) (*VerifyReport, error) {
+	spec, err := b.source(ctx, m.t)
+	if err != nil {
+		return nil, err
+	}
+	v := &verifier{o: o, rep: &VerifyReport{Kind: b.kind(), Found: map[string]int64{}}}
+	name := b.r.e.name
+	err = scanAll(ctx, spec, o.Segments, o.PageSize, "", func(items []map[string]types.AttributeValue) error {
+		var compared int64
+		for _, item := range items {
+			key := b.r.t.primaryKeyOf(item)
+			if !v.sampled(keyMapText(key)) {
+				continue
+			}
+			compared++
+			w, err := b.r.e.planRewrite(b.r.t, item)
+			switch {
+			case err != nil:
+				v.note(Difference{Entity: name, Key: key, Kind: "different", Attrs: []string{err.Error()}})
+			case w.changed():
+				v.note(Difference{Entity: name, Key: key, Kind: "stale", Attrs: append(sortedKeys(w.set), w.remove...)})
+			}
+		}
+		v.mu.Lock()
+		v.rep.SourceItems += int64(len(items))
+		v.rep.Found[name] += int64(len(items))
+		v.rep.Compared += compared
+		v.mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.rep, nil
+}
