@@ -1,0 +1,218 @@
+// Package elections implements seed 001, the ranked-choice voting system's
+// DynamoDB design: users (with email lookup), elections, candidates,
+// eligible voters and ballots with embedded rankings in the table
+// vote_data; an append-only event log with gap-free sequence numbers in
+// vote_event_log; counts and sync state as metadata items. The seed's
+// natural-key QueryModel and CommandModel are implemented on the library
+// ([Store]), and [Schulze] tallies an election's ballots.
+package elections
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/singletable-go/singletable"
+)
+
+// Table names from the seed.
+const (
+	DataTableName  = "vote_data"
+	EventTableName = "vote_event_log"
+)
+
+// EntityTypeAttr is the seed's entity type attribute.
+const EntityTypeAttr = "entity_type"
+
+// User is a user: PK USER#<name>, SK METADATA. GSI-1 holds it under its
+// email (GSI1PK = <email>, GSI1SK = USER#<name>) for sign-in by email;
+// GSI-2 lists all users (see [Store.ListUsers]).
+type User struct {
+	Name  string `dynamodbav:"name"`
+	Email string `dynamodbav:"email"`
+	Salt  string `dynamodbav:"salt"`
+	Hash  string `dynamodbav:"hash"`
+	Role  string `dynamodbav:"role"`
+}
+
+// Election is an election's metadata: PK ELECTION#<name>, SK METADATA.
+type Election struct {
+	Name           string     `dynamodbav:"name"`
+	OwnerName      string     `dynamodbav:"owner_name"`
+	SecretBallot   bool       `dynamodbav:"secret_ballot"`
+	NoVotingBefore *time.Time `dynamodbav:"no_voting_before,omitempty"`
+	NoVotingAfter  *time.Time `dynamodbav:"no_voting_after,omitempty"`
+	AllowEdit      bool       `dynamodbav:"allow_edit"`
+	AllowVote      bool       `dynamodbav:"allow_vote"`
+}
+
+// Candidate is a candidate of an election: PK ELECTION#<election>, SK
+// CANDIDATE#<candidate>.
+type Candidate struct {
+	ElectionName  string `dynamodbav:"election_name"`
+	CandidateName string `dynamodbav:"candidate_name"`
+}
+
+// Voter is an eligible voter: PK ELECTION#<election>, SK VOTER#<voter>.
+type Voter struct {
+	ElectionName string `dynamodbav:"election_name"`
+	VoterName    string `dynamodbav:"voter_name"`
+}
+
+// Ballot is a cast ballot with its rankings embedded: PK
+// ELECTION#<election>, SK BALLOT#<voter>. Casting again overwrites it.
+type Ballot struct {
+	ElectionName string    `dynamodbav:"election_name"`
+	VoterName    string    `dynamodbav:"voter_name"`
+	Confirmation string    `dynamodbav:"confirmation"`
+	WhenCast     time.Time `dynamodbav:"when_cast"`
+	Rankings     []Ranking `dynamodbav:"rankings"`
+}
+
+// Counts is the METADATA / COUNTS item, updated with atomic ADDs in the
+// same transaction as the user or election it counts, so it is exact.
+type Counts struct {
+	UserCount     int       `dynamodbav:"user_count"`
+	ElectionCount int       `dynamodbav:"election_count"`
+	LastUpdated   time.Time `dynamodbav:"last_updated"`
+}
+
+// SyncState is the METADATA / SYNC item (the seed's option B): the last
+// event a consumer of the event log has applied.
+type SyncState struct {
+	LastEventID int64 `dynamodbav:"last_event_id"`
+}
+
+// Event is an entry of the append-only event log: PK EVENTS, SK
+// <sequence>#<timestamp>; sequence numbers start at 1 and have no gaps.
+type Event struct {
+	EventID      int64     `dynamodbav:"event_id"`
+	WhenOccurred time.Time `dynamodbav:"when_occurred"`
+	Actor        string    `dynamodbav:"actor"`
+	EventType    string    `dynamodbav:"event_type"`
+	EventData    string    `dynamodbav:"event_data"` // JSON
+}
+
+// EventSequence is the log's allocator: the last sequence number used. It
+// is written in the same transaction as each event, conditional on the
+// value read, which makes the sequence gap-free under concurrency.
+type EventSequence struct {
+	LastEventID int64 `dynamodbav:"last_event_id"`
+}
+
+// Index names from the seed (GSI-1) and for listing (GSI-2).
+const (
+	EmailIndex = "GSI-1"
+	ListIndex  = "GSI-2"
+)
+
+// The entity declarations.
+var (
+	Users = singletable.MustDefine(singletable.Schema[User]{
+		Type: "USER", PK: "USER#{Name}", SK: "METADATA",
+		Indexes: []singletable.IndexSchema[User]{
+			{Name: EmailIndex, PK: "{Email}", SK: "USER#{Name}", PKAttr: "GSI1PK", SKAttr: "GSI1SK"},
+			{Name: ListIndex, PK: "USERS", SK: "USER#{Name}", PKAttr: "GSI2PK", SKAttr: "GSI2SK"},
+		},
+	})
+	Elections = singletable.MustDefine(singletable.Schema[Election]{
+		Type: "ELECTION", PK: "ELECTION#{Name}", SK: "METADATA",
+		Indexes: []singletable.IndexSchema[Election]{
+			{Name: ListIndex, PK: "ELECTIONS", SK: "ELECTION#{Name}", PKAttr: "GSI2PK", SKAttr: "GSI2SK"},
+		},
+	})
+	Candidates = singletable.MustDefine(singletable.Schema[Candidate]{
+		Type: "CANDIDATE", PK: "ELECTION#{ElectionName}", SK: "CANDIDATE#{CandidateName}",
+	})
+	Voters = singletable.MustDefine(singletable.Schema[Voter]{
+		Type: "VOTER", PK: "ELECTION#{ElectionName}", SK: "VOTER#{VoterName}",
+	})
+	Ballots = singletable.MustDefine(singletable.Schema[Ballot]{
+		Type: "BALLOT", PK: "ELECTION#{ElectionName}", SK: "BALLOT#{VoterName}",
+	})
+	CountsItem = singletable.MustDefine(singletable.Schema[Counts]{
+		Type: "COUNTS", PK: "METADATA", SK: "COUNTS",
+	})
+	SyncItem = singletable.MustDefine(singletable.Schema[SyncState]{
+		Type: "SYNC", PK: "METADATA", SK: "SYNC",
+	})
+	Events = singletable.MustDefine(singletable.Schema[Event]{
+		Type: "EVENT", PK: "EVENTS", SK: "{EventID}#{WhenOccurred}",
+	})
+	Sequences = singletable.MustDefine(singletable.Schema[EventSequence]{
+		Type: "EVENT_SEQUENCE", PK: "SEQUENCE", SK: "EVENTS",
+	})
+)
+
+// Store holds both tables and a repository per entity. It implements
+// [QueryModel] and [CommandModel].
+type Store struct {
+	Data, Log *singletable.Table
+
+	Users      *singletable.Repo[User]
+	Elections  *singletable.Repo[Election]
+	Candidates *singletable.Repo[Candidate]
+	Voters     *singletable.Repo[Voter]
+	Ballots    *singletable.Repo[Ballot]
+	CountsRepo *singletable.Repo[Counts]
+	SyncRepo   *singletable.Repo[SyncState]
+	Events     *singletable.Repo[Event]
+	Sequence   *singletable.Repo[EventSequence]
+
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+	// NewConfirmation makes a ballot's confirmation code; default a random
+	// UUID (version 4).
+	NewConfirmation func() string
+}
+
+func entityType(o *singletable.TableOptions) { o.EntityTypeAttr = EntityTypeAttr }
+
+// New returns a store on the two named tables, reached through client.
+func New(client singletable.Client, dataTable, eventTable string) *Store {
+	data := singletable.NewTable(client, dataTable, entityType)
+	log := singletable.NewTable(client, eventTable, entityType)
+	return &Store{
+		Data: data, Log: log,
+		Users:           singletable.Bind(data, Users),
+		Elections:       singletable.Bind(data, Elections),
+		Candidates:      singletable.Bind(data, Candidates),
+		Voters:          singletable.Bind(data, Voters),
+		Ballots:         singletable.Bind(data, Ballots),
+		CountsRepo:      singletable.Bind(data, CountsItem),
+		SyncRepo:        singletable.Bind(data, SyncItem),
+		Events:          singletable.Bind(log, Events),
+		Sequence:        singletable.Bind(log, Sequences),
+		Now:             time.Now,
+		NewConfirmation: newUUID,
+	}
+}
+
+// CreateTables creates both tables from the declarations and writes the
+// singleton items (counts, sync state, event sequence) with zero values.
+func (s *Store) CreateTables(ctx context.Context) error {
+	if err := s.Data.Create(ctx); err != nil {
+		return err
+	}
+	if err := s.Log.Create(ctx); err != nil {
+		return err
+	}
+	return s.Init(ctx)
+}
+
+// Init writes the singleton items that do not exist yet; it is safe to
+// call on a table in use.
+func (s *Store) Init(ctx context.Context) error {
+	for _, err := range []error{
+		s.CountsRepo.Create(ctx, Counts{LastUpdated: s.now()}),
+		s.SyncRepo.Create(ctx, SyncState{}),
+		s.Sequence.Create(ctx, EventSequence{}),
+	} {
+		if err != nil && !errors.Is(err, singletable.ErrAlreadyExists) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) now() time.Time { return s.Now().UTC() }
