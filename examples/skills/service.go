@@ -596,11 +596,18 @@ func pageLimit(limit int) (int, error) {
 }
 
 func (s *Service) hashPassword(password string) (string, error) {
+	return HashPassword(password, s.PasswordIterations)
+}
+
+// HashPassword hashes a password with PBKDF2-SHA256 and a random salt, in
+// the form the service stores ("pbkdf2-sha256$<iterations>$<salt>$<key>").
+// iterations <= 0 means 600,000.
+func HashPassword(password string, iterations int) (string, error) {
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
-	iter := s.PasswordIterations
+	iter := iterations
 	if iter <= 0 {
 		iter = 600_000
 	}

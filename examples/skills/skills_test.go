@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -485,4 +488,62 @@ func userNames(s []skills.SkillJSON) []string {
 		out = append(out, x.Username)
 	}
 	return out
+}
+
+func TestLegacyMigration(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	ctx := context.Background()
+	client := ddblocal.Shared().Client()
+	legacy := ddblocal.TableName(t)
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(legacy),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("username"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("username"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	require.NoError(t, err)
+	ddblocal.DeleteTableOnCleanup(t, client, legacy)
+	hash, err := skills.HashPassword("legacy password", 1000)
+	require.NoError(t, err)
+	put := func(username, created string) {
+		_, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(legacy), Item: map[string]types.AttributeValue{
+			"username":      &types.AttributeValueMemberS{Value: username},
+			"name":          &types.AttributeValueMemberS{Value: "Legacy " + username},
+			"password_hash": &types.AttributeValueMemberS{Value: hash},
+			"created_at":    &types.AttributeValueMemberS{Value: created},
+		}})
+		require.NoError(t, err)
+	}
+	for i := range 40 {
+		put(fmt.Sprintf("legacy%02d", i), "2021-03-14T09:00:00Z")
+	}
+	put("Bad Name!", "2021-03-14T09:00:00Z") // refused by the service's rules: skipped
+
+	m, err := skills.Migrator(a.svc.Store(), legacy)
+	require.NoError(t, err)
+	rep, err := m.Run(ctx, skills.LegacyUsersMigrationID)
+	require.NoError(t, err)
+	c := rep.Counts
+	assert.Equal(t, int64(41), c.Read)
+	assert.Equal(t, int64(40), c.Written)
+	assert.Equal(t, int64(1), c.Skipped)
+	assert.Equal(t, c.Read, c.Written+c.Skipped+c.Failed)
+	v, err := m.Verify(ctx, skills.LegacyUsersMigrationID)
+	require.NoError(t, err)
+	assert.Zero(t, v.Missing+v.Different+v.Unexpected, "%+v", v)
+	again, err := m.Run(ctx, skills.LegacyUsersMigrationID)
+	require.NoError(t, err)
+	assert.True(t, again.AlreadyCompleted)
+
+	// The migrated users work through the API: login with the legacy
+	// password, the profile keeps its dates, the listing index has them.
+	var u skills.UserJSON
+	a.call("POST", "/login", map[string]string{"username": "legacy07", "password": "legacy password"}, http.StatusOK, &u)
+	assert.Equal(t, "Legacy legacy07", u.Name)
+	assert.Equal(t, time.Date(2021, 3, 14, 9, 0, 0, 0, time.UTC), u.CreatedAt.UTC())
+	var page skills.PageJSON[skills.UserJSON]
+	a.call("GET", "/users?limit=100", nil, http.StatusOK, &page)
+	assert.Len(t, page.Items, 40)
+	a.addSkill("legacy07", "go", "Expert", 3, "2024-01-01")
 }

@@ -1,8 +1,9 @@
 // Command demo runs the skills story (seed 000) end to end against a
-// DynamoDB Local it starts and stops itself: it creates the tables, seeds
-// the legacy users table, fills glad-entities, adds skills, runs every
-// access pattern printing what each returns, then prints the table's
-// access-pattern catalog. `make demo` runs it.
+// DynamoDB Local it starts and stops itself: it seeds the legacy users
+// table, creates glad-entities from the declarations, migrates the users
+// with the library's migration engine (progress, counts, verification),
+// adds skills, runs every access pattern printing what each returns, then
+// prints the table's access-pattern catalog. `make demo` runs it.
 package main
 
 import (
@@ -10,12 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -31,16 +34,9 @@ func main() {
 	}
 }
 
-// legacyUser is an item of the legacy `users` table: partition key
-// username, no sort key.
-type legacyUser struct {
-	Username  string `dynamodbav:"username"`
-	Name      string `dynamodbav:"name"`
-	Password  string `dynamodbav:"-"`
-	CreatedAt string `dynamodbav:"created_at"`
-}
-
-var legacyUsers = []legacyUser{
+// namedUsers are the legacy users the story follows; legacyCount users are
+// seeded in all, the rest generated.
+var namedUsers = []struct{ username, name, password, created string }{
 	{"alice", "Alice Martin", "alice-secret", "2021-03-14T09:00:00Z"},
 	{"bob", "Bob Chen", "bob-secret!", "2021-07-02T12:30:00Z"},
 	{"carol", "Carol Diaz", "carol-secret", "2022-01-20T08:15:00Z"},
@@ -52,6 +48,8 @@ var legacyUsers = []legacyUser{
 	{"john", "John Smith", "john-secret", "2024-01-01T10:00:00Z"},
 	{"mary", "Mary Jones", "mary-secret", "2024-02-14T14:00:00Z"},
 }
+
+const legacyCount = 2000
 
 func run() error {
 	started := time.Now()
@@ -76,7 +74,7 @@ func run() error {
 	if err := seedLegacy(ctx, client); err != nil {
 		return err
 	}
-	fmt.Printf("seeded %d users with the raw SDK\n", len(legacyUsers))
+	fmt.Printf("seeded %d users with the raw SDK (the legacy application's writes)\n", legacyCount)
 
 	// The single table, created from the declarations.
 	st := skills.NewStore(client, skills.TableName)
@@ -98,14 +96,34 @@ func run() error {
 	}
 	w.flush()
 
-	// Until the migration engine lands, the legacy users sign up again
-	// (AP2): the migration step will copy them instead.
-	for _, u := range legacyUsers {
-		if _, err := svc.Register(ctx, u.Username, u.Name, u.Password); err != nil {
-			return err
-		}
+	// The migration, through the library's engine.
+	heading("Migration " + skills.LegacyUsersMigrationID + ": users → " + skills.TableName)
+	m, err := skills.Migrator(st, skills.LegacyTableName)
+	if err != nil {
+		return err
 	}
-	fmt.Printf("registered the %d legacy users in %s\n", len(legacyUsers), skills.TableName)
+	rep, err := m.Run(ctx, skills.LegacyUsersMigrationID, func(o *singletable.RunOptions) {
+		o.ProgressInterval = 100 * time.Millisecond
+		o.Progress = progressBar
+	})
+	if err != nil {
+		return err
+	}
+	c := rep.Counts
+	w = newTable("read", "written", "skipped", "failed", "segments", "WCU", "elapsed")
+	w.row(itoa(c.Read), itoa(c.Written), itoa(c.Skipped), itoa(c.Failed), strconv.Itoa(rep.Segments), itoa(rep.WCU), rep.Elapsed.Round(time.Millisecond).String())
+	w.flush()
+	v, err := m.Verify(ctx, skills.LegacyUsersMigrationID)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("verify: %d source items, %d compared, %d missing, %d different, %d unexpected\n",
+		v.SourceItems, v.Compared, v.Missing, v.Different, v.Unexpected)
+	again, err := m.Run(ctx, skills.LegacyUsersMigrationID)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("run again: already completed = %v (the ledger in the table remembers)\n", again.AlreadyCompleted)
 
 	// Skills (AP8).
 	type skillRow struct {
@@ -152,7 +170,7 @@ func run() error {
 	}
 	printUsers([]skills.User{u})
 	_, err = svc.Authenticate(ctx, "john", "john-secret")
-	fmt.Printf("login john/john-secret: %s\n", outcome(err))
+	fmt.Printf("login john/john-secret (the legacy password, migrated): %s\n", outcome(err))
 	_, err = svc.Authenticate(ctx, "john", "wrong")
 	fmt.Printf("login john/wrong: %s\n", outcome(err))
 
@@ -183,19 +201,33 @@ func run() error {
 	w.flush()
 
 	ap("AP5")
-	cursor, pageNo := "", 1
+	cursor, pages, total, last := "", 0, 0, ""
 	for {
-		page, err := svc.ListUsers(ctx, 4, cursor)
+		limit := 100
+		if pages < 2 {
+			limit = 4
+		}
+		page, err := svc.ListUsers(ctx, limit, cursor)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("page %d (limit 4, %d shards):\n", pageNo, skills.UserShards)
-		printUsers(page.Items)
+		if pages < 2 {
+			fmt.Printf("page %d (limit %d, merged from %d shards):\n", pages+1, limit, skills.UserShards)
+			printUsers(page.Items)
+		}
+		pages++
+		total += len(page.Items)
+		for _, u := range page.Items {
+			if u.Username <= last {
+				return fmt.Errorf("AP5: %q listed after %q", u.Username, last)
+			}
+			last = u.Username
+		}
 		if cursor = page.Cursor; cursor == "" {
 			break
 		}
-		pageNo++
 	}
+	fmt.Printf("walking on with limit 100: %d users in %d pages, in username order, each once (checked), no Scan\n", total, pages)
 
 	ap("AP6")
 	sp, err := svc.ListSkills(ctx, "john", 0, "")
@@ -286,7 +318,7 @@ func run() error {
 
 func seedLegacy(ctx context.Context, client *dynamodb.Client) error {
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("users"),
+		TableName:            aws.String(skills.LegacyTableName),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("username"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("username"), KeyType: types.KeyTypeHash}},
 		BillingMode:          types.BillingModePayPerRequest,
@@ -294,19 +326,73 @@ func seedLegacy(ctx context.Context, client *dynamodb.Client) error {
 	if err != nil {
 		return err
 	}
-	for _, u := range legacyUsers {
-		_, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("users"), Item: map[string]types.AttributeValue{
-			"username":   &types.AttributeValueMemberS{Value: u.Username},
-			"name":       &types.AttributeValueMemberS{Value: u.Name},
-			"created_at": &types.AttributeValueMemberS{Value: u.CreatedAt},
-			"updated_at": &types.AttributeValueMemberS{Value: u.CreatedAt},
-		}})
+	shared, err := skills.HashPassword("legacy-password", 10_000)
+	if err != nil {
+		return err
+	}
+	var items []map[string]types.AttributeValue
+	for i := range legacyCount {
+		u := skills.LegacyUser{Username: fmt.Sprintf("user%04d", i), Name: fmt.Sprintf("User %d", i),
+			PasswordHash: shared, CreatedAt: "2020-01-01T00:00:00Z"}
+		if i < len(namedUsers) {
+			n := namedUsers[i]
+			h, err := skills.HashPassword(n.password, 10_000)
+			if err != nil {
+				return err
+			}
+			u = skills.LegacyUser{Username: n.username, Name: n.name, PasswordHash: h, CreatedAt: n.created}
+		}
+		u.UpdatedAt = u.CreatedAt
+		item, err := attributevalue.MarshalMap(u)
 		if err != nil {
 			return err
+		}
+		items = append(items, item)
+	}
+	for chunk := range slices.Chunk(items, 25) {
+		reqs := make([]types.WriteRequest, len(chunk))
+		for i, it := range chunk {
+			reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
+		}
+		// The legacy application's loader: retry what DynamoDB did not process.
+		for pending := map[string][]types.WriteRequest{skills.LegacyTableName: reqs}; len(pending) > 0; {
+			out, err := client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			if err != nil {
+				return err
+			}
+			pending = out.UnprocessedItems
 		}
 	}
 	return nil
 }
+
+// progressBar draws the migration's progress: redrawn in place on a
+// terminal, only the final state otherwise.
+func progressBar(p singletable.Progress) {
+	const width = 30
+	if !p.Done && !isTerminal(os.Stdout) {
+		return
+	}
+	frac := 0.0
+	switch {
+	case p.Done:
+		frac = 1
+	case p.Total > 0:
+		frac = min(float64(p.Read)/float64(p.Total), 1)
+	}
+	n := int(frac * width)
+	fmt.Printf("\r  [%s%s] %5d read  %5d written  %5.0f items/s", strings.Repeat("#", n), strings.Repeat(".", width-n), p.Read, p.Written, p.Rate)
+	if p.Done {
+		fmt.Println()
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func printSearch(ctx context.Context, svc *skills.Service, q skills.SkillSearch) error {
 	page, err := svc.FindUsers(ctx, q)

@@ -4,8 +4,12 @@
 //	DYNAMODB_ENDPOINT=http://127.0.0.1:8000 go run ./examples/skills/cmd/skills-server -create-table
 //	go run ./examples/skills/cmd/skills-server -table glad-entities   # real AWS, default credentials
 //
+//	go run ./examples/skills/cmd/skills-server migrate status|run|verify [flags] [ID]
+//
 // With -local it starts DynamoDB Local through ddblocal (downloading it on
-// first use) and stops it on exit. With DYNAMODB_ENDPOINT it talks to the
+// first use) and stops it on exit. The migrate subcommand runs seed 000's
+// migrations (the legacy users table → glad-entities) through the
+// library's engine, with a progress bar. With DYNAMODB_ENDPOINT it talks to the
 // server there. Otherwise it uses the AWS SDK's default configuration
 // (environment, shared config, instance role).
 package main
@@ -27,6 +31,7 @@ import (
 
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/skills"
+	"github.com/singletable-go/singletable/migratecli"
 )
 
 func main() {
@@ -34,12 +39,45 @@ func main() {
 	table := flag.String("table", skills.TableName, "DynamoDB table name")
 	local := flag.Bool("local", false, "start DynamoDB Local and create the table")
 	create := flag.Bool("create-table", false, "create the table from the declarations before serving")
+	legacy := flag.String("legacy-table", skills.LegacyTableName, "legacy users table (for migrate)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if flag.Arg(0) == "migrate" {
+		os.Exit(migrate(*table, *legacy, flag.Args()[1:]))
+	}
 	if err := run(log, *addr, *table, *local, *create); err != nil {
 		log.Error("skills-server", "err", err)
 		os.Exit(1)
 	}
+}
+
+// migrate runs `migrate status|run|verify` against the table given by
+// DYNAMODB_ENDPOINT or the AWS default configuration.
+func migrate(table, legacy string, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	client, err := awsClient(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return migratecli.ExitFailure
+	}
+	m, err := skills.Migrator(skills.NewStore(client, table), legacy)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return migratecli.ExitFailure
+	}
+	return migratecli.Main(ctx, m, args)
+}
+
+func awsClient(ctx context.Context) (*dynamodb.Client, error) {
+	if ep := os.Getenv("DYNAMODB_ENDPOINT"); ep != "" {
+		return ddblocal.NewClient(ep), nil
+	}
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS config: %w", err)
+	}
+	return dynamodb.NewFromConfig(cfg), nil
 }
 
 func run(log *slog.Logger, addr, table string, local, create bool) error {
@@ -57,14 +95,12 @@ func run(log *slog.Logger, addr, table string, local, create bool) error {
 		client = srv.Client()
 		create = true
 		log.Info("DynamoDB Local", "endpoint", srv.Endpoint())
-	case os.Getenv("DYNAMODB_ENDPOINT") != "":
-		client = ddblocal.NewClient(os.Getenv("DYNAMODB_ENDPOINT"))
 	default:
-		cfg, err := config.LoadDefaultConfig(ctx)
+		c, err := awsClient(ctx)
 		if err != nil {
-			return fmt.Errorf("load AWS config: %w", err)
+			return err
 		}
-		client = dynamodb.NewFromConfig(cfg)
+		client = c
 	}
 
 	st := skills.NewStore(client, table)

@@ -1,0 +1,60 @@
+package skills
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/singletable-go/singletable"
+)
+
+// LegacyTableName is the table seed 000 migrates from.
+const LegacyTableName = "users"
+
+// LegacyUser is an item of the legacy users table (partition key
+// username, no sort key), as seed 000 describes it.
+type LegacyUser struct {
+	Username     string `dynamodbav:"username"`
+	Name         string `dynamodbav:"name"`
+	PasswordHash string `dynamodbav:"password_hash"`
+	CreatedAt    string `dynamodbav:"created_at"` // RFC 3339
+	UpdatedAt    string `dynamodbav:"updated_at"` // RFC 3339
+}
+
+// LegacyUsersMigrationID identifies the copy in the migration ledger.
+const LegacyUsersMigrationID = "000-legacy-users"
+
+// LegacyUsersMigration is seed 000's data migration, run by the library's
+// migration engine: scan the legacy table (parallel segments, paged), turn
+// each item into a User (PK USER#<username>, SK PROFILE, with its GSI1
+// listing shard), and batch-write it into the single table. Items whose
+// username the service would refuse are skipped (counted, not copied); an
+// unreadable timestamp fails the item. Checkpoints in the ledger make a
+// crashed run resume, and a finished one does not run again.
+func LegacyUsersMigration(st *Store, sourceTable string) singletable.Migration {
+	transform := singletable.TransformAs(func(l LegacyUser) ([]singletable.WriteOp, error) {
+		if ValidUsername(l.Username) != nil {
+			return nil, nil
+		}
+		created, err := time.Parse(time.RFC3339, l.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("user %s: created_at: %w", l.Username, err)
+		}
+		updated := created
+		if l.UpdatedAt != "" {
+			if updated, err = time.Parse(time.RFC3339, l.UpdatedAt); err != nil {
+				return nil, fmt.Errorf("user %s: updated_at: %w", l.Username, err)
+			}
+		}
+		u := User{Username: l.Username, Name: l.Name, PasswordHash: l.PasswordHash,
+			CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), Shard: ShardOf(l.Username)}
+		return []singletable.WriteOp{st.Users.PutOp(u)}, nil
+	})
+	return singletable.CopyMigration(LegacyUsersMigrationID, singletable.CopySource{Table: sourceTable}, transform).
+		WithDescription("legacy users table → " + st.Table.Name() + " (seed 000, phase 1)")
+}
+
+// Migrator returns the migration engine for the store's table with the
+// service's migrations.
+func Migrator(st *Store, legacyTable string) (*singletable.Migrator, error) {
+	return singletable.NewMigrator(st.Table, LegacyUsersMigration(st, legacyTable))
+}
