@@ -49,7 +49,7 @@ var namedUsers = []struct{ username, name, password, created string }{
 	{"mary", "Mary Jones", "mary-secret", "2024-02-14T14:00:00Z"},
 }
 
-const legacyCount = 2000
+const legacyCount = 1000
 
 func run() error {
 	started := time.Now()
