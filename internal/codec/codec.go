@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -32,6 +34,12 @@ type Plan struct {
 	// name is ASCII (asciiNames).
 	lower      map[string]int
 	asciiNames bool
+	exact      *nameTable // nil: use byName
+	folded     *nameTable // nil: use lower / the scan
+
+	// extras holds item keys seen before that match no field even
+	// ignoring case (see decode).
+	extras atomic.Pointer[[]string]
 
 	sHint, nHint int // attribute values of each kind at the top level
 }
@@ -42,6 +50,11 @@ type planField struct {
 	deep  bool // index has more than one step
 	enc   encFunc
 	dec   decFunc
+
+	// fdec, when set, decodes common values at off from the struct's
+	// address (the field is reached without pointers).
+	fdec fastDec
+	off  uintptr
 }
 
 type planKey struct {
@@ -69,8 +82,8 @@ var (
 // built (recursive types refer to them before they are complete).
 type builder struct {
 	plans   map[planKey]*Plan
-	encMemo map[encKey]encFunc
-	decMemo map[decKey]decFunc
+	encMemo map[encKey]*encFunc
+	decMemo map[decKey]*decFunc
 }
 
 // buildLocked runs fn with a fresh builder under the build lock and
@@ -78,7 +91,7 @@ type builder struct {
 func buildLocked(fn func(b *builder)) {
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	b := &builder{plans: map[planKey]*Plan{}, encMemo: map[encKey]encFunc{}, decMemo: map[decKey]decFunc{}}
+	b := &builder{plans: map[planKey]*Plan{}, encMemo: map[encKey]*encFunc{}, decMemo: map[decKey]*decFunc{}}
 	fn(b)
 	for k, p := range b.plans {
 		plans.LoadOrStore(k, p)
@@ -133,6 +146,9 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 		ft := f.Type
 		pf.enc = b.full(ft, f.tag, addr)
 		pf.dec = b.dec(ft, f.tag.decodeTag())
+		if off, ok := fieldOffset(t, f.Index); ok {
+			pf.fdec, pf.off = newFastDec(ft, f.tag.decodeTag()), off
+		}
 		p.fields = append(p.fields, pf)
 		switch {
 		case plainString(ft) || isTimeType(ft) && !hasMarshaler(ft) && !f.AsUnixTime:
@@ -149,7 +165,13 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 			p.asciiNames = false
 		}
 	}
+	names := make([]string, len(p.fields))
+	for i, f := range p.fields {
+		names[i] = f.name
+	}
+	p.exact = newNameTable(names, false)
 	if p.asciiNames {
+		p.folded = newNameTable(names, true)
 		p.lower = map[string]int{}
 		for i, f := range p.fields {
 			l := strings.ToLower(f.name)
@@ -326,31 +348,116 @@ func (p *Plan) Decode(item map[string]types.AttributeValue, v reflect.Value) err
 }
 
 func (p *Plan) decode(item map[string]types.AttributeValue, v reflect.Value) error {
-	for k, av := range item {
-		i, ok := p.byName[k]
-		if !ok {
-			if i, ok = p.fold(k); !ok {
-				continue
-			}
-		}
+	var base unsafe.Pointer
+	if v.CanAddr() {
+		base = v.Addr().UnsafePointer()
+	}
+	// Look the fields up in the item, as hand-written code does: cheaper
+	// than walking the item's map. attributevalue walks the item and also
+	// matches keys to field names ignoring case, so the keys that are not
+	// exact names must then be accounted for.
+	hits := 0
+	for i := range p.fields {
 		f := &p.fields[i]
-		var fv reflect.Value
-		if f.deep {
-			fv = fieldForDecode(v, f.index)
-		} else {
-			fv = v.Field(f.index[0])
+		av, ok := item[f.name]
+		if !ok {
+			continue
 		}
-		if err := f.dec(av, fv); err != nil {
+		hits++
+		if err := p.decodeField(f, av, v, base); err != nil {
 			return err
 		}
 	}
+	if hits == len(item) {
+		return nil
+	}
+	// The other keys are usually the same few (keys, entity type, index
+	// keys), known to match no field even ignoring case.
+	if known := p.extras.Load(); known != nil {
+		n := hits
+		for _, k := range *known {
+			if _, ok := item[k]; ok {
+				n++
+			}
+		}
+		if n == len(item) {
+			return nil
+		}
+	}
+	var learned []string
+	for k, av := range item {
+		if p.isField(k) {
+			continue
+		}
+		i, ok := p.fold(k)
+		if !ok {
+			learned = append(learned, k)
+			continue
+		}
+		if err := p.decodeField(&p.fields[i], av, v, base); err != nil {
+			return err
+		}
+	}
+	p.learnExtras(learned)
 	return nil
+}
+
+func (p *Plan) isField(k string) bool {
+	if p.exact != nil {
+		_, ok := p.exact.find(k)
+		return ok
+	}
+	_, ok := p.byName[k]
+	return ok
+}
+
+func (p *Plan) decodeField(f *planField, av types.AttributeValue, v reflect.Value, base unsafe.Pointer) error {
+	if f.fdec != nil && base != nil && f.fdec(av, unsafe.Add(base, f.off)) {
+		return nil
+	}
+	var fv reflect.Value
+	if f.deep {
+		fv = fieldForDecode(v, f.index)
+	} else {
+		fv = v.Field(f.index[0])
+	}
+	return f.dec(av, fv)
+}
+
+// maxExtras bounds the remembered non-field keys, so that items with
+// arbitrary keys cannot grow a plan.
+const maxExtras = 16
+
+// learnExtras remembers keys that match no field.
+func (p *Plan) learnExtras(keys []string) {
+	if len(keys) == 0 {
+		return
+	}
+	for {
+		old := p.extras.Load()
+		var cur []string
+		if old != nil {
+			cur = *old
+		}
+		next := slices.Clone(cur)
+		for _, k := range keys {
+			if len(next) < maxExtras && !slices.Contains(next, k) {
+				next = append(next, strings.Clone(k))
+			}
+		}
+		if len(next) == len(cur) || p.extras.CompareAndSwap(old, &next) {
+			return
+		}
+	}
 }
 
 // fold is the case-insensitive half of attributevalue's FieldByName: the
 // first field whose name equals k under Unicode case folding.
 func (p *Plan) fold(k string) (int, bool) {
 	if p.asciiNames && isASCII(k) {
+		if p.folded != nil {
+			return p.folded.findFold(k)
+		}
 		var buf [64]byte
 		if len(k) <= len(buf) {
 			b := buf[:len(k)]

@@ -61,16 +61,19 @@ func unsupportedAV(av types.AttributeValue) error {
 // dec compiles attributevalue's decode(av, v, tg) for targets of type t.
 func (b *builder) dec(t reflect.Type, tg tag) decFunc {
 	key := decKey{t, tg}
-	if f, ok := b.decMemo[key]; ok {
-		if f == nil {
-			return fallbackDec(t, tg)
+	if cell, ok := b.decMemo[key]; ok {
+		if *cell == nil {
+			// A recursive type (see full).
+			return func(av types.AttributeValue, v reflect.Value) error {
+				return (*cell)(av, v)
+			}
 		}
-		return f
+		return *cell
 	}
-	b.decMemo[key] = nil
-	f := b.decUncached(t, tg)
-	b.decMemo[key] = f
-	return f
+	cell := new(decFunc)
+	b.decMemo[key] = cell
+	*cell = b.decUncached(t, tg)
+	return *cell
 }
 
 func (b *builder) decUncached(t reflect.Type, tg tag) decFunc {

@@ -553,6 +553,7 @@ var diffTypes = []reflect.Type{
 	reflect.TypeFor[Big](),
 	reflect.TypeFor[Conflict](),
 	reflect.TypeFor[Tree](),
+	reflect.TypeFor[Recs](),
 	reflect.TypeFor[SelfMarsh](),
 	reflect.TypeFor[UnexpPtrEmbed](),
 	reflect.TypeFor[CaseFold](),

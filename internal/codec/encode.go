@@ -71,17 +71,20 @@ func (b *builder) full(t reflect.Type, tg tag, addr bool) encFunc {
 		return fallbackEnc(t, tg, addr)
 	}
 	key := encKey{t, tg, addr}
-	if f, ok := b.encMemo[key]; ok {
-		if f == nil {
-			// A recursive type other than through a struct: delegate.
-			return fallbackEnc(t, tg, addr)
+	if cell, ok := b.encMemo[key]; ok {
+		if *cell == nil {
+			// A recursive type: its encoder is still being compiled and
+			// will be in the cell before anything runs.
+			return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
+				return (*cell)(st, v)
+			}
 		}
-		return f
+		return *cell
 	}
-	b.encMemo[key] = nil
-	f := b.fullUncached(t, tg, addr)
-	b.encMemo[key] = f
-	return f
+	cell := new(encFunc)
+	b.encMemo[key] = cell
+	*cell = b.fullUncached(t, tg, addr)
+	return *cell
 }
 
 func (b *builder) fullUncached(t reflect.Type, tg tag, addr bool) encFunc {

@@ -77,3 +77,23 @@ func TestCommonShapesAreCompiled(t *testing.T) {
 		}
 	}
 }
+
+func TestRecursiveTypesAreCompiled(t *testing.T) {
+	g := &gen{r: rand.New(rand.NewPCG(8, 8))}
+	for _, typ := range []reflect.Type{reflect.TypeFor[Recs](), reflect.TypeFor[Tree]()} {
+		for i := 0; i < 200; i++ {
+			v := g.value(typ)
+			before := fallbacks.Load()
+			item, err := For(typ).Encode(v, 0)
+			if err != nil {
+				continue // an empty map key: attributevalue's error
+			}
+			if err := For(typ).Decode(item, reflect.New(typ).Elem()); err != nil {
+				t.Fatal(err)
+			}
+			if n := fallbacks.Load() - before; n != 0 {
+				t.Fatalf("%s: %d values delegated", typ, n)
+			}
+		}
+	}
+}

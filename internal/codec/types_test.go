@@ -304,3 +304,14 @@ type Small struct {
 	A string
 	B int
 }
+
+// Recursive without a struct in between.
+type RecList []RecList
+
+type RecMap map[string]RecMap
+
+type Recs struct {
+	L RecList
+	M RecMap
+	T Tree
+}
