@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -328,4 +330,72 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// A run holding the lease keeps others out; a lease left by a crashed run
+// blocks until it expires, and then the next run resumes.
+func TestMigrateLease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := newLegacyTable(t, 200)
+	tbl, users, _ := usersTarget(t)
+	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	require.NoError(t, err)
+
+	// A slow run (rate-limited) holds the migration.
+	started := make(chan struct{})
+	slowDone := make(chan error, 1)
+	slowCtx, cancelSlow := context.WithCancel(ctx)
+	defer cancelSlow()
+	go func() {
+		var once bool
+		_, err := m.Run(slowCtx, "000-users", func(o *singletable.RunOptions) {
+			o.WCU = 20
+			o.ProgressInterval = 10 * time.Millisecond
+			o.Progress = func(singletable.Progress) {
+				if !once {
+					once = true
+					close(started)
+				}
+			}
+		})
+		slowDone <- err
+	}()
+	<-started
+	_, err = m.Run(ctx, "000-users")
+	require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+	st := must(m.Status(ctx))[0]
+	assert.Equal(t, singletable.MigrationRunning, st.State)
+	assert.NotEmpty(t, st.LeaseOwner)
+	assert.True(t, st.LeaseUntil.After(time.Now()))
+	cancelSlow()
+	require.ErrorIs(t, <-slowDone, context.Canceled)
+	assert.Equal(t, singletable.MigrationInterrupted, must(m.Status(ctx))[0].State)
+
+	// A crashed run: its lease is still in the ledger.
+	header := map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "_MIGRATION#000-users"},
+		"SK": &types.AttributeValueMemberS{Value: "STATUS"},
+	}
+	setLease := func(until time.Time) {
+		_, err := tbl.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(tbl.Name()),
+			Key:                       header,
+			UpdateExpression:          aws.String("SET LeaseOwner = :o, LeaseUntil = :u"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":o": &types.AttributeValueMemberS{Value: "crashed-host/1/x"}, ":u": &types.AttributeValueMemberN{Value: fmt.Sprint(until.UnixMilli())}},
+		})
+		require.NoError(t, err)
+	}
+	setLease(time.Now().Add(time.Hour))
+	_, err = m.Run(ctx, "000-users")
+	require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+	assert.ErrorContains(t, err, "crashed-host/1/x")
+
+	setLease(time.Now().Add(-time.Second))
+	assert.Equal(t, singletable.MigrationInterrupted, must(m.Status(ctx))[0].State)
+	rep, err := m.Run(ctx, "000-users")
+	require.NoError(t, err)
+	assert.Equal(t, singletable.MigrationCompleted, rep.State)
+	assert.Equal(t, singletable.MigrationCounts{Scanned: 200, Read: 200, Written: 198, Skipped: 2}, rep.Counts)
+	assert.Equal(t, 2, must(m.Status(ctx))[0].Runs, "refused runs do not count")
 }

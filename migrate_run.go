@@ -383,20 +383,21 @@ func (r *runner) run(ctx context.Context, segs []*segmentState) error {
 // migration and then to commit, which checkpoints pages in order. The
 // next page is scanned while the previous one is being written.
 func (r *runner) segment(ctx context.Context, s *segmentState) {
+	// commit owns *s from here on.
+	seg, lek := s.Segment, s.LastKey
 	pages := make(chan *scanPage, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		r.commit(ctx, s, pages)
 	}()
-	lek := s.LastKey
 	for ctx.Err() == nil {
-		out, err := r.scan(ctx, s.Segment, lek)
+		out, err := r.scan(ctx, seg, lek)
 		if err != nil {
 			r.fail(err)
 			break
 		}
-		p := newPage(s.Segment, out)
+		p := newPage(seg, out)
 		r.mig.impl.process(ctx, r, p)
 		pages <- p
 		if len(out.LastEvaluatedKey) == 0 {
