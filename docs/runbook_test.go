@@ -1,0 +1,170 @@
+package docs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migratecli"
+)
+
+// Runbook: create a table. CreateInput is the exact CreateTable request,
+// for infrastructure code (CDK, Terraform, CloudFormation) to mirror, or
+// to send with Table.Create.
+func Example_runbookCreateInput() {
+	table := singletable.NewTable(nil, "glad-entities")
+	singletable.Bind(table, Users)
+	singletable.Bind(table, UserSkills)
+	in := table.CreateInput(singletable.CreateOptions{})
+	for _, g := range in.GlobalSecondaryIndexes {
+		fmt.Print(aws.ToString(g.IndexName), ":")
+		for _, k := range g.KeySchema {
+			fmt.Print(" ", aws.ToString(k.AttributeName), " ", k.KeyType)
+		}
+		fmt.Println()
+	}
+	fmt.Println(in.BillingMode)
+	// Output:
+	// GSI1: GSI1PK HASH GSI1SK RANGE
+	// GSI2: SkillName HASH ProficiencyLevel HASH YearsOfExperience RANGE LastUsedDate RANGE
+	// PAY_PER_REQUEST
+}
+
+// writeCreateTableJSON writes the request as JSON for the AWS CLI:
+// aws dynamodb create-table --cli-input-json file://table.json
+func writeCreateTableJSON(table *singletable.Table, path string) error {
+	b, err := json.MarshalIndent(table.CreateInput(singletable.CreateOptions{}), "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// Runbook: at start-up, check that the live table matches the
+// declarations (key schema, every index and its key attributes).
+func checkAtStartup(ctx context.Context, table *singletable.Table) {
+	if err := table.Check(ctx); err != nil {
+		log.Fatalf("table does not match the code: %v", err)
+	}
+}
+
+// Runbook: add an index to an entity that already has items, then
+// backfill it. Once the new declaration is deployed (and the index
+// created in the table), new writes carry the index keys; the backfill
+// rewrites the old items, conditionally, so concurrent writes are not lost.
+func backfillGSI1(ctx context.Context, table *singletable.Table, skills *singletable.Repo[UserSkill]) error {
+	m, err := singletable.NewMigrator(table, singletable.BackfillMigration("002-skills-gsi1", skills))
+	if err != nil {
+		return err
+	}
+	rep, err := m.Run(ctx, "002-skills-gsi1", func(o *singletable.RunOptions) {
+		o.WCU = 200 // leave capacity for live traffic
+		o.Progress = func(p singletable.Progress) {
+			log.Printf("%s: %d read, %d written, ETA %s", p.ID, p.Read, p.Written, p.ETA)
+		}
+	})
+	if err != nil {
+		return err // a re-run resumes from the ledger's checkpoints
+	}
+	log.Printf("rewrote %d of %d items", rep.Counts.Written, rep.Counts.Read)
+	return nil
+}
+
+// Runbook: migrations from the command line, in the service's own binary:
+// `myservice migrate status`, `migrate run ID`, `migrate verify ID`.
+func migrateCommand(ctx context.Context, table *singletable.Table, migrations ...singletable.Migration) int {
+	m, err := singletable.NewMigrator(table, migrations...)
+	if err != nil {
+		log.Print(err)
+		return migratecli.ExitFailure
+	}
+	return migratecli.Main(ctx, m, os.Args[2:])
+}
+
+// Runbook: throttling. The SDK retries throttled requests; give it more
+// attempts and a longer backoff ceiling for bursty workloads.
+func productionClient(ctx context.Context) (*dynamodb.Client, error) {
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryer(func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 8
+			o.MaxBackoff = 5 * time.Second
+		})
+	}))
+	if err != nil {
+		return nil, err
+	}
+	return dynamodb.NewFromConfig(cfg), nil
+}
+
+// Runbook: batch writes retry unprocessed items with backoff; what still
+// fails is returned item by item, never dropped.
+func importUsers(ctx context.Context, users *singletable.Repo[User], list []User) error {
+	ops := make([]singletable.WriteOp, len(list))
+	for i, u := range list {
+		ops[i] = users.PutOp(u)
+	}
+	err := singletable.BatchWriteWith(ctx, singletable.BatchOptions{
+		Concurrency: 2,
+		MaxAttempts: 15,
+		Backoff:     singletable.Backoff{Base: 50 * time.Millisecond, Max: 5 * time.Second},
+	}, ops...)
+	var be *singletable.BatchError
+	if errors.As(err, &be) {
+		for _, f := range be.Failed {
+			log.Printf("user #%d not written: %v", f.Index, f.Err)
+		}
+	}
+	return err
+}
+
+// isThrottled tells throttling apart from other failures, e.g. to shed
+// load in a handler.
+func isThrottled(err error) bool {
+	var pte *types.ProvisionedThroughputExceededException
+	var rle *types.RequestLimitExceeded
+	return errors.As(err, &pte) || errors.As(err, &rle)
+}
+
+// The runbook's functions are exercised here against DynamoDB Local.
+func Example_runbook() {
+	ctx := context.Background()
+	table := singletable.NewTable(ddblocal.Shared().Client(), "runbook")
+	users := singletable.Bind(table, Users)
+	skills := singletable.Bind(table, UserSkills)
+	if err := table.Create(ctx); err != nil {
+		log.Fatal(err)
+	}
+	defer table.Delete(ctx)
+	checkAtStartup(ctx, table)
+	if err := importUsers(ctx, users, []User{{Username: "ann", Name: "Ann"}, {Username: "ben", Name: "Ben"}}); err != nil {
+		log.Fatal(err)
+	}
+	log.SetOutput(discard{})
+	defer log.SetOutput(os.Stderr)
+	fmt.Println(backfillGSI1(ctx, table, skills))
+	path := os.TempDir() + "/runbook-table.json"
+	fmt.Println(writeCreateTableJSON(table, path), os.Remove(path))
+	fmt.Println(isThrottled(&types.ProvisionedThroughputExceededException{}), isThrottled(singletable.ErrNotFound))
+	_ = productionClient
+	_ = migrateCommand
+	// Output:
+	// <nil>
+	// <nil> <nil>
+	// true false
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
