@@ -70,7 +70,9 @@ func (t *Table) CreateInput(opts CreateOptions) *dynamodb.CreateTableInput {
 }
 
 // Create creates the table from the declarations of the entities bound to
-// it ([CreateTable]) and waits until it is ACTIVE. Bind every entity first.
+// it ([CreateTable]) and waits until it is ACTIVE, then enables time to live
+// on the TTL attribute an entity declares (see [Schema]). Bind every entity
+// first.
 //
 // [CreateTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html
 func (t *Table) Create(ctx context.Context, opts ...CreateOptions) error {
@@ -84,7 +86,44 @@ func (t *Table) Create(ctx context.Context, opts ...CreateOptions) error {
 	if _, err := t.client.CreateTable(ctx, t.CreateInput(o)); err != nil {
 		return fmt.Errorf("singletable: create table %s: %w", t.name, err)
 	}
-	return t.waitActive(ctx, o.Wait)
+	if err := t.waitActive(ctx, o.Wait); err != nil {
+		return err
+	}
+	return t.enableTTL(ctx)
+}
+
+// enableTTL turns on time to live for the TTL attribute an entity declares
+// ([UpdateTimeToLive]), if any.
+//
+// [UpdateTimeToLive]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html
+func (t *Table) enableTTL(ctx context.Context) error {
+	attr := t.ttlAttr()
+	if attr == "" {
+		return nil
+	}
+	_, err := t.client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: aws.String(t.name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(attr),
+			Enabled:       aws.Bool(true),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("singletable: enable TTL on %s.%s: %w", t.name, attr, err)
+	}
+	return nil
+}
+
+// ttlAttr returns the TTL attribute declared by the bound entities, or "".
+func (t *Table) ttlAttr() string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, e := range t.entities {
+		if e.ttlAttr != "" {
+			return e.ttlAttr
+		}
+	}
+	return ""
 }
 
 func (t *Table) waitActive(ctx context.Context, limit time.Duration) error {

@@ -29,6 +29,35 @@ type Schema[T any] struct {
 	SK string
 	// Indexes are the entity's global secondary indexes.
 	Indexes []IndexSchema[T]
+
+	// Unique names fields whose values must be unique among the entity's
+	// items, e.g. a user's Email. Each present value is claimed by a guard
+	// item (partition key "UNIQUE#<Type>#<attribute>#<escaped value>")
+	// written in the same transaction as the item: a clash is
+	// [ErrAlreadyExists] naming the field, changing the value swaps the
+	// guards, deleting the item releases them. An absent value (empty
+	// string, nil pointer) claims nothing. Writes of such an entity are
+	// transactions, and Put, Delete and updates touching a unique field
+	// first read the item to learn the values to release.
+	Unique []string
+	// Version names an integer field used for optimistic locking. Create
+	// stores version 1; Put, Update and Delete are conditioned on the
+	// version of the value (or key) given, the one the caller read, and
+	// store it plus one; a stale write is [ErrVersionConflict]. A version
+	// of 0 on Put means "not stored yet"; on Update and Delete it means
+	// "no check" (the version is still incremented by Update).
+	Version string
+	// CreatedAt and UpdatedAt name time.Time (or *time.Time) fields the
+	// library manages: CreatedAt is set on the first write when it is
+	// zero, UpdatedAt on every Create, Put and Update. Update.Set refuses
+	// them. [Repo.PutOp] fills them only when zero, so that migrations keep
+	// the values they copy.
+	CreatedAt, UpdatedAt string
+	// TTL names a time.Time, *time.Time or integer (epoch seconds) field
+	// stored as epoch seconds, DynamoDB's time-to-live format; a zero value
+	// stores no attribute (the item does not expire). [Table.Create]
+	// enables TTL on that attribute; a table has at most one.
+	TTL string
 }
 
 // IndexSchema declares how an entity appears in one global secondary index.
@@ -65,6 +94,7 @@ type Entity[T any] struct {
 	byAttr  map[string]*fieldInfo
 	pk, sk  compiledKey
 	indexes []*indexPlan[T]
+	guards  guardPlan
 }
 
 // compiledKey is a key template with its placeholders resolved to fields.
@@ -135,6 +165,9 @@ func Define[T any](s Schema[T]) (*Entity[T], error) {
 			return nil, err
 		}
 		e.indexes = append(e.indexes, p)
+	}
+	if err := e.compileGuards(s); err != nil {
+		return nil, err
 	}
 	return e, nil
 }
@@ -462,6 +495,7 @@ func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, erro
 			return nil, err
 		}
 	}
+	e.encodeTTL(rv, item)
 	if name := invalidUTF8Attr(item); name != "" {
 		return nil, validationErr(e.name, name, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
 	}

@@ -142,8 +142,83 @@ var ErrUnprocessed = errors.New("singletable: unprocessed after retries")
 // withCause returns err with cause attached when err is a sentinel error
 // made by wrapSentinel without one; other errors are returned as they are.
 func withCause(err, cause error) error {
-	if oe, ok := err.(*opError); ok && oe.cause == nil {
-		return &opError{sentinel: oe.sentinel, detail: oe.detail, cause: cause}
+	switch e := err.(type) {
+	case *opError:
+		if e.cause == nil {
+			return &opError{sentinel: e.sentinel, detail: e.detail, cause: cause}
+		}
+	case *raceError:
+		return &raceError{err: withCause(e.err, cause)}
 	}
 	return err
+}
+
+// TxReason is why DynamoDB refused one operation of a transaction.
+type TxReason struct {
+	// Index is the op's position among the Tx helper calls (from 0).
+	Index int
+	// Op is the helper: "Put", "Create", "Update", "Delete" or "Check".
+	Op string
+	// Entity is the op's entity type.
+	Entity string
+	// Key is the primary key of the item that failed: the op's own item,
+	// or a guard item (see Guard).
+	Key map[string]types.AttributeValue
+	// Guard is "" when the op's own item failed, or says which guard item
+	// failed, e.g. "unique Email".
+	Guard string
+	// Code is DynamoDB's cancellation code, e.g. "ConditionalCheckFailed",
+	// "TransactionConflict", "ValidationError".
+	Code string
+	// Message is DynamoDB's description, when it gave one.
+	Message string
+	// Err is the sentinel for the failure (ErrAlreadyExists,
+	// ErrConditionFailed, ErrVersionConflict, ErrNotFound), or nil when the
+	// code is not a failed condition.
+	Err error
+}
+
+// TransactionError reports a cancelled transaction: which operations
+// failed and why, from DynamoDB's CancellationReasons. The first failing
+// op's fields are promoted from Reasons[0].
+type TransactionError struct {
+	TxReason
+	// Reasons lists every op that failed, in transaction order.
+	Reasons []TxReason
+	// Err is the SDK's error (a *types.TransactionCanceledException within).
+	Err error
+}
+
+func (e *TransactionError) Error() string {
+	var b strings.Builder
+	b.WriteString("singletable: transaction cancelled: ")
+	for i, r := range e.Reasons {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "op %d (%s %s %s%s): %s", r.Index, r.Op, r.Entity, keyText(r.Key), guardText(r.Guard), r.Code)
+		if r.Err != nil {
+			fmt.Fprintf(&b, ": %s", strings.TrimPrefix(r.Err.Error(), "singletable: "))
+		} else if r.Message != "" {
+			fmt.Fprintf(&b, ": %s", r.Message)
+		}
+	}
+	if len(e.Reasons) == 0 {
+		b.WriteString("no reason given")
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinels of the failed ops and the SDK error.
+func (e *TransactionError) Unwrap() []error {
+	var out []error
+	for _, r := range e.Reasons {
+		if r.Err != nil {
+			out = append(out, r.Err)
+		}
+	}
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	return out
 }

@@ -123,59 +123,33 @@ func (r *Repo[T]) projection(fields []string) (expression.ProjectionBuilder, err
 }
 
 // Create writes v as a new item ([PutItem] with attribute_not_exists). It
-// returns [ErrAlreadyExists] when an item with the same primary key exists.
+// returns [ErrAlreadyExists] when an item with the same primary key exists,
+// or when a unique field's value is taken (the error names the field).
+// Managed fields are filled in: CreatedAt (when zero), UpdatedAt, Version 1.
+// An entity with unique fields is written with its guard items in one
+// [TransactWriteItems].
 //
 // [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
+// [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func (r *Repo[T]) Create(ctx context.Context, v T) error {
-	return r.put(ctx, v, r.notExistsCond(), ErrAlreadyExists, "create "+r.e.name)
+	_, err := r.exec(ctx, "create", func() ([]txItem, error) { return r.createItems(v) })
+	return err
 }
 
 // Put writes v, replacing any item with the same primary key ([PutItem]).
 // With [If] it writes only when the condition holds ([ErrConditionFailed]
 // otherwise); with [MustExist] only when the item exists ([ErrNotFound]).
+//
+// For a versioned entity the write is conditioned on v's version being the
+// stored one (0: no item, or an item without a version yet) and stores it
+// plus one; otherwise it fails with [ErrVersionConflict]. For an entity
+// with unique fields, Put reads the item first (strongly consistent) and
+// swaps the guards of the values it changes in the same transaction; if
+// the item changes in between, Put reads and tries again.
 func (r *Repo[T]) Put(ctx context.Context, v T, opts ...WriteOption) error {
-	var o writeOptions
-	for _, fn := range opts {
-		fn(&o)
-	}
-	switch {
-	case o.mustExist && o.cond != nil:
-		// Two conditions, two meanings: check existence in the same request
-		// and tell the failures apart afterwards is impossible, so combine
-		// them and report a condition failure.
-		return r.put(ctx, v, r.existsCond().And(*o.cond), ErrConditionFailed, "put "+r.e.name)
-	case o.mustExist:
-		return r.put(ctx, v, r.existsCond(), ErrNotFound, "put "+r.e.name)
-	case o.cond != nil:
-		return r.put(ctx, v, *o.cond, ErrConditionFailed, "put "+r.e.name)
-	}
-	return r.put(ctx, v, expression.ConditionBuilder{}, nil, "put "+r.e.name)
-}
-
-func (r *Repo[T]) put(ctx context.Context, v T, cond expression.ConditionBuilder, sentinel error, what string) error {
-	item, err := r.e.encode(r.t, v)
-	if err != nil {
-		return err
-	}
-	in := &dynamodb.PutItemInput{TableName: &r.t.name, Item: item}
-	if sentinel != nil {
-		expr, err := expression.NewBuilder().WithCondition(cond).Build()
-		if err != nil {
-			return &ValidationError{Entity: r.e.name, Reason: "bad condition", Err: err}
-		}
-		in.ConditionExpression = expr.Condition()
-		in.ExpressionAttributeNames = expr.Names()
-		in.ExpressionAttributeValues = expr.Values()
-	}
-	if _, err := r.t.client.PutItem(ctx, in); err != nil {
-		if sentinel != nil {
-			if e := conditionFailed(err, sentinel, what); e != err {
-				return e
-			}
-		}
-		return fmt.Errorf("singletable: %s: %w", what, err)
-	}
-	return nil
+	o := writeOpts(opts)
+	_, err := r.exec(ctx, "put", func() ([]txItem, error) { return r.putItems(ctx, v, o) })
+	return err
 }
 
 // Delete removes the item with key's primary key ([DeleteItem]) and returns
@@ -184,40 +158,31 @@ func (r *Repo[T]) put(ctx context.Context, v T, cond expression.ConditionBuilder
 // when the condition holds; with [MustExist] the absence is checked in the
 // request itself.
 //
+// For a versioned entity a non-zero version in key is checked
+// ([ErrVersionConflict] when stale). For an entity with unique fields,
+// Delete reads the item first and releases its guards in the same
+// transaction; the item returned is the one read.
+//
 // [DeleteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteItem.html
 func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, error) {
 	var zero T
-	var o writeOptions
-	for _, fn := range opts {
-		fn(&o)
-	}
-	k, err := r.e.key(r.t, key)
+	o := writeOpts(opts)
+	var snap *snapshot
+	attrs, err := r.exec(ctx, "delete", func() ([]txItem, error) {
+		items, s, err := r.deleteItems(ctx, key, o)
+		snap = s
+		return items, err
+	})
 	if err != nil {
 		return zero, err
 	}
-	cond, sentinel := r.deleteCond(o)
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
-	if err != nil {
-		return zero, &ValidationError{Entity: r.e.name, Reason: "bad condition", Err: err}
+	if snap != nil {
+		attrs = snap.item
 	}
-	out, err := r.t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName:                 &r.t.name,
-		Key:                       k,
-		ConditionExpression:       expr.Condition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-		ReturnValues:              types.ReturnValueAllOld,
-	})
-	if err != nil {
-		if e := conditionFailed(err, sentinel, "delete "+r.e.name); e != err {
-			return zero, e
-		}
-		return zero, fmt.Errorf("singletable: delete %s: %w", r.e.name, err)
-	}
-	if len(out.Attributes) == 0 {
+	if len(attrs) == 0 || !r.isMine(attrs) {
 		return zero, ErrNotFound
 	}
-	return r.e.decode(out.Attributes)
+	return r.e.decode(attrs)
 }
 
 // deleteCond is the condition of a delete and the sentinel its failure

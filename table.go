@@ -131,6 +131,9 @@ func (p physicalIndex) equal(q physicalIndex) bool {
 
 func (e *Entity[T]) info() entityInfo {
 	ei := entityInfo{name: e.name, pkTpl: e.pk.tpl, skTpl: e.sk.tpl}
+	if f := e.guards.ttl; f != nil {
+		ei.ttlAttr = f.attr
+	}
 	for _, p := range e.indexes {
 		ei.decls = append(ei.decls, p.decl())
 		pi := physicalIndex{name: p.name, multi: p.multi}
@@ -168,6 +171,9 @@ func (t *Table) register(ei entityInfo, hasSK bool) error {
 	for _, other := range t.entities {
 		if other.name == ei.name {
 			return validationErr(ei.name, "", "entity type %q is already bound to table %s", ei.name, t.name)
+		}
+		if ei.ttlAttr != "" && other.ttlAttr != "" && ei.ttlAttr != other.ttlAttr {
+			return validationErr(ei.name, "TTL", "TTL attribute %q differs from entity %s's %q: a table has one TTL attribute", ei.ttlAttr, other.name, other.ttlAttr)
 		}
 		for _, p := range ei.indexes {
 			for _, q := range other.indexes {

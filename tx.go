@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -49,6 +48,7 @@ type TxOptions struct {
 // [TxDelete] and [TxCheck]; a Txn is not safe for concurrent use and is
 // only valid inside that function.
 type Txn struct {
+	ctx   context.Context
 	t     *Table
 	ops   []txOp
 	items []txItem
@@ -101,7 +101,7 @@ func Tx(ctx context.Context, table *Table, fn func(tx *Txn) error) error {
 // Throttling, transient server errors and cancellations caused only by
 // conflicting transactions are retried with the same client request token.
 func TxWith(ctx context.Context, table *Table, o TxOptions, fn func(tx *Txn) error) error {
-	tx := &Txn{t: table}
+	tx := &Txn{ctx: ctx, t: table}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -191,76 +191,6 @@ func inProgress(err error) bool {
 	return errors.As(err, &ae) && ae.ErrorCode() == "TransactionInProgressException"
 }
 
-// TxReason is why DynamoDB refused one operation of a transaction.
-type TxReason struct {
-	// Index is the op's position among the Tx helper calls (from 0).
-	Index int
-	// Op is the helper: "Put", "Create", "Update", "Delete" or "Check".
-	Op string
-	// Entity is the op's entity type.
-	Entity string
-	// Key is the primary key of the item that failed: the op's own item,
-	// or a guard item (see Guard).
-	Key map[string]types.AttributeValue
-	// Guard is "" when the op's own item failed, or says which guard item
-	// failed, e.g. "unique Email".
-	Guard string
-	// Code is DynamoDB's cancellation code, e.g. "ConditionalCheckFailed",
-	// "TransactionConflict", "ValidationError".
-	Code string
-	// Message is DynamoDB's description, when it gave one.
-	Message string
-	// Err is the sentinel for the failure (ErrAlreadyExists,
-	// ErrConditionFailed, ErrVersionConflict, ErrNotFound), or nil when the
-	// code is not a failed condition.
-	Err error
-}
-
-// TransactionError reports a cancelled transaction: which operations
-// failed and why, from DynamoDB's CancellationReasons. The first failing
-// op's fields are promoted from Reasons[0].
-type TransactionError struct {
-	TxReason
-	// Reasons lists every op that failed, in transaction order.
-	Reasons []TxReason
-	// Err is the SDK's error (a *types.TransactionCanceledException within).
-	Err error
-}
-
-func (e *TransactionError) Error() string {
-	var b strings.Builder
-	b.WriteString("singletable: transaction cancelled: ")
-	for i, r := range e.Reasons {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "op %d (%s %s %s%s): %s", r.Index, r.Op, r.Entity, keyText(r.Key), guardText(r.Guard), r.Code)
-		if r.Err != nil {
-			fmt.Fprintf(&b, ": %s", strings.TrimPrefix(r.Err.Error(), "singletable: "))
-		} else if r.Message != "" {
-			fmt.Fprintf(&b, ": %s", r.Message)
-		}
-	}
-	if len(e.Reasons) == 0 {
-		b.WriteString("no reason given")
-	}
-	return b.String()
-}
-
-// Unwrap returns the sentinels of the failed ops and the SDK error.
-func (e *TransactionError) Unwrap() []error {
-	var out []error
-	for _, r := range e.Reasons {
-		if r.Err != nil {
-			out = append(out, r.Err)
-		}
-	}
-	if e.Err != nil {
-		out = append(out, e.Err)
-	}
-	return out
-}
-
 func (tx *Txn) cancelled(tce *types.TransactionCanceledException, err error) error {
 	te := &TransactionError{Err: err}
 	for i, r := range tce.CancellationReasons {
@@ -319,7 +249,7 @@ func (tx *Txn) Len() int { return len(tx.items) }
 // [Repo.Put]; [If] and [MustExist] apply, and the entity's guards are
 // kept).
 func TxPut[T any](tx *Txn, r *Repo[T], v T, opts ...WriteOption) {
-	items, err := r.putItems(v, opts)
+	items, err := r.putItems(tx.ctx, v, writeOpts(opts))
 	tx.add(items, "Put", r.e.name, err)
 }
 
@@ -333,7 +263,7 @@ func TxCreate[T any](tx *Txn, r *Repo[T], v T) {
 // TxUpdate adds the update u (built with [Repo.Update]), with its
 // conditions: the item must exist unless u is an upsert.
 func TxUpdate[T any](tx *Txn, u *Update[T]) {
-	items, err := u.txItems()
+	items, err := u.txItems(tx.ctx)
 	tx.add(items, "Update", u.r.e.name, err)
 }
 
@@ -341,7 +271,7 @@ func TxUpdate[T any](tx *Txn, u *Update[T]) {
 // [Repo.Delete]; [If] and [MustExist] apply, and guard items are
 // released).
 func TxDelete[T any](tx *Txn, r *Repo[T], key T, opts ...WriteOption) {
-	items, err := r.deleteItems(key, opts)
+	items, _, err := r.deleteItems(tx.ctx, key, writeOpts(opts))
 	tx.add(items, "Delete", r.e.name, err)
 }
 
@@ -404,107 +334,4 @@ func (r *Repo[T]) putTxItem(item map[string]types.AttributeValue, cond *expressi
 	}
 	return txItem{table: r.t, key: r.t.primaryKeyOf(item), size: itemsize.Of(item),
 		tw: types.TransactWriteItem{Put: put}, failed: failed}, nil
-}
-
-// putItems is Put as transaction items.
-func (r *Repo[T]) putItems(v T, opts []WriteOption) ([]txItem, error) {
-	var o writeOptions
-	for _, fn := range opts {
-		fn(&o)
-	}
-	item, err := r.e.encode(r.t, v)
-	if err != nil {
-		return nil, err
-	}
-	what := "put " + r.e.name
-	var cond *expression.ConditionBuilder
-	switch {
-	case o.mustExist && o.cond != nil:
-		c := r.existsCond().And(*o.cond)
-		cond = &c
-	case o.mustExist:
-		c := r.existsCond()
-		cond = &c
-	case o.cond != nil:
-		cond = o.cond
-	}
-	it, err := r.putTxItem(item, cond, func(old map[string]types.AttributeValue) error {
-		if o.mustExist && old == nil {
-			return wrapSentinel(ErrNotFound, what, nil)
-		}
-		return wrapSentinel(ErrConditionFailed, what, nil)
-	})
-	return []txItem{it}, err
-}
-
-// createItems is Create as transaction items.
-func (r *Repo[T]) createItems(v T) ([]txItem, error) {
-	item, err := r.e.encode(r.t, v)
-	if err != nil {
-		return nil, err
-	}
-	cond := r.notExistsCond()
-	it, err := r.putTxItem(item, &cond, func(map[string]types.AttributeValue) error {
-		return wrapSentinel(ErrAlreadyExists, "create "+r.e.name, nil)
-	})
-	return []txItem{it}, err
-}
-
-// deleteItems is Delete as transaction items.
-func (r *Repo[T]) deleteItems(key T, opts []WriteOption) ([]txItem, error) {
-	var o writeOptions
-	for _, fn := range opts {
-		fn(&o)
-	}
-	k, err := r.e.key(r.t, key)
-	if err != nil {
-		return nil, err
-	}
-	cond, _ := r.deleteCond(o)
-	expr, err := condExpr(r.e.name, cond)
-	if err != nil {
-		return nil, err
-	}
-	what := "delete " + r.e.name
-	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
-		tw: types.TransactWriteItem{Delete: &types.Delete{
-			TableName:                           &r.t.name,
-			Key:                                 k,
-			ConditionExpression:                 expr.Condition(),
-			ExpressionAttributeNames:            expr.Names(),
-			ExpressionAttributeValues:           expr.Values(),
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
-		failed: func(old map[string]types.AttributeValue) error {
-			if old == nil {
-				return wrapSentinel(ErrNotFound, what, nil)
-			}
-			if !r.isMine(old) {
-				return wrapSentinel(ErrConditionFailed, what+": the item under this key is another entity's", nil)
-			}
-			return wrapSentinel(ErrConditionFailed, what, nil)
-		},
-	}
-	return []txItem{it}, nil
-}
-
-// txItems is the update as transaction items.
-func (u *Update[T]) txItems() ([]txItem, error) {
-	in, err := u.build()
-	if err != nil {
-		return nil, err
-	}
-	up := &types.Update{
-		TableName:                 in.TableName,
-		Key:                       in.Key,
-		UpdateExpression:          in.UpdateExpression,
-		ConditionExpression:       in.ConditionExpression,
-		ExpressionAttributeNames:  in.ExpressionAttributeNames,
-		ExpressionAttributeValues: in.ExpressionAttributeValues,
-	}
-	if in.ConditionExpression != nil {
-		up.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	return []txItem{{table: u.r.t, key: in.Key, size: itemsize.Of(in.Key) + itemsize.Of(in.ExpressionAttributeValues),
-		tw: types.TransactWriteItem{Update: up}, failed: u.conditionError}}, nil
 }

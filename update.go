@@ -34,6 +34,7 @@ type Update[T any] struct {
 	cond   *expression.ConditionBuilder
 	upsert bool
 	errs   []error
+	snap   *snapshot // set for an update that moves unique guards
 }
 
 type addOp struct {
@@ -57,7 +58,16 @@ func (u *Update[T]) fieldFor(name string, op string) *fieldInfo {
 		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a primary key field: change the key by deleting and creating the item", op))
 		return nil
 	}
+	if u.r.e.guards.managed(f) {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field the library manages (Version, CreatedAt or UpdatedAt)", op))
+		return nil
+	}
 	return f
+}
+
+// setsOrRemoves reports whether the update sets or removes f.
+func (u *Update[T]) setsOrRemoves(f *fieldInfo) bool {
+	return slices.Contains(u.set, f) || slices.Contains(u.remove, f)
 }
 
 // Set sets field name to value. value must be assignable (or convertible)
@@ -164,27 +174,25 @@ func appendUnique(s []*fieldInfo, f *fieldInfo) []*fieldInfo {
 }
 
 // Run sends the update and returns the item as it is afterwards. It returns
-// [ErrNotFound] when the item does not exist (without Upsert) and
-// [ErrConditionFailed] when an [Update.If] condition fails.
+// [ErrNotFound] when the item does not exist (without Upsert),
+// [ErrConditionFailed] when an [Update.If] condition fails, and
+// [ErrVersionConflict] when the key's version (for a versioned entity, when
+// non-zero) is not the stored one. The version is incremented and
+// UpdatedAt set on every update.
+//
+// An update that sets or removes a unique field reads the item first and
+// swaps the guards in one transaction (retrying if the item changes in
+// between); the item it returns is then read back afterwards.
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
-	in, err := u.build()
+	attrs, err := u.r.exec(ctx, "update", func() ([]txItem, error) { return u.txItems(ctx) })
 	if err != nil {
 		return zero, err
 	}
-	out, err := u.r.t.client.UpdateItem(ctx, in)
-	if err != nil {
-		var ccf *types.ConditionalCheckFailedException
-		if errors.As(err, &ccf) {
-			old := ccf.Item
-			if len(old) == 0 {
-				old = nil
-			}
-			return zero, withCause(u.conditionError(old), err)
-		}
-		return zero, fmt.Errorf("singletable: update %s: %w", u.r.e.name, err)
+	if attrs == nil {
+		return u.r.Get(ctx, u.key, ConsistentRead())
 	}
-	return u.r.e.decode(out.Attributes)
+	return u.r.e.decode(attrs)
 }
 
 // build validates the update and assembles the UpdateItem request.
@@ -200,11 +208,19 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 	if len(u.set)+len(u.remove)+len(u.add) == 0 {
 		return nil, validationErr(e.name, "", "update changes nothing")
 	}
+	g := &e.guards
+	now := r.t.opts.Now()
+	set := u.set
 	// merged holds every value known after the update: the key fields from
 	// key, and the set fields (removed fields stay zero).
 	merged := u.vals
 	mv := reflect.ValueOf(&merged).Elem()
 	kv := reflect.ValueOf(&u.key).Elem()
+	if g.updated != nil {
+		// UpdatedAt is set like any field, so index keys built from it follow.
+		e.stamp(mv, now, false)
+		set = append(slices.Clone(set), g.updated)
+	}
 	known := map[*fieldInfo]bool{}
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
 		if fv, ok := f.get(kv); ok {
@@ -212,14 +228,14 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 		}
 		known[f] = true
 	}
-	for _, f := range u.set {
+	for _, f := range set {
 		known[f] = true
 	}
 	for _, f := range u.remove {
 		known[f] = true
 	}
 	touched := map[*fieldInfo]bool{}
-	for _, f := range slices.Concat(u.set, u.remove) {
+	for _, f := range slices.Concat(set, u.remove) {
 		touched[f] = true
 	}
 	for _, a := range u.add {
@@ -248,8 +264,16 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 			}
 		}
 	}
-	for _, f := range u.set {
+	for _, f := range set {
 		var av types.AttributeValue
+		if f == g.ttl {
+			if av = ttlValue(f, mv); av == nil {
+				ub = ub.Remove(expression.Name(f.attr))
+			} else {
+				ub = ub.Set(expression.Name(f.attr), expression.Value(av))
+			}
+			continue
+		}
 		if multiAttr[f] {
 			if !f.present(mv) {
 				ub = ub.Remove(expression.Name(f.attr))
@@ -273,6 +297,20 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 	}
 	for _, a := range u.add {
 		ub = ub.Add(expression.Name(a.f.attr), expression.Value(a.n))
+	}
+	if g.version != nil {
+		ub = ub.Add(expression.Name(g.version.attr), expression.Value(1))
+	}
+	if g.created != nil && u.upsert {
+		var stamped T
+		sv := reflect.ValueOf(&stamped).Elem()
+		e.stamp(sv, now, false)
+		av, err := e.marshalFieldPlain(g.created, sv)
+		if err != nil {
+			return nil, &ValidationError{Entity: e.name, Field: g.created.name, Reason: "cannot encode", Err: err}
+		}
+		name := expression.Name(g.created.attr)
+		ub = ub.Set(name, expression.IfNotExists(name, expression.Value(av)))
 	}
 	for _, p := range e.indexes {
 		if p.multi {
@@ -326,11 +364,23 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 	if !u.upsert {
 		cond, hasCond = r.existsCond().And(expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(e.name))), true
 	}
+	extra := []expression.ConditionBuilder{}
 	if u.cond != nil {
+		extra = append(extra, *u.cond)
+	}
+	if g.version != nil {
+		if v := e.versionOf(kv); v != 0 {
+			extra = append(extra, e.versionCond(v))
+		}
+	}
+	if u.snap != nil {
+		extra = append(extra, r.snapCond(*u.snap))
+	}
+	for _, c := range extra {
 		if hasCond {
-			cond = cond.And(*u.cond)
+			cond = cond.And(c)
 		} else {
-			cond, hasCond = *u.cond, true
+			cond, hasCond = c, true
 		}
 	}
 	if hasCond {
@@ -349,22 +399,28 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 		ExpressionAttributeValues: expr.Values(),
 		ReturnValues:              types.ReturnValueAllNew,
 	}
-	if u.cond != nil && !u.upsert {
-		// Lets Run tell "missing item" from "condition false".
+	if hasCond {
+		// Tells "missing item" from "condition false" from "stale version".
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	return in, nil
 }
 
 // conditionError says what a failed condition of the update means, given
-// the item as it was (nil when it did not exist or is unknown).
+// the item as it was (nil when it did not exist).
 func (u *Update[T]) conditionError(old map[string]types.AttributeValue) error {
 	what := "update " + u.r.e.name
-	if u.cond == nil {
+	e := u.r.e
+	switch {
+	case u.snap != nil && u.snap.changed(old):
+		return raced(what)
+	case !u.upsert && (old == nil || !u.r.isMine(old)):
 		return wrapSentinel(ErrNotFound, what, nil)
 	}
-	if !u.upsert && (old == nil || !u.r.isMine(old)) {
-		return wrapSentinel(ErrNotFound, what, nil)
+	if e.guards.version != nil {
+		if v := e.versionOf(reflect.ValueOf(&u.key).Elem()); v != 0 && (old == nil || e.storedVersion(old) != v) {
+			return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read", what, v), nil)
+		}
 	}
 	return wrapSentinel(ErrConditionFailed, what, nil)
 }

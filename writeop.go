@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"reflect"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -18,8 +20,14 @@ type WriteOp struct {
 }
 
 // PutOp returns a put of v: the whole item, keys and indexes rendered.
+// Managed timestamps are filled only when zero and the version is stored as
+// given, so that a migration keeps what it copies. A batch cannot carry
+// conditions: the put does not check the version, and it neither writes
+// nor releases unique guard items (use [Repo.GuardOps] to write them, or
+// [Tx] for guarded writes).
 func (r *Repo[T]) PutOp(v T) WriteOp {
 	op := WriteOp{table: r.t, entity: r.e.name}
+	r.e.stamp(reflect.ValueOf(&v).Elem(), r.t.opts.Now(), true)
 	item, err := r.e.encode(r.t, v)
 	if err != nil {
 		op.err = err

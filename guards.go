@@ -1,0 +1,477 @@
+package singletable
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
+)
+
+// UniqueGuardType is the entity type stored on unique guard items (see
+// [Schema].Unique), so that scans and migrations can recognise them.
+const UniqueGuardType = "singletable.UniqueGuard"
+
+// Attributes of a unique guard item besides the table's keys: the primary
+// key of the item that owns the value.
+const (
+	guardOwnerPK = "OwnerPK"
+	guardOwnerSK = "OwnerSK"
+)
+
+// guardPlan is what a schema declares beyond keys and indexes.
+type guardPlan struct {
+	unique           []*fieldInfo
+	version          *fieldInfo
+	created, updated *fieldInfo
+	ttl              *fieldInfo
+}
+
+// managed reports whether the library sets f itself.
+func (g *guardPlan) managed(f *fieldInfo) bool {
+	return f != nil && (f == g.version || f == g.created || f == g.updated)
+}
+
+func (e *Entity[T]) compileGuards(s Schema[T]) error {
+	g := &e.guards
+	inPrimary := func(f *fieldInfo) bool {
+		return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
+	}
+	field := func(role, name string) (*fieldInfo, error) {
+		f := e.byName[name]
+		if f == nil {
+			return nil, validationErr(e.name, name, "%s: unknown field (no exported field of %s has that name)", role, e.typ)
+		}
+		if inPrimary(f) {
+			return nil, validationErr(e.name, name, "%s: the field is part of the primary key", role)
+		}
+		return f, nil
+	}
+	for _, name := range s.Unique {
+		f, err := field("Unique", name)
+		if err != nil {
+			return err
+		}
+		if err := keyTypeSupported(f.typ); err != nil {
+			return &ValidationError{Entity: e.name, Field: name, Reason: "Unique: the value cannot be rendered into a guard key", Err: err}
+		}
+		if slices.Contains(g.unique, f) {
+			return validationErr(e.name, name, "Unique: listed twice")
+		}
+		g.unique = append(g.unique, f)
+	}
+	var err error
+	if s.Version != "" {
+		if g.version, err = field("Version", s.Version); err != nil {
+			return err
+		}
+		switch g.version.typ.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		default:
+			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.typ)
+		}
+	}
+	isTime := func(t reflect.Type) bool {
+		return t == timeType || (t.Kind() == reflect.Pointer && t.Elem() == timeType)
+	}
+	if s.CreatedAt != "" {
+		if g.created, err = field("CreatedAt", s.CreatedAt); err != nil {
+			return err
+		}
+		if !isTime(g.created.typ) {
+			return validationErr(e.name, s.CreatedAt, "CreatedAt: the field is %s; it must be time.Time or *time.Time", g.created.typ)
+		}
+	}
+	if s.UpdatedAt != "" {
+		if g.updated, err = field("UpdatedAt", s.UpdatedAt); err != nil {
+			return err
+		}
+		if !isTime(g.updated.typ) {
+			return validationErr(e.name, s.UpdatedAt, "UpdatedAt: the field is %s; it must be time.Time or *time.Time", g.updated.typ)
+		}
+	}
+	if s.TTL != "" {
+		if g.ttl, err = field("TTL", s.TTL); err != nil {
+			return err
+		}
+		switch k := g.ttl.typ.Kind(); {
+		case isTime(g.ttl.typ):
+		case k >= reflect.Int && k <= reflect.Uint64:
+		default:
+			return validationErr(e.name, s.TTL, "TTL: the field is %s; it must be time.Time, *time.Time or an integer of epoch seconds", g.ttl.typ)
+		}
+	}
+	roles := map[*fieldInfo]string{}
+	for _, r := range []struct {
+		f    *fieldInfo
+		role string
+	}{{g.version, "Version"}, {g.created, "CreatedAt"}, {g.updated, "UpdatedAt"}, {g.ttl, "TTL"}} {
+		if r.f == nil {
+			continue
+		}
+		if other, dup := roles[r.f]; dup {
+			return validationErr(e.name, r.f.name, "the field is both %s and %s", other, r.role)
+		}
+		if slices.Contains(g.unique, r.f) {
+			return validationErr(e.name, r.f.name, "the field is both Unique and %s", r.role)
+		}
+		roles[r.f] = r.role
+	}
+	return nil
+}
+
+// encodeTTL stores the TTL field as epoch seconds, or leaves it out when
+// zero.
+func (e *Entity[T]) encodeTTL(rv reflect.Value, item map[string]types.AttributeValue) {
+	f := e.guards.ttl
+	if f == nil {
+		return
+	}
+	if av := ttlValue(f, rv); av != nil {
+		item[f.attr] = av
+	} else {
+		delete(item, f.attr)
+	}
+}
+
+// ttlValue is the epoch-seconds value of a TTL field, nil when zero.
+func ttlValue(f *fieldInfo, rv reflect.Value) types.AttributeValue {
+	fv, ok := f.get(rv)
+	if !ok {
+		return nil
+	}
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			return nil
+		}
+		fv = fv.Elem()
+	}
+	var n int64
+	switch {
+	case fv.Type() == timeType:
+		t := fv.Interface().(time.Time)
+		if t.IsZero() {
+			return nil
+		}
+		n = t.Unix()
+	case fv.CanInt():
+		n = fv.Int()
+	case fv.CanUint():
+		n = int64(fv.Uint())
+	}
+	if n == 0 {
+		return nil
+	}
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt
+// always (or only when zero, with keepUpdated).
+func (e *Entity[T]) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
+	set := func(f *fieldInfo, onlyZero bool) {
+		if f == nil {
+			return
+		}
+		fv := fieldByIndexAlloc(rv, f.index)
+		if onlyZero && !fv.IsZero() && !(fv.Kind() == reflect.Pointer && fv.Elem().IsZero()) {
+			return
+		}
+		if fv.Kind() == reflect.Pointer {
+			t := now
+			fv.Set(reflect.ValueOf(&t))
+		} else {
+			fv.Set(reflect.ValueOf(now))
+		}
+	}
+	set(e.guards.created, true)
+	set(e.guards.updated, keepUpdated)
+}
+
+// versionOf returns the version field of rv.
+func (e *Entity[T]) versionOf(rv reflect.Value) int64 {
+	fv, ok := e.guards.version.get(rv)
+	if !ok {
+		return 0
+	}
+	if fv.CanInt() {
+		return fv.Int()
+	}
+	return int64(fv.Uint())
+}
+
+func (e *Entity[T]) setVersion(rv reflect.Value, n int64) {
+	fv := fieldByIndexAlloc(rv, e.guards.version.index)
+	if fv.CanInt() {
+		fv.SetInt(n)
+	} else {
+		fv.SetUint(uint64(n))
+	}
+}
+
+// storedVersion reads the version attribute of a raw item (0 when absent).
+func (e *Entity[T]) storedVersion(item map[string]types.AttributeValue) int64 {
+	n, ok := item[e.guards.version.attr].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0
+	}
+	v, _ := strconv.ParseInt(n.Value, 10, 64)
+	return v
+}
+
+// versionCond is the condition "the stored version is the one read": for
+// 0, the item has no version yet.
+func (e *Entity[T]) versionCond(expected int64) expression.ConditionBuilder {
+	name := expression.Name(e.guards.version.attr)
+	if expected == 0 {
+		return expression.Or(expression.AttributeNotExists(name), name.Equal(expression.Value(0)))
+	}
+	return name.Equal(expression.Value(expected))
+}
+
+// raceError marks a write that failed because the item changed between the
+// library's own read (to learn the unique values to release) and the
+// write. Single writes retry it; in a transaction it is reported as
+// ErrVersionConflict.
+type raceError struct{ err error }
+
+func (e *raceError) Error() string { return e.err.Error() }
+func (e *raceError) Unwrap() error { return e.err }
+
+// guardKey renders the key of the guard item claiming f's value in rv; ok
+// is false when the value is absent (it claims nothing).
+func (r *Repo[T]) guardKey(f *fieldInfo, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
+	if !f.present(rv) {
+		return nil, false, nil
+	}
+	fv, _ := f.get(rv)
+	b := []byte("UNIQUE#")
+	b = escapeKeyString(b, r.e.name)
+	b = append(b, '#')
+	b = escapeKeyString(b, f.attr)
+	b = append(b, '#')
+	if b, err = appendKeyValue(b, fv); err != nil {
+		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.name, Missing: []string{f.name}, Err: err}
+	}
+	if len(b) > keyLimit(false) {
+		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.name,
+			Err: fmt.Errorf("guard key is %d bytes, over DynamoDB's %d-byte limit", len(b), keyLimit(false))}
+	}
+	key = map[string]types.AttributeValue{r.t.opts.PartitionKey: &types.AttributeValueMemberS{Value: string(b)}}
+	if r.t.opts.SortKey != "" {
+		key[r.t.opts.SortKey] = &types.AttributeValueMemberS{Value: "UNIQUE"}
+	}
+	return key, true, nil
+}
+
+// ownerCond holds when the guard item does not exist or belongs to owner.
+func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) expression.ConditionBuilder {
+	mine := expression.Name(guardOwnerPK).Equal(expression.Value(owner[r.t.opts.PartitionKey]))
+	if r.t.opts.SortKey != "" {
+		mine = mine.And(expression.Name(guardOwnerSK).Equal(expression.Value(owner[r.t.opts.SortKey])))
+	}
+	return expression.Or(r.notExistsCond(), mine)
+}
+
+// guardPut claims a unique value for owner.
+func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeValue) (txItem, error) {
+	item := map[string]types.AttributeValue{
+		r.t.opts.EntityTypeAttr: &types.AttributeValueMemberS{Value: UniqueGuardType},
+		guardOwnerPK:            owner[r.t.opts.PartitionKey],
+	}
+	for a, v := range key {
+		item[a] = v
+	}
+	if r.t.opts.SortKey != "" {
+		item[guardOwnerSK] = owner[r.t.opts.SortKey]
+	}
+	expr, err := condExpr(r.e.name, r.ownerCond(owner))
+	if err != nil {
+		return txItem{}, err
+	}
+	what := fmt.Sprintf("%s.%s: value is taken by another item", r.e.name, f.name)
+	return txItem{table: r.t, key: key, guard: "unique " + f.name, size: itemsize.Of(item),
+		tw: types.TransactWriteItem{Put: &types.Put{
+			TableName:                 &r.t.name,
+			Item:                      item,
+			ConditionExpression:       expr.Condition(),
+			ExpressionAttributeNames:  expr.Names(),
+			ExpressionAttributeValues: expr.Values(),
+		}},
+		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrAlreadyExists, what, nil) },
+	}, nil
+}
+
+// guardDelete releases a unique value held by owner.
+func (r *Repo[T]) guardDelete(f *fieldInfo, key, owner map[string]types.AttributeValue) (txItem, error) {
+	expr, err := condExpr(r.e.name, r.ownerCond(owner))
+	if err != nil {
+		return txItem{}, err
+	}
+	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, f.name)
+	return txItem{table: r.t, key: key, guard: "release unique " + f.name, size: itemsize.Of(key),
+		tw: types.TransactWriteItem{Delete: &types.Delete{
+			TableName:                 &r.t.name,
+			Key:                       key,
+			ConditionExpression:       expr.Condition(),
+			ExpressionAttributeNames:  expr.Names(),
+			ExpressionAttributeValues: expr.Values(),
+		}},
+		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrConditionFailed, what, nil) },
+	}, nil
+}
+
+// guardSwaps returns the guard items that move the unique fields in fields
+// from their values in oldV to those in newV (either may be nil: no item
+// before, or no item after).
+func (r *Repo[T]) guardSwaps(fields []*fieldInfo, oldV, newV *T, owner map[string]types.AttributeValue) ([]txItem, error) {
+	var items []txItem
+	for _, f := range fields {
+		var oldKey, newKey map[string]types.AttributeValue
+		var hadOld, hasNew bool
+		var err error
+		if oldV != nil {
+			if oldKey, hadOld, err = r.guardKey(f, reflect.ValueOf(oldV).Elem()); err != nil {
+				return nil, err
+			}
+		}
+		if newV != nil {
+			if newKey, hasNew, err = r.guardKey(f, reflect.ValueOf(newV).Elem()); err != nil {
+				return nil, err
+			}
+		}
+		if hadOld && hasNew && r.t.keyID(oldKey) == r.t.keyID(newKey) {
+			continue // unchanged: the guard stays
+		}
+		if hadOld {
+			it, err := r.guardDelete(f, oldKey, owner)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, it)
+		}
+		if hasNew {
+			it, err := r.guardPut(f, newKey, owner)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, it)
+		}
+	}
+	return items, nil
+}
+
+// snapshot is what the library read of an item before a guarded write.
+type snapshot struct {
+	item   map[string]types.AttributeValue // nil when there was no item
+	fields []*fieldInfo                    // the unique fields the write moves
+}
+
+// readSnapshot reads the item under key (strongly consistent). With all
+// false, only the attributes a guarded write needs are read.
+func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*fieldInfo, all bool) (snapshot, error) {
+	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
+	if !all {
+		proj := expression.NamesList(expression.Name(r.t.opts.EntityTypeAttr), expression.Name(r.t.opts.PartitionKey))
+		for _, f := range fields {
+			proj = proj.AddNames(expression.Name(f.attr))
+		}
+		if v := r.e.guards.version; v != nil {
+			proj = proj.AddNames(expression.Name(v.attr))
+		}
+		expr, err := expression.NewBuilder().WithProjection(proj).Build()
+		if err != nil {
+			return snapshot{}, &ValidationError{Entity: r.e.name, Reason: "bad projection", Err: err}
+		}
+		in.ProjectionExpression = expr.Projection()
+		in.ExpressionAttributeNames = expr.Names()
+	}
+	out, err := r.t.client.GetItem(ctx, in)
+	if err != nil {
+		return snapshot{}, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
+	}
+	s := snapshot{fields: fields}
+	if len(out.Item) > 0 {
+		s.item = out.Item
+	}
+	return s, nil
+}
+
+// snapCond holds while the item's unique attributes are as read in s.
+func (r *Repo[T]) snapCond(s snapshot) expression.ConditionBuilder {
+	if s.item == nil {
+		return r.notExistsCond()
+	}
+	c := expression.Name(r.t.opts.PartitionKey).AttributeExists()
+	for _, f := range s.fields {
+		name := expression.Name(f.attr)
+		if av, ok := s.item[f.attr]; ok {
+			c = c.And(name.Equal(expression.Value(av)))
+		} else {
+			c = c.And(expression.AttributeNotExists(name))
+		}
+	}
+	return c
+}
+
+// changed reports whether old, the item as it was when the write failed,
+// differs from the snapshot in what the snapshot condition checks.
+func (s snapshot) changed(old map[string]types.AttributeValue) bool {
+	if (s.item == nil) != (old == nil) {
+		return true
+	}
+	for _, f := range s.fields {
+		a, okA := s.item[f.attr]
+		b, okB := old[f.attr]
+		if okA != okB || (okA && !reflect.DeepEqual(a, b)) {
+			return true
+		}
+	}
+	return false
+}
+
+// snapValue decodes the snapshot into T (nil when there was no item of
+// this entity).
+func (r *Repo[T]) snapValue(s snapshot) (*T, error) {
+	if s.item == nil || !r.isMine(s.item) {
+		return nil, nil
+	}
+	v, err := r.e.decode(s.item)
+	if err != nil {
+		return nil, err
+	}
+	return &v, nil
+}
+
+func raced(what string) error {
+	return &raceError{err: wrapSentinel(ErrVersionConflict, what+": the item changed while its unique guards were being updated", nil)}
+}
+
+// GuardOps returns puts of the unique guard items claiming v's values, for
+// a batch that loads or migrates items written without their guards (a
+// [Repo.PutOp] writes none). The puts are unconditional: run them only
+// when the values are known to be unique, or check with [Repo.Create] or
+// [Tx] instead.
+func (r *Repo[T]) GuardOps(v T) []WriteOp {
+	owner, err := r.e.key(r.t, v)
+	if err != nil {
+		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+	}
+	items, err := r.guardSwaps(r.e.guards.unique, nil, &v, owner)
+	if err != nil {
+		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+	}
+	ops := make([]WriteOp, len(items))
+	for i, it := range items {
+		ops[i] = WriteOp{table: r.t, entity: UniqueGuardType, put: it.tw.Put.Item, key: it.key}
+	}
+	return ops
+}

@@ -1,0 +1,490 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+)
+
+// Account has every guard: a unique email, a version, managed timestamps.
+type Account struct {
+	Username string    `dynamodbav:"Username"`
+	Email    string    `dynamodbav:"email,omitempty"`
+	Name     string    `dynamodbav:"Name"`
+	Version  int       `dynamodbav:"Version"`
+	Created  time.Time `dynamodbav:"CreatedAt"`
+	Updated  time.Time `dynamodbav:"UpdatedAt"`
+}
+
+var Accounts = singletable.MustDefine(singletable.Schema[Account]{
+	Type: "Account", PK: "ACCOUNT#{Username}", SK: "PROFILE",
+	Unique:    []string{"Email"},
+	Version:   "Version",
+	CreatedAt: "Created", UpdatedAt: "Updated",
+})
+
+// VDoc is versioned only: its writes stay single requests.
+type VDoc struct {
+	ID      string `dynamodbav:"ID"`
+	Body    string `dynamodbav:"Body"`
+	Version int64  `dynamodbav:"Version"`
+}
+
+var VDocs = singletable.MustDefine(singletable.Schema[VDoc]{
+	Type: "VDoc", PK: "DOC#{ID}", SK: "DOC", Version: "Version",
+})
+
+func accountsTable(t *testing.T, optFns ...func(*singletable.TableOptions)) (*singletable.Table, *singletable.Repo[Account], *countingClient) {
+	var accounts *singletable.Repo[Account]
+	tbl, c := newTable(t, func(tbl *singletable.Table) { accounts = singletable.Bind(tbl, Accounts) }, optFns...)
+	return tbl, accounts, c
+}
+
+func TestUniqueEmailConcurrentRegistrations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, accounts, _ := accountsTable(t)
+
+	const n = 12
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = accounts.Create(ctx, Account{Username: fmt.Sprint("user", i), Email: "same@example.com"})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	winners := 0
+	for _, err := range errs {
+		if err == nil {
+			winners++
+			continue
+		}
+		require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+		assert.Contains(t, err.Error(), "Account.Email", "the error names the attribute")
+		var tce *types.TransactionCanceledException
+		assert.ErrorAs(t, err, &tce, "the SDK error stays reachable")
+	}
+	assert.Equal(t, 1, winners, "exactly one registration succeeds")
+	// The losers left nothing behind.
+	for i := range n {
+		_, err := accounts.Get(ctx, Account{Username: fmt.Sprint("user", i)})
+		if errs[i] == nil {
+			assert.NoError(t, err)
+		} else {
+			assert.ErrorIs(t, err, singletable.ErrNotFound)
+		}
+	}
+}
+
+func TestUniqueEmailChangeSwapsGuards(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, accounts, _ := accountsTable(t)
+	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@old.example"}))
+	require.NoError(t, accounts.Create(ctx, Account{Username: "bob", Email: "bob@example.com"}))
+
+	// Update: the old email is released and the new one claimed.
+	got, err := accounts.Update(Account{Username: "ann"}).Set("Email", "ann@new.example").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "ann@new.example", got.Email)
+	assert.Equal(t, 2, got.Version)
+	err = accounts.Create(ctx, Account{Username: "eve", Email: "ann@new.example"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "the new email is taken")
+	require.NoError(t, accounts.Create(ctx, Account{Username: "cid", Email: "ann@old.example"}), "the old email is free")
+
+	// Changing to a taken email fails and changes nothing.
+	_, err = accounts.Update(Account{Username: "ann"}).Set("Email", "bob@example.com").Run(ctx)
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	assert.Contains(t, err.Error(), "Account.Email")
+	a, err := accounts.Get(ctx, Account{Username: "ann"})
+	require.NoError(t, err)
+	assert.Equal(t, "ann@new.example", a.Email)
+
+	// Put swaps guards too.
+	a.Email = "ann@put.example"
+	require.NoError(t, accounts.Put(ctx, a))
+	require.NoError(t, accounts.Create(ctx, Account{Username: "dan", Email: "ann@new.example"}), "freed by Put")
+	assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "fay", Email: "ann@put.example"}), singletable.ErrAlreadyExists)
+
+	// Removing the email releases it; an absent value claims nothing.
+	_, err = accounts.Update(Account{Username: "ann"}).Remove("Email").Run(ctx)
+	require.NoError(t, err)
+	require.NoError(t, accounts.Create(ctx, Account{Username: "fay", Email: "ann@put.example"}))
+	require.NoError(t, accounts.Create(ctx, Account{Username: "gil"}))
+	require.NoError(t, accounts.Create(ctx, Account{Username: "hal"}), "many accounts without an email")
+
+	// Delete releases.
+	old, err := accounts.Delete(ctx, Account{Username: "bob"})
+	require.NoError(t, err)
+	assert.Equal(t, "bob@example.com", old.Email)
+	require.NoError(t, accounts.Create(ctx, Account{Username: "ivy", Email: "bob@example.com"}))
+	_, err = accounts.Delete(ctx, Account{Username: "bob"})
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+
+	// Updates not touching the email need no guard work and keep it.
+	u, err := accounts.Update(Account{Username: "ivy"}).Set("Name", "Ivy").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "bob@example.com", u.Email)
+	assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "jon", Email: "bob@example.com"}), singletable.ErrAlreadyExists)
+
+	// An update of a missing account.
+	_, err = accounts.Update(Account{Username: "nobody"}).Set("Email", "x@example.com").Run(ctx)
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+	require.NoError(t, accounts.Create(ctx, Account{Username: "kim", Email: "x@example.com"}), "a failed update claims nothing")
+}
+
+func TestUniqueEmailConcurrentChanges(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, accounts, _ := accountsTable(t)
+	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "e0@example.com"}))
+	// Eight writers change the same account's email at once: each change
+	// re-reads when it races, and at the end exactly the final email is
+	// taken and every other one is free.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := accounts.Update(Account{Username: "ann"}).Set("Email", fmt.Sprintf("e%d@example.com", i+1)).Run(ctx)
+			if err != nil {
+				assert.ErrorIs(t, err, singletable.ErrVersionConflict, "only a race past the retries may fail")
+			}
+		}()
+	}
+	wg.Wait()
+	a, err := accounts.Get(ctx, Account{Username: "ann"})
+	require.NoError(t, err)
+	for i := range 9 {
+		email := fmt.Sprintf("e%d@example.com", i)
+		err := accounts.Create(ctx, Account{Username: fmt.Sprint("probe", i), Email: email})
+		if email == a.Email {
+			assert.ErrorIs(t, err, singletable.ErrAlreadyExists, email)
+		} else {
+			assert.NoError(t, err, "%s is free", email)
+		}
+	}
+}
+
+func TestUniqueGuardsInTransactions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, accounts, _ := accountsTable(t)
+	var users *singletable.Repo[User]
+	// Users share the table: bind after creation is fine for writes.
+	users = singletable.Bind(tbl, Users)
+	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"}))
+
+	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxPut(tx, users, User{Username: "zed"})
+		singletable.TxCreate(tx, accounts, Account{Username: "zed", Email: "ann@example.com"})
+		return nil
+	})
+	var te *singletable.TransactionError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, 1, te.Index)
+	assert.Equal(t, "Create", te.Op)
+	assert.Equal(t, "Account", te.Entity)
+	assert.Equal(t, "unique Email", te.Guard)
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	assert.Contains(t, err.Error(), "op 1 (Create Account")
+	_, err = users.Get(ctx, User{Username: "zed"})
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+
+	// Guarded writes compose: create one account, move another's email and
+	// delete a third, all or nothing.
+	require.NoError(t, accounts.Create(ctx, Account{Username: "bob", Email: "bob@example.com"}))
+	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxCreate(tx, accounts, Account{Username: "cat", Email: "bob@example.com.new"})
+		singletable.TxUpdate(tx, accounts.Update(Account{Username: "ann"}).Set("Email", "ann@example.org"))
+		singletable.TxDelete(tx, accounts, Account{Username: "bob"})
+		return nil
+	}))
+	for _, free := range []string{"ann@example.com", "bob@example.com"} {
+		require.NoError(t, accounts.Create(ctx, Account{Username: "p" + free, Email: free}), free)
+	}
+	for _, taken := range []string{"ann@example.org", "bob@example.com.new"} {
+		assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "q" + taken, Email: taken}), singletable.ErrAlreadyExists, taken)
+	}
+
+	// GuardOps backfills guards for items loaded by a batch.
+	require.NoError(t, singletable.BatchWrite(ctx, accounts.PutOp(Account{Username: "old", Email: "legacy@example.com", Version: 7})))
+	assert.NoError(t, accounts.Create(ctx, Account{Username: "dup", Email: "legacy@example.com"}), "PutOp writes no guard")
+	_, err = accounts.Delete(ctx, Account{Username: "dup"})
+	require.NoError(t, err)
+	require.NoError(t, singletable.BatchWrite(ctx, accounts.GuardOps(Account{Username: "old", Email: "legacy@example.com"})...))
+	assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "dup", Email: "legacy@example.com"}), singletable.ErrAlreadyExists)
+	o, err := accounts.Get(ctx, Account{Username: "old"})
+	require.NoError(t, err)
+	assert.Equal(t, 7, o.Version, "PutOp stores the version as given")
+}
+
+func TestVersionOneWinnerPerRound(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		update func(ctx context.Context, accounts *singletable.Repo[Account], read Account, who int) error
+	}{
+		{"Update (transaction, unique email moves)", func(ctx context.Context, accounts *singletable.Repo[Account], read Account, who int) error {
+			_, err := accounts.Update(read).Set("Email", fmt.Sprintf("v%d-%d@example.com", read.Version, who)).Run(ctx)
+			return err
+		}},
+		{"Update", func(ctx context.Context, accounts *singletable.Repo[Account], read Account, who int) error {
+			_, err := accounts.Update(read).Set("Name", fmt.Sprint("writer", who)).Run(ctx)
+			return err
+		}},
+		{"Put", func(ctx context.Context, accounts *singletable.Repo[Account], read Account, who int) error {
+			read.Name = fmt.Sprint("writer", who)
+			return accounts.Put(ctx, read)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, accounts, _ := accountsTable(t)
+			require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"}))
+			const rounds = 15
+			for round := range rounds {
+				read, err := accounts.Get(ctx, Account{Username: "ann"})
+				require.NoError(t, err)
+				require.Equal(t, round+1, read.Version)
+				var wins, conflicts atomic.Int32
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				for who := range 2 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						<-start
+						err := tc.update(ctx, accounts, read, who)
+						switch {
+						case err == nil:
+							wins.Add(1)
+						case errors.Is(err, singletable.ErrVersionConflict):
+							conflicts.Add(1)
+						default:
+							t.Errorf("round %d: %v", round, err)
+						}
+					}()
+				}
+				close(start)
+				wg.Wait()
+				require.Equal(t, int32(1), wins.Load(), "round %d: exactly one wins", round)
+				require.Equal(t, int32(1), conflicts.Load(), "round %d: the other gets ErrVersionConflict", round)
+			}
+			final, err := accounts.Get(ctx, Account{Username: "ann"})
+			require.NoError(t, err)
+			assert.Equal(t, rounds+1, final.Version)
+		})
+	}
+}
+
+func TestVersionedWrites(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var docs *singletable.Repo[VDoc]
+	_, c := newTable(t, func(tbl *singletable.Table) { docs = singletable.Bind(tbl, VDocs) })
+
+	require.NoError(t, docs.Put(ctx, VDoc{ID: "a", Body: "v1"}), "version 0: a new item")
+	assert.ErrorIs(t, docs.Put(ctx, VDoc{ID: "a", Body: "again"}), singletable.ErrVersionConflict, "version 0 but the item exists")
+	d, err := docs.Get(ctx, VDoc{ID: "a"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), d.Version)
+
+	d.Body = "v2"
+	require.NoError(t, docs.Put(ctx, d))
+	assert.ErrorIs(t, docs.Put(ctx, d), singletable.ErrVersionConflict, "stale: version 1 was replaced by 2")
+	c.requests.Store(0)
+	up, err := docs.Update(VDoc{ID: "a", Version: 2}).Set("Body", "v3").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), c.requests.Load(), "no guards: a single UpdateItem")
+	assert.Equal(t, int64(3), up.Version)
+	_, err = docs.Update(VDoc{ID: "a", Version: 2}).Set("Body", "stale").Run(ctx)
+	assert.ErrorIs(t, err, singletable.ErrVersionConflict)
+	var ccf *types.ConditionalCheckFailedException
+	assert.ErrorAs(t, err, &ccf)
+	up, err = docs.Update(VDoc{ID: "a"}).Set("Body", "unchecked").Run(ctx)
+	require.NoError(t, err, "version 0 in the key: no check")
+	assert.Equal(t, int64(4), up.Version, "still incremented")
+	_, err = docs.Update(VDoc{ID: "zz", Version: 1}).Set("Body", "x").Run(ctx)
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+
+	_, err = docs.Update(VDoc{ID: "a"}).Set("Version", 9).Run(ctx)
+	var ve *singletable.ValidationError
+	assert.ErrorAs(t, err, &ve, "the version is the library's")
+
+	_, err = docs.Delete(ctx, VDoc{ID: "a", Version: 3})
+	assert.ErrorIs(t, err, singletable.ErrVersionConflict)
+	old, err := docs.Delete(ctx, VDoc{ID: "a", Version: 4})
+	require.NoError(t, err)
+	assert.Equal(t, "unchecked", old.Body)
+
+	require.NoError(t, docs.Create(ctx, VDoc{ID: "b", Version: 42}))
+	b, err := docs.Get(ctx, VDoc{ID: "b"})
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), b.Version, "Create starts at 1")
+}
+
+func TestManagedTimestamps(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var clock atomic.Int64
+	clock.Store(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Unix())
+	_, accounts, _ := accountsTable(t, func(o *singletable.TableOptions) {
+		o.Now = func() time.Time { return time.Unix(clock.Load(), 0).UTC() }
+	})
+	t0 := time.Unix(clock.Load(), 0).UTC()
+	require.NoError(t, accounts.Create(ctx, Account{Username: "ann"}))
+	a, err := accounts.Get(ctx, Account{Username: "ann"})
+	require.NoError(t, err)
+	assert.True(t, a.Created.Equal(t0), "%v", a.Created)
+	assert.True(t, a.Updated.Equal(t0))
+
+	clock.Add(3600)
+	t1 := time.Unix(clock.Load(), 0).UTC()
+	a2, err := accounts.Update(Account{Username: "ann"}).Set("Name", "Ann").Run(ctx)
+	require.NoError(t, err)
+	assert.True(t, a2.Created.Equal(t0), "CreatedAt kept")
+	assert.True(t, a2.Updated.Equal(t1), "UpdatedAt moved")
+
+	clock.Add(3600)
+	t2 := time.Unix(clock.Load(), 0).UTC()
+	require.NoError(t, accounts.Put(ctx, a2))
+	a3, err := accounts.Get(ctx, Account{Username: "ann"})
+	require.NoError(t, err)
+	assert.True(t, a3.Created.Equal(t0), "Put keeps the CreatedAt it was given")
+	assert.True(t, a3.Updated.Equal(t2))
+
+	// Upsert sets CreatedAt only when the item is new.
+	_, err = accounts.Update(Account{Username: "new"}).Set("Name", "N").Upsert().Run(ctx)
+	require.NoError(t, err)
+	n, err := accounts.Get(ctx, Account{Username: "new"})
+	require.NoError(t, err)
+	assert.True(t, n.Created.Equal(t2))
+	assert.Equal(t, 1, n.Version)
+
+	_, err = accounts.Update(Account{Username: "ann"}).Set("Updated", time.Now()).Run(ctx)
+	var ve *singletable.ValidationError
+	assert.ErrorAs(t, err, &ve)
+
+	// PutOp fills only zero timestamps: a migration keeps what it copies.
+	old := time.Date(2020, 5, 5, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, singletable.BatchWrite(ctx, accounts.PutOp(Account{Username: "mig", Created: old, Updated: old})))
+	m, err := accounts.Get(ctx, Account{Username: "mig"})
+	require.NoError(t, err)
+	assert.True(t, m.Created.Equal(old))
+	assert.True(t, m.Updated.Equal(old))
+}
+
+// Session expires through DynamoDB's TTL.
+type Session struct {
+	ID      string     `dynamodbav:"ID"`
+	Expires time.Time  `dynamodbav:"ExpiresAt"`
+	Renewed *time.Time `dynamodbav:"Renewed,omitempty"`
+}
+
+var Sessions = singletable.MustDefine(singletable.Schema[Session]{
+	Type: "Session", PK: "SESSION#{ID}", SK: "SESSION", TTL: "Expires",
+})
+
+func TestTTLAttribute(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var sessions *singletable.Repo[Session]
+	tbl, c := newTable(t, func(tbl *singletable.Table) { sessions = singletable.Bind(tbl, Sessions) })
+
+	ttl, err := c.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(tbl.Name())})
+	require.NoError(t, err)
+	assert.Equal(t, types.TimeToLiveStatusEnabled, ttl.TimeToLiveDescription.TimeToLiveStatus)
+	assert.Equal(t, "ExpiresAt", aws.ToString(ttl.TimeToLiveDescription.AttributeName))
+
+	exp := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	require.NoError(t, sessions.Create(ctx, Session{ID: "s1", Expires: exp}))
+	key := map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "SESSION#s1"}, "SK": &types.AttributeValueMemberS{Value: "SESSION"}}
+	raw, err := c.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tbl.Name()), Key: key})
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: strconv.FormatInt(exp.Unix(), 10)}, raw.Item["ExpiresAt"], "epoch seconds")
+	s, err := sessions.Get(ctx, Session{ID: "s1"})
+	require.NoError(t, err)
+	assert.True(t, s.Expires.Equal(exp), "decodes back: %v", s.Expires)
+
+	later := exp.Add(time.Hour)
+	_, err = sessions.Update(Session{ID: "s1"}).Set("Expires", later).Run(ctx)
+	require.NoError(t, err)
+	raw, err = c.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tbl.Name()), Key: key})
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberN{Value: strconv.FormatInt(later.Unix(), 10)}, raw.Item["ExpiresAt"], "Update stores epoch seconds too")
+
+	require.NoError(t, sessions.Put(ctx, Session{ID: "s2"}))
+	s2, err := sessions.Get(ctx, Session{ID: "s2"})
+	require.NoError(t, err)
+	assert.True(t, s2.Expires.IsZero(), "zero: no TTL attribute, the item does not expire")
+}
+
+func TestGuardDeclarationsChecked(t *testing.T) {
+	t.Parallel()
+	type E struct {
+		ID      string
+		Email   string
+		N       int
+		S       string
+		When    time.Time
+		Expires time.Time
+		Tags    []string
+	}
+	cases := []struct {
+		name string
+		s    singletable.Schema[E]
+		want string
+	}{
+		{"unknown unique", singletable.Schema[E]{Unique: []string{"Nope"}}, "Nope"},
+		{"unique key field", singletable.Schema[E]{Unique: []string{"ID"}}, "primary key"},
+		{"unique twice", singletable.Schema[E]{Unique: []string{"Email", "Email"}}, "twice"},
+		{"unique unsupported type", singletable.Schema[E]{Unique: []string{"Tags"}}, "Tags"},
+		{"version not an integer", singletable.Schema[E]{Version: "S"}, "integer"},
+		{"created not a time", singletable.Schema[E]{CreatedAt: "N"}, "time.Time"},
+		{"updated not a time", singletable.Schema[E]{UpdatedAt: "S"}, "time.Time"},
+		{"ttl wrong type", singletable.Schema[E]{TTL: "S"}, "epoch seconds"},
+		{"one field two roles", singletable.Schema[E]{CreatedAt: "When", UpdatedAt: "When"}, "both"},
+		{"unique and managed", singletable.Schema[E]{Unique: []string{"N"}, Version: "N"}, "both Unique and Version"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.s.Type, tc.s.PK, tc.s.SK = "E", "E#{ID}", "E"
+			_, err := singletable.Define(tc.s)
+			var ve *singletable.ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+
+	// Two TTL attributes in one table.
+	other := singletable.MustDefine(singletable.Schema[E]{Type: "E", PK: "E#{ID}", SK: "E", TTL: "When"})
+	tbl := singletable.NewTable(ddblocal.Shared().Client(), "unused")
+	singletable.Bind(tbl, Sessions)
+	_, err := singletable.NewRepo(tbl, other)
+	var ve *singletable.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, err.Error(), "one TTL attribute")
+}

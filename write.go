@@ -1,0 +1,353 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
+)
+
+// Every write is first built as transaction items: the entity's own item
+// with its condition, plus the guard items of its unique fields. A write of
+// one item is sent as a single PutItem, UpdateItem or DeleteItem; a write
+// with guard items as a TransactWriteItems. The same builders serve the
+// Tx helpers, so a guarded write composes with others in one transaction.
+
+// maxRaceRetries bounds how often a single guarded write re-reads the item
+// after it changed between the read and the write.
+const maxRaceRetries = 5
+
+func writeOpts(opts []WriteOption) writeOptions {
+	var o writeOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	return o
+}
+
+func and(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
+	switch len(conds) {
+	case 0:
+		return nil
+	case 1:
+		return &conds[0]
+	}
+	c := expression.And(conds[0], conds[1], conds[2:]...)
+	return &c
+}
+
+// createItems is Create as transaction items.
+func (r *Repo[T]) createItems(v T) ([]txItem, error) {
+	rv := reflect.ValueOf(&v).Elem()
+	r.e.stamp(rv, r.t.opts.Now(), false)
+	if r.e.guards.version != nil {
+		r.e.setVersion(rv, 1)
+	}
+	item, err := r.e.encode(r.t, v)
+	if err != nil {
+		return nil, err
+	}
+	cond := r.notExistsCond()
+	what := "create " + r.e.name
+	it, err := r.putTxItem(item, &cond, func(map[string]types.AttributeValue) error {
+		return wrapSentinel(ErrAlreadyExists, what, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	guards, err := r.guardSwaps(r.e.guards.unique, nil, &v, it.key)
+	if err != nil {
+		return nil, err
+	}
+	return append([]txItem{it}, guards...), nil
+}
+
+// putItems is Put as transaction items. For an entity with unique fields
+// it reads the item first, to release the values it replaces.
+func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, error) {
+	rv := reflect.ValueOf(&v).Elem()
+	r.e.stamp(rv, r.t.opts.Now(), false)
+	g := &r.e.guards
+	var expected int64
+	if g.version != nil {
+		expected = r.e.versionOf(rv)
+		r.e.setVersion(rv, expected+1)
+	}
+	item, err := r.e.encode(r.t, v)
+	if err != nil {
+		return nil, err
+	}
+	key := r.t.primaryKeyOf(item)
+	var conds []expression.ConditionBuilder
+	var snap *snapshot
+	if len(g.unique) > 0 {
+		s, err := r.readSnapshot(ctx, key, g.unique, false)
+		if err != nil {
+			return nil, err
+		}
+		snap = &s
+		conds = append(conds, r.snapCond(s))
+	}
+	if g.version != nil {
+		conds = append(conds, r.e.versionCond(expected))
+	}
+	if o.mustExist {
+		conds = append(conds, r.existsCond())
+	}
+	if o.cond != nil {
+		conds = append(conds, *o.cond)
+	}
+	what := "put " + r.e.name
+	it, err := r.putTxItem(item, and(conds), func(old map[string]types.AttributeValue) error {
+		switch {
+		case snap != nil && snap.changed(old):
+			return raced(what)
+		case g.version != nil && ((old == nil && expected != 0) || (old != nil && r.e.storedVersion(old) != expected)):
+			return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read", what, expected), nil)
+		case o.mustExist && old == nil:
+			return wrapSentinel(ErrNotFound, what, nil)
+		}
+		return wrapSentinel(ErrConditionFailed, what, nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	items := []txItem{it}
+	if snap != nil {
+		oldV, err := r.snapValue(*snap)
+		if err != nil {
+			return nil, err
+		}
+		guards, err := r.guardSwaps(g.unique, oldV, &v, key)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, guards...)
+	}
+	return items, nil
+}
+
+// deleteItems is Delete as transaction items. For an entity with unique
+// fields it reads the item first (returned as snap), to release its values.
+func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txItem, *snapshot, error) {
+	k, err := r.e.key(r.t, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	g := &r.e.guards
+	cond, _ := r.deleteCond(o)
+	var expected int64
+	if g.version != nil {
+		if expected = r.e.versionOf(reflect.ValueOf(&key).Elem()); expected != 0 {
+			cond = cond.And(r.e.versionCond(expected))
+		}
+	}
+	var snap *snapshot
+	if len(g.unique) > 0 {
+		s, err := r.readSnapshot(ctx, k, g.unique, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		snap = &s
+		cond = cond.And(r.snapCond(s))
+	}
+	expr, err := condExpr(r.e.name, cond)
+	if err != nil {
+		return nil, nil, err
+	}
+	what := "delete " + r.e.name
+	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
+		tw: types.TransactWriteItem{Delete: &types.Delete{
+			TableName:                           &r.t.name,
+			Key:                                 k,
+			ConditionExpression:                 expr.Condition(),
+			ExpressionAttributeNames:            expr.Names(),
+			ExpressionAttributeValues:           expr.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		failed: func(old map[string]types.AttributeValue) error {
+			switch {
+			case snap != nil && snap.changed(old):
+				return raced(what)
+			case old == nil:
+				return wrapSentinel(ErrNotFound, what, nil)
+			case !r.isMine(old):
+				return wrapSentinel(ErrConditionFailed, what+": the item under this key is another entity's", nil)
+			case expected != 0 && r.e.storedVersion(old) != expected:
+				return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read", what, expected), nil)
+			}
+			return wrapSentinel(ErrConditionFailed, what, nil)
+		},
+	}
+	items := []txItem{it}
+	if snap != nil {
+		oldV, err := r.snapValue(*snap)
+		if err != nil {
+			return nil, nil, err
+		}
+		guards, err := r.guardSwaps(g.unique, oldV, nil, k)
+		if err != nil {
+			return nil, nil, err
+		}
+		items = append(items, guards...)
+	}
+	return items, snap, nil
+}
+
+// txItems is the update as transaction items. An update that sets or
+// removes unique fields reads the item first, to swap their guards.
+func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
+	r := u.r
+	var touched []*fieldInfo
+	for _, f := range r.e.guards.unique {
+		if u.setsOrRemoves(f) {
+			touched = append(touched, f)
+		}
+	}
+	c := u
+	var snap *snapshot
+	if len(touched) > 0 {
+		if len(u.errs) > 0 {
+			return nil, errors.Join(u.errs...)
+		}
+		k, err := r.e.key(r.t, u.key)
+		if err != nil {
+			return nil, err
+		}
+		s, err := r.readSnapshot(ctx, k, touched, false)
+		if err != nil {
+			return nil, err
+		}
+		if (s.item == nil || !r.isMine(s.item)) && !u.upsert {
+			return nil, wrapSentinel(ErrNotFound, "update "+r.e.name, nil)
+		}
+		snap = &s
+		cp := *u
+		cp.snap = snap
+		c = &cp
+	}
+	in, err := c.build()
+	if err != nil {
+		return nil, err
+	}
+	up := &types.Update{
+		TableName:                           in.TableName,
+		Key:                                 in.Key,
+		UpdateExpression:                    in.UpdateExpression,
+		ConditionExpression:                 in.ConditionExpression,
+		ExpressionAttributeNames:            in.ExpressionAttributeNames,
+		ExpressionAttributeValues:           in.ExpressionAttributeValues,
+		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure,
+	}
+	items := []txItem{{table: r.t, key: in.Key, size: itemsize.Of(in.Key) + itemsize.Of(in.ExpressionAttributeValues),
+		tw: types.TransactWriteItem{Update: up}, failed: c.conditionError}}
+	if snap != nil {
+		oldV, err := r.snapValue(*snap)
+		if err != nil {
+			return nil, err
+		}
+		newV := u.vals // set fields hold their new values, removed ones are zero
+		guards, err := r.guardSwaps(touched, oldV, &newV, in.Key)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, guards...)
+	}
+	return items, nil
+}
+
+// exec runs a write: one item as a single request, several as a
+// transaction. It returns the attributes a single DeleteItem (old item) or
+// UpdateItem (new item) returned; nil after a transaction. A guarded write
+// that raced with another writer is built again (re-reading the item).
+func (r *Repo[T]) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (map[string]types.AttributeValue, error) {
+	for attempt := 1; ; attempt++ {
+		items, err := build()
+		if err != nil {
+			return nil, err
+		}
+		attrs, err := r.t.execItems(ctx, kind, r.e.name, items)
+		var re *raceError
+		if errors.As(err, &re) && attempt < maxRaceRetries && ctx.Err() == nil {
+			continue
+		}
+		return attrs, err
+	}
+}
+
+func (t *Table) execItems(ctx context.Context, kind, entity string, items []txItem) (map[string]types.AttributeValue, error) {
+	if len(items) > 1 {
+		tx := &Txn{ctx: ctx, t: t}
+		tx.add(items, kind, entity, nil)
+		in, err := tx.request("")
+		if err != nil {
+			return nil, err
+		}
+		err = tx.commit(ctx, in, TxOptions{})
+		var te *TransactionError
+		if errors.As(err, &te) && te.TxReason.Err != nil {
+			// A single write reports its own failure, not a transaction's.
+			return nil, withCause(te.TxReason.Err, te.Err)
+		}
+		return nil, err
+	}
+	it := items[0]
+	var attrs map[string]types.AttributeValue
+	var err error
+	switch {
+	case it.tw.Put != nil:
+		p := it.tw.Put
+		_, err = t.client.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: p.TableName, Item: p.Item,
+			ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
+			ExpressionAttributeValues:           p.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
+		})
+	case it.tw.Delete != nil:
+		d := it.tw.Delete
+		var out *dynamodb.DeleteItemOutput
+		out, err = t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: d.TableName, Key: d.Key,
+			ConditionExpression: d.ConditionExpression, ExpressionAttributeNames: d.ExpressionAttributeNames,
+			ExpressionAttributeValues:           d.ExpressionAttributeValues,
+			ReturnValues:                        types.ReturnValueAllOld,
+			ReturnValuesOnConditionCheckFailure: d.ReturnValuesOnConditionCheckFailure,
+		})
+		if err == nil {
+			attrs = out.Attributes
+		}
+	case it.tw.Update != nil:
+		u := it.tw.Update
+		var out *dynamodb.UpdateItemOutput
+		out, err = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
+			ExpressionAttributeValues:           u.ExpressionAttributeValues,
+			ReturnValues:                        types.ReturnValueAllNew,
+			ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
+		})
+		if err == nil {
+			attrs = out.Attributes
+		}
+	default:
+		return nil, validationErr(entity, "", "%s: nothing to write", kind)
+	}
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) && it.failed != nil {
+			old := ccf.Item
+			if len(old) == 0 {
+				old = nil
+			}
+			return nil, withCause(it.failed(old), err)
+		}
+		return nil, fmt.Errorf("singletable: %s %s: %w", kind, entity, err)
+	}
+	return attrs, nil
+}
