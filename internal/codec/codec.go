@@ -336,6 +336,17 @@ func (p *Plan) AttrIndex(attr string) ([]int, bool) {
 	return slices.Clone(p.fields[i].index), true
 }
 
+// HasField reports whether attribute attr is stored from the Go field at
+// index (a reflect.Value.FieldByIndex path).
+func (p *Plan) HasField(attr string, index []int) bool {
+	if p.whole || p.self {
+		idx, ok := p.AttrIndex(attr)
+		return ok && slices.Equal(idx, index)
+	}
+	i, ok := p.byName[attr]
+	return ok && slices.Equal(p.fields[i].index, index)
+}
+
 // Decode decodes item into v, an addressable struct value of the plan's
 // type: exactly attributevalue.UnmarshalMap(item, v.Addr().Interface()).
 // Like attributevalue, it sets only the fields the item has and shares the

@@ -1,0 +1,371 @@
+// Package request measures the library's request paths (render keys, build
+// expressions, encode, decode) against the same requests built by hand with
+// attributevalue and expression, and by hand with a hand-written codec. The
+// client is a stub answering from memory, so only work in this process is
+// measured.
+//
+//	cd bench && go test -run '^$' -bench . -benchmem -count 10 ./request > request.txt
+//	benchstat -col /impl request.txt
+package request
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/benchfix"
+)
+
+var ctx = context.Background()
+
+func s(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }
+
+// handPut is Repo.Put written by hand with attributevalue.
+func handPut(st *stub, p *benchfix.Profile) error {
+	item, err := attributevalue.MarshalMap(p)
+	if err != nil {
+		return err
+	}
+	item["PK"] = s("USER#" + p.Username)
+	item["SK"] = s("SKILL#" + p.SkillName)
+	item["EntityType"] = s("Profile")
+	item["GSI1PK"] = s("SKILL#" + p.SkillName)
+	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
+	_, err = st.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: item})
+	return err
+}
+
+// rawPut is the same with the hand-written codec.
+func rawPut(st *stub, p *benchfix.Profile) error {
+	item := benchfix.HandEncode(p)
+	item["PK"] = s("USER#" + p.Username)
+	item["SK"] = s("SKILL#" + p.SkillName)
+	item["EntityType"] = s("Profile")
+	item["GSI1PK"] = s("SKILL#" + p.SkillName)
+	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
+	_, err := st.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: item})
+	return err
+}
+
+func handGet(st *stub, username, skill string, decode func(map[string]types.AttributeValue, *benchfix.Profile) error) (benchfix.Profile, error) {
+	var p benchfix.Profile
+	out, err := st.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("bench"), Key: map[string]types.AttributeValue{
+		"PK": s("USER#" + username), "SK": s("SKILL#" + skill),
+	}})
+	if err != nil {
+		return p, err
+	}
+	if et, ok := out.Item["EntityType"].(*types.AttributeValueMemberS); !ok || et.Value != "Profile" {
+		return p, context.Canceled
+	}
+	err = decode(out.Item, &p)
+	return p, err
+}
+
+func avDecode(item map[string]types.AttributeValue, p *benchfix.Profile) error {
+	return attributevalue.UnmarshalMap(item, p)
+}
+
+func queryInput(username string) (*dynamodb.QueryInput, error) {
+	kc := expression.Key("PK").Equal(expression.Value("USER#" + username)).
+		And(expression.Key("SK").BeginsWith("SKILL#"))
+	filter := expression.Name("EntityType").Equal(expression.Value("Profile"))
+	expr, err := expression.NewBuilder().WithKeyCondition(kc).WithFilter(filter).Build()
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.QueryInput{
+		TableName:                 aws.String("bench"),
+		KeyConditionExpression:    expr.KeyCondition(),
+		FilterExpression:          expr.Filter(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	}, nil
+}
+
+// rawQueryInput writes the expression strings out.
+func rawQueryInput(username string) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
+		TableName:                 aws.String("bench"),
+		KeyConditionExpression:    aws.String("(#1 = :1) AND (begins_with (#2, :2))"),
+		FilterExpression:          aws.String("#0 = :0"),
+		ExpressionAttributeNames:  map[string]string{"#0": "EntityType", "#1": "PK", "#2": "SK"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":0": s("Profile"), ":1": s("USER#" + username), ":2": s("SKILL#")},
+	}
+}
+
+func handQuery(st *stub, username string, raw bool) ([]benchfix.Profile, error) {
+	var in *dynamodb.QueryInput
+	if raw {
+		in = rawQueryInput(username)
+	} else {
+		var err error
+		if in, err = queryInput(username); err != nil {
+			return nil, err
+		}
+	}
+	out, err := st.Query(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	ps := make([]benchfix.Profile, len(out.Items))
+	for i, it := range out.Items {
+		if raw {
+			err = benchfix.HandDecode(it, &ps[i])
+		} else {
+			err = attributevalue.UnmarshalMap(it, &ps[i])
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ps, nil
+}
+
+func updateInput(username, skill, level string) (*dynamodb.UpdateItemInput, error) {
+	cond := expression.AttributeExists(expression.Name("PK")).
+		And(expression.Name("EntityType").Equal(expression.Value("Profile")))
+	upd := expression.Set(expression.Name("EntityType"), expression.Value("Profile")).
+		Set(expression.Name("ProficiencyLevel"), expression.Value(level)).
+		Set(expression.Name("GSI1PK"), expression.Value("SKILL#"+skill)).
+		Set(expression.Name("GSI1SK"), expression.Value("LEVEL#"+level+"#USER#"+username))
+	expr, err := expression.NewBuilder().WithCondition(cond).WithUpdate(upd).Build()
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName:                           aws.String("bench"),
+		Key:                                 map[string]types.AttributeValue{"PK": s("USER#" + username), "SK": s("SKILL#" + skill)},
+		ConditionExpression:                 expr.Condition(),
+		UpdateExpression:                    expr.Update(),
+		ExpressionAttributeNames:            expr.Names(),
+		ExpressionAttributeValues:           expr.Values(),
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}, nil
+}
+
+func rawUpdateInput(username, skill, level string) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName:           aws.String("bench"),
+		Key:                 map[string]types.AttributeValue{"PK": s("USER#" + username), "SK": s("SKILL#" + skill)},
+		ConditionExpression: aws.String("(attribute_exists (#0)) AND (#1 = :0)"),
+		UpdateExpression:    aws.String("SET #1 = :1, #2 = :2, #3 = :3, #4 = :4\n"),
+		ExpressionAttributeNames: map[string]string{"#0": "PK", "#1": "EntityType", "#2": "ProficiencyLevel",
+			"#3": "GSI1PK", "#4": "GSI1SK"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":0": s("Profile"), ":1": s("Profile"), ":2": s(level),
+			":3": s("SKILL#" + skill), ":4": s("LEVEL#" + level + "#USER#" + username)},
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+}
+
+func handUpdate(st *stub, username, skill, level string, raw bool) (benchfix.Profile, error) {
+	var p benchfix.Profile
+	var in *dynamodb.UpdateItemInput
+	if raw {
+		in = rawUpdateInput(username, skill, level)
+	} else {
+		var err error
+		if in, err = updateInput(username, skill, level); err != nil {
+			return p, err
+		}
+	}
+	out, err := st.UpdateItem(ctx, in)
+	if err != nil {
+		return p, err
+	}
+	if raw {
+		err = benchfix.HandDecode(out.Attributes, &p)
+	} else {
+		err = attributevalue.UnmarshalMap(out.Attributes, &p)
+	}
+	return p, err
+}
+
+func asJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestSameRequests checks that every hand-built request is the one the
+// library sends, so the benchmarks compare equal work.
+func TestSameRequests(t *testing.T) {
+	f := newFixture()
+	check := func(what string, lib, hand any) {
+		t.Helper()
+		if a, b := asJSON(t, lib), asJSON(t, hand); a != b {
+			t.Errorf("%s:\nlibrary %s\nhand    %s", what, a, b)
+		}
+	}
+	if err := f.repo.Put(ctx, f.v); err != nil {
+		t.Fatal(err)
+	}
+	lib := f.stub.put
+	for _, put := range []func(*stub, *benchfix.Profile) error{handPut, rawPut} {
+		if err := put(f.stub, &f.v); err != nil {
+			t.Fatal(err)
+		}
+		check("put", lib, f.stub.put)
+	}
+	if _, err := f.repo.Get(ctx, f.key); err != nil {
+		t.Fatal(err)
+	}
+	libGet := f.stub.get
+	if _, err := handGet(f.stub, f.v.Username, f.v.SkillName, avDecode); err != nil {
+		t.Fatal(err)
+	}
+	check("get", libGet, f.stub.get)
+	libQ, err := f.repo.Query(f.key).Request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	handQ, err := queryInput(f.v.Username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("query", libQ, handQ)
+	check("query raw", libQ, rawQueryInput(f.v.Username))
+	if _, err := f.repo.Update(f.key).Set("Level", "Senior").Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	libU := f.stub.update
+	handU, err := updateInput(f.v.Username, f.v.SkillName, "Senior")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("update", libU, handU)
+	check("update raw", libU, rawUpdateInput(f.v.Username, f.v.SkillName, "Senior"))
+}
+
+func BenchmarkPut(b *testing.B) {
+	f := newFixture()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if err := f.repo.Put(ctx, f.v); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-av", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if err := handPut(f.stub, &f.v); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if err := rawPut(f.stub, &f.v); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+func BenchmarkGet(b *testing.B) {
+	f := newFixture()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := f.repo.Get(ctx, f.key); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-av", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := handGet(f.stub, f.key.Username, f.key.SkillName, avDecode); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := handGet(f.stub, f.key.Username, f.key.SkillName, benchfix.HandDecode); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// BenchmarkQueryRequest builds the QueryInput only.
+func BenchmarkQueryRequest(b *testing.B) {
+	f := newFixture()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := f.repo.Query(f.key).Request(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-av", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := queryInput(f.key.Username); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() { _ = rawQueryInput(f.key.Username) })
+	})
+}
+
+// BenchmarkQuery20 reads a page of 20 items.
+func BenchmarkQuery20(b *testing.B) {
+	f := newFixture()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := f.repo.Query(f.key).Page(ctx); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-av", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := handQuery(f.stub, f.key.Username, false); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := handQuery(f.stub, f.key.Username, true); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+func BenchmarkUpdate(b *testing.B) {
+	f := newFixture()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := f.repo.Update(f.key).Set("Level", "Senior").Run(ctx); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-av", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := handUpdate(f.stub, f.key.Username, f.key.SkillName, "Senior", false); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := handUpdate(f.stub, f.key.Username, f.key.SkillName, "Senior", true); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
