@@ -35,6 +35,7 @@ type Update[T any] struct {
 	upsert bool
 	errs   []error
 	snap   *snapshot // set for an update that moves unique guards
+	token  string    // client request token, for an idempotent update
 }
 
 type addOp struct {
@@ -160,6 +161,34 @@ func (u *Update[T]) If(cond expression.ConditionBuilder) *Update[T] {
 	return u
 }
 
+// Idempotent makes Run apply the update at most once for token: it is sent
+// as a one-item [TransactWriteItems] with token as the client request
+// token, and a repeat with the same token and the same update within
+// DynamoDB's 10-minute idempotency window succeeds without applying it
+// again. Use it for increments ([Update.Add]) that a caller may retry after
+// a timeout or lost response, when a double count would be wrong: derive
+// the token from the request being handled (a message id, an order id), at
+// most 36 characters. The library's own retries reuse the token too.
+//
+// Without a token, an ADD retried after a lost response (by the caller or
+// the SDK's retryer) can be applied twice. The other way to make an
+// increment safe to retry is a condition on the value read:
+// Add("Count", 1).If(expression.Name("Count").Equal(expression.Value(read)))
+// fails with ErrConditionFailed once applied, however late the retry; it
+// suits a single writer, since concurrent writers also make it fail.
+//
+// The idempotent form costs a transaction (twice the write capacity) and
+// Run reads the item back afterwards.
+//
+// [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+func (u *Update[T]) Idempotent(token string) *Update[T] {
+	if token == "" || len(token) > 36 {
+		u.errs = append(u.errs, validationErr(u.r.e.name, "", "Idempotent: the token must be 1 to 36 characters"))
+	}
+	u.token = token
+	return u
+}
+
 // Upsert lets the update create the item when it does not exist.
 func (u *Update[T]) Upsert() *Update[T] {
 	u.upsert = true
@@ -185,7 +214,7 @@ func appendUnique(s []*fieldInfo, f *fieldInfo) []*fieldInfo {
 // between); the item it returns is then read back afterwards.
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
-	attrs, err := u.r.exec(ctx, "update", func() ([]txItem, error) { return u.txItems(ctx) })
+	attrs, err := u.r.execToken(ctx, "update", u.token, func() ([]txItem, error) { return u.txItems(ctx) })
 	if err != nil {
 		return zero, err
 	}

@@ -267,37 +267,51 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 // UpdateItem (new item) returned; nil after a transaction. A guarded write
 // that raced with another writer is built again (re-reading the item).
 func (r *Repo[T]) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (map[string]types.AttributeValue, error) {
+	return r.execToken(ctx, kind, "", build)
+}
+
+// execToken is exec, sent as a transaction with the given client request
+// token when token is not empty (even for one item).
+func (r *Repo[T]) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (map[string]types.AttributeValue, error) {
 	for attempt := 1; ; attempt++ {
 		items, err := build()
 		if err != nil {
 			return nil, err
 		}
-		attrs, err := r.t.execItems(ctx, kind, r.e.name, items)
+		var attrs map[string]types.AttributeValue
+		if len(items) > 1 || token != "" {
+			err = r.t.execTx(ctx, kind, r.e.name, items, token)
+		} else {
+			attrs, err = r.t.execItem(ctx, kind, r.e.name, items[0])
+		}
 		var re *raceError
-		if errors.As(err, &re) && attempt < maxRaceRetries && ctx.Err() == nil {
+		// A retry rebuilds the request, which a fixed token would refuse.
+		if errors.As(err, &re) && token == "" && attempt < maxRaceRetries && ctx.Err() == nil {
 			continue
 		}
 		return attrs, err
 	}
 }
 
-func (t *Table) execItems(ctx context.Context, kind, entity string, items []txItem) (map[string]types.AttributeValue, error) {
-	if len(items) > 1 {
-		tx := &Txn{ctx: ctx, t: t}
-		tx.add(items, kind, entity, nil)
-		in, err := tx.request("")
-		if err != nil {
-			return nil, err
-		}
-		err = tx.commit(ctx, in, TxOptions{})
-		var te *TransactionError
-		if errors.As(err, &te) && te.TxReason.Err != nil {
-			// A single write reports its own failure, not a transaction's.
-			return nil, withCause(te.TxReason.Err, te.Err)
-		}
-		return nil, err
+// execTx sends the items of one write as a transaction.
+func (t *Table) execTx(ctx context.Context, kind, entity string, items []txItem, token string) error {
+	tx := &Txn{ctx: ctx, t: t}
+	tx.add(items, kind, entity, nil)
+	in, err := tx.request(token)
+	if err != nil {
+		return err
 	}
-	it := items[0]
+	err = tx.commit(ctx, in, TxOptions{})
+	var te *TransactionError
+	if errors.As(err, &te) && te.TxReason.Err != nil {
+		// A single write reports its own failure, not a transaction's.
+		return withCause(te.TxReason.Err, te.Err)
+	}
+	return err
+}
+
+// execItem sends one item as a single PutItem, DeleteItem or UpdateItem.
+func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (map[string]types.AttributeValue, error) {
 	var attrs map[string]types.AttributeValue
 	var err error
 	switch {

@@ -1,0 +1,233 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+)
+
+// Counts is seed 001's METADATA/COUNTS item.
+type Counts struct {
+	Users     int `dynamodbav:"user_count"`
+	Elections int `dynamodbav:"election_count"`
+}
+
+var CountsEntity = singletable.MustDefine(singletable.Schema[Counts]{
+	Type: "COUNTS", PK: "METADATA", SK: "COUNTS",
+})
+
+// VoteEvent is an entry of seed 001's event log: PK EVENTS, SK {sequence}#{timestamp}.
+type VoteEvent struct {
+	Seq   int64     `dynamodbav:"event_id"`
+	When  time.Time `dynamodbav:"when_occurred"`
+	Actor string    `dynamodbav:"actor"`
+	Type  string    `dynamodbav:"event_type"`
+}
+
+var VoteEvents = singletable.MustDefine(singletable.Schema[VoteEvent]{
+	Type: "EVENT", PK: "EVENTS", SK: "{Seq}#{When}",
+})
+
+func TestAtomicIncrements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var counts *singletable.Repo[Counts]
+	newTable(t, func(tbl *singletable.Table) { counts = singletable.Bind(tbl, CountsEntity) })
+
+	const workers, each = 50, 20
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				// Upsert: the first increment creates the item.
+				_, err := counts.Update(Counts{}).Add("Users", 1).Add("Elections", w%2).Upsert().Run(ctx)
+				if !assert.NoError(t, err) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	c, err := counts.Get(ctx, Counts{}, singletable.ConsistentRead())
+	require.NoError(t, err)
+	assert.Equal(t, workers*each, c.Users, "50 × 20 increments")
+	assert.Equal(t, workers/2*each, c.Elections)
+}
+
+func TestIdempotentIncrement(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tc := newTxClient()
+	var counts *singletable.Repo[Counts]
+	newTableWith(t, tc, func(tbl *singletable.Table) { counts = singletable.Bind(tbl, CountsEntity) })
+
+	// The response is lost after DynamoDB applied the increment; the retry
+	// carries the same token and is not applied again.
+	tc.loseNext.Store(1)
+	c, err := counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent("signup-alice").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, c.Users)
+	assert.Equal(t, int64(2), tc.requests.Load(), "sent twice, applied once")
+
+	// The caller retrying the same request later is also applied once.
+	c, err = counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent("signup-alice").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, c.Users)
+	c, err = counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent("signup-bob").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, c.Users, "another token is another increment")
+
+	// The conditional form: applied once, however late the retry.
+	inc := func() (Counts, error) {
+		return counts.Update(Counts{}).Add("Users", 1).If(expression.Name("user_count").Equal(expression.Value(2))).Run(ctx)
+	}
+	c, err = inc()
+	require.NoError(t, err)
+	assert.Equal(t, 3, c.Users)
+	_, err = inc()
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "the retry sees the value moved: already applied")
+
+	_, err = counts.Update(Counts{}).Add("Users", 1).Idempotent("").Run(ctx)
+	var ve *singletable.ValidationError
+	assert.ErrorAs(t, err, &ve)
+}
+
+func TestSequenceGapFreeEventLog(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// As in seed 001: the event log is its own table; the sequence counter
+	// lives in the main table, and each append is one transaction across
+	// both tables.
+	var events *singletable.Repo[VoteEvent]
+	var counts *singletable.Repo[Counts]
+	mainTbl, _ := newTable(t, func(tbl *singletable.Table) { counts = singletable.Bind(tbl, CountsEntity) })
+	newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, VoteEvents) })
+	seq := singletable.NewSequence(mainTbl, "events")
+
+	const writers, each = 20, 5
+	var mu sync.Mutex
+	var got []int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for i := range each {
+				n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
+					singletable.TxCreate(tx, events, VoteEvent{Seq: n, When: time.Now().UTC(), Actor: fmt.Sprint("writer", w), Type: fmt.Sprint("E", i)})
+					singletable.TxUpdate(tx, counts.Update(Counts{}).Add("Elections", 1).Upsert())
+					return nil
+				})
+				if !assert.NoError(t, err) {
+					return
+				}
+				mu.Lock()
+				got = append(got, n)
+				mu.Unlock()
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+
+	const total = writers * each
+	slices.Sort(got)
+	want := make([]int64, total)
+	for i := range want {
+		want[i] = int64(i + 1)
+	}
+	assert.Equal(t, want, got, "every appender got a distinct number, 1..N")
+	log, err := events.Query(VoteEvent{}).Collect(ctx)
+	require.NoError(t, err)
+	require.Len(t, log, total)
+	for i, e := range log {
+		assert.Equal(t, int64(i+1), e.Seq, "the log reads back in sequence order without gap or duplicate")
+	}
+	cur, err := seq.Current(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(total), cur)
+	c, err := counts.Get(ctx, Counts{})
+	require.NoError(t, err)
+	assert.Equal(t, total, c.Elections, "the counter moved with every committed append and no other")
+
+	// A failing append allocates nothing: no gap.
+	boom := errors.New("rejected")
+	_, err = seq.Append(ctx, func(tx *singletable.Txn, n int64) error { return boom })
+	assert.Equal(t, boom, err)
+	_, err = seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
+		singletable.TxCreate(tx, events, VoteEvent{Seq: 1, When: log[0].When}) // exists: the transaction is cancelled
+		return nil
+	})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
+		singletable.TxCreate(tx, events, VoteEvent{Seq: n, When: time.Now().UTC()})
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(total+1), n)
+}
+
+func TestSequenceLostRaceIsAVersionConflict(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var events *singletable.Repo[VoteEvent]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, VoteEvents) })
+	seq := singletable.NewSequence(tbl, "log")
+
+	// Two transactions read the same counter; the second to commit loses.
+	when := time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
+	var first int64
+	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		n, err := seq.Next(tx)
+		require.NoError(t, err)
+		first = n
+		// Meanwhile another appender commits number 1.
+		_, err = seq.Append(ctx, func(tx2 *singletable.Txn, m int64) error {
+			singletable.TxCreate(tx2, events, VoteEvent{Seq: m, When: when, Type: "other"})
+			return nil
+		})
+		require.NoError(t, err)
+		singletable.TxCreate(tx, events, VoteEvent{Seq: n, When: when.Add(time.Second), Type: "mine"})
+		return nil
+	})
+	assert.Equal(t, int64(1), first)
+	var te *singletable.TransactionError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, 0, te.Index)
+	assert.Equal(t, "Sequence", te.Op)
+	assert.ErrorIs(t, err, singletable.ErrVersionConflict)
+	log, err := events.Query(VoteEvent{}).Collect(ctx)
+	require.NoError(t, err)
+	require.Len(t, log, 1)
+	assert.Equal(t, "other", log[0].Type)
+
+	// Several numbers at once.
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		n, err := seq.Reserve(tx, 3)
+		if err != nil {
+			return err
+		}
+		for i := range int64(3) {
+			singletable.TxCreate(tx, events, VoteEvent{Seq: n + i, When: when})
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	cur, err := seq.Current(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), cur)
+}
