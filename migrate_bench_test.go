@@ -55,8 +55,8 @@ func benchLegacyTable(b *testing.B) string {
 // glad-entities table per iteration, for several segments × writers.
 func BenchmarkMigrateCopy(b *testing.B) {
 	src := benchLegacyTable(b)
-	for _, segments := range []int{1, 2, 4, 8} {
-		for _, writers := range []int{1, 4, 8, 16} {
+	for _, segments := range []int{1, 4, 8} {
+		for _, writers := range []int{1, 4, 16} {
 			b.Run(fmt.Sprintf("segments=%d/writers=%d", segments, writers), func(b *testing.B) {
 				var written int64
 				var elapsed time.Duration
@@ -88,7 +88,7 @@ func BenchmarkMigrateCopy(b *testing.B) {
 // hand-written BatchWriteItem calls (25 items each, unprocessed items
 // resent), W requests in flight: the ceiling for a copy.
 func BenchmarkRawBatchWrite(b *testing.B) {
-	for _, writers := range []int{1, 4, 8, 16} {
+	for _, writers := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
 			var written int64
 			var elapsed time.Duration

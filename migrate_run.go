@@ -306,6 +306,7 @@ type runner struct {
 	spec  scanSpec
 	led   *ledger // nil in a dry run
 	lim   *rate.Limiter
+	limMu sync.Mutex // serializes waits on lim
 	jobs  chan func()
 	nsegs int
 	fail  context.CancelCauseFunc
@@ -518,6 +519,11 @@ func (r *runner) throttle(ctx context.Context, wcu int64) error {
 	if r.lim == nil {
 		return nil
 	}
+	// One request's units are taken in one go: if writers took turns
+	// chunk by chunk, every writer would wait for the tokens of all of
+	// them and then send at once, a burst the size of all the batches.
+	r.limMu.Lock()
+	defer r.limMu.Unlock()
 	burst := r.lim.Burst()
 	for n := int(wcu); n > 0; {
 		k := min(n, burst)
