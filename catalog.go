@@ -229,6 +229,11 @@ type CatalogEntity struct {
 	PK, SK string
 	// Indexes are the entity's index declarations.
 	Indexes []CatalogEntityIndex
+	// Unique lists the fields kept unique by guard items.
+	Unique []string
+	// Version, CreatedAt, UpdatedAt and TTL name the fields the library
+	// manages ("" when not declared).
+	Version, CreatedAt, UpdatedAt, TTL string
 }
 
 // CatalogEntityIndex is how one entity appears in one index.
@@ -315,7 +320,9 @@ func (t *Table) Catalog(patterns ...AccessPattern) *Catalog {
 	c := &Catalog{Table: t.name, PartitionKey: t.opts.PartitionKey, SortKey: t.opts.SortKey,
 		EntityTypeAttr: t.opts.EntityTypeAttr, Patterns: slices.Clone(patterns)}
 	for _, ei := range ents {
-		ce := CatalogEntity{Type: ei.name, PK: ei.pkTpl.raw, SK: ei.skTpl.raw}
+		g := ei.guardDecl
+		ce := CatalogEntity{Type: ei.name, PK: ei.pkTpl.raw, SK: ei.skTpl.raw, Unique: g.unique,
+			Version: g.version, CreatedAt: g.created, UpdatedAt: g.updated, TTL: g.ttl}
 		for _, d := range ei.decls {
 			ci := CatalogEntityIndex{Name: d.name, MultiAttribute: d.multi}
 			if d.multi {
@@ -554,6 +561,18 @@ func (c *Catalog) WriteMarkdown(w io.Writer) error {
 				}
 			}
 			fmt.Fprintf(&b, "; in the index %s\n", ix.Sparse)
+		}
+		for _, u := range e.Unique {
+			fmt.Fprintf(&b, "- Unique `%s`: a guard item per value, written in the same transaction as the item\n", u)
+		}
+		if e.Version != "" {
+			fmt.Fprintf(&b, "- Version `%s`: optimistic locking on every write\n", e.Version)
+		}
+		if e.CreatedAt != "" || e.UpdatedAt != "" {
+			fmt.Fprintf(&b, "- Managed timestamps: %s\n", strings.Join(slices.DeleteFunc([]string{e.CreatedAt, e.UpdatedAt}, func(s string) bool { return s == "" }), ", "))
+		}
+		if e.TTL != "" {
+			fmt.Fprintf(&b, "- TTL `%s`: epoch seconds, expired items deleted by DynamoDB\n", e.TTL)
 		}
 		var serves []string
 		for _, ap := range c.Patterns {

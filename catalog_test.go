@@ -3,6 +3,7 @@ package singletable_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/stretchr/testify/assert"
@@ -137,4 +138,31 @@ func TestCatalogPatterns(t *testing.T) {
 	assert.Contains(t, md, "GSI1: `GSI1PK = NAME#{Name}`, `GSI1SK = {Day}`; in the index when Name, Day present and When(N) holds")
 	assert.Contains(t, md, "| GSI2 | multi-attribute | Name (S) | Day (S), N (N) | A | Q |")
 	assert.Equal(t, 1, strings.Count(md, "## Lint"))
+}
+
+func TestCatalogGuards(t *testing.T) {
+	t.Parallel()
+	type Account struct {
+		ID, Email string
+		Version   int
+		Created   time.Time
+		Expires   time.Time
+	}
+	tbl := singletable.NewTable(nil, "t")
+	singletable.Bind(tbl, singletable.MustDefine(singletable.Schema[Account]{
+		Type: "Account", PK: "ACCOUNT#{ID}", SK: "A",
+		Unique: []string{"Email"}, Version: "Version", CreatedAt: "Created", TTL: "Expires",
+	}))
+	c := tbl.Catalog()
+	require.Len(t, c.Entities, 1)
+	e := c.Entities[0]
+	assert.Equal(t, []string{"Email"}, e.Unique)
+	assert.Equal(t, "Version", e.Version)
+	assert.Equal(t, "Created", e.CreatedAt)
+	assert.Equal(t, "Expires", e.TTL)
+	md := c.Markdown()
+	assert.Contains(t, md, "- Unique `Email`: a guard item per value")
+	assert.Contains(t, md, "- Version `Version`: optimistic locking")
+	assert.Contains(t, md, "- Managed timestamps: Created\n")
+	assert.Contains(t, md, "- TTL `Expires`")
 }

@@ -96,6 +96,14 @@ type entityInfo struct {
 	// The declaration as written, for the catalog (catalog.go).
 	pkTpl, skTpl keyTemplate
 	decls        []indexDecl
+	guardDecl    guardDecl
+}
+
+// guardDecl is an entity's guards as declared, for the catalog: Go field
+// names, "" when not declared.
+type guardDecl struct {
+	unique                         []string
+	version, created, updated, ttl string
 }
 
 // indexDecl is one index as an entity declares it, for the catalog.
@@ -131,6 +139,17 @@ func (p physicalIndex) equal(q physicalIndex) bool {
 
 func (e *Entity[T]) info() entityInfo {
 	ei := entityInfo{name: e.name, pkTpl: e.pk.tpl, skTpl: e.sk.tpl}
+	for _, f := range e.guards.unique {
+		ei.guardDecl.unique = append(ei.guardDecl.unique, f.name)
+	}
+	name := func(f *fieldInfo) string {
+		if f == nil {
+			return ""
+		}
+		return f.name
+	}
+	ei.guardDecl.version, ei.guardDecl.ttl = name(e.guards.version), name(e.guards.ttl)
+	ei.guardDecl.created, ei.guardDecl.updated = name(e.guards.created), name(e.guards.updated)
 	if f := e.guards.ttl; f != nil {
 		ei.ttlAttr = f.attr
 	}

@@ -96,8 +96,9 @@ func (s *Store) command(ctx context.Context, actor, eventType string, data any, 
 	}
 }
 
-// AddUser registers a user; the name must be new. user_count goes up in
-// the same transaction.
+// AddUser registers a user; the name and the email must be new (either
+// taken is singletable.ErrAlreadyExists). user_count goes up in the same
+// transaction.
 func (s *Store) AddUser(ctx context.Context, actor string, u User) error {
 	if u.Name == "" || u.Email == "" {
 		return fmt.Errorf("%w: a user needs a name and an email", ErrInvalid)

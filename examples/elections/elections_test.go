@@ -55,6 +55,13 @@ func TestUsers(t *testing.T) {
 	err := s.AddUser(ctx, "system", elections.User{Name: "alice", Email: "other@example.com"})
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
 	require.ErrorIs(t, s.AddUser(ctx, "system", elections.User{Name: "x"}), elections.ErrInvalid)
+	// Emails are unique: a guard item in the same transaction.
+	err = s.AddUser(ctx, "system", elections.User{Name: "alicia", Email: "alice@example.com"})
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	assert.Contains(t, err.Error(), "Email")
+	ok0, err := s.UserNameExists(ctx, "alicia")
+	require.NoError(t, err)
+	assert.False(t, ok0, "the refused user was not written")
 
 	u, err := s.FindUserByName(ctx, "alice")
 	require.NoError(t, err)

@@ -26,7 +26,7 @@ const EntityTypeAttr = "entity_type"
 
 // User is a user: PK USER#<name>, SK METADATA. GSI-1 holds it under its
 // email (GSI1PK = <email>, GSI1SK = USER#<name>) for sign-in by email;
-// GSI-2 lists all users (see [Store.ListUsers]).
+// GSI-2 lists all users (see [Store.ListUsers]). Emails are unique.
 type User struct {
 	Name  string `dynamodbav:"name"`
 	Email string `dynamodbav:"email"`
@@ -110,6 +110,10 @@ const (
 var (
 	Users = singletable.MustDefine(singletable.Schema[User]{
 		Type: "USER", PK: "USER#{Name}", SK: "METADATA",
+		// GSI-1 finds a user by email but cannot make emails unique (an
+		// index is eventually consistent); a guard item can, written in
+		// the same transaction as the user.
+		Unique: []string{"Email"},
 		Indexes: []singletable.IndexSchema[User]{
 			{Name: EmailIndex, PK: "{Email}", SK: "USER#{Name}", PKAttr: "GSI1PK", SKAttr: "GSI1SK"},
 			{Name: ListIndex, PK: "USERS", SK: "USER#{Name}", PKAttr: "GSI2PK", SKAttr: "GSI2SK"},

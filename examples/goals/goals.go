@@ -90,6 +90,7 @@ func gsi1[T any](pk, sk string) singletable.IndexSchema[T] {
 var (
 	Profiles = singletable.MustDefine(singletable.Schema[Profile]{
 		Type: "UserProfile", PK: "USER#{UserID}", SK: "PROFILE",
+		Unique:  []string{"Email"}, // a guard item: EmailIndex alone cannot enforce it
 		Indexes: []singletable.IndexSchema[Profile]{gsi1[Profile]("EMAIL#{Email}", "USER#{UserID}")},
 	})
 	Goals = singletable.MustDefine(singletable.Schema[Goal]{
@@ -150,7 +151,8 @@ func New(client singletable.Client, name string) *Repository {
 	}
 }
 
-// CreateProfile registers a user (conditional create).
+// CreateProfile registers a user (conditional create); a taken user ID or
+// email is singletable.ErrAlreadyExists.
 func (r *Repository) CreateProfile(ctx context.Context, p Profile) error {
 	return r.Profiles.Create(ctx, p)
 }

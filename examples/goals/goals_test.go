@@ -65,6 +65,7 @@ func TestProfilesAndGoals(t *testing.T) {
 	require.NoError(t, r.CreateProfile(ctx, goals.Profile{UserID: "u1", Email: "ann@example.com", Name: "Ann"}))
 	require.NoError(t, r.CreateProfile(ctx, goals.Profile{UserID: "u2", Email: "ben@example.com", Name: "Ben"}))
 	require.ErrorIs(t, r.CreateProfile(ctx, goals.Profile{UserID: "u1", Email: "x@example.com"}), singletable.ErrAlreadyExists)
+	require.ErrorIs(t, r.CreateProfile(ctx, goals.Profile{UserID: "u3", Email: "ann@example.com"}), singletable.ErrAlreadyExists)
 	p, err := r.ProfileByEmail(ctx, "ben@example.com")
 	require.NoError(t, err)
 	assert.Equal(t, "u2", p.UserID)
