@@ -286,6 +286,7 @@ type Finding struct {
 	Message string
 }
 
+// String returns the finding as one line: severity, entity, index, message.
 func (f Finding) String() string {
 	var b strings.Builder
 	b.WriteString(string(f.Severity))

@@ -32,6 +32,7 @@ type InputError struct {
 	Reason string
 }
 
+// Error returns "field: reason".
 func (e *InputError) Error() string { return e.Field + ": " + e.Reason }
 
 // ErrBadCredentials is returned by Authenticate for an unknown user or a
