@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -448,17 +448,21 @@ func (e *Entity[T]) marshalField(f *fieldInfo, v reflect.Value) (types.Attribute
 }
 
 // marshalFieldPlain returns the attribute value the field has in v exactly
-// as the item codec stores it (nil when not stored). The field is marshaled
-// through a struct value holding only it, so its tag options (string,
-// omitempty, unixtime, …) apply as they do in an item.
+// as the item codec stores it (nil when not stored), tag options (string,
+// omitempty, unixtime, …) applied as they are in an item.
 func (e *Entity[T]) marshalFieldPlain(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
 	fv, ok := f.get(v)
 	if !ok {
 		return nil, nil
 	}
+	// Straight from v when the codec stores this very field under f.attr
+	// (always, unless fields.go and the codec resolve a name differently).
+	if plan := codec.For(e.typ); plan.HasField(f.attr, f.index) {
+		return plan.EncodeAttr(v, f.attr)
+	}
 	var one T
 	fieldByIndexAlloc(reflect.ValueOf(&one).Elem(), f.index).Set(fv)
-	item, err := attributevalue.MarshalMap(one)
+	item, err := codec.Marshal(&one, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -481,7 +485,8 @@ func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
 // encode turns v into a complete item: attributes from the struct, entity
 // type, primary key, and every index whose keys apply.
 func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, error) {
-	item, err := attributevalue.MarshalMap(v)
+	// Room for the entity type, the primary key and the index keys.
+	item, err := codec.Marshal(&v, 3+2*len(e.indexes))
 	if err != nil {
 		return nil, &ValidationError{Entity: e.name, Reason: "cannot encode item", Err: err}
 	}
@@ -596,7 +601,7 @@ func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk strin
 // decode turns an item into T.
 func (e *Entity[T]) decode(item map[string]types.AttributeValue) (T, error) {
 	var out T
-	if err := attributevalue.UnmarshalMap(item, &out); err != nil {
+	if err := codec.Unmarshal(item, &out); err != nil {
 		return out, &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
 	}
 	return out, nil
