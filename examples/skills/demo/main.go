@@ -302,11 +302,24 @@ func run() error {
 	if err := printSearch(ctx, svc, skills.SkillSearch{SkillName: "python", Level: "Expert", MinYears: &five}); err != nil {
 		return err
 	}
+	ap("GSI2-b")
+	fmt.Println("python, Expert, YearsOfExperience = 7:")
+	if err := printSearch(ctx, svc, skills.SkillSearch{SkillName: "python", Level: "Expert", Years: &seven}); err != nil {
+		return err
+	}
 	ap("GSI2-c")
 	fmt.Println("python, Expert, YearsOfExperience = 7, LastUsedDate >= 2024-01-01 (the seed's query):")
 	if err := printSearch(ctx, svc, skills.SkillSearch{SkillName: "python", Level: "Expert", Years: &seven, UsedSince: &since}); err != nil {
 		return err
 	}
+
+	ap("ENDORSE")
+	for range 3 {
+		if sk, err = svc.Endorse(ctx, "mary", "python"); err != nil {
+			return err
+		}
+	}
+	printSkills([]skills.UserSkill{sk})
 
 	heading("Access-pattern catalog (generated from the declarations)")
 	if err := st.Table.Catalog(skills.AccessPatterns(st)...).WriteMarkdown(os.Stdout); err != nil {
