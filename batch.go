@@ -100,6 +100,7 @@ type BatchError struct {
 	Failed []BatchFailure
 }
 
+// Error lists the number of failures and the first few.
 func (e *BatchError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "singletable: %s: %d failed", e.Op, len(e.Failed))

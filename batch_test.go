@@ -454,3 +454,58 @@ func TestBatchContextCancelled(t *testing.T) {
 	require.Len(t, be.Failed, 1)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded))
 }
+
+// BenchmarkBatchWrite measures how batch throughput scales with the number
+// of requests in flight (DynamoDB Local on this machine).
+func BenchmarkBatchWrite(b *testing.B) {
+	ctx := context.Background()
+	for _, conc := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
+			var skills *singletable.Repo[UserSkill]
+			newTableWith(b, ddblocal.Shared().Client(), func(tbl *singletable.Table) { skills = singletable.Bind(tbl, UserSkills) })
+			ops := make([]singletable.WriteOp, 1000)
+			keys := make([]UserSkill, len(ops))
+			for i := range ops {
+				s := UserSkill{Username: fmt.Sprint("u", i%50), SkillName: fmt.Sprint("s", i), Level: "Expert", Years: i}
+				ops[i], keys[i] = skills.PutOp(s), s
+			}
+			opt := singletable.BatchOptions{Concurrency: conc}
+			b.ResetTimer()
+			for b.Loop() {
+				if err := singletable.BatchWriteWith(ctx, opt, ops...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(ops))/b.Elapsed().Seconds(), "writes/s")
+		})
+	}
+}
+
+// BenchmarkBatchGet is BenchmarkBatchWrite for reads.
+func BenchmarkBatchGet(b *testing.B) {
+	ctx := context.Background()
+	for _, conc := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
+			var skills *singletable.Repo[UserSkill]
+			newTableWith(b, ddblocal.Shared().Client(), func(tbl *singletable.Table) { skills = singletable.Bind(tbl, UserSkills) })
+			ops := make([]singletable.WriteOp, 1000)
+			keys := make([]UserSkill, len(ops))
+			for i := range ops {
+				s := UserSkill{Username: fmt.Sprint("u", i%50), SkillName: fmt.Sprint("s", i), Level: "Expert", Years: i}
+				ops[i], keys[i] = skills.PutOp(s), s
+			}
+			if err := singletable.BatchWrite(ctx, ops...); err != nil {
+				b.Fatal(err)
+			}
+			opt := singletable.BatchOptions{Concurrency: conc}
+			b.ResetTimer()
+			for b.Loop() {
+				got, err := skills.BatchGetWith(ctx, opt, keys)
+				if err != nil || got[len(got)-1] == nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(keys))/b.Elapsed().Seconds(), "reads/s")
+		})
+	}
+}

@@ -238,6 +238,7 @@ type UnknownTypeError struct {
 	Key map[string]types.AttributeValue
 }
 
+// Error names the type and the item.
 func (e *UnknownTypeError) Error() string {
 	if e.Type == "" {
 		return fmt.Sprintf("singletable: collection: item %s has no entity type", keyText(e.Key))

@@ -37,6 +37,7 @@ type KeyError struct {
 	Err     error    // the underlying cause, if any
 }
 
+// Error names the entity, index, key and missing fields.
 func (e *KeyError) Error() string {
 	var b strings.Builder
 	b.WriteString("singletable: ")
@@ -60,6 +61,7 @@ func (e *KeyError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying cause.
 func (e *KeyError) Unwrap() error { return e.Err }
 
 // ValidationError reports input rejected before any request was sent: an
@@ -72,6 +74,7 @@ type ValidationError struct {
 	Err    error
 }
 
+// Error names the entity, field and reason.
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString("singletable: ")
@@ -91,6 +94,7 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying cause.
 func (e *ValidationError) Unwrap() error { return e.Err }
 
 func validationErr(entity, field, format string, args ...any) *ValidationError {
@@ -105,6 +109,7 @@ type opError struct {
 	cause    error
 }
 
+// Error returns the sentinel's text and the detail.
 func (e *opError) Error() string {
 	s := e.sentinel.Error()
 	if e.detail != "" {
@@ -113,6 +118,7 @@ func (e *opError) Error() string {
 	return s
 }
 
+// Unwrap returns the sentinel and the SDK error, if any.
 func (e *opError) Unwrap() []error {
 	if e.cause == nil {
 		return []error{e.sentinel}
@@ -122,16 +128,6 @@ func (e *opError) Unwrap() []error {
 
 func wrapSentinel(sentinel error, detail string, cause error) error {
 	return &opError{sentinel: sentinel, detail: detail, cause: cause}
-}
-
-// conditionFailed maps DynamoDB's ConditionalCheckFailedException to the
-// given sentinel; other errors are returned unchanged.
-func conditionFailed(err error, sentinel error, detail string) error {
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return wrapSentinel(sentinel, detail, err)
-	}
-	return err
 }
 
 // ErrUnprocessed: DynamoDB still left an item of a batch unprocessed
@@ -189,6 +185,7 @@ type TransactionError struct {
 	Err error
 }
 
+// Error names every failing op: index, kind, entity, key and reason.
 func (e *TransactionError) Error() string {
 	var b strings.Builder
 	b.WriteString("singletable: transaction cancelled: ")

@@ -243,7 +243,10 @@ func (e *Entity[T]) versionCond(expected int64) expression.ConditionBuilder {
 // ErrVersionConflict.
 type raceError struct{ err error }
 
+// Error returns the wrapped error's text.
 func (e *raceError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
 func (e *raceError) Unwrap() error { return e.err }
 
 // guardKey renders the key of the guard item claiming f's value in rv; ok
