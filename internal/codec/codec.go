@@ -3,9 +3,11 @@ package codec
 import (
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -55,7 +57,22 @@ type planField struct {
 	// address (the field is reached without pointers).
 	fdec fastDec
 	off  uintptr
+	// fkind, when not fkNone, names a scalar decoded inline by
+	// decodeField (no call through fdec): the hottest cases.
+	fkind fastKind
 }
+
+type fastKind uint8
+
+const (
+	fkNone fastKind = iota
+	fkString
+	fkInt64
+	fkInt
+	fkFloat64
+	fkBool
+	fkTime
+)
 
 type planKey struct {
 	t    reflect.Type
@@ -148,6 +165,22 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 		pf.dec = b.dec(ft, f.tag.decodeTag())
 		if off, ok := fieldOffset(t, f.Index); ok {
 			pf.fdec, pf.off = newFastDec(ft, f.tag.decodeTag()), off
+			if pf.fdec != nil && !f.AsString && noUnmarshaler(ft) {
+				switch {
+				case ft.Kind() == reflect.String:
+					pf.fkind = fkString
+				case ft.Kind() == reflect.Int64:
+					pf.fkind = fkInt64
+				case ft.Kind() == reflect.Int && ft.Size() == 8:
+					pf.fkind = fkInt
+				case ft.Kind() == reflect.Float64:
+					pf.fkind = fkFloat64
+				case ft.Kind() == reflect.Bool:
+					pf.fkind = fkBool
+				case ft == timeType:
+					pf.fkind = fkTime
+				}
+			}
 		}
 		p.fields = append(p.fields, pf)
 		switch {
@@ -423,8 +456,49 @@ func (p *Plan) isField(k string) bool {
 }
 
 func (p *Plan) decodeField(f *planField, av types.AttributeValue, v reflect.Value, base unsafe.Pointer) error {
-	if f.fdec != nil && base != nil && f.fdec(av, unsafe.Add(base, f.off)) {
-		return nil
+	if base != nil {
+		p := unsafe.Add(base, f.off)
+		switch f.fkind {
+		case fkString:
+			switch x := av.(type) {
+			case *types.AttributeValueMemberS:
+				*(*string)(p) = x.Value
+				return nil
+			case *types.AttributeValueMemberN:
+				*(*string)(p) = x.Value
+				return nil
+			}
+		case fkInt64, fkInt:
+			if x, ok := av.(*types.AttributeValueMemberN); ok {
+				if i, err := strconv.ParseInt(x.Value, 10, 64); err == nil {
+					*(*int64)(p) = i
+					return nil
+				}
+			}
+		case fkFloat64:
+			if x, ok := av.(*types.AttributeValueMemberN); ok {
+				if f, err := strconv.ParseFloat(x.Value, 64); err == nil {
+					*(*float64)(p) = f
+					return nil
+				}
+			}
+		case fkBool:
+			if x, ok := av.(*types.AttributeValueMemberBOOL); ok {
+				*(*bool)(p) = x.Value
+				return nil
+			}
+		case fkTime:
+			if x, ok := av.(*types.AttributeValueMemberS); ok {
+				if tm, err := time.Parse(time.RFC3339, x.Value); err == nil {
+					*(*time.Time)(p) = tm
+					return nil
+				}
+			}
+		default:
+			if f.fdec != nil && f.fdec(av, p) {
+				return nil
+			}
+		}
 	}
 	var fv reflect.Value
 	if f.deep {
