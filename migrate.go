@@ -243,6 +243,7 @@ type MigrationError struct {
 	Failures []ItemFailure // the first of them
 }
 
+// Error lists the first failures.
 func (e *MigrationError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "singletable: migration %s: %d item(s) failed", e.ID, e.Failed)

@@ -191,3 +191,49 @@ func rawWrite(b *testing.B, c *dynamodb.Client, table string, items []map[string
 	close(chunks)
 	wg.Wait()
 }
+
+// BenchmarkMigrateCopyVsRaw alternates a copy (4 segments, 16 writers)
+// and the raw batch write of the same items (16 writers) in every
+// iteration, so that both see the same machine load, and reports the
+// ratio of their throughputs.
+func BenchmarkMigrateCopyVsRaw(b *testing.B) {
+	src := benchLegacyTable(b)
+	c := ddblocal.Shared().Client()
+	var copyTime, rawTime time.Duration
+	var copied, raw int64
+	for i := 0; i < b.N; i++ {
+		tbl, users, _ := usersTarget(b)
+		var items []map[string]types.AttributeValue
+		for j := range benchItems {
+			if j%100 == 42 {
+				continue
+			}
+			ops, err := usersTransform(users)(legacyItem(j))
+			if err != nil {
+				b.Fatal(err)
+			}
+			items = append(items, ops[0].Item())
+		}
+		start := time.Now()
+		rawWrite(b, c, tbl.Name(), items, 16)
+		rawTime += time.Since(start)
+		raw += int64(len(items))
+
+		tbl2, users2, _ := usersTarget(b)
+		m, err := singletable.NewMigrator(tbl2, singletable.CopyMigration("bench", singletable.CopySource{Table: src}, usersTransform(users2)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		rep, err := m.Run(context.Background(), "bench", func(o *singletable.RunOptions) { o.Segments, o.Writers = 4, 16 })
+		copyTime += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		copied += rep.Counts.Written
+	}
+	copyRate, rawRate := float64(copied)/copyTime.Seconds(), float64(raw)/rawTime.Seconds()
+	b.ReportMetric(copyRate, "copy-items/s")
+	b.ReportMetric(rawRate, "raw-items/s")
+	b.ReportMetric(copyRate/rawRate, "copy/raw")
+}

@@ -105,6 +105,7 @@ type Difference struct {
 	Attrs []string
 }
 
+// String renders the difference for logs, e.g. "missing User {PK=USER#john SK=PROFILE}".
 func (d Difference) String() string {
 	s := fmt.Sprintf("%s %s %v", d.Kind, d.Entity, keyMapText(d.Key))
 	if len(d.Attrs) > 0 {
