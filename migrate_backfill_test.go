@@ -326,3 +326,46 @@ func TestMigrateRekeyConflict(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 99, got.Years, "the item at the new key was not overwritten")
 }
+
+// Making an index sparse after the fact: the backfill removes the index
+// attributes of the items the predicate now excludes.
+func TestMigrateBackfillSparse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	type Post struct {
+		Author string `dynamodbav:"Author"`
+		ID     int    `dynamodbav:"ID"`
+		Public bool   `dynamodbav:"Public"`
+	}
+	dense := singletable.MustDefine(singletable.Schema[Post]{
+		Type: "Post", PK: "AUTHOR#{Author}", SK: "POST#{ID}",
+		Indexes: []singletable.IndexSchema[Post]{{Name: "GSI1", PK: "FEED", SK: "POST#{ID}"}},
+	})
+	sparse := singletable.MustDefine(singletable.Schema[Post]{
+		Type: "Post", PK: "AUTHOR#{Author}", SK: "POST#{ID}",
+		Indexes: []singletable.IndexSchema[Post]{{Name: "GSI1", PK: "FEED", SK: "POST#{ID}",
+			When: func(p Post) bool { return p.Public }, WhenFields: []string{"Public"}}},
+	})
+	var old *singletable.Repo[Post]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { old = singletable.Bind(tbl, dense) })
+	for i := range 40 {
+		require.NoError(t, old.Put(ctx, Post{Author: "ann", ID: i, Public: i%4 == 0}))
+	}
+	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
+	posts := singletable.Bind(newTbl, sparse)
+	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("posts-sparse", posts))
+	require.NoError(t, err)
+	rep, err := m.Run(ctx, "posts-sparse")
+	require.NoError(t, err)
+	// Scanned includes the ledger's header and four checkpoints.
+	assert.Equal(t, singletable.MigrationCounts{Scanned: 45, Read: 40, Written: 30, Skipped: 10}, rep.Counts)
+	feed, err := posts.QueryIndex("GSI1", Post{}).Collect(ctx)
+	require.NoError(t, err)
+	assert.Len(t, feed, 10)
+	for _, p := range feed {
+		assert.True(t, p.Public)
+	}
+	vr, err := m.Verify(ctx, "posts-sparse")
+	require.NoError(t, err)
+	assert.True(t, vr.OK(), "%+v", vr)
+}

@@ -399,3 +399,20 @@ func TestMigrateLease(t *testing.T) {
 	assert.Equal(t, singletable.MigrationCounts{Scanned: 200, Read: 200, Written: 198, Skipped: 2}, rep.Counts)
 	assert.Equal(t, 2, must(m.Status(ctx))[0].Runs, "refused runs do not count")
 }
+
+// A source table that does not exist stops the run before anything is
+// written; the migration stays resumable.
+func TestMigrateCopyMissingSource(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, users, _ := usersTarget(t)
+	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: "no-such-table"}, usersTransform(users)))
+	require.NoError(t, err)
+	_, err = m.Run(ctx, "000-users")
+	var rnf *types.ResourceNotFoundException
+	require.ErrorAs(t, err, &rnf)
+	assert.ErrorContains(t, err, "singletable: describe table no-such-table")
+	st := must(m.Status(ctx))[0]
+	assert.Equal(t, singletable.MigrationInterrupted, st.State)
+	assert.Contains(t, st.LastError, "no-such-table")
+}
