@@ -176,13 +176,14 @@ type TxReason struct {
 
 // TransactionError reports a cancelled transaction: which operations
 // failed and why, from DynamoDB's CancellationReasons. The first failing
-// op's fields are promoted from Reasons[0].
+// op's fields are promoted from Reasons[0], so te.Index, te.Op and te.Err
+// (its sentinel) describe it.
 type TransactionError struct {
 	TxReason
 	// Reasons lists every op that failed, in transaction order.
 	Reasons []TxReason
-	// Err is the SDK's error (a *types.TransactionCanceledException within).
-	Err error
+	// Cause is the SDK's error (a *types.TransactionCanceledException within).
+	Cause error
 }
 
 // Error names every failing op: index, kind, entity, key and reason.
@@ -214,8 +215,8 @@ func (e *TransactionError) Unwrap() []error {
 			out = append(out, r.Err)
 		}
 	}
-	if e.Err != nil {
-		out = append(out, e.Err)
+	if e.Cause != nil {
+		out = append(out, e.Cause)
 	}
 	return out
 }

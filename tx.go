@@ -75,6 +75,10 @@ type txItem struct {
 	// failed turns a ConditionalCheckFailed into the op's sentinel error,
 	// given the item as it was (nil when it did not exist).
 	failed func(old map[string]types.AttributeValue) error
+	// applied, when set, reports whether the item as it is now (nil when
+	// absent) shows this write done: a sent-alone write that failed its
+	// condition after an attempt without an answer succeeded unseen.
+	applied func(cur map[string]types.AttributeValue) bool
 }
 
 // Tx runs fn to collect writes and then commits them in one
@@ -192,7 +196,7 @@ func inProgress(err error) bool {
 }
 
 func (tx *Txn) cancelled(tce *types.TransactionCanceledException, err error) error {
-	te := &TransactionError{Err: err}
+	te := &TransactionError{Cause: err}
 	for i, r := range tce.CancellationReasons {
 		code := aws.ToString(r.Code)
 		if code == "" || code == "None" || i >= len(tx.items) {
