@@ -22,8 +22,15 @@ import (
 // already running DynamoDB Local instead of starting one.
 const EndpointEnv = "DYNAMODB_ENDPOINT"
 
-// DefaultStartTimeout bounds how long Start waits for the server to answer.
-const DefaultStartTimeout = 60 * time.Second
+// DefaultStartTimeout bounds how long Start waits for the server to answer,
+// unless Options.StartTimeout or the environment variable named by
+// StartTimeoutEnv (a Go duration such as "5m") says otherwise. A JVM on a
+// busy 2-core machine has been seen to need over a minute.
+const DefaultStartTimeout = 3 * time.Minute
+
+// StartTimeoutEnv names the environment variable that overrides
+// DefaultStartTimeout.
+const StartTimeoutEnv = "DDBLOCAL_START_TIMEOUT"
 
 // Options configure Start. The zero value is ready to use.
 type Options struct {
@@ -77,6 +84,9 @@ type Server struct {
 // binary does not leave it behind.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	timeout := opts.StartTimeout
+	if d, err := time.ParseDuration(os.Getenv(StartTimeoutEnv)); timeout <= 0 && err == nil && d > 0 {
+		timeout = d
+	}
 	if timeout <= 0 {
 		timeout = DefaultStartTimeout
 	}
