@@ -3,7 +3,6 @@ package singletable
 import (
 	"fmt"
 	"reflect"
-	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -60,30 +59,6 @@ type Schema[T any] struct {
 	TTL string
 }
 
-// IndexSchema declares how an entity appears in one global secondary index.
-// An index is either templated (PK and SK templates rendered into string
-// attributes, by default "<Name>PK" and "<Name>SK", the overloaded GSI
-// pattern) or multi-attribute (PartitionAttrs and SortAttrs name Go fields
-// whose own attributes form the key: up to 4 + 4).
-type IndexSchema[T any] struct {
-	Name string
-
-	// Templated keys.
-	PK, SK string
-	// Attribute names for the templated keys; default Name+"PK", Name+"SK".
-	PKAttr, SKAttr string
-
-	// Multi-attribute keys: Go field names, in key order.
-	PartitionAttrs, SortAttrs []string
-
-	// When, if set, makes a templated index sparse by predicate: the item
-	// carries the index attributes only while When returns true (and all
-	// template fields are present). WhenFields must list the fields When
-	// reads, so that an update touching them re-evaluates it.
-	When       func(T) bool
-	WhenFields []string
-}
-
 // Entity is a checked declaration: templates parsed, fields resolved, codec
 // plan built. Create it once with [Define] or [MustDefine] and share it.
 type Entity[T any] struct {
@@ -105,19 +80,6 @@ type compiledKey struct {
 }
 
 func (k compiledKey) defined() bool { return k.tpl.raw != "" }
-
-// indexPlan is an IndexSchema resolved against T.
-type indexPlan[T any] struct {
-	name           string
-	multi          bool
-	pk, sk         compiledKey // templated
-	pkAttr, skAttr string      // templated
-	partition      []*fieldInfo
-	sort           []*fieldInfo
-	when           func(T) bool
-	whenFields     []string     // as declared, for the catalog
-	deps           []*fieldInfo // every field the index's attributes depend on
-}
 
 // Define checks a schema and builds its entity. Errors are
 // *ValidationError values naming the entity, index and field concerned:
@@ -222,129 +184,12 @@ func where(index, key string) string {
 	return "index " + index + " " + key
 }
 
-func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
-	p := &indexPlan[T]{name: is.Name, when: is.When, whenFields: slices.Clone(is.WhenFields)}
-	templated := is.PK != "" || is.SK != ""
-	multi := len(is.PartitionAttrs) > 0 || len(is.SortAttrs) > 0
-	switch {
-	case templated && multi:
-		return nil, validationErr(e.name, where(is.Name, ""), "both templates and multi-attribute keys given; choose one")
-	case !templated && !multi:
-		return nil, validationErr(e.name, where(is.Name, ""), "no key: give PK (and SK) templates or PartitionAttrs")
-	}
-	if multi {
-		p.multi = true
-		if len(is.PartitionAttrs) == 0 || len(is.PartitionAttrs) > 4 || len(is.SortAttrs) > 4 {
-			return nil, validationErr(e.name, where(is.Name, ""), "multi-attribute keys take 1-4 partition and 0-4 sort attributes")
-		}
-		if is.When != nil {
-			return nil, validationErr(e.name, where(is.Name, ""), "When is only supported on templated indexes (a multi-attribute index is keyed by the item's own attributes, which cannot be removed to hide it)")
-		}
-		for _, n := range is.PartitionAttrs {
-			f, err := e.multiField(n, is.Name)
-			if err != nil {
-				return nil, err
-			}
-			p.partition = append(p.partition, f)
-		}
-		for _, n := range is.SortAttrs {
-			f, err := e.multiField(n, is.Name)
-			if err != nil {
-				return nil, err
-			}
-			p.sort = append(p.sort, f)
-		}
-		p.deps = append(slices.Clone(p.partition), p.sort...)
-		return p, nil
-	}
-	if is.PK == "" {
-		return nil, validationErr(e.name, where(is.Name, "PK"), "partition key template is empty")
-	}
-	p.pkAttr, p.skAttr = is.PKAttr, is.SKAttr
-	if p.pkAttr == "" {
-		p.pkAttr = is.Name + "PK"
-	}
-	if p.skAttr == "" && is.SK != "" {
-		p.skAttr = is.Name + "SK"
-	}
-	var err error
-	if p.pk, err = e.compileKey(is.PK, is.Name, p.pkAttr, false); err != nil {
-		return nil, err
-	}
-	if is.SK != "" {
-		if p.sk, err = e.compileKey(is.SK, is.Name, p.skAttr, true); err != nil {
-			return nil, err
-		}
-	}
-	p.deps = append(slices.Clone(p.pk.fields), p.sk.fields...)
-	if is.When != nil && len(is.WhenFields) == 0 {
-		return nil, validationErr(e.name, where(is.Name, ""), "When needs WhenFields: the fields the predicate reads, so updates know when to re-evaluate it")
-	}
-	if is.When == nil && len(is.WhenFields) > 0 {
-		return nil, validationErr(e.name, where(is.Name, ""), "WhenFields given without When")
-	}
-	for _, n := range is.WhenFields {
-		f := e.byName[n]
-		if f == nil {
-			return nil, validationErr(e.name, where(is.Name, "When"), "unknown field %q", n)
-		}
-		if !slices.Contains(p.deps, f) {
-			p.deps = append(p.deps, f)
-		}
-	}
-	return p, nil
-}
-
-func (e *Entity[T]) multiField(name, index string) (*fieldInfo, error) {
-	f := e.byName[name]
-	if f == nil {
-		return nil, validationErr(e.name, where(index, ""), "unknown field %q", name)
-	}
-	if _, err := scalarType(f.typ); err != nil {
-		return nil, &ValidationError{Entity: e.name, Field: where(index, name), Reason: "cannot be a multi-attribute key", Err: err}
-	}
-	return f, nil
-}
-
-// scalarType returns the DynamoDB scalar type (S, N or B) a field is stored
-// as when it is a multi-attribute key attribute.
-func scalarType(t reflect.Type) (types.ScalarAttributeType, error) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == timeType {
-		return types.ScalarAttributeTypeS, nil
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return types.ScalarAttributeTypeS, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return types.ScalarAttributeTypeN, nil
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return types.ScalarAttributeTypeB, nil
-		}
-	}
-	return "", fmt.Errorf("type %s is not a string, number, time or []byte", t)
-}
-
 // field returns the named field or a ValidationError.
 func (e *Entity[T]) field(name string) (*fieldInfo, error) {
 	if f := e.byName[name]; f != nil {
 		return f, nil
 	}
 	return nil, validationErr(e.name, name, "unknown field (no exported field of %s has that name)", e.typ)
-}
-
-func (e *Entity[T]) index(name string) (*indexPlan[T], error) {
-	for _, p := range e.indexes {
-		if p.name == name {
-			return p, nil
-		}
-	}
-	return nil, validationErr(e.name, name, "unknown index")
 }
 
 // renderKey renders a compiled template from struct value v. Missing or
@@ -534,68 +379,6 @@ func (e *Entity[T]) key(t *Table, v T) (map[string]types.AttributeValue, error) 
 		return nil, err
 	}
 	return key, nil
-}
-
-// apply writes (or leaves out) the index's attributes for item v.
-func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue) error {
-	if p.multi {
-		for _, f := range p.deps {
-			if !f.present(rv) {
-				// DynamoDB rejects empty strings in key attributes; an
-				// absent attribute keeps the item out of the index.
-				delete(item, f.attr)
-				continue
-			}
-			av, err := e.marshalField(f, rv)
-			if err != nil {
-				return &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Err: err}
-			}
-			if av == nil {
-				delete(item, f.attr)
-			} else {
-				item[f.attr] = av
-			}
-		}
-		return nil
-	}
-	pk, sk, ok, err := p.render(e, v, rv)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		delete(item, p.pkAttr)
-		if p.skAttr != "" {
-			delete(item, p.skAttr)
-		}
-		return nil
-	}
-	item[p.pkAttr] = &types.AttributeValueMemberS{Value: pk}
-	if p.skAttr != "" {
-		item[p.skAttr] = &types.AttributeValueMemberS{Value: sk}
-	}
-	return nil
-}
-
-// render renders a templated index's keys. ok is false when the item does
-// not belong in the index: a template field is absent or When is false.
-func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk string, ok bool, err error) {
-	for _, f := range p.deps {
-		if !f.present(rv) && (slices.Contains(p.pk.fields, f) || slices.Contains(p.sk.fields, f)) {
-			return "", "", false, nil
-		}
-	}
-	if p.when != nil && !p.when(v) {
-		return "", "", false, nil
-	}
-	if pk, err = e.renderKey(p.pk, rv, p.name, p.pkAttr); err != nil {
-		return "", "", false, err
-	}
-	if p.sk.defined() {
-		if sk, err = e.renderKey(p.sk, rv, p.name, p.skAttr); err != nil {
-			return "", "", false, err
-		}
-	}
-	return pk, sk, true, nil
 }
 
 // decode turns an item into T.
