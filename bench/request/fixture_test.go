@@ -74,3 +74,7 @@ func newFixture() *fixture {
 	}
 	return f
 }
+
+func (s *stub) BatchWriteItem(_ context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	return &dynamodb.BatchWriteItemOutput{}, nil
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/internal/benchfix"
 )
 
@@ -368,4 +369,61 @@ func BenchmarkUpdate(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkBatchWrite25 writes 25 puts in one BatchWriteItem.
+func BenchmarkBatchWrite25(b *testing.B) {
+	f := newFixture()
+	ps := make([]benchfix.Profile, 25)
+	for i := range ps {
+		ps[i] = benchfix.Sample(i)
+	}
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			ops := make([]singletable.WriteOp, len(ps))
+			for i := range ps {
+				ops[i] = f.repo.PutOp(ps[i])
+			}
+			if err := singletable.BatchWrite(ctx, ops...); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-av", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			reqs := make([]types.WriteRequest, len(ps))
+			for i := range ps {
+				item, err := attributevalue.MarshalMap(ps[i])
+				if err != nil {
+					b.Fatal(err)
+				}
+				addKeys(item, &ps[i])
+				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
+			}
+			if _, err := f.stub.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			reqs := make([]types.WriteRequest, len(ps))
+			for i := range ps {
+				item := benchfix.HandEncode(&ps[i])
+				addKeys(item, &ps[i])
+				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
+			}
+			if _, err := f.stub.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}}); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+func addKeys(item map[string]types.AttributeValue, p *benchfix.Profile) {
+	item["PK"] = s("USER#" + p.Username)
+	item["SK"] = s("SKILL#" + p.SkillName)
+	item["EntityType"] = s("Profile")
+	item["GSI1PK"] = s("SKILL#" + p.SkillName)
+	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
 }
