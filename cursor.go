@@ -49,11 +49,8 @@ func cursorBinding(parts ...string) [16]byte {
 	return out
 }
 
-func (t *Table) encodeCursor(bind [16]byte, attrs []string, key map[string]types.AttributeValue) (string, error) {
-	var p []byte
-	p = append(p, bind[:]...)
-	p = binary.BigEndian.AppendUint64(p, uint64(t.opts.Now().Unix()))
-	p = append(p, byte(len(attrs)))
+// appendCursorKey appends key's attributes, in attrs order, without names.
+func appendCursorKey(p []byte, attrs []string, key map[string]types.AttributeValue) ([]byte, error) {
 	for _, a := range attrs {
 		var typ byte
 		var val []byte
@@ -65,12 +62,77 @@ func (t *Table) encodeCursor(bind [16]byte, attrs []string, key map[string]types
 		case *types.AttributeValueMemberB:
 			typ, val = 'B', v.Value
 		default:
-			return "", fmt.Errorf("singletable: cursor: key attribute %s missing or not a scalar", a)
+			return nil, fmt.Errorf("singletable: cursor: key attribute %s missing or not a scalar", a)
 		}
 		p = append(p, typ)
 		p = binary.AppendUvarint(p, uint64(len(val)))
 		p = append(p, val...)
 	}
+	return p, nil
+}
+
+// readCursorKey reads a key written by appendCursorKey and returns the rest.
+func readCursorKey(p []byte, attrs []string) (map[string]types.AttributeValue, []byte, error) {
+	key := make(map[string]types.AttributeValue, len(attrs))
+	for _, a := range attrs {
+		if len(p) < 1 {
+			return nil, nil, invalidCursor("truncated")
+		}
+		typ := p[0]
+		l, m := binary.Uvarint(p[1:])
+		if m <= 0 || uint64(len(p)-1-m) < l {
+			return nil, nil, invalidCursor("truncated")
+		}
+		val := p[1+m : 1+m+int(l)]
+		p = p[1+m+int(l):]
+		switch typ {
+		case 'S':
+			key[a] = &types.AttributeValueMemberS{Value: string(val)}
+		case 'N':
+			key[a] = &types.AttributeValueMemberN{Value: string(val)}
+		case 'B':
+			key[a] = &types.AttributeValueMemberB{Value: bytes.Clone(val)}
+		default:
+			return nil, nil, invalidCursor("bad attribute type")
+		}
+	}
+	return key, p, nil
+}
+
+// cursorHeader starts a payload: binding, issue time, and the shape byte
+// (the number of key attributes, or shardedShape).
+func (t *Table) cursorHeader(bind [16]byte, shape byte) []byte {
+	p := append([]byte(nil), bind[:]...)
+	p = binary.BigEndian.AppendUint64(p, uint64(t.opts.Now().Unix()))
+	return append(p, shape)
+}
+
+func (t *Table) encodeCursor(bind [16]byte, attrs []string, key map[string]types.AttributeValue) (string, error) {
+	p, err := appendCursorKey(t.cursorHeader(bind, byte(len(attrs))), attrs, key)
+	if err != nil {
+		return "", err
+	}
+	return t.sealCursor(p)
+}
+
+func (t *Table) decodeCursor(s string, bind [16]byte, attrs []string) (map[string]types.AttributeValue, error) {
+	p, err := t.openCursor(s, bind, byte(len(attrs)))
+	if err != nil {
+		return nil, err
+	}
+	key, rest, err := readCursorKey(p, attrs)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) != 0 {
+		return nil, invalidCursor("trailing bytes")
+	}
+	return key, nil
+}
+
+// sealCursor turns a payload into the cursor string: checksummed (version
+// 1) or sealed with the table's first cursor key (version 2).
+func (t *Table) sealCursor(p []byte) (string, error) {
 	if len(t.opts.CursorKeys) == 0 {
 		sum := sha256.Sum256(p)
 		out := append([]byte{cursorPlain}, p...)
@@ -102,7 +164,9 @@ func cursorAEAD(key []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-func (t *Table) decodeCursor(s string, bind [16]byte, attrs []string) (map[string]types.AttributeValue, error) {
+// openCursor checks a cursor string (version, checksum or seal, binding,
+// expiry, shape) and returns the payload after the header.
+func (t *Table) openCursor(s string, bind [16]byte, shape byte) ([]byte, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(raw) < 2 {
 		return nil, invalidCursor("not a cursor")
@@ -153,36 +217,72 @@ func (t *Table) decodeCursor(s string, bind [16]byte, attrs []string) (map[strin
 	if ttl := t.opts.CursorTTL; ttl > 0 && t.opts.Now().Unix()-issued > int64(ttl.Seconds()) {
 		return nil, invalidCursor("expired")
 	}
-	n := int(p[24])
-	if n != len(attrs) {
+	if p[24] != shape {
 		return nil, invalidCursor("wrong key shape")
 	}
-	p = p[25:]
-	key := make(map[string]types.AttributeValue, n)
-	for _, a := range attrs {
+	return p[25:], nil
+}
+
+// shardedShape marks a cursor over a write-sharded index: one position per
+// shard instead of one key.
+const shardedShape = 0xFF
+
+// Shard positions in a sharded cursor.
+const (
+	shardNotStarted = 0 // nothing read from the shard yet
+	shardAfter      = 1 // resume after the key that follows
+	shardDone       = 2 // the shard is exhausted
+)
+
+// shardPos is where a sharded query stands in one shard.
+type shardPos struct {
+	state byte
+	key   map[string]types.AttributeValue
+}
+
+func (t *Table) encodeShardCursor(bind [16]byte, attrs []string, pos []shardPos) (string, error) {
+	p := t.cursorHeader(bind, shardedShape)
+	p = binary.AppendUvarint(p, uint64(len(pos)))
+	for _, sp := range pos {
+		p = append(p, sp.state)
+		if sp.state == shardAfter {
+			var err error
+			if p, err = appendCursorKey(p, attrs, sp.key); err != nil {
+				return "", err
+			}
+		}
+	}
+	return t.sealCursor(p)
+}
+
+func (t *Table) decodeShardCursor(s string, bind [16]byte, attrs []string, shards int) ([]shardPos, error) {
+	p, err := t.openCursor(s, bind, shardedShape)
+	if err != nil {
+		return nil, err
+	}
+	n, m := binary.Uvarint(p)
+	if m <= 0 || n != uint64(shards) {
+		return nil, invalidCursor("wrong shard count")
+	}
+	p = p[m:]
+	pos := make([]shardPos, shards)
+	for i := range pos {
 		if len(p) < 1 {
 			return nil, invalidCursor("truncated")
 		}
-		typ := p[0]
-		l, m := binary.Uvarint(p[1:])
-		if m <= 0 || uint64(len(p)-1-m) < l {
-			return nil, invalidCursor("truncated")
-		}
-		val := p[1+m : 1+m+int(l)]
-		p = p[1+m+int(l):]
-		switch typ {
-		case 'S':
-			key[a] = &types.AttributeValueMemberS{Value: string(val)}
-		case 'N':
-			key[a] = &types.AttributeValueMemberN{Value: string(val)}
-		case 'B':
-			key[a] = &types.AttributeValueMemberB{Value: bytes.Clone(val)}
+		pos[i].state, p = p[0], p[1:]
+		switch pos[i].state {
+		case shardNotStarted, shardDone:
+		case shardAfter:
+			if pos[i].key, p, err = readCursorKey(p, attrs); err != nil {
+				return nil, err
+			}
 		default:
-			return nil, invalidCursor("bad attribute type")
+			return nil, invalidCursor("bad shard state")
 		}
 	}
 	if len(p) != 0 {
 		return nil, invalidCursor("trailing bytes")
 	}
-	return key, nil
+	return pos, nil
 }
