@@ -129,6 +129,13 @@ func (r *Repo[T]) projection(fields []string) (expression.ProjectionBuilder, err
 // An entity with unique fields is written with its guard items in one
 // [TransactWriteItems].
 //
+// Create is safe to retry after a lost response: when an attempt may have
+// been applied without an answer and the retry finds an item exactly equal
+// to the one this call wrote (managed timestamps and version included),
+// Create succeeds rather than report its own item as ErrAlreadyExists.
+// Only a byte-identical item written by someone else in between is
+// indistinguishable; see docs/reliability.md.
+//
 // [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func (r *Repo[T]) Create(ctx context.Context, v T) error {
@@ -146,6 +153,10 @@ func (r *Repo[T]) Create(ctx context.Context, v T) error {
 // with unique fields, Put reads the item first (strongly consistent) and
 // swaps the guards of the values it changes in the same transaction; if
 // the item changes in between, Put reads and tries again.
+//
+// A conditional Put whose attempt was applied without an answer succeeds
+// when the retry finds exactly the item this call wrote (not
+// ErrVersionConflict for its own version).
 func (r *Repo[T]) Put(ctx context.Context, v T, opts ...WriteOption) error {
 	o := writeOpts(opts)
 	_, err := r.exec(ctx, "put", func() ([]txItem, error) { return r.putItems(ctx, v, o) })
@@ -163,12 +174,16 @@ func (r *Repo[T]) Put(ctx context.Context, v T, opts ...WriteOption) error {
 // Delete reads the item first and releases its guards in the same
 // transaction; the item returned is the one read.
 //
+// When an attempt may have deleted the item without an answer (a lost
+// response) and the retry finds it gone, Delete succeeds and returns the
+// zero value: the old item went with the lost response.
+//
 // [DeleteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteItem.html
 func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, error) {
 	var zero T
 	o := writeOpts(opts)
 	var snap *snapshot
-	attrs, err := r.exec(ctx, "delete", func() ([]txItem, error) {
+	res, err := r.exec(ctx, "delete", func() ([]txItem, error) {
 		items, s, err := r.deleteItems(ctx, key, o)
 		snap = s
 		return items, err
@@ -176,8 +191,12 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, er
 	if err != nil {
 		return zero, err
 	}
+	attrs := res.attrs
 	if snap != nil {
 		attrs = snap.item
+	} else if res.unseen {
+		// Deleted by an attempt whose response (and the old item) was lost.
+		return zero, nil
 	}
 	if len(attrs) == 0 || !r.isMine(attrs) {
 		return zero, ErrNotFound

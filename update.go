@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -212,30 +213,39 @@ func appendUnique(s []*fieldInfo, f *fieldInfo) []*fieldInfo {
 // An update that sets or removes a unique field reads the item first and
 // swaps the guards in one transaction (retrying if the item changes in
 // between); the item it returns is then read back afterwards.
+//
+// When an attempt was applied without an answer and the retry fails its
+// condition, Run succeeds if the item shows this update: every set and
+// removed attribute as the update made them and, when it checked one, the
+// next version. An update whose only change is an ADD (no version checked,
+// no managed UpdatedAt) leaves no such trace: its retry may double-apply
+// or misreport; use [Update.Idempotent].
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
-	attrs, err := u.r.execToken(ctx, "update", u.token, func() ([]txItem, error) { return u.txItems(ctx) })
+	res, err := u.r.execToken(ctx, "update", u.token, func() ([]txItem, error) { return u.txItems(ctx) })
 	if err != nil {
 		return zero, err
 	}
+	attrs := res.attrs
 	if attrs == nil {
 		return u.r.Get(ctx, u.key, ConsistentRead())
 	}
 	return u.r.e.decode(attrs)
 }
 
-// build validates the update and assembles the UpdateItem request.
-func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
+// build validates the update and assembles the UpdateItem request, with
+// what it changes (to recognise it applied after a lost response).
+func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 	if len(u.errs) > 0 {
-		return nil, errors.Join(u.errs...)
+		return nil, updateEffect{}, errors.Join(u.errs...)
 	}
 	r, e := u.r, u.r.e
 	key, err := e.key(r.t, u.key)
 	if err != nil {
-		return nil, err
+		return nil, updateEffect{}, err
 	}
 	if len(u.set)+len(u.remove)+len(u.add) == 0 {
-		return nil, validationErr(e.name, "", "update changes nothing")
+		return nil, updateEffect{}, validationErr(e.name, "", "update changes nothing")
 	}
 	g := &e.guards
 	now := r.t.opts.Now()
@@ -278,7 +288,7 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
 			av, err := e.marshalFieldPlain(f, mv)
 			if err != nil {
-				return nil, err
+				return nil, updateEffect{}, err
 			}
 			if av != nil && !touched[f] {
 				ub = ub.Set(expression.Name(f.attr), expression.Value(av))
@@ -293,19 +303,26 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 			}
 		}
 	}
+	eff := updateEffect{entity: e.name, typeAttr: r.t.opts.EntityTypeAttr, set: map[string]types.AttributeValue{},
+		stamped: g.updated != nil, adds: len(u.add) > 0}
+	setAV := func(f *fieldInfo, av types.AttributeValue) {
+		if av == nil {
+			ub = ub.Remove(expression.Name(f.attr))
+			eff.removed = append(eff.removed, f.attr)
+			return
+		}
+		ub = ub.Set(expression.Name(f.attr), expression.Value(av))
+		eff.set[f.attr] = av
+	}
 	for _, f := range set {
 		var av types.AttributeValue
 		if f == g.ttl {
-			if av = ttlValue(f, mv); av == nil {
-				ub = ub.Remove(expression.Name(f.attr))
-			} else {
-				ub = ub.Set(expression.Name(f.attr), expression.Value(av))
-			}
+			setAV(f, ttlValue(f, mv))
 			continue
 		}
 		if multiAttr[f] {
 			if !f.present(mv) {
-				ub = ub.Remove(expression.Name(f.attr))
+				setAV(f, nil)
 				continue
 			}
 			av, err = e.marshalField(f, mv)
@@ -313,22 +330,21 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 			av, err = e.marshalFieldPlain(f, mv)
 		}
 		if err != nil {
-			return nil, &ValidationError{Entity: e.name, Field: f.name, Reason: "cannot encode", Err: err}
+			return nil, eff, &ValidationError{Entity: e.name, Field: f.name, Reason: "cannot encode", Err: err}
 		}
-		if av == nil {
-			ub = ub.Remove(expression.Name(f.attr))
-		} else {
-			ub = ub.Set(expression.Name(f.attr), expression.Value(av))
-		}
+		setAV(f, av)
 	}
 	for _, f := range u.remove {
-		ub = ub.Remove(expression.Name(f.attr))
+		setAV(f, nil)
 	}
 	for _, a := range u.add {
 		ub = ub.Add(expression.Name(a.f.attr), expression.Value(a.n))
 	}
 	if g.version != nil {
 		ub = ub.Add(expression.Name(g.version.attr), expression.Value(1))
+		if v := e.versionOf(kv); v != 0 {
+			eff.versionAttr, eff.version = g.version.attr, v+1
+		}
 	}
 	if g.created != nil && u.upsert {
 		var stamped T
@@ -336,7 +352,7 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 		e.stamp(sv, now, false)
 		av, err := e.marshalFieldPlain(g.created, sv)
 		if err != nil {
-			return nil, &ValidationError{Entity: e.name, Field: g.created.name, Reason: "cannot encode", Err: err}
+			return nil, updateEffect{}, &ValidationError{Entity: e.name, Field: g.created.name, Reason: "cannot encode", Err: err}
 		}
 		name := expression.Name(g.created.attr)
 		ub = ub.Set(name, expression.IfNotExists(name, expression.Value(av)))
@@ -346,7 +362,7 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 			for _, f := range p.deps {
 				for _, a := range u.add {
 					if a.f == f {
-						return nil, &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Missing: []string{f.name},
+						return nil, updateEffect{}, &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Missing: []string{f.name},
 							Err: errors.New("Add on a multi-attribute key attribute cannot keep the index key canonical; use Set")}
 					}
 				}
@@ -367,12 +383,12 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 			continue
 		}
 		if len(missing) > 0 {
-			return nil, &KeyError{Entity: e.name, Index: p.name, Key: p.pkAttr, Missing: missing,
+			return nil, updateEffect{}, &KeyError{Entity: e.name, Index: p.name, Key: p.pkAttr, Missing: missing,
 				Err: errors.New("the update changes a field of this index's key; set the missing fields too so the index key can be recomputed")}
 		}
 		pk, sk, ok, err := p.render(e, merged, mv)
 		if err != nil {
-			return nil, err
+			return nil, updateEffect{}, err
 		}
 		if ok {
 			ub = ub.Set(expression.Name(p.pkAttr), expression.Value(pk))
@@ -417,7 +433,7 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 	}
 	expr, err := b.Build()
 	if err != nil {
-		return nil, &ValidationError{Entity: e.name, Reason: "bad update expression", Err: err}
+		return nil, updateEffect{}, &ValidationError{Entity: e.name, Reason: "bad update expression", Err: err}
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 &r.t.name,
@@ -432,7 +448,7 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, error) {
 		// Tells "missing item" from "condition false" from "stale version".
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	return in, nil
+	return in, eff, nil
 }
 
 // conditionError says what a failed condition of the update means, given
@@ -452,4 +468,50 @@ func (u *Update[T]) conditionError(old map[string]types.AttributeValue) error {
 		}
 	}
 	return wrapSentinel(ErrConditionFailed, what, nil)
+}
+
+// updateEffect is what an update makes visible in the item: the attributes
+// it sets and removes, and the version it stores when it checks one.
+type updateEffect struct {
+	entity, typeAttr string
+	set              map[string]types.AttributeValue
+	removed          []string
+	versionAttr      string
+	version          int64 // the version stored; 0 when the update checks none
+	stamped          bool  // set includes the managed UpdatedAt, unique to this call
+	adds             bool  // the update ADDs to a field besides the version
+}
+
+// applied reports whether cur, the item as it is now, shows the update
+// applied. An ADD leaves no trace of its own, so an update with one counts
+// as applied only when it also stores a version it checked or a managed
+// UpdatedAt timestamp made for this call.
+func (ef updateEffect) applied(cur map[string]types.AttributeValue) bool {
+	if cur == nil {
+		return false
+	}
+	if t, ok := cur[ef.typeAttr].(*types.AttributeValueMemberS); !ok || t.Value != ef.entity {
+		return false
+	}
+	strong := ef.version != 0 || ef.stamped
+	if !strong && (ef.adds || len(ef.set)+len(ef.removed) == 0) {
+		return false
+	}
+	for a, av := range ef.set {
+		if c, ok := cur[a]; !ok || !avEqual(c, av) {
+			return false
+		}
+	}
+	for _, a := range ef.removed {
+		if _, ok := cur[a]; ok {
+			return false
+		}
+	}
+	if ef.version != 0 {
+		n, ok := cur[ef.versionAttr].(*types.AttributeValueMemberN)
+		if !ok || !numEqual(n.Value, strconv.FormatInt(ef.version, 10)) {
+			return false
+		}
+	}
+	return true
 }

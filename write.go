@@ -61,6 +61,7 @@ func (r *Repo[T]) createItems(v T) ([]txItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	it.applied = putApplied(item)
 	guards, err := r.guardSwaps(r.e.guards.unique, nil, &v, it.key)
 	if err != nil {
 		return nil, err
@@ -118,6 +119,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 	if err != nil {
 		return nil, err
 	}
+	it.applied = putApplied(item)
 	items := []txItem{it}
 	if snap != nil {
 		oldV, err := r.snapValue(*snap)
@@ -184,6 +186,7 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 			}
 			return wrapSentinel(ErrConditionFailed, what, nil)
 		},
+		applied: deleteApplied,
 	}
 	items := []txItem{it}
 	if snap != nil {
@@ -232,7 +235,7 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 		cp.snap = snap
 		c = &cp
 	}
-	in, err := c.build()
+	in, eff, err := c.build()
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +249,7 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure,
 	}
 	items := []txItem{{table: r.t, key: in.Key, size: itemsize.Of(in.Key) + itemsize.Of(in.ExpressionAttributeValues),
-		tw: types.TransactWriteItem{Update: up}, failed: c.conditionError}}
+		tw: types.TransactWriteItem{Update: up}, failed: c.conditionError, applied: eff.applied}}
 	if snap != nil {
 		oldV, err := r.snapValue(*snap)
 		if err != nil {
@@ -262,34 +265,44 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 	return items, nil
 }
 
+// execResult is what a write returns.
+type execResult struct {
+	// attrs are the attributes a single DeleteItem (old item) or
+	// UpdateItem (new item) returned; nil after a transaction.
+	attrs map[string]types.AttributeValue
+	// unseen is set when an attempt whose response was lost applied the
+	// write and a retry found it done (see retrysafe.go); attrs then hold
+	// the item as it is now (nil after a delete).
+	unseen bool
+}
+
 // exec runs a write: one item as a single request, several as a
-// transaction. It returns the attributes a single DeleteItem (old item) or
-// UpdateItem (new item) returned; nil after a transaction. A guarded write
-// that raced with another writer is built again (re-reading the item).
-func (r *Repo[T]) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (map[string]types.AttributeValue, error) {
+// transaction. A guarded write that raced with another writer is built
+// again (re-reading the item).
+func (r *Repo[T]) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (execResult, error) {
 	return r.execToken(ctx, kind, "", build)
 }
 
 // execToken is exec, sent as a transaction with the given client request
 // token when token is not empty (even for one item).
-func (r *Repo[T]) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (map[string]types.AttributeValue, error) {
+func (r *Repo[T]) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
 	for attempt := 1; ; attempt++ {
 		items, err := build()
 		if err != nil {
-			return nil, err
+			return execResult{}, err
 		}
-		var attrs map[string]types.AttributeValue
+		var res execResult
 		if len(items) > 1 || token != "" {
 			err = r.t.execTx(ctx, kind, r.e.name, items, token)
 		} else {
-			attrs, err = r.t.execItem(ctx, kind, r.e.name, items[0])
+			res, err = r.t.execItem(ctx, kind, r.e.name, items[0])
 		}
 		var re *raceError
 		// A retry rebuilds the request, which a fixed token would refuse.
 		if errors.As(err, &re) && token == "" && attempt < maxRaceRetries && ctx.Err() == nil {
 			continue
 		}
-		return attrs, err
+		return res, err
 	}
 }
 
@@ -305,15 +318,21 @@ func (t *Table) execTx(ctx context.Context, kind, entity string, items []txItem,
 	var te *TransactionError
 	if errors.As(err, &te) && te.TxReason.Err != nil {
 		// A single write reports its own failure, not a transaction's.
-		return withCause(te.TxReason.Err, te.Err)
+		return withCause(te.TxReason.Err, te.Cause)
 	}
 	return err
 }
 
 // execItem sends one item as a single PutItem, DeleteItem or UpdateItem.
-func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (map[string]types.AttributeValue, error) {
-	var attrs map[string]types.AttributeValue
+// When an attempt may have been applied without an answer and the request
+// ends with a failed condition (or a delete that found nothing), the item
+// as it is now decides whether the write is in fact done (see
+// retrysafe.go).
+func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (execResult, error) {
+	var res execResult
 	var err error
+	log := &attemptLog{}
+	opt := log.option()
 	switch {
 	case it.tw.Put != nil:
 		p := it.tw.Put
@@ -322,7 +341,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (m
 			ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
 			ExpressionAttributeValues:           p.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
-		})
+		}, opt)
 	case it.tw.Delete != nil:
 		d := it.tw.Delete
 		var out *dynamodb.DeleteItemOutput
@@ -332,9 +351,11 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (m
 			ExpressionAttributeValues:           d.ExpressionAttributeValues,
 			ReturnValues:                        types.ReturnValueAllOld,
 			ReturnValuesOnConditionCheckFailure: d.ReturnValuesOnConditionCheckFailure,
-		})
+		}, opt)
 		if err == nil {
-			attrs = out.Attributes
+			res.attrs = out.Attributes
+			// Nothing deleted by this attempt: an earlier one may have.
+			res.unseen = len(out.Attributes) == 0 && log.maybeApplied.Load()
 		}
 	case it.tw.Update != nil:
 		u := it.tw.Update
@@ -345,12 +366,12 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (m
 			ExpressionAttributeValues:           u.ExpressionAttributeValues,
 			ReturnValues:                        types.ReturnValueAllNew,
 			ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
-		})
+		}, opt)
 		if err == nil {
-			attrs = out.Attributes
+			res.attrs = out.Attributes
 		}
 	default:
-		return nil, validationErr(entity, "", "%s: nothing to write", kind)
+		return res, validationErr(entity, "", "%s: nothing to write", kind)
 	}
 	if err != nil {
 		var ccf *types.ConditionalCheckFailedException
@@ -359,9 +380,18 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (m
 			if len(old) == 0 {
 				old = nil
 			}
-			return nil, withCause(it.failed(old), err)
+			if log.maybeApplied.Load() && it.applied != nil && it.applied(old) {
+				// An earlier attempt of this call applied the write; this
+				// retry's condition failed on the state that attempt made.
+				if it.tw.Update != nil {
+					res.attrs = old
+				}
+				res.unseen = true
+				return res, nil
+			}
+			return res, withCause(it.failed(old), err)
 		}
-		return nil, fmt.Errorf("singletable: %s %s: %w", kind, entity, err)
+		return res, fmt.Errorf("singletable: %s %s: %w", kind, entity, err)
 	}
-	return attrs, nil
+	return res, nil
 }

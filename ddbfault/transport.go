@@ -119,10 +119,11 @@ type Transport struct {
 	base http.RoundTripper
 	cfg  Config
 
-	mu    sync.Mutex
-	rng   *rand.Rand
-	stats Stats
-	off   bool
+	mu     sync.Mutex
+	rng    *rand.Rand
+	stats  Stats
+	off    bool
+	script map[string][]Kind // faults queued by Next, per operation
 }
 
 // New returns a Transport that forwards to base (http.DefaultTransport when
@@ -157,6 +158,25 @@ func (t *Transport) SetEnabled(on bool) {
 	t.mu.Unlock()
 }
 
+// Next queues faults for the next requests of operation op ("PutItem",
+// "TransactWriteItems", …): the first such request gets kinds[0], the
+// second kinds[1], and so on, whatever the rate and even while injection
+// is disabled with SetEnabled. Use it to script one exact situation, such
+// as a single lost response followed by a successful retry:
+//
+//	ft.Next("PutItem", ddbfault.LostResponse)
+//
+// A kind that does not apply to op falls back to Throttle, as for drawn
+// faults. Scripted faults are counted in Stats.
+func (t *Transport) Next(op string, kinds ...Kind) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.script == nil {
+		t.script = map[string][]Kind{}
+	}
+	t.script[op] = append(t.script[op], kinds...)
+}
+
 var controlPlane = map[string]bool{"CreateTable": true, "DescribeTable": true, "DeleteTable": true,
 	"UpdateTimeToLive": true, "DescribeTimeToLive": true, "ListTables": true, "UpdateTable": true}
 
@@ -166,6 +186,10 @@ func (t *Transport) draw(op string) (k Kind, frac float64, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.stats.Requests++
+	if q := t.script[op]; len(q) > 0 {
+		k, t.script[op] = q[0], q[1:]
+		return t.applicable(k, op), t.rng.Float64(), true
+	}
 	if t.off || controlPlane[op] || t.cfg.Rate <= 0 {
 		return 0, 0, false
 	}
@@ -175,7 +199,13 @@ func (t *Transport) draw(op string) (k Kind, frac float64, ok bool) {
 	if t.rng.Float64() >= t.cfg.Rate {
 		return 0, 0, false
 	}
-	k = t.cfg.Kinds[t.rng.IntN(len(t.cfg.Kinds))]
+	k = t.applicable(t.cfg.Kinds[t.rng.IntN(len(t.cfg.Kinds))], op)
+	return k, t.rng.Float64(), true
+}
+
+// applicable turns a kind that does not apply to op into Throttle and
+// counts it. t.mu is held.
+func (t *Transport) applicable(k Kind, op string) Kind {
 	switch {
 	case k == PartialBatch && op != "BatchWriteItem" && op != "BatchGetItem":
 		k = Throttle
@@ -183,7 +213,7 @@ func (t *Transport) draw(op string) (k Kind, frac float64, ok bool) {
 		k = Throttle
 	}
 	t.stats.Faults[k]++
-	return k, t.rng.Float64(), true
+	return k
 }
 
 func contains(s []string, v string) bool {

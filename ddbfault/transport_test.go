@@ -178,3 +178,20 @@ func TestSeedReproducible(t *testing.T) {
 	assert.InDelta(t, 12, faults, 8, "about 30%% of 40 requests")
 	assert.False(t, errors.Is(nil, context.Canceled))
 }
+
+func TestNextScriptsOneLostResponse(t *testing.T) {
+	t.Parallel()
+	// Rate 0: only the scripted fault happens. The SDK retries the lost
+	// response; the retry finds the item the first attempt wrote.
+	_, ft, name := setup(t, ddbfault.Config{Seed: 1})
+	c := ddblocal.Shared().Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
+	ft.SetEnabled(false)
+	ft.Next("PutItem", ddbfault.LostResponse)
+	cond := "attribute_not_exists(PK)"
+	_, err := c.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: &name, Item: item("a"), ConditionExpression: &cond})
+	var ccf *types.ConditionalCheckFailedException
+	require.ErrorAs(t, err, &ccf, "the retry of an applied create fails its condition")
+	assert.True(t, exists(t, name, "a"))
+	assert.Equal(t, 1, ft.Stats().Faults[ddbfault.LostResponse])
+	assert.Equal(t, 1, ft.Stats().Total())
+}

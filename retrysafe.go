@@ -1,0 +1,88 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// A single PutItem, UpdateItem or DeleteItem carries no client request
+// token, so when DynamoDB applies a conditional write and the response is
+// lost (a reset connection, a timeout, a 500 after the commit), the SDK's
+// retry of the same request meets the state the first attempt made: a
+// Create finds its own item and fails attribute_not_exists, a versioned
+// write finds its own version. Reporting ErrAlreadyExists or
+// ErrVersionConflict then would be wrong.
+//
+// The library tells these cases apart in two steps. First, attemptLog
+// records, per call, whether any attempt ended without a definite answer
+// from DynamoDB (no response, or a 5xx): only then may the write have been
+// applied unseen. Second, when such a call ends with a failed condition,
+// the item as it is now (ReturnValuesOnConditionCheckFailure ALL_OLD) is
+// compared with what the write makes: a put's whole item, an update's set
+// and removed attributes plus its next version, a delete's absence. The
+// request is built once per call, managed timestamps and the version
+// included, so every attempt carries exactly the same item and the
+// comparison is with what the first attempt wrote.
+//
+// What this cannot tell apart: another writer producing exactly the same
+// state between the lost attempt and its retry (same attributes,
+// timestamps to the nanosecond, version). With CreatedAt/UpdatedAt managed
+// that does not happen; an entity without them that uses Create as a
+// mutual-exclusion lock with identical items should carry something
+// distinguishing (an owner id) or use [TxCreate] in a transaction, whose
+// client request token makes the retry exact. Writes made of several items
+// (unique guards) are transactions and always carry a token.
+
+// attemptLog records whether an attempt of one call may have been applied
+// without the caller learning it.
+type attemptLog struct{ maybeApplied atomic.Bool }
+
+// option adds a per-attempt middleware (after the SDK's retry loop, so it
+// sees every attempt) that records attempts without a definite answer.
+func (l *attemptLog) option() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+			mw := middleware.FinalizeMiddlewareFunc("singletable.attemptLog", l.handle)
+			if _, ok := s.Finalize.Get("Retry"); ok {
+				return s.Finalize.Insert(mw, "Retry", middleware.After)
+			}
+			return s.Finalize.Add(mw, middleware.Before)
+		})
+	}
+}
+
+func (l *attemptLog) handle(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+	out, md, err := next.HandleFinalize(ctx, in)
+	if err != nil && mayHaveApplied(err) {
+		l.maybeApplied.Store(true)
+	}
+	return out, md, err
+}
+
+// mayHaveApplied reports whether a failed attempt may have been applied by
+// DynamoDB: every failure except a 4xx response, which DynamoDB sends only
+// for requests it rejected without writing.
+func mayHaveApplied(err error) bool {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) && re.Response != nil {
+		code := re.HTTPStatusCode()
+		return code < 400 || code >= 500
+	}
+	return true
+}
+
+// putApplied reports whether cur, the item as it is now, is exactly item.
+func putApplied(item map[string]types.AttributeValue) func(cur map[string]types.AttributeValue) bool {
+	return func(cur map[string]types.AttributeValue) bool {
+		return cur != nil && itemsEqual(cur, item)
+	}
+}
+
+// deleteApplied reports whether the item is gone.
+func deleteApplied(cur map[string]types.AttributeValue) bool { return cur == nil }
