@@ -2,8 +2,10 @@ package singletable
 
 import (
 	"fmt"
+	"hash/fnv"
 	"reflect"
 	"slices"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -30,6 +32,14 @@ type IndexSchema[T any] struct {
 	// reads, so that an update touching them re-evaluates it.
 	When       func(T) bool
 	WhenFields []string
+
+	// Shards, when 2 or more, write-shards a templated index whose
+	// partitions would run hot: each item's index partition key gets a
+	// suffix "#shard_<n>", n chosen by a hash of the item's primary key (so
+	// an item stays in its shard), and queries on the index fan out to
+	// every shard and merge the results in sort key order, with one
+	// cursor. At most 100.
+	Shards int
 }
 
 // indexPlan is an IndexSchema resolved against T.
@@ -41,12 +51,20 @@ type indexPlan[T any] struct {
 	partition      []*fieldInfo
 	sort           []*fieldInfo
 	when           func(T) bool
+	shards         int          // write shards of a templated index; 0 when not sharded
 	whenFields     []string     // as declared, for the catalog
 	deps           []*fieldInfo // every field the index's attributes depend on
 }
 
 func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
 	p := &indexPlan[T]{name: is.Name, when: is.When, whenFields: slices.Clone(is.WhenFields)}
+	switch {
+	case is.Shards == 1 || is.Shards < 0 || is.Shards > 100:
+		return nil, validationErr(e.name, where(is.Name, ""), "Shards must be 0 (not sharded) or 2-100, not %d", is.Shards)
+	case is.Shards > 0 && len(is.PartitionAttrs) > 0:
+		return nil, validationErr(e.name, where(is.Name, ""), "Shards needs a templated partition key (a multi-attribute key has no string to suffix)")
+	}
+	p.shards = is.Shards
 	templated := is.PK != "" || is.SK != ""
 	multi := len(is.PartitionAttrs) > 0 || len(is.SortAttrs) > 0
 	switch {
@@ -216,10 +234,43 @@ func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk strin
 	if pk, err = e.renderKey(p.pk, rv, p.name, p.pkAttr); err != nil {
 		return "", "", false, err
 	}
+	if p.shards > 0 {
+		shard, err := e.shardOf(rv, p.shards)
+		if err != nil {
+			return "", "", false, err
+		}
+		pk = shardKey(pk, shard)
+	}
 	if p.sk.defined() {
 		if sk, err = e.renderKey(p.sk, rv, p.name, p.skAttr); err != nil {
 			return "", "", false, err
 		}
 	}
 	return pk, sk, true, nil
+}
+
+// shardKey is the partition key of one write shard.
+func shardKey(pk string, shard int) string {
+	return pk + "#shard_" + strconv.Itoa(shard)
+}
+
+// shardOf picks the write shard of the item rv: a hash of its rendered
+// primary key, so every write of one item lands in the same shard and an
+// update can recompute it from the key alone.
+func (e *Entity[T]) shardOf(rv reflect.Value, shards int) (int, error) {
+	pk, err := e.renderKey(e.pk, rv, "", "PK")
+	if err != nil {
+		return 0, err
+	}
+	h := fnv.New32a()
+	h.Write([]byte(pk))
+	if e.sk.defined() {
+		sk, err := e.renderKey(e.sk, rv, "", "SK")
+		if err != nil {
+			return 0, err
+		}
+		h.Write([]byte{0})
+		h.Write([]byte(sk))
+	}
+	return int(h.Sum32() % uint32(shards)), nil
 }

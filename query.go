@@ -214,6 +214,9 @@ type plan struct {
 	bind       [16]byte
 	cursorKeys []string
 	empty      bool // the sort range is empty: no request needed
+
+	shards   []*dynamodb.QueryInput // one per shard of a write-sharded index
+	shardPos []shardPos             // from the cursor, for sharded queries
 }
 
 func (q *Query[T]) plan(count bool) (*plan, error) {
@@ -223,6 +226,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	r, e, t := q.r, q.r.e, q.r.t
 	kv := reflect.ValueOf(&q.key).Elem()
 	var keyCond expression.KeyConditionBuilder
+	var sortCond *expression.KeyConditionBuilder
 	var partition string
 	p := &plan{}
 	var idx *indexPlan[T]
@@ -264,6 +268,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		sortCond = kc
 		if kc != nil {
 			keyCond = keyCond.And(*kc)
 		}
@@ -303,16 +308,61 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	if q.filter != nil {
 		filter = filter.And(*q.filter)
 	}
-	b := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter)
+	var proj *expression.ProjectionBuilder
 	if len(q.project) > 0 && !count {
-		proj, err := r.projection(q.project)
+		pb, err := r.projection(q.project)
 		if err != nil {
 			return nil, err
 		}
 		for _, a := range p.cursorKeys {
-			proj = proj.AddNames(expression.Name(a))
+			pb = pb.AddNames(expression.Name(a))
 		}
-		b = b.WithProjection(proj)
+		proj = &pb
+	}
+	if idx != nil && idx.shards > 0 {
+		// A write-sharded index: one query per shard, merged by the caller.
+		for shard := 0; shard < idx.shards; shard++ {
+			kc := expression.Key(idx.pkAttr).Equal(expression.Value(shardKey(partition, shard)))
+			if sortCond != nil {
+				kc = kc.And(*sortCond)
+			}
+			in, err := q.input(kc, filter, proj, count)
+			if err != nil {
+				return nil, err
+			}
+			p.shards = append(p.shards, in)
+		}
+		p.in = p.shards[0]
+		if q.after != "" {
+			pos, err := t.decodeShardCursor(q.after, p.bind, p.cursorKeys, idx.shards)
+			if err != nil {
+				return nil, err
+			}
+			p.shardPos = pos
+		}
+		return p, nil
+	}
+	in, err := q.input(keyCond, filter, proj, count)
+	if err != nil {
+		return nil, err
+	}
+	if q.after != "" {
+		start, err := t.decodeCursor(q.after, p.bind, p.cursorKeys)
+		if err != nil {
+			return nil, err
+		}
+		in.ExclusiveStartKey = start
+	}
+	p.in = in
+	return p, nil
+}
+
+// input assembles one QueryInput.
+func (q *Query[T]) input(keyCond expression.KeyConditionBuilder, filter expression.ConditionBuilder, proj *expression.ProjectionBuilder, count bool) (*dynamodb.QueryInput, error) {
+	t, e := q.r.t, q.r.e
+	b := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter)
+	if proj != nil {
+		b = b.WithProjection(*proj)
 	}
 	expr, err := b.Build()
 	if err != nil {
@@ -341,15 +391,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	if count {
 		in.Select = types.SelectCount
 	}
-	if q.after != "" {
-		start, err := t.decodeCursor(q.after, p.bind, p.cursorKeys)
-		if err != nil {
-			return nil, err
-		}
-		in.ExclusiveStartKey = start
-	}
-	p.in = in
-	return p, nil
+	return in, nil
 }
 
 // sortFields checks that names are the first fields of the sort key, in
@@ -653,6 +695,9 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	if err != nil || p.empty {
 		return page, err
 	}
+	if p.shards != nil {
+		return q.shardedPage(ctx, p)
+	}
 	in := p.in
 	for {
 		if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
@@ -703,6 +748,10 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		if p.empty {
 			return
 		}
+		if p.shards != nil {
+			q.shardedAll(ctx, p, yield)
+			return
+		}
 		in := p.in
 		n := 0
 		for {
@@ -750,6 +799,9 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	p, err := q.plan(true)
 	if err != nil || p.empty {
 		return 0, err
+	}
+	if p.shards != nil {
+		return q.shardedCount(ctx, p)
 	}
 	total := 0
 	in := p.in

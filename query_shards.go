@@ -1,0 +1,271 @@
+package singletable
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+)
+
+// A query on a write-sharded index reads every shard and merges the
+// streams: at each step it takes the smallest head (by index sort key, then
+// the table's key; largest when descending). The cursor records, per shard,
+// the key of the last item taken from it, so the next page resumes every
+// shard exactly where this one stopped.
+
+// shardStream is one shard's side of a merge.
+type shardStream struct {
+	in     *dynamodb.QueryInput
+	buf    []map[string]types.AttributeValue
+	last   bool // the buffer holds the shard's final items
+	pos    shardPos
+	loaded bool
+}
+
+// fill reads the shard's next page when its buffer is empty.
+func (s *shardStream) fill(ctx context.Context, c Client, limit int32) error {
+	for len(s.buf) == 0 && !s.last && s.pos.state != shardDone {
+		if limit > 0 && s.in.Limit == nil {
+			s.in.Limit = aws.Int32(limit)
+		}
+		out, err := c.Query(ctx, s.in)
+		if err != nil {
+			return err
+		}
+		s.loaded = true
+		s.buf = out.Items
+		if out.LastEvaluatedKey == nil {
+			s.last = true
+		} else {
+			s.in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+		if len(s.buf) == 0 && s.last {
+			s.pos = shardPos{state: shardDone}
+		}
+	}
+	return nil
+}
+
+func (s *shardStream) empty() bool { return len(s.buf) == 0 && (s.last || s.pos.state == shardDone) }
+
+// shardMerge merges the shards of one sharded query plan.
+type shardMerge struct {
+	client  Client
+	streams []*shardStream
+	order   []string // attributes compared, most significant first
+	desc    bool
+	limit   int32 // per-request Limit when the caller set none
+}
+
+func (q *Query[T]) newShardMerge(p *plan) *shardMerge {
+	m := &shardMerge{client: q.r.t.client, order: p.cursorKeys[1:], desc: q.desc}
+	for i, in := range p.shards {
+		s := &shardStream{in: in}
+		if p.shardPos != nil {
+			s.pos = p.shardPos[i]
+			if s.pos.state == shardAfter {
+				in.ExclusiveStartKey = s.pos.key
+			}
+		}
+		m.streams = append(m.streams, s)
+	}
+	if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
+		m.limit = int32(min(q.limit, 1000))
+	}
+	return m
+}
+
+// next returns the next item in merged order, or nil at the end.
+func (m *shardMerge) next(ctx context.Context) (map[string]types.AttributeValue, error) {
+	// Load every shard that needs a page, in parallel: on the first call
+	// that is all of them.
+	var g errgroup.Group
+	for _, s := range m.streams {
+		if len(s.buf) == 0 && !s.empty() {
+			g.Go(func() error { return s.fill(ctx, m.client, m.limit) })
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var best *shardStream
+	for _, s := range m.streams {
+		if len(s.buf) == 0 {
+			continue
+		}
+		if best == nil || m.less(s.buf[0], best.buf[0]) {
+			best = s
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	item := best.buf[0]
+	best.buf = best.buf[1:]
+	if len(best.buf) == 0 && best.last {
+		best.pos = shardPos{state: shardDone}
+	} else {
+		best.pos = shardPos{state: shardAfter, key: item}
+	}
+	return item, nil
+}
+
+// more reports whether any shard may still hold items.
+func (m *shardMerge) more() bool {
+	for _, s := range m.streams {
+		if !s.empty() {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *shardMerge) positions() []shardPos {
+	out := make([]shardPos, len(m.streams))
+	for i, s := range m.streams {
+		out[i] = s.pos
+	}
+	return out
+}
+
+func (m *shardMerge) less(a, b map[string]types.AttributeValue) bool {
+	for _, attr := range m.order {
+		c := compareAV(a[attr], b[attr])
+		if c != 0 {
+			if m.desc {
+				return c > 0
+			}
+			return c < 0
+		}
+	}
+	return false
+}
+
+// compareAV orders two key attribute values as DynamoDB does: strings and
+// binaries by bytes, numbers by value.
+func compareAV(a, b types.AttributeValue) int {
+	switch a := a.(type) {
+	case *types.AttributeValueMemberS:
+		if b, ok := b.(*types.AttributeValueMemberS); ok {
+			switch {
+			case a.Value < b.Value:
+				return -1
+			case a.Value > b.Value:
+				return 1
+			}
+			return 0
+		}
+	case *types.AttributeValueMemberB:
+		if b, ok := b.(*types.AttributeValueMemberB); ok {
+			return bytes.Compare(a.Value, b.Value)
+		}
+	case *types.AttributeValueMemberN:
+		if b, ok := b.(*types.AttributeValueMemberN); ok {
+			x, _ := new(big.Float).SetString(a.Value)
+			y, _ := new(big.Float).SetString(b.Value)
+			if x != nil && y != nil {
+				return x.Cmp(y)
+			}
+		}
+	}
+	return 0
+}
+
+// shardedPage is Page for a sharded index.
+func (q *Query[T]) shardedPage(ctx context.Context, p *plan) (Page[T], error) {
+	var page Page[T]
+	m := q.newShardMerge(p)
+	limit := q.limit
+	if limit == 0 {
+		// Without Limit a sharded page holds one page's worth: PageSize
+		// items, or 100.
+		limit = 100
+		if q.pageSize > 0 {
+			limit = int(q.pageSize)
+		}
+	}
+	for len(page.Items) < limit {
+		item, err := m.next(ctx)
+		if err != nil {
+			return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
+		}
+		if item == nil {
+			return page, nil
+		}
+		v, err := q.r.e.decode(item)
+		if err != nil {
+			return Page[T]{}, err
+		}
+		page.Items = append(page.Items, v)
+	}
+	if m.more() {
+		var err error
+		page.Cursor, err = q.r.t.encodeShardCursor(p.bind, p.cursorKeys, m.positions())
+		if err != nil {
+			return Page[T]{}, err
+		}
+	}
+	return page, nil
+}
+
+// shardedAll is All for a sharded index.
+func (q *Query[T]) shardedAll(ctx context.Context, p *plan, yield func(T, error) bool) {
+	var zero T
+	m := q.newShardMerge(p)
+	for n := 0; q.limit == 0 || n < q.limit; n++ {
+		item, err := m.next(ctx)
+		if err != nil {
+			yield(zero, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err))
+			return
+		}
+		if item == nil {
+			return
+		}
+		v, err := q.r.e.decode(item)
+		if !yield(v, err) || err != nil {
+			return
+		}
+	}
+}
+
+// shardedCount is Count for a sharded index: the sum over the shards.
+func (q *Query[T]) shardedCount(ctx context.Context, p *plan) (int, error) {
+	counts := make([]int, len(p.shards))
+	var g errgroup.Group
+	for i, in := range p.shards {
+		if p.shardPos != nil {
+			switch p.shardPos[i].state {
+			case shardDone:
+				continue
+			case shardAfter:
+				in.ExclusiveStartKey = p.shardPos[i].key
+			}
+		}
+		g.Go(func() error {
+			for {
+				out, err := q.r.t.client.Query(ctx, in)
+				if err != nil {
+					return err
+				}
+				counts[i] += int(out.Count)
+				if out.LastEvaluatedKey == nil {
+					return nil
+				}
+				in.ExclusiveStartKey = out.LastEvaluatedKey
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, fmt.Errorf("singletable: count %s: %w", q.r.e.name, err)
+	}
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	return total, nil
+}
