@@ -211,7 +211,9 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 		", " + b.name(lgLeaseUntil) + " = " + b.value(avN(now.Add(lease).UnixMilli())) +
 		" REMOVE " + b.name(lgFinishedAt) + ", " + b.name(lgLastError)
 	cond := "attribute_not_exists(" + pk + ") OR (" + b.name(lgStatus) + " <> " + b.value(avS(string(MigrationCompleted))) +
-		" AND (attribute_not_exists(" + b.name(lgLeaseOwner) + ") OR " + b.name(lgLeaseUntil) + " < " + b.value(avN(now.UnixMilli())) + "))"
+		" AND (attribute_not_exists(" + b.name(lgLeaseOwner) + ") OR " + b.name(lgLeaseUntil) + " < " + b.value(avN(now.UnixMilli())) +
+		// or this run's own claim, resent by the SDK after a lost response
+		" OR " + b.name(lgLeaseOwner) + " = " + b.value(avS(l.owner)) + "))"
 	out, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           &l.t.name,
 		Key:                                 l.key(ledgerHeader),
@@ -306,7 +308,15 @@ func (l *ledger) finish(ctx context.Context, state MigrationState, c MigrationCo
 		", " + b.name(lgSkipped) + " = " + b.value(avN(c.Skipped)) +
 		", " + b.name(lgFailed) + " = " + b.value(avN(c.Failed)) +
 		" REMOVE " + b.name(lgLeaseOwner) + ", " + b.name(lgLeaseUntil)
-	return l.update(ctx, &b, update)
+	err := l.update(ctx, &b, update)
+	if errors.Is(err, ErrMigrationRunning) {
+		// The SDK may have resent the request after a lost response: if
+		// the first one was applied, the migration is finished and free.
+		if h, ok, rerr := l.header(ctx); rerr == nil && ok && h.Status == state && h.LeaseOwner == "" {
+			return nil
+		}
+	}
+	return err
 }
 
 // segmentState is one scan segment's checkpoint: everything before
