@@ -143,3 +143,32 @@ func BenchmarkDecodePage20(b *testing.B) {
 		})
 	})
 }
+
+var sink *benchfix.Profile
+
+// BenchmarkDecodeHeap decodes into a heap value for both, as a repository
+// returning pages or pointers does: reflection makes the codec's target
+// escape to the heap, while HandDecode's stays on the stack in
+// BenchmarkDecode.
+func BenchmarkDecodeHeap(b *testing.B) {
+	p := benchfix.Sample(1)
+	item := benchfix.HandEncode(&p)
+	b.Run("impl=codec", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			out := new(benchfix.Profile)
+			if err := codec.Unmarshal(item, out); err != nil {
+				b.Fatal(err)
+			}
+			sink = out
+		})
+	})
+	b.Run("impl=hand", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			out := new(benchfix.Profile)
+			if err := benchfix.HandDecode(item, out); err != nil {
+				b.Fatal(err)
+			}
+			sink = out
+		})
+	})
+}

@@ -7,6 +7,8 @@
 //
 //	cd bench && go run ./e2e                       # all ops, concurrency 1,4,16,64
 //	cd bench && go run ./e2e -ops get -conc 16 -cpuprofile get.prof
+//	cd bench && go run ./e2e -ops get -conc 64 -impl library,raw,raw-pool
+//	cd bench && go run ./e2e -allmem 100000        # heap while Query.All reads 100k items
 //
 // Per op, concurrency and implementation it prints operations per second,
 // the 50th and 99th latency percentiles, and the client's CPU time per
@@ -24,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -46,9 +49,11 @@ var (
 	concFlag   = flag.String("conc", "1,4,16,64", "concurrencies")
 	dur        = flag.Duration("dur", 2*time.Second, "duration of one measurement window")
 	rounds     = flag.Int("rounds", 3, "windows per implementation (alternating)")
-	impls      = flag.String("impl", "library,raw", "implementations to compare")
+	impls      = flag.String("impl", "library,raw", "implementations to compare: library, raw, and raw-pool (raw code on a client whose HTTP transport keeps -pool idle connections per host instead of the SDK's 10)")
+	pool       = flag.Int("pool", 256, "idle connections per host for the raw-pool client")
 	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the measurement windows")
 	idleConns  = flag.Int("idle-conns", 0, "if > 0, set the HTTP transport's MaxIdleConnsPerHost (SDK default 10)")
+	allMem     = flag.Int("allmem", 0, "if > 0, instead of the comparison: write this many items to one partition and report the heap while Query.All reads them")
 )
 
 const (
@@ -94,6 +99,18 @@ func main() {
 		log.Fatal(err)
 	}
 	b := &bench{client: client, repo: repo}
+	b.pooled = srv.Client(func(o *dynamodb.Options) {
+		o.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+			t.MaxIdleConnsPerHost = *pool
+			t.MaxIdleConns = *pool
+		})
+	})
+	if *allMem > 0 {
+		if err := allMemory(ctx, repo, *allMem); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -140,6 +157,7 @@ func seed(ctx context.Context, repo *singletable.Repo[benchfix.Profile]) error {
 
 type bench struct {
 	client *dynamodb.Client
+	pooled *dynamodb.Client // the same, with a larger idle connection pool
 	repo   *singletable.Repo[benchfix.Profile]
 }
 
@@ -251,6 +269,9 @@ func putSample(r *rand.Rand) benchfix.Profile {
 func (b *bench) op(op, impl string) opFunc {
 	c, repo := b.client, b.repo
 	name := aws.String(table)
+	if impl == "raw-pool" {
+		c, impl = b.pooled, "raw"
+	}
 	switch op + "/" + impl {
 	case "put/library":
 		return func(ctx context.Context, r *rand.Rand) error { return repo.Put(ctx, putSample(r)) }
@@ -351,3 +372,57 @@ func (b *bench) op(op, impl string) opFunc {
 	log.Fatalf("unknown op/impl %s/%s", op, impl)
 	return nil
 }
+
+// allMemory writes n items into one partition, then reads them all with
+// Query.All and reports the largest live heap seen (sampled every 500
+// items, after the GC that the reading itself triggers): with one page held
+// at a time it stays near the size of one page, not of n items.
+func allMemory(ctx context.Context, repo *singletable.Repo[benchfix.Profile], n int) error {
+	start := time.Now()
+	for i := 0; i < n; i += 1000 {
+		var ops []singletable.WriteOp
+		for j := i; j < min(n, i+1000); j++ {
+			p := benchfix.Sample(j)
+			p.Username = "big"
+			p.SkillName = fmt.Sprintf("s%07d", j)
+			ops = append(ops, repo.PutOp(p))
+		}
+		if err := singletable.BatchWrite(ctx, ops...); err != nil {
+			return err
+		}
+	}
+	log.Printf("wrote %d items in %s", n, time.Since(start).Round(time.Millisecond))
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	live := func() uint64 {
+		metrics.Read(sample)
+		return sample[0].Value.Uint64()
+	}
+	runtime.GC()
+	base := live()
+	var peak uint64
+	count := 0
+	start = time.Now()
+	var keep []benchfix.Profile // what holding everything would cost, for scale
+	for p, err := range repo.Query(benchfix.Profile{Username: "big"}).All(ctx) {
+		if err != nil {
+			return err
+		}
+		count++
+		if count%500 == 0 {
+			peak = max(peak, live())
+		}
+		if count <= 1000 {
+			keep = append(keep, p)
+		}
+	}
+	elapsed := time.Since(start)
+	runtime.GC()
+	perItem := float64(live()-base) / float64(len(keep))
+	fmt.Printf("Query.All over %d items: read in %s; live heap before %.1f MiB, peak while reading %.1f MiB above it "+
+		"(holding all %d decoded items would take about %.0f MiB)\n",
+		count, elapsed.Round(time.Millisecond), mib(base), mib(peak-min(peak, base)), count, perItem*float64(count)/(1<<20))
+	runtime.KeepAlive(keep)
+	return nil
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
