@@ -184,6 +184,25 @@ type TransactionError struct {
 	Reasons []TxReason
 	// Cause is the SDK's error (a *types.TransactionCanceledException within).
 	Cause error
+	// MaybeApplied is set when an earlier attempt of this transaction got
+	// no answer (a lost response, a timeout, a 5xx) and the last attempt
+	// was cancelled only by conflicts or throttling: the earlier attempt
+	// may have committed. Sending the same request with the same client
+	// request token within 10 minutes settles it (success if it had
+	// committed); building a new transaction could apply the writes twice.
+	// A cancellation by a failed condition is never MaybeApplied: a retry
+	// of a committed transaction with its token succeeds instead.
+	MaybeApplied bool
+}
+
+// conditionFailed reports whether an op failed its condition.
+func (e *TransactionError) conditionFailed() bool {
+	for _, r := range e.Reasons {
+		if r.Code == "ConditionalCheckFailed" {
+			return true
+		}
+	}
+	return false
 }
 
 // Error names every failing op: index, kind, entity, key and reason.
@@ -203,6 +222,9 @@ func (e *TransactionError) Error() string {
 	}
 	if len(e.Reasons) == 0 {
 		b.WriteString("no reason given")
+	}
+	if e.MaybeApplied {
+		b.WriteString(" (an earlier attempt got no answer and may have committed)")
 	}
 	return b.String()
 }

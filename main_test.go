@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -12,7 +13,18 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
-func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
+func TestMain(m *testing.M) {
+	code := ddblocal.Run(m)
+	// make reliability: the figures the fault and bad-input suites
+	// reported, written into docs/reliability.md once every test is done.
+	if path := os.Getenv("RELIABILITY_REPORT"); path != "" && code == 0 {
+		if err := writeReliabilityReport(path); err != nil {
+			fmt.Fprintln(os.Stderr, "reliability report:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // countingClient counts the requests that reach DynamoDB Local, so tests can
 // show that bad input is rejected before the network.

@@ -147,6 +147,11 @@ func (s *Sequence) Reserve(tx *Txn, k int) (int64, error) {
 // returns the number allocated. fn may therefore run several times: it
 // should only record writes in tx. An error from fn, or a failure of
 // another op of the transaction, is returned as it is.
+//
+// A transaction whose outcome is unknown (an attempt got no answer, and the
+// next was cancelled by a conflict: [TransactionError].MaybeApplied) is
+// sent again with the same client request token rather than rebuilt, so a
+// lost response cannot append the same writes under two numbers.
 func (s *Sequence) Append(ctx context.Context, fn func(tx *Txn, n int64) error) (int64, error) {
 	p := backoff.Policy{Base: 5 * time.Millisecond, Max: 250 * time.Millisecond, Attempts: 100}
 	if s.opts.MaxAttempts > 0 {
@@ -161,19 +166,39 @@ func (s *Sequence) Append(ctx context.Context, fn func(tx *Txn, n int64) error) 
 	if s.opts.Backoff.Max > 0 {
 		p.Max = s.opts.Backoff.Max
 	}
+	var in *dynamodb.TransactWriteItemsInput
+	var tx *Txn
+	var n int64
 	for attempt := 0; ; attempt++ {
-		var n int64
-		err := Tx(ctx, s.t, func(tx *Txn) error {
-			var err error
+		var err error
+		if in == nil {
+			// A new transaction: read the counter and let fn add its writes.
+			tx = &Txn{ctx: ctx, t: s.t}
 			if n, err = s.Next(tx); err != nil {
-				return err
+				return 0, err
 			}
-			return fn(tx, n)
-		})
+			if err = fn(tx, n); err != nil {
+				return 0, err
+			}
+			if in, err = tx.request(""); err != nil {
+				return 0, err
+			}
+		}
+		err = tx.commit(ctx, in, TxOptions{})
 		if err == nil {
 			return n, nil
 		}
-		if !s.lost(err) || attempt+1 >= p.Attempts {
+		var te *TransactionError
+		switch {
+		case errors.As(err, &te) && te.MaybeApplied:
+			// The transaction may have committed: send the same request with
+			// the same token again, never a new one that would append twice.
+		case s.lost(err):
+			in = nil // the number was taken: start over with the next one
+		default:
+			return 0, err
+		}
+		if attempt+1 >= p.Attempts {
 			return 0, err
 		}
 		if serr := backoff.Sleep(ctx, p.Delay(attempt, nil)); serr != nil {

@@ -167,13 +167,14 @@ func (tx *Txn) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput,
 		p.Attempts = 5
 	}
 	var err error
+	log := &attemptLog{}
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			if serr := backoff.Sleep(ctx, p.Delay(attempt-1, nil)); serr != nil {
 				return fmt.Errorf("singletable: transaction: %w (last error: %v)", serr, err)
 			}
 		}
-		_, err = tx.t.client.TransactWriteItems(ctx, in)
+		_, err = tx.t.client.TransactWriteItems(ctx, in, log.option())
 		if err == nil {
 			return nil
 		}
@@ -183,7 +184,12 @@ func (tx *Txn) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput,
 	}
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
-		return tx.cancelled(tce, err)
+		te := tx.cancelled(tce, err)
+		// A retry with the token of an applied transaction succeeds, so a
+		// failed condition proves nothing was applied; a conflict or
+		// throttling cancellation after an unanswered attempt does not.
+		te.MaybeApplied = log.maybeApplied.Load() && !te.conditionFailed()
+		return te
 	}
 	return fmt.Errorf("singletable: transaction: %w", err)
 }
@@ -195,7 +201,7 @@ func inProgress(err error) bool {
 	return errors.As(err, &ae) && ae.ErrorCode() == "TransactionInProgressException"
 }
 
-func (tx *Txn) cancelled(tce *types.TransactionCanceledException, err error) error {
+func (tx *Txn) cancelled(tce *types.TransactionCanceledException, err error) *TransactionError {
 	te := &TransactionError{Cause: err}
 	for i, r := range tce.CancellationReasons {
 		code := aws.ToString(r.Code)

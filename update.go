@@ -217,9 +217,11 @@ func appendUnique(s []*fieldInfo, f *fieldInfo) []*fieldInfo {
 // When an attempt was applied without an answer and the retry fails its
 // condition, Run succeeds if the item shows this update: every set and
 // removed attribute as the update made them and, when it checked one, the
-// next version. An update whose only change is an ADD (no version checked,
-// no managed UpdatedAt) leaves no such trace: its retry may double-apply
-// or misreport; use [Update.Idempotent].
+// next version. An update with an ADD counts as shown only through the
+// managed UpdatedAt timestamp it stored; without one its retry after a
+// lost response may double-apply (no condition) or report
+// ErrVersionConflict for an increment it made (versioned): use
+// [Update.Idempotent] for counters.
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
 	res, err := u.r.execToken(ctx, "update", u.token, func() ([]txItem, error) { return u.txItems(ctx) })
@@ -483,9 +485,10 @@ type updateEffect struct {
 }
 
 // applied reports whether cur, the item as it is now, shows the update
-// applied. An ADD leaves no trace of its own, so an update with one counts
-// as applied only when it also stores a version it checked or a managed
-// UpdatedAt timestamp made for this call.
+// applied. An ADD leaves no trace of its own (two increments of a counter
+// from the same version leave the same item), so an update with one counts
+// as applied only when it also stores a managed UpdatedAt timestamp made
+// for this call.
 func (ef updateEffect) applied(cur map[string]types.AttributeValue) bool {
 	if cur == nil {
 		return false
@@ -493,8 +496,10 @@ func (ef updateEffect) applied(cur map[string]types.AttributeValue) bool {
 	if t, ok := cur[ef.typeAttr].(*types.AttributeValueMemberS); !ok || t.Value != ef.entity {
 		return false
 	}
-	strong := ef.version != 0 || ef.stamped
-	if !strong && (ef.adds || len(ef.set)+len(ef.removed) == 0) {
+	if ef.adds && !ef.stamped {
+		return false
+	}
+	if !ef.stamped && ef.version == 0 && len(ef.set)+len(ef.removed) == 0 {
 		return false
 	}
 	for a, av := range ef.set {
