@@ -190,7 +190,7 @@ func (q *Query[T]) describeMultiSort(idx *indexPlan[T]) []string {
 // decl returns the index as declared, for the catalog.
 func (p *indexPlan[T]) decl() indexDecl {
 	d := indexDecl{name: p.name, multi: p.multi, pkTpl: p.pk.tpl, skTpl: p.sk.tpl,
-		pkAttr: p.pkAttr, skAttr: p.skAttr, sparse: p.when != nil, whenFields: p.whenFields}
+		pkAttr: p.pkAttr, skAttr: p.skAttr, sparse: p.when != nil, whenFields: p.whenFields, shards: p.shards}
 	for _, f := range p.partition {
 		d.partition = append(d.partition, f.name)
 		d.partitionAttrs = append(d.partitionAttrs, f.attr)
@@ -248,6 +248,9 @@ type CatalogEntityIndex struct {
 	PK, SK string
 	// Sparse says when the item is in the index.
 	Sparse string
+	// Shards is the number of write shards of the index partition key
+	// (suffix "#shard_<n>"), 0 when not sharded.
+	Shards int
 }
 
 // CatalogIndex is one global secondary index of the table.
@@ -325,7 +328,7 @@ func (t *Table) Catalog(patterns ...AccessPattern) *Catalog {
 		ce := CatalogEntity{Type: ei.name, PK: ei.pkTpl.raw, SK: ei.skTpl.raw, Unique: g.unique,
 			Version: g.version, CreatedAt: g.created, UpdatedAt: g.updated, TTL: g.ttl}
 		for _, d := range ei.decls {
-			ci := CatalogEntityIndex{Name: d.name, MultiAttribute: d.multi}
+			ci := CatalogEntityIndex{Name: d.name, MultiAttribute: d.multi, Shards: d.shards}
 			if d.multi {
 				ci.PK = attrList(d.partitionAttrs, d.partition)
 				ci.SK = attrList(d.sortAttrs, d.sort)
@@ -416,6 +419,7 @@ type keyPair struct {
 	pk, sk             keyTemplate
 	pkAttr, skAttr     string
 	primary, hasSortTp bool
+	sharded            bool
 }
 
 func lint(o TableOptions, ents []entityInfo, idxs []CatalogIndex, patterns []AccessPattern) []Finding {
@@ -427,13 +431,13 @@ func lint(o TableOptions, ents []entityInfo, idxs []CatalogIndex, patterns []Acc
 		for _, d := range ei.decls {
 			if !d.multi {
 				pairs = append(pairs, keyPair{entity: ei.name, index: d.name, pk: d.pkTpl, sk: d.skTpl,
-					pkAttr: d.pkAttr, skAttr: d.skAttr, hasSortTp: d.skTpl.raw != ""})
+					pkAttr: d.pkAttr, skAttr: d.skAttr, hasSortTp: d.skTpl.raw != "", sharded: d.shards > 0})
 			}
 		}
 	}
 	// Hot partitions.
 	for _, p := range pairs {
-		if p.pk.numFields() > 0 {
+		if p.pk.numFields() > 0 || p.sharded {
 			continue
 		}
 		switch {
@@ -560,6 +564,9 @@ func (c *Catalog) WriteMarkdown(w io.Writer) error {
 				if ix.SK != "" {
 					fmt.Fprintf(&b, ", %s", code(ix.SK))
 				}
+			}
+			if ix.Shards > 0 {
+				fmt.Fprintf(&b, "; write-sharded over %d partitions (`#shard_0`…`#shard_%d`), queries merge them", ix.Shards, ix.Shards-1)
 			}
 			fmt.Fprintf(&b, "; in the index %s\n", ix.Sparse)
 		}

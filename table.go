@@ -117,6 +117,7 @@ type indexDecl struct {
 	sortAttrs       []string
 	sparse          bool // has a When predicate
 	whenFields      []string
+	shards          int // write shards; 0 when not sharded
 }
 
 // physicalIndex is an index as the table sees it: its key attributes.
