@@ -181,7 +181,7 @@ func HandDecode(item map[string]types.AttributeValue, p *Profile) error {
 		for i, e := range l.Value {
 			s, ok := e.(*types.AttributeValueMemberS)
 			if !ok {
-				return fmt.Errorf("Tags: not a string")
+				return fmt.Errorf("an element of Tags is not a string")
 			}
 			p.Tags[i] = s.Value
 		}
@@ -191,7 +191,7 @@ func HandDecode(item map[string]types.AttributeValue, p *Profile) error {
 		for k, e := range m.Value {
 			s, ok := e.(*types.AttributeValueMemberS)
 			if !ok {
-				return fmt.Errorf("Attrs: not a string")
+				return fmt.Errorf("a value of Attrs is not a string")
 			}
 			p.Attrs[k] = s.Value
 		}

@@ -86,11 +86,8 @@ func (g *gen) time() time.Time {
 }
 
 var (
-	anyType    = reflect.TypeFor[any]()
-	byteSlice  = reflect.TypeFor[[]byte]()
-	unixTimeTy = reflect.TypeFor[attributevalue.UnixTime]()
-	jsonNumTy  = reflect.TypeFor[json.Number]()
-	avNumTy    = reflect.TypeFor[attributevalue.Number]()
+	jsonNumTy = reflect.TypeFor[json.Number]()
+	avNumTy   = reflect.TypeFor[attributevalue.Number]()
 )
 
 func (g *gen) value(t reflect.Type) reflect.Value {

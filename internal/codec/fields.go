@@ -25,7 +25,7 @@ type field struct {
 func enumFields(t reflect.Type) []field {
 	current := []field{}
 	next := []field{{Type: t}}
-	count := map[reflect.Type]int{}
+	var count map[reflect.Type]int
 	nextCount := map[reflect.Type]int{}
 	visited := map[reflect.Type]struct{}{}
 	var fields []field

@@ -230,7 +230,8 @@ type Big struct {
 	JNS json.Number `dynamodbav:",string"`
 	AN  attributevalue.Number
 
-	Ign   string `dynamodbav:"-"`
+	Ign string `dynamodbav:"-"`
+	//lint:ignore U1000 an unexported field, which the codec must skip
 	unexp string
 
 	Ch chan int
