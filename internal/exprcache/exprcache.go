@@ -22,6 +22,9 @@ import (
 
 // Template is a built expression whose varying values are slots.
 type Template struct {
+	// KeyCondition, Filter, Projection, Condition and Update are the
+	// expression strings, as expression.Expression returns them (nil for
+	// the parts the builder did not have).
 	KeyCondition, Filter, Projection, Condition, Update *string
 
 	names map[string]string
