@@ -10,7 +10,7 @@ DDBLOCAL_PORT ?= 8000
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then echo sudo; fi)
 
-.PHONY: test demo lint bench fuzz reliability dynamodb-local ddblocal-install java tools
+.PHONY: test demo lint bench bench-compare fuzz reliability dynamodb-local ddblocal-install java tools
 
 ## test: vet, then the whole suite with the race detector against DynamoDB Local
 test: tools
@@ -40,6 +40,10 @@ fuzz:
 ## reliability: rerun the fault and hostile-input suites and refresh the figures in docs/reliability.md
 reliability: tools
 	RELIABILITY_REPORT=$(CURDIR)/docs/reliability-figures.md $(GO) test -count=1 -run 'TestWritePathsUnderFaults|TestHostile|TestZZReliabilityReport' -v . | grep -E '^(---|ok|FAIL)|rate '
+
+## bench-compare: codec, request-path and end-to-end comparisons in bench/ (a separate module)
+bench-compare: tools
+	$(MAKE) -C bench all
 
 ## dynamodb-local: run DynamoDB Local in the foreground on DDBLOCAL_PORT (default 8000)
 dynamodb-local: tools

@@ -381,6 +381,14 @@ func (e *Entity[T]) key(t *Table, v T) (map[string]types.AttributeValue, error) 
 	return key, nil
 }
 
+// decodeInto decodes an item into *out, which should be the zero value.
+func (e *Entity[T]) decodeInto(item map[string]types.AttributeValue, out *T) error {
+	if err := codec.Unmarshal(item, out); err != nil {
+		return &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
+	}
+	return nil
+}
+
 // decode turns an item into T.
 func (e *Entity[T]) decode(item map[string]types.AttributeValue) (T, error) {
 	var out T

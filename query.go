@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -707,12 +708,14 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		if err != nil {
 			return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 		}
+		page.Items = slices.Grow(page.Items, len(out.Items))
 		for i, item := range out.Items {
-			v, err := q.r.e.decode(item)
-			if err != nil {
+			// Decode in place: no copy of T per item.
+			n := len(page.Items)
+			page.Items = page.Items[:n+1]
+			if err := q.r.e.decodeInto(item, &page.Items[n]); err != nil {
 				return Page[T]{}, err
 			}
-			page.Items = append(page.Items, v)
 			if q.limit > 0 && len(page.Items) == q.limit {
 				if i < len(out.Items)-1 || out.LastEvaluatedKey != nil {
 					if page.Cursor, err = q.cursorFor(p, item); err != nil {

@@ -16,6 +16,7 @@ var checkedDocs = []string{
 	"testing.md",
 	"runbook.md",
 	"architecture.md",
+	"performance.md",
 	filepath.Join("..", "README.md"),
 }
 
