@@ -66,6 +66,11 @@ func TestMigrateRateLimit(t *testing.T) {
 	span := last.sent.Sub(first.sent)
 	measured := (total - first.units) / span.Seconds()
 	t.Logf("%.0f WCU in %v: %.1f WCU/s against a limit of %.0f (run took %v)", total, span, measured, limit, rep.Elapsed)
+	if testing.Verbose() {
+		for i, c := range rc.consumed {
+			t.Logf("send %2d at %6.3fs: %3.0f WCU", i, c.sent.Sub(first.sent).Seconds(), c.units)
+		}
+	}
 	assert.GreaterOrEqual(t, span.Seconds(), 9.0, "the run lasts about 10 s")
 	assert.Less(t, math.Abs(measured-limit)/limit, 0.10, "measured %.1f WCU/s", measured)
 }

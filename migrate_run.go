@@ -149,7 +149,7 @@ func (l *ledger) keepLease(ctx context.Context, lease time.Duration, cancel cont
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(lease / 3)
+		tick := time.NewTicker(max(lease/3, time.Millisecond))
 		defer tick.Stop()
 		for {
 			select {
@@ -325,9 +325,11 @@ type runner struct {
 func newRunner(t *Table, mig Migration, o RunOptions, spec scanSpec, led *ledger) *runner {
 	r := &runner{t: t, mig: mig, o: o, spec: spec, led: led, ops: map[string]int64{}}
 	if o.WCU > 0 && !o.DryRun {
-		// A bucket of a tenth of a second: a full bucket at the start adds
-		// at most that much to any measured interval.
-		burst := max(1, int(math.Ceil(o.WCU/10)))
+		// A bucket of half a second, starting empty: a writer that runs
+		// late (a busy machine) can still use the units that accrued
+		// meanwhile, so the average holds, and after an idle moment at
+		// most half a second's worth goes out at once.
+		burst := max(1, int(math.Ceil(o.WCU/2)))
 		r.lim = rate.NewLimiter(rate.Limit(o.WCU), burst)
 		r.lim.AllowN(time.Now(), burst) // start empty
 	}
