@@ -228,3 +228,53 @@ func Example_guideTransaction() {
 	// Output:
 	// true 0 Check true
 }
+
+// ListedUsers is §8's user entity: the list-all-users index is
+// write-sharded by the library.
+var ListedUsers = singletable.MustDefine(singletable.Schema[User]{
+	Type: "User",
+	PK:   "USER#{Username}",
+	SK:   "PROFILE",
+	Indexes: []singletable.IndexSchema[User]{
+		// GSI1PK = USERS#shard_0 … USERS#shard_3, by a hash of the primary key.
+		{Name: "GSI1", PK: "USERS", SK: "USER#{Username}", Shards: 4},
+	},
+})
+
+func Example_guideListAll() {
+	ctx := context.Background()
+	table := singletable.NewTable(ddblocal.Shared().Client(), "guide-list")
+	users := singletable.Bind(table, ListedUsers)
+	if err := table.Create(ctx); err != nil {
+		log.Fatal(err)
+	}
+	defer func() { _ = table.Delete(ctx) }()
+	for _, u := range []string{"gus", "eve", "ann", "dan", "cat", "fay", "bob"} {
+		if err := users.Create(ctx, User{Username: u}); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	// AP5: every user in username order, three at a time. Each page
+	// queries the four shards in parallel and merges them; the cursor
+	// holds every shard's position.
+	cursor := ""
+	for {
+		page, err := users.QueryIndex("GSI1", User{}).Limit(3).After(cursor).Page(ctx)
+		if err != nil {
+			log.Fatal(err) // an altered or foreign cursor is ErrInvalidCursor
+		}
+		var names []string
+		for _, u := range page.Items {
+			names = append(names, u.Username)
+		}
+		fmt.Println(names)
+		if cursor = page.Cursor; cursor == "" {
+			break
+		}
+	}
+	// Output:
+	// [ann bob cat]
+	// [dan eve fay]
+	// [gus]
+}

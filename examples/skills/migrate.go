@@ -25,10 +25,10 @@ const LegacyUsersMigrationID = "000-legacy-users"
 
 // LegacyUsersMigration is seed 000's data migration, run by the library's
 // migration engine: scan the legacy table (parallel segments, paged), turn
-// each item into a User (PK USER#<username>, SK PROFILE, with its GSI1
-// listing shard), and batch-write it into the single table. Items whose
-// username the service would refuse are skipped (counted, not copied); an
-// unreadable timestamp fails the item. Checkpoints in the ledger make a
+// each item into a User (PK USER#<username>, SK PROFILE; the library adds
+// its GSI1 listing keys, shard included), and batch-write it into the
+// single table. Items whose username the service would refuse are skipped
+// (counted, not copied); an unreadable timestamp fails the item. Checkpoints in the ledger make a
 // crashed run resume, and a finished one does not run again.
 func LegacyUsersMigration(st *Store, sourceTable string) singletable.Migration {
 	transform := singletable.TransformAs(func(l LegacyUser) ([]singletable.WriteOp, error) {
@@ -46,7 +46,7 @@ func LegacyUsersMigration(st *Store, sourceTable string) singletable.Migration {
 			}
 		}
 		u := User{Username: l.Username, Name: l.Name, PasswordHash: l.PasswordHash,
-			CreatedAt: created.UTC(), UpdatedAt: updated.UTC(), Shard: ShardOf(l.Username)}
+			CreatedAt: created.UTC(), UpdatedAt: updated.UTC()}
 		return []singletable.WriteOp{st.Users.PutOp(u)}, nil
 	})
 	return singletable.CopyMigration(LegacyUsersMigrationID, singletable.CopySource{Table: sourceTable}, transform).

@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"hash/fnv"
 	"time"
 
 	"github.com/singletable-go/singletable"
@@ -11,13 +10,14 @@ import (
 const TableName = "glad-entities"
 
 // UserShards is how many partitions the list-all-users index spreads users
-// over. Every user lands in shard fnv32(username) mod UserShards, so writes
-// spread evenly and no single GSI partition takes every registration;
-// listing reads all shards and merges them by username. See [Service.ListUsers].
+// over: the library's write sharding (IndexSchema.Shards) puts each user in
+// partition USERS#shard_<n> of GSI1, n a hash of the user's primary key, so
+// no single GSI partition takes every registration, and a query of the
+// index reads all shards and merges them by username. See [Service.ListUsers].
 const UserShards = 4
 
 // User is a registered user: PK USER#<username>, SK PROFILE (seed 000,
-// phase 1). Users also appear in GSI1 under USERS#<shard>, sorted by
+// phase 1). Users also appear in GSI1 under USERS#shard_<n>, sorted by
 // username, so that all users can be listed without a Scan (AP5).
 type User struct {
 	Username     string    `dynamodbav:"Username" json:"username"`
@@ -25,9 +25,6 @@ type User struct {
 	PasswordHash string    `dynamodbav:"PasswordHash" json:"-"`
 	CreatedAt    time.Time `dynamodbav:"CreatedAt" json:"created_at"`
 	UpdatedAt    time.Time `dynamodbav:"UpdatedAt" json:"updated_at"`
-	// Shard places the user in one of UserShards partitions of the
-	// list-all-users index; it is derived from Username by ShardOf.
-	Shard int `dynamodbav:"UserShard" json:"-"`
 }
 
 // Levels are the proficiency levels a skill can have, lowest first.
@@ -56,9 +53,11 @@ var Users = singletable.MustDefine(singletable.Schema[User]{
 	SK:   "PROFILE",
 	Indexes: []singletable.IndexSchema[User]{
 		// GSI1 is overloaded: skills use it for SKILL#… partitions, users
-		// for USERS#<shard> partitions. Sharding keeps any one partition
-		// far from DynamoDB's 1,000 writes per second per partition.
-		{Name: "GSI1", PK: "USERS#{Shard}", SK: "USER#{Username}"},
+		// for USERS#shard_0…USERS#shard_3. Write sharding keeps any one
+		// partition far from DynamoDB's 1,000 writes per second per
+		// partition; the library picks the shard and merges the shards
+		// when the index is queried.
+		{Name: "GSI1", PK: "USERS", SK: "USER#{Username}", Shards: UserShards},
 	},
 })
 
@@ -72,13 +71,6 @@ var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
 		{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
 	},
 })
-
-// ShardOf returns the list-all-users shard of a username.
-func ShardOf(username string) int {
-	h := fnv.New32a()
-	h.Write([]byte(username))
-	return int(h.Sum32() % UserShards)
-}
 
 // Store is the glad-entities table with its two repositories bound.
 type Store struct {

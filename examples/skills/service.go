@@ -1,21 +1,16 @@
 package skills
 
 import (
-	"cmp"
 	"context"
 	"crypto/pbkdf2"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -83,7 +78,7 @@ func (s *Service) Register(ctx context.Context, username, name, password string)
 		return User{}, err
 	}
 	now := s.now()
-	u := User{Username: username, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now, Shard: ShardOf(username)}
+	u := User{Username: username, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
 	if err := s.store.Users.Create(ctx, u); err != nil {
 		return User{}, fmt.Errorf("register %s: %w", username, err)
 	}
@@ -154,77 +149,27 @@ func (s *Service) UserExists(ctx context.Context, username string) (bool, error)
 	return false, err
 }
 
-// usersInShard is the AP5 query on one shard, after a username.
-func usersInShard(st *Store, shard int, after string) *singletable.Query[User] {
-	q := st.Users.QueryIndex("GSI1", User{Shard: shard, Username: after})
-	if after != "" {
-		q = q.Where(singletable.Gt, "Username")
-	}
-	return q
-}
-
-// userCursor is the position of a ListUsers page: the last username
-// returned. Usernames are not secret, so the cursor is only encoded.
-type userCursor struct {
-	V     int    `json:"v"`
-	After string `json:"after"`
+// allUsers is the AP5 query: every user, in username order. GSI1's USERS
+// partition is write-sharded, so the library sends one Query per shard
+// (USERS#shard_0…) and merges them by GSI1SK.
+func allUsers(st *Store) *singletable.Query[User] {
+	return st.Users.QueryIndex("GSI1", User{})
 }
 
 // ListUsers lists users in username order without a Scan (AP5). Users are
-// spread over UserShards partitions of GSI1 (USERS#<shard>); a page reads
-// up to limit users from every shard in parallel, starting after the
-// cursor's username, and merges them. That costs a little more per page
-// than one partition would, and it means no partition ever takes every
-// registration: the write-sharding pattern for a "list everything" index.
+// spread over UserShards partitions of GSI1; a page reads up to limit users
+// from every shard in parallel and merges them. That costs a little more
+// per page than one partition would, and it means no partition ever takes
+// every registration: the write-sharding pattern for a "list everything"
+// index. The cursor is the library's: it holds every shard's position, is
+// bound to this query and checksummed, so a cursor from another listing or
+// an altered one is singletable.ErrInvalidCursor.
 func (s *Service) ListUsers(ctx context.Context, limit int, cursor string) (singletable.Page[User], error) {
 	limit, err := pageLimit(limit)
 	if err != nil {
 		return singletable.Page[User]{}, err
 	}
-	var after string
-	if cursor != "" {
-		var c userCursor
-		b, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil || json.Unmarshal(b, &c) != nil || c.V != 1 || ValidUsername(c.After) != nil {
-			return singletable.Page[User]{}, fmt.Errorf("%w: not a user-list cursor", singletable.ErrInvalidCursor)
-		}
-		after = c.After
-	}
-	type result struct {
-		page singletable.Page[User]
-		err  error
-	}
-	results := make([]result, UserShards)
-	var wg sync.WaitGroup
-	for shard := range UserShards {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p, err := usersInShard(s.store, shard, after).Limit(limit).Page(ctx)
-			results[shard] = result{p, err}
-		}()
-	}
-	wg.Wait()
-	var all []User
-	more := false
-	for _, r := range results {
-		if r.err != nil {
-			return singletable.Page[User]{}, r.err
-		}
-		all = append(all, r.page.Items...)
-		more = more || r.page.Cursor != ""
-	}
-	slices.SortFunc(all, func(a, b User) int { return cmp.Compare(a.Username, b.Username) })
-	var page singletable.Page[User]
-	if len(all) > limit {
-		all, more = all[:limit], true
-	}
-	page.Items = all
-	if more && len(all) > 0 {
-		b, _ := json.Marshal(userCursor{V: 1, After: all[len(all)-1].Username})
-		page.Cursor = base64.RawURLEncoding.EncodeToString(b)
-	}
-	return page, nil
+	return allUsers(s.store).Limit(limit).After(cursor).Page(ctx)
 }
 
 // SkillInput is what a caller gives to add or change a skill. Nil fields

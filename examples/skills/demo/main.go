@@ -228,6 +228,11 @@ func run() error {
 		}
 	}
 	fmt.Printf("walking on with limit 100: %d users in %d pages, in username order, each once (checked), no Scan\n", total, pages)
+	spread, err := usersPerShard(ctx, client)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("users per GSI1 shard (raw Query, Select COUNT): %s\n", spread)
 
 	ap("AP6")
 	sp, err := svc.ListSkills(ctx, "john", 0, "")
@@ -468,10 +473,40 @@ func (t *table) row(cells ...string) { fmt.Fprintln(t.w, "  "+strings.Join(cells
 
 func (t *table) flush() { _ = t.w.Flush() }
 
+// usersPerShard counts the users in each write shard of GSI1 with the raw
+// SDK, to show how the library spread them: the shard of an item is in
+// its GSI1PK, USERS#shard_<n>.
+func usersPerShard(ctx context.Context, client *dynamodb.Client) (string, error) {
+	var counts []string
+	for n := range skills.UserShards {
+		pk := fmt.Sprintf("USERS#shard_%d", n)
+		in := &dynamodb.QueryInput{
+			TableName: aws.String(skills.TableName), IndexName: aws.String("GSI1"),
+			KeyConditionExpression:    aws.String("GSI1PK = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}},
+			Select:                    types.SelectCount,
+		}
+		total := 0
+		for {
+			out, err := client.Query(ctx, in)
+			if err != nil {
+				return "", err
+			}
+			total += int(out.Count)
+			if out.LastEvaluatedKey == nil {
+				break
+			}
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+		counts = append(counts, fmt.Sprintf("%s %d", pk, total))
+	}
+	return strings.Join(counts, ", "), nil
+}
+
 func printUsers(us []skills.User) {
-	t := newTable("username", "name", "shard", "created")
+	t := newTable("username", "name", "created")
 	for _, u := range us {
-		t.row(u.Username, u.Name, strconv.Itoa(u.Shard), u.CreatedAt.Format(time.DateOnly))
+		t.row(u.Username, u.Name, u.CreatedAt.Format(time.DateOnly))
 	}
 	t.flush()
 }
