@@ -254,24 +254,26 @@ func (b *backfill[T]) rekey(ctx context.Context, w *rewrite, old map[string]type
 	var pb, db exprBuilder
 	putCond := "attribute_not_exists(" + pb.name(t.opts.PartitionKey) + ")"
 	delCond := b.unchanged(&db, old)
-	_, err := t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{Put: &types.Put{
-				TableName:                           &t.name,
-				Item:                                w.newItem,
-				ConditionExpression:                 &putCond,
-				ExpressionAttributeNames:            pb.namesOrNil(),
-				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-			}},
-			{Delete: &types.Delete{
-				TableName:                 &t.name,
-				Key:                       w.oldKey,
-				ConditionExpression:       &delCond,
-				ExpressionAttributeNames:  db.namesOrNil(),
-				ExpressionAttributeValues: db.valuesOrNil(),
-			}},
-		},
-	})
+	items := []types.TransactWriteItem{
+		{Put: &types.Put{
+			TableName:                           &t.name,
+			Item:                                w.newItem,
+			ConditionExpression:                 &putCond,
+			ExpressionAttributeNames:            pb.namesOrNil(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		{Delete: &types.Delete{
+			TableName:                 &t.name,
+			Key:                       w.oldKey,
+			ConditionExpression:       &delCond,
+			ExpressionAttributeNames:  db.namesOrNil(),
+			ExpressionAttributeValues: db.valuesOrNil(),
+		}},
+	}
+	for _, g := range w.guards {
+		items = append(items, b.moveGuard(g, w))
+	}
+	_, err := t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err == nil {
 		return nil
 	}
@@ -291,7 +293,36 @@ func (b *backfill[T]) rekey(ctx context.Context, w *rewrite, old map[string]type
 	case code(0) == "ConditionalCheckFailed":
 		return b.occupied(ctx, w, old, tce.CancellationReasons[0].Item, err)
 	}
+	for i, g := range w.guards {
+		if code(2+i) == "ConditionalCheckFailed" {
+			return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: the unique guard of %s belongs to another item",
+				b.r.e.name, itemKeyText(t, w.oldKey), g.field), err)
+		}
+	}
 	return fmt.Errorf("singletable: backfill %s: re-key: %w", b.r.e.name, err)
+}
+
+// moveGuard hands a unique guard item over to the item's new key: it must
+// belong to the old key (or be missing, which the move repairs).
+func (b *backfill[T]) moveGuard(g guardRef, w *rewrite) types.TransactWriteItem {
+	t := b.r.t
+	var eb exprBuilder
+	owner := []string{eb.name(guardOwnerPK) + " = " + eb.value(w.newItem[t.opts.PartitionKey])}
+	was := []string{eb.equal(guardOwnerPK, w.oldKey[t.opts.PartitionKey])}
+	if t.opts.SortKey != "" {
+		owner = append(owner, eb.name(guardOwnerSK)+" = "+eb.value(w.newItem[t.opts.SortKey]))
+		was = append(was, eb.equal(guardOwnerSK, w.oldKey[t.opts.SortKey]))
+	}
+	update := "SET " + eb.name(t.opts.EntityTypeAttr) + " = " + eb.value(avS(UniqueGuardType)) + ", " + strings.Join(owner, ", ")
+	cond := "attribute_not_exists(" + eb.name(t.opts.PartitionKey) + ") OR (" + andConds(was...) + ")"
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                 &t.name,
+		Key:                       g.key,
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  eb.namesOrNil(),
+		ExpressionAttributeValues: eb.valuesOrNil(),
+	}}
 }
 
 // occupied handles a re-key whose new key is taken. If the item there is

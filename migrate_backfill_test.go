@@ -369,3 +369,40 @@ func TestMigrateBackfillSparse(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, vr.OK(), "%+v", vr)
 }
+
+// Re-keying an entity with a unique field hands its guard items over to
+// the new key, so the value stays claimed and is released by a delete.
+func TestMigrateRekeyMovesUniqueGuards(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, accounts, _ := accountsTable(t)
+	for _, u := range []string{"ann", "bob"} {
+		require.NoError(t, accounts.Create(ctx, Account{Username: u, Email: u + "@example.com", Name: u}))
+	}
+	moved := singletable.MustDefine(singletable.Schema[Account]{
+		Type: "Account", PK: "ACCOUNT#{Username}", SK: "PROFILE#V2",
+		Unique:  []string{"Email"},
+		Version: "Version", CreatedAt: "Created", UpdatedAt: "Updated",
+	})
+	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
+	accounts2 := singletable.Bind(newTbl, moved)
+	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("accounts-sk", accounts2))
+	require.NoError(t, err)
+	rep, err := m.Run(ctx, "accounts-sk")
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), rep.Ops["Account re-key"])
+
+	owners := map[string]string{}
+	for _, it := range scanRaw(t, tbl.Client(), tbl.Name()) {
+		if attrS(it, "EntityType") == singletable.UniqueGuardType {
+			owners[attrS(it, "OwnerPK")] = attrS(it, "OwnerSK")
+		}
+	}
+	assert.Equal(t, map[string]string{"ACCOUNT#ann": "PROFILE#V2", "ACCOUNT#bob": "PROFILE#V2"}, owners)
+
+	err = accounts2.Create(ctx, Account{Username: "carl", Email: "ann@example.com"})
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists, "the value is still claimed")
+	_, err = accounts2.Delete(ctx, Account{Username: "ann"})
+	require.NoError(t, err, "the delete releases the guard it now owns")
+	require.NoError(t, accounts2.Create(ctx, Account{Username: "carl", Email: "ann@example.com"}))
+}

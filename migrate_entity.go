@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -72,6 +73,15 @@ type rewrite struct {
 	set        map[string]types.AttributeValue // managed attributes to set
 	remove     []string                        // managed attributes to remove
 	keyChanged bool
+	// guards are the keys of the unique guard items the item owns (see
+	// Schema.Unique), which must follow it to its new key.
+	guards []guardRef
+}
+
+// guardRef is one unique guard item: its key and the field it guards.
+type guardRef struct {
+	field string
+	key   map[string]types.AttributeValue
 }
 
 func (w *rewrite) changed() bool { return len(w.set)+len(w.remove) > 0 }
@@ -105,6 +115,19 @@ func (e *Entity[T]) planRewrite(t *Table, item map[string]types.AttributeValue) 
 		}
 		if slices.Contains(keys, a) {
 			w.keyChanged = true
+		}
+	}
+	if w.keyChanged {
+		owner := &Repo[T]{t: t, e: e}
+		rv := reflect.ValueOf(&v).Elem()
+		for _, f := range e.guards.unique {
+			key, ok, err := owner.guardKey(f, rv)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				w.guards = append(w.guards, guardRef{field: f.name, key: key})
+			}
 		}
 	}
 	return w, nil
