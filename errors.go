@@ -21,6 +21,15 @@ var (
 	ErrConditionFailed = errors.New("singletable: condition failed")
 	// ErrVersionConflict: the item's version is not the one the caller read.
 	ErrVersionConflict = errors.New("singletable: version conflict")
+	// ErrMaybeApplied: a single-item Put, Update or Delete whose outcome is
+	// unknown. An attempt got no answer (a lost response, a timeout, a
+	// 5xx), the SDK's retry of the same request failed its condition, and
+	// the item as it is now does not show this write: the first attempt
+	// may have been applied and then overwritten by another writer, or not
+	// applied at all. It is not ErrVersionConflict or ErrConditionFailed,
+	// so a read-modify-write loop does not blindly apply its change again:
+	// treat it like a timeout (see docs/reliability.md).
+	ErrMaybeApplied = errors.New("singletable: outcome unknown (an attempt got no answer and may have been applied)")
 	// ErrInvalidCursor: a cursor that is malformed, tampered with, expired, or
 	// from another query.
 	ErrInvalidCursor = errors.New("singletable: invalid cursor")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -75,12 +76,21 @@ func TestLostResponseIsNotMisreported(t *testing.T) {
 	t.Run("versioned Put", func(t *testing.T) {
 		require.NoError(t, vdocs.Create(ctx, VDoc{ID: "p1", Body: "v1"}))
 		lose("PutItem")
-		require.NoError(t, vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2", Version: 1}), "not ErrVersionConflict: version 2 is this call's")
+		err := vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2", Version: 1})
+		require.NoError(t, err, "not ErrVersionConflict: version 2 is this call's")
 		got, err := vdocs.Get(ctx, VDoc{ID: "p1"}, singletable.ConsistentRead())
 		require.NoError(t, err)
 		assert.Equal(t, VDoc{ID: "p1", Body: "v2", Version: 2}, got)
-		// A stale version is still a conflict after a lost response.
+		// A stale version after an unanswered attempt: the attempt may have
+		// applied and been overwritten since, so the outcome is unknown,
+		// and not a conflict a read-modify-write loop would retry.
 		lose("PutItem")
+		err = vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2'", Version: 1})
+		assert.ErrorIs(t, err, singletable.ErrMaybeApplied)
+		assert.NotErrorIs(t, err, singletable.ErrVersionConflict)
+		var ccf *types.ConditionalCheckFailedException
+		assert.ErrorAs(t, err, &ccf, "the SDK error is still reachable")
+		// Without a lost response a stale version is a plain conflict.
 		assert.ErrorIs(t, vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2'", Version: 1}), singletable.ErrVersionConflict)
 	})
 
@@ -92,7 +102,7 @@ func TestLostResponseIsNotMisreported(t *testing.T) {
 		assert.Equal(t, VDoc{ID: "u1", Body: "v2", Version: 2}, got, "the item as the lost attempt left it")
 		lose("UpdateItem")
 		_, err = vdocs.Update(VDoc{ID: "u1", Version: 1}).Set("Body", "v2'").Run(ctx)
-		assert.ErrorIs(t, err, singletable.ErrVersionConflict, "version 2 holds another write: a real conflict")
+		assert.ErrorIs(t, err, singletable.ErrMaybeApplied, "version 2 holds another write: applied and overwritten, or never applied")
 	})
 
 	t.Run("conditional Update", func(t *testing.T) {

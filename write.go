@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -389,7 +390,13 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 				res.unseen = true
 				return res, nil
 			}
-			return res, withCause(it.failed(old), err)
+			failed := it.failed(old)
+			if log.maybeApplied.Load() && it.applied != nil && kind != "create" {
+				// The lost attempt may have applied and been overwritten
+				// since: the failed condition proves nothing.
+				return res, wrapSentinel(ErrMaybeApplied, fmt.Sprintf("%s %s: the retry found: %s", kind, entity, strings.TrimPrefix(failed.Error(), "singletable: ")), err)
+			}
+			return res, withCause(failed, err)
 		}
 		return res, fmt.Errorf("singletable: %s %s: %w", kind, entity, err)
 	}
