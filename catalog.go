@@ -88,7 +88,11 @@ func (q *Query[T]) describe() string {
 		parts = append(parts, t.PartitionKey+" = "+e.pk.tpl.raw)
 		parts = append(parts, q.describeTemplatedSort(e.sk, t.SortKey)...)
 	case !idx.multi:
-		parts = append(parts, idx.pkAttr+" = "+idx.pk.tpl.raw)
+		pk := idx.pkAttr + " = " + idx.pk.tpl.raw
+		if idx.shards > 0 {
+			pk += fmt.Sprintf("#shard_{0..%d}", idx.shards-1)
+		}
+		parts = append(parts, pk)
 		parts = append(parts, q.describeTemplatedSort(idx.sk, idx.skAttr)...)
 	default:
 		for _, f := range idx.partition {
