@@ -346,11 +346,14 @@ func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, erro
 		}
 	}
 	e.encodeTTL(rv, item)
-	if name := invalidUTF8Attr(item); name != "" {
-		return nil, validationErr(e.name, name, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
+	// One walk checks both: DynamoDB strings are UTF-8 (the SDK would
+	// silently send U+FFFD for bad bytes) and items are at most 400 KB.
+	size, bad := itemsize.Scan(item)
+	if bad != "" {
+		return nil, validationErr(e.name, bad, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
 	}
-	if err := itemsize.Check(item); err != nil {
-		return nil, &ValidationError{Entity: e.name, Reason: "item too large", Err: err}
+	if size > itemsize.MaxItemBytes {
+		return nil, &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
 	}
 	return item, nil
 }

@@ -35,18 +35,34 @@ func Check(item map[string]types.AttributeValue) error {
 // its attributes, of the attribute name's UTF-8 length and the value's size.
 // It does not allocate.
 func Of(item map[string]types.AttributeValue) int {
-	n := 0
-	for name, v := range item {
-		n += stringSize(name) + valueSize(v)
-	}
+	n, _ := Scan(item)
 	return n
 }
 
-// valueSize is the size of one attribute value, without its name.
-func valueSize(v types.AttributeValue) int {
+// Scan returns Of(item) and, in the same pass, the name of an attribute
+// whose name or string contents (at any depth) are not valid UTF-8, or ""
+// when every string is valid. Callers that must refuse invalid UTF-8 and
+// check the size walk the item once.
+func Scan(item map[string]types.AttributeValue) (size int, invalidAttr string) {
+	var w walker
+	for name, v := range item {
+		w.invalid = false
+		size += w.str(name) + w.value(v)
+		if w.invalid && invalidAttr == "" {
+			invalidAttr = name
+		}
+	}
+	return size, invalidAttr
+}
+
+// walker sizes values and notes invalid UTF-8 on the way.
+type walker struct{ invalid bool }
+
+// value is the size of one attribute value, without its name.
+func (w *walker) value(v types.AttributeValue) int {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
-		return stringSize(v.Value)
+		return w.str(v.Value)
 	case *types.AttributeValueMemberN:
 		return numberSize(v.Value)
 	case *types.AttributeValueMemberB:
@@ -56,7 +72,7 @@ func valueSize(v types.AttributeValue) int {
 	case *types.AttributeValueMemberSS:
 		n := 0
 		for _, s := range v.Value {
-			n += stringSize(s)
+			n += w.str(s)
 		}
 		return n
 	case *types.AttributeValueMemberNS:
@@ -74,13 +90,13 @@ func valueSize(v types.AttributeValue) int {
 	case *types.AttributeValueMemberL:
 		n := docOverhead + len(v.Value)*elemOverhead
 		for _, e := range v.Value {
-			n += valueSize(e)
+			n += w.value(e)
 		}
 		return n
 	case *types.AttributeValueMemberM:
 		n := docOverhead + len(v.Value)*elemOverhead
 		for k, e := range v.Value {
-			n += stringSize(k) + valueSize(e)
+			n += w.str(k) + w.value(e)
 		}
 		return n
 	}
@@ -94,22 +110,23 @@ const (
 	elemOverhead = 1 // every element of an L or M
 )
 
-// stringSize is the number of bytes s occupies once sent: its UTF-8 length.
+// str is the number of bytes s occupies once sent: its UTF-8 length.
 // The SDK's JSON encoder replaces each byte of invalid UTF-8 with U+FFFD,
 // which is 3 bytes on the server, so such bytes count as 3.
-func stringSize(s string) int {
+func (w *walker) str(s string) int {
 	if utf8.ValidString(s) {
 		return len(s)
 	}
+	w.invalid = true
 	n := 0
 	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && w == 1 {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
 			n += 3
 		} else {
-			n += w
+			n += size
 		}
-		i += w
+		i += size
 	}
 	return n
 }
