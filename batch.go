@@ -446,6 +446,10 @@ func (r *Repo[T]) BatchGetWith(ctx context.Context, o BatchOptions, keys []T, op
 		}
 		ka.ProjectionExpression = expr.Projection()
 		ka.ExpressionAttributeNames = expr.Names()
+		if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
+			exprs: []*string{ka.ProjectionExpression}, names: ka.ExpressionAttributeNames}); err != nil {
+			return nil, err
+		}
 	}
 
 	g := &batchGetter[T]{r: r, ka: ka, keys: uniq, ids: uniqID, pos: ids, out: out, policy: o.policy()}

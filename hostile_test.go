@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -78,6 +79,17 @@ func TestHostileKeyValues(t *testing.T) {
 	var ke *singletable.KeyError
 	require.ErrorAs(t, err, &ke)
 	assert.Equal(t, before, c.requests.Load())
+
+	invalid := 0
+	for _, h := range hostile {
+		if !utf8.ValidString(h) {
+			invalid++
+		}
+	}
+	reportInputs(inputRow{Suite: "hostile key values (#, %, escapes, NUL, invalid UTF-8, other entities' prefixes, 300+ chars), each as username and skill name",
+		Tried: len(hostile) + 1,
+		Outcomes: fmt.Sprintf("%d stored as their own user, round-tripped exactly; %d invalid UTF-8 refused (*ValidationError); 1 empty refused (*KeyError) before the network; "+
+			"0 reads, prefix queries or deletes reached john's items", len(hostile)-invalid, invalid)})
 }
 
 // The seed's IAM idea, dynamodb:LeadingKeys "USER#${username}", is safe

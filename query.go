@@ -377,6 +377,11 @@ func (q *Query[T]) input(keyCond expression.KeyConditionBuilder, filter expressi
 		ExpressionAttributeNames:  expr.Names(),
 		ExpressionAttributeValues: expr.Values(),
 	}
+	if err := checkExprLimits(e.name, exprParts{kinds: []string{"key condition", "filter", "projection"},
+		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
+		return nil, err
+	}
 	if q.index != "" {
 		in.IndexName = aws.String(q.index)
 	}

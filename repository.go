@@ -91,6 +91,10 @@ func (r *Repo[T]) Get(ctx context.Context, key T, opts ...ReadOption) (T, error)
 		}
 		in.ProjectionExpression = expr.Projection()
 		in.ExpressionAttributeNames = expr.Names()
+		if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
+			exprs: []*string{in.ProjectionExpression}, names: in.ExpressionAttributeNames}); err != nil {
+			return zero, err
+		}
 	}
 	out, err := r.t.client.GetItem(ctx, in)
 	if err != nil {

@@ -295,9 +295,9 @@ func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder
 		tx.fail("Check", r.e.name, err)
 		return
 	}
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	expr, err := condExpr(r.e.name, cond)
 	if err != nil {
-		tx.fail("Check", r.e.name, &ValidationError{Entity: r.e.name, Reason: "bad condition", Err: err})
+		tx.fail("Check", r.e.name, err)
 		return
 	}
 	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
@@ -324,6 +324,10 @@ func condExpr(entity string, cond expression.ConditionBuilder) (expression.Expre
 	expr, err := expression.NewBuilder().WithCondition(cond).Build()
 	if err != nil {
 		return expr, &ValidationError{Entity: entity, Reason: "bad condition", Err: err}
+	}
+	if err := checkExprLimits(entity, exprParts{kinds: []string{"condition"}, exprs: []*string{expr.Condition()},
+		names: expr.Names(), values: expr.Values()}); err != nil {
+		return expr, err
 	}
 	return expr, nil
 }

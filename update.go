@@ -446,6 +446,11 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 		ExpressionAttributeValues: expr.Values(),
 		ReturnValues:              types.ReturnValueAllNew,
 	}
+	if err := checkExprLimits(e.name, exprParts{kinds: []string{"update", "condition"},
+		exprs: []*string{in.UpdateExpression, in.ConditionExpression}, update: in.UpdateExpression,
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
+		return nil, eff, err
+	}
 	if hasCond {
 		// Tells "missing item" from "condition false" from "stale version".
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld

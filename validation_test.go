@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"strings"
 	"testing"
@@ -88,6 +89,22 @@ func TestBadInputBeforeNetwork(t *testing.T) {
 		assert.True(t, strings.HasPrefix(err.Error(), "singletable:"), "%s: %v", tc.name, err)
 	}
 	assert.Zero(t, c.requests.Load(), "requests sent for bad input")
+	outcomes := map[string]int{}
+	for _, tc := range cases {
+		var ve *singletable.ValidationError
+		var ke *singletable.KeyError
+		switch err := tc.run(); {
+		case errors.As(err, &ke):
+			outcomes["*KeyError"]++
+		case errors.As(err, &ve):
+			outcomes["*ValidationError"]++
+		case tc.as == nil:
+			outcomes["ErrInvalidCursor"]++
+		}
+	}
+	reportInputs(inputRow{Suite: "invalid requests (empty or oversized keys, unknown fields, wrong types, 400 KB+ items, bad sort conditions, unknown indexes, bad cursors)",
+		Tried: len(cases), Outcomes: fmt.Sprintf("%d *ValidationError, %d *KeyError, %d ErrInvalidCursor; %d requests sent",
+			outcomes["*ValidationError"], outcomes["*KeyError"], outcomes["ErrInvalidCursor"], c.requests.Load())})
 }
 
 func TestKeyErrorNamesFields(t *testing.T) {

@@ -1,0 +1,121 @@
+package singletable
+
+import (
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
+)
+
+// DynamoDB's documented limits on expression parameters (Developer Guide,
+// "Constraints in Amazon DynamoDB", Expression parameters). A request over
+// one of them is refused by DynamoDB with a ValidationException; the
+// library refuses it first, with a *ValidationError, before sending
+// anything.
+const (
+	// maxExprBytes is the longest expression string (condition, filter,
+	// key condition, projection or update expression).
+	maxExprBytes = 4 << 10
+	// maxSubstitutionBytes bounds all the substitution variables of one
+	// expression: the ExpressionAttributeNames and ExpressionAttributeValues.
+	maxSubstitutionBytes = 2 << 20
+	// maxUpdateOps is the most operators or functions an UpdateExpression
+	// may hold.
+	maxUpdateOps = 300
+	// maxInOperands is the most operands of one IN comparator.
+	maxInOperands = 100
+)
+
+// exprParts is one request's expressions and substitution variables.
+type exprParts struct {
+	kinds  []string  // "filter", "projection", …, for the error
+	exprs  []*string // the expression strings, nil when absent
+	update *string
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+// checkExprLimits reports the first limit the request's expressions break,
+// as a *ValidationError naming the entity and the expression.
+func checkExprLimits(entity string, p exprParts) error {
+	for i, e := range p.exprs {
+		if e == nil {
+			continue
+		}
+		kind := p.kinds[i]
+		if n := len(*e); n > maxExprBytes {
+			return validationErr(entity, "", "the %s expression is %d bytes; DynamoDB allows %d (fewer fields or conditions per request)", kind, n, maxExprBytes)
+		}
+		if n := maxInList(*e); n > maxInOperands {
+			return validationErr(entity, "", "an IN in the %s expression has %d operands; DynamoDB allows %d", kind, n, maxInOperands)
+		}
+	}
+	if p.update != nil {
+		if n := updateOps(*p.update); n > maxUpdateOps {
+			return validationErr(entity, "", "the update expression has %d operators and functions; DynamoDB allows %d (split the update)", n, maxUpdateOps)
+		}
+	}
+	total := 0
+	for k, v := range p.names {
+		total += len(k) + len(v)
+	}
+	for k, v := range p.values {
+		total += len(k) + itemsize.Of(map[string]types.AttributeValue{"": v})
+	}
+	if total > maxSubstitutionBytes {
+		return validationErr(entity, "", "the expression attribute names and values are %d bytes; DynamoDB allows %d", total, maxSubstitutionBytes)
+	}
+	return nil
+}
+
+// maxInList returns the largest operand count of the IN comparators in an
+// expression rendered by the SDK's expression builder ("#0 IN (:0, :1)").
+// Placeholders contain no parentheses or commas, so counting commas up to
+// the closing parenthesis counts the operands.
+func maxInList(expr string) int {
+	most := 0
+	for rest := expr; ; {
+		i := strings.Index(rest, " IN (")
+		if i < 0 {
+			return most
+		}
+		rest = rest[i+len(" IN ("):]
+		end := strings.IndexByte(rest, ')')
+		if end < 0 {
+			return most
+		}
+		most = max(most, strings.Count(rest[:end], ",")+1)
+		rest = rest[end:]
+	}
+}
+
+// updateOps counts the actions and functions of an update expression as
+// the SDK's builder renders it: a clause keyword (SET, REMOVE, ADD,
+// DELETE) starts each clause's first action, commas outside parentheses
+// separate the others, and each function call (if_not_exists, …) counts
+// once more.
+func updateOps(expr string) int {
+	n := 0
+	for _, f := range strings.Fields(expr) {
+		switch f {
+		case "SET", "REMOVE", "ADD", "DELETE":
+			n++
+		}
+	}
+	depth := 0
+	for _, c := range expr {
+		switch c {
+		case '(':
+			depth++
+			n++
+		case ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
