@@ -53,7 +53,10 @@ func TestItemSizeLimitEndToEnd(t *testing.T) {
 	for name, write := range map[string]func() error{
 		"Create": func() error { return blobs.Create(ctx, over) },
 		"Put":    func() error { return blobs.Put(ctx, over) },
-		"Update": func() error { _, err := blobs.Update(Blob{Bucket: "b", ID: 1}).Set("Data", over.Data+"xx").Run(ctx); return err },
+		"Update": func() error {
+			_, err := blobs.Update(Blob{Bucket: "b", ID: 1}).Set("Data", over.Data+"xx").Run(ctx)
+			return err
+		},
 	} {
 		err := write()
 		var ve *singletable.ValidationError
