@@ -10,7 +10,7 @@ DDBLOCAL_PORT ?= 8000
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then echo sudo; fi)
 
-.PHONY: test demo lint bench bench-compare fuzz reliability dynamodb-local ddblocal-install java tools
+.PHONY: test demo lint bench bench-compare fuzz reliability soak dynamodb-local ddblocal-install java tools
 
 ## test: vet, then the whole suite with the race detector against DynamoDB Local
 test: tools
@@ -37,13 +37,22 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzKeyCodec -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x .
 
-## reliability: rerun the fault and hostile-input suites and refresh the figures in docs/reliability.md
+## reliability: rerun the fault, lost-response, limit and bad-input suites and rewrite the
+## figures section of docs/reliability.md in place (between its markers)
+RELIABILITY_TESTS = UnderFaults|TestLostResponseIsNotMisreported|TestHostile|TestBadInputBeforeNetwork|TestExpressionLimitsBeforeNetwork
 reliability: tools
-	RELIABILITY_REPORT=$(CURDIR)/docs/reliability-figures.md $(GO) test -count=1 -run 'TestWritePathsUnderFaults|TestHostile|TestZZReliabilityReport' -v . | grep -E '^(---|ok|FAIL)|rate '
+	bash -o pipefail -c "RELIABILITY_REPORT=$(CURDIR)/docs/reliability.md $(GO) test -count=1 -run '$(RELIABILITY_TESTS)' -v . | grep -E '^(---|ok|FAIL)|rate '"
 
 ## bench-compare: codec, request-path and end-to-end comparisons in bench/ (a separate module)
 bench-compare: tools
 	$(MAKE) -C bench all
+
+## soak: mixed traffic from 64 goroutines against DynamoDB Local (SOAK_OPS operations,
+## SOAK_FAULTS injected fault rate), then invariant checks; not part of `make test`
+SOAK_OPS    ?= 20000
+SOAK_FAULTS ?= 0.05
+soak: tools
+	cd bench && $(GO) run ./soak -ops $(SOAK_OPS) -fault-rate $(SOAK_FAULTS)
 
 ## dynamodb-local: run DynamoDB Local in the foreground on DDBLOCAL_PORT (default 8000)
 dynamodb-local: tools
