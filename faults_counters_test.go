@@ -165,7 +165,7 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 		Notes: fmt.Sprintf("token count exact (%d); versioned count = version moves, between acknowledged and acknowledged+unknown", want)})
 	reportFaults(faultRow{Suite: "Counters: plain ADD retried by the caller (contrast, not a library guarantee)", Rate: rate, Ops: workers * each,
 		Faults: stats.Faults[ddbfault.LostResponse], Checked: 1, Dups: c.Elections - want,
-		Notes: "duplicated = increments applied twice after lost responses: why counters need a token or a condition; faults = lost responses in the run"})
+		Notes: "duplicated = increments applied twice after lost responses: why counters need a token or a condition; faults = lost responses in the run", Contrast: true})
 }
 
 // EventRec is an event appended with a gap-free sequence number; Ref
