@@ -12,9 +12,12 @@ SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then
 
 .PHONY: test demo lint bench bench-compare fuzz reliability soak dynamodb-local ddblocal-install java tools
 
-## test: vet, then the whole suite with the race detector against DynamoDB Local
+## test: vet, a short run of the key codec fuzz target, then the whole suite
+## with the race detector against DynamoDB Local
+CI_FUZZTIME ?= 15s
 test: tools
 	$(GO) vet ./...
+	$(GO) test -run '^$$' -fuzz FuzzKeyCodec -fuzztime $(CI_FUZZTIME) -fuzzminimizetime 2000x .
 	$(GO) test -race -count=1 ./...
 
 ## demo: run the skills demo end to end (it starts and stops DynamoDB Local)

@@ -31,6 +31,11 @@ func Run(m *testing.M) int {
 	if !flag.Parsed() {
 		flag.Parse() // for testing.Verbose; m.Run does the same
 	}
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		// A fuzz worker runs only the fuzz target, which needs no server;
+		// starting one per worker would just load the machine.
+		return m.Run()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // bounds install + start
 	start := time.Now()
 	s, err := Start(ctx, Options{})
