@@ -268,6 +268,9 @@ func runTransferFaultSuite(t *testing.T, rate float64) {
 		}
 	}
 	ft.SetEnabled(true)
+	// Drawn faults land on requests in goroutine order; script one conflict
+	// so the conflict path surely runs.
+	ft.Next("TransactWriteItems", ddbfault.TxConflict)
 
 	var mu sync.Mutex
 	var ops, errs, lost, partial int
