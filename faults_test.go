@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"slices"
 	"sort"
@@ -16,14 +15,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/singletable-go/singletable"
-	"github.com/singletable-go/singletable/ddbfault"
-	"github.com/singletable-go/singletable/ddblocal"
 )
 
 // Record is written under faults. Sum is a checksum of the other fields, so
@@ -110,14 +106,8 @@ func TestWritePathsUnderFaults(t *testing.T) {
 func runFaultSuite(t *testing.T, rate float64) {
 	ctx := context.Background()
 	seed := uint64(rate * 1000)
-	ft := ddbfault.New(nil, ddbfault.Config{Seed: seed, Rate: rate})
-	client := ddblocal.Shared().Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
-	ft.SetEnabled(false)
-	name := ddblocal.TableName(t)
-	tbl := singletable.NewTable(client, name)
-	recs := singletable.Bind(tbl, Records)
-	require.NoError(t, tbl.Create(ctx))
-	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), name)
+	var recs *singletable.Repo[Record]
+	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { recs = singletable.Bind(tbl, Records) })
 	ft.SetEnabled(true)
 
 	const owners, perOwner, steps = 8, 25, 60
