@@ -25,8 +25,8 @@ func ExampleQuery_Request() {
 	fmt.Println(*in.FilterExpression, "limit", *in.Limit)
 	fmt.Println(values(in.ExpressionAttributeValues))
 	// Output:
-	// GSI1 (#1 = :1) AND (begins_with (#2, :2))
-	// #0 = :0 limit 20
+	// GSI1 #n0 = :v0 AND begins_with(#n1, :v1)
+	// #n2 = :v2 limit 20
 	// [LEVEL#Expert#USER# SKILL#golang UserSkill]
 }
 

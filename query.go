@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
 )
 
 // SortOp is a comparison on a sort key, used with [Query.Where].
@@ -226,8 +228,8 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	}
 	r, e, t := q.r, q.r.e, q.r.t
 	kv := reflect.ValueOf(&q.key).Elem()
-	var keyCond expression.KeyConditionBuilder
-	var sortCond *expression.KeyConditionBuilder
+	// conds is the key condition: the partition key first.
+	var conds []keyCond
 	var partition string
 	p := &plan{}
 	var idx *indexPlan[T]
@@ -235,56 +237,36 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		idx, _ = e.index(q.index)
 	}
 	switch {
-	case idx == nil:
-		pk, err := e.renderKey(e.pk, kv, "", "PK")
+	case idx == nil || !idx.multi:
+		pkAttr, skAttr, pkKey, skKey, name := t.opts.PartitionKey, t.opts.SortKey, e.pk, e.sk, "PK"
+		if idx != nil {
+			pkAttr, skAttr, pkKey, skKey, name = idx.pkAttr, idx.skAttr, idx.pk, idx.sk, idx.pkAttr
+		}
+		pk, err := e.renderKey(pkKey, kv, q.index, name)
 		if err != nil {
 			return nil, err
 		}
 		partition = pk
-		keyCond = expression.Key(t.opts.PartitionKey).Equal(expression.Value(pk))
-		p.cursorKeys = []string{t.opts.PartitionKey}
-		if t.opts.SortKey != "" {
-			p.cursorKeys = append(p.cursorKeys, t.opts.SortKey)
+		conds = append(conds, keyCond{attr: pkAttr, op: expr.OpEq, v1: &types.AttributeValueMemberS{Value: pk}})
+		p.cursorKeys = []string{pkAttr}
+		if skAttr != "" {
+			p.cursorKeys = append(p.cursorKeys, skAttr)
 		}
-		kc, empty, err := q.templatedSort(e.sk, t.opts.SortKey, kv)
+		kc, empty, err := q.templatedSort(skKey, skAttr, kv)
 		if err != nil {
 			return nil, err
 		}
 		if kc != nil {
-			keyCond = keyCond.And(*kc)
-		}
-		p.empty = empty
-	case !idx.multi:
-		pk, err := e.renderKey(idx.pk, kv, idx.name, idx.pkAttr)
-		if err != nil {
-			return nil, err
-		}
-		partition = pk
-		keyCond = expression.Key(idx.pkAttr).Equal(expression.Value(pk))
-		p.cursorKeys = []string{idx.pkAttr}
-		if idx.skAttr != "" {
-			p.cursorKeys = append(p.cursorKeys, idx.skAttr)
-		}
-		kc, empty, err := q.templatedSort(idx.sk, idx.skAttr, kv)
-		if err != nil {
-			return nil, err
-		}
-		sortCond = kc
-		if kc != nil {
-			keyCond = keyCond.And(*kc)
+			conds = append(conds, *kc)
 		}
 		p.empty = empty
 	default:
-		conds, parts, err := q.multiKey(idx, kv)
+		mc, parts, err := q.multiKey(idx, kv)
 		if err != nil {
 			return nil, err
 		}
+		conds = mc
 		partition = strings.Join(parts, "\x00")
-		if len(conds) == 1 {
-			keyCond = conds[0]
-		} else {
-			keyCond = expression.KeyAnd(conds...)
-		}
 		for _, f := range idx.deps {
 			p.cursorKeys = append(p.cursorKeys, f.attr)
 		}
@@ -304,30 +286,20 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	}
 	p.bind = cursorBinding(t.name, q.index, e.name, partition, dir)
 
-	// Only this entity's items: a partition may hold several entity types.
-	filter := expression.Name(t.opts.EntityTypeAttr).Equal(expression.Value(e.name))
-	if q.filter != nil {
-		filter = filter.And(*q.filter)
-	}
-	var proj *expression.ProjectionBuilder
+	var proj []string // attribute names to read, nil for all
 	if len(q.project) > 0 && !count {
-		pb, err := r.projection(q.project)
+		attrs, err := r.projectionAttrs(q.project)
 		if err != nil {
 			return nil, err
 		}
-		for _, a := range p.cursorKeys {
-			pb = pb.AddNames(expression.Name(a))
-		}
-		proj = &pb
+		proj = append(attrs, p.cursorKeys...)
 	}
 	if idx != nil && idx.shards > 0 {
 		// A write-sharded index: one query per shard, merged by the caller.
 		for shard := 0; shard < idx.shards; shard++ {
-			kc := expression.Key(idx.pkAttr).Equal(expression.Value(shardKey(partition, shard)))
-			if sortCond != nil {
-				kc = kc.And(*sortCond)
-			}
-			in, err := q.input(kc, filter, proj, count)
+			sc := slices.Clone(conds)
+			sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(partition, shard)}
+			in, err := q.input(sc, proj, count)
 			if err != nil {
 				return nil, err
 			}
@@ -343,7 +315,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		}
 		return p, nil
 	}
-	in, err := q.input(keyCond, filter, proj, count)
+	in, err := q.input(conds, proj, count)
 	if err != nil {
 		return nil, err
 	}
@@ -358,24 +330,73 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	return p, nil
 }
 
-// input assembles one QueryInput.
-func (q *Query[T]) input(keyCond expression.KeyConditionBuilder, filter expression.ConditionBuilder, proj *expression.ProjectionBuilder, count bool) (*dynamodb.QueryInput, error) {
-	t, e := q.r.t, q.r.e
-	b := expression.NewBuilder().WithKeyCondition(keyCond).WithFilter(filter)
-	if proj != nil {
-		b = b.WithProjection(*proj)
+// keyCond is one comparison of a key condition.
+type keyCond struct {
+	attr   string
+	op     string // an expr.Op constant, or between or beginsWith
+	v1, v2 types.AttributeValue
+}
+
+const (
+	opBetween    = "BETWEEN"
+	opBeginsWith = "begins_with"
+)
+
+func keyCmp(attr, op string, v string) *keyCond {
+	return &keyCond{attr: attr, op: op, v1: &types.AttributeValueMemberS{Value: v}}
+}
+
+// write writes the comparison into a key condition.
+func (c keyCond) write(b *expr.Builder) string {
+	name, v1 := b.Name(c.attr), b.Value(c.v1)
+	switch c.op {
+	case opBetween:
+		return expr.Between(name, v1, b.Value(c.v2))
+	case opBeginsWith:
+		return expr.BeginsWith(name, v1)
 	}
-	expr, err := b.Build()
-	if err != nil {
-		return nil, &ValidationError{Entity: e.name, Reason: "bad query expression", Err: err}
+	return expr.Compare(name, c.op, v1)
+}
+
+// input assembles one QueryInput: the key condition, the entity type
+// filter (and the caller's filter), and the projection.
+func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
+	t, e := q.r.t, q.r.e
+	var b expr.Builder
+	var keyCond string
+	for i, c := range conds {
+		if i == 0 {
+			keyCond = c.write(&b)
+		} else {
+			keyCond += " AND " + c.write(&b)
+		}
+	}
+	// Only this entity's items: a partition may hold several entity types.
+	filter := expr.Compare(b.Name(t.opts.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
+	if q.filter != nil {
+		user, err := b.Conditions(*q.filter)
+		if err != nil {
+			return nil, &ValidationError{Entity: e.name, Reason: "bad query filter", Err: err}
+		}
+		filter = expr.And(filter, user)
 	}
 	in := &dynamodb.QueryInput{
 		TableName:                 &t.name,
-		KeyConditionExpression:    expr.KeyCondition(),
-		FilterExpression:          expr.Filter(),
-		ProjectionExpression:      expr.Projection(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
+		KeyConditionExpression:    &keyCond,
+		FilterExpression:          &filter,
+		ExpressionAttributeNames:  b.Names(),
+		ExpressionAttributeValues: b.Values(),
+	}
+	if proj != nil {
+		names := make([]string, 0, len(proj))
+		for _, a := range proj {
+			n := b.Name(a)
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		in.ProjectionExpression = aws.String(expr.Projection(names...))
+		in.ExpressionAttributeNames = b.Names()
 	}
 	if err := checkExprLimits(e.name, exprParts{kinds: []string{"key condition", "filter", "projection"},
 		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
@@ -433,7 +454,7 @@ func fieldNames(fs []*fieldInfo) string {
 // by a delimiter below '%' (or ends the key), comparing rendered keys
 // compares field tuples; the ranges below rely on that. empty reports a
 // range that can hold nothing.
-func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) (*expression.KeyConditionBuilder, bool, error) {
+func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) (*keyCond, bool, error) {
 	e := q.r.e
 	where := attr
 	if q.index != "" {
@@ -445,11 +466,9 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		}
 		if cp := sk.tpl.constantPrefix(); cp != "" {
 			if len(sk.fields) == 0 {
-				c := expression.Key(attr).Equal(expression.Value(cp))
-				return &c, false, nil
+				return keyCmp(attr, expr.OpEq, cp), false, nil
 			}
-			c := expression.Key(attr).BeginsWith(cp)
-			return &c, false, nil
+			return keyCmp(attr, opBeginsWith, cp), false, nil
 		}
 		return nil, false, nil
 	}
@@ -509,14 +528,14 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		}
 		return prefix + E + L + maxRune
 	}
-	key := expression.Key(attr)
-	var c expression.KeyConditionBuilder
-	between := func(lo, hi string) (*expression.KeyConditionBuilder, bool, error) {
+	var c *keyCond
+	between := func(lo, hi string) (*keyCond, bool, error) {
 		if lo > hi {
 			return nil, true, nil
 		}
-		c := key.Between(expression.Value(lo), expression.Value(hi))
-		return &c, false, nil
+		c := keyCmp(attr, opBetween, lo)
+		c.v2 = &types.AttributeValueMemberS{Value: hi}
+		return c, false, nil
 	}
 	switch q.kind {
 	case sortBeginsWith:
@@ -526,8 +545,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		if q.prefix == "" && prefix == "" {
 			return nil, false, nil
 		}
-		c = key.BeginsWith(string(escapeKeyString([]byte(prefix), q.prefix)))
-		return &c, false, nil
+		return keyCmp(attr, opBeginsWith, string(escapeKeyString([]byte(prefix), q.prefix))), false, nil
 	case sortBetween:
 		lo, err := encode(kv)
 		if err != nil {
@@ -546,36 +564,36 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	switch q.op {
 	case Eq:
 		if n == len(sk.fields) {
-			c = key.Equal(expression.Value(sk.tpl.render(append(q.renderedPrefixValues(sk, kv, n-1), E))))
+			c = keyCmp(attr, expr.OpEq, sk.tpl.render(append(q.renderedPrefixValues(sk, kv, n-1), E)))
 		} else {
-			c = key.BeginsWith(prefix + E + L)
+			c = keyCmp(attr, opBeginsWith, prefix+E+L)
 		}
 	case Ge:
 		if prefix == "" {
-			c = key.GreaterThanEqual(expression.Value(E))
+			c = keyCmp(attr, expr.OpGe, E)
 		} else {
 			return between(prefix+E, prefix+maxRune)
 		}
 	case Gt:
 		if prefix == "" {
-			c = key.GreaterThanEqual(expression.Value(E + "%"))
+			c = keyCmp(attr, expr.OpGe, E+"%")
 		} else {
 			return between(prefix+E+"%", prefix+maxRune)
 		}
 	case Le:
 		if prefix == "" {
-			c = key.LessThanEqual(expression.Value(eqHigh(E)))
+			c = keyCmp(attr, expr.OpLe, eqHigh(E))
 		} else {
 			return between(prefix, eqHigh(E))
 		}
 	case Lt:
 		if prefix == "" {
-			c = key.LessThan(expression.Value(E))
+			c = keyCmp(attr, expr.OpLt, E)
 		} else {
 			return between(prefix, prefix+predecessor(E)+maxRune)
 		}
 	}
-	return &c, false, nil
+	return c, false, nil
 }
 
 // renderedPrefixValues encodes the first n sort fields of kv.
@@ -603,9 +621,9 @@ func predecessor(E string) string {
 
 // multiKey builds the key conditions of a multi-attribute index: equality
 // on every partition attribute, then the sort attributes left to right.
-func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]expression.KeyConditionBuilder, []string, error) {
+func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []string, error) {
 	e := q.r.e
-	var conds []expression.KeyConditionBuilder
+	var conds []keyCond
 	var parts []string
 	value := func(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
 		if !f.present(v) {
@@ -622,7 +640,7 @@ func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]expression.K
 		if err != nil {
 			return nil, nil, err
 		}
-		conds = append(conds, expression.Key(f.attr).Equal(expression.Value(av)))
+		conds = append(conds, keyCond{attr: f.attr, op: expr.OpEq, v1: av})
 		parts = append(parts, avString(av))
 	}
 	if q.kind == sortNone {
@@ -638,40 +656,39 @@ func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]expression.K
 		if err != nil {
 			return nil, nil, err
 		}
-		conds = append(conds, expression.Key(f.attr).Equal(expression.Value(av)))
+		conds = append(conds, keyCond{attr: f.attr, op: expr.OpEq, v1: av})
 	}
 	last := idx.sort[n-1]
-	key := expression.Key(last.attr)
 	if q.kind == sortBeginsWith {
 		if st, _ := scalarType(last.typ); st != types.ScalarAttributeTypeS {
 			return nil, nil, validationErr(e.name, last.name, "BeginsWith needs a string attribute")
 		}
-		return append(conds, key.BeginsWith(q.prefix)), parts, nil
+		return append(conds, *keyCmp(last.attr, opBeginsWith, q.prefix)), parts, nil
 	}
 	av, err := value(last, kv)
 	if err != nil {
 		return nil, nil, err
 	}
-	v := expression.Value(av)
+	c := keyCond{attr: last.attr, v1: av}
 	switch {
 	case q.kind == sortBetween:
 		hi, err := value(last, reflect.ValueOf(&q.hi).Elem())
 		if err != nil {
 			return nil, nil, err
 		}
-		conds = append(conds, key.Between(v, expression.Value(hi)))
+		c.op, c.v2 = opBetween, hi
 	case q.op == Eq:
-		conds = append(conds, key.Equal(v))
+		c.op = expr.OpEq
 	case q.op == Lt:
-		conds = append(conds, key.LessThan(v))
+		c.op = expr.OpLt
 	case q.op == Le:
-		conds = append(conds, key.LessThanEqual(v))
+		c.op = expr.OpLe
 	case q.op == Gt:
-		conds = append(conds, key.GreaterThan(v))
+		c.op = expr.OpGt
 	case q.op == Ge:
-		conds = append(conds, key.GreaterThanEqual(v))
+		c.op = expr.OpGe
 	}
-	return conds, parts, nil
+	return append(conds, c), parts, nil
 }
 
 func avString(av types.AttributeValue) string {

@@ -226,3 +226,18 @@ func (r *Repo[T]) deleteCond(o writeOptions) (expression.ConditionBuilder, error
 	}
 	return cond, sentinel
 }
+
+// projectionAttrs is projection as attribute names: the entity type
+// attribute, then the fields' attributes.
+func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
+	attrs := make([]string, 0, len(fields)+4)
+	attrs = append(attrs, r.t.opts.EntityTypeAttr)
+	for _, name := range fields {
+		f, err := r.e.field(name)
+		if err != nil {
+			return nil, err
+		}
+		attrs = append(attrs, f.attr)
+	}
+	return attrs, nil
+}

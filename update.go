@@ -8,9 +8,12 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
 )
 
 // Update is a partial change to one item, built by [Repo.Update] and sent by
@@ -283,8 +286,9 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 		touched[a.f] = true
 	}
 
-	var ub expression.UpdateBuilder
-	ub = ub.Set(expression.Name(r.t.opts.EntityTypeAttr), expression.Value(e.name))
+	var b expr.Builder
+	var ub expr.Update
+	ub.Set(b.Name(r.t.opts.EntityTypeAttr), b.ValueS(e.name))
 	if u.upsert {
 		// A created item must carry its key fields like any other item.
 		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
@@ -293,7 +297,7 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 				return nil, updateEffect{}, err
 			}
 			if av != nil && !touched[f] {
-				ub = ub.Set(expression.Name(f.attr), expression.Value(av))
+				ub.Set(b.Name(f.attr), b.Value(av))
 			}
 		}
 	}
@@ -309,11 +313,11 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 		stamped: g.updated != nil, adds: len(u.add) > 0}
 	setAV := func(f *fieldInfo, av types.AttributeValue) {
 		if av == nil {
-			ub = ub.Remove(expression.Name(f.attr))
+			ub.Remove(b.Name(f.attr))
 			eff.removed = append(eff.removed, f.attr)
 			return
 		}
-		ub = ub.Set(expression.Name(f.attr), expression.Value(av))
+		ub.Set(b.Name(f.attr), b.Value(av))
 		eff.set[f.attr] = av
 	}
 	for _, f := range set {
@@ -340,10 +344,14 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 		setAV(f, nil)
 	}
 	for _, a := range u.add {
-		ub = ub.Add(expression.Name(a.f.attr), expression.Value(a.n))
+		n, err := attributevalue.Marshal(a.n)
+		if err != nil {
+			return nil, eff, &ValidationError{Entity: e.name, Field: a.f.name, Reason: "cannot encode", Err: err}
+		}
+		ub.Add(b.Name(a.f.attr), b.Value(n))
 	}
 	if g.version != nil {
-		ub = ub.Add(expression.Name(g.version.attr), expression.Value(1))
+		ub.Add(b.Name(g.version.attr), b.Value(&types.AttributeValueMemberN{Value: "1"}))
 		if v := e.versionOf(kv); v != 0 {
 			eff.versionAttr, eff.version = g.version.attr, v+1
 		}
@@ -356,8 +364,7 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 		if err != nil {
 			return nil, updateEffect{}, &ValidationError{Entity: e.name, Field: g.created.name, Reason: "cannot encode", Err: err}
 		}
-		name := expression.Name(g.created.attr)
-		ub = ub.Set(name, expression.IfNotExists(name, expression.Value(av)))
+		ub.SetIfNotExists(b.Name(g.created.attr), b.Value(av))
 	}
 	for _, p := range e.indexes {
 		if p.multi {
@@ -393,58 +400,59 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 			return nil, updateEffect{}, err
 		}
 		if ok {
-			ub = ub.Set(expression.Name(p.pkAttr), expression.Value(pk))
+			ub.Set(b.Name(p.pkAttr), b.ValueS(pk))
 			if p.skAttr != "" {
-				ub = ub.Set(expression.Name(p.skAttr), expression.Value(sk))
+				ub.Set(b.Name(p.skAttr), b.ValueS(sk))
 			}
 		} else {
-			ub = ub.Remove(expression.Name(p.pkAttr))
+			ub.Remove(b.Name(p.pkAttr))
 			if p.skAttr != "" {
-				ub = ub.Remove(expression.Name(p.skAttr))
+				ub.Remove(b.Name(p.skAttr))
 			}
 		}
 	}
 
-	b := expression.NewBuilder().WithUpdate(ub)
-	var cond expression.ConditionBuilder
-	hasCond := false
+	// The condition: the item exists and is this entity's (unless this is
+	// an upsert), the version is the one read, then the caller's and the
+	// unique guards' conditions, which the SDK's builder writes.
+	var conds []string
 	if !u.upsert {
-		cond, hasCond = r.existsCond().And(expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(e.name))), true
-	}
-	extra := []expression.ConditionBuilder{}
-	if u.cond != nil {
-		extra = append(extra, *u.cond)
+		conds = append(conds, expr.AttributeExists(b.Name(r.t.opts.PartitionKey)),
+			expr.Compare(b.Name(r.t.opts.EntityTypeAttr), expr.OpEq, b.ValueS(e.name)))
 	}
 	if g.version != nil {
 		if v := e.versionOf(kv); v != 0 {
-			extra = append(extra, e.versionCond(v))
+			conds = append(conds, expr.Compare(b.Name(g.version.attr), expr.OpEq,
+				b.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)})))
 		}
+	}
+	var sdkConds []expression.ConditionBuilder
+	if u.cond != nil {
+		sdkConds = append(sdkConds, *u.cond)
 	}
 	if u.snap != nil {
-		extra = append(extra, r.snapCond(*u.snap))
+		sdkConds = append(sdkConds, r.snapCond(*u.snap))
 	}
-	for _, c := range extra {
-		if hasCond {
-			cond = cond.And(c)
-		} else {
-			cond, hasCond = c, true
+	if len(sdkConds) > 0 {
+		c, err := b.Conditions(sdkConds...)
+		if err != nil {
+			return nil, updateEffect{}, &ValidationError{Entity: e.name, Reason: "bad update condition", Err: err}
 		}
+		conds = append(conds, c)
 	}
-	if hasCond {
-		b = b.WithCondition(cond)
-	}
-	expr, err := b.Build()
-	if err != nil {
-		return nil, updateEffect{}, &ValidationError{Entity: e.name, Reason: "bad update expression", Err: err}
-	}
+	update := ub.String()
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 &r.t.name,
 		Key:                       key,
-		UpdateExpression:          expr.Update(),
-		ConditionExpression:       expr.Condition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
+		UpdateExpression:          &update,
+		ExpressionAttributeNames:  b.Names(),
+		ExpressionAttributeValues: b.Values(),
 		ReturnValues:              types.ReturnValueAllNew,
+	}
+	hasCond := len(conds) > 0
+	if hasCond {
+		cond := expr.And(conds...)
+		in.ConditionExpression = &cond
 	}
 	if err := checkExprLimits(e.name, exprParts{kinds: []string{"update", "condition"},
 		exprs: []*string{in.UpdateExpression, in.ConditionExpression}, update: in.UpdateExpression,

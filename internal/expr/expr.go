@@ -1,0 +1,173 @@
+// Package expr assembles the DynamoDB expressions of one request — key
+// condition, filter, projection, condition and update — straight into
+// strings, with the substitution variables they use.
+//
+// The SDK's expression package builds an expression tree, walks it, and
+// formats it through several layers of intermediate values; for the small,
+// fixed shapes the library sends on every request (a partition key equal
+// to a value, a sort key range, the entity type filter, SET/REMOVE/ADD of
+// known attributes) that costs more than the rest of building the request.
+// Here the library writes those parts directly. Conditions and filters a
+// caller gives as expression.ConditionBuilder values are still built by
+// the SDK, once per request, and merged in: the SDK names its placeholders
+// "#0", ":0", …, and this package names its own "#n0", ":v0", …, so the two
+// never collide.
+package expr
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Builder collects one request's substitution variables. The zero value is
+// ready to use; a Builder is not safe for concurrent use.
+type Builder struct {
+	names  map[string]string
+	values map[string]types.AttributeValue
+	attrs  []string // attrs[i] is the attribute behind placeholder nameRef(i)
+	nv     int
+	sdk    bool // the SDK builder's placeholders are in use
+}
+
+// Placeholders for the first few names and values, so that the common
+// request formats none.
+var (
+	nameRefs  [32]string
+	valueRefs [32]string
+)
+
+func init() {
+	for i := range nameRefs {
+		nameRefs[i] = "#n" + strconv.Itoa(i)
+		valueRefs[i] = ":v" + strconv.Itoa(i)
+	}
+}
+
+func nameRef(i int) string {
+	if i < len(nameRefs) {
+		return nameRefs[i]
+	}
+	return "#n" + strconv.Itoa(i)
+}
+
+func valueRef(i int) string {
+	if i < len(valueRefs) {
+		return valueRefs[i]
+	}
+	return ":v" + strconv.Itoa(i)
+}
+
+// Name returns the placeholder for an attribute name, the same one each
+// time the attribute is named.
+func (b *Builder) Name(attr string) string {
+	for i, a := range b.attrs {
+		if a == attr {
+			return nameRef(i)
+		}
+	}
+	ref := nameRef(len(b.attrs))
+	b.attrs = append(b.attrs, attr)
+	if b.names == nil {
+		b.names = make(map[string]string, 8)
+	}
+	b.names[ref] = attr
+	return ref
+}
+
+// Value returns a new placeholder bound to av.
+func (b *Builder) Value(av types.AttributeValue) string {
+	ref := valueRef(b.nv)
+	b.nv++
+	if b.values == nil {
+		b.values = make(map[string]types.AttributeValue, 8)
+	}
+	b.values[ref] = av
+	return ref
+}
+
+// ValueS is Value for a string.
+func (b *Builder) ValueS(s string) string {
+	return b.Value(&types.AttributeValueMemberS{Value: s})
+}
+
+// ErrTwice is returned when a request's caller-given conditions are built
+// a second time: the SDK would reuse its placeholders.
+var ErrTwice = errors.New("expr: the SDK expression builder may be used once per request")
+
+// Conditions builds the caller-given conditions (joined with AND) with the
+// SDK's builder and merges their substitution variables into b, returning
+// the condition's text. It may be called once per Builder.
+func (b *Builder) Conditions(conds ...expression.ConditionBuilder) (string, error) {
+	if len(conds) == 0 {
+		return "", nil
+	}
+	if b.sdk {
+		return "", ErrTwice
+	}
+	b.sdk = true
+	c := conds[0]
+	if len(conds) > 1 {
+		c = expression.And(conds[0], conds[1], conds[2:]...)
+	}
+	e, err := expression.NewBuilder().WithCondition(c).Build()
+	if err != nil {
+		return "", err
+	}
+	for k, v := range e.Names() {
+		if b.names == nil {
+			b.names = make(map[string]string, 8)
+		}
+		b.names[k] = v
+	}
+	for k, v := range e.Values() {
+		if b.values == nil {
+			b.values = make(map[string]types.AttributeValue, 8)
+		}
+		b.values[k] = v
+	}
+	return *e.Condition(), nil
+}
+
+// Names returns the ExpressionAttributeNames (nil when there are none).
+func (b *Builder) Names() map[string]string { return b.names }
+
+// Values returns the ExpressionAttributeValues (nil when there are none).
+func (b *Builder) Values() map[string]types.AttributeValue { return b.values }
+
+// And joins conditions written as text, parenthesising each when there is
+// more than one; empty parts are left out.
+func And(parts ...string) string {
+	n, size := 0, 0
+	for _, p := range parts {
+		if p != "" {
+			n++
+			size += len(p) + 9
+		}
+	}
+	if n <= 1 {
+		for _, p := range parts {
+			if p != "" {
+				return p
+			}
+		}
+		return ""
+	}
+	buf := make([]byte, 0, size)
+	first := true
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if !first {
+			buf = append(buf, " AND "...)
+		}
+		first = false
+		buf = append(buf, '(')
+		buf = append(buf, p...)
+		buf = append(buf, ')')
+	}
+	return string(buf)
+}

@@ -1,0 +1,132 @@
+package expr
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func TestNamesAreReused(t *testing.T) {
+	var b Builder
+	pk, sk, pk2 := b.Name("PK"), b.Name("SK"), b.Name("PK")
+	if pk != "#n0" || sk != "#n1" || pk2 != pk {
+		t.Fatalf("names %q %q %q", pk, sk, pk2)
+	}
+	if want := map[string]string{"#n0": "PK", "#n1": "SK"}; !reflect.DeepEqual(b.Names(), want) {
+		t.Fatalf("Names() = %v, want %v", b.Names(), want)
+	}
+	for i := 2; i < 40; i++ { // past the precomputed placeholders
+		b.Name(string(rune('a' + i)))
+	}
+	if got := b.Name("z" + "z"); got != "#n40" {
+		t.Fatalf("41st name: %q", got)
+	}
+}
+
+func TestValuesAreDistinct(t *testing.T) {
+	var b Builder
+	a, c := b.ValueS("x"), b.ValueS("x")
+	if a == c {
+		t.Fatalf("two values share %q", a)
+	}
+	if len(b.Values()) != 2 {
+		t.Fatalf("Values() = %v", b.Values())
+	}
+	var empty Builder
+	if empty.Names() != nil || empty.Values() != nil {
+		t.Fatal("an empty builder has substitution variables")
+	}
+}
+
+func TestAnd(t *testing.T) {
+	cases := []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"", ""}, ""},
+		{[]string{"a = b"}, "a = b"},
+		{[]string{"", "a = b", ""}, "a = b"},
+		{[]string{"a", "b OR c"}, "(a) AND (b OR c)"},
+	}
+	for _, c := range cases {
+		if got := And(c.in...); got != c.want {
+			t.Errorf("And(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestUpdate(t *testing.T) {
+	var u Update
+	if !u.Empty() || u.String() != "" {
+		t.Fatal("zero Update is not empty")
+	}
+	u.Remove("#r")
+	u.Set("#a", ":a")
+	u.Add("#c", ":c")
+	u.SetIfNotExists("#b", ":b")
+	u.Remove("#s")
+	want := "SET #a = :a, #b = if_not_exists(#b, :b) REMOVE #r, #s ADD #c :c"
+	if got := u.String(); got != want {
+		t.Fatalf("String() = %q, want %q", got, want)
+	}
+	if u.Ops() != 6 {
+		t.Fatalf("Ops() = %d, want 6 (5 actions, 1 function)", u.Ops())
+	}
+}
+
+func TestText(t *testing.T) {
+	if got := Between("#k", ":a", ":b"); got != "#k BETWEEN :a AND :b" {
+		t.Error(got)
+	}
+	if got := BeginsWith("#k", ":a"); got != "begins_with(#k, :a)" {
+		t.Error(got)
+	}
+	if got := Compare("#k", OpLe, ":a"); got != "#k <= :a" {
+		t.Error(got)
+	}
+	if got := AttributeExists("#k"); got != "attribute_exists(#k)" {
+		t.Error(got)
+	}
+	if got := Projection("#a", "#b"); got != "#a, #b" {
+		t.Error(got)
+	}
+}
+
+// The SDK's placeholders ("#0", ":0") and ours ("#n0", ":v0") never clash,
+// and the SDK builder is used once per request.
+func TestConditions(t *testing.T) {
+	var b Builder
+	own := Compare(b.Name("Type"), OpEq, b.ValueS("User"))
+	user, err := b.Conditions(
+		expression.Name("Age").GreaterThan(expression.Value(3)),
+		expression.Name("Type").Equal(expression.Value("User")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own != "#n0 = :v0" || user != "(#0 > :0) AND (#1 = :1)" {
+		t.Fatalf("own %q, user %q", own, user)
+	}
+	wantNames := map[string]string{"#n0": "Type", "#0": "Age", "#1": "Type"}
+	if !reflect.DeepEqual(b.Names(), wantNames) {
+		t.Fatalf("names %v, want %v", b.Names(), wantNames)
+	}
+	if n, ok := b.Values()[":0"].(*types.AttributeValueMemberN); !ok || n.Value != "3" {
+		t.Fatalf("values %v", b.Values())
+	}
+	if _, err := b.Conditions(expression.Name("X").AttributeExists()); !errors.Is(err, ErrTwice) {
+		t.Fatalf("second Conditions: %v, want ErrTwice", err)
+	}
+	if s, err := b.Conditions(); s != "" || err != nil {
+		t.Fatalf("no conditions: %q, %v", s, err)
+	}
+	var bad expression.ConditionBuilder // the zero builder is invalid
+	var b2 Builder
+	if _, err := b2.Conditions(bad); err == nil {
+		t.Fatal("an invalid condition built")
+	}
+}

@@ -1,0 +1,94 @@
+package expr
+
+import "strings"
+
+// Comparison operators of key conditions and conditions.
+const (
+	OpEq = " = "
+	OpLt = " < "
+	OpLe = " <= "
+	OpGt = " > "
+	OpGe = " >= "
+)
+
+// Compare writes "name op value" (op is one of the Op constants).
+func Compare(name, op, value string) string { return name + op + value }
+
+// Between writes "name BETWEEN lo AND hi".
+func Between(name, lo, hi string) string { return name + " BETWEEN " + lo + " AND " + hi }
+
+// BeginsWith writes "begins_with(name, value)".
+func BeginsWith(name, value string) string { return "begins_with(" + name + ", " + value + ")" }
+
+// AttributeExists writes "attribute_exists(name)".
+func AttributeExists(name string) string { return "attribute_exists(" + name + ")" }
+
+// Projection writes a projection expression from name placeholders.
+func Projection(names ...string) string { return strings.Join(names, ", ") }
+
+// Update writes an update expression clause by clause, in the order
+// DynamoDB documents: SET, REMOVE, ADD. The zero value is empty.
+type Update struct {
+	set, remove, add []byte
+	ops              int // actions and functions, as DynamoDB counts them
+}
+
+func appendAction(clause []byte, parts ...string) []byte {
+	if len(clause) > 0 {
+		clause = append(clause, ", "...)
+	}
+	for _, p := range parts {
+		clause = append(clause, p...)
+	}
+	return clause
+}
+
+// Set writes "name = value".
+func (u *Update) Set(name, value string) {
+	u.set = appendAction(u.set, name, " = ", value)
+	u.ops++
+}
+
+// SetIfNotExists writes "name = if_not_exists(name, value)".
+func (u *Update) SetIfNotExists(name, value string) {
+	u.set = appendAction(u.set, name, " = if_not_exists(", name, ", ", value, ")")
+	u.ops += 2
+}
+
+// Remove writes "name" in the REMOVE clause.
+func (u *Update) Remove(name string) {
+	u.remove = appendAction(u.remove, name)
+	u.ops++
+}
+
+// Add writes "name value" in the ADD clause.
+func (u *Update) Add(name, value string) {
+	u.add = appendAction(u.add, name, " ", value)
+	u.ops++
+}
+
+// Ops is the number of actions and functions written, as DynamoDB counts
+// them against its limit of operators per update expression.
+func (u *Update) Ops() int { return u.ops }
+
+// Empty reports whether nothing was written.
+func (u *Update) Empty() bool { return u.ops == 0 }
+
+// String returns the update expression.
+func (u *Update) String() string {
+	buf := make([]byte, 0, len(u.set)+len(u.remove)+len(u.add)+20)
+	clause := func(kw string, body []byte) {
+		if len(body) == 0 {
+			return
+		}
+		if len(buf) > 0 {
+			buf = append(buf, ' ')
+		}
+		buf = append(buf, kw...)
+		buf = append(buf, body...)
+	}
+	clause("SET ", u.set)
+	clause("REMOVE ", u.remove)
+	clause("ADD ", u.add)
+	return string(buf)
+}
