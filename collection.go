@@ -9,9 +9,10 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
 )
 
 // Collection reads an item collection: every item of one partition of the
@@ -33,7 +34,7 @@ import (
 type Collection struct {
 	t           *Table
 	index       string
-	keyConds    []expression.KeyConditionBuilder
+	keyConds    []keyCond
 	partition   string
 	cursorKeys  []string
 	skipUnknown bool
@@ -59,7 +60,7 @@ func NewCollection[K any](r *Repo[K], key K) *Collection {
 		return c
 	}
 	c.partition = pk
-	c.keyConds = []expression.KeyConditionBuilder{expression.Key(r.t.opts.PartitionKey).Equal(expression.Value(pk))}
+	c.keyConds = []keyCond{*keyCmp(r.t.opts.PartitionKey, expr.OpEq, pk)}
 	c.cursorKeys = r.t.primaryKeyAttrs()
 	return c
 }
@@ -83,7 +84,7 @@ func NewIndexCollection[K any](r *Repo[K], index string, key K) *Collection {
 			return c
 		}
 		c.partition = pk
-		c.keyConds = []expression.KeyConditionBuilder{expression.Key(idx.pkAttr).Equal(expression.Value(pk))}
+		c.keyConds = []keyCond{*keyCmp(idx.pkAttr, expr.OpEq, pk)}
 		c.cursorKeys = []string{idx.pkAttr}
 		if idx.skAttr != "" {
 			c.cursorKeys = append(c.cursorKeys, idx.skAttr)
@@ -99,7 +100,7 @@ func NewIndexCollection[K any](r *Repo[K], index string, key K) *Collection {
 				c.errs = append(c.errs, &KeyError{Entity: r.e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}, Err: err})
 				return c
 			}
-			c.keyConds = append(c.keyConds, expression.Key(f.attr).Equal(expression.Value(av)))
+			c.keyConds = append(c.keyConds, keyCond{attr: f.attr, op: expr.OpEq, v1: av})
 			parts = append(parts, avString(av))
 		}
 		c.partition = strings.Join(parts, "\x00")
@@ -294,19 +295,13 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	kc := c.keyConds[0]
-	if len(c.keyConds) > 1 {
-		kc = expression.KeyAnd(c.keyConds...)
-	}
-	expr, err := expression.NewBuilder().WithKeyCondition(kc).Build()
-	if err != nil {
-		return nil, &ValidationError{Reason: "collection: bad key condition", Err: err}
-	}
+	var b expr.Builder
+	kc := writeKeyConds(&b, c.keyConds)
 	in := &dynamodb.QueryInput{
 		TableName:                 &c.t.name,
-		KeyConditionExpression:    expr.KeyCondition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
+		KeyConditionExpression:    &kc,
+		ExpressionAttributeNames:  b.Names(),
+		ExpressionAttributeValues: b.Values(),
 	}
 	dir := "asc"
 	if c.index != "" {

@@ -358,19 +358,24 @@ func (c keyCond) write(b *expr.Builder) string {
 	return expr.Compare(name, c.op, v1)
 }
 
+// writeKeyConds writes a key condition: the comparisons joined by AND.
+func writeKeyConds(b *expr.Builder, conds []keyCond) string {
+	if len(conds) == 1 {
+		return conds[0].write(b)
+	}
+	parts := make([]string, len(conds))
+	for i, c := range conds {
+		parts[i] = c.write(b)
+	}
+	return strings.Join(parts, " AND ")
+}
+
 // input assembles one QueryInput: the key condition, the entity type
 // filter (and the caller's filter), and the projection.
 func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
 	t, e := q.r.t, q.r.e
 	var b expr.Builder
-	var keyCond string
-	for i, c := range conds {
-		if i == 0 {
-			keyCond = c.write(&b)
-		} else {
-			keyCond += " AND " + c.write(&b)
-		}
-	}
+	keyCond := writeKeyConds(&b, conds)
 	// Only this entity's items: a partition may hold several entity types.
 	filter := expr.Compare(b.Name(t.opts.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
 	if q.filter != nil {
@@ -388,14 +393,7 @@ func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.
 		ExpressionAttributeValues: b.Values(),
 	}
 	if proj != nil {
-		names := make([]string, 0, len(proj))
-		for _, a := range proj {
-			n := b.Name(a)
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-		in.ProjectionExpression = aws.String(expr.Projection(names...))
+		in.ProjectionExpression = aws.String(b.Projection(proj...))
 		in.ExpressionAttributeNames = b.Names()
 	}
 	if err := checkExprLimits(e.name, exprParts{kinds: []string{"key condition", "filter", "projection"},

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
 )
 
 // ReadOption changes how Get reads.
@@ -81,16 +83,11 @@ func (r *Repo[T]) Get(ctx context.Context, key T, opts ...ReadOption) (T, error)
 		in.ConsistentRead = aws.Bool(true)
 	}
 	if len(o.fields) > 0 {
-		proj, err := r.projection(o.fields)
+		attrs, err := r.projectionAttrs(o.fields)
 		if err != nil {
 			return zero, err
 		}
-		expr, err := expression.NewBuilder().WithProjection(proj).Build()
-		if err != nil {
-			return zero, &ValidationError{Entity: r.e.name, Reason: "bad projection", Err: err}
-		}
-		in.ProjectionExpression = expr.Projection()
-		in.ExpressionAttributeNames = expr.Names()
+		in.ProjectionExpression, in.ExpressionAttributeNames = projectionExpr(attrs)
 		if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
 			exprs: []*string{in.ProjectionExpression}, names: in.ExpressionAttributeNames}); err != nil {
 			return zero, err
@@ -240,4 +237,12 @@ func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 		attrs = append(attrs, f.attr)
 	}
 	return attrs, nil
+}
+
+// projectionExpr writes a projection of attribute names (each once) and
+// its ExpressionAttributeNames.
+func projectionExpr(attrs []string) (*string, map[string]string) {
+	var b expr.Builder
+	p := b.Projection(attrs...)
+	return &p, b.Names()
 }

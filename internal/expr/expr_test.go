@@ -91,7 +91,9 @@ func TestText(t *testing.T) {
 	if got := AttributeExists("#k"); got != "attribute_exists(#k)" {
 		t.Error(got)
 	}
-	if got := Projection("#a", "#b"); got != "#a, #b" {
+	var b Builder
+	b.Name("b")
+	if got := b.Projection("a", "b", "a"); got != "#n1, #n0" {
 		t.Error(got)
 	}
 }

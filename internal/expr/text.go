@@ -1,6 +1,9 @@
 package expr
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Comparison operators of key conditions and conditions.
 const (
@@ -23,8 +26,16 @@ func BeginsWith(name, value string) string { return "begins_with(" + name + ", "
 // AttributeExists writes "attribute_exists(name)".
 func AttributeExists(name string) string { return "attribute_exists(" + name + ")" }
 
-// Projection writes a projection expression from name placeholders.
-func Projection(names ...string) string { return strings.Join(names, ", ") }
+// Projection writes a projection expression naming each attribute once.
+func (b *Builder) Projection(attrs ...string) string {
+	refs := make([]string, 0, len(attrs))
+	for _, a := range attrs {
+		if ref := b.Name(a); !slices.Contains(refs, ref) {
+			refs = append(refs, ref)
+		}
+	}
+	return strings.Join(refs, ", ")
+}
 
 // Update writes an update expression clause by clause, in the order
 // DynamoDB documents: SET, REMOVE, ADD. The zero value is empty.
