@@ -3,11 +3,9 @@ package codec
 import (
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unicode/utf8"
 	"unsafe"
 
@@ -44,6 +42,11 @@ type Plan struct {
 	extras atomic.Pointer[[]string]
 
 	sHint, nHint int // attribute values of each kind at the top level
+
+	// flat is set when every field has a fast shape (see decodeFast):
+	// decoding then needs no reflection on the struct, and Unmarshal does
+	// not make its target escape to the heap.
+	flat bool
 }
 
 type planField struct {
@@ -52,27 +55,15 @@ type planField struct {
 	deep  bool // index has more than one step
 	enc   encFunc
 	dec   decFunc
+	typ   reflect.Type
 
-	// fdec, when set, decodes common values at off from the struct's
-	// address (the field is reached without pointers).
-	fdec fastDec
-	off  uintptr
-	// fkind, when not fkNone, names a scalar decoded inline by
-	// decodeField (no call through fdec): the hottest cases.
-	fkind fastKind
+	// fkind, when not fkNone, is the shape of a field at off from the
+	// struct's address (reached without pointers) that decodeFast decodes
+	// for common values.
+	fkind    fastKind
+	asString bool // the string option (numbers may come as S)
+	off      uintptr
 }
-
-type fastKind uint8
-
-const (
-	fkNone fastKind = iota
-	fkString
-	fkInt64
-	fkInt
-	fkFloat64
-	fkBool
-	fkTime
-)
 
 type planKey struct {
 	t    reflect.Type
@@ -147,40 +138,33 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 	if p, ok := b.plans[key]; ok {
 		return p
 	}
-	p := &Plan{typ: t, addr: addr, byName: map[string]int{}, asciiNames: true}
+	p := &Plan{typ: t, addr: addr, byName: map[string]int{}, asciiNames: true, flat: true}
 	b.plans[key] = p
 	p.self = t.Implements(marshalerType) || reflect.PointerTo(t).Implements(marshalerType) ||
 		reflect.PointerTo(t).Implements(unmarshalerType) || isTimeType(t)
 	fs := visibleFields(t)
 	for _, f := range fs {
 		if f.exotic {
-			p.whole = true
+			p.whole, p.flat = true, false
 			return p
 		}
+	}
+	if p.self {
+		p.flat = false
 	}
 	for _, f := range fs {
 		pf := planField{name: f.Name, index: f.Index, deep: len(f.Index) > 1}
 		ft := f.Type
 		pf.enc = b.full(ft, f.tag, addr)
 		pf.dec = b.dec(ft, f.tag.decodeTag())
+		pf.typ = ft
 		if off, ok := fieldOffset(t, f.Index); ok {
-			pf.fdec, pf.off = newFastDec(ft, f.tag.decodeTag()), off
-			if pf.fdec != nil && !f.AsString && noUnmarshaler(ft) {
-				switch {
-				case ft.Kind() == reflect.String:
-					pf.fkind = fkString
-				case ft.Kind() == reflect.Int64:
-					pf.fkind = fkInt64
-				case ft.Kind() == reflect.Int && ft.Size() == 8:
-					pf.fkind = fkInt
-				case ft.Kind() == reflect.Float64:
-					pf.fkind = fkFloat64
-				case ft.Kind() == reflect.Bool:
-					pf.fkind = fkBool
-				case ft == timeType:
-					pf.fkind = fkTime
-				}
-			}
+			pf.off = off
+			pf.fkind = fastKindOf(ft, f.tag.decodeTag())
+			pf.asString = f.tag.decodeTag().AsString
+		}
+		if pf.fkind == fkNone {
+			p.flat = false
 		}
 		p.fields = append(p.fields, pf)
 		switch {
@@ -396,6 +380,13 @@ func (p *Plan) decode(item map[string]types.AttributeValue, v reflect.Value) err
 	if v.CanAddr() {
 		base = v.Addr().UnsafePointer()
 	}
+	return p.decodeAt(item, v, base)
+}
+
+// decodeAt decodes item into the struct v whose address is base (nil when v
+// is not addressable). For a flat plan v may be the zero Value: the struct
+// is then reached through base alone, and base does not escape.
+func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, base unsafe.Pointer) error {
 	// Look the fields up in the item, as hand-written code does: cheaper
 	// than walking the item's map. attributevalue walks the item and also
 	// matches keys to field names ignoring case, so the keys that are not
@@ -408,6 +399,9 @@ func (p *Plan) decode(item map[string]types.AttributeValue, v reflect.Value) err
 			continue
 		}
 		hits++
+		if base != nil && f.fkind != fkNone && decodeFast(f, av, base) {
+			continue
+		}
 		if err := p.decodeField(f, av, v, base); err != nil {
 			return err
 		}
@@ -456,48 +450,12 @@ func (p *Plan) isField(k string) bool {
 }
 
 func (p *Plan) decodeField(f *planField, av types.AttributeValue, v reflect.Value, base unsafe.Pointer) error {
-	if base != nil {
-		p := unsafe.Add(base, f.off)
-		switch f.fkind {
-		case fkString:
-			switch x := av.(type) {
-			case *types.AttributeValueMemberS:
-				*(*string)(p) = x.Value
-				return nil
-			case *types.AttributeValueMemberN:
-				*(*string)(p) = x.Value
-				return nil
-			}
-		case fkInt64, fkInt:
-			if x, ok := av.(*types.AttributeValueMemberN); ok {
-				if i, err := strconv.ParseInt(x.Value, 10, 64); err == nil {
-					*(*int64)(p) = i
-					return nil
-				}
-			}
-		case fkFloat64:
-			if x, ok := av.(*types.AttributeValueMemberN); ok {
-				if f, err := strconv.ParseFloat(x.Value, 64); err == nil {
-					*(*float64)(p) = f
-					return nil
-				}
-			}
-		case fkBool:
-			if x, ok := av.(*types.AttributeValueMemberBOOL); ok {
-				*(*bool)(p) = x.Value
-				return nil
-			}
-		case fkTime:
-			if x, ok := av.(*types.AttributeValueMemberS); ok {
-				if tm, err := time.Parse(time.RFC3339, x.Value); err == nil {
-					*(*time.Time)(p) = tm
-					return nil
-				}
-			}
-		default:
-			if f.fdec != nil && f.fdec(av, p) {
-				return nil
-			}
+	if base != nil && f.fkind != fkNone {
+		if decodeFast(f, av, base) {
+			return nil
+		}
+		if !v.IsValid() {
+			return decodeFieldCopy(f, av, unsafe.Add(base, f.off))
 		}
 	}
 	var fv reflect.Value
@@ -507,6 +465,19 @@ func (p *Plan) decodeField(f *planField, av types.AttributeValue, v reflect.Valu
 		fv = v.Field(f.index[0])
 	}
 	return f.dec(av, fv)
+}
+
+// decodeFieldCopy runs the reflective decoder of fast field f (whose value
+// is at p) on a copy of the field and copies the result back. Decoding a
+// value of these shapes reaches nothing but the value itself, so this is
+// decoding in place, without p escaping.
+func decodeFieldCopy(f *planField, av types.AttributeValue, p unsafe.Pointer) error {
+	c := reflect.New(f.typ)
+	cp := c.UnsafePointer()
+	copyFast(f.fkind, cp, p)
+	err := f.dec(av, c.Elem())
+	copyFast(f.fkind, p, cp)
+	return err
 }
 
 // maxExtras bounds the remembered non-field keys, so that items with
@@ -572,14 +543,79 @@ func Marshal[T any](v *T, extra int) (map[string]types.AttributeValue, error) {
 	if t.Kind() != reflect.Struct {
 		return attributevalue.MarshalMap(*v)
 	}
-	return For(t).Encode(reflect.ValueOf(v).Elem(), extra)
+	return forValue(t).Encode(reflect.ValueOf(v).Elem(), extra)
 }
 
 // Unmarshal decodes item into *out: exactly attributevalue.UnmarshalMap(item, out).
+//
+// out does not escape: a caller's value can stay on its stack. Structs with
+// a flat plan are decoded in place; other targets are decoded into a copy
+// of *out on the heap (reflection would make out escape in every call, flat
+// or not), which is copied back, also when decoding fails. The outcome is
+// that of decoding in place unless decoding reaches *out through some other
+// pointer (a field pointing into the struct itself) or an Unmarshaler keeps
+// the address of its receiver.
 func Unmarshal[T any](item map[string]types.AttributeValue, out *T) error {
+	if out == nil {
+		return attributevalue.UnmarshalMap(item, (*T)(nil))
+	}
+	t := reflect.TypeFor[T]()
+	if t.Kind() == reflect.Struct {
+		if p := forValue(t); p.flat {
+			return p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out))
+		}
+	}
+	c := new(T)
+	*c = *out
+	err := unmarshalSlow(item, c)
+	*out = *c
+	return err
+}
+
+// UnmarshalInPlace is Unmarshal for an out that is on the heap anyway (an
+// element of a slice, say): it never copies, and out escapes.
+func UnmarshalInPlace[T any](item map[string]types.AttributeValue, out *T) error {
+	t := reflect.TypeFor[T]()
+	if t.Kind() == reflect.Struct {
+		if p := forValue(t); p.flat {
+			return p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out))
+		}
+	}
+	return unmarshalSlow(item, out)
+}
+
+func unmarshalSlow[T any](item map[string]types.AttributeValue, out *T) error {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {
 		return attributevalue.UnmarshalMap(item, out)
 	}
-	return For(t).Decode(item, reflect.ValueOf(out).Elem())
+	return forValue(t).Decode(item, reflect.ValueOf(out).Elem())
+}
+
+// valuePlans maps struct types to their plans from For: a copy-on-write map
+// read without locking, cheaper than the sync.Map of all plans on the path
+// of every Marshal and Unmarshal.
+var valuePlans atomic.Pointer[map[reflect.Type]*Plan]
+
+// forValue is For(t) for a struct type t.
+func forValue(t reflect.Type) *Plan {
+	if m := valuePlans.Load(); m != nil {
+		if p, ok := (*m)[t]; ok {
+			return p
+		}
+	}
+	p := For(t)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	old := valuePlans.Load()
+	next := make(map[reflect.Type]*Plan, 1)
+	if old != nil {
+		next = make(map[reflect.Type]*Plan, len(*old)+1)
+		for k, v := range *old {
+			next[k] = v
+		}
+	}
+	next[t] = p
+	valuePlans.Store(&next)
+	return p
 }

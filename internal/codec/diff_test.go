@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -421,10 +422,18 @@ func decodeAV(item map[string]types.AttributeValue, t reflect.Type) (o decOutcom
 	return o
 }
 
+// flatTurn alternates decodeCodec between Plan.Decode and, for flat plans,
+// the path of Unmarshal (the struct reached by its address alone).
+var flatTurn atomic.Uint64
+
 func decodeCodec(item map[string]types.AttributeValue, t reflect.Type) (o decOutcome) {
 	defer func() { o.panicked = recover() }()
 	p := reflect.New(t)
 	o.v = p.Elem()
+	if plan := For(t); plan.flat && flatTurn.Add(1)%2 == 0 {
+		o.err = plan.decodeAt(item, reflect.Value{}, p.UnsafePointer())
+		return o
+	}
 	o.err = For(t).Decode(item, p.Elem())
 	return o
 }
@@ -546,6 +555,7 @@ func equalValues(a, b reflect.Value) bool {
 var diffTypes = []reflect.Type{
 	reflect.TypeFor[Item](),
 	reflect.TypeFor[Small](),
+	reflect.TypeFor[Flat](),
 	reflect.TypeFor[Inner](),
 	reflect.TypeFor[Big](),
 	reflect.TypeFor[Conflict](),

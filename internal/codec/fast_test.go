@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/benchfix"
 )
 
 // Common shapes must be handled by the plans themselves, never delegated.
@@ -95,5 +98,80 @@ func TestRecursiveTypesAreCompiled(t *testing.T) {
 				t.Fatalf("%s: %d values delegated", typ, n)
 			}
 		}
+	}
+}
+
+// Plans of structs made of fast shapes only are flat: Unmarshal decodes them
+// without reflection and without its target escaping.
+func TestFlatPlans(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[Flat](), reflect.TypeFor[Item](), reflect.TypeFor[benchfix.Profile]()} {
+		if !For(typ).flat {
+			t.Errorf("the plan of %s is not flat", typ)
+		}
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[Inner](), reflect.TypeFor[Big](), reflect.TypeFor[SelfMarsh](), reflect.TypeFor[UnexpPtrEmbed]()} {
+		if For(typ).flat {
+			t.Errorf("the plan of %s is flat", typ)
+		}
+	}
+	p := benchfix.Sample(3)
+	item := benchfix.HandEncode(&p)
+	// Only the decoded values allocate (Tags, Attrs, Manager), not out.
+	n := testing.AllocsPerRun(100, func() {
+		var out benchfix.Profile
+		if err := Unmarshal(item, &out); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n > 4 {
+		t.Errorf("Unmarshal of a flat struct: %v allocations, want at most 4", n)
+	}
+}
+
+// Unmarshal decodes non-flat targets (and non-struct ones) into a copy of
+// *out: the outcome must still be attributevalue's, also into a target that
+// already holds values.
+func TestUnmarshalIntoValues(t *testing.T) {
+	g := &gen{r: rand.New(rand.NewPCG(9, 9))}
+	// same runs attributevalue on fresh starting values until its outcome
+	// is the one Unmarshal had: with keys equal but for case, it depends
+	// on the order it meets them in (see sameDecode).
+	same := func(name string, got any, errC error, fresh func() any, item map[string]types.AttributeValue) {
+		t.Helper()
+		var want any
+		var errA error
+		for i := 0; i < 200; i++ {
+			want = fresh()
+			errA = attributevalue.UnmarshalMap(item, want)
+			if (errA != nil) == (errC != nil) && (errA != nil || reflect.DeepEqual(want, got)) {
+				return
+			}
+		}
+		t.Fatalf("%s: decoding %s: attributevalue %#v (error %v), Unmarshal %#v (error %v)", name, dump(item), want, errA, got, errC)
+	}
+	for i := 0; i < 500; i++ {
+		seed := g.r.Uint64()
+		inner := func() any {
+			return (&gen{r: rand.New(rand.NewPCG(seed, 1))}).value(reflect.TypeFor[Inner]()).Addr().Interface()
+		}
+		item, err := attributevalue.MarshalMap(g.value(reflect.TypeFor[Inner]()).Interface())
+		if err != nil {
+			continue
+		}
+		if i%3 == 0 {
+			item = g.mutate(item, reflect.TypeFor[Inner]())
+		}
+		c := inner().(*Inner)
+		same("Inner", c, Unmarshal(item, c), inner, item)
+
+		flat := func() any { return &Flat{S: "s", I8: 3, L: []string{"x", "y", "z"}} }
+		f := flat().(*Flat)
+		same("Flat", f, Unmarshal(item, f), flat, item)
+		f = flat().(*Flat)
+		same("Flat in place", f, UnmarshalInPlace(item, f), flat, item)
+
+		mp := func() any { return &map[string]any{"old": 1.0} }
+		m := mp().(*map[string]any)
+		same("map", m, Unmarshal(item, m), mp, item)
 	}
 }

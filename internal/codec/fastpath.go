@@ -10,12 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// fastDec decodes the commonest attribute values straight into a field's
-// memory. It returns false, having changed nothing, for whatever it does not
-// handle (NULL, other types, values that do not parse); the field's
-// reflective decoder then does exactly what attributevalue does.
-type fastDec func(av types.AttributeValue, p unsafe.Pointer) bool
-
 // fieldOffset returns the offset of the field at index in struct type t
 // when no pointer lies on the way.
 func fieldOffset(t reflect.Type, index []int) (uintptr, bool) {
@@ -57,213 +51,354 @@ func numberText(av types.AttributeValue, asString bool) (string, bool) {
 	return "", false
 }
 
-func newFastDec(t reflect.Type, tg tag) fastDec {
+// fastKind names a field shape that decodeFast decodes straight into the
+// field's memory, without reflection and without calls through function
+// values (so that the struct's address does not escape).
+type fastKind uint8
+
+const (
+	fkNone fastKind = iota
+	fkString
+	fkBool
+	fkInt64 // int64, and int where it has 64 bits
+	fkInt32
+	fkInt16
+	fkInt8
+	fkUint64 // uint64, and uint where it has 64 bits
+	fkUint32
+	fkUint16
+	fkUint8
+	fkFloat64
+	fkFloat32
+	fkTime      // time.Time or a struct type converted from it
+	fkStringPtr // *string (unnamed pointer to a plain string)
+	fkStrings   // []string (of plain strings)
+	fkStringMap // map[string]string (plain strings)
+)
+
+// fastKindOf returns the fast shape of a field of type t decoded under tag
+// tg, or fkNone.
+func fastKindOf(t reflect.Type, tg tag) fastKind {
 	if !noUnmarshaler(t) {
-		return nil
+		return fkNone
 	}
-	asString := tg.AsString
 	switch t.Kind() {
 	case reflect.String:
-		return func(av types.AttributeValue, p unsafe.Pointer) bool {
-			switch x := av.(type) {
-			case *types.AttributeValueMemberS:
-				*(*string)(p) = x.Value
-			case *types.AttributeValueMemberN:
-				*(*string)(p) = x.Value
-			default:
-				return false
-			}
-			return true
-		}
+		return fkString
 	case reflect.Bool:
-		return func(av types.AttributeValue, p unsafe.Pointer) bool {
-			x, ok := av.(*types.AttributeValueMemberBOOL)
-			if ok {
-				*(*bool)(p) = x.Value
-			}
-			return ok
+		return fkBool
+	case reflect.Int, reflect.Int64:
+		if t.Size() == 8 {
+			return fkInt64
 		}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		bits := t.Bits()
-		return func(av types.AttributeValue, p unsafe.Pointer) bool {
-			s, ok := numberText(av, asString)
-			if !ok {
-				return false
-			}
-			i, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return false
-			}
-			if bits < 64 && (i < -1<<(bits-1) || i > 1<<(bits-1)-1) {
-				return false
-			}
-			switch bits {
-			case 8:
-				*(*int8)(p) = int8(i)
-			case 16:
-				*(*int16)(p) = int16(i)
-			case 32:
-				*(*int32)(p) = int32(i)
-			default:
-				*(*int64)(p) = i
-			}
-			return true
+		return fkInt32
+	case reflect.Int32:
+		return fkInt32
+	case reflect.Int16:
+		return fkInt16
+	case reflect.Int8:
+		return fkInt8
+	case reflect.Uint, reflect.Uint64:
+		if t.Size() == 8 {
+			return fkUint64
 		}
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		bits := t.Bits()
-		return func(av types.AttributeValue, p unsafe.Pointer) bool {
-			s, ok := numberText(av, asString)
-			if !ok {
-				return false
-			}
-			u, err := strconv.ParseUint(s, 10, 64)
-			if err != nil {
-				return false
-			}
-			if bits < 64 && u > 1<<bits-1 {
-				return false
-			}
-			switch bits {
-			case 8:
-				*(*uint8)(p) = uint8(u)
-			case 16:
-				*(*uint16)(p) = uint16(u)
-			case 32:
-				*(*uint32)(p) = uint32(u)
-			default:
-				*(*uint64)(p) = u
-			}
-			return true
-		}
-	case reflect.Float32, reflect.Float64:
-		f32 := t.Kind() == reflect.Float32
-		return func(av types.AttributeValue, p unsafe.Pointer) bool {
-			s, ok := numberText(av, asString)
-			if !ok {
-				return false
-			}
-			f, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return false
-			}
-			if f32 {
-				if overflowFloat32(f) {
-					return false
-				}
-				*(*float32)(p) = float32(f)
-			} else {
-				*(*float64)(p) = f
-			}
-			return true
-		}
+		return fkUint32
+	case reflect.Uint32:
+		return fkUint32
+	case reflect.Uint16:
+		return fkUint16
+	case reflect.Uint8:
+		return fkUint8
+	case reflect.Float64:
+		return fkFloat64
+	case reflect.Float32:
+		return fkFloat32
 	case reflect.Struct:
-		if !isTimeType(t) || asString {
-			return nil
+		if isTimeType(t) && !tg.AsString {
+			return fkTime
 		}
-		return func(av types.AttributeValue, p unsafe.Pointer) bool {
-			x, ok := av.(*types.AttributeValueMemberS)
-			if !ok {
+	case reflect.Pointer:
+		if t.Name() == "" && plainStringDec(t.Elem()) && !reflect.PointerTo(t.Elem()).Implements(unmarshalerType) &&
+			!t.Implements(unmarshalerType) {
+			return fkStringPtr
+		}
+	case reflect.Slice:
+		if plainStringDec(t.Elem()) {
+			return fkStrings
+		}
+	case reflect.Map:
+		if plainStringDec(t.Key()) && t.Key().NumMethod() == 0 && plainStringDec(t.Elem()) {
+			return fkStringMap
+		}
+	}
+	return fkNone
+}
+
+// decodeFast decodes av into the field f of the struct at base when it is a
+// common case, as the field's reflective decoder would, and reports false,
+// having changed nothing, for whatever it does not handle (other attribute
+// value types, numbers that do not parse or overflow): the reflective
+// decoder then does exactly what attributevalue does, errors included.
+//
+// NULL (or a nil attribute value) sets every fast shape to its zero value,
+// as attributevalue does for targets without an Unmarshaler.
+func decodeFast(f *planField, av types.AttributeValue, base unsafe.Pointer) bool {
+	p := unsafe.Add(base, f.off)
+	switch f.fkind {
+	case fkString:
+		switch x := av.(type) {
+		case *types.AttributeValueMemberS:
+			*(*string)(p) = x.Value
+		case *types.AttributeValueMemberN:
+			*(*string)(p) = x.Value
+		case *types.AttributeValueMemberNULL, nil:
+			*(*string)(p) = ""
+		default:
+			return false
+		}
+		return true
+	case fkBool:
+		switch x := av.(type) {
+		case *types.AttributeValueMemberBOOL:
+			*(*bool)(p) = x.Value
+		case *types.AttributeValueMemberNULL, nil:
+			*(*bool)(p) = false
+		default:
+			return false
+		}
+		return true
+	case fkInt64, fkInt32, fkInt16, fkInt8:
+		s, ok := numberText(av, f.asString)
+		if !ok {
+			return setZeroIfNull(f.fkind, av, p)
+		}
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return false
+		}
+		switch f.fkind {
+		case fkInt64:
+			*(*int64)(p) = i
+		case fkInt32:
+			if int64(int32(i)) != i {
 				return false
 			}
+			*(*int32)(p) = int32(i)
+		case fkInt16:
+			if int64(int16(i)) != i {
+				return false
+			}
+			*(*int16)(p) = int16(i)
+		default:
+			if int64(int8(i)) != i {
+				return false
+			}
+			*(*int8)(p) = int8(i)
+		}
+		return true
+	case fkUint64, fkUint32, fkUint16, fkUint8:
+		s, ok := numberText(av, f.asString)
+		if !ok {
+			return setZeroIfNull(f.fkind, av, p)
+		}
+		u, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return false
+		}
+		switch f.fkind {
+		case fkUint64:
+			*(*uint64)(p) = u
+		case fkUint32:
+			if uint64(uint32(u)) != u {
+				return false
+			}
+			*(*uint32)(p) = uint32(u)
+		case fkUint16:
+			if uint64(uint16(u)) != u {
+				return false
+			}
+			*(*uint16)(p) = uint16(u)
+		default:
+			if uint64(uint8(u)) != u {
+				return false
+			}
+			*(*uint8)(p) = uint8(u)
+		}
+		return true
+	case fkFloat64, fkFloat32:
+		s, ok := numberText(av, f.asString)
+		if !ok {
+			return setZeroIfNull(f.fkind, av, p)
+		}
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return false
+		}
+		if f.fkind == fkFloat64 {
+			*(*float64)(p) = x
+			return true
+		}
+		if overflowFloat32(x) {
+			return false
+		}
+		*(*float32)(p) = float32(x)
+		return true
+	case fkTime:
+		switch x := av.(type) {
+		case *types.AttributeValueMemberS:
 			tm, err := time.Parse(time.RFC3339, x.Value)
 			if err != nil {
 				return false
 			}
 			*(*time.Time)(p) = tm
+		case *types.AttributeValueMemberNULL, nil:
+			*(*time.Time)(p) = time.Time{}
+		default:
+			return false
+		}
+		return true
+	case fkStringPtr:
+		var s string
+		switch x := av.(type) {
+		case *types.AttributeValueMemberS:
+			s = x.Value
+		case *types.AttributeValueMemberN:
+			s = x.Value
+		case *types.AttributeValueMemberNULL, nil:
+			*(**string)(p) = nil
+			return true
+		default:
+			return false
+		}
+		sp := (**string)(p)
+		if *sp == nil {
+			*sp = new(string)
+		}
+		**sp = s
+		return true
+	case fkStrings:
+		switch x := av.(type) {
+		case *types.AttributeValueMemberL:
+			return decodeStrings(x.Value, (*[]string)(p))
+		case *types.AttributeValueMemberNULL, nil:
+			*(*[]string)(p) = nil
 			return true
 		}
-	case reflect.Pointer:
-		if t.Name() != "" || !plainStringDec(t.Elem()) || reflect.PointerTo(t.Elem()).Implements(unmarshalerType) || t.Implements(unmarshalerType) {
-			return nil
-		}
-		return func(av types.AttributeValue, p unsafe.Pointer) bool {
-			var s string
-			switch x := av.(type) {
-			case *types.AttributeValueMemberS:
-				s = x.Value
-			case *types.AttributeValueMemberN:
-				s = x.Value
-			default:
-				return false
-			}
-			sp := (*unsafe.Pointer)(p)
-			if *sp == nil {
-				*sp = unsafe.Pointer(new(string))
-			}
-			*(*string)(*sp) = s
-			return true
-		}
-	case reflect.Slice:
-		if !plainStringDec(t.Elem()) {
-			return nil
-		}
-		return func(av types.AttributeValue, p unsafe.Pointer) bool {
-			l, ok := av.(*types.AttributeValueMemberL)
-			if !ok {
-				return false
-			}
-			n := len(l.Value)
-			sp := (*[]string)(p)
-			s := *sp
-			if s == nil || cap(s) < n {
-				// A new slice: fill it, and store it only if every
-				// element was a string.
-				s = make([]string, n)
-				for i, e := range l.Value {
-					if s[i], ok = stringish(e); !ok {
-						return false
-					}
-				}
-				*sp = s
-				return true
-			}
-			if !allStrings(l.Value) {
-				return false
-			}
-			if n > 0 {
-				s = s[:n]
-				for i, e := range l.Value {
-					s[i], _ = stringish(e)
-				}
-				*sp = s
-			}
-			return true
-		}
-	case reflect.Map:
-		if !plainStringDec(t.Key()) || t.Key().NumMethod() != 0 || !plainStringDec(t.Elem()) {
-			return nil
-		}
-		return func(av types.AttributeValue, p unsafe.Pointer) bool {
-			x, ok := av.(*types.AttributeValueMemberM)
-			if !ok {
-				return false
-			}
-			mp := (*map[string]string)(p)
-			if *mp == nil {
-				m := make(map[string]string, len(x.Value))
-				for k, e := range x.Value {
-					s, ok := stringish(e)
-					if !ok {
-						return false
-					}
-					m[k] = s
-				}
-				*mp = m
-				return true
-			}
-			for _, e := range x.Value {
-				if _, ok := stringish(e); !ok {
-					return false
-				}
-			}
-			m := *mp
-			for k, e := range x.Value {
-				m[k], _ = stringish(e)
-			}
+	case fkStringMap:
+		switch x := av.(type) {
+		case *types.AttributeValueMemberM:
+			return decodeStringMap(x.Value, (*map[string]string)(p))
+		case *types.AttributeValueMemberNULL, nil:
+			*(*map[string]string)(p) = nil
 			return true
 		}
 	}
-	return nil
+	return false
+}
+
+// setZeroIfNull zeroes the number at p when av is NULL (or nil).
+func setZeroIfNull(k fastKind, av types.AttributeValue, p unsafe.Pointer) bool {
+	if !isNull(av) {
+		return false
+	}
+	switch k {
+	case fkInt64, fkUint64, fkFloat64:
+		*(*uint64)(p) = 0
+	case fkInt32, fkUint32, fkFloat32:
+		*(*uint32)(p) = 0
+	case fkInt16, fkUint16:
+		*(*uint16)(p) = 0
+	case fkInt8, fkUint8:
+		*(*uint8)(p) = 0
+	default:
+		return false
+	}
+	return true
+}
+
+// decodeStrings decodes a list into a []string as attributevalue does, or
+// reports false, having changed nothing, when an element is not a string.
+func decodeStrings(l []types.AttributeValue, sp *[]string) bool {
+	n := len(l)
+	s := *sp
+	if s == nil || cap(s) < n {
+		// A new slice: fill it, and store it only if every element was
+		// a string.
+		s = make([]string, n)
+		for i, e := range l {
+			var ok bool
+			if s[i], ok = stringish(e); !ok {
+				return false
+			}
+		}
+		*sp = s
+		return true
+	}
+	if !allStrings(l) {
+		return false
+	}
+	if n > 0 {
+		// attributevalue leaves the length of a reused slice when the
+		// list is empty.
+		s = s[:n]
+		for i, e := range l {
+			s[i], _ = stringish(e)
+		}
+		*sp = s
+	}
+	return true
+}
+
+// decodeStringMap decodes a map into a map[string]string as attributevalue
+// does, or reports false, having changed nothing, when a value is not a
+// string.
+func decodeStringMap(x map[string]types.AttributeValue, mp *map[string]string) bool {
+	if *mp == nil {
+		m := make(map[string]string, len(x))
+		for k, e := range x {
+			s, ok := stringish(e)
+			if !ok {
+				return false
+			}
+			m[k] = s
+		}
+		*mp = m
+		return true
+	}
+	for _, e := range x {
+		if _, ok := stringish(e); !ok {
+			return false
+		}
+	}
+	m := *mp
+	for k, e := range x {
+		m[k], _ = stringish(e)
+	}
+	return true
+}
+
+// copyFast copies the field value of shape k at src to dst.
+func copyFast(k fastKind, dst, src unsafe.Pointer) {
+	switch k {
+	case fkString:
+		*(*string)(dst) = *(*string)(src)
+	case fkBool, fkInt8, fkUint8:
+		*(*uint8)(dst) = *(*uint8)(src)
+	case fkInt16, fkUint16:
+		*(*uint16)(dst) = *(*uint16)(src)
+	case fkInt32, fkUint32, fkFloat32:
+		*(*uint32)(dst) = *(*uint32)(src)
+	case fkInt64, fkUint64, fkFloat64:
+		*(*uint64)(dst) = *(*uint64)(src)
+	case fkTime:
+		*(*time.Time)(dst) = *(*time.Time)(src)
+	case fkStringPtr:
+		*(**string)(dst) = *(**string)(src)
+	case fkStrings:
+		*(*[]string)(dst) = *(*[]string)(src)
+	case fkStringMap:
+		*(*map[string]string)(dst) = *(*map[string]string)(src)
+	}
 }
 
 // stringish returns what a plain string target gets from av, and false

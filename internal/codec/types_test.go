@@ -306,6 +306,36 @@ type Small struct {
 	B int
 }
 
+// Flat has a field of every shape decodeFast handles (see fastKindOf),
+// reached through an embedded struct too, so that its plan is flat.
+type Flat struct {
+	Small
+	S   Level
+	B   bool
+	I8  int8
+	I16 int16
+	I32 int32
+	I64 int64
+	U   uint
+	U8  uint8
+	U16 uint16
+	U32 uint32
+	U64 uint64
+	F32 float32
+	F64 float64
+	NS  int32   `dynamodbav:",string"`
+	FS  float64 `dynamodbav:",string"`
+	T   time.Time
+	TU  time.Time `dynamodbav:",unixtime"`
+	MT  MyTime
+	P   *string
+	PL  *Level
+	L   []string
+	LL  []Level `dynamodbav:",omitempty"`
+	M   map[string]string
+	ML  map[Level]Level
+}
+
 // Recursive without a struct in between.
 type RecList []RecList
 
