@@ -592,15 +592,23 @@ func unmarshalSlow[T any](item map[string]types.AttributeValue, out *T) error {
 	return forValue(t).Decode(item, reflect.ValueOf(out).Elem())
 }
 
-// valuePlans maps struct types to their plans from For: a copy-on-write map
-// read without locking, cheaper than the sync.Map of all plans on the path
-// of every Marshal and Unmarshal.
-var valuePlans atomic.Pointer[map[reflect.Type]*Plan]
+// valuePlans maps struct types (by typeID) to their plans from For: a
+// copy-on-write map read without locking, cheaper than the sync.Map of all
+// plans on the path of every Marshal and Unmarshal.
+var valuePlans atomic.Pointer[map[unsafe.Pointer]*Plan]
+
+// typeID identifies a reflect.Type by its descriptor's address (the data
+// word of the interface; every reflect.Type is a *reflect.rtype), which a
+// map hashes and compares faster than the interface.
+func typeID(t reflect.Type) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]
+}
 
 // forValue is For(t) for a struct type t.
 func forValue(t reflect.Type) *Plan {
+	id := typeID(t)
 	if m := valuePlans.Load(); m != nil {
-		if p, ok := (*m)[t]; ok {
+		if p, ok := (*m)[id]; ok {
 			return p
 		}
 	}
@@ -608,14 +616,16 @@ func forValue(t reflect.Type) *Plan {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	old := valuePlans.Load()
-	next := make(map[reflect.Type]*Plan, 1)
+	var next map[unsafe.Pointer]*Plan
 	if old != nil {
-		next = make(map[reflect.Type]*Plan, len(*old)+1)
+		next = make(map[unsafe.Pointer]*Plan, len(*old)+1)
 		for k, v := range *old {
 			next[k] = v
 		}
+	} else {
+		next = make(map[unsafe.Pointer]*Plan, 1)
 	}
-	next[t] = p
+	next[id] = p
 	valuePlans.Store(&next)
 	return p
 }
