@@ -182,21 +182,40 @@ func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
 		return &BatchError{Op: "BatchWriteItem", Failed: bad}
 	}
 
-	// Rounds: the n-th op on a key goes to round n.
-	seen := make(map[string]int, len(ops))
-	var rounds [][]int
-	for i, op := range ops {
-		id := op.table.name + "\x00" + op.table.keyID(op.key)
-		n := seen[id]
-		seen[id] = n + 1
-		if n == len(rounds) {
-			rounds = append(rounds, nil)
+	// Rounds: the n-th op on a key goes to round n. Batches of distinct
+	// keys, the common case, make one round holding every op.
+	seen := make(map[itemID]int, len(ops))
+	var round []int // round of each op, allocated at the first repeat
+	rounds := 1
+	for i := range ops {
+		op := &ops[i]
+		id := op.table.itemID(op.key)
+		n, dup := seen[id]
+		if dup {
+			n++
+			if round == nil {
+				round = make([]int, len(ops))
+			}
+			round[i] = n
+			rounds = max(rounds, n+1)
 		}
-		rounds[n] = append(rounds[n], i)
+		seen[id] = n
+	}
+	byRound := make([][]int, rounds)
+	if round == nil {
+		all := make([]int, len(ops))
+		for i := range all {
+			all[i] = i
+		}
+		byRound[0] = all
+	} else {
+		for i, n := range round {
+			byRound[n] = append(byRound[n], i)
+		}
 	}
 
 	b := &batchWriter{ops: ops, policy: o.policy()}
-	for _, round := range rounds {
+	for _, round := range byRound {
 		var chunks [][]int
 		for _, g := range groupByClient(round, func(i int) *Table { return ops[i].table }) {
 			for len(g) > 0 {
@@ -243,17 +262,7 @@ func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 				return
 			}
 		}
-		in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{}}
-		for _, i := range pending {
-			op := b.ops[i]
-			var wr types.WriteRequest
-			if op.put != nil {
-				wr.PutRequest = &types.PutRequest{Item: op.put}
-			} else {
-				wr.DeleteRequest = &types.DeleteRequest{Key: op.key}
-			}
-			in.RequestItems[op.table.name] = append(in.RequestItems[op.table.name], wr)
-		}
+		in := b.request(pending)
 		out, err := client.BatchWriteItem(ctx, in)
 		if err != nil {
 			if attempt+1 < attempts && backoff.IsRetryable(err) && ctx.Err() == nil {
@@ -266,8 +275,12 @@ func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 			return
 		}
 		// Map what came back unprocessed to our ops by table and key.
-		left := make(map[string]bool)
+		left := make(map[itemID]bool)
 		for table, reqs := range out.UnprocessedItems {
+			t := b.tableIn(pending, table)
+			if t == nil {
+				continue
+			}
 			for _, wr := range reqs {
 				var key map[string]types.AttributeValue
 				switch {
@@ -276,13 +289,13 @@ func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 				case wr.DeleteRequest != nil:
 					key = wr.DeleteRequest.Key
 				}
-				left[table+"\x00"+b.keyIDIn(pending, table, key)] = true
+				left[t.itemID(key)] = true
 			}
 		}
 		next := pending[:0:0]
 		for _, i := range pending {
-			op := b.ops[i]
-			if left[op.table.name+"\x00"+op.table.keyID(op.key)] {
+			op := &b.ops[i]
+			if left[op.table.itemID(op.key)] {
 				next = append(next, i)
 			}
 		}
@@ -297,15 +310,117 @@ func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 	}
 }
 
-// keyIDIn renders the key id of item in the named table, using the key
-// attribute names of the pending op's table of that name.
-func (b *batchWriter) keyIDIn(pending []int, table string, item map[string]types.AttributeValue) string {
+// request builds the BatchWriteItemInput of the pending ops: one block of
+// write requests (and one of put and of delete requests) for all of them,
+// cut into one slice per table in the order of the ops.
+func (b *batchWriter) request(pending []int) *dynamodb.BatchWriteItemInput {
+	type tableReqs struct {
+		name   string
+		n, off int
+	}
+	var one [1]tableReqs
+	tables := one[:0]
+	nPut := 0
 	for _, i := range pending {
-		if t := b.ops[i].table; t.name == table {
-			return t.keyID(item)
+		op := &b.ops[i]
+		if op.put != nil {
+			nPut++
+		}
+		j := 0
+		for j < len(tables) && tables[j].name != op.table.name {
+			j++
+		}
+		if j == len(tables) {
+			tables = append(tables, tableReqs{name: op.table.name})
+		}
+		tables[j].n++
+	}
+	off := 0
+	for j := range tables {
+		tables[j].off = off
+		off += tables[j].n
+	}
+	reqs := make([]types.WriteRequest, len(pending))
+	var puts []types.PutRequest
+	var dels []types.DeleteRequest
+	if nPut > 0 {
+		puts = make([]types.PutRequest, 0, nPut)
+	}
+	if nPut < len(pending) {
+		dels = make([]types.DeleteRequest, 0, len(pending)-nPut)
+	}
+	fill := make([]int, len(tables)) // requests placed per table
+	if len(tables) == 1 {
+		fill = nil
+	}
+	for k, i := range pending {
+		op := &b.ops[i]
+		at := k
+		if fill != nil {
+			j := 0
+			for tables[j].name != op.table.name {
+				j++
+			}
+			at = tables[j].off + fill[j]
+			fill[j]++
+		}
+		if op.put != nil {
+			puts = append(puts, types.PutRequest{Item: op.put})
+			reqs[at].PutRequest = &puts[len(puts)-1]
+		} else {
+			dels = append(dels, types.DeleteRequest{Key: op.key})
+			reqs[at].DeleteRequest = &dels[len(dels)-1]
 		}
 	}
-	return ""
+	in := &dynamodb.BatchWriteItemInput{RequestItems: make(map[string][]types.WriteRequest, len(tables))}
+	for _, t := range tables {
+		in.RequestItems[t.name] = reqs[t.off : t.off+t.n : t.off+t.n]
+	}
+	return in
+}
+
+// tableIn returns the table of a pending op that has the given name.
+func (b *batchWriter) tableIn(pending []int, table string) *Table {
+	for _, i := range pending {
+		if t := b.ops[i].table; t.name == table {
+			return t
+		}
+	}
+	return nil
+}
+
+// itemID identifies one item for matching and de-duplicating keys: its
+// table's name and its primary key values with their types. Making one
+// allocates nothing for string and number keys.
+type itemID struct {
+	table  string
+	pk, sk string
+	kinds  [2]byte
+}
+
+// itemID returns the id of the item whose primary key item holds (an item
+// or a key).
+func (t *Table) itemID(item map[string]types.AttributeValue) itemID {
+	id := itemID{table: t.name}
+	id.kinds[0], id.pk = keyValueOf(item[t.opts.PartitionKey])
+	if t.opts.SortKey != "" {
+		id.kinds[1], id.sk = keyValueOf(item[t.opts.SortKey])
+	}
+	return id
+}
+
+// keyValueOf returns the type and value of a key attribute (0 and "" for
+// anything that is not S, N or B).
+func keyValueOf(av types.AttributeValue) (byte, string) {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return 'S', v.Value
+	case *types.AttributeValueMemberN:
+		return 'N', v.Value
+	case *types.AttributeValueMemberB:
+		return 'B', string(v.Value)
+	}
+	return 0, ""
 }
 
 // keyID is an injective string form of the primary key held in item (an
@@ -328,6 +443,20 @@ func (t *Table) keyID(item map[string]types.AttributeValue) string {
 // order inside each group. Clients whose dynamic type is not comparable
 // are grouped by table instead.
 func groupByClient(idx []int, table func(int) *Table) [][]int {
+	if len(idx) > 0 {
+		// One table, the common case: one group, the input itself.
+		t0 := table(idx[0])
+		same := true
+		for _, i := range idx[1:] {
+			if table(i) != t0 {
+				same = false
+				break
+			}
+		}
+		if same {
+			return [][]int{idx}
+		}
+	}
 	var keys []any
 	var groups [][]int
 	for _, i := range idx {

@@ -195,31 +195,47 @@ func (e *Entity[T]) field(name string) (*fieldInfo, error) {
 // renderKey renders a compiled template from struct value v. Missing or
 // empty fields are reported in a *KeyError.
 func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
-	vals := make([]string, len(k.fields))
+	var arr [128]byte
+	buf, err := e.appendKey(arr[:0], k, v, index, attr)
+	if err != nil {
+		return "", err
+	}
+	return string(buf), nil
+}
+
+// appendKey appends the key rendered from k and struct value v to dst,
+// literals and encoded values straight into one buffer. Missing or empty
+// fields are reported in a *KeyError, as is a key over DynamoDB's limit.
+func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index, attr string) ([]byte, error) {
+	start := len(dst)
 	var missing []string
-	var buf []byte
-	for i, f := range k.fields {
+	i := 0
+	for _, p := range k.tpl.parts {
+		if p.field == "" {
+			dst = append(dst, p.literal...)
+			continue
+		}
+		f := k.fields[i]
+		i++
 		if !f.present(v) {
 			missing = append(missing, f.name)
 			continue
 		}
 		fv, _ := f.get(v)
 		var err error
-		buf, err = appendKeyValue(buf[:0], fv)
+		dst, err = appendKeyValue(dst, fv)
 		if err != nil {
-			return "", &KeyError{Entity: e.name, Index: index, Key: attr, Missing: []string{f.name}, Err: err}
+			return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: []string{f.name}, Err: err}
 		}
-		vals[i] = string(buf)
 	}
 	if len(missing) > 0 {
-		return "", &KeyError{Entity: e.name, Index: index, Key: attr, Missing: missing}
+		return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: missing}
 	}
-	s := k.tpl.render(vals)
-	if limit := keyLimit(k.sort); len(s) > limit {
-		return "", &KeyError{Entity: e.name, Index: index, Key: attr,
-			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", len(s), limit)}
+	if n, limit := len(dst)-start, keyLimit(k.sort); n > limit {
+		return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
+			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 	}
-	return s, nil
+	return dst, nil
 }
 
 func keyLimit(sort bool) int {
@@ -330,19 +346,30 @@ func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
 // encode turns v into a complete item: attributes from the struct, entity
 // type, primary key, and every index whose keys apply.
 func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, error) {
+	item, _, err := e.encodeSized(t, &v)
+	return item, err
+}
+
+// encodeSized is encode of *v (which it does not modify) that also returns
+// the item's size as [itemsize.Of] computes it, so that callers need not
+// walk the item again.
+func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue, int, error) {
 	// Room for the entity type, the primary key and the index keys.
-	item, err := codec.Marshal(&v, 3+2*len(e.indexes))
+	item, err := codec.Marshal(v, 3+2*len(e.indexes))
 	if err != nil {
-		return nil, &ValidationError{Entity: e.name, Reason: "cannot encode item", Err: err}
+		return nil, 0, &ValidationError{Entity: e.name, Reason: "cannot encode item", Err: err}
 	}
-	rv := reflect.ValueOf(&v).Elem()
-	item[t.opts.EntityTypeAttr] = &types.AttributeValueMemberS{Value: e.name}
-	if err := e.putPrimaryKey(t, rv, item); err != nil {
-		return nil, err
+	rv := reflect.ValueOf(v).Elem()
+	// One block for the entity type and the primary key attributes.
+	avs := new([3]types.AttributeValueMemberS)
+	avs[0].Value = e.name
+	item[t.opts.EntityTypeAttr] = &avs[0]
+	if err := e.putPrimaryKeyAVs(t, rv, item, avs[1:]); err != nil {
+		return nil, 0, err
 	}
 	for _, p := range e.indexes {
-		if err := p.apply(e, v, rv, item); err != nil {
-			return nil, err
+		if err := p.apply(e, *v, rv, item); err != nil {
+			return nil, 0, err
 		}
 	}
 	e.encodeTTL(rv, item)
@@ -350,28 +377,53 @@ func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, erro
 	// silently send U+FFFD for bad bytes) and items are at most 400 KB.
 	size, bad := itemsize.Scan(item)
 	if bad != "" {
-		return nil, validationErr(e.name, bad, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
+		return nil, 0, validationErr(e.name, bad, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
 	}
 	if size > itemsize.MaxItemBytes {
-		return nil, &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
+		return nil, 0, &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
 	}
-	return item, nil
+	return item, size, nil
+}
+
+// stampNow fills the managed timestamps of *v (see stamp), reading the
+// clock only when the entity has such fields.
+func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
+	if e.guards.created == nil && e.guards.updated == nil {
+		return
+	}
+	e.stamp(reflect.ValueOf(v).Elem(), t.opts.Now(), keepUpdated)
 }
 
 // putPrimaryKey renders the primary key of rv into item.
 func (e *Entity[T]) putPrimaryKey(t *Table, rv reflect.Value, item map[string]types.AttributeValue) error {
-	pk, err := e.renderKey(e.pk, rv, "", "PK")
+	if e.sk.defined() {
+		return e.putPrimaryKeyAVs(t, rv, item, make([]types.AttributeValueMemberS, 2))
+	}
+	return e.putPrimaryKeyAVs(t, rv, item, make([]types.AttributeValueMemberS, 1))
+}
+
+// putPrimaryKeyAVs renders the primary key of rv into item, using avs (two
+// values, or one for a table without a sort key) as the attribute values.
+// Both keys are rendered into one buffer and share one string.
+func (e *Entity[T]) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) error {
+	var arr [192]byte
+	buf, err := e.appendKey(arr[:0], e.pk, rv, "", "PK")
 	if err != nil {
 		return err
 	}
-	item[t.opts.PartitionKey] = &types.AttributeValueMemberS{Value: pk}
-	if e.sk.defined() {
-		sk, err := e.renderKey(e.sk, rv, "", "SK")
-		if err != nil {
-			return err
-		}
-		item[t.opts.SortKey] = &types.AttributeValueMemberS{Value: sk}
+	if !e.sk.defined() {
+		avs[0].Value = string(buf)
+		item[t.opts.PartitionKey] = &avs[0]
+		return nil
 	}
+	n := len(buf)
+	if buf, err = e.appendKey(buf, e.sk, rv, "", "SK"); err != nil {
+		return err
+	}
+	s := string(buf)
+	avs[0].Value, avs[1].Value = s[:n], s[n:]
+	item[t.opts.PartitionKey] = &avs[0]
+	item[t.opts.SortKey] = &avs[1]
 	return nil
 }
 

@@ -61,7 +61,7 @@ func checkExprLimits(entity string, p exprParts) error {
 		total += len(k) + len(v)
 	}
 	for k, v := range p.values {
-		total += len(k) + itemsize.Of(map[string]types.AttributeValue{"": v})
+		total += len(k) + itemsize.Value(v)
 	}
 	if total > maxSubstitutionBytes {
 		return validationErr(entity, "", "the expression attribute names and values are %d bytes; DynamoDB allows %d", total, maxSubstitutionBytes)

@@ -69,9 +69,11 @@ type txItem struct {
 	op    int    // index into Txn.ops
 	guard string // "" for the op's own item, else what the guard item guards
 	table *Table
-	key   map[string]types.AttributeValue
-	tw    types.TransactWriteItem
-	size  int
+	// key is the primary key of the item written. A put sent alone needs
+	// none, so putTxItem may leave it nil; Txn.add fills it in.
+	key  map[string]types.AttributeValue
+	tw   types.TransactWriteItem
+	size int
 	// failed turns a ConditionalCheckFailed into the op's sentinel error,
 	// given the item as it was (nil when it did not exist).
 	failed func(old map[string]types.AttributeValue) error
@@ -129,10 +131,10 @@ func (tx *Txn) request(token string) (*dynamodb.TransactWriteItemsInput, error) 
 		return nil, validationErr("", "", "transaction has %d items (%d ops and their guard items); DynamoDB allows %d", len(tx.items), len(tx.ops), maxTxItems)
 	}
 	total := 0
-	seen := make(map[string]int, len(tx.items))
+	seen := make(map[itemID]int, len(tx.items))
 	for i, it := range tx.items {
 		total += it.size
-		id := it.table.name + "\x00" + it.table.keyID(it.key)
+		id := it.table.itemID(it.key)
 		if j, dup := seen[id]; dup {
 			return nil, validationErr(tx.ops[it.op].entity, "", "transaction writes item %s twice (op %d%s and op %d%s); DynamoDB allows one operation per item",
 				keyText(it.key), tx.items[j].op, guardText(tx.items[j].guard), it.op, guardText(it.guard))
@@ -147,9 +149,10 @@ func (tx *Txn) request(token string) (*dynamodb.TransactWriteItemsInput, error) 
 		_, _ = rand.Read(b[:])
 		token = hex.EncodeToString(b[:])
 	}
-	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token)}
-	for _, it := range tx.items {
-		in.TransactItems = append(in.TransactItems, it.tw)
+	in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token),
+		TransactItems: make([]types.TransactWriteItem, len(tx.items))}
+	for i, it := range tx.items {
+		in.TransactItems[i] = it.tw
 	}
 	return in, nil
 }
@@ -245,6 +248,11 @@ func (tx *Txn) add(items []txItem, kind, entity string, err error) {
 		tx.fail(kind, entity, err)
 		return
 	}
+	for i := range items {
+		if it := &items[i]; it.key == nil && it.tw.Put != nil {
+			it.key = it.table.primaryKeyOf(it.tw.Put.Item)
+		}
+	}
 	op := tx.addOp(kind, entity, items[0].key)
 	for _, it := range items {
 		it.op = op
@@ -332,9 +340,10 @@ func condExpr(entity string, cond expression.ConditionBuilder) (expression.Expre
 	return expr, nil
 }
 
-// putTxItem makes the transaction item putting item under cond (none when
-// cond is nil).
-func (r *Repo[T]) putTxItem(item map[string]types.AttributeValue, cond *expression.ConditionBuilder, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
+// putTxItem makes the transaction item putting item, whose primary key is
+// key (nil to leave it to Txn.add) and whose size is size (as
+// [Entity.encodeSized] measured it), under cond (none when cond is nil).
+func (r *Repo[T]) putTxItem(item, key map[string]types.AttributeValue, size int, cond *expression.ConditionBuilder, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
 	put := &types.Put{TableName: &r.t.name, Item: item}
 	if cond != nil {
 		expr, err := condExpr(r.e.name, *cond)
@@ -346,6 +355,6 @@ func (r *Repo[T]) putTxItem(item map[string]types.AttributeValue, cond *expressi
 		put.ExpressionAttributeValues = expr.Values()
 		put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	return txItem{table: r.t, key: r.t.primaryKeyOf(item), size: itemsize.Of(item),
+	return txItem{table: r.t, key: key, size: size,
 		tw: types.TransactWriteItem{Put: put}, failed: failed}, nil
 }

@@ -25,11 +25,18 @@ import (
 const maxRaceRetries = 5
 
 func writeOpts(opts []WriteOption) writeOptions {
-	var o writeOptions
-	for _, fn := range opts {
-		fn(&o)
+	if len(opts) == 0 {
+		return writeOptions{} // without options nothing escapes to the heap
 	}
-	return o
+	return applyWriteOpts(opts)
+}
+
+func applyWriteOpts(opts []WriteOption) writeOptions {
+	o := new(writeOptions)
+	for _, fn := range opts {
+		fn(o)
+	}
+	return *o
 }
 
 func and(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
@@ -45,24 +52,27 @@ func and(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
 
 // createItems is Create as transaction items.
 func (r *Repo[T]) createItems(v T) ([]txItem, error) {
-	rv := reflect.ValueOf(&v).Elem()
-	r.e.stamp(rv, r.t.opts.Now(), false)
+	r.e.stampNow(r.t, &v, false)
 	if r.e.guards.version != nil {
+		rv := reflect.ValueOf(&v).Elem()
 		r.e.setVersion(rv, 1)
 	}
-	item, err := r.e.encode(r.t, v)
+	item, size, err := r.e.encodeSized(r.t, &v)
 	if err != nil {
 		return nil, err
 	}
 	cond := r.notExistsCond()
-	what := "create " + r.e.name
-	it, err := r.putTxItem(item, &cond, func(map[string]types.AttributeValue) error {
-		return wrapSentinel(ErrAlreadyExists, what, nil)
+	it, err := r.putTxItem(item, nil, size, &cond, func(map[string]types.AttributeValue) error {
+		return wrapSentinel(ErrAlreadyExists, "create "+r.e.name, nil)
 	})
 	if err != nil {
 		return nil, err
 	}
 	it.applied = putApplied(item)
+	if len(r.e.guards.unique) == 0 {
+		return []txItem{it}, nil
+	}
+	it.key = r.t.primaryKeyOf(item)
 	guards, err := r.guardSwaps(r.e.guards.unique, nil, &v, it.key)
 	if err != nil {
 		return nil, err
@@ -74,21 +84,22 @@ func (r *Repo[T]) createItems(v T) ([]txItem, error) {
 // it reads the item first, to release the values it replaces.
 func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, error) {
 	rv := reflect.ValueOf(&v).Elem()
-	r.e.stamp(rv, r.t.opts.Now(), false)
+	r.e.stampNow(r.t, &v, false)
 	g := &r.e.guards
 	var expected int64
 	if g.version != nil {
 		expected = r.e.versionOf(rv)
 		r.e.setVersion(rv, expected+1)
 	}
-	item, err := r.e.encode(r.t, v)
+	item, size, err := r.e.encodeSized(r.t, &v)
 	if err != nil {
 		return nil, err
 	}
-	key := r.t.primaryKeyOf(item)
+	var key map[string]types.AttributeValue // made only when needed (see txItem.key)
 	var conds []expression.ConditionBuilder
 	var snap *snapshot
 	if len(g.unique) > 0 {
+		key = r.t.primaryKeyOf(item)
 		s, err := r.readSnapshot(ctx, key, g.unique, false)
 		if err != nil {
 			return nil, err
@@ -105,8 +116,8 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 	if o.cond != nil {
 		conds = append(conds, *o.cond)
 	}
-	what := "put " + r.e.name
-	it, err := r.putTxItem(item, and(conds), func(old map[string]types.AttributeValue) error {
+	it, err := r.putTxItem(item, key, size, and(conds), func(old map[string]types.AttributeValue) error {
+		what := "put " + r.e.name
 		switch {
 		case snap != nil && snap.changed(old):
 			return raced(what)
@@ -332,8 +343,15 @@ func (t *Table) execTx(ctx context.Context, kind, entity string, items []txItem,
 func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (execResult, error) {
 	var res execResult
 	var err error
-	log := &attemptLog{}
-	opt := log.option()
+	// The log and the options slice passed to the client share one
+	// allocation.
+	call := &struct {
+		log  attemptLog
+		opts [1]func(*dynamodb.Options)
+	}{}
+	log := &call.log
+	call.opts[0] = log.option()
+	opt := call.opts[:]
 	switch {
 	case it.tw.Put != nil:
 		p := it.tw.Put
@@ -342,7 +360,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 			ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
 			ExpressionAttributeValues:           p.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
-		}, opt)
+		}, opt...)
 	case it.tw.Delete != nil:
 		d := it.tw.Delete
 		var out *dynamodb.DeleteItemOutput
@@ -352,7 +370,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 			ExpressionAttributeValues:           d.ExpressionAttributeValues,
 			ReturnValues:                        types.ReturnValueAllOld,
 			ReturnValuesOnConditionCheckFailure: d.ReturnValuesOnConditionCheckFailure,
-		}, opt)
+		}, opt...)
 		if err == nil {
 			res.attrs = out.Attributes
 			// Nothing deleted by this attempt: an earlier one may have.
@@ -367,7 +385,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 			ExpressionAttributeValues:           u.ExpressionAttributeValues,
 			ReturnValues:                        types.ReturnValueAllNew,
 			ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
-		}, opt)
+		}, opt...)
 		if err == nil {
 			res.attrs = out.Attributes
 		}

@@ -1,8 +1,6 @@
 package singletable
 
 import (
-	"reflect"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -27,8 +25,8 @@ type WriteOp struct {
 // [Tx] for guarded writes).
 func (r *Repo[T]) PutOp(v T) WriteOp {
 	op := WriteOp{table: r.t, entity: r.e.name}
-	r.e.stamp(reflect.ValueOf(&v).Elem(), r.t.opts.Now(), true)
-	item, err := r.e.encode(r.t, v)
+	r.e.stampNow(r.t, &v, true)
+	item, _, err := r.e.encodeSized(r.t, &v)
 	if err != nil {
 		op.err = err
 		return op

@@ -55,6 +55,13 @@ func Scan(item map[string]types.AttributeValue) (size int, invalidAttr string) {
 	return size, invalidAttr
 }
 
+// Value returns the size of one attribute value, without a name: what
+// Of counts for an attribute named "" holding v.
+func Value(v types.AttributeValue) int {
+	var w walker
+	return w.value(v)
+}
+
 // walker sizes values and notes invalid UTF-8 on the way.
 type walker struct{ invalid bool }
 
@@ -114,7 +121,7 @@ const (
 // The SDK's JSON encoder replaces each byte of invalid UTF-8 with U+FFFD,
 // which is 3 bytes on the server, so such bytes count as 3.
 func (w *walker) str(s string) int {
-	if utf8.ValidString(s) {
+	if isASCII(s) || utf8.ValidString(s) {
 		return len(s)
 	}
 	w.invalid = true
@@ -129,6 +136,28 @@ func (w *walker) str(s string) int {
 		i += size
 	}
 	return n
+}
+
+// isASCII reports whether s is all ASCII, eight bytes at a time (the
+// shifts compile to one load). Item strings are mostly short and ASCII,
+// where this is cheaper than utf8.ValidString.
+func isASCII(s string) bool {
+	load := func(b string) uint64 {
+		return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	}
+	var acc uint64
+	if len(s) < 8 {
+		for i := 0; i < len(s); i++ {
+			acc |= uint64(s[i])
+		}
+	} else {
+		for i := 0; i+8 <= len(s); i += 8 {
+			acc |= load(s[i : i+8])
+		}
+		acc |= load(s[len(s)-8:]) // the tail, overlapping
+	}
+	return acc&0x8080808080808080 == 0
 }
 
 // numberSize is the stored size of the number whose decimal text is s (see

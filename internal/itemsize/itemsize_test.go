@@ -204,3 +204,37 @@ func BenchmarkOf(b *testing.B) {
 		_ = Of(it)
 	}
 }
+
+func TestIsASCII(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"", true}, {"a", true}, {"abcdefg", true}, {"abcdefgh", true},
+		{"abcdefghi", true}, {strings.Repeat("x", 100), true}, {"\x7f\x00", true},
+		{"é", false}, {"abcdefg\x80", false}, {"\x80abcdefgh", false},
+		{"abcdefghi\xff", false}, {strings.Repeat("x", 13) + "😀" + strings.Repeat("y", 9), false},
+	} {
+		if got := isASCII(tc.s); got != tc.want {
+			t.Errorf("isASCII(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+	// Every position of a non-ASCII byte is seen, for every length.
+	for n := 1; n < 40; n++ {
+		for i := 0; i < n; i++ {
+			b := []byte(strings.Repeat("a", n))
+			b[i] = 0xC3
+			if isASCII(string(b)) {
+				t.Fatalf("isASCII missed byte %d of %d", i, n)
+			}
+		}
+	}
+}
+
+func TestValue(t *testing.T) {
+	for _, v := range []types.AttributeValue{s("abc"), s("a\xffb"), n("12.5"), l(s("x"), n("1")), m(item{"k": s("v")}), null} {
+		if got, want := Value(v), Of(item{"": v}); got != want {
+			t.Errorf("Value(%#v) = %d, want %d", v, got, want)
+		}
+	}
+}
