@@ -1,0 +1,33 @@
+package docs_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/singletable-go/singletable"
+)
+
+func Example_guideTxGet() {
+	ctx := context.Background()
+	table, users, skills, done := guideTable("guide-txget")
+	defer done()
+	if err := singletable.Tx(ctx, table, func(tx *singletable.Txn) error {
+		singletable.TxCreate(tx, users, User{Username: "john", Name: "John"})
+		singletable.TxCreate(tx, skills, UserSkill{Username: "john", SkillName: "go", Level: "Expert", LastUsed: date("2024-06-01")})
+		return nil
+	}); err != nil {
+		panic(err)
+	}
+
+	// The profile and two skills as of one instant, in one TransactGetItems.
+	var profile User
+	var goSkill, rust UserSkill
+	found, err := singletable.TxGet(ctx,
+		users.GetOp(User{Username: "john"}, &profile),
+		skills.GetOp(UserSkill{Username: "john", SkillName: "go"}, &goSkill, singletable.Fields("Level")),
+		skills.GetOp(UserSkill{Username: "john", SkillName: "rust"}, &rust),
+	)
+	fmt.Println(found, err, profile.Name, goSkill.Level)
+	// Output:
+	// [true true false] <nil> John Expert
+}

@@ -1,0 +1,235 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// maxTxGetItems is DynamoDB's limit on the items of one TransactGetItems.
+const maxTxGetItems = 100
+
+// GetOp is one typed read of a read transaction ([TxGet]), made by
+// [Repo.GetOp]: the item's primary key and where to decode it. Ops of
+// several entities and tables travel together in one request, as
+// [WriteOp]s do in a batch. The key is rendered and checked when the op is
+// made; a bad key makes an op whose Err is set, and TxGet reports it
+// without sending anything.
+type GetOp struct {
+	table  *Table
+	entity string
+	key    map[string]types.AttributeValue
+	proj   *string           // ProjectionExpression, when [Fields] was given
+	names  map[string]string // its ExpressionAttributeNames
+	err    error
+	// decode turns the item read (nil or empty when there is none) into a
+	// function that stores the result in the op's destination, and reports
+	// whether it is an item of the op's entity. Nothing is stored until
+	// every op of the transaction has decoded.
+	decode func(item map[string]types.AttributeValue) (store func(), found bool, err error)
+}
+
+// GetOp returns a read of the item with key's primary key fields into
+// dest, for [TxGet]. The key is rendered as [Repo.Get] renders it, with the
+// same errors (a *KeyError for a missing or empty key field); a nil dest
+// is a *ValidationError. Both are reported by TxGet before any request.
+//
+// [Fields] limits the read to the named fields, as for Get (the other
+// fields of dest are zeroed). [ConsistentRead] changes nothing: a
+// transaction always reads the latest committed items.
+func (r *Repo[T]) GetOp(key T, dest *T, opts ...ReadOption) GetOp {
+	op := GetOp{table: r.t, entity: r.e.name}
+	if dest == nil {
+		op.err = validationErr(r.e.name, "", "GetOp: dest is nil; pass a *%s to decode the item into", r.e.name)
+		return op
+	}
+	var o readOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
+	op.key, op.err = r.e.key(r.t, key)
+	if op.err != nil {
+		return op
+	}
+	if len(o.fields) > 0 {
+		attrs, err := r.projectionAttrs(o.fields)
+		if err != nil {
+			op.err = err
+			return op
+		}
+		op.proj, op.names = projectionExpr(attrs)
+		if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
+			exprs: []*string{op.proj}, names: op.names}); err != nil {
+			op.err = err
+			return op
+		}
+	}
+	op.decode = func(item map[string]types.AttributeValue) (func(), bool, error) {
+		if len(item) == 0 || !r.isMine(item) {
+			return func() { var zero T; *dest = zero }, false, nil
+		}
+		v, err := r.e.decode(item)
+		if err != nil {
+			return nil, false, err
+		}
+		return func() { *dest = v }, true, nil
+	}
+	return op
+}
+
+// Table returns the table the op reads from.
+func (op GetOp) Table() *Table { return op.table }
+
+// Entity returns the entity type the op reads.
+func (op GetOp) Entity() string { return op.entity }
+
+// Key returns the primary key the op reads (nil when it could not be
+// rendered). Do not modify it.
+func (op GetOp) Key() map[string]types.AttributeValue { return op.key }
+
+// Err returns the error found while making the op, if any.
+func (op GetOp) Err() error { return op.err }
+
+// TxGet reads the items of ops in one [TransactGetItems] request: a
+// serializable snapshot across items of any entities and tables reached
+// through the same client. No write transaction is seen half applied, so
+// invariants that span items (a total moved between two accounts by [Tx])
+// hold in what TxGet returns, which two Gets do not promise.
+//
+// found has one entry per op, in order. An op whose item does not exist,
+// or whose key holds an item of another entity type, is not found and its
+// dest is set to the zero value (as [Repo.Get] would return
+// [ErrNotFound]); a found item is decoded into dest as Get decodes it,
+// managed fields included. On any error no dest is modified.
+//
+// Before sending, TxGet checks the ops and reports their errors (the
+// *KeyError or *ValidationError made by [Repo.GetOp]) and a
+// *ValidationError for no ops, more than 100, two ops on one item, or
+// tables with different clients (compared with ==); nothing is sent then.
+//
+// When DynamoDB cancels the transaction, the error is a
+// *TransactionError whose reasons name each refused op (Op "Get", its
+// index, entity and key) and DynamoDB's code: "TransactionConflict" when
+// a write transaction on one of the items was in progress. A read has no
+// effect, so a cancelled TxGet can simply be called again; TxGet itself
+// sends one request, and throttling and TransactionInProgressException
+// are retried by the SDK's retryer. errors.As still reaches the SDK's
+// *types.TransactionCanceledException.
+//
+// [TransactGetItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html
+func TxGet(ctx context.Context, ops ...GetOp) (found []bool, err error) {
+	in, err := txGetRequest(ops)
+	if err != nil {
+		return nil, err
+	}
+	out, err := ops[0].table.client.TransactGetItems(ctx, in)
+	if err != nil {
+		var tce *types.TransactionCanceledException
+		if errors.As(err, &tce) {
+			return nil, txGetCancelled(ops, tce, err)
+		}
+		return nil, fmt.Errorf("singletable: read transaction: %w", err)
+	}
+	resp := out.Responses
+	if len(resp) == 0 {
+		// No item was retrieved: every op is not found.
+		resp = make([]types.ItemResponse, len(ops))
+	}
+	if len(resp) != len(ops) {
+		return nil, fmt.Errorf("singletable: read transaction: DynamoDB returned %d responses for %d items", len(resp), len(ops))
+	}
+	found = make([]bool, len(ops))
+	stores := make([]func(), len(ops))
+	var errs []error
+	for i, op := range ops {
+		store, ok, derr := op.decode(resp[i].Item)
+		if derr != nil {
+			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s %s): %w", i, op.entity, keyText(op.key), derr))
+			continue
+		}
+		stores[i], found[i] = store, ok
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	for _, store := range stores {
+		store()
+	}
+	return found, nil
+}
+
+// txGetRequest validates ops and builds the request.
+func txGetRequest(ops []GetOp) (*dynamodb.TransactGetItemsInput, error) {
+	if len(ops) == 0 {
+		return nil, validationErr("", "", "read transaction has no ops; DynamoDB needs 1 to %d", maxTxGetItems)
+	}
+	var errs []error
+	for i, op := range ops {
+		switch {
+		case op.table == nil:
+			errs = append(errs, validationErr("", "", "read transaction op %d was not made by Repo.GetOp", i))
+		case op.err != nil:
+			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s): %w", i, op.entity, op.err))
+		case op.table.client == nil:
+			errs = append(errs, validationErr(op.entity, "", "read transaction op %d: table %q has no client", i, op.table.name))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if len(ops) > maxTxGetItems {
+		return nil, validationErr("", "", "read transaction has %d ops; DynamoDB allows %d", len(ops), maxTxGetItems)
+	}
+	first := ops[0].table
+	seen := make(map[itemID]int, len(ops))
+	in := &dynamodb.TransactGetItemsInput{TransactItems: make([]types.TransactGetItem, len(ops))}
+	for i, op := range ops {
+		if !sameClient(first, op.table) {
+			return nil, validationErr(op.entity, "", "read transaction op %d reads table %q through another client than op 0 (table %q); one transaction goes through one client",
+				i, op.table.name, first.name)
+		}
+		id := op.table.itemID(op.key)
+		if j, dup := seen[id]; dup {
+			return nil, validationErr(op.entity, "", "read transaction reads item %s of table %q twice (op %d and op %d); DynamoDB allows one operation per item",
+				keyText(op.key), op.table.name, j, i)
+		}
+		seen[id] = i
+		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{
+			TableName:                &op.table.name,
+			Key:                      op.key,
+			ProjectionExpression:     op.proj,
+			ExpressionAttributeNames: op.names,
+		}}
+	}
+	return in, nil
+}
+
+// sameClient reports whether a and b send requests through the same
+// client. Clients whose dynamic type is not comparable are the same only
+// for the same table.
+func sameClient(a, b *Table) bool {
+	if a == b {
+		return true
+	}
+	ta, tb := reflect.TypeOf(a.client), reflect.TypeOf(b.client)
+	if ta != tb || !ta.Comparable() {
+		return false
+	}
+	return a.client == b.client
+}
+
+// txGetCancelled explains a cancelled read transaction as a
+// *TransactionError, each op being its own single item, with the mapping
+// the write transactions use.
+func txGetCancelled(ops []GetOp, tce *types.TransactionCanceledException, err error) *TransactionError {
+	tx := &Txn{ops: make([]txOp, len(ops)), items: make([]txItem, len(ops))}
+	for i, op := range ops {
+		tx.ops[i] = txOp{kind: "Get", entity: op.entity, key: op.key}
+		tx.items[i] = txItem{op: i, table: op.table, key: op.key}
+	}
+	return tx.cancelled(tce, err)
+}

@@ -1,0 +1,50 @@
+package singletable_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+)
+
+// A profile and two of its skills read in one TransactGetItems: a
+// consistent snapshot, even if a transaction is writing them meanwhile.
+// A missing item is reported in found and its destination zeroed.
+func ExampleTxGet() {
+	ctx := context.Background()
+	client := ddblocal.Shared().Client() // any *dynamodb.Client
+	table := singletable.NewTable(client, fmt.Sprintf("txget-example-%d", time.Now().UnixNano()))
+	users := singletable.Bind(table, Users)
+	skills := singletable.Bind(table, UserSkills)
+	if err := table.Create(ctx); err != nil {
+		panic(err)
+	}
+	defer table.Delete(ctx)
+	if err := singletable.Tx(ctx, table, func(tx *singletable.Txn) error {
+		singletable.TxCreate(tx, users, User{Username: "john", Name: "John"})
+		singletable.TxCreate(tx, skills, UserSkill{Username: "john", SkillName: "go", Level: "Expert"})
+		return nil
+	}); err != nil {
+		panic(err)
+	}
+
+	var john User
+	var goSkill, rust UserSkill
+	found, err := singletable.TxGet(ctx,
+		users.GetOp(User{Username: "john"}, &john, singletable.Fields("Name")),
+		skills.GetOp(UserSkill{Username: "john", SkillName: "go"}, &goSkill),
+		skills.GetOp(UserSkill{Username: "john", SkillName: "rust"}, &rust),
+	)
+	fmt.Println(found, err)
+	fmt.Println(john.Name, goSkill.Level, rust == UserSkill{})
+
+	// Bad input never reaches DynamoDB.
+	_, err = singletable.TxGet(ctx, skills.GetOp(UserSkill{Username: "john"}, &rust))
+	fmt.Println(err)
+	// Output:
+	// [true true false] <nil>
+	// John Expert true
+	// singletable: read transaction op 0 (Get UserSkill): singletable: UserSkill key SK: missing SkillName
+}
