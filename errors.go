@@ -162,7 +162,8 @@ func withCause(err, cause error) error {
 type TxReason struct {
 	// Index is the op's position among the Tx helper calls (from 0).
 	Index int
-	// Op is the helper: "Put", "Create", "Update", "Delete" or "Check".
+	// Op is the helper: "Put", "Create", "Update", "Delete" or "Check"
+	// for a write transaction, "Get" for [TxGet].
 	Op string
 	// Entity is the op's entity type.
 	Entity string

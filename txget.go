@@ -108,7 +108,7 @@ func (op GetOp) Err() error { return op.err }
 //
 // Before sending, TxGet checks the ops and reports their errors (the
 // *KeyError or *ValidationError made by [Repo.GetOp]) and a
-// *ValidationError for no ops, more than 100, two ops on one item, or
+// *ValidationError for more than 100 ops, two ops on one item, or
 // tables with different clients (compared with ==); nothing is sent then.
 //
 // When DynamoDB cancels the transaction, the error is a
@@ -122,6 +122,9 @@ func (op GetOp) Err() error { return op.err }
 //
 // [TransactGetItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html
 func TxGet(ctx context.Context, ops ...GetOp) (found []bool, err error) {
+	if len(ops) == 0 {
+		return []bool{}, nil // nothing to read, as for Tx and BatchGet
+	}
 	in, err := txGetRequest(ops)
 	if err != nil {
 		return nil, err
@@ -164,9 +167,6 @@ func TxGet(ctx context.Context, ops ...GetOp) (found []bool, err error) {
 
 // txGetRequest validates ops and builds the request.
 func txGetRequest(ops []GetOp) (*dynamodb.TransactGetItemsInput, error) {
-	if len(ops) == 0 {
-		return nil, validationErr("", "", "read transaction has no ops; DynamoDB needs 1 to %d", maxTxGetItems)
-	}
 	var errs []error
 	for i, op := range ops {
 		switch {

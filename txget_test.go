@@ -215,7 +215,6 @@ func TestTxGetRejectedBeforeTheNetwork(t *testing.T) {
 		want any    // **singletable.ValidationError or **singletable.KeyError
 		text string // in the message
 	}{
-		{"no ops", nil, &ve, "no ops"},
 		{"101 ops", skillOps(r.skills, 101), &ve, "101 ops; DynamoDB allows 100"},
 		{"the same op twice", []singletable.GetOp{
 			r.users.GetOp(User{Username: "a"}, &u), r.users.GetOp(User{Username: "a"}, &u),
@@ -262,6 +261,11 @@ func TestTxGetRejectedBeforeTheNetwork(t *testing.T) {
 	assert.Equal(t, "UserSkill", op.Entity())
 	assert.Same(t, r.tbl, op.Table())
 
+	// No ops is nothing to read, as for Tx and BatchGet.
+	found, err := singletable.TxGet(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, found)
+
 	assert.Zero(t, r.c.requests.Load(), "nothing reached DynamoDB")
 	assert.Zero(t, other.c.requests.Load(), "nothing reached DynamoDB")
 
@@ -277,7 +281,7 @@ func TestTxGetRejectedBeforeTheNetwork(t *testing.T) {
 	for i := range ops {
 		ops[i] = r.skills.GetOp(UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)}, &dests[i])
 	}
-	found, err := singletable.TxGet(ctx, ops...)
+	found, err = singletable.TxGet(ctx, ops...)
 	require.NoError(t, err)
 	require.Len(t, found, 100)
 	for i := range found {
