@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -250,8 +251,10 @@ func TestTxIdempotentRetry(t *testing.T) {
 
 	// A caller-chosen token: a repeat of the same transaction succeeds
 	// without writing again, even though it is a Create.
+	// Tokens are remembered across tables for 10 minutes: one per run.
+	token := fmt.Sprintf("order-42-%d", time.Now().UnixNano())
 	run := func(name string) error {
-		return singletable.TxWith(ctx, tbl, singletable.TxOptions{ClientRequestToken: "order-42"}, func(tx *singletable.Txn) error {
+		return singletable.TxWith(ctx, tbl, singletable.TxOptions{ClientRequestToken: token}, func(tx *singletable.Txn) error {
 			singletable.TxCreate(tx, users, User{Username: "order42", Name: name})
 			return nil
 		})
