@@ -67,6 +67,13 @@ type walker struct{ invalid bool }
 
 // value is the size of one attribute value, without its name.
 func (w *walker) value(v types.AttributeValue) int {
+	// Strings and numbers, most of any item, cost one comparison each.
+	if s, ok := v.(*types.AttributeValueMemberS); ok {
+		return w.str(s.Value)
+	}
+	if n, ok := v.(*types.AttributeValueMemberN); ok {
+		return numberSize(n.Value)
+	}
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS:
 		return w.str(v.Value)
@@ -142,20 +149,26 @@ func (w *walker) str(s string) int {
 // shifts compile to one load). Item strings are mostly short and ASCII,
 // where this is cheaper than utf8.ValidString.
 func isASCII(s string) bool {
-	load := func(b string) uint64 {
+	load64 := func(b string) uint64 {
 		return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 	}
+	load32 := func(b string) uint64 {
+		return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24
+	}
 	var acc uint64
-	if len(s) < 8 {
-		for i := 0; i < len(s); i++ {
+	switch n := len(s); {
+	case n >= 8:
+		for i := 0; i+8 <= n; i += 8 {
+			acc |= load64(s[i : i+8])
+		}
+		acc |= load64(s[n-8:]) // the tail, overlapping
+	case n >= 4:
+		acc = load32(s[:4]) | load32(s[n-4:])
+	default:
+		for i := 0; i < n; i++ {
 			acc |= uint64(s[i])
 		}
-	} else {
-		for i := 0; i+8 <= len(s); i += 8 {
-			acc |= load(s[i : i+8])
-		}
-		acc |= load(s[len(s)-8:]) // the tail, overlapping
 	}
 	return acc&0x8080808080808080 == 0
 }

@@ -238,3 +238,25 @@ func TestValue(t *testing.T) {
 		}
 	}
 }
+
+// typical is an entity item as the library writes it: short ASCII strings,
+// a few numbers, a list and a map, keys and the entity type.
+func typical() item {
+	return item{
+		"Username": s("user-00003"), "SkillName": s("golang"), "ProficiencyLevel": s("Expert"),
+		"Email": s("user-00003@example.com"), "Bio": s("Writes Go services and DynamoDB single-table designs for a living."),
+		"YearsOfExperience": n("10"), "Endorsements": n("1234570"), "Rank": n("45"), "Score": n("97.5"),
+		"Verified": boolean, "LastUsedDate": s("2025-03-14T18:09:26.535897932Z"), "Created": s("2019-01-02T03:04:05Z"),
+		"Tags": l(s("backend"), s("aws"), s("dynamodb")), "Attrs": m(item{"team": s("platform"), "site": s("remote")}),
+		"Manager": s("manager-3"), "PK": s("USER#user-00003"), "SK": s("SKILL#golang"), "EntityType": s("Profile"),
+		"GSI1PK": s("SKILL#golang"), "GSI1SK": s("LEVEL#Expert#USER#user-00003"),
+	}
+}
+
+func BenchmarkScanTypical(b *testing.B) {
+	it := typical()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = Scan(it)
+	}
+}

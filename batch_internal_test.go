@@ -1,0 +1,86 @@
+package singletable
+
+import (
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func sAV(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+// request lays the pending ops out per table, in the order given, puts and
+// deletes mixed, whatever the order of the tables among the ops.
+func TestBatchWriteRequestLayout(t *testing.T) {
+	t1, t2 := NewTable(nil, "one"), NewTable(nil, "two")
+	key := func(pk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": sAV(pk), "SK": sAV("x")}
+	}
+	put := func(t *Table, pk string) WriteOp {
+		item := key(pk)
+		item["a"] = sAV(pk)
+		return WriteOp{table: t, put: item, key: key(pk)}
+	}
+	del := func(t *Table, pk string) WriteOp { return WriteOp{table: t, key: key(pk)} }
+	b := &batchWriter{ops: []WriteOp{put(t2, "a"), del(t1, "b"), put(t1, "c"), del(t2, "d"), put(t2, "e")}}
+	in := b.request([]int{0, 1, 2, 3, 4})
+	want := map[string][]string{"one": {"-b", "+c"}, "two": {"+a", "-d", "+e"}}
+	if len(in.RequestItems) != len(want) {
+		t.Fatalf("tables %v", in.RequestItems)
+	}
+	for name, w := range want {
+		reqs := in.RequestItems[name]
+		if len(reqs) != len(w) || cap(reqs) != len(w) {
+			t.Fatalf("%s: %d requests (cap %d), want %d", name, len(reqs), cap(reqs), len(w))
+		}
+		for i, wr := range reqs {
+			var got string
+			switch {
+			case wr.PutRequest != nil && wr.DeleteRequest == nil:
+				got = "+" + wr.PutRequest.Item["a"].(*types.AttributeValueMemberS).Value
+			case wr.DeleteRequest != nil && wr.PutRequest == nil:
+				got = "-" + wr.DeleteRequest.Key["PK"].(*types.AttributeValueMemberS).Value
+			}
+			if got != w[i] {
+				t.Errorf("%s[%d] = %q, want %q", name, i, got, w[i])
+			}
+		}
+	}
+	// A subset, one table: the same layout rules.
+	in = b.request([]int{4, 0})
+	if reqs := in.RequestItems["two"]; len(in.RequestItems) != 1 || len(reqs) != 2 ||
+		reqs[0].PutRequest.Item["a"].(*types.AttributeValueMemberS).Value != "e" {
+		t.Fatalf("subset: %v", in.RequestItems)
+	}
+}
+
+// itemID tells keys apart by table, value and type, as DynamoDB does.
+func TestItemID(t *testing.T) {
+	t1, t2 := NewTable(nil, "one"), NewTable(nil, "two")
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	b := func(v string) types.AttributeValue { return &types.AttributeValueMemberB{Value: []byte(v)} }
+	k := func(pk, sk types.AttributeValue) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": pk, "SK": sk, "other": sAV("ignored")}
+	}
+	ids := []itemID{
+		t1.itemID(k(sAV("1"), sAV("x"))),
+		t2.itemID(k(sAV("1"), sAV("x"))),
+		t1.itemID(k(n("1"), sAV("x"))),
+		t1.itemID(k(b("1"), sAV("x"))),
+		t1.itemID(k(sAV("1"), sAV("y"))),
+		t1.itemID(k(sAV("1x"), sAV(""))),
+	}
+	for i := range ids {
+		for j := range ids {
+			if (ids[i] == ids[j]) != (i == j) {
+				t.Errorf("ids %d and %d: equal %v", i, j, ids[i] == ids[j])
+			}
+		}
+	}
+	if t1.itemID(k(sAV("1"), sAV("x"))) != ids[0] {
+		t.Error("the same key gives another id")
+	}
+	noSK := NewTable(nil, "one", func(o *TableOptions) { o.SortKey = "" })
+	if a, b := noSK.itemID(k(sAV("1"), sAV("x"))), noSK.itemID(k(sAV("1"), sAV("y"))); a != b {
+		t.Error("a table without a sort key compared sort keys")
+	}
+}
