@@ -436,9 +436,12 @@ func (e *Entity[T]) key(t *Table, v T) (map[string]types.AttributeValue, error) 
 	return key, nil
 }
 
-// decodeInto decodes an item into *out, which should be the zero value.
+// decodeInto decodes an item into *out, which should be the zero value
+// and already on the heap (a page's slice element): it is decoded in
+// place, without the copy Unmarshal makes to keep a caller's variable on
+// the stack.
 func (e *Entity[T]) decodeInto(item map[string]types.AttributeValue, out *T) error {
-	if err := codec.Unmarshal(item, out); err != nil {
+	if err := codec.UnmarshalInPlace(item, out); err != nil {
 		return &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
 	}
 	return nil
