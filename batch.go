@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -561,20 +560,11 @@ func (r *Repo[T]) BatchGetWith(ctx context.Context, o BatchOptions, keys []T, op
 		ka.ConsistentRead = aws.Bool(true)
 	}
 	if len(ro.fields) > 0 {
-		proj, err := r.projection(ro.fields)
+		attrs, err := r.projectionAttrs(ro.fields)
 		if err != nil {
 			return nil, err
 		}
-		proj = proj.AddNames(expression.Name(r.t.opts.PartitionKey))
-		if r.t.opts.SortKey != "" {
-			proj = proj.AddNames(expression.Name(r.t.opts.SortKey))
-		}
-		expr, err := expression.NewBuilder().WithProjection(proj).Build()
-		if err != nil {
-			return nil, &ValidationError{Entity: r.e.name, Reason: "bad projection", Err: err}
-		}
-		ka.ProjectionExpression = expr.Projection()
-		ka.ExpressionAttributeNames = expr.Names()
+		ka.ProjectionExpression, ka.ExpressionAttributeNames = projectionExpr(append(attrs, r.t.primaryKeyAttrs()...))
 		if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
 			exprs: []*string{ka.ProjectionExpression}, names: ka.ExpressionAttributeNames}); err != nil {
 			return nil, err

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -229,12 +228,13 @@ func (e *Entity[T]) storedVersion(item map[string]types.AttributeValue) int64 {
 
 // versionCond is the condition "the stored version is the one read": for
 // 0, the item has no version yet.
-func (e *Entity[T]) versionCond(expected int64) expression.ConditionBuilder {
-	name := expression.Name(e.guards.version.attr)
+func (e *Entity[T]) versionCond(expected int64) condition {
+	attr := e.guards.version.attr
+	eq := attrEq(attr, &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)})
 	if expected == 0 {
-		return expression.Or(expression.AttributeNotExists(name), name.Equal(expression.Value(0)))
+		return check(anyOf(attrNotExists(attr), eq))
 	}
-	return name.Equal(expression.Value(expected))
+	return check(eq)
 }
 
 // raceError marks a write that failed because the item changed between the
@@ -276,12 +276,12 @@ func (r *Repo[T]) guardKey(f *fieldInfo, rv reflect.Value) (key map[string]types
 }
 
 // ownerCond holds when the guard item does not exist or belongs to owner.
-func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) expression.ConditionBuilder {
-	mine := expression.Name(guardOwnerPK).Equal(expression.Value(owner[r.t.opts.PartitionKey]))
+func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) condition {
+	mine := attrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
 	if r.t.opts.SortKey != "" {
-		mine = mine.And(expression.Name(guardOwnerSK).Equal(expression.Value(owner[r.t.opts.SortKey])))
+		mine = allOf(mine, attrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
 	}
-	return expression.Or(r.notExistsCond(), mine)
+	return check(anyOf(r.notExists(), mine))
 }
 
 // guardPut claims a unique value for owner.
@@ -296,7 +296,7 @@ func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeVa
 	if r.t.opts.SortKey != "" {
 		item[guardOwnerSK] = owner[r.t.opts.SortKey]
 	}
-	expr, err := condExpr(r.e.name, r.ownerCond(owner))
+	ce, err := r.ownerCond(owner).build(r.e.name)
 	if err != nil {
 		return txItem{}, err
 	}
@@ -305,9 +305,9 @@ func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeVa
 		tw: types.TransactWriteItem{Put: &types.Put{
 			TableName:                 &r.t.name,
 			Item:                      item,
-			ConditionExpression:       expr.Condition(),
-			ExpressionAttributeNames:  expr.Names(),
-			ExpressionAttributeValues: expr.Values(),
+			ConditionExpression:       ce.text,
+			ExpressionAttributeNames:  ce.names,
+			ExpressionAttributeValues: ce.values,
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrAlreadyExists, what, nil) },
 	}, nil
@@ -315,7 +315,7 @@ func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeVa
 
 // guardDelete releases a unique value held by owner.
 func (r *Repo[T]) guardDelete(f *fieldInfo, key, owner map[string]types.AttributeValue) (txItem, error) {
-	expr, err := condExpr(r.e.name, r.ownerCond(owner))
+	ce, err := r.ownerCond(owner).build(r.e.name)
 	if err != nil {
 		return txItem{}, err
 	}
@@ -324,9 +324,9 @@ func (r *Repo[T]) guardDelete(f *fieldInfo, key, owner map[string]types.Attribut
 		tw: types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                 &r.t.name,
 			Key:                       key,
-			ConditionExpression:       expr.Condition(),
-			ExpressionAttributeNames:  expr.Names(),
-			ExpressionAttributeValues: expr.Values(),
+			ConditionExpression:       ce.text,
+			ExpressionAttributeNames:  ce.names,
+			ExpressionAttributeValues: ce.values,
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrConditionFailed, what, nil) },
 	}, nil
@@ -383,19 +383,14 @@ type snapshot struct {
 func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*fieldInfo, all bool) (snapshot, error) {
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
-		proj := expression.NamesList(expression.Name(r.t.opts.EntityTypeAttr), expression.Name(r.t.opts.PartitionKey))
+		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
 		for _, f := range fields {
-			proj = proj.AddNames(expression.Name(f.attr))
+			attrs = append(attrs, f.attr)
 		}
 		if v := r.e.guards.version; v != nil {
-			proj = proj.AddNames(expression.Name(v.attr))
+			attrs = append(attrs, v.attr)
 		}
-		expr, err := expression.NewBuilder().WithProjection(proj).Build()
-		if err != nil {
-			return snapshot{}, &ValidationError{Entity: r.e.name, Reason: "bad projection", Err: err}
-		}
-		in.ProjectionExpression = expr.Projection()
-		in.ExpressionAttributeNames = expr.Names()
+		in.ProjectionExpression, in.ExpressionAttributeNames = projectionExpr(attrs)
 	}
 	out, err := r.t.client.GetItem(ctx, in)
 	if err != nil {
@@ -409,17 +404,16 @@ func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.Attribu
 }
 
 // snapCond holds while the item's unique attributes are as read in s.
-func (r *Repo[T]) snapCond(s snapshot) expression.ConditionBuilder {
+func (r *Repo[T]) snapCond(s snapshot) condition {
 	if s.item == nil {
-		return r.notExistsCond()
+		return check(r.notExists())
 	}
-	c := expression.Name(r.t.opts.PartitionKey).AttributeExists()
+	c := check(r.exists())
 	for _, f := range s.fields {
-		name := expression.Name(f.attr)
 		if av, ok := s.item[f.attr]; ok {
-			c = c.And(name.Equal(expression.Value(av)))
+			c.own = append(c.own, attrEq(f.attr, av))
 		} else {
-			c = c.And(expression.AttributeNotExists(name))
+			c.own = append(c.own, attrNotExists(f.attr))
 		}
 	}
 	return c

@@ -56,12 +56,15 @@ func If(cond expression.ConditionBuilder) WriteOption {
 // there is nothing to delete; both return [ErrNotFound].
 func MustExist() WriteOption { return func(o *writeOptions) { o.mustExist = true } }
 
-func (r *Repo[T]) existsCond() expression.ConditionBuilder {
-	return expression.AttributeExists(expression.Name(r.t.opts.PartitionKey))
-}
+// exists holds when the item exists.
+func (r *Repo[T]) exists() condWriter { return attrExists(r.t.opts.PartitionKey) }
 
-func (r *Repo[T]) notExistsCond() expression.ConditionBuilder {
-	return expression.AttributeNotExists(expression.Name(r.t.opts.PartitionKey))
+// notExists holds when the item does not exist.
+func (r *Repo[T]) notExists() condWriter { return attrNotExists(r.t.opts.PartitionKey) }
+
+// isEntity holds when the item is this entity's.
+func (r *Repo[T]) isEntity() condWriter {
+	return attrEq(r.t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: r.e.name})
 }
 
 // Get reads the item with key's primary key fields ([GetItem]). It returns
@@ -107,20 +110,6 @@ func (r *Repo[T]) Get(ctx context.Context, key T, opts ...ReadOption) (T, error)
 func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
 	s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS)
 	return ok && s.Value == r.e.name
-}
-
-// projection turns Go field names into a projection that also keeps the
-// entity type attribute (needed to check the item's type).
-func (r *Repo[T]) projection(fields []string) (expression.ProjectionBuilder, error) {
-	proj := expression.NamesList(expression.Name(r.t.opts.EntityTypeAttr))
-	for _, name := range fields {
-		f, err := r.e.field(name)
-		if err != nil {
-			return proj, err
-		}
-		proj = proj.AddNames(expression.Name(f.attr))
-	}
-	return proj, nil
 }
 
 // Create writes v as a new item ([PutItem] with attribute_not_exists). It
@@ -205,23 +194,18 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, er
 	return r.e.decode(attrs)
 }
 
-// deleteCond is the condition of a delete and the sentinel its failure
-// means.
-func (r *Repo[T]) deleteCond(o writeOptions) (expression.ConditionBuilder, error) {
+// deleteCond is the condition of a delete.
+func (r *Repo[T]) deleteCond(o writeOptions) condition {
 	// Only ever delete an item of this entity: a key collision with another
 	// entity must not destroy that entity's item.
-	cond := expression.Or(r.notExistsCond(),
-		expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(r.e.name)))
-	sentinel := ErrConditionFailed
+	cond := check(anyOf(r.notExists(), r.isEntity()))
 	if o.mustExist {
-		cond = r.existsCond().And(expression.Name(r.t.opts.EntityTypeAttr).Equal(expression.Value(r.e.name)))
-		sentinel = ErrNotFound
+		cond = check(r.exists(), r.isEntity())
 	}
 	if o.cond != nil {
-		cond = cond.And(*o.cond)
-		sentinel = ErrConditionFailed
+		cond = cond.and(userCond(*o.cond))
 	}
-	return cond, sentinel
+	return cond
 }
 
 // projectionAttrs is projection as attribute names: the entity type

@@ -303,7 +303,7 @@ func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder
 		tx.fail("Check", r.e.name, err)
 		return
 	}
-	expr, err := condExpr(r.e.name, cond)
+	ce, err := userCond(cond).build(r.e.name)
 	if err != nil {
 		tx.fail("Check", r.e.name, err)
 		return
@@ -312,9 +312,9 @@ func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder
 		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:                           &r.t.name,
 			Key:                                 k,
-			ConditionExpression:                 expr.Condition(),
-			ExpressionAttributeNames:            expr.Names(),
-			ExpressionAttributeValues:           expr.Values(),
+			ConditionExpression:                 ce.text,
+			ExpressionAttributeNames:            ce.names,
+			ExpressionAttributeValues:           ce.values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 		failed: func(old map[string]types.AttributeValue) error {
@@ -327,32 +327,19 @@ func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder
 	tx.add([]txItem{it}, "Check", r.e.name, nil)
 }
 
-// condExpr builds a condition expression.
-func condExpr(entity string, cond expression.ConditionBuilder) (expression.Expression, error) {
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
-	if err != nil {
-		return expr, &ValidationError{Entity: entity, Reason: "bad condition", Err: err}
-	}
-	if err := checkExprLimits(entity, exprParts{kinds: []string{"condition"}, exprs: []*string{expr.Condition()},
-		names: expr.Names(), values: expr.Values()}); err != nil {
-		return expr, err
-	}
-	return expr, nil
-}
-
 // putTxItem makes the transaction item putting item, whose primary key is
 // key (nil to leave it to Txn.add) and whose size is size (as
-// [Entity.encodeSized] measured it), under cond (none when cond is nil).
-func (r *Repo[T]) putTxItem(item, key map[string]types.AttributeValue, size int, cond *expression.ConditionBuilder, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
+// [Entity.encodeSized] measured it), under cond (which may be empty).
+func (r *Repo[T]) putTxItem(item, key map[string]types.AttributeValue, size int, cond condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
 	put := &types.Put{TableName: &r.t.name, Item: item}
-	if cond != nil {
-		expr, err := condExpr(r.e.name, *cond)
+	if !cond.empty() {
+		ce, err := cond.build(r.e.name)
 		if err != nil {
 			return txItem{}, err
 		}
-		put.ConditionExpression = expr.Condition()
-		put.ExpressionAttributeNames = expr.Names()
-		put.ExpressionAttributeValues = expr.Values()
+		put.ConditionExpression = ce.text
+		put.ExpressionAttributeNames = ce.names
+		put.ExpressionAttributeValues = ce.values
 		put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	return txItem{table: r.t, key: key, size: size,

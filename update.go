@@ -415,30 +415,24 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 	// The condition: the item exists and is this entity's (unless this is
 	// an upsert), the version is the one read, then the caller's and the
 	// unique guards' conditions, which the SDK's builder writes.
-	var conds []string
+	var cond condition
 	if !u.upsert {
-		conds = append(conds, expr.AttributeExists(b.Name(r.t.opts.PartitionKey)),
-			expr.Compare(b.Name(r.t.opts.EntityTypeAttr), expr.OpEq, b.ValueS(e.name)))
+		cond = check(r.exists(), r.isEntity())
 	}
 	if g.version != nil {
 		if v := e.versionOf(kv); v != 0 {
-			conds = append(conds, expr.Compare(b.Name(g.version.attr), expr.OpEq,
-				b.Value(&types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)})))
+			cond = cond.and(e.versionCond(v))
 		}
 	}
-	var sdkConds []expression.ConditionBuilder
 	if u.cond != nil {
-		sdkConds = append(sdkConds, *u.cond)
+		cond = cond.and(userCond(*u.cond))
 	}
 	if u.snap != nil {
-		sdkConds = append(sdkConds, r.snapCond(*u.snap))
+		cond = cond.and(r.snapCond(*u.snap))
 	}
-	if len(sdkConds) > 0 {
-		c, err := b.Conditions(sdkConds...)
-		if err != nil {
-			return nil, updateEffect{}, &ValidationError{Entity: e.name, Reason: "bad update condition", Err: err}
-		}
-		conds = append(conds, c)
+	condText, err := cond.write(&b)
+	if err != nil {
+		return nil, updateEffect{}, &ValidationError{Entity: e.name, Reason: "bad update condition", Err: err}
 	}
 	update := ub.String()
 	in := &dynamodb.UpdateItemInput{
@@ -449,10 +443,9 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 		ExpressionAttributeValues: b.Values(),
 		ReturnValues:              types.ReturnValueAllNew,
 	}
-	hasCond := len(conds) > 0
+	hasCond := condText != ""
 	if hasCond {
-		cond := expr.And(conds...)
-		in.ConditionExpression = &cond
+		in.ConditionExpression = &condText
 	}
 	if err := checkExprLimits(e.name, exprParts{kinds: []string{"update", "condition"},
 		exprs: []*string{in.UpdateExpression, in.ConditionExpression}, update: in.UpdateExpression,

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -39,17 +38,6 @@ func applyWriteOpts(opts []WriteOption) writeOptions {
 	return *o
 }
 
-func and(conds []expression.ConditionBuilder) *expression.ConditionBuilder {
-	switch len(conds) {
-	case 0:
-		return nil
-	case 1:
-		return &conds[0]
-	}
-	c := expression.And(conds[0], conds[1], conds[2:]...)
-	return &c
-}
-
 // createItems is Create as transaction items.
 func (r *Repo[T]) createItems(v T) ([]txItem, error) {
 	r.e.stampNow(r.t, &v, false)
@@ -61,8 +49,7 @@ func (r *Repo[T]) createItems(v T) ([]txItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	cond := r.notExistsCond()
-	it, err := r.putTxItem(item, nil, size, &cond, func(map[string]types.AttributeValue) error {
+	it, err := r.putTxItem(item, nil, size, check(r.notExists()), func(map[string]types.AttributeValue) error {
 		return wrapSentinel(ErrAlreadyExists, "create "+r.e.name, nil)
 	})
 	if err != nil {
@@ -96,7 +83,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 		return nil, err
 	}
 	var key map[string]types.AttributeValue // made only when needed (see txItem.key)
-	var conds []expression.ConditionBuilder
+	var cond condition
 	var snap *snapshot
 	if len(g.unique) > 0 {
 		key = r.t.primaryKeyOf(item)
@@ -105,18 +92,18 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 			return nil, err
 		}
 		snap = &s
-		conds = append(conds, r.snapCond(s))
+		cond = cond.and(r.snapCond(s))
 	}
 	if g.version != nil {
-		conds = append(conds, r.e.versionCond(expected))
+		cond = cond.and(r.e.versionCond(expected))
 	}
 	if o.mustExist {
-		conds = append(conds, r.existsCond())
+		cond = cond.and(check(r.exists()))
 	}
 	if o.cond != nil {
-		conds = append(conds, *o.cond)
+		cond = cond.and(userCond(*o.cond))
 	}
-	it, err := r.putTxItem(item, key, size, and(conds), func(old map[string]types.AttributeValue) error {
+	it, err := r.putTxItem(item, key, size, cond, func(old map[string]types.AttributeValue) error {
 		what := "put " + r.e.name
 		switch {
 		case snap != nil && snap.changed(old):
@@ -155,11 +142,11 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 		return nil, nil, err
 	}
 	g := &r.e.guards
-	cond, _ := r.deleteCond(o)
+	cond := r.deleteCond(o)
 	var expected int64
 	if g.version != nil {
 		if expected = r.e.versionOf(reflect.ValueOf(&key).Elem()); expected != 0 {
-			cond = cond.And(r.e.versionCond(expected))
+			cond = cond.and(r.e.versionCond(expected))
 		}
 	}
 	var snap *snapshot
@@ -169,9 +156,9 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 			return nil, nil, err
 		}
 		snap = &s
-		cond = cond.And(r.snapCond(s))
+		cond = cond.and(r.snapCond(s))
 	}
-	expr, err := condExpr(r.e.name, cond)
+	ce, err := cond.build(r.e.name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -180,9 +167,9 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 		tw: types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                           &r.t.name,
 			Key:                                 k,
-			ConditionExpression:                 expr.Condition(),
-			ExpressionAttributeNames:            expr.Names(),
-			ExpressionAttributeValues:           expr.Values(),
+			ConditionExpression:                 ce.text,
+			ExpressionAttributeNames:            ce.names,
+			ExpressionAttributeValues:           ce.values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 		failed: func(old map[string]types.AttributeValue) error {

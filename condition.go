@@ -1,0 +1,126 @@
+package singletable
+
+import (
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
+)
+
+// condition is the condition of one write: the checks the library makes
+// (the item exists, is this entity's, has the version read, still holds the
+// unique values read, …), which it writes itself, and the caller's
+// conditions ([If], [TxCheck], [Update.If]), which the SDK's expression
+// builder writes. All of them must hold. The zero value is no condition.
+type condition struct {
+	own  []condWriter
+	user []expression.ConditionBuilder
+}
+
+// condWriter writes one check into a request's expression, naming its
+// attributes and values through b.
+type condWriter func(b *expr.Builder) string
+
+func attrExists(attr string) condWriter {
+	return func(b *expr.Builder) string { return expr.AttributeExists(b.Name(attr)) }
+}
+
+func attrNotExists(attr string) condWriter {
+	return func(b *expr.Builder) string { return "attribute_not_exists(" + b.Name(attr) + ")" }
+}
+
+func attrEq(attr string, av types.AttributeValue) condWriter {
+	return func(b *expr.Builder) string { return expr.Compare(b.Name(attr), expr.OpEq, b.Value(av)) }
+}
+
+// anyOf holds when one of ws does.
+func anyOf(ws ...condWriter) condWriter {
+	return func(b *expr.Builder) string {
+		parts := make([]string, len(ws))
+		for i, w := range ws {
+			parts[i] = "(" + w(b) + ")"
+		}
+		return joinOr(parts)
+	}
+}
+
+// allOf holds when every one of ws does.
+func allOf(ws ...condWriter) condWriter {
+	return func(b *expr.Builder) string {
+		parts := make([]string, len(ws))
+		for i, w := range ws {
+			parts[i] = w(b)
+		}
+		return expr.And(parts...)
+	}
+}
+
+func joinOr(parts []string) string {
+	s := parts[0]
+	for _, p := range parts[1:] {
+		s += " OR " + p
+	}
+	return s
+}
+
+// check is a condition of the library's own checks.
+func check(ws ...condWriter) condition { return condition{own: ws} }
+
+// userCond is a condition of the caller's.
+func userCond(c expression.ConditionBuilder) condition {
+	return condition{user: []expression.ConditionBuilder{c}}
+}
+
+// and is the condition that holds when c and o do.
+func (c condition) and(o condition) condition {
+	return condition{
+		own:  append(c.own[:len(c.own):len(c.own)], o.own...),
+		user: append(c.user[:len(c.user):len(c.user)], o.user...),
+	}
+}
+
+// empty reports whether there is nothing to check.
+func (c condition) empty() bool { return len(c.own)+len(c.user) == 0 }
+
+// write writes the condition through b (which may already hold the
+// request's other expressions) and returns its text, "" when empty.
+func (c condition) write(b *expr.Builder) (string, error) {
+	parts := make([]string, 0, len(c.own)+1)
+	for _, w := range c.own {
+		parts = append(parts, w(b))
+	}
+	if len(c.user) > 0 {
+		u, err := b.Conditions(c.user...)
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, u)
+	}
+	return expr.And(parts...), nil
+}
+
+// condExpr is a request's condition expression and its substitution
+// variables, checked against DynamoDB's limits.
+type condExpr struct {
+	text   *string // nil when there is no condition
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+// build writes the condition as a request's only expression.
+func (c condition) build(entity string) (condExpr, error) {
+	if c.empty() {
+		return condExpr{}, nil
+	}
+	var b expr.Builder
+	text, err := c.write(&b)
+	if err != nil {
+		return condExpr{}, &ValidationError{Entity: entity, Reason: "bad condition", Err: err}
+	}
+	ce := condExpr{text: &text, names: b.Names(), values: b.Values()}
+	if err := checkExprLimits(entity, exprParts{kinds: []string{"condition"}, exprs: []*string{ce.text},
+		names: ce.names, values: ce.values}); err != nil {
+		return condExpr{}, err
+	}
+	return ce, nil
+}
