@@ -177,10 +177,14 @@ func (r *result) add(o result) {
 
 func (b *bench) compare(ctx context.Context, op string, conc int, impls []string) {
 	res := make([]result, len(impls))
+	perRound := make([][]result, *rounds) // [round][impl]
 	for round := 0; round < *rounds; round++ {
+		perRound[round] = make([]result, len(impls))
 		for k := range impls {
 			i := (k + round) % len(impls) // alternate who goes first
-			res[i].add(b.window(ctx, op, impls[i], conc))
+			w := b.window(ctx, op, impls[i], conc)
+			perRound[round][i] = w
+			res[i].add(w)
 		}
 	}
 	base := -1
@@ -199,11 +203,32 @@ func (b *bench) compare(ctx context.Context, op string, conc int, impls []string
 			bo := float64(res[base].ops) / res[base].wall.Seconds()
 			bc := res[base].cpu / time.Duration(max(res[base].ops, 1))
 			vs = fmt.Sprintf("%.3f", opsPerSec/bo)
-			cvs = fmt.Sprintf("%.3f", float64(cpuPerOp)/float64(bc))
+			cvs = fmt.Sprintf("%.3f %s", float64(cpuPerOp)/float64(bc), roundRatios(perRound, i, base))
 		}
 		fmt.Printf("| %s | %d | %s | %.0f | %s | %s | %s | %s | %s |\n", op, conc, name, opsPerSec,
 			pct(r.lat, 0.50), pct(r.lat, 0.99), cpuPerOp.Round(100*time.Nanosecond), vs, cvs)
 	}
+}
+
+// roundRatios compares impl i with base round by round (the two windows of
+// a round run back to back, so a change in the machine's load between
+// rounds cancels out) and returns the median CPU/op ratio of the rounds and
+// the interquartile range: "(median; q1–q3)".
+func roundRatios(perRound [][]result, i, base int) string {
+	var ratios []float64
+	for _, r := range perRound {
+		a, b := r[i], r[base]
+		if a.ops == 0 || b.ops == 0 {
+			continue
+		}
+		ratios = append(ratios, (float64(a.cpu)/float64(a.ops))/(float64(b.cpu)/float64(b.ops)))
+	}
+	if len(ratios) == 0 {
+		return ""
+	}
+	slices.Sort(ratios)
+	q := func(p float64) float64 { return ratios[min(len(ratios)-1, int(float64(len(ratios)-1)*p+0.5))] }
+	return fmt.Sprintf("(rounds: median %.3f, IQR %.3f–%.3f)", q(0.5), q(0.25), q(0.75))
 }
 
 func pct(l []time.Duration, p float64) string {
