@@ -23,6 +23,7 @@ type stub struct {
 	put    *dynamodb.PutItemInput
 	update *dynamodb.UpdateItemInput
 	query  *dynamodb.QueryInput
+	batch  *dynamodb.BatchWriteItemInput
 }
 
 func (s *stub) GetItem(_ context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
@@ -76,5 +77,6 @@ func newFixture() *fixture {
 }
 
 func (s *stub) BatchWriteItem(_ context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	s.batch = in
 	return &dynamodb.BatchWriteItemOutput{}, nil
 }

@@ -290,6 +290,18 @@ func TestSameRequests(t *testing.T) {
 	}
 	check("update", libU, handU)
 	check("update raw", libU, rawUpdateInput(f.v.Username, f.v.SkillName, "Senior"))
+
+	ps := []benchfix.Profile{benchfix.Sample(1), benchfix.Sample(2)}
+	if err := singletable.BatchWrite(ctx, f.repo.PutOp(ps[0]), f.repo.PutOp(ps[1])); err != nil {
+		t.Fatal(err)
+	}
+	reqs := make([]types.WriteRequest, len(ps))
+	for i := range ps {
+		item := benchfix.HandEncode(&ps[i])
+		addKeys(item, &ps[i])
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
+	}
+	check("batch write raw", f.stub.batch, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}})
 }
 
 func BenchmarkPut(b *testing.B) {
