@@ -41,7 +41,6 @@ func (b *Builder) Projection(attrs ...string) string {
 // DynamoDB documents: SET, REMOVE, ADD. The zero value is empty.
 type Update struct {
 	set, remove, add []byte
-	ops              int // actions and functions, as DynamoDB counts them
 }
 
 func appendAction(clause []byte, parts ...string) []byte {
@@ -57,33 +56,25 @@ func appendAction(clause []byte, parts ...string) []byte {
 // Set writes "name = value".
 func (u *Update) Set(name, value string) {
 	u.set = appendAction(u.set, name, " = ", value)
-	u.ops++
 }
 
 // SetIfNotExists writes "name = if_not_exists(name, value)".
 func (u *Update) SetIfNotExists(name, value string) {
 	u.set = appendAction(u.set, name, " = if_not_exists(", name, ", ", value, ")")
-	u.ops += 2
 }
 
 // Remove writes "name" in the REMOVE clause.
 func (u *Update) Remove(name string) {
 	u.remove = appendAction(u.remove, name)
-	u.ops++
 }
 
 // Add writes "name value" in the ADD clause.
 func (u *Update) Add(name, value string) {
 	u.add = appendAction(u.add, name, " ", value)
-	u.ops++
 }
 
-// Ops is the number of actions and functions written, as DynamoDB counts
-// them against its limit of operators per update expression.
-func (u *Update) Ops() int { return u.ops }
-
 // Empty reports whether nothing was written.
-func (u *Update) Empty() bool { return u.ops == 0 }
+func (u *Update) Empty() bool { return len(u.set)+len(u.remove)+len(u.add) == 0 }
 
 // String returns the update expression.
 func (u *Update) String() string {
