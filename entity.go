@@ -352,12 +352,55 @@ func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, erro
 
 // encodeSized is encode of *v (which it does not modify) that also returns
 // the item's size as [itemsize.Of] computes it, so that callers need not
-// walk the item again.
+// walk the item again. It refuses items with invalid UTF-8 (naming the
+// attribute itemsize.Scan names: the smallest name, if several) and items
+// over the size limit.
+//
+// The codec sizes the attributes it makes as it makes them; here only the
+// attributes set below (entity type, keys, index keys, TTL) are sized, after
+// taking out what the codec counted for any of them it had stored.
 func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue, int, error) {
 	// Room for the entity type, the primary key and the index keys.
-	item, err := codec.Marshal(v, 3+2*len(e.indexes))
+	item, size, bad, err := codec.MarshalSized(v, 3+2*len(e.indexes))
 	if err != nil {
 		return nil, 0, &ValidationError{Entity: e.name, Reason: "cannot encode item", Err: err}
+	}
+	// The names of the attributes set or removed below, each once.
+	var arr [16]string
+	touched := arr[:0]
+	touch := func(name string) {
+		for _, n := range touched {
+			if n == name {
+				return
+			}
+		}
+		touched = append(touched, name)
+	}
+	touch(t.opts.EntityTypeAttr)
+	touch(t.opts.PartitionKey)
+	if e.sk.defined() {
+		touch(t.opts.SortKey)
+	}
+	for _, p := range e.indexes {
+		if p.multi {
+			for _, f := range p.deps {
+				touch(f.attr)
+			}
+			continue
+		}
+		touch(p.pkAttr)
+		if p.skAttr != "" {
+			touch(p.skAttr)
+		}
+	}
+	if e.guards.ttl != nil {
+		touch(e.guards.ttl.attr)
+	}
+	for _, n := range touched {
+		if av, ok := item[n]; ok {
+			s, _ := itemsize.Attr(n, av)
+			size -= s
+		}
 	}
 	rv := reflect.ValueOf(v).Elem()
 	// One block for the entity type and the primary key attributes.
@@ -373,9 +416,21 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 		}
 	}
 	e.encodeTTL(rv, item)
-	// One walk checks both: DynamoDB strings are UTF-8 (the SDK would
-	// silently send U+FFFD for bad bytes) and items are at most 400 KB.
-	size, bad := itemsize.Scan(item)
+	touchedBad := false
+	for _, n := range touched {
+		if av, ok := item[n]; ok {
+			s, b := itemsize.Attr(n, av)
+			size += s
+			touchedBad = touchedBad || b
+		}
+	}
+	// DynamoDB strings are UTF-8 (the SDK would silently send U+FFFD for
+	// bad bytes) and items are at most 400 KB. When some string is invalid
+	// (an attribute the codec made may since have been replaced), the
+	// attribute to name is looked for in the whole item.
+	if bad != "" || touchedBad {
+		_, bad = itemsize.Scan(item)
+	}
 	if bad != "" {
 		return nil, 0, validationErr(e.name, bad, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
 // Plan is the compiled codec of one struct type, for values that
@@ -43,6 +45,10 @@ type Plan struct {
 
 	sHint, nHint int // attribute values of each kind at the top level
 
+	// dupNames is set when two fields share a name (the later one's value
+	// is the one stored): EncodeSized then sizes the finished item.
+	dupNames bool
+
 	// flat is set when every field has a fast shape (see decodeFast):
 	// decoding then needs no reflection on the struct, and Unmarshal does
 	// not make its target escape to the heap.
@@ -63,6 +69,11 @@ type planField struct {
 	fkind    fastKind
 	asString bool // the string option (numbers may come as S)
 	off      uintptr
+
+	// nameSize and nameBad are itemsize.String(name): what the attribute
+	// name adds to the item's size, and whether it is not valid UTF-8.
+	nameSize int
+	nameBad  bool
 }
 
 type planKey struct {
@@ -177,7 +188,10 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 	for i, f := range p.fields {
 		if _, ok := p.byName[f.name]; !ok {
 			p.byName[f.name] = i
+		} else {
+			p.dupNames = true
 		}
+		p.fields[i].nameSize, p.fields[i].nameBad = itemsize.String(f.name)
 		if !isASCII(f.name) {
 			p.asciiNames = false
 		}
@@ -242,6 +256,69 @@ func (p *Plan) Encode(v reflect.Value, extra int) (map[string]types.AttributeVal
 	return m, nil
 }
 
+// EncodeSized is Encode that also returns what itemsize.Scan returns for
+// the item: its size and the name of an attribute holding invalid UTF-8
+// ("" when there is none; the smallest such name, see itemsize.Scan),
+// computed from the attribute values as they are made rather than by
+// walking the item's map. Each field's value is sized on its own (its name's
+// size and validity are computed once, with the plan); items the plan does
+// not build itself (delegated to attributevalue) are scanned whole.
+func (p *Plan) EncodeSized(v reflect.Value, extra int) (m map[string]types.AttributeValue, size int, invalid string, err error) {
+	if p.whole || p.self || p.dupNames {
+		if m, err = p.Encode(v, extra); err != nil {
+			return nil, 0, "", err
+		}
+		size, invalid = itemsize.Scan(m)
+		return m, size, invalid, nil
+	}
+	st := getState(p.sHint, p.nHint)
+	m, err = p.encodeFields(st, v, extra, true)
+	if err != nil {
+		st.release()
+		if m, err = p.avMarshal(v); err != nil {
+			return nil, 0, "", err
+		}
+		size, invalid = itemsize.Scan(m)
+		return m, size, invalid, nil
+	}
+	st.resolve()
+	bad := false
+	for _, a := range st.top {
+		n, b := a.size()
+		size += n
+		if b && (!bad || itemsize.Less(a.f.name, invalid)) {
+			invalid, bad = a.f.name, true
+		}
+	}
+	st.release()
+	return m, size, invalid, nil
+}
+
+// topAttr is one attribute of an item being encoded: the field and the
+// value stored for it.
+type topAttr struct {
+	f  *planField
+	av types.AttributeValue
+}
+
+// size is itemsize.Attr(a.f.name, a.av), with the name's part computed
+// once per plan and the common values (S, N) sized without the general
+// walk. The values' deferred texts must be resolved.
+func (a topAttr) size() (int, bool) {
+	n, bad := a.f.nameSize, a.f.nameBad
+	switch av := a.av.(type) {
+	case *types.AttributeValueMemberS:
+		k, b := itemsize.String(av.Value)
+		return n + k, bad || b
+	case *types.AttributeValueMemberN:
+		return n + itemsize.Number(av.Value), bad
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return n + 1, bad
+	}
+	k, b := itemsize.ValueChecked(a.av)
+	return n + k, bad || b
+}
+
 func (p *Plan) avMarshal(v reflect.Value) (map[string]types.AttributeValue, error) {
 	if p.addr && v.CanAddr() {
 		return attributevalue.MarshalMap(v.Addr().Interface())
@@ -255,6 +332,12 @@ func (p *Plan) avMarshal(v reflect.Value) (map[string]types.AttributeValue, erro
 }
 
 func (p *Plan) encode(st *encState, v reflect.Value, extra int) (map[string]types.AttributeValue, error) {
+	return p.encodeFields(st, v, extra, false)
+}
+
+// encodeFields is encode; with top set it also records in st.top each
+// field's stored value, for EncodeSized.
+func (p *Plan) encodeFields(st *encState, v reflect.Value, extra int, top bool) (map[string]types.AttributeValue, error) {
 	m := make(map[string]types.AttributeValue, len(p.fields)+extra)
 	for i := range p.fields {
 		f := &p.fields[i]
@@ -273,6 +356,9 @@ func (p *Plan) encode(st *encState, v reflect.Value, extra int) (map[string]type
 		}
 		if av != nil {
 			m[f.name] = av
+			if top {
+				st.top = append(st.top, topAttr{f, av})
+			}
 		}
 	}
 	return m, nil
@@ -544,6 +630,21 @@ func Marshal[T any](v *T, extra int) (map[string]types.AttributeValue, error) {
 		return attributevalue.MarshalMap(*v)
 	}
 	return forValue(t).Encode(reflect.ValueOf(v).Elem(), extra)
+}
+
+// MarshalSized is Marshal that also returns what itemsize.Scan returns for
+// the item (see Plan.EncodeSized).
+func MarshalSized[T any](v *T, extra int) (map[string]types.AttributeValue, int, string, error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		m, err := attributevalue.MarshalMap(*v)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		size, invalid := itemsize.Scan(m)
+		return m, size, invalid, nil
+	}
+	return forValue(t).EncodeSized(reflect.ValueOf(v).Elem(), extra)
 }
 
 // Unmarshal decodes item into *out: exactly attributevalue.UnmarshalMap(item, out).

@@ -14,6 +14,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
 // gen makes random values of any type, with the awkward cases (nil, empty,
@@ -31,7 +33,16 @@ type gen struct {
 var zones = []*time.Location{time.UTC, time.FixedZone("X", 3600*5+1800), time.FixedZone("", -7*3600), time.Local}
 
 var oddStrings = []string{"", "a", "A", "0", "-1", "1e3", "2024-01-02T03:04:05Z", "2024-01-02T03:04:05.123+02:00",
-	"héllo", "\u212A", "x#y", "tk:", "tk:abc", "x=5", "NaN", "true", strings.Repeat("z", 40)}
+	"héllo", "\u212A", "x#y", "tk:", "tk:abc", "x=5", "NaN", "true", strings.Repeat("z", 40),
+	// Invalid UTF-8 (each bad byte is sized as U+FFFD) next to valid
+	// multi-byte runes.
+	"\xff", "a\xc3", "\xed\xa0\x80", "\xf0\x9f\x98", "ok\x80ok", "😀", "日本\xe6\x97", strings.Repeat("\xfe", 9)}
+
+// numberTexts are N texts of every shape: signs, leading and trailing
+// zeros, decimal points, exponents, and texts that are not numbers.
+var numberTexts = []string{"0", "-0", "+0", "0.000", "00012", "-1", "+7", "1", "99", "100", "101", "1.1", "0.012",
+	"-12", "12.3400", ".5", "5.", "1e9", "1E-9", "-1.5e10", "1e400", "1e-130", "9.99e+125", "12345678901234567890123456789012345678",
+	"-0.00120", "1000000000000000000000", "abc", "", "1e", "--1", "1.2.3", "0x10", "18446744073709551615", "-9223372036854775808"}
 
 func (g *gen) str() string {
 	if g.fuzzStr != nil && g.r.IntN(3) == 0 {
@@ -42,7 +53,7 @@ func (g *gen) str() string {
 	}
 	b := make([]byte, g.r.IntN(12))
 	for i := range b {
-		b[i] = "abcXYZ019 #_-é"[g.r.IntN(14)]
+		b[i] = "abcXYZ019 #_-é\xff"[g.r.IntN(16)]
 	}
 	return string(b)
 }
@@ -68,6 +79,13 @@ func (g *gen) float(bits int) float64 {
 		return math.Inf(1 - 2*g.r.IntN(2))
 	case 4:
 		return float64(g.r.IntN(100))
+	case 5:
+		// Powers of ten and short mantissas far from the decimal point.
+		f := float64(g.r.IntN(2000)-1000) * math.Pow(10, float64(g.r.IntN(80)-40))
+		if bits == 32 {
+			f = float64(float32(f))
+		}
+		return f
 	}
 	f := g.r.NormFloat64() * math.Pow(10, float64(g.r.IntN(30)-15))
 	if bits == 32 {
@@ -107,9 +125,12 @@ func (g *gen) fill(v reflect.Value) {
 		v.Set(reflect.ValueOf(g.time()).Convert(t))
 		return
 	case t == jsonNumTy || t == avNumTy:
-		if g.r.IntN(4) == 0 {
+		switch g.r.IntN(4) {
+		case 0:
 			v.SetString("")
-		} else {
+		case 1:
+			v.SetString(numberTexts[g.r.IntN(len(numberTexts))])
+		default:
 			v.SetString(strconv.Itoa(g.r.IntN(1000) - 500))
 		}
 		return
@@ -118,7 +139,7 @@ func (g *gen) fill(v reflect.Value) {
 	case reflect.Bool:
 		v.SetBool(g.r.IntN(2) == 0)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		switch g.r.IntN(4) {
+		switch g.r.IntN(6) {
 		case 0:
 			v.SetInt(0)
 		case 1:
@@ -127,6 +148,17 @@ func (g *gen) fill(v reflect.Value) {
 			if g.fuzzStr != nil && !v.OverflowInt(g.fuzzInt) {
 				v.SetInt(g.fuzzInt)
 			}
+		case 3:
+			// Trailing zeros, any sign and length.
+			x := g.r.Int64N(1000) - 500
+			for k := g.r.IntN(19); k > 0 && !v.OverflowInt(x*10); k-- {
+				x *= 10
+			}
+			if !v.OverflowInt(x) {
+				v.SetInt(x)
+			}
+		case 4:
+			v.SetInt(1<<(t.Bits()-1) - 1)
 		default:
 			v.SetInt(g.r.Int64N(2000) - 1000)
 		}
@@ -231,7 +263,7 @@ func (g *gen) fill(v reflect.Value) {
 func (g *gen) av() types.AttributeValue {
 	g.depth++
 	defer func() { g.depth-- }()
-	num := []string{"0", "-0", "1", "-17", "3.25", "1e400", "abc", "", "18446744073709551615", "-9223372036854775809", "1700000000", "255", "256", "1.5e10"}
+	num := append([]string{"0", "-0", "1", "-17", "3.25", "1e400", "abc", "", "18446744073709551615", "-9223372036854775809", "1700000000", "255", "256", "1.5e10"}, numberTexts...)
 	k := g.r.IntN(12)
 	if g.depth > 3 && k >= 8 {
 		k = g.r.IntN(8)
@@ -565,6 +597,7 @@ var diffTypes = []reflect.Type{
 	reflect.TypeFor[UnexpPtrEmbed](),
 	reflect.TypeFor[CaseFold](),
 	reflect.TypeFor[struct{}](),
+	reflect.TypeFor[Names](),
 	reflect.TypeFor[struct {
 		X any
 		Y *any
@@ -581,6 +614,11 @@ func checkOne(t *testing.T, g *gen, typ reflect.Type) {
 		want := encodeAV(v, addr)
 		got := encodeCodec(v, addr)
 		if !sameOutcome(t, fmt.Sprintf("encode (addressable %v)", addr), v.Interface(), want, got) {
+			return
+		}
+	}
+	for _, addr := range []bool{false, true} {
+		if !sameSized(t, v, addr) {
 			return
 		}
 	}
@@ -604,11 +642,78 @@ func checkOne(t *testing.T, g *gen, typ reflect.Type) {
 	}
 }
 
+// sameSized checks EncodeSized on v: the item Encode makes, the size
+// itemsize.Of gives it and the invalid UTF-8 verdict of itemsize.Scan,
+// which must name the smallest of the attributes holding invalid UTF-8.
+func sameSized(t *testing.T, v reflect.Value, addr bool) bool {
+	t.Helper()
+	want := encodeCodec(v, addr)
+	var got sizedOutcome
+	func() {
+		defer func() { got.panicked = recover() }()
+		p := reflect.New(v.Type())
+		p.Elem().Set(v)
+		plan := For(v.Type())
+		if addr {
+			plan = ForAddressable(v.Type())
+		}
+		got.item, got.size, got.invalid, got.err = plan.EncodeSized(p.Elem(), 3)
+	}()
+	if !sameOutcome(t, fmt.Sprintf("EncodeSized (addressable %v)", addr), v.Interface(), want, got.outcome) {
+		return false
+	}
+	if want.err != nil || want.panicked != nil {
+		return true
+	}
+	wantSize, wantBad := itemsize.Scan(want.item)
+	// The smallest invalid attribute, found independently of Scan.
+	oracle, found := "", false
+	for name, av := range want.item {
+		if _, bad := itemsize.Attr(name, av); bad && (!found || name < oracle) {
+			oracle, found = name, true
+		}
+	}
+	if found {
+		sizedInvalid.Add(1)
+		n := 0
+		for name, av := range want.item {
+			if _, bad := itemsize.Attr(name, av); bad {
+				n++
+			}
+		}
+		if n > 1 {
+			sizedSeveral.Add(1)
+		}
+	}
+	switch {
+	case got.size != itemsize.Of(want.item) || got.size != wantSize:
+		t.Errorf("EncodeSized (addressable %v) of %#v: size %d, itemsize.Of %d", addr, v.Interface(), got.size, itemsize.Of(want.item))
+	case wantBad != oracle:
+		t.Errorf("itemsize.Scan of %s names %q, want the smallest invalid attribute %q", dump(want.item), wantBad, oracle)
+	case got.invalid != wantBad:
+		t.Errorf("EncodeSized (addressable %v) of %#v: invalid attribute %q, itemsize.Scan says %q", addr, v.Interface(), got.invalid, wantBad)
+	default:
+		return true
+	}
+	return false
+}
+
+// Items sameSized saw with one attribute holding invalid UTF-8, and with
+// several.
+var sizedInvalid, sizedSeveral atomic.Int64
+
+type sizedOutcome struct {
+	outcome
+	size    int
+	invalid string
+}
+
 func TestDifferential(t *testing.T) {
 	n := 3000
 	if testing.Short() {
 		n = 300
 	}
+	inv, sev := sizedInvalid.Load(), sizedSeveral.Load()
 	for _, typ := range diffTypes {
 		t.Run(typ.String(), func(t *testing.T) {
 			g := &gen{r: rand.New(rand.NewPCG(1, uint64(len(typ.String()))))}
@@ -616,6 +721,11 @@ func TestDifferential(t *testing.T) {
 				checkOne(t, g, typ)
 			}
 		})
+	}
+	inv, sev = sizedInvalid.Load()-inv, sizedSeveral.Load()-sev
+	t.Logf("items with invalid UTF-8: %d, with several invalid attributes: %d", inv, sev)
+	if !t.Failed() && (inv < int64(n) || sev < int64(n)/10) {
+		t.Errorf("the generators made too few items with invalid UTF-8 (%d) or with several invalid attributes (%d)", inv, sev)
 	}
 }
 

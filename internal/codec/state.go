@@ -18,6 +18,7 @@ type encState struct {
 	buf          []byte
 	fix          []fixup
 	sHint, nHint int
+	top          []topAttr // EncodeSized: the item's attributes, in field order
 }
 
 // fixup records that *dst must be set to text[off:end] once the buffer is
@@ -37,13 +38,18 @@ func getState(sHint, nHint int) *encState {
 
 // finish resolves the deferred strings and returns the state to the pool.
 func (st *encState) finish() {
+	st.resolve()
+	st.release()
+}
+
+// resolve sets the deferred strings.
+func (st *encState) resolve() {
 	if len(st.fix) > 0 {
 		text := string(st.buf)
 		for _, f := range st.fix {
 			*f.dst = text[f.off:f.end]
 		}
 	}
-	st.release()
 }
 
 // release returns the state to the pool without resolving strings (after an
@@ -53,6 +59,11 @@ func (st *encState) release() {
 	clear(st.fix)
 	st.fix = st.fix[:0]
 	st.buf = st.buf[:0]
+	clear(st.top)
+	st.top = st.top[:0]
+	if cap(st.top) > 4096 {
+		st.top = nil
+	}
 	if cap(st.buf) > 64<<10 {
 		st.buf = nil
 	}

@@ -346,3 +346,36 @@ type Recs struct {
 	M RecMap
 	T Tree
 }
+
+// Names has attribute names that are not plain ASCII (one is not valid
+// UTF-8), several of which sort before and after each other, and fields of
+// every shape the size accounting treats differently: numbers as N and as
+// S (the string option), unix times, json.Number texts, sets, pointers,
+// NULLs (nullempty), and values delegated whole.
+type Names struct {
+	Bad     string      `dynamodbav:"\xffbad"`
+	Bad2    []string    `dynamodbav:"b\xc3"`
+	Accent  string      `dynamodbav:"é"`
+	Emoji   int64       `dynamodbav:"😀n"`
+	A       string      `dynamodbav:"a,nullempty"`
+	Z       string      `dynamodbav:"z,omitempty"`
+	NumS    float64     `dynamodbav:",string"`
+	IntS    int32       `dynamodbav:",string,omitempty"`
+	Unix    time.Time   `dynamodbav:",unixtime"`
+	UnixP   *time.Time  `dynamodbav:",unixtime"`
+	JSONNum json.Number `dynamodbav:",omitempty"`
+	AVNum   attributevalue.Number
+	SS      []string          `dynamodbav:",stringset"`
+	NS      []float32         `dynamodbav:",numberset"`
+	BS      [][]byte          `dynamodbav:",binaryset"`
+	Bytes   []byte            `dynamodbav:",nullempty"`
+	PS      *string           `dynamodbav:",omitempty"`
+	M       map[string]string `dynamodbav:",omitemptyelem"`
+	MI      map[string]int    `dynamodbav:",nullemptyelem"`
+	L       []any
+	Marsh   Marsh
+	PMarsh  PtrMarsh
+	Lv      Level
+	In      *Inner
+	T       map[TextKey]string
+}

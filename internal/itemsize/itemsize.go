@@ -43,17 +43,27 @@ func Of(item map[string]types.AttributeValue) int {
 // whose name or string contents (at any depth) are not valid UTF-8, or ""
 // when every string is valid. Callers that must refuse invalid UTF-8 and
 // check the size walk the item once.
+//
+// When several attributes hold invalid UTF-8, the one reported is the one
+// whose name is smallest in byte order ([Less]): the result does not depend
+// on the map's iteration order, and an encoder that sizes attributes one at
+// a time (internal/codec) can report the same one.
 func Scan(item map[string]types.AttributeValue) (size int, invalidAttr string) {
 	var w walker
+	bad := false
 	for name, v := range item {
 		w.invalid = false
 		size += w.str(name) + w.value(v)
-		if w.invalid && invalidAttr == "" {
-			invalidAttr = name
+		if w.invalid && (!bad || Less(name, invalidAttr)) {
+			invalidAttr, bad = name, true
 		}
 	}
 	return size, invalidAttr
 }
+
+// Less is the order in which Scan picks the invalid attribute it reports
+// among several: byte-wise comparison of the names.
+func Less(a, b string) bool { return a < b }
 
 // Value returns the size of one attribute value, without a name: what
 // Of counts for an attribute named "" holding v.
@@ -61,6 +71,34 @@ func Value(v types.AttributeValue) int {
 	var w walker
 	return w.value(v)
 }
+
+// Attr returns what Scan counts for one attribute: the size of name and v,
+// and whether the name or any string in v (at any depth) is not valid
+// UTF-8. Summing Attr over an item's attributes gives Scan's size.
+func Attr(name string, v types.AttributeValue) (size int, invalid bool) {
+	var w walker
+	size = w.str(name) + w.value(v)
+	return size, w.invalid
+}
+
+// ValueChecked is Value(v) and whether any string in v (at any depth) is
+// not valid UTF-8.
+func ValueChecked(v types.AttributeValue) (size int, invalid bool) {
+	var w walker
+	size = w.value(v)
+	return size, w.invalid
+}
+
+// String returns the size of s as an attribute name, an S or a map key,
+// and whether s is not valid UTF-8.
+func String(s string) (size int, invalid bool) {
+	var w walker
+	size = w.str(s)
+	return size, w.invalid
+}
+
+// Number returns the size of an N whose text is s.
+func Number(s string) int { return numberSize(s) }
 
 // walker sizes values and notes invalid UTF-8 on the way.
 type walker struct{ invalid bool }

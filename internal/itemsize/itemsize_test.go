@@ -260,3 +260,63 @@ func BenchmarkScanTypical(b *testing.B) {
 		_, _ = Scan(it)
 	}
 }
+
+// TestScanNamesSmallestInvalid: with several attributes holding invalid
+// UTF-8, Scan names the smallest, whatever the map's order; Attr summed
+// over the attributes is Scan's size, and its verdicts are Scan's.
+func TestScanNamesSmallestInvalid(t *testing.T) {
+	it := item{
+		"zz":       s("\xff"),
+		"b":        l(m(item{"k\xc3": s("ok")})), // a bad map key
+		"m":        &types.AttributeValueMemberSS{Value: []string{"ok", "a\x80"}},
+		"ok":       s("fine"),
+		"a":        n("12"),
+		"\xffname": s("valid"),
+		"é":        s("é\xed\xa0\x80"),
+	}
+	for i := 0; i < 50; i++ {
+		size, bad := Scan(it)
+		// "\xffname" > "b" byte-wise: the smallest is "b".
+		if bad != "b" {
+			t.Fatalf("Scan names %q, want %q", bad, "b")
+		}
+		sum := 0
+		for k, v := range it {
+			n, inv := Attr(k, v)
+			sum += n
+			if want := k != "ok" && k != "a"; inv != want {
+				t.Errorf("Attr(%q) invalid = %v, want %v", k, inv, want)
+			}
+		}
+		if sum != size {
+			t.Fatalf("Attr sums to %d, Scan says %d", sum, size)
+		}
+	}
+	delete(it, "b")
+	if _, bad := Scan(it); bad != "m" {
+		t.Errorf("Scan names %q, want %q", bad, "m")
+	}
+	if _, bad := Scan(item{"a": s("ok")}); bad != "" {
+		t.Errorf("Scan of a valid item names %q", bad)
+	}
+}
+
+func TestStringNumberValueChecked(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		size int
+		bad  bool
+	}{{"", 0, false}, {"abc", 3, false}, {"é", 2, false}, {"a\xffb", 5, true}, {"\xed\xa0\x80", 9, true}} {
+		if n, bad := String(c.s); n != c.size || bad != c.bad {
+			t.Errorf("String(%q) = %d, %v; want %d, %v", c.s, n, bad, c.size, c.bad)
+		}
+		if n, bad := ValueChecked(s(c.s)); n != c.size || bad != c.bad {
+			t.Errorf("ValueChecked(S %q) = %d, %v; want %d, %v", c.s, n, bad, c.size, c.bad)
+		}
+	}
+	for _, x := range []string{"0", "-1", "1.1", "12345678901234567890123456789012345678", "1e400", "abc"} {
+		if Number(x) != Value(n(x)) {
+			t.Errorf("Number(%q) = %d, Value = %d", x, Number(x), Value(n(x)))
+		}
+	}
+}
