@@ -264,6 +264,22 @@ func (p *Plan) Encode(v reflect.Value, extra int) (map[string]types.AttributeVal
 // size and validity are computed once, with the plan); items the plan does
 // not build itself (delegated to attributevalue) are scanned whole.
 func (p *Plan) EncodeSized(v reflect.Value, extra int) (m map[string]types.AttributeValue, size int, invalid string, err error) {
+	return p.encodeSized(v, extra, nil)
+}
+
+// attrSized is what EncodeSized found for one attribute (for tests):
+// inline is set when the value's encoder sized it.
+type attrSized struct {
+	name    string
+	size    int
+	invalid bool
+	inline  bool
+}
+
+// encodeSized is EncodeSized that, when trace is not nil, appends to it
+// each attribute's size and verdict as it was counted (nothing when the
+// item was scanned whole).
+func (p *Plan) encodeSized(v reflect.Value, extra int, trace *[]attrSized) (m map[string]types.AttributeValue, size int, invalid string, err error) {
 	if p.whole || p.self || p.dupNames {
 		if m, err = p.Encode(v, extra); err != nil {
 			return nil, 0, "", err
@@ -272,6 +288,7 @@ func (p *Plan) EncodeSized(v reflect.Value, extra int) (m map[string]types.Attri
 		return m, size, invalid, nil
 	}
 	st := getState(p.sHint, p.nHint)
+	st.sizing, st.trace = true, trace
 	m, err = p.encodeFields(st, v, extra, true)
 	if err != nil {
 		st.release()
@@ -282,14 +299,16 @@ func (p *Plan) EncodeSized(v reflect.Value, extra int) (m map[string]types.Attri
 		return m, size, invalid, nil
 	}
 	st.resolve()
-	bad := false
+	// The values their encoders did not size, now that their texts are set.
 	for _, a := range st.top {
 		n, b := a.size()
-		size += n
-		if b && (!bad || itemsize.Less(a.f.name, invalid)) {
-			invalid, bad = a.f.name, true
+		st.size += n
+		st.bad(a.f.name, b)
+		if st.trace != nil {
+			*st.trace = append(*st.trace, attrSized{a.f.name, n, b, false})
 		}
 	}
+	size, invalid = st.size, st.badName
 	st.release()
 	return m, size, invalid, nil
 }
@@ -350,6 +369,9 @@ func (p *Plan) encodeFields(st *encState, v reflect.Value, extra int, top bool) 
 		} else {
 			fv = v.Field(f.index[0])
 		}
+		if top {
+			st.szAV = nil
+		}
 		av, err := f.enc(st, fv)
 		if err != nil {
 			return nil, err
@@ -357,7 +379,16 @@ func (p *Plan) encodeFields(st *encState, v reflect.Value, extra int, top bool) 
 		if av != nil {
 			m[f.name] = av
 			if top {
-				st.top = append(st.top, topAttr{f, av})
+				if av == st.szAV {
+					// Sized by its encoder.
+					st.size += f.nameSize + st.szN
+					st.bad(f.name, f.nameBad || st.szBad)
+					if st.trace != nil {
+						*st.trace = append(*st.trace, attrSized{f.name, f.nameSize + st.szN, f.nameBad || st.szBad, true})
+					}
+				} else {
+					st.top = append(st.top, topAttr{f, av})
+				}
 			}
 		}
 	}

@@ -649,6 +649,7 @@ func sameSized(t *testing.T, v reflect.Value, addr bool) bool {
 	t.Helper()
 	want := encodeCodec(v, addr)
 	var got sizedOutcome
+	var trace []attrSized
 	func() {
 		defer func() { got.panicked = recover() }()
 		p := reflect.New(v.Type())
@@ -657,7 +658,7 @@ func sameSized(t *testing.T, v reflect.Value, addr bool) bool {
 		if addr {
 			plan = ForAddressable(v.Type())
 		}
-		got.item, got.size, got.invalid, got.err = plan.EncodeSized(p.Elem(), 3)
+		got.item, got.size, got.invalid, got.err = plan.encodeSized(p.Elem(), 3, &trace)
 	}()
 	if !sameOutcome(t, fmt.Sprintf("EncodeSized (addressable %v)", addr), v.Interface(), want, got.outcome) {
 		return false
@@ -685,6 +686,18 @@ func sameSized(t *testing.T, v reflect.Value, addr bool) bool {
 			sizedSeveral.Add(1)
 		}
 	}
+	// Attribute by attribute, where the codec sized them one by one.
+	for _, a := range trace {
+		n, bad := itemsize.Attr(a.name, want.item[a.name])
+		if a.inline {
+			sizedInline.Add(1)
+		}
+		if n != a.size || bad != a.invalid {
+			t.Errorf("EncodeSized (addressable %v) of %#v: attribute %q (sized by its encoder: %v) is %d bytes, invalid %v; itemsize.Attr says %d, %v",
+				addr, v.Interface(), a.name, a.inline, a.size, a.invalid, n, bad)
+			return false
+		}
+	}
 	switch {
 	case got.size != itemsize.Of(want.item) || got.size != wantSize:
 		t.Errorf("EncodeSized (addressable %v) of %#v: size %d, itemsize.Of %d", addr, v.Interface(), got.size, itemsize.Of(want.item))
@@ -701,6 +714,9 @@ func sameSized(t *testing.T, v reflect.Value, addr bool) bool {
 // Items sameSized saw with one attribute holding invalid UTF-8, and with
 // several.
 var sizedInvalid, sizedSeveral atomic.Int64
+
+// Attributes sized by their encoders, as EncodeSized's trace shows.
+var sizedInline atomic.Int64
 
 type sizedOutcome struct {
 	outcome

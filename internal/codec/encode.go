@@ -12,6 +12,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
 // encFunc encodes v as attributevalue's encode(v, tag) does for the type
@@ -104,7 +106,7 @@ func (b *builder) fullUncached(t reflect.Type, tg tag, addr bool) encFunc {
 				if omit {
 					return nil, nil
 				}
-				return newNull(), nil
+				return st.sizedNull(), nil
 			}
 			return inner(st, v)
 		}
@@ -115,7 +117,7 @@ func (b *builder) fullUncached(t reflect.Type, tg tag, addr bool) encFunc {
 					return nil, nil
 				}
 				if null {
-					return newNull(), nil
+					return st.sizedNull(), nil
 				}
 				return inner(st, v)
 			}
@@ -130,7 +132,7 @@ func (b *builder) fullUncached(t reflect.Type, tg tag, addr bool) encFunc {
 					return nil, nil
 				}
 				if null {
-					return newNull(), nil
+					return st.sizedNull(), nil
 				}
 			}
 			return inner(st, v)
@@ -151,12 +153,12 @@ func scalarFull(t reflect.Type, tg tag) encFunc {
 // scalarEnc is scalarFull without the Marshaler check.
 func scalarEnc(t reflect.Type, tg tag) encFunc {
 	omit, null, asString := tg.OmitEmpty, tg.NullEmpty, tg.AsString
-	zero := func() (types.AttributeValue, bool) {
+	zero := func(st *encState) (types.AttributeValue, bool) {
 		if omit {
 			return nil, true
 		}
 		if null {
-			return newNull(), true
+			return st.sizedNull(), true
 		}
 		return nil, false
 	}
@@ -168,27 +170,36 @@ func scalarEnc(t reflect.Type, tg tag) encFunc {
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
 			s := v.String()
 			if s == "" {
-				if av, done := zero(); done {
+				if av, done := zero(st); done {
 					return av, nil
 				}
 			}
-			return st.newS(s), nil
+			av := st.newS(s)
+			if st.sizing {
+				n, bad := itemsize.String(s)
+				st.sized(av, n, bad)
+			}
+			return av, nil
 		}
 	case reflect.Bool:
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
 			x := v.Bool()
 			if !x {
-				if av, done := zero(); done {
+				if av, done := zero(st); done {
 					return av, nil
 				}
 			}
-			return &types.AttributeValueMemberBOOL{Value: x}, nil
+			av := &types.AttributeValueMemberBOOL{Value: x}
+			if st.sizing {
+				st.sized(av, 1, false)
+			}
+			return av, nil
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
 			x := v.Int()
 			if x == 0 {
-				if av, done := zero(); done {
+				if av, done := zero(st); done {
 					return av, nil
 				}
 			}
@@ -200,7 +211,7 @@ func scalarEnc(t reflect.Type, tg tag) encFunc {
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
 			x := v.Uint()
 			if x == 0 {
-				if av, done := zero(); done {
+				if av, done := zero(st); done {
 					return av, nil
 				}
 			}
@@ -216,7 +227,7 @@ func scalarEnc(t reflect.Type, tg tag) encFunc {
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
 			x := v.Float()
 			if x == 0 {
-				if av, done := zero(); done {
+				if av, done := zero(st); done {
 					return av, nil
 				}
 			}
@@ -241,6 +252,10 @@ func scalarEnc(t reflect.Type, tg tag) encFunc {
 			st.buf = timeOf(v).AppendFormat(st.buf, time.RFC3339Nano)
 			av := st.newS("")
 			st.deferText(&av.Value, off)
+			if st.sizing {
+				n, bad := itemsize.String(st.text(off))
+				st.sized(av, n, bad)
+			}
 			return av, nil
 		}
 	}
@@ -253,10 +268,17 @@ func (st *encState) number(off int, asString bool) types.AttributeValue {
 	if asString {
 		av := st.newS("")
 		st.deferText(&av.Value, off)
+		if st.sizing {
+			n, bad := itemsize.String(st.text(off))
+			st.sized(av, n, bad)
+		}
 		return av
 	}
 	av := st.newN()
 	st.deferText(&av.Value, off)
+	if st.sizing {
+		st.sized(av, itemsize.Number(st.text(off)), false)
+	}
 	return av
 }
 
@@ -434,6 +456,7 @@ func (b *builder) mapEnc(t reflect.Type, tg tag) (encFunc, bool) {
 			mp := v.UnsafePointer()
 			src := *(*map[string]string)(unsafe.Pointer(&mp))
 			out := make(map[string]types.AttributeValue, len(src))
+			size, bad := docOverhead, false
 			for k, s := range src {
 				if k == "" {
 					return nil, errEncode
@@ -444,12 +467,27 @@ func (b *builder) mapEnc(t reflect.Type, tg tag) (encFunc, bool) {
 					}
 					if null {
 						out[k] = newNull()
+						if st.sizing {
+							kn, kb := itemsize.String(k)
+							size += elemOverhead + kn + 1
+							bad = bad || kb
+						}
 						continue
 					}
 				}
 				out[k] = st.newS(s)
+				if st.sizing {
+					kn, kb := itemsize.String(k)
+					sn, sb := itemsize.String(s)
+					size += elemOverhead + kn + sn
+					bad = bad || kb || sb
+				}
 			}
-			return &types.AttributeValueMemberM{Value: out}, nil
+			av := &types.AttributeValueMemberM{Value: out}
+			if st.sizing {
+				st.sized(av, size, bad)
+			}
+			return av, nil
 		}, true
 	}
 	elem := b.full(et, etg, false)
@@ -545,6 +583,7 @@ func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
 			n := v.Len()
 			l := make([]types.AttributeValue, 0, n)
+			size, bad := docOverhead, false
 			for i := 0; i < n; i++ {
 				s := v.Index(i).String()
 				if s == "" {
@@ -553,12 +592,22 @@ func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 					}
 					if null {
 						l = append(l, newNull())
+						size += elemOverhead + 1
 						continue
 					}
 				}
 				l = append(l, st.newS(s))
+				if st.sizing {
+					sn, sb := itemsize.String(s)
+					size += elemOverhead + sn
+					bad = bad || sb
+				}
 			}
-			return &types.AttributeValueMemberL{Value: l}, nil
+			av := &types.AttributeValueMemberL{Value: l}
+			if st.sizing {
+				st.sized(av, size, bad)
+			}
+			return av, nil
 		}, true
 	}
 	elem := b.full(et, etg, elemAddr)

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/benchfix"
+	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
 // Common shapes must be handled by the plans themselves, never delegated.
@@ -173,5 +174,34 @@ func TestUnmarshalIntoValues(t *testing.T) {
 		mp := func() any { return &map[string]any{"old": 1.0} }
 		m := mp().(*map[string]any)
 		same("map", m, Unmarshal(item, m), mp, item)
+	}
+}
+
+// TestEncodeSizedInline: the attributes of a typical item (benchfix.Profile:
+// strings, integers, a float, a bool, times, []string, map[string]string,
+// *string), also nil or empty, are sized by their encoders, none by walking
+// the value afterwards; and the result is itemsize's.
+func TestEncodeSizedInline(t *testing.T) {
+	p := benchfix.Sample(3)
+	empty := benchfix.Profile{}
+	bad := benchfix.Sample(4)
+	bad.Bio, bad.Attrs = "x\xff", map[string]string{"k\xfe": "v"}
+	for _, v := range []benchfix.Profile{p, empty, bad} {
+		var trace []attrSized
+		item, size, invalid, err := For(reflect.TypeFor[benchfix.Profile]()).encodeSized(reflect.ValueOf(&v).Elem(), 0, &trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(trace) != len(item) {
+			t.Fatalf("trace has %d attributes, the item %d", len(trace), len(item))
+		}
+		for _, a := range trace {
+			if !a.inline {
+				t.Errorf("attribute %s was sized after encoding", a.name)
+			}
+		}
+		if wantSize, wantBad := itemsize.Scan(item); size != wantSize || invalid != wantBad {
+			t.Errorf("EncodeSized: %d, %q; itemsize.Scan: %d, %q", size, invalid, wantSize, wantBad)
+		}
 	}
 }

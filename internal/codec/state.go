@@ -2,8 +2,11 @@ package codec
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
 // encState carries the allocation blocks of one Encode call. Attribute
@@ -19,6 +22,61 @@ type encState struct {
 	fix          []fixup
 	sHint, nHint int
 	top          []topAttr // EncodeSized: the item's attributes, in field order
+
+	// sizing is set by EncodeSized: encoders that know the exact size of
+	// the value they make (see itemsize) report it with sized.
+	sizing bool
+	szAV   types.AttributeValue // the value last reported, nil if none
+	szN    int                  // its size
+	szBad  bool                 // whether it holds invalid UTF-8
+
+	// The item's size so far, and the smallest name of the attributes
+	// holding invalid UTF-8 (hasBad: there is one).
+	size    int
+	badName string
+	hasBad  bool
+
+	trace *[]attrSized // for tests: see Plan.encodeSized
+}
+
+// bad notes that attribute name holds invalid UTF-8, if invalid: the
+// attribute EncodeSized reports is the smallest such name, as in
+// itemsize.Scan.
+func (st *encState) bad(name string, invalid bool) {
+	if invalid && (!st.hasBad || itemsize.Less(name, st.badName)) {
+		st.badName, st.hasBad = name, true
+	}
+}
+
+// Size accounting of lists and maps (see itemsize).
+const (
+	docOverhead  = 3 // every L or M
+	elemOverhead = 1 // every element of an L or M
+)
+
+// sized reports that av, a value just made and never changed afterwards
+// except for its deferred text (already counted), has size n as
+// itemsize.ValueChecked computes it, and holds invalid UTF-8 if bad.
+func (st *encState) sized(av types.AttributeValue, n int, bad bool) {
+	st.szAV, st.szN, st.szBad = av, n, bad
+}
+
+// sizedNull makes a NULL and reports its size.
+func (st *encState) sizedNull() types.AttributeValue {
+	av := newNull()
+	if st.sizing {
+		st.sized(av, 1, false)
+	}
+	return av
+}
+
+// text is what was appended to st.buf since off, as a string that is
+// valid only until st.buf changes (for sizing it at once).
+func (st *encState) text(off int) string {
+	if off == len(st.buf) {
+		return ""
+	}
+	return unsafe.String(&st.buf[off], len(st.buf)-off)
 }
 
 // fixup records that *dst must be set to text[off:end] once the buffer is
@@ -61,6 +119,9 @@ func (st *encState) release() {
 	st.buf = st.buf[:0]
 	clear(st.top)
 	st.top = st.top[:0]
+	st.sizing, st.szAV = false, nil
+	st.size, st.badName, st.hasBad = 0, "", false
+	st.trace = nil
 	if cap(st.top) > 4096 {
 		st.top = nil
 	}

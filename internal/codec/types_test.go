@@ -371,6 +371,8 @@ type Names struct {
 	Bytes   []byte            `dynamodbav:",nullempty"`
 	PS      *string           `dynamodbav:",omitempty"`
 	M       map[string]string `dynamodbav:",omitemptyelem"`
+	MN      map[string]string `dynamodbav:",nullemptyelem"`
+	LN      []string          `dynamodbav:",nullemptyelem"`
 	MI      map[string]int    `dynamodbav:",nullemptyelem"`
 	L       []any
 	Marsh   Marsh
