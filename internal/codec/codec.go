@@ -313,6 +313,15 @@ func (p *Plan) encodeSized(v reflect.Value, extra int, trace *[]attrSized) (m ma
 	return m, size, invalid, nil
 }
 
+// sameAV reports whether a and b are the same interface value, word for
+// word (the same dynamic type and the same pointer): for the pointer types
+// that implement AttributeValue, a == b without the runtime call.
+func sameAV(a, b types.AttributeValue) bool {
+	x := (*[2]unsafe.Pointer)(unsafe.Pointer(&a))
+	y := (*[2]unsafe.Pointer)(unsafe.Pointer(&b))
+	return x[0] == y[0] && x[1] == y[1]
+}
+
 // topAttr is one attribute of an item being encoded: the field and the
 // value stored for it.
 type topAttr struct {
@@ -354,8 +363,10 @@ func (p *Plan) encode(st *encState, v reflect.Value, extra int) (map[string]type
 	return p.encodeFields(st, v, extra, false)
 }
 
-// encodeFields is encode; with top set it also records in st.top each
-// field's stored value, for EncodeSized.
+// encodeFields is encode; with top set (EncodeSized) it also counts each
+// stored attribute's size and UTF-8 verdict in st when the value's encoder
+// sized it, and otherwise records the attribute in st.top, to be sized
+// once the item's texts are set.
 func (p *Plan) encodeFields(st *encState, v reflect.Value, extra int, top bool) (map[string]types.AttributeValue, error) {
 	m := make(map[string]types.AttributeValue, len(p.fields)+extra)
 	for i := range p.fields {
@@ -379,10 +390,12 @@ func (p *Plan) encodeFields(st *encState, v reflect.Value, extra int, top bool) 
 		if av != nil {
 			m[f.name] = av
 			if top {
-				if av == st.szAV {
+				if sameAV(av, st.szAV) {
 					// Sized by its encoder.
 					st.size += f.nameSize + st.szN
-					st.bad(f.name, f.nameBad || st.szBad)
+					if f.nameBad || st.szBad {
+						st.bad(f.name, true)
+					}
 					if st.trace != nil {
 						*st.trace = append(*st.trace, attrSized{f.name, f.nameSize + st.szN, f.nameBad || st.szBad, true})
 					}
