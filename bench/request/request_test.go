@@ -436,11 +436,7 @@ func BenchmarkBatchWrite25(b *testing.B) {
 	}
 	b.Run("impl=library", func(b *testing.B) {
 		benchfix.Loop(b, func() {
-			ops := make([]singletable.WriteOp, len(ps))
-			for i := range ps {
-				ops[i] = f.repo.PutOp(ps[i])
-			}
-			if err := singletable.BatchWrite(ctx, ops...); err != nil {
+			if err := batchLibrary(f.repo, ps); err != nil {
 				b.Fatal(err)
 			}
 		})
@@ -463,17 +459,33 @@ func BenchmarkBatchWrite25(b *testing.B) {
 	})
 	b.Run("impl=hand-raw", func(b *testing.B) {
 		benchfix.Loop(b, func() {
-			reqs := make([]types.WriteRequest, len(ps))
-			for i := range ps {
-				item := benchfix.HandEncode(&ps[i])
-				addKeys(item, &ps[i])
-				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
-			}
-			if _, err := f.stub.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}}); err != nil {
+			if err := batchRaw(f.stub, ps); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
+}
+
+// batchLibrary writes ps in one BatchWrite through repo.
+func batchLibrary(repo *singletable.Repo[benchfix.Profile], ps []benchfix.Profile) error {
+	ops := make([]singletable.WriteOp, len(ps))
+	for i := range ps {
+		ops[i] = repo.PutOp(ps[i])
+	}
+	return singletable.BatchWrite(ctx, ops...)
+}
+
+// batchRaw writes ps in one BatchWriteItem built with the hand-written
+// codec.
+func batchRaw(c singletable.Client, ps []benchfix.Profile) error {
+	reqs := make([]types.WriteRequest, len(ps))
+	for i := range ps {
+		item := benchfix.HandEncode(&ps[i])
+		addKeys(item, &ps[i])
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
+	}
+	_, err := c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}})
+	return err
 }
 
 func addKeys(item map[string]types.AttributeValue, p *benchfix.Profile) {

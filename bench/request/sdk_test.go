@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/internal/benchfix"
@@ -48,24 +47,14 @@ func BenchmarkBatchWrite25SDK(b *testing.B) {
 	}
 	b.Run("impl=library", func(b *testing.B) {
 		benchfix.Loop(b, func() {
-			ops := make([]singletable.WriteOp, len(ps))
-			for i := range ps {
-				ops[i] = repo.PutOp(ps[i])
-			}
-			if err := singletable.BatchWrite(ctx, ops...); err != nil {
+			if err := batchLibrary(repo, ps); err != nil {
 				b.Fatal(err)
 			}
 		})
 	})
 	b.Run("impl=hand-raw", func(b *testing.B) {
 		benchfix.Loop(b, func() {
-			reqs := make([]types.WriteRequest, len(ps))
-			for i := range ps {
-				item := benchfix.HandEncode(&ps[i])
-				addKeys(item, &ps[i])
-				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
-			}
-			if _, err := c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}}); err != nil {
+			if err := batchRaw(c, ps); err != nil {
 				b.Fatal(err)
 			}
 		})
