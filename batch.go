@@ -174,7 +174,7 @@ func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
 		case op.table == nil:
 			bad = append(bad, BatchFailure{Index: i, Err: validationErr("", "", "zero WriteOp: make ops with Repo.PutOp or Repo.DeleteOp")})
 		case op.err != nil:
-			bad = append(bad, BatchFailure{Index: i, Entity: op.entity, Key: op.key, Err: op.err})
+			bad = append(bad, BatchFailure{Index: i, Entity: op.entity, Key: op.Key(), Err: op.err})
 		}
 	}
 	if len(bad) > 0 {
@@ -188,7 +188,7 @@ func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
 	rounds := 1
 	for i := range ops {
 		op := &ops[i]
-		id := op.table.itemID(op.key)
+		id := op.table.itemID(op.keyed())
 		n, dup := seen[id]
 		if dup {
 			n++
@@ -245,7 +245,7 @@ func (b *batchWriter) fail(idx []int, err error) {
 	defer b.mu.Unlock()
 	for _, i := range idx {
 		op := b.ops[i]
-		b.failed = append(b.failed, BatchFailure{Index: i, Entity: op.entity, Key: op.key, Err: err})
+		b.failed = append(b.failed, BatchFailure{Index: i, Entity: op.entity, Key: op.Key(), Err: err})
 	}
 }
 
@@ -294,7 +294,7 @@ func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 		next := pending[:0:0]
 		for _, i := range pending {
 			op := &b.ops[i]
-			if left[op.table.itemID(op.key)] {
+			if left[op.table.itemID(op.keyed())] {
 				next = append(next, i)
 			}
 		}

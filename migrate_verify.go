@@ -327,22 +327,22 @@ func (v *verifier) compare(ctx context.Context, ops []WriteOp) error {
 	for t, ops := range byTable {
 		keys := make([]map[string]types.AttributeValue, len(ops))
 		for i, op := range ops {
-			keys[i] = op.key
+			keys[i] = op.Key()
 		}
 		got, err := getRaw(ctx, t, keys)
 		if err != nil {
 			return err
 		}
 		for _, op := range ops {
-			item, ok := got[t.keyID(op.key)]
+			item, ok := got[t.keyID(op.keyed())]
 			switch {
 			case op.put == nil && ok:
-				v.note(Difference{Entity: op.entity, Key: op.key, Kind: "unexpected"})
+				v.note(Difference{Entity: op.entity, Key: op.Key(), Kind: "unexpected"})
 			case op.put != nil && !ok:
-				v.note(Difference{Entity: op.entity, Key: op.key, Kind: "missing"})
+				v.note(Difference{Entity: op.entity, Key: op.Key(), Kind: "missing"})
 			case op.put != nil:
 				if d := diffAttrs(op.put, item); len(d) > 0 {
-					v.note(Difference{Entity: op.entity, Key: op.key, Kind: "different", Attrs: d})
+					v.note(Difference{Entity: op.entity, Key: op.Key(), Kind: "different", Attrs: d})
 				}
 			}
 		}

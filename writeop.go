@@ -13,7 +13,7 @@ type WriteOp struct {
 	table  *Table
 	entity string
 	put    map[string]types.AttributeValue // the item, for a put
-	key    map[string]types.AttributeValue // the primary key
+	key    map[string]types.AttributeValue // the primary key, for a delete
 	err    error
 }
 
@@ -31,8 +31,7 @@ func (r *Repo[T]) PutOp(v T) WriteOp {
 		op.err = err
 		return op
 	}
-	op.put = item
-	op.key = r.t.primaryKeyOf(item)
+	op.put = item // its key is in it: Key extracts it only when asked
 	return op
 }
 
@@ -56,7 +55,21 @@ func (op WriteOp) IsPut() bool { return op.put != nil }
 func (op WriteOp) Item() map[string]types.AttributeValue { return op.put }
 
 // Key returns the primary key the op writes. Do not modify it.
-func (op WriteOp) Key() map[string]types.AttributeValue { return op.key }
+func (op WriteOp) Key() map[string]types.AttributeValue {
+	if op.key == nil && op.put != nil {
+		return op.table.primaryKeyOf(op.put)
+	}
+	return op.key
+}
+
+// keyed returns a map holding the op's primary key attributes: the key of
+// a delete, the item of a put (for itemID, which reads only the keys).
+func (op *WriteOp) keyed() map[string]types.AttributeValue {
+	if op.put != nil {
+		return op.put
+	}
+	return op.key
+}
 
 // Err returns the error found while making the op, if any.
 func (op WriteOp) Err() error { return op.err }
