@@ -73,9 +73,6 @@ func (u *Update) Add(name, value string) {
 	u.add = appendAction(u.add, name, " ", value)
 }
 
-// Empty reports whether nothing was written.
-func (u *Update) Empty() bool { return len(u.set)+len(u.remove)+len(u.add) == 0 }
-
 // String returns the update expression.
 func (u *Update) String() string {
 	buf := make([]byte, 0, len(u.set)+len(u.remove)+len(u.add)+20)
