@@ -108,6 +108,17 @@ func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOption
 		// context of its own, since ctx may be the reason.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		_ = l.release(rctx, err)
+		// A checkpoint whose save the cancel cut short may still have
+		// landed: report what the ledger holds, which is what Status shows
+		// and what a resumed run starts from.
+		if len(segs) > 0 {
+			if saved, rerr := l.segments(rctx, len(segs)); rerr == nil {
+				rep.Counts = MigrationCounts{}
+				for _, s := range saved {
+					rep.Counts.add(s.Counts)
+				}
+			}
+		}
 		rcancel()
 		return rep, err
 	}
