@@ -3,11 +3,11 @@ package singletable
 import (
 	"fmt"
 	"reflect"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/codec"
-	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
 // Schema declares one entity: its Go type T, the value of its entity type
@@ -70,6 +70,7 @@ type Entity[T any] struct {
 	pk, sk  compiledKey
 	indexes []*indexPlan[T]
 	guards  guardPlan
+	written atomic.Pointer[writeSet] // encodeSized's plan for the last table
 }
 
 // compiledKey is a key template with its placeholders resolved to fields.
@@ -209,14 +210,23 @@ func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string
 func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index, attr string) ([]byte, error) {
 	start := len(dst)
 	var missing []string
+	base := structBase(v)
 	i := 0
-	for _, p := range k.tpl.parts {
-		if p.field == "" {
+	for j := range k.tpl.parts {
+		if p := &k.tpl.parts[j]; p.field == "" {
 			dst = append(dst, p.literal...)
 			continue
 		}
 		f := k.fields[i]
 		i++
+		if s, ok := f.stringAt(base); ok { // a plain string field: no reflection
+			if s == "" {
+				missing = append(missing, f.name)
+			} else {
+				dst = escapeKeyString(dst, s)
+			}
+			continue
+		}
 		if !f.present(v) {
 			missing = append(missing, f.name)
 			continue
@@ -341,103 +351,6 @@ func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
 		v = v.Field(x)
 	}
 	return v
-}
-
-// encode turns v into a complete item: attributes from the struct, entity
-// type, primary key, and every index whose keys apply.
-func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, error) {
-	item, _, err := e.encodeSized(t, &v)
-	return item, err
-}
-
-// encodeSized is encode of *v (which it does not modify) that also returns
-// the item's size as [itemsize.Of] computes it, so that callers need not
-// walk the item again. It refuses items with invalid UTF-8 (naming the
-// attribute itemsize.Scan names: the smallest name, if several) and items
-// over the size limit.
-//
-// The codec sizes the attributes it makes as it makes them; here only the
-// attributes set below (entity type, keys, index keys, TTL) are sized, after
-// taking out what the codec counted for any of them it had stored.
-func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue, int, error) {
-	// Room for the entity type, the primary key and the index keys.
-	item, size, bad, err := codec.MarshalSized(v, 3+2*len(e.indexes))
-	if err != nil {
-		return nil, 0, &ValidationError{Entity: e.name, Reason: "cannot encode item", Err: err}
-	}
-	// The names of the attributes set or removed below, each once.
-	var arr [16]string
-	touched := arr[:0]
-	touch := func(name string) {
-		for _, n := range touched {
-			if n == name {
-				return
-			}
-		}
-		touched = append(touched, name)
-	}
-	touch(t.opts.EntityTypeAttr)
-	touch(t.opts.PartitionKey)
-	if e.sk.defined() {
-		touch(t.opts.SortKey)
-	}
-	for _, p := range e.indexes {
-		if p.multi {
-			for _, f := range p.deps {
-				touch(f.attr)
-			}
-			continue
-		}
-		touch(p.pkAttr)
-		if p.skAttr != "" {
-			touch(p.skAttr)
-		}
-	}
-	if e.guards.ttl != nil {
-		touch(e.guards.ttl.attr)
-	}
-	for _, n := range touched {
-		if av, ok := item[n]; ok {
-			s, _ := itemsize.Attr(n, av)
-			size -= s
-		}
-	}
-	rv := reflect.ValueOf(v).Elem()
-	// One block for the entity type and the primary key attributes.
-	avs := new([3]types.AttributeValueMemberS)
-	avs[0].Value = e.name
-	item[t.opts.EntityTypeAttr] = &avs[0]
-	if err := e.putPrimaryKeyAVs(t, rv, item, avs[1:]); err != nil {
-		return nil, 0, err
-	}
-	for _, p := range e.indexes {
-		if err := p.apply(e, *v, rv, item); err != nil {
-			return nil, 0, err
-		}
-	}
-	e.encodeTTL(rv, item)
-	touchedBad := false
-	for _, n := range touched {
-		if av, ok := item[n]; ok {
-			s, b := itemsize.Attr(n, av)
-			size += s
-			touchedBad = touchedBad || b
-		}
-	}
-	// DynamoDB strings are UTF-8 (the SDK would silently send U+FFFD for
-	// bad bytes) and items are at most 400 KB. When some string is invalid
-	// (an attribute the codec made may since have been replaced), the
-	// attribute to name is looked for in the whole item.
-	if bad != "" || touchedBad {
-		_, bad = itemsize.Scan(item)
-	}
-	if bad != "" {
-		return nil, 0, validationErr(e.name, bad, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
-	}
-	if size > itemsize.MaxItemBytes {
-		return nil, 0, &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
-	}
-	return item, size, nil
 }
 
 // stampNow fills the managed timestamps of *v (see stamp), reading the

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // fieldInfo describes one Go struct field as attributevalue sees it: the
@@ -14,6 +15,12 @@ type fieldInfo struct {
 	index     []int        // path for reflect.Value.FieldByIndex
 	typ       reflect.Type // the field's type
 	omitEmpty bool
+	// keyString is set when the field is a string without methods (so a
+	// key holds it escaped, as is) lying at offset off from the start of
+	// the struct, no pointer on the way: stringAt reads it without
+	// reflection.
+	keyString bool
+	off       uintptr
 }
 
 var timeType = reflect.TypeOf(time.Time{})
@@ -25,12 +32,14 @@ var timeType = reflect.TypeOf(time.Time{})
 func structFields(t reflect.Type) []*fieldInfo {
 	var out []*fieldInfo
 	seen := map[string]bool{}
-	var walk func(t reflect.Type, prefix []int, depth int)
+	var walk func(t reflect.Type, prefix []int, off uintptr, direct bool)
 	type deferred struct {
 		t      reflect.Type
 		prefix []int
+		off    uintptr
+		direct bool // no pointer on the path from the outer struct
 	}
-	walk = func(t reflect.Type, prefix []int, depth int) {
+	walk = func(t reflect.Type, prefix []int, off uintptr, direct bool) {
 		var embedded []deferred
 		for i := 0; i < t.NumField(); i++ {
 			sf := t.Field(i)
@@ -47,7 +56,7 @@ func structFields(t reflect.Type) []*fieldInfo {
 					et = et.Elem()
 				}
 				if et.Kind() == reflect.Struct && et != timeType {
-					embedded = append(embedded, deferred{et, idx})
+					embedded = append(embedded, deferred{et, idx, off + sf.Offset, direct && ft == et})
 					continue
 				}
 			}
@@ -61,7 +70,8 @@ func structFields(t reflect.Type) []*fieldInfo {
 				continue
 			}
 			seen[name] = true
-			fi := &fieldInfo{name: sf.Name, attr: name, index: idx, typ: ft}
+			fi := &fieldInfo{name: sf.Name, attr: name, index: idx, typ: ft,
+				keyString: direct && ft.Kind() == reflect.String && !keyUsesText(ft), off: off + sf.Offset}
 			for _, o := range strings.Split(opts, ",") {
 				if o == "omitempty" {
 					fi.omitEmpty = true
@@ -70,10 +80,10 @@ func structFields(t reflect.Type) []*fieldInfo {
 			out = append(out, fi)
 		}
 		for _, d := range embedded {
-			walk(d.t, d.prefix, depth+1)
+			walk(d.t, d.prefix, d.off, d.direct)
 		}
 	}
-	walk(t, nil, 0)
+	walk(t, nil, 0, true)
 	return out
 }
 
@@ -85,6 +95,33 @@ func (f *fieldInfo) get(v reflect.Value) (reflect.Value, bool) {
 		return reflect.Value{}, false
 	}
 	return fv, true
+}
+
+// structBase returns the address of the struct v when v is addressable,
+// for stringAt, and nil otherwise.
+func structBase(v reflect.Value) unsafe.Pointer {
+	if v.CanAddr() {
+		return unsafe.Pointer(v.UnsafeAddr())
+	}
+	return nil
+}
+
+// stringAt returns the value of a keyString field of the struct at base
+// (from structBase); ok is false when the field is not a keyString or
+// base is nil, and the caller goes through reflection instead.
+func (f *fieldInfo) stringAt(base unsafe.Pointer) (s string, ok bool) {
+	if !f.keyString || base == nil {
+		return "", false
+	}
+	return *(*string)(unsafe.Add(base, f.off)), true
+}
+
+// presentAt is present, reading a keyString field through base.
+func (f *fieldInfo) presentAt(base unsafe.Pointer, v reflect.Value) bool {
+	if s, ok := f.stringAt(base); ok {
+		return s != ""
+	}
+	return f.present(v)
 }
 
 // present reports whether the field holds a value that can take part in a

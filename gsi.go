@@ -54,6 +54,7 @@ type indexPlan[T any] struct {
 	shards         int          // write shards of a templated index; 0 when not sharded
 	whenFields     []string     // as declared, for the catalog
 	deps           []*fieldInfo // every field the index's attributes depend on
+	keyFields      []*fieldInfo // the fields of a templated index's keys, each once
 }
 
 func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
@@ -118,6 +119,11 @@ func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
 		}
 	}
 	p.deps = append(slices.Clone(p.pk.fields), p.sk.fields...)
+	for _, f := range p.deps {
+		if !slices.Contains(p.keyFields, f) {
+			p.keyFields = append(p.keyFields, f)
+		}
+	}
 	if is.When != nil && len(is.WhenFields) == 0 {
 		return nil, validationErr(e.name, where(is.Name, ""), "When needs WhenFields: the fields the predicate reads, so updates know when to re-evaluate it")
 	}
@@ -180,8 +186,10 @@ func (e *Entity[T]) index(name string) (*indexPlan[T], error) {
 	return nil, validationErr(e.name, name, "unknown index")
 }
 
-// apply writes (or leaves out) the index's attributes for item v.
-func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue) error {
+// apply writes (or leaves out) the index's attributes for item v. For a
+// templated index that applies, it returns the key values it set (sk nil
+// when the index has no sort key).
+func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue) (pkAV, skAV types.AttributeValue, err error) {
 	if p.multi {
 		for _, f := range p.deps {
 			if !f.present(rv) {
@@ -192,7 +200,7 @@ func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[strin
 			}
 			av, err := e.marshalField(f, rv)
 			if err != nil {
-				return &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Err: err}
+				return nil, nil, &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Err: err}
 			}
 			if av == nil {
 				delete(item, f.attr)
@@ -200,38 +208,46 @@ func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[strin
 				item[f.attr] = av
 			}
 		}
-		return nil
+		return nil, nil, nil
 	}
 	pk, sk, ok, err := p.render(e, v, rv)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if !ok {
 		delete(item, p.pkAttr)
 		if p.skAttr != "" {
 			delete(item, p.skAttr)
 		}
-		return nil
+		return nil, nil, nil
 	}
-	item[p.pkAttr] = &types.AttributeValueMemberS{Value: pk}
-	if p.skAttr != "" {
-		item[p.skAttr] = &types.AttributeValueMemberS{Value: sk}
+	if p.skAttr == "" {
+		pkAV = &types.AttributeValueMemberS{Value: pk}
+		item[p.pkAttr] = pkAV
+		return pkAV, nil, nil
 	}
-	return nil
+	avs := new([2]types.AttributeValueMemberS) // one block for both keys
+	avs[0].Value, avs[1].Value = pk, sk
+	item[p.pkAttr], item[p.skAttr] = &avs[0], &avs[1]
+	return &avs[0], &avs[1], nil
 }
 
 // render renders a templated index's keys. ok is false when the item does
 // not belong in the index: a template field is absent or When is false.
+// Both keys share one string.
 func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk string, ok bool, err error) {
-	for _, f := range p.deps {
-		if !f.present(rv) && (slices.Contains(p.pk.fields, f) || slices.Contains(p.sk.fields, f)) {
+	base := structBase(rv)
+	for _, f := range p.keyFields {
+		if !f.presentAt(base, rv) {
 			return "", "", false, nil
 		}
 	}
 	if p.when != nil && !p.when(v) {
 		return "", "", false, nil
 	}
-	if pk, err = e.renderKey(p.pk, rv, p.name, p.pkAttr); err != nil {
+	var arr [192]byte
+	buf, err := e.appendKey(arr[:0], p.pk, rv, p.name, p.pkAttr)
+	if err != nil {
 		return "", "", false, err
 	}
 	if p.shards > 0 {
@@ -239,19 +255,27 @@ func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk strin
 		if err != nil {
 			return "", "", false, err
 		}
-		pk = shardKey(pk, shard)
+		buf = appendShard(buf, shard)
 	}
+	n := len(buf)
 	if p.sk.defined() {
-		if sk, err = e.renderKey(p.sk, rv, p.name, p.skAttr); err != nil {
+		if buf, err = e.appendKey(buf, p.sk, rv, p.name, p.skAttr); err != nil {
 			return "", "", false, err
 		}
 	}
-	return pk, sk, true, nil
+	keys := string(buf)
+	return keys[:n], keys[n:], true, nil
 }
 
 // shardKey is the partition key of one write shard.
 func shardKey(pk string, shard int) string {
-	return pk + "#shard_" + strconv.Itoa(shard)
+	return string(appendShard([]byte(pk), shard))
+}
+
+// appendShard appends the suffix that makes a rendered partition key the
+// key of one write shard.
+func appendShard(dst []byte, shard int) []byte {
+	return strconv.AppendInt(append(dst, "#shard_"...), int64(shard), 10)
 }
 
 // shardOf picks the write shard of the item rv: a hash of its rendered

@@ -483,6 +483,22 @@ func (p *Plan) AttrIndex(attr string) ([]int, bool) {
 	return slices.Clone(p.fields[i].index), true
 }
 
+// MayHold reports whether the item Marshal makes of a value of struct type
+// t can hold attribute attr at its top level: when a field is stored under
+// that name, and always when attributevalue encodes the type as a whole
+// (a Marshaler), whose item is not known in advance.
+func MayHold(t reflect.Type, attr string) bool {
+	if t.Kind() != reflect.Struct {
+		return true
+	}
+	p := forValue(t)
+	if p.whole || p.self {
+		return true
+	}
+	_, ok := p.byName[attr]
+	return ok
+}
+
 // HasField reports whether attribute attr is stored from the Go field at
 // index (a reflect.Value.FieldByIndex path).
 func (p *Plan) HasField(attr string, index []int) bool {

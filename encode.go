@@ -1,0 +1,180 @@
+package singletable
+
+import (
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/itemsize"
+)
+
+// encode turns v into a complete item: attributes from the struct, entity
+// type, primary key, and every index whose keys apply.
+func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, error) {
+	item, _, err := e.encodeSized(t, &v)
+	return item, err
+}
+
+// writeSet is what encodeSized adds to the codec's item of an entity for
+// one table, worked out once.
+type writeSet struct {
+	table *Table
+	// all names every attribute set or removed, each once.
+	all []string
+	// direct is set when the entity type, primary key and templated index
+	// key attributes are distinct and no field is stored under their
+	// names: the codec's item cannot hold them, so they are sized as they
+	// are set, and only the attributes in recheck (multi-attribute index
+	// and TTL attributes, which are fields the codec also encodes) are
+	// looked up before and after. Otherwise every name in all is.
+	direct  bool
+	recheck []string
+}
+
+// writeSetFor returns the entity's writeSet for t (cached for the last
+// table asked for: an entity is usually bound to one).
+func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
+	if ws := e.written.Load(); ws != nil && ws.table == t {
+		return ws
+	}
+	ws := &writeSet{table: t}
+	seen := map[string]bool{}
+	dup := false
+	add := func(name string, recheck bool) {
+		if seen[name] {
+			dup = true
+			return
+		}
+		seen[name] = true
+		ws.all = append(ws.all, name)
+		if recheck {
+			ws.recheck = append(ws.recheck, name)
+		}
+	}
+	add(t.opts.EntityTypeAttr, false)
+	add(t.opts.PartitionKey, false)
+	if e.sk.defined() {
+		add(t.opts.SortKey, false)
+	}
+	for _, p := range e.indexes {
+		if p.multi {
+			for _, f := range p.deps {
+				add(f.attr, true)
+			}
+			continue
+		}
+		add(p.pkAttr, false)
+		if p.skAttr != "" {
+			add(p.skAttr, false)
+		}
+	}
+	if e.guards.ttl != nil {
+		add(e.guards.ttl.attr, true)
+	}
+	ws.direct = !dup
+	for _, n := range ws.all {
+		if ws.direct && !containsString(ws.recheck, n) && codec.MayHold(e.typ, n) {
+			ws.direct = false
+		}
+	}
+	e.written.Store(ws)
+	return ws
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// encodeSized is encode of *v (which it does not modify) that also returns
+// the item's size as [itemsize.Of] computes it, so that callers need not
+// walk the item again. It refuses items with invalid UTF-8 (naming the
+// attribute itemsize.Scan names: the smallest name, if several) and items
+// over the size limit.
+func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue, int, error) {
+	ws := e.writeSetFor(t)
+	// Room for the entity type, the primary key and the index keys.
+	item, size, bad, err := codec.MarshalSized(v, 3+2*len(e.indexes))
+	if err != nil {
+		return nil, 0, &ValidationError{Entity: e.name, Reason: "cannot encode item", Err: err}
+	}
+	// The attributes the codec may have made that are replaced or removed
+	// below: their sizes are taken out now, the new ones added after.
+	looked := ws.all
+	if ws.direct {
+		looked = ws.recheck
+	}
+	for _, n := range looked {
+		if av, ok := item[n]; ok {
+			s, _ := itemsize.Attr(n, av)
+			size -= s
+		}
+	}
+	rv := reflect.ValueOf(v).Elem()
+	// One block for the entity type and the primary key attributes.
+	avs := new([3]types.AttributeValueMemberS)
+	avs[0].Value = e.name
+	item[t.opts.EntityTypeAttr] = &avs[0]
+	if err := e.putPrimaryKeyAVs(t, rv, item, avs[1:]); err != nil {
+		return nil, 0, err
+	}
+	var added sizer
+	for _, p := range e.indexes {
+		pk, sk, err := p.apply(e, *v, rv, item)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ws.direct && pk != nil {
+			added.add(p.pkAttr, pk)
+			if sk != nil {
+				added.add(p.skAttr, sk)
+			}
+		}
+	}
+	e.encodeTTL(rv, item)
+	if ws.direct {
+		added.add(t.opts.EntityTypeAttr, &avs[0])
+		added.add(t.opts.PartitionKey, &avs[1])
+		if e.sk.defined() {
+			added.add(t.opts.SortKey, &avs[2])
+		}
+	}
+	for _, n := range looked {
+		if av, ok := item[n]; ok {
+			added.add(n, av)
+		}
+	}
+	size += added.size
+	// DynamoDB strings are UTF-8 (the SDK would silently send U+FFFD for
+	// bad bytes) and items are at most 400 KB. When some string is invalid
+	// (an attribute the codec made may since have been replaced), the
+	// attribute to name is looked for in the whole item.
+	if bad != "" || added.invalid {
+		_, bad = itemsize.Scan(item)
+	}
+	if bad != "" {
+		return nil, 0, validationErr(e.name, bad, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
+	}
+	if size > itemsize.MaxItemBytes {
+		return nil, 0, &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
+	}
+	return item, size, nil
+}
+
+// sizer sums attribute sizes as itemsize.Scan counts them and notes
+// invalid UTF-8.
+type sizer struct {
+	size    int
+	invalid bool
+}
+
+func (s *sizer) add(name string, av types.AttributeValue) {
+	n, bad := itemsize.Attr(name, av)
+	s.size += n
+	s.invalid = s.invalid || bad
+}
