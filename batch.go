@@ -181,40 +181,8 @@ func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
 		return &BatchError{Op: "BatchWriteItem", Failed: bad}
 	}
 
-	// Rounds: the n-th op on a key goes to round n. Batches of distinct
-	// keys, the common case, make one round holding every op.
-	seen := make(map[itemID]int, len(ops))
-	var round []int // round of each op, allocated at the first repeat
-	rounds := 1
-	for i := range ops {
-		op := &ops[i]
-		id := op.table.itemID(op.keyed())
-		n, dup := seen[id]
-		if dup {
-			n++
-			if round == nil {
-				round = make([]int, len(ops))
-			}
-			round[i] = n
-			rounds = max(rounds, n+1)
-		}
-		seen[id] = n
-	}
-	byRound := make([][]int, rounds)
-	if round == nil {
-		all := make([]int, len(ops))
-		for i := range all {
-			all[i] = i
-		}
-		byRound[0] = all
-	} else {
-		for i, n := range round {
-			byRound[n] = append(byRound[n], i)
-		}
-	}
-
 	b := &batchWriter{ops: ops, policy: o.policy()}
-	for _, round := range byRound {
+	for _, round := range writeRounds(ops) {
 		var chunks [][]int
 		for _, g := range groupByClient(round, func(i int) *Table { return ops[i].table }) {
 			for len(g) > 0 {
@@ -230,6 +198,52 @@ func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
 	}
 	sortFailures(b.failed)
 	return &BatchError{Op: "BatchWriteItem", Sent: true, Failed: b.failed}
+}
+
+// writeRounds splits ops into rounds: the n-th op on a key goes to round
+// n. Batches of distinct keys, the common case, make one round holding
+// every op, in order.
+func writeRounds(ops []WriteOp) [][]int {
+	round := make([]int, len(ops)) // round of each op
+	rounds := 1
+	if len(ops) <= 2*maxBatchWrite {
+		// Few ops: compare each key with the ones before it, which costs
+		// less than hashing them into a map.
+		var arr [2 * maxBatchWrite]itemID
+		ids := arr[:len(ops)]
+		for i := range ops {
+			op := &ops[i]
+			ids[i] = op.table.itemID(op.keyed())
+			for j := i - 1; j >= 0; j-- {
+				if ids[j] == ids[i] {
+					round[i] = round[j] + 1
+					rounds = max(rounds, round[i]+1)
+					break
+				}
+			}
+		}
+	} else {
+		seen := make(map[itemID]int, len(ops)) // ops so far on each key
+		for i := range ops {
+			op := &ops[i]
+			id := op.table.itemID(op.keyed())
+			round[i] = seen[id]
+			seen[id]++
+			rounds = max(rounds, round[i]+1)
+		}
+	}
+	byRound := make([][]int, rounds)
+	if rounds == 1 {
+		for i := range round {
+			round[i] = i // reused as the list of every op
+		}
+		byRound[0] = round
+		return byRound
+	}
+	for i, n := range round {
+		byRound[n] = append(byRound[n], i)
+	}
+	return byRound
 }
 
 type batchWriter struct {

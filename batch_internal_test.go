@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -82,5 +84,39 @@ func TestItemID(t *testing.T) {
 	noSK := NewTable(nil, "one", func(o *TableOptions) { o.SortKey = "" })
 	if a, b := noSK.itemID(k(sAV("1"), sAV("x"))), noSK.itemID(k(sAV("1"), sAV("y"))); a != b {
 		t.Error("a table without a sort key compared sort keys")
+	}
+}
+
+// writeRounds puts the n-th op on a key in round n, keeping input order in
+// each round, with the pairwise scan of small batches and the map of large
+// ones alike.
+func TestWriteRounds(t *testing.T) {
+	t1, t2 := NewTable(nil, "one"), NewTable(nil, "two")
+	del := func(t *Table, pk string) WriteOp {
+		return WriteOp{table: t, key: map[string]types.AttributeValue{"PK": sAV(pk), "SK": sAV("x")}}
+	}
+	for _, n := range []int{1, 7, 2 * maxBatchWrite, 2*maxBatchWrite + 1, 300} {
+		var ops []WriteOp
+		want := map[int][]int{}
+		count := map[string]int{}
+		for i := 0; i < n; i++ {
+			tbl, pk := t1, strconv.Itoa(i%5)
+			if i%3 == 0 {
+				tbl, pk = t2, strconv.Itoa(i) // distinct keys in the other table
+			}
+			ops = append(ops, del(tbl, pk))
+			r := count[tbl.name+"/"+pk]
+			count[tbl.name+"/"+pk]++
+			want[r] = append(want[r], i)
+		}
+		got := writeRounds(ops)
+		if len(got) != len(want) {
+			t.Fatalf("n=%d: %d rounds, want %d", n, len(got), len(want))
+		}
+		for r, idx := range got {
+			if !slices.Equal(idx, want[r]) {
+				t.Fatalf("n=%d: round %d = %v, want %v", n, r, idx, want[r])
+			}
+		}
 	}
 }
