@@ -30,6 +30,14 @@ type writeSet struct {
 	// looked up before and after. Otherwise every name in all is.
 	direct  bool
 	recheck []string
+	// In direct mode: the size of the entity type attribute and of the
+	// primary key attributes' names (fixed, invalid when a name or the
+	// type is not valid UTF-8), and of each templated index's key names.
+	// Rendered keys are valid UTF-8 (escapeKeyString), so their values
+	// count their length.
+	fixed      int
+	invalid    bool
+	indexNames []int
 }
 
 // writeSetFor returns the entity's writeSet for t (cached for the last
@@ -78,6 +86,24 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 			ws.direct = false
 		}
 	}
+	var sz sizer
+	sz.str(t.opts.EntityTypeAttr)
+	sz.str(e.name)
+	sz.str(t.opts.PartitionKey)
+	if e.sk.defined() {
+		sz.str(t.opts.SortKey)
+	}
+	ws.fixed, ws.invalid = sz.size, sz.invalid
+	ws.indexNames = make([]int, len(e.indexes))
+	for i, p := range e.indexes {
+		if !p.multi {
+			var sz sizer
+			sz.str(p.pkAttr)
+			sz.str(p.skAttr)
+			ws.indexNames[i] = sz.size
+			ws.invalid = ws.invalid || sz.invalid
+		}
+	}
 	e.written.Store(ws)
 	return ws
 }
@@ -124,25 +150,19 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 		return nil, 0, err
 	}
 	var added sizer
-	for _, p := range e.indexes {
+	for i, p := range e.indexes {
 		pk, sk, err := p.apply(e, *v, rv, item)
 		if err != nil {
 			return nil, 0, err
 		}
-		if ws.direct && pk != nil {
-			added.add(p.pkAttr, pk)
-			if sk != nil {
-				added.add(p.skAttr, sk)
-			}
+		if ws.direct && pk != "" {
+			added.size += ws.indexNames[i] + len(pk) + len(sk)
 		}
 	}
 	e.encodeTTL(rv, item)
 	if ws.direct {
-		added.add(t.opts.EntityTypeAttr, &avs[0])
-		added.add(t.opts.PartitionKey, &avs[1])
-		if e.sk.defined() {
-			added.add(t.opts.SortKey, &avs[2])
-		}
+		added.size += ws.fixed + len(avs[1].Value) + len(avs[2].Value)
+		added.invalid = added.invalid || ws.invalid
 	}
 	for _, n := range looked {
 		if av, ok := item[n]; ok {
@@ -171,6 +191,13 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 type sizer struct {
 	size    int
 	invalid bool
+}
+
+// str adds a string's size: an attribute name or an S value.
+func (s *sizer) str(v string) {
+	n, bad := itemsize.String(v)
+	s.size += n
+	s.invalid = s.invalid || bad
 }
 
 func (s *sizer) add(name string, av types.AttributeValue) {

@@ -187,9 +187,9 @@ func (e *Entity[T]) index(name string) (*indexPlan[T], error) {
 }
 
 // apply writes (or leaves out) the index's attributes for item v. For a
-// templated index that applies, it returns the key values it set (sk nil
-// when the index has no sort key).
-func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue) (pkAV, skAV types.AttributeValue, err error) {
+// templated index that applies, it returns the keys it set (sk "" when
+// the index has no sort key); pk is "" otherwise.
+func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue) (pk, sk string, err error) {
 	if p.multi {
 		for _, f := range p.deps {
 			if !f.present(rv) {
@@ -200,7 +200,7 @@ func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[strin
 			}
 			av, err := e.marshalField(f, rv)
 			if err != nil {
-				return nil, nil, &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Err: err}
+				return "", "", &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Err: err}
 			}
 			if av == nil {
 				delete(item, f.attr)
@@ -208,28 +208,27 @@ func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[strin
 				item[f.attr] = av
 			}
 		}
-		return nil, nil, nil
+		return "", "", nil
 	}
 	pk, sk, ok, err := p.render(e, v, rv)
 	if err != nil {
-		return nil, nil, err
+		return "", "", err
 	}
 	if !ok {
 		delete(item, p.pkAttr)
 		if p.skAttr != "" {
 			delete(item, p.skAttr)
 		}
-		return nil, nil, nil
+		return "", "", nil
 	}
 	if p.skAttr == "" {
-		pkAV = &types.AttributeValueMemberS{Value: pk}
-		item[p.pkAttr] = pkAV
-		return pkAV, nil, nil
+		item[p.pkAttr] = &types.AttributeValueMemberS{Value: pk}
+		return pk, "", nil
 	}
 	avs := new([2]types.AttributeValueMemberS) // one block for both keys
 	avs[0].Value, avs[1].Value = pk, sk
 	item[p.pkAttr], item[p.skAttr] = &avs[0], &avs[1]
-	return &avs[0], &avs[1], nil
+	return pk, sk, nil
 }
 
 // render renders a templated index's keys. ok is false when the item does
