@@ -202,8 +202,8 @@ func (b *bench) compare(ctx context.Context, op string, conc int, impls []string
 		if base >= 0 && i != base {
 			bo := float64(res[base].ops) / res[base].wall.Seconds()
 			bc := res[base].cpu / time.Duration(max(res[base].ops, 1))
-			vs = fmt.Sprintf("%.3f", opsPerSec/bo)
-			cvs = fmt.Sprintf("%.3f %s", float64(cpuPerOp)/float64(bc), roundRatios(perRound, i, base))
+			vs = fmt.Sprintf("%.3f %s", opsPerSec/bo, roundRatios(perRound, i, base, throughput))
+			cvs = fmt.Sprintf("%.3f %s", float64(cpuPerOp)/float64(bc), roundRatios(perRound, i, base, cpuPerOpOf))
 		}
 		fmt.Printf("| %s | %d | %s | %.0f | %s | %s | %s | %s | %s |\n", op, conc, name, opsPerSec,
 			pct(r.lat, 0.50), pct(r.lat, 0.99), cpuPerOp.Round(100*time.Nanosecond), vs, cvs)
@@ -212,16 +212,16 @@ func (b *bench) compare(ctx context.Context, op string, conc int, impls []string
 
 // roundRatios compares impl i with base round by round (the two windows of
 // a round run back to back, so a change in the machine's load between
-// rounds cancels out) and returns the median CPU/op ratio of the rounds and
-// the interquartile range: "(median; q1–q3)".
-func roundRatios(perRound [][]result, i, base int) string {
+// rounds cancels out) on metric m and returns the median ratio of the
+// rounds and the interquartile range.
+func roundRatios(perRound [][]result, i, base int, m func(result) float64) string {
 	var ratios []float64
 	for _, r := range perRound {
 		a, b := r[i], r[base]
 		if a.ops == 0 || b.ops == 0 {
 			continue
 		}
-		ratios = append(ratios, (float64(a.cpu)/float64(a.ops))/(float64(b.cpu)/float64(b.ops)))
+		ratios = append(ratios, m(a)/m(b))
 	}
 	if len(ratios) == 0 {
 		return ""
@@ -230,6 +230,10 @@ func roundRatios(perRound [][]result, i, base int) string {
 	q := func(p float64) float64 { return ratios[min(len(ratios)-1, int(float64(len(ratios)-1)*p+0.5))] }
 	return fmt.Sprintf("(rounds: median %.3f, IQR %.3f–%.3f)", q(0.5), q(0.25), q(0.75))
 }
+
+// The metrics roundRatios compares.
+func cpuPerOpOf(r result) float64 { return float64(r.cpu) / float64(r.ops) }
+func throughput(r result) float64 { return float64(r.ops) / r.wall.Seconds() }
 
 func pct(l []time.Duration, p float64) string {
 	if len(l) == 0 {
