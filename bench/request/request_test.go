@@ -30,7 +30,7 @@ var ctx = context.Background()
 func s(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: v} }
 
 // handPut is Repo.Put written by hand with attributevalue.
-func handPut(st *stub, p *benchfix.Profile) error {
+func handPut(st singletable.Client, p *benchfix.Profile) error {
 	item, err := attributevalue.MarshalMap(p)
 	if err != nil {
 		return err
@@ -45,7 +45,7 @@ func handPut(st *stub, p *benchfix.Profile) error {
 }
 
 // rawPut is the same with the hand-written codec.
-func rawPut(st *stub, p *benchfix.Profile) error {
+func rawPut(st singletable.Client, p *benchfix.Profile) error {
 	item := benchfix.HandEncode(p)
 	item["PK"] = s("USER#" + p.Username)
 	item["SK"] = s("SKILL#" + p.SkillName)
@@ -56,7 +56,7 @@ func rawPut(st *stub, p *benchfix.Profile) error {
 	return err
 }
 
-func handGet(st *stub, username, skill string, decode func(map[string]types.AttributeValue, *benchfix.Profile) error) (benchfix.Profile, error) {
+func handGet(st singletable.Client, username, skill string, decode func(map[string]types.AttributeValue, *benchfix.Profile) error) (benchfix.Profile, error) {
 	var p benchfix.Profile
 	out, err := st.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("bench"), Key: map[string]types.AttributeValue{
 		"PK": s("USER#" + username), "SK": s("SKILL#" + skill),
@@ -103,7 +103,7 @@ func rawQueryInput(username string) *dynamodb.QueryInput {
 	}
 }
 
-func handQuery(st *stub, username string, raw bool) ([]benchfix.Profile, error) {
+func handQuery(st singletable.Client, username string, raw bool) ([]benchfix.Profile, error) {
 	var in *dynamodb.QueryInput
 	if raw {
 		in = rawQueryInput(username)
@@ -256,7 +256,7 @@ func TestSameRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	lib := f.stub.put
-	for _, put := range []func(*stub, *benchfix.Profile) error{handPut, rawPut} {
+	for _, put := range []func(singletable.Client, *benchfix.Profile) error{handPut, rawPut} {
 		if err := put(f.stub, &f.v); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,9 @@
 package request
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -8,39 +11,169 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/internal/benchfix"
 )
 
-// canned answers every request with an empty BatchWriteItem response, so
-// a real *dynamodb.Client runs its whole middleware stack (validation,
+// canned answers each request with a fixed response for its operation,
+// so a real *dynamodb.Client runs its whole middleware stack (validation,
 // JSON serialization, signing, response parsing) without a network.
-type canned struct{}
+type canned map[string][]byte // X-Amz-Target operation → response body
 
-func (canned) RoundTrip(r *http.Request) (*http.Response, error) {
+func (c canned) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Body != nil {
 		io.Copy(io.Discard, r.Body)
 		r.Body.Close()
 	}
+	_, op, _ := strings.Cut(r.Header.Get("X-Amz-Target"), ".")
+	body, ok := c[op]
+	if !ok {
+		return nil, fmt.Errorf("canned: no response for %q", op)
+	}
 	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/x-amz-json-1.0"}},
-		Body: io.NopCloser(strings.NewReader(`{"UnprocessedItems":{}}`)), Request: r}, nil
+		Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
 }
 
-func sdkClient() *dynamodb.Client {
+// sdkClient is a client whose responses are those DynamoDB sends for the
+// fixture's items: GetItem returns f's item, Query its page of 20.
+func sdkClient(f *fixture) *dynamodb.Client {
+	page := make([]any, len(f.stub.page))
+	for i, it := range f.stub.page {
+		page[i] = wireItem(it)
+	}
+	mustJSON := func(v any) []byte {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String("http://localhost:1"),
 		Credentials:  aws.AnonymousCredentials{},
-		HTTPClient:   &http.Client{Transport: canned{}},
+		HTTPClient: &http.Client{Transport: canned{
+			"PutItem":        []byte(`{}`),
+			"GetItem":        mustJSON(map[string]any{"Item": wireItem(f.stub.item)}),
+			"Query":          mustJSON(map[string]any{"Items": page, "Count": len(page), "ScannedCount": len(page)}),
+			"BatchWriteItem": []byte(`{"UnprocessedItems":{}}`),
+		}},
+	})
+}
+
+// wireItem is item in DynamoDB's JSON wire format.
+func wireItem(item map[string]types.AttributeValue) map[string]any {
+	m := make(map[string]any, len(item))
+	for k, v := range item {
+		m[k] = wireValue(v)
+	}
+	return m
+}
+
+func wireValue(av types.AttributeValue) map[string]any {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return map[string]any{"S": v.Value}
+	case *types.AttributeValueMemberN:
+		return map[string]any{"N": v.Value}
+	case *types.AttributeValueMemberBOOL:
+		return map[string]any{"BOOL": v.Value}
+	case *types.AttributeValueMemberNULL:
+		return map[string]any{"NULL": v.Value}
+	case *types.AttributeValueMemberSS:
+		return map[string]any{"SS": v.Value}
+	case *types.AttributeValueMemberL:
+		l := make([]any, len(v.Value))
+		for i, e := range v.Value {
+			l[i] = wireValue(e)
+		}
+		return map[string]any{"L": l}
+	case *types.AttributeValueMemberM:
+		return map[string]any{"M": wireItem(v.Value)}
+	}
+	panic(fmt.Sprintf("wireValue: %T", av))
+}
+
+// sdkFixture is the fixture on a real SDK client with canned responses.
+func sdkFixture() (*fixture, *dynamodb.Client) {
+	f := newFixture()
+	c := sdkClient(f)
+	f.repo = singletable.Bind(singletable.NewTable(c, "bench"), profiles)
+	return f, c
+}
+
+// BenchmarkPutSDK, BenchmarkGetSDK and BenchmarkQuery20SDK are Put, Get
+// and Query20 through a real SDK client on a canned transport: what a
+// call costs the client end to end, but for the network.
+func BenchmarkPutSDK(b *testing.B) {
+	f, c := sdkFixture()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if err := f.repo.Put(ctx, f.v); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if err := rawPut(c, &f.v); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+func BenchmarkGetSDK(b *testing.B) {
+	f, c := sdkFixture()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := f.repo.Get(ctx, f.key); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := handGet(c, f.key.Username, f.key.SkillName, benchfix.HandDecode); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+func BenchmarkQuery20SDK(b *testing.B) {
+	f, c := sdkFixture()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			page, err := f.repo.Query(f.key).Page(ctx)
+			if err == nil && len(page.Items) != 20 {
+				b.Fatalf("%d items", len(page.Items))
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			ps, err := handQuery(c, f.key.Username, true)
+			if err == nil && len(ps) != 20 {
+				b.Fatalf("%d items", len(ps))
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
 	})
 }
 
 // BenchmarkBatchWrite25SDK is BatchWrite25 through a real SDK client on a
 // canned transport: the SDK's own work is included, the network is not.
 func BenchmarkBatchWrite25SDK(b *testing.B) {
-	c := sdkClient()
-	repo := singletable.Bind(singletable.NewTable(c, "bench"), profiles)
+	f, c := sdkFixture()
+	repo := f.repo
 	ps := make([]benchfix.Profile, 25)
 	for i := range ps {
 		ps[i] = benchfix.Sample(i)
