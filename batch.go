@@ -3,6 +3,7 @@ package singletable
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"reflect"
 	"slices"
 	"strconv"
@@ -208,14 +209,17 @@ func writeRounds(ops []WriteOp) [][]int {
 	rounds := 1
 	if len(ops) <= 2*maxBatchWrite {
 		// Few ops: compare each key with the ones before it, which costs
-		// less than hashing them into a map.
+		// less than a map; a hash of the key values rules most pairs out
+		// with one comparison.
 		var arr [2 * maxBatchWrite]itemID
+		var sums [2 * maxBatchWrite]uint64
 		ids := arr[:len(ops)]
 		for i := range ops {
 			op := &ops[i]
 			ids[i] = op.table.itemID(op.keyed())
+			sums[i] = maphash.String(batchSeed, ids[i].pk) ^ maphash.String(batchSeed, ids[i].sk)
 			for j := i - 1; j >= 0; j-- {
-				if ids[j] == ids[i] {
+				if sums[j] == sums[i] && ids[j] == ids[i] {
 					round[i] = round[j] + 1
 					rounds = max(rounds, round[i]+1)
 					break
@@ -245,6 +249,9 @@ func writeRounds(ops []WriteOp) [][]int {
 	}
 	return byRound
 }
+
+// batchSeed seeds the key hashes of writeRounds.
+var batchSeed = maphash.MakeSeed()
 
 type batchWriter struct {
 	ops    []WriteOp
