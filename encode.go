@@ -142,8 +142,8 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 		}
 	}
 	rv := reflect.ValueOf(v).Elem()
-	// One block for the entity type and the primary key attributes.
-	avs := new([3]types.AttributeValueMemberS)
+	// One block for the entity type, the primary key and the index keys.
+	avs := make([]types.AttributeValueMemberS, 3+2*len(e.indexes))
 	avs[0].Value = e.name
 	item[t.opts.EntityTypeAttr] = &avs[0]
 	if err := e.putPrimaryKeyAVs(t, rv, item, avs[1:]); err != nil {
@@ -151,7 +151,7 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 	}
 	var added sizer
 	for i, p := range e.indexes {
-		pk, sk, err := p.apply(e, *v, rv, item)
+		pk, sk, err := p.apply(e, *v, rv, item, avs[3+2*i:5+2*i])
 		if err != nil {
 			return nil, 0, err
 		}

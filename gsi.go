@@ -186,10 +186,11 @@ func (e *Entity[T]) index(name string) (*indexPlan[T], error) {
 	return nil, validationErr(e.name, name, "unknown index")
 }
 
-// apply writes (or leaves out) the index's attributes for item v. For a
-// templated index that applies, it returns the keys it set (sk "" when
-// the index has no sort key); pk is "" otherwise.
-func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue) (pk, sk string, err error) {
+// apply writes (or leaves out) the index's attributes for item v, using
+// avs (two values) for a templated index's keys. For a templated index
+// that applies, it returns the keys it set (sk "" when the index has no
+// sort key); pk is "" otherwise.
+func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) (pk, sk string, err error) {
 	if p.multi {
 		for _, f := range p.deps {
 			if !f.present(rv) {
@@ -221,13 +222,12 @@ func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[strin
 		}
 		return "", "", nil
 	}
-	if p.skAttr == "" {
-		item[p.pkAttr] = &types.AttributeValueMemberS{Value: pk}
-		return pk, "", nil
+	avs[0].Value = pk
+	item[p.pkAttr] = &avs[0]
+	if p.skAttr != "" {
+		avs[1].Value = sk
+		item[p.skAttr] = &avs[1]
 	}
-	avs := new([2]types.AttributeValueMemberS) // one block for both keys
-	avs[0].Value, avs[1].Value = pk, sk
-	item[p.pkAttr], item[p.skAttr] = &avs[0], &avs[1]
 	return pk, sk, nil
 }
 
