@@ -70,6 +70,11 @@ type planField struct {
 	asString bool // the string option (numbers may come as S)
 	off      uintptr
 
+	// ekind, when not fkNone, is the shape of the field at off that
+	// encodeFast encodes under the options eopts, as enc would.
+	ekind fastKind
+	eopts encOpts
+
 	// nameSize and nameBad are itemsize.String(name): what the attribute
 	// name adds to the item's size, and whether it is not valid UTF-8.
 	nameSize int
@@ -173,6 +178,7 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 			pf.off = off
 			pf.fkind = fastKindOf(ft, f.tag.decodeTag())
 			pf.asString = f.tag.decodeTag().AsString
+			pf.ekind, pf.eopts = encFastKindOf(ft, f.tag)
 		}
 		if pf.fkind == fkNone {
 			p.flat = false
@@ -367,23 +373,38 @@ func (p *Plan) encode(st *encState, v reflect.Value, extra int) (map[string]type
 // stored attribute's size and UTF-8 verdict in st when the value's encoder
 // sized it, and otherwise records the attribute in st.top, to be sized
 // once the item's texts are set.
+//
+// When v is addressable (Marshal passes *v), the fields of a fast shape
+// (planField.ekind) are encoded by encodeFast, read at their offset from
+// the struct's address: without reflect.Value.Field and the call through
+// the field's encoder.
 func (p *Plan) encodeFields(st *encState, v reflect.Value, extra int, top bool) (map[string]types.AttributeValue, error) {
 	m := make(map[string]types.AttributeValue, len(p.fields)+extra)
+	var base unsafe.Pointer
+	if v.CanAddr() {
+		base = v.Addr().UnsafePointer()
+	}
 	for i := range p.fields {
 		f := &p.fields[i]
-		var fv reflect.Value
-		if f.deep {
-			var ok bool
-			if fv, ok = fieldForEncode(v, f.index); !ok {
-				continue
-			}
-		} else {
-			fv = v.Field(f.index[0])
-		}
 		if top {
 			st.szAV = nil
 		}
-		av, err := f.enc(st, fv)
+		var av types.AttributeValue
+		var err error
+		if base != nil && f.ekind != fkNone {
+			av, err = encodeFast(st, f, base)
+		} else {
+			var fv reflect.Value
+			if f.deep {
+				var ok bool
+				if fv, ok = fieldForEncode(v, f.index); !ok {
+					continue
+				}
+			} else {
+				fv = v.Field(f.index[0])
+			}
+			av, err = f.enc(st, fv)
+		}
 		if err != nil {
 			return nil, err
 		}

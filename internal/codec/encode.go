@@ -150,74 +150,29 @@ func scalarFull(t reflect.Type, tg tag) encFunc {
 	return scalarEnc(t, tg)
 }
 
-// scalarEnc is scalarFull without the Marshaler check.
+// scalarEnc is scalarFull without the Marshaler check. The encoding itself
+// is done by the encState methods below, which encodeFast shares.
 func scalarEnc(t reflect.Type, tg tag) encFunc {
 	omit, null, asString := tg.OmitEmpty, tg.NullEmpty, tg.AsString
-	zero := func(st *encState) (types.AttributeValue, bool) {
-		if omit {
-			return nil, true
-		}
-		if null {
-			return st.sizedNull(), true
-		}
-		return nil, false
-	}
 	switch t.Kind() {
 	case reflect.String:
 		if t.Implements(numbererType) {
 			return nil
 		}
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-			s := v.String()
-			if s == "" {
-				if av, done := zero(st); done {
-					return av, nil
-				}
-			}
-			av := st.newS(s)
-			if st.sizing {
-				n, bad := itemsize.String(s)
-				st.sized(av, n, bad)
-			}
-			return av, nil
+			return st.encString(v.String(), omit, null), nil
 		}
 	case reflect.Bool:
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-			x := v.Bool()
-			if !x {
-				if av, done := zero(st); done {
-					return av, nil
-				}
-			}
-			av := &types.AttributeValueMemberBOOL{Value: x}
-			if st.sizing {
-				st.sized(av, 1, false)
-			}
-			return av, nil
+			return st.encBool(v.Bool(), omit, null), nil
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-			x := v.Int()
-			if x == 0 {
-				if av, done := zero(st); done {
-					return av, nil
-				}
-			}
-			off := len(st.buf)
-			st.buf = strconv.AppendInt(st.buf, x, 10)
-			return st.number(off, asString), nil
+			return st.encInt(v.Int(), omit, null, asString), nil
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-			x := v.Uint()
-			if x == 0 {
-				if av, done := zero(st); done {
-					return av, nil
-				}
-			}
-			off := len(st.buf)
-			st.buf = strconv.AppendUint(st.buf, x, 10)
-			return st.number(off, asString), nil
+			return st.encUint(v.Uint(), omit, null, asString), nil
 		}
 	case reflect.Float32, reflect.Float64:
 		bits := 64
@@ -225,41 +180,120 @@ func scalarEnc(t reflect.Type, tg tag) encFunc {
 			bits = 32
 		}
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-			x := v.Float()
-			if x == 0 {
-				if av, done := zero(st); done {
-					return av, nil
-				}
-			}
-			off := len(st.buf)
-			st.buf = strconv.AppendFloat(st.buf, x, 'f', -1, bits)
-			return st.number(off, asString), nil
+			return st.encFloat(v.Float(), bits, omit, null, asString), nil
 		}
 	case reflect.Struct:
 		if !isTimeType(t) {
 			return nil
 		}
-		// Structs are never "zero" for attributevalue: a zero time is stored.
-		if tg.AsUnixTime {
-			return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-				off := len(st.buf)
-				st.buf = strconv.AppendInt(st.buf, timeOf(v).Unix(), 10)
-				return st.number(off, false), nil
-			}
-		}
+		unix := tg.AsUnixTime
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-			off := len(st.buf)
-			st.buf = timeOf(v).AppendFormat(st.buf, time.RFC3339Nano)
-			av := st.newS("")
-			st.deferText(&av.Value, off)
-			if st.sizing {
-				n, bad := itemsize.String(st.text(off))
-				st.sized(av, n, bad)
-			}
-			return av, nil
+			return st.encTime(timeOf(v), unix), nil
 		}
 	}
 	return nil
+}
+
+// zeroScalar is what a zero scalar becomes under the omitempty (omit) and
+// nullempty (null) options: nothing (nil, true), a NULL, or, with neither,
+// done false: the value is encoded as it is.
+func (st *encState) zeroScalar(omit, null bool) (types.AttributeValue, bool) {
+	if omit {
+		return nil, true
+	}
+	if null {
+		return st.sizedNull(), true
+	}
+	return nil, false
+}
+
+// encString encodes a plain string: an S, or what zeroScalar makes of "".
+func (st *encState) encString(s string, omit, null bool) types.AttributeValue {
+	if s == "" {
+		if av, done := st.zeroScalar(omit, null); done {
+			return av
+		}
+	}
+	av := st.newS(s)
+	if st.sizing {
+		n, bad := itemsize.String(s)
+		st.sized(av, n, bad)
+	}
+	return av
+}
+
+// encBool encodes a bool: a BOOL, or what zeroScalar makes of false.
+func (st *encState) encBool(x, omit, null bool) types.AttributeValue {
+	if !x {
+		if av, done := st.zeroScalar(omit, null); done {
+			return av
+		}
+	}
+	av := &types.AttributeValueMemberBOOL{Value: x}
+	if st.sizing {
+		st.sized(av, 1, false)
+	}
+	return av
+}
+
+// encInt encodes a signed integer: an N (an S with the string option), or
+// what zeroScalar makes of 0.
+func (st *encState) encInt(x int64, omit, null, asString bool) types.AttributeValue {
+	if x == 0 {
+		if av, done := st.zeroScalar(omit, null); done {
+			return av
+		}
+	}
+	off := len(st.buf)
+	st.buf = strconv.AppendInt(st.buf, x, 10)
+	return st.number(off, asString)
+}
+
+// encUint is encInt for unsigned integers.
+func (st *encState) encUint(x uint64, omit, null, asString bool) types.AttributeValue {
+	if x == 0 {
+		if av, done := st.zeroScalar(omit, null); done {
+			return av
+		}
+	}
+	off := len(st.buf)
+	st.buf = strconv.AppendUint(st.buf, x, 10)
+	return st.number(off, asString)
+}
+
+// encFloat encodes a float of the given bits (the value of a float32
+// converted to float64): the shortest decimal text that reads back as the
+// same float ("NaN", "+Inf" and "-Inf" included, as attributevalue writes
+// them), or what zeroScalar makes of 0 and -0.
+func (st *encState) encFloat(x float64, bits int, omit, null, asString bool) types.AttributeValue {
+	if x == 0 {
+		if av, done := st.zeroScalar(omit, null); done {
+			return av
+		}
+	}
+	off := len(st.buf)
+	st.buf = strconv.AppendFloat(st.buf, x, 'f', -1, bits)
+	return st.number(off, asString)
+}
+
+// encTime encodes a time: an S in RFC 3339 with nanoseconds, or with the
+// unixtime option an N of its Unix seconds. Structs are never "zero" for
+// attributevalue: a zero time is stored.
+func (st *encState) encTime(t time.Time, unix bool) types.AttributeValue {
+	off := len(st.buf)
+	if unix {
+		st.buf = strconv.AppendInt(st.buf, t.Unix(), 10)
+		return st.number(off, false)
+	}
+	st.buf = appendRFC3339Nano(st.buf, t)
+	av := st.newS("")
+	st.deferText(&av.Value, off)
+	if st.sizing {
+		// The text is ASCII (digits, signs, 'T', ':', '.', 'Z'): its
+		// size is its length, and it is valid UTF-8.
+		st.sized(av, len(st.buf)-off, false)
+	}
+	return av
 }
 
 // number makes an N (or, with the string option, an S) whose text is what
@@ -450,44 +484,12 @@ func (b *builder) mapEnc(t reflect.Type, tg tag) (encFunc, bool) {
 		return nil, false
 	}
 	etg := tg.elemTag()
-	if plainString(kt) && kt.NumMethod() == 0 && plainString(et) {
+	if plainString(kt) && kt.NumMethod() == 0 && plainString(et) && !(etg.OmitEmpty && etg.NullEmpty) {
+		// (With both options an empty value is an error: see full.)
 		omit, null := etg.OmitEmpty, etg.NullEmpty
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
 			mp := v.UnsafePointer()
-			src := *(*map[string]string)(unsafe.Pointer(&mp))
-			out := make(map[string]types.AttributeValue, len(src))
-			size, bad := docOverhead, false
-			for k, s := range src {
-				if k == "" {
-					return nil, errEncode
-				}
-				if s == "" {
-					if omit {
-						continue
-					}
-					if null {
-						out[k] = newNull()
-						if st.sizing {
-							kn, kb := itemsize.String(k)
-							size += elemOverhead + kn + 1
-							bad = bad || kb
-						}
-						continue
-					}
-				}
-				out[k] = st.newS(s)
-				if st.sizing {
-					kn, kb := itemsize.String(k)
-					sn, sb := itemsize.String(s)
-					size += elemOverhead + kn + sn
-					bad = bad || kb || sb
-				}
-			}
-			av := &types.AttributeValueMemberM{Value: out}
-			if st.sizing {
-				st.sized(av, size, bad)
-			}
-			return av, nil
+			return st.encStringMap(*(*map[string]string)(unsafe.Pointer(&mp)), omit, null)
 		}, true
 	}
 	elem := b.full(et, etg, false)
@@ -513,6 +515,46 @@ func (b *builder) mapEnc(t reflect.Type, tg tag) (encFunc, bool) {
 		}
 		return &types.AttributeValueMemberM{Value: out}, nil
 	}, true
+}
+
+// encStringMap encodes a non-nil map of plain strings: an M of S, its
+// empty values dropped under omitempty (omit) or made NULL under nullempty
+// (null), the options of the field's omitemptyelem and nullemptyelem. An
+// empty key is an error, as for attributevalue.
+func (st *encState) encStringMap(src map[string]string, omit, null bool) (types.AttributeValue, error) {
+	out := make(map[string]types.AttributeValue, len(src))
+	size, bad := docOverhead, false
+	for k, s := range src {
+		if k == "" {
+			return nil, errEncode
+		}
+		if s == "" {
+			if omit {
+				continue
+			}
+			if null {
+				out[k] = newNull()
+				if st.sizing {
+					kn, kb := itemsize.String(k)
+					size += elemOverhead + kn + 1
+					bad = bad || kb
+				}
+				continue
+			}
+		}
+		out[k] = st.newS(s)
+		if st.sizing {
+			kn, kb := itemsize.String(k)
+			sn, sb := itemsize.String(s)
+			size += elemOverhead + kn + sn
+			bad = bad || kb || sb
+		}
+	}
+	av := &types.AttributeValueMemberM{Value: out}
+	if st.sizing {
+		st.sized(av, size, bad)
+	}
+	return av, nil
 }
 
 // mapKeyFunc compiles attributevalue's mapKeyAsString for key type kt.
@@ -577,37 +619,12 @@ func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 	case tg.AsStrSet:
 		set = 'S'
 	}
-	if set == 0 && plainString(et) {
+	if set == 0 && plainString(et) && !(etg.OmitEmpty && etg.NullEmpty) {
 		// []string as a list: the common case, without a call per element.
+		// (With both options an empty element is an error: see full.)
 		omit, null := etg.OmitEmpty, etg.NullEmpty
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-			n := v.Len()
-			l := make([]types.AttributeValue, 0, n)
-			size, bad := docOverhead, false
-			for i := 0; i < n; i++ {
-				s := v.Index(i).String()
-				if s == "" {
-					if omit {
-						continue
-					}
-					if null {
-						l = append(l, newNull())
-						size += elemOverhead + 1
-						continue
-					}
-				}
-				l = append(l, st.newS(s))
-				if st.sizing {
-					sn, sb := itemsize.String(s)
-					size += elemOverhead + sn
-					bad = bad || sb
-				}
-			}
-			av := &types.AttributeValueMemberL{Value: l}
-			if st.sizing {
-				st.sized(av, size, bad)
-			}
-			return av, nil
+			return st.encStrings(stringsOf(v), omit, null), nil
 		}, true
 	}
 	elem := b.full(et, etg, elemAddr)
@@ -693,6 +710,55 @@ func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 		}
 		return &types.AttributeValueMemberL{Value: l}, nil
 	}, true
+}
+
+// stringsOf returns the elements of v, a slice or an array of plain
+// strings, as a []string (sharing v's memory unless v is an array that is
+// not addressable).
+func stringsOf(v reflect.Value) []string {
+	n := v.Len()
+	switch {
+	case v.Kind() == reflect.Slice:
+		return unsafe.Slice((*string)(v.UnsafePointer()), n)
+	case v.CanAddr():
+		return unsafe.Slice((*string)(v.Addr().UnsafePointer()), n)
+	}
+	s := make([]string, n)
+	for i := range s {
+		s[i] = v.Index(i).String()
+	}
+	return s
+}
+
+// encStrings encodes a non-nil slice of plain strings: an L of S, its empty
+// elements dropped under omitempty (omit) or made NULL under nullempty
+// (null), the options of the field's omitemptyelem and nullemptyelem.
+func (st *encState) encStrings(src []string, omit, null bool) types.AttributeValue {
+	l := make([]types.AttributeValue, 0, len(src))
+	size, bad := docOverhead, false
+	for _, s := range src {
+		if s == "" {
+			if omit {
+				continue
+			}
+			if null {
+				l = append(l, newNull())
+				size += elemOverhead + 1
+				continue
+			}
+		}
+		l = append(l, st.newS(s))
+		if st.sizing {
+			sn, sb := itemsize.String(s)
+			size += elemOverhead + sn
+			bad = bad || sb
+		}
+	}
+	av := &types.AttributeValueMemberL{Value: l}
+	if st.sizing {
+		st.sized(av, size, bad)
+	}
+	return av
 }
 
 // isZeroScalar is attributevalue's isZeroValue for scalar kinds (note that

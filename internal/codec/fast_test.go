@@ -205,3 +205,55 @@ func TestEncodeSizedInline(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeFastShapes: the fields of typical items are all encoded by
+// encodeFast, and the fields it must leave to the compiled encoders (for
+// tag options it does not handle, Marshalers, number strings, sets, fields
+// behind embedded pointers) are.
+func TestEncodeFastShapes(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[benchfix.Profile](), reflect.TypeFor[Flat](), reflect.TypeFor[Item]()} {
+		for _, addr := range []bool{false, true} {
+			for _, f := range planFor(typ, addr).fields {
+				if f.ekind == fkNone {
+					t.Errorf("%s.%s (addressable %v) is not encoded by encodeFast", typ, f.name, addr)
+				}
+			}
+		}
+	}
+	slow := map[string]bool{
+		"SON": true, "JN": true, "PMS": true, "UON": true, "TON": true, "LE": true, "LS": true, "LNS": true,
+		"MTK": true, "A": true, "AN": true, "A0": true, "AA": true,
+		"Pad": true, "In": true, "P1": true, "Shadow": true, "Deep2": true,
+	}
+	for _, addr := range []bool{false, true} {
+		for _, f := range planFor(reflect.TypeFor[FastEnc](), addr).fields {
+			if got := f.ekind == fkNone; got != slow[f.name] {
+				t.Errorf("FastEnc.%s (addressable %v): left to the compiled encoder %v, want %v", f.name, addr, got, slow[f.name])
+			}
+		}
+	}
+}
+
+// encodeFast takes its values from the same allocation blocks as the
+// compiled encoders: encoding an addressable value allocates as much as
+// encoding one that is not. (The state is made afresh, outside the pool,
+// which the race detector empties at random.)
+func TestEncodeFastAllocs(t *testing.T) {
+	p := benchfix.Sample(2)
+	plan := For(reflect.TypeFor[benchfix.Profile]())
+	for _, sized := range []bool{false, true} {
+		allocs := func(v reflect.Value) float64 {
+			return testing.AllocsPerRun(100, func() {
+				st := &encState{sHint: plan.sHint, nHint: plan.nHint, sizing: sized}
+				if _, err := plan.encodeFields(st, v, 3, sized); err != nil {
+					t.Fatal(err)
+				}
+				st.resolve()
+			})
+		}
+		fast, slow := allocs(reflect.ValueOf(&p).Elem()), allocs(reflect.ValueOf(p))
+		if fast != slow {
+			t.Errorf("encodeFields (sizing %v): %v allocations with encodeFast, %v without", sized, fast, slow)
+		}
+	}
+}

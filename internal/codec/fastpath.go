@@ -53,7 +53,8 @@ func numberText(av types.AttributeValue, asString bool) (string, bool) {
 
 // fastKind names a field shape that decodeFast decodes straight into the
 // field's memory, without reflection and without calls through function
-// values (so that the struct's address does not escape).
+// values (so that the struct's address does not escape), and that
+// encodeFast encodes straight from it.
 type fastKind uint8
 
 const (
@@ -82,9 +83,36 @@ func fastKindOf(t reflect.Type, tg tag) fastKind {
 	if !noUnmarshaler(t) {
 		return fkNone
 	}
+	if k := scalarKind(t); k != fkNone {
+		return k
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return fkString
+	case reflect.Struct:
+		if isTimeType(t) && !tg.AsString {
+			return fkTime
+		}
+	case reflect.Pointer:
+		if t.Name() == "" && plainStringDec(t.Elem()) && !reflect.PointerTo(t.Elem()).Implements(unmarshalerType) &&
+			!t.Implements(unmarshalerType) {
+			return fkStringPtr
+		}
+	case reflect.Slice:
+		if plainStringDec(t.Elem()) {
+			return fkStrings
+		}
+	case reflect.Map:
+		if plainStringDec(t.Key()) && t.Key().NumMethod() == 0 && plainStringDec(t.Elem()) {
+			return fkStringMap
+		}
+	}
+	return fkNone
+}
+
+// scalarKind returns the shape of a bool or number type t, or fkNone.
+func scalarKind(t reflect.Type) fastKind {
+	switch t.Kind() {
 	case reflect.Bool:
 		return fkBool
 	case reflect.Int, reflect.Int64:
@@ -113,23 +141,6 @@ func fastKindOf(t reflect.Type, tg tag) fastKind {
 		return fkFloat64
 	case reflect.Float32:
 		return fkFloat32
-	case reflect.Struct:
-		if isTimeType(t) && !tg.AsString {
-			return fkTime
-		}
-	case reflect.Pointer:
-		if t.Name() == "" && plainStringDec(t.Elem()) && !reflect.PointerTo(t.Elem()).Implements(unmarshalerType) &&
-			!t.Implements(unmarshalerType) {
-			return fkStringPtr
-		}
-	case reflect.Slice:
-		if plainStringDec(t.Elem()) {
-			return fkStrings
-		}
-	case reflect.Map:
-		if plainStringDec(t.Key()) && t.Key().NumMethod() == 0 && plainStringDec(t.Elem()) {
-			return fkStringMap
-		}
 	}
 	return fkNone
 }
@@ -422,4 +433,120 @@ func allStrings(l []types.AttributeValue) bool {
 		}
 	}
 	return true
+}
+
+// encOpts are the tag options encodeFast honours for a field.
+type encOpts struct {
+	omit, null bool // omitempty, nullempty
+	asString   bool // string: numbers as S
+	unix       bool // unixtime: times as N
+
+	// omitemptyelem and nullemptyelem: the options of the elements of
+	// a []string or map[string]string.
+	elemOmit, elemNull bool
+}
+
+// encFastKindOf returns the shape of a field of type t encoded under tag tg
+// that encodeFast encodes as the field's compiled encoder (see
+// builder.full) does, and the options it needs; fkNone for any other field.
+// These are the shapes whose encoders never call a Marshaler, never reach
+// attributevalue and depend on no tag options but those of encOpts.
+func encFastKindOf(t reflect.Type, tg tag) (fastKind, encOpts) {
+	o := encOpts{
+		omit: tg.OmitEmpty, null: tg.NullEmpty, asString: tg.AsString, unix: tg.AsUnixTime,
+		elemOmit: tg.OmitEmptyElem, elemNull: tg.NullEmptyElem,
+	}
+	if tg.OmitEmpty && tg.NullEmpty || hasMarshaler(t) {
+		// omitempty with nullempty is handed to attributevalue.
+		return fkNone, o
+	}
+	if k := scalarKind(t); k != fkNone {
+		return k, o
+	}
+	// omitemptyelem with nullemptyelem: an empty element is an error,
+	// left to attributevalue.
+	bothElem := tg.OmitEmptyElem && tg.NullEmptyElem
+	var k fastKind
+	switch t.Kind() {
+	case reflect.String:
+		if plainString(t) {
+			k = fkString
+		}
+	case reflect.Struct:
+		if isTimeType(t) {
+			k = fkTime
+		}
+	case reflect.Pointer:
+		if t.Name() == "" && plainString(t.Elem()) {
+			k = fkStringPtr
+		}
+	case reflect.Slice:
+		if plainString(t.Elem()) && !tg.AsBinSet && !tg.AsNumSet && !tg.AsStrSet && !bothElem {
+			k = fkStrings
+		}
+	case reflect.Map:
+		if plainString(t.Key()) && t.Key().NumMethod() == 0 && plainString(t.Elem()) && !bothElem {
+			k = fkStringMap
+		}
+	}
+	return k, o
+}
+
+// encodeFast encodes the field f of the struct at base, whose shape is
+// f.ekind (not fkNone), reading it at its offset: the attribute value its
+// compiled encoder f.enc would make, through the same encState methods (and
+// so the same allocation blocks and size reports), or nil when the field is
+// not stored. The only error is that of a map with an empty key.
+func encodeFast(st *encState, f *planField, base unsafe.Pointer) (types.AttributeValue, error) {
+	p := unsafe.Add(base, f.off)
+	o := &f.eopts
+	switch f.ekind {
+	case fkString:
+		return st.encString(*(*string)(p), o.omit, o.null), nil
+	case fkBool:
+		return st.encBool(*(*bool)(p), o.omit, o.null), nil
+	case fkInt64:
+		return st.encInt(*(*int64)(p), o.omit, o.null, o.asString), nil
+	case fkInt32:
+		return st.encInt(int64(*(*int32)(p)), o.omit, o.null, o.asString), nil
+	case fkInt16:
+		return st.encInt(int64(*(*int16)(p)), o.omit, o.null, o.asString), nil
+	case fkInt8:
+		return st.encInt(int64(*(*int8)(p)), o.omit, o.null, o.asString), nil
+	case fkUint64:
+		return st.encUint(*(*uint64)(p), o.omit, o.null, o.asString), nil
+	case fkUint32:
+		return st.encUint(uint64(*(*uint32)(p)), o.omit, o.null, o.asString), nil
+	case fkUint16:
+		return st.encUint(uint64(*(*uint16)(p)), o.omit, o.null, o.asString), nil
+	case fkUint8:
+		return st.encUint(uint64(*(*uint8)(p)), o.omit, o.null, o.asString), nil
+	case fkFloat64:
+		return st.encFloat(*(*float64)(p), 64, o.omit, o.null, o.asString), nil
+	case fkFloat32:
+		return st.encFloat(float64(*(*float32)(p)), 32, o.omit, o.null, o.asString), nil
+	case fkTime:
+		return st.encTime(*(*time.Time)(p), o.unix), nil
+	}
+	// Pointers, slices and maps: nil is left out under omitempty and is
+	// a NULL otherwise (nullempty or not); the value pointed to is not
+	// zero-checked, and the elements get the options of the elements.
+	switch f.ekind {
+	case fkStringPtr:
+		if sp := *(**string)(p); sp != nil {
+			return st.encString(*sp, false, false), nil
+		}
+	case fkStrings:
+		if s := *(*[]string)(p); s != nil {
+			return st.encStrings(s, o.elemOmit, o.elemNull), nil
+		}
+	case fkStringMap:
+		if m := *(*map[string]string)(p); m != nil {
+			return st.encStringMap(m, o.elemOmit, o.elemNull)
+		}
+	}
+	if o.omit {
+		return nil, nil
+	}
+	return st.sizedNull(), nil
 }

@@ -381,3 +381,85 @@ type Names struct {
 	In      *Inner
 	T       map[TextKey]string
 }
+
+// FastOpts has the shapes encodeFast encodes (see encFastKindOf) under
+// every tag option that applies to them, beside shapes and options it must
+// leave to the compiled encoders: omitempty with nullempty, sets, number
+// strings, Marshalers.
+type FastOpts struct {
+	S    string
+	SO   string `dynamodbav:",omitempty"`
+	SN   string `dynamodbav:",nullempty"`
+	SON  string `dynamodbav:",omitempty,nullempty"`
+	SS   string `dynamodbav:",string,stringset"`
+	Lv   Level  `dynamodbav:",omitempty"`
+	JN   json.Number
+	PMS  PtrMarshStr
+	B    bool
+	BO   bool `dynamodbav:",omitempty"`
+	BN   bool `dynamodbav:",nullempty"`
+	I    int  `dynamodbav:",nullempty"`
+	I8   int8 `dynamodbav:",omitempty"`
+	I16  int16
+	I16S int16  `dynamodbav:",string"`
+	I32  int32  `dynamodbav:",string,nullempty"`
+	I64  int64  `dynamodbav:",omitempty,string"`
+	I64U int64  `dynamodbav:",unixtime"`
+	U    uint   `dynamodbav:",omitemptyelem,nullemptyelem"`
+	U8   uint8  `dynamodbav:",nullempty"`
+	U16  uint16 `dynamodbav:",string"`
+	U32  uint32 `dynamodbav:",omitempty"`
+	U64  uint64 `dynamodbav:",string,omitempty"`
+	UON  uint64 `dynamodbav:",omitempty,nullempty"`
+	F32  float32
+	F32N float32 `dynamodbav:",nullempty"`
+	F32S float32 `dynamodbav:",string"`
+	F64  float64
+	F64O float64 `dynamodbav:",omitempty"`
+	F64S float64 `dynamodbav:",string,nullempty"`
+	T    time.Time
+	TO   time.Time `dynamodbav:",omitempty"`
+	TN   time.Time `dynamodbav:",nullempty"`
+	TON  time.Time `dynamodbav:",omitempty,nullempty"`
+	TU   time.Time `dynamodbav:",unixtime,omitempty"`
+	TS   time.Time `dynamodbav:",string"`
+	MT   MyTime    `dynamodbav:",unixtime"`
+	MTS  MyTime
+	P    *string `dynamodbav:",omitempty"`
+	PN   *string `dynamodbav:",nullempty"`
+	PL   *Level  `dynamodbav:",string"`
+	L    []string
+	LO   []string `dynamodbav:",omitempty,nullemptyelem"`
+	LN   []string `dynamodbav:",nullempty,omitemptyelem"`
+	LE   []Level  `dynamodbav:",omitemptyelem,nullemptyelem"`
+	LS   []string `dynamodbav:",stringset,omitempty"`
+	LNS  []string `dynamodbav:",numberset"`
+	A    [2]string
+	AN   [3]Level  `dynamodbav:",nullemptyelem"`
+	A0   [0]string `dynamodbav:",omitempty"`
+	AA   any       // holds a [2]string now and then (not addressable)
+	M    map[string]string
+	MO   map[string]string `dynamodbav:",omitempty,omitemptyelem"`
+	MN   map[string]string `dynamodbav:",nullempty,nullemptyelem"`
+	ML   map[Level]Level   `dynamodbav:",nullemptyelem"`
+	MTK  map[TextKey]string
+}
+
+// FastEnc reaches FastOpts at non-zero offsets: embedded after other
+// fields, as a nested struct (an M) and through an embedded pointer (whose
+// fields encodeFast does not read).
+type FastEnc struct {
+	Pad [3]int64
+	X   bool
+	FastOpts
+	In FastOpts
+	*EmbeddedPtr
+}
+
+// PtrMarshStr is a string with a pointer-receiver Marshaler: called only
+// when attributevalue sees an addressable value.
+type PtrMarshStr string
+
+func (s *PtrMarshStr) MarshalDynamoDBAttributeValue() (types.AttributeValue, error) {
+	return &types.AttributeValueMemberS{Value: "pm:" + string(*s)}, nil
+}
