@@ -42,6 +42,7 @@ var Meters = singletable.MustDefine(singletable.Schema[Meter]{
 //   - a plain ADD, for contrast: retried after lost responses it counts
 //     some increments twice (the documented hazard the other two avoid).
 func TestCountersUnderFaults(t *testing.T) {
+	t.Parallel()
 	for _, rate := range faultRates {
 		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
 			t.Parallel()
@@ -183,6 +184,7 @@ var EventRecs = singletable.MustDefine(singletable.Schema[EventRec]{Type: "Event
 // number it returned, and no call's event is there twice (a lost response
 // must not append the same event under two numbers).
 func TestSequenceAppendsUnderFaults(t *testing.T) {
+	t.Parallel()
 	for _, rate := range faultRates {
 		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
 			t.Parallel()

@@ -44,6 +44,7 @@ func runToCompletion(t *testing.T, m *singletable.Migrator, id string) (*singlet
 // and the target holds exactly the users the source says, each as it is
 // in the source: nothing lost, nothing extra, nothing counted twice.
 func TestCopyMigrationUnderFaults(t *testing.T) {
+	t.Parallel()
 	for _, rate := range faultRates {
 		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
 			t.Parallel()
@@ -118,6 +119,7 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 // completes, its counts add up, and every skill is found through GSI1
 // exactly once with its values unchanged.
 func TestBackfillMigrationUnderFaults(t *testing.T) {
+	t.Parallel()
 	for _, rate := range faultRates {
 		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
 			t.Parallel()

@@ -95,6 +95,7 @@ func reportInputs(r inputRow) {
 // exactly when its Tag says so. Nothing lost, nothing duplicated, nothing
 // half-written.
 func TestWritePathsUnderFaults(t *testing.T) {
+	t.Parallel()
 	for _, rate := range []float64{0.10, 0.30} {
 		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
 			t.Parallel()

@@ -68,6 +68,7 @@ func retryRead[T any](t *testing.T, read func() (T, error)) (T, error) {
 // email may be held twice, and every guard item must belong to the account
 // holding its email (no orphan, none missing).
 func TestGuardedWritesUnderFaults(t *testing.T) {
+	t.Parallel()
 	for _, rate := range faultRates {
 		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
 			t.Parallel()
@@ -248,6 +249,7 @@ var Wallets = singletable.MustDefine(singletable.Schema[Wallet]{
 // whole or not at all and at most once: the total never changes, and every
 // wallet's balance and version are those of the transfers that committed.
 func TestTransfersUnderFaults(t *testing.T) {
+	t.Parallel()
 	for _, rate := range faultRates {
 		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
 			t.Parallel()
