@@ -2,8 +2,11 @@ package singletable_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -14,6 +17,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	raiseParallelDefault(16)
 	code := ddblocal.Run(m)
 	// make reliability: the figures the fault and bad-input suites
 	// reported, written into docs/reliability.md once every test is done.
@@ -24,6 +29,25 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// raiseParallelDefault lets up to n parallel tests run at once unless
+// -test.parallel was given. go test's default, GOMAXPROCS, suits tests that
+// keep a CPU busy; most tests here wait on DynamoDB Local or sleep in the
+// SDK's retry backoff (the fault suites spend most of their time there), so
+// with 2 CPUs only 2 of them at a time would leave the machine mostly idle.
+// When fuzzing, -test.parallel is the number of fuzz workers, left as is.
+func raiseParallelDefault(n int) {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if f := flag.Lookup("test.fuzz"); f != nil && f.Value.String() != "" {
+		given = true
+	}
+	if !given && n > runtime.GOMAXPROCS(0) {
+		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+			panic(err)
+		}
+	}
 }
 
 // countingClient counts the requests that reach DynamoDB Local, so tests can
