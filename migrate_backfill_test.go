@@ -67,12 +67,12 @@ func seedSkills(t *testing.T, tbl *singletable.Table, old *singletable.Entity[Us
 	seedRaw(t, ddblocal.Shared().Client(), tbl.Name(), items)
 }
 
-// Adding GSI1 (and GSI2) to 5,000 existing skills while another goroutine
-// keeps updating some of them with the new declaration.
+// Adding GSI1 (and GSI2) to 2,000 existing skills (10 pages of 200) while
+// another goroutine keeps updating some of them with the new declaration.
 func TestMigrateBackfillGSI1(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	const n = 5000
+	const n = 2000
 	tbl, users, skills := usersTarget(t)
 	seedSkills(t, tbl, userSkillsNoIndex, n)
 	require.NoError(t, users.Create(ctx, User{Username: "user0000", Name: "Zero"}))
@@ -126,7 +126,7 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 	for updates.Load() < 20 {
 		time.Sleep(time.Millisecond)
 	}
-	rep, err := m.Run(ctx, "001-skills-gsi1", func(o *singletable.RunOptions) { o.PageSize = 500 })
+	rep, err := m.Run(ctx, "001-skills-gsi1", func(o *singletable.RunOptions) { o.PageSize = 200 })
 	close(stop)
 	<-done
 	require.NoError(t, err)

@@ -98,10 +98,11 @@ func TestMigrateCopy20k(t *testing.T) {
 }
 
 // The copy cancelled at a random point and run again ends as an
-// uninterrupted copy does.
+// uninterrupted copy does. 4,000 users in pages of 200: 20 pages, five
+// checkpoints per segment, about 160 batch writes to cancel among.
 func TestMigrateCopyResume(t *testing.T) {
 	t.Parallel()
-	const n = 20000
+	const n, pageSize = 4000, 200
 	src := newLegacyTable(t, n)
 	rc := &recordingClient{Client: ddblocal.Shared().Client()}
 	tbl, users := usersTargetVia(t, rc)
@@ -110,13 +111,13 @@ func TestMigrateCopyResume(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stopAt := 50 + rand.Int64N(650) // of about 800 batch writes
+	stopAt := 10 + rand.Int64N(130) // of about 160 batch writes
 	rc.onBatch = func(n int64) {
 		if n == stopAt {
 			cancel()
 		}
 	}
-	first, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) { o.Segments = 4 })
+	first, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) { o.Segments, o.PageSize = 4, pageSize })
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, first)
 	assert.Equal(t, singletable.MigrationInterrupted, first.State)
@@ -129,7 +130,7 @@ func TestMigrateCopyResume(t *testing.T) {
 
 	// Resume: a different segment count is ignored, the recorded one is used.
 	rc.onBatch = nil
-	second, err := m.Run(context.Background(), "000-users", func(o *singletable.RunOptions) { o.Segments = 7 })
+	second, err := m.Run(context.Background(), "000-users", func(o *singletable.RunOptions) { o.Segments, o.PageSize = 7, pageSize })
 	require.NoError(t, err)
 	assert.Equal(t, 4, second.Segments)
 	assert.Equal(t, first.Counts.Read > 0, second.Resumed)
