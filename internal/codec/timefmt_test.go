@@ -8,8 +8,11 @@ import (
 )
 
 // TestAppendRFC3339Nano compares appendRFC3339Nano with AppendFormat on
-// every day of the years it formats itself, on the days around them, and
-// on random times in zones of every kind of offset.
+// every day of the first and the last 400-year Gregorian cycles it formats
+// itself (the calendar repeats every 400 years, and the date arithmetic
+// works a cycle at a time) and of the years around now, on the days
+// around them, and on random times over the whole range in zones of every
+// kind of offset.
 func TestAppendRFC3339Nano(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	zonesAll := []*time.Location{
@@ -39,12 +42,14 @@ func TestAppendRFC3339Nano(t *testing.T) {
 			t.Fatalf("%#v: appendRFC3339Nano %q, AppendFormat %q", tm, got, want)
 		}
 	}
-	// Every day from year -1 to 10000, at a random second and
-	// nanosecond, in UTC and in a random zone.
-	for d := time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() <= 10000; d = d.AddDate(0, 0, 1) {
-		tm := d.Add(time.Duration(r.Int64N(86400))*time.Second + time.Duration(nanos()))
-		check(tm)
-		check(tm.In(zonesAll[r.IntN(len(zonesAll))]))
+	// Every day of years -1 to 401, 1900 to 2100 and 9599 to 10000, at a
+	// random second and nanosecond, in UTC and in a random zone.
+	for _, years := range [][2]int{{-1, 401}, {1900, 2100}, {9599, 10000}} {
+		for d := time.Date(years[0], 1, 1, 0, 0, 0, 0, time.UTC); d.Year() <= years[1]; d = d.AddDate(0, 0, 1) {
+			tm := d.Add(time.Duration(r.Int64N(86400))*time.Second + time.Duration(nanos()))
+			check(tm)
+			check(tm.In(zonesAll[r.IntN(len(zonesAll))]))
+		}
 	}
 	// The first and last seconds of the range, in every zone.
 	for _, z := range zonesAll {
