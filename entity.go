@@ -231,7 +231,7 @@ func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index,
 			missing = append(missing, f.name)
 			continue
 		}
-		fv, _ := f.get(v)
+		fv, _ := f.keyValue(v)
 		var err error
 		dst, err = appendKeyValue(dst, fv)
 		if err != nil {
@@ -295,7 +295,7 @@ func (e *Entity[T]) ParseKeys(pk, sk string) (T, error) {
 // fixed-width key form so that they sort by instant. It is nil when the
 // attribute is not stored (nil pointer, omitempty zero).
 func (e *Entity[T]) marshalField(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
-	fv, ok := f.get(v)
+	fv, ok := f.keyValue(v)
 	if !ok {
 		return nil, nil
 	}

@@ -15,6 +15,10 @@ type fieldInfo struct {
 	index     []int        // path for reflect.Value.FieldByIndex
 	typ       reflect.Type // the field's type
 	omitEmpty bool
+	// seconds is set for a time stored as epoch seconds (the unixtime tag
+	// option, a TTL field): keys hold it truncated to the second too, so
+	// that the key of the value written is the key of the value read back.
+	seconds bool
 	// keyString is set when the field is a string without methods (so a
 	// key holds it escaped, as is) lying at offset off from the start of
 	// the struct, no pointer on the way: stringAt reads it without
@@ -73,8 +77,11 @@ func structFields(t reflect.Type) []*fieldInfo {
 			fi := &fieldInfo{name: sf.Name, attr: name, index: idx, typ: ft,
 				keyString: direct && ft.Kind() == reflect.String && !keyUsesText(ft), off: off + sf.Offset}
 			for _, o := range strings.Split(opts, ",") {
-				if o == "omitempty" {
+				switch o {
+				case "omitempty":
 					fi.omitEmpty = true
+				case "unixtime":
+					fi.seconds = true
 				}
 			}
 			out = append(out, fi)
@@ -93,6 +100,23 @@ func (f *fieldInfo) get(v reflect.Value) (reflect.Value, bool) {
 	fv, err := v.FieldByIndexErr(f.index)
 	if err != nil {
 		return reflect.Value{}, false
+	}
+	return fv, true
+}
+
+// keyValue is get, with a time stored as epoch seconds (see seconds)
+// truncated to the second.
+func (f *fieldInfo) keyValue(v reflect.Value) (reflect.Value, bool) {
+	fv, ok := f.get(v)
+	if !ok || !f.seconds {
+		return fv, ok
+	}
+	switch {
+	case fv.Type() == timeType:
+		return reflect.ValueOf(fv.Interface().(time.Time).Truncate(time.Second)), true
+	case fv.Kind() == reflect.Pointer && fv.Type().Elem() == timeType && !fv.IsNil():
+		t := fv.Elem().Interface().(time.Time).Truncate(time.Second)
+		return reflect.ValueOf(&t), true
 	}
 	return fv, true
 }

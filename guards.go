@@ -102,6 +102,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		if g.ttl, err = field("TTL", s.TTL); err != nil {
 			return err
 		}
+		g.ttl.seconds = true // stored as epoch seconds
 		switch k := g.ttl.typ.Kind(); {
 		case isTime(g.ttl.typ):
 		case k >= reflect.Int && k <= reflect.Uint64:
@@ -216,14 +217,24 @@ func (e *Entity[T]) setVersion(rv reflect.Value, n int64) {
 	}
 }
 
-// storedVersion reads the version attribute of a raw item (0 when absent).
-func (e *Entity[T]) storedVersion(item map[string]types.AttributeValue) int64 {
-	n, ok := item[e.guards.version.attr].(*types.AttributeValueMemberN)
+// storedVersion reads the version attribute attr of a raw item (0 when
+// absent, or when item is nil).
+func storedVersion(item map[string]types.AttributeValue, attr string) int64 {
+	n, ok := item[attr].(*types.AttributeValueMemberN)
 	if !ok {
 		return 0
 	}
 	v, _ := strconv.ParseInt(n.Value, 10, 64)
 	return v
+}
+
+// versionIn is the version of the struct value rv, 0 for an unversioned
+// entity.
+func (r *Repo[T]) versionIn(rv reflect.Value) int64 {
+	if r.e.guards.version == nil {
+		return 0
+	}
+	return r.e.versionOf(rv)
 }
 
 // versionCond is the condition "the stored version is the one read": for
@@ -255,7 +266,7 @@ func (r *Repo[T]) guardKey(f *fieldInfo, rv reflect.Value) (key map[string]types
 	if !f.present(rv) {
 		return nil, false, nil
 	}
-	fv, _ := f.get(rv)
+	fv, _ := f.keyValue(rv)
 	b := []byte("UNIQUE#")
 	b = escapeKeyString(b, r.e.name)
 	b = append(b, '#')
@@ -375,6 +386,7 @@ func (r *Repo[T]) guardSwaps(fields []*fieldInfo, oldV, newV *T, owner map[strin
 // snapshot is what the library read of an item before a guarded write.
 type snapshot struct {
 	item   map[string]types.AttributeValue // nil when there was no item
+	mine   bool                            // the item is this entity's
 	fields []*fieldInfo                    // the unique fields the write moves
 }
 
@@ -398,7 +410,7 @@ func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.Attribu
 	}
 	s := snapshot{fields: fields}
 	if len(out.Item) > 0 {
-		s.item = out.Item
+		s.item, s.mine = out.Item, r.isMine(out.Item)
 	}
 	return s, nil
 }

@@ -129,7 +129,7 @@ func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
 // [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func (r *Repo[T]) Create(ctx context.Context, v T) error {
-	_, err := r.exec(ctx, "create", func() ([]txItem, error) { return r.createItems(v) })
+	_, err := r.exec(ctx, "Create", func() ([]txItem, error) { return r.createItems(v, r.expect("Create", absentItem)) })
 	return err
 }
 
@@ -149,7 +149,7 @@ func (r *Repo[T]) Create(ctx context.Context, v T) error {
 // ErrVersionConflict for its own version).
 func (r *Repo[T]) Put(ctx context.Context, v T, opts ...WriteOption) error {
 	o := writeOpts(opts)
-	_, err := r.exec(ctx, "put", func() ([]txItem, error) { return r.putItems(ctx, v, o) })
+	_, err := r.exec(ctx, "Put", func() ([]txItem, error) { return r.putItems(ctx, v, o) })
 	return err
 }
 
@@ -173,7 +173,7 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, er
 	var zero T
 	o := writeOpts(opts)
 	var snap *snapshot
-	res, err := r.exec(ctx, "delete", func() ([]txItem, error) {
+	res, err := r.exec(ctx, "Delete", func() ([]txItem, error) {
 		items, s, err := r.deleteItems(ctx, key, o)
 		snap = s
 		return items, err

@@ -249,7 +249,15 @@ func (tx *Txn) add(items []txItem, kind, entity string, err error) {
 		return
 	}
 	for i := range items {
-		if it := &items[i]; it.key == nil && it.tw.Put != nil {
+		it := &items[i]
+		if !sameClient(it.table, tx.t) {
+			// The request goes through tx.t's client, with its credentials
+			// and endpoint: a table reached through another one is refused.
+			tx.fail(kind, entity, validationErr(entity, "", "table %q goes through another client than the transaction's table %q; one transaction goes through one client",
+				it.table.name, tx.t.name))
+			return
+		}
+		if it.key == nil && it.tw.Put != nil {
 			it.key = it.table.primaryKeyOf(it.tw.Put.Item)
 		}
 	}
@@ -274,7 +282,7 @@ func TxPut[T any](tx *Txn, r *Repo[T], v T, opts ...WriteOption) {
 // TxCreate adds a put of v that fails with [ErrAlreadyExists] when an item
 // with its key exists (like [Repo.Create]).
 func TxCreate[T any](tx *Txn, r *Repo[T], v T) {
-	items, err := r.createItems(v)
+	items, err := r.createItems(v, r.expect("Create", absentItem))
 	tx.add(items, "Create", r.e.name, err)
 }
 

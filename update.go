@@ -38,7 +38,6 @@ type Update[T any] struct {
 	cond   *expression.ConditionBuilder
 	upsert bool
 	errs   []error
-	snap   *snapshot // set for an update that moves unique guards
 	token  string    // client request token, for an idempotent update
 }
 
@@ -227,7 +226,7 @@ func appendUnique(s []*fieldInfo, f *fieldInfo) []*fieldInfo {
 // [Update.Idempotent] for counters.
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
-	res, err := u.r.execToken(ctx, "update", u.token, func() ([]txItem, error) { return u.txItems(ctx) })
+	res, err := u.r.execToken(ctx, "Update", u.token, func() ([]txItem, error) { return u.txItems(ctx) })
 	if err != nil {
 		return zero, err
 	}
@@ -238,69 +237,52 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	return u.r.e.decode(attrs)
 }
 
-// build validates the update and assembles the UpdateItem request, with
-// what it changes (to recognise it applied after a lost response).
-func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
-	if len(u.errs) > 0 {
-		return nil, updateEffect{}, errors.Join(u.errs...)
-	}
+// build assembles the UpdateItem request of the update under key, with
+// what it changes (to recognise it applied after a lost response). x says
+// what the update expects and holds what was read before it (x.snap).
+func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (*dynamodb.UpdateItemInput, updateEffect, error) {
 	r, e := u.r, u.r.e
-	key, err := e.key(r.t, u.key)
+	g := &e.guards
+	now := r.t.opts.Now()
+	// merged holds every value known after the update: the key fields,
+	// the set fields (removed fields stay zero), the managed fields, and
+	// the fields read before the update.
+	merged, fromSnap, err := u.merged(x.snap)
 	if err != nil {
 		return nil, updateEffect{}, err
 	}
-	if len(u.set)+len(u.remove)+len(u.add) == 0 {
-		return nil, updateEffect{}, validationErr(e.name, "", "update changes nothing")
-	}
-	g := &e.guards
-	now := r.t.opts.Now()
-	set := u.set
-	// merged holds every value known after the update: the key fields from
-	// key, and the set fields (removed fields stay zero).
-	merged := u.vals
 	mv := reflect.ValueOf(&merged).Elem()
-	kv := reflect.ValueOf(&u.key).Elem()
+	touched := map[*fieldInfo]bool{}
+	set := slices.Clone(u.set)
 	if g.updated != nil {
 		// UpdatedAt is set like any field, so index keys built from it follow.
 		e.stamp(mv, now, false)
-		set = append(slices.Clone(set), g.updated)
+		set = append(set, g.updated)
 	}
-	known := map[*fieldInfo]bool{}
-	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
-		if fv, ok := f.get(kv); ok {
-			fieldByIndexAlloc(mv, f.index).Set(fv)
+	if g.version != nil {
+		r.versioning(x, mv, x.snap)
+		set = append(set, g.version)
+	}
+	var adds []addOp
+	for _, a := range u.add {
+		if fromSnap[a.f] {
+			// Read before the update because an index key depends on it:
+			// set to the sum, so that the key is exact.
+			set = appendUnique(set, a.f)
+		} else {
+			adds = append(adds, a)
 		}
-		known[f] = true
 	}
-	for _, f := range set {
-		known[f] = true
-	}
-	for _, f := range u.remove {
-		known[f] = true
-	}
-	touched := map[*fieldInfo]bool{}
 	for _, f := range slices.Concat(set, u.remove) {
 		touched[f] = true
 	}
-	for _, a := range u.add {
+	for _, a := range adds {
 		touched[a.f] = true
 	}
 
 	var b expr.Builder
 	var ub expr.Update
 	ub.Set(b.Name(r.t.opts.EntityTypeAttr), b.ValueS(e.name))
-	if u.upsert {
-		// A created item must carry its key fields like any other item.
-		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
-			av, err := e.marshalFieldPlain(f, mv)
-			if err != nil {
-				return nil, updateEffect{}, err
-			}
-			if av != nil && !touched[f] {
-				ub.Set(b.Name(f.attr), b.Value(av))
-			}
-		}
-	}
 	multiAttr := map[*fieldInfo]bool{}
 	for _, p := range e.indexes {
 		if p.multi {
@@ -310,7 +292,7 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 		}
 	}
 	eff := updateEffect{entity: e.name, typeAttr: r.t.opts.EntityTypeAttr, set: map[string]types.AttributeValue{},
-		stamped: g.updated != nil, adds: len(u.add) > 0}
+		stamped: g.updated != nil, adds: len(adds) > 0}
 	setAV := func(f *fieldInfo, av types.AttributeValue) {
 		if av == nil {
 			ub.Remove(b.Name(f.attr))
@@ -343,7 +325,11 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 	for _, f := range u.remove {
 		setAV(f, nil)
 	}
-	for _, a := range u.add {
+	for _, a := range adds {
+		if multiAttr[a.f] {
+			return nil, updateEffect{}, &KeyError{Entity: e.name, Key: a.f.attr, Missing: []string{a.f.name},
+				Err: errors.New("Add on a multi-attribute key attribute cannot keep the index key canonical; use Set")}
+		}
 		n, err := attributevalue.Marshal(a.n)
 		if err != nil {
 			return nil, eff, &ValidationError{Entity: e.name, Field: a.f.name, Reason: "cannot encode", Err: err}
@@ -351,49 +337,29 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 		ub.Add(b.Name(a.f.attr), b.Value(n))
 	}
 	if g.version != nil {
-		ub.Add(b.Name(g.version.attr), b.Value(&types.AttributeValueMemberN{Value: "1"}))
-		if v := e.versionOf(kv); v != 0 {
-			eff.versionAttr, eff.version = g.version.attr, v+1
-		}
+		eff.versionAttr, eff.version = g.version.attr, x.version+1
 	}
-	if g.created != nil && u.upsert {
-		var stamped T
-		sv := reflect.ValueOf(&stamped).Elem()
-		e.stamp(sv, now, false)
-		av, err := e.marshalFieldPlain(g.created, sv)
-		if err != nil {
-			return nil, updateEffect{}, &ValidationError{Entity: e.name, Field: g.created.name, Reason: "cannot encode", Err: err}
-		}
-		ub.SetIfNotExists(b.Name(g.created.attr), b.Value(av))
-	}
+	known := u.known(fromSnap)
 	for _, p := range e.indexes {
 		if p.multi {
-			for _, f := range p.deps {
-				for _, a := range u.add {
-					if a.f == f {
-						return nil, updateEffect{}, &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Missing: []string{f.name},
-							Err: errors.New("Add on a multi-attribute key attribute cannot keep the index key canonical; use Set")}
-					}
-				}
-			}
 			continue
 		}
 		anyTouched := false
 		var missing []string
 		for _, f := range p.deps {
-			if touched[f] {
-				anyTouched = true
-			}
+			anyTouched = anyTouched || touched[f]
 			if !known[f] {
 				missing = append(missing, f.name)
 			}
 		}
-		if !anyTouched && !(u.upsert && len(missing) == 0) {
+		if !anyTouched {
 			continue
 		}
 		if len(missing) > 0 {
-			return nil, updateEffect{}, &KeyError{Entity: e.name, Index: p.name, Key: p.pkAttr, Missing: missing,
-				Err: errors.New("the update changes a field of this index's key; set the missing fields too so the index key can be recomputed")}
+			// readFields reads every field a touched index needs, so this
+			// is a bug, not a caller's mistake; never write a stale key.
+			return nil, updateEffect{}, &KeyError{Entity: e.name, Index: p.name, Missing: missing,
+				Err: errors.New("the update changes a field of this index's key but the other fields are unknown")}
 		}
 		pk, sk, ok, err := p.render(e, merged, mv)
 		if err != nil {
@@ -412,23 +378,17 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 		}
 	}
 
-	// The condition: the item exists and is this entity's (unless this is
-	// an upsert), the version is the one read, then the caller's and the
-	// unique guards' conditions, which the SDK's builder writes.
-	var cond condition
-	if !u.upsert {
-		cond = check(r.exists(), r.isEntity())
+	// The condition: the item is this entity's, the version is the one
+	// read, the fields read are as read, then the caller's conditions.
+	cond := r.ownership(x.intent)
+	if x.versionAttr != "" {
+		cond = cond.and(e.versionCond(x.version))
 	}
-	if g.version != nil {
-		if v := e.versionOf(kv); v != 0 {
-			cond = cond.and(e.versionCond(v))
-		}
+	if x.snap != nil {
+		cond = cond.and(r.snapCond(*x.snap))
 	}
 	if u.cond != nil {
 		cond = cond.and(userCond(*u.cond))
-	}
-	if u.snap != nil {
-		cond = cond.and(r.snapCond(*u.snap))
 	}
 	condText, err := cond.write(&b)
 	if err != nil {
@@ -459,23 +419,150 @@ func (u *Update[T]) build() (*dynamodb.UpdateItemInput, updateEffect, error) {
 	return in, eff, nil
 }
 
-// conditionError says what a failed condition of the update means, given
-// the item as it was (nil when it did not exist).
-func (u *Update[T]) conditionError(old map[string]types.AttributeValue) error {
-	what := "update " + u.r.e.name
+// merged returns the item's values as the update leaves them, as far as
+// known: the key fields, the set fields (removed ones zero), the values
+// read before the update for the other fields it read (fromSnap lists
+// them), and those plus the added amount for added fields it read.
+func (u *Update[T]) merged(s *snapshot) (merged T, fromSnap map[*fieldInfo]bool, err error) {
 	e := u.r.e
-	switch {
-	case u.snap != nil && u.snap.changed(old):
-		return raced(what)
-	case !u.upsert && (old == nil || !u.r.isMine(old)):
-		return wrapSentinel(ErrNotFound, what, nil)
-	}
-	if e.guards.version != nil {
-		if v := e.versionOf(reflect.ValueOf(&u.key).Elem()); v != 0 && (old == nil || e.storedVersion(old) != v) {
-			return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read", what, v), nil)
+	merged = u.vals
+	mv := reflect.ValueOf(&merged).Elem()
+	kv := reflect.ValueOf(&u.key).Elem()
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
+		if fv, ok := f.get(kv); ok {
+			fieldByIndexAlloc(mv, f.index).Set(fv)
 		}
 	}
-	return wrapSentinel(ErrConditionFailed, what, nil)
+	if g := &e.guards; g.version != nil {
+		if fv, ok := g.version.get(kv); ok {
+			fieldByIndexAlloc(mv, g.version.index).Set(fv)
+		}
+	}
+	fromSnap = map[*fieldInfo]bool{}
+	if s == nil || s.item == nil {
+		return merged, fromSnap, nil
+	}
+	old, err := e.decode(s.item)
+	if err != nil {
+		return merged, nil, err
+	}
+	ov := reflect.ValueOf(&old).Elem()
+	for _, f := range s.fields {
+		if f == e.guards.version || u.setsOrRemoves(f) {
+			continue
+		}
+		fv, ok := f.get(ov)
+		if !ok {
+			continue
+		}
+		dst := fieldByIndexAlloc(mv, f.index)
+		dst.Set(fv)
+		for _, a := range u.add {
+			if a.f == f {
+				if err := addTo(dst, a.n); err != nil {
+					return merged, nil, &ValidationError{Entity: e.name, Field: f.name, Reason: "Add", Err: err}
+				}
+			}
+		}
+		fromSnap[f] = true
+	}
+	return merged, fromSnap, nil
+}
+
+// known is the set of fields whose values after the update are known.
+func (u *Update[T]) known(fromSnap map[*fieldInfo]bool) map[*fieldInfo]bool {
+	e := u.r.e
+	known := map[*fieldInfo]bool{}
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
+		known[f] = true
+	}
+	for f := range fromSnap {
+		known[f] = true
+	}
+	if g := &e.guards; g.updated != nil || g.version != nil {
+		known[g.updated], known[g.version] = true, true
+		delete(known, nil)
+	}
+	return known
+}
+
+// indexReads lists the fields an update must read because an index key it
+// changes depends on them and the update does not give them: the other
+// fields of a touched templated index, and added fields of any index (the
+// sum is only known from the stored value).
+func (u *Update[T]) indexReads() []*fieldInfo {
+	e := u.r.e
+	g := &e.guards
+	touched := func(f *fieldInfo) bool {
+		if u.setsOrRemoves(f) || (f != nil && (f == g.updated || f == g.version)) {
+			return true
+		}
+		for _, a := range u.add {
+			if a.f == f {
+				return true
+			}
+		}
+		return false
+	}
+	given := map[*fieldInfo]bool{}
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
+		given[f] = true
+	}
+	if g.updated != nil {
+		given[g.updated] = true
+	}
+	var out []*fieldInfo
+	for _, p := range e.indexes {
+		for _, f := range p.deps {
+			if !p.multi {
+				continue
+			}
+			for _, a := range u.add {
+				if a.f == f {
+					out = appendUnique(out, f)
+				}
+			}
+		}
+		if p.multi || !slices.ContainsFunc(p.deps, touched) {
+			continue
+		}
+		for _, f := range p.deps {
+			if !given[f] && f != g.version {
+				out = appendUnique(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// addTo adds the number n to the numeric value dst.
+func addTo(dst reflect.Value, n any) error {
+	nv := reflect.ValueOf(n)
+	if dst.Kind() == reflect.Pointer {
+		if dst.IsNil() {
+			dst.Set(reflect.New(dst.Type().Elem()))
+		}
+		dst = dst.Elem()
+	}
+	switch {
+	case dst.CanInt() && nv.CanInt():
+		dst.SetInt(dst.Int() + nv.Int())
+	case dst.CanInt() && nv.CanUint():
+		dst.SetInt(dst.Int() + int64(nv.Uint()))
+	case dst.CanUint() && nv.CanUint():
+		dst.SetUint(dst.Uint() + nv.Uint())
+	case dst.CanUint() && nv.CanInt():
+		dst.SetUint(uint64(int64(dst.Uint()) + nv.Int()))
+	case dst.CanFloat() && nv.CanFloat():
+		dst.SetFloat(dst.Float() + nv.Float())
+	case dst.CanFloat() && nv.CanInt():
+		dst.SetFloat(dst.Float() + float64(nv.Int()))
+	case dst.CanFloat() && nv.CanUint():
+		dst.SetFloat(dst.Float() + float64(nv.Uint()))
+	default:
+		return fmt.Errorf("cannot add %T to a %s field", n, dst.Type())
+	}
+	return nil
 }
 
 // updateEffect is what an update makes visible in the item: the attributes

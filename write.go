@@ -38,20 +38,18 @@ func applyWriteOpts(opts []WriteOption) writeOptions {
 	return *o
 }
 
-// createItems is Create as transaction items.
-func (r *Repo[T]) createItems(v T) ([]txItem, error) {
+// createItems is Create as transaction items (x says which operation it
+// serves: Create, or an Upsert that found no item).
+func (r *Repo[T]) createItems(v T, x expectation) ([]txItem, error) {
 	r.e.stampNow(r.t, &v, false)
 	if r.e.guards.version != nil {
-		rv := reflect.ValueOf(&v).Elem()
-		r.e.setVersion(rv, 1)
+		r.e.setVersion(reflect.ValueOf(&v).Elem(), 1)
 	}
 	item, size, err := r.e.encodeSized(r.t, &v)
 	if err != nil {
 		return nil, err
 	}
-	it, err := r.putTxItem(item, nil, size, check(r.notExists()), func(map[string]types.AttributeValue) error {
-		return wrapSentinel(ErrAlreadyExists, "create "+r.e.name, nil)
-	})
+	it, err := r.putTxItem(item, nil, size, r.ownership(absentItem), x.failed)
 	if err != nil {
 		return nil, err
 	}
@@ -67,61 +65,53 @@ func (r *Repo[T]) createItems(v T) ([]txItem, error) {
 	return append([]txItem{it}, guards...), nil
 }
 
-// putItems is Put as transaction items. For an entity with unique fields
-// it reads the item first, to release the values it replaces.
+// putItems is Put as transaction items. It reads the item first when the
+// entity has unique fields (to release the values it replaces) or the
+// caller gave no version (to learn the stored one).
 func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, error) {
 	rv := reflect.ValueOf(&v).Elem()
 	r.e.stampNow(r.t, &v, false)
 	g := &r.e.guards
-	var expected int64
-	if g.version != nil {
-		expected = r.e.versionOf(rv)
-		r.e.setVersion(rv, expected+1)
+	x := r.expect("Put", anyItem)
+	if o.mustExist {
+		x.intent = existingItem
 	}
+	var key map[string]types.AttributeValue // made only when needed (see txItem.key)
+	if fields := r.readFields(g.unique, rv); len(fields) > 0 {
+		var err error
+		if key, err = r.e.key(r.t, v); err != nil {
+			return nil, err
+		}
+		if x.snap, err = r.readBefore(ctx, key, fields, false); err != nil {
+			return nil, err
+		}
+		if err := x.refuse(x.snap); err != nil {
+			return nil, err
+		}
+	}
+	r.versioning(&x, rv, x.snap)
 	item, size, err := r.e.encodeSized(r.t, &v)
 	if err != nil {
 		return nil, err
 	}
-	var key map[string]types.AttributeValue // made only when needed (see txItem.key)
-	var cond condition
-	var snap *snapshot
-	if len(g.unique) > 0 {
-		key = r.t.primaryKeyOf(item)
-		s, err := r.readSnapshot(ctx, key, g.unique, false)
-		if err != nil {
-			return nil, err
-		}
-		snap = &s
-		cond = cond.and(r.snapCond(s))
+	cond := r.ownership(x.intent)
+	if x.snap != nil {
+		cond = cond.and(r.snapCond(*x.snap))
 	}
-	if g.version != nil {
-		cond = cond.and(r.e.versionCond(expected))
-	}
-	if o.mustExist {
-		cond = cond.and(check(r.exists()))
+	if x.versionAttr != "" {
+		cond = cond.and(r.e.versionCond(x.version))
 	}
 	if o.cond != nil {
 		cond = cond.and(userCond(*o.cond))
 	}
-	it, err := r.putTxItem(item, key, size, cond, func(old map[string]types.AttributeValue) error {
-		what := "put " + r.e.name
-		switch {
-		case snap != nil && snap.changed(old):
-			return raced(what)
-		case g.version != nil && ((old == nil && expected != 0) || (old != nil && r.e.storedVersion(old) != expected)):
-			return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read", what, expected), nil)
-		case o.mustExist && old == nil:
-			return wrapSentinel(ErrNotFound, what, nil)
-		}
-		return wrapSentinel(ErrConditionFailed, what, nil)
-	})
+	it, err := r.putTxItem(item, key, size, cond, x.failed)
 	if err != nil {
 		return nil, err
 	}
 	it.applied = putApplied(item)
 	items := []txItem{it}
-	if snap != nil {
-		oldV, err := r.snapValue(*snap)
+	if len(g.unique) > 0 {
+		oldV, err := r.snapValue(*x.snap)
 		if err != nil {
 			return nil, err
 		}
@@ -142,27 +132,35 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 		return nil, nil, err
 	}
 	g := &r.e.guards
-	cond := r.deleteCond(o)
-	var expected int64
+	x := r.expect("Delete", anyItem)
+	if o.mustExist {
+		x.intent = existingItem
+	}
+	var cond condition
 	if g.version != nil {
-		if expected = r.e.versionOf(reflect.ValueOf(&key).Elem()); expected != 0 {
-			cond = cond.and(r.e.versionCond(expected))
+		// A delete writes no version: it checks the caller's, if any.
+		if v := r.e.versionOf(reflect.ValueOf(&key).Elem()); v != 0 {
+			// The version read proves the item was there: if it is gone,
+			// the delete finds nothing (ErrNotFound).
+			x.intent = existingItem
+			x.versionAttr, x.version = g.version.attr, v
+			cond = cond.and(r.e.versionCond(v))
 		}
 	}
-	var snap *snapshot
-	if len(g.unique) > 0 {
-		s, err := r.readSnapshot(ctx, k, g.unique, true)
-		if err != nil {
-			return nil, nil, err
-		}
-		snap = &s
-		cond = cond.and(r.snapCond(s))
+	cond = r.ownership(x.intent).and(cond)
+	if o.cond != nil {
+		cond = cond.and(userCond(*o.cond))
+	}
+	if x.snap, err = r.readBefore(ctx, k, g.unique, len(g.unique) > 0); err != nil {
+		return nil, nil, err
+	}
+	if x.snap != nil {
+		cond = cond.and(r.snapCond(*x.snap))
 	}
 	ce, err := cond.build(r.e.name)
 	if err != nil {
 		return nil, nil, err
 	}
-	what := "delete " + r.e.name
 	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
 		tw: types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                           &r.t.name,
@@ -172,24 +170,12 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 			ExpressionAttributeValues:           ce.values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
-		failed: func(old map[string]types.AttributeValue) error {
-			switch {
-			case snap != nil && snap.changed(old):
-				return raced(what)
-			case old == nil:
-				return wrapSentinel(ErrNotFound, what, nil)
-			case !r.isMine(old):
-				return wrapSentinel(ErrConditionFailed, what+": the item under this key is another entity's", nil)
-			case expected != 0 && r.e.storedVersion(old) != expected:
-				return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read", what, expected), nil)
-			}
-			return wrapSentinel(ErrConditionFailed, what, nil)
-		},
+		failed:  x.failed,
 		applied: deleteApplied,
 	}
 	items := []txItem{it}
-	if snap != nil {
-		oldV, err := r.snapValue(*snap)
+	if x.snap != nil {
+		oldV, err := r.snapValue(*x.snap)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -199,42 +185,67 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 		}
 		items = append(items, guards...)
 	}
-	return items, snap, nil
+	return items, x.snap, nil
 }
 
-// txItems is the update as transaction items. An update that sets or
-// removes unique fields reads the item first, to swap their guards.
+// txItems is the update as transaction items. An update reads the item
+// first when it moves unique guards, when the caller gave no version, when
+// an index key it changes needs fields it does not give, and when it is an
+// upsert (which creates the item, like Create, when there is none).
 func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
+	if len(u.errs) > 0 {
+		return nil, errors.Join(u.errs...)
+	}
 	r := u.r
-	var touched []*fieldInfo
+	if len(u.set)+len(u.remove)+len(u.add) == 0 {
+		return nil, validationErr(r.e.name, "", "update changes nothing")
+	}
+	key, err := r.e.key(r.t, u.key)
+	if err != nil {
+		return nil, err
+	}
+	var moved []*fieldInfo // the unique fields the update moves
 	for _, f := range r.e.guards.unique {
 		if u.setsOrRemoves(f) {
-			touched = append(touched, f)
+			moved = append(moved, f)
 		}
 	}
-	c := u
-	var snap *snapshot
-	if len(touched) > 0 {
-		if len(u.errs) > 0 {
-			return nil, errors.Join(u.errs...)
-		}
-		k, err := r.e.key(r.t, u.key)
-		if err != nil {
-			return nil, err
-		}
-		s, err := r.readSnapshot(ctx, k, touched, false)
-		if err != nil {
-			return nil, err
-		}
-		if (s.item == nil || !r.isMine(s.item)) && !u.upsert {
-			return nil, wrapSentinel(ErrNotFound, "update "+r.e.name, nil)
-		}
-		snap = &s
-		cp := *u
-		cp.snap = snap
-		c = &cp
+	x := r.expect("Update", existingItem)
+	if u.upsert {
+		x.intent = anyItem
 	}
-	in, eff, err := c.build()
+	kv := reflect.ValueOf(&u.key).Elem()
+	reads := append(r.readFields(moved, kv), u.indexReads()...)
+	if x.snap, err = r.readBefore(ctx, key, reads, u.upsert); err != nil {
+		return nil, err
+	}
+	if err := x.refuse(x.snap); err != nil {
+		return nil, err
+	}
+	if x.snap != nil {
+		if x.snap.item == nil {
+			// An upsert of a missing item is a Create of what the update
+			// sets, so the new item is whole: index keys included.
+			if kver := r.versionIn(kv); kver != 0 {
+				return nil, wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read but there is no item", x.what(), kver), nil)
+			}
+			v, _, err := u.merged(nil)
+			if err != nil {
+				return nil, err
+			}
+			vv := reflect.ValueOf(&v).Elem()
+			for _, a := range u.add {
+				if err := addTo(fieldByIndexAlloc(vv, a.f.index), a.n); err != nil {
+					return nil, &ValidationError{Entity: r.e.name, Field: a.f.name, Reason: "Add", Err: err}
+				}
+			}
+			x.intent = absentItem
+			return r.createItems(v, x)
+		}
+		// The item is there: the update must find it still there.
+		x.intent = existingItem
+	}
+	in, eff, err := u.build(key, &x)
 	if err != nil {
 		return nil, err
 	}
@@ -248,14 +259,14 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 		ReturnValuesOnConditionCheckFailure: in.ReturnValuesOnConditionCheckFailure,
 	}
 	items := []txItem{{table: r.t, key: in.Key, size: itemsize.Of(in.Key) + itemsize.Of(in.ExpressionAttributeValues),
-		tw: types.TransactWriteItem{Update: up}, failed: c.conditionError, applied: eff.applied}}
-	if snap != nil {
-		oldV, err := r.snapValue(*snap)
+		tw: types.TransactWriteItem{Update: up}, failed: x.failed, applied: eff.applied}}
+	if len(moved) > 0 {
+		oldV, err := r.snapValue(*x.snap)
 		if err != nil {
 			return nil, err
 		}
 		newV := u.vals // set fields hold their new values, removed ones are zero
-		guards, err := r.guardSwaps(touched, oldV, &newV, in.Key)
+		guards, err := r.guardSwaps(moved, oldV, &newV, in.Key)
 		if err != nil {
 			return nil, err
 		}
@@ -377,7 +388,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 			res.attrs = out.Attributes
 		}
 	default:
-		return res, validationErr(entity, "", "%s: nothing to write", kind)
+		return res, validationErr(entity, "", "%s: nothing to write", strings.ToLower(kind))
 	}
 	if err != nil {
 		var ccf *types.ConditionalCheckFailedException
@@ -396,14 +407,14 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 				return res, nil
 			}
 			failed := it.failed(old)
-			if log.maybeApplied.Load() && it.applied != nil && kind != "create" {
+			if log.maybeApplied.Load() && it.applied != nil && kind != "Create" {
 				// The lost attempt may have applied and been overwritten
 				// since: the failed condition proves nothing.
-				return res, wrapSentinel(ErrMaybeApplied, fmt.Sprintf("%s %s: the retry found: %s", kind, entity, strings.TrimPrefix(failed.Error(), "singletable: ")), err)
+				return res, wrapSentinel(ErrMaybeApplied, fmt.Sprintf("%s %s: the retry found: %s", strings.ToLower(kind), entity, strings.TrimPrefix(failed.Error(), "singletable: ")), err)
 			}
 			return res, withCause(failed, err)
 		}
-		return res, fmt.Errorf("singletable: %s %s: %w", kind, entity, err)
+		return res, fmt.Errorf("singletable: %s %s: %w", strings.ToLower(kind), entity, err)
 	}
 	return res, nil
 }
