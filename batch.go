@@ -162,7 +162,10 @@ func BatchWrite(ctx context.Context, ops ...WriteOp) error {
 // transactions). Batches of unique keys, the common case, take one round.
 //
 // Batch writes cannot carry conditions: a put replaces the item whole,
-// whatever version or unique guards it has. Use [Tx] for guarded writes.
+// whatever version it has. Ops of an entity with unique fields are the
+// exception: each is written on its own, with its guard items, in a
+// transaction (see [Repo.PutOp]), so that no value is claimed or released
+// silently.
 //
 // [BatchWriteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
 func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
@@ -185,14 +188,27 @@ func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
 	b := &batchWriter{ops: ops, policy: o.policy()}
 	for _, round := range writeRounds(ops) {
 		var chunks [][]int
-		for _, g := range groupByClient(round, func(i int) *Table { return ops[i].table }) {
+		plain := round
+		if slices.ContainsFunc(round, func(i int) bool { return ops[i].guarded != nil }) {
+			// Ops of entities with unique fields run one by one, each
+			// with its guards.
+			plain = nil
+			for _, i := range round {
+				if ops[i].guarded != nil {
+					chunks = append(chunks, []int{i})
+				} else {
+					plain = append(plain, i)
+				}
+			}
+		}
+		for _, g := range groupByClient(plain, func(i int) *Table { return ops[i].table }) {
 			for len(g) > 0 {
 				n := min(len(g), maxBatchWrite)
 				chunks = append(chunks, g[:n:n])
 				g = g[n:]
 			}
 		}
-		runBounded(ctx, o.concurrency(), chunks, b.chunk)
+		runBounded(ctx, o.concurrency(), chunks, b.send)
 	}
 	if len(b.failed) == 0 {
 		return nil
@@ -268,6 +284,17 @@ func (b *batchWriter) fail(idx []int, err error) {
 		op := b.ops[i]
 		b.failed = append(b.failed, BatchFailure{Index: i, Entity: op.entity, Key: op.Key(), Err: err})
 	}
+}
+
+// send writes one chunk: a guarded op alone, or a request of plain ops.
+func (b *batchWriter) send(ctx context.Context, idx []int) {
+	if op := &b.ops[idx[0]]; op.guarded != nil {
+		if err := op.guarded(ctx); err != nil {
+			b.fail(idx, err)
+		}
+		return
+	}
+	b.chunk(ctx, idx)
 }
 
 // chunk sends one request's ops (all through the same client) until they

@@ -112,8 +112,9 @@ func TestSequenceGapFreeEventLog(t *testing.T) {
 	// both tables.
 	var events *singletable.Repo[VoteEvent]
 	var counts *singletable.Repo[Counts]
-	mainTbl, _ := newTable(t, func(tbl *singletable.Table) { counts = singletable.Bind(tbl, CountsEntity) })
-	newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, VoteEvents) })
+	mainTbl, cc := newTable(t, func(tbl *singletable.Table) { counts = singletable.Bind(tbl, CountsEntity) })
+	// One transaction goes through one client: both tables share it.
+	newTableWith(t, cc, func(tbl *singletable.Table) { events = singletable.Bind(tbl, VoteEvents) })
 	seq := singletable.NewSequence(mainTbl, "events")
 
 	const writers, each = 20, 5

@@ -305,27 +305,30 @@ func TestVersionedWrites(t *testing.T) {
 	var docs *singletable.Repo[VDoc]
 	_, c := newTable(t, func(tbl *singletable.Table) { docs = singletable.Bind(tbl, VDocs) })
 
-	require.NoError(t, docs.Put(ctx, VDoc{ID: "a", Body: "v1"}), "version 0: a new item")
-	assert.ErrorIs(t, docs.Put(ctx, VDoc{ID: "a", Body: "again"}), singletable.ErrVersionConflict, "version 0 but the item exists")
+	require.NoError(t, docs.Put(ctx, VDoc{ID: "a", Body: "v0"}), "version 0: a new item")
+	// Version 0 means the caller read none: the library reads the stored
+	// version and writes the next one.
+	require.NoError(t, docs.Put(ctx, VDoc{ID: "a", Body: "v1"}), "version 0 on a stored item: unchecked")
 	d, err := docs.Get(ctx, VDoc{ID: "a"})
 	require.NoError(t, err)
-	assert.Equal(t, int64(1), d.Version)
+	assert.Equal(t, int64(2), d.Version)
+	assert.Equal(t, "v1", d.Body)
 
 	d.Body = "v2"
 	require.NoError(t, docs.Put(ctx, d))
-	assert.ErrorIs(t, docs.Put(ctx, d), singletable.ErrVersionConflict, "stale: version 1 was replaced by 2")
+	assert.ErrorIs(t, docs.Put(ctx, d), singletable.ErrVersionConflict, "stale: version 2 was replaced by 3")
 	c.requests.Store(0)
-	up, err := docs.Update(VDoc{ID: "a", Version: 2}).Set("Body", "v3").Run(ctx)
+	up, err := docs.Update(VDoc{ID: "a", Version: 3}).Set("Body", "v3").Run(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), c.requests.Load(), "no guards: a single UpdateItem")
-	assert.Equal(t, int64(3), up.Version)
-	_, err = docs.Update(VDoc{ID: "a", Version: 2}).Set("Body", "stale").Run(ctx)
+	assert.Equal(t, int64(4), up.Version)
+	_, err = docs.Update(VDoc{ID: "a", Version: 3}).Set("Body", "stale").Run(ctx)
 	assert.ErrorIs(t, err, singletable.ErrVersionConflict)
 	var ccf *types.ConditionalCheckFailedException
 	assert.ErrorAs(t, err, &ccf)
 	up, err = docs.Update(VDoc{ID: "a"}).Set("Body", "unchecked").Run(ctx)
 	require.NoError(t, err, "version 0 in the key: no check")
-	assert.Equal(t, int64(4), up.Version, "still incremented")
+	assert.Equal(t, int64(5), up.Version, "still incremented")
 	_, err = docs.Update(VDoc{ID: "zz", Version: 1}).Set("Body", "x").Run(ctx)
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
 
@@ -333,9 +336,9 @@ func TestVersionedWrites(t *testing.T) {
 	var ve *singletable.ValidationError
 	assert.ErrorAs(t, err, &ve, "the version is the library's")
 
-	_, err = docs.Delete(ctx, VDoc{ID: "a", Version: 3})
+	_, err = docs.Delete(ctx, VDoc{ID: "a", Version: 4})
 	assert.ErrorIs(t, err, singletable.ErrVersionConflict)
-	old, err := docs.Delete(ctx, VDoc{ID: "a", Version: 4})
+	old, err := docs.Delete(ctx, VDoc{ID: "a", Version: 5})
 	require.NoError(t, err)
 	assert.Equal(t, "unchecked", old.Body)
 

@@ -36,6 +36,9 @@ type WriteOption func(*writeOptions)
 type writeOptions struct {
 	cond      *expression.ConditionBuilder
 	mustExist bool
+	// load is a PutOp's put: managed timestamps kept when set, the version
+	// stored as given and not checked.
+	load bool
 }
 
 // If makes the write conditional: it fails with [ErrConditionFailed] when

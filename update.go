@@ -38,7 +38,7 @@ type Update[T any] struct {
 	cond   *expression.ConditionBuilder
 	upsert bool
 	errs   []error
-	token  string    // client request token, for an idempotent update
+	token  string // client request token, for an idempotent update
 }
 
 type addOp struct {
@@ -283,6 +283,30 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	var b expr.Builder
 	var ub expr.Update
 	ub.Set(b.Name(r.t.opts.EntityTypeAttr), b.ValueS(e.name))
+	// An upsert sent without reading may create the item: it carries its
+	// key fields and CreatedAt like any item, and every index key.
+	blind := u.upsert && x.snap == nil
+	if blind {
+		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
+			av, err := e.marshalFieldPlain(f, mv)
+			if err != nil {
+				return nil, updateEffect{}, err
+			}
+			if av != nil && !touched[f] {
+				ub.Set(b.Name(f.attr), b.Value(av))
+			}
+		}
+		if g.created != nil {
+			var stamped T
+			sv := reflect.ValueOf(&stamped).Elem()
+			e.stamp(sv, now, false)
+			av, err := e.marshalFieldPlain(g.created, sv)
+			if err != nil {
+				return nil, updateEffect{}, &ValidationError{Entity: e.name, Field: g.created.name, Reason: "cannot encode", Err: err}
+			}
+			ub.SetIfNotExists(b.Name(g.created.attr), b.Value(av))
+		}
+	}
 	multiAttr := map[*fieldInfo]bool{}
 	for _, p := range e.indexes {
 		if p.multi {
@@ -352,7 +376,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 				missing = append(missing, f.name)
 			}
 		}
-		if !anyTouched {
+		if !anyTouched && !blind {
 			continue
 		}
 		if len(missing) > 0 {
@@ -533,6 +557,20 @@ func (u *Update[T]) indexReads() []*fieldInfo {
 		}
 	}
 	return out
+}
+
+// givesEveryIndex reports whether the update gives every field of every
+// index key of the entity (key fields, set and removed fields, UpdatedAt).
+func (u *Update[T]) givesEveryIndex() bool {
+	known := u.known(nil)
+	for _, p := range u.r.e.indexes {
+		for _, f := range p.deps {
+			if !known[f] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // addTo adds the number n to the numeric value dst.

@@ -70,26 +70,32 @@ func (r *Repo[T]) createItems(v T, x expectation) ([]txItem, error) {
 // caller gave no version (to learn the stored one).
 func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, error) {
 	rv := reflect.ValueOf(&v).Elem()
-	r.e.stampNow(r.t, &v, false)
+	r.e.stampNow(r.t, &v, o.load)
 	g := &r.e.guards
 	x := r.expect("Put", anyItem)
 	if o.mustExist {
 		x.intent = existingItem
 	}
+	reads := g.unique
+	if !o.load {
+		reads = r.readFields(reads, rv)
+	}
 	var key map[string]types.AttributeValue // made only when needed (see txItem.key)
-	if fields := r.readFields(g.unique, rv); len(fields) > 0 {
+	if len(reads) > 0 {
 		var err error
 		if key, err = r.e.key(r.t, v); err != nil {
 			return nil, err
 		}
-		if x.snap, err = r.readBefore(ctx, key, fields, false); err != nil {
+		if x.snap, err = r.readBefore(ctx, key, reads, false); err != nil {
 			return nil, err
 		}
 		if err := x.refuse(x.snap); err != nil {
 			return nil, err
 		}
 	}
-	r.versioning(&x, rv, x.snap)
+	if !o.load {
+		r.versioning(&x, rv, x.snap)
+	}
 	item, size, err := r.e.encodeSized(r.t, &v)
 	if err != nil {
 		return nil, err
@@ -216,7 +222,11 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 	}
 	kv := reflect.ValueOf(&u.key).Elem()
 	reads := append(r.readFields(moved, kv), u.indexReads()...)
-	if x.snap, err = r.readBefore(ctx, key, reads, u.upsert); err != nil {
+	// An upsert that gives every field of every index key can be sent
+	// without reading: whether it creates or updates, the keys it writes
+	// are the ones a Put of the item would.
+	whole := u.upsert && (len(reads) > 0 || !u.givesEveryIndex())
+	if x.snap, err = r.readBefore(ctx, key, reads, whole); err != nil {
 		return nil, err
 	}
 	if err := x.refuse(x.snap); err != nil {
@@ -242,8 +252,10 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 			x.intent = absentItem
 			return r.createItems(v, x)
 		}
-		// The item is there: the update must find it still there.
-		x.intent = existingItem
+		if u.upsert {
+			// The item is there: the update must find it still there.
+			x.intent = existingItem
+		}
 	}
 	in, eff, err := u.build(key, &x)
 	if err != nil {

@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"context"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -15,14 +17,20 @@ type WriteOp struct {
 	put    map[string]types.AttributeValue // the item, for a put
 	key    map[string]types.AttributeValue // the primary key, for a delete
 	err    error
+	// guarded, for an entity with unique fields, writes the op with its
+	// guard items (a transaction, after reading the item) instead of in a
+	// batch request.
+	guarded func(ctx context.Context) error
 }
 
 // PutOp returns a put of v: the whole item, keys and indexes rendered.
 // Managed timestamps are filled only when zero and the version is stored as
-// given, so that a migration keeps what it copies. A batch cannot carry
-// conditions: the put does not check the version, and it neither writes
-// nor releases unique guard items (use [Repo.GuardOps] to write them, or
-// [Tx] for guarded writes).
+// given, so that a migration keeps what it copies; the put does not check
+// the version. Like every write, it never replaces another entity's item:
+// for an entity with unique fields, whose guard items a batch request
+// cannot keep, the batch writes the op on its own as [Repo.Put] does
+// (reading the item, claiming and releasing values in one transaction);
+// for the others, the batch request replaces what is under the key.
 func (r *Repo[T]) PutOp(v T) WriteOp {
 	op := WriteOp{table: r.t, entity: r.e.name}
 	r.e.stampNow(r.t, &v, true)
@@ -32,13 +40,30 @@ func (r *Repo[T]) PutOp(v T) WriteOp {
 		return op
 	}
 	op.put = item // its key is in it: Key extracts it only when asked
+	if len(r.e.guards.unique) > 0 {
+		op.guarded = func(ctx context.Context) error {
+			_, err := r.exec(ctx, "Put", func() ([]txItem, error) { return r.putItems(ctx, v, writeOptions{load: true}) })
+			return err
+		}
+	}
 	return op
 }
 
-// DeleteOp returns a delete of the item with key's primary key.
+// DeleteOp returns a delete of the item with key's primary key. For an
+// entity with unique fields, the batch deletes it on its own as
+// [Repo.Delete] does, releasing its guard items.
 func (r *Repo[T]) DeleteOp(key T) WriteOp {
 	op := WriteOp{table: r.t, entity: r.e.name}
 	op.key, op.err = r.e.key(r.t, key)
+	if op.err == nil && len(r.e.guards.unique) > 0 {
+		op.guarded = func(ctx context.Context) error {
+			_, err := r.exec(ctx, "Delete", func() ([]txItem, error) {
+				items, _, err := r.deleteItems(ctx, key, writeOptions{})
+				return items, err
+			})
+			return err
+		}
+	}
 	return op
 }
 
