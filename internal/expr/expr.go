@@ -139,12 +139,19 @@ func (b *Builder) Values() map[string]types.AttributeValue { return b.values }
 
 // And joins conditions written as text, parenthesising each when there is
 // more than one; empty parts are left out.
-func And(parts ...string) string {
+func And(parts ...string) string { return join(" AND ", parts) }
+
+// Or joins conditions written as text into one that holds when any of
+// them does, parenthesising each when there is more than one; empty parts
+// are left out.
+func Or(parts ...string) string { return join(" OR ", parts) }
+
+func join(sep string, parts []string) string {
 	n, size := 0, 0
 	for _, p := range parts {
 		if p != "" {
 			n++
-			size += len(p) + 9
+			size += len(p) + len(sep) + 2
 		}
 	}
 	if n <= 1 {
@@ -162,7 +169,7 @@ func And(parts ...string) string {
 			continue
 		}
 		if !first {
-			buf = append(buf, " AND "...)
+			buf = append(buf, sep...)
 		}
 		first = false
 		buf = append(buf, '(')
