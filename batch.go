@@ -263,23 +263,39 @@ func (b *batchWriter) fail(idx []int, err error) {
 // item by item.
 func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 	client := b.ops[pending[0]].table.client
-	err := b.policy.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
+	err := sendUntilDone(ctx, b.policy, "BatchWriteItem", func(ctx context.Context) (bool, error) {
 		out, err := client.BatchWriteItem(ctx, b.request(pending))
 		if err != nil {
-			return err
+			return false, err
 		}
-		if pending = b.unprocessed(pending, out.UnprocessedItems); len(pending) > 0 {
+		pending = b.unprocessed(pending, out.UnprocessedItems)
+		return len(pending) > 0, nil
+	})
+	if err != nil {
+		b.fail(pending, err)
+	}
+}
+
+// sendUntilDone calls send, which sends one request of a batch and reports
+// whether work is left (UnprocessedItems or UnprocessedKeys), with policy
+// p until nothing is left, retrying throttled requests too. It returns
+// nil, or the error of what is left: ErrUnprocessed when the budget ran
+// out, and otherwise why the request failed.
+func sendUntilDone(ctx context.Context, p backoff.Policy, api string, send func(context.Context) (left bool, err error)) error {
+	err := p.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
+		left, err := send(ctx)
+		if err == nil && left {
 			return backoff.Again(nil)
 		}
-		return nil
+		return err
 	})
 	switch {
 	case err == nil:
+		return nil
 	case errors.Is(err, backoff.ErrWorkLeft):
-		b.fail(pending, wrapSentinel(ErrUnprocessed, fmt.Sprintf("BatchWriteItem, after %d attempts", max(b.policy.Attempts, 1)), nil))
-	default:
-		b.fail(pending, fmt.Errorf("singletable: BatchWriteItem: %w", err))
+		return wrapSentinel(ErrUnprocessed, fmt.Sprintf("%s, after %d attempts", api, max(p.Attempts, 1)), nil)
 	}
+	return fmt.Errorf("singletable: %s: %w", api, err)
 }
 
 // unprocessed maps what came back unprocessed to the pending ops, by table
@@ -639,7 +655,7 @@ func (g *batchGetter[T]) fail(pending []int, err error) {
 
 func (g *batchGetter[T]) chunk(ctx context.Context, pending []int) {
 	client, table := g.r.t.client, g.r.t.name
-	err := g.policy.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
+	err := sendUntilDone(ctx, g.policy, "BatchGetItem", func(ctx context.Context) (bool, error) {
 		ka := g.ka
 		ka.Keys = make([]map[string]types.AttributeValue, len(pending))
 		for j, u := range pending {
@@ -649,7 +665,7 @@ func (g *batchGetter[T]) chunk(ctx context.Context, pending []int) {
 			RequestItems: map[string]types.KeysAndAttributes{table: ka},
 		})
 		if err != nil {
-			return err
+			return false, err
 		}
 		for _, item := range out.Responses[table] {
 			g.found(item)
@@ -664,16 +680,10 @@ func (g *batchGetter[T]) chunk(ctx context.Context, pending []int) {
 				next = append(next, u)
 			}
 		}
-		if pending = next; len(pending) > 0 {
-			return backoff.Again(nil)
-		}
-		return nil
+		pending = next
+		return len(pending) > 0, nil
 	})
-	switch {
-	case err == nil:
-	case errors.Is(err, backoff.ErrWorkLeft):
-		g.fail(pending, wrapSentinel(ErrUnprocessed, fmt.Sprintf("BatchGetItem, after %d attempts", max(g.policy.Attempts, 1)), nil))
-	default:
-		g.fail(pending, fmt.Errorf("singletable: BatchGetItem: %w", err))
+	if err != nil {
+		g.fail(pending, err)
 	}
 }

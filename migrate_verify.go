@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -341,25 +340,19 @@ func getRaw(ctx context.Context, t *Table, keys []map[string]types.AttributeValu
 		n := min(len(pending), maxBatchGet)
 		req := map[string]types.KeysAndAttributes{t.name: {Keys: pending[:n], ConsistentRead: aws.Bool(true)}}
 		pending = pending[n:]
-		// Throttling and unprocessed keys share one budget.
-		err := backoff.Default.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
+		err := sendUntilDone(ctx, backoff.Default, "verify: BatchGetItem", func(ctx context.Context) (bool, error) {
 			out, err := t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
 			if err != nil {
-				return err
+				return false, err
 			}
 			for _, item := range out.Responses[t.name] {
 				got[t.keyID(item)] = item
 			}
-			if req = out.UnprocessedKeys; len(req) > 0 {
-				return backoff.Again(nil)
-			}
-			return nil
+			req = out.UnprocessedKeys
+			return len(req) > 0, nil
 		})
-		switch {
-		case errors.Is(err, backoff.ErrWorkLeft):
-			return nil, wrapSentinel(ErrUnprocessed, "verify: BatchGetItem", nil)
-		case err != nil:
-			return nil, fmt.Errorf("singletable: verify: BatchGetItem: %w", err)
+		if err != nil {
+			return nil, err
 		}
 	}
 	return got, nil
