@@ -1,6 +1,8 @@
-// Package backoff paces retries of DynamoDB work that was throttled or left
-// unprocessed: BatchWriteItem and BatchGetItem UnprocessedItems and
-// UnprocessedKeys, and throttling errors that outlast the SDK's own retryer.
+// Package backoff paces the library's own retries of DynamoDB work: work
+// that was throttled or left unprocessed (BatchWriteItem and BatchGetItem
+// UnprocessedItems and UnprocessedKeys, throttling errors that outlast the
+// SDK's own retryer), transactions cancelled by conflicts, and conditional
+// writes that lost a race and start over (sequence appends, backfills).
 //
 // Delays use exponential backoff with full jitter: the delay before retry n
 // (counting from 0) is uniform in [0, min(Max, Base·2ⁿ)). A Policy is a

@@ -12,6 +12,11 @@
 // the SDK, once per request, and merged in: the SDK names its placeholders
 // "#0", ":0", …, and this package names its own "#n0", ":v0", …, so the two
 // never collide.
+//
+// Every attribute name goes behind a placeholder, even a plain one:
+// migrations write raw items whose attribute names may hold dots or be
+// reserved words ("Status"), which DynamoDB would otherwise read as
+// document paths or reject. No other file writes expression text.
 package expr
 
 import (
