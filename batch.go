@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"reflect"
@@ -48,20 +49,7 @@ type Backoff struct {
 }
 
 func (o BatchOptions) policy() backoff.Policy {
-	p := backoff.Default
-	switch {
-	case o.Backoff.Base < 0:
-		p.Base = 0
-	case o.Backoff.Base > 0:
-		p.Base = o.Backoff.Base
-	}
-	if o.Backoff.Max > 0 {
-		p.Max = o.Backoff.Max
-	}
-	if o.MaxAttempts > 0 {
-		p.Attempts = o.MaxAttempts
-	}
-	return p
+	return backoff.Default.With(o.Backoff.Base, o.Backoff.Max, o.MaxAttempts)
 }
 
 func (o BatchOptions) concurrency() int {
@@ -298,63 +286,76 @@ func (b *batchWriter) send(ctx context.Context, idx []int) {
 }
 
 // chunk sends one request's ops (all through the same client) until they
-// are all processed or the retry budget is spent.
+// are all processed or the retry budget is spent; what is left then fails
+// item by item.
 func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 	client := b.ops[pending[0]].table.client
-	attempts := max(b.policy.Attempts, 1)
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			if err := backoff.Sleep(ctx, b.policy.Delay(attempt-1, nil)); err != nil {
-				b.fail(pending, fmt.Errorf("singletable: BatchWriteItem: %w", err))
-				return
-			}
-		}
-		in := b.request(pending)
-		out, err := client.BatchWriteItem(ctx, in)
+	err := sendUntilDone(ctx, b.policy, "BatchWriteItem", func(ctx context.Context) (bool, error) {
+		out, err := client.BatchWriteItem(ctx, b.request(pending))
 		if err != nil {
-			if attempt+1 < attempts && backoff.IsRetryable(err) && ctx.Err() == nil {
-				continue
-			}
-			b.fail(pending, fmt.Errorf("singletable: BatchWriteItem: %w", err))
-			return
+			return false, err
 		}
-		if len(out.UnprocessedItems) == 0 {
-			return
-		}
-		// Map what came back unprocessed to our ops by table and key.
-		left := make(map[itemID]bool)
-		for table, reqs := range out.UnprocessedItems {
-			t := b.tableIn(pending, table)
-			if t == nil {
-				continue
-			}
-			for _, wr := range reqs {
-				var key map[string]types.AttributeValue
-				switch {
-				case wr.PutRequest != nil:
-					key = wr.PutRequest.Item
-				case wr.DeleteRequest != nil:
-					key = wr.DeleteRequest.Key
-				}
-				left[t.itemID(key)] = true
-			}
-		}
-		next := pending[:0:0]
-		for _, i := range pending {
-			op := &b.ops[i]
-			if left[op.table.itemID(op.keyed())] {
-				next = append(next, i)
-			}
-		}
-		if len(next) == 0 {
-			return
-		}
-		if attempt+1 >= attempts {
-			b.fail(next, wrapSentinel(ErrUnprocessed, fmt.Sprintf("BatchWriteItem, after %d attempts", attempts), nil))
-			return
-		}
-		pending = next
+		pending = b.unprocessed(pending, out.UnprocessedItems)
+		return len(pending) > 0, nil
+	})
+	if err != nil {
+		b.fail(pending, err)
 	}
+}
+
+// sendUntilDone calls send, which sends one request of a batch and reports
+// whether work is left (UnprocessedItems or UnprocessedKeys), with policy
+// p until nothing is left, retrying throttled requests too. It returns
+// nil, or the error of what is left: ErrUnprocessed when the budget ran
+// out, and otherwise why the request failed.
+func sendUntilDone(ctx context.Context, p backoff.Policy, api string, send func(context.Context) (left bool, err error)) error {
+	err := p.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
+		left, err := send(ctx)
+		if err == nil && left {
+			return backoff.Again(nil)
+		}
+		return err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, backoff.ErrWorkLeft):
+		return wrapSentinel(ErrUnprocessed, fmt.Sprintf("%s, after %d attempts", api, max(p.Attempts, 1)), nil)
+	}
+	return fmt.Errorf("singletable: %s: %w", api, err)
+}
+
+// unprocessed maps what came back unprocessed to the pending ops, by table
+// and key.
+func (b *batchWriter) unprocessed(pending []int, items map[string][]types.WriteRequest) []int {
+	if len(items) == 0 {
+		return nil
+	}
+	left := make(map[itemID]bool)
+	for table, reqs := range items {
+		t := b.tableIn(pending, table)
+		if t == nil {
+			continue
+		}
+		for _, wr := range reqs {
+			var key map[string]types.AttributeValue
+			switch {
+			case wr.PutRequest != nil:
+				key = wr.PutRequest.Item
+			case wr.DeleteRequest != nil:
+				key = wr.DeleteRequest.Key
+			}
+			left[t.itemID(key)] = true
+		}
+	}
+	next := pending[:0:0]
+	for _, i := range pending {
+		op := &b.ops[i]
+		if left[op.table.itemID(op.keyed())] {
+			next = append(next, i)
+		}
+	}
+	return next
 }
 
 // request builds the BatchWriteItemInput of the pending ops: one block of
@@ -681,14 +682,7 @@ func (g *batchGetter[T]) fail(pending []int, err error) {
 
 func (g *batchGetter[T]) chunk(ctx context.Context, pending []int) {
 	client, table := g.r.t.client, g.r.t.name
-	attempts := max(g.policy.Attempts, 1)
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			if err := backoff.Sleep(ctx, g.policy.Delay(attempt-1, nil)); err != nil {
-				g.fail(pending, fmt.Errorf("singletable: BatchGetItem: %w", err))
-				return
-			}
-		}
+	err := sendUntilDone(ctx, g.policy, "BatchGetItem", func(ctx context.Context) (bool, error) {
 		ka := g.ka
 		ka.Keys = make([]map[string]types.AttributeValue, len(pending))
 		for j, u := range pending {
@@ -698,11 +692,7 @@ func (g *batchGetter[T]) chunk(ctx context.Context, pending []int) {
 			RequestItems: map[string]types.KeysAndAttributes{table: ka},
 		})
 		if err != nil {
-			if attempt+1 < attempts && backoff.IsRetryable(err) && ctx.Err() == nil {
-				continue
-			}
-			g.fail(pending, fmt.Errorf("singletable: BatchGetItem: %w", err))
-			return
+			return false, err
 		}
 		for _, item := range out.Responses[table] {
 			g.found(item)
@@ -717,13 +707,10 @@ func (g *batchGetter[T]) chunk(ctx context.Context, pending []int) {
 				next = append(next, u)
 			}
 		}
-		if len(next) == 0 {
-			return
-		}
-		if attempt+1 >= attempts {
-			g.fail(next, wrapSentinel(ErrUnprocessed, fmt.Sprintf("BatchGetItem, after %d attempts", attempts), nil))
-			return
-		}
 		pending = next
+		return len(pending) > 0, nil
+	})
+	if err != nil {
+		g.fail(pending, err)
 	}
 }

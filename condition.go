@@ -26,7 +26,7 @@ func attrExists(attr string) condWriter {
 }
 
 func attrNotExists(attr string) condWriter {
-	return func(b *expr.Builder) string { return "attribute_not_exists(" + b.Name(attr) + ")" }
+	return func(b *expr.Builder) string { return expr.AttributeNotExists(b.Name(attr)) }
 }
 
 func attrEq(attr string, av types.AttributeValue) condWriter {
@@ -35,32 +35,20 @@ func attrEq(attr string, av types.AttributeValue) condWriter {
 
 // anyOf holds when one of ws does.
 func anyOf(ws ...condWriter) condWriter {
-	return func(b *expr.Builder) string {
-		parts := make([]string, len(ws))
-		for i, w := range ws {
-			parts[i] = "(" + w(b) + ")"
-		}
-		return joinOr(parts)
-	}
+	return func(b *expr.Builder) string { return expr.Or(writeAll(b, ws)...) }
 }
 
 // allOf holds when every one of ws does.
 func allOf(ws ...condWriter) condWriter {
-	return func(b *expr.Builder) string {
-		parts := make([]string, len(ws))
-		for i, w := range ws {
-			parts[i] = w(b)
-		}
-		return expr.And(parts...)
-	}
+	return func(b *expr.Builder) string { return expr.And(writeAll(b, ws)...) }
 }
 
-func joinOr(parts []string) string {
-	s := parts[0]
-	for _, p := range parts[1:] {
-		s += " OR " + p
+func writeAll(b *expr.Builder, ws []condWriter) []string {
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = w(b)
 	}
-	return s
+	return parts
 }
 
 // check is a condition of the library's own checks.

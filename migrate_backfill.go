@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -57,9 +58,7 @@ func (b *backfill[T]) source(ctx context.Context, t *Table) (scanSpec, error) {
 	spec := scanSpec{
 		client: b.r.t.client,
 		table:  b.r.t.name,
-		filter: "#et = :et",
-		names:  map[string]string{"#et": b.r.t.opts.EntityTypeAttr},
-		values: map[string]types.AttributeValue{":et": avS(b.r.e.name)},
+		filter: attrEq(b.r.t.opts.EntityTypeAttr, avS(b.r.e.name)),
 	}
 	return spec, spec.describe(ctx)
 }
@@ -101,22 +100,15 @@ func (b *backfill[T]) process(ctx context.Context, r *runner, p *scanPage) {
 
 // rewriteItem applies w to item, re-reading and re-planning the item when
 // it changed meanwhile, until the rewrite succeeds, is no longer needed,
-// or the retry budget is spent.
+// or the retry budget is spent. A rewrite planned again and a throttled
+// one share that budget.
 func (b *backfill[T]) rewriteItem(ctx context.Context, r *runner, p *scanPage, i int, item map[string]types.AttributeValue, w *rewrite) {
 	policy := backoff.Default
 	key := w.oldKey
-	var last error
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			if attempt >= policy.Attempts {
-				p.fail(i, wrapSentinel(ErrConditionFailed, fmt.Sprintf("backfill %s: item still changing after %d attempts", r.mig.ID, attempt), last))
-				return
-			}
-			if err := backoff.Sleep(ctx, policy.Delay(attempt-1, nil)); err != nil {
-				p.abort(err)
-				return
-			}
-		}
+	// Each try records the item's outcome itself, unless it asks for
+	// another try; so Do's error is only a budget spent or a wait cut short.
+	never := func(error) bool { return false }
+	err := policy.Do(ctx, nil, never, func(ctx context.Context) error {
 		if w == nil {
 			cur, err := b.reread(ctx, key)
 			if err == nil && cur != nil {
@@ -125,20 +117,20 @@ func (b *backfill[T]) rewriteItem(ctx context.Context, r *runner, p *scanPage, i
 			switch {
 			case err != nil && stopsRun(ctx, err):
 				p.abort(err)
-				return
+				return nil
 			case err != nil:
 				p.fail(i, fmt.Errorf("singletable: backfill %s: %w", r.mig.ID, err))
-				return
+				return nil
 			case cur == nil || !w.changed():
 				p.set(i, outSkipped) // deleted, or already rewritten by its writer
-				return
+				return nil
 			}
 			item = cur
 		}
 		units := b.units(w, item)
 		if err := r.throttle(ctx, units); err != nil {
 			p.abort(err)
-			return
+			return nil
 		}
 		var err error
 		if w.keyChanged {
@@ -150,19 +142,25 @@ func (b *backfill[T]) rewriteItem(ctx context.Context, r *runner, p *scanPage, i
 		case err == nil:
 			p.set(i, outWritten)
 			p.wrote(b.what(w), 1, units)
-			return
 		case errors.Is(err, errStale):
-			w, last = nil, err
+			w = nil
 			p.retry()
+			return backoff.Again(err)
 		case backoff.IsRetryableTx(err) && ctx.Err() == nil:
-			last = err
+			return backoff.Again(err)
 		case stopsRun(ctx, err):
 			p.abort(err)
-			return
 		default:
 			p.fail(i, err)
-			return
 		}
+		return nil
+	})
+	switch {
+	case err == nil:
+	case stopsRun(ctx, err):
+		p.abort(err)
+	default:
+		p.fail(i, wrapSentinel(ErrConditionFailed, fmt.Sprintf("backfill %s: item still changing after %d attempts", r.mig.ID, max(policy.Attempts, 1)), err))
 	}
 }
 
@@ -184,41 +182,34 @@ func (b *backfill[T]) reread(ctx context.Context, key map[string]types.Attribute
 // the values read.
 func (b *backfill[T]) update(ctx context.Context, w *rewrite, old map[string]types.AttributeValue) error {
 	t := b.r.t
-	var eb exprBuilder
-	var sets, removes []string
+	var eb expr.Builder
+	var u expr.Update
 	for _, a := range sortedKeys(w.set) {
-		sets = append(sets, eb.name(a)+" = "+eb.value(w.set[a]))
+		u.Set(eb.Name(a), eb.Value(w.set[a]))
 	}
 	for _, a := range w.remove {
-		removes = append(removes, eb.name(a))
+		u.Remove(eb.Name(a))
 	}
-	var update string
-	if len(sets) > 0 {
-		update = "SET " + strings.Join(sets, ", ")
-	}
-	if len(removes) > 0 {
-		update += " REMOVE " + strings.Join(removes, ", ")
-	}
-	update = strings.TrimSpace(update)
+	update := u.String()
 	conds := []string{
-		"attribute_exists(" + eb.name(t.opts.PartitionKey) + ")",
-		eb.equal(t.opts.EntityTypeAttr, avS(b.r.e.name)),
+		expr.AttributeExists(eb.Name(t.opts.PartitionKey)),
+		eb.Holds(t.opts.EntityTypeAttr, avS(b.r.e.name)),
 	}
 	watched := b.r.e.sourceAttrs()
 	for _, a := range slices.Concat(sortedKeys(w.set), w.remove) {
 		watched = appendAttr(watched, a)
 	}
 	for _, a := range watched {
-		conds = append(conds, eb.equal(a, old[a]))
+		conds = append(conds, eb.Holds(a, old[a]))
 	}
-	cond := andConds(conds...)
+	cond := expr.And(conds...)
 	_, err := t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &t.name,
 		Key:                       w.oldKey,
 		UpdateExpression:          &update,
 		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  eb.namesOrNil(),
-		ExpressionAttributeValues: eb.valuesOrNil(),
+		ExpressionAttributeNames:  eb.Names(),
+		ExpressionAttributeValues: eb.Values(),
 	})
 	if err != nil {
 		var ccf *types.ConditionalCheckFailedException
@@ -232,17 +223,17 @@ func (b *backfill[T]) update(ctx context.Context, w *rewrite, old map[string]typ
 
 // unchanged is the condition that the item still is old: every attribute
 // read holds its value, and no attribute of T that was absent exists.
-func (b *backfill[T]) unchanged(eb *exprBuilder, old map[string]types.AttributeValue) string {
+func (b *backfill[T]) unchanged(eb *expr.Builder, old map[string]types.AttributeValue) string {
 	var conds []string
 	for _, a := range sortedKeys(old) {
-		conds = append(conds, eb.equal(a, old[a]))
+		conds = append(conds, eb.Holds(a, old[a]))
 	}
 	for _, a := range b.r.e.fieldAttrs() {
 		if _, ok := old[a]; !ok {
-			conds = append(conds, eb.equal(a, nil))
+			conds = append(conds, eb.Holds(a, nil))
 		}
 	}
-	return andConds(conds...)
+	return expr.And(conds...)
 }
 
 // rekey moves the item to its new primary key in one transaction.
@@ -251,23 +242,23 @@ func (b *backfill[T]) rekey(ctx context.Context, w *rewrite, old map[string]type
 	if err := itemsize.Check(w.newItem); err != nil {
 		return &ValidationError{Entity: b.r.e.name, Reason: "re-keyed item too large", Err: err}
 	}
-	var pb, db exprBuilder
-	putCond := "attribute_not_exists(" + pb.name(t.opts.PartitionKey) + ")"
+	var pb, db expr.Builder
+	putCond := expr.AttributeNotExists(pb.Name(t.opts.PartitionKey))
 	delCond := b.unchanged(&db, old)
 	items := []types.TransactWriteItem{
 		{Put: &types.Put{
 			TableName:                           &t.name,
 			Item:                                w.newItem,
 			ConditionExpression:                 &putCond,
-			ExpressionAttributeNames:            pb.namesOrNil(),
+			ExpressionAttributeNames:            pb.Names(),
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 		{Delete: &types.Delete{
 			TableName:                 &t.name,
 			Key:                       w.oldKey,
 			ConditionExpression:       &delCond,
-			ExpressionAttributeNames:  db.namesOrNil(),
-			ExpressionAttributeValues: db.valuesOrNil(),
+			ExpressionAttributeNames:  db.Names(),
+			ExpressionAttributeValues: db.Values(),
 		}},
 	}
 	for _, g := range w.guards {
@@ -306,22 +297,24 @@ func (b *backfill[T]) rekey(ctx context.Context, w *rewrite, old map[string]type
 // belong to the old key (or be missing, which the move repairs).
 func (b *backfill[T]) moveGuard(g guardRef, w *rewrite) types.TransactWriteItem {
 	t := b.r.t
-	var eb exprBuilder
-	owner := []string{eb.name(guardOwnerPK) + " = " + eb.value(w.newItem[t.opts.PartitionKey])}
-	was := []string{eb.equal(guardOwnerPK, w.oldKey[t.opts.PartitionKey])}
+	var eb expr.Builder
+	var u expr.Update
+	u.Set(eb.Name(t.opts.EntityTypeAttr), eb.ValueS(UniqueGuardType))
+	u.Set(eb.Name(guardOwnerPK), eb.Value(w.newItem[t.opts.PartitionKey]))
+	was := []string{eb.Holds(guardOwnerPK, w.oldKey[t.opts.PartitionKey])}
 	if t.opts.SortKey != "" {
-		owner = append(owner, eb.name(guardOwnerSK)+" = "+eb.value(w.newItem[t.opts.SortKey]))
-		was = append(was, eb.equal(guardOwnerSK, w.oldKey[t.opts.SortKey]))
+		u.Set(eb.Name(guardOwnerSK), eb.Value(w.newItem[t.opts.SortKey]))
+		was = append(was, eb.Holds(guardOwnerSK, w.oldKey[t.opts.SortKey]))
 	}
-	update := "SET " + eb.name(t.opts.EntityTypeAttr) + " = " + eb.value(avS(UniqueGuardType)) + ", " + strings.Join(owner, ", ")
-	cond := "attribute_not_exists(" + eb.name(t.opts.PartitionKey) + ") OR (" + andConds(was...) + ")"
+	update := u.String()
+	cond := expr.Or(expr.AttributeNotExists(eb.Name(t.opts.PartitionKey)), expr.And(was...))
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 &t.name,
 		Key:                       g.key,
 		UpdateExpression:          &update,
 		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  eb.namesOrNil(),
-		ExpressionAttributeValues: eb.valuesOrNil(),
+		ExpressionAttributeNames:  eb.Names(),
+		ExpressionAttributeValues: eb.Values(),
 	}}
 }
 
@@ -345,14 +338,14 @@ func (b *backfill[T]) occupied(ctx context.Context, w *rewrite, old, there map[s
 		return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: another item is at the new key %s",
 			b.r.e.name, itemKeyText(t, w.oldKey), itemKeyText(t, w.newItem)), cause)
 	}
-	var db exprBuilder
+	var db expr.Builder
 	cond := b.unchanged(&db, old)
 	_, err := t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &t.name,
 		Key:                       w.oldKey,
 		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  db.namesOrNil(),
-		ExpressionAttributeValues: db.valuesOrNil(),
+		ExpressionAttributeNames:  db.Names(),
+		ExpressionAttributeValues: db.Values(),
 	})
 	if err != nil {
 		var ccf *types.ConditionalCheckFailedException

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"strconv"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
 )
 
 // The ledger lives in the migrated table: one header item per migration
@@ -143,12 +146,18 @@ func decodeCounts(item map[string]types.AttributeValue) MigrationCounts {
 	}
 }
 
+// countAttrs yields the attributes that hold counts c, in a fixed order.
+func countAttrs(c MigrationCounts) iter.Seq2[string, int64] {
+	return func(yield func(string, int64) bool) {
+		_ = yield(lgScanned, c.Scanned) && yield(lgRead, c.Read) && yield(lgWritten, c.Written) &&
+			yield(lgSkipped, c.Skipped) && yield(lgFailed, c.Failed)
+	}
+}
+
 func putCounts(item map[string]types.AttributeValue, c MigrationCounts) {
-	item[lgScanned] = avN(c.Scanned)
-	item[lgRead] = avN(c.Read)
-	item[lgWritten] = avN(c.Written)
-	item[lgSkipped] = avN(c.Skipped)
-	item[lgFailed] = avN(c.Failed)
+	for a, n := range countAttrs(c) {
+		item[a] = avN(n)
+	}
 }
 
 func getS(item map[string]types.AttributeValue, a string) string {
@@ -169,6 +178,12 @@ func getN(item map[string]types.AttributeValue, a string) int64 {
 func getTime(item map[string]types.AttributeValue, a string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, getS(item, a))
 	return t
+}
+
+func avS(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func avN(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
 func avTime(t time.Time) types.AttributeValue { return avS(t.UTC().Format(time.RFC3339Nano)) }
@@ -194,33 +209,45 @@ func (l *ledger) header(ctx context.Context) (headerRecord, bool, error) {
 // and with ErrMigrationRunning when another run holds an unexpired lease.
 func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease time.Duration) (prev headerRecord, existed bool, err error) {
 	now := l.t.opts.Now()
-	var b exprBuilder
-	pk := b.name(l.t.opts.PartitionKey)
-	nowV := b.value(avTime(now))
-	update := "SET " + b.name(l.t.opts.EntityTypeAttr) + " = " + b.value(avS(ledgerEntity)) +
-		", " + b.name(lgID) + " = " + b.value(avS(mig.ID)) +
-		", " + b.name(lgKind) + " = " + b.value(avS(mig.Kind())) +
-		", " + b.name(lgDescription) + " = " + b.value(avS(mig.Description)) +
-		", " + b.name(lgStatus) + " = " + b.value(avS(string(MigrationRunning))) +
-		", " + b.name(lgSegments) + " = if_not_exists(" + b.name(lgSegments) + ", " + b.value(avN(int64(segments))) + ")" +
-		", " + b.name(lgRuns) + " = if_not_exists(" + b.name(lgRuns) + ", " + b.value(avN(0)) + ") + " + b.value(avN(1)) +
-		", " + b.name(lgCreatedAt) + " = if_not_exists(" + b.name(lgCreatedAt) + ", " + nowV + ")" +
-		", " + b.name(lgStartedAt) + " = " + nowV +
-		", " + b.name(lgUpdatedAt) + " = " + nowV +
-		", " + b.name(lgLeaseOwner) + " = " + b.value(avS(l.owner)) +
-		", " + b.name(lgLeaseUntil) + " = " + b.value(avN(now.Add(lease).UnixMilli())) +
-		" REMOVE " + b.name(lgFinishedAt) + ", " + b.name(lgLastError)
-	cond := "attribute_not_exists(" + pk + ") OR (" + b.name(lgStatus) + " <> " + b.value(avS(string(MigrationCompleted))) +
-		" AND (attribute_not_exists(" + b.name(lgLeaseOwner) + ") OR " + b.name(lgLeaseUntil) + " < " + b.value(avN(now.UnixMilli())) +
-		// or this run's own claim, resent by the SDK after a lost response
-		" OR " + b.name(lgLeaseOwner) + " = " + b.value(avS(l.owner)) + "))"
+	var b expr.Builder
+	var u expr.Update
+	nowV := b.Value(avTime(now))
+	u.Set(b.Name(l.t.opts.EntityTypeAttr), b.ValueS(ledgerEntity))
+	u.Set(b.Name(lgID), b.ValueS(mig.ID))
+	u.Set(b.Name(lgKind), b.ValueS(mig.Kind()))
+	u.Set(b.Name(lgDescription), b.ValueS(mig.Description))
+	u.Set(b.Name(lgStatus), b.ValueS(string(MigrationRunning)))
+	u.SetIfNotExists(b.Name(lgSegments), b.Value(avN(int64(segments))))
+	runs := b.Name(lgRuns)
+	u.Set(runs, expr.Plus(expr.IfNotExists(runs, b.Value(avN(0))), b.Value(avN(1))))
+	u.SetIfNotExists(b.Name(lgCreatedAt), nowV)
+	u.Set(b.Name(lgStartedAt), nowV)
+	u.Set(b.Name(lgUpdatedAt), nowV)
+	u.Set(b.Name(lgLeaseOwner), b.ValueS(l.owner))
+	u.Set(b.Name(lgLeaseUntil), b.Value(avN(now.Add(lease).UnixMilli())))
+	u.Remove(b.Name(lgFinishedAt))
+	u.Remove(b.Name(lgLastError))
+	update := u.String()
+	// New, or not completed and free: no lease, an expired one, or this
+	// run's own claim, resent by the SDK after a lost response.
+	cond := expr.Or(
+		expr.AttributeNotExists(b.Name(l.t.opts.PartitionKey)),
+		expr.And(
+			expr.Compare(b.Name(lgStatus), expr.OpNe, b.ValueS(string(MigrationCompleted))),
+			expr.Or(
+				expr.AttributeNotExists(b.Name(lgLeaseOwner)),
+				expr.Compare(b.Name(lgLeaseUntil), expr.OpLt, b.Value(avN(now.UnixMilli()))),
+				b.Holds(lgLeaseOwner, avS(l.owner)),
+			),
+		),
+	)
 	out, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           &l.t.name,
 		Key:                                 l.key(ledgerHeader),
 		UpdateExpression:                    &update,
 		ConditionExpression:                 &cond,
-		ExpressionAttributeNames:            b.namesOrNil(),
-		ExpressionAttributeValues:           b.valuesOrNil(),
+		ExpressionAttributeNames:            b.Names(),
+		ExpressionAttributeValues:           b.Values(),
 		ReturnValues:                        types.ReturnValueAllOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
@@ -242,17 +269,18 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 	return decodeHeader(out.Attributes), true, nil
 }
 
-// update applies "SET ..." (and optional REMOVE) to the header provided
-// this run still holds the lease; losing it is ErrMigrationRunning.
-func (l *ledger) update(ctx context.Context, b *exprBuilder, update string) error {
-	cond := b.name(lgLeaseOwner) + " = " + b.value(avS(l.owner))
+// update applies u, written through b, to the header provided this run
+// still holds the lease; losing it is ErrMigrationRunning.
+func (l *ledger) update(ctx context.Context, b *expr.Builder, u *expr.Update) error {
+	update := u.String()
+	cond := b.Holds(lgLeaseOwner, avS(l.owner))
 	_, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &l.t.name,
 		Key:                       l.key(ledgerHeader),
 		UpdateExpression:          &update,
 		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  b.namesOrNil(),
-		ExpressionAttributeValues: b.valuesOrNil(),
+		ExpressionAttributeNames:  b.Names(),
+		ExpressionAttributeValues: b.Values(),
 	})
 	return l.leaseErr(err)
 }
@@ -271,44 +299,50 @@ func (l *ledger) leaseErr(err error) error {
 // setSegments records the number of segments (when a failed migration
 // starts over, possibly with a different number).
 func (l *ledger) setSegments(ctx context.Context, n int) error {
-	var b exprBuilder
-	return l.update(ctx, &b, "SET "+b.name(lgSegments)+" = "+b.value(avN(int64(n))))
+	var b expr.Builder
+	var u expr.Update
+	u.Set(b.Name(lgSegments), b.Value(avN(int64(n))))
+	return l.update(ctx, &b, &u)
 }
 
 // renew extends the lease to now+lease.
 func (l *ledger) renew(ctx context.Context, lease time.Duration) error {
 	now := l.t.opts.Now()
-	var b exprBuilder
-	return l.update(ctx, &b, "SET "+b.name(lgLeaseUntil)+" = "+b.value(avN(now.Add(lease).UnixMilli()))+
-		", "+b.name(lgUpdatedAt)+" = "+b.value(avTime(now)))
+	var b expr.Builder
+	var u expr.Update
+	u.Set(b.Name(lgLeaseUntil), b.Value(avN(now.Add(lease).UnixMilli())))
+	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(now)))
+	return l.update(ctx, &b, &u)
 }
 
 // release gives the lease up after a run that stopped early, recording why.
 func (l *ledger) release(ctx context.Context, cause error) error {
-	var b exprBuilder
-	update := "SET " + b.name(lgUpdatedAt) + " = " + b.value(avTime(l.t.opts.Now()))
+	var b expr.Builder
+	var u expr.Update
+	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(l.t.opts.Now())))
 	if cause != nil {
-		update += ", " + b.name(lgLastError) + " = " + b.value(avS(cause.Error()))
+		u.Set(b.Name(lgLastError), b.ValueS(cause.Error()))
 	}
-	update += " REMOVE " + b.name(lgLeaseOwner) + ", " + b.name(lgLeaseUntil)
-	return l.update(ctx, &b, update)
+	u.Remove(b.Name(lgLeaseOwner))
+	u.Remove(b.Name(lgLeaseUntil))
+	return l.update(ctx, &b, &u)
 }
 
 // finish records the end of the scan: state completed or failed, totals,
 // and gives the lease up.
 func (l *ledger) finish(ctx context.Context, state MigrationState, c MigrationCounts) error {
 	now := l.t.opts.Now()
-	var b exprBuilder
-	update := "SET " + b.name(lgStatus) + " = " + b.value(avS(string(state))) +
-		", " + b.name(lgFinishedAt) + " = " + b.value(avTime(now)) +
-		", " + b.name(lgUpdatedAt) + " = " + b.value(avTime(now)) +
-		", " + b.name(lgScanned) + " = " + b.value(avN(c.Scanned)) +
-		", " + b.name(lgRead) + " = " + b.value(avN(c.Read)) +
-		", " + b.name(lgWritten) + " = " + b.value(avN(c.Written)) +
-		", " + b.name(lgSkipped) + " = " + b.value(avN(c.Skipped)) +
-		", " + b.name(lgFailed) + " = " + b.value(avN(c.Failed)) +
-		" REMOVE " + b.name(lgLeaseOwner) + ", " + b.name(lgLeaseUntil)
-	err := l.update(ctx, &b, update)
+	var b expr.Builder
+	var u expr.Update
+	u.Set(b.Name(lgStatus), b.ValueS(string(state)))
+	u.Set(b.Name(lgFinishedAt), b.Value(avTime(now)))
+	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(now)))
+	for a, n := range countAttrs(c) {
+		u.Set(b.Name(a), b.Value(avN(n)))
+	}
+	u.Remove(b.Name(lgLeaseOwner))
+	u.Remove(b.Name(lgLeaseUntil))
+	err := l.update(ctx, &b, &u)
 	if errors.Is(err, ErrMigrationRunning) {
 		// The SDK may have resent the request after a lost response: if
 		// the first one was applied, the migration is finished and free.
@@ -398,14 +432,14 @@ func (l *ledger) claim(ctx context.Context, n int, reset bool) ([]*segmentState,
 
 // save writes a segment's checkpoint, provided this run still owns it.
 func (l *ledger) save(ctx context.Context, s *segmentState) error {
-	var b exprBuilder
-	cond := b.name(lgOwner) + " = " + b.value(avS(l.owner))
+	var b expr.Builder
+	cond := b.Holds(lgOwner, avS(l.owner))
 	_, err := l.t.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                 &l.t.name,
 		Item:                      l.segmentItem(s),
 		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  b.namesOrNil(),
-		ExpressionAttributeValues: b.valuesOrNil(),
+		ExpressionAttributeNames:  b.Names(),
+		ExpressionAttributeValues: b.Values(),
 	})
 	return l.leaseErr(err)
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -181,14 +182,43 @@ func (l *ledger) keepLease(ctx context.Context, lease time.Duration, cancel cont
 type scanSpec struct {
 	client Client
 	table  string
-	// filter, names, values: an optional filter expression.
-	filter string
-	names  map[string]string
-	values map[string]types.AttributeValue
+	// filter, when set, writes the scan's filter expression.
+	filter condWriter
 	// keyAttrs are the scanned table's key attributes, for ItemFailure.Key.
 	keyAttrs []string
 	// total is the table's approximate item count (0: unknown).
 	total int64
+}
+
+// input is the request for the first page of one of segments scan
+// segments; projection, when set, is the one attribute to read.
+func (s scanSpec) input(segment, segments int, pageSize int32, projection string) *dynamodb.ScanInput {
+	in := &dynamodb.ScanInput{
+		TableName:     &s.table,
+		Limit:         aws.Int32(pageSize),
+		Segment:       aws.Int32(int32(segment)),
+		TotalSegments: aws.Int32(int32(segments)),
+	}
+	var b expr.Builder
+	if s.filter != nil {
+		in.FilterExpression = aws.String(s.filter(&b))
+	}
+	if projection != "" {
+		in.ProjectionExpression = aws.String(b.Projection(projection))
+	}
+	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
+	return in
+}
+
+// page reads one page, retrying throttling and server errors.
+func (s scanSpec) page(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+	var out *dynamodb.ScanOutput
+	err := backoff.Default.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
+		var err error
+		out, err = s.client.Scan(ctx, in)
+		return err
+	})
+	return out, err
 }
 
 // describe fills keyAttrs and total from DescribeTable.
@@ -491,24 +521,9 @@ func (r *runner) committed(p *scanPage, c MigrationCounts) {
 
 // scan reads one page of a segment, retrying throttling and server errors.
 func (r *runner) scan(ctx context.Context, segment int, start map[string]types.AttributeValue) (*dynamodb.ScanOutput, error) {
-	in := &dynamodb.ScanInput{
-		TableName:         &r.spec.table,
-		Limit:             aws.Int32(r.o.PageSize),
-		ExclusiveStartKey: start,
-		Segment:           aws.Int32(int32(segment)),
-		TotalSegments:     aws.Int32(int32(r.nsegs)),
-	}
-	if r.spec.filter != "" {
-		in.FilterExpression = &r.spec.filter
-		in.ExpressionAttributeNames = r.spec.names
-		in.ExpressionAttributeValues = r.spec.values
-	}
-	var out *dynamodb.ScanOutput
-	err := backoff.Default.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
-		var err error
-		out, err = r.spec.client.Scan(ctx, in)
-		return err
-	})
+	in := r.spec.input(segment, r.nsegs, r.o.PageSize, "")
+	in.ExclusiveStartKey = start
+	out, err := r.spec.page(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("singletable: migration %s: scan %s segment %d: %w", r.mig.ID, r.spec.table, segment, err)
 	}

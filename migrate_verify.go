@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"maps"
 	"math"
 	"sync"
 
@@ -198,34 +197,9 @@ func scanAll(ctx context.Context, spec scanSpec, segments int, pageSize int32, p
 	g, ctx := errgroup.WithContext(ctx)
 	for seg := range segments {
 		g.Go(func() error {
-			in := &dynamodb.ScanInput{
-				TableName:     &spec.table,
-				Limit:         aws.Int32(pageSize),
-				Segment:       aws.Int32(int32(seg)),
-				TotalSegments: aws.Int32(int32(segments)),
-			}
-			names := maps.Clone(spec.names)
-			if spec.filter != "" {
-				in.FilterExpression = &spec.filter
-				in.ExpressionAttributeValues = spec.values
-			}
-			if projection != "" {
-				if names == nil {
-					names = map[string]string{}
-				}
-				names["#proj"] = projection
-				in.ProjectionExpression = aws.String("#proj")
-			}
-			if len(names) > 0 {
-				in.ExpressionAttributeNames = names
-			}
+			in := spec.input(seg, segments, pageSize, projection)
 			for {
-				var out *dynamodb.ScanOutput
-				err := backoff.Default.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
-					var err error
-					out, err = spec.client.Scan(ctx, in)
-					return err
-				})
+				out, err := spec.page(ctx, in)
 				if err != nil {
 					return fmt.Errorf("singletable: verify: scan %s: %w", spec.table, err)
 				}
@@ -366,29 +340,19 @@ func getRaw(ctx context.Context, t *Table, keys []map[string]types.AttributeValu
 		n := min(len(pending), maxBatchGet)
 		req := map[string]types.KeysAndAttributes{t.name: {Keys: pending[:n], ConsistentRead: aws.Bool(true)}}
 		pending = pending[n:]
-		p := backoff.Default
-		for attempt := 0; len(req) > 0; attempt++ {
-			if attempt > 0 {
-				if attempt >= p.Attempts {
-					return nil, wrapSentinel(ErrUnprocessed, "verify: BatchGetItem", nil)
-				}
-				if err := backoff.Sleep(ctx, p.Delay(attempt-1, nil)); err != nil {
-					return nil, err
-				}
-			}
-			var out *dynamodb.BatchGetItemOutput
-			err := p.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
-				var err error
-				out, err = t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-				return err
-			})
+		err := sendUntilDone(ctx, backoff.Default, "verify: BatchGetItem", func(ctx context.Context) (bool, error) {
+			out, err := t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
 			if err != nil {
-				return nil, fmt.Errorf("singletable: verify: BatchGetItem: %w", err)
+				return false, err
 			}
 			for _, item := range out.Responses[t.name] {
 				got[t.keyID(item)] = item
 			}
 			req = out.UnprocessedKeys
+			return len(req) > 0, nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return got, nil

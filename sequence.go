@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -113,27 +113,25 @@ func (s *Sequence) Reserve(tx *Txn, k int) (int64, error) {
 		return 0, err
 	}
 	next := cur + int64(k)
-	val := expression.Name(sequenceAttr)
-	cond := val.Equal(expression.Value(cur))
-	if cur == 0 {
-		cond = expression.AttributeNotExists(val)
+	var b expr.Builder
+	val := b.Name(sequenceAttr)
+	cond := expr.AttributeNotExists(val)
+	if cur != 0 {
+		cond = expr.Compare(val, expr.OpEq, b.Value(avN(cur)))
 	}
-	expr, err := expression.NewBuilder().
-		WithUpdate(expression.Set(val, expression.Value(next)).
-			Set(expression.Name(s.t.opts.EntityTypeAttr), expression.Value(SequenceType))).
-		WithCondition(cond).Build()
-	if err != nil {
-		return 0, &ValidationError{Entity: SequenceType, Reason: "bad sequence update", Err: err}
-	}
+	var u expr.Update
+	u.Set(val, b.Value(avN(next)))
+	u.Set(b.Name(s.t.opts.EntityTypeAttr), b.ValueS(SequenceType))
+	update := u.String()
 	what := fmt.Sprintf("sequence %s: number %d was taken by another transaction", s.name, cur+1)
 	it := txItem{table: s.t, key: s.key, size: itemsize.Of(s.key) + 16,
 		tw: types.TransactWriteItem{Update: &types.Update{
 			TableName:                 &s.t.name,
 			Key:                       s.key,
-			UpdateExpression:          expr.Update(),
-			ConditionExpression:       expr.Condition(),
-			ExpressionAttributeNames:  expr.Names(),
-			ExpressionAttributeValues: expr.Values(),
+			UpdateExpression:          &update,
+			ConditionExpression:       &cond,
+			ExpressionAttributeNames:  b.Names(),
+			ExpressionAttributeValues: b.Values(),
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrVersionConflict, what, nil) },
 	}
@@ -153,58 +151,58 @@ func (s *Sequence) Reserve(tx *Txn, k int) (int64, error) {
 // sent again with the same client request token rather than rebuilt, so a
 // lost response cannot append the same writes under two numbers.
 func (s *Sequence) Append(ctx context.Context, fn func(tx *Txn, n int64) error) (int64, error) {
-	p := backoff.Policy{Base: 5 * time.Millisecond, Max: 250 * time.Millisecond, Attempts: 100}
-	if s.opts.MaxAttempts > 0 {
-		p.Attempts = s.opts.MaxAttempts
-	}
-	switch {
-	case s.opts.Backoff.Base < 0:
-		p.Base = 0
-	case s.opts.Backoff.Base > 0:
-		p.Base = s.opts.Backoff.Base
-	}
-	if s.opts.Backoff.Max > 0 {
-		p.Max = s.opts.Backoff.Max
-	}
+	p := backoff.Policy{Base: 5 * time.Millisecond, Max: 250 * time.Millisecond, Attempts: 100}.
+		With(s.opts.Backoff.Base, s.opts.Backoff.Max, s.opts.MaxAttempts)
 	var in *dynamodb.TransactWriteItemsInput
 	var tx *Txn
+	var log *attemptLog // the attempts of in, with its token
 	var n int64
-	for attempt := 0; ; attempt++ {
+	// One loop, one budget: each try sends the transaction once. Only
+	// what Again marks is retried.
+	never := func(error) bool { return false }
+	err := p.Do(ctx, nil, never, func(ctx context.Context) error {
 		var err error
 		if in == nil {
 			// A new transaction: read the counter and let fn add its writes.
 			tx = &Txn{ctx: ctx, t: s.t}
 			if n, err = s.Next(tx); err != nil {
-				return 0, err
+				return err
 			}
 			if err = fn(tx, n); err != nil {
-				return 0, err
+				return err
 			}
 			if in, err = tx.request(""); err != nil {
-				return 0, err
+				return err
 			}
+			log = &attemptLog{}
 		}
-		err = tx.commit(ctx, in, TxOptions{})
+		_, err = s.t.client.TransactWriteItems(ctx, in, log.option())
 		if err == nil {
-			return n, nil
+			return nil
 		}
+		retry := ctx.Err() == nil && retryableTx(err)
+		err = tx.outcome(err, log)
 		var te *TransactionError
 		switch {
-		case errors.As(err, &te) && te.MaybeApplied:
-			// The transaction may have committed: send the same request with
-			// the same token again, never a new one that would append twice.
+		case retry, errors.As(err, &te) && te.MaybeApplied:
+			// Throttled, in conflict, or perhaps committed: send the same
+			// request with the same token again, never a new one that
+			// would append twice.
 		case s.lost(err):
 			in = nil // the number was taken: start over with the next one
 		default:
-			return 0, err
+			return err
 		}
-		if attempt+1 >= p.Attempts {
-			return 0, err
-		}
-		if serr := backoff.Sleep(ctx, p.Delay(attempt, nil)); serr != nil {
-			return 0, fmt.Errorf("singletable: sequence %s: %w (last error: %v)", s.name, serr, err)
-		}
+		return backoff.Again(err)
+	})
+	var ie *backoff.InterruptedError
+	switch {
+	case err == nil:
+		return n, nil
+	case errors.As(err, &ie):
+		return 0, fmt.Errorf("singletable: sequence %s: %w", s.name, err)
 	}
+	return 0, err
 }
 
 // lost reports whether err is a transaction cancelled because the

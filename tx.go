@@ -165,25 +165,26 @@ func guardText(g string) string {
 }
 
 func (tx *Txn) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o TxOptions) error {
-	p := BatchOptions{Backoff: o.Backoff, MaxAttempts: o.MaxAttempts}.policy()
-	if o.MaxAttempts <= 0 {
-		p.Attempts = 5
-	}
-	var err error
+	p := backoff.Policy{Base: backoff.Default.Base, Max: backoff.Default.Max, Attempts: 5}.
+		With(o.Backoff.Base, o.Backoff.Max, o.MaxAttempts)
 	log := &attemptLog{}
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			if serr := backoff.Sleep(ctx, p.Delay(attempt-1, nil)); serr != nil {
-				return fmt.Errorf("singletable: transaction: %w (last error: %v)", serr, err)
-			}
-		}
-		_, err = tx.t.client.TransactWriteItems(ctx, in, log.option())
-		if err == nil {
-			return nil
-		}
-		if attempt+1 >= max(p.Attempts, 1) || ctx.Err() != nil || !(backoff.IsRetryableTx(err) || inProgress(err)) {
-			break
-		}
+	err := p.Do(ctx, nil, func(err error) bool { return ctx.Err() == nil && retryableTx(err) }, func(ctx context.Context) error {
+		_, err := tx.t.client.TransactWriteItems(ctx, in, log.option())
+		return err
+	})
+	return tx.outcome(err, log)
+}
+
+// retryableTx reports whether sending the same transaction again, with the
+// same token, may succeed: throttling, a transient error, a conflict with
+// another transaction, or an earlier attempt still in progress.
+func retryableTx(err error) bool { return backoff.IsRetryableTx(err) || inProgress(err) }
+
+// outcome turns the last error of a transaction's attempts, logged in log,
+// into the error to return.
+func (tx *Txn) outcome(err error, log *attemptLog) error {
+	if err == nil {
+		return nil
 	}
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {

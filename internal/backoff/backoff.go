@@ -1,31 +1,33 @@
-// Package backoff paces retries of DynamoDB work that was throttled or left
-// unprocessed: BatchWriteItem and BatchGetItem UnprocessedItems and
-// UnprocessedKeys, and throttling errors that outlast the SDK's own retryer.
+// Package backoff paces the library's own retries of DynamoDB work: work
+// that was throttled or left unprocessed (BatchWriteItem and BatchGetItem
+// UnprocessedItems and UnprocessedKeys, throttling errors that outlast the
+// SDK's own retryer), transactions cancelled by conflicts, and conditional
+// writes that lost a race and start over (sequence appends, backfills).
 //
 // Delays use exponential backoff with full jitter: the delay before retry n
 // (counting from 0) is uniform in [0, min(Max, Base·2ⁿ)). A Policy is a
 // value; it holds no random source, so the caller passes one to Delay (a
 // seeded source in tests, nil for math/rand/v2's global one).
 //
-// A typical loop over unprocessed items:
+// Policy.Do runs every retry loop of the library: it calls an operation,
+// sleeps, and calls it again, until the operation succeeds, fails for good,
+// or the policy's tries are spent. An operation that made progress but has
+// work left (BatchWriteItem's UnprocessedItems) or must start over (a
+// conditional write that lost a race and was planned again) returns Again,
+// which Do retries whatever its classifier says:
 //
-//	p := backoff.Default
-//	for attempt := 0; len(pending) > 0; attempt++ {
-//		if attempt > 0 {
-//			if attempt >= p.Attempts {
-//				return errUnprocessed
-//			}
-//			if err := backoff.Sleep(ctx, p.Delay(attempt-1, nil)); err != nil {
-//				return err
-//			}
-//		}
+//	err := p.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
 //		out, err := client.BatchWriteItem(ctx, in(pending))
-//		...
-//		pending = out.UnprocessedItems
-//	}
-//
-// Policy.Do runs that loop for an operation that reports failure as an
-// error, retrying the errors that a classifier such as IsRetryable accepts.
+//		if err != nil {
+//			return err // retried if throttled
+//		}
+//		if pending = out.UnprocessedItems; len(pending) > 0 {
+//			return backoff.Again(nil)
+//		}
+//		return nil
+//	})
+//	// err is nil, op's final error, ErrWorkLeft when the tries ran out
+//	// with work left, or an *InterruptedError when ctx ended a wait.
 //
 // # Classifying errors
 //
@@ -56,6 +58,7 @@ package backoff
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -125,9 +128,9 @@ func (p Policy) Delay(attempt int, rnd func() float64) time.Duration {
 	return d
 }
 
-// Sleep waits for d or until ctx is done, whichever comes first. It returns
+// sleep waits for d or until ctx is done, whichever comes first. It returns
 // ctx.Err() if ctx is done (even when d is 0 or less), and nil otherwise.
-func Sleep(ctx context.Context, d time.Duration) error {
+func sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -144,12 +147,67 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Do calls op until it returns nil, returns an error that retryable rejects,
-// or p.Attempts tries have been made, sleeping p.Delay(n, rnd) before retry
-// n. It returns op's last error; or, if ctx is done while it waits, an error
-// that wraps ctx.Err() (and names op's last error in its text only, so that
-// it is not itself classified as retryable). A nil retryable means
-// IsRetryable.
+// With returns p with the settings a caller gave: a base above 0 replaces
+// Base, one below 0 means no delay at all (for tests), and 0 keeps Base; a
+// max or attempts above 0 replaces Max or Attempts.
+func (p Policy) With(base, max time.Duration, attempts int) Policy {
+	switch {
+	case base < 0:
+		p.Base = 0
+	case base > 0:
+		p.Base = base
+	}
+	if max > 0 {
+		p.Max = max
+	}
+	if attempts > 0 {
+		p.Attempts = attempts
+	}
+	return p
+}
+
+// ErrWorkLeft is what Do returns when its tries ran out while op still
+// returned Again(nil).
+var ErrWorkLeft = errors.New("work left after the last try")
+
+// again is op's request for another try; see Again.
+type again struct{ cause error }
+
+func (a *again) Error() string { return "try again: " + a.cause.Error() }
+
+// Again returns the error by which op asks Do for another try whatever
+// Do's classifier says: op made what progress it could and has work left,
+// or it must start over. cause says why (nil means ErrWorkLeft); Do returns
+// cause if the tries run out. Do recognises only the error Again returns,
+// not one that wraps it.
+func Again(cause error) error {
+	if cause == nil {
+		cause = ErrWorkLeft
+	}
+	return &again{cause: cause}
+}
+
+// InterruptedError is what Do returns when ctx ends while it waits to try
+// again. It wraps ctx's error and names op's last error in its text only,
+// so that it is not itself classified as retryable.
+type InterruptedError struct {
+	Err   error // ctx.Err()
+	Tries int   // the tries made
+	Last  error // op's last error (the cause given to Again)
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("%v (after %d tries; last error: %v)", e.Err, e.Tries, e.Last)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// Do calls op until it returns nil, returns an error that retryable
+// rejects, or p.Attempts tries have been made, sleeping p.Delay(n, rnd)
+// before retry n; an error made by Again is retried whatever retryable
+// says. It returns nil or op's last error (for Again, its cause); or, if
+// ctx is done when a retry is due or ends while Do waits for it, an
+// *InterruptedError. A nil retryable means IsRetryable.
 func (p Policy) Do(ctx context.Context, rnd func() float64, retryable func(error) bool, op func(context.Context) error) error {
 	if retryable == nil {
 		retryable = IsRetryable
@@ -157,11 +215,20 @@ func (p Policy) Do(ctx context.Context, rnd func() float64, retryable func(error
 	attempts := max(p.Attempts, 1)
 	for n := 0; ; n++ {
 		err := op(ctx)
-		if err == nil || n+1 >= attempts || !retryable(err) {
+		if err == nil {
+			return nil
+		}
+		a, retry := err.(*again)
+		if retry {
+			err = a.cause
+		} else {
+			retry = retryable(err)
+		}
+		if !retry || n+1 >= attempts {
 			return err
 		}
-		if serr := Sleep(ctx, p.Delay(n, rnd)); serr != nil {
-			return fmt.Errorf("%w (after %d tries; last error: %v)", serr, n+1, err)
+		if serr := sleep(ctx, p.Delay(n, rnd)); serr != nil {
+			return &InterruptedError{Err: serr, Tries: n + 1, Last: err}
 		}
 	}
 }

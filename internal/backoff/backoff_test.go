@@ -3,6 +3,7 @@ package backoff
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -139,37 +140,37 @@ func TestDelayRndEdges(t *testing.T) {
 }
 
 func TestSleep(t *testing.T) {
-	if err := Sleep(context.Background(), 0); err != nil {
-		t.Errorf("Sleep(0) = %v", err)
+	if err := sleep(context.Background(), 0); err != nil {
+		t.Errorf("sleep(0) = %v", err)
 	}
-	if err := Sleep(context.Background(), -time.Second); err != nil {
-		t.Errorf("Sleep(-1s) = %v", err)
+	if err := sleep(context.Background(), -time.Second); err != nil {
+		t.Errorf("sleep(-1s) = %v", err)
 	}
 	start := time.Now()
-	if err := Sleep(context.Background(), 5*time.Millisecond); err != nil {
-		t.Errorf("Sleep(5ms) = %v", err)
+	if err := sleep(context.Background(), 5*time.Millisecond); err != nil {
+		t.Errorf("sleep(5ms) = %v", err)
 	}
 	if el := time.Since(start); el < 5*time.Millisecond {
-		t.Errorf("Sleep(5ms) returned after %v", el)
+		t.Errorf("sleep(5ms) returned after %v", el)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := Sleep(ctx, 0); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled, Sleep(0) = %v", err)
+	if err := sleep(ctx, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled, sleep(0) = %v", err)
 	}
 	start = time.Now()
-	if err := Sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled, Sleep(1h) = %v", err)
+	if err := sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled, sleep(1h) = %v", err)
 	}
 
 	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
-	if err := Sleep(ctx, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("deadline, Sleep(1h) = %v", err)
+	if err := sleep(ctx, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline, sleep(1h) = %v", err)
 	}
 	if el := time.Since(start); el > 30*time.Second {
-		t.Errorf("Sleep did not stop at cancellation: %v", el)
+		t.Errorf("sleep did not stop at cancellation: %v", el)
 	}
 }
 
@@ -260,5 +261,103 @@ func TestDoCancelled(t *testing.T) {
 	}
 	if IsRetryable(err) {
 		t.Errorf("the cancellation error is classified as retryable: %v", err)
+	}
+}
+
+func TestDoCancelledReturnsInterruptedError(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tries := 0
+	err := fast.Do(ctx, seeded(), nil, func(context.Context) error {
+		tries++
+		return throttled()
+	})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || ie.Tries != 1 || !IsThrottle(ie.Last) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %#v after %d tries, want an *InterruptedError after 1", err, tries)
+	}
+	if want := "context canceled (after 1 tries; last error: "; len(err.Error()) < len(want) || err.Error()[:len(want)] != want {
+		t.Errorf("text %q", err.Error())
+	}
+}
+
+// Again retries partial progress whatever the classifier says, shares the
+// tries with retried errors, and hands back its cause when they run out.
+func TestDoAgain(t *testing.T) {
+	never := func(error) bool { return false }
+	left := 3
+	tries := 0
+	err := fast.Do(context.Background(), seeded(), never, func(context.Context) error {
+		tries++
+		if left--; left > 0 {
+			return Again(nil)
+		}
+		return nil
+	})
+	if err != nil || tries != 3 {
+		t.Fatalf("err = %v after %d tries, want nil after 3", err, tries)
+	}
+
+	tries = 0
+	err = fast.Do(context.Background(), seeded(), never, func(context.Context) error {
+		tries++
+		return Again(nil)
+	})
+	if err != ErrWorkLeft || tries != fast.Attempts {
+		t.Fatalf("err = %v after %d tries, want ErrWorkLeft after %d", err, tries, fast.Attempts)
+	}
+
+	stale := errors.New("item changed")
+	tries = 0
+	err = fast.Do(context.Background(), seeded(), IsRetryable, func(context.Context) error {
+		tries++
+		if tries%2 == 0 {
+			return throttled()
+		}
+		return Again(stale)
+	})
+	if err != stale || tries != fast.Attempts {
+		t.Fatalf("err = %v after %d tries, want the cause after %d", err, tries, fast.Attempts)
+	}
+
+	// A wrapped Again is an ordinary error.
+	tries = 0
+	err = fast.Do(context.Background(), seeded(), never, func(context.Context) error {
+		tries++
+		return fmt.Errorf("op: %w", Again(stale))
+	})
+	if tries != 1 || err == nil {
+		t.Fatalf("wrapped Again: err = %v after %d tries", err, tries)
+	}
+
+	// Work left when ctx ends is an interruption, not the cause.
+	ctx, cancel := context.WithCancel(context.Background())
+	err = fast.Do(ctx, seeded(), never, func(context.Context) error {
+		cancel()
+		return Again(stale)
+	})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || ie.Last != stale || errors.Is(err, stale) {
+		t.Fatalf("cancelled with work left: %v", err)
+	}
+}
+
+func TestWith(t *testing.T) {
+	ms := time.Millisecond
+	cases := []struct {
+		base, max time.Duration
+		attempts  int
+		want      Policy
+	}{
+		{0, 0, 0, Default},
+		{5 * ms, 0, 0, Policy{Base: 5 * ms, Max: Default.Max, Attempts: Default.Attempts}},
+		{-1, 0, 0, Policy{Base: 0, Max: Default.Max, Attempts: Default.Attempts}},
+		{0, time.Second, 3, Policy{Base: Default.Base, Max: time.Second, Attempts: 3}},
+		{0, -1, -1, Default},
+	}
+	for _, c := range cases {
+		if got := Default.With(c.base, c.max, c.attempts); got != c.want {
+			t.Errorf("With(%v, %v, %d) = %+v, want %+v", c.base, c.max, c.attempts, got, c.want)
+		}
 	}
 }

@@ -12,6 +12,11 @@
 // the SDK, once per request, and merged in: the SDK names its placeholders
 // "#0", ":0", …, and this package names its own "#n0", ":v0", …, so the two
 // never collide.
+//
+// Every attribute name goes behind a placeholder, even a plain one:
+// migrations write raw items whose attribute names may hold dots or be
+// reserved words ("Status"), which DynamoDB would otherwise read as
+// document paths or reject. No other file writes expression text.
 package expr
 
 import (
@@ -139,12 +144,19 @@ func (b *Builder) Values() map[string]types.AttributeValue { return b.values }
 
 // And joins conditions written as text, parenthesising each when there is
 // more than one; empty parts are left out.
-func And(parts ...string) string {
+func And(parts ...string) string { return join(" AND ", parts) }
+
+// Or joins conditions written as text into one that holds when any of
+// them does, parenthesising each when there is more than one; empty parts
+// are left out.
+func Or(parts ...string) string { return join(" OR ", parts) }
+
+func join(sep string, parts []string) string {
 	n, size := 0, 0
 	for _, p := range parts {
 		if p != "" {
 			n++
-			size += len(p) + 9
+			size += len(p) + len(sep) + 2
 		}
 	}
 	if n <= 1 {
@@ -162,7 +174,7 @@ func And(parts ...string) string {
 			continue
 		}
 		if !first {
-			buf = append(buf, " AND "...)
+			buf = append(buf, sep...)
 		}
 		first = false
 		buf = append(buf, '(')

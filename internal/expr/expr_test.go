@@ -59,6 +59,44 @@ func TestAnd(t *testing.T) {
 	}
 }
 
+func TestOr(t *testing.T) {
+	cases := []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{""}, ""},
+		{[]string{"a = b"}, "a = b"},
+		{[]string{"", "a", ""}, "a"},
+		{[]string{"a", "b AND c", "d"}, "(a) OR (b AND c) OR (d)"},
+	}
+	for _, c := range cases {
+		if got := Or(c.in...); got != c.want {
+			t.Errorf("Or(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// Grouping nests as written.
+	if got := Or("x", And("y", Or("z", "w"))); got != "(x) OR ((y) AND ((z) OR (w)))" {
+		t.Errorf("nested: %q", got)
+	}
+}
+
+// Holds is "equal", or "absent" for a nil value; names stay behind
+// placeholders even when they have dots or are reserved words.
+func TestHolds(t *testing.T) {
+	var b Builder
+	got := And(b.Holds("a.b", &types.AttributeValueMemberS{Value: "x"}), b.Holds("Status", nil), b.Holds("a.b", nil))
+	if want := "(#n0 = :v0) AND (attribute_not_exists(#n1)) AND (attribute_not_exists(#n0))"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if want := map[string]string{"#n0": "a.b", "#n1": "Status"}; !reflect.DeepEqual(b.Names(), want) {
+		t.Fatalf("names %v", b.Names())
+	}
+	if len(b.Values()) != 1 {
+		t.Fatalf("values %v", b.Values())
+	}
+}
+
 func TestUpdate(t *testing.T) {
 	var u Update
 	if u.String() != "" {
@@ -69,7 +107,8 @@ func TestUpdate(t *testing.T) {
 	u.Add("#c", ":c")
 	u.SetIfNotExists("#b", ":b")
 	u.Remove("#s")
-	want := "SET #a = :a, #b = if_not_exists(#b, :b) REMOVE #r, #s ADD #c :c"
+	u.Set("#d", Plus(IfNotExists("#d", ":zero"), ":one"))
+	want := "SET #a = :a, #b = if_not_exists(#b, :b), #d = if_not_exists(#d, :zero) + :one REMOVE #r, #s ADD #c :c"
 	if got := u.String(); got != want {
 		t.Fatalf("String() = %q, want %q", got, want)
 	}
@@ -86,6 +125,12 @@ func TestText(t *testing.T) {
 		t.Error(got)
 	}
 	if got := AttributeExists("#k"); got != "attribute_exists(#k)" {
+		t.Error(got)
+	}
+	if got := AttributeNotExists("#k"); got != "attribute_not_exists(#k)" {
+		t.Error(got)
+	}
+	if got := Compare("#k", OpNe, ":a"); got != "#k <> :a" {
 		t.Error(got)
 	}
 	var b Builder

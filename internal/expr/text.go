@@ -3,11 +3,14 @@ package expr
 import (
 	"slices"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Comparison operators of key conditions and conditions.
 const (
 	OpEq = " = "
+	OpNe = " <> "
 	OpLt = " < "
 	OpLe = " <= "
 	OpGt = " > "
@@ -25,6 +28,26 @@ func BeginsWith(name, value string) string { return "begins_with(" + name + ", "
 
 // AttributeExists writes "attribute_exists(name)".
 func AttributeExists(name string) string { return "attribute_exists(" + name + ")" }
+
+// AttributeNotExists writes "attribute_not_exists(name)".
+func AttributeNotExists(name string) string { return "attribute_not_exists(" + name + ")" }
+
+// Holds writes the condition that attribute attr holds av, or, when av is
+// nil, that attr is absent: the check that an attribute is still as it was
+// read, present or not.
+func (b *Builder) Holds(attr string, av types.AttributeValue) string {
+	if av == nil {
+		return AttributeNotExists(b.Name(attr))
+	}
+	return Compare(b.Name(attr), OpEq, b.Value(av))
+}
+
+// IfNotExists writes "if_not_exists(name, value)", an operand of SET: the
+// attribute's value, or value when it is absent.
+func IfNotExists(name, value string) string { return "if_not_exists(" + name + ", " + value + ")" }
+
+// Plus writes "a + b", an operand of SET.
+func Plus(a, b string) string { return a + " + " + b }
 
 // Projection writes a projection expression naming each attribute once.
 func (b *Builder) Projection(attrs ...string) string {
