@@ -76,16 +76,16 @@ func TestIdempotentIncrement(t *testing.T) {
 	// The response is lost after DynamoDB applied the increment; the retry
 	// carries the same token and is not applied again.
 	tc.loseNext.Store(1)
-	c, err := counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent("signup-alice").Run(ctx)
+	c, err := counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent(runToken("signup-alice")).Run(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, c.Users)
 	assert.Equal(t, int64(2), tc.requests.Load(), "sent twice, applied once")
 
 	// The caller retrying the same request later is also applied once.
-	c, err = counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent("signup-alice").Run(ctx)
+	c, err = counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent(runToken("signup-alice")).Run(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, c.Users)
-	c, err = counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent("signup-bob").Run(ctx)
+	c, err = counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent(runToken("signup-bob")).Run(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 2, c.Users, "another token is another increment")
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -95,3 +96,11 @@ func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singl
 	c.requests.Store(0)
 	return tbl, c
 }
+
+// runSuffix makes client request tokens unique to this test run: DynamoDB
+// keeps a token for 10 minutes across tables, so a token reused by a rerun
+// against the same server (DYNAMODB_ENDPOINT) would be a mismatch.
+var runSuffix = strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+
+// runToken is name made unique to this test run.
+func runToken(name string) string { return name + "-" + runSuffix }

@@ -156,7 +156,7 @@ func TestLostResponseIsNotMisreported(t *testing.T) {
 		assert.Equal(t, 2, c.Users, "an ADD without a token, retried by the SDK after a lost response, counts twice")
 
 		ft.Next("TransactWriteItems", ddbfault.LostResponse)
-		c, err = counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent("lost-once").Run(ctx)
+		c, err = counts.Update(Counts{}).Add("Users", 1).Upsert().Idempotent(runToken("lost-once")).Run(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 3, c.Users, "the token makes the retry a no-op")
 	})
