@@ -39,12 +39,17 @@ type Schema[T any] struct {
 	// transactions, and Put, Delete and updates touching a unique field
 	// first read the item to learn the values to release.
 	Unique []string
-	// Version names an integer field used for optimistic locking. Create
-	// stores version 1; Put, Update and Delete are conditioned on the
-	// version of the value (or key) given, the one the caller read, and
-	// store it plus one; a stale write is [ErrVersionConflict]. A version
-	// of 0 on Put means "not stored yet"; on Update and Delete it means
-	// "no check" (the version is still incremented by Update).
+	// Version names an integer field used for optimistic locking, with one
+	// rule on every path. Create stores version 1. A non-zero version in
+	// the value (or key) given to Put, Update or Delete is the one the
+	// caller read: the write is conditioned on it, and a stale one is
+	// [ErrVersionConflict]. Version 0 means the caller read none: Put and
+	// Update read the stored version themselves and are conditioned on
+	// that (retrying if another writer gets in between), and Delete checks
+	// nothing. Put and Update store the previous version plus one, set
+	// rather than added, so a retried request cannot count twice. Only
+	// [Repo.PutOp] stores the version as given, for migrations. The
+	// version may be part of an index key.
 	Version string
 	// CreatedAt and UpdatedAt name time.Time (or *time.Time) fields the
 	// library manages: CreatedAt is set on the first write when it is

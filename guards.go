@@ -465,10 +465,10 @@ func raced(what string) error {
 }
 
 // GuardOps returns puts of the unique guard items claiming v's values, for
-// a batch that loads or migrates items written without their guards (a
-// [Repo.PutOp] writes none). The puts are unconditional: run them only
-// when the values are known to be unique, or check with [Repo.Create] or
-// [Tx] instead.
+// items already in the table without their guards (written by another
+// service, or before the field was declared Unique; a [Repo.PutOp] claims
+// its own). The puts are unconditional: run them only when the values are
+// known to be unique, or check with [Repo.Create] or [Tx] instead.
 func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	owner, err := r.e.key(r.t, v)
 	if err != nil {

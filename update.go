@@ -22,10 +22,11 @@ import (
 //
 // Every index key that depends on a changed field is recomputed in the same
 // request: set again when all its fields are known and its predicate holds,
-// removed when it stops applying. If a changed field feeds an index key whose
-// other fields are neither in the key nor set by this update, Run returns a
-// *KeyError naming them: pass them with [Update.Set] so the index cannot go
-// stale.
+// removed when it stops applying. The fields of such a key that the update
+// neither sets nor has in its key (CreatedAt included) are read from the
+// stored item first, and the update is conditioned on them being as read,
+// so a concurrent change is never undone and the key never goes stale; the
+// caller need not resupply them.
 //
 // [UpdateItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html
 type Update[T any] struct {
@@ -192,7 +193,12 @@ func (u *Update[T]) Idempotent(token string) *Update[T] {
 	return u
 }
 
-// Upsert lets the update create the item when it does not exist.
+// Upsert lets the update create the item when it does not exist. An upsert
+// that finds no item is a Create of the key and the values the update
+// sets (added amounts included): the new item carries its managed fields
+// and every index key a Put of it would. Unless the update gives every
+// field of every index key (and a version or unique values make no read
+// necessary), Run reads the item first to tell the two cases apart.
 func (u *Update[T]) Upsert() *Update[T] {
 	u.upsert = true
 	return u
@@ -209,8 +215,8 @@ func appendUnique(s []*fieldInfo, f *fieldInfo) []*fieldInfo {
 // [ErrNotFound] when the item does not exist (without Upsert),
 // [ErrConditionFailed] when an [Update.If] condition fails, and
 // [ErrVersionConflict] when the key's version (for a versioned entity, when
-// non-zero) is not the stored one. The version is incremented and
-// UpdatedAt set on every update.
+// non-zero) is not the stored one. The next version is stored and
+// UpdatedAt set on every update (see [Schema].Version for version 0).
 //
 // An update that sets or removes a unique field reads the item first and
 // swaps the guards in one transaction (retrying if the item changes in
