@@ -307,7 +307,13 @@ func (b *bench) op(op, impl string) opFunc {
 	case "put/raw":
 		return func(ctx context.Context, r *rand.Rand) error {
 			p := putSample(r)
-			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: name, Item: rawItem(&p)})
+			// The same condition the library sends: replace only an item
+			// of this entity type, or none.
+			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: name, Item: rawItem(&p),
+				ConditionExpression:                 aws.String("attribute_not_exists(#pk) OR #type = :type"),
+				ExpressionAttributeNames:            map[string]string{"#pk": "PK", "#type": "EntityType"},
+				ExpressionAttributeValues:           map[string]types.AttributeValue{":type": &types.AttributeValueMemberS{Value: "Profile"}},
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
 			return err
 		}
 	case "get/library":

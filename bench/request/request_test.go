@@ -40,8 +40,20 @@ func handPut(st singletable.Client, p *benchfix.Profile) error {
 	item["EntityType"] = s("Profile")
 	item["GSI1PK"] = s("SKILL#" + p.SkillName)
 	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
-	_, err = st.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: item})
+	_, err = st.PutItem(ctx, ownedPut(item))
 	return err
+}
+
+// ownedPut is the PutItem of item that a careful hand-written service
+// sends to a shared table: it replaces only an item of its own entity type
+// (or none), never another entity's item under the same key.
+func ownedPut(item map[string]types.AttributeValue) *dynamodb.PutItemInput {
+	return &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: item,
+		ConditionExpression:                 aws.String("attribute_not_exists(#pk) OR #type = :type"),
+		ExpressionAttributeNames:            map[string]string{"#pk": "PK", "#type": "EntityType"},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":type": s("Profile")},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
 }
 
 // rawPut is the same with the hand-written codec.
@@ -52,7 +64,7 @@ func rawPut(st singletable.Client, p *benchfix.Profile) error {
 	item["EntityType"] = s("Profile")
 	item["GSI1PK"] = s("SKILL#" + p.SkillName)
 	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
-	_, err := st.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: item})
+	_, err := st.PutItem(ctx, ownedPut(item))
 	return err
 }
 
@@ -228,6 +240,11 @@ func canonical(t *testing.T, in any) any {
 		c.KeyConditionExpression = resolve(t, v.KeyConditionExpression, v.ExpressionAttributeNames, v.ExpressionAttributeValues)
 		c.FilterExpression = resolve(t, v.FilterExpression, v.ExpressionAttributeNames, v.ExpressionAttributeValues)
 		c.ProjectionExpression = resolve(t, v.ProjectionExpression, v.ExpressionAttributeNames, v.ExpressionAttributeValues)
+		c.ExpressionAttributeNames, c.ExpressionAttributeValues = nil, nil
+		return &c
+	case *dynamodb.PutItemInput:
+		c := *v
+		c.ConditionExpression = resolve(t, v.ConditionExpression, v.ExpressionAttributeNames, v.ExpressionAttributeValues)
 		c.ExpressionAttributeNames, c.ExpressionAttributeValues = nil, nil
 		return &c
 	case *dynamodb.UpdateItemInput:
