@@ -15,6 +15,9 @@ import (
 type condition struct {
 	own  []condWriter
 	user []expression.ConditionBuilder
+	// onlyOwnership marks the ownership condition alone (Repo.ownership
+	// for anyItem), which Repo.buildCond takes ready-made; and clears it.
+	onlyOwnership bool
 }
 
 // condWriter writes one check into a request's expression, naming its

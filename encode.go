@@ -38,6 +38,10 @@ type writeSet struct {
 	fixed      int
 	invalid    bool
 	indexNames []int
+	// owned is the ownership condition of a write that expects the item
+	// absent or this entity's (see Repo.ownership), written once: a Put
+	// with no other condition sends it as is (its maps are only read).
+	owned condExpr
 }
 
 // writeSetFor returns the entity's writeSet for t (cached for the last
@@ -103,6 +107,11 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 			ws.indexNames[i] = sz.size
 			ws.invalid = ws.invalid || sz.invalid
 		}
+	}
+	owned, err := check(anyOf(attrNotExists(t.opts.PartitionKey),
+		attrEq(t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: e.name}))).build(e.name)
+	if err == nil {
+		ws.owned = owned
 	}
 	e.written.Store(ws)
 	return ws

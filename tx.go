@@ -342,7 +342,7 @@ func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder
 func (r *Repo[T]) putTxItem(item, key map[string]types.AttributeValue, size int, cond condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
 	put := &types.Put{TableName: &r.t.name, Item: item}
 	if !cond.empty() {
-		ce, err := cond.build(r.e.name)
+		ce, err := r.buildCond(cond)
 		if err != nil {
 			return txItem{}, err
 		}

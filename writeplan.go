@@ -54,7 +54,20 @@ func (r *Repo[T]) ownership(i intent) condition {
 	case existingItem:
 		return check(r.exists(), r.isEntity())
 	}
-	return check(anyOf(r.notExists(), r.isEntity()))
+	c := check(anyOf(r.notExists(), r.isEntity()))
+	c.onlyOwnership = true
+	return c
+}
+
+// buildCond writes cond, taking the ownership condition of an unguarded
+// write ready-made.
+func (r *Repo[T]) buildCond(cond condition) (condExpr, error) {
+	if cond.onlyOwnership {
+		if ce := r.e.writeSetFor(r.t).owned; ce.text != nil {
+			return ce, nil
+		}
+	}
+	return cond.build(r.e.name)
 }
 
 // expectation is what one write's condition checks, to tell what its
