@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -19,9 +21,9 @@ import (
 // with guard items as a TransactWriteItems. The same builders serve the
 // Tx helpers, so a guarded write composes with others in one transaction.
 
-// maxRaceRetries bounds how often a single guarded write re-reads the item
-// after it changed between the read and the write.
-const maxRaceRetries = 5
+// racePolicy paces how often a write is built again (re-reading the item)
+// after the item changed between the library's read and the write.
+var racePolicy = backoff.Policy{Base: 5 * time.Millisecond, Max: 100 * time.Millisecond, Attempts: 5}
 
 func writeOpts(opts []WriteOption) writeOptions {
 	if len(opts) == 0 {
@@ -308,24 +310,27 @@ func (r *Repo[T]) exec(ctx context.Context, kind string, build func() ([]txItem,
 // execToken is exec, sent as a transaction with the given client request
 // token when token is not empty (even for one item).
 func (r *Repo[T]) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
-	for attempt := 1; ; attempt++ {
+	var res execResult
+	err := racePolicy.Do(ctx, nil, func(err error) bool {
+		// A retry rebuilds the request, which a fixed token would refuse.
+		var re *raceError
+		return token == "" && errors.As(err, &re)
+	}, func(ctx context.Context) error {
 		items, err := build()
 		if err != nil {
-			return execResult{}, err
+			return err
 		}
-		var res execResult
 		if len(items) > 1 || token != "" {
-			err = r.t.execTx(ctx, kind, r.e.name, items, token)
-		} else {
-			res, err = r.t.execItem(ctx, kind, r.e.name, items[0])
+			return r.t.execTx(ctx, kind, r.e.name, items, token)
 		}
-		var re *raceError
-		// A retry rebuilds the request, which a fixed token would refuse.
-		if errors.As(err, &re) && token == "" && attempt < maxRaceRetries && ctx.Err() == nil {
-			continue
-		}
-		return res, err
+		res, err = r.t.execItem(ctx, kind, r.e.name, items[0])
+		return err
+	})
+	var ie *backoff.InterruptedError
+	if errors.As(err, &ie) {
+		err = ie.Last // the context ended while waiting: report what raced
 	}
+	return res, err
 }
 
 // execTx sends the items of one write as a transaction.
