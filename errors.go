@@ -73,6 +73,16 @@ func (e *KeyError) Error() string {
 // Unwrap returns the underlying cause.
 func (e *KeyError) Unwrap() error { return e.Err }
 
+// keyErrorOr returns err when it is a *KeyError already (naming the index
+// and key concerned), and otherwise the *KeyError wrapping it the caller
+// made.
+func keyErrorOr(err error, wrapped *KeyError) error {
+	if ke, ok := err.(*KeyError); ok {
+		return ke
+	}
+	return wrapped
+}
+
 // ValidationError reports input rejected before any request was sent: an
 // unknown field, a schema mistake, an oversized item, a sort condition on a
 // non-key attribute, too many transaction items.
