@@ -69,10 +69,10 @@ type Entity[T any] struct {
 	byName   map[string]*fieldInfo
 	byAttr   map[string]*fieldInfo
 	excluded map[string]bool // Go fields tagged `dynamodbav:"-"`
-	pk, sk  compiledKey
-	indexes []*indexPlan[T]
-	guards  guardPlan
-	written atomic.Pointer[writeSet] // encodeSized's plan for the last table
+	pk, sk   compiledKey
+	indexes  []*indexPlan[T]
+	guards   guardPlan
+	written  atomic.Pointer[writeSet] // encodeSized's plan for the last table
 }
 
 // compiledKey is a key template with its placeholders resolved to fields.
