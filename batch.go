@@ -288,7 +288,7 @@ func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 			if attempt+1 < attempts && backoff.IsRetryable(err) && ctx.Err() == nil {
 				continue
 			}
-			b.fail(pending, fmt.Errorf("singletable: BatchWriteItem: %w", err))
+			b.fail(pending, fmt.Errorf("singletable: BatchWriteItem: %w", redactAPI(err)))
 			return
 		}
 		if len(out.UnprocessedItems) == 0 {

@@ -194,7 +194,7 @@ func (tx *Txn) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput,
 		te.MaybeApplied = log.maybeApplied.Load() && !te.conditionFailed()
 		return te
 	}
-	return fmt.Errorf("singletable: transaction: %w", err)
+	return fmt.Errorf("singletable: transaction: %w", redactAPI(err))
 }
 
 // inProgress reports a TransactionInProgressException: an earlier attempt

@@ -403,7 +403,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 			}
 			return res, withCause(failed, err)
 		}
-		return res, fmt.Errorf("singletable: %s %s: %w", kind, entity, err)
+		return res, fmt.Errorf("singletable: %s %s: %w", kind, entity, redactAPI(err))
 	}
 	return res, nil
 }

@@ -615,7 +615,7 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			continue
 		}
 		if err := p.decodeField(f, av, v, base); err != nil {
-			return err
+			return fieldErr(f.name, av, f.typ, err)
 		}
 	}
 	if hits == len(item) {
@@ -645,7 +645,7 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			continue
 		}
 		if err := p.decodeField(&p.fields[i], av, v, base); err != nil {
-			return err
+			return fieldErr(k, av, p.fields[i].typ, err)
 		}
 	}
 	p.learnExtras(learned)
@@ -796,21 +796,26 @@ func MarshalSized[T any](v *T, extra int) (map[string]types.AttributeValue, int,
 // that of decoding in place unless decoding reaches *out through some other
 // pointer (a field pointing into the struct itself) or an Unmarshaler keeps
 // the address of its receiver.
+//
+// Errors are *DecodeError values, whose text never quotes a stored value.
 func Unmarshal[T any](item map[string]types.AttributeValue, out *T) error {
 	if out == nil {
-		return attributevalue.UnmarshalMap(item, (*T)(nil))
+		return decodeError(attributevalue.UnmarshalMap(item, (*T)(nil)))
 	}
 	t := reflect.TypeFor[T]()
 	if t.Kind() == reflect.Struct {
 		if p := forValue(t); p.flat {
-			return p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out))
+			if err := p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out)); err != nil {
+				return decodeError(err)
+			}
+			return nil
 		}
 	}
 	c := new(T)
 	*c = *out
 	err := unmarshalSlow(item, c)
 	*out = *c
-	return err
+	return decodeError(err)
 }
 
 // UnmarshalInPlace is Unmarshal for an out that is on the heap anyway (an
@@ -819,10 +824,13 @@ func UnmarshalInPlace[T any](item map[string]types.AttributeValue, out *T) error
 	t := reflect.TypeFor[T]()
 	if t.Kind() == reflect.Struct {
 		if p := forValue(t); p.flat {
-			return p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out))
+			if err := p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out)); err != nil {
+				return decodeError(err)
+			}
+			return nil
 		}
 	}
-	return unmarshalSlow(item, out)
+	return decodeError(unmarshalSlow(item, out))
 }
 
 func unmarshalSlow[T any](item map[string]types.AttributeValue, out *T) error {
