@@ -138,14 +138,24 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 		"float set 0.5 and 0.50000": func(r *Reading) { r.Amounts = []json.Number{"0.5", "0.50000"} },
 	}
 	sets := map[string]func(u *singletable.Update[Reading]) *singletable.Update[Reading]{
-		"Set +Inf":               func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Set("Value", math.Inf(1)) },
-		"Set 1e-131":             func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Set("Value", 1e-131) },
-		"Set duplicate strings":  func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Set("Tags", []string{"x", "x"}) },
-		"Set 1 and 1.0":          func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Set("Amounts", []json.Number{"1", "1.0"}) },
-		"Set duplicate binaries": func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Set("Blobs", [][]byte{{9}, {9}}) },
-		"Set invalid UTF-8":      func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Set("Note", "bad\xffbytes") },
-		"Set NaN in a map":       func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Set("Extra", map[string]any{"n": math.NaN()}) },
-		"Add NaN":                func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Add("Value", math.NaN()) },
+		"Set +Inf":   func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Set("Value", math.Inf(1)) },
+		"Set 1e-131": func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Set("Value", 1e-131) },
+		"Set duplicate strings": func(u *singletable.Update[Reading]) *singletable.Update[Reading] {
+			return u.Set("Tags", []string{"x", "x"})
+		},
+		"Set 1 and 1.0": func(u *singletable.Update[Reading]) *singletable.Update[Reading] {
+			return u.Set("Amounts", []json.Number{"1", "1.0"})
+		},
+		"Set duplicate binaries": func(u *singletable.Update[Reading]) *singletable.Update[Reading] {
+			return u.Set("Blobs", [][]byte{{9}, {9}})
+		},
+		"Set invalid UTF-8": func(u *singletable.Update[Reading]) *singletable.Update[Reading] {
+			return u.Set("Note", "bad\xffbytes")
+		},
+		"Set NaN in a map": func(u *singletable.Update[Reading]) *singletable.Update[Reading] {
+			return u.Set("Extra", map[string]any{"n": math.NaN()})
+		},
+		"Add NaN": func(u *singletable.Update[Reading]) *singletable.Update[Reading] { return u.Add("Value", math.NaN()) },
 		"condition with +Inf": func(u *singletable.Update[Reading]) *singletable.Update[Reading] {
 			return u.Set("Note", "n").If(expression.Name("Value").LessThan(expression.Value(math.Inf(1))))
 		},
