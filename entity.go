@@ -93,7 +93,10 @@ func (k compiledKey) defined() bool { return k.tpl.raw != "" }
 // T not a struct, unknown placeholder field, key field of an unsupported
 // type, template syntax, duplicate index names, an index that is both
 // templated and multi-attribute, more than 4 partition or sort attributes,
-// a sparse predicate without WhenFields.
+// a sparse predicate without WhenFields, a field stored under a templated
+// index's key attribute (the rendered key would overwrite it; names that
+// differ only in case too, as decoding ignores case). A name given for a
+// field tagged `dynamodbav:"-"` is reported as excluded by its tag.
 func Define[T any](s Schema[T]) (*Entity[T], error) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {

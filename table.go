@@ -248,7 +248,10 @@ type Repo[T any] struct {
 
 // NewRepo binds entity e to table t, checking that e agrees with the
 // entities already bound (same index names must mean the same key
-// attributes; entity type names must be unique in the table).
+// attributes; entity type names must be unique in the table) and that no
+// field of e is stored under the table's key or entity type attributes,
+// which every write sets (a *ValidationError naming the field and the
+// attribute).
 func NewRepo[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if err := e.checkTableAttrs(t); err != nil {
 		return nil, err
