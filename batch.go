@@ -322,7 +322,7 @@ func sendUntilDone(ctx context.Context, p backoff.Policy, api string, send func(
 	case errors.Is(err, backoff.ErrWorkLeft):
 		return wrapSentinel(ErrUnprocessed, fmt.Sprintf("%s, after %d attempts", api, max(p.Attempts, 1)), nil)
 	}
-	return fmt.Errorf("singletable: %s: %w", api, err)
+	return fmt.Errorf("singletable: %s: %w", api, redactAPI(err))
 }
 
 // unprocessed maps what came back unprocessed to the pending ops, by table

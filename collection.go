@@ -97,7 +97,7 @@ func NewIndexCollection[K any](r *Repo[K], index string, key K) *Collection {
 				av, err = r.e.marshalField(f, kv)
 			}
 			if err != nil || av == nil {
-				c.errs = append(c.errs, &KeyError{Entity: r.e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}, Err: err})
+				c.errs = append(c.errs, keyErrorOr(err, &KeyError{Entity: r.e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}, Err: err}))
 				return c
 			}
 			c.keyConds = append(c.keyConds, keyCond{attr: f.attr, op: expr.OpEq, v1: av})

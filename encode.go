@@ -136,6 +136,9 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 	// Room for the entity type, the primary key and the index keys.
 	item, size, bad, err := codec.MarshalSized(v, 3+2*len(e.indexes))
 	if err != nil {
+		if ie, ok := err.(*codec.InvalidError); ok {
+			return nil, 0, e.invalidValue(ie.Attr, ie.Reason)
+		}
 		return nil, 0, &ValidationError{Entity: e.name, Reason: "cannot encode item", Err: err}
 	}
 	// The attributes the codec may have made that are replaced or removed
@@ -187,12 +190,27 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 		_, bad = itemsize.Scan(item)
 	}
 	if bad != "" {
-		return nil, 0, validationErr(e.name, bad, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
+		return nil, 0, e.invalidValue(bad, "string is not valid UTF-8 (DynamoDB would store U+FFFD instead)")
 	}
 	if size > itemsize.MaxItemBytes {
 		return nil, 0, &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
 	}
 	return item, size, nil
+}
+
+// invalidValue is the *ValidationError for attribute attr of an item
+// holding a value DynamoDB would refuse or alter, for the reason given: it
+// names the Go field (and the attribute, when its name differs), never the
+// value, which may be anything a user typed.
+func (e *Entity[T]) invalidValue(attr, reason string) *ValidationError {
+	f := e.byAttr[attr]
+	if f == nil {
+		return validationErr(e.name, attr, "%s", reason)
+	}
+	if f.attr != f.name {
+		reason = "attribute " + f.attr + ": " + reason
+	}
+	return validationErr(e.name, f.name, "%s", reason)
 }
 
 // sizer sums attribute sizes as itemsize.Scan counts them and notes

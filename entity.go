@@ -3,6 +3,7 @@ package singletable
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -67,15 +68,16 @@ type Schema[T any] struct {
 // Entity is a checked declaration: templates parsed, fields resolved, codec
 // plan built. Create it once with [Define] or [MustDefine] and share it.
 type Entity[T any] struct {
-	name    string
-	typ     reflect.Type
-	fields  []*fieldInfo
-	byName  map[string]*fieldInfo
-	byAttr  map[string]*fieldInfo
-	pk, sk  compiledKey
-	indexes []*indexPlan[T]
-	guards  guardPlan
-	written atomic.Pointer[writeSet] // encodeSized's plan for the last table
+	name     string
+	typ      reflect.Type
+	fields   []*fieldInfo
+	byName   map[string]*fieldInfo
+	byAttr   map[string]*fieldInfo
+	excluded map[string]bool // Go fields tagged `dynamodbav:"-"`
+	pk, sk   compiledKey
+	indexes  []*indexPlan[T]
+	guards   guardPlan
+	written  atomic.Pointer[writeSet] // encodeSized's plan for the last table
 }
 
 // compiledKey is a key template with its placeholders resolved to fields.
@@ -83,6 +85,10 @@ type compiledKey struct {
 	tpl    keyTemplate
 	fields []*fieldInfo
 	sort   bool // a sort key: DynamoDB allows 1,024 bytes, not 2,048
+	// reserve is the room kept for a suffix added after rendering: the
+	// longest "#shard_<n>" of a write-sharded index's partition key (a
+	// query fans out to every shard, so every suffix must fit).
+	reserve int
 }
 
 func (k compiledKey) defined() bool { return k.tpl.raw != "" }
@@ -92,7 +98,10 @@ func (k compiledKey) defined() bool { return k.tpl.raw != "" }
 // T not a struct, unknown placeholder field, key field of an unsupported
 // type, template syntax, duplicate index names, an index that is both
 // templated and multi-attribute, more than 4 partition or sort attributes,
-// a sparse predicate without WhenFields.
+// a sparse predicate without WhenFields, a field stored under a templated
+// index's key attribute (the rendered key would overwrite it; names that
+// differ only in case too, as decoding ignores case). A name given for a
+// field tagged `dynamodbav:"-"` is reported as excluded by its tag.
 func Define[T any](s Schema[T]) (*Entity[T], error) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {
@@ -102,7 +111,7 @@ func Define[T any](s Schema[T]) (*Entity[T], error) {
 		return nil, validationErr("", "", "Schema.Type is empty for %s", t)
 	}
 	e := &Entity[T]{name: s.Type, typ: t, fields: structFields(t),
-		byName: map[string]*fieldInfo{}, byAttr: map[string]*fieldInfo{}}
+		byName: map[string]*fieldInfo{}, byAttr: map[string]*fieldInfo{}, excluded: excludedFields(t)}
 	for _, f := range e.fields {
 		e.byName[f.name] = f
 		e.byAttr[f.attr] = f
@@ -172,12 +181,31 @@ func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, 
 func (e *Entity[T]) keyField(name, index, key string) (*fieldInfo, error) {
 	f := e.byName[name]
 	if f == nil {
-		return nil, validationErr(e.name, where(index, key), "unknown field %q (no exported field of %s has that name)", name, e.typ)
+		return nil, e.unknownField(where(index, key), "", name)
 	}
 	if err := keyTypeSupported(f.typ); err != nil {
 		return nil, &ValidationError{Entity: e.name, Field: where(index, key), Reason: fmt.Sprintf("field %s cannot be part of a key", name), Err: err}
 	}
 	return f, nil
+}
+
+// checkNotStored returns a *ValidationError when a field of the entity is
+// stored under attr, an attribute the library writes itself (what, e.g.
+// "the table's sort key attribute"): the field's value would be replaced
+// on every write (a product's SK field stored as "sku-123" would read back
+// as "META"). A field whose attribute differs from attr only in case is
+// refused too: decoding matches attribute names ignoring case, as
+// attributevalue does, so the field would read back attr's value.
+func (e *Entity[T]) checkNotStored(attr, what string) error {
+	for _, f := range e.fields {
+		switch {
+		case f.attr == attr:
+			return validationErr(e.name, f.name, "field %s is stored as attribute %q, %s, which the library writes: the field's value would be overwritten; store the field under another name (a dynamodbav tag)", f.name, attr, what)
+		case strings.EqualFold(f.attr, attr):
+			return validationErr(e.name, f.name, "field %s is stored as attribute %q, which differs from %s %q only in case: items are decoded matching names ignoring case, so the field would read back that attribute's value; store the field under another name (a dynamodbav tag)", f.name, f.attr, what, attr)
+		}
+	}
+	return nil
 }
 
 func where(index, key string) string {
@@ -195,7 +223,26 @@ func (e *Entity[T]) field(name string) (*fieldInfo, error) {
 	if f := e.byName[name]; f != nil {
 		return f, nil
 	}
-	return nil, validationErr(e.name, name, "unknown field (no exported field of %s has that name)", e.typ)
+	return nil, e.unknownField(name, "", name)
+}
+
+// unknownField is the *ValidationError for a name that is no field of the
+// entity, where (the ValidationError's Field; name when "") the schema or
+// call names it, in the role given ("Unique", "Version", …; may be ""). A
+// field tagged `dynamodbav:"-"` is said to be excluded by its tag: it
+// exists, but is never stored, so no key, index, guard or update can use
+// it.
+func (e *Entity[T]) unknownField(where, role, name string) *ValidationError {
+	if where == "" {
+		where = name
+	}
+	if role != "" {
+		role += ": "
+	}
+	if e.excluded[name] {
+		return validationErr(e.name, where, "%sfield %s is excluded by its dynamodbav:\"-\" tag (it is never stored)", role, name)
+	}
+	return validationErr(e.name, where, "%sunknown field %q (no exported field of %s has that name)", role, name, e.typ)
 }
 
 // renderKey renders a compiled template from struct value v. Missing or
@@ -246,7 +293,11 @@ func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index,
 	if len(missing) > 0 {
 		return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: missing}
 	}
-	if n, limit := len(dst)-start, keyLimit(k.sort); n > limit {
+	if n, limit := len(dst)-start, keyLimit(k.sort); n+k.reserve > limit {
+		if k.reserve > 0 {
+			return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
+				Err: fmt.Errorf("rendered key is %d bytes; with its write-shard suffix (up to %d bytes) it would be over DynamoDB's %d-byte limit", n, k.reserve, limit)}
+		}
 		return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
 			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 	}
@@ -300,6 +351,18 @@ func (e *Entity[T]) ParseKeys(pk, sk string) (T, error) {
 // fixed-width key form so that they sort by instant. It is nil when the
 // attribute is not stored (nil pointer, omitempty zero).
 func (e *Entity[T]) marshalField(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
+	av, err := e.marshalKeyAttr(f, v)
+	if err == nil && av != nil && f.keyMax > 0 {
+		err = e.checkKeyAttr(f, av)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return av, nil
+}
+
+// marshalKeyAttr is marshalField without the size check.
+func (e *Entity[T]) marshalKeyAttr(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
 	fv, ok := f.keyValue(v)
 	if !ok {
 		return nil, nil
@@ -342,7 +405,13 @@ func (e *Entity[T]) marshalFieldPlain(f *fieldInfo, v reflect.Value) (types.Attr
 	if err != nil {
 		return nil, err
 	}
-	return item[f.attr], nil
+	av := item[f.attr]
+	if err := codec.Check(av); err != nil {
+		// As EncodeAttr refuses it.
+		err.(*codec.InvalidError).Attr = f.attr
+		return nil, err
+	}
+	return av, nil
 }
 
 func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
 
 // Sentinel errors. Match them with [errors.Is]; where DynamoDB returned an
@@ -72,6 +73,16 @@ func (e *KeyError) Error() string {
 
 // Unwrap returns the underlying cause.
 func (e *KeyError) Unwrap() error { return e.Err }
+
+// keyErrorOr returns err when it is a *KeyError already (naming the index
+// and key concerned), and otherwise the *KeyError wrapping it the caller
+// made.
+func keyErrorOr(err error, wrapped *KeyError) error {
+	if ke, ok := err.(*KeyError); ok {
+		return ke
+	}
+	return wrapped
+}
 
 // ValidationError reports input rejected before any request was sent: an
 // unknown field, a schema mistake, an oversized item, a sort condition on a
@@ -176,7 +187,8 @@ type TxReason struct {
 	// Code is DynamoDB's cancellation code, e.g. "ConditionalCheckFailed",
 	// "TransactionConflict", "ValidationError".
 	Code string
-	// Message is DynamoDB's description, when it gave one.
+	// Message is DynamoDB's description, when it gave one, as it gave it
+	// (Error leaves out the values some descriptions quote).
 	Message string
 	// Err is the sentinel for the failure (ErrAlreadyExists,
 	// ErrConditionFailed, ErrVersionConflict, ErrNotFound), or nil when the
@@ -227,7 +239,7 @@ func (e *TransactionError) Error() string {
 		if r.Err != nil {
 			fmt.Fprintf(&b, ": %s", strings.TrimPrefix(r.Err.Error(), "singletable: "))
 		} else if r.Message != "" {
-			fmt.Fprintf(&b, ": %s", r.Message)
+			fmt.Fprintf(&b, ": %s", redactMessage(r.Message))
 		}
 	}
 	if len(e.Reasons) == 0 {
@@ -251,4 +263,82 @@ func (e *TransactionError) Unwrap() []error {
 		out = append(out, e.Cause)
 	}
 	return out
+}
+
+// redactAPI returns err, an error of the SDK, with the values DynamoDB's
+// message quotes left out of its text: a ValidationException for a set
+// with duplicate members lists the members ("Input collection [a, a]
+// contains duplicates"), and one for a number that does not parse quotes
+// it. Errors never contain non-key attribute values (docs/security.md).
+// The result unwraps to err, so errors.As still reaches the SDK's types,
+// whose fields hold DynamoDB's message unchanged.
+func redactAPI(err error) error {
+	var ae smithy.APIError
+	if err == nil || !errors.As(err, &ae) {
+		return err
+	}
+	msg := ae.ErrorMessage()
+	safe := redactMessage(msg)
+	if safe == msg {
+		return err
+	}
+	return &redactedError{text: strings.ReplaceAll(err.Error(), msg, safe), err: err}
+}
+
+// redactedError is an SDK error with another text (see redactAPI).
+type redactedError struct {
+	text string
+	err  error
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redactMessage leaves out of a DynamoDB error message the parts that
+// quote values: what follows "numeric value:", and what lies between
+// brackets (the members of a set) unless it is a list of cancellation
+// reason codes, as a TransactionCanceledException's message has.
+func redactMessage(msg string) string {
+	out := msg
+	if i := strings.Index(out, "numeric value:"); i >= 0 {
+		out = out[:i+len("numeric value:")] + " (value left out)"
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(out, '[')
+		if i < 0 {
+			b.WriteString(out)
+			break
+		}
+		j := strings.IndexByte(out[i:], ']')
+		if j < 0 {
+			b.WriteString(out[:i])
+			b.WriteString("[…]")
+			break
+		}
+		inner := out[i+1 : i+j]
+		b.WriteString(out[:i+1])
+		if reasonCodes(inner) {
+			b.WriteString(inner)
+		} else {
+			b.WriteString("…")
+		}
+		b.WriteByte(']')
+		out = out[i+j+1:]
+	}
+	return b.String()
+}
+
+// reasonCodes reports whether s is a list of DynamoDB's cancellation
+// reason codes ("ConditionalCheckFailed, None"), which quote no value.
+func reasonCodes(s string) bool {
+	for _, c := range strings.Split(s, ",") {
+		switch strings.TrimSpace(c) {
+		case "None", "ConditionalCheckFailed", "ItemCollectionSizeLimitExceeded", "TransactionConflict",
+			"ProvisionedThroughputExceeded", "ThrottlingError", "ValidationError":
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,13 @@ type fieldInfo struct {
 	// reflection.
 	keyString bool
 	off       uintptr
+	// keyMax, when not 0, is the most bytes a value of the field may have
+	// as a key attribute of a multi-attribute index: 2048 in a partition
+	// key, 1024 in a sort key, the smaller when it is in several
+	// (keyIndex and keySort say where that one is).
+	keyMax   int
+	keyIndex string
+	keySort  bool
 }
 
 var timeType = reflect.TypeOf(time.Time{})
@@ -91,6 +98,40 @@ func structFields(t reflect.Type) []*fieldInfo {
 		}
 	}
 	walk(t, nil, 0, true)
+	return out
+}
+
+// excludedFields returns the names of the exported fields of struct type t
+// (embedded structs included) that a `dynamodbav:"-"` tag keeps out of
+// the item, so that a schema naming one can say why it is not a field.
+func excludedFields(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	var walk func(t reflect.Type, depth int)
+	walk = func(t reflect.Type, depth int) {
+		if depth > 8 {
+			return
+		}
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			tag := sf.Tag.Get("dynamodbav")
+			if tag == "-" {
+				if sf.IsExported() {
+					out[sf.Name] = true
+				}
+				continue
+			}
+			if name, _, _ := strings.Cut(tag, ","); sf.Anonymous && name == "" {
+				et := sf.Type
+				if et.Kind() == reflect.Pointer {
+					et = et.Elem()
+				}
+				if et.Kind() == reflect.Struct && et != timeType {
+					walk(et, depth+1)
+				}
+			}
+		}
+	}
+	walk(t, 0)
 	return out
 }
 

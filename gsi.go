@@ -83,14 +83,14 @@ func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
 			return nil, validationErr(e.name, where(is.Name, ""), "When is only supported on templated indexes (a multi-attribute index is keyed by the item's own attributes, which cannot be removed to hide it)")
 		}
 		for _, n := range is.PartitionAttrs {
-			f, err := e.multiField(n, is.Name)
+			f, err := e.multiField(n, is.Name, false)
 			if err != nil {
 				return nil, err
 			}
 			p.partition = append(p.partition, f)
 		}
 		for _, n := range is.SortAttrs {
-			f, err := e.multiField(n, is.Name)
+			f, err := e.multiField(n, is.Name, true)
 			if err != nil {
 				return nil, err
 			}
@@ -109,9 +109,23 @@ func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
 	if p.skAttr == "" && is.SK != "" {
 		p.skAttr = is.Name + "SK"
 	}
+	// The rendered keys are written to these attributes: no field may be
+	// stored there. (A multi-attribute index's key attributes are the
+	// fields themselves.)
+	if err := e.checkNotStored(p.pkAttr, "index "+is.Name+"'s partition key attribute"); err != nil {
+		return nil, err
+	}
+	if p.skAttr != "" {
+		if err := e.checkNotStored(p.skAttr, "index "+is.Name+"'s sort key attribute"); err != nil {
+			return nil, err
+		}
+	}
 	var err error
 	if p.pk, err = e.compileKey(is.PK, is.Name, p.pkAttr, false); err != nil {
 		return nil, err
+	}
+	if p.shards > 0 {
+		p.pk.reserve = len(appendShard(nil, p.shards-1))
 	}
 	if is.SK != "" {
 		if p.sk, err = e.compileKey(is.SK, is.Name, p.skAttr, true); err != nil {
@@ -133,7 +147,7 @@ func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
 	for _, n := range is.WhenFields {
 		f := e.byName[n]
 		if f == nil {
-			return nil, validationErr(e.name, where(is.Name, "When"), "unknown field %q", n)
+			return nil, e.unknownField(where(is.Name, "When"), "", n)
 		}
 		if !slices.Contains(p.deps, f) {
 			p.deps = append(p.deps, f)
@@ -142,15 +156,40 @@ func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
 	return p, nil
 }
 
-func (e *Entity[T]) multiField(name, index string) (*fieldInfo, error) {
+func (e *Entity[T]) multiField(name, index string, sort bool) (*fieldInfo, error) {
 	f := e.byName[name]
 	if f == nil {
-		return nil, validationErr(e.name, where(index, ""), "unknown field %q", name)
+		return nil, e.unknownField(where(index, ""), "", name)
 	}
 	if _, err := scalarType(f.typ); err != nil {
 		return nil, &ValidationError{Entity: e.name, Field: where(index, name), Reason: "cannot be a multi-attribute key", Err: err}
 	}
+	if limit := keyLimit(sort); f.keyMax == 0 || limit < f.keyMax {
+		f.keyMax, f.keyIndex, f.keySort = limit, index, sort
+	}
 	return f, nil
+}
+
+// checkKeyAttr returns a *KeyError when av, the value of field f as a key
+// attribute of a multi-attribute index, is longer than DynamoDB allows.
+// Numbers (at most 38 digits) always fit.
+func (e *Entity[T]) checkKeyAttr(f *fieldInfo, av types.AttributeValue) error {
+	n := 0
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		n = len(x.Value)
+	case *types.AttributeValueMemberB:
+		n = len(x.Value)
+	}
+	if n <= f.keyMax {
+		return nil
+	}
+	role := "partition"
+	if f.keySort {
+		role = "sort"
+	}
+	return &KeyError{Entity: e.name, Index: f.keyIndex, Key: f.attr,
+		Err: fmt.Errorf("field %s is %d bytes, over DynamoDB's %d-byte limit for a %s key attribute", f.name, n, f.keyMax, role)}
 }
 
 // scalarType returns the DynamoDB scalar type (S, N or B) a field is stored
@@ -201,7 +240,7 @@ func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[strin
 			}
 			av, err := e.marshalField(f, rv)
 			if err != nil {
-				return "", "", &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Err: err}
+				return "", "", keyErrorOr(err, &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Err: err})
 			}
 			if av == nil {
 				delete(item, f.attr)

@@ -47,7 +47,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 	field := func(role, name string) (*fieldInfo, error) {
 		f := e.byName[name]
 		if f == nil {
-			return nil, validationErr(e.name, name, "%s: unknown field (no exported field of %s has that name)", role, e.typ)
+			return nil, e.unknownField(name, role, name)
 		}
 		if inPrimary(f) {
 			return nil, validationErr(e.name, name, "%s: the field is part of the primary key", role)

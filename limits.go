@@ -5,6 +5,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -60,8 +61,21 @@ func checkExprLimits(entity string, p exprParts) error {
 	for k, v := range p.names {
 		total += len(k) + len(v)
 	}
+	bad, why := "", ""
 	for k, v := range p.values {
 		total += len(k) + itemsize.Value(v)
+		// Values the library encodes are checked as they are made; the
+		// operands of the caller's conditions and filters are made by the
+		// SDK's expression builder. The smallest placeholder is named, so
+		// the error does not depend on the map's order.
+		if why == "" || k < bad {
+			if err := codec.Check(v); err != nil {
+				bad, why = k, err.(*codec.InvalidError).Reason
+			}
+		}
+	}
+	if why != "" {
+		return validationErr(entity, "", "a value in the request's expressions (%s: an operand of a condition or filter, or a value an update sets) cannot be stored: %s", bad, why)
 	}
 	if total > maxSubstitutionBytes {
 		return validationErr(entity, "", "the expression attribute names and values are %d bytes; DynamoDB allows %d", total, maxSubstitutionBytes)

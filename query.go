@@ -629,7 +629,7 @@ func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []s
 		}
 		av, err := e.marshalField(f, v)
 		if err != nil || av == nil {
-			return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}, Err: err}
+			return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}, Err: err})
 		}
 		return av, nil
 	}

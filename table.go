@@ -248,12 +248,39 @@ type Repo[T any] struct {
 
 // NewRepo binds entity e to table t, checking that e agrees with the
 // entities already bound (same index names must mean the same key
-// attributes; entity type names must be unique in the table).
+// attributes; entity type names must be unique in the table) and that no
+// field of e is stored under the table's key or entity type attributes,
+// which every write sets (a *ValidationError naming the field and the
+// attribute).
 func NewRepo[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
+	if err := e.checkTableAttrs(t); err != nil {
+		return nil, err
+	}
 	if err := t.register(e.info(), e.sk.defined()); err != nil {
 		return nil, err
 	}
 	return &Repo[T]{t: t, e: e}, nil
+}
+
+// checkTableAttrs refuses an entity with a field stored under one of the
+// attributes the table's options name (its keys and the entity type
+// attribute), which every write sets: see [Entity.checkNotStored].
+func (e *Entity[T]) checkTableAttrs(t *Table) error {
+	o := t.opts
+	attrs := []struct{ name, what string }{
+		{o.PartitionKey, "table " + t.name + "'s partition key attribute"},
+		{o.SortKey, "table " + t.name + "'s sort key attribute"},
+		{o.EntityTypeAttr, "table " + t.name + "'s entity type attribute"},
+	}
+	for _, a := range attrs {
+		if a.name == "" {
+			continue
+		}
+		if err := e.checkNotStored(a.name, a.what); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Bind is like [NewRepo] but panics on error: binding mistakes are

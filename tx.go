@@ -195,7 +195,7 @@ func (tx *Txn) outcome(err error, log *attemptLog) error {
 		te.MaybeApplied = log.maybeApplied.Load() && !te.conditionFailed()
 		return te
 	}
-	return fmt.Errorf("singletable: transaction: %w", err)
+	return fmt.Errorf("singletable: transaction: %w", redactAPI(err))
 }
 
 // inProgress reports a TransactionInProgressException: an earlier attempt

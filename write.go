@@ -431,7 +431,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 			}
 			return res, withCause(failed, err)
 		}
-		return res, fmt.Errorf("singletable: %s %s: %w", strings.ToLower(kind), entity, err)
+		return res, fmt.Errorf("singletable: %s %s: %w", strings.ToLower(kind), entity, redactAPI(err))
 	}
 	return res, nil
 }

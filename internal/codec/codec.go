@@ -248,18 +248,43 @@ func (p *Plan) Type() reflect.Type { return p.typ }
 // MarshalMap of a pointer to v for one from [ForAddressable]. extra is room
 // to reserve in the map for attributes the caller adds.
 func (p *Plan) Encode(v reflect.Value, extra int) (map[string]types.AttributeValue, error) {
+	return p.encodeTop(v, extra, false)
+}
+
+// encodeTop is Encode; with check set it also refuses, with an
+// *InvalidError, items holding numbers or sets DynamoDB would refuse.
+func (p *Plan) encodeTop(v reflect.Value, extra int, check bool) (map[string]types.AttributeValue, error) {
 	if p.whole || p.self {
-		return p.avMarshal(v)
+		return p.avMarshalChecked(v, check)
 	}
 	st := getState(p.sHint, p.nHint)
 	m, err := p.encode(st, v, extra)
 	if err != nil {
 		st.release()
 		// attributevalue says what went wrong, in its own words.
-		return p.avMarshal(v)
+		return p.avMarshalChecked(v, check)
 	}
-	st.finish()
+	st.resolve()
+	if check && len(st.verify) > 0 {
+		if err := st.refused(m); err != nil {
+			st.release()
+			return nil, err
+		}
+	}
+	st.release()
 	return m, nil
+}
+
+// avMarshalChecked is avMarshal that, with check set, refuses items
+// holding numbers or sets DynamoDB would refuse.
+func (p *Plan) avMarshalChecked(v reflect.Value, check bool) (map[string]types.AttributeValue, error) {
+	m, err := p.avMarshal(v)
+	if err == nil && check {
+		if err := checkItem(m, false); err != nil {
+			return nil, err
+		}
+	}
+	return m, err
 }
 
 // EncodeSized is Encode that also returns what itemsize.Scan returns for
@@ -270,7 +295,7 @@ func (p *Plan) Encode(v reflect.Value, extra int) (map[string]types.AttributeVal
 // size and validity are computed once, with the plan); items the plan does
 // not build itself (delegated to attributevalue) are scanned whole.
 func (p *Plan) EncodeSized(v reflect.Value, extra int) (m map[string]types.AttributeValue, size int, invalid string, err error) {
-	return p.encodeSized(v, extra, nil)
+	return p.encodeSized(v, extra, nil, false)
 }
 
 // attrSized is what EncodeSized found for one attribute (for tests):
@@ -284,10 +309,11 @@ type attrSized struct {
 
 // encodeSized is EncodeSized that, when trace is not nil, appends to it
 // each attribute's size and verdict as it was counted (nothing when the
-// item was scanned whole).
-func (p *Plan) encodeSized(v reflect.Value, extra int, trace *[]attrSized) (m map[string]types.AttributeValue, size int, invalid string, err error) {
+// item was scanned whole); with check set, items holding numbers or sets
+// DynamoDB would refuse are an *InvalidError.
+func (p *Plan) encodeSized(v reflect.Value, extra int, trace *[]attrSized, check bool) (m map[string]types.AttributeValue, size int, invalid string, err error) {
 	if p.whole || p.self || p.dupNames {
-		if m, err = p.Encode(v, extra); err != nil {
+		if m, err = p.encodeTop(v, extra, check); err != nil {
 			return nil, 0, "", err
 		}
 		size, invalid = itemsize.Scan(m)
@@ -298,13 +324,19 @@ func (p *Plan) encodeSized(v reflect.Value, extra int, trace *[]attrSized) (m ma
 	m, err = p.encodeFields(st, v, extra, true)
 	if err != nil {
 		st.release()
-		if m, err = p.avMarshal(v); err != nil {
+		if m, err = p.avMarshalChecked(v, check); err != nil {
 			return nil, 0, "", err
 		}
 		size, invalid = itemsize.Scan(m)
 		return m, size, invalid, nil
 	}
 	st.resolve()
+	if check && len(st.verify) > 0 {
+		if err := st.refused(m); err != nil {
+			st.release()
+			return nil, 0, "", err
+		}
+	}
 	// The values their encoders did not size, now that their texts are set.
 	for _, a := range st.top {
 		n, b := a.size()
@@ -460,8 +492,21 @@ func fieldForDecode(v reflect.Value, index []int) reflect.Value {
 }
 
 // EncodeAttr returns the attribute named attr of the item for v, as Encode
-// would store it, or nil when the item would not hold it.
+// would store it, or nil when the item would not hold it. A value DynamoDB
+// would refuse or alter (see [Check]: invalid UTF-8 included, as every
+// path of the library refuses it) is an *InvalidError naming attr.
 func (p *Plan) EncodeAttr(v reflect.Value, attr string) (types.AttributeValue, error) {
+	av, err := p.encodeAttr(v, attr)
+	if err != nil || av == nil {
+		return av, err
+	}
+	if r := reason(av, true); r != "" {
+		return nil, &InvalidError{Attr: attr, Reason: r}
+	}
+	return av, nil
+}
+
+func (p *Plan) encodeAttr(v reflect.Value, attr string) (types.AttributeValue, error) {
 	if p.whole || p.self {
 		m, err := p.avMarshal(v)
 		return m[attr], err
@@ -570,7 +615,7 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			continue
 		}
 		if err := p.decodeField(f, av, v, base); err != nil {
-			return err
+			return fieldErr(f.name, av, f.typ, err)
 		}
 	}
 	if hits == len(item) {
@@ -600,7 +645,7 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			continue
 		}
 		if err := p.decodeField(&p.fields[i], av, v, base); err != nil {
-			return err
+			return fieldErr(k, av, p.fields[i].typ, err)
 		}
 	}
 	p.learnExtras(learned)
@@ -703,29 +748,43 @@ func (p *Plan) fold(k string) (int, bool) {
 	return 0, false
 }
 
-// Marshal returns the item for *v: exactly attributevalue.MarshalMap(*v).
-// extra is room to reserve in the map for attributes the caller adds.
+// Marshal returns the item for *v: exactly attributevalue.MarshalMap(*v),
+// or an *InvalidError when it holds a number or a set DynamoDB would
+// refuse (see [Check]; UTF-8 is left to [MarshalSized], whose sizing
+// checks it for free). extra is room to reserve in the map for attributes
+// the caller adds.
 func Marshal[T any](v *T, extra int) (map[string]types.AttributeValue, error) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {
-		return attributevalue.MarshalMap(*v)
+		m, err := attributevalue.MarshalMap(*v)
+		if err == nil {
+			err = checkItem(m, false)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
 	}
-	return forValue(t).Encode(reflect.ValueOf(v).Elem(), extra)
+	return forValue(t).encodeTop(reflect.ValueOf(v).Elem(), extra, true)
 }
 
 // MarshalSized is Marshal that also returns what itemsize.Scan returns for
-// the item (see Plan.EncodeSized).
+// the item (see Plan.EncodeSized): its size and the attribute holding
+// invalid UTF-8, if any.
 func MarshalSized[T any](v *T, extra int) (map[string]types.AttributeValue, int, string, error) {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {
 		m, err := attributevalue.MarshalMap(*v)
+		if err == nil {
+			err = checkItem(m, false)
+		}
 		if err != nil {
 			return nil, 0, "", err
 		}
 		size, invalid := itemsize.Scan(m)
 		return m, size, invalid, nil
 	}
-	return forValue(t).EncodeSized(reflect.ValueOf(v).Elem(), extra)
+	return forValue(t).encodeSized(reflect.ValueOf(v).Elem(), extra, nil, true)
 }
 
 // Unmarshal decodes item into *out: exactly attributevalue.UnmarshalMap(item, out).
@@ -737,21 +796,26 @@ func MarshalSized[T any](v *T, extra int) (map[string]types.AttributeValue, int,
 // that of decoding in place unless decoding reaches *out through some other
 // pointer (a field pointing into the struct itself) or an Unmarshaler keeps
 // the address of its receiver.
+//
+// Errors are *DecodeError values, whose text never quotes a stored value.
 func Unmarshal[T any](item map[string]types.AttributeValue, out *T) error {
 	if out == nil {
-		return attributevalue.UnmarshalMap(item, (*T)(nil))
+		return decodeError(attributevalue.UnmarshalMap(item, (*T)(nil)))
 	}
 	t := reflect.TypeFor[T]()
 	if t.Kind() == reflect.Struct {
 		if p := forValue(t); p.flat {
-			return p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out))
+			if err := p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out)); err != nil {
+				return decodeError(err)
+			}
+			return nil
 		}
 	}
 	c := new(T)
 	*c = *out
 	err := unmarshalSlow(item, c)
 	*out = *c
-	return err
+	return decodeError(err)
 }
 
 // UnmarshalInPlace is Unmarshal for an out that is on the heap anyway (an
@@ -760,10 +824,13 @@ func UnmarshalInPlace[T any](item map[string]types.AttributeValue, out *T) error
 	t := reflect.TypeFor[T]()
 	if t.Kind() == reflect.Struct {
 		if p := forValue(t); p.flat {
-			return p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out))
+			if err := p.decodeAt(item, reflect.Value{}, unsafe.Pointer(out)); err != nil {
+				return decodeError(err)
+			}
+			return nil
 		}
 	}
-	return unmarshalSlow(item, out)
+	return decodeError(unmarshalSlow(item, out))
 }
 
 func unmarshalSlow[T any](item map[string]types.AttributeValue, out *T) error {

@@ -692,7 +692,7 @@ func sameSized(t *testing.T, v reflect.Value, addr bool) bool {
 		if addr {
 			plan = ForAddressable(v.Type())
 		}
-		got.item, got.size, got.invalid, got.err = plan.encodeSized(encodeInput(v, addr), 3, &trace)
+		got.item, got.size, got.invalid, got.err = plan.encodeSized(encodeInput(v, addr), 3, &trace, false)
 	}()
 	if !sameOutcome(t, fmt.Sprintf("EncodeSized (addressable %v)", addr), v.Interface(), want, got.outcome) {
 		return false

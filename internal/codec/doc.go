@@ -25,6 +25,21 @@
 // When encoding fails, the codec asks attributevalue again so that the error
 // returned is attributevalue's own.
 //
+// # What DynamoDB would refuse
+//
+// The library's entry points ([Marshal], [MarshalSized], [Plan.EncodeAttr])
+// also refuse, with an *InvalidError naming the attribute but never the
+// value, items DynamoDB would refuse: numbers it cannot store (NaN, the
+// infinities, more than 38 significant digits, magnitudes outside 1E-130
+// to 9.99…E+125) and sets that are empty or repeat a member (number sets
+// compared as numbers). MarshalSized reports invalid UTF-8, which the SDK
+// would silently send as U+FFFD, and EncodeAttr refuses it. [Check] is the
+// same check for a value made elsewhere (a condition's operand, say). The
+// encoders note while encoding the few values that may be refused (floats
+// out of range, sets, values from Marshalers and attributevalue) and only
+// those are checked, so items without them cost nothing more. Plan.Encode
+// and Plan.EncodeSized stay attributevalue's exact mirror.
+//
 // # Why
 //
 // attributevalue re-discovers on every call what a type looks like (method

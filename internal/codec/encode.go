@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"sync"
@@ -273,7 +274,14 @@ func (st *encState) encFloat(x float64, bits int, omit, null, asString bool) typ
 	}
 	off := len(st.buf)
 	st.buf = strconv.AppendFloat(st.buf, x, 'f', -1, bits)
-	return st.number(off, asString)
+	av := st.number(off, asString)
+	// NaN, the infinities and magnitudes outside 1E-130 to 1E126 (a
+	// float64 under 1E126 prints under it, one at 1E-130 or over prints
+	// at or over it) cannot be stored as an N.
+	if a := math.Abs(x); !(a >= 1e-130 && a < 1e126) && x != 0 && !asString {
+		st.suspect(av)
+	}
+	return av
 }
 
 // encTime encodes a time: an S in RFC 3339 with nanoseconds, or with the
@@ -399,6 +407,7 @@ func (b *builder) afterElem(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 			return nil, err
 		}
 		if av != nil {
+			st.suspect(av)
 			return av, nil
 		}
 		return kindEnc(st, v)
@@ -466,6 +475,7 @@ func scalarInner(t reflect.Type, tg tag) encFunc {
 			}
 			av := st.newN()
 			av.Value = v.String()
+			st.suspect(av)
 			return av, nil
 		}
 	}
@@ -636,6 +646,7 @@ func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 				return newNull(), nil
 			}
 			out := make([][]byte, 0, n)
+			verified := len(st.verify)
 			for i := 0; i < n; i++ {
 				av, err := elem(st, v.Index(i))
 				if err != nil {
@@ -650,7 +661,7 @@ func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 				}
 				out = append(out, bv.Value)
 			}
-			return &types.AttributeValueMemberBS{Value: out}, nil
+			return st.suspectSet(&types.AttributeValueMemberBS{Value: out}, verified), nil
 		}, true
 	case 'N', 'S':
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
@@ -660,6 +671,7 @@ func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 			}
 			// out never grows past n, so pointers into it stay valid.
 			out := make([]string, 0, n)
+			verified := len(st.verify)
 			for i := 0; i < n; i++ {
 				before := len(st.fix)
 				av, err := elem(st, v.Index(i))
@@ -691,9 +703,9 @@ func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 				}
 			}
 			if set == 'N' {
-				return &types.AttributeValueMemberNS{Value: out}, nil
+				return st.suspectSet(&types.AttributeValueMemberNS{Value: out}, verified), nil
 			}
-			return &types.AttributeValueMemberSS{Value: out}, nil
+			return st.suspectSet(&types.AttributeValueMemberSS{Value: out}, verified), nil
 		}, true
 	}
 	return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
@@ -710,6 +722,16 @@ func (b *builder) sliceEnc(t reflect.Type, tg tag, addr bool) (encFunc, bool) {
 		}
 		return &types.AttributeValueMemberL{Value: l}, nil
 	}, true
+}
+
+// suspectSet makes set, just encoded, a suspect (its members may repeat),
+// in place of the suspects its members' encoding noted from position
+// verified on: those values were only carriers of the members' texts, and
+// the set holds the texts now.
+func (st *encState) suspectSet(set types.AttributeValue, verified int) types.AttributeValue {
+	clear(st.verify[verified:])
+	st.verify = append(st.verify[:verified], set)
+	return set
 }
 
 // stringsOf returns the elements of v, a slice or an array of plain

@@ -31,10 +31,10 @@ func singleField(t reflect.Type, tg tag) reflect.Type {
 // addr tells whether attributevalue would see the value as addressable
 // (which decides whether pointer-receiver Marshalers are called).
 func fallbackEnc(t reflect.Type, tg tag, addr bool) encFunc {
-	st := singleField(t, tg)
-	return func(_ *encState, v reflect.Value) (types.AttributeValue, error) {
+	single := singleField(t, tg)
+	return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
 		fallbacks.Add(1)
-		s := reflect.New(st)
+		s := reflect.New(single)
 		s.Elem().Field(0).Set(v)
 		var in any = s.Interface()
 		if !addr {
@@ -44,7 +44,11 @@ func fallbackEnc(t reflect.Type, tg tag, addr bool) encFunc {
 		if err != nil {
 			return nil, err
 		}
-		return m[fallbackName], nil
+		av := m[fallbackName]
+		if av != nil {
+			st.suspect(av)
+		}
+		return av, nil
 	}
 }
 

@@ -188,7 +188,7 @@ func TestEncodeSizedInline(t *testing.T) {
 	bad.Bio, bad.Attrs = "x\xff", map[string]string{"k\xfe": "v"}
 	for _, v := range []benchfix.Profile{p, empty, bad} {
 		var trace []attrSized
-		item, size, invalid, err := For(reflect.TypeFor[benchfix.Profile]()).encodeSized(reflect.ValueOf(&v).Elem(), 0, &trace)
+		item, size, invalid, err := For(reflect.TypeFor[benchfix.Profile]()).encodeSized(reflect.ValueOf(&v).Elem(), 0, &trace, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,6 +37,33 @@ type encState struct {
 	hasBad  bool
 
 	trace *[]attrSized // for tests: see Plan.encodeSized
+
+	// verify holds the values DynamoDB may refuse, to be checked once
+	// their texts are set (see refused): numbers out of range, sets
+	// (duplicates), and values the codec did not make itself (from
+	// Marshalers and attributevalue). Values it makes from Go strings,
+	// integers, bools and times are always storable, but for UTF-8,
+	// which sizing checks.
+	verify []types.AttributeValue
+}
+
+// suspect notes that av, a value of the item being encoded, may be one
+// DynamoDB refuses.
+func (st *encState) suspect(av types.AttributeValue) {
+	st.verify = append(st.verify, av)
+}
+
+// refused returns an *InvalidError naming the attribute of item (the
+// smallest name, as checkItem reports it) when a suspect value cannot be
+// stored; nil otherwise. The texts must be resolved. UTF-8 is not checked
+// here: sizing does that.
+func (st *encState) refused(item map[string]types.AttributeValue) error {
+	for _, av := range st.verify {
+		if reason(av, false) != "" {
+			return checkItem(item, false)
+		}
+	}
+	return nil
 }
 
 // bad notes that attribute name holds invalid UTF-8, if invalid: the
@@ -122,6 +149,11 @@ func (st *encState) release() {
 	st.sizing, st.szAV = false, nil
 	st.size, st.badName, st.hasBad = 0, "", false
 	st.trace = nil
+	clear(st.verify)
+	st.verify = st.verify[:0]
+	if cap(st.verify) > 4096 {
+		st.verify = nil
+	}
 	if cap(st.top) > 4096 {
 		st.top = nil
 	}
