@@ -347,6 +347,10 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		} else {
 			av, err = e.marshalFieldPlain(f, mv)
 		}
+		var ke *KeyError
+		if errors.As(err, &ke) {
+			return nil, eff, ke
+		}
 		if err != nil {
 			return nil, eff, &ValidationError{Entity: e.name, Field: f.name, Reason: "cannot encode", Err: err}
 		}
