@@ -440,7 +440,7 @@ func (s snapshot) changed(old map[string]types.AttributeValue) bool {
 	for _, f := range s.fields {
 		a, okA := s.item[f.attr]
 		b, okB := old[f.attr]
-		if okA != okB || (okA && !reflect.DeepEqual(a, b)) {
+		if okA != okB || (okA && !avEqual(a, b)) {
 			return true
 		}
 	}

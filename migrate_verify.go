@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -281,6 +282,24 @@ func (c *copyMigration) verify(ctx context.Context, m *Migrator, o VerifyOptions
 		return nil, err
 	}
 	return v.rep, nil
+}
+
+// diffAttrs returns the sorted names of the attributes whose values differ
+// between a and b, or that only one of them has.
+func diffAttrs(a, b map[string]types.AttributeValue) []string {
+	var out []string
+	for k, av := range a {
+		if bv, ok := b[k]; !ok || !avEqual(av, bv) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (s scanSpec) keyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
