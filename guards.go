@@ -362,7 +362,7 @@ func (r *Repo[T]) guardSwaps(fields []*fieldInfo, oldV, newV *T, owner map[strin
 				return nil, err
 			}
 		}
-		if hadOld && hasNew && r.t.keyID(oldKey) == r.t.keyID(newKey) {
+		if hadOld && hasNew && r.t.itemID(oldKey) == r.t.itemID(newKey) {
 			continue // unchanged: the guard stays
 		}
 		if hadOld {

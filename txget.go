@@ -151,7 +151,7 @@ func TxGet(ctx context.Context, ops ...GetOp) (found []bool, err error) {
 	for i, op := range ops {
 		store, ok, derr := op.decode(resp[i].Item)
 		if derr != nil {
-			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s %s): %w", i, op.entity, keyText(op.key), derr))
+			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s %s): %w", i, op.entity, op.table.keyText(op.key), derr))
 			continue
 		}
 		stores[i], found[i] = store, ok
@@ -195,7 +195,7 @@ func txGetRequest(ops []GetOp) (*dynamodb.TransactGetItemsInput, error) {
 		id := op.table.itemID(op.key)
 		if j, dup := seen[id]; dup {
 			return nil, validationErr(op.entity, "", "read transaction reads item %s of table %q twice (op %d and op %d); DynamoDB allows one operation per item",
-				keyText(op.key), op.table.name, j, i)
+				op.table.keyText(op.key), op.table.name, j, i)
 		}
 		seen[id] = i
 		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{
