@@ -61,13 +61,9 @@ func (r *Repo[T]) BatchGetWith(ctx context.Context, o BatchOptions, keys []T, op
 		ka.ConsistentRead = aws.Bool(true)
 	}
 	if len(ro.fields) > 0 {
-		attrs, err := r.projectionAttrs(ro.fields)
-		if err != nil {
-			return nil, err
-		}
-		ka.ProjectionExpression, ka.ExpressionAttributeNames = projectionExpr(append(attrs, r.t.primaryKeyAttrs()...))
-		if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
-			exprs: []*string{ka.ProjectionExpression}, names: ka.ExpressionAttributeNames}); err != nil {
+		// The key too: getItems matches the items read to the keys.
+		var err error
+		if ka.ProjectionExpression, ka.ExpressionAttributeNames, err = r.fieldsProjection(ro.fields, r.t.primaryKeyAttrs()...); err != nil {
 			return nil, err
 		}
 	}

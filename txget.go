@@ -56,15 +56,7 @@ func (r *Repo[T]) GetOp(key T, dest *T, opts ...ReadOption) GetOp {
 		return op
 	}
 	if len(o.fields) > 0 {
-		attrs, err := r.projectionAttrs(o.fields)
-		if err != nil {
-			op.err = err
-			return op
-		}
-		op.proj, op.names = projectionExpr(attrs)
-		if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
-			exprs: []*string{op.proj}, names: op.names}); err != nil {
-			op.err = err
+		if op.proj, op.names, op.err = r.fieldsProjection(o.fields); op.err != nil {
 			return op
 		}
 	}
