@@ -55,38 +55,6 @@ func TestBatchWriteRequestLayout(t *testing.T) {
 	}
 }
 
-// itemID tells keys apart by table, value and type, as DynamoDB does.
-func TestItemID(t *testing.T) {
-	t1, t2 := NewTable(nil, "one"), NewTable(nil, "two")
-	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
-	b := func(v string) types.AttributeValue { return &types.AttributeValueMemberB{Value: []byte(v)} }
-	k := func(pk, sk types.AttributeValue) map[string]types.AttributeValue {
-		return map[string]types.AttributeValue{"PK": pk, "SK": sk, "other": sAV("ignored")}
-	}
-	ids := []itemID{
-		t1.itemID(k(sAV("1"), sAV("x"))),
-		t2.itemID(k(sAV("1"), sAV("x"))),
-		t1.itemID(k(n("1"), sAV("x"))),
-		t1.itemID(k(b("1"), sAV("x"))),
-		t1.itemID(k(sAV("1"), sAV("y"))),
-		t1.itemID(k(sAV("1x"), sAV(""))),
-	}
-	for i := range ids {
-		for j := range ids {
-			if (ids[i] == ids[j]) != (i == j) {
-				t.Errorf("ids %d and %d: equal %v", i, j, ids[i] == ids[j])
-			}
-		}
-	}
-	if t1.itemID(k(sAV("1"), sAV("x"))) != ids[0] {
-		t.Error("the same key gives another id")
-	}
-	noSK := NewTable(nil, "one", func(o *TableOptions) { o.SortKey = "" })
-	if a, b := noSK.itemID(k(sAV("1"), sAV("x"))), noSK.itemID(k(sAV("1"), sAV("y"))); a != b {
-		t.Error("a table without a sort key compared sort keys")
-	}
-}
-
 // writeRounds puts the n-th op on a key in round n, keeping input order in
 // each round, with the pairwise scan of small batches and the map of large
 // ones alike.

@@ -112,14 +112,6 @@ func NewIndexCollection[K any](r *Repo[K], index string, key K) *Collection {
 	return c
 }
 
-// primaryKeyAttrs names the table's key attributes.
-func (t *Table) primaryKeyAttrs() []string {
-	if t.opts.SortKey == "" {
-		return []string{t.opts.PartitionKey}
-	}
-	return []string{t.opts.PartitionKey, t.opts.SortKey}
-}
-
 func (c *Collection) clone() *Collection {
 	d := *c
 	d.errs = append([]error(nil), c.errs...)
@@ -237,30 +229,16 @@ type UnknownTypeError struct {
 	Type string
 	// Key is the item's primary key.
 	Key map[string]types.AttributeValue
+
+	keys keyNames // the table's, to print Key in key order
 }
 
 // Error names the type and the item.
 func (e *UnknownTypeError) Error() string {
 	if e.Type == "" {
-		return fmt.Sprintf("singletable: collection: item %s has no entity type", keyText(e.Key))
+		return fmt.Sprintf("singletable: collection: item %s has no entity type", e.keys.text(e.Key))
 	}
-	return fmt.Sprintf("singletable: collection: no target for entity type %q (item %s); add one or use SkipUnknown", e.Type, keyText(e.Key))
-}
-
-// keyText renders a key for messages.
-func keyText(key map[string]types.AttributeValue) string {
-	var parts []string
-	for _, a := range []string{"PK", "SK"} {
-		if v, ok := key[a]; ok {
-			parts = append(parts, a+"="+strings.TrimPrefix(avString(v), "S"))
-		}
-	}
-	for a, v := range key {
-		if a != "PK" && a != "SK" {
-			parts = append(parts, a+"="+strings.TrimPrefix(avString(v), "S"))
-		}
-	}
-	return "{" + strings.Join(parts, " ") + "}"
+	return fmt.Sprintf("singletable: collection: no target for entity type %q (item %s); add one or use SkipUnknown", e.Type, e.keys.text(e.Key))
 }
 
 // collPlan is a validated collection read, ready to send.
@@ -341,10 +319,10 @@ func (c *Collection) route(p *collPlan, item map[string]types.AttributeValue) (v
 		if c.skipUnknown {
 			return nil, false, nil
 		}
-		return nil, false, &UnknownTypeError{Type: typ, Key: c.t.primaryKeyOf(item)}
+		return nil, false, &UnknownTypeError{Type: typ, Key: c.t.primaryKeyOf(item), keys: c.t.keyNames()}
 	}
 	if tg.one && tg.n > 0 {
-		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for IntoOne (second is %s)", tg.entity, keyText(c.t.primaryKeyOf(item)))
+		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for IntoOne (second is %s)", tg.entity, c.t.keyText(item))
 	}
 	v, err = tg.decode(item)
 	if err != nil {

@@ -194,6 +194,8 @@ type TxReason struct {
 	// ErrConditionFailed, ErrVersionConflict, ErrNotFound), or nil when the
 	// code is not a failed condition.
 	Err error
+
+	keys keyNames // the table's, to print Key in key order
 }
 
 // TransactionError reports a cancelled transaction: which operations
@@ -235,7 +237,7 @@ func (e *TransactionError) Error() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "op %d (%s %s %s%s): %s", r.Index, r.Op, r.Entity, keyText(r.Key), guardText(r.Guard), r.Code)
+		fmt.Fprintf(&b, "op %d (%s %s %s%s): %s", r.Index, r.Op, r.Entity, r.keys.text(r.Key), guardText(r.Guard), r.Code)
 		if r.Err != nil {
 			fmt.Fprintf(&b, ": %s", strings.TrimPrefix(r.Err.Error(), "singletable: "))
 		} else if r.Message != "" {

@@ -362,7 +362,7 @@ func (r *Repo[T]) guardSwaps(fields []*fieldInfo, oldV, newV *T, owner map[strin
 				return nil, err
 			}
 		}
-		if hadOld && hasNew && r.t.keyID(oldKey) == r.t.keyID(newKey) {
+		if hadOld && hasNew && r.t.itemID(oldKey) == r.t.itemID(newKey) {
 			continue // unchanged: the guard stays
 		}
 		if hadOld {
@@ -440,7 +440,7 @@ func (s snapshot) changed(old map[string]types.AttributeValue) bool {
 	for _, f := range s.fields {
 		a, okA := s.item[f.attr]
 		b, okB := old[f.attr]
-		if okA != okB || (okA && !reflect.DeepEqual(a, b)) {
+		if okA != okB || (okA && !avEqual(a, b)) {
 			return true
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -287,7 +286,7 @@ func (b *backfill[T]) rekey(ctx context.Context, w *rewrite, old map[string]type
 	for i, g := range w.guards {
 		if code(2+i) == "ConditionalCheckFailed" {
 			return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: the unique guard of %s belongs to another item",
-				b.r.e.name, itemKeyText(t, w.oldKey), g.field), err)
+				b.r.e.name, t.keyText(w.oldKey), g.field), err)
 		}
 	}
 	return fmt.Errorf("singletable: backfill %s: re-key: %w", b.r.e.name, err)
@@ -336,7 +335,7 @@ func (b *backfill[T]) occupied(ctx context.Context, w *rewrite, old, there map[s
 	}
 	if !itemsEqual(there, w.newItem) {
 		return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: another item is at the new key %s",
-			b.r.e.name, itemKeyText(t, w.oldKey), itemKeyText(t, w.newItem)), cause)
+			b.r.e.name, t.keyText(w.oldKey), t.keyText(w.newItem)), cause)
 	}
 	var db expr.Builder
 	cond := b.unchanged(&db, old)
@@ -355,15 +354,6 @@ func (b *backfill[T]) occupied(ctx context.Context, w *rewrite, old, there map[s
 		return fmt.Errorf("singletable: backfill %s: delete old key: %w", b.r.e.name, err)
 	}
 	return nil
-}
-
-// itemKeyText renders item's primary key for messages.
-func itemKeyText(t *Table, item map[string]types.AttributeValue) string {
-	s := t.opts.PartitionKey + "=" + strings.TrimPrefix(avString(item[t.opts.PartitionKey]), "S")
-	if t.opts.SortKey != "" {
-		s += " " + t.opts.SortKey + "=" + strings.TrimPrefix(avString(item[t.opts.SortKey]), "S")
-	}
-	return s
 }
 
 func sortedKeys[V any](m map[string]V) []string {

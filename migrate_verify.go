@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
-
-	"github.com/singletable-go/singletable/internal/backoff"
 )
 
 // VerifyOptions tunes [Migrator.Verify]. The zero value of a field means
@@ -102,30 +100,17 @@ type Difference struct {
 	Kind string
 	// Attrs names the attributes that differ, for "different" and "stale".
 	Attrs []string
+
+	keys keyNames // the table's, to print Key in key order
 }
 
 // String renders the difference for logs, e.g. "missing User {PK=USER#john SK=PROFILE}".
 func (d Difference) String() string {
-	s := fmt.Sprintf("%s %s %v", d.Kind, d.Entity, keyMapText(d.Key))
+	s := fmt.Sprintf("%s %s %v", d.Kind, d.Entity, d.keys.text(d.Key))
 	if len(d.Attrs) > 0 {
 		s += fmt.Sprintf(" attrs %v", d.Attrs)
 	}
 	return s
-}
-
-func keyMapText(k map[string]types.AttributeValue) string {
-	s := ""
-	for _, a := range sortedKeys(k) {
-		if s != "" {
-			s += " "
-		}
-		v := avString(k[a])
-		if len(v) > 0 {
-			v = v[1:]
-		}
-		s += a + "=" + v
-	}
-	return "{" + s + "}"
 }
 
 // Verify compares what a migration should have produced with the table.
@@ -176,12 +161,14 @@ func (v *verifier) note(d Difference) {
 }
 
 // sampled reports whether the item with this key is in the sample.
-func (v *verifier) sampled(key string) bool {
+func (v *verifier) sampled(key map[string]types.AttributeValue) bool {
 	if v.o.Sample >= 1 {
 		return true
 	}
 	h := fnv.New64a()
-	h.Write([]byte(key))
+	// The key's text in attribute name order: the same whichever table
+	// (source or target) the key belongs to.
+	h.Write([]byte(keyNames{}.text(key)))
 	// FNV leaves keys that differ only at the end close together; the
 	// splitmix64 finalizer spreads them over the whole range.
 	x := h.Sum64()
@@ -254,13 +241,12 @@ func (c *copyMigration) verify(ctx context.Context, m *Migrator, o VerifyOptions
 				transformErrs++
 				continue
 			}
-			srcKey := keyMapText(spec.keyOf(item))
 			for _, op := range ops {
 				if op.put != nil {
 					expected[op.entity]++
 				}
 			}
-			if v.sampled(srcKey) {
+			if v.sampled(spec.keyOf(item)) {
 				check = append(check, ops...)
 			}
 		}
@@ -283,6 +269,24 @@ func (c *copyMigration) verify(ctx context.Context, m *Migrator, o VerifyOptions
 	return v.rep, nil
 }
 
+// diffAttrs returns the sorted names of the attributes whose values differ
+// between a and b, or that only one of them has.
+func diffAttrs(a, b map[string]types.AttributeValue) []string {
+	var out []string
+	for k, av := range a {
+		if bv, ok := b[k]; !ok || !avEqual(av, bv) {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (s scanSpec) keyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
 	k := make(map[string]types.AttributeValue, len(s.keyAttrs))
 	for _, a := range s.keyAttrs {
@@ -291,71 +295,44 @@ func (s scanSpec) keyOf(item map[string]types.AttributeValue) map[string]types.A
 	return k
 }
 
-// compare reads the targets of ops and notes how they differ from what
-// the ops write.
+// compare reads the targets of ops (consistently, one request at a time)
+// and notes how they differ from what the ops write.
 func (v *verifier) compare(ctx context.Context, ops []WriteOp) error {
 	byTable := map[*Table][]WriteOp{}
 	for _, op := range ops {
 		byTable[op.table] = append(byTable[op.table], op)
 	}
+	read := types.KeysAndAttributes{ConsistentRead: aws.Bool(true)}
 	for t, ops := range byTable {
 		keys := make([]map[string]types.AttributeValue, len(ops))
 		for i, op := range ops {
 			keys[i] = op.Key()
 		}
-		got, err := getRaw(ctx, t, keys)
-		if err != nil {
-			return err
+		got, errs := t.getItems(ctx, BatchOptions{Concurrency: 1}, read, keys)
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
 		}
-		for _, op := range ops {
-			item, ok := got[t.keyID(op.keyed())]
+		for i, op := range ops {
+			item := got[i]
+			d := Difference{Entity: op.entity, Key: keys[i], keys: t.keyNames()}
 			switch {
-			case op.put == nil && ok:
-				v.note(Difference{Entity: op.entity, Key: op.Key(), Kind: "unexpected"})
-			case op.put != nil && !ok:
-				v.note(Difference{Entity: op.entity, Key: op.Key(), Kind: "missing"})
+			case op.put == nil && item != nil:
+				d.Kind = "unexpected"
+			case op.put != nil && item == nil:
+				d.Kind = "missing"
 			case op.put != nil:
-				if d := diffAttrs(op.put, item); len(d) > 0 {
-					v.note(Difference{Entity: op.entity, Key: op.Key(), Kind: "different", Attrs: d})
+				if d.Attrs = diffAttrs(op.put, item); len(d.Attrs) > 0 {
+					d.Kind = "different"
 				}
+			}
+			if d.Kind != "" {
+				v.note(d)
 			}
 		}
 	}
 	return nil
-}
-
-// getRaw reads items by key with consistent BatchGetItem requests of 100,
-// retrying unprocessed keys; the result is keyed by t.keyID.
-func getRaw(ctx context.Context, t *Table, keys []map[string]types.AttributeValue) (map[string]map[string]types.AttributeValue, error) {
-	got := make(map[string]map[string]types.AttributeValue, len(keys))
-	seen := map[string]bool{}
-	var pending []map[string]types.AttributeValue
-	for _, k := range keys {
-		if id := t.keyID(k); !seen[id] {
-			seen[id] = true
-			pending = append(pending, k)
-		}
-	}
-	for len(pending) > 0 {
-		n := min(len(pending), maxBatchGet)
-		req := map[string]types.KeysAndAttributes{t.name: {Keys: pending[:n], ConsistentRead: aws.Bool(true)}}
-		pending = pending[n:]
-		err := sendUntilDone(ctx, backoff.Default, "verify: BatchGetItem", func(ctx context.Context) (bool, error) {
-			out, err := t.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-			if err != nil {
-				return false, err
-			}
-			for _, item := range out.Responses[t.name] {
-				got[t.keyID(item)] = item
-			}
-			req = out.UnprocessedKeys
-			return len(req) > 0, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return got, nil
 }
 
 func (b *backfill[T]) verify(ctx context.Context, m *Migrator, o VerifyOptions) (*VerifyReport, error) {
@@ -369,16 +346,16 @@ func (b *backfill[T]) verify(ctx context.Context, m *Migrator, o VerifyOptions) 
 		var compared int64
 		for _, item := range items {
 			key := b.r.t.primaryKeyOf(item)
-			if !v.sampled(keyMapText(key)) {
+			if !v.sampled(key) {
 				continue
 			}
 			compared++
 			w, err := b.r.e.planRewrite(b.r.t, item)
 			switch {
 			case err != nil:
-				v.note(Difference{Entity: name, Key: key, Kind: "different", Attrs: []string{err.Error()}})
+				v.note(Difference{Entity: name, Key: key, keys: b.r.t.keyNames(), Kind: "different", Attrs: []string{err.Error()}})
 			case w.changed():
-				v.note(Difference{Entity: name, Key: key, Kind: "stale", Attrs: append(sortedKeys(w.set), w.remove...)})
+				v.note(Difference{Entity: name, Key: key, keys: b.r.t.keyNames(), Kind: "stale", Attrs: append(sortedKeys(w.set), w.remove...)})
 			}
 		}
 		v.mu.Lock()

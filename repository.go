@@ -89,13 +89,7 @@ func (r *Repo[T]) Get(ctx context.Context, key T, opts ...ReadOption) (T, error)
 		in.ConsistentRead = aws.Bool(true)
 	}
 	if len(o.fields) > 0 {
-		attrs, err := r.projectionAttrs(o.fields)
-		if err != nil {
-			return zero, err
-		}
-		in.ProjectionExpression, in.ExpressionAttributeNames = projectionExpr(attrs)
-		if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
-			exprs: []*string{in.ProjectionExpression}, names: in.ExpressionAttributeNames}); err != nil {
+		if in.ProjectionExpression, in.ExpressionAttributeNames, err = r.fieldsProjection(o.fields); err != nil {
 			return zero, err
 		}
 	}
@@ -224,6 +218,22 @@ func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 		attrs = append(attrs, f.attr)
 	}
 	return attrs, nil
+}
+
+// fieldsProjection writes the projection of a read of fields ([Fields]):
+// the entity type, the fields' attributes and then extra attributes,
+// checked against DynamoDB's expression limits.
+func (r *Repo[T]) fieldsProjection(fields []string, extra ...string) (*string, map[string]string, error) {
+	attrs, err := r.projectionAttrs(fields)
+	if err != nil {
+		return nil, nil, err
+	}
+	proj, names := projectionExpr(append(attrs, extra...))
+	if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
+		exprs: []*string{proj}, names: names}); err != nil {
+		return nil, nil, err
+	}
+	return proj, names, nil
 }
 
 // projectionExpr writes a projection of attribute names (each once) and

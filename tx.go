@@ -137,7 +137,7 @@ func (tx *Txn) request(token string) (*dynamodb.TransactWriteItemsInput, error) 
 		id := it.table.itemID(it.key)
 		if j, dup := seen[id]; dup {
 			return nil, validationErr(tx.ops[it.op].entity, "", "transaction writes item %s twice (op %d%s and op %d%s); DynamoDB allows one operation per item",
-				keyText(it.key), tx.items[j].op, guardText(tx.items[j].guard), it.op, guardText(it.guard))
+				it.table.keyText(it.key), tx.items[j].op, guardText(tx.items[j].guard), it.op, guardText(it.guard))
 		}
 		seen[id] = i
 	}
@@ -214,8 +214,8 @@ func (tx *Txn) cancelled(tce *types.TransactionCanceledException, err error) *Tr
 		}
 		it := tx.items[i]
 		op := tx.ops[it.op]
-		reason := TxReason{Index: it.op, Op: op.kind, Entity: op.entity, Key: it.key, Guard: it.guard,
-			Code: code, Message: aws.ToString(r.Message)}
+		reason := TxReason{Index: it.op, Op: op.kind, Entity: op.entity, Key: it.key, keys: it.table.keyNames(),
+			Guard: it.guard, Code: code, Message: aws.ToString(r.Message)}
 		if code == "ConditionalCheckFailed" && it.failed != nil {
 			old := r.Item
 			if len(old) == 0 {

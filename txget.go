@@ -56,15 +56,7 @@ func (r *Repo[T]) GetOp(key T, dest *T, opts ...ReadOption) GetOp {
 		return op
 	}
 	if len(o.fields) > 0 {
-		attrs, err := r.projectionAttrs(o.fields)
-		if err != nil {
-			op.err = err
-			return op
-		}
-		op.proj, op.names = projectionExpr(attrs)
-		if err := checkExprLimits(r.e.name, exprParts{kinds: []string{"projection"},
-			exprs: []*string{op.proj}, names: op.names}); err != nil {
-			op.err = err
+		if op.proj, op.names, op.err = r.fieldsProjection(o.fields); op.err != nil {
 			return op
 		}
 	}
@@ -151,7 +143,7 @@ func TxGet(ctx context.Context, ops ...GetOp) (found []bool, err error) {
 	for i, op := range ops {
 		store, ok, derr := op.decode(resp[i].Item)
 		if derr != nil {
-			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s %s): %w", i, op.entity, keyText(op.key), derr))
+			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s %s): %w", i, op.entity, op.table.keyText(op.key), derr))
 			continue
 		}
 		stores[i], found[i] = store, ok
@@ -195,7 +187,7 @@ func txGetRequest(ops []GetOp) (*dynamodb.TransactGetItemsInput, error) {
 		id := op.table.itemID(op.key)
 		if j, dup := seen[id]; dup {
 			return nil, validationErr(op.entity, "", "read transaction reads item %s of table %q twice (op %d and op %d); DynamoDB allows one operation per item",
-				keyText(op.key), op.table.name, j, i)
+				op.table.keyText(op.key), op.table.name, j, i)
 		}
 		seen[id] = i
 		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{

@@ -98,12 +98,3 @@ func (op *WriteOp) keyed() map[string]types.AttributeValue {
 
 // Err returns the error found while making the op, if any.
 func (op WriteOp) Err() error { return op.err }
-
-// primaryKeyOf extracts the table's primary key attributes from item.
-func (t *Table) primaryKeyOf(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	k := map[string]types.AttributeValue{t.opts.PartitionKey: item[t.opts.PartitionKey]}
-	if t.opts.SortKey != "" {
-		k[t.opts.SortKey] = item[t.opts.SortKey]
-	}
-	return k
-}

@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"math/big"
 	"slices"
-	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // avEqual reports whether two attribute values are equal as DynamoDB
-// stores them: numbers by value ("1.0" equals "1"), sets whatever their
-// order, lists element by element, maps key by key.
+// compares them: numbers by value ("1.0" equals "1"), sets whatever their
+// order, lists element by element, maps key by key. Every comparison of
+// attribute values in the library goes through it.
 func avEqual(a, b types.AttributeValue) bool {
 	switch a := a.(type) {
 	case *types.AttributeValueMemberS:
@@ -48,30 +48,21 @@ func avEqual(a, b types.AttributeValue) bool {
 	return false
 }
 
-// itemsEqual reports whether two items have the same attributes with
-// equal values.
+// itemsEqual reports whether two items (or maps) have the same attributes
+// with equal values.
 func itemsEqual(a, b map[string]types.AttributeValue) bool {
-	return len(diffAttrs(a, b)) == 0
-}
-
-// diffAttrs returns the sorted names of the attributes whose values differ
-// between a and b, or that only one of them has.
-func diffAttrs(a, b map[string]types.AttributeValue) []string {
-	var out []string
+	if len(a) != len(b) {
+		return false
+	}
 	for k, av := range a {
 		if bv, ok := b[k]; !ok || !avEqual(av, bv) {
-			out = append(out, k)
+			return false
 		}
 	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
+	return true
 }
 
+// numEqual reports whether two numbers' texts are the same number.
 func numEqual(a, b string) bool {
 	return a == b || numKey(a) == numKey(b)
 }
