@@ -131,6 +131,11 @@ type mop struct {
 	VMode  int      // 0: the stored version, 1: 0 (no check), 2: stale
 	Pick   int      // QueryDelete: which item of the query
 	Sub    []mop    // Batch (Put, Delete) and Tx (single kinds)
+	// Lost scripts, in the runs with faults, a lost response (the server
+	// applies the request, the client sees a reset connection) for the
+	// op's write request, so that the SDK's retry of an applied write
+	// happens in every run, whatever the drawn faults.
+	Lost bool
 }
 
 var modelEntityNames = []string{"MItem", "MCode", "MManaged", "MEvent"}
@@ -199,6 +204,12 @@ func genSingle(rng *rand.Rand, kind string, ent int) mop {
 func (o mop) slot() [3]int { return [3]int{o.Ent, o.Part, o.Key} }
 
 func genOp(rng *rand.Rand) mop {
+	o := genOpKind(rng)
+	o.Lost = rng.IntN(100) < 12
+	return o
+}
+
+func genOpKind(rng *rand.Rand) mop {
 	switch w := rng.IntN(100); {
 	case w < 14:
 		return genSingle(rng, "Create", rng.IntN(4))
@@ -1306,8 +1317,39 @@ func (r *mRun) step(ctx context.Context, i int, o mop) error {
 		return r.queryDelete(ctx, i, o)
 	}
 	x, run, desc, class := r.plan(before, o)
+	if o.Lost && r.rate > 0 {
+		r.env.ft.Next(r.writeAPI(o), ddbfault.LostResponse)
+		desc += " (response lost)"
+	}
 	err := run(ctx)
 	return r.judge(ctx, i, desc, class, x, err, before)
+}
+
+// writeAPI is the DynamoDB operation that carries o's write.
+func (r *mRun) writeAPI(o mop) string {
+	switch o.Kind {
+	case "Batch":
+		return "BatchWriteItem"
+	case "Tx", "CrossTx":
+		return "TransactWriteItems"
+	}
+	in := r.ent(o.Ent).info()
+	guarded := len(in.unique) > 0
+	if o.Kind == "Update" || o.Kind == "Upsert" {
+		guarded = false
+		for _, u := range in.unique {
+			guarded = guarded || slices.Contains(o.Fields, u)
+		}
+	}
+	switch {
+	case guarded:
+		return "TransactWriteItems"
+	case o.Kind == "Update" || o.Kind == "Upsert":
+		return "UpdateItem"
+	case o.Kind == "Delete":
+		return "DeleteItem"
+	}
+	return "PutItem"
 }
 
 // queryDelete queries the entity's items of a partition and deletes one
@@ -1712,9 +1754,11 @@ func opTokens(env *mEnv, o mop, target bool) []string {
 // chunks of operations while it still fails (ddmin), until deadline.
 func shrinkOps(ctx context.Context, env *mEnv, prefix []mop, slice []int, class string, deadline time.Time) ([]mop, int) {
 	tries := 0
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	fails := func(ops []mop) bool {
 		tries++
-		if env.clear(ctx) != nil {
+		if ctx.Err() != nil || env.clear(ctx) != nil {
 			return false
 		}
 		r := &mRun{env: env, ops: ops, stopAt: class}
