@@ -812,11 +812,13 @@ type mexpect struct {
 	ok     bool    // success is correct
 	okSame bool    // success without any change is also correct
 	apply  []func(*mstate)
-	keys   []string // primary keys written
-	guards []string // guard items written
-	perKey bool     // under an unknown outcome, each key independently (batches)
-	why    []string // why it must fail, and notes
-	situ   string   // the situation at the key: own, absent, foreign
+	keys   []string   // primary keys written
+	guards []string   // guard items written
+	perKey bool       // under an unknown outcome, each key independently (batches)
+	why    []string   // why it must fail, and notes
+	situ   string     // the situation at the key: own, absent, foreign
+	subs   []*mexpect // a batch: each op's own expectation, in op order
+	what   string     // a batch op: "PutOp MItem"
 }
 
 func (x *mexpect) fail(why string, errs ...error) {
@@ -975,6 +977,7 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 		x.situ = "absent"
 	}
 	full := in.full(o)
+	softConflict := false
 
 	// Unique guards: release the old values this write replaces (when the
 	// item is this entity's) and claim the new ones.
@@ -1040,15 +1043,27 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 		}
 		swap(in.unique, false, true)
 		x.apply = append(x.apply, func(s *mstate) { s.items[k] = in.newItem(o, 1) })
-	case "Put":
+	case "Put", "PutOp":
 		if foreign {
 			x.fail("the item under the key is another entity's", singletable.ErrConditionFailed, singletable.ErrAlreadyExists)
 		}
-		if in.versioned && stored != ver {
+		next := ver + 1
+		switch {
+		case kind == "PutOp":
+			// A batch put stores the version given, unchecked (PutOp).
+			next = ver
+		case in.versioned && ver == 0 && own && stored != 0:
+			// Version 0 on Put: Schema.Version documents "not stored yet"
+			// (ErrVersionConflict on an existing item); the write plan on
+			// main reads the stored version and writes the next. Either is
+			// allowed, each with its own state (see softFails).
+			next = stored + 1
+			softConflict = true
+		case in.versioned && stored != ver:
 			x.fail(fmt.Sprintf("version %d given, %d stored", ver, stored), singletable.ErrVersionConflict)
 		}
 		swap(in.unique, true, true)
-		x.apply = append(x.apply, func(s *mstate) { s.items[k] = in.newItem(o, ver+1) })
+		x.apply = append(x.apply, func(s *mstate) { s.items[k] = in.newItem(o, next) })
 	case "Update", "Upsert":
 		upsert := kind == "Upsert"
 		switch {
@@ -1097,9 +1112,9 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 			}
 			s.items[k] = it
 		})
-	case "Delete":
+	case "Delete", "DeleteOp":
 		switch {
-		case !exists && inTx && (!in.versioned || ver == 0):
+		case !exists && (inTx || kind == "DeleteOp") && (!in.versioned || ver == 0):
 			// A transaction's delete of nothing is a no-op.
 		case !exists && inTx:
 			x.fail(fmt.Sprintf("nothing to delete at version %d", ver), singletable.ErrNotFound, singletable.ErrVersionConflict)
@@ -1123,6 +1138,10 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 	}
 	x.apply = append(x.apply, guardsApply)
 	x.ok = len(x.fails) == 0
+	if softConflict {
+		x.fails = append(x.fails, singletable.ErrVersionConflict)
+		x.why = append(x.why, fmt.Sprintf("version 0 given, %d stored: success (version %d) or ErrVersionConflict", stored, stored+1))
+	}
 	return x
 }
 
@@ -1259,7 +1278,7 @@ func (r *mRun) plan(st mstate, o mop) (x *mexpect, run func(context.Context) err
 		}
 		return x, run, "Tx[" + strings.Join(descs, "; ") + "]", class
 	case "Batch":
-		x = &mexpect{ok: true, perKey: true}
+		x = &mexpect{perKey: true}
 		var wops []singletable.WriteOp
 		var descs []string
 		unique := false
@@ -1268,25 +1287,34 @@ func (r *mRun) plan(st mstate, o mop) (x *mexpect, run func(context.Context) err
 			in := e.info()
 			k := e.key(s)
 			ver := resolveVersion(st, k, 0) + 1
+			if s.Kind == "Delete" {
+				ver = 0 // a DeleteOp checks no version
+			}
 			if len(in.unique) > 0 {
 				unique = true
 			}
-			x.keys = append(x.keys, k)
 			wops = append(wops, e.writeOp(s.Kind, s, ver))
 			s.Kind += "Op"
 			descs = append(descs, r.describe(s, ver))
-			if s.Kind == "PutOp" {
-				x.apply = append(x.apply, func(st *mstate) { st.items[k] = in.newItem(s, ver) })
-			} else {
-				x.apply = append(x.apply, func(st *mstate) { delete(st.items, k) })
-			}
+			// Each op on its own: a batch request replaces or deletes
+			// (the keys of MManaged and MEvent meet no other entity); an
+			// op of an entity with unique fields is written as a guarded
+			// Put or Delete would be, the version as given.
+			sx := writeExpect(st, in, s, k, s.Kind, ver, false, faults)
+			sx.what = s.Kind + " " + in.name + " [" + sx.situ + "]"
+			x.subs = append(x.subs, sx)
+			x.keys = append(x.keys, sx.keys...)
+			x.guards = append(x.guards, sx.guards...)
+			x.apply = append(x.apply, sx.apply...)
 		}
 		class = "Batch"
 		if unique {
-			// Batches cannot carry the guards' conditions: an op of an
-			// entity with unique fields is refused before the network.
-			x.ok, x.valErr = false, true
-			x.why = append(x.why, "a batch op of an entity with Unique fields")
+			// A batch request cannot carry the guards: an op of an entity
+			// with unique fields is either refused before the network
+			// (*ValidationError, nothing written) or written with its
+			// guards, as a Put or Delete would be (judgeBatch).
+			x.valErr = true
+			x.why = append(x.why, "a batch op of an entity with Unique fields: refused whole, or written with its guards")
 			class = "Batch (with a Unique entity)"
 		}
 		run = func(ctx context.Context) error {
@@ -1409,6 +1437,12 @@ func (r *mRun) judge(ctx context.Context, i int, desc, class string, x *mexpect,
 	for _, f := range x.apply {
 		f(&want)
 	}
+	if x.subs != nil {
+		r.judgeBatch(i, desc, class, x, err, before, after)
+		r.invariants(ctx, i, desc, before, after, raws)
+		r.st, r.raws = after, raws
+		return nil
+	}
 	head := fmt.Sprintf("op %d %s\n      result: %s; the model allows: %s", i, desc, errClass(err), x.wantText())
 	if err != nil {
 		head += fmt.Sprintf("\n      error: %v", err)
@@ -1457,6 +1491,125 @@ func (r *mRun) judge(ctx context.Context, i int, desc, class string, x *mexpect,
 	r.invariants(ctx, i, desc, before, after, raws)
 	r.st, r.raws = after, raws
 	return nil
+}
+
+// judgeBatch judges a BatchWrite op by op: an op the *BatchError lists
+// failed (with a refusal its own expectation allows, or an unknown outcome
+// under faults), every other op was applied. A batch holding an op of an
+// entity with unique fields may instead be refused whole before the
+// network.
+func (r *mRun) judgeBatch(i int, desc, class string, x *mexpect, err error, before, after mstate) {
+	head := fmt.Sprintf("op %d %s\n      result: %s", i, desc, errClass(err))
+	if err != nil {
+		head += fmt.Sprintf("\n      error: %v", err)
+	}
+	var be *singletable.BatchError
+	var ve *singletable.ValidationError
+	isBatchErr := errors.As(err, &be)
+	if x.valErr && errors.As(err, &ve) && (!isBatchErr || !be.Sent) {
+		if s, d := stateDiff(before, after); len(s) > 0 {
+			r.fail(i, class+": refused before the network but the table changed ("+strings.Join(s, "; ")+")",
+				head+"\n      "+strings.Join(d, "\n      "))
+		}
+		return
+	}
+	unknownAll := false
+	failed := map[int]error{}
+	switch {
+	case err == nil:
+	case isBatchErr:
+		for _, f := range be.Failed {
+			failed[f.Index] = f.Err
+		}
+	case r.rate > 0:
+		unknownAll = true
+	default:
+		r.fail(i, class+": unexpected "+errClass(err), head)
+		return
+	}
+	// want: before with every op applied that the batch reports done; maybe
+	// holds the keys and guards of the ops whose outcome is unknown (or
+	// already reported), with the state each would make.
+	want := before.clone()
+	maybe := map[string]bool{}
+	for j, sx := range x.subs {
+		ferr, isFailed := failed[j]
+		unknown := unknownAll || (isFailed && r.rate > 0 && (errors.Is(ferr, singletable.ErrMaybeApplied) || !modelRefusal(ferr)))
+		switch {
+		case unknown:
+		case !isFailed && sx.ok:
+			for _, f := range sx.apply {
+				f(&want)
+			}
+			continue
+		case !isFailed && sx.okSame:
+			continue
+		case !isFailed:
+			r.fail(i, fmt.Sprintf("%s: unexpected success of %s", class, sx.what),
+				fmt.Sprintf("%s\n      op %d of the batch, %s: the model allows %s (%s)", head, j, sx.what, sx.wantText(), strings.Join(sx.why, "; ")))
+		case sx.refused(ferr):
+			continue
+		default:
+			r.fail(i, fmt.Sprintf("%s: unexpected %s from %s", class, errClass(ferr), sx.what),
+				fmt.Sprintf("%s\n      op %d of the batch, %s: %v; the model allows %s", head, j, sx.what, ferr, sx.wantText()))
+		}
+		for _, k := range sx.keys {
+			maybe[k] = true
+		}
+		for _, g := range sx.guards {
+			maybe[g] = true
+		}
+	}
+	// The keys and guards of unknown outcomes may be as before or as after
+	// the op; everything else must be as wanted.
+	full := want.clone()
+	for _, sx := range x.subs {
+		for _, f := range sx.apply {
+			f(&full)
+		}
+	}
+	var bad []string
+	var details []string
+	for _, k := range unionKeys(before.items, unionMap(after.items, want.items)) {
+		a, aok := after.items[k]
+		match := func(s mstate) bool {
+			w, wok := s.items[k]
+			return wok == aok && (!wok || itemMatch(w, a))
+		}
+		if match(want) || (maybe[k] && (match(before) || match(full))) {
+			continue
+		}
+		w := want.items[k]
+		bad = append(bad, k)
+		details = append(details, fmt.Sprintf("%s: want %s, table has %s", k, w, a))
+	}
+	for _, g := range unionKeys(before.guards, unionMap(after.guards, want.guards)) {
+		a := after.guards[g]
+		if want.guards[g] == a || (maybe[g] && (before.guards[g] == a || full.guards[g] == a)) {
+			continue
+		}
+		bad = append(bad, "guard")
+		details = append(details, fmt.Sprintf("guard %s: want owner %q, table has %q", g, want.guards[g], a))
+	}
+	if len(bad) > 0 {
+		what := "ops"
+		if slices.Contains(bad, "guard") {
+			what = "ops and guards"
+		}
+		r.fail(i, class+": the table is not what the ops reported done make ("+what+")",
+			head+"\n      "+strings.Join(details, "\n      "))
+	}
+}
+
+func unionMap[V any](a, b map[string]V) map[string]V {
+	out := make(map[string]V, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 func (r *mRun) beforeOrAfter(before, want, after mstate, x *mexpect) bool {
