@@ -59,7 +59,7 @@ import (
 // table must then be in the state before or after it (all or nothing,
 // except batches, whose items are independent).
 //
-// MODEL_SEED (default 1; "random" draws one) and MODEL_OPS (default 300
+// MODEL_SEED (default 1; "random" draws one) and MODEL_OPS (default 200
 // per run) choose the sequence; make model runs it longer. A failure
 // prints the seed, the failing operation and the operations that touched
 // the same keys; in the run without faults each kind of failure is also
@@ -102,7 +102,7 @@ func modelOps(t *testing.T) int {
 		}
 		return n
 	}
-	return 300
+	return 200
 }
 
 // ---- operations ----
@@ -1831,7 +1831,9 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64) {
 		if shrinkEnv == nil {
 			shrinkEnv = newModelEnv(t, 0, 0)
 		}
-		minimal, tries := shrinkOps(ctx, shrinkEnv, prefix, slice, class, deadline)
+		// Each class gets an equal share of the time left.
+		share := time.Until(deadline) / time.Duration(len(order)-ci)
+		minimal, tries := shrinkOps(ctx, shrinkEnv, prefix, slice, class, time.Now().Add(share))
 		if minimal == nil {
 			fmt.Fprintf(&b, "    (shrinking did not reproduce it in %d replays)\n", tries)
 			continue
@@ -1950,6 +1952,18 @@ func shrinkOps(ctx context.Context, env *mEnv, prefix []mop, slice []int, class 
 				break
 			}
 			n = min(n*2, len(cur))
+		}
+	}
+	// Then the ops of each batch and transaction, one at a time.
+	for j := 0; j < len(cur) && time.Now().Before(deadline); j++ {
+		for k := 0; k < len(cur[j].Sub) && len(cur[j].Sub) > 1 && time.Now().Before(deadline); {
+			cand := slices.Clone(cur)
+			cand[j].Sub = slices.Delete(slices.Clone(cur[j].Sub), k, k+1)
+			if fails(cand) {
+				cur = cand
+			} else {
+				k++
+			}
 		}
 	}
 	return cur, tries
