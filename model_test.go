@@ -123,7 +123,7 @@ type mvals struct {
 // state (shrinking drops operations).
 type mop struct {
 	Kind   string // Create Put Update Upsert Delete Batch Tx QueryDelete CrossTx
-	Ent    int    // index into modelEntityNames
+	Ent    int    // 0 MItem, 1 MCode, 2 MManaged, 3 MEvent
 	Part   int
 	Key    int
 	V      mvals
@@ -137,8 +137,6 @@ type mop struct {
 	// happens in every run, whatever the drawn faults.
 	Lost bool
 }
-
-var modelEntityNames = []string{"MItem", "MCode", "MManaged", "MEvent"}
 
 // modelFields are the fields an update may set, per entity.
 var modelFields = [][]string{
