@@ -618,11 +618,13 @@ func mPart(o mop) string { return fmt.Sprintf("p%d", o.Part) }
 func mKey(o mop) string  { return fmt.Sprintf("k%d", o.Key) }
 
 // modelClock is a deterministic clock (so replays are exact): each
-// reading is 1.001234567 s after the last.
+// reading is 1.0012345 s after the last, so its nanoseconds end in zeros
+// as a microsecond clock's do (macOS), which RFC 3339 trims and the
+// fixed-width key form keeps.
 type modelClock struct{ n atomic.Int64 }
 
 func (c *modelClock) now() time.Time {
-	return modelBase.Add(time.Duration(c.n.Add(1)) * (time.Second + 1234567))
+	return modelBase.Add(time.Duration(c.n.Add(1)) * (time.Second + 1234500))
 }
 
 // mEnv is one table with the model's entities bound to it.
