@@ -10,7 +10,7 @@ DDBLOCAL_PORT ?= 8000
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then echo sudo; fi)
 
-.PHONY: test demo lint bench bench-compare fuzz reliability soak dynamodb-local ddblocal-install java tools
+.PHONY: test model demo lint bench bench-compare fuzz reliability soak dynamodb-local ddblocal-install java tools
 
 ## test: vet, a short run of the key codec fuzz target, then the whole suite
 ## with the race detector against DynamoDB Local
@@ -19,6 +19,18 @@ test: tools
 	$(GO) vet ./...
 	$(GO) test -run '^$$' -fuzz FuzzKeyCodec -fuzztime $(CI_FUZZTIME) -fuzzminimizetime 2000x .
 	$(GO) test -race -count=1 ./...
+
+## model: the model-based property test (TestModel, also part of `make test` with a
+## fixed seed) run longer: MODEL_OPS operations per run (default 3000) from MODEL_SEED
+## (default: drawn at random and printed; give it to replay a failure), without faults and
+## at 10% and 30% injected faults; a failure prints the seed, a replay command, the
+## failing operation and a shrunk sequence (MODEL_SHRINK_SECONDS of replays, default 120)
+MODEL_OPS            ?= 3000
+MODEL_SEED           ?= random
+MODEL_SHRINK_SECONDS ?= 120
+model: tools
+	MODEL_SEED=$(MODEL_SEED) MODEL_OPS=$(MODEL_OPS) MODEL_SHRINK_SECONDS=$(MODEL_SHRINK_SECONDS) \
+		$(GO) test -count=1 -v -timeout 60m -run '^TestModel$$' .
 
 ## demo: run the skills demo end to end (it starts and stops DynamoDB Local)
 demo: tools
