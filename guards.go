@@ -102,7 +102,9 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		if g.ttl, err = field("TTL", s.TTL); err != nil {
 			return err
 		}
-		g.ttl.seconds = true // stored as epoch seconds
+		// Stored as epoch seconds, and not at all when zero: keys hold
+		// it the same way (to the second, absent when zero).
+		g.ttl.seconds, g.ttl.omitEmpty = true, true
 		switch k := g.ttl.typ.Kind(); {
 		case isTime(g.ttl.typ):
 		case k >= reflect.Int && k <= reflect.Uint64:
