@@ -134,12 +134,14 @@ func (r *Repo[T]) Create(ctx context.Context, v T) error {
 // With [If] it writes only when the condition holds ([ErrConditionFailed]
 // otherwise); with [MustExist] only when the item exists ([ErrNotFound]).
 //
-// For a versioned entity the write is conditioned on v's version being the
-// stored one (0: no item, or an item without a version yet) and stores it
-// plus one; otherwise it fails with [ErrVersionConflict]. For an entity
-// with unique fields, Put reads the item first (strongly consistent) and
-// swaps the guards of the values it changes in the same transaction; if
-// the item changes in between, Put reads and tries again.
+// Put never replaces an item of another entity under the same key
+// ([ErrConditionFailed]). For a versioned entity a non-zero version in v
+// is the one the caller read: the write is conditioned on it and stores it
+// plus one, or fails with [ErrVersionConflict]; with version 0 Put reads
+// the stored version itself (see [Schema].Version). For an entity with
+// unique fields, Put reads the item first (strongly consistent) and swaps
+// the guards of the values it changes in the same transaction; if the item
+// changes in between, Put reads and tries again.
 //
 // A conditional Put whose attempt was applied without an answer succeeds
 // when the retry finds exactly the item this call wrote (not
@@ -156,8 +158,10 @@ func (r *Repo[T]) Put(ctx context.Context, v T, opts ...WriteOption) error {
 // when the condition holds; with [MustExist] the absence is checked in the
 // request itself.
 //
-// For a versioned entity a non-zero version in key is checked
-// ([ErrVersionConflict] when stale). For an entity with unique fields,
+// Delete never removes an item of another entity under the same key
+// ([ErrConditionFailed]). For a versioned entity a non-zero version in key
+// is checked ([ErrVersionConflict] when stale, [ErrNotFound] when the item
+// is gone). For an entity with unique fields,
 // Delete reads the item first and releases its guards in the same
 // transaction; the item returned is the one read.
 //
