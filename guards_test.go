@@ -190,9 +190,8 @@ func TestUniqueGuardsInTransactions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tbl, accounts, _ := accountsTable(t)
-	var users *singletable.Repo[User]
 	// Users share the table: bind after creation is fine for writes.
-	users = singletable.Bind(tbl, Users)
+	users := singletable.Bind(tbl, Users)
 	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"}))
 
 	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {

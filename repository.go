@@ -195,20 +195,6 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, er
 	return r.e.decode(attrs)
 }
 
-// deleteCond is the condition of a delete.
-func (r *Repo[T]) deleteCond(o writeOptions) condition {
-	// Only ever delete an item of this entity: a key collision with another
-	// entity must not destroy that entity's item.
-	cond := check(anyOf(r.notExists(), r.isEntity()))
-	if o.mustExist {
-		cond = check(r.exists(), r.isEntity())
-	}
-	if o.cond != nil {
-		cond = cond.and(userCond(*o.cond))
-	}
-	return cond
-}
-
 // projectionAttrs is projection as attribute names: the entity type
 // attribute, then the fields' attributes.
 func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {

@@ -231,15 +231,6 @@ func (t *Table) indexes() []physicalIndex {
 	return out
 }
 
-func (t *Table) index(name string) (physicalIndex, bool) {
-	for _, p := range t.indexes() {
-		if p.name == name {
-			return p, true
-		}
-	}
-	return physicalIndex{}, false
-}
-
 // Repo is the typed repository of one entity in one table.
 type Repo[T any] struct {
 	t *Table

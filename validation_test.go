@@ -125,6 +125,7 @@ func TestDefineErrors(t *testing.T) {
 		C     []string
 		D     struct{ X int }
 		T     bool
+		//lint:ignore U1000 an unexported field, which Define must ignore
 		inner string
 	}
 	cases := []struct {
