@@ -120,11 +120,11 @@ func TestKeyErrorNamesFields(t *testing.T) {
 
 func TestDefineErrors(t *testing.T) {
 	type S struct {
-		A     string
-		B     int
-		C     []string
-		D     struct{ X int }
-		T     bool
+		A string
+		B int
+		C []string
+		D struct{ X int }
+		T bool
 		//lint:ignore U1000 an unexported field, which Define must ignore
 		inner string
 	}
