@@ -5,6 +5,7 @@ package singletable_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -125,4 +126,60 @@ func TestReviewIdempotentUpdateRacedIsRetried(t *testing.T) {
 	d, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "mine").Idempotent(runToken("review-race")).Run(ctx)
 	require.NoError(t, err, "no version was given: nothing for the caller to conflict with")
 	assert.Equal(t, int64(3), d.Version)
+}
+
+// Typed errors come before the network. A Put or Update of a versioned
+// entity with version 0 now reads the stored version first (write.go
+// putItems: readBefore before encodeSized; update.go txItems: readBefore
+// before build), so an item that cannot be stored (invalid UTF-8, over
+// 400 KB) is refused only after a GetItem reached DynamoDB.
+func TestReviewBadValuesRefusedBeforeTheNetwork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var vdocs *singletable.Repo[VDoc]
+	_, c := newTable(t, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
+	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "ok"}))
+	var ve *singletable.ValidationError
+	for name, write := range map[string]func() error{
+		"Put invalid UTF-8": func() error { return vdocs.Put(ctx, VDoc{ID: "a", Body: "bad \xff utf-8"}) },
+		"Put over 400 KB":   func() error { return vdocs.Put(ctx, VDoc{ID: "a", Body: strings.Repeat("x", 410_000)}) },
+		"Update invalid UTF-8": func() error {
+			_, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "bad \xff utf-8").Run(ctx)
+			return err
+		},
+		"Update of a missing item, invalid UTF-8": func() error {
+			_, err := vdocs.Update(VDoc{ID: "zz"}).Set("Body", "bad \xff utf-8").Run(ctx)
+			return err
+		},
+	} {
+		before := c.requests.Load()
+		err := write()
+		assert.ErrorAs(t, err, &ve, name)
+		assert.Equal(t, before, c.requests.Load(), "%s: requests sent for bad input", name)
+	}
+}
+
+// A stale version the caller gave is ErrVersionConflict at once: nothing
+// changed while the library wrote, so there is nothing to retry. When the
+// write also read the item (unique fields, index reads), writeplan.go
+// failed() reports any version mismatch as raced() (a *raceError), so
+// execToken rebuilds and resends the doomed write 5 more times (each
+// with a GetItem) and the error says "the item changed while its unique
+// guards were being updated" instead of naming the version read.
+func TestReviewStaleCallerVersionIsNotRetried(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, accounts, c := accountsTable(t)
+	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"}))
+	a, err := accounts.Get(ctx, Account{Username: "ann"}, singletable.ConsistentRead())
+	require.NoError(t, err)
+	_, err = accounts.Update(Account{Username: "ann"}).Set("Name", "Ann").Run(ctx)
+	require.NoError(t, err)
+
+	before := c.requests.Load()
+	a.Name = "stale"
+	err = accounts.Put(ctx, a) // version 1; the stored one is 2
+	require.ErrorIs(t, err, singletable.ErrVersionConflict)
+	assert.Contains(t, err.Error(), "version 1 was read")
+	assert.LessOrEqual(t, c.requests.Load()-before, int64(2), "one read (as before the change), not a retry loop")
 }
