@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -182,4 +183,82 @@ func TestReviewStaleCallerVersionIsNotRetried(t *testing.T) {
 	require.ErrorIs(t, err, singletable.ErrVersionConflict)
 	assert.Contains(t, err.Error(), "version 1 was read")
 	assert.LessOrEqual(t, c.requests.Load()-before, int64(2), "one read (as before the change), not a retry loop")
+}
+
+// Seat is a unique number that updates may Add to.
+type Seat struct {
+	Hall string `dynamodbav:"Hall"`
+	Who  string `dynamodbav:"Who"`
+	No   int    `dynamodbav:"No,omitempty"`
+}
+
+var Seats = singletable.MustDefine(singletable.Schema[Seat]{Type: "Seat", PK: "HALL#{Hall}", SK: "WHO#{Who}", Unique: []string{"No"}})
+
+// Guards match live values: an Add on a unique field changes the value
+// without moving its guard (write.go txItems: moved lists only fields
+// setsOrRemoves; Add is neither), so the new value is unclaimed and the
+// old one stays taken. The upsert that creates (createItems) does claim
+// the added value, so the two paths of one Update differ.
+func TestReviewAddOnUniqueFieldMovesItsGuard(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var seats *singletable.Repo[Seat]
+	newTable(t, func(tbl *singletable.Table) { seats = singletable.Bind(tbl, Seats) })
+	require.NoError(t, seats.Create(ctx, Seat{Hall: "h", Who: "ann", No: 1}))
+	s, err := seats.Update(Seat{Hall: "h", Who: "ann"}).Add("No", 1).Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, s.No)
+	assert.ErrorIs(t, seats.Create(ctx, Seat{Hall: "h", Who: "bob", No: 2}), singletable.ErrAlreadyExists, "seat 2 is ann's now")
+	assert.NoError(t, seats.Create(ctx, Seat{Hall: "h", Who: "cat", No: 1}), "seat 1 was released")
+}
+
+// TMulti has its TTL field as a multi-attribute index key attribute.
+type TMulti struct {
+	ID      string    `dynamodbav:"ID"`
+	Kind    string    `dynamodbav:"Kind"`
+	Expires time.Time `dynamodbav:"Expires"`
+}
+
+// Define accepts a TTL field as a multi-attribute index key attribute;
+// the table declares it S (gsi.go scalarType: a time is S) while every
+// write stores the TTL as N epoch seconds (encode.go: encodeTTL after the
+// index attributes; update.go build: the TTL branch before multiAttr), so
+// every write fails at DynamoDB with a raw ValidationException "Type
+// mismatch for Index Key" instead of being refused by Define.
+func TestReviewTTLInMultiAttributeIndex(t *testing.T) {
+	t.Parallel()
+	e, err := singletable.Define(singletable.Schema[TMulti]{Type: "TM", PK: "T#{ID}", SK: "T", TTL: "Expires",
+		Indexes: []singletable.IndexSchema[TMulti]{{Name: "GSI9", PartitionAttrs: []string{"Kind"}, SortAttrs: []string{"Expires"}}}})
+	if err != nil {
+		var ve *singletable.ValidationError
+		require.ErrorAs(t, err, &ve, "refused at Define: fine")
+		return
+	}
+	ctx := context.Background()
+	var r *singletable.Repo[TMulti]
+	newTable(t, func(tbl *singletable.Table) { r = singletable.Bind(tbl, e) })
+	require.NoError(t, r.Create(ctx, TMulti{ID: "a", Kind: "k", Expires: time.Now().Add(time.Hour)}))
+	got, err := r.QueryIndex("GSI9", TMulti{Kind: "k"}).Collect(ctx)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+}
+
+// TxUpdate with version 0: the library read the version outside the
+// transaction; a writer getting in between makes the whole transaction
+// fail with ErrVersionConflict, a version the caller never gave (nothing
+// rebuilds it). Before the change a version-0 update checked no version.
+func TestReviewTxUpdateVersionZeroRaced(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	hc := &hookClient{Client: ddblocal.Shared().Client()}
+	var vdocs *singletable.Repo[VDoc]
+	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
+	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
+	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxUpdate(tx, vdocs.Update(VDoc{ID: "a"}).Set("Body", "tx"))
+		// Another writer gets in after the read, before the commit.
+		_, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "other").Run(ctx)
+		return err
+	})
+	require.NoError(t, err, "the caller read no version")
 }
