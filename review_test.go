@@ -1,0 +1,264 @@
+package singletable_test
+
+// Adversarial review of issue 12 ("One write plan"): regression tests for
+// behaviours that break the write plan's promises.
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+)
+
+// hookClient runs afterGet once, right after the next GetItem returns:
+// another writer getting in between the library's read and its write.
+type hookClient struct {
+	*dynamodb.Client
+	afterGet atomic.Pointer[func()]
+}
+
+func (c *hookClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, err := c.Client.GetItem(ctx, in, o...)
+	if f := c.afterGet.Swap(nil); f != nil {
+		(*f)()
+	}
+	return out, err
+}
+
+func (c *hookClient) once(f func()) { c.afterGet.Store(&f) }
+
+// An Upsert's If condition must hold whatever the path: an upsert that
+// finds no item is sent as a Create, which drops the caller's condition
+// (update.go txItems → createItems): the item is created although the
+// condition (which a missing attribute cannot satisfy) is false.
+func TestReviewUpsertCreateKeepsIfCondition(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var ranks *singletable.Repo[Rank]
+	var statuses *singletable.Repo[Status]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) {
+		ranks = singletable.Bind(tbl, Ranks)
+		statuses = singletable.Bind(tbl, Statuses)
+	})
+	// Blind upsert (no read): DynamoDB evaluates the condition.
+	_, err := statuses.Update(Status{ID: "s"}).Set("State", "on").
+		If(expression.Name("State").Equal(expression.Value("off"))).Upsert().Run(ctx)
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "blind upsert")
+
+	// Upsert that reads first (GSI1 needs Score): the same condition.
+	_, err = ranks.Update(Rank{Board: "b", User: "u"}).Set("Note", "hi").
+		If(expression.Name("Note").Equal(expression.Value("old"))).Upsert().Run(ctx)
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "upsert that reads, then creates")
+	assert.Empty(t, rawItem(t, tbl, "BOARD#b", "USER#u"), "a false condition wrote nothing")
+}
+
+// Idempotent: "a repeat with the same token and the same update within
+// DynamoDB's 10-minute idempotency window succeeds without applying it
+// again". With version 0 the update now reads the stored version and
+// writes it into the request (SET Version = read+1, condition Version =
+// read), so the repeat is a different request under the same token:
+// IdempotentParameterMismatch. Before the change (ADD, no check) the
+// repeat was the same request.
+func TestReviewIdempotentUpdateRepeatOfVersionedEntity(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var vdocs *singletable.Repo[VDoc]
+	newTable(t, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
+	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
+	tok := runToken("review-idem")
+	d, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "v2").Idempotent(tok).Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), d.Version)
+	// The caller did not see the answer and repeats the same update.
+	d, err = vdocs.Update(VDoc{ID: "a"}).Set("Body", "v2").Idempotent(tok).Run(ctx)
+	require.NoError(t, err, "the repeat of an idempotent update succeeds")
+	assert.Equal(t, int64(2), d.Version, "applied once")
+}
+
+// The same for an idempotent upsert that creates: its repeat finds the
+// item and is sent as an update, another request under the same token.
+func TestReviewIdempotentUpsertRepeatAfterCreate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var ranks *singletable.Repo[Rank]
+	newTable(t, func(tbl *singletable.Table) { ranks = singletable.Bind(tbl, Ranks) })
+	tok := runToken("review-upsert")
+	_, err := ranks.Update(Rank{Board: "b", User: "u"}).Set("Note", "hi").Upsert().Idempotent(tok).Run(ctx)
+	require.NoError(t, err)
+	r, err := ranks.Update(Rank{Board: "b", User: "u"}).Set("Note", "hi").Upsert().Idempotent(tok).Run(ctx)
+	require.NoError(t, err, "the repeat of an idempotent upsert succeeds")
+	assert.Equal(t, "hi", r.Note)
+}
+
+// Version 0 means the caller read none: "Put and Update read the stored
+// version themselves and are conditioned on that (retrying if another
+// writer gets in between)". With a token the race is not retried
+// (write.go execToken: token == "" in the retry predicate), so an
+// idempotent update that gave no version fails with ErrVersionConflict.
+func TestReviewIdempotentUpdateRacedIsRetried(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	hc := &hookClient{Client: ddblocal.Shared().Client()}
+	var vdocs *singletable.Repo[VDoc]
+	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
+	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
+	hc.once(func() {
+		// Another writer bumps the version between the read and the write.
+		_, err := hc.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(tbl.Name()),
+			Key: map[string]types.AttributeValue{
+				"PK": &types.AttributeValueMemberS{Value: "DOC#a"}, "SK": &types.AttributeValueMemberS{Value: "DOC"}},
+			UpdateExpression:          aws.String("SET Version = :v"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: "2"}},
+		})
+		require.NoError(t, err)
+	})
+	d, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "mine").Idempotent(runToken("review-race")).Run(ctx)
+	require.NoError(t, err, "no version was given: nothing for the caller to conflict with")
+	assert.Equal(t, int64(3), d.Version)
+}
+
+// Typed errors come before the network. A Put or Update of a versioned
+// entity with version 0 now reads the stored version first (write.go
+// putItems: readBefore before encodeSized; update.go txItems: readBefore
+// before build), so an item that cannot be stored (invalid UTF-8, over
+// 400 KB) is refused only after a GetItem reached DynamoDB.
+func TestReviewBadValuesRefusedBeforeTheNetwork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var vdocs *singletable.Repo[VDoc]
+	_, c := newTable(t, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
+	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "ok"}))
+	var ve *singletable.ValidationError
+	for name, write := range map[string]func() error{
+		"Put invalid UTF-8": func() error { return vdocs.Put(ctx, VDoc{ID: "a", Body: "bad \xff utf-8"}) },
+		"Put over 400 KB":   func() error { return vdocs.Put(ctx, VDoc{ID: "a", Body: strings.Repeat("x", 410_000)}) },
+		"Update invalid UTF-8": func() error {
+			_, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "bad \xff utf-8").Run(ctx)
+			return err
+		},
+		"Update of a missing item, invalid UTF-8": func() error {
+			_, err := vdocs.Update(VDoc{ID: "zz"}).Set("Body", "bad \xff utf-8").Run(ctx)
+			return err
+		},
+	} {
+		before := c.requests.Load()
+		err := write()
+		assert.ErrorAs(t, err, &ve, name)
+		assert.Equal(t, before, c.requests.Load(), "%s: requests sent for bad input", name)
+	}
+}
+
+// A stale version the caller gave is ErrVersionConflict at once: nothing
+// changed while the library wrote, so there is nothing to retry. When the
+// write also read the item (unique fields, index reads), writeplan.go
+// failed() reports any version mismatch as raced() (a *raceError), so
+// execToken rebuilds and resends the doomed write 5 more times (each
+// with a GetItem) and the error says "the item changed while its unique
+// guards were being updated" instead of naming the version read.
+func TestReviewStaleCallerVersionIsNotRetried(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, accounts, c := accountsTable(t)
+	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"}))
+	a, err := accounts.Get(ctx, Account{Username: "ann"}, singletable.ConsistentRead())
+	require.NoError(t, err)
+	_, err = accounts.Update(Account{Username: "ann"}).Set("Name", "Ann").Run(ctx)
+	require.NoError(t, err)
+
+	before := c.requests.Load()
+	a.Name = "stale"
+	err = accounts.Put(ctx, a) // version 1; the stored one is 2
+	require.ErrorIs(t, err, singletable.ErrVersionConflict)
+	assert.Contains(t, err.Error(), "version 1 was read")
+	assert.LessOrEqual(t, c.requests.Load()-before, int64(2), "one read (as before the change), not a retry loop")
+}
+
+// Seat is a unique number that updates may Add to.
+type Seat struct {
+	Hall string `dynamodbav:"Hall"`
+	Who  string `dynamodbav:"Who"`
+	No   int    `dynamodbav:"No,omitempty"`
+}
+
+var Seats = singletable.MustDefine(singletable.Schema[Seat]{Type: "Seat", PK: "HALL#{Hall}", SK: "WHO#{Who}", Unique: []string{"No"}})
+
+// Guards match live values: an Add on a unique field changes the value
+// without moving its guard (write.go txItems: moved lists only fields
+// setsOrRemoves; Add is neither), so the new value is unclaimed and the
+// old one stays taken. The upsert that creates (createItems) does claim
+// the added value, so the two paths of one Update differ.
+func TestReviewAddOnUniqueFieldMovesItsGuard(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var seats *singletable.Repo[Seat]
+	newTable(t, func(tbl *singletable.Table) { seats = singletable.Bind(tbl, Seats) })
+	require.NoError(t, seats.Create(ctx, Seat{Hall: "h", Who: "ann", No: 1}))
+	s, err := seats.Update(Seat{Hall: "h", Who: "ann"}).Add("No", 1).Run(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 2, s.No)
+	assert.ErrorIs(t, seats.Create(ctx, Seat{Hall: "h", Who: "bob", No: 2}), singletable.ErrAlreadyExists, "seat 2 is ann's now")
+	assert.NoError(t, seats.Create(ctx, Seat{Hall: "h", Who: "cat", No: 1}), "seat 1 was released")
+}
+
+// TMulti has its TTL field as a multi-attribute index key attribute.
+type TMulti struct {
+	ID      string    `dynamodbav:"ID"`
+	Kind    string    `dynamodbav:"Kind"`
+	Expires time.Time `dynamodbav:"Expires"`
+}
+
+// Define accepts a TTL field as a multi-attribute index key attribute;
+// the table declares it S (gsi.go scalarType: a time is S) while every
+// write stores the TTL as N epoch seconds (encode.go: encodeTTL after the
+// index attributes; update.go build: the TTL branch before multiAttr), so
+// every write fails at DynamoDB with a raw ValidationException "Type
+// mismatch for Index Key" instead of being refused by Define.
+func TestReviewTTLInMultiAttributeIndex(t *testing.T) {
+	t.Parallel()
+	e, err := singletable.Define(singletable.Schema[TMulti]{Type: "TM", PK: "T#{ID}", SK: "T", TTL: "Expires",
+		Indexes: []singletable.IndexSchema[TMulti]{{Name: "GSI9", PartitionAttrs: []string{"Kind"}, SortAttrs: []string{"Expires"}}}})
+	if err != nil {
+		var ve *singletable.ValidationError
+		require.ErrorAs(t, err, &ve, "refused at Define: fine")
+		return
+	}
+	ctx := context.Background()
+	var r *singletable.Repo[TMulti]
+	newTable(t, func(tbl *singletable.Table) { r = singletable.Bind(tbl, e) })
+	require.NoError(t, r.Create(ctx, TMulti{ID: "a", Kind: "k", Expires: time.Now().Add(time.Hour)}))
+	got, err := r.QueryIndex("GSI9", TMulti{Kind: "k"}).Collect(ctx)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+}
+
+// TxUpdate with version 0: the library read the version outside the
+// transaction; a writer getting in between makes the whole transaction
+// fail with ErrVersionConflict, a version the caller never gave (nothing
+// rebuilds it). Before the change a version-0 update checked no version.
+func TestReviewTxUpdateVersionZeroRaced(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	hc := &hookClient{Client: ddblocal.Shared().Client()}
+	var vdocs *singletable.Repo[VDoc]
+	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
+	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
+	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		singletable.TxUpdate(tx, vdocs.Update(VDoc{ID: "a"}).Set("Body", "tx"))
+		// Another writer gets in after the read, before the commit.
+		_, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "other").Run(ctx)
+		return err
+	})
+	require.NoError(t, err, "the caller read no version")
+}
