@@ -105,6 +105,11 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		// Stored as epoch seconds, and not at all when zero: keys hold
 		// it the same way (to the second, absent when zero).
 		g.ttl.seconds, g.ttl.omitEmpty = true, true
+		for _, p := range e.indexes {
+			if p.multi && slices.Contains(p.deps, g.ttl) {
+				return validationErr(e.name, s.TTL, "TTL: the field is a key attribute of multi-attribute index %s, whose type the table declares from the Go type, but DynamoDB's TTL is stored as a number of epoch seconds; index a copy of the time in another field", p.name)
+			}
+		}
 		switch k := g.ttl.typ.Kind(); {
 		case isTime(g.ttl.typ):
 		case k >= reflect.Int && k <= reflect.Uint64:
@@ -463,7 +468,7 @@ func (r *Repo[T]) snapValue(s snapshot) (*T, error) {
 }
 
 func raced(what string) error {
-	return &raceError{err: wrapSentinel(ErrVersionConflict, what+": the item changed while its unique guards were being updated", nil)}
+	return &raceError{err: wrapSentinel(ErrVersionConflict, what+": the item changed between the library's read of it and the write", nil)}
 }
 
 // GuardOps returns puts of the unique guard items claiming v's values, for

@@ -126,7 +126,7 @@ func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
 // [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func (r *Repo[T]) Create(ctx context.Context, v T) error {
-	_, err := r.exec(ctx, "Create", func() ([]txItem, error) { return r.createItems(v, r.expect("Create", absentItem)) })
+	_, err := r.exec(ctx, "Create", func() ([]txItem, error) { return r.createItems(v, r.expect("Create", absentItem), condition{}) })
 	return err
 }
 

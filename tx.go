@@ -283,14 +283,14 @@ func TxPut[T any](tx *Txn, r *Repo[T], v T, opts ...WriteOption) {
 // TxCreate adds a put of v that fails with [ErrAlreadyExists] when an item
 // with its key exists (like [Repo.Create]).
 func TxCreate[T any](tx *Txn, r *Repo[T], v T) {
-	items, err := r.createItems(v, r.expect("Create", absentItem))
+	items, err := r.createItems(v, r.expect("Create", absentItem), condition{})
 	tx.add(items, "Create", r.e.name, err)
 }
 
 // TxUpdate adds the update u (built with [Repo.Update]), with its
 // conditions: the item must exist unless u is an upsert.
 func TxUpdate[T any](tx *Txn, u *Update[T]) {
-	items, err := u.txItems(tx.ctx)
+	items, err := u.txItems(tx.ctx, true)
 	tx.add(items, "Update", u.r.e.name, err)
 }
 

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -232,7 +233,7 @@ func appendUnique(s []*fieldInfo, f *fieldInfo) []*fieldInfo {
 // [Update.Idempotent] for counters.
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
-	res, err := u.r.execToken(ctx, "Update", u.token, func() ([]txItem, error) { return u.txItems(ctx) })
+	res, err := u.r.execToken(ctx, "Update", u.token, func() ([]txItem, error) { return u.txItems(ctx, false) })
 	if err != nil {
 		return zero, err
 	}
@@ -265,7 +266,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		e.stamp(mv, now, false)
 		set = append(set, g.updated)
 	}
-	if g.version != nil {
+	if g.version != nil && !x.addVersion {
 		r.versioning(x, mv, x.snap)
 		set = append(set, g.version)
 	}
@@ -370,7 +371,10 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		}
 		ub.Add(b.Name(a.f.attr), b.Value(n))
 	}
-	if g.version != nil {
+	switch {
+	case x.addVersion:
+		ub.Add(b.Name(g.version.attr), b.Value(&types.AttributeValueMemberN{Value: "1"}))
+	case g.version != nil:
 		eff.versionAttr, eff.version = g.version.attr, x.version+1
 	}
 	known := u.known(fromSnap)
@@ -581,6 +585,58 @@ func (u *Update[T]) givesEveryIndex() bool {
 		}
 	}
 	return true
+}
+
+// adds reports whether the update adds to f.
+func (u *Update[T]) adds(f *fieldInfo) bool {
+	return slices.ContainsFunc(u.add, func(a addOp) bool { return a.f == f })
+}
+
+// check encodes the values the update sets and adds, so that bad values
+// are refused before the update reads or sends anything.
+func (u *Update[T]) check() error {
+	e := u.r.e
+	vv := reflect.ValueOf(&u.vals).Elem()
+	for _, f := range u.set {
+		if f == e.guards.ttl {
+			continue
+		}
+		marshal := e.marshalFieldPlain
+		for _, p := range e.indexes {
+			if p.multi && slices.Contains(p.deps, f) {
+				marshal = e.marshalField // with the key attribute's checks
+			}
+		}
+		_, err := marshal(f, vv)
+		var ke *KeyError
+		if errors.As(err, &ke) {
+			return ke
+		}
+		if err != nil {
+			return &ValidationError{Entity: e.name, Field: f.name, Reason: "cannot encode", Err: err}
+		}
+	}
+	for _, a := range u.add {
+		if _, err := attributevalue.Marshal(a.n); err != nil {
+			return &ValidationError{Entity: e.name, Field: a.f.name, Reason: "cannot encode", Err: err}
+		}
+	}
+	return nil
+}
+
+// readReason says why an update reads the item first.
+func (u *Update[T]) readReason(reads []*fieldInfo, whole bool) string {
+	var names []string
+	for _, f := range reads {
+		names = append(names, f.name)
+	}
+	switch {
+	case len(names) > 0:
+		return "to learn " + strings.Join(names, ", ") + "; set them, or give the version"
+	case whole:
+		return "an upsert that does not set every index key field"
+	}
+	return ""
 }
 
 // addTo adds the number n to the numeric value dst.

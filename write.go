@@ -42,7 +42,7 @@ func applyWriteOpts(opts []WriteOption) writeOptions {
 
 // createItems is Create as transaction items (x says which operation it
 // serves: Create, or an Upsert that found no item).
-func (r *Repo[T]) createItems(v T, x expectation) ([]txItem, error) {
+func (r *Repo[T]) createItems(v T, x expectation, extra condition) ([]txItem, error) {
 	r.e.stampNow(r.t, &v, false)
 	if r.e.guards.version != nil {
 		r.e.setVersion(reflect.ValueOf(&v).Elem(), 1)
@@ -51,7 +51,7 @@ func (r *Repo[T]) createItems(v T, x expectation) ([]txItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	it, err := r.putTxItem(item, nil, size, r.ownership(absentItem), x.failed)
+	it, err := r.putTxItem(item, nil, size, r.ownership(absentItem).and(extra), x.failed)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +84,10 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 	}
 	var key map[string]types.AttributeValue // made only when needed (see txItem.key)
 	if len(reads) > 0 {
+		// Bad values are refused before the read, not after it.
+		if _, _, err := r.e.encodeSized(r.t, &v); err != nil {
+			return nil, err
+		}
 		var err error
 		if key, err = r.e.key(r.t, v); err != nil {
 			return nil, err
@@ -200,7 +204,13 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 // first when it moves unique guards, when the caller gave no version, when
 // an index key it changes needs fields it does not give, and when it is an
 // upsert (which creates the item, like Create, when there is none).
-func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
+//
+// An update sent in a transaction (inTx, or Idempotent) whose caller gave
+// no version adds 1 to the version instead of reading it, since the
+// transaction's token makes the ADD apply once: the request then does not
+// depend on a read, and no race can make it fail. An Idempotent update
+// must not read at all: a repeat with its token must be the same request.
+func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	if len(u.errs) > 0 {
 		return nil, errors.Join(u.errs...)
 	}
@@ -212,9 +222,12 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := u.check(); err != nil {
+		return nil, err // bad values are refused before any read
+	}
 	var moved []*fieldInfo // the unique fields the update moves
 	for _, f := range r.e.guards.unique {
-		if u.setsOrRemoves(f) {
+		if u.setsOrRemoves(f) || u.adds(f) {
 			moved = append(moved, f)
 		}
 	}
@@ -223,11 +236,20 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 		x.intent = anyItem
 	}
 	kv := reflect.ValueOf(&u.key).Elem()
-	reads := append(r.readFields(moved, kv), u.indexReads()...)
+	x.addVersion = r.e.guards.version != nil && r.versionIn(kv) == 0 && (inTx || u.token != "") && !r.e.versionInIndex()
+	reads := moved
+	if !x.addVersion {
+		reads = r.readFields(moved, kv)
+	}
+	reads = append(reads[:len(reads):len(reads)], u.indexReads()...)
 	// An upsert that gives every field of every index key can be sent
 	// without reading: whether it creates or updates, the keys it writes
 	// are the ones a Put of the item would.
 	whole := u.upsert && (len(reads) > 0 || !u.givesEveryIndex())
+	if u.token != "" && (len(reads) > 0 || whole) {
+		return nil, validationErr(r.e.name, "", "Idempotent: this update must read the item first (%s), so a repeat with the token would not be the same request",
+			u.readReason(reads, whole))
+	}
 	if x.snap, err = r.readBefore(ctx, key, reads, whole); err != nil {
 		return nil, err
 	}
@@ -252,7 +274,11 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 				}
 			}
 			x.intent = absentItem
-			return r.createItems(v, x)
+			var cond condition
+			if u.cond != nil {
+				cond = userCond(*u.cond)
+			}
+			return r.createItems(v, x, cond)
 		}
 		if u.upsert {
 			// The item is there: the update must find it still there.
@@ -279,7 +305,12 @@ func (u *Update[T]) txItems(ctx context.Context) ([]txItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		newV := u.vals // set fields hold their new values, removed ones are zero
+		// The unique values after the update: set, removed (zero), or
+		// the stored value plus the amount added.
+		newV, _, err := u.merged(x.snap)
+		if err != nil {
+			return nil, err
+		}
 		guards, err := r.guardSwaps(moved, oldV, &newV, in.Key)
 		if err != nil {
 			return nil, err

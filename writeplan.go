@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -81,6 +82,14 @@ type expectation struct {
 	// one expected (0: no version stored yet).
 	versionAttr string
 	version     int64
+	// versionRead is set when the version checked is the one the library
+	// read (the caller gave 0): a mismatch is then a race, not a conflict.
+	versionRead bool
+	// addVersion is set for an update that adds 1 to the version without
+	// reading it: the caller gave 0 and the update is a transaction (a
+	// token makes the ADD apply once) whose request must not depend on a
+	// read. No index key holds the version then.
+	addVersion bool
 	// snap is what the library read before the write, when it did.
 	snap *snapshot
 }
@@ -112,7 +121,7 @@ func (x *expectation) failed(old map[string]types.AttributeValue) error {
 	case old != nil && !mine:
 		return wrapSentinel(ErrConditionFailed, what+": the item under this key is another entity's", nil)
 	case x.versionAttr != "" && storedVersion(old, x.versionAttr) != x.version:
-		if x.snap != nil {
+		if x.versionRead {
 			// The version was the library's own read, not the caller's.
 			return raced(what)
 		}
@@ -151,6 +160,7 @@ func (r *Repo[T]) versioning(x *expectation, rv reflect.Value, s *snapshot) {
 	expected := r.e.versionOf(rv)
 	if expected == 0 && s != nil {
 		expected = storedVersion(s.item, g.version.attr)
+		x.versionRead = true
 	}
 	x.versionAttr, x.version = g.version.attr, expected
 	r.e.setVersion(rv, expected+1)
@@ -165,6 +175,17 @@ func (r *Repo[T]) readFields(unique []*fieldInfo, rv reflect.Value) []*fieldInfo
 		fields = append(fields[:len(fields):len(fields)], v)
 	}
 	return fields
+}
+
+// versionInIndex reports whether an index key of the entity holds the
+// version.
+func (e *Entity[T]) versionInIndex() bool {
+	for _, p := range e.indexes {
+		if e.guards.version != nil && slices.Contains(p.deps, e.guards.version) {
+			return true
+		}
+	}
+	return false
 }
 
 // readBefore reads the item under key when fields is not empty (or all

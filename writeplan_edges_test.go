@@ -1,6 +1,6 @@
 package singletable_test
 
-// Adversarial review of issue 12 ("One write plan"): regression tests for
+// Regression tests for the write plan found by an adversarial review:
 // behaviours that break the write plan's promises.
 
 import (
@@ -42,7 +42,7 @@ func (c *hookClient) once(f func()) { c.afterGet.Store(&f) }
 // finds no item is sent as a Create, which drops the caller's condition
 // (update.go txItems → createItems): the item is created although the
 // condition (which a missing attribute cannot satisfy) is false.
-func TestReviewUpsertCreateKeepsIfCondition(t *testing.T) {
+func TestUpsertCreateKeepsIfCondition(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var ranks *singletable.Repo[Rank]
@@ -70,7 +70,7 @@ func TestReviewUpsertCreateKeepsIfCondition(t *testing.T) {
 // read), so the repeat is a different request under the same token:
 // IdempotentParameterMismatch. Before the change (ADD, no check) the
 // repeat was the same request.
-func TestReviewIdempotentUpdateRepeatOfVersionedEntity(t *testing.T) {
+func TestIdempotentUpdateRepeatOfVersionedEntity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var vdocs *singletable.Repo[VDoc]
@@ -88,17 +88,26 @@ func TestReviewIdempotentUpdateRepeatOfVersionedEntity(t *testing.T) {
 
 // The same for an idempotent upsert that creates: its repeat finds the
 // item and is sent as an update, another request under the same token.
-func TestReviewIdempotentUpsertRepeatAfterCreate(t *testing.T) {
+func TestIdempotentUpsertRepeatAfterCreate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var ranks *singletable.Repo[Rank]
 	newTable(t, func(tbl *singletable.Table) { ranks = singletable.Bind(tbl, Ranks) })
 	tok := runToken("review-upsert")
+	// An idempotent upsert that would have to read (GSI1 needs Score) is
+	// refused before the network: its repeat could not be the same request.
 	_, err := ranks.Update(Rank{Board: "b", User: "u"}).Set("Note", "hi").Upsert().Idempotent(tok).Run(ctx)
-	require.NoError(t, err)
-	r, err := ranks.Update(Rank{Board: "b", User: "u"}).Set("Note", "hi").Upsert().Idempotent(tok).Run(ctx)
-	require.NoError(t, err, "the repeat of an idempotent upsert succeeds")
-	assert.Equal(t, "hi", r.Note)
+	var ve *singletable.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, err.Error(), "Idempotent")
+	// Giving every index key field, it needs no read: the repeat is the
+	// same request and applies once.
+	for range 2 {
+		r, err := ranks.Update(Rank{Board: "b", User: "u"}).Set("Note", "hi").Set("Score", 3).Upsert().Idempotent(tok).Run(ctx)
+		require.NoError(t, err, "the repeat of an idempotent upsert succeeds")
+		assert.Equal(t, "hi", r.Note)
+		assert.Equal(t, 3, r.Score)
+	}
 }
 
 // Version 0 means the caller read none: "Put and Update read the stored
@@ -106,27 +115,31 @@ func TestReviewIdempotentUpsertRepeatAfterCreate(t *testing.T) {
 // writer gets in between)". With a token the race is not retried
 // (write.go execToken: token == "" in the retry predicate), so an
 // idempotent update that gave no version fails with ErrVersionConflict.
-func TestReviewIdempotentUpdateRacedIsRetried(t *testing.T) {
+func TestIdempotentUpdateRacedIsRetried(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	hc := &hookClient{Client: ddblocal.Shared().Client()}
 	var vdocs *singletable.Repo[VDoc]
 	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
 	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
-	hc.once(func() {
-		// Another writer bumps the version between the read and the write.
-		_, err := hc.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(tbl.Name()),
-			Key: map[string]types.AttributeValue{
-				"PK": &types.AttributeValueMemberS{Value: "DOC#a"}, "SK": &types.AttributeValueMemberS{Value: "DOC"}},
-			UpdateExpression:          aws.String("SET Version = :v"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: "2"}},
-		})
-		require.NoError(t, err)
+	// An idempotent update that gave no version adds 1 to the stored one
+	// without reading it first (the token makes the ADD apply once), so no
+	// writer can get in between a read and the write: here another writer
+	// set the version just before, and the update builds on it.
+	_, err := hc.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(tbl.Name()),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "DOC#a"}, "SK": &types.AttributeValueMemberS{Value: "DOC"}},
+		UpdateExpression:          aws.String("SET Version = :v"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: "2"}},
 	})
+	require.NoError(t, err)
+	reads := 0
+	hc.once(func() { reads++ })
 	d, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "mine").Idempotent(runToken("review-race")).Run(ctx)
 	require.NoError(t, err, "no version was given: nothing for the caller to conflict with")
 	assert.Equal(t, int64(3), d.Version)
+	assert.Equal(t, 1, reads, "one GetItem: Run's read back after the write, none before it")
 }
 
 // Typed errors come before the network. A Put or Update of a versioned
@@ -134,7 +147,7 @@ func TestReviewIdempotentUpdateRacedIsRetried(t *testing.T) {
 // putItems: readBefore before encodeSized; update.go txItems: readBefore
 // before build), so an item that cannot be stored (invalid UTF-8, over
 // 400 KB) is refused only after a GetItem reached DynamoDB.
-func TestReviewBadValuesRefusedBeforeTheNetwork(t *testing.T) {
+func TestBadValuesRefusedBeforeTheNetwork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var vdocs *singletable.Repo[VDoc]
@@ -167,7 +180,7 @@ func TestReviewBadValuesRefusedBeforeTheNetwork(t *testing.T) {
 // execToken rebuilds and resends the doomed write 5 more times (each
 // with a GetItem) and the error says "the item changed while its unique
 // guards were being updated" instead of naming the version read.
-func TestReviewStaleCallerVersionIsNotRetried(t *testing.T) {
+func TestStaleCallerVersionIsNotRetried(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, accounts, c := accountsTable(t)
@@ -199,7 +212,7 @@ var Seats = singletable.MustDefine(singletable.Schema[Seat]{Type: "Seat", PK: "H
 // setsOrRemoves; Add is neither), so the new value is unclaimed and the
 // old one stays taken. The upsert that creates (createItems) does claim
 // the added value, so the two paths of one Update differ.
-func TestReviewAddOnUniqueFieldMovesItsGuard(t *testing.T) {
+func TestAddOnUniqueFieldMovesItsGuard(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var seats *singletable.Repo[Seat]
@@ -219,13 +232,14 @@ type TMulti struct {
 	Expires time.Time `dynamodbav:"Expires"`
 }
 
-// Define accepts a TTL field as a multi-attribute index key attribute;
+// Define refused a TTL field as a multi-attribute index key attribute
+// only after this test was written; before,
 // the table declares it S (gsi.go scalarType: a time is S) while every
 // write stores the TTL as N epoch seconds (encode.go: encodeTTL after the
 // index attributes; update.go build: the TTL branch before multiAttr), so
 // every write fails at DynamoDB with a raw ValidationException "Type
 // mismatch for Index Key" instead of being refused by Define.
-func TestReviewTTLInMultiAttributeIndex(t *testing.T) {
+func TestTTLInMultiAttributeIndex(t *testing.T) {
 	t.Parallel()
 	e, err := singletable.Define(singletable.Schema[TMulti]{Type: "TM", PK: "T#{ID}", SK: "T", TTL: "Expires",
 		Indexes: []singletable.IndexSchema[TMulti]{{Name: "GSI9", PartitionAttrs: []string{"Kind"}, SortAttrs: []string{"Expires"}}}})
@@ -247,7 +261,7 @@ func TestReviewTTLInMultiAttributeIndex(t *testing.T) {
 // transaction; a writer getting in between makes the whole transaction
 // fail with ErrVersionConflict, a version the caller never gave (nothing
 // rebuilds it). Before the change a version-0 update checked no version.
-func TestReviewTxUpdateVersionZeroRaced(t *testing.T) {
+func TestTxUpdateVersionZeroRaced(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	hc := &hookClient{Client: ddblocal.Shared().Client()}
