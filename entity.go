@@ -48,9 +48,14 @@ type Schema[T any] struct {
 	// Update read the stored version themselves and are conditioned on
 	// that (retrying if another writer gets in between), and Delete checks
 	// nothing. Put and Update store the previous version plus one, set
-	// rather than added, so a retried request cannot count twice. Only
-	// [Repo.PutOp] stores the version as given, for migrations. The
-	// version may be part of an index key.
+	// rather than added, so a retried request cannot count twice. In a
+	// transaction ([TxUpdate]) and with [Update.Idempotent], an update with
+	// version 0 adds 1 without reading (the transaction's token makes the
+	// ADD apply once) unless an index key holds the version; a [TxPut] with
+	// version 0 reads it, and a writer getting in before the commit makes
+	// the transaction fail with ErrVersionConflict. Only [Repo.PutOp]
+	// stores the version as given, for migrations. The version may be part
+	// of an index key.
 	Version string
 	// CreatedAt and UpdatedAt name time.Time (or *time.Time) fields the
 	// library manages: CreatedAt is set on the first write when it is

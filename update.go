@@ -183,7 +183,12 @@ func (u *Update[T]) If(cond expression.ConditionBuilder) *Update[T] {
 // suits a single writer, since concurrent writers also make it fail.
 //
 // The idempotent form costs a transaction (twice the write capacity) and
-// Run reads the item back afterwards.
+// Run reads the item back afterwards. Its request must not depend on what
+// is stored, so Run refuses (with a *ValidationError, before the network)
+// an idempotent update that would read the item first: one that moves a
+// unique value, one that changes part of an index key without setting the
+// rest of it, or an upsert that does not set every index key field. A
+// versioned entity's version is added to, not read (see [Schema].Version).
 //
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func (u *Update[T]) Idempotent(token string) *Update[T] {
