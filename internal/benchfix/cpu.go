@@ -1,19 +1,8 @@
 package benchfix
 
 import (
-	"syscall"
 	"testing"
-	"time"
 )
-
-// ProcessCPU returns the CPU time (user + system) the process has used.
-func ProcessCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // Loop runs body b.N times (b.Loop) and reports, besides ns/op, the
 // process CPU time per operation as "cpu-ns/op". On a shared machine wall
