@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -275,4 +276,28 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// A DYNAMODB_ENDPOINT where nothing answers fails within ddblocal.ReuseTimeout, not
+// after the JVM start-up allowance.
+func TestWrongEndpointFailsFast(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	t.Setenv(ddblocal.EndpointEnv, "http://"+addr)
+	t.Setenv(ddblocal.StartTimeoutEnv, "")
+	start := time.Now()
+	_, err = ddblocal.Start(context.Background(), ddblocal.Options{})
+	if err == nil {
+		t.Fatal("Start succeeded against a closed port")
+	}
+	if d := time.Since(start); d > ddblocal.ReuseTimeout+5*time.Second {
+		t.Fatalf("took %v; want about ddblocal.ReuseTimeout (%v)", d, ddblocal.ReuseTimeout)
+	}
+	if !strings.Contains(err.Error(), ddblocal.EndpointEnv) {
+		t.Fatalf("error does not name %s: %v", ddblocal.EndpointEnv, err)
+	}
 }

@@ -28,6 +28,12 @@ const EndpointEnv = "DYNAMODB_ENDPOINT"
 // busy 2-core machine has been seen to need over a minute.
 const DefaultStartTimeout = 3 * time.Minute
 
+// ReuseTimeout bounds how long Start waits for a server named by
+// DYNAMODB_ENDPOINT to answer (unless Options.StartTimeout or
+// StartTimeoutEnv says otherwise): such a server is already running, so a
+// wrong address fails in seconds, not after a JVM's start-up allowance.
+const ReuseTimeout = 10 * time.Second
+
 // StartTimeoutEnv names the environment variable that overrides
 // DefaultStartTimeout.
 const StartTimeoutEnv = "DDBLOCAL_START_TIMEOUT"
@@ -87,10 +93,16 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if d, err := time.ParseDuration(os.Getenv(StartTimeoutEnv)); timeout <= 0 && err == nil && d > 0 {
 		timeout = d
 	}
-	if timeout <= 0 {
+	ep := os.Getenv(EndpointEnv)
+	reuse := ep != "" && !opts.IgnoreEnv
+	switch {
+	case timeout > 0:
+	case reuse:
+		timeout = ReuseTimeout
+	default:
 		timeout = DefaultStartTimeout
 	}
-	if ep := os.Getenv(EndpointEnv); ep != "" && !opts.IgnoreEnv {
+	if reuse {
 		s := &Server{endpoint: strings.TrimRight(ep, "/"), reused: true, done: make(chan struct{})}
 		if err := waitReady(ctx, s.endpoint, timeout, nil); err != nil {
 			return nil, fmt.Errorf("ddblocal: %s=%s does not answer: %w", EndpointEnv, ep, err)
