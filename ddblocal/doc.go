@@ -7,8 +7,9 @@
 // ($SINGLETABLE_DDBLOCAL_DIR, or the user's cache directory). No Docker is
 // needed.
 //
-// The usual shape is one server per test binary and one fresh table per test,
-// so tests can run in parallel:
+// The usual shape is one server per test binary, started by the first test
+// that asks for it, and one fresh table per test, so tests can run in
+// parallel:
 //
 //	func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
 //

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,57 +18,61 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-var shared atomic.Pointer[Server]
+// lazy is the test binary's server, started by the first Shared call of a
+// Run.
+var lazy struct {
+	running atomic.Bool // Run is running the tests
+	once    sync.Once
+	s       *Server
+	err     error
+}
 
-// Run starts one DynamoDB Local for the test binary (or reuses
-// DYNAMODB_ENDPOINT), runs the tests and stops the server. Use it from
-// TestMain:
+// Run runs the tests of a binary that uses DynamoDB Local: the first test
+// that calls Shared starts one server (or reuses DYNAMODB_ENDPOINT) for the
+// whole binary, and Run stops it when the tests are done. Tests that need
+// no server (pure unit tests) never wait for a JVM. Use it from TestMain:
 //
 //	func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
-//
-// If the server cannot start, Run prints why on stderr and returns 1 without
-// running the tests. Shared returns the server while the tests run.
 func Run(m *testing.M) int {
 	if !flag.Parsed() {
 		flag.Parse() // for testing.Verbose; m.Run does the same
 	}
-	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
-		// A fuzz worker runs only the fuzz target, which needs no server;
-		// starting one per worker would just load the machine.
-		return m.Run()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // bounds install + start
-	start := time.Now()
-	s, err := Start(ctx, Options{})
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "ddblocal.Run: cannot start DynamoDB Local, so no test ran:\n%v\n", err)
-		return 1
-	}
-	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "ddblocal: DynamoDB Local %s at %s (ready in %v)\n", Version, s.Endpoint(), time.Since(start).Round(time.Millisecond))
-	}
-	shared.Store(s)
+	lazy.running.Store(true)
 	code := m.Run()
-	shared.Store(nil)
-	if err := s.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "ddblocal.Run: %v\n", err)
-		if code == 0 {
-			code = 1
+	lazy.running.Store(false)
+	if s := lazy.s; s != nil {
+		if err := s.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "ddblocal.Run: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
 		}
 	}
 	return code
 }
 
-// Shared returns the server started by Run. It panics if Run is not running
-// the tests, since then there is no server to return.
+// Shared returns the test binary's server, starting it on the first call
+// (installing DynamoDB Local first if needed; see Start). It panics if Run
+// is not running the tests, and with the reason if the server cannot
+// start, which fails the binary at the first test that needed it.
 func Shared() *Server {
-	s := shared.Load()
-	if s == nil {
+	if !lazy.running.Load() {
 		panic("ddblocal.Shared: no DynamoDB Local; call ddblocal.Run from TestMain: " +
 			"func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }")
 	}
-	return s
+	lazy.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // bounds install + start
+		defer cancel()
+		start := time.Now()
+		lazy.s, lazy.err = Start(ctx, Options{})
+		if lazy.err == nil && testing.Verbose() {
+			fmt.Fprintf(os.Stderr, "ddblocal: DynamoDB Local %s at %s (ready in %v)\n", Version, lazy.s.Endpoint(), time.Since(start).Round(time.Millisecond))
+		}
+	})
+	if lazy.err != nil {
+		panic(fmt.Sprintf("ddblocal.Shared: cannot start DynamoDB Local: %v", lazy.err))
+	}
+	return lazy.s
 }
 
 // maxTableName is DynamoDB's limit on table name length.
