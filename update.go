@@ -252,7 +252,7 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 // build assembles the UpdateItem request of the update under key, with
 // what it changes (to recognise it applied after a lost response). x says
 // what the update expects and holds what was read before it (x.snap).
-func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (*dynamodb.UpdateItemInput, updateEffect, error) {
+func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (in *dynamodb.UpdateItemInput, eff updateEffect, after T, err error) {
 	r, e := u.r, u.r.e
 	g := &e.guards
 	now := r.t.opts.Now()
@@ -261,7 +261,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	// the fields read before the update.
 	merged, fromSnap, err := u.merged(x.snap)
 	if err != nil {
-		return nil, updateEffect{}, err
+		return nil, updateEffect{}, after, err
 	}
 	mv := reflect.ValueOf(&merged).Elem()
 	touched := map[*fieldInfo]bool{}
@@ -302,7 +302,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
 			av, err := e.marshalFieldPlain(f, mv)
 			if err != nil {
-				return nil, updateEffect{}, err
+				return nil, updateEffect{}, after, err
 			}
 			if av != nil && !touched[f] {
 				ub.Set(b.Name(f.attr), b.Value(av))
@@ -314,7 +314,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 			e.stamp(sv, now, false)
 			av, err := e.marshalFieldPlain(g.created, sv)
 			if err != nil {
-				return nil, updateEffect{}, &ValidationError{Entity: e.name, Field: g.created.name, Reason: "cannot encode", Err: err}
+				return nil, updateEffect{}, after, &ValidationError{Entity: e.name, Field: g.created.name, Reason: "cannot encode", Err: err}
 			}
 			ub.SetIfNotExists(b.Name(g.created.attr), b.Value(av))
 		}
@@ -327,7 +327,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 			}
 		}
 	}
-	eff := updateEffect{entity: e.name, typeAttr: r.t.opts.EntityTypeAttr, set: map[string]types.AttributeValue{},
+	eff = updateEffect{entity: e.name, typeAttr: r.t.opts.EntityTypeAttr, set: map[string]types.AttributeValue{},
 		stamped: g.updated != nil, adds: len(adds) > 0}
 	setAV := func(f *fieldInfo, av types.AttributeValue) {
 		if av == nil {
@@ -355,10 +355,10 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		}
 		var ke *KeyError
 		if errors.As(err, &ke) {
-			return nil, eff, ke
+			return nil, eff, after, ke
 		}
 		if err != nil {
-			return nil, eff, &ValidationError{Entity: e.name, Field: f.name, Reason: "cannot encode", Err: err}
+			return nil, eff, after, &ValidationError{Entity: e.name, Field: f.name, Reason: "cannot encode", Err: err}
 		}
 		setAV(f, av)
 	}
@@ -367,12 +367,12 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	}
 	for _, a := range adds {
 		if multiAttr[a.f] {
-			return nil, updateEffect{}, &KeyError{Entity: e.name, Key: a.f.attr, Missing: []string{a.f.name},
+			return nil, updateEffect{}, after, &KeyError{Entity: e.name, Key: a.f.attr, Missing: []string{a.f.name},
 				Err: errors.New("Add on a multi-attribute key attribute cannot keep the index key canonical; use Set")}
 		}
 		n, err := attributevalue.Marshal(a.n)
 		if err != nil {
-			return nil, eff, &ValidationError{Entity: e.name, Field: a.f.name, Reason: "cannot encode", Err: err}
+			return nil, eff, after, &ValidationError{Entity: e.name, Field: a.f.name, Reason: "cannot encode", Err: err}
 		}
 		ub.Add(b.Name(a.f.attr), b.Value(n))
 	}
@@ -401,12 +401,12 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		if len(missing) > 0 {
 			// readFields reads every field a touched index needs, so this
 			// is a bug, not a caller's mistake; never write a stale key.
-			return nil, updateEffect{}, &KeyError{Entity: e.name, Index: p.name, Missing: missing,
+			return nil, updateEffect{}, after, &KeyError{Entity: e.name, Index: p.name, Missing: missing,
 				Err: errors.New("the update changes a field of this index's key but the other fields are unknown")}
 		}
 		pk, sk, ok, err := p.render(e, merged, mv)
 		if err != nil {
-			return nil, updateEffect{}, err
+			return nil, updateEffect{}, after, err
 		}
 		if ok {
 			ub.Set(b.Name(p.pkAttr), b.ValueS(pk))
@@ -435,10 +435,10 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	}
 	condText, err := cond.write(&b)
 	if err != nil {
-		return nil, updateEffect{}, &ValidationError{Entity: e.name, Reason: "bad update condition", Err: err}
+		return nil, updateEffect{}, after, &ValidationError{Entity: e.name, Reason: "bad update condition", Err: err}
 	}
 	update := ub.String()
-	in := &dynamodb.UpdateItemInput{
+	in = &dynamodb.UpdateItemInput{
 		TableName:                 &r.t.name,
 		Key:                       key,
 		UpdateExpression:          &update,
@@ -453,13 +453,13 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	if err := checkExprLimits(e.name, exprParts{kinds: []string{"update", "condition"},
 		exprs: []*string{in.UpdateExpression, in.ConditionExpression}, update: in.UpdateExpression,
 		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
-		return nil, eff, err
+		return nil, eff, after, err
 	}
 	if hasCond {
 		// Tells "missing item" from "condition false" from "stale version".
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	return in, eff, nil
+	return in, eff, merged, nil
 }
 
 // merged returns the item's values as the update leaves them, as far as
@@ -522,9 +522,10 @@ func (u *Update[T]) known(fromSnap map[*fieldInfo]bool) map[*fieldInfo]bool {
 	for f := range fromSnap {
 		known[f] = true
 	}
-	if g := &e.guards; g.updated != nil || g.version != nil {
-		known[g.updated], known[g.version] = true, true
-		delete(known, nil)
+	for _, f := range []*fieldInfo{e.guards.updated, e.guards.version} {
+		if f != nil {
+			known[f] = true // stamped, or the next version
+		}
 	}
 	return known
 }

@@ -285,7 +285,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 			x.intent = existingItem
 		}
 	}
-	in, eff, err := u.build(key, &x)
+	in, eff, after, err := u.build(key, &x)
 	if err != nil {
 		return nil, err
 	}
@@ -307,11 +307,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 		}
 		// The unique values after the update: set, removed (zero), or
 		// the stored value plus the amount added.
-		newV, _, err := u.merged(x.snap)
-		if err != nil {
-			return nil, err
-		}
-		guards, err := r.guardSwaps(moved, oldV, &newV, in.Key)
+		guards, err := r.guardSwaps(moved, oldV, &after, in.Key)
 		if err != nil {
 			return nil, err
 		}
