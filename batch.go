@@ -23,9 +23,9 @@ const (
 	maxBatchGet   = 100
 )
 
-// BatchOptions tunes [BatchWriteWith] and [Repo.BatchGetWith]. The zero
-// value means the defaults.
-type BatchOptions struct {
+// BatchWriteOptions tunes [BatchWrite]. The zero value means the
+// defaults.
+type BatchWriteOptions struct {
 	// Concurrency is how many requests may be in flight at once; default 4.
 	Concurrency int
 	// Backoff paces the retries of unprocessed items and throttled
@@ -46,15 +46,22 @@ type Backoff struct {
 	Max time.Duration
 }
 
-func (o BatchOptions) policy() backoff.Policy {
-	return backoff.Default.With(o.Backoff.Base, o.Backoff.Max, o.MaxAttempts)
+// batchRun is how a batch sends its requests: the retry policy of each
+// item and how many requests may be in flight.
+type batchRun struct {
+	policy      backoff.Policy
+	concurrency int
 }
 
-func (o BatchOptions) concurrency() int {
-	if o.Concurrency > 0 {
-		return o.Concurrency
+func newBatchRun(b Backoff, maxAttempts, concurrency int) batchRun {
+	if concurrency <= 0 {
+		concurrency = 4
 	}
-	return 4
+	return batchRun{policy: backoff.Default.With(b.Base, b.Max, maxAttempts), concurrency: concurrency}
+}
+
+func (o BatchWriteOptions) run() batchRun {
+	return newBatchRun(o.Backoff, o.MaxAttempts, o.Concurrency)
 }
 
 // BatchFailure is one op or key of a batch that did not succeed.
@@ -117,25 +124,17 @@ func (e *BatchError) Unwrap() []error {
 }
 
 // BatchWrite writes ops (puts and deletes, of any entities and tables)
-// with [BatchWriteItem], using the default [BatchOptions]. See
-// [BatchWriteWith].
-//
-// [BatchWriteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
-func BatchWrite(ctx context.Context, ops ...WriteOp) error {
-	return BatchWriteWith(ctx, BatchOptions{}, ops...)
-}
-
-// BatchWriteWith writes ops with [BatchWriteItem]: requests of up to 25
-// ops, at most o.Concurrency in flight, grouped by client (ops of several
-// tables share a request). It returns nil when every op was applied, and
-// otherwise a *BatchError listing each op that was not.
+// with [BatchWriteItem]: requests of up to 25 ops, at most
+// [BatchWriteOptions].Concurrency in flight, grouped by client (ops of
+// several tables share a request). It returns nil when every op was
+// applied, and otherwise a *BatchError listing each op that was not.
 //
 // Every op is checked first: if any carries an error ([WriteOp.Err]),
 // nothing is sent and the *BatchError lists those ops.
 //
 // UnprocessedItems and throttled or transiently failed requests are
 // retried with exponential backoff and jitter, each op at most
-// o.MaxAttempts times; what is still unprocessed after that fails with
+// MaxAttempts times; what is still unprocessed after that fails with
 // [ErrUnprocessed]. A request that fails for good (a ValidationException,
 // a missing table, a cancelled context) fails its own ops; the other
 // requests still run.
@@ -154,7 +153,12 @@ func BatchWrite(ctx context.Context, ops ...WriteOp) error {
 // silently.
 //
 // [BatchWriteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
-func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
+func BatchWrite(ctx context.Context, ops []WriteOp, optFns ...func(*BatchWriteOptions)) error {
+	return batchWrite(ctx, applyOpts(optFns), ops)
+}
+
+// batchWrite is [BatchWrite] with its options applied.
+func batchWrite(ctx context.Context, o BatchWriteOptions, ops []WriteOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
@@ -171,7 +175,8 @@ func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
 		return &BatchError{Op: "BatchWriteItem", Failed: bad}
 	}
 
-	b := &batchWriter{ops: ops, policy: o.policy()}
+	run := o.run()
+	b := &batchWriter{ops: ops, policy: run.policy}
 	for _, round := range writeRounds(ops) {
 		var chunks [][]int
 		plain := round
@@ -194,7 +199,7 @@ func BatchWriteWith(ctx context.Context, o BatchOptions, ops ...WriteOp) error {
 				g = g[n:]
 			}
 		}
-		runBounded(ctx, o.concurrency(), chunks, b.send)
+		runBounded(ctx, run.concurrency, chunks, b.send)
 	}
 	if len(b.failed) == 0 {
 		return nil

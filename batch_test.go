@@ -176,16 +176,23 @@ func newTableWith(t testing.TB, c singletable.Client, bind func(*singletable.Tab
 	name := ddblocal.TableName(t)
 	tbl := singletable.NewTable(c, name)
 	bind(tbl)
-	require.NoError(t, tbl.Create(context.Background()))
+	require.NoError(t, tbl.CreateTable(context.Background()))
 	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), name)
 	return tbl
 }
 
 // fastRetries keeps fault tests quick: tiny delays, a generous budget.
-var fastRetries = singletable.BatchOptions{
-	Concurrency: 4,
-	Backoff:     singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond},
-	MaxAttempts: 60,
+func fastRetries(o *singletable.BatchWriteOptions) {
+	o.Concurrency = 4
+	o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
+	o.MaxAttempts = 60
+}
+
+// fastReads is fastRetries for reads.
+func fastReads(o *singletable.BatchGetOptions) {
+	o.Concurrency = 4
+	o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
+	o.MaxAttempts = 60
 }
 
 func TestBatchWriteAndGetUnderFaults(t *testing.T) {
@@ -195,8 +202,8 @@ func TestBatchWriteAndGetUnderFaults(t *testing.T) {
 	var users *singletable.Repo[User]
 	var skills *singletable.Repo[UserSkill]
 	tbl := newTableWith(t, fc, func(tbl *singletable.Table) {
-		users = singletable.Bind(tbl, Users)
-		skills = singletable.Bind(tbl, UserSkills)
+		users = singletable.MustBind(tbl, Users)
+		skills = singletable.MustBind(tbl, UserSkills)
 	})
 
 	// 1,000 mixed items: 200 users with 4 skills each, interleaved.
@@ -214,7 +221,7 @@ func TestBatchWriteAndGetUnderFaults(t *testing.T) {
 		}
 	}
 	require.Len(t, ops, 1000)
-	require.NoError(t, singletable.BatchWriteWith(ctx, fastRetries, ops...))
+	require.NoError(t, singletable.BatchWrite(ctx, ops, fastRetries))
 
 	assert.Len(t, fc.written, 1000, "distinct keys written")
 	for k, n := range fc.written {
@@ -229,23 +236,18 @@ func TestBatchWriteAndGetUnderFaults(t *testing.T) {
 
 	// Read the same 1,000 keys back (plus one absent key in the middle).
 	askSkills := append(append(append([]UserSkill{}, skillKeys[:300]...), UserSkill{Username: "ghost", SkillName: "none"}), skillKeys[300:]...)
-	gotSkills, err := skills.BatchGetWith(ctx, fastRetries, askSkills)
+	gotSkills, err := skills.BatchGet(ctx, askSkills, fastReads)
 	require.NoError(t, err)
-	require.Len(t, gotSkills, 801)
-	assert.Nil(t, gotSkills[300], "absent key")
-	for i, k := range askSkills {
-		if i == 300 {
-			continue
-		}
-		require.NotNil(t, gotSkills[i], "key %d", i)
-		assert.Equal(t, k.Username, gotSkills[i].Username)
+	require.Len(t, gotSkills, 800, "the absent key is left out")
+	for i, k := range skillKeys {
+		assert.Equal(t, k.Username, gotSkills[i].Username, "in the order of the keys")
 		assert.Equal(t, k.SkillName, gotSkills[i].SkillName)
 		assert.Equal(t, "Expert", gotSkills[i].Level)
 	}
-	gotUsers, err := users.BatchGetWith(ctx, fastRetries, userKeys)
+	gotUsers, err := users.BatchGet(ctx, userKeys, fastReads)
 	require.NoError(t, err)
+	require.Len(t, gotUsers, len(userKeys))
 	for i, k := range userKeys {
-		require.NotNil(t, gotUsers[i])
 		assert.Equal(t, "N"+k.Username, gotUsers[i].Name)
 	}
 	assert.Len(t, fc.read, 1000, "distinct keys read")
@@ -269,14 +271,15 @@ func TestBatchWriteReportsWhatIsLeft(t *testing.T) {
 	ctx := context.Background()
 	fc := newFaultyClient(0, 1) // nothing is ever processed
 	var users *singletable.Repo[User]
-	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.Bind(tbl, Users) })
+	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 
 	var ops []singletable.WriteOp
 	for i := range 30 {
 		ops = append(ops, users.PutOp(User{Username: fmt.Sprint("u", i)}))
 	}
-	opt := singletable.BatchOptions{Backoff: singletable.Backoff{Base: -1}, MaxAttempts: 3}
-	err := singletable.BatchWriteWith(ctx, opt, ops...)
+	err := singletable.BatchWrite(ctx, ops, func(o *singletable.BatchWriteOptions) {
+		o.Backoff, o.MaxAttempts = singletable.Backoff{Base: -1}, 3
+	})
 	var be *singletable.BatchError
 	require.ErrorAs(t, err, &be)
 	assert.True(t, be.Sent)
@@ -292,11 +295,13 @@ func TestBatchWriteReportsWhatIsLeft(t *testing.T) {
 	assert.Equal(t, int64(2*3), fc.requests.Load(), "2 requests (25 + 5), 3 attempts each")
 
 	// Reads: the keys come back as failures, not as "missing".
-	got, err := users.BatchGetWith(ctx, opt, []User{{Username: "a"}, {Username: "b"}})
+	got, err := users.BatchGet(ctx, []User{{Username: "a"}, {Username: "b"}}, func(o *singletable.BatchGetOptions) {
+		o.Backoff, o.MaxAttempts = singletable.Backoff{Base: -1}, 3
+	})
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "BatchGetItem", be.Op)
 	assert.Len(t, be.Failed, 2)
-	assert.Equal(t, []*User{nil, nil}, got)
+	assert.Empty(t, got, "nothing read")
 }
 
 func TestBatchWriteThrottledToTheEnd(t *testing.T) {
@@ -304,9 +309,9 @@ func TestBatchWriteThrottledToTheEnd(t *testing.T) {
 	ctx := context.Background()
 	fc := newFaultyClient(1, 0) // every request throttled
 	var users *singletable.Repo[User]
-	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.Bind(tbl, Users) })
-	err := singletable.BatchWriteWith(ctx, singletable.BatchOptions{Backoff: singletable.Backoff{Base: -1}, MaxAttempts: 4},
-		users.PutOp(User{Username: "a"}), users.DeleteOp(User{Username: "b"}))
+	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
+	err := singletable.BatchWrite(ctx, []singletable.WriteOp{users.PutOp(User{Username: "a"}), users.DeleteOp(User{Username: "b"})},
+		func(o *singletable.BatchWriteOptions) { o.Backoff, o.MaxAttempts = singletable.Backoff{Base: -1}, 4 })
 	var be *singletable.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Failed, 2)
@@ -320,12 +325,14 @@ func TestBatchWriteValidatesFirst(t *testing.T) {
 	ctx := context.Background()
 	fc := newFaultyClient(0, 0)
 	var users *singletable.Repo[User]
-	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.Bind(tbl, Users) })
-	err := singletable.BatchWrite(ctx,
+	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
+	err := singletable.BatchWrite(ctx, []singletable.WriteOp{
 		users.PutOp(User{Username: "ok"}),
-		users.PutOp(User{}), // no key
+		users.PutOp(User{}),
+		// no key
 		singletable.WriteOp{},
-		users.DeleteOp(User{Username: "fine"}))
+		users.DeleteOp(User{Username: "fine"}),
+	})
 	var be *singletable.BatchError
 	require.ErrorAs(t, err, &be)
 	assert.False(t, be.Sent)
@@ -344,7 +351,7 @@ func TestBatchWriteValidatesFirst(t *testing.T) {
 	assert.Equal(t, 1, be.Failed[0].Index)
 	assert.Zero(t, fc.requests.Load(), "nothing sent")
 
-	require.NoError(t, singletable.BatchWrite(ctx))
+	require.NoError(t, singletable.BatchWrite(ctx, nil))
 	got, err := users.BatchGet(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, got)
@@ -355,11 +362,11 @@ func TestBatchDuplicateKeys(t *testing.T) {
 	ctx := context.Background()
 	fc := newFaultyClient(0, 0.3)
 	var users *singletable.Repo[User]
-	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.Bind(tbl, Users) })
+	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 
 	// Per key, ops apply in the order given: a's final state is the last
 	// put, b ends deleted, c ends as its second put.
-	err := singletable.BatchWriteWith(ctx, fastRetries,
+	err := singletable.BatchWrite(ctx, []singletable.WriteOp{
 		users.PutOp(User{Username: "a", Name: "a1"}),
 		users.PutOp(User{Username: "b", Name: "b1"}),
 		users.DeleteOp(User{Username: "a"}),
@@ -367,19 +374,18 @@ func TestBatchDuplicateKeys(t *testing.T) {
 		users.PutOp(User{Username: "a", Name: "a3"}),
 		users.DeleteOp(User{Username: "b"}),
 		users.PutOp(User{Username: "c", Name: "c2"}),
-	)
+	}, fastRetries)
 	require.NoError(t, err)
 	assert.Equal(t, 3, writtenTimes(fc, "USER#a|PROFILE"), "a written 3 times, in 3 rounds")
 
-	got, err := users.BatchGetWith(ctx, fastRetries, []User{{Username: "a"}, {Username: "b"}, {Username: "c"}, {Username: "a"}, {Username: "a"}})
+	got, err := users.BatchGet(ctx, []User{{Username: "a"}, {Username: "b"}, {Username: "c"}, {Username: "a"}, {Username: "a"}}, fastReads)
 	require.NoError(t, err)
-	require.Len(t, got, 5)
+	require.Len(t, got, 4, "b is deleted, so left out")
 	assert.Equal(t, "a3", got[0].Name)
-	assert.Nil(t, got[1])
-	assert.Equal(t, "c2", got[2].Name)
-	assert.Equal(t, "a3", got[3].Name)
-	got[3].Name = "changed"
-	assert.Equal(t, "a3", got[4].Name, "each position has its own copy")
+	assert.Equal(t, "c2", got[1].Name)
+	assert.Equal(t, "a3", got[2].Name)
+	got[2].Name = "changed"
+	assert.Equal(t, "a3", got[3].Name, "each position has its own copy")
 	assert.Equal(t, map[string]int{"USER#a|PROFILE": 1, "USER#c|PROFILE": 1}, fc.read, "a read once though asked three times")
 }
 
@@ -401,13 +407,13 @@ func TestBatchWriteAcrossTables(t *testing.T) {
 	ctx := context.Background()
 	fc := newFaultyClient(0, 0)
 	var u1, u2 *singletable.Repo[User]
-	newTableWith(t, fc, func(tbl *singletable.Table) { u1 = singletable.Bind(tbl, Users) })
-	newTableWith(t, fc, func(tbl *singletable.Table) { u2 = singletable.Bind(tbl, Users) })
+	newTableWith(t, fc, func(tbl *singletable.Table) { u1 = singletable.MustBind(tbl, Users) })
+	newTableWith(t, fc, func(tbl *singletable.Table) { u2 = singletable.MustBind(tbl, Users) })
 	var ops []singletable.WriteOp
 	for i := range 10 {
 		ops = append(ops, u1.PutOp(User{Username: fmt.Sprint(i)}), u2.PutOp(User{Username: fmt.Sprint(i)}))
 	}
-	require.NoError(t, singletable.BatchWrite(ctx, ops...))
+	require.NoError(t, singletable.BatchWrite(ctx, ops))
 	assert.Equal(t, int64(1), fc.requests.Load(), "same key in two tables: one request")
 	a, err := u1.BatchGet(ctx, []User{{Username: "3"}})
 	require.NoError(t, err)
@@ -427,28 +433,32 @@ func TestBatchGetIgnoresOtherEntities(t *testing.T) {
 	var users *singletable.Repo[User]
 	var al *singletable.Repo[Alias]
 	_, _ = newTable(t, func(tbl *singletable.Table) {
-		users = singletable.Bind(tbl, Users)
-		al = singletable.Bind(tbl, aliases)
+		users = singletable.MustBind(tbl, Users)
+		al = singletable.MustBind(tbl, aliases)
 	})
-	require.NoError(t, users.Create(ctx, User{Username: "x", Name: "X", PasswordHash: "h"}))
+	_, err := users.Create(ctx, User{Username: "x", Name: "X", PasswordHash: "h"})
+	require.NoError(t, err)
 	got, err := al.BatchGet(ctx, []Alias{{Username: "x"}})
 	require.NoError(t, err)
-	assert.Nil(t, got[0], "a User item is not an Alias")
-	got2, err := users.BatchGet(ctx, []User{{Username: "x"}}, singletable.Fields("Name"), singletable.ConsistentRead())
+	assert.Empty(t, got, "a User item is not an Alias")
+	got2, err := users.BatchGet(ctx, []User{{Username: "x"}}, func(o *singletable.BatchGetOptions) {
+		o.Fields, o.ConsistentRead = []string{"Name"}, true
+	})
 	require.NoError(t, err)
-	require.NotNil(t, got2[0])
-	assert.Equal(t, User{Name: "X"}, *got2[0], "only the named fields are read")
+	require.Len(t, got2, 1)
+	assert.Equal(t, User{Name: "X"}, got2[0], "only the named fields are read")
 }
 
 func TestBatchContextCancelled(t *testing.T) {
 	t.Parallel()
 	fc := newFaultyClient(0, 1)
 	var users *singletable.Repo[User]
-	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.Bind(tbl, Users) })
+	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	slow := singletable.BatchOptions{Backoff: singletable.Backoff{Base: time.Second, Max: time.Second}, MaxAttempts: 100}
-	err := singletable.BatchWriteWith(ctx, slow, users.PutOp(User{Username: "a"}))
+	err := singletable.BatchWrite(ctx, []singletable.WriteOp{users.PutOp(User{Username: "a"})}, func(o *singletable.BatchWriteOptions) {
+		o.Backoff, o.MaxAttempts = singletable.Backoff{Base: time.Second, Max: time.Second}, 100
+	})
 	var be *singletable.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Failed, 1)
@@ -462,17 +472,17 @@ func BenchmarkBatchWrite(b *testing.B) {
 	for _, conc := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
 			var skills *singletable.Repo[UserSkill]
-			newTableWith(b, ddblocal.Shared().Client(), func(tbl *singletable.Table) { skills = singletable.Bind(tbl, UserSkills) })
+			newTableWith(b, ddblocal.Shared().Client(), func(tbl *singletable.Table) { skills = singletable.MustBind(tbl, UserSkills) })
 			ops := make([]singletable.WriteOp, 1000)
 			keys := make([]UserSkill, len(ops))
 			for i := range ops {
 				s := UserSkill{Username: fmt.Sprint("u", i%50), SkillName: fmt.Sprint("s", i), Level: "Expert", Years: i}
 				ops[i], keys[i] = skills.PutOp(s), s
 			}
-			opt := singletable.BatchOptions{Concurrency: conc}
+			opt := func(o *singletable.BatchWriteOptions) { o.Concurrency = conc }
 			b.ResetTimer()
 			for b.Loop() {
-				if err := singletable.BatchWriteWith(ctx, opt, ops...); err != nil {
+				if err := singletable.BatchWrite(ctx, ops, opt); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -487,21 +497,21 @@ func BenchmarkBatchGet(b *testing.B) {
 	for _, conc := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
 			var skills *singletable.Repo[UserSkill]
-			newTableWith(b, ddblocal.Shared().Client(), func(tbl *singletable.Table) { skills = singletable.Bind(tbl, UserSkills) })
+			newTableWith(b, ddblocal.Shared().Client(), func(tbl *singletable.Table) { skills = singletable.MustBind(tbl, UserSkills) })
 			ops := make([]singletable.WriteOp, 1000)
 			keys := make([]UserSkill, len(ops))
 			for i := range ops {
 				s := UserSkill{Username: fmt.Sprint("u", i%50), SkillName: fmt.Sprint("s", i), Level: "Expert", Years: i}
 				ops[i], keys[i] = skills.PutOp(s), s
 			}
-			if err := singletable.BatchWrite(ctx, ops...); err != nil {
+			if err := singletable.BatchWrite(ctx, ops); err != nil {
 				b.Fatal(err)
 			}
-			opt := singletable.BatchOptions{Concurrency: conc}
+			opt := func(o *singletable.BatchGetOptions) { o.Concurrency = conc }
 			b.ResetTimer()
 			for b.Loop() {
-				got, err := skills.BatchGetWith(ctx, opt, keys)
-				if err != nil || got[len(got)-1] == nil {
+				got, err := skills.BatchGet(ctx, keys, opt)
+				if err != nil || len(got) != len(keys) {
 					b.Fatal(err)
 				}
 			}

@@ -10,36 +10,40 @@ import (
 	"github.com/singletable-go/singletable/internal/backoff"
 )
 
-// BatchGet reads the items with keys' primary keys ([BatchGetItem]) with
-// the default [BatchOptions]. See [Repo.BatchGetWith].
-//
-// [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
-func (r *Repo[T]) BatchGet(ctx context.Context, keys []T, opts ...ReadOption) ([]*T, error) {
-	return r.BatchGetWith(ctx, BatchOptions{}, keys, opts...)
+// BatchGetOptions tunes [Repo.BatchGet]. The zero value means the
+// defaults.
+type BatchGetOptions struct {
+	// ConsistentRead asks for strongly consistent reads of every key.
+	ConsistentRead bool
+	// Fields limits the reads to the named Go fields, as for [Repo.Get].
+	Fields []string
+	// Concurrency is how many requests may be in flight at once; default 4.
+	Concurrency int
+	// MaxAttempts is how many times one key is tried, the first try
+	// included, before it is reported as failed; default 10.
+	MaxAttempts int
+	// Backoff paces the retries of unprocessed keys and throttled
+	// requests; the zero value means 25ms doubling up to 2s.
+	Backoff Backoff
 }
 
-// BatchGetWith reads the items with keys' primary keys ([BatchGetItem]).
-// The result has one entry per key, in input order: a pointer to the item,
-// or nil when there is no item of this entity with that key. A key given
-// twice is read once and each position gets its own copy.
+// BatchGet reads the items with keys' primary keys ([BatchGetItem]) and
+// returns the items found, in the order of keys; a key with no item of
+// this entity is left out (the same result shape as [Query.Collect]). A
+// key given twice is read once and its item returned at each position.
 //
 // Keys are checked first: a key that cannot be rendered makes a
 // *BatchError (Sent false) listing the bad keys, and nothing is sent.
-// Requests carry up to 100 distinct keys, at most o.Concurrency in flight;
+// Requests carry up to 100 distinct keys, at most Concurrency in flight;
 // UnprocessedKeys and throttled requests are retried with backoff. If
-// some keys still cannot be read, the result holds what was read and the
-// *BatchError lists the keys whose state is unknown (their entries are
-// nil: do not read them as missing).
-//
-// [ConsistentRead] and [Fields] apply to every key.
+// some keys still cannot be read, the result holds the items that were
+// read and the *BatchError lists the keys whose state is unknown (their
+// items are not in the result: do not read them as missing).
 //
 // [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
-func (r *Repo[T]) BatchGetWith(ctx context.Context, o BatchOptions, keys []T, opts ...ReadOption) ([]*T, error) {
-	var ro readOptions
-	for _, fn := range opts {
-		fn(&ro)
-	}
-	out := make([]*T, len(keys))
+func (r *Repo[T]) BatchGet(ctx context.Context, keys []T, optFns ...func(*BatchGetOptions)) ([]T, error) {
+	o := applyOpts(optFns)
+	out := make([]T, 0, len(keys))
 	if len(keys) == 0 {
 		return out, nil
 	}
@@ -57,25 +61,25 @@ func (r *Repo[T]) BatchGetWith(ctx context.Context, o BatchOptions, keys []T, op
 		return nil, &BatchError{Op: "BatchGetItem", Failed: bad}
 	}
 	ka := types.KeysAndAttributes{}
-	if ro.consistent {
+	if o.ConsistentRead {
 		ka.ConsistentRead = aws.Bool(true)
 	}
-	if len(ro.fields) > 0 {
+	if len(o.Fields) > 0 {
 		// The key too: getItems matches the items read to the keys.
 		var err error
-		if ka.ProjectionExpression, ka.ExpressionAttributeNames, err = r.fieldsProjection(ro.fields, r.t.primaryKeyAttrs()...); err != nil {
+		if ka.ProjectionExpression, ka.ExpressionAttributeNames, err = r.fieldsProjection(o.Fields, r.t.primaryKeyAttrs()...); err != nil {
 			return nil, err
 		}
 	}
 
-	items, errs := r.t.getItems(ctx, o, ka, rendered)
+	items, errs := r.t.getItems(ctx, newBatchRun(o.Backoff, o.MaxAttempts, o.Concurrency), ka, rendered)
 	var failed []BatchFailure
 	for i, item := range items {
 		err := errs[i]
 		if err == nil && item != nil && r.isMine(item) { // another entity's item under this key is not ours to return
 			var v T
 			if v, err = r.e.decode(item); err == nil {
-				out[i] = &v
+				out = append(out, v)
 			}
 		}
 		if err != nil {
@@ -98,10 +102,10 @@ func (r *Repo[T]) BatchGetWith(ctx context.Context, o BatchOptions, keys []T, op
 // is why keys[i] could not be read (nil when it was): ErrUnprocessed when
 // the retry budget ran out, or the request's error.
 //
-// It is the one BatchGetItem engine: [Repo.BatchGetWith] is a typed face on
+// It is the one BatchGetItem engine: [Repo.BatchGet] is a typed face on
 // it, and migration checks read through it.
-func (t *Table) getItems(ctx context.Context, o BatchOptions, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue) (items []map[string]types.AttributeValue, errs []error) {
-	g := &batchGet{t: t, ka: ka, policy: o.policy(), index: make(map[itemID]int, len(keys))}
+func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue) (items []map[string]types.AttributeValue, errs []error) {
+	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys))}
 	at := make([]int, len(keys)) // keys[i] is g.keys[at[i]]
 	for i, k := range keys {
 		id := t.itemID(k)
@@ -124,7 +128,7 @@ func (t *Table) getItems(ctx context.Context, o BatchOptions, ka types.KeysAndAt
 		}
 		chunks = append(chunks, c)
 	}
-	runBounded(ctx, o.concurrency(), chunks, g.chunk)
+	runBounded(ctx, o.concurrency, chunks, g.chunk)
 	if len(g.keys) == len(keys) {
 		return g.items, g.errs // no key given twice: at is the identity
 	}

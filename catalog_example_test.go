@@ -32,8 +32,8 @@ func ExampleTable_Catalog() {
 		},
 	})
 	table := singletable.NewTable(nil, "glad-entities")
-	userRepo := singletable.Bind(table, users)
-	skillRepo := singletable.Bind(table, skills)
+	userRepo := singletable.MustBind(table, users)
+	skillRepo := singletable.MustBind(table, skills)
 
 	catalog := table.Catalog(
 		userRepo.AccessPattern("AP1", "Get user by username", singletable.OpGet),

@@ -84,8 +84,8 @@ func TestCatalogLint(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tbl := singletable.NewTable(nil, "t")
-			singletable.Bind(tbl, singletable.MustDefine(c.a))
-			singletable.Bind(tbl, singletable.MustDefine(c.b))
+			singletable.MustBind(tbl, singletable.MustDefine(c.a))
+			singletable.MustBind(tbl, singletable.MustDefine(c.b))
 			got := findings(tbl.Catalog())
 			require.Len(t, got, len(c.want), "findings: %q", got)
 			for i, w := range c.want {
@@ -98,7 +98,7 @@ func TestCatalogLint(t *testing.T) {
 func TestCatalogPatterns(t *testing.T) {
 	t.Parallel()
 	tbl := singletable.NewTable(nil, "t")
-	a := singletable.Bind(tbl, singletable.MustDefine(singletable.Schema[catA]{
+	a := singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[catA]{
 		Type: "A", PK: "A#{ID}", SK: "DAY#{Day}#N#{N}",
 		Indexes: []singletable.IndexSchema[catA]{
 			{Name: "GSI1", PK: "NAME#{Name}", SK: "{Day}",
@@ -149,7 +149,7 @@ func TestCatalogGuards(t *testing.T) {
 		Expires   time.Time
 	}
 	tbl := singletable.NewTable(nil, "t")
-	singletable.Bind(tbl, singletable.MustDefine(singletable.Schema[Account]{
+	singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[Account]{
 		Type: "Account", PK: "ACCOUNT#{ID}", SK: "A",
 		Unique: []string{"Email"}, Version: "Version", CreatedAt: "Created", TTL: "Expires",
 	}))

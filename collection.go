@@ -18,17 +18,17 @@ import (
 // Collection reads an item collection: every item of one partition of the
 // table or of an index, whatever its entity type, with one [Query API]
 // request per page. Each item is routed by its entity type attribute to
-// the [Target] made for that entity ([Into], [IntoOne], [IntoFunc],
-// [Member]) and decoded there, so a user profile and its skills, or an
+// the [Target] made for that entity ([Repo.Into], [Repo.IntoOne],
+// [Repo.IntoFunc], [Repo.Member]) and decoded there, so a user profile and its skills, or an
 // election with its candidates, voters and ballots, come back in one read
 // as typed values.
 //
 // An item whose type no target accepts is an *UnknownTypeError unless
 // [Collection.SkipUnknown] is set: it is never decoded into the wrong
-// type. Build a Collection with [NewCollection] or [NewIndexCollection];
-// builder methods return a copy and record mistakes, which the final call
-// ([Collection.Load], [Collection.Page], [Collection.All]) reports before
-// sending anything.
+// type. Build a Collection with [Repo.Collection] or
+// [Repo.IndexCollection]; builder methods return a copy and record
+// mistakes, which the final call ([Collection.Collect], [Collection.Page],
+// [Collection.All]) reports before sending anything.
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Collection struct {
@@ -46,12 +46,12 @@ type Collection struct {
 	errs        []error
 }
 
-// NewCollection returns the collection in the table partition that key
+// Collection returns the collection in the table partition that key
 // belongs to: key supplies the fields of r's partition key template, and
 // every item with that partition key, of any entity, is in the collection.
-// For seed 000, NewCollection(users, User{Username: "john"}) holds john's
-// profile and his skills.
-func NewCollection[K any](r *Repo[K], key K) *Collection {
+// In the skills service, users.Collection(User{Username: "john"}) holds
+// john's profile and his skills.
+func (r *Repo[T]) Collection(key T) *Collection {
 	c := &Collection{t: r.t}
 	kv := reflect.ValueOf(&key).Elem()
 	pk, err := r.e.renderKey(r.e.pk, kv, "", "PK")
@@ -65,11 +65,11 @@ func NewCollection[K any](r *Repo[K], key K) *Collection {
 	return c
 }
 
-// NewIndexCollection returns the collection in a partition of the named
+// IndexCollection returns the collection in a partition of the named
 // global secondary index: key supplies the fields of r's partition key for
 // that index (templated or multi-attribute), and every item of any entity
 // in that index partition is in the collection.
-func NewIndexCollection[K any](r *Repo[K], index string, key K) *Collection {
+func (r *Repo[T]) IndexCollection(index string, key T) *Collection {
 	c := &Collection{t: r.t, index: index}
 	idx, err := r.e.index(index)
 	if err != nil {
@@ -126,8 +126,9 @@ func (c *Collection) SkipUnknown() *Collection { d := c.clone(); d.skipUnknown =
 // Desc reads the partition in descending sort key order.
 func (c *Collection) Desc() *Collection { d := c.clone(); d.desc = true; return d }
 
-// Consistent asks for strongly consistent reads (table collections only).
-func (c *Collection) Consistent() *Collection { d := c.clone(); d.consistent = true; return d }
+// ConsistentRead asks for strongly consistent reads (table collections
+// only).
+func (c *Collection) ConsistentRead() *Collection { d := c.clone(); d.consistent = true; return d }
 
 // Limit caps the items delivered to targets: a page holds exactly n items
 // unless the partition runs out, and its cursor resumes right after the
@@ -157,8 +158,8 @@ func (c *Collection) PageSize(n int) *Collection {
 func (c *Collection) After(cursor string) *Collection { d := c.clone(); d.after = cursor; return d }
 
 // Target receives the items of one entity type from a [Collection] (or a
-// transaction's reads). Make it with [Into], [IntoOne], [IntoFunc] or
-// [Member]. A Target may be passed to several calls; it keeps counting.
+// transaction's reads). Make it with [Repo.Into], [Repo.IntoOne],
+// [Repo.IntoFunc] or [Repo.Member]. A Target may be passed to several calls; it keeps counting.
 type Target struct {
 	entity string
 	table  *Table
@@ -174,7 +175,7 @@ func (t *Target) Count() int { return t.n }
 func (t *Target) Entity() string { return t.entity }
 
 // Into returns a target appending r's items to *dst.
-func Into[T any](r *Repo[T], dst *[]T) *Target {
+func (r *Repo[T]) Into(dst *[]T) *Target {
 	return &Target{entity: r.e.name, table: r.t, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
@@ -188,7 +189,7 @@ func Into[T any](r *Repo[T], dst *[]T) *Target {
 // IntoOne returns a target storing r's item in *dst; a second item of that
 // type is an error. *dst is left as it is when there is none: check
 // [Target.Count].
-func IntoOne[T any](r *Repo[T], dst *T) *Target {
+func (r *Repo[T]) IntoOne(dst *T) *Target {
 	return &Target{entity: r.e.name, table: r.t, one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
@@ -201,7 +202,7 @@ func IntoOne[T any](r *Repo[T], dst *T) *Target {
 
 // IntoFunc returns a target calling fn with each of r's items; an error
 // from fn stops the read and is returned.
-func IntoFunc[T any](r *Repo[T], fn func(T) error) *Target {
+func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
 	return &Target{entity: r.e.name, table: r.t, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
@@ -213,7 +214,7 @@ func IntoFunc[T any](r *Repo[T], fn func(T) error) *Target {
 
 // Member returns a target that decodes r's items and stores them nowhere:
 // for [Collection.All], which yields the decoded values.
-func Member[T any](r *Repo[T]) *Target {
+func (r *Repo[T]) Member() *Target {
 	return &Target{entity: r.e.name, table: r.t, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
@@ -341,13 +342,16 @@ func (c *Collection) fillLimit(in *dynamodb.QueryInput, delivered, extra int) {
 	}
 }
 
-// Page reads one page into the targets and returns the cursor of the next
-// page ("" when the collection is exhausted). With [Collection.Limit] the
-// page holds exactly that many items unless the partition runs out.
-func (c *Collection) Page(ctx context.Context, targets ...*Target) (cursor string, err error) {
+// Page reads one page into the targets and returns it: the items
+// delivered, as decoded values in read order (a T for a target made from a
+// *Repo[T]), and the cursor of the next page ("" when the collection is
+// exhausted). With [Collection.Limit] the page holds exactly that many
+// items unless the partition runs out.
+func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
+	var page Page[any]
 	p, err := c.plan(targets, true)
 	if err != nil {
-		return "", err
+		return page, err
 	}
 	in := p.in
 	delivered := 0
@@ -355,48 +359,54 @@ func (c *Collection) Page(ctx context.Context, targets ...*Target) (cursor strin
 		c.fillLimit(in, delivered, 1)
 		out, err := c.t.client.Query(ctx, in)
 		if err != nil {
-			return "", fmt.Errorf("singletable: collection query: %w", err)
+			return Page[any]{}, fmt.Errorf("singletable: collection query: %w", err)
 		}
 		for i, item := range out.Items {
-			_, ok, err := c.route(p, item)
+			v, ok, err := c.route(p, item)
 			if err != nil {
-				return "", err
+				return Page[any]{}, err
 			}
 			if !ok {
 				continue
 			}
+			page.Items = append(page.Items, v)
 			delivered++
 			if c.limit > 0 && delivered == c.limit {
 				if i < len(out.Items)-1 || out.LastEvaluatedKey != nil {
-					return c.t.encodeCursor(p.bind, c.cursorKeys, item)
+					page.Cursor, err = c.t.encodeCursor(p.bind, c.cursorKeys, item)
 				}
-				return "", nil
+				return page, err
 			}
 		}
 		if out.LastEvaluatedKey == nil {
-			return "", nil
+			return page, nil
 		}
 		if c.limit == 0 && delivered > 0 {
-			return c.t.encodeCursor(p.bind, c.cursorKeys, out.LastEvaluatedKey)
+			page.Cursor, err = c.t.encodeCursor(p.bind, c.cursorKeys, out.LastEvaluatedKey)
+			return page, err
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
 
-// Load reads the whole collection (at most Limit items) into the targets.
-func (c *Collection) Load(ctx context.Context, targets ...*Target) error {
-	for _, err := range c.All(ctx, targets...) {
+// Collect reads the whole collection (at most Limit items) into the
+// targets and returns the items delivered, as decoded values in read
+// order (the same values [Collection.All] yields).
+func (c *Collection) Collect(ctx context.Context, targets ...*Target) ([]any, error) {
+	var out []any
+	for v, err := range c.All(ctx, targets...) {
 		if err != nil {
-			return err
+			return nil, err
 		}
+		out = append(out, v)
 	}
-	return nil
+	return out, nil
 }
 
 // All returns an iterator over the collection (at most Limit items),
 // reading page by page. Each item is delivered to its target and then
 // yielded as the decoded value (a T for a target made from a *Repo[T]), so
-// a type switch tells the entities apart; use [Member] targets to decode
+// a type switch tells the entities apart; use [Repo.Member] targets to decode
 // without storing. The iterator stops after yielding an error; each use
 // runs the query again.
 func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {

@@ -17,18 +17,22 @@ func TestCollectionUserWithSkills(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, users, skills, c := seedTable(t)
-	require.NoError(t, users.Create(ctx, User{Username: "john", Name: "John"}))
-	require.NoError(t, users.Create(ctx, User{Username: "johnny", Name: "Johnny"}))
+	_, err := users.Create(ctx, User{Username: "john", Name: "John"})
+	require.NoError(t, err)
+	_, err = users.Create(ctx, User{Username: "johnny", Name: "Johnny"})
+	require.NoError(t, err)
 	for _, s := range []string{"golang", "python", "sql"} {
-		require.NoError(t, skills.Create(ctx, UserSkill{Username: "john", SkillName: s, Level: "Expert", Years: len(s)}))
-		require.NoError(t, skills.Create(ctx, UserSkill{Username: "johnny", SkillName: s, Level: "Beginner"}))
+		_, err := skills.Create(ctx, UserSkill{Username: "john", SkillName: s, Level: "Expert", Years: len(s)})
+		require.NoError(t, err)
+		_, err = skills.Create(ctx, UserSkill{Username: "johnny", SkillName: s, Level: "Beginner"})
+		require.NoError(t, err)
 	}
 	c.requests.Store(0)
 
 	var profile User
 	var list []UserSkill
-	p := singletable.IntoOne(users, &profile)
-	err := singletable.NewCollection(users, User{Username: "john"}).Load(ctx, p, singletable.Into(skills, &list))
+	p := users.IntoOne(&profile)
+	_, err = users.Collection(User{Username: "john"}).Collect(ctx, p, skills.Into(&list))
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), c.requests.Load(), "one Query")
 	assert.Equal(t, 1, p.Count())
@@ -41,9 +45,10 @@ func TestCollectionUserWithSkills(t *testing.T) {
 
 	// A user without a profile item: the target says so.
 	var nobody User
-	np := singletable.IntoOne(users, &nobody)
+	np := users.IntoOne(&nobody)
 	var none []UserSkill
-	require.NoError(t, singletable.NewCollection(users, User{Username: "ghost"}).Load(ctx, np, singletable.Into(skills, &none)))
+	_, err = users.Collection(User{Username: "ghost"}).Collect(ctx, np, skills.Into(&none))
+	require.NoError(t, err)
 	assert.Zero(t, np.Count())
 	assert.Empty(t, none)
 }
@@ -65,7 +70,7 @@ func electionFixture(t *testing.T, s *seed001) {
 	}
 	// Another election's items must stay out.
 	ops = append(ops, s.elections.PutOp(Election{Name: "Other"}), s.candidates.PutOp(Candidate{Election: "Other", Name: "Go"}))
-	require.NoError(t, singletable.BatchWrite(ctx, ops...))
+	require.NoError(t, singletable.BatchWrite(ctx, ops))
 }
 
 func TestCollectionElection(t *testing.T) {
@@ -73,15 +78,17 @@ func TestCollectionElection(t *testing.T) {
 	ctx := context.Background()
 	s := seed001Table(t)
 	electionFixture(t, s)
-	coll := singletable.NewCollection(s.elections, Election{Name: "Favorite Language"})
+	coll := s.elections.Collection(Election{Name: "Favorite Language"})
 
 	var e Election
 	var cands []Candidate
 	var voters []Voter
 	var ballots []Ballot
 	s.c.requests.Store(0)
-	require.NoError(t, coll.Load(ctx, singletable.IntoOne(s.elections, &e), singletable.Into(s.candidates, &cands),
-		singletable.Into(s.voters, &voters), singletable.Into(s.ballots, &ballots)))
+	all, err := coll.Collect(ctx, s.elections.IntoOne(&e), s.candidates.Into(&cands),
+		s.voters.Into(&voters), s.ballots.Into(&ballots))
+	require.NoError(t, err)
+	assert.Len(t, all, 13, "every item delivered, as decoded values")
 	assert.Equal(t, int64(1), s.c.requests.Load())
 	assert.Equal(t, Election{Name: "Favorite Language", Owner: "alice", AllowVote: true}, e)
 	assert.Len(t, cands, 4)
@@ -92,26 +99,27 @@ func TestCollectionElection(t *testing.T) {
 
 	t.Run("unknown type is an error", func(t *testing.T) {
 		var cs []Candidate
-		err := coll.Load(ctx, singletable.Into(s.candidates, &cs))
+		_, err := coll.Collect(ctx, s.candidates.Into(&cs))
 		var ute *singletable.UnknownTypeError
 		require.ErrorAs(t, err, &ute)
 		assert.Contains(t, []string{"BALLOT", "ELECTION"}, ute.Type, "first item in key order not a candidate")
 	})
 	t.Run("skip unknown", func(t *testing.T) {
 		var cs []Candidate
-		require.NoError(t, coll.SkipUnknown().Load(ctx, singletable.Into(s.candidates, &cs)))
+		_, err := coll.SkipUnknown().Collect(ctx, s.candidates.Into(&cs))
+		require.NoError(t, err)
 		assert.Len(t, cs, 4)
 	})
 	t.Run("IntoOne refuses a second item", func(t *testing.T) {
 		var c Candidate
-		err := coll.SkipUnknown().Load(ctx, singletable.IntoOne(s.candidates, &c))
+		_, err := coll.SkipUnknown().Collect(ctx, s.candidates.IntoOne(&c))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "more than one CANDIDATE")
 	})
 	t.Run("iterator with a type switch", func(t *testing.T) {
 		kinds := map[string]int{}
-		for v, err := range coll.All(ctx, singletable.Member(s.elections), singletable.Member(s.candidates),
-			singletable.Member(s.voters), singletable.Member(s.ballots)) {
+		for v, err := range coll.All(ctx, s.elections.Member(), s.candidates.Member(),
+			s.voters.Member(), s.ballots.Member()) {
 			require.NoError(t, err)
 			switch v := v.(type) {
 			case Election:
@@ -130,8 +138,8 @@ func TestCollectionElection(t *testing.T) {
 		assert.Equal(t, map[string]int{"election": 1, "candidate": 4, "voter": 5, "ballot": 3}, kinds)
 		// Breaking early stops reading.
 		n := 0
-		for range coll.Desc().All(ctx, singletable.Member(s.elections), singletable.Member(s.candidates),
-			singletable.Member(s.voters), singletable.Member(s.ballots)) {
+		for range coll.Desc().All(ctx, s.elections.Member(), s.candidates.Member(),
+			s.voters.Member(), s.ballots.Member()) {
 			n++
 			if n == 2 {
 				break
@@ -145,21 +153,22 @@ func TestCollectionElection(t *testing.T) {
 			var cs []Candidate
 			var vs []Voter
 			var bs []Ballot
-			targets := []*singletable.Target{singletable.Into(s.elections, &es), singletable.Into(s.candidates, &cs),
-				singletable.Into(s.voters, &vs), singletable.Into(s.ballots, &bs)}
+			targets := []*singletable.Target{s.elections.Into(&es), s.candidates.Into(&cs),
+				s.voters.Into(&vs), s.ballots.Into(&bs)}
 			cursor, pages := "", 0
 			for {
 				before := len(es) + len(cs) + len(vs) + len(bs)
 				next, err := coll.Limit(size).After(cursor).Page(ctx, targets...)
 				require.NoError(t, err)
 				got := len(es) + len(cs) + len(vs) + len(bs) - before
+				assert.Len(t, next.Items, got, "the page holds what the targets received")
 				pages++
-				if next == "" {
+				if next.Cursor == "" {
 					assert.LessOrEqual(t, got, size)
 					break
 				}
 				assert.Equal(t, size, got, "a full page")
-				cursor = next
+				cursor = next.Cursor
 			}
 			assert.Equal(t, (13+size-1)/size, pages, "size %d", size)
 			assert.Len(t, es, 1)
@@ -174,13 +183,13 @@ func TestCollectionElection(t *testing.T) {
 		var vs []Voter
 		cursor, pages := "", 0
 		for {
-			next, err := coll.SkipUnknown().Limit(2).PageSize(3).After(cursor).Page(ctx, singletable.Into(s.candidates, &cs), singletable.Into(s.voters, &vs))
+			next, err := coll.SkipUnknown().Limit(2).PageSize(3).After(cursor).Page(ctx, s.candidates.Into(&cs), s.voters.Into(&vs))
 			require.NoError(t, err)
 			pages++
-			if next == "" {
+			if next.Cursor == "" {
 				break
 			}
-			cursor = next
+			cursor = next.Cursor
 		}
 		assert.Len(t, cs, 4)
 		assert.Len(t, vs, 5)
@@ -188,17 +197,20 @@ func TestCollectionElection(t *testing.T) {
 	})
 	t.Run("foreign cursors", func(t *testing.T) {
 		var cs []Candidate
-		cursor, err := coll.SkipUnknown().Limit(1).Page(ctx, singletable.Into(s.candidates, &cs))
+		page, err := coll.SkipUnknown().Limit(1).Page(ctx, s.candidates.Into(&cs))
 		require.NoError(t, err)
+		require.Len(t, page.Items, 1)
+		assert.IsType(t, Candidate{}, page.Items[0])
+		cursor := page.Cursor
 		require.NotEmpty(t, cursor)
-		other := singletable.NewCollection(s.elections, Election{Name: "Other"})
-		_, err = other.After(cursor).Page(ctx, singletable.Into(s.candidates, &cs))
+		other := s.elections.Collection(Election{Name: "Other"})
+		_, err = other.After(cursor).Page(ctx, s.candidates.Into(&cs))
 		assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
-		_, err = coll.Desc().After(cursor).Page(ctx, singletable.Into(s.candidates, &cs))
+		_, err = coll.Desc().After(cursor).Page(ctx, s.candidates.Into(&cs))
 		assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
 		_, err = s.candidates.Query(Candidate{Election: "Favorite Language"}).After(cursor).Page(ctx)
 		assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "a collection cursor does not resume a typed query")
-		_, err = coll.After("garbage").Page(ctx, singletable.Into(s.candidates, &cs))
+		_, err = coll.After("garbage").Page(ctx, s.candidates.Into(&cs))
 		assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
 	})
 }
@@ -221,21 +233,22 @@ func TestCollectionOnIndex(t *testing.T) {
 	var skills *singletable.Repo[UserSkill]
 	var tags *singletable.Repo[Tag]
 	newTable(t, func(tbl *singletable.Table) {
-		skills = singletable.Bind(tbl, UserSkills)
-		tags = singletable.Bind(tbl, Tags)
+		skills = singletable.MustBind(tbl, UserSkills)
+		tags = singletable.MustBind(tbl, Tags)
 	})
-	require.NoError(t, singletable.BatchWrite(ctx,
+	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{
 		skills.PutOp(UserSkill{Username: "ann", SkillName: "go", Level: "Expert"}),
 		skills.PutOp(UserSkill{Username: "bob", SkillName: "go", Level: "Beginner"}),
 		skills.PutOp(UserSkill{Username: "cid", SkillName: "rust", Level: "Expert"}),
 		tags.PutOp(Tag{SkillName: "go", Tag: "backend"}),
 		tags.PutOp(Tag{SkillName: "go", Tag: "cloud"}),
 		tags.PutOp(Tag{SkillName: "rust", Tag: "systems"}),
-	))
+	}))
 	var ss []UserSkill
 	var ts []Tag
-	coll := singletable.NewIndexCollection(skills, "GSI1", UserSkill{SkillName: "go"})
-	require.NoError(t, coll.Load(ctx, singletable.Into(skills, &ss), singletable.Into(tags, &ts)))
+	coll := skills.IndexCollection("GSI1", UserSkill{SkillName: "go"})
+	_, err := coll.Collect(ctx, skills.Into(&ss), tags.Into(&ts))
+	require.NoError(t, err)
 	assert.Equal(t, []string{"bob", "ann"}, usernames(ss), "LEVEL#Beginner sorts before LEVEL#Expert")
 	assert.Equal(t, []Tag{{"go", "backend"}, {"go", "cloud"}}, ts)
 
@@ -243,23 +256,24 @@ func TestCollectionOnIndex(t *testing.T) {
 	ss, ts = nil, nil
 	cur := ""
 	for {
-		next, err := coll.Limit(1).After(cur).Page(ctx, singletable.Into(skills, &ss), singletable.Into(tags, &ts))
+		next, err := coll.Limit(1).After(cur).Page(ctx, skills.Into(&ss), tags.Into(&ts))
 		require.NoError(t, err)
-		if next == "" {
+		if next.Cursor == "" {
 			break
 		}
-		cur = next
+		cur = next.Cursor
 	}
 	assert.Len(t, ss, 2)
 	assert.Len(t, ts, 2)
 
 	// Multi-attribute index partition.
 	var experts []UserSkill
-	require.NoError(t, singletable.NewIndexCollection(skills, "GSI2", UserSkill{SkillName: "go", Level: "Expert"}).
-		Load(ctx, singletable.Into(skills, &experts)))
+	_, err = skills.IndexCollection("GSI2", UserSkill{SkillName: "go", Level: "Expert"}).
+		Collect(ctx, skills.Into(&experts))
+	require.NoError(t, err)
 	assert.Equal(t, []string{"ann"}, usernames(experts))
 
-	_, err := singletable.NewIndexCollection(skills, "GSI1", UserSkill{SkillName: "go"}).Consistent().Request(singletable.Member(skills))
+	_, err = skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).ConsistentRead().Request(skills.Member())
 	var ve *singletable.ValidationError
 	assert.ErrorAs(t, err, &ve)
 }
@@ -269,19 +283,20 @@ func TestCollectionValidatesFirst(t *testing.T) {
 	ctx := context.Background()
 	_, users, skills, c := seedTable(t)
 	var otherUsers *singletable.Repo[User]
-	newTable(t, func(tbl *singletable.Table) { otherUsers = singletable.Bind(tbl, Users) })
+	newTable(t, func(tbl *singletable.Table) { otherUsers = singletable.MustBind(tbl, Users) })
 	var u User
 	var list []UserSkill
+	errOf := func(_ []any, err error) error { return err }
 	cases := []struct {
 		name string
 		err  error
 	}{
-		{"no key", singletable.NewCollection(users, User{}).Load(ctx, singletable.IntoOne(users, &u))},
-		{"no targets", singletable.NewCollection(users, User{Username: "a"}).Load(ctx)},
-		{"two targets for a type", singletable.NewCollection(users, User{Username: "a"}).Load(ctx, singletable.Into(skills, &list), singletable.Into(skills, &list))},
-		{"target of another table", singletable.NewCollection(users, User{Username: "a"}).Load(ctx, singletable.IntoOne(otherUsers, &u))},
-		{"unknown index", singletable.NewIndexCollection(users, "GSI9", User{Username: "a"}).Load(ctx, singletable.IntoOne(users, &u))},
-		{"negative limit", singletable.NewCollection(users, User{Username: "a"}).Limit(-1).Load(ctx, singletable.IntoOne(users, &u))},
+		{"no key", errOf(users.Collection(User{}).Collect(ctx, users.IntoOne(&u)))},
+		{"no targets", errOf(users.Collection(User{Username: "a"}).Collect(ctx))},
+		{"two targets for a type", errOf(users.Collection(User{Username: "a"}).Collect(ctx, skills.Into(&list), skills.Into(&list)))},
+		{"target of another table", errOf(users.Collection(User{Username: "a"}).Collect(ctx, otherUsers.IntoOne(&u)))},
+		{"unknown index", errOf(users.IndexCollection("GSI9", User{Username: "a"}).Collect(ctx, users.IntoOne(&u)))},
+		{"negative limit", errOf(users.Collection(User{Username: "a"}).Limit(-1).Collect(ctx, users.IntoOne(&u)))},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -293,7 +308,7 @@ func TestCollectionValidatesFirst(t *testing.T) {
 	}
 	assert.Zero(t, c.requests.Load(), "nothing sent")
 
-	in, err := singletable.NewCollection(users, User{Username: "a"}).Limit(5).Request()
+	in, err := users.Collection(User{Username: "a"}).Limit(5).Request()
 	require.NoError(t, err)
 	assert.Equal(t, int32(5), *in.Limit)
 	assert.Nil(t, in.FilterExpression, "no entity filter: the whole collection is read")

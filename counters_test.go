@@ -42,7 +42,7 @@ func TestAtomicIncrements(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var counts *singletable.Repo[Counts]
-	newTable(t, func(tbl *singletable.Table) { counts = singletable.Bind(tbl, CountsEntity) })
+	newTable(t, func(tbl *singletable.Table) { counts = singletable.MustBind(tbl, CountsEntity) })
 
 	const workers, each = 50, 20
 	var wg sync.WaitGroup
@@ -60,7 +60,7 @@ func TestAtomicIncrements(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	c, err := counts.Get(ctx, Counts{}, singletable.ConsistentRead())
+	c, err := counts.Get(ctx, Counts{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	require.NoError(t, err)
 	assert.Equal(t, workers*each, c.Users, "50 × 20 increments")
 	assert.Equal(t, workers/2*each, c.Elections)
@@ -71,7 +71,7 @@ func TestIdempotentIncrement(t *testing.T) {
 	ctx := context.Background()
 	tc := newTxClient()
 	var counts *singletable.Repo[Counts]
-	newTableWith(t, tc, func(tbl *singletable.Table) { counts = singletable.Bind(tbl, CountsEntity) })
+	newTableWith(t, tc, func(tbl *singletable.Table) { counts = singletable.MustBind(tbl, CountsEntity) })
 
 	// The response is lost after DynamoDB applied the increment; the retry
 	// carries the same token and is not applied again.
@@ -112,9 +112,9 @@ func TestSequenceGapFreeEventLog(t *testing.T) {
 	// both tables.
 	var events *singletable.Repo[VoteEvent]
 	var counts *singletable.Repo[Counts]
-	mainTbl, cc := newTable(t, func(tbl *singletable.Table) { counts = singletable.Bind(tbl, CountsEntity) })
+	mainTbl, cc := newTable(t, func(tbl *singletable.Table) { counts = singletable.MustBind(tbl, CountsEntity) })
 	// One transaction goes through one client: both tables share it.
-	newTableWith(t, cc, func(tbl *singletable.Table) { events = singletable.Bind(tbl, VoteEvents) })
+	newTableWith(t, cc, func(tbl *singletable.Table) { events = singletable.MustBind(tbl, VoteEvents) })
 	seq := singletable.NewSequence(mainTbl, "events")
 
 	const writers, each = 20, 5
@@ -129,8 +129,8 @@ func TestSequenceGapFreeEventLog(t *testing.T) {
 			<-start
 			for i := range each {
 				n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-					singletable.TxCreate(tx, events, VoteEvent{Seq: n, When: time.Now().UTC(), Actor: fmt.Sprint("writer", w), Type: fmt.Sprint("E", i)})
-					singletable.TxUpdate(tx, counts.Update(Counts{}).Add("Elections", 1).Upsert())
+					events.TxCreate(tx, VoteEvent{Seq: n, When: time.Now().UTC(), Actor: fmt.Sprint("writer", w), Type: fmt.Sprint("E", i)})
+					counts.Update(Counts{}).Add("Elections", 1).Upsert().Tx(tx)
 					return nil
 				})
 				if !assert.NoError(t, err) {
@@ -170,12 +170,12 @@ func TestSequenceGapFreeEventLog(t *testing.T) {
 	_, err = seq.Append(ctx, func(tx *singletable.Txn, n int64) error { return boom })
 	assert.Equal(t, boom, err)
 	_, err = seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-		singletable.TxCreate(tx, events, VoteEvent{Seq: 1, When: log[0].When}) // exists: the transaction is cancelled
+		events.TxCreate(tx, VoteEvent{Seq: 1, When: log[0].When}) // exists: the transaction is cancelled
 		return nil
 	})
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
 	n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-		singletable.TxCreate(tx, events, VoteEvent{Seq: n, When: time.Now().UTC()})
+		events.TxCreate(tx, VoteEvent{Seq: n, When: time.Now().UTC()})
 		return nil
 	})
 	require.NoError(t, err)
@@ -186,23 +186,23 @@ func TestSequenceLostRaceIsAVersionConflict(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var events *singletable.Repo[VoteEvent]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, VoteEvents) })
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { events = singletable.MustBind(tbl, VoteEvents) })
 	seq := singletable.NewSequence(tbl, "log")
 
 	// Two transactions read the same counter; the second to commit loses.
 	when := time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
 	var first int64
 	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		n, err := seq.Next(tx)
+		n, err := seq.Next(ctx, tx)
 		require.NoError(t, err)
 		first = n
 		// Meanwhile another appender commits number 1.
 		_, err = seq.Append(ctx, func(tx2 *singletable.Txn, m int64) error {
-			singletable.TxCreate(tx2, events, VoteEvent{Seq: m, When: when, Type: "other"})
+			events.TxCreate(tx2, VoteEvent{Seq: m, When: when, Type: "other"})
 			return nil
 		})
 		require.NoError(t, err)
-		singletable.TxCreate(tx, events, VoteEvent{Seq: n, When: when.Add(time.Second), Type: "mine"})
+		events.TxCreate(tx, VoteEvent{Seq: n, When: when.Add(time.Second), Type: "mine"})
 		return nil
 	})
 	assert.Equal(t, int64(1), first)
@@ -218,12 +218,12 @@ func TestSequenceLostRaceIsAVersionConflict(t *testing.T) {
 
 	// Several numbers at once.
 	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		n, err := seq.Reserve(tx, 3)
+		n, err := seq.Reserve(ctx, tx, 3)
 		if err != nil {
 			return err
 		}
 		for i := range int64(3) {
-			singletable.TxCreate(tx, events, VoteEvent{Seq: n + i, When: when})
+			events.TxCreate(tx, VoteEvent{Seq: n + i, When: when})
 		}
 		return nil
 	})

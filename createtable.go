@@ -13,8 +13,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// CreateOptions tunes [Table.Create].
-type CreateOptions struct {
+// CreateTableOptions tunes [Table.CreateTable] and
+// [Table.CreateTableInput].
+type CreateTableOptions struct {
 	// Provisioned, when set, uses provisioned capacity for the table and
 	// every index instead of on-demand billing (the default).
 	Provisioned *types.ProvisionedThroughput
@@ -22,11 +23,16 @@ type CreateOptions struct {
 	Wait time.Duration
 }
 
-// CreateInput returns the CreateTable request [Table.Create] sends: key
-// schema and attribute definitions from the table options and every index
-// the bound entities declare (multi-attribute ones included), projecting
-// all attributes, on-demand billing unless opts say otherwise.
-func (t *Table) CreateInput(opts CreateOptions) *dynamodb.CreateTableInput {
+// CreateTableInput returns the CreateTable request [Table.CreateTable]
+// sends: key schema and attribute definitions from the table options and
+// every index the bound entities declare (multi-attribute ones included),
+// projecting all attributes, on-demand billing unless the options say
+// otherwise.
+func (t *Table) CreateTableInput(optFns ...func(*CreateTableOptions)) *dynamodb.CreateTableInput {
+	return t.createTableInput(applyOpts(optFns))
+}
+
+func (t *Table) createTableInput(opts CreateTableOptions) *dynamodb.CreateTableInput {
 	defs := map[string]types.ScalarAttributeType{t.opts.PartitionKey: types.ScalarAttributeTypeS}
 	ks := []types.KeySchemaElement{{AttributeName: aws.String(t.opts.PartitionKey), KeyType: types.KeyTypeHash}}
 	if t.opts.SortKey != "" {
@@ -69,21 +75,18 @@ func (t *Table) CreateInput(opts CreateOptions) *dynamodb.CreateTableInput {
 	return in
 }
 
-// Create creates the table from the declarations of the entities bound to
-// it ([CreateTable]) and waits until it is ACTIVE, then enables time to live
-// on the TTL attribute an entity declares (see [Schema]). Bind every entity
-// first.
+// CreateTable creates the table from the declarations of the entities
+// bound to it ([CreateTable]) and waits until it is ACTIVE, then enables
+// time to live on the TTL attribute an entity declares (see [Schema]).
+// Bind every entity first.
 //
 // [CreateTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html
-func (t *Table) Create(ctx context.Context, opts ...CreateOptions) error {
-	var o CreateOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+func (t *Table) CreateTable(ctx context.Context, optFns ...func(*CreateTableOptions)) error {
+	o := applyOpts(optFns)
 	if o.Wait == 0 {
 		o.Wait = 2 * time.Minute
 	}
-	if _, err := t.client.CreateTable(ctx, t.CreateInput(o)); err != nil {
+	if _, err := t.client.CreateTable(ctx, t.createTableInput(o)); err != nil {
 		return fmt.Errorf("singletable: create table %s: %w", t.name, err)
 	}
 	if err := t.waitActive(ctx, o.Wait); err != nil {
@@ -170,7 +173,7 @@ func (t *Table) Check(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("singletable: describe table %s: %w", t.name, err)
 	}
-	want := t.CreateInput(CreateOptions{})
+	want := t.createTableInput(CreateTableOptions{})
 	have := out.Table
 	attrTypes := map[string]types.ScalarAttributeType{}
 	for _, d := range have.AttributeDefinitions {
@@ -211,11 +214,11 @@ func keySchemaString(ks []types.KeySchemaElement) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// Delete deletes the table ([DeleteTable]). Data is lost: it is meant for
-// tests and tooling.
+// DeleteTable deletes the table ([DeleteTable]). Data is lost: it is
+// meant for tests and tooling.
 //
 // [DeleteTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html
-func (t *Table) Delete(ctx context.Context) error {
+func (t *Table) DeleteTable(ctx context.Context) error {
 	_, err := t.client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(t.name)})
 	if err != nil {
 		return fmt.Errorf("singletable: delete table %s: %w", t.name, err)

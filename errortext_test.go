@@ -73,26 +73,37 @@ func TestErrorsDoNotQuoteValues(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var readings *singletable.Repo[Reading]
-	tbl, c := newEveryRequestTable(t, func(tbl *singletable.Table) { readings = singletable.Bind(tbl, Readings) })
+	tbl, c := newEveryRequestTable(t, func(tbl *singletable.Table) { readings = singletable.MustBind(tbl, Readings) })
 	key := Reading{Sensor: "s1", At: 1}
-	require.NoError(t, readings.Put(ctx, Reading{Sensor: "s1", At: 1, Note: "n"}))
+	_, err := readings.Put(ctx, Reading{Sensor: "s1", At: 1, Note: "n"})
+	require.NoError(t, err)
 
 	// An item another writer stored, with the secret where a number
 	// belongs: decoding it fails.
 	raw := readings.PutOp(Reading{Sensor: "s2", At: 1}).Item()
 	raw["Value"] = &types.AttributeValueMemberS{Value: secret}
-	_, err := c.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: raw})
+	_, err = c.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: raw})
 	require.NoError(t, err)
 
-	injected := singletable.Bind(singletable.NewTable(dupInjector{c.Client}, tbl.Name()),
+	injected := singletable.MustBind(singletable.NewTable(dupInjector{c.Client}, tbl.Name()),
 		singletable.MustDefine(singletable.Schema[Reading]{Type: "Injected", PK: "I#{Sensor}", SK: "AT#{At}"}))
 
 	cases := map[string]func() error{
-		"invalid UTF-8": func() error { return readings.Put(ctx, Reading{Sensor: "s1", At: 2, Note: secret + "\xff"}) },
-		"duplicate set": func() error { return readings.Put(ctx, Reading{Sensor: "s1", At: 2, Tags: []string{secret, secret}}) },
-		"not a number":  func() error { return readings.Put(ctx, Reading{Sensor: "s1", At: 2, Amounts: []json.Number{secret}}) },
+		"invalid UTF-8": func() error {
+			_, err := readings.Put(ctx, Reading{Sensor: "s1", At: 2, Note: secret + "\xff"})
+			return err
+		},
+		"duplicate set": func() error {
+			_, err := readings.Put(ctx, Reading{Sensor: "s1", At: 2, Tags: []string{secret, secret}})
+			return err
+		},
+		"not a number": func() error {
+			_, err := readings.Put(ctx, Reading{Sensor: "s1", At: 2, Amounts: []json.Number{secret}})
+			return err
+		},
 		"item over 400 KB": func() error {
-			return readings.Put(ctx, Reading{Sensor: "s1", At: 2, Note: strings.Repeat(secret, 50000)})
+			_, err := readings.Put(ctx, Reading{Sensor: "s1", At: 2, Note: strings.Repeat(secret, 50000)})
+			return err
 		},
 		"Update.Set duplicates": func() error {
 			_, err := readings.Update(key).Set("Tags", []string{secret, secret}).Run(ctx)
@@ -101,7 +112,10 @@ func TestErrorsDoNotQuoteValues(t *testing.T) {
 		"Update.Set bad UTF-8": func() error { _, err := readings.Update(key).Set("Note", "\xfe"+secret).Run(ctx); return err },
 		"wrong type in Set":    func() error { _, err := readings.Update(key).Set("Note", []byte(secret)).Run(ctx); return err },
 		"condition operand": func() error {
-			return readings.Put(ctx, key, singletable.If(expression.Name("Tags").Equal(expression.Value(ssValue{secret, secret}))))
+			_, err := readings.Put(ctx, key, func(o *singletable.WriteOptions) {
+				o.If = expression.Name("Tags").Equal(expression.Value(ssValue{secret, secret}))
+			})
+			return err
 		},
 		"filter operand": func() error {
 			_, err := readings.Query(Reading{Sensor: "s1"}).Filter(expression.Name("Value").Equal(expression.Value(json.Number(secret)))).Collect(ctx)
@@ -112,14 +126,14 @@ func TestErrorsDoNotQuoteValues(t *testing.T) {
 			_, err := readings.Query(Reading{Sensor: "s2"}).Collect(ctx)
 			return err
 		},
-		"DynamoDB's ValidationException, Put": func() error { return injected.Put(ctx, Reading{Sensor: "x", At: 1}) },
+		"DynamoDB's ValidationException, Put": func() error { _, err := injected.Put(ctx, Reading{Sensor: "x", At: 1}); return err },
 		"DynamoDB's ValidationException, batch": func() error {
-			return singletable.BatchWrite(ctx, injected.PutOp(Reading{Sensor: "x", At: 2}))
+			return singletable.BatchWrite(ctx, []singletable.WriteOp{injected.PutOp(Reading{Sensor: "x", At: 2})})
 		},
 		"DynamoDB's ValidationException, transaction": func() error {
 			return singletable.Tx(ctx, injected.Table(), func(tx *singletable.Txn) error {
-				singletable.TxPut(tx, injected, Reading{Sensor: "x", At: 3})
-				singletable.TxPut(tx, injected, Reading{Sensor: "x", At: 4})
+				injected.TxPut(tx, Reading{Sensor: "x", At: 3})
+				injected.TxPut(tx, Reading{Sensor: "x", At: 4})
 				return nil
 			})
 		},

@@ -12,7 +12,7 @@ import (
 // Query.Request shows the request a query sends, without sending it.
 func ExampleQuery_Request() {
 	table := singletable.NewTable(nil, "glad-entities") // no client needed offline
-	skills := singletable.Bind(table, UserSkills)
+	skills := singletable.MustBind(table, UserSkills)
 
 	in, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "golang", Level: "Expert"}).
 		Where(singletable.Eq, "Level").
@@ -40,7 +40,7 @@ func ExampleEntity_ParseKeys() {
 	scores := singletable.MustDefine(singletable.Schema[Score]{
 		Type: "Score", PK: "GAME#{Game}", SK: "POINTS#{Points}",
 	})
-	repo := singletable.Bind(singletable.NewTable(nil, "t"), scores)
+	repo := singletable.MustBind(singletable.NewTable(nil, "t"), scores)
 	op := repo.PutOp(Score{Game: "chess#blitz 100%", Points: -42})
 	pk := op.Key()["PK"].(*types.AttributeValueMemberS).Value
 	sk := op.Key()["SK"].(*types.AttributeValueMemberS).Value

@@ -57,10 +57,11 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 	var counts *singletable.Repo[Counts]
 	var meters *singletable.Repo[Meter]
 	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) {
-		counts = singletable.Bind(tbl, CountsEntity)
-		meters = singletable.Bind(tbl, Meters)
+		counts = singletable.MustBind(tbl, CountsEntity)
+		meters = singletable.MustBind(tbl, Meters)
 	})
-	require.NoError(t, meters.Create(ctx, Meter{Name: "m"}))
+	_, err := meters.Create(ctx, Meter{Name: "m"})
+	require.NoError(t, err)
 	ft.SetEnabled(true)
 
 	const workers, each = 8, 12
@@ -108,7 +109,7 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 				// conflict.
 				for try := 0; ; try++ {
 					m, err := retryRead(t, func() (Meter, error) {
-						return meters.Get(ctx, Meter{Name: "m"}, singletable.ConsistentRead())
+						return meters.Get(ctx, Meter{Name: "m"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 					})
 					if err != nil {
 						return err
@@ -135,9 +136,9 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 	ft.SetEnabled(false)
 	stats := ft.Stats()
 
-	c, err := counts.Get(ctx, Counts{}, singletable.ConsistentRead())
+	c, err := counts.Get(ctx, Counts{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	require.NoError(t, err)
-	m, err := meters.Get(ctx, Meter{Name: "m"}, singletable.ConsistentRead())
+	m, err := meters.Get(ctx, Meter{Name: "m"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	require.NoError(t, err)
 	want := workers * each
 	lost, dups := 0, 0
@@ -199,7 +200,7 @@ func runSequenceFaultSuite(t *testing.T, rate float64) {
 	var events *singletable.Repo[EventRec]
 	var seq *singletable.Sequence
 	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) {
-		events = singletable.Bind(tbl, EventRecs)
+		events = singletable.MustBind(tbl, EventRecs)
 		seq = singletable.NewSequence(tbl, "log", func(o *singletable.SequenceOptions) {
 			o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 20 * time.Millisecond}
 			o.MaxAttempts = 400
@@ -217,7 +218,7 @@ func runSequenceFaultSuite(t *testing.T, rate float64) {
 			for i := range each {
 				ref := fmt.Sprintf("w%d-%d", w, i)
 				n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-					singletable.TxCreate(tx, events, EventRec{Seq: n, Ref: ref})
+					events.TxCreate(tx, EventRec{Seq: n, Ref: ref})
 					return nil
 				})
 				mu.Lock()
@@ -240,7 +241,7 @@ func runSequenceFaultSuite(t *testing.T, rate float64) {
 	ft.SetEnabled(false)
 	stats := ft.Stats()
 
-	all, err := events.Query(EventRec{}).Consistent().Collect(ctx)
+	all, err := events.Query(EventRec{}).ConsistentRead().Collect(ctx)
 	require.NoError(t, err)
 	last, err := seq.Current(ctx)
 	require.NoError(t, err)

@@ -24,7 +24,7 @@ func runToCompletion(t *testing.T, m *singletable.Migrator, id string) (*singlet
 	for run := 1; ; run++ {
 		rep, err := m.Run(ctx, id, func(o *singletable.RunOptions) {
 			o.Segments, o.Writers, o.PageSize = 4, 4, 250
-			o.Batch = fastRetries
+			fastRetries(&o.Batch)
 			o.Lease = 2 * time.Second
 		})
 		if err == nil {
@@ -59,8 +59,8 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 	src := newLegacyTable(t, n)
 	var users *singletable.Repo[User]
 	tbl, ft := faultSuiteTable(t, rate, uint64(rate*1000)+19, func(tbl *singletable.Table) {
-		users = singletable.Bind(tbl, Users)
-		singletable.Bind(tbl, UserSkills)
+		users = singletable.MustBind(tbl, Users)
+		singletable.MustBind(tbl, UserSkills)
 	})
 	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
@@ -84,19 +84,24 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 	}
 	found, err := users.BatchGet(ctx, keys)
 	require.NoError(t, err)
-	for i, u := range found {
+	byName := make(map[string]User, len(found))
+	for _, u := range found {
+		byName[u.Username] = u
+	}
+	for i, k := range keys {
+		u, ok := byName[k.Username]
 		switch {
 		case i%100 == 42:
-			if u != nil {
+			if ok {
 				extra++
 				t.Errorf("soft-deleted user %d was copied", i)
 			}
-		case u == nil:
+		case !ok:
 			lost++
 			t.Errorf("user %d missing", i)
 		case u.Name != fmt.Sprintf("User Number %d", i):
 			lost++
-			t.Errorf("user %d copied as %+v", i, *u)
+			t.Errorf("user %d copied as %+v", i, u)
 		}
 	}
 	if len(got) != n-deleted {
@@ -133,8 +138,8 @@ func runBackfillFaultSuite(t *testing.T, rate float64) {
 	const n = 500
 	var skills *singletable.Repo[UserSkill]
 	tbl, ft := faultSuiteTable(t, rate, uint64(rate*1000)+23, func(tbl *singletable.Table) {
-		singletable.Bind(tbl, Users)
-		skills = singletable.Bind(tbl, UserSkills)
+		singletable.MustBind(tbl, Users)
+		skills = singletable.MustBind(tbl, UserSkills)
 	})
 	seedSkills(t, tbl, userSkillsNoIndex, n)
 	m, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("001-skills-gsi1", skills))

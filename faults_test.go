@@ -108,7 +108,7 @@ func runFaultSuite(t *testing.T, rate float64) {
 	ctx := context.Background()
 	seed := uint64(rate * 1000)
 	var recs *singletable.Repo[Record]
-	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { recs = singletable.Bind(tbl, Records) })
+	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { recs = singletable.MustBind(tbl, Records) })
 	ft.SetEnabled(true)
 
 	const owners, perOwner, steps = 8, 25, 60
@@ -157,7 +157,7 @@ func runFaultSuite(t *testing.T, rate float64) {
 				switch rng.IntN(4) {
 				case 0: // Put
 					r := Record{Owner: owner, ID: id, Gen: gen, Body: body, Tag: tag}.withSum()
-					err = recs.Put(ctx, r)
+					_, err = recs.Put(ctx, r)
 					after(id, &r, err)
 				case 1: // Update (only if it surely exists: otherwise ErrNotFound is a fine outcome)
 					if cur[id] == nil || len(state[id]) != 1 {
@@ -188,7 +188,7 @@ func runFaultSuite(t *testing.T, rate float64) {
 						rs = append(rs, r)
 						bops = append(bops, recs.PutOp(r))
 					}
-					err = singletable.BatchWrite(ctx, bops...)
+					err = singletable.BatchWrite(ctx, bops)
 					for _, r := range rs {
 						after(r.ID, &r, err)
 					}
@@ -215,7 +215,7 @@ func runFaultSuite(t *testing.T, rate float64) {
 	checked, lost, halfWritten, wrongIndex := 0, 0, 0, 0
 	for o := 0; o < owners; o++ {
 		owner := fmt.Sprintf("o%d", o)
-		items, err := recs.Query(Record{Owner: owner}).Consistent().Collect(ctx)
+		items, err := recs.Query(Record{Owner: owner}).ConsistentRead().Collect(ctx)
 		require.NoError(t, err)
 		got := map[int]*Record{}
 		for _, r := range items {
@@ -241,7 +241,7 @@ func runFaultSuite(t *testing.T, rate float64) {
 		inIndex, err := recs.QueryIndex("GSI1", Record{Tag: tag}).Collect(ctx)
 		require.NoError(t, err)
 		for _, r := range inIndex {
-			fresh, err := recs.Get(ctx, Record{Owner: r.Owner, ID: r.ID}, singletable.ConsistentRead())
+			fresh, err := recs.Get(ctx, Record{Owner: r.Owner, ID: r.ID}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 			if err != nil || fresh.Tag != tag {
 				wrongIndex++
 			}

@@ -81,7 +81,7 @@ func runGuardedFaultSuite(t *testing.T, rate float64) {
 	ctx := context.Background()
 	seed := uint64(rate*1000) + 7
 	var accounts *singletable.Repo[Account]
-	tbl, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { accounts = singletable.Bind(tbl, Accounts) })
+	tbl, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { accounts = singletable.MustBind(tbl, Accounts) })
 	ft.SetEnabled(true)
 
 	const workers, users, emails, steps = 6, 5, 6, 30
@@ -101,7 +101,7 @@ func runGuardedFaultSuite(t *testing.T, rate float64) {
 			cur := map[string]*Account{} // the known state of each user (nil: absent)
 			read := func(name string) (*Account, error) {
 				a, err := retryRead(t, func() (Account, error) {
-					return accounts.Get(ctx, Account{Username: name}, singletable.ConsistentRead())
+					return accounts.Get(ctx, Account{Username: name}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 				})
 				if errors.Is(err, singletable.ErrNotFound) {
 					return nil, nil
@@ -137,12 +137,12 @@ func runGuardedFaultSuite(t *testing.T, rate float64) {
 				switch op := rng.IntN(4); {
 				case before == nil || op == 0:
 					after = &Account{Username: name, Email: email, Name: display, Version: 1}
-					err = accounts.Create(ctx, *after)
+					_, err = accounts.Create(ctx, *after)
 				case op == 1:
 					next := *before
 					next.Email, next.Name = email, display
 					after = &Account{Username: name, Email: email, Name: display, Version: before.Version + 1}
-					err = accounts.Put(ctx, next)
+					_, err = accounts.Put(ctx, next)
 				case op == 2:
 					after = &Account{Username: name, Email: email, Name: display, Version: before.Version + 1}
 					_, err = accounts.Update(Account{Username: name, Version: before.Version}).
@@ -183,7 +183,7 @@ func runGuardedFaultSuite(t *testing.T, rate float64) {
 		for u := range users {
 			name := fmt.Sprintf("w%du%d", w, u)
 			checked++
-			got, err := accounts.Get(ctx, Account{Username: name}, singletable.ConsistentRead())
+			got, err := accounts.Get(ctx, Account{Username: name}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 			var s string
 			if err == nil {
 				s = enc(&got)
@@ -262,11 +262,12 @@ func runTransferFaultSuite(t *testing.T, rate float64) {
 	ctx := context.Background()
 	seed := uint64(rate*1000) + 11
 	var wallets *singletable.Repo[Wallet]
-	tbl, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { wallets = singletable.Bind(tbl, Wallets) })
+	tbl, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { wallets = singletable.MustBind(tbl, Wallets) })
 	const workers, perWorker, steps, start = 6, 3, 40, 100
 	for w := range workers {
 		for i := range perWorker {
-			require.NoError(t, wallets.Create(ctx, Wallet{Owner: fmt.Sprint(w), ID: i, Balance: start}))
+			_, err := wallets.Create(ctx, Wallet{Owner: fmt.Sprint(w), ID: i, Balance: start})
+			require.NoError(t, err)
 		}
 	}
 	ft.SetEnabled(true)
@@ -292,8 +293,8 @@ func runTransferFaultSuite(t *testing.T, rate float64) {
 				amt := 1 + rng.IntN(20)
 				wa, wb := cur[a], cur[b]
 				err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-					singletable.TxUpdate(tx, wallets.Update(Wallet{Owner: owner, ID: a, Version: wa.Version}).Add("Balance", -amt))
-					singletable.TxUpdate(tx, wallets.Update(Wallet{Owner: owner, ID: b, Version: wb.Version}).Add("Balance", amt))
+					wallets.Update(Wallet{Owner: owner, ID: a, Version: wa.Version}).Add("Balance", -amt).Tx(tx)
+					wallets.Update(Wallet{Owner: owner, ID: b, Version: wb.Version}).Add("Balance", amt).Tx(tx)
 					return nil
 				})
 				na, nb := wa, wb
@@ -305,8 +306,12 @@ func runTransferFaultSuite(t *testing.T, rate float64) {
 				case notApplied(err):
 				default:
 					// Unknown: both wallets moved or neither.
-					ga, err1 := retryRead(t, func() (Wallet, error) { return wallets.Get(ctx, wa, singletable.ConsistentRead()) })
-					gb, err2 := retryRead(t, func() (Wallet, error) { return wallets.Get(ctx, wb, singletable.ConsistentRead()) })
+					ga, err1 := retryRead(t, func() (Wallet, error) {
+						return wallets.Get(ctx, wa, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+					})
+					gb, err2 := retryRead(t, func() (Wallet, error) {
+						return wallets.Get(ctx, wb, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+					})
 					if err1 != nil || err2 != nil {
 						t.Errorf("read wallets: %v %v", err1, err2)
 						break
@@ -348,7 +353,7 @@ func runTransferFaultSuite(t *testing.T, rate float64) {
 		total := 0
 		for i := range perWorker {
 			checked++
-			got, err := wallets.Get(ctx, Wallet{Owner: fmt.Sprint(w), ID: i}, singletable.ConsistentRead())
+			got, err := wallets.Get(ctx, Wallet{Owner: fmt.Sprint(w), ID: i}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 			require.NoError(t, err)
 			total += got.Balance
 			if want := model[[2]int{w, i}]; got != want {

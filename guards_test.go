@@ -50,7 +50,7 @@ var VDocs = singletable.MustDefine(singletable.Schema[VDoc]{
 
 func accountsTable(t *testing.T, optFns ...func(*singletable.TableOptions)) (*singletable.Table, *singletable.Repo[Account], *countingClient) {
 	var accounts *singletable.Repo[Account]
-	tbl, c := newTable(t, func(tbl *singletable.Table) { accounts = singletable.Bind(tbl, Accounts) }, optFns...)
+	tbl, c := newTable(t, func(tbl *singletable.Table) { accounts = singletable.MustBind(tbl, Accounts) }, optFns...)
 	return tbl, accounts, c
 }
 
@@ -68,7 +68,7 @@ func TestUniqueEmailConcurrentRegistrations(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			errs[i] = accounts.Create(ctx, Account{Username: fmt.Sprint("user", i), Email: "same@example.com"})
+			_, errs[i] = accounts.Create(ctx, Account{Username: fmt.Sprint("user", i), Email: "same@example.com"})
 		}()
 	}
 	close(start)
@@ -100,17 +100,20 @@ func TestUniqueEmailChangeSwapsGuards(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, accounts, _ := accountsTable(t)
-	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@old.example"}))
-	require.NoError(t, accounts.Create(ctx, Account{Username: "bob", Email: "bob@example.com"}))
+	_, err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@old.example"})
+	require.NoError(t, err)
+	_, err = accounts.Create(ctx, Account{Username: "bob", Email: "bob@example.com"})
+	require.NoError(t, err)
 
 	// Update: the old email is released and the new one claimed.
 	got, err := accounts.Update(Account{Username: "ann"}).Set("Email", "ann@new.example").Run(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "ann@new.example", got.Email)
 	assert.Equal(t, 2, got.Version)
-	err = accounts.Create(ctx, Account{Username: "eve", Email: "ann@new.example"})
+	_, err = accounts.Create(ctx, Account{Username: "eve", Email: "ann@new.example"})
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "the new email is taken")
-	require.NoError(t, accounts.Create(ctx, Account{Username: "cid", Email: "ann@old.example"}), "the old email is free")
+	_, err = accounts.Create(ctx, Account{Username: "cid", Email: "ann@old.example"})
+	require.NoError(t, err, "the old email is free")
 
 	// Changing to a taken email fails and changes nothing.
 	_, err = accounts.Update(Account{Username: "ann"}).Set("Email", "bob@example.com").Run(ctx)
@@ -122,22 +125,29 @@ func TestUniqueEmailChangeSwapsGuards(t *testing.T) {
 
 	// Put swaps guards too.
 	a.Email = "ann@put.example"
-	require.NoError(t, accounts.Put(ctx, a))
-	require.NoError(t, accounts.Create(ctx, Account{Username: "dan", Email: "ann@new.example"}), "freed by Put")
-	assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "fay", Email: "ann@put.example"}), singletable.ErrAlreadyExists)
+	_, err = accounts.Put(ctx, a)
+	require.NoError(t, err)
+	_, err = accounts.Create(ctx, Account{Username: "dan", Email: "ann@new.example"})
+	require.NoError(t, err, "freed by Put")
+	_, err = accounts.Create(ctx, Account{Username: "fay", Email: "ann@put.example"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
 
 	// Removing the email releases it; an absent value claims nothing.
 	_, err = accounts.Update(Account{Username: "ann"}).Remove("Email").Run(ctx)
 	require.NoError(t, err)
-	require.NoError(t, accounts.Create(ctx, Account{Username: "fay", Email: "ann@put.example"}))
-	require.NoError(t, accounts.Create(ctx, Account{Username: "gil"}))
-	require.NoError(t, accounts.Create(ctx, Account{Username: "hal"}), "many accounts without an email")
+	_, err = accounts.Create(ctx, Account{Username: "fay", Email: "ann@put.example"})
+	require.NoError(t, err)
+	_, err = accounts.Create(ctx, Account{Username: "gil"})
+	require.NoError(t, err)
+	_, err = accounts.Create(ctx, Account{Username: "hal"})
+	require.NoError(t, err, "many accounts without an email")
 
 	// Delete releases.
 	old, err := accounts.Delete(ctx, Account{Username: "bob"})
 	require.NoError(t, err)
 	assert.Equal(t, "bob@example.com", old.Email)
-	require.NoError(t, accounts.Create(ctx, Account{Username: "ivy", Email: "bob@example.com"}))
+	_, err = accounts.Create(ctx, Account{Username: "ivy", Email: "bob@example.com"})
+	require.NoError(t, err)
 	_, err = accounts.Delete(ctx, Account{Username: "bob"})
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
 
@@ -145,19 +155,22 @@ func TestUniqueEmailChangeSwapsGuards(t *testing.T) {
 	u, err := accounts.Update(Account{Username: "ivy"}).Set("Name", "Ivy").Run(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "bob@example.com", u.Email)
-	assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "jon", Email: "bob@example.com"}), singletable.ErrAlreadyExists)
+	_, err = accounts.Create(ctx, Account{Username: "jon", Email: "bob@example.com"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
 
 	// An update of a missing account.
 	_, err = accounts.Update(Account{Username: "nobody"}).Set("Email", "x@example.com").Run(ctx)
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
-	require.NoError(t, accounts.Create(ctx, Account{Username: "kim", Email: "x@example.com"}), "a failed update claims nothing")
+	_, err = accounts.Create(ctx, Account{Username: "kim", Email: "x@example.com"})
+	require.NoError(t, err, "a failed update claims nothing")
 }
 
 func TestUniqueEmailConcurrentChanges(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, accounts, _ := accountsTable(t)
-	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "e0@example.com"}))
+	_, err := accounts.Create(ctx, Account{Username: "ann", Email: "e0@example.com"})
+	require.NoError(t, err)
 	// Eight writers change the same account's email at once: each change
 	// re-reads when it races, and at the end exactly the final email is
 	// taken and every other one is free.
@@ -177,7 +190,7 @@ func TestUniqueEmailConcurrentChanges(t *testing.T) {
 	require.NoError(t, err)
 	for i := range 9 {
 		email := fmt.Sprintf("e%d@example.com", i)
-		err := accounts.Create(ctx, Account{Username: fmt.Sprint("probe", i), Email: email})
+		_, err := accounts.Create(ctx, Account{Username: fmt.Sprint("probe", i), Email: email})
 		if email == a.Email {
 			assert.ErrorIs(t, err, singletable.ErrAlreadyExists, email)
 		} else {
@@ -191,12 +204,13 @@ func TestUniqueGuardsInTransactions(t *testing.T) {
 	ctx := context.Background()
 	tbl, accounts, _ := accountsTable(t)
 	// Users share the table: bind after creation is fine for writes.
-	users := singletable.Bind(tbl, Users)
-	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"}))
+	users := singletable.MustBind(tbl, Users)
+	_, err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"})
+	require.NoError(t, err)
 
-	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxPut(tx, users, User{Username: "zed"})
-		singletable.TxCreate(tx, accounts, Account{Username: "zed", Email: "ann@example.com"})
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		users.TxPut(tx, User{Username: "zed"})
+		accounts.TxCreate(tx, Account{Username: "zed", Email: "ann@example.com"})
 		return nil
 	})
 	var te *singletable.TransactionError
@@ -212,28 +226,33 @@ func TestUniqueGuardsInTransactions(t *testing.T) {
 
 	// Guarded writes compose: create one account, move another's email and
 	// delete a third, all or nothing.
-	require.NoError(t, accounts.Create(ctx, Account{Username: "bob", Email: "bob@example.com"}))
+	_, err = accounts.Create(ctx, Account{Username: "bob", Email: "bob@example.com"})
+	require.NoError(t, err)
 	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxCreate(tx, accounts, Account{Username: "cat", Email: "bob@example.com.new"})
-		singletable.TxUpdate(tx, accounts.Update(Account{Username: "ann"}).Set("Email", "ann@example.org"))
-		singletable.TxDelete(tx, accounts, Account{Username: "bob"})
+		accounts.TxCreate(tx, Account{Username: "cat", Email: "bob@example.com.new"})
+		accounts.Update(Account{Username: "ann"}).Set("Email", "ann@example.org").Tx(tx)
+		accounts.TxDelete(tx, Account{Username: "bob"})
 		return nil
 	}))
 	for _, free := range []string{"ann@example.com", "bob@example.com"} {
-		require.NoError(t, accounts.Create(ctx, Account{Username: "p" + free, Email: free}), free)
+		_, err := accounts.Create(ctx, Account{Username: "p" + free, Email: free})
+		require.NoError(t, err, free)
 	}
 	for _, taken := range []string{"ann@example.org", "bob@example.com.new"} {
-		assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "q" + taken, Email: taken}), singletable.ErrAlreadyExists, taken)
+		_, err := accounts.Create(ctx, Account{Username: "q" + taken, Email: taken})
+		assert.ErrorIs(t, err, singletable.ErrAlreadyExists, taken)
 	}
 
 	// A batch PutOp of an entity with unique fields claims its values with
 	// guard items, like Put.
-	require.NoError(t, singletable.BatchWrite(ctx, accounts.PutOp(Account{Username: "old", Email: "legacy@example.com", Version: 7})))
-	assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "dup", Email: "legacy@example.com"}), singletable.ErrAlreadyExists, "PutOp claimed the value")
+	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{accounts.PutOp(Account{Username: "old", Email: "legacy@example.com", Version: 7})}))
+	_, err = accounts.Create(ctx, Account{Username: "dup", Email: "legacy@example.com"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "PutOp claimed the value")
 	// GuardOps backfills the guards of items written without them (by
 	// another service): unconditional puts, idempotent.
-	require.NoError(t, singletable.BatchWrite(ctx, accounts.GuardOps(Account{Username: "old", Email: "legacy@example.com"})...))
-	assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "dup", Email: "legacy@example.com"}), singletable.ErrAlreadyExists)
+	require.NoError(t, singletable.BatchWrite(ctx, accounts.GuardOps(Account{Username: "old", Email: "legacy@example.com"})))
+	_, err = accounts.Create(ctx, Account{Username: "dup", Email: "legacy@example.com"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
 	o, err := accounts.Get(ctx, Account{Username: "old"})
 	require.NoError(t, err)
 	assert.Equal(t, 7, o.Version, "PutOp stores the version as given")
@@ -256,13 +275,15 @@ func TestVersionOneWinnerPerRound(t *testing.T) {
 		}},
 		{"Put", func(ctx context.Context, accounts *singletable.Repo[Account], read Account, who int) error {
 			read.Name = fmt.Sprint("writer", who)
-			return accounts.Put(ctx, read)
+			_, err := accounts.Put(ctx, read)
+			return err
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, accounts, _ := accountsTable(t)
-			require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"}))
+			_, err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"})
+			require.NoError(t, err)
 			const rounds = 15
 			for round := range rounds {
 				read, err := accounts.Get(ctx, Account{Username: "ann"})
@@ -303,20 +324,24 @@ func TestVersionedWrites(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var docs *singletable.Repo[VDoc]
-	_, c := newTable(t, func(tbl *singletable.Table) { docs = singletable.Bind(tbl, VDocs) })
+	_, c := newTable(t, func(tbl *singletable.Table) { docs = singletable.MustBind(tbl, VDocs) })
 
-	require.NoError(t, docs.Put(ctx, VDoc{ID: "a", Body: "v0"}), "version 0: a new item")
+	_, err := docs.Put(ctx, VDoc{ID: "a", Body: "v0"})
+	require.NoError(t, err, "version 0: a new item")
 	// Version 0 means the caller read none: the library reads the stored
 	// version and writes the next one.
-	require.NoError(t, docs.Put(ctx, VDoc{ID: "a", Body: "v1"}), "version 0 on a stored item: unchecked")
+	_, err = docs.Put(ctx, VDoc{ID: "a", Body: "v1"})
+	require.NoError(t, err, "version 0 on a stored item: unchecked")
 	d, err := docs.Get(ctx, VDoc{ID: "a"})
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), d.Version)
 	assert.Equal(t, "v1", d.Body)
 
 	d.Body = "v2"
-	require.NoError(t, docs.Put(ctx, d))
-	assert.ErrorIs(t, docs.Put(ctx, d), singletable.ErrVersionConflict, "stale: version 2 was replaced by 3")
+	_, err = docs.Put(ctx, d)
+	require.NoError(t, err)
+	_, err = docs.Put(ctx, d)
+	assert.ErrorIs(t, err, singletable.ErrVersionConflict, "stale: version 2 was replaced by 3")
 	c.requests.Store(0)
 	up, err := docs.Update(VDoc{ID: "a", Version: 3}).Set("Body", "v3").Run(ctx)
 	require.NoError(t, err)
@@ -342,7 +367,8 @@ func TestVersionedWrites(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "unchecked", old.Body)
 
-	require.NoError(t, docs.Create(ctx, VDoc{ID: "b", Version: 42}))
+	_, err = docs.Create(ctx, VDoc{ID: "b", Version: 42})
+	require.NoError(t, err)
 	b, err := docs.Get(ctx, VDoc{ID: "b"})
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), b.Version, "Create starts at 1")
@@ -357,7 +383,8 @@ func TestManagedTimestamps(t *testing.T) {
 		o.Now = func() time.Time { return time.Unix(clock.Load(), 0).UTC() }
 	})
 	t0 := time.Unix(clock.Load(), 0).UTC()
-	require.NoError(t, accounts.Create(ctx, Account{Username: "ann"}))
+	_, err := accounts.Create(ctx, Account{Username: "ann"})
+	require.NoError(t, err)
 	a, err := accounts.Get(ctx, Account{Username: "ann"})
 	require.NoError(t, err)
 	assert.True(t, a.Created.Equal(t0), "%v", a.Created)
@@ -372,7 +399,8 @@ func TestManagedTimestamps(t *testing.T) {
 
 	clock.Add(3600)
 	t2 := time.Unix(clock.Load(), 0).UTC()
-	require.NoError(t, accounts.Put(ctx, a2))
+	_, err = accounts.Put(ctx, a2)
+	require.NoError(t, err)
 	a3, err := accounts.Get(ctx, Account{Username: "ann"})
 	require.NoError(t, err)
 	assert.True(t, a3.Created.Equal(t0), "Put keeps the CreatedAt it was given")
@@ -392,7 +420,7 @@ func TestManagedTimestamps(t *testing.T) {
 
 	// PutOp fills only zero timestamps: a migration keeps what it copies.
 	old := time.Date(2020, 5, 5, 0, 0, 0, 0, time.UTC)
-	require.NoError(t, singletable.BatchWrite(ctx, accounts.PutOp(Account{Username: "mig", Created: old, Updated: old})))
+	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{accounts.PutOp(Account{Username: "mig", Created: old, Updated: old})}))
 	m, err := accounts.Get(ctx, Account{Username: "mig"})
 	require.NoError(t, err)
 	assert.True(t, m.Created.Equal(old))
@@ -414,7 +442,7 @@ func TestTTLAttribute(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var sessions *singletable.Repo[Session]
-	tbl, c := newTable(t, func(tbl *singletable.Table) { sessions = singletable.Bind(tbl, Sessions) })
+	tbl, c := newTable(t, func(tbl *singletable.Table) { sessions = singletable.MustBind(tbl, Sessions) })
 
 	ttl, err := c.Client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(tbl.Name())})
 	require.NoError(t, err)
@@ -422,7 +450,8 @@ func TestTTLAttribute(t *testing.T) {
 	assert.Equal(t, "ExpiresAt", aws.ToString(ttl.TimeToLiveDescription.AttributeName))
 
 	exp := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	require.NoError(t, sessions.Create(ctx, Session{ID: "s1", Expires: exp}))
+	_, err = sessions.Create(ctx, Session{ID: "s1", Expires: exp})
+	require.NoError(t, err)
 	key := map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: "SESSION#s1"}, "SK": &types.AttributeValueMemberS{Value: "SESSION"}}
 	raw, err := c.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tbl.Name()), Key: key})
@@ -439,7 +468,8 @@ func TestTTLAttribute(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &types.AttributeValueMemberN{Value: strconv.FormatInt(later.Unix(), 10)}, raw.Item["ExpiresAt"], "Update stores epoch seconds too")
 
-	require.NoError(t, sessions.Put(ctx, Session{ID: "s2"}))
+	_, err = sessions.Put(ctx, Session{ID: "s2"})
+	require.NoError(t, err)
 	s2, err := sessions.Get(ctx, Session{ID: "s2"})
 	require.NoError(t, err)
 	assert.True(t, s2.Expires.IsZero(), "zero: no TTL attribute, the item does not expire")
@@ -485,8 +515,8 @@ func TestGuardDeclarationsChecked(t *testing.T) {
 	// Two TTL attributes in one table.
 	other := singletable.MustDefine(singletable.Schema[E]{Type: "E", PK: "E#{ID}", SK: "E", TTL: "When"})
 	tbl := singletable.NewTable(ddblocal.Shared().Client(), "unused")
-	singletable.Bind(tbl, Sessions)
-	_, err := singletable.NewRepo(tbl, other)
+	singletable.MustBind(tbl, Sessions)
+	_, err := singletable.Bind(tbl, other)
 	var ve *singletable.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, err.Error(), "one TTL attribute")

@@ -21,9 +21,12 @@ func TestHostileKeyValues(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, users, skills, c := seedTable(t)
-	require.NoError(t, users.Create(ctx, User{Username: "john", Name: "John"}))
-	require.NoError(t, skills.Create(ctx, UserSkill{Username: "john", SkillName: "golang", Level: "Expert"}))
-	require.NoError(t, skills.Create(ctx, UserSkill{Username: "john", SkillName: "go", Level: "Beginner"}))
+	_, err := users.Create(ctx, User{Username: "john", Name: "John"})
+	require.NoError(t, err)
+	_, err = skills.Create(ctx, UserSkill{Username: "john", SkillName: "golang", Level: "Expert"})
+	require.NoError(t, err)
+	_, err = skills.Create(ctx, UserSkill{Username: "john", SkillName: "go", Level: "Beginner"})
+	require.NoError(t, err)
 
 	hostile := []string{
 		"john#", "john#PROFILE", "#", "%", "%23", "%2", "john%23", "USER#john", "john\x00", "john ", " john",
@@ -33,7 +36,7 @@ func TestHostileKeyValues(t *testing.T) {
 	for _, h := range hostile {
 		// Registering a hostile username creates a separate user, except
 		// that invalid UTF-8 is refused: DynamoDB would store U+FFFD.
-		err := users.Create(ctx, User{Username: h, Name: "evil"})
+		_, err := users.Create(ctx, User{Username: h, Name: "evil"})
 		if !utf8.ValidString(h) {
 			var ve *singletable.ValidationError
 			require.ErrorAs(t, err, &ve, "%q", h)
@@ -75,7 +78,7 @@ func TestHostileKeyValues(t *testing.T) {
 
 	// Empty values are refused before the network.
 	before := c.requests.Load()
-	err = users.Create(ctx, User{Username: ""})
+	_, err = users.Create(ctx, User{Username: ""})
 	var ke *singletable.KeyError
 	require.ErrorAs(t, err, &ke)
 	assert.Equal(t, before, c.requests.Load())
@@ -99,7 +102,7 @@ func TestHostileKeyValues(t *testing.T) {
 func TestPartitionKeysDistinct(t *testing.T) {
 	names := []string{"john", "john#", "john#x", "john%", "john%23", "john\x00", "john ", "johnny", "john\xff", "jo#hn"}
 	seen := map[string]string{}
-	skills := singletable.Bind(singletable.NewTable(nil, "offline"), UserSkills)
+	skills := singletable.MustBind(singletable.NewTable(nil, "offline"), UserSkills)
 	for _, n := range names {
 		op := skills.DeleteOp(UserSkill{Username: n, SkillName: "x"})
 		require.NoError(t, op.Err())

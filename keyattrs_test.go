@@ -44,18 +44,19 @@ func TestKeyAttributeClash(t *testing.T) {
 	products := singletable.MustDefine(singletable.Schema[Product]{Type: "Product", PK: "PRODUCT#{ID}", SK: "META"})
 	fixed := singletable.MustDefine(singletable.Schema[ProductFixed]{Type: "Product", PK: "PRODUCT#{ID}", SK: "META"})
 	var repo *singletable.Repo[ProductFixed]
-	tbl, c := newEveryRequestTable(t, func(tbl *singletable.Table) { repo = singletable.Bind(tbl, fixed) })
+	tbl, c := newEveryRequestTable(t, func(tbl *singletable.Table) { repo = singletable.MustBind(tbl, fixed) })
 
-	_, err := singletable.NewRepo(singletable.NewTable(c, tbl.Name()), products)
+	_, err := singletable.Bind(singletable.NewTable(c, tbl.Name()), products)
 	var ve *singletable.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "SKU", ve.Field)
 	assert.Contains(t, err.Error(), `field SKU is stored as attribute "SK"`)
 	assert.Contains(t, err.Error(), "sort key attribute")
-	assert.Panics(t, func() { singletable.Bind(singletable.NewTable(c, tbl.Name()), products) })
+	assert.Panics(t, func() { singletable.MustBind(singletable.NewTable(c, tbl.Name()), products) })
 	assert.Zero(t, c.n.Load())
 
-	require.NoError(t, repo.Put(ctx, ProductFixed{ID: "p1", SKU: "sku-123"}))
+	_, err = repo.Put(ctx, ProductFixed{ID: "p1", SKU: "sku-123"})
+	require.NoError(t, err)
 	got, err := repo.Get(ctx, ProductFixed{ID: "p1"})
 	require.NoError(t, err)
 	assert.Equal(t, "sku-123", got.SKU)
@@ -125,19 +126,19 @@ func TestKeyAttributeClashCases(t *testing.T) {
 		err               func() error
 	}{
 		{"table partition key", "P", "PK", bind(std, func(t *singletable.Table) error {
-			_, err := singletable.NewRepo(t, singletable.MustDefine(singletable.Schema[WithPK]{Type: "A", PK: "ID#{ID}", SK: "X"}))
+			_, err := singletable.Bind(t, singletable.MustDefine(singletable.Schema[WithPK]{Type: "A", PK: "ID#{ID}", SK: "X"}))
 			return err
 		})},
 		{"entity type attribute", "EntityType", "EntityType", bind(std, func(t *singletable.Table) error {
-			_, err := singletable.NewRepo(t, singletable.MustDefine(singletable.Schema[WithType]{Type: "B", PK: "ID#{ID}", SK: "X"}))
+			_, err := singletable.Bind(t, singletable.MustDefine(singletable.Schema[WithType]{Type: "B", PK: "ID#{ID}", SK: "X"}))
 			return err
 		})},
 		{"configured entity type attribute", "Kind", "Kind", bind(kind, func(t *singletable.Table) error {
-			_, err := singletable.NewRepo(t, singletable.MustDefine(singletable.Schema[WithKind]{Type: "C", PK: "ID#{ID}", SK: "X"}))
+			_, err := singletable.Bind(t, singletable.MustDefine(singletable.Schema[WithKind]{Type: "C", PK: "ID#{ID}", SK: "X"}))
 			return err
 		})},
 		{"configured partition key, other case", "Pk", "pk", bind(kind, func(t *singletable.Table) error {
-			_, err := singletable.NewRepo(t, singletable.MustDefine(singletable.Schema[WithPk]{Type: "D", PK: "ID#{ID}", SK: "X"}))
+			_, err := singletable.Bind(t, singletable.MustDefine(singletable.Schema[WithPk]{Type: "D", PK: "ID#{ID}", SK: "X"}))
 			return err
 		})},
 		{"templated index partition key", "GSI1PK", "GSI1PK", define(errGSI)},
@@ -159,9 +160,9 @@ func TestKeyAttributeClashCases(t *testing.T) {
 	_, err := singletable.Define(singletable.Schema[WithGSI]{Type: "M", PK: "ID#{ID}", SK: "X",
 		Indexes: []singletable.IndexSchema[WithGSI]{{Name: "GSI9", PartitionAttrs: []string{"GSI1PK"}}}})
 	assert.NoError(t, err)
-	_, err = singletable.NewRepo(kind, singletable.MustDefine(singletable.Schema[WithType]{Type: "E", PK: "ID#{ID}", SK: "X"}))
+	_, err = singletable.Bind(kind, singletable.MustDefine(singletable.Schema[WithType]{Type: "E", PK: "ID#{ID}", SK: "X"}))
 	assert.NoError(t, err)
-	_, err = singletable.NewRepo(std, singletable.MustDefine(singletable.Schema[ID]{Type: "F", PK: "ID#{ID}", SK: "X"}))
+	_, err = singletable.Bind(std, singletable.MustDefine(singletable.Schema[ID]{Type: "F", PK: "ID#{ID}", SK: "X"}))
 	assert.NoError(t, err)
 }
 
@@ -216,10 +217,10 @@ func TestExcludedFieldNamed(t *testing.T) {
 		"TTL":           schema(func(s *singletable.Schema[Account]) { s.TTL = "Secret" }),
 		"unknown field": schema(func(s *singletable.Schema[Account]) { s.Unique = []string{"Nope"} }),
 	}
-	accounts := singletable.Bind(singletable.NewTable(nil, "offline"),
+	accounts := singletable.MustBind(singletable.NewTable(nil, "offline"),
 		singletable.MustDefine(singletable.Schema[Account]{Type: "Account", PK: "ACCOUNT#{ID}", SK: "A"}))
 	_, errs["Update.Set"] = accounts.Update(Account{ID: "a"}).Set("Secret", "x").Run(context.Background())
-	_, errs["Fields"] = accounts.Get(context.Background(), Account{ID: "a"}, singletable.Fields("Secret"))
+	_, errs["Fields"] = accounts.Get(context.Background(), Account{ID: "a"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Secret"} })
 	for name, err := range errs {
 		var ve *singletable.ValidationError
 		if !assert.ErrorAs(t, err, &ve, name) {
@@ -255,7 +256,7 @@ func TestIndexKeySizesBeforeNetwork(t *testing.T) {
 			{Name: "ByTitle", PartitionAttrs: []string{"Stream"}, SortAttrs: []string{"Title"}},
 		}})
 	var repo *singletable.Repo[Event]
-	_, c := newEveryRequestTable(t, func(tbl *singletable.Table) { repo = singletable.Bind(tbl, events) })
+	_, c := newEveryRequestTable(t, func(tbl *singletable.Table) { repo = singletable.MustBind(tbl, events) })
 
 	// "T#" + topic + "#shard_15" is 2,048 bytes at most.
 	maxTopic := strings.Repeat("t", 2048-len("T#")-len("#shard_15"))
@@ -263,7 +264,8 @@ func TestIndexKeySizesBeforeNetwork(t *testing.T) {
 	stream := strings.Repeat("s", 100)
 	title := strings.Repeat("x", 1024)
 	ok := Event{Stream: stream, Seq: 1, Topic: maxTopic, Title: title}
-	require.NoError(t, repo.Put(ctx, ok), "DynamoDB Local accepts keys at the limits")
+	_, err := repo.Put(ctx, ok)
+	require.NoError(t, err, "DynamoDB Local accepts keys at the limits")
 	found, err := repo.QueryIndex("HotTopic", Event{Topic: maxTopic}).Collect(ctx)
 	require.NoError(t, err)
 	assert.Len(t, found, 1)
@@ -278,9 +280,9 @@ func TestIndexKeySizesBeforeNetwork(t *testing.T) {
 		name, index, key string
 		run              func() error
 	}{
-		{"Put, sharded key over with its suffix", "HotTopic", "HotTopicPK", func() error { return repo.Put(ctx, longTopic) }},
-		{"Create, sharded key", "HotTopic", "HotTopicPK", func() error { return repo.Create(ctx, longTopic) }},
-		{"batch, sharded key", "HotTopic", "HotTopicPK", func() error { return singletable.BatchWrite(ctx, repo.PutOp(longTopic)) }},
+		{"Put, sharded key over with its suffix", "HotTopic", "HotTopicPK", func() error { _, err := repo.Put(ctx, longTopic); return err }},
+		{"Create, sharded key", "HotTopic", "HotTopicPK", func() error { _, err := repo.Create(ctx, longTopic); return err }},
+		{"batch, sharded key", "HotTopic", "HotTopicPK", func() error { return singletable.BatchWrite(ctx, []singletable.WriteOp{repo.PutOp(longTopic)}) }},
 		{"Update.Set, sharded key", "HotTopic", "HotTopicPK", func() error {
 			_, err := repo.Update(Event{Stream: "s", Seq: 2}).Set("Topic", longTopic.Topic).Run(ctx)
 			return err
@@ -289,14 +291,14 @@ func TestIndexKeySizesBeforeNetwork(t *testing.T) {
 			_, err := repo.QueryIndex("HotTopic", Event{Topic: longTopic.Topic}).Collect(ctx)
 			return err
 		}},
-		{"Put, multi-attribute sort attribute over 1,024", "ByTitle", "Title", func() error { return repo.Put(ctx, longTitle) }},
+		{"Put, multi-attribute sort attribute over 1,024", "ByTitle", "Title", func() error { _, err := repo.Put(ctx, longTitle); return err }},
 		{"Update.Set, multi-attribute sort attribute", "ByTitle", "Title", func() error {
 			_, err := repo.Update(Event{Stream: "s", Seq: 3}).Set("Title", longTitle.Title).Run(ctx)
 			return err
 		}},
 		{"Tx, multi-attribute sort attribute", "ByTitle", "Title", func() error {
 			return singletable.Tx(ctx, repo.Table(), func(tx *singletable.Txn) error {
-				singletable.TxPut(tx, repo, longTitle)
+				repo.TxPut(tx, longTitle)
 				return nil
 			})
 		}},
@@ -331,10 +333,11 @@ func TestIndexKeySizesBeforeNetwork(t *testing.T) {
 	docs := singletable.MustDefine(singletable.Schema[Doc]{Type: "Doc", PK: "DOC#{ID}", SK: "D",
 		Indexes: []singletable.IndexSchema[Doc]{{Name: "ByOwner", PartitionAttrs: []string{"Owner"}}}})
 	var drepo *singletable.Repo[Doc]
-	_, dc := newEveryRequestTable(t, func(tbl *singletable.Table) { drepo = singletable.Bind(tbl, docs) })
-	require.NoError(t, drepo.Put(ctx, Doc{ID: "1", Owner: strings.Repeat("o", 2048)}))
+	_, dc := newEveryRequestTable(t, func(tbl *singletable.Table) { drepo = singletable.MustBind(tbl, docs) })
+	_, err = drepo.Put(ctx, Doc{ID: "1", Owner: strings.Repeat("o", 2048)})
+	require.NoError(t, err)
 	dc.n.Store(0)
-	err = drepo.Put(ctx, Doc{ID: "2", Owner: strings.Repeat("o", 2049)})
+	_, err = drepo.Put(ctx, Doc{ID: "2", Owner: strings.Repeat("o", 2049)})
 	var ke *singletable.KeyError
 	require.ErrorAs(t, err, &ke)
 	assert.Contains(t, err.Error(), "2049 bytes, over DynamoDB's 2048-byte limit for a partition key attribute")

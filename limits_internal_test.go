@@ -40,7 +40,7 @@ func TestUpdateOperatorLimitMatchesDynamoDB(t *testing.T) {
 	ctx := context.Background()
 	c := ddblocal.Shared().Client()
 	name := ddblocal.TableName(t)
-	if err := NewTable(c, name).Create(ctx); err != nil {
+	if err := NewTable(c, name).CreateTable(ctx); err != nil {
 		t.Fatal(err)
 	}
 	ddblocal.DeleteTableOnCleanup(t, c, name)

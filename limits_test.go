@@ -31,7 +31,7 @@ func TestItemSizeLimitEndToEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var blobs *singletable.Repo[Blob]
-	_, c := newTable(t, func(tbl *singletable.Table) { blobs = singletable.Bind(tbl, Blobs) })
+	_, c := newTable(t, func(tbl *singletable.Table) { blobs = singletable.MustBind(tbl, Blobs) })
 
 	const limit = 400 * 1024
 	sized := func(id, n int) Blob { return Blob{Bucket: "b", ID: id, Data: strings.Repeat("x", n)} }
@@ -43,7 +43,8 @@ func TestItemSizeLimitEndToEnd(t *testing.T) {
 	require.NoError(t, op.Err())
 	require.Equal(t, limit, itemsize.Of(op.Item()), "the item is exactly 400 KB")
 
-	require.NoError(t, blobs.Create(ctx, atLimit), "DynamoDB Local accepts an item of exactly 400 KB")
+	_, err := blobs.Create(ctx, atLimit)
+	require.NoError(t, err, "DynamoDB Local accepts an item of exactly 400 KB")
 	got, err := blobs.Get(ctx, Blob{Bucket: "b", ID: 1})
 	require.NoError(t, err)
 	assert.Equal(t, atLimit, got)
@@ -51,8 +52,8 @@ func TestItemSizeLimitEndToEnd(t *testing.T) {
 	before := c.requests.Load()
 	over := sized(2, limit-overhead+1)
 	for name, write := range map[string]func() error{
-		"Create": func() error { return blobs.Create(ctx, over) },
-		"Put":    func() error { return blobs.Put(ctx, over) },
+		"Create": func() error { _, err := blobs.Create(ctx, over); return err },
+		"Put":    func() error { _, err := blobs.Put(ctx, over); return err },
 		"Update": func() error {
 			_, err := blobs.Update(Blob{Bucket: "b", ID: 1}).Set("Data", over.Data+"xx").Run(ctx)
 			return err
@@ -81,13 +82,13 @@ func TestQueryOverOneMegabyte(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var blobs *singletable.Repo[Blob]
-	_, c := newTable(t, func(tbl *singletable.Table) { blobs = singletable.Bind(tbl, Blobs) })
+	_, c := newTable(t, func(tbl *singletable.Table) { blobs = singletable.MustBind(tbl, Blobs) })
 	const n, size = 40, 75 * 1024 // 3 MB in one partition
 	var ops []singletable.WriteOp
 	for i := range n {
 		ops = append(ops, blobs.PutOp(Blob{Bucket: "big", ID: i, Data: strings.Repeat(string(rune('a'+i%26)), size)}))
 	}
-	require.NoError(t, singletable.BatchWrite(ctx, ops...))
+	require.NoError(t, singletable.BatchWrite(ctx, ops))
 
 	c.requests.Store(0)
 	var ids []int
@@ -163,9 +164,12 @@ func TestExpressionLimitsBeforeNetwork(t *testing.T) {
 			_, err := skills.Query(UserSkill{Username: "john"}).Filter(bigIn).Collect(ctx)
 			return err
 		}},
-		{"put condition over 4 KB", func() error { return users.Put(ctx, User{Username: "john"}, singletable.If(bigFilter)) }},
+		{"put condition over 4 KB", func() error {
+			_, err := users.Put(ctx, User{Username: "john"}, func(o *singletable.WriteOptions) { o.If = bigFilter })
+			return err
+		}},
 		{"delete condition with values over 2 MB", func() error {
-			_, err := users.Delete(ctx, User{Username: "john"}, singletable.If(hugeValues))
+			_, err := users.Delete(ctx, User{Username: "john"}, func(o *singletable.WriteOptions) { o.If = hugeValues })
 			return err
 		}},
 		{"update condition over 4 KB", func() error {
@@ -174,7 +178,7 @@ func TestExpressionLimitsBeforeNetwork(t *testing.T) {
 		}},
 		{"transaction check over 4 KB", func() error {
 			return singletable.Tx(ctx, users.Table(), func(tx *singletable.Txn) error {
-				singletable.TxCheck(tx, users, User{Username: "john"}, bigFilter)
+				users.TxCheck(tx, User{Username: "john"}, bigFilter)
 				return nil
 			})
 		}},

@@ -89,7 +89,7 @@ func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singl
 	name := ddblocal.TableName(t)
 	tbl := singletable.NewTable(c, name, optFns...)
 	bind(tbl)
-	if err := tbl.Create(context.Background()); err != nil {
+	if err := tbl.CreateTable(context.Background()); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
 	ddblocal.DeleteTableOnCleanup(t, c.Client, name)

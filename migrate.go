@@ -135,7 +135,7 @@ type RunOptions struct {
 	ProgressInterval time.Duration
 	// Batch tunes the retries of each batch write (its Concurrency is
 	// ignored: Writers says how many are in flight).
-	Batch BatchOptions
+	Batch BatchWriteOptions
 	// Lease is how long a run's claim on the migration lasts without
 	// renewal; default 1 minute. A crashed run blocks others that long.
 	Lease time.Duration

@@ -57,7 +57,7 @@ func skillAt(i int) UserSkill {
 func seedSkills(t *testing.T, tbl *singletable.Table, old *singletable.Entity[UserSkill], n int) {
 	t.Helper()
 	oldTbl := singletable.NewTable(tbl.Client(), tbl.Name())
-	repo := singletable.Bind(oldTbl, old)
+	repo := singletable.MustBind(oldTbl, old)
 	items := make([]map[string]types.AttributeValue, n)
 	for i := range items {
 		op := repo.PutOp(skillAt(i))
@@ -75,7 +75,8 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 	const n = 2000
 	tbl, users, skills := usersTarget(t)
 	seedSkills(t, tbl, userSkillsNoIndex, n)
-	require.NoError(t, users.Create(ctx, User{Username: "user0000", Name: "Zero"}))
+	_, err := users.Create(ctx, User{Username: "user0000", Name: "Zero"})
+	require.NoError(t, err)
 	m, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("001-skills-gsi1", skills))
 	require.NoError(t, err)
 
@@ -172,7 +173,7 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 	defer mu.Unlock()
 	require.NotEmpty(t, final)
 	for key, want := range final {
-		got, err := skills.Get(ctx, key, singletable.ConsistentRead())
+		got, err := skills.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		require.NoError(t, err)
 		assert.Equal(t, want.level, got.Level, "%v", key)
 		assert.Equal(t, want.endorsements, got.Endorsements, "%v", key)
@@ -192,11 +193,12 @@ func TestMigrateRekeySK(t *testing.T) {
 	const n = 2000
 	tbl, users, oldSkills := usersTarget(t) // the table as deployed: SK SKILL#{SkillName}
 	seedSkills(t, tbl, UserSkills, n)
-	require.NoError(t, users.Create(ctx, User{Username: "user0000", Name: "Zero"}))
+	_, err := users.Create(ctx, User{Username: "user0000", Name: "Zero"})
+	require.NoError(t, err)
 
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
-	singletable.Bind(newTbl, Users)
-	skills := singletable.Bind(newTbl, userSkillsNewSK)
+	singletable.MustBind(newTbl, Users)
+	skills := singletable.MustBind(newTbl, userSkillsNewSK)
 	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("002-skill-sk", skills))
 	require.NoError(t, err)
 
@@ -292,13 +294,15 @@ func TestMigrateRekeyConflict(t *testing.T) {
 	tbl, _, _ := usersTarget(t)
 	seedSkills(t, tbl, UserSkills, 3)
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
-	skills := singletable.Bind(newTbl, userSkillsNewSK)
+	skills := singletable.MustBind(newTbl, userSkillsNewSK)
 
 	same := skillAt(0)
-	require.NoError(t, skills.Put(ctx, same))
+	_, err := skills.Put(ctx, same)
+	require.NoError(t, err)
 	other := skillAt(1)
 	other.Years = 99
-	require.NoError(t, skills.Put(ctx, other))
+	_, err = skills.Put(ctx, other)
+	require.NoError(t, err)
 
 	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("rekey", skills))
 	require.NoError(t, err)
@@ -347,12 +351,13 @@ func TestMigrateBackfillSparse(t *testing.T) {
 			When: func(p Post) bool { return p.Public }, WhenFields: []string{"Public"}}},
 	})
 	var old *singletable.Repo[Post]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { old = singletable.Bind(tbl, dense) })
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { old = singletable.MustBind(tbl, dense) })
 	for i := range 40 {
-		require.NoError(t, old.Put(ctx, Post{Author: "ann", ID: i, Public: i%4 == 0}))
+		_, err := old.Put(ctx, Post{Author: "ann", ID: i, Public: i%4 == 0})
+		require.NoError(t, err)
 	}
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
-	posts := singletable.Bind(newTbl, sparse)
+	posts := singletable.MustBind(newTbl, sparse)
 	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("posts-sparse", posts))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "posts-sparse")
@@ -377,7 +382,8 @@ func TestMigrateRekeyMovesUniqueGuards(t *testing.T) {
 	ctx := context.Background()
 	tbl, accounts, _ := accountsTable(t)
 	for _, u := range []string{"ann", "bob"} {
-		require.NoError(t, accounts.Create(ctx, Account{Username: u, Email: u + "@example.com", Name: u}))
+		_, err := accounts.Create(ctx, Account{Username: u, Email: u + "@example.com", Name: u})
+		require.NoError(t, err)
 	}
 	moved := singletable.MustDefine(singletable.Schema[Account]{
 		Type: "Account", PK: "ACCOUNT#{Username}", SK: "PROFILE#V2",
@@ -385,7 +391,7 @@ func TestMigrateRekeyMovesUniqueGuards(t *testing.T) {
 		Version: "Version", CreatedAt: "Created", UpdatedAt: "Updated",
 	})
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
-	accounts2 := singletable.Bind(newTbl, moved)
+	accounts2 := singletable.MustBind(newTbl, moved)
 	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("accounts-sk", accounts2))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "accounts-sk")
@@ -400,9 +406,10 @@ func TestMigrateRekeyMovesUniqueGuards(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{"ACCOUNT#ann": "PROFILE#V2", "ACCOUNT#bob": "PROFILE#V2"}, owners)
 
-	err = accounts2.Create(ctx, Account{Username: "carl", Email: "ann@example.com"})
+	_, err = accounts2.Create(ctx, Account{Username: "carl", Email: "ann@example.com"})
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists, "the value is still claimed")
 	_, err = accounts2.Delete(ctx, Account{Username: "ann"})
 	require.NoError(t, err, "the delete releases the guard it now owns")
-	require.NoError(t, accounts2.Create(ctx, Account{Username: "carl", Email: "ann@example.com"}))
+	_, err = accounts2.Create(ctx, Account{Username: "carl", Email: "ann@example.com"})
+	require.NoError(t, err)
 }

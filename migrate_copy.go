@@ -42,7 +42,7 @@ type CopySource struct {
 }
 
 // CopyMigration returns a migration that scans src and writes what
-// transform makes of each item, with batch writes ([BatchWriteWith]) whose
+// transform makes of each item, with batch writes ([BatchWrite]) whose
 // unprocessed items are retried with backoff. See [Migrator.Run] for the
 // options (segments, writers, rate limit, dry run, progress) and
 // [MigrationCounts] for how items are counted.
@@ -150,7 +150,7 @@ func (c *copyMigration) write(ctx context.Context, r *runner, p *scanPage, ops [
 	}
 	bo := r.o.Batch
 	bo.Concurrency = 1
-	err := BatchWriteWith(ctx, bo, ops...)
+	err := batchWrite(ctx, bo, ops)
 	failed := map[int]error{}
 	if err != nil {
 		var be *BatchError
@@ -171,7 +171,7 @@ func (c *copyMigration) write(ctx context.Context, r *runner, p *scanPage, ops [
 			// so that only the culprits fail.
 			failed = map[int]error{}
 			for k, op := range ops {
-				if err := BatchWriteWith(ctx, bo, op); err != nil {
+				if err := batchWrite(ctx, bo, []WriteOp{op}); err != nil {
 					if stopsRun(ctx, err) {
 						p.abort(err)
 						return

@@ -296,7 +296,7 @@ func TestMigrateVerifyFindsDifferences(t *testing.T) {
 
 func TestMigrateRegistry(t *testing.T) {
 	tbl := singletable.NewTable(nil, "t")
-	users := singletable.Bind(tbl, Users)
+	users := singletable.MustBind(tbl, Users)
 	tf := usersTransform(users)
 	cases := []struct {
 		name string

@@ -39,12 +39,12 @@ func ExampleMigrator() {
 	}
 
 	table := singletable.NewTable(client, fmt.Sprintf("glad-entities-%d", time.Now().UnixNano()))
-	users := singletable.Bind(table, Users)
-	skills := singletable.Bind(table, UserSkills)
-	if err := table.Create(ctx); err != nil {
+	users := singletable.MustBind(table, Users)
+	skills := singletable.MustBind(table, UserSkills)
+	if err := table.CreateTable(ctx); err != nil {
 		panic(err)
 	}
-	defer table.Delete(ctx)
+	defer table.DeleteTable(ctx)
 
 	m, err := singletable.NewMigrator(table,
 		singletable.CopyMigration("000-users", singletable.CopySource{Table: legacy},

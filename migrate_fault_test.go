@@ -51,7 +51,7 @@ func TestMigrateUnderFaults(t *testing.T) {
 	// Re-key 300 skills to a new sort key template under the same faults.
 	seedSkills(t, tbl, UserSkills, 300)
 	newTbl := singletable.NewTable(faulty, tbl.Name())
-	skills := singletable.Bind(newTbl, userSkillsNewSK)
+	skills := singletable.MustBind(newTbl, userSkillsNewSK)
 	mk, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("002-skill-sk", skills))
 	require.NoError(t, err)
 	ft.SetEnabled(true)

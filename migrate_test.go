@@ -179,8 +179,8 @@ func usersTarget(t testing.TB) (*singletable.Table, *singletable.Repo[User], *si
 	var users *singletable.Repo[User]
 	var skills *singletable.Repo[UserSkill]
 	tbl, _ := newTable(t, func(tbl *singletable.Table) {
-		users = singletable.Bind(tbl, Users)
-		skills = singletable.Bind(tbl, UserSkills)
+		users = singletable.MustBind(tbl, Users)
+		skills = singletable.MustBind(tbl, UserSkills)
 	})
 	return tbl, users, skills
 }
@@ -189,9 +189,9 @@ func usersTarget(t testing.TB) (*singletable.Table, *singletable.Repo[User], *si
 func usersTargetVia(t testing.TB, c singletable.Client) (*singletable.Table, *singletable.Repo[User]) {
 	t.Helper()
 	tbl := singletable.NewTable(c, ddblocal.TableName(t))
-	users := singletable.Bind(tbl, Users)
-	singletable.Bind(tbl, UserSkills)
-	require.NoError(t, tbl.Create(context.Background()))
+	users := singletable.MustBind(tbl, Users)
+	singletable.MustBind(tbl, UserSkills)
+	require.NoError(t, tbl.CreateTable(context.Background()))
 	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), tbl.Name())
 	return tbl, users
 }

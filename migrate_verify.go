@@ -308,7 +308,7 @@ func (v *verifier) compare(ctx context.Context, ops []WriteOp) error {
 		for i, op := range ops {
 			keys[i] = op.Key()
 		}
-		got, errs := t.getItems(ctx, BatchOptions{Concurrency: 1}, read, keys)
+		got, errs := t.getItems(ctx, newBatchRun(Backoff{}, 0, 1), read, keys)
 		for _, err := range errs {
 			if err != nil {
 				return err

@@ -526,9 +526,9 @@ func (a *mAdapter[T]) update(o mop, ver int) *singletable.Update[T] {
 func (a *mAdapter[T]) single(kind string, o mop, ver int) func(context.Context) error {
 	switch kind {
 	case "Create":
-		return func(ctx context.Context) error { return a.repo.Create(ctx, a.value(o, ver)) }
+		return func(ctx context.Context) error { _, err := a.repo.Create(ctx, a.value(o, ver)); return err }
 	case "Put":
-		return func(ctx context.Context) error { return a.repo.Put(ctx, a.value(o, ver)) }
+		return func(ctx context.Context) error { _, err := a.repo.Put(ctx, a.value(o, ver)); return err }
 	case "Update", "Upsert":
 		return func(ctx context.Context) error { _, err := a.update(o, ver).Run(ctx); return err }
 	case "Delete":
@@ -540,13 +540,13 @@ func (a *mAdapter[T]) single(kind string, o mop, ver int) func(context.Context) 
 func (a *mAdapter[T]) txAdd(kind string, o mop, ver int) func(*singletable.Txn) {
 	switch kind {
 	case "Create":
-		return func(tx *singletable.Txn) { singletable.TxCreate(tx, a.repo, a.value(o, ver)) }
+		return func(tx *singletable.Txn) { a.repo.TxCreate(tx, a.value(o, ver)) }
 	case "Put":
-		return func(tx *singletable.Txn) { singletable.TxPut(tx, a.repo, a.value(o, ver)) }
+		return func(tx *singletable.Txn) { a.repo.TxPut(tx, a.value(o, ver)) }
 	case "Update", "Upsert":
-		return func(tx *singletable.Txn) { singletable.TxUpdate(tx, a.update(o, ver)) }
+		return func(tx *singletable.Txn) { a.update(o, ver).Tx(tx) }
 	case "Delete":
-		return func(tx *singletable.Txn) { singletable.TxDelete(tx, a.repo, a.keyOf(o, ver)) }
+		return func(tx *singletable.Txn) { a.repo.TxDelete(tx, a.keyOf(o, ver)) }
 	}
 	panic("model: no tx op " + kind)
 }
@@ -562,7 +562,7 @@ func (a *mAdapter[T]) query(ctx context.Context, part int) ([]string, func(conte
 	var vs []T
 	var err error
 	for range 20 { // reads are safe to repeat after an injected fault
-		if vs, err = a.repo.Query(a.keyOf(mop{Part: part}, 0)).Consistent().Collect(ctx); err == nil {
+		if vs, err = a.repo.Query(a.keyOf(mop{Part: part}, 0)).ConsistentRead().Collect(ctx); err == nil {
 			break
 		}
 	}
@@ -585,7 +585,7 @@ func (a *mAdapter[T]) renderDiff(ctx context.Context, raw map[string]types.Attri
 	if err != nil {
 		return []string{fmt.Sprintf("ParseKeys: %v", err)}, nil
 	}
-	v, err := a.plain.Get(ctx, k, singletable.ConsistentRead())
+	v, err := a.plain.Get(ctx, k, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", a.in.name, err)
 	}
@@ -608,8 +608,8 @@ func (a *mAdapter[T]) crossTx(ctx context.Context, tbl *singletable.Table, o mop
 	o2 := o
 	o2.Key = (o.Key + 1) % 4
 	return singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxPut(tx, a.plain, a.value(o, ver1))
-		singletable.TxPut(tx, a.repo, a.value(o2, ver2))
+		a.plain.TxPut(tx, a.value(o, ver1))
+		a.repo.TxPut(tx, a.value(o2, ver2))
 		return nil
 	})
 }
@@ -673,7 +673,7 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 						"Email": canonOmit(o.V.Email), "Status": canonOmit(o.V.Status), "Public": canonB(o.V.Public),
 						"Rank": canonN(int64(o.V.Rank))}
 				}}).init(),
-			repo: singletable.Bind(env.tbl, itemE), plain: singletable.Bind(plainTbl, itemE), twin: singletable.Bind(twinTbl, itemT),
+			repo: singletable.MustBind(env.tbl, itemE), plain: singletable.MustBind(plainTbl, itemE), twin: singletable.MustBind(twinTbl, itemT),
 			value: func(o mop, ver int) MItem {
 				return MItem{Part: mPart(o), ID: mKey(o), Name: o.V.Name, Email: o.V.Email, Status: o.V.Status,
 					Public: o.V.Public, Rank: o.V.Rank, Version: ver}
@@ -687,7 +687,7 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 					return map[string]string{"Part": canonS(mPart(o)), "Code": canonS(mKey(o)),
 						"Label": canonS(o.V.Label), "Handle": canonOmit(o.V.Handle)}
 				}}).init(),
-			repo: singletable.Bind(env.tbl, codeE), plain: singletable.Bind(plainTbl, codeE), twin: singletable.Bind(twinTbl, codeT),
+			repo: singletable.MustBind(env.tbl, codeE), plain: singletable.MustBind(plainTbl, codeE), twin: singletable.MustBind(twinTbl, codeT),
 			value: func(o mop, ver int) MCode {
 				return MCode{Part: mPart(o), Code: mKey(o), Label: o.V.Label, Handle: o.V.Handle, Version: ver}
 			},
@@ -700,7 +700,7 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 					return map[string]string{"Part": canonS(mPart(o)), "ID": canonS(mKey(o)), "Tier": canonOmit(o.V.Tier),
 						"Note": canonS(o.V.Note), "Expires": canonTTL(modelExpires(o.V.Exp))}
 				}}).init(),
-			repo: singletable.Bind(env.tbl, managedE), plain: singletable.Bind(plainTbl, managedE), twin: singletable.Bind(twinTbl, managedE),
+			repo: singletable.MustBind(env.tbl, managedE), plain: singletable.MustBind(plainTbl, managedE), twin: singletable.MustBind(twinTbl, managedE),
 			value: func(o mop, ver int) MManaged {
 				return MManaged{Part: mPart(o), ID: mKey(o), Tier: o.V.Tier, Note: o.V.Note, Expires: modelExpires(o.V.Exp), Version: ver}
 			},
@@ -711,7 +711,7 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 				full: func(o mop) map[string]string {
 					return map[string]string{"Part": canonS(mPart(o)), "At": canonN(modelAt(o.Key).Unix()), "Msg": canonS(o.V.Msg)}
 				}}).init(),
-			repo: singletable.Bind(env.tbl, eventE), plain: singletable.Bind(plainTbl, eventE), twin: singletable.Bind(twinTbl, eventE),
+			repo: singletable.MustBind(env.tbl, eventE), plain: singletable.MustBind(plainTbl, eventE), twin: singletable.MustBind(twinTbl, eventE),
 			value: func(o mop, _ int) MEvent { return MEvent{Part: mPart(o), At: modelAt(o.Key), Msg: o.V.Msg} },
 			keyOf: func(o mop, _ int) MEvent { return MEvent{Part: mPart(o), At: modelAt(o.Key)} },
 		},
@@ -721,7 +721,7 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := env.tbl.Create(ctx); err != nil {
+	if err := env.tbl.CreateTable(ctx); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
 	ddblocal.DeleteTableOnCleanup(t, env.raw, env.name)
@@ -1319,9 +1319,9 @@ func (r *mRun) plan(st mstate, o mop) (x *mexpect, run func(context.Context) err
 		}
 		run = func(ctx context.Context) error {
 			if faults {
-				return singletable.BatchWriteWith(ctx, fastRetries, wops...)
+				return singletable.BatchWrite(ctx, wops, fastRetries)
 			}
-			return singletable.BatchWrite(ctx, wops...)
+			return singletable.BatchWrite(ctx, wops)
 		}
 		return x, run, "BatchWrite[" + strings.Join(descs, "; ") + "]", class
 	case "CrossTx":

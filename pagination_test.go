@@ -38,7 +38,7 @@ func TestPaginationExact(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var events *singletable.Repo[Event]
-	_, _ = newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, Events) })
+	_, _ = newTable(t, func(tbl *singletable.Table) { events = singletable.MustBind(tbl, Events) })
 	kinds := []string{"a", "b", "c"}
 	var items []Event
 	for i := 0; i < 1000; i++ {
@@ -125,7 +125,7 @@ func putEach[T any](t testing.TB, r *singletable.Repo[T], items []T) {
 	var g errgroup.Group
 	g.SetLimit(8)
 	for _, v := range items {
-		g.Go(func() error { return r.Put(ctx, v) })
+		g.Go(func() error { _, err := r.Put(ctx, v); return err })
 	}
 	require.NoError(t, g.Wait())
 }
@@ -134,7 +134,7 @@ func TestCursorBinding(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var events *singletable.Repo[Event]
-	_, c := newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, Events) })
+	_, c := newTable(t, func(tbl *singletable.Table) { events = singletable.MustBind(tbl, Events) })
 	var items []Event
 	for i := 0; i < 30; i++ {
 		items = append(items, Event{Stream: "s", Seq: i, Kind: "k"}, Event{Stream: "t", Seq: i, Kind: "k"})
@@ -182,7 +182,7 @@ func TestSealedCursors(t *testing.T) {
 	ctx := context.Background()
 	oldKey, newKey := []byte(strings.Repeat("k", 32)), []byte(strings.Repeat("n", 32))
 	var events *singletable.Repo[Event]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { events = singletable.Bind(tbl, Events) },
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { events = singletable.MustBind(tbl, Events) },
 		func(o *singletable.TableOptions) { o.CursorKeys = [][]byte{oldKey} })
 	var items []Event
 	for i := 0; i < 20; i++ {
@@ -195,16 +195,16 @@ func TestSealedCursors(t *testing.T) {
 
 	// Rotate: a table with the new key first still opens the old cursor.
 	rotated := singletable.NewTable(tbl.Client(), tbl.Name(), func(o *singletable.TableOptions) { o.CursorKeys = [][]byte{newKey, oldKey} })
-	rEvents := singletable.Bind(rotated, Events)
+	rEvents := singletable.MustBind(rotated, Events)
 	next, err := rEvents.Query(Event{Stream: "secret-stream"}).Limit(5).After(page.Cursor).Page(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 5, next.Items[0].Seq)
 
 	// A table without the old key rejects it, and an unsealed table rejects sealed cursors.
-	only := singletable.Bind(singletable.NewTable(tbl.Client(), tbl.Name(), func(o *singletable.TableOptions) { o.CursorKeys = [][]byte{newKey} }), Events)
+	only := singletable.MustBind(singletable.NewTable(tbl.Client(), tbl.Name(), func(o *singletable.TableOptions) { o.CursorKeys = [][]byte{newKey} }), Events)
 	_, err = only.Query(Event{Stream: "secret-stream"}).After(page.Cursor).Page(ctx)
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
-	plain := singletable.Bind(singletable.NewTable(tbl.Client(), tbl.Name()), Events)
+	plain := singletable.MustBind(singletable.NewTable(tbl.Client(), tbl.Name()), Events)
 	_, err = plain.Query(Event{Stream: "secret-stream"}).After(page.Cursor).Page(ctx)
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
 }

@@ -202,8 +202,8 @@ func (q *Query[T]) PageSize(n int) *Query[T] {
 // cursor. An empty cursor starts from the beginning.
 func (q *Query[T]) After(cursor string) *Query[T] { c := q.clone(); c.after = cursor; return c }
 
-// Consistent asks for strongly consistent reads (table queries only).
-func (q *Query[T]) Consistent() *Query[T] { c := q.clone(); c.consistent = true; return c }
+// ConsistentRead asks for strongly consistent reads (table queries only).
+func (q *Query[T]) ConsistentRead() *Query[T] { c := q.clone(); c.consistent = true; return c }
 
 // Page is one page of results. Cursor is empty when there are no more.
 type Page[T any] struct {

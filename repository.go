@@ -12,52 +12,45 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// ReadOption changes how Get reads.
-type ReadOption func(*readOptions)
-
-type readOptions struct {
-	consistent bool
-	fields     []string
+// ReadOptions tunes a read of one item ([Repo.Get], [Repo.GetOp]). Set
+// its fields in the option functions passed to the read:
+//
+//	u, err := users.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+type ReadOptions struct {
+	// ConsistentRead asks for a strongly consistent read (twice the read
+	// capacity of the default eventually consistent read).
+	ConsistentRead bool
+	// Fields limits the read to the named Go fields (a
+	// ProjectionExpression); the other fields of the result keep their
+	// zero values.
+	Fields []string
 }
 
-// ConsistentRead asks for a strongly consistent read (twice the read
-// capacity of the default eventually consistent read).
-func ConsistentRead() ReadOption { return func(o *readOptions) { o.consistent = true } }
-
-// Fields limits a read to the named Go fields (a ProjectionExpression); the
-// other fields of the result keep their zero values.
-func Fields(names ...string) ReadOption {
-	return func(o *readOptions) { o.fields = append(o.fields, names...) }
+// WriteOptions tunes a write of one item ([Repo.Put], [Repo.Delete] and
+// their transaction forms [Repo.TxPut], [Repo.TxDelete]):
+//
+//	_, err := users.Put(ctx, u, func(o *singletable.WriteOptions) { o.MustExist = true })
+type WriteOptions struct {
+	// If, when set, makes the write conditional: it fails with
+	// [ErrConditionFailed] when the condition does not hold. Build it with
+	// the SDK's expression package. The zero value (not IsSet) means no
+	// condition.
+	If expression.ConditionBuilder
+	// MustExist makes Put replace only an existing item, and Delete fail
+	// when there is nothing to delete; both return [ErrNotFound].
+	MustExist bool
 }
 
-// WriteOption adds a condition to Put and Delete.
-type WriteOption func(*writeOptions)
+// consistentRead is the option of a strongly consistent read.
+func consistentRead(o *ReadOptions) { o.ConsistentRead = true }
 
+// writeOptions is WriteOptions as the write builders see it.
 type writeOptions struct {
-	cond      *expression.ConditionBuilder
-	mustExist bool
+	WriteOptions
 	// load is a PutOp's put: managed timestamps kept when set, the version
 	// stored as given and not checked.
 	load bool
 }
-
-// If makes the write conditional: it fails with [ErrConditionFailed] when
-// cond does not hold. Build cond with the SDK's expression package, naming
-// attributes as stored (the dynamodbav names).
-func If(cond expression.ConditionBuilder) WriteOption {
-	return func(o *writeOptions) {
-		if o.cond != nil {
-			c := o.cond.And(cond)
-			o.cond = &c
-		} else {
-			o.cond = &cond
-		}
-	}
-}
-
-// MustExist makes Put replace only an existing item, and Delete fail when
-// there is nothing to delete; both return [ErrNotFound].
-func MustExist() WriteOption { return func(o *writeOptions) { o.mustExist = true } }
 
 // exists holds when the item exists.
 func (r *Repo[T]) exists() condWriter { return attrExists(r.t.opts.PartitionKey) }
@@ -74,22 +67,19 @@ func (r *Repo[T]) isEntity() condWriter {
 // [ErrNotFound] when there is no such item of this entity.
 //
 // [GetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GetItem.html
-func (r *Repo[T]) Get(ctx context.Context, key T, opts ...ReadOption) (T, error) {
+func (r *Repo[T]) Get(ctx context.Context, key T, optFns ...func(*ReadOptions)) (T, error) {
 	var zero T
-	var o readOptions
-	for _, fn := range opts {
-		fn(&o)
-	}
+	o := readOpts(optFns)
 	k, err := r.e.key(r.t, key)
 	if err != nil {
 		return zero, err
 	}
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: k}
-	if o.consistent {
+	if o.ConsistentRead {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	if len(o.fields) > 0 {
-		if in.ProjectionExpression, in.ExpressionAttributeNames, err = r.fieldsProjection(o.fields); err != nil {
+	if len(o.Fields) > 0 {
+		if in.ProjectionExpression, in.ExpressionAttributeNames, err = r.fieldsProjection(o.Fields); err != nil {
 			return zero, err
 		}
 	}
@@ -109,12 +99,13 @@ func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
 	return ok && s.Value == r.e.name
 }
 
-// Create writes v as a new item ([PutItem] with attribute_not_exists). It
-// returns [ErrAlreadyExists] when an item with the same primary key exists,
-// or when a unique field's value is taken (the error names the field).
-// Managed fields are filled in: CreatedAt (when zero), UpdatedAt, Version 1.
-// An entity with unique fields is written with its guard items in one
-// [TransactWriteItems].
+// Create writes v as a new item ([PutItem] with attribute_not_exists) and
+// returns the item as stored. It returns [ErrAlreadyExists] when an item
+// with the same primary key exists, or when a unique field's value is
+// taken (the error names the field). Managed fields are filled in:
+// CreatedAt (when zero), UpdatedAt, Version 1; the item returned carries
+// them as a [Repo.Get] would read them back. An entity with unique fields
+// is written with its guard items in one [TransactWriteItems].
 //
 // Create is safe to retry after a lost response: when an attempt may have
 // been applied without an answer and the retry finds an item exactly equal
@@ -125,14 +116,21 @@ func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
 //
 // [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
-func (r *Repo[T]) Create(ctx context.Context, v T) error {
-	_, err := r.exec(ctx, "Create", func() ([]txItem, error) { return r.createItems(v, r.expect("Create", absentItem), condition{}) })
-	return err
+func (r *Repo[T]) Create(ctx context.Context, v T) (T, error) {
+	var item map[string]types.AttributeValue
+	_, err := r.exec(ctx, "Create", func() ([]txItem, error) {
+		items, err := r.createItems(v, r.expect("Create", absentItem), condition{})
+		item = storedItem(items)
+		return items, err
+	})
+	return r.stored(item, err)
 }
 
-// Put writes v, replacing any item with the same primary key ([PutItem]).
-// With [If] it writes only when the condition holds ([ErrConditionFailed]
-// otherwise); with [MustExist] only when the item exists ([ErrNotFound]).
+// Put writes v, replacing any item with the same primary key ([PutItem]),
+// and returns the item as stored (managed fields as the library filled
+// them in). With [WriteOptions].If it writes only when the condition holds
+// ([ErrConditionFailed] otherwise); with MustExist only when the item
+// exists ([ErrNotFound]).
 //
 // Put never replaces an item of another entity under the same key
 // ([ErrConditionFailed]). For a versioned entity a non-zero version in v
@@ -146,17 +144,40 @@ func (r *Repo[T]) Create(ctx context.Context, v T) error {
 // A conditional Put whose attempt was applied without an answer succeeds
 // when the retry finds exactly the item this call wrote (not
 // ErrVersionConflict for its own version).
-func (r *Repo[T]) Put(ctx context.Context, v T, opts ...WriteOption) error {
-	o := writeOpts(opts)
-	_, err := r.exec(ctx, "Put", func() ([]txItem, error) { return r.putItems(ctx, v, o) })
-	return err
+func (r *Repo[T]) Put(ctx context.Context, v T, optFns ...func(*WriteOptions)) (T, error) {
+	o := writeOpts(optFns)
+	var item map[string]types.AttributeValue
+	_, err := r.exec(ctx, "Put", func() ([]txItem, error) {
+		items, err := r.putItems(ctx, v, o)
+		item = storedItem(items)
+		return items, err
+	})
+	return r.stored(item, err)
+}
+
+// storedItem is the item a create or put writes: the Put of its first
+// transaction item (the guards follow it).
+func storedItem(items []txItem) map[string]types.AttributeValue {
+	if len(items) == 0 || items[0].tw.Put == nil {
+		return nil
+	}
+	return items[0].tw.Put.Item
+}
+
+// stored decodes the item a write stored, as a read of it would.
+func (r *Repo[T]) stored(item map[string]types.AttributeValue, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return r.e.decode(item)
 }
 
 // Delete removes the item with key's primary key ([DeleteItem]) and returns
 // it as it was. It returns [ErrNotFound] when there was no such item (the
-// call is still a successful, idempotent delete). With [If] it deletes only
-// when the condition holds; with [MustExist] the absence is checked in the
-// request itself.
+// call is still a successful, idempotent delete). With [WriteOptions].If it
+// deletes only when the condition holds; with MustExist the absence is
+// checked in the request itself.
 //
 // Delete never removes an item of another entity under the same key
 // ([ErrConditionFailed]). For a versioned entity a non-zero version in key
@@ -170,9 +191,9 @@ func (r *Repo[T]) Put(ctx context.Context, v T, opts ...WriteOption) error {
 // zero value: the old item went with the lost response.
 //
 // [DeleteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteItem.html
-func (r *Repo[T]) Delete(ctx context.Context, key T, opts ...WriteOption) (T, error) {
+func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOptions)) (T, error) {
 	var zero T
-	o := writeOpts(opts)
+	o := writeOpts(optFns)
 	var snap *snapshot
 	res, err := r.exec(ctx, "Delete", func() ([]txItem, error) {
 		items, s, err := r.deleteItems(ctx, key, o)

@@ -47,55 +47,62 @@ func TestLostResponseIsNotMisreported(t *testing.T) {
 	var statuses *singletable.Repo[Status]
 	var counts *singletable.Repo[Counts]
 	_, ft := faultTable(t, func(tbl *singletable.Table) {
-		vdocs = singletable.Bind(tbl, VDocs)
-		accounts = singletable.Bind(tbl, Accounts)
-		statuses = singletable.Bind(tbl, Statuses)
-		counts = singletable.Bind(tbl, CountsEntity)
+		vdocs = singletable.MustBind(tbl, VDocs)
+		accounts = singletable.MustBind(tbl, Accounts)
+		statuses = singletable.MustBind(tbl, Statuses)
+		counts = singletable.MustBind(tbl, CountsEntity)
 	})
 	lose := func(op string) { ft.Next(op, ddbfault.LostResponse) }
 
 	t.Run("Create", func(t *testing.T) {
 		lose("PutItem")
-		require.NoError(t, vdocs.Create(ctx, VDoc{ID: "c1", Body: "first"}), "the retry found the item this call created")
-		got, err := vdocs.Get(ctx, VDoc{ID: "c1"}, singletable.ConsistentRead())
+		_, err := vdocs.Create(ctx, VDoc{ID: "c1", Body: "first"})
+		require.NoError(t, err, "the retry found the item this call created")
+		got, err := vdocs.Get(ctx, VDoc{ID: "c1"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		require.NoError(t, err)
 		assert.Equal(t, VDoc{ID: "c1", Body: "first", Version: 1}, got)
 
 		// Someone else's item is still someone else's, lost response or not.
 		lose("PutItem")
-		assert.ErrorIs(t, vdocs.Create(ctx, VDoc{ID: "c1", Body: "second"}), singletable.ErrAlreadyExists)
+		_, err = vdocs.Create(ctx, VDoc{ID: "c1", Body: "second"})
+		assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
 		// And without a lost response a duplicate create is refused as before.
-		assert.ErrorIs(t, vdocs.Create(ctx, VDoc{ID: "c1", Body: "first"}), singletable.ErrAlreadyExists)
+		_, err = vdocs.Create(ctx, VDoc{ID: "c1", Body: "first"})
+		assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
 	})
 
 	t.Run("Create without managed fields", func(t *testing.T) {
 		lose("PutItem")
-		require.NoError(t, statuses.Create(ctx, Status{ID: "s0", State: "new"}))
+		_, err := statuses.Create(ctx, Status{ID: "s0", State: "new"})
+		require.NoError(t, err)
 	})
 
 	t.Run("versioned Put", func(t *testing.T) {
-		require.NoError(t, vdocs.Create(ctx, VDoc{ID: "p1", Body: "v1"}))
+		_, err := vdocs.Create(ctx, VDoc{ID: "p1", Body: "v1"})
+		require.NoError(t, err)
 		lose("PutItem")
-		err := vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2", Version: 1})
+		_, err = vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2", Version: 1})
 		require.NoError(t, err, "not ErrVersionConflict: version 2 is this call's")
-		got, err := vdocs.Get(ctx, VDoc{ID: "p1"}, singletable.ConsistentRead())
+		got, err := vdocs.Get(ctx, VDoc{ID: "p1"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		require.NoError(t, err)
 		assert.Equal(t, VDoc{ID: "p1", Body: "v2", Version: 2}, got)
 		// A stale version after an unanswered attempt: the attempt may have
 		// applied and been overwritten since, so the outcome is unknown,
 		// and not a conflict a read-modify-write loop would retry.
 		lose("PutItem")
-		err = vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2'", Version: 1})
+		_, err = vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2'", Version: 1})
 		assert.ErrorIs(t, err, singletable.ErrMaybeApplied)
 		assert.NotErrorIs(t, err, singletable.ErrVersionConflict)
 		var ccf *types.ConditionalCheckFailedException
 		assert.ErrorAs(t, err, &ccf, "the SDK error is still reachable")
 		// Without a lost response a stale version is a plain conflict.
-		assert.ErrorIs(t, vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2'", Version: 1}), singletable.ErrVersionConflict)
+		_, err = vdocs.Put(ctx, VDoc{ID: "p1", Body: "v2'", Version: 1})
+		assert.ErrorIs(t, err, singletable.ErrVersionConflict)
 	})
 
 	t.Run("versioned Update", func(t *testing.T) {
-		require.NoError(t, vdocs.Create(ctx, VDoc{ID: "u1", Body: "v1"}))
+		_, err := vdocs.Create(ctx, VDoc{ID: "u1", Body: "v1"})
+		require.NoError(t, err)
 		lose("UpdateItem")
 		got, err := vdocs.Update(VDoc{ID: "u1", Version: 1}).Set("Body", "v2").Run(ctx)
 		require.NoError(t, err)
@@ -106,7 +113,8 @@ func TestLostResponseIsNotMisreported(t *testing.T) {
 	})
 
 	t.Run("conditional Update", func(t *testing.T) {
-		require.NoError(t, statuses.Create(ctx, Status{ID: "s1", State: "pending"}))
+		_, err := statuses.Create(ctx, Status{ID: "s1", State: "pending"})
+		require.NoError(t, err)
 		lose("UpdateItem")
 		got, err := statuses.Update(Status{ID: "s1"}).Set("State", "done").
 			If(expression.Name("State").Equal(expression.Value("pending"))).Run(ctx)
@@ -115,38 +123,44 @@ func TestLostResponseIsNotMisreported(t *testing.T) {
 	})
 
 	t.Run("Delete MustExist", func(t *testing.T) {
-		require.NoError(t, statuses.Create(ctx, Status{ID: "d1", State: "x"}))
+		_, err := statuses.Create(ctx, Status{ID: "d1", State: "x"})
+		require.NoError(t, err)
 		lose("DeleteItem")
-		_, err := statuses.Delete(ctx, Status{ID: "d1"}, singletable.MustExist())
+		_, err = statuses.Delete(ctx, Status{ID: "d1"}, func(o *singletable.WriteOptions) { o.MustExist = true })
 		require.NoError(t, err, "not ErrNotFound: this call deleted it")
-		_, err = statuses.Get(ctx, Status{ID: "d1"}, singletable.ConsistentRead())
+		_, err = statuses.Get(ctx, Status{ID: "d1"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		assert.ErrorIs(t, err, singletable.ErrNotFound)
 		// Nothing to delete and a definite answer: still ErrNotFound.
-		_, err = statuses.Delete(ctx, Status{ID: "d1"}, singletable.MustExist())
+		_, err = statuses.Delete(ctx, Status{ID: "d1"}, func(o *singletable.WriteOptions) { o.MustExist = true })
 		assert.ErrorIs(t, err, singletable.ErrNotFound)
 	})
 
 	t.Run("versioned Delete", func(t *testing.T) {
-		require.NoError(t, vdocs.Create(ctx, VDoc{ID: "d2", Body: "x"}))
+		_, err := vdocs.Create(ctx, VDoc{ID: "d2", Body: "x"})
+		require.NoError(t, err)
 		lose("DeleteItem")
-		_, err := vdocs.Delete(ctx, VDoc{ID: "d2", Version: 1})
+		_, err = vdocs.Delete(ctx, VDoc{ID: "d2", Version: 1})
 		require.NoError(t, err)
 	})
 
 	t.Run("guarded writes are transactions with a token", func(t *testing.T) {
 		ft.Next("TransactWriteItems", ddbfault.LostResponse)
-		require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"}))
-		a, err := accounts.Get(ctx, Account{Username: "ann"}, singletable.ConsistentRead())
+		_, err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"})
+		require.NoError(t, err)
+		a, err := accounts.Get(ctx, Account{Username: "ann"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		require.NoError(t, err)
 		ft.Next("TransactWriteItems", ddbfault.LostResponse)
 		a.Email = "ann@example.org"
-		require.NoError(t, accounts.Put(ctx, a), "guard swap applied once, retry answered by the token")
-		a, err = accounts.Get(ctx, Account{Username: "ann"}, singletable.ConsistentRead())
+		_, err = accounts.Put(ctx, a)
+		require.NoError(t, err, "guard swap applied once, retry answered by the token")
+		a, err = accounts.Get(ctx, Account{Username: "ann"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		require.NoError(t, err)
 		assert.Equal(t, 2, a.Version)
 		// The old value is free again, the new one is taken.
-		require.NoError(t, accounts.Create(ctx, Account{Username: "bob", Email: "ann@example.com"}))
-		assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "cat", Email: "ann@example.org"}), singletable.ErrAlreadyExists)
+		_, err = accounts.Create(ctx, Account{Username: "bob", Email: "ann@example.com"})
+		require.NoError(t, err)
+		_, err = accounts.Create(ctx, Account{Username: "cat", Email: "ann@example.org"})
+		assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
 	})
 
 	t.Run("plain Add double-applies, Idempotent does not", func(t *testing.T) {

@@ -54,8 +54,8 @@ func seedTable(t *testing.T) (*singletable.Table, *singletable.Repo[User], *sing
 	var users *singletable.Repo[User]
 	var skills *singletable.Repo[UserSkill]
 	tbl, c := newTable(t, func(tbl *singletable.Table) {
-		users = singletable.Bind(tbl, Users)
-		skills = singletable.Bind(tbl, UserSkills)
+		users = singletable.MustBind(tbl, Users)
+		skills = singletable.MustBind(tbl, UserSkills)
 	})
 	return tbl, users, skills, c
 }
@@ -75,8 +75,9 @@ func TestSeed000UsersAndSkills(t *testing.T) {
 
 	// AP2: register with a conditional create.
 	john := User{Username: "john", Name: "John", PasswordHash: "h1", CreatedAt: date("2024-01-01")}
-	require.NoError(t, users.Create(ctx, john))
-	err := users.Create(ctx, john)
+	_, err := users.Create(ctx, john)
+	require.NoError(t, err)
+	_, err = users.Create(ctx, john)
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
 
 	// AP1: get by username.
@@ -96,7 +97,7 @@ func TestSeed000UsersAndSkills(t *testing.T) {
 	require.ErrorIs(t, err, singletable.ErrNotFound)
 
 	// AP4: exists check with a projection.
-	ex, err := users.Get(ctx, User{Username: "john"}, singletable.Fields("Username"))
+	ex, err := users.Get(ctx, User{Username: "john"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Username"} })
 	require.NoError(t, err)
 	assert.Equal(t, User{Username: "john"}, ex)
 
@@ -111,9 +112,11 @@ func TestSeed000UsersAndSkills(t *testing.T) {
 		{Username: "bob", SkillName: "python", Level: "Intermediate", Years: 2, LastUsed: date("2024-01-01")},
 	}
 	for _, s := range add {
-		require.NoError(t, skills.Create(ctx, s))
+		_, err := skills.Create(ctx, s)
+		require.NoError(t, err)
 	}
-	require.NoError(t, users.Create(ctx, User{Username: "mary", Name: "Mary"}))
+	_, err = users.Create(ctx, User{Username: "mary", Name: "Mary"})
+	require.NoError(t, err)
 
 	// AP6: all skills of a user (SK begins_with SKILL#), in sort order.
 	js, err := skills.Query(UserSkill{Username: "john"}).Collect(ctx)
@@ -210,13 +213,14 @@ func TestSortConditionsOnTemplatedKeys(t *testing.T) {
 		Type: "Reading", PK: "SENSOR#{Sensor}", SK: "DAY#{Day}#SEQ#{Seq}",
 	})
 	var repo *singletable.Repo[Reading]
-	newT, _ := newTable(t, func(tbl *singletable.Table) { repo = singletable.Bind(tbl, readings) })
+	newT, _ := newTable(t, func(tbl *singletable.Table) { repo = singletable.MustBind(tbl, readings) })
 	_ = newT
 	ctx := context.Background()
 	days := []string{"d1", "d2", "d2x", "d3"}
 	for _, d := range days {
 		for s := -3; s <= 3; s++ {
-			require.NoError(t, repo.Put(ctx, Reading{Sensor: "s", Day: d, Seq: s}))
+			_, err := repo.Put(ctx, Reading{Sensor: "s", Day: d, Seq: s})
+			require.NoError(t, err)
 		}
 	}
 	seqs := func(rs []Reading) []string {
@@ -270,8 +274,9 @@ func TestErrorsWrapSDK(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, users, _, _ := seedTable(t)
-	require.NoError(t, users.Create(ctx, User{Username: "x"}))
-	err := users.Create(ctx, User{Username: "x"})
+	_, err := users.Create(ctx, User{Username: "x"})
+	require.NoError(t, err)
+	_, err = users.Create(ctx, User{Username: "x"})
 	var ccf interface{ ErrorCode() string }
 	require.True(t, errors.As(err, &ccf))
 	assert.Equal(t, "ConditionalCheckFailedException", ccf.ErrorCode())

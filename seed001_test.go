@@ -68,10 +68,10 @@ type seed001 struct {
 func seed001Table(t *testing.T) *seed001 {
 	s := &seed001{}
 	s.tbl, s.c = newTable(t, func(tbl *singletable.Table) {
-		s.elections = singletable.Bind(tbl, Elections)
-		s.candidates = singletable.Bind(tbl, Candidates)
-		s.voters = singletable.Bind(tbl, Voters)
-		s.ballots = singletable.Bind(tbl, Ballots)
+		s.elections = singletable.MustBind(tbl, Elections)
+		s.candidates = singletable.MustBind(tbl, Candidates)
+		s.voters = singletable.MustBind(tbl, Voters)
+		s.ballots = singletable.MustBind(tbl, Ballots)
 	})
 	return s
 }

@@ -91,24 +91,24 @@ func (s *Sequence) Current(ctx context.Context) (int64, error) {
 	return v, nil
 }
 
-// Next allocates the next number in tx: it reads the counter and adds to
-// tx the conditional update that claims the number. The number belongs to
+// Next allocates the next number in tx: it reads the counter now, with
+// ctx, and adds to tx the conditional update that claims the number. The number belongs to
 // the caller only if tx commits; if another transaction claimed it first,
 // tx fails with a *TransactionError matching [ErrVersionConflict], and the
 // whole transaction should be run again ([Sequence.Append] does that).
-func (s *Sequence) Next(tx *Txn) (int64, error) {
-	return s.Reserve(tx, 1)
+func (s *Sequence) Next(ctx context.Context, tx *Txn) (int64, error) {
+	return s.Reserve(ctx, tx, 1)
 }
 
 // Reserve allocates k consecutive numbers in tx and returns the first: the
 // transaction claims first, first+1, …, first+k-1. See [Sequence.Next].
-func (s *Sequence) Reserve(tx *Txn, k int) (int64, error) {
+func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 	if k < 1 {
 		err := validationErr(SequenceType, s.name, "Reserve needs a positive count, got %d", k)
-		tx.fail("Sequence", SequenceType, err)
+		tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return nil, err })
 		return 0, err
 	}
-	cur, err := s.Current(tx.ctx)
+	cur, err := s.Current(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -135,7 +135,7 @@ func (s *Sequence) Reserve(tx *Txn, k int) (int64, error) {
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrVersionConflict, what, nil) },
 	}
-	tx.add([]txItem{it}, "Sequence", SequenceType, nil)
+	tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return []txItem{it}, nil })
 	return cur + 1, nil
 }
 
@@ -164,14 +164,14 @@ func (s *Sequence) Append(ctx context.Context, fn func(tx *Txn, n int64) error) 
 		var err error
 		if in == nil {
 			// A new transaction: read the counter and let fn add its writes.
-			tx = &Txn{ctx: ctx, t: s.t}
-			if n, err = s.Next(tx); err != nil {
+			tx = &Txn{t: s.t}
+			if n, err = s.Next(ctx, tx); err != nil {
 				return err
 			}
 			if err = fn(tx, n); err != nil {
 				return err
 			}
-			if in, err = tx.request(""); err != nil {
+			if in, err = tx.request(ctx, ""); err != nil {
 				return err
 			}
 			log = &attemptLog{}

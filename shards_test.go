@@ -37,7 +37,7 @@ func TestWriteShardedIndex(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var posts *singletable.Repo[Post]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { posts = singletable.Bind(tbl, Posts) })
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { posts = singletable.MustBind(tbl, Posts) })
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var items []Post
 	for i := 0; i < 300; i++ {

@@ -55,7 +55,7 @@ type TableOptions struct {
 
 // Table is one DynamoDB table holding many entity types. Bind entities to it
 // with [Bind] to get typed repositories; the table learns the indexes its
-// entities declare, which [Table.Create] uses.
+// entities declare, which [Table.CreateTable] uses.
 type Table struct {
 	name   string
 	client Client
@@ -237,13 +237,13 @@ type Repo[T any] struct {
 	e *Entity[T]
 }
 
-// NewRepo binds entity e to table t, checking that e agrees with the
-// entities already bound (same index names must mean the same key
-// attributes; entity type names must be unique in the table) and that no
-// field of e is stored under the table's key or entity type attributes,
-// which every write sets (a *ValidationError naming the field and the
-// attribute).
-func NewRepo[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
+// Bind binds entity e to table t and returns its typed repository,
+// checking that e agrees with the entities already bound (same index names
+// must mean the same key attributes; entity type names must be unique in
+// the table) and that no field of e is stored under the table's key or
+// entity type attributes, which every write sets (a *ValidationError
+// naming the field and the attribute).
+func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if err := e.checkTableAttrs(t); err != nil {
 		return nil, err
 	}
@@ -274,10 +274,10 @@ func (e *Entity[T]) checkTableAttrs(t *Table) error {
 	return nil
 }
 
-// Bind is like [NewRepo] but panics on error: binding mistakes are
+// MustBind is like [Bind] but panics on error: binding mistakes are
 // programming errors found at start-up, like a bad regexp in MustCompile.
-func Bind[T any](t *Table, e *Entity[T]) *Repo[T] {
-	r, err := NewRepo(t, e)
+func MustBind[T any](t *Table, e *Entity[T]) *Repo[T] {
+	r, err := Bind(t, e)
 	if err != nil {
 		panic(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -23,7 +24,7 @@ const (
 	maxTxBytes = 4 << 20
 )
 
-// TxOptions tunes [TxWith].
+// TxOptions tunes [Tx].
 type TxOptions struct {
 	// ClientRequestToken makes the transaction idempotent: DynamoDB applies
 	// a transaction with a given token at most once in 10 minutes, and a
@@ -44,18 +45,30 @@ type TxOptions struct {
 }
 
 // Txn collects the writes and condition checks of one transaction. The
-// function given to [Tx] adds them with [TxPut], [TxCreate], [TxUpdate],
-// [TxDelete] and [TxCheck]; a Txn is not safe for concurrent use and is
-// only valid inside that function.
+// function given to [Tx] adds them with [Repo.TxPut], [Repo.TxCreate],
+// [Repo.TxDelete], [Repo.TxCheck], [Update.Tx] and [Sequence.Next]; a Txn
+// is not safe for concurrent use and is only valid inside that function.
+//
+// A Txn holds no context. Each call records an op; Tx materialises the ops
+// when it commits, with its own context: the reads some writes need (an
+// entity with unique fields, a version to learn) happen then, in the order
+// the ops were recorded. Values passed to the calls are used then, so do
+// not change what they point to before Tx returns.
 type Txn struct {
-	ctx   context.Context
-	t     *Table
-	ops   []txOp
-	items []txItem
-	errs  []error
+	t       *Table
+	pending []txPending
+	ops     []txOp
+	items   []txItem
+	errs    []error
 }
 
-// txOp is one call of a Tx helper: the caller's unit, which may expand
+// txPending is a recorded op, not yet turned into transaction items.
+type txPending struct {
+	kind, entity string
+	build        func(ctx context.Context) ([]txItem, error)
+}
+
+// txOp is one recorded op: the caller's unit, which may expand
 // into several items (the entity's item and its guards).
 type txOp struct {
 	kind   string // Put, Create, Update, Delete, Check
@@ -86,41 +99,54 @@ type txItem struct {
 // Tx runs fn to collect writes and then commits them in one
 // [TransactWriteItems] request, all or nothing, through table's client
 // (items may belong to other tables reached by the same client). When fn
-// returns an error, nothing is sent and Tx returns it. See [TxWith].
+// returns an error, nothing is sent and Tx returns it.
 //
-// [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
-func Tx(ctx context.Context, table *Table, fn func(tx *Txn) error) error {
-	return TxWith(ctx, table, TxOptions{}, fn)
-}
-
-// TxWith is [Tx] with options.
-//
-// Before sending, TxWith checks every recorded op and returns their errors
-// (*ValidationError, *KeyError): more than 100 items (guard items count),
-// more than 4 MB, two writes to one item. When DynamoDB cancels the
-// transaction, the error is a *TransactionError naming the failing op (its
-// index among the helper calls, entity and key) and the reason; errors.Is
-// matches ErrAlreadyExists, ErrConditionFailed, ErrVersionConflict or
-// ErrNotFound according to that op, and errors.As still reaches the SDK's
+// Before sending, Tx materialises the recorded ops with ctx (see [Txn])
+// and checks them, returning their errors (*ValidationError, *KeyError):
+// more than 100 items (guard items count), more than 4 MB, two writes to
+// one item. When DynamoDB cancels the transaction, the error is a
+// *TransactionError naming the failing op (its index among the recorded
+// ops, entity and key) and the reason; errors.Is matches
+// ErrAlreadyExists, ErrConditionFailed, ErrVersionConflict or ErrNotFound
+// according to that op, and errors.As still reaches the SDK's
 // *types.TransactionCanceledException.
 //
 // Throttling, transient server errors and cancellations caused only by
-// conflicting transactions are retried with the same client request token.
-func TxWith(ctx context.Context, table *Table, o TxOptions, fn func(tx *Txn) error) error {
-	tx := &Txn{ctx: ctx, t: table}
+// conflicting transactions are retried with the same client request token
+// ([TxOptions]).
+//
+// [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+func Tx(ctx context.Context, table *Table, fn func(tx *Txn) error, optFns ...func(*TxOptions)) error {
+	o := applyOpts(optFns)
+	tx := &Txn{t: table}
 	if err := fn(tx); err != nil {
 		return err
 	}
-	in, err := tx.request(o.ClientRequestToken)
+	in, err := tx.request(ctx, o.ClientRequestToken)
 	if err != nil || in == nil {
 		return err
 	}
 	return tx.commit(ctx, in, o)
 }
 
-// request validates the recorded items and builds the request (nil when
+// record adds an op to be materialised at commit.
+func (tx *Txn) record(kind, entity string, build func(ctx context.Context) ([]txItem, error)) {
+	tx.pending = append(tx.pending, txPending{kind: kind, entity: entity, build: build})
+}
+
+// materialise turns the recorded ops into transaction items, in order.
+func (tx *Txn) materialise(ctx context.Context) {
+	for _, p := range tx.pending {
+		items, err := p.build(ctx)
+		tx.add(items, p.kind, p.entity, err)
+	}
+	tx.pending = nil
+}
+
+// request materialises and validates the recorded ops and builds the request (nil when
 // there is nothing to write).
-func (tx *Txn) request(token string) (*dynamodb.TransactWriteItemsInput, error) {
+func (tx *Txn) request(ctx context.Context, token string) (*dynamodb.TransactWriteItemsInput, error) {
+	tx.materialise(ctx)
 	if len(tx.errs) > 0 {
 		return nil, errors.Join(tx.errs...)
 	}
@@ -269,53 +295,62 @@ func (tx *Txn) add(items []txItem, kind, entity string, err error) {
 	}
 }
 
-// Len returns the number of items recorded so far, guard items included.
-func (tx *Txn) Len() int { return len(tx.items) }
+// Len returns the number of ops recorded so far. Their guard items are
+// added when Tx materialises the ops, and count towards DynamoDB's limit
+// of 100 items.
+func (tx *Txn) Len() int { return len(tx.pending) + len(tx.ops) }
 
-// TxPut adds a put of v, replacing any item with its key (like
-// [Repo.Put]; [If] and [MustExist] apply, and the entity's guards are
-// kept).
-func TxPut[T any](tx *Txn, r *Repo[T], v T, opts ...WriteOption) {
-	items, err := r.putItems(tx.ctx, v, writeOpts(opts))
-	tx.add(items, "Put", r.e.name, err)
+// TxPut adds to tx a put of v, replacing any item with its key (like
+// [Repo.Put]; [WriteOptions] apply, and the entity's guards are kept).
+func (r *Repo[T]) TxPut(tx *Txn, v T, optFns ...func(*WriteOptions)) {
+	o := writeOpts(optFns)
+	tx.record("Put", r.e.name, func(ctx context.Context) ([]txItem, error) { return r.putItems(ctx, v, o) })
 }
 
-// TxCreate adds a put of v that fails with [ErrAlreadyExists] when an item
-// with its key exists (like [Repo.Create]).
-func TxCreate[T any](tx *Txn, r *Repo[T], v T) {
-	items, err := r.createItems(v, r.expect("Create", absentItem), condition{})
-	tx.add(items, "Create", r.e.name, err)
+// TxCreate adds to tx a put of v that fails with [ErrAlreadyExists] when
+// an item with its key exists (like [Repo.Create]).
+func (r *Repo[T]) TxCreate(tx *Txn, v T) {
+	tx.record("Create", r.e.name, func(context.Context) ([]txItem, error) {
+		return r.createItems(v, r.expect("Create", absentItem), condition{})
+	})
 }
 
-// TxUpdate adds the update u (built with [Repo.Update]), with its
-// conditions: the item must exist unless u is an upsert.
-func TxUpdate[T any](tx *Txn, u *Update[T]) {
-	items, err := u.txItems(tx.ctx, true)
-	tx.add(items, "Update", u.r.e.name, err)
+// Tx adds the update to tx instead of running it alone, with its
+// conditions: the item must exist unless u is an upsert. Changes made to
+// u after Tx are not part of the transaction.
+func (u *Update[T]) Tx(tx *Txn) {
+	c := *u
+	c.set, c.remove, c.add, c.errs = slices.Clip(u.set), slices.Clip(u.remove), slices.Clip(u.add), slices.Clip(u.errs)
+	tx.record("Update", u.r.e.name, func(ctx context.Context) ([]txItem, error) { return c.txItems(ctx, true) })
 }
 
-// TxDelete adds a delete of the item with key's primary key (like
-// [Repo.Delete]; [If] and [MustExist] apply, and guard items are
-// released).
-func TxDelete[T any](tx *Txn, r *Repo[T], key T, opts ...WriteOption) {
-	items, _, err := r.deleteItems(tx.ctx, key, writeOpts(opts))
-	tx.add(items, "Delete", r.e.name, err)
+// TxDelete adds to tx a delete of the item with key's primary key (like
+// [Repo.Delete]; [WriteOptions] apply, and guard items are released).
+func (r *Repo[T]) TxDelete(tx *Txn, key T, optFns ...func(*WriteOptions)) {
+	o := writeOpts(optFns)
+	tx.record("Delete", r.e.name, func(ctx context.Context) ([]txItem, error) {
+		items, _, err := r.deleteItems(ctx, key, o)
+		return items, err
+	})
 }
 
-// TxCheck adds a condition on the item with key's primary key that the
-// transaction requires without writing it; it fails with
+// TxCheck adds to tx a condition on the item with key's primary key that
+// the transaction requires without writing it; it fails with
 // [ErrConditionFailed] (or [ErrNotFound] when the item does not exist and
 // the condition needed it).
-func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder) {
+func (r *Repo[T]) TxCheck(tx *Txn, key T, cond expression.ConditionBuilder) {
+	tx.record("Check", r.e.name, func(context.Context) ([]txItem, error) { return r.checkItems(key, cond) })
+}
+
+// checkItems is TxCheck as transaction items.
+func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem, error) {
 	k, err := r.e.key(r.t, key)
 	if err != nil {
-		tx.fail("Check", r.e.name, err)
-		return
+		return nil, err
 	}
 	ce, err := userCond(cond).build(r.e.name)
 	if err != nil {
-		tx.fail("Check", r.e.name, err)
-		return
+		return nil, err
 	}
 	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
 		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
@@ -333,7 +368,7 @@ func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder
 			return ErrConditionFailed
 		},
 	}
-	tx.add([]txItem{it}, "Check", r.e.name, nil)
+	return []txItem{it}, nil
 }
 
 // putTxItem makes the transaction item putting item, whose primary key is

@@ -50,8 +50,8 @@ func txSeedTable(t *testing.T) (*txClient, *singletable.Table, *singletable.Repo
 	var users *singletable.Repo[User]
 	var skills *singletable.Repo[UserSkill]
 	tbl := newTableWith(t, c, func(tbl *singletable.Table) {
-		users = singletable.Bind(tbl, Users)
-		skills = singletable.Bind(tbl, UserSkills)
+		users = singletable.MustBind(tbl, Users)
+		skills = singletable.MustBind(tbl, UserSkills)
 	})
 	c.requests.Store(0)
 	return c, tbl, users, skills
@@ -61,16 +61,19 @@ func TestTxCommitsAcrossEntities(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c, tbl, users, skills := txSeedTable(t)
-	require.NoError(t, users.Create(ctx, User{Username: "old", Name: "Old"}))
-	require.NoError(t, skills.Create(ctx, UserSkill{Username: "ann", SkillName: "go", Level: "Beginner"}))
-	require.NoError(t, skills.Create(ctx, UserSkill{Username: "ann", SkillName: "sql", Level: "Beginner"}))
+	_, err := users.Create(ctx, User{Username: "old", Name: "Old"})
+	require.NoError(t, err)
+	_, err = skills.Create(ctx, UserSkill{Username: "ann", SkillName: "go", Level: "Beginner"})
+	require.NoError(t, err)
+	_, err = skills.Create(ctx, UserSkill{Username: "ann", SkillName: "sql", Level: "Beginner"})
+	require.NoError(t, err)
 
-	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxCreate(tx, users, User{Username: "ann", Name: "Ann"})
-		singletable.TxPut(tx, skills, UserSkill{Username: "ann", SkillName: "rust", Level: "Expert"})
-		singletable.TxUpdate(tx, skills.Update(UserSkill{Username: "ann", SkillName: "go"}).Set("Level", "Advanced").Add("Endorsements", 1))
-		singletable.TxDelete(tx, users, User{Username: "old"}, singletable.MustExist())
-		singletable.TxCheck(tx, skills, UserSkill{Username: "ann", SkillName: "sql"}, expression.Name("ProficiencyLevel").Equal(expression.Value("Beginner")))
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		users.TxCreate(tx, User{Username: "ann", Name: "Ann"})
+		skills.TxPut(tx, UserSkill{Username: "ann", SkillName: "rust", Level: "Expert"})
+		skills.Update(UserSkill{Username: "ann", SkillName: "go"}).Set("Level", "Advanced").Add("Endorsements", 1).Tx(tx)
+		users.TxDelete(tx, User{Username: "old"}, func(o *singletable.WriteOptions) { o.MustExist = true })
+		skills.TxCheck(tx, UserSkill{Username: "ann", SkillName: "sql"}, expression.Name("ProficiencyLevel").Equal(expression.Value("Beginner")))
 		assert.Equal(t, 5, tx.Len())
 		return nil
 	})
@@ -96,12 +99,13 @@ func TestTxCancelledReportsTheFailingOp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, tbl, users, skills := txSeedTable(t)
-	require.NoError(t, users.Create(ctx, User{Username: "bob"}))
+	_, err := users.Create(ctx, User{Username: "bob"})
+	require.NoError(t, err)
 
-	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxPut(tx, users, User{Username: "amy"})
-		singletable.TxCreate(tx, users, User{Username: "bob"}) // exists
-		singletable.TxPut(tx, skills, UserSkill{Username: "amy", SkillName: "go"})
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		users.TxPut(tx, User{Username: "amy"})
+		users.TxCreate(tx, User{Username: "bob"}) // exists
+		skills.TxPut(tx, UserSkill{Username: "amy", SkillName: "go"})
 		return nil
 	})
 	var te *singletable.TransactionError
@@ -127,34 +131,34 @@ func TestTxCancelledReportsTheFailingOp(t *testing.T) {
 		want error
 	}{
 		{"update of a missing item", func(tx *singletable.Txn) {
-			singletable.TxUpdate(tx, users.Update(User{Username: "ghost"}).Set("Name", "x"))
+			users.Update(User{Username: "ghost"}).Set("Name", "x").Tx(tx)
 		}, "Update", singletable.ErrNotFound},
 		{"update whose condition fails", func(tx *singletable.Txn) {
-			singletable.TxUpdate(tx, users.Update(User{Username: "bob"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))))
+			users.Update(User{Username: "bob"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))).Tx(tx)
 		}, "Update", singletable.ErrConditionFailed},
 		{"update with a condition on a missing item", func(tx *singletable.Txn) {
-			singletable.TxUpdate(tx, users.Update(User{Username: "ghost"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))))
+			users.Update(User{Username: "ghost"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))).Tx(tx)
 		}, "Update", singletable.ErrNotFound},
 		{"delete that must exist", func(tx *singletable.Txn) {
-			singletable.TxDelete(tx, users, User{Username: "ghost"}, singletable.MustExist())
+			users.TxDelete(tx, User{Username: "ghost"}, func(o *singletable.WriteOptions) { o.MustExist = true })
 		}, "Delete", singletable.ErrNotFound},
 		{"put that must exist", func(tx *singletable.Txn) {
-			singletable.TxPut(tx, users, User{Username: "ghost"}, singletable.MustExist())
+			users.TxPut(tx, User{Username: "ghost"}, func(o *singletable.WriteOptions) { o.MustExist = true })
 		}, "Put", singletable.ErrNotFound},
 		{"put with a condition", func(tx *singletable.Txn) {
-			singletable.TxPut(tx, users, User{Username: "bob"}, singletable.If(expression.Name("Name").Equal(expression.Value("Robert"))))
+			users.TxPut(tx, User{Username: "bob"}, func(o *singletable.WriteOptions) { o.If = expression.Name("Name").Equal(expression.Value("Robert")) })
 		}, "Put", singletable.ErrConditionFailed},
 		{"check", func(tx *singletable.Txn) {
-			singletable.TxCheck(tx, users, User{Username: "bob"}, expression.Name("Name").Equal(expression.Value("Robert")))
+			users.TxCheck(tx, User{Username: "bob"}, expression.Name("Name").Equal(expression.Value("Robert")))
 		}, "Check", singletable.ErrConditionFailed},
 		{"check of a missing item", func(tx *singletable.Txn) {
-			singletable.TxCheck(tx, users, User{Username: "ghost"}, expression.AttributeExists(expression.Name("PK")))
+			users.TxCheck(tx, User{Username: "ghost"}, expression.AttributeExists(expression.Name("PK")))
 		}, "Check", singletable.ErrNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-				singletable.TxPut(tx, skills, UserSkill{Username: "bob", SkillName: tc.name})
+				skills.TxPut(tx, UserSkill{Username: "bob", SkillName: tc.name})
 				tc.fn(tx)
 				return nil
 			})
@@ -176,7 +180,7 @@ func TestTxRejectedBeforeTheNetwork(t *testing.T) {
 
 	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
 		for i := range 101 {
-			singletable.TxPut(tx, skills, UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)})
+			skills.TxPut(tx, UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)})
 		}
 		return nil
 	})
@@ -185,16 +189,16 @@ func TestTxRejectedBeforeTheNetwork(t *testing.T) {
 	assert.Contains(t, err.Error(), "101 items")
 
 	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxPut(tx, users, User{Username: "a"})
-		singletable.TxDelete(tx, users, User{Username: "a"})
+		users.TxPut(tx, User{Username: "a"})
+		users.TxDelete(tx, User{Username: "a"})
 		return nil
 	})
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, err.Error(), "twice")
 
 	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxPut(tx, users, User{Username: "a"})
-		singletable.TxCreate(tx, users, User{}) // no key
+		users.TxPut(tx, User{Username: "a"})
+		users.TxCreate(tx, User{}) // no key
 		return nil
 	})
 	var ke *singletable.KeyError
@@ -202,14 +206,14 @@ func TestTxRejectedBeforeTheNetwork(t *testing.T) {
 	assert.Contains(t, err.Error(), "op 1 (Create User)")
 
 	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxUpdate(tx, users.Update(User{Username: "a"}).Set("Nope", 1))
+		users.Update(User{Username: "a"}).Set("Nope", 1).Tx(tx)
 		return nil
 	})
 	require.ErrorAs(t, err, &ve)
 
 	boom := errors.New("changed my mind")
 	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxPut(tx, users, User{Username: "a"})
+		users.TxPut(tx, User{Username: "a"})
 		return boom
 	})
 	assert.Equal(t, boom, err)
@@ -220,7 +224,7 @@ func TestTxRejectedBeforeTheNetwork(t *testing.T) {
 	// Exactly 100 items is fine.
 	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
 		for i := range 100 {
-			singletable.TxPut(tx, skills, UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)})
+			skills.TxPut(tx, UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)})
 		}
 		return nil
 	}))
@@ -238,10 +242,10 @@ func TestTxIdempotentRetry(t *testing.T) {
 	// retry carries the same token, so the Create is not applied again (it
 	// would fail with ErrAlreadyExists).
 	c.loseNext.Store(1)
-	err := singletable.TxWith(ctx, tbl, singletable.TxOptions{Backoff: singletable.Backoff{Base: -1}}, func(tx *singletable.Txn) error {
-		singletable.TxCreate(tx, users, User{Username: "once", Name: "first"})
+	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		users.TxCreate(tx, User{Username: "once", Name: "first"})
 		return nil
-	})
+	}, func(o *singletable.TxOptions) { o.Backoff = singletable.Backoff{Base: -1} })
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), c.requests.Load())
 	c.mu.Lock()
@@ -254,10 +258,10 @@ func TestTxIdempotentRetry(t *testing.T) {
 	// Tokens are remembered across tables for 10 minutes: one per run.
 	token := fmt.Sprintf("order-42-%d", time.Now().UnixNano())
 	run := func(name string) error {
-		return singletable.TxWith(ctx, tbl, singletable.TxOptions{ClientRequestToken: token}, func(tx *singletable.Txn) error {
-			singletable.TxCreate(tx, users, User{Username: "order42", Name: name})
+		return singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+			users.TxCreate(tx, User{Username: "order42", Name: name})
 			return nil
-		})
+		}, func(o *singletable.TxOptions) { o.ClientRequestToken = token })
 	}
 	require.NoError(t, run("x"))
 	require.NoError(t, run("x"), "same token, same items: already done")
@@ -267,7 +271,7 @@ func TestTxIdempotentRetry(t *testing.T) {
 
 	// Without a token, a second Create is a real second attempt.
 	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxCreate(tx, users, User{Username: "once"})
+		users.TxCreate(tx, User{Username: "once"})
 		return nil
 	})
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)

@@ -23,7 +23,7 @@ type GetOp struct {
 	table  *Table
 	entity string
 	key    map[string]types.AttributeValue
-	proj   *string           // ProjectionExpression, when [Fields] was given
+	proj   *string           // ProjectionExpression, when Fields was given
 	names  map[string]string // its ExpressionAttributeNames
 	err    error
 	// decode turns the item read (nil or empty when there is none) into a
@@ -38,25 +38,22 @@ type GetOp struct {
 // same errors (a *KeyError for a missing or empty key field); a nil dest
 // is a *ValidationError. Both are reported by TxGet before any request.
 //
-// [Fields] limits the read to the named fields, as for Get (the other
-// fields of dest are zeroed). [ConsistentRead] changes nothing: a
+// [ReadOptions].Fields limits the read to the named fields, as for Get
+// (the other fields of dest are zeroed). ConsistentRead changes nothing: a
 // transaction always reads the latest committed items.
-func (r *Repo[T]) GetOp(key T, dest *T, opts ...ReadOption) GetOp {
+func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 	op := GetOp{table: r.t, entity: r.e.name}
 	if dest == nil {
 		op.err = validationErr(r.e.name, "", "GetOp: dest is nil; pass a *%s to decode the item into", r.e.name)
 		return op
 	}
-	var o readOptions
-	for _, fn := range opts {
-		fn(&o)
-	}
+	o := readOpts(optFns)
 	op.key, op.err = r.e.key(r.t, key)
 	if op.err != nil {
 		return op
 	}
-	if len(o.fields) > 0 {
-		if op.proj, op.names, op.err = r.fieldsProjection(o.fields); op.err != nil {
+	if len(o.Fields) > 0 {
+		if op.proj, op.names, op.err = r.fieldsProjection(o.Fields); op.err != nil {
 			return op
 		}
 	}

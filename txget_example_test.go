@@ -16,15 +16,15 @@ func ExampleTxGet() {
 	ctx := context.Background()
 	client := ddblocal.Shared().Client() // any *dynamodb.Client
 	table := singletable.NewTable(client, fmt.Sprintf("txget-example-%d", time.Now().UnixNano()))
-	users := singletable.Bind(table, Users)
-	skills := singletable.Bind(table, UserSkills)
-	if err := table.Create(ctx); err != nil {
+	users := singletable.MustBind(table, Users)
+	skills := singletable.MustBind(table, UserSkills)
+	if err := table.CreateTable(ctx); err != nil {
 		panic(err)
 	}
-	defer table.Delete(ctx)
+	defer table.DeleteTable(ctx)
 	if err := singletable.Tx(ctx, table, func(tx *singletable.Txn) error {
-		singletable.TxCreate(tx, users, User{Username: "john", Name: "John"})
-		singletable.TxCreate(tx, skills, UserSkill{Username: "john", SkillName: "go", Level: "Expert"})
+		users.TxCreate(tx, User{Username: "john", Name: "John"})
+		skills.TxCreate(tx, UserSkill{Username: "john", SkillName: "go", Level: "Expert"})
 		return nil
 	}); err != nil {
 		panic(err)
@@ -33,7 +33,7 @@ func ExampleTxGet() {
 	var john User
 	var goSkill, rust UserSkill
 	found, err := singletable.TxGet(ctx,
-		users.GetOp(User{Username: "john"}, &john, singletable.Fields("Name")),
+		users.GetOp(User{Username: "john"}, &john, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }),
 		skills.GetOp(UserSkill{Username: "john", SkillName: "go"}, &goSkill),
 		skills.GetOp(UserSkill{Username: "john", SkillName: "rust"}, &rust),
 	)

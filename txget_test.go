@@ -70,10 +70,10 @@ func txGetTable(t *testing.T, c *txGetClient) txGetRepos {
 	}
 	r := txGetRepos{c: c}
 	r.tbl = newTableWith(t, c, func(tbl *singletable.Table) {
-		r.users = singletable.Bind(tbl, Users)
-		r.skills = singletable.Bind(tbl, UserSkills)
-		r.aliases = singletable.Bind(tbl, Aliases)
-		r.accounts = singletable.Bind(tbl, Accounts)
+		r.users = singletable.MustBind(tbl, Users)
+		r.skills = singletable.MustBind(tbl, UserSkills)
+		r.aliases = singletable.MustBind(tbl, Aliases)
+		r.accounts = singletable.MustBind(tbl, Accounts)
 	})
 	c.requests.Store(0)
 	return r
@@ -83,9 +83,12 @@ func TestTxGetReadsSeveralEntitiesInOneRequest(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := txGetTable(t, nil)
-	require.NoError(t, r.users.Create(ctx, User{Username: "ann", Name: "Ann", PasswordHash: "h1"}))
-	require.NoError(t, r.users.Create(ctx, User{Username: "bob", Name: "Bob"}))
-	require.NoError(t, r.skills.Create(ctx, UserSkill{Username: "ann", SkillName: "go", Level: "Expert", Years: 7}))
+	_, err := r.users.Create(ctx, User{Username: "ann", Name: "Ann", PasswordHash: "h1"})
+	require.NoError(t, err)
+	_, err = r.users.Create(ctx, User{Username: "bob", Name: "Bob"})
+	require.NoError(t, err)
+	_, err = r.skills.Create(ctx, UserSkill{Username: "ann", SkillName: "go", Level: "Expert", Years: 7})
+	require.NoError(t, err)
 	r.c.requests.Store(0)
 
 	// Destinations hold garbage: a missing item must zero its dest.
@@ -122,8 +125,9 @@ func TestTxGetDecodesLikeGet(t *testing.T) {
 	ctx := context.Background()
 	r := txGetTable(t, nil)
 	// Account has a version, managed timestamps and a unique email guard.
-	require.NoError(t, r.accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com", Name: "Ann"}))
-	_, err := r.accounts.Update(Account{Username: "ann"}).Set("Name", "Ann B").Run(ctx)
+	_, err := r.accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com", Name: "Ann"})
+	require.NoError(t, err)
+	_, err = r.accounts.Update(Account{Username: "ann"}).Set("Name", "Ann B").Run(ctx)
 	require.NoError(t, err)
 	want, err := r.accounts.Get(ctx, Account{Username: "ann"})
 	require.NoError(t, err)
@@ -141,17 +145,18 @@ func TestTxGetDecodesLikeGet(t *testing.T) {
 	assert.Equal(t, want, a, "managed fields decoded as Get decodes them")
 
 	// Fields: a projection, as Get's.
-	require.NoError(t, r.users.Create(ctx, User{Username: "ann", Name: "Ann", PasswordHash: "secret"}))
+	_, err = r.users.Create(ctx, User{Username: "ann", Name: "Ann", PasswordHash: "secret"})
+	require.NoError(t, err)
 	a, u = Account{Name: "stale"}, User{PasswordHash: "stale"}
 	found, err = singletable.TxGet(ctx,
-		r.accounts.GetOp(Account{Username: "ann"}, &a, singletable.Fields("Version", "Name")),
-		r.users.GetOp(User{Username: "ann"}, &u, singletable.Fields("Name"), singletable.ConsistentRead()),
+		r.accounts.GetOp(Account{Username: "ann"}, &a, func(o *singletable.ReadOptions) { o.Fields = []string{"Version", "Name"} }),
+		r.users.GetOp(User{Username: "ann"}, &u, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }, func(o *singletable.ReadOptions) { o.ConsistentRead = true }),
 	)
 	require.NoError(t, err)
 	assert.Equal(t, []bool{true, true}, found)
 	assert.Equal(t, Account{Version: 2, Name: "Ann B"}, a)
 	assert.Equal(t, User{Name: "Ann"}, u, "only the named fields are read")
-	gu, err := r.users.Get(ctx, User{Username: "ann"}, singletable.Fields("Name"))
+	gu, err := r.users.Get(ctx, User{Username: "ann"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} })
 	require.NoError(t, err)
 	assert.Equal(t, gu, u)
 
@@ -185,8 +190,10 @@ func TestTxGetAcrossTablesOfOneClient(t *testing.T) {
 	c := newTxGetClient()
 	r1 := txGetTable(t, c)
 	r2 := txGetTable(t, c)
-	require.NoError(t, r1.users.Create(ctx, User{Username: "ann", Name: "Ann in 1"}))
-	require.NoError(t, r2.users.Create(ctx, User{Username: "ann", Name: "Ann in 2"}))
+	_, err := r1.users.Create(ctx, User{Username: "ann", Name: "Ann in 1"})
+	require.NoError(t, err)
+	_, err = r2.users.Create(ctx, User{Username: "ann", Name: "Ann in 2"})
+	require.NoError(t, err)
 	c.requests.Store(0)
 
 	var a, b User
@@ -228,7 +235,7 @@ func TestTxGetRejectedBeforeTheNetwork(t *testing.T) {
 			r.users.GetOp(User{Username: "a"}, &u), r.skills.GetOp(UserSkill{Username: "a"}, &s),
 		}, &ke, "op 1 (Get UserSkill)"},
 		{"a nil dest", []singletable.GetOp{r.users.GetOp(User{Username: "a"}, nil)}, &ve, "dest is nil"},
-		{"an unknown field", []singletable.GetOp{r.users.GetOp(User{Username: "a"}, &u, singletable.Fields("Nope"))}, &ve, "Nope"},
+		{"an unknown field", []singletable.GetOp{r.users.GetOp(User{Username: "a"}, &u, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} })}, &ve, "Nope"},
 		{"an op not made by GetOp", []singletable.GetOp{r.users.GetOp(User{Username: "a"}, &u), {}}, &ve, "op 1 was not made by Repo.GetOp"},
 		{"tables with different clients", []singletable.GetOp{
 			r.users.GetOp(User{Username: "a"}, &u), other.skills.GetOp(UserSkill{Username: "a", SkillName: "go"}, &s),
@@ -274,7 +281,7 @@ func TestTxGetRejectedBeforeTheNetwork(t *testing.T) {
 	for i := 0; i < 100; i += 2 {
 		writes = append(writes, r.skills.PutOp(UserSkill{Username: "u", SkillName: fmt.Sprint("s", i), Years: i}))
 	}
-	require.NoError(t, singletable.BatchWrite(ctx, writes...))
+	require.NoError(t, singletable.BatchWrite(ctx, writes))
 	r.c.requests.Store(0)
 	dests := make([]UserSkill, 100)
 	ops := make([]singletable.GetOp, 100)
@@ -310,8 +317,10 @@ func TestTxGetUnicodeAndDelimiterKeys(t *testing.T) {
 	r := txGetTable(t, nil)
 	names := []string{"a#SKILL#b", "a", "PROFILE", "{Username}", "%23", "日本語", "żółw 🐢", "a b\tc", "#", "%"}
 	for _, n := range names {
-		require.NoError(t, r.users.Create(ctx, User{Username: n, Name: "user " + n}))
-		require.NoError(t, r.skills.Create(ctx, UserSkill{Username: n, SkillName: n + "#x", Level: "level " + n}))
+		_, err := r.users.Create(ctx, User{Username: n, Name: "user " + n})
+		require.NoError(t, err)
+		_, err = r.skills.Create(ctx, UserSkill{Username: n, SkillName: n + "#x", Level: "level " + n})
+		require.NoError(t, err)
 	}
 	var ops []singletable.GetOp
 	users := make([]User, len(names))
@@ -341,7 +350,8 @@ func TestTxGetCancelled(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	r := txGetTable(t, nil)
-	require.NoError(t, r.users.Create(ctx, User{Username: "ann", Name: "Ann"}))
+	_, err := r.users.Create(ctx, User{Username: "ann", Name: "Ann"})
+	require.NoError(t, err)
 
 	// DynamoDB cancels the read because a write transaction holds op 1's
 	// item (scripted: the race is too short to provoke reliably).
@@ -382,7 +392,7 @@ func TestTxGetCancelled(t *testing.T) {
 	assert.Equal(t, "Ann", u.Name)
 
 	// Other errors are wrapped, the SDK's type reachable.
-	gone := singletable.Bind(singletable.NewTable(r.c, r.tbl.Name()+"-missing"), Users)
+	gone := singletable.MustBind(singletable.NewTable(r.c, r.tbl.Name()+"-missing"), Users)
 	_, err = singletable.TxGet(ctx, gone.GetOp(User{Username: "ann"}, &u))
 	var rnf *types.ResourceNotFoundException
 	require.ErrorAs(t, err, &rnf, "%v", err)
@@ -406,10 +416,12 @@ func TestTxGetSnapshotUnderTransfers(t *testing.T) {
 	ctx := context.Background()
 	c := newTxGetClient()
 	var pots *singletable.Repo[Pot]
-	tbl := newTableWith(t, c, func(tbl *singletable.Table) { pots = singletable.Bind(tbl, Pots) })
+	tbl := newTableWith(t, c, func(tbl *singletable.Table) { pots = singletable.MustBind(tbl, Pots) })
 	const total = 1000
-	require.NoError(t, pots.Create(ctx, Pot{Name: "a", Amount: total}))
-	require.NoError(t, pots.Create(ctx, Pot{Name: "b", Amount: 0}))
+	_, err := pots.Create(ctx, Pot{Name: "a", Amount: total})
+	require.NoError(t, err)
+	_, err = pots.Create(ctx, Pot{Name: "b", Amount: 0})
+	require.NoError(t, err)
 
 	const writers, transfers = 4, 30
 	var writing sync.WaitGroup
@@ -423,12 +435,13 @@ func TestTxGetSnapshotUnderTransfers(t *testing.T) {
 				if i%2 == 1 {
 					d = -d
 				}
-				err := singletable.TxWith(ctx, tbl, singletable.TxOptions{MaxAttempts: 20, Backoff: singletable.Backoff{Base: time.Millisecond, Max: 10 * time.Millisecond}},
-					func(tx *singletable.Txn) error {
-						singletable.TxUpdate(tx, pots.Update(Pot{Name: "a"}).Add("Amount", -d))
-						singletable.TxUpdate(tx, pots.Update(Pot{Name: "b"}).Add("Amount", d))
-						return nil
-					})
+				err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+					pots.Update(Pot{Name: "a"}).Add("Amount", -d).Tx(tx)
+					pots.Update(Pot{Name: "b"}).Add("Amount", d).Tx(tx)
+					return nil
+				}, func(o *singletable.TxOptions) {
+					o.MaxAttempts, o.Backoff = 20, singletable.Backoff{Base: time.Millisecond, Max: 10 * time.Millisecond}
+				})
 				var te *singletable.TransactionError
 				switch {
 				case err == nil:

@@ -244,7 +244,7 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	}
 	attrs := res.attrs
 	if attrs == nil {
-		return u.r.Get(ctx, u.key, ConsistentRead())
+		return u.r.Get(ctx, u.key, consistentRead)
 	}
 	return u.r.e.decode(attrs)
 }

@@ -27,7 +27,7 @@ func TestBadInputBeforeNetwork(t *testing.T) {
 	}{
 		{"empty partition key part", func() error { _, err := users.Get(ctx, User{}); return err }, new(*singletable.KeyError)},
 		{"empty sort key part", func() error { _, err := skills.Get(ctx, UserSkill{Username: "john"}); return err }, new(*singletable.KeyError)},
-		{"create with empty key", func() error { return skills.Create(ctx, UserSkill{SkillName: "go"}) }, new(*singletable.KeyError)},
+		{"create with empty key", func() error { _, err := skills.Create(ctx, UserSkill{SkillName: "go"}); return err }, new(*singletable.KeyError)},
 		{"delete with empty key", func() error { _, err := skills.Delete(ctx, UserSkill{Username: "john"}); return err }, new(*singletable.KeyError)},
 		{"unknown field in update", func() error {
 			_, err := users.Update(User{Username: "john"}).Set("Nope", 1).Run(ctx)
@@ -42,10 +42,10 @@ func TestBadInputBeforeNetwork(t *testing.T) {
 			return err
 		}, new(*singletable.ValidationError)},
 		{"unknown projection field", func() error {
-			_, err := users.Get(ctx, User{Username: "john"}, singletable.Fields("Nope"))
+			_, err := users.Get(ctx, User{Username: "john"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} })
 			return err
 		}, new(*singletable.ValidationError)},
-		{"item over 400 KB", func() error { return users.Put(ctx, User{Username: "john", Name: big}) }, new(*singletable.ValidationError)},
+		{"item over 400 KB", func() error { _, err := users.Put(ctx, User{Username: "john", Name: big}); return err }, new(*singletable.ValidationError)},
 		{"sort condition on a non-key attribute", func() error {
 			_, err := skills.Query(UserSkill{Username: "john"}).Where(singletable.Ge, "Years").Collect(ctx)
 			return err
@@ -74,7 +74,7 @@ func TestBadInputBeforeNetwork(t *testing.T) {
 			return nil
 		}, nil},
 		{"consistent read on a GSI", func() error {
-			_, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}).Consistent().Collect(ctx)
+			_, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}).ConsistentRead().Collect(ctx)
 			return err
 		}, new(*singletable.ValidationError)},
 	}
@@ -109,7 +109,7 @@ func TestBadInputBeforeNetwork(t *testing.T) {
 
 func TestKeyErrorNamesFields(t *testing.T) {
 	t.Parallel()
-	_, err := singletable.Bind(singletable.NewTable(nil, "offline"), UserSkills).Get(context.Background(), UserSkill{})
+	_, err := singletable.MustBind(singletable.NewTable(nil, "offline"), UserSkills).Get(context.Background(), UserSkill{})
 	var ke *singletable.KeyError
 	require.ErrorAs(t, err, &ke)
 	assert.Equal(t, "UserSkill", ke.Entity)
@@ -177,12 +177,12 @@ func TestBindConflicts(t *testing.T) {
 	eb := singletable.MustDefine(singletable.Schema[B]{Type: "B", PK: "B#{ID}", SK: "B", Indexes: []singletable.IndexSchema[B]{{Name: "G", PartitionAttrs: []string{"ID"}}}})
 	same := singletable.MustDefine(singletable.Schema[B]{Type: "A", PK: "B#{ID}", SK: "B"})
 	noSK := singletable.MustDefine(singletable.Schema[B]{Type: "C", PK: "B#{ID}"})
-	_, err := singletable.NewRepo(tbl, ea)
+	_, err := singletable.Bind(tbl, ea)
 	require.NoError(t, err)
-	_, err = singletable.NewRepo(tbl, eb)
+	_, err = singletable.Bind(tbl, eb)
 	assert.ErrorContains(t, err, "key attributes differ")
-	_, err = singletable.NewRepo(tbl, same)
+	_, err = singletable.Bind(tbl, same)
 	assert.ErrorContains(t, err, "already bound")
-	_, err = singletable.NewRepo(tbl, noSK)
+	_, err = singletable.Bind(tbl, noSK)
 	assert.ErrorContains(t, err, "no SK template")
 }

@@ -71,7 +71,7 @@ func newEveryRequestTable(t *testing.T, bind func(*singletable.Table)) (*singlet
 	name := ddblocal.TableName(t)
 	tbl := singletable.NewTable(c, name)
 	bind(tbl)
-	require.NoError(t, tbl.Create(context.Background()))
+	require.NoError(t, tbl.CreateTable(context.Background()))
 	ddblocal.DeleteTableOnCleanup(t, c.Client, name)
 	c.n.Store(0)
 	return tbl, c
@@ -111,9 +111,10 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var readings *singletable.Repo[Reading]
-	tbl, c := newEveryRequestTable(t, func(tbl *singletable.Table) { readings = singletable.Bind(tbl, Readings) })
+	tbl, c := newEveryRequestTable(t, func(tbl *singletable.Table) { readings = singletable.MustBind(tbl, Readings) })
 	base := Reading{Sensor: "s1", At: 1, Value: 20.5}
-	require.NoError(t, readings.Put(ctx, base))
+	_, err := readings.Put(ctx, base)
+	require.NoError(t, err)
 	c.n.Store(0)
 
 	bad := map[string]func(r *Reading){
@@ -173,11 +174,13 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 		r := base
 		r.At = 2
 		mutate(&r)
-		check("Put "+name, readings.Put(ctx, r))
-		check("Create "+name, readings.Create(ctx, r))
-		check("PutOp "+name, singletable.BatchWrite(ctx, readings.PutOp(base), readings.PutOp(r)))
+		_, err := readings.Put(ctx, r)
+		check("Put "+name, err)
+		_, err = readings.Create(ctx, r)
+		check("Create "+name, err)
+		check("PutOp "+name, singletable.BatchWrite(ctx, []singletable.WriteOp{readings.PutOp(base), readings.PutOp(r)}))
 		check("TxPut "+name, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-			singletable.TxPut(tx, readings, r)
+			readings.TxPut(tx, r)
 			return nil
 		}))
 	}
@@ -185,18 +188,21 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 		_, err := set(readings.Update(base)).Run(ctx)
 		check("Update "+name, err)
 		check("TxUpdate "+name, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-			singletable.TxUpdate(tx, set(readings.Update(base)))
+			set(readings.Update(base)).Tx(tx)
 			return nil
 		}))
 	}
-	check("Put with a condition on a duplicate set", readings.Put(ctx, base,
-		singletable.If(expression.Name("Tags").Equal(expression.Value(ssValue{"a", "a"})))))
-	_, err := readings.Delete(ctx, base, singletable.If(expression.Name("Value").Equal(expression.Value(math.NaN()))))
+	_, err = readings.Put(ctx, base,
+		func(o *singletable.WriteOptions) {
+			o.If = expression.Name("Tags").Equal(expression.Value(ssValue{"a", "a"}))
+		})
+	check("Put with a condition on a duplicate set", err)
+	_, err = readings.Delete(ctx, base, func(o *singletable.WriteOptions) { o.If = expression.Name("Value").Equal(expression.Value(math.NaN())) })
 	check("Delete with a NaN condition", err)
 	_, err = readings.Query(Reading{Sensor: "s1"}).Filter(expression.Name("Value").GreaterThan(expression.Value(1e200))).Collect(ctx)
 	check("Query filtering on 1e200", err)
 	check("TxCheck on -Inf", singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxCheck(tx, readings, base, expression.Name("Value").Equal(expression.Value(math.Inf(-1))))
+		readings.TxCheck(tx, base, expression.Name("Value").Equal(expression.Value(math.Inf(-1))))
 		return nil
 	}))
 	assert.Zero(t, c.n.Load(), "requests sent for values DynamoDB refuses")
@@ -205,7 +211,8 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 	edge := Reading{Sensor: "s1", At: 3, Value: 1e-130, Scale: 1.5e38, Tags: []string{"a", "A", "a "},
 		Codes: []int{1, 10, -1}, Amounts: []json.Number{"1", "1.5", "9.9999999999999999999999999999999999999e+125", "-1e-130"},
 		Blobs: [][]byte{{1}, {1, 0}}, Extra: map[string]any{"max": 9.999999999999998e125}, Note: "café"}
-	require.NoError(t, readings.Put(ctx, edge))
+	_, err = readings.Put(ctx, edge)
+	require.NoError(t, err)
 	got, err := readings.Get(ctx, edge)
 	require.NoError(t, err)
 	assert.Equal(t, edge.Value, got.Value)

@@ -25,16 +25,26 @@ import (
 // after the item changed between the library's read and the write.
 var racePolicy = backoff.Policy{Base: 5 * time.Millisecond, Max: 100 * time.Millisecond, Attempts: 5}
 
-func writeOpts(opts []WriteOption) writeOptions {
-	if len(opts) == 0 {
+// writeOpts applies optFns to the zero WriteOptions.
+func writeOpts(optFns []func(*WriteOptions)) writeOptions {
+	if len(optFns) == 0 {
 		return writeOptions{} // without options nothing escapes to the heap
 	}
-	return applyWriteOpts(opts)
+	return writeOptions{WriteOptions: applyOpts(optFns)}
 }
 
-func applyWriteOpts(opts []WriteOption) writeOptions {
-	o := new(writeOptions)
-	for _, fn := range opts {
+// readOpts applies optFns to the zero ReadOptions.
+func readOpts(optFns []func(*ReadOptions)) ReadOptions {
+	if len(optFns) == 0 {
+		return ReadOptions{}
+	}
+	return applyOpts(optFns)
+}
+
+// applyOpts applies optFns, in order, to the zero value of O.
+func applyOpts[O any](optFns []func(*O)) O {
+	o := new(O)
+	for _, fn := range optFns {
 		fn(o)
 	}
 	return *o
@@ -75,7 +85,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 	r.e.stampNow(r.t, &v, o.load)
 	g := &r.e.guards
 	x := r.expect("Put", anyItem)
-	if o.mustExist {
+	if o.MustExist {
 		x.intent = existingItem
 	}
 	reads := g.unique
@@ -113,8 +123,8 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 	if x.versionAttr != "" {
 		cond = cond.and(r.e.versionCond(x.version))
 	}
-	if o.cond != nil {
-		cond = cond.and(userCond(*o.cond))
+	if o.If.IsSet() {
+		cond = cond.and(userCond(o.If))
 	}
 	it, err := r.putTxItem(item, key, size, cond, x.failed)
 	if err != nil {
@@ -145,7 +155,7 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 	}
 	g := &r.e.guards
 	x := r.expect("Delete", anyItem)
-	if o.mustExist {
+	if o.MustExist {
 		x.intent = existingItem
 	}
 	var cond condition
@@ -160,8 +170,8 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 		}
 	}
 	cond = r.ownership(x.intent).and(cond)
-	if o.cond != nil {
-		cond = cond.and(userCond(*o.cond))
+	if o.If.IsSet() {
+		cond = cond.and(userCond(o.If))
 	}
 	if x.snap, err = r.readBefore(ctx, k, g.unique, len(g.unique) > 0); err != nil {
 		return nil, nil, err
@@ -362,9 +372,9 @@ func (r *Repo[T]) execToken(ctx context.Context, kind, token string, build func(
 
 // execTx sends the items of one write as a transaction.
 func (t *Table) execTx(ctx context.Context, kind, entity string, items []txItem, token string) error {
-	tx := &Txn{ctx: ctx, t: t}
+	tx := &Txn{t: t}
 	tx.add(items, kind, entity, nil)
-	in, err := tx.request(token)
+	in, err := tx.request(ctx, token)
 	if err != nil {
 		return err
 	}

@@ -48,8 +48,8 @@ func TestUpsertCreateKeepsIfCondition(t *testing.T) {
 	var ranks *singletable.Repo[Rank]
 	var statuses *singletable.Repo[Status]
 	tbl, _ := newTable(t, func(tbl *singletable.Table) {
-		ranks = singletable.Bind(tbl, Ranks)
-		statuses = singletable.Bind(tbl, Statuses)
+		ranks = singletable.MustBind(tbl, Ranks)
+		statuses = singletable.MustBind(tbl, Statuses)
 	})
 	// Blind upsert (no read): DynamoDB evaluates the condition.
 	_, err := statuses.Update(Status{ID: "s"}).Set("State", "on").
@@ -74,8 +74,9 @@ func TestIdempotentUpdateRepeatOfVersionedEntity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var vdocs *singletable.Repo[VDoc]
-	newTable(t, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
-	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
+	newTable(t, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
+	_, err := vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"})
+	require.NoError(t, err)
 	tok := runToken("review-idem")
 	d, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "v2").Idempotent(tok).Run(ctx)
 	require.NoError(t, err)
@@ -92,7 +93,7 @@ func TestIdempotentUpsertRepeatAfterCreate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var ranks *singletable.Repo[Rank]
-	newTable(t, func(tbl *singletable.Table) { ranks = singletable.Bind(tbl, Ranks) })
+	newTable(t, func(tbl *singletable.Table) { ranks = singletable.MustBind(tbl, Ranks) })
 	tok := runToken("review-upsert")
 	// An idempotent upsert that would have to read (GSI1 needs Score) is
 	// refused before the network: its repeat could not be the same request.
@@ -120,13 +121,14 @@ func TestIdempotentUpdateRacedIsRetried(t *testing.T) {
 	ctx := context.Background()
 	hc := &hookClient{Client: ddblocal.Shared().Client()}
 	var vdocs *singletable.Repo[VDoc]
-	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
-	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
+	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
+	_, err := vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"})
+	require.NoError(t, err)
 	// An idempotent update that gave no version adds 1 to the stored one
 	// without reading it first (the token makes the ADD apply once), so no
 	// writer can get in between a read and the write: here another writer
 	// set the version just before, and the update builds on it.
-	_, err := hc.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err = hc.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(tbl.Name()),
 		Key: map[string]types.AttributeValue{
 			"PK": &types.AttributeValueMemberS{Value: "DOC#a"}, "SK": &types.AttributeValueMemberS{Value: "DOC"}},
@@ -151,12 +153,13 @@ func TestBadValuesRefusedBeforeTheNetwork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var vdocs *singletable.Repo[VDoc]
-	_, c := newTable(t, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
-	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "ok"}))
+	_, c := newTable(t, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
+	_, err := vdocs.Create(ctx, VDoc{ID: "a", Body: "ok"})
+	require.NoError(t, err)
 	var ve *singletable.ValidationError
 	for name, write := range map[string]func() error{
-		"Put invalid UTF-8": func() error { return vdocs.Put(ctx, VDoc{ID: "a", Body: "bad \xff utf-8"}) },
-		"Put over 400 KB":   func() error { return vdocs.Put(ctx, VDoc{ID: "a", Body: strings.Repeat("x", 410_000)}) },
+		"Put invalid UTF-8": func() error { _, err := vdocs.Put(ctx, VDoc{ID: "a", Body: "bad \xff utf-8"}); return err },
+		"Put over 400 KB":   func() error { _, err := vdocs.Put(ctx, VDoc{ID: "a", Body: strings.Repeat("x", 410_000)}); return err },
 		"Update invalid UTF-8": func() error {
 			_, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "bad \xff utf-8").Run(ctx)
 			return err
@@ -184,15 +187,16 @@ func TestStaleCallerVersionIsNotRetried(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, accounts, c := accountsTable(t)
-	require.NoError(t, accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"}))
-	a, err := accounts.Get(ctx, Account{Username: "ann"}, singletable.ConsistentRead())
+	_, err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"})
+	require.NoError(t, err)
+	a, err := accounts.Get(ctx, Account{Username: "ann"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	require.NoError(t, err)
 	_, err = accounts.Update(Account{Username: "ann"}).Set("Name", "Ann").Run(ctx)
 	require.NoError(t, err)
 
 	before := c.requests.Load()
 	a.Name = "stale"
-	err = accounts.Put(ctx, a) // version 1; the stored one is 2
+	_, err = accounts.Put(ctx, a) // version 1; the stored one is 2
 	require.ErrorIs(t, err, singletable.ErrVersionConflict)
 	assert.Contains(t, err.Error(), "version 1 was read")
 	assert.LessOrEqual(t, c.requests.Load()-before, int64(2), "one read (as before the change), not a retry loop")
@@ -216,13 +220,16 @@ func TestAddOnUniqueFieldMovesItsGuard(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var seats *singletable.Repo[Seat]
-	newTable(t, func(tbl *singletable.Table) { seats = singletable.Bind(tbl, Seats) })
-	require.NoError(t, seats.Create(ctx, Seat{Hall: "h", Who: "ann", No: 1}))
+	newTable(t, func(tbl *singletable.Table) { seats = singletable.MustBind(tbl, Seats) })
+	_, err := seats.Create(ctx, Seat{Hall: "h", Who: "ann", No: 1})
+	require.NoError(t, err)
 	s, err := seats.Update(Seat{Hall: "h", Who: "ann"}).Add("No", 1).Run(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 2, s.No)
-	assert.ErrorIs(t, seats.Create(ctx, Seat{Hall: "h", Who: "bob", No: 2}), singletable.ErrAlreadyExists, "seat 2 is ann's now")
-	assert.NoError(t, seats.Create(ctx, Seat{Hall: "h", Who: "cat", No: 1}), "seat 1 was released")
+	_, err = seats.Create(ctx, Seat{Hall: "h", Who: "bob", No: 2})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "seat 2 is ann's now")
+	_, err = seats.Create(ctx, Seat{Hall: "h", Who: "cat", No: 1})
+	assert.NoError(t, err, "seat 1 was released")
 }
 
 // TMulti has its TTL field as a multi-attribute index key attribute.
@@ -250,8 +257,9 @@ func TestTTLInMultiAttributeIndex(t *testing.T) {
 	}
 	ctx := context.Background()
 	var r *singletable.Repo[TMulti]
-	newTable(t, func(tbl *singletable.Table) { r = singletable.Bind(tbl, e) })
-	require.NoError(t, r.Create(ctx, TMulti{ID: "a", Kind: "k", Expires: time.Now().Add(time.Hour)}))
+	newTable(t, func(tbl *singletable.Table) { r = singletable.MustBind(tbl, e) })
+	_, err = r.Create(ctx, TMulti{ID: "a", Kind: "k", Expires: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
 	got, err := r.QueryIndex("GSI9", TMulti{Kind: "k"}).Collect(ctx)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
@@ -266,10 +274,11 @@ func TestTxUpdateVersionZeroRaced(t *testing.T) {
 	ctx := context.Background()
 	hc := &hookClient{Client: ddblocal.Shared().Client()}
 	var vdocs *singletable.Repo[VDoc]
-	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
-	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
-	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxUpdate(tx, vdocs.Update(VDoc{ID: "a"}).Set("Body", "tx"))
+	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
+	_, err := vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"})
+	require.NoError(t, err)
+	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		vdocs.Update(VDoc{ID: "a"}).Set("Body", "tx").Tx(tx)
 		// Another writer gets in after the read, before the commit.
 		_, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "other").Run(ctx)
 		return err

@@ -64,12 +64,13 @@ func TestWritesNeverReplaceAnotherEntitysItem(t *testing.T) {
 	var gadgets *singletable.Repo[Gadget]
 	var parts *singletable.Repo[Part]
 	tbl, _ := newTable(t, func(tbl *singletable.Table) {
-		gadgets = singletable.Bind(tbl, Gadgets)
-		parts = singletable.Bind(tbl, Parts)
+		gadgets = singletable.MustBind(tbl, Gadgets)
+		parts = singletable.MustBind(tbl, Parts)
 	})
-	require.NoError(t, parts.Create(ctx, Part{Shop: "s", Code: "x", Email: "p@example.com"}))
+	_, err := parts.Create(ctx, Part{Shop: "s", Code: "x", Email: "p@example.com"})
+	require.NoError(t, err)
 
-	err := gadgets.Put(ctx, Gadget{Shop: "s", ID: "x", Label: "over"})
+	_, err = gadgets.Put(ctx, Gadget{Shop: "s", ID: "x", Label: "over"})
 	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "Put")
 	_, err = gadgets.Update(Gadget{Shop: "s", ID: "x"}).Set("Label", "over").Upsert().Run(ctx)
 	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "Upsert")
@@ -77,9 +78,10 @@ func TestWritesNeverReplaceAnotherEntitysItem(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrNotFound, "Update: no Gadget under the key")
 	_, err = gadgets.Delete(ctx, Gadget{Shop: "s", ID: "x"})
 	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "Delete")
-	assert.ErrorIs(t, gadgets.Create(ctx, Gadget{Shop: "s", ID: "x"}), singletable.ErrAlreadyExists, "Create")
+	_, err = gadgets.Create(ctx, Gadget{Shop: "s", ID: "x"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "Create")
 	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxPut(tx, gadgets, Gadget{Shop: "s", ID: "x", Label: "tx"})
+		gadgets.TxPut(tx, Gadget{Shop: "s", ID: "x", Label: "tx"})
 		return nil
 	})
 	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "TxPut")
@@ -88,7 +90,8 @@ func TestWritesNeverReplaceAnotherEntitysItem(t *testing.T) {
 	// The part's guard is still its own: deleting it frees the value.
 	_, err = parts.Delete(ctx, Part{Shop: "s", Code: "x"})
 	require.NoError(t, err)
-	require.NoError(t, parts.Create(ctx, Part{Shop: "s", Code: "y", Email: "p@example.com"}))
+	_, err = parts.Create(ctx, Part{Shop: "s", Code: "y", Email: "p@example.com"})
+	require.NoError(t, err)
 }
 
 // A batch of ops of an entity with unique fields claims and releases its
@@ -97,19 +100,23 @@ func TestBatchWriteKeepsUniqueGuards(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, accounts, _ := accountsTable(t)
-	require.NoError(t, singletable.BatchWrite(ctx,
+	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{
 		accounts.PutOp(Account{Username: "ann", Email: "ann@example.com"}),
-		accounts.PutOp(Account{Username: "bob", Email: "bob@example.com"})))
-	assert.ErrorIs(t, accounts.Create(ctx, Account{Username: "cat", Email: "ann@example.com"}), singletable.ErrAlreadyExists, "the batch put claimed the value")
+		accounts.PutOp(Account{Username: "bob", Email: "bob@example.com"}),
+	}))
+	_, err := accounts.Create(ctx, Account{Username: "cat", Email: "ann@example.com"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "the batch put claimed the value")
 
-	require.NoError(t, singletable.BatchWrite(ctx, accounts.DeleteOp(Account{Username: "ann"})))
-	require.NoError(t, accounts.Create(ctx, Account{Username: "cat", Email: "ann@example.com"}), "the batch delete released the value")
+	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{accounts.DeleteOp(Account{Username: "ann"})}))
+	_, err = accounts.Create(ctx, Account{Username: "cat", Email: "ann@example.com"})
+	require.NoError(t, err, "the batch delete released the value")
 
 	// A batch put that changes the value releases the old one.
-	require.NoError(t, singletable.BatchWrite(ctx, accounts.PutOp(Account{Username: "bob", Email: "bob@example.org"})))
-	require.NoError(t, accounts.Create(ctx, Account{Username: "dan", Email: "bob@example.com"}))
+	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{accounts.PutOp(Account{Username: "bob", Email: "bob@example.org"})}))
+	_, err = accounts.Create(ctx, Account{Username: "dan", Email: "bob@example.com"})
+	require.NoError(t, err)
 	// A clash is reported for that op, with the sentinel.
-	err := singletable.BatchWrite(ctx, accounts.PutOp(Account{Username: "eve", Email: "dan@example.net"}), accounts.PutOp(Account{Username: "fay", Email: "bob@example.org"}))
+	err = singletable.BatchWrite(ctx, []singletable.WriteOp{accounts.PutOp(Account{Username: "eve", Email: "dan@example.net"}), accounts.PutOp(Account{Username: "fay", Email: "bob@example.org"})})
 	var be *singletable.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Failed, 1)
@@ -142,13 +149,14 @@ func TestManagedFieldsInIndexKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var ledgers *singletable.Repo[Ledger]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { ledgers = singletable.Bind(tbl, Ledgers) })
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { ledgers = singletable.MustBind(tbl, Ledgers) })
 	exp := time.Date(2030, 1, 2, 3, 4, 5, 678_000_000, time.UTC)
-	require.NoError(t, ledgers.Create(ctx, Ledger{Book: "b", ID: "1", Status: "open", Expires: exp}))
+	_, err := ledgers.Create(ctx, Ledger{Book: "b", ID: "1", Status: "open", Expires: exp})
+	require.NoError(t, err)
 
 	check := func(what string) Ledger {
 		t.Helper()
-		l, err := ledgers.Get(ctx, Ledger{Book: "b", ID: "1"}, singletable.ConsistentRead())
+		l, err := ledgers.Get(ctx, Ledger{Book: "b", ID: "1"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		require.NoError(t, err)
 		put := ledgers.PutOp(l).Item()
 		raw := rawItem(t, tbl, "BOOK#b", "L#1")
@@ -175,11 +183,12 @@ func TestManagedFieldsInIndexKeys(t *testing.T) {
 	l = check("versioned update of the TTL")
 	assert.Equal(t, 3, l.Version)
 	l.Status = "open"
-	require.NoError(t, ledgers.Put(ctx, l))
+	_, err = ledgers.Put(ctx, l)
+	require.NoError(t, err)
 	check("put")
 	_, err = ledgers.Update(Ledger{Book: "b", ID: "2"}).Set("Status", "new").Upsert().Run(ctx)
 	require.NoError(t, err)
-	l2, err := ledgers.Get(ctx, Ledger{Book: "b", ID: "2"}, singletable.ConsistentRead())
+	l2, err := ledgers.Get(ctx, Ledger{Book: "b", ID: "2"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	require.NoError(t, err)
 	assert.Equal(t, 1, l2.Version)
 	assert.False(t, l2.Created.IsZero())
@@ -203,7 +212,7 @@ func TestUpsertThatCreatesIndexesLikePut(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var ranks *singletable.Repo[Rank]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { ranks = singletable.Bind(tbl, Ranks) })
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { ranks = singletable.MustBind(tbl, Ranks) })
 	_, err := ranks.Update(Rank{Board: "b", User: "u"}).Set("Note", "hi").Upsert().Run(ctx)
 	require.NoError(t, err)
 	put := ranks.PutOp(Rank{Board: "b", User: "u", Note: "hi"}).Item()
@@ -233,10 +242,11 @@ func TestUnixtimeKeyFieldRoundTrips(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var ticks *singletable.Repo[Tick]
-	newTable(t, func(tbl *singletable.Table) { ticks = singletable.Bind(tbl, Ticks) })
+	newTable(t, func(tbl *singletable.Table) { ticks = singletable.MustBind(tbl, Ticks) })
 	at := time.Date(2025, 1, 15, 10, 30, 0, 123_456_789, time.UTC)
-	require.NoError(t, ticks.Create(ctx, Tick{Feed: "f", At: at}))
-	_, err := ticks.Get(ctx, Tick{Feed: "f", At: at})
+	_, err := ticks.Create(ctx, Tick{Feed: "f", At: at})
+	require.NoError(t, err)
+	_, err = ticks.Get(ctx, Tick{Feed: "f", At: at})
 	require.NoError(t, err, "the value written finds the item")
 	got, err := ticks.Query(Tick{Feed: "f"}).Collect(ctx)
 	require.NoError(t, err)
@@ -252,8 +262,9 @@ func TestUnversionedUpdateIsRetrySafe(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var vdocs *singletable.Repo[VDoc]
-	_, ft := faultTable(t, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
-	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
+	_, ft := faultTable(t, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
+	_, err := vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"})
+	require.NoError(t, err)
 	ft.Next("UpdateItem", ddbfault.LostResponse)
 	d, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "v2").Run(ctx)
 	require.NoError(t, err)
@@ -263,8 +274,9 @@ func TestUnversionedUpdateIsRetrySafe(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), d.Version)
 	ft.Next("PutItem", ddbfault.LostResponse)
-	require.NoError(t, vdocs.Put(ctx, VDoc{ID: "a", Body: "v4"}))
-	d, err = vdocs.Get(ctx, VDoc{ID: "a"}, singletable.ConsistentRead())
+	_, err = vdocs.Put(ctx, VDoc{ID: "a", Body: "v4"})
+	require.NoError(t, err)
+	d, err = vdocs.Get(ctx, VDoc{ID: "a"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), d.Version, "acknowledged writes + 1")
 	assert.Equal(t, 3, ft.Stats().Faults[ddbfault.LostResponse])
@@ -276,11 +288,11 @@ func TestTxRefusesTablesBehindAnotherClient(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var docs, other *singletable.Repo[VDoc]
-	tbl, c := newTable(t, func(tbl *singletable.Table) { docs = singletable.Bind(tbl, VDocs) })
-	newTable(t, func(tbl *singletable.Table) { other = singletable.Bind(tbl, VDocs) })
+	tbl, c := newTable(t, func(tbl *singletable.Table) { docs = singletable.MustBind(tbl, VDocs) })
+	newTable(t, func(tbl *singletable.Table) { other = singletable.MustBind(tbl, VDocs) })
 	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		singletable.TxCreate(tx, docs, VDoc{ID: "a"})
-		singletable.TxCreate(tx, other, VDoc{ID: "b"})
+		docs.TxCreate(tx, VDoc{ID: "a"})
+		other.TxCreate(tx, VDoc{ID: "b"})
 		return nil
 	})
 	var ve *singletable.ValidationError
@@ -295,11 +307,11 @@ func TestSingleGuardedWriteNamesItsOp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var accounts *singletable.Repo[Account]
-	_, ft := faultTable(t, func(tbl *singletable.Table) { accounts = singletable.Bind(tbl, Accounts) })
+	_, ft := faultTable(t, func(tbl *singletable.Table) { accounts = singletable.MustBind(tbl, Accounts) })
 	for range 5 { // every attempt of the transaction is cancelled by a conflict
 		ft.Next("TransactWriteItems", ddbfault.TxConflict)
 	}
-	err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"})
+	_, err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"})
 	var te *singletable.TransactionError
 	require.ErrorAs(t, err, &te)
 	assert.Equal(t, "Create", te.Op)
@@ -311,13 +323,13 @@ func TestKeyErrorNamesTheSortKeyAttribute(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var ranks *singletable.Repo[Rank]
-	newTable(t, func(tbl *singletable.Table) { ranks = singletable.Bind(tbl, Ranks) })
+	newTable(t, func(tbl *singletable.Table) { ranks = singletable.MustBind(tbl, Ranks) })
 	long := make([]byte, 1000)
 	for i := range long {
 		long[i] = 'u'
 	}
 	// SK "USER#" + 1,000 bytes fits; GSI1SK "SCORE#…#" + 1,000 does not.
-	err := ranks.Put(ctx, Rank{Board: "b", User: string(long)})
+	_, err := ranks.Put(ctx, Rank{Board: "b", User: string(long)})
 	var ke *singletable.KeyError
 	require.ErrorAs(t, err, &ke)
 	assert.Equal(t, "GSI1", ke.Index)

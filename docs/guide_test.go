@@ -49,12 +49,12 @@ var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
 func guideTable(name string) (*singletable.Table, *singletable.Repo[User], *singletable.Repo[UserSkill], func()) {
 	ctx := context.Background()
 	table := singletable.NewTable(ddblocal.Shared().Client(), name)
-	users := singletable.Bind(table, Users)
-	skills := singletable.Bind(table, UserSkills)
-	if err := table.Create(ctx); err != nil {
+	users := singletable.MustBind(table, Users)
+	skills := singletable.MustBind(table, UserSkills)
+	if err := table.CreateTable(ctx); err != nil {
 		log.Fatal(err)
 	}
-	return table, users, skills, func() { _ = table.Delete(ctx) }
+	return table, users, skills, func() { _ = table.DeleteTable(ctx) }
 }
 
 func date(s string) time.Time {
@@ -74,7 +74,7 @@ func seedSkills(ctx context.Context, skills *singletable.Repo[UserSkill]) {
 		{Username: "alice", SkillName: "python", Level: "Expert", Years: 9, LastUsed: date("2023-01-01")},
 		{Username: "bob", SkillName: "python", Level: "Intermediate", Years: 2, LastUsed: date("2024-01-01")},
 	} {
-		if err := skills.Create(ctx, s); err != nil {
+		if _, err := skills.Create(ctx, s); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -84,16 +84,16 @@ func Example_guideBind() {
 	ctx := context.Background()
 	client := ddblocal.Shared().Client() // any *dynamodb.Client, or a wrapper
 	table := singletable.NewTable(client, "glad-entities")
-	users := singletable.Bind(table, Users)
-	skills := singletable.Bind(table, UserSkills)
+	users := singletable.MustBind(table, Users)
+	skills := singletable.MustBind(table, UserSkills)
 	// Create the table with every index the bound entities declare, or
 	// check that an existing one matches them.
-	if err := table.Create(ctx); err != nil {
+	if err := table.CreateTable(ctx); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(table.Check(ctx))
 	fmt.Println(users.Entity().Name(), skills.Entity().Name())
-	_ = table.Delete(ctx)
+	_ = table.DeleteTable(ctx)
 	// Output:
 	// <nil>
 	// User UserSkill
@@ -105,15 +105,15 @@ func Example_guideReadsAndWrites() {
 	defer done()
 
 	// AP2: register. Create is a conditional put: it never overwrites.
-	err := users.Create(ctx, User{Username: "john", Name: "John"})
+	_, err := users.Create(ctx, User{Username: "john", Name: "John"})
 	fmt.Println(err)
-	err = users.Create(ctx, User{Username: "john", Name: "Impostor"})
+	_, err = users.Create(ctx, User{Username: "john", Name: "Impostor"})
 	fmt.Println(errors.Is(err, singletable.ErrAlreadyExists))
 
 	// AP1 and AP4: get, and an existence check reading one attribute.
 	u, err := users.Get(ctx, User{Username: "john"})
 	fmt.Println(u.Name, err)
-	_, err = users.Get(ctx, User{Username: "nobody"}, singletable.Fields("Username"))
+	_, err = users.Get(ctx, User{Username: "nobody"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Username"} })
 	fmt.Println(errors.Is(err, singletable.ErrNotFound))
 
 	// AP3: update; the item must exist (no accidental upsert).
@@ -124,7 +124,7 @@ func Example_guideReadsAndWrites() {
 
 	// AP8 and AP9: add a skill, then change its level. GSI1's sort key
 	// (LEVEL#{Level}#USER#{Username}) is recomputed in the same request.
-	err = skills.Create(ctx, UserSkill{Username: "john", SkillName: "go", Level: "Beginner", Years: 1, LastUsed: date("2024-03-01")})
+	_, err = skills.Create(ctx, UserSkill{Username: "john", SkillName: "go", Level: "Beginner", Years: 1, LastUsed: date("2024-03-01")})
 	fmt.Println(err)
 	s, err := skills.Update(UserSkill{Username: "john", SkillName: "go"}).Set("Level", "Expert").Set("Years", 2).Run(ctx)
 	fmt.Println(s.Level, s.Years, err)
@@ -192,7 +192,7 @@ func Example_guideCollection() {
 	_, users, skills, done := guideTable("guide-collection")
 	defer done()
 	seedSkills(ctx, skills)
-	if err := users.Create(ctx, User{Username: "john", Name: "John"}); err != nil {
+	if _, err := users.Create(ctx, User{Username: "john", Name: "John"}); err != nil {
 		log.Fatal(err)
 	}
 
@@ -200,8 +200,8 @@ func Example_guideCollection() {
 	// each item decoded by its entity type.
 	var profile User
 	var list []UserSkill
-	err := singletable.NewCollection(users, User{Username: "john"}).
-		Load(ctx, singletable.IntoOne(users, &profile), singletable.Into(skills, &list))
+	_, err := users.Collection(User{Username: "john"}).
+		Collect(ctx, users.IntoOne(&profile), skills.Into(&list))
 	fmt.Println(profile.Name, len(list), err)
 	// Output:
 	// John 3 <nil>
@@ -216,9 +216,8 @@ func Example_guideTransaction() {
 	// one TransactWriteItems request.
 	addSkill := func(s UserSkill) error {
 		return singletable.Tx(ctx, table, func(tx *singletable.Txn) error {
-			singletable.TxCheck(tx, users, User{Username: s.Username},
-				expression.AttributeExists(expression.Name("PK")))
-			singletable.TxCreate(tx, skills, s)
+			users.TxCheck(tx, User{Username: s.Username}, expression.AttributeExists(expression.Name("PK")))
+			skills.TxCreate(tx, s)
 			return nil
 		})
 	}
@@ -244,13 +243,13 @@ var ListedUsers = singletable.MustDefine(singletable.Schema[User]{
 func Example_guideListAll() {
 	ctx := context.Background()
 	table := singletable.NewTable(ddblocal.Shared().Client(), "guide-list")
-	users := singletable.Bind(table, ListedUsers)
-	if err := table.Create(ctx); err != nil {
+	users := singletable.MustBind(table, ListedUsers)
+	if err := table.CreateTable(ctx); err != nil {
 		log.Fatal(err)
 	}
-	defer func() { _ = table.Delete(ctx) }()
+	defer func() { _ = table.DeleteTable(ctx) }()
 	for _, u := range []string{"gus", "eve", "ann", "dan", "cat", "fay", "bob"} {
-		if err := users.Create(ctx, User{Username: u}); err != nil {
+		if _, err := users.Create(ctx, User{Username: u}); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -40,9 +40,9 @@ var Projects = singletable.MustDefine(singletable.Schema[Project]{
 // lint checks the new keys against every entity already in the table.
 func Example_protocolCatalog() {
 	table := singletable.NewTable(nil, "glad-entities")
-	users := singletable.Bind(table, Users)
-	skills := singletable.Bind(table, UserSkills)
-	projects := singletable.Bind(table, Projects)
+	users := singletable.MustBind(table, Users)
+	skills := singletable.MustBind(table, UserSkills)
+	projects := singletable.MustBind(table, Projects)
 	catalog := table.Catalog(
 		users.AccessPattern("AP1", "Get user by username", singletable.OpGet),
 		skills.Query(UserSkill{}).AccessPattern("AP6", "All skills of a user"),
@@ -69,8 +69,8 @@ func Example_protocolLint() {
 		Username, SkillName, By string
 	}
 	table := singletable.NewTable(nil, "glad-entities")
-	singletable.Bind(table, UserSkills)
-	singletable.Bind(table, singletable.MustDefine(singletable.Schema[Endorsement]{
+	singletable.MustBind(table, UserSkills)
+	singletable.MustBind(table, singletable.MustDefine(singletable.Schema[Endorsement]{
 		Type: "Endorsement", PK: "USER#{Username}", SK: "SKILL#{SkillName}#BY#{By}",
 	}))
 	for _, f := range table.Catalog().Findings {
@@ -86,16 +86,16 @@ func Example_protocolLint() {
 func Example_protocolProjects() {
 	ctx := context.Background()
 	table := singletable.NewTable(ddblocal.Shared().Client(), "protocol-projects")
-	projects := singletable.Bind(table, Projects)
-	if err := table.Create(ctx); err != nil {
+	projects := singletable.MustBind(table, Projects)
+	if err := table.CreateTable(ctx); err != nil {
 		log.Fatal(err)
 	}
-	defer table.Delete(ctx)
+	defer table.DeleteTable(ctx)
 	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, status := range []string{"ACTIVE", "DONE", "ACTIVE"} {
 		p := Project{ProjectID: fmt.Sprint("p", i), OwnerUsername: "john", Name: fmt.Sprint("Project ", i),
 			Status: status, CreatedAt: day.AddDate(0, 0, i)}
-		if err := projects.Create(ctx, p); err != nil {
+		if _, err := projects.Create(ctx, p); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -28,18 +28,18 @@ func Example_quickStart() {
 	ctx := context.Background()
 	client := ddblocal.Shared().Client() // or dynamodb.NewFromConfig(cfg) for AWS
 	table := singletable.NewTable(client, "notes")
-	notes := singletable.Bind(table, Notes)
-	if err := table.Create(ctx); err != nil {
+	notes := singletable.MustBind(table, Notes)
+	if err := table.CreateTable(ctx); err != nil {
 		log.Fatal(err)
 	}
-	defer table.Delete(ctx)
+	defer table.DeleteTable(ctx)
 
 	for i, text := range []string{"buy milk", "call mum", "write docs"} {
-		if err := notes.Create(ctx, Note{Owner: "ann", ID: i + 1, Text: text}); err != nil {
+		if _, err := notes.Create(ctx, Note{Owner: "ann", ID: i + 1, Text: text}); err != nil {
 			log.Fatal(err)
 		}
 	}
-	err := notes.Create(ctx, Note{Owner: "ann", ID: 2, Text: "again"})
+	_, err := notes.Create(ctx, Note{Owner: "ann", ID: 2, Text: "again"})
 	fmt.Println(errors.Is(err, singletable.ErrAlreadyExists))
 
 	n, err := notes.Get(ctx, Note{Owner: "ann", ID: 2})

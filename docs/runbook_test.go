@@ -25,9 +25,9 @@ import (
 // to send with Table.Create.
 func Example_runbookCreateInput() {
 	table := singletable.NewTable(nil, "glad-entities")
-	singletable.Bind(table, Users)
-	singletable.Bind(table, UserSkills)
-	in := table.CreateInput(singletable.CreateOptions{})
+	singletable.MustBind(table, Users)
+	singletable.MustBind(table, UserSkills)
+	in := table.CreateTableInput()
 	for _, g := range in.GlobalSecondaryIndexes {
 		fmt.Print(aws.ToString(g.IndexName), ":")
 		for _, k := range g.KeySchema {
@@ -45,7 +45,7 @@ func Example_runbookCreateInput() {
 // writeCreateTableJSON writes the request as JSON for the AWS CLI:
 // aws dynamodb create-table --cli-input-json file://table.json
 func writeCreateTableJSON(table *singletable.Table, path string) error {
-	b, err := json.MarshalIndent(table.CreateInput(singletable.CreateOptions{}), "", "  ")
+	b, err := json.MarshalIndent(table.CreateTableInput(), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -115,11 +115,11 @@ func importUsers(ctx context.Context, users *singletable.Repo[User], list []User
 	for i, u := range list {
 		ops[i] = users.PutOp(u)
 	}
-	err := singletable.BatchWriteWith(ctx, singletable.BatchOptions{
-		Concurrency: 2,
-		MaxAttempts: 15,
-		Backoff:     singletable.Backoff{Base: 50 * time.Millisecond, Max: 5 * time.Second},
-	}, ops...)
+	err := singletable.BatchWrite(ctx, ops, func(o *singletable.BatchWriteOptions) {
+		o.Concurrency = 2
+		o.MaxAttempts = 15
+		o.Backoff = singletable.Backoff{Base: 50 * time.Millisecond, Max: 5 * time.Second}
+	})
 	var be *singletable.BatchError
 	if errors.As(err, &be) {
 		for _, f := range be.Failed {
@@ -141,12 +141,12 @@ func isThrottled(err error) bool {
 func Example_runbook() {
 	ctx := context.Background()
 	table := singletable.NewTable(ddblocal.Shared().Client(), "runbook")
-	users := singletable.Bind(table, Users)
-	skills := singletable.Bind(table, UserSkills)
-	if err := table.Create(ctx); err != nil {
+	users := singletable.MustBind(table, Users)
+	skills := singletable.MustBind(table, UserSkills)
+	if err := table.CreateTable(ctx); err != nil {
 		log.Fatal(err)
 	}
-	defer table.Delete(ctx)
+	defer table.DeleteTable(ctx)
 	checkAtStartup(ctx, table)
 	if err := importUsers(ctx, users, []User{{Username: "ann", Name: "Ann"}, {Username: "ben", Name: "Ben"}}); err != nil {
 		log.Fatal(err)

@@ -21,9 +21,9 @@ func newSkillsTable(t *testing.T) (*singletable.Repo[User], *singletable.Repo[Us
 	client := ddblocal.Shared().Client()
 	name := ddblocal.TableName(t)
 	table := singletable.NewTable(client, name)
-	users := singletable.Bind(table, Users)
-	skills := singletable.Bind(table, UserSkills)
-	if err := table.Create(context.Background()); err != nil {
+	users := singletable.MustBind(table, Users)
+	skills := singletable.MustBind(table, UserSkills)
+	if err := table.CreateTable(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	ddblocal.DeleteTableOnCleanup(t, client, name)
@@ -34,10 +34,10 @@ func TestRegisterTwice(t *testing.T) {
 	t.Parallel()
 	users, _ := newSkillsTable(t)
 	ctx := t.Context()
-	if err := users.Create(ctx, User{Username: "john", Name: "John"}); err != nil {
+	if _, err := users.Create(ctx, User{Username: "john", Name: "John"}); err != nil {
 		t.Fatal(err)
 	}
-	err := users.Create(ctx, User{Username: "john", Name: "John again"})
+	_, err := users.Create(ctx, User{Username: "john", Name: "John again"})
 	if !errors.Is(err, singletable.ErrAlreadyExists) {
 		t.Fatalf("second Create: got %v, want ErrAlreadyExists", err)
 	}
@@ -55,9 +55,9 @@ func TestWritesSurviveThrottling(t *testing.T) {
 	})
 	name := ddblocal.TableName(t)
 	table := singletable.NewTable(client, name)
-	users := singletable.Bind(table, Users)
+	users := singletable.MustBind(table, Users)
 	faults.SetEnabled(false) // create the table without faults
-	if err := table.Create(t.Context()); err != nil {
+	if err := table.CreateTable(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), name)
@@ -67,7 +67,7 @@ func TestWritesSurviveThrottling(t *testing.T) {
 	for i := range 500 {
 		ops = append(ops, users.PutOp(User{Username: fmt.Sprintf("user%03d", i), Name: "x"}))
 	}
-	if err := singletable.BatchWrite(t.Context(), ops...); err != nil {
+	if err := singletable.BatchWrite(t.Context(), ops); err != nil {
 		t.Fatal(err) // a *BatchError would list, item by item, what failed
 	}
 	faults.SetEnabled(false)

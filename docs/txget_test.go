@@ -12,8 +12,8 @@ func Example_guideTxGet() {
 	table, users, skills, done := guideTable("guide-txget")
 	defer done()
 	if err := singletable.Tx(ctx, table, func(tx *singletable.Txn) error {
-		singletable.TxCreate(tx, users, User{Username: "john", Name: "John"})
-		singletable.TxCreate(tx, skills, UserSkill{Username: "john", SkillName: "go", Level: "Expert", LastUsed: date("2024-06-01")})
+		users.TxCreate(tx, User{Username: "john", Name: "John"})
+		skills.TxCreate(tx, UserSkill{Username: "john", SkillName: "go", Level: "Expert", LastUsed: date("2024-06-01")})
 		return nil
 	}); err != nil {
 		panic(err)
@@ -24,7 +24,7 @@ func Example_guideTxGet() {
 	var goSkill, rust UserSkill
 	found, err := singletable.TxGet(ctx,
 		users.GetOp(User{Username: "john"}, &profile),
-		skills.GetOp(UserSkill{Username: "john", SkillName: "go"}, &goSkill, singletable.Fields("Level")),
+		skills.GetOp(UserSkill{Username: "john", SkillName: "go"}, &goSkill, func(o *singletable.ReadOptions) { o.Fields = []string{"Level"} }),
 		skills.GetOp(UserSkill{Username: "john", SkillName: "rust"}, &rust),
 	)
 	fmt.Println(found, err, profile.Name, goSkill.Level)

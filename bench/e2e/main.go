@@ -91,8 +91,8 @@ func main() {
 		}
 	})
 	tbl := singletable.NewTable(client, table)
-	repo := singletable.Bind(tbl, profiles)
-	if err := tbl.Create(ctx); err != nil {
+	repo := singletable.MustBind(tbl, profiles)
+	if err := tbl.CreateTable(ctx); err != nil {
 		log.Fatal(err)
 	}
 	if err := seed(ctx, repo); err != nil {
@@ -152,7 +152,7 @@ func seed(ctx context.Context, repo *singletable.Repo[benchfix.Profile]) error {
 			ops = append(ops, repo.PutOp(p))
 		}
 	}
-	return singletable.BatchWrite(ctx, ops...)
+	return singletable.BatchWrite(ctx, ops)
 }
 
 type bench struct {
@@ -303,7 +303,7 @@ func (b *bench) op(op, impl string) opFunc {
 	}
 	switch op + "/" + impl {
 	case "put/library":
-		return func(ctx context.Context, r *rand.Rand) error { return repo.Put(ctx, putSample(r)) }
+		return func(ctx context.Context, r *rand.Rand) error { _, err := repo.Put(ctx, putSample(r)); return err }
 	case "put/raw":
 		return func(ctx context.Context, r *rand.Rand) error {
 			p := putSample(r)
@@ -376,7 +376,7 @@ func (b *bench) op(op, impl string) opFunc {
 				p.Username = "w" + p.Username
 				ops[i] = repo.PutOp(p)
 			}
-			return singletable.BatchWrite(ctx, ops...)
+			return singletable.BatchWrite(ctx, ops)
 		}
 	case "batch/raw":
 		return func(ctx context.Context, r *rand.Rand) error {
@@ -422,7 +422,7 @@ func allMemory(ctx context.Context, repo *singletable.Repo[benchfix.Profile], n 
 			p.SkillName = fmt.Sprintf("s%07d", j)
 			ops = append(ops, repo.PutOp(p))
 		}
-		if err := singletable.BatchWrite(ctx, ops...); err != nil {
+		if err := singletable.BatchWrite(ctx, ops); err != nil {
 			return err
 		}
 	}

@@ -65,7 +65,7 @@ type fixture struct {
 func newFixture() *fixture {
 	s := &stub{}
 	tbl := singletable.NewTable(s, "bench")
-	f := &fixture{stub: s, repo: singletable.Bind(tbl, profiles), v: benchfix.Sample(1)}
+	f := &fixture{stub: s, repo: singletable.MustBind(tbl, profiles), v: benchfix.Sample(1)}
 	f.key = benchfix.Profile{Username: f.v.Username, SkillName: f.v.SkillName}
 	s.item = f.repo.PutOp(f.v).Item()
 	for i := 0; i < 20; i++ {

@@ -269,7 +269,7 @@ func TestSameRequests(t *testing.T) {
 			t.Errorf("%s:\nlibrary %s\nhand    %s", what, a, b)
 		}
 	}
-	if err := f.repo.Put(ctx, f.v); err != nil {
+	if _, err := f.repo.Put(ctx, f.v); err != nil {
 		t.Fatal(err)
 	}
 	lib := f.stub.put
@@ -309,7 +309,7 @@ func TestSameRequests(t *testing.T) {
 	check("update raw", libU, rawUpdateInput(f.v.Username, f.v.SkillName, "Senior"))
 
 	ps := []benchfix.Profile{benchfix.Sample(1), benchfix.Sample(2)}
-	if err := singletable.BatchWrite(ctx, f.repo.PutOp(ps[0]), f.repo.PutOp(ps[1])); err != nil {
+	if err := singletable.BatchWrite(ctx, []singletable.WriteOp{f.repo.PutOp(ps[0]), f.repo.PutOp(ps[1])}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := make([]types.WriteRequest, len(ps))
@@ -325,7 +325,7 @@ func BenchmarkPut(b *testing.B) {
 	f := newFixture()
 	b.Run("impl=library", func(b *testing.B) {
 		benchfix.Loop(b, func() {
-			if err := f.repo.Put(ctx, f.v); err != nil {
+			if _, err := f.repo.Put(ctx, f.v); err != nil {
 				b.Fatal(err)
 			}
 		})
@@ -489,7 +489,7 @@ func batchLibrary(repo *singletable.Repo[benchfix.Profile], ps []benchfix.Profil
 	for i := range ps {
 		ops[i] = repo.PutOp(ps[i])
 	}
-	return singletable.BatchWrite(ctx, ops...)
+	return singletable.BatchWrite(ctx, ops)
 }
 
 // batchRaw writes ps in one BatchWriteItem built with the hand-written

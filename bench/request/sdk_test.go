@@ -100,7 +100,7 @@ func wireValue(av types.AttributeValue) map[string]any {
 func sdkFixture() (*fixture, *dynamodb.Client) {
 	f := newFixture()
 	c := sdkClient(f)
-	f.repo = singletable.Bind(singletable.NewTable(c, "bench"), profiles)
+	f.repo = singletable.MustBind(singletable.NewTable(c, "bench"), profiles)
 	return f, c
 }
 
@@ -111,7 +111,7 @@ func BenchmarkPutSDK(b *testing.B) {
 	f, c := sdkFixture()
 	b.Run("impl=library", func(b *testing.B) {
 		benchfix.Loop(b, func() {
-			if err := f.repo.Put(ctx, f.v); err != nil {
+			if _, err := f.repo.Put(ctx, f.v); err != nil {
 				b.Fatal(err)
 			}
 		})

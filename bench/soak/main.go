@@ -135,14 +135,14 @@ func soakRun(ops, workers int, rate float64, seed uint64, endpoint string) error
 		run: fmt.Sprintf("%08x", rand.Uint32())}
 	s.increments = make([]atomic.Int64, s.nCounters)
 	s.table = singletable.NewTable(client, name)
-	s.accounts = singletable.Bind(s.table, accountsDef)
-	s.counters = singletable.Bind(s.table, countersDef)
-	s.tasks = singletable.Bind(s.table, tasksDef)
+	s.accounts = singletable.MustBind(s.table, accountsDef)
+	s.counters = singletable.MustBind(s.table, countersDef)
+	s.tasks = singletable.MustBind(s.table, tasksDef)
 	s.check = singletable.NewTable(plain, name)
-	s.checkAccounts = singletable.Bind(s.check, accountsDef)
-	s.checkCounters = singletable.Bind(s.check, countersDef)
-	s.checkTasks = singletable.Bind(s.check, tasksDef)
-	if err := s.table.Create(ctx); err != nil {
+	s.checkAccounts = singletable.MustBind(s.check, accountsDef)
+	s.checkCounters = singletable.MustBind(s.check, countersDef)
+	s.checkTasks = singletable.MustBind(s.check, tasksDef)
+	if err := s.table.CreateTable(ctx); err != nil {
 		return err
 	}
 	defer plain.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: &name})
@@ -197,7 +197,7 @@ func (s *soak) step(ctx context.Context, rng *rand.Rand, i int64) {
 	case p < 80:
 		t := Task{List: fmt.Sprint("l", rng.IntN(5)), ID: rng.IntN(s.nTasks), Status: []string{"open", "done", "archived"}[rng.IntN(3)]}
 		if rng.IntN(2) == 0 {
-			err = s.tasks.Put(ctx, t)
+			_, err = s.tasks.Put(ctx, t)
 		} else {
 			_, err = s.tasks.Update(Task{List: t.List, ID: t.ID}).Set("Status", t.Status).Upsert().Run(ctx)
 		}
@@ -234,10 +234,10 @@ func (s *soak) writeAccount(ctx context.Context, rng *rand.Rand) error {
 	if rng.IntN(4) > 0 {
 		email = fmt.Sprintf("e%d@example.com", rng.IntN(s.nEmails))
 	}
-	cur, err := s.accounts.Get(ctx, Account{ID: id}, singletable.ConsistentRead())
+	cur, err := s.accounts.Get(ctx, Account{ID: id}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	switch {
 	case errors.Is(err, singletable.ErrNotFound):
-		err = s.accounts.Create(ctx, Account{ID: id, Email: email, Name: "new"})
+		_, err = s.accounts.Create(ctx, Account{ID: id, Email: email, Name: "new"})
 		if err == nil {
 			s.wrote(id, 1)
 		}
@@ -251,7 +251,7 @@ func (s *soak) writeAccount(ctx context.Context, rng *rand.Rand) error {
 		return err
 	}
 	cur.Email, cur.Name = email, fmt.Sprint("n", rng.IntN(1000))
-	if err = s.accounts.Put(ctx, cur); err == nil {
+	if _, err = s.accounts.Put(ctx, cur); err == nil {
 		s.wrote(id, cur.Version+1)
 	}
 	return err
@@ -259,7 +259,7 @@ func (s *soak) writeAccount(ctx context.Context, rng *rand.Rand) error {
 
 func (s *soak) readAccount(ctx context.Context, rng *rand.Rand) error {
 	id := fmt.Sprint(rng.IntN(s.nAccounts))
-	a, err := s.accounts.Get(ctx, Account{ID: id}, singletable.ConsistentRead())
+	a, err := s.accounts.Get(ctx, Account{ID: id}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	if err == nil {
 		s.saw(id, a.Version)
 	}
@@ -299,7 +299,7 @@ func (s *soak) verify(ctx context.Context) (int, error) {
 
 	for c := range s.nCounters {
 		checked++
-		got, err := counters.Get(ctx, Counter{Name: fmt.Sprint(c)}, singletable.ConsistentRead())
+		got, err := counters.Get(ctx, Counter{Name: fmt.Sprint(c)}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		if errors.Is(err, singletable.ErrNotFound) {
 			got, err = Counter{}, nil
 		}
@@ -351,7 +351,7 @@ func (s *soak) verify(ctx context.Context) (int, error) {
 	// Versions: a live account is at least at the last version acknowledged
 	// (unless it was deleted and re-created since, which starts it at 1).
 	for id, last := range s.lastVersion {
-		a, err := accounts.Get(ctx, Account{ID: id}, singletable.ConsistentRead())
+		a, err := accounts.Get(ctx, Account{ID: id}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		if errors.Is(err, singletable.ErrNotFound) {
 			continue
 		}

@@ -61,16 +61,16 @@ func (s *Store) command(ctx context.Context, actor, eventType string, data any, 
 		return 0, err
 	}
 	for attempt := 0; ; attempt++ {
-		seq, err := s.Sequence.Get(ctx, EventSequence{}, singletable.ConsistentRead())
+		seq, err := s.Sequence.Get(ctx, EventSequence{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		if err != nil {
 			return 0, fmt.Errorf("read event sequence: %w", err)
 		}
 		next := seq.LastEventID + 1
 		ev := Event{EventID: next, WhenOccurred: s.now(), Actor: actor, EventType: eventType, EventData: string(payload)}
 		err = singletable.Tx(ctx, s.Data, func(tx *singletable.Txn) error {
-			singletable.TxUpdate(tx, s.Sequence.Update(EventSequence{}).Set("LastEventID", next).
-				If(expression.Name("last_event_id").Equal(expression.Value(seq.LastEventID))))
-			singletable.TxCreate(tx, s.Events, ev)
+			s.Sequence.Update(EventSequence{}).Set("LastEventID", next).
+				If(expression.Name("last_event_id").Equal(expression.Value(seq.LastEventID))).Tx(tx)
+			s.Events.TxCreate(tx, ev)
 			fn(tx)
 			return nil
 		})
@@ -105,8 +105,8 @@ func (s *Store) AddUser(ctx context.Context, actor string, u User) error {
 	}
 	now := s.now()
 	_, err := s.command(ctx, actor, "UserAdded", map[string]string{"name": u.Name, "email": u.Email, "role": u.Role}, func(tx *singletable.Txn) {
-		singletable.TxCreate(tx, s.Users, u)
-		singletable.TxUpdate(tx, s.CountsRepo.Update(Counts{}).Add("UserCount", 1).Set("LastUpdated", now))
+		s.Users.TxCreate(tx, u)
+		s.CountsRepo.Update(Counts{}).Add("UserCount", 1).Set("LastUpdated", now).Tx(tx)
 	}, nil)
 	return err
 }
@@ -119,9 +119,9 @@ func (s *Store) AddElection(ctx context.Context, owner, name string) error {
 	}
 	now := s.now()
 	_, err := s.command(ctx, owner, "ElectionAdded", map[string]string{"owner": owner, "name": name}, func(tx *singletable.Txn) {
-		singletable.TxCheck(tx, s.Users, User{Name: owner}, s.exists(s.Data))
-		singletable.TxCreate(tx, s.Elections, Election{Name: name, OwnerName: owner, AllowEdit: true})
-		singletable.TxUpdate(tx, s.CountsRepo.Update(Counts{}).Add("ElectionCount", 1).Set("LastUpdated", now))
+		s.Users.TxCheck(tx, User{Name: owner}, s.exists(s.Data))
+		s.Elections.TxCreate(tx, Election{Name: name, OwnerName: owner, AllowEdit: true})
+		s.CountsRepo.Update(Counts{}).Add("ElectionCount", 1).Set("LastUpdated", now).Tx(tx)
 	}, func(i int, reason error) error {
 		if i == 0 {
 			return fmt.Errorf("owner %q: %w", owner, singletable.ErrNotFound)
@@ -140,7 +140,7 @@ func (s *Store) exists(t *singletable.Table) expression.ConditionBuilder {
 func (s *Store) ownerUpdate(ctx context.Context, actor, election, eventType string, data any, edit func(u *singletable.Update[Election]) *singletable.Update[Election]) error {
 	_, err := s.command(ctx, actor, eventType, data, func(tx *singletable.Txn) {
 		u := s.Elections.Update(Election{Name: election}).If(expression.Name("owner_name").Equal(expression.Value(actor)))
-		singletable.TxUpdate(tx, edit(u))
+		edit(u).Tx(tx)
 	}, func(i int, reason error) error {
 		if errors.Is(reason, singletable.ErrNotFound) {
 			return fmt.Errorf("election %q: %w", election, singletable.ErrNotFound)
@@ -203,7 +203,7 @@ func (s *Store) editNames(ctx context.Context, actor, election, eventType string
 		}
 	}
 	_, err := s.command(ctx, actor, eventType, map[string]any{"election": election, "names": names}, func(tx *singletable.Txn) {
-		singletable.TxCheck(tx, s.Elections, Election{Name: election}, s.editCheck(actor))
+		s.Elections.TxCheck(tx, Election{Name: election}, s.editCheck(actor))
 		for _, n := range names {
 			op(tx, n)
 		}
@@ -226,28 +226,28 @@ func (s *Store) editNames(ctx context.Context, actor, election, eventType string
 // AddCandidates adds candidates (adding one twice changes nothing).
 func (s *Store) AddCandidates(ctx context.Context, actor, election string, candidates ...string) error {
 	return s.editNames(ctx, actor, election, "CandidatesAdded", candidates, func(tx *singletable.Txn, n string) {
-		singletable.TxPut(tx, s.Candidates, Candidate{ElectionName: election, CandidateName: n})
+		s.Candidates.TxPut(tx, Candidate{ElectionName: election, CandidateName: n})
 	})
 }
 
 // RemoveCandidates removes candidates.
 func (s *Store) RemoveCandidates(ctx context.Context, actor, election string, candidates ...string) error {
 	return s.editNames(ctx, actor, election, "CandidatesRemoved", candidates, func(tx *singletable.Txn, n string) {
-		singletable.TxDelete(tx, s.Candidates, Candidate{ElectionName: election, CandidateName: n})
+		s.Candidates.TxDelete(tx, Candidate{ElectionName: election, CandidateName: n})
 	})
 }
 
 // AddVoters makes users eligible to vote.
 func (s *Store) AddVoters(ctx context.Context, actor, election string, voters ...string) error {
 	return s.editNames(ctx, actor, election, "VotersAdded", voters, func(tx *singletable.Txn, n string) {
-		singletable.TxPut(tx, s.Voters, Voter{ElectionName: election, VoterName: n})
+		s.Voters.TxPut(tx, Voter{ElectionName: election, VoterName: n})
 	})
 }
 
 // RemoveVoters removes eligibility.
 func (s *Store) RemoveVoters(ctx context.Context, actor, election string, voters ...string) error {
 	return s.editNames(ctx, actor, election, "VotersRemoved", voters, func(tx *singletable.Txn, n string) {
-		singletable.TxDelete(tx, s.Voters, Voter{ElectionName: election, VoterName: n})
+		s.Voters.TxDelete(tx, Voter{ElectionName: election, VoterName: n})
 	})
 }
 
@@ -281,9 +281,9 @@ func (s *Store) CastBallot(ctx context.Context, voter, election string, rankings
 	b := Ballot{ElectionName: election, VoterName: voter, Confirmation: s.NewConfirmation(), WhenCast: now, Rankings: rankings}
 	_, err = s.command(ctx, voter, "BallotCast", map[string]any{"election": election, "voter": voter, "confirmation": b.Confirmation, "rankings": rankings},
 		func(tx *singletable.Txn) {
-			singletable.TxCheck(tx, s.Voters, Voter{ElectionName: election, VoterName: voter}, s.exists(s.Data))
-			singletable.TxCheck(tx, s.Elections, Election{Name: election}, expression.Name("allow_vote").Equal(expression.Value(true)))
-			singletable.TxPut(tx, s.Ballots, b)
+			s.Voters.TxCheck(tx, Voter{ElectionName: election, VoterName: voter}, s.exists(s.Data))
+			s.Elections.TxCheck(tx, Election{Name: election}, expression.Name("allow_vote").Equal(expression.Value(true)))
+			s.Ballots.TxPut(tx, b)
 		}, func(i int, reason error) error {
 			switch i {
 			case 0:

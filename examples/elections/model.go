@@ -178,15 +178,15 @@ func New(client singletable.Client, dataTable, eventTable string) *Store {
 	log := singletable.NewTable(client, eventTable, entityType)
 	return &Store{
 		Data: data, Log: log,
-		Users:           singletable.Bind(data, Users),
-		Elections:       singletable.Bind(data, Elections),
-		Candidates:      singletable.Bind(data, Candidates),
-		Voters:          singletable.Bind(data, Voters),
-		Ballots:         singletable.Bind(data, Ballots),
-		CountsRepo:      singletable.Bind(data, CountsItem),
-		SyncRepo:        singletable.Bind(data, SyncItem),
-		Events:          singletable.Bind(log, Events),
-		Sequence:        singletable.Bind(log, Sequences),
+		Users:           singletable.MustBind(data, Users),
+		Elections:       singletable.MustBind(data, Elections),
+		Candidates:      singletable.MustBind(data, Candidates),
+		Voters:          singletable.MustBind(data, Voters),
+		Ballots:         singletable.MustBind(data, Ballots),
+		CountsRepo:      singletable.MustBind(data, CountsItem),
+		SyncRepo:        singletable.MustBind(data, SyncItem),
+		Events:          singletable.MustBind(log, Events),
+		Sequence:        singletable.MustBind(log, Sequences),
 		Now:             time.Now,
 		NewConfirmation: newUUID,
 	}
@@ -195,10 +195,10 @@ func New(client singletable.Client, dataTable, eventTable string) *Store {
 // CreateTables creates both tables from the declarations and writes the
 // singleton items (counts, sync state, event sequence) with zero values.
 func (s *Store) CreateTables(ctx context.Context) error {
-	if err := s.Data.Create(ctx); err != nil {
+	if err := s.Data.CreateTable(ctx); err != nil {
 		return err
 	}
-	if err := s.Log.Create(ctx); err != nil {
+	if err := s.Log.CreateTable(ctx); err != nil {
 		return err
 	}
 	return s.Init(ctx)
@@ -207,11 +207,10 @@ func (s *Store) CreateTables(ctx context.Context) error {
 // Init writes the singleton items that do not exist yet; it is safe to
 // call on a table in use.
 func (s *Store) Init(ctx context.Context) error {
-	for _, err := range []error{
-		s.CountsRepo.Create(ctx, Counts{LastUpdated: s.now()}),
-		s.SyncRepo.Create(ctx, SyncState{}),
-		s.Sequence.Create(ctx, EventSequence{}),
-	} {
+	_, errCounts := s.CountsRepo.Create(ctx, Counts{LastUpdated: s.now()})
+	_, errSync := s.SyncRepo.Create(ctx, SyncState{})
+	_, errSeq := s.Sequence.Create(ctx, EventSequence{})
+	for _, err := range []error{errCounts, errSync, errSeq} {
 		if err != nil && !errors.Is(err, singletable.ErrAlreadyExists) {
 			return err
 		}

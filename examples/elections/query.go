@@ -93,7 +93,7 @@ func (s *Store) FindUserByNameOrEmail(ctx context.Context, nameOrEmail string) (
 
 // UserNameExists reports whether a user name is taken.
 func (s *Store) UserNameExists(ctx context.Context, name string) (bool, error) {
-	return exists(s.Users.Get(ctx, User{Name: name}, singletable.Fields("Name")))
+	return exists(s.Users.Get(ctx, User{Name: name}, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }))
 }
 
 func exists[T any](_ T, err error) (bool, error) {
@@ -240,9 +240,9 @@ type ElectionData struct {
 // voters, ballots) with one Query, decoding each item by its entity type.
 func (s *Store) LoadElection(ctx context.Context, name string) (ElectionData, error) {
 	var d ElectionData
-	meta := singletable.IntoOne(s.Elections, &d.Election)
-	err := singletable.NewCollection(s.Elections, Election{Name: name}).Load(ctx, meta,
-		singletable.Into(s.Candidates, &d.Candidates), singletable.Into(s.Voters, &d.Voters), singletable.Into(s.Ballots, &d.Ballots))
+	meta := s.Elections.IntoOne(&d.Election)
+	_, err := s.Elections.Collection(Election{Name: name}).Collect(ctx, meta,
+		s.Candidates.Into(&d.Candidates), s.Voters.Into(&d.Voters), s.Ballots.Into(&d.Ballots))
 	if err != nil {
 		return ElectionData{}, err
 	}
@@ -272,12 +272,12 @@ func (s *Store) Tally(ctx context.Context, election string) (Tally, error) {
 
 // Counts reads the METADATA / COUNTS item.
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
-	return s.CountsRepo.Get(ctx, Counts{}, singletable.ConsistentRead())
+	return s.CountsRepo.Get(ctx, Counts{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 }
 
 // eventsAfter is "read events since last sync": PK = EVENTS, SK > <id>.
 func (s *Store) eventsAfter(id int64) *singletable.Query[Event] {
-	return s.Events.Query(Event{EventID: id}).Where(singletable.Gt, "EventID").Consistent()
+	return s.Events.Query(Event{EventID: id}).Where(singletable.Gt, "EventID").ConsistentRead()
 }
 
 // EventsSince returns the events after afterEventID, in sequence order.
@@ -287,11 +287,11 @@ func (s *Store) EventsSince(ctx context.Context, afterEventID int64) ([]Event, e
 
 // EventCount counts the events (a Query with Select COUNT).
 func (s *Store) EventCount(ctx context.Context) (int, error) {
-	return s.Events.Query(Event{}).Consistent().Count(ctx)
+	return s.Events.Query(Event{}).ConsistentRead().Count(ctx)
 }
 
 // LastSyncedEventID reads the sync state.
 func (s *Store) LastSyncedEventID(ctx context.Context) (int64, error) {
-	st, err := s.SyncRepo.Get(ctx, SyncState{}, singletable.ConsistentRead())
+	st, err := s.SyncRepo.Get(ctx, SyncState{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	return st.LastEventID, err
 }

@@ -144,17 +144,18 @@ func New(client singletable.Client, name string) *Repository {
 	t := singletable.NewTable(client, name, tableOptions)
 	return &Repository{
 		Table:      t,
-		Profiles:   singletable.Bind(t, Profiles),
-		Goals:      singletable.Bind(t, Goals),
-		Meals:      singletable.Bind(t, Meals),
-		Activities: singletable.Bind(t, Activities),
+		Profiles:   singletable.MustBind(t, Profiles),
+		Goals:      singletable.MustBind(t, Goals),
+		Meals:      singletable.MustBind(t, Meals),
+		Activities: singletable.MustBind(t, Activities),
 	}
 }
 
 // CreateProfile registers a user (conditional create); a taken user ID or
 // email is singletable.ErrAlreadyExists.
 func (r *Repository) CreateProfile(ctx context.Context, p Profile) error {
-	return r.Profiles.Create(ctx, p)
+	_, err := r.Profiles.Create(ctx, p)
+	return err
 }
 
 // byEmail is the EmailIndex query for a user's email.
@@ -180,7 +181,8 @@ func (r *Repository) CreateGoal(ctx context.Context, g Goal) error {
 	if !g.Status.Valid() {
 		return &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", g.Status)}
 	}
-	return r.Goals.Create(ctx, g)
+	_, err := r.Goals.Create(ctx, g)
+	return err
 }
 
 // GetGoal reads one goal.
@@ -251,7 +253,8 @@ func (r *Repository) DeleteGoal(ctx context.Context, userID, goalID string) erro
 
 // LogMeal records a meal.
 func (r *Repository) LogMeal(ctx context.Context, m Meal) error {
-	return r.Meals.Create(ctx, m)
+	_, err := r.Meals.Create(ctx, m)
+	return err
 }
 
 // userMeals is "all meals of a user": sk begins_with MEAL#.
@@ -298,7 +301,8 @@ func (r *Repository) LogActivity(ctx context.Context, a Activity) error {
 	if _, err := r.GetGoal(ctx, a.UserID, a.GoalID); err != nil {
 		return fmt.Errorf("goal %s: %w", a.GoalID, err)
 	}
-	return r.Activities.Create(ctx, a)
+	_, err := r.Activities.Create(ctx, a)
+	return err
 }
 
 // activitiesOn is "a goal's activities on one date": sk begins_with
@@ -344,9 +348,9 @@ type Dashboard struct {
 // one Query (an item collection).
 func (r *Repository) LoadDashboard(ctx context.Context, userID string) (Dashboard, error) {
 	var d Dashboard
-	profile := singletable.IntoOne(r.Profiles, &d.Profile)
-	err := singletable.NewCollection(r.Profiles, Profile{UserID: userID}).Load(ctx, profile,
-		singletable.Into(r.Goals, &d.Goals), singletable.Into(r.Meals, &d.Meals), singletable.Into(r.Activities, &d.Activities))
+	profile := r.Profiles.IntoOne(&d.Profile)
+	_, err := r.Profiles.Collection(Profile{UserID: userID}).Collect(ctx, profile,
+		r.Goals.Into(&d.Goals), r.Meals.Into(&d.Meals), r.Activities.Into(&d.Activities))
 	if err != nil {
 		return Dashboard{}, err
 	}

@@ -30,7 +30,7 @@ func newRepo(t *testing.T) (*goals.Repository, *dynamodb.Client) {
 	t.Setenv("TABLE_NAME", name)
 	r, err := goals.FromEnv(client)
 	require.NoError(t, err)
-	require.NoError(t, r.Table.Create(context.Background()))
+	require.NoError(t, r.Table.CreateTable(context.Background()))
 	ddblocal.DeleteTableOnCleanup(t, client, name)
 	return r, client
 }

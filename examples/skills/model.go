@@ -83,5 +83,5 @@ type Store struct {
 // client. It sends no request; call Table.Create to create the table.
 func NewStore(client singletable.Client, name string, optFns ...func(*singletable.TableOptions)) *Store {
 	t := singletable.NewTable(client, name, optFns...)
-	return &Store{Table: t, Users: singletable.Bind(t, Users), Skills: singletable.Bind(t, UserSkills)}
+	return &Store{Table: t, Users: singletable.MustBind(t, Users), Skills: singletable.MustBind(t, UserSkills)}
 }

@@ -79,7 +79,7 @@ func (s *Service) Register(ctx context.Context, username, name, password string)
 	}
 	now := s.now()
 	u := User{Username: username, Name: name, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
-	if err := s.store.Users.Create(ctx, u); err != nil {
+	if _, err := s.store.Users.Create(ctx, u); err != nil {
 		return User{}, fmt.Errorf("register %s: %w", username, err)
 	}
 	return u, nil
@@ -139,7 +139,7 @@ func (s *Service) UserExists(ctx context.Context, username string) (bool, error)
 	if err := ValidUsername(username); err != nil {
 		return false, err
 	}
-	_, err := s.store.Users.Get(ctx, User{Username: username}, singletable.Fields("Username"))
+	_, err := s.store.Users.Get(ctx, User{Username: username}, func(o *singletable.ReadOptions) { o.Fields = []string{"Username"} })
 	switch {
 	case err == nil:
 		return true, nil
@@ -207,9 +207,8 @@ func (s *Service) AddSkill(ctx context.Context, username, skillName string, in S
 	sk.CreatedAt, sk.UpdatedAt = now, now
 	// One transaction: the user's profile exists and the skill is new.
 	err = singletable.Tx(ctx, s.store.Table, func(tx *singletable.Txn) error {
-		singletable.TxCheck(tx, s.store.Users, User{Username: username},
-			expression.AttributeExists(expression.Name(s.store.Table.Options().PartitionKey)))
-		singletable.TxCreate(tx, s.store.Skills, sk)
+		s.store.Users.TxCheck(tx, User{Username: username}, expression.AttributeExists(expression.Name(s.store.Table.Options().PartitionKey)))
+		s.store.Skills.TxCreate(tx, sk)
 		return nil
 	})
 	var te *singletable.TransactionError
@@ -302,7 +301,7 @@ type Profile struct {
 // profileCollection is the AP13 read: the whole USER#<username> item
 // collection, the profile and every skill, in one Query.
 func profileCollection(st *Store, username string) *singletable.Collection {
-	return singletable.NewCollection(st.Users, User{Username: username})
+	return st.Users.Collection(User{Username: username})
 }
 
 // GetProfile reads a user and all their skills with one Query over the
@@ -314,8 +313,8 @@ func (s *Service) GetProfile(ctx context.Context, username string) (Profile, err
 		return Profile{}, err
 	}
 	var p Profile
-	profile := singletable.IntoOne(s.store.Users, &p.User)
-	if err := profileCollection(s.store, username).Load(ctx, profile, singletable.Into(s.store.Skills, &p.Skills)); err != nil {
+	profile := s.store.Users.IntoOne(&p.User)
+	if _, err := profileCollection(s.store, username).Collect(ctx, profile, s.store.Skills.Into(&p.Skills)); err != nil {
 		return Profile{}, fmt.Errorf("user %s: %w", username, err)
 	}
 	if profile.Count() == 0 {

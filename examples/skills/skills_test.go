@@ -45,7 +45,7 @@ func newApp(t *testing.T) *app {
 	client := ddblocal.Shared().Client()
 	name := ddblocal.TableName(t)
 	st := skills.NewStore(client, name)
-	require.NoError(t, st.Table.Create(context.Background()))
+	require.NoError(t, st.Table.CreateTable(context.Background()))
 	ddblocal.DeleteTableOnCleanup(t, client, name)
 	svc := skills.NewService(st)
 	svc.PasswordIterations = 1000 // the default cost is for production

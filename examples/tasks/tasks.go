@@ -142,9 +142,9 @@ func New(client singletable.Client, name string) *Manager {
 	t := singletable.NewTable(client, name)
 	return &Manager{
 		Table:       t,
-		Tasks:       singletable.Bind(t, Tasks),
-		Users:       singletable.Bind(t, Users),
-		Assignments: singletable.Bind(t, Assignments),
+		Tasks:       singletable.MustBind(t, Tasks),
+		Users:       singletable.MustBind(t, Users),
+		Assignments: singletable.MustBind(t, Assignments),
 		Now:         time.Now,
 	}
 }
@@ -175,7 +175,7 @@ func (m *Manager) CreateUser(ctx context.Context, u User) (User, error) {
 		return User{}, invalid("unknown user status %q", u.UserStatus)
 	}
 	u.CreatedAt = m.now()
-	return u, m.Users.Create(ctx, u)
+	return m.Users.Create(ctx, u)
 }
 
 // GetUser reads a user profile (AP2).
@@ -224,7 +224,7 @@ func (m *Manager) CreateTask(ctx context.Context, actorID string, t Task) (Task,
 	}
 	now := m.now()
 	t.Status, t.CreatedBy, t.CreatedAt, t.UpdatedAt = StatusOpen, actorID, now, now
-	return t, m.Tasks.Create(ctx, t)
+	return m.Tasks.Create(ctx, t)
 }
 
 // GetTask reads a task (AP1).
@@ -250,9 +250,9 @@ func (m *Manager) Assign(ctx context.Context, adminID, taskID, userID string) (A
 	as := Assignment{TaskID: taskID, UserID: userID, AssignedBy: adminID, AssignedAt: m.now()}
 	pk := expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey))
 	err = singletable.Tx(ctx, m.Table, func(tx *singletable.Txn) error {
-		singletable.TxCheck(tx, m.Tasks, Task{TaskID: taskID}, pk)
-		singletable.TxCheck(tx, m.Users, User{UserID: userID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
-		singletable.TxCreate(tx, m.Assignments, as)
+		m.Tasks.TxCheck(tx, Task{TaskID: taskID}, pk)
+		m.Users.TxCheck(tx, User{UserID: userID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
+		m.Assignments.TxCreate(tx, as)
 		return nil
 	})
 	var te *singletable.TransactionError
@@ -289,7 +289,7 @@ func (m *Manager) Unassign(ctx context.Context, adminID, taskID, userID string) 
 
 // IsAssigned reports whether a task is assigned to a user (AP6).
 func (m *Manager) IsAssigned(ctx context.Context, taskID, userID string) (bool, error) {
-	_, err := m.Assignments.Get(ctx, Assignment{TaskID: taskID, UserID: userID}, singletable.Fields("UserID"))
+	_, err := m.Assignments.Get(ctx, Assignment{TaskID: taskID, UserID: userID}, func(o *singletable.ReadOptions) { o.Fields = []string{"UserID"} })
 	switch {
 	case err == nil:
 		return true, nil
@@ -325,17 +325,8 @@ func (m *Manager) UserTasks(ctx context.Context, userID string) ([]Task, error) 
 	for i, a := range as {
 		keys[i] = Task{TaskID: a.TaskID}
 	}
-	got, err := m.Tasks.BatchGet(ctx, keys)
-	if err != nil {
-		return nil, err
-	}
-	var out []Task
-	for _, t := range got {
-		if t != nil { // a task deleted since its assignment was read
-			out = append(out, *t)
-		}
-	}
-	return out, nil
+	// A task deleted since its assignment was read is left out.
+	return m.Tasks.BatchGet(ctx, keys)
 }
 
 // tasksByStatus is AP5: GSI2PK = STATUS#<status>, newest first.
@@ -382,10 +373,9 @@ func (m *Manager) SetStatus(ctx context.Context, actorID, taskID string, status 
 	// the same transaction as the change, so an unassignment or a
 	// deactivation that lands first wins.
 	err = singletable.Tx(ctx, m.Table, func(tx *singletable.Txn) error {
-		singletable.TxCheck(tx, m.Assignments, Assignment{TaskID: taskID, UserID: actorID},
-			expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey)))
-		singletable.TxCheck(tx, m.Users, User{UserID: actorID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
-		singletable.TxUpdate(tx, upd)
+		m.Assignments.TxCheck(tx, Assignment{TaskID: taskID, UserID: actorID}, expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey)))
+		m.Users.TxCheck(tx, User{UserID: actorID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
+		upd.Tx(tx)
 		return nil
 	})
 	var te *singletable.TransactionError

@@ -30,7 +30,7 @@ func newManager(t *testing.T) *tasks.Manager {
 	client := ddblocal.Shared().Client()
 	name := ddblocal.TableName(t)
 	m := tasks.New(client, name)
-	require.NoError(t, m.Table.Create(context.Background()))
+	require.NoError(t, m.Table.CreateTable(context.Background()))
 	ddblocal.DeleteTableOnCleanup(t, client, name)
 	var tick atomic.Int64
 	start := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)

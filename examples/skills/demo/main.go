@@ -78,7 +78,7 @@ func run() error {
 
 	// The single table, created from the declarations.
 	st := skills.NewStore(client, skills.TableName)
-	if err := st.Table.Create(ctx); err != nil {
+	if err := st.Table.CreateTable(ctx); err != nil {
 		return err
 	}
 	svc := skills.NewService(st)
@@ -88,7 +88,7 @@ func run() error {
 		patterns[p.Name] = p
 	}
 	heading("Table `" + skills.TableName + "` created from the declarations")
-	in := st.Table.CreateInput(singletable.CreateOptions{})
+	in := st.Table.CreateTableInput()
 	w := newTable("index", "keys")
 	w.row("table", keySchema(in.KeySchema))
 	for _, g := range in.GlobalSecondaryIndexes {

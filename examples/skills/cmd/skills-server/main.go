@@ -105,7 +105,7 @@ func run(log *slog.Logger, addr, table string, local, create bool) error {
 
 	st := skills.NewStore(client, table)
 	if create {
-		if err := st.Table.Create(ctx); err != nil {
+		if err := st.Table.CreateTable(ctx); err != nil {
 			return err
 		}
 		log.Info("created table", "table", table)
