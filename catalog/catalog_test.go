@@ -1,4 +1,4 @@
-package singletable_test
+package catalog_test
 
 import (
 	"strings"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 )
 
 type catA struct {
@@ -21,7 +22,7 @@ type catB struct {
 	ID, Other, Shard string
 }
 
-func findings(c *singletable.Catalog) []string {
+func findings(c *catalog.Catalog) []string {
 	var out []string
 	for _, f := range c.Findings {
 		out = append(out, f.String())
@@ -86,7 +87,7 @@ func TestCatalogLint(t *testing.T) {
 			tbl := singletable.NewTable(nil, "t")
 			singletable.Bind(tbl, singletable.MustDefine(c.a))
 			singletable.Bind(tbl, singletable.MustDefine(c.b))
-			got := findings(tbl.Catalog())
+			got := findings(catalog.New(tbl))
 			require.Len(t, got, len(c.want), "findings: %q", got)
 			for i, w := range c.want {
 				assert.Contains(t, got[i], w)
@@ -121,15 +122,15 @@ func TestCatalogPatterns(t *testing.T) {
 		{a.QueryIndex("GSI1", k).Filter(expression.Name("N").GreaterThan(expression.Value(1))), "GSI1PK = NAME#{Name} (filtered)"},
 		{a.QueryIndex("GSI2", k).Where(singletable.Lt, "Day", "N"), "Name = {Name} AND Day = {Day} AND N < {N}"},
 	}
-	var pats []singletable.AccessPattern
+	var pats []catalog.Pattern
 	for i, c := range cases {
-		p := c.q.AccessPattern("Q", "d")
+		p := catalog.Query("Q", "d", c.q)
 		assert.Equal(t, c.want, p.Condition, "case %d", i)
 		pats = append(pats, p)
 	}
-	pats = append(pats, a.AccessPattern("P", "put", singletable.OpPut),
-		singletable.AccessPattern{Name: "X", Entity: "Nope", Operation: singletable.OpGet})
-	c := tbl.Catalog(pats...)
+	pats = append(pats, catalog.Item("P", "put", catalog.OpPut, a),
+		catalog.Pattern{Name: "X", Entity: "Nope", Operation: catalog.OpGet})
+	c := catalog.New(tbl, pats...)
 	got := findings(c)
 	require.Len(t, got, 2, "%q", got)
 	assert.Contains(t, got[0], "error Nope: access pattern X names an entity not bound")
@@ -153,7 +154,7 @@ func TestCatalogGuards(t *testing.T) {
 		Type: "Account", PK: "ACCOUNT#{ID}", SK: "A",
 		Unique: []string{"Email"}, Version: "Version", CreatedAt: "Created", TTL: "Expires",
 	}))
-	c := tbl.Catalog()
+	c := catalog.New(tbl)
 	require.Len(t, c.Entities, 1)
 	e := c.Entities[0]
 	assert.Equal(t, []string{"Email"}, e.Unique)
