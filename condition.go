@@ -10,7 +10,7 @@ import (
 // condition is the condition of one write: the checks the library makes
 // (the item exists, is this entity's, has the version read, still holds the
 // unique values read, …), which it writes itself, and the caller's
-// conditions ([If], [TxCheck], [Update.If]), which the SDK's expression
+// conditions ([WriteOptions].If, [Repo.TxCheck], [Update.If]), which the SDK's expression
 // builder writes. All of them must hold. The zero value is no condition.
 type condition struct {
 	own  []condWriter

@@ -21,8 +21,8 @@
 //	})
 //
 //	table := singletable.NewTable(client, "glad-entities")
-//	skills := singletable.Bind(table, UserSkills)
-//	err := skills.Create(ctx, UserSkill{Username: "john", SkillName: "go", Level: "Expert", Years: 7})
+//	skills := singletable.MustBind(table, UserSkills)
+//	stored, err := skills.Create(ctx, UserSkill{Username: "john", SkillName: "go", Level: "Expert", Years: 7})
 //	experts, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go", Level: "Expert"}).
 //		Where(singletable.Eq, "Level").Collect(ctx)
 //
@@ -68,6 +68,28 @@
 // checksummed and bound to the query (table, index, entity, partition,
 // direction); with [TableOptions].CursorKeys they are sealed with AES-GCM,
 // and with CursorTTL they expire. A bad cursor is [ErrInvalidCursor].
+//
+// # Options
+//
+// Operations take their options the way the AWS SDK does: an exported
+// options struct ([ReadOptions], [WriteOptions], [BatchGetOptions],
+// [BatchWriteOptions], [TxOptions], [CreateTableOptions]) set by functions
+// passed last:
+//
+//	u, err := users.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+//	_, err = users.Put(ctx, u, func(o *singletable.WriteOptions) { o.MustExist = true })
+//
+// Builders ([Query], [Update], [Collection]) describe a request being
+// assembled, with methods of the same names ([Query.ConsistentRead],
+// [Query.Fields]).
+//
+// # Transactions
+//
+// [Tx] records the writes a function adds to a [Txn] ([Repo.TxCreate],
+// [Repo.TxPut], [Repo.TxDelete], [Repo.TxCheck], [Update.Tx]) and commits
+// them in one TransactWriteItems; the reads some of them need happen at
+// commit, with Tx's context. [TxGet] reads typed items of several
+// entities in one TransactGetItems.
 //
 // # Errors
 //

@@ -49,9 +49,9 @@ type Schema[T any] struct {
 	// that (retrying if another writer gets in between), and Delete checks
 	// nothing. Put and Update store the previous version plus one, set
 	// rather than added, so a retried request cannot count twice. In a
-	// transaction ([TxUpdate]) and with [Update.Idempotent], an update with
+	// transaction ([Update.Tx]) and with [Update.Idempotent], an update with
 	// version 0 adds 1 without reading (the transaction's token makes the
-	// ADD apply once) unless an index key holds the version; a [TxPut] with
+	// ADD apply once) unless an index key holds the version; a [Repo.TxPut] with
 	// version 0 reads it, and a writer getting in before the commit makes
 	// the transaction fail with ErrVersionConflict. Only [Repo.PutOp]
 	// stores the version as given, for migrations. The version may be part
@@ -65,7 +65,7 @@ type Schema[T any] struct {
 	CreatedAt, UpdatedAt string
 	// TTL names a time.Time, *time.Time or integer (epoch seconds) field
 	// stored as epoch seconds, DynamoDB's time-to-live format; a zero value
-	// stores no attribute (the item does not expire). [Table.Create]
+	// stores no attribute (the item does not expire). [Table.CreateTable]
 	// enables TTL on that attribute; a table has at most one.
 	TTL string
 }

@@ -231,7 +231,7 @@ func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 	return attrs, nil
 }
 
-// fieldsProjection writes the projection of a read of fields ([Fields]):
+// fieldsProjection writes the projection of a read of fields ([ReadOptions].Fields):
 // the entity type, the fields' attributes and then extra attributes,
 // checked against DynamoDB's expression limits.
 func (r *Repo[T]) fieldsProjection(fields []string, extra ...string) (*string, map[string]string, error) {

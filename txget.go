@@ -109,6 +109,10 @@ func (op GetOp) Err() error { return op.err }
 // are retried by the SDK's retryer. errors.As still reaches the SDK's
 // *types.TransactionCanceledException.
 //
+// TxGet has no options (a transaction always reads the latest committed
+// items, and the SDK's retryer paces its one request), so its ops are
+// variadic: TxGet(ctx, users.GetOp(k1, &u), skills.GetOp(k2, &s)).
+//
 // [TransactGetItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html
 func TxGet(ctx context.Context, ops ...GetOp) (found []bool, err error) {
 	if len(ops) == 0 {

@@ -187,7 +187,7 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 	for name, set := range sets {
 		_, err := set(readings.Update(base)).Run(ctx)
 		check("Update "+name, err)
-		check("TxUpdate "+name, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		check("Update.Tx "+name, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
 			set(readings.Update(base)).Tx(tx)
 			return nil
 		}))

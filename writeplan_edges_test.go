@@ -265,7 +265,7 @@ func TestTTLInMultiAttributeIndex(t *testing.T) {
 	require.Len(t, got, 1)
 }
 
-// TxUpdate with version 0: the library read the version outside the
+// Update.Tx with version 0: the library read the version outside the
 // transaction; a writer getting in between makes the whole transaction
 // fail with ErrVersionConflict, a version the caller never gave (nothing
 // rebuilds it). Before the change a version-0 update checked no version.

@@ -20,10 +20,10 @@ import (
 	"github.com/singletable-go/singletable/migratecli"
 )
 
-// Runbook: create a table. CreateInput is the exact CreateTable request,
-// for infrastructure code (CDK, Terraform, CloudFormation) to mirror, or
-// to send with Table.Create.
-func Example_runbookCreateInput() {
+// Runbook: create a table. CreateTableInput is the exact CreateTable
+// request, for infrastructure code (CDK, Terraform, CloudFormation) to
+// mirror, or to send with Table.CreateTable.
+func Example_runbookCreateTableInput() {
 	table := singletable.NewTable(nil, "glad-entities")
 	singletable.MustBind(table, Users)
 	singletable.MustBind(table, UserSkills)

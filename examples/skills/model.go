@@ -80,7 +80,7 @@ type Store struct {
 }
 
 // NewStore binds the entities to the table called name, reached through
-// client. It sends no request; call Table.Create to create the table.
+// client. It sends no request; call Table.CreateTable to create the table.
 func NewStore(client singletable.Client, name string, optFns ...func(*singletable.TableOptions)) *Store {
 	t := singletable.NewTable(client, name, optFns...)
 	return &Store{Table: t, Users: singletable.MustBind(t, Users), Skills: singletable.MustBind(t, UserSkills)}
