@@ -419,8 +419,8 @@ func TestBatchWriteAcrossTables(t *testing.T) {
 	require.NoError(t, err)
 	b, err := u2.BatchGet(ctx, []User{{Username: "3"}})
 	require.NoError(t, err)
-	assert.NotNil(t, a[0])
-	assert.NotNil(t, b[0])
+	assert.Len(t, a, 1)
+	assert.Len(t, b, 1)
 }
 
 func TestBatchGetIgnoresOtherEntities(t *testing.T) {
