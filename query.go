@@ -379,9 +379,9 @@ func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.
 	// Only this entity's items: a partition may hold several entity types.
 	filter := expr.Compare(b.Name(t.opts.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
 	if q.filter != nil {
-		user, err := b.Conditions(*q.filter)
+		user, err := b.Conditions(e.condNames(t, "filter"), *q.filter)
 		if err != nil {
-			return nil, &ValidationError{Entity: e.name, Reason: "bad query filter", Err: err}
+			return nil, condErr(e.name, "bad query filter", err)
 		}
 		filter = expr.And(filter, user)
 	}

@@ -312,7 +312,7 @@ func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder
 		tx.fail("Check", r.e.name, err)
 		return
 	}
-	ce, err := userCond(cond).build(r.e.name)
+	ce, err := userCond(cond).build(r.e.name, r.condNames())
 	if err != nil {
 		tx.fail("Check", r.e.name, err)
 		return

@@ -433,9 +433,9 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	if u.cond != nil {
 		cond = cond.and(userCond(*u.cond))
 	}
-	condText, err := cond.write(&b)
+	condText, err := cond.write(&b, r.condNames())
 	if err != nil {
-		return nil, updateEffect{}, after, &ValidationError{Entity: e.name, Reason: "bad update condition", Err: err}
+		return nil, updateEffect{}, after, condErr(e.name, "bad update condition", err)
 	}
 	update := ub.String()
 	in = &dynamodb.UpdateItemInput{
