@@ -156,6 +156,9 @@ func (u *Update[T]) Remove(names ...string) *Update[T] {
 }
 
 // If adds a condition; when it does not hold Run returns [ErrConditionFailed].
+// Name fields by their Go names, as [Query.Filter] describes (a stored
+// attribute name is accepted too; any other name is a *ValidationError
+// before the update is sent).
 func (u *Update[T]) If(cond expression.ConditionBuilder) *Update[T] {
 	if u.cond != nil {
 		c := u.cond.And(cond)
