@@ -27,7 +27,7 @@ type Article struct {
 	Public bool              `dynamodbav:"pub"`
 	Title  string            `dynamodbav:"Name"`
 	Name   string            `dynamodbav:"display,omitempty"`
-	Meta   ArticleMeta          `dynamodbav:"meta"`
+	Meta   ArticleMeta       `dynamodbav:"meta"`
 	Tags   []string          `dynamodbav:"tg,omitempty"`
 	Attrs  map[string]string `dynamodbav:"attrs,omitempty"`
 	Secret string            `dynamodbav:"-"`
@@ -47,7 +47,7 @@ type Comment struct {
 }
 
 var (
-	articleEntity = singletable.MustDefine(singletable.Schema[Article]{Type: "Post", PK: "AUTHOR#{Author}", SK: "POST#{ID}",
+	articleEntity = singletable.MustDefine(singletable.Schema[Article]{Type: "Article", PK: "AUTHOR#{Author}", SK: "POST#{ID}",
 		Indexes: []singletable.IndexSchema[Article]{{Name: "GSI1", PK: "POST#{ID}", SK: "AUTHOR#{Author}"}}})
 	commentEntity = singletable.MustDefine(singletable.Schema[Comment]{Type: "Comment", PK: "AUTHOR#{Author}", SK: "COMMENT#{ID}"})
 )
@@ -168,15 +168,15 @@ func TestNamesFilterGoNames(t *testing.T) {
 			"size(#a) > :x AND contains(#a, :y)", map[string]string{"#a": "tg"}, map[string]types.AttributeValue{":x": nm("0"), ":y": s("go")}},
 		{"two names in one comparison", expression.Name("Name").Equal(expression.Name("Title")), []string{},
 			"#a = #b", map[string]string{"#a": "display", "#b": "Name"}, nil},
-		{"entity type attribute", expression.Name("EntityType").Equal(v("Post")), []string{"1", "2", "3"},
-			"#a = :x", map[string]string{"#a": "EntityType"}, map[string]types.AttributeValue{":x": s("Post")}},
+		{"entity type attribute", expression.Name("EntityType").Equal(v("Article")), []string{"1", "2", "3"},
+			"#a = :x", map[string]string{"#a": "EntityType"}, map[string]types.AttributeValue{":x": s("Article")}},
 		{"index key attribute", expression.Name("GSI1PK").Equal(v("POST#2")), []string{"2"},
 			"#a = :x", map[string]string{"#a": "GSI1PK"}, map[string]types.AttributeValue{":x": s("POST#2")}},
 	}
 	for _, c := range cases {
 		got := f.queryIDs(t, c.cond)
 		assert.Equal(t, c.want, got, c.name)
-		assert.Equal(t, c.want, f.rawIDs(t, "Post", "post_id", c.filter, c.names, c.values), c.name+": the raw table")
+		assert.Equal(t, c.want, f.rawIDs(t, "Article", "post_id", c.filter, c.names, c.values), c.name+": the raw table")
 	}
 }
 
@@ -205,38 +205,38 @@ func TestNamesUnknownRefused(t *testing.T) {
 	ann := Article{Author: "ann", ID: "1"}
 
 	_, err := f.posts.Query(Article{Author: "ann"}).Filter(bad).Collect(ctx)
-	f.assertRefused(t, err, "Post", "Nope", "Query.Filter")
+	f.assertRefused(t, err, "Article", "Nope", "Query.Filter")
 	_, err = f.posts.Query(Article{Author: "ann"}).Filter(nested).Count(ctx)
-	f.assertRefused(t, err, "Post", "Nope", "Query.Filter, second operand, nested path")
+	f.assertRefused(t, err, "Article", "Nope", "Query.Filter, second operand, nested path")
 	_, err = f.posts.QueryIndex("GSI1", Article{ID: "1"}).Filter(bad).Collect(ctx)
-	f.assertRefused(t, err, "Post", "Nope", "QueryIndex.Filter")
+	f.assertRefused(t, err, "Article", "Nope", "QueryIndex.Filter")
 	err = f.posts.Put(ctx, Article{Author: "ann", ID: "1", Title: "x"}, singletable.If(bad))
-	f.assertRefused(t, err, "Post", "Nope", "Put If")
+	f.assertRefused(t, err, "Article", "Nope", "Put If")
 	_, err = f.posts.Delete(ctx, ann, singletable.If(bad))
-	f.assertRefused(t, err, "Post", "Nope", "Delete If")
+	f.assertRefused(t, err, "Article", "Nope", "Delete If")
 	_, err = f.posts.Update(ann).Set("Title", "x").If(bad).Run(ctx)
-	f.assertRefused(t, err, "Post", "Nope", "Update.If")
+	f.assertRefused(t, err, "Article", "Nope", "Update.If")
 	_, err = f.posts.Update(Article{Author: "ann", ID: "9"}).Set("Title", "x").Upsert().If(bad).Run(ctx)
-	f.assertRefused(t, err, "Post", "Nope", "Update.If, upsert")
+	f.assertRefused(t, err, "Article", "Nope", "Update.If, upsert")
 	err = singletable.Tx(ctx, f.tbl, func(tx *singletable.Txn) error {
 		singletable.TxPut(tx, f.comments, Comment{Author: "ann", ID: "c9"})
 		singletable.TxCheck(tx, f.posts, ann, bad)
 		return nil
 	})
-	f.assertRefused(t, err, "Post", "Nope", "TxCheck")
+	f.assertRefused(t, err, "Article", "Nope", "TxCheck")
 	err = singletable.Tx(ctx, f.tbl, func(tx *singletable.Txn) error {
 		singletable.TxPut(tx, f.posts, Article{Author: "ann", ID: "1"}, singletable.If(bad))
 		return nil
 	})
-	f.assertRefused(t, err, "Post", "Nope", "TxPut If")
+	f.assertRefused(t, err, "Article", "Nope", "TxPut If")
 
 	// A field tagged dynamodbav:"-" is never stored: it says so.
 	_, err = f.posts.Query(Article{Author: "ann"}).Filter(expression.Name("Secret").AttributeExists()).Collect(ctx)
-	f.assertRefused(t, err, "Post", "Secret", "excluded field")
+	f.assertRefused(t, err, "Article", "Secret", "excluded field")
 	assert.ErrorContains(t, err, `excluded by its dynamodbav:"-" tag`)
 	// The SDK splits at dots: the path a → b, and "a" is unknown.
 	_, err = f.posts.Query(Article{Author: "ann"}).Filter(expression.Name("Meta_views.x").AttributeExists()).Collect(ctx)
-	f.assertRefused(t, err, "Post", "Meta_views", "dotted name")
+	f.assertRefused(t, err, "Article", "Meta_views", "dotted name")
 
 	// Nothing was written by the refused writes.
 	got, err := f.posts.Get(ctx, ann)
@@ -346,7 +346,7 @@ func TestNamesCollectionFilter(t *testing.T) {
 	f.requests.Store(0)
 
 	_, err = load(expression.Name("Name").Equal(expression.Value("Ann")), posts, comments)
-	f.assertRefused(t, err, "Post", "Name", "ambiguous")
+	f.assertRefused(t, err, "Article", "Name", "ambiguous")
 	assert.ErrorContains(t, err, "ambiguous")
 	assert.ErrorContains(t, err, `"display"`)
 	assert.ErrorContains(t, err, `"body"`)
@@ -379,7 +379,7 @@ func TestNamesProjections(t *testing.T) {
 	_, errs["TxGet"] = singletable.TxGet(ctx, f.posts.GetOp(ann, &p, singletable.Fields("Nope")))
 	var texts []string
 	for what, err := range errs {
-		f.assertRefused(t, err, "Post", "Nope", what)
+		f.assertRefused(t, err, "Article", "Nope", what)
 		var ve *singletable.ValidationError
 		if errors.As(err, &ve) {
 			texts = append(texts, ve.Error())
