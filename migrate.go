@@ -237,7 +237,7 @@ type MigrationReport struct {
 
 // ErrMigrationRunning is returned by [Migrator.Run] when another run holds
 // the migration's lease, and when a run loses its lease (it stops at once).
-var ErrMigrationRunning = migration.ErrRunning
+var ErrMigrationRunning = errors.New("singletable: migration is running elsewhere")
 
 // MigrationError reports a run that reached the end of its scan with
 // failed items. The migration is recorded as failed; running it again
@@ -345,6 +345,7 @@ func (m *Migrator) engineTable() *migration.Table {
 		EntityTypeAttr: t.opts.EntityTypeAttr,
 		Now:            t.opts.Now,
 		Wrap:           wrapSentinel,
+		Running:        ErrMigrationRunning,
 		KeyText:        keyNames{}.text,
 	}
 }

@@ -206,7 +206,7 @@ func (l *ledger) header(ctx context.Context) (headerRecord, bool, error) {
 // acquire claims the migration for this run until now+lease, marking it
 // running. It returns the header as it was before (existed is false on a
 // first run). It fails with errCompleted when the migration has completed,
-// and with ErrRunning when another run holds an unexpired lease.
+// and with t.Running when another run holds an unexpired lease.
 func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease time.Duration) (prev headerRecord, existed bool, err error) {
 	now := l.t.Now()
 	var b expr.Builder
@@ -258,7 +258,7 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 			if h.Status == Completed {
 				return h, true, errCompleted
 			}
-			return h, true, l.t.Wrap(ErrRunning,
+			return h, true, l.t.Wrap(l.t.Running,
 				fmt.Sprintf("%s is held by %s until %s", l.id, h.LeaseOwner, h.LeaseUntil.UTC().Format(time.RFC3339)), err)
 		}
 		return headerRecord{}, false, fmt.Errorf("singletable: migration %s: claim ledger: %w", l.id, err)
@@ -270,7 +270,7 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 }
 
 // update applies u, written through b, to the header provided this run
-// still holds the lease; losing it is ErrRunning.
+// still holds the lease; losing it is t.Running.
 func (l *ledger) update(ctx context.Context, b *expr.Builder, u *expr.Update) error {
 	update := u.String()
 	cond := b.Holds(lgLeaseOwner, avS(l.owner))
@@ -291,7 +291,7 @@ func (l *ledger) leaseErr(err error) error {
 	}
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		return l.t.Wrap(ErrRunning, l.id+": this run lost its lease", err)
+		return l.t.Wrap(l.t.Running, l.id+": this run lost its lease", err)
 	}
 	return fmt.Errorf("singletable: migration %s: write ledger: %w", l.id, err)
 }
@@ -343,7 +343,7 @@ func (l *ledger) finish(ctx context.Context, state State, c Counts) error {
 	u.Remove(b.Name(lgLeaseOwner))
 	u.Remove(b.Name(lgLeaseUntil))
 	err := l.update(ctx, &b, &u)
-	if errors.Is(err, ErrRunning) {
+	if errors.Is(err, l.t.Running) {
 		// The SDK may have resent the request after a lost response: if
 		// the first one was applied, the migration is finished and free.
 		if h, ok, rerr := l.header(ctx); rerr == nil && ok && h.Status == state && h.LeaseOwner == "" {

@@ -9,7 +9,6 @@ package migration
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -39,6 +38,9 @@ type Table struct {
 	// root package's errors do (errors.Is finds the sentinel, errors.As the
 	// cause).
 	Wrap func(sentinel error, detail string, cause error) error
+	// Running is the sentinel of a migration whose lease another run
+	// holds, also returned when a run loses its lease (it stops at once).
+	Running error
 	// KeyText renders a key the way the library's messages do, attributes
 	// in name order; Verify's sample hashes it.
 	KeyText func(key map[string]types.AttributeValue) string
@@ -183,10 +185,6 @@ type Report struct {
 
 // MaxFailureDetails caps Report.Failures.
 const MaxFailureDetails = 1000
-
-// ErrRunning is returned when another run holds the migration's lease,
-// and when a run loses its lease (it stops at once).
-var ErrRunning = errors.New("singletable: migration is running elsewhere")
 
 // FailedError reports a run that reached the end of its scan with failed
 // items; the migration is recorded as failed.

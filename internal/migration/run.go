@@ -32,7 +32,7 @@ import (
 // after the last saved page: the writes of unsaved pages are made again,
 // with the same content.
 //
-// Run returns a *FailedError when items failed, ErrRunning (wrapped) when
+// Run returns a *FailedError when items failed, t.Running (wrapped) when
 // another run holds the migration, and the cause when it stopped early.
 // The report is returned in every case but a failure to read the ledger.
 func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, error) {
@@ -92,7 +92,7 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 	}
 	stopRenew()
 	if err != nil {
-		if c := context.Cause(runCtx); c != nil && !errors.Is(err, c) && errors.Is(c, ErrRunning) {
+		if c := context.Cause(runCtx); c != nil && !errors.Is(err, c) && errors.Is(c, t.Running) {
 			err = c // the lease was lost: that is why the run stopped
 		}
 		// Record why, so `migrate status` can tell; best effort with a
