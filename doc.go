@@ -89,7 +89,7 @@
 //
 // A [Migrator] runs a table's data migrations and records them in the table
 // itself: [CopyMigration] copies a legacy table through a typed [Transform],
-// [BackfillMigration] rewrites an entity's stored items after its keys or
+// [Repo.BackfillMigration] rewrites an entity's stored items after its keys or
 // indexes changed. Runs scan in parallel segments under an optional WCU
 // limit, checkpoint every page so a stopped run resumes, never run again once
 // completed, and [Migrator.Verify] compares the result with what was meant.
