@@ -210,7 +210,7 @@ func (r *Repo[T]) updateIndexAttrs(ctx context.Context, w *migration.Rewrite, ol
 	for _, a := range watched {
 		still = append(still, holds(a, old[a]))
 	}
-	cond, err := r.ownership(existingItem).and(check(still...)).write(&eb)
+	cond, err := r.ownership(existingItem).and(check(still...)).write(&eb, nil)
 	if err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (r *Repo[T]) unchanged(old map[string]types.AttributeValue) (condExpr, erro
 			still = append(still, holds(f.attr, nil))
 		}
 	}
-	return r.ownership(existingItem).and(check(still...)).build(r.e.name)
+	return r.ownership(existingItem).and(check(still...)).build(r.e.name, nil)
 }
 
 // rekey moves the item to its new primary key in one transaction: a put
@@ -257,7 +257,7 @@ func (r *Repo[T]) rekey(ctx context.Context, w *migration.Rewrite, old map[strin
 	if err := itemsize.Check(w.NewItem); err != nil {
 		return &ValidationError{Entity: r.e.name, Reason: "re-keyed item too large", Err: err}
 	}
-	put, err := r.ownership(absentItem).build(r.e.name)
+	put, err := r.ownership(absentItem).build(r.e.name, nil)
 	if err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func (r *Repo[T]) moveGuard(g migration.Guard, w *migration.Rewrite) (types.Tran
 		u.Set(eb.Name(guardOwnerSK), eb.Value(w.NewItem[t.opts.SortKey]))
 	}
 	update := u.String()
-	cond, err := r.ownerCond(w.OldKey).write(&eb)
+	cond, err := r.ownerCond(w.OldKey).write(&eb, nil)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
