@@ -91,7 +91,7 @@ func TestIdempotentIncrement(t *testing.T) {
 
 	// The conditional form: applied once, however late the retry.
 	inc := func() (Counts, error) {
-		return counts.Update(Counts{}).Add("Users", 1).If(expression.Name("user_count").Equal(expression.Value(2))).Run(ctx)
+		return counts.Update(Counts{}).Add("Users", 1).If(expression.Name("Users").Equal(expression.Value(2))).Run(ctx)
 	}
 	c, err = inc()
 	require.NoError(t, err)

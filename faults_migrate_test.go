@@ -142,7 +142,7 @@ func runBackfillFaultSuite(t *testing.T, rate float64) {
 		skills = singletable.MustBind(tbl, UserSkills)
 	})
 	seedSkills(t, tbl, userSkillsNoIndex, n)
-	m, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("001-skills-gsi1", skills))
+	m, err := singletable.NewMigrator(tbl, skills.BackfillMigration("001-skills-gsi1"))
 	require.NoError(t, err)
 	ft.SetEnabled(true)
 	rep, runs := runToCompletion(t, m, "001-skills-gsi1")

@@ -77,7 +77,7 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 	seedSkills(t, tbl, userSkillsNoIndex, n)
 	_, err := users.Create(ctx, User{Username: "user0000", Name: "Zero"})
 	require.NoError(t, err)
-	m, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("001-skills-gsi1", skills))
+	m, err := singletable.NewMigrator(tbl, skills.BackfillMigration("001-skills-gsi1"))
 	require.NoError(t, err)
 
 	dry, err := m.Run(ctx, "001-skills-gsi1", func(o *singletable.RunOptions) { o.DryRun = true })
@@ -199,7 +199,7 @@ func TestMigrateRekeySK(t *testing.T) {
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
 	singletable.MustBind(newTbl, Users)
 	skills := singletable.MustBind(newTbl, userSkillsNewSK)
-	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("002-skill-sk", skills))
+	m, err := singletable.NewMigrator(newTbl, skills.BackfillMigration("002-skill-sk"))
 	require.NoError(t, err)
 
 	// The old code keeps adding endorsements until the items move away.
@@ -276,7 +276,7 @@ func TestMigrateRekeySK(t *testing.T) {
 	assert.True(t, vr.OK(), "%+v", vr)
 
 	// The old declaration's verification now sees every item as stale.
-	mold, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("x", oldSkills))
+	mold, err := singletable.NewMigrator(tbl, oldSkills.BackfillMigration("x"))
 	require.NoError(t, err)
 	vr, err = mold.Verify(ctx, "x", func(o *singletable.VerifyOptions) { o.MaxDifferences = 1 })
 	require.NoError(t, err)
@@ -304,7 +304,7 @@ func TestMigrateRekeyConflict(t *testing.T) {
 	_, err = skills.Put(ctx, other)
 	require.NoError(t, err)
 
-	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("rekey", skills))
+	m, err := singletable.NewMigrator(newTbl, skills.BackfillMigration("rekey"))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "rekey")
 	var me *singletable.MigrationError
@@ -358,7 +358,7 @@ func TestMigrateBackfillSparse(t *testing.T) {
 	}
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
 	posts := singletable.MustBind(newTbl, sparse)
-	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("posts-sparse", posts))
+	m, err := singletable.NewMigrator(newTbl, posts.BackfillMigration("posts-sparse"))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "posts-sparse")
 	require.NoError(t, err)
@@ -392,7 +392,7 @@ func TestMigrateRekeyMovesUniqueGuards(t *testing.T) {
 	})
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
 	accounts2 := singletable.MustBind(newTbl, moved)
-	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("accounts-sk", accounts2))
+	m, err := singletable.NewMigrator(newTbl, accounts2.BackfillMigration("accounts-sk"))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "accounts-sk")
 	require.NoError(t, err)

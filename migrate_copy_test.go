@@ -25,8 +25,9 @@ func TestMigrateCopy20k(t *testing.T) {
 	const deleted = n / 100 // legacyItem soft-deletes every 100th user
 	src := newLegacyTable(t, n)
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users",
-		singletable.CopySource{Table: src}, usersTransform(users)).WithDescription("legacy users → glad-entities"))
+	copyUsers := singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users))
+	copyUsers.Description = "legacy users → glad-entities"
+	m, err := singletable.NewMigrator(tbl, copyUsers)
 	require.NoError(t, err)
 
 	var last singletable.Progress
@@ -312,9 +313,14 @@ func TestMigrateRegistry(t *testing.T) {
 		{"bad character", []singletable.Migration{singletable.CopyMigration("a/b", singletable.CopySource{Table: "x"}, tf)}},
 		{"duplicate", []singletable.Migration{
 			singletable.CopyMigration("a", singletable.CopySource{Table: "x"}, tf),
-			singletable.BackfillMigration("a", users),
+			users.BackfillMigration("a"),
 		}},
 		{"zero migration", []singletable.Migration{{ID: "a"}}},
+		{"copy without source", []singletable.Migration{singletable.CopyMigration("a", singletable.CopySource{}, tf)}},
+		{"copy without transform", []singletable.Migration{singletable.CopyMigration("a", singletable.CopySource{Table: "x"}, nil)}},
+		{"backfill of another table", []singletable.Migration{
+			singletable.MustBind(singletable.NewTable(nil, "other"), Users).BackfillMigration("a"),
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -324,12 +330,11 @@ func TestMigrateRegistry(t *testing.T) {
 			assert.ErrorContains(t, err, "singletable:")
 		})
 	}
-	m, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("b", users))
+	m, err := singletable.NewMigrator(tbl, users.BackfillMigration("b"))
 	require.NoError(t, err)
 	_, err = m.Run(context.Background(), "nope")
 	var ve *singletable.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "backfill", m.Migrations()[0].Kind())
 }
 
 func must[T any](v T, err error) T {

@@ -54,7 +54,7 @@ func ExampleMigrator() {
 				}
 				return []singletable.WriteOp{users.PutOp(User{Username: u.Username, Name: u.Name})}, nil
 			})),
-		singletable.BackfillMigration("001-skills-gsi1", skills),
+		skills.BackfillMigration("001-skills-gsi1"),
 	)
 	if err != nil {
 		panic(err)

@@ -52,7 +52,7 @@ func TestMigrateUnderFaults(t *testing.T) {
 	seedSkills(t, tbl, UserSkills, 300)
 	newTbl := singletable.NewTable(faulty, tbl.Name())
 	skills := singletable.MustBind(newTbl, userSkillsNewSK)
-	mk, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("002-skill-sk", skills))
+	mk, err := singletable.NewMigrator(newTbl, skills.BackfillMigration("002-skill-sk"))
 	require.NoError(t, err)
 	ft.SetEnabled(true)
 	before := ft.Stats().Total()

@@ -33,8 +33,10 @@ type ReadOptions struct {
 type WriteOptions struct {
 	// If, when set, makes the write conditional: it fails with
 	// [ErrConditionFailed] when the condition does not hold. Build it with
-	// the SDK's expression package. The zero value (not IsSet) means no
-	// condition.
+	// the SDK's expression package, naming fields by their Go names, as
+	// [Query.Filter] describes (a stored attribute name is accepted too;
+	// any other name is a *ValidationError before the write is sent). The
+	// zero value (not IsSet) means no condition.
 	If expression.ConditionBuilder
 	// MustExist makes Put replace only an existing item, and Delete fail
 	// when there is nothing to delete; both return [ErrNotFound].

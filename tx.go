@@ -337,7 +337,9 @@ func (r *Repo[T]) TxDelete(tx *Txn, key T, optFns ...func(*WriteOptions)) {
 // TxCheck adds to tx a condition on the item with key's primary key that
 // the transaction requires without writing it; it fails with
 // [ErrConditionFailed] (or [ErrNotFound] when the item does not exist and
-// the condition needed it).
+// the condition needed it). Name fields in cond by their Go names, as
+// [Query.Filter] describes; an unknown name fails the transaction with a
+// *ValidationError before anything is sent.
 func (r *Repo[T]) TxCheck(tx *Txn, key T, cond expression.ConditionBuilder) {
 	tx.record("Check", r.e.name, func(context.Context) ([]txItem, error) { return r.checkItems(key, cond) })
 }
@@ -348,7 +350,7 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 	if err != nil {
 		return nil, err
 	}
-	ce, err := userCond(cond).build(r.e.name)
+	ce, err := userCond(cond).build(r.e.name, r.condNames())
 	if err != nil {
 		return nil, err
 	}

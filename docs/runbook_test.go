@@ -65,7 +65,7 @@ func checkAtStartup(ctx context.Context, table *singletable.Table) {
 // created in the table), new writes carry the index keys; the backfill
 // rewrites the old items, conditionally, so concurrent writes are not lost.
 func backfillGSI1(ctx context.Context, table *singletable.Table, skills *singletable.Repo[UserSkill]) error {
-	m, err := singletable.NewMigrator(table, singletable.BackfillMigration("002-skills-gsi1", skills))
+	m, err := singletable.NewMigrator(table, skills.BackfillMigration("002-skills-gsi1"))
 	if err != nil {
 		return err
 	}

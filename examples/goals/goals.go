@@ -242,7 +242,7 @@ func (r *Repository) SetGoalStatus(ctx context.Context, userID, goalID string, s
 	return r.Goals.Update(g).
 		Set("Status", status).
 		SetFrom(g, "CreatedAt").
-		If(expression.Name("status").Equal(expression.Value(g.Status))).
+		If(expression.Name("Status").Equal(expression.Value(g.Status))).
 		Run(ctx)
 }
 

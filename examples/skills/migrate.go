@@ -49,8 +49,9 @@ func LegacyUsersMigration(st *Store, sourceTable string) singletable.Migration {
 			CreatedAt: created.UTC(), UpdatedAt: updated.UTC()}
 		return []singletable.WriteOp{st.Users.PutOp(u)}, nil
 	})
-	return singletable.CopyMigration(LegacyUsersMigrationID, singletable.CopySource{Table: sourceTable}, transform).
-		WithDescription("legacy users table → " + st.Table.Name() + " (seed 000, phase 1)")
+	m := singletable.CopyMigration(LegacyUsersMigrationID, singletable.CopySource{Table: sourceTable}, transform)
+	m.Description = "legacy users table → " + st.Table.Name() + " (seed 000, phase 1)"
+	return m
 }
 
 // Migrator returns the migration engine for the store's table with the
