@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/singletable-go/singletable/internal/keys"
 )
 
 // The access-pattern catalog: the table taxonomy and access-pattern tables
@@ -66,9 +68,9 @@ func (q *Query[T]) AccessPattern(name, description string) AccessPattern {
 // pattern; the condition is the item's primary key in template terms.
 func (r *Repo[T]) AccessPattern(name, description string, op Operation) AccessPattern {
 	t := r.t.opts
-	cond := t.PartitionKey + " = " + r.e.pk.tpl.raw
+	cond := t.PartitionKey + " = " + r.e.pk.tpl.Raw
 	if r.e.sk.defined() {
-		cond += " AND " + t.SortKey + " = " + r.e.sk.tpl.raw
+		cond += " AND " + t.SortKey + " = " + r.e.sk.tpl.Raw
 	}
 	if op == OpCreate {
 		cond += " AND attribute_not_exists(" + t.PartitionKey + ")"
@@ -85,10 +87,10 @@ func (q *Query[T]) describe() string {
 	case q.index != "" && idx == nil:
 		return "unknown index " + q.index
 	case idx == nil:
-		parts = append(parts, t.PartitionKey+" = "+e.pk.tpl.raw)
+		parts = append(parts, t.PartitionKey+" = "+e.pk.tpl.Raw)
 		parts = append(parts, q.describeTemplatedSort(e.sk, t.SortKey)...)
 	case !idx.multi:
-		pk := idx.pkAttr + " = " + idx.pk.tpl.raw
+		pk := idx.pkAttr + " = " + idx.pk.tpl.Raw
 		if idx.shards > 0 {
 			pk += fmt.Sprintf("#shard_{0..%d}", idx.shards-1)
 		}
@@ -119,7 +121,7 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 		return nil
 	}
 	if q.kind == sortNone {
-		cp := sk.tpl.constantPrefix()
+		cp := sk.tpl.ConstantPrefix()
 		switch {
 		case cp == "":
 			return nil
@@ -136,19 +138,19 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	var P strings.Builder
 	var L, last string
 	i := 0
-	for j, part := range sk.tpl.parts {
-		if part.field == "" {
-			P.WriteString(part.literal)
+	for j, part := range sk.tpl.Parts {
+		if part.Field == "" {
+			P.WriteString(part.Literal)
 			continue
 		}
 		if i == n-1 {
-			last = part.field
-			if j+1 < len(sk.tpl.parts) {
-				L = sk.tpl.parts[j+1].literal
+			last = part.Field
+			if j+1 < len(sk.tpl.Parts) {
+				L = sk.tpl.Parts[j+1].Literal
 			}
 			break
 		}
-		P.WriteString("{" + part.field + "}")
+		P.WriteString("{" + part.Field + "}")
 		i++
 	}
 	prefix := P.String()
@@ -160,7 +162,7 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	}
 	if q.op == Eq {
 		if n == len(sk.fields) {
-			return []string{attr + " = " + sk.tpl.raw}
+			return []string{attr + " = " + sk.tpl.Raw}
 		}
 		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + "}" + L + ")"}
 	}
@@ -329,7 +331,7 @@ func (t *Table) Catalog(patterns ...AccessPattern) *Catalog {
 		EntityTypeAttr: t.opts.EntityTypeAttr, Patterns: slices.Clone(patterns)}
 	for _, ei := range ents {
 		g := ei.guardDecl
-		ce := CatalogEntity{Type: ei.name, PK: ei.pkTpl.raw, SK: ei.skTpl.raw, Unique: g.unique,
+		ce := CatalogEntity{Type: ei.name, PK: ei.pkTpl.Raw, SK: ei.skTpl.Raw, Unique: g.unique,
 			Version: g.version, CreatedAt: g.created, UpdatedAt: g.updated, TTL: g.ttl}
 		for _, d := range ei.decls {
 			ci := CatalogEntityIndex{Name: d.name, MultiAttribute: d.multi, Shards: d.shards}
@@ -338,11 +340,11 @@ func (t *Table) Catalog(patterns ...AccessPattern) *Catalog {
 				ci.SK = attrList(d.sortAttrs, d.sort)
 				ci.Sparse = "when " + strings.Join(slices.Concat(d.partition, d.sort), ", ") + " are all present"
 			} else {
-				ci.PK = d.pkAttr + " = " + d.pkTpl.raw
+				ci.PK = d.pkAttr + " = " + d.pkTpl.Raw
 				if d.skAttr != "" {
-					ci.SK = d.skAttr + " = " + d.skTpl.raw
+					ci.SK = d.skAttr + " = " + d.skTpl.Raw
 				}
-				fields := slices.Concat(d.pkTpl.fields(), d.skTpl.fields())
+				fields := slices.Concat(d.pkTpl.Fields(), d.skTpl.Fields())
 				var conds []string
 				if len(fields) > 0 {
 					conds = append(conds, strings.Join(uniq(fields), ", ")+" present")
@@ -405,13 +407,13 @@ func uniq(s []string) []string {
 
 // shape is a template's text with every placeholder replaced by "{}": two
 // templates of the same shape can render the same key.
-func shape(t keyTemplate) string {
+func shape(t keys.Template) string {
 	var b strings.Builder
-	for _, p := range t.parts {
-		if p.field != "" {
+	for _, p := range t.Parts {
+		if p.Field != "" {
 			b.WriteString("{}")
 		} else {
-			b.WriteString(p.literal)
+			b.WriteString(p.Literal)
 		}
 	}
 	return b.String()
@@ -420,7 +422,7 @@ func shape(t keyTemplate) string {
 // keyPair is a partition template and the sort template under it.
 type keyPair struct {
 	entity, index      string
-	pk, sk             keyTemplate
+	pk, sk             keys.Template
 	pkAttr, skAttr     string
 	primary, hasSortTp bool
 	sharded            bool
@@ -431,28 +433,28 @@ func lint(o TableOptions, ents []entityInfo, idxs []CatalogIndex, patterns []Acc
 	var pairs []keyPair
 	for _, ei := range ents {
 		pairs = append(pairs, keyPair{entity: ei.name, pk: ei.pkTpl, sk: ei.skTpl,
-			pkAttr: o.PartitionKey, skAttr: o.SortKey, primary: true, hasSortTp: ei.skTpl.raw != ""})
+			pkAttr: o.PartitionKey, skAttr: o.SortKey, primary: true, hasSortTp: ei.skTpl.Raw != ""})
 		for _, d := range ei.decls {
 			if !d.multi {
 				pairs = append(pairs, keyPair{entity: ei.name, index: d.name, pk: d.pkTpl, sk: d.skTpl,
-					pkAttr: d.pkAttr, skAttr: d.skAttr, hasSortTp: d.skTpl.raw != "", sharded: d.shards > 0})
+					pkAttr: d.pkAttr, skAttr: d.skAttr, hasSortTp: d.skTpl.Raw != "", sharded: d.shards > 0})
 			}
 		}
 	}
 	// Hot partitions.
 	for _, p := range pairs {
-		if p.pk.numFields() > 0 || p.sharded {
+		if p.pk.NumFields() > 0 || p.sharded {
 			continue
 		}
 		switch {
-		case p.primary && p.hasSortTp && p.sk.numFields() == 0:
+		case p.primary && p.hasSortTp && p.sk.NumFields() == 0:
 			fs = append(fs, Finding{SeverityInfo, p.entity, "", fmt.Sprintf(
 				"singleton item (%s = %s, %s = %s): every write to it goes to one partition, so keep its write rate well under 1,000 per second",
-				p.pkAttr, p.pk.raw, p.skAttr, p.sk.raw)})
+				p.pkAttr, p.pk.Raw, p.skAttr, p.sk.Raw)})
 		default:
 			fs = append(fs, Finding{SeverityWarning, p.entity, p.index, fmt.Sprintf(
 				"constant partition key %s = %s: every item goes to one partition (at most 1,000 writes and 3,000 reads per second); add a placeholder, e.g. a shard number, if it takes sustained traffic",
-				p.pkAttr, p.pk.raw)})
+				p.pkAttr, p.pk.Raw)})
 		}
 	}
 	// Entities sharing a partition.
@@ -480,19 +482,19 @@ func lint(o TableOptions, ents []entityInfo, idxs []CatalogIndex, patterns []Acc
 				}
 				fs = append(fs, Finding{sev, a.entity, a.index, fmt.Sprintf(
 					"%s and %s render the same %s keys (%s = %s, %s = %s): %s; give them distinct sort key prefixes",
-					a.entity, b.entity, where, a.pkAttr, a.pk.raw, a.skAttr, a.sk.raw, why)})
+					a.entity, b.entity, where, a.pkAttr, a.pk.Raw, a.skAttr, a.sk.Raw, why)})
 				continue
 			}
 			for _, x := range [][2]keyPair{{a, b}, {b, a}} {
 				p, q := x[0], x[1]
-				if p.sk.numFields() == 0 {
+				if p.sk.NumFields() == 0 {
 					continue // queried by equality
 				}
-				pp, qp := p.sk.constantPrefix(), q.sk.constantPrefix()
+				pp, qp := p.sk.ConstantPrefix(), q.sk.ConstantPrefix()
 				if strings.HasPrefix(qp, pp) {
 					fs = append(fs, Finding{SeverityWarning, p.entity, p.index, fmt.Sprintf(
 						"%s shares its %s partitions (%s = %s) with %s, and %s's sort key prefix %q is a prefix of %s's (%s): queries for %s also read %s's items, paying for them and filtering them out",
-						p.entity, where, p.pkAttr, p.pk.raw, q.entity, p.entity, pp, q.entity, q.sk.raw, p.entity, q.entity)})
+						p.entity, where, p.pkAttr, p.pk.Raw, q.entity, p.entity, pp, q.entity, q.sk.Raw, p.entity, q.entity)})
 				}
 			}
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/keys"
 )
 
 // Client is the part of *dynamodb.Client the library uses. Pass a
@@ -94,7 +96,7 @@ type entityInfo struct {
 	ttlAttr string
 
 	// The declaration as written, for the catalog (catalog.go).
-	pkTpl, skTpl keyTemplate
+	pkTpl, skTpl keys.Template
 	decls        []indexDecl
 	guardDecl    guardDecl
 }
@@ -110,10 +112,10 @@ type guardDecl struct {
 type indexDecl struct {
 	name            string
 	multi           bool
-	pkTpl, skTpl    keyTemplate // templated
-	pkAttr, skAttr  string      // templated
-	partition, sort []string    // multi-attribute: Go field names
-	partitionAttrs  []string    // multi-attribute: their attribute names
+	pkTpl, skTpl    keys.Template // templated
+	pkAttr, skAttr  string        // templated
+	partition, sort []string      // multi-attribute: Go field names
+	partitionAttrs  []string      // multi-attribute: their attribute names
 	sortAttrs       []string
 	sparse          bool // has a When predicate
 	whenFields      []string
