@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/keys"
 )
@@ -220,7 +221,7 @@ type plan struct {
 	empty      bool // the sort range is empty: no request needed
 
 	shards   []*dynamodb.QueryInput // one per shard of a write-sharded index
-	shardPos []shardPos             // from the cursor, for sharded queries
+	shardPos []cursor.ShardPos      // from the cursor, for sharded queries
 }
 
 func (q *Query[T]) plan(count bool) (*plan, error) {
