@@ -39,7 +39,7 @@ var (
 	ErrEmptyValue = errors.New("empty key value")
 	// ErrMissingValue: a nil pointer has no value to encode.
 	ErrMissingValue = errors.New("missing key value")
-	// ErrMismatch is wrapped by Template.split when a key was not
+	// ErrMismatch is wrapped by Template.Split when a key was not
 	// rendered from the template.
 	ErrMismatch = errors.New("key does not match template")
 )
@@ -62,10 +62,11 @@ type Template struct {
 
 // Part is one literal or one placeholder of a Template. A placeholder names
 // the Go field whose value fills it and encodes that value with
-// [Part.AppendValue] and decodes it with [Part.DecodeValue]; what a
+// [Part.AppendValue] and decodes it with [Part.DecodeValue]. What a
 // placeholder may say beyond the field name (a format, in a later version)
-// is parsed by parsePlaceholder and kept here, so those two methods are the
-// only places that need to know it.
+// is to be parsed by parsePlaceholder and kept in Part, and only those two
+// methods need to read it (the root's fast path for plain string fields
+// inlines the default encoding, so it must step aside for a format).
 type Part struct {
 	Literal string // the literal text, when Field == ""
 	Field   string // the Go field name of a placeholder
