@@ -1,8 +1,6 @@
 package singletable
 
 import (
-	"errors"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/cursor"
@@ -20,9 +18,10 @@ func (t *Table) cursorCodec() cursor.Codec {
 }
 
 // cursorErr returns a cursor that does not decode as ErrInvalidCursor.
+// internal/cursor returns its *InvalidError unwrapped; a type assertion
+// rather than errors.As keeps the success path free of allocations.
 func cursorErr(err error) error {
-	var ie *cursor.InvalidError
-	if errors.As(err, &ie) {
+	if ie, ok := err.(*cursor.InvalidError); ok {
 		return wrapSentinel(ErrInvalidCursor, ie.Reason, nil)
 	}
 	return err
