@@ -69,7 +69,7 @@ func TestAtomicIncrements(t *testing.T) {
 func TestIdempotentIncrement(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tc := newTxClient()
+	tc := newTxClient(t)
 	var counts *singletable.Repo[Counts]
 	newTableWith(t, tc, func(tbl *singletable.Table) { counts = singletable.Bind(tbl, CountsEntity) })
 

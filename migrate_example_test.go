@@ -18,7 +18,7 @@ import (
 // nothing happens; Verify compares the result with the transform's output.
 func ExampleMigrator() {
 	ctx := context.Background()
-	client := ddblocal.Shared().Client() // any *dynamodb.Client
+	client := ddblocal.Shared(nil).Client() // any *dynamodb.Client
 	legacy := fmt.Sprintf("users-%d", time.Now().UnixNano())
 	mustDo(client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            &legacy,

@@ -76,7 +76,7 @@ func newLegacyTable(t testing.TB, n int) string {
 // writes items into it.
 func newRawTable(t testing.TB, pk string, items []map[string]types.AttributeValue) string {
 	t.Helper()
-	c := ddblocal.Shared().Client()
+	c := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
 		TableName:            &name,
@@ -192,7 +192,7 @@ func usersTargetVia(t testing.TB, c singletable.Client) (*singletable.Table, *si
 	users := singletable.Bind(tbl, Users)
 	singletable.Bind(tbl, UserSkills)
 	require.NoError(t, tbl.Create(context.Background()))
-	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), tbl.Name())
+	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), tbl.Name())
 	return tbl, users
 }
 

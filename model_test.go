@@ -640,10 +640,10 @@ type mEnv struct {
 
 func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 	t.Helper()
-	env := &mEnv{raw: ddblocal.Shared().Client(), clock: &modelClock{}, infos: map[string]*mInfo{}}
+	env := &mEnv{raw: ddblocal.Shared(t).Client(), clock: &modelClock{}, infos: map[string]*mInfo{}}
 	env.ft = ddbfault.New(nil, ddbfault.Config{Seed: faultSeed, Rate: rate})
 	env.ft.SetEnabled(false)
-	faulty := ddblocal.Shared().Client(func(o *dynamodb.Options) {
+	faulty := ddblocal.Shared(t).Client(func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: env.ft}
 		// Short SDK backoff: the faults are frequent and the test sequential.
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {

@@ -26,7 +26,7 @@ var Notes = singletable.MustDefine(singletable.Schema[Note]{
 // the table, write, read and query.
 func Example_quickStart() {
 	ctx := context.Background()
-	client := ddblocal.Shared().Client() // or dynamodb.NewFromConfig(cfg) for AWS
+	client := ddblocal.Shared(nil).Client() // or dynamodb.NewFromConfig(cfg) for AWS
 	table := singletable.NewTable(client, "notes")
 	notes := singletable.Bind(table, Notes)
 	if err := table.Create(ctx); err != nil {

@@ -18,7 +18,7 @@ import (
 // Local, deleted when the test ends, so tests can run in parallel.
 func newSkillsTable(t *testing.T) (*singletable.Repo[User], *singletable.Repo[UserSkill]) {
 	t.Helper()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	table := singletable.NewTable(client, name)
 	users := singletable.Bind(table, Users)
@@ -50,7 +50,7 @@ func TestRegisterTwice(t *testing.T) {
 func TestWritesSurviveThrottling(t *testing.T) {
 	t.Parallel()
 	faults := ddbfault.New(http.DefaultTransport, ddbfault.Config{Seed: 1, Rate: 0.3})
-	client := ddblocal.NewClient(ddblocal.Shared().Endpoint(), func(o *dynamodb.Options) {
+	client := ddblocal.NewClient(ddblocal.Shared(t).Endpoint(), func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: faults}
 	})
 	name := ddblocal.TableName(t)
@@ -60,7 +60,7 @@ func TestWritesSurviveThrottling(t *testing.T) {
 	if err := table.Create(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), name)
+	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), name)
 	faults.SetEnabled(true)
 
 	var ops []singletable.WriteOp
@@ -71,7 +71,7 @@ func TestWritesSurviveThrottling(t *testing.T) {
 		t.Fatal(err) // a *BatchError would list, item by item, what failed
 	}
 	faults.SetEnabled(false)
-	n, err := ddblocal.Shared().Client().Scan(t.Context(), &dynamodb.ScanInput{TableName: &name, Select: "COUNT"})
+	n, err := ddblocal.Shared(t).Client().Scan(t.Context(), &dynamodb.ScanInput{TableName: &name, Select: "COUNT"})
 	if err != nil {
 		t.Fatal(err)
 	}

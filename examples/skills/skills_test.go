@@ -42,7 +42,7 @@ type app struct {
 
 func newApp(t *testing.T) *app {
 	t.Helper()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	st := skills.NewStore(client, name)
 	require.NoError(t, st.Table.Create(context.Background()))
@@ -526,7 +526,7 @@ func TestLegacyMigration(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	ctx := context.Background()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	legacy := ddblocal.TableName(t)
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(legacy),

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
 // second per call, so creation times are distinct and ordered.
 func newManager(t *testing.T) *tasks.Manager {
 	t.Helper()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	m := tasks.New(client, name)
 	require.NoError(t, m.Table.Create(context.Background()))
