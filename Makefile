@@ -55,12 +55,13 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-## cross: build every module for windows and darwin (amd64 and arm64)
+## cross: build every module for windows/amd64 and darwin/arm64
+CROSS ?= windows/amd64 darwin/arm64
 cross:
-	@set -e; for m in $(MODULES); do for os in windows darwin; do for arch in amd64 arm64; do \
-		echo "GOOS=$$os GOARCH=$$arch go build ./... (in $$m)"; \
-		(cd $$m && GOOS=$$os GOARCH=$$arch $(GO) build ./...); \
-	done; done; done
+	@set -e; for m in $(MODULES); do for p in $(CROSS); do \
+		echo "GOOS=$${p%/*} GOARCH=$${p#*/} go build ./... (in $$m)"; \
+		(cd $$m && GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...); \
+	done; done
 
 ## fuzz: run the key codec fuzz target for FUZZTIME (default 30s), then the
 ## attribute codec's (FuzzCodec in ./internal/codec)
