@@ -30,6 +30,11 @@ func TestDocSnippets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	quickstart, err := filepath.Glob(filepath.Join("quickstart", "*.go")) // the README's quick start
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources = append(sources, quickstart...)
 	var code [][]string
 	for _, s := range sources {
 		code = append(code, normalized(t, s))
