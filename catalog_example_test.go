@@ -7,7 +7,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// The seed 000 design's catalog: entities, indexes, the queries each index
+// The skills service's catalog: entities, indexes, the queries each index
 // serves and the lint's findings, rendered from the declarations. Building
 // a catalog sends no request, so the table needs no client here.
 func ExampleTable_Catalog() {

@@ -17,7 +17,7 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
-// Seed 000: copy the legacy users table into glad-entities.
+// The skills service: copy the legacy users table into glad-entities.
 func TestMigrateCopy20k(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -18,10 +18,10 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
-// Test helpers for the migration tests: the seed 000 legacy users table
+// Test helpers for the migration tests: the skills service's legacy users table
 // and raw seeding with BatchWriteItem.
 
-// legacyUser is an item of seed 000's legacy `users` table (PK username).
+// legacyUser is an item of the skills service's legacy `users` table (PK username).
 type legacyUser struct {
 	Username     string    `dynamodbav:"username"`
 	Name         string    `dynamodbav:"name"`
@@ -31,7 +31,7 @@ type legacyUser struct {
 	Deleted      bool      `dynamodbav:"deleted,omitempty"`
 }
 
-// usersTransform is seed 000's migration: USER#<username> / PROFILE, the
+// usersTransform is the skills service's migration: USER#<username> / PROFILE, the
 // legacy soft-deleted users left behind.
 func usersTransform(users *singletable.Repo[User]) singletable.Transform {
 	return singletable.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {

@@ -61,7 +61,7 @@ import (
 //
 // MODEL_SEED (default 1; "random" draws one) and MODEL_OPS (default 200
 // per run) choose the sequence; make model runs it longer. A failure
-// prints the seed, the failing operation and the operations that touched
+// prints the random seed, the failing operation and the operations that touched
 // the same keys; in the run without faults each kind of failure is also
 // shrunk (MODEL_SHRINK_SECONDS, default 15) to a minimal sequence by
 // replaying subsequences on a fresh table. The whole sequence is written

@@ -13,7 +13,7 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
-// The guide's model: seed 000's users and skills.
+// The guide's model: the skills service's users and skills.
 
 type User struct {
 	Username string `dynamodbav:"Username"`

@@ -4,7 +4,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// AccessPatterns lists the seed's access patterns as the store runs them,
+// AccessPatterns lists the design's access patterns as the store runs them,
 // for the two tables' catalogs in docs/catalog.md.
 func (s *Store) AccessPatterns() (data, log []singletable.AccessPattern) {
 	cmd := func(name, desc, entity, cond string) singletable.AccessPattern {
@@ -14,7 +14,7 @@ func (s *Store) AccessPatterns() (data, log []singletable.AccessPattern) {
 	data = []singletable.AccessPattern{
 		s.Users.AccessPattern("U1", "Lookup user by name", singletable.OpGet),
 		s.byEmail("").AccessPattern("U2", "Lookup user by email"),
-		s.allUsers().AccessPattern("U3", "List all users (sparse listing index; the seed's begins_with on PK is not a valid Query)"),
+		s.allUsers().AccessPattern("U3", "List all users (sparse listing index; the design's begins_with on PK is not a valid Query)"),
 		s.Users.AccessPattern("U4", "Check user name exists (projection)", singletable.OpGet),
 		cmd("U5", "Add user, count it", "USER", "Put USER#{Name}/METADATA if absent; Update METADATA/COUNTS ADD user_count 1"),
 		s.Elections.AccessPattern("E1", "Lookup election by name", singletable.OpGet),

@@ -6,7 +6,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// AccessPatterns lists seed 000's access patterns as the service runs them:
+// AccessPatterns lists the skills service's access patterns as the service runs them:
 // each is made from the very query or repository call the service sends,
 // so the catalog in docs/catalog.md cannot drift from the code.
 func AccessPatterns(st *Store) []singletable.AccessPattern {

@@ -355,7 +355,7 @@ func TestUsersBySkill(t *testing.T) {
 	assert.Empty(t, get("?level=Beginner&years=99"))
 	// GSI2: experts with at least 7 years, by years then last use.
 	assert.Equal(t, []string{"grace", "carol", "alice", "heidi"}, get("?level=Expert&min_years=7"))
-	// GSI2: experts with exactly 7 years who used it since 2024-01-01 (the seed's query).
+	// GSI2: experts with exactly 7 years who used it since 2024-01-01 (the design's query).
 	assert.Equal(t, []string{"carol"}, get("?level=Expert&years=7&used_since=2024-01-01"))
 	assert.Equal(t, []string{"grace", "carol"}, get("?level=Expert&years=7"))
 	// Another skill's partition holds only its own users.
