@@ -35,6 +35,11 @@ func TestDocSnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	sources = append(sources, quickstart...)
+	launcher, err := filepath.Glob(filepath.Join("..", "ddblocal", "testcontainers", "*_test.go")) // its own module
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources = append(sources, launcher...)
 	var code [][]string
 	for _, s := range sources {
 		code = append(code, normalized(t, s))

@@ -12,6 +12,7 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddbfault"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 // newSkillsTable gives each test its own table in the shared DynamoDB
@@ -28,6 +29,31 @@ func newSkillsTable(t *testing.T) (*singletable.Repo[User], *singletable.Repo[Us
 	}
 	ddblocal.DeleteTableOnCleanup(t, client, name)
 	return users, skills
+}
+
+// TestListSkills gets its table from singletabletest.NewTable: created
+// with the indexes Users and UserSkills declare, deleted after the test.
+func TestListSkills(t *testing.T) {
+	t.Parallel()
+	table := singletabletest.NewTable(t, Users, UserSkills)
+	users := singletable.Bind(table, Users)
+	skills := singletable.Bind(table, UserSkills)
+	ctx := t.Context()
+	if err := users.Create(ctx, User{Username: "john", Name: "John"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"go", "golang", "python"} {
+		if err := skills.Create(ctx, UserSkill{Username: "john", SkillName: s, Level: "Expert"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := skills.Query(UserSkill{Username: "john"}).Page(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 3 || page.Items[0].SkillName != "go" || page.Items[1].SkillName != "golang" {
+		t.Fatalf("john's skills = %+v, want go, golang, python in key order", page.Items)
+	}
 }
 
 func TestRegisterTwice(t *testing.T) {
