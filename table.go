@@ -89,35 +89,10 @@ func (t *Table) Options() TableOptions { return t.opts }
 
 // entityInfo is the non-generic view of a bound entity.
 type entityInfo struct {
-	name    string
-	indexes []physicalIndex
-	ttlAttr string
-
-	// The declaration as written, for the catalog (catalog.go).
-	pkTpl, skTpl keyTemplate
-	decls        []indexDecl
-	guardDecl    guardDecl
-}
-
-// guardDecl is an entity's guards as declared, for the catalog: Go field
-// names, "" when not declared.
-type guardDecl struct {
-	unique                         []string
-	version, created, updated, ttl string
-}
-
-// indexDecl is one index as an entity declares it, for the catalog.
-type indexDecl struct {
-	name            string
-	multi           bool
-	pkTpl, skTpl    keyTemplate // templated
-	pkAttr, skAttr  string      // templated
-	partition, sort []string    // multi-attribute: Go field names
-	partitionAttrs  []string    // multi-attribute: their attribute names
-	sortAttrs       []string
-	sparse          bool // has a When predicate
-	whenFields      []string
-	shards          int // write shards; 0 when not sharded
+	name     string
+	indexes  []physicalIndex
+	ttlAttr  string
+	describe func(TableOptions) EntityDescription // for Table.Describe
 }
 
 // physicalIndex is an index as the table sees it: its key attributes.
@@ -139,23 +114,11 @@ func (p physicalIndex) equal(q physicalIndex) bool {
 }
 
 func (e *Entity[T]) info() entityInfo {
-	ei := entityInfo{name: e.name, pkTpl: e.pk.tpl, skTpl: e.sk.tpl}
-	for _, f := range e.guards.unique {
-		ei.guardDecl.unique = append(ei.guardDecl.unique, f.name)
-	}
-	name := func(f *fieldInfo) string {
-		if f == nil {
-			return ""
-		}
-		return f.name
-	}
-	ei.guardDecl.version, ei.guardDecl.ttl = name(e.guards.version), name(e.guards.ttl)
-	ei.guardDecl.created, ei.guardDecl.updated = name(e.guards.created), name(e.guards.updated)
+	ei := entityInfo{name: e.name, describe: e.describe}
 	if f := e.guards.ttl; f != nil {
 		ei.ttlAttr = f.attr
 	}
 	for _, p := range e.indexes {
-		ei.decls = append(ei.decls, p.decl())
 		pi := physicalIndex{name: p.name, multi: p.multi}
 		if p.multi {
 			for _, f := range p.partition {

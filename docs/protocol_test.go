@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
@@ -43,19 +44,19 @@ func Example_protocolCatalog() {
 	users := singletable.Bind(table, Users)
 	skills := singletable.Bind(table, UserSkills)
 	projects := singletable.Bind(table, Projects)
-	catalog := table.Catalog(
-		users.AccessPattern("AP1", "Get user by username", singletable.OpGet),
-		skills.Query(UserSkill{}).AccessPattern("AP6", "All skills of a user"),
-		skills.QueryIndex("GSI1", UserSkill{}).AccessPattern("AP11", "Users with a skill"),
-		skills.QueryIndex("GSI2", UserSkill{}).AccessPattern("AP14", "Skill and level"),
-		projects.Query(Project{}).AccessPattern("AP20", "All projects of a user"),
-		projects.QueryIndex("GSI1", Project{}).Where(singletable.Eq, "Status").
-			AccessPattern("AP21", "A project's entries with a status"),
+	c := catalog.New(table,
+		catalog.Item("AP1", "Get user by username", catalog.OpGet, users),
+		catalog.Query("AP6", "All skills of a user", skills.Query(UserSkill{})),
+		catalog.Query("AP11", "Users with a skill", skills.QueryIndex("GSI1", UserSkill{})),
+		catalog.Query("AP14", "Skill and level", skills.QueryIndex("GSI2", UserSkill{})),
+		catalog.Query("AP20", "All projects of a user", projects.Query(Project{})),
+		catalog.Query("AP21", "A project's entries with a status",
+			projects.QueryIndex("GSI1", Project{}).Where(singletable.Eq, "Status")),
 	)
-	for _, f := range catalog.Findings {
+	for _, f := range c.Findings {
 		fmt.Println(f)
 	}
-	md := catalog.Markdown()
+	md := c.Markdown()
 	fmt.Println(strings.Contains(md, "| AP20 | All projects of a user | Project | table | Query | `PK = USER#{OwnerUsername} AND begins_with(SK, PROJECT#)` |"))
 	// Output:
 	// true
@@ -73,7 +74,7 @@ func Example_protocolLint() {
 	singletable.Bind(table, singletable.MustDefine(singletable.Schema[Endorsement]{
 		Type: "Endorsement", PK: "USER#{Username}", SK: "SKILL#{SkillName}#BY#{By}",
 	}))
-	for _, f := range table.Catalog().Findings {
+	for _, f := range catalog.New(table).Findings {
 		fmt.Println(f.Severity, f.Entity)
 	}
 	// Output:

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/elections"
 )
@@ -390,7 +391,7 @@ func TestCatalogIsCurrent(t *testing.T) {
 	t.Parallel()
 	s := elections.New(nil, elections.DataTableName, elections.EventTableName)
 	data, log := s.AccessPatterns()
-	got := s.Data.Catalog(data...).Markdown() + "\n" + s.Log.Catalog(log...).Markdown()
+	got := catalog.New(s.Data, data...).Markdown() + "\n" + catalog.New(s.Log, log...).Markdown()
 	path := filepath.Join("docs", "catalog.md")
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))

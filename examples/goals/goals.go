@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 )
 
 // GoalStatus is the state of a goal.
@@ -363,27 +364,26 @@ func day(t time.Time) time.Time {
 
 // AccessPatterns lists the playbook's access patterns as the repository
 // runs them, for the catalog in docs/catalog.md.
-func (r *Repository) AccessPatterns() []singletable.AccessPattern {
+func (r *Repository) AccessPatterns() []catalog.Pattern {
 	var t time.Time
-	return []singletable.AccessPattern{
-		r.Profiles.AccessPattern("U1", "Register a user", singletable.OpCreate),
-		r.byEmail("").AccessPattern("U2", "Find a user by email"),
-		{Name: "U3", Description: "A user's dashboard: profile, goals, meals and activities (item collection)",
-			Entity: "UserProfile", Operation: singletable.OpQuery, Condition: "pk = USER#{UserID}"},
-		r.Goals.AccessPattern("G1", "Create a goal", singletable.OpCreate),
-		r.Goals.AccessPattern("G2", "Get a goal", singletable.OpGet),
-		r.userGoals("").AccessPattern("G3", "All goals of a user"),
-		r.goalsByStatus("").AccessPattern("G4", "Goals by status across users, sorted by time"),
-		r.goalsByStatusSince("", t).AccessPattern("G5", "Goals by status created since a time"),
-		r.Goals.AccessPattern("G6", "Change a goal's status (conditional on the status read)", singletable.OpUpdate),
-		r.Goals.AccessPattern("G7", "Delete a goal", singletable.OpDelete),
-		r.Meals.AccessPattern("M1", "Log a meal", singletable.OpCreate),
-		r.userMeals("").AccessPattern("M2", "All meals of a user"),
-		r.mealsBetween("", t, t).AccessPattern("M3", "Meals in a date range"),
-		r.mealsByCategory("", "").AccessPattern("M4", "A user's meals by category"),
-		r.Activities.AccessPattern("A1", "Log an activity", singletable.OpCreate),
-		r.activitiesOn("", "", "").AccessPattern("A2", "A goal's activities on a date"),
-		r.userActivities("").AccessPattern("A3", "All activities of a user"),
-		r.goalActivities("").AccessPattern("A4", "All activities for a goal"),
+	return []catalog.Pattern{
+		catalog.Item("U1", "Register a user", catalog.OpCreate, r.Profiles),
+		catalog.Query("U2", "Find a user by email", r.byEmail("")),
+		catalog.Collection("U3", "A user's dashboard: profile, goals, meals and activities (item collection)", r.Profiles),
+		catalog.Item("G1", "Create a goal", catalog.OpCreate, r.Goals),
+		catalog.Item("G2", "Get a goal", catalog.OpGet, r.Goals),
+		catalog.Query("G3", "All goals of a user", r.userGoals("")),
+		catalog.Query("G4", "Goals by status across users, sorted by time", r.goalsByStatus("")),
+		catalog.Query("G5", "Goals by status created since a time", r.goalsByStatusSince("", t)),
+		catalog.Item("G6", "Change a goal's status (conditional on the status read)", catalog.OpUpdate, r.Goals),
+		catalog.Item("G7", "Delete a goal", catalog.OpDelete, r.Goals),
+		catalog.Item("M1", "Log a meal", catalog.OpCreate, r.Meals),
+		catalog.Query("M2", "All meals of a user", r.userMeals("")),
+		catalog.Query("M3", "Meals in a date range", r.mealsBetween("", t, t)),
+		catalog.Query("M4", "A user's meals by category", r.mealsByCategory("", "")),
+		catalog.Item("A1", "Log an activity", catalog.OpCreate, r.Activities),
+		catalog.Query("A2", "A goal's activities on a date", r.activitiesOn("", "", "")),
+		catalog.Query("A3", "All activities of a user", r.userActivities("")),
+		catalog.Query("A4", "All activities for a goal", r.goalActivities("")),
 	}
 }

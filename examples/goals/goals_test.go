@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/goals"
 )
@@ -222,7 +223,7 @@ func TestMealsAndActivities(t *testing.T) {
 
 func TestCatalogIsCurrent(t *testing.T) {
 	r := goals.New(nil, "TABLE_NAME")
-	got := r.Table.Catalog(r.AccessPatterns()...).Markdown()
+	got := catalog.New(r.Table, r.AccessPatterns()...).Markdown()
 	path := filepath.Join("docs", "catalog.md")
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/skills"
 )
@@ -495,7 +496,7 @@ func TestServiceErrors(t *testing.T) {
 func TestCatalogIsCurrent(t *testing.T) {
 	t.Parallel()
 	st := skills.NewStore(nil, skills.TableName)
-	got := st.Table.Catalog(skills.AccessPatterns(st)...).Markdown()
+	got := catalog.New(st.Table, skills.AccessPatterns(st)...).Markdown()
 	path := filepath.Join("docs", "catalog.md")
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 )
 
 // TableName is the design's table.
@@ -425,27 +426,27 @@ func validPriority(p Priority) bool {
 	return p == PriorityLow || p == PriorityMedium || p == PriorityHigh
 }
 
-// AccessPatterns lists the design's access patterns as the manager runs
-// them, for docs/catalog.md.
-func (m *Manager) AccessPatterns() []singletable.AccessPattern {
-	return []singletable.AccessPattern{
-		m.Tasks.AccessPattern("P1", "Get task by ID", singletable.OpGet),
-		m.Users.AccessPattern("P2", "Get user profile", singletable.OpGet),
-		m.taskAssignments("").AccessPattern("P3", "All assignments of a task"),
-		m.userAssignments("").AccessPattern("P4", "All tasks assigned to a user (then BatchGetItem of the tasks)"),
-		m.tasksByStatus("").AccessPattern("P5", "Tasks by status, newest first"),
-		m.Assignments.AccessPattern("P6", "Check if a user is assigned to a task", singletable.OpGet),
-		m.Assignments.AccessPattern("P7", "Assign a task, refusing a duplicate", singletable.OpCreate),
+// AccessPatterns lists the task manager's access patterns as the manager
+// runs them, for docs/catalog.md.
+func (m *Manager) AccessPatterns() []catalog.Pattern {
+	return []catalog.Pattern{
+		catalog.Item("P1", "Get task by ID", catalog.OpGet, m.Tasks),
+		catalog.Item("P2", "Get user profile", catalog.OpGet, m.Users),
+		catalog.Query("P3", "All assignments of a task", m.taskAssignments("")),
+		catalog.Query("P4", "All tasks assigned to a user (then BatchGetItem of the tasks)", m.userAssignments("")),
+		catalog.Query("P5", "Tasks by status, newest first", m.tasksByStatus("")),
+		catalog.Item("P6", "Check if a user is assigned to a task", catalog.OpGet, m.Assignments),
+		catalog.Item("P7", "Assign a task, refusing a duplicate", catalog.OpCreate, m.Assignments),
 		{Name: "P7+", Description: "Assign in one transaction: task exists, assignee active, assignment new",
 			Entity: "ASSIGNMENT", Operation: "TransactWriteItems",
 			Condition: "ConditionCheck TASK#{TaskID}/METADATA; ConditionCheck USER#{UserID}/PROFILE UserStatus = ACTIVE; Put TASK#{TaskID}/ASSIGNMENT#{UserID} if absent"},
-		m.Tasks.AccessPattern("T1", "Create a task", singletable.OpCreate),
-		m.Tasks.AccessPattern("T2", "Change status as an admin (conditional on the status read) or priority", singletable.OpUpdate),
+		catalog.Item("T1", "Create a task", catalog.OpCreate, m.Tasks),
+		catalog.Item("T2", "Change status as an admin (conditional on the status read) or priority", catalog.OpUpdate, m.Tasks),
 		{Name: "T3", Description: "Change status as a member, in one transaction with the checks",
 			Entity: "TASK", Operation: "TransactWriteItems",
 			Condition: "ConditionCheck TASK#{TaskID}/ASSIGNMENT#{UserID} exists; ConditionCheck USER#{UserID}/PROFILE UserStatus = ACTIVE; Update TASK#{TaskID}/METADATA if Status unchanged"},
-		m.Users.AccessPattern("U1", "Create a user", singletable.OpCreate),
-		m.Users.AccessPattern("U2", "Deactivate a user", singletable.OpUpdate),
-		m.Assignments.AccessPattern("A1", "Unassign", singletable.OpDelete),
+		catalog.Item("U1", "Create a user", catalog.OpCreate, m.Users),
+		catalog.Item("U2", "Deactivate a user", catalog.OpUpdate, m.Users),
+		catalog.Item("A1", "Unassign", catalog.OpDelete, m.Assignments),
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/tasks"
 )
@@ -266,7 +267,7 @@ func TestConcurrentStatusChange(t *testing.T) {
 func TestCatalogIsCurrent(t *testing.T) {
 	t.Parallel()
 	m := tasks.New(nil, tasks.TableName)
-	got := m.Table.Catalog(m.AccessPatterns()...).Markdown()
+	got := catalog.New(m.Table, m.AccessPatterns()...).Markdown()
 	path := filepath.Join("docs", "catalog.md")
 	if *update {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/skills"
 )
@@ -83,7 +84,7 @@ func run() error {
 	}
 	svc := skills.NewService(st)
 	svc.PasswordIterations = 10_000 // a demo: the production default is 600,000
-	patterns := map[string]singletable.AccessPattern{}
+	patterns := map[string]catalog.Pattern{}
 	for _, p := range skills.AccessPatterns(st) {
 		patterns[p.Name] = p
 	}
@@ -327,7 +328,7 @@ func run() error {
 	printSkills([]skills.UserSkill{sk})
 
 	heading("Access-pattern catalog (generated from the declarations)")
-	if err := st.Table.Catalog(skills.AccessPatterns(st)...).WriteMarkdown(os.Stdout); err != nil {
+	if err := catalog.New(st.Table, skills.AccessPatterns(st)...).WriteMarkdown(os.Stdout); err != nil {
 		return err
 	}
 	fmt.Printf("\nDone in %s; stopping DynamoDB Local.\n", time.Since(started).Round(time.Millisecond))

@@ -1,18 +1,33 @@
-package singletable
+// Package catalog renders the access-pattern catalog of a single table:
+// the table taxonomy and access-pattern tables that single-table design
+// documents write by hand, built from the entity declarations (read
+// through [singletable.Table.Describe]) so they cannot drift from the
+// code, plus a lint of the key design.
+//
+// Each access pattern is made from the call that serves it, so the key
+// condition shown is the one the code sends:
+//
+//	c := catalog.New(table,
+//		catalog.Item("AP1", "Get user by username", catalog.OpGet, users),
+//		catalog.Query("AP12", "Experts in a skill",
+//			skills.QueryIndex("GSI1", UserSkill{}).Where(singletable.Eq, "Level")),
+//	)
+//	err := c.WriteMarkdown(os.Stdout)
+//
+// Patterns the library does not build (a transaction, a batch) are
+// written out as [Pattern] values.
+package catalog
 
 import (
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/singletable-go/singletable"
 )
 
-// The access-pattern catalog: the table taxonomy and access-pattern tables
-// that single-table design documents write by hand, rendered from the
-// declarations so they cannot drift from the code, plus a lint of the key
-// design.
-
-// Operation names the DynamoDB request an [AccessPattern] makes.
+// Operation names the DynamoDB request a [Pattern] makes.
 type Operation string
 
 // Operations of access patterns. OpCreate is a PutItem conditional on the
@@ -27,12 +42,11 @@ const (
 	OpCount  Operation = "Query (COUNT)"
 )
 
-// AccessPattern is one named way an application reads or writes the table,
-// for the catalog. Make it from the query or repository that serves it with
-// [Query.AccessPattern] or [Repo.AccessPattern], so the key condition shown
-// is the one the code sends; or fill the fields by hand for requests the
-// library does not build (a transaction, a batch).
-type AccessPattern struct {
+// Pattern is one named way an application reads or writes the table.
+// Make it with [Item], [Query], [Count] or [Collection] from the
+// repository or query that serves it, or write the fields out for
+// requests the library does not build (a transaction, a batch).
+type Pattern struct {
 	// Name is the pattern's short identifier, e.g. "AP12".
 	Name string
 	// Description says what the pattern is for, e.g. "Find expert users for a skill".
@@ -48,191 +62,99 @@ type AccessPattern struct {
 	Condition string
 }
 
-// AccessPattern describes the query as an access pattern: its entity, index
-// and key condition written with the declaration's templates rather than
-// values, so one description covers every call. Filters and descending
-// order are noted in the condition.
-func (q *Query[T]) AccessPattern(name, description string) AccessPattern {
-	op := OpQuery
-	return AccessPattern{
-		Name: name, Description: description,
-		Entity: q.r.e.name, Index: q.index, Operation: op,
-		Condition: q.describe(),
-	}
+// A Querier is a query that describes itself: a *singletable.Query.
+type Querier interface {
+	Describe() singletable.QueryDescription
 }
 
-// AccessPattern describes an item operation of the repository's entity (op
-// is one of OpGet, OpCreate, OpPut, OpUpdate, OpDelete) as an access
-// pattern; the condition is the item's primary key in template terms.
-func (r *Repo[T]) AccessPattern(name, description string, op Operation) AccessPattern {
-	t := r.t.opts
-	cond := t.PartitionKey + " = " + r.e.pk.tpl.raw
-	if r.e.sk.defined() {
-		cond += " AND " + t.SortKey + " = " + r.e.sk.tpl.raw
-	}
-	if op == OpCreate {
-		cond += " AND attribute_not_exists(" + t.PartitionKey + ")"
-	}
-	return AccessPattern{Name: name, Description: description, Entity: r.e.name, Operation: op, Condition: cond}
+// A Repo is a repository that describes its entity: a *singletable.Repo.
+type Repo interface {
+	Describe() singletable.EntityDescription
 }
 
-// describe renders the query's key condition symbolically.
-func (q *Query[T]) describe() string {
-	e, t := q.r.e, q.r.t.opts
-	var parts []string
-	idx, _ := e.index(q.index)
-	switch {
-	case q.index != "" && idx == nil:
-		return "unknown index " + q.index
-	case idx == nil:
-		parts = append(parts, t.PartitionKey+" = "+e.pk.tpl.raw)
-		parts = append(parts, q.describeTemplatedSort(e.sk, t.SortKey)...)
-	case !idx.multi:
-		pk := idx.pkAttr + " = " + idx.pk.tpl.raw
-		if idx.shards > 0 {
-			pk += fmt.Sprintf("#shard_{0..%d}", idx.shards-1)
-		}
-		parts = append(parts, pk)
-		parts = append(parts, q.describeTemplatedSort(idx.sk, idx.skAttr)...)
-	default:
-		for _, f := range idx.partition {
-			parts = append(parts, f.attr+" = {"+f.name+"}")
-		}
-		parts = append(parts, q.describeMultiSort(idx)...)
+// Query is the access pattern of the query q (a *singletable.Query): its
+// entity, index and key condition written with the declaration's
+// templates rather than values, so one pattern covers every call.
+// Filters and descending order are noted after the condition.
+func Query(name, description string, q Querier) Pattern {
+	d := q.Describe()
+	cond := d.KeyCondition()
+	if d.Partition == "" {
+		cond = "unknown index " + d.Index
 	}
-	s := strings.Join(parts, " AND ")
 	var notes []string
-	if q.filter != nil {
+	if d.Filtered {
 		notes = append(notes, "filtered")
 	}
-	if q.desc {
+	if d.Descending {
 		notes = append(notes, "descending")
 	}
 	if len(notes) > 0 {
-		s += " (" + strings.Join(notes, ", ") + ")"
+		cond += " (" + strings.Join(notes, ", ") + ")"
 	}
-	return s
+	return Pattern{Name: name, Description: description, Entity: d.Entity, Index: d.Index,
+		Operation: OpQuery, Condition: cond}
 }
 
-func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
-	if !sk.defined() {
-		return nil
-	}
-	if q.kind == sortNone {
-		cp := sk.tpl.constantPrefix()
-		switch {
-		case cp == "":
-			return nil
-		case len(sk.fields) == 0:
-			return []string{attr + " = " + cp}
-		}
-		return []string{"begins_with(" + attr + ", " + cp + ")"}
-	}
-	n := min(len(q.fields), len(sk.fields))
-	if n == 0 {
-		return nil
-	}
-	// P: the template up to the n-th placeholder; L: the literal after it.
-	var P strings.Builder
-	var L, last string
-	i := 0
-	for j, part := range sk.tpl.parts {
-		if part.field == "" {
-			P.WriteString(part.literal)
-			continue
-		}
-		if i == n-1 {
-			last = part.field
-			if j+1 < len(sk.tpl.parts) {
-				L = sk.tpl.parts[j+1].literal
-			}
-			break
-		}
-		P.WriteString("{" + part.field + "}")
-		i++
-	}
-	prefix := P.String()
-	switch q.kind {
-	case sortBeginsWith:
-		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + ":prefix})"}
-	case sortBetween:
-		return []string{attr + " BETWEEN " + prefix + "{" + last + "} AND " + prefix + "{" + last + ":high}"}
-	}
-	if q.op == Eq {
-		if n == len(sk.fields) {
-			return []string{attr + " = " + sk.tpl.raw}
-		}
-		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + "}" + L + ")"}
-	}
-	return []string{attr + " " + q.op.String() + " " + prefix + "{" + last + "}"}
+// Count is like [Query] for a query run with Count (a Query with Select
+// COUNT).
+func Count(name, description string, q Querier) Pattern {
+	p := Query(name, description, q)
+	p.Operation = OpCount
+	return p
 }
 
-func (q *Query[T]) describeMultiSort(idx *indexPlan[T]) []string {
-	if q.kind == sortNone {
-		return nil
+// Item is the access pattern of an item operation of r's entity (r is a
+// *singletable.Repo; op is one of OpGet, OpCreate, OpPut, OpUpdate,
+// OpDelete): the condition is the item's primary key in template terms.
+func Item(name, description string, op Operation, r Repo) Pattern {
+	e := r.Describe()
+	cond := e.PK.Attr + " = " + e.PK.Template
+	if e.SK.Template != "" {
+		cond += " AND " + e.SK.Attr + " = " + e.SK.Template
 	}
-	n := min(len(q.fields), len(idx.sort))
-	var out []string
-	for _, f := range idx.sort[:max(n-1, 0)] {
-		out = append(out, f.attr+" = {"+f.name+"}")
+	if op == OpCreate {
+		cond += " AND attribute_not_exists(" + e.PK.Attr + ")"
 	}
-	if n == 0 {
-		return out
-	}
-	last := idx.sort[n-1]
-	switch {
-	case q.kind == sortBeginsWith:
-		out = append(out, "begins_with("+last.attr+", {"+last.name+":prefix})")
-	case q.kind == sortBetween:
-		out = append(out, last.attr+" BETWEEN {"+last.name+"} AND {"+last.name+":high}")
-	default:
-		out = append(out, last.attr+" "+q.op.String()+" {"+last.name+"}")
-	}
-	return out
+	return Pattern{Name: name, Description: description, Entity: e.Type, Operation: op, Condition: cond}
 }
 
-// decl returns the index as declared, for the catalog.
-func (p *indexPlan[T]) decl() indexDecl {
-	d := indexDecl{name: p.name, multi: p.multi, pkTpl: p.pk.tpl, skTpl: p.sk.tpl,
-		pkAttr: p.pkAttr, skAttr: p.skAttr, sparse: p.when != nil, whenFields: p.whenFields, shards: p.shards}
-	for _, f := range p.partition {
-		d.partition = append(d.partition, f.name)
-		d.partitionAttrs = append(d.partitionAttrs, f.attr)
-	}
-	for _, f := range p.sort {
-		d.sort = append(d.sort, f.name)
-		d.sortAttrs = append(d.sortAttrs, f.attr)
-	}
-	return d
+// Collection is the access pattern of reading the item collection of r's
+// partition (r is a *singletable.Repo): one Query on the table's
+// partition key alone, returning the items of every entity stored there,
+// as a singletable.Collection made from r does.
+func Collection(name, description string, r Repo) Pattern {
+	e := r.Describe()
+	return Pattern{Name: name, Description: description, Entity: e.Type, Operation: OpQuery,
+		Condition: e.PK.Attr + " = " + e.PK.Template}
 }
 
 // Catalog is the access-pattern catalog of a table: its bound entities with
-// their key templates and indexes, the access patterns given to
-// [Table.Catalog], and the findings of the key-design lint. Render it with
-// [Catalog.Markdown].
+// their key templates and indexes, the access patterns given to [New], and
+// the findings of the key-design lint. Render it with [Catalog.Markdown].
 type Catalog struct {
 	// Table is the table's name.
 	Table string
 	// PartitionKey, SortKey and EntityTypeAttr are the table's attribute names.
 	PartitionKey, SortKey, EntityTypeAttr string
 	// Entities are the bound entities, in the order they were bound.
-	Entities []CatalogEntity
+	Entities []Entity
 	// Indexes are the table's global secondary indexes, by name.
-	Indexes []CatalogIndex
-	// Patterns are the access patterns given to Table.Catalog, in order.
-	Patterns []AccessPattern
+	Indexes []Index
+	// Patterns are the access patterns given to New, in order.
+	Patterns []Pattern
 	// Findings are the lint's findings, errors first.
 	Findings []Finding
 }
 
-// CatalogEntity is one entity in a [Catalog].
-type CatalogEntity struct {
+// Entity is one entity in a [Catalog].
+type Entity struct {
 	// Type is the entity type stored on every item.
 	Type string
 	// PK and SK are the primary key templates (SK is "" without a sort key).
 	PK, SK string
 	// Indexes are the entity's index declarations.
-	Indexes []CatalogEntityIndex
+	Indexes []EntityIndex
 	// Unique lists the fields kept unique by guard items.
 	Unique []string
 	// Version, CreatedAt, UpdatedAt and TTL name the fields the library
@@ -240,8 +162,8 @@ type CatalogEntity struct {
 	Version, CreatedAt, UpdatedAt, TTL string
 }
 
-// CatalogEntityIndex is how one entity appears in one index.
-type CatalogEntityIndex struct {
+// EntityIndex is how one entity appears in one index.
+type EntityIndex struct {
 	// Name is the index name.
 	Name string
 	// MultiAttribute is true for native multi-attribute keys.
@@ -257,8 +179,8 @@ type CatalogEntityIndex struct {
 	Shards int
 }
 
-// CatalogIndex is one global secondary index of the table.
-type CatalogIndex struct {
+// Index is one global secondary index of the table.
+type Index struct {
 	// Name is the index name.
 	Name string
 	// MultiAttribute is true for native multi-attribute keys.
@@ -307,8 +229,9 @@ func (f Finding) String() string {
 	return b.String()
 }
 
-// Catalog builds the table's access-pattern catalog from the entities bound
-// to it and the given access patterns, and lints the key design:
+// New builds the access-pattern catalog of table t from the entities bound
+// to it (read through [singletable.Table.Describe]) and the given access
+// patterns, and lints the key design:
 //
 //   - entities whose partition keys have the same shape (the same template
 //     text around the placeholders, so their items can share a partition)
@@ -321,34 +244,37 @@ func (f Finding) String() string {
 //   - when patterns are given: indexes that no pattern queries (they cost
 //     write capacity for nothing), and patterns naming an entity or index
 //     the table does not have.
-func (t *Table) Catalog(patterns ...AccessPattern) *Catalog {
-	t.mu.RLock()
-	ents := slices.Clone(t.entities)
-	t.mu.RUnlock()
-	c := &Catalog{Table: t.name, PartitionKey: t.opts.PartitionKey, SortKey: t.opts.SortKey,
-		EntityTypeAttr: t.opts.EntityTypeAttr, Patterns: slices.Clone(patterns)}
-	for _, ei := range ents {
-		g := ei.guardDecl
-		ce := CatalogEntity{Type: ei.name, PK: ei.pkTpl.raw, SK: ei.skTpl.raw, Unique: g.unique,
-			Version: g.version, CreatedAt: g.created, UpdatedAt: g.updated, TTL: g.ttl}
-		for _, d := range ei.decls {
-			ci := CatalogEntityIndex{Name: d.name, MultiAttribute: d.multi, Shards: d.shards}
-			if d.multi {
-				ci.PK = attrList(d.partitionAttrs, d.partition)
-				ci.SK = attrList(d.sortAttrs, d.sort)
-				ci.Sparse = "when " + strings.Join(slices.Concat(d.partition, d.sort), ", ") + " are all present"
-			} else {
-				ci.PK = d.pkAttr + " = " + d.pkTpl.raw
-				if d.skAttr != "" {
-					ci.SK = d.skAttr + " = " + d.skTpl.raw
+//
+// It sends no request, so the table needs no client.
+func New(t *singletable.Table, patterns ...Pattern) *Catalog {
+	d := t.Describe()
+	c := &Catalog{Table: d.Name, PartitionKey: d.PartitionKey, SortKey: d.SortKey,
+		EntityTypeAttr: d.EntityTypeAttr, Patterns: slices.Clone(patterns)}
+	for _, ed := range d.Entities {
+		ce := Entity{Type: ed.Type, PK: ed.PK.Template, SK: ed.SK.Template, Unique: ed.Unique,
+			Version: ed.Version, CreatedAt: ed.CreatedAt, UpdatedAt: ed.UpdatedAt, TTL: ed.TTL}
+		for _, ix := range ed.Indexes {
+			ci := EntityIndex{Name: ix.Name, MultiAttribute: ix.MultiAttribute, Shards: ix.Shards}
+			if ix.MultiAttribute {
+				ci.PK = attrList(ix.Partition)
+				ci.SK = attrList(ix.Sort)
+				var names []string
+				for _, f := range slices.Concat(ix.Partition, ix.Sort) {
+					names = append(names, f.Name)
 				}
-				fields := slices.Concat(d.pkTpl.fields(), d.skTpl.fields())
+				ci.Sparse = "when " + strings.Join(names, ", ") + " are all present"
+			} else {
+				ci.PK = ix.PK.Attr + " = " + ix.PK.Template
+				if ix.SK.Template != "" {
+					ci.SK = ix.SK.Attr + " = " + ix.SK.Template
+				}
+				fields := slices.Concat(fieldsOf(ix.PK), fieldsOf(ix.SK))
 				var conds []string
 				if len(fields) > 0 {
 					conds = append(conds, strings.Join(uniq(fields), ", ")+" present")
 				}
-				if d.sparse {
-					conds = append(conds, "When("+strings.Join(d.whenFields, ", ")+") holds")
+				if ix.HasWhen {
+					conds = append(conds, "When("+strings.Join(ix.WhenFields, ", ")+") holds")
 				}
 				if len(conds) > 0 {
 					ci.Sparse = "when " + strings.Join(conds, " and ")
@@ -360,35 +286,35 @@ func (t *Table) Catalog(patterns ...AccessPattern) *Catalog {
 		}
 		c.Entities = append(c.Entities, ce)
 	}
-	for _, p := range t.indexes() {
-		ci := CatalogIndex{Name: p.name, MultiAttribute: p.multi}
-		for _, a := range p.partition {
-			ci.Partition = append(ci.Partition, fmt.Sprintf("%s (%s)", a.name, a.typ))
+	for _, ix := range d.Indexes {
+		ci := Index{Name: ix.Name, MultiAttribute: ix.MultiAttribute}
+		for _, a := range ix.Partition {
+			ci.Partition = append(ci.Partition, fmt.Sprintf("%s (%s)", a.Name, a.Type))
 		}
-		for _, a := range p.sort {
-			ci.Sort = append(ci.Sort, fmt.Sprintf("%s (%s)", a.name, a.typ))
+		for _, a := range ix.Sort {
+			ci.Sort = append(ci.Sort, fmt.Sprintf("%s (%s)", a.Name, a.Type))
 		}
-		for _, ei := range ents {
-			if slices.ContainsFunc(ei.decls, func(d indexDecl) bool { return d.name == p.name }) {
-				ci.Entities = append(ci.Entities, ei.name)
+		for _, ed := range d.Entities {
+			if slices.ContainsFunc(ed.Indexes, func(x singletable.EntityIndexDescription) bool { return x.Name == ix.Name }) {
+				ci.Entities = append(ci.Entities, ed.Type)
 			}
 		}
 		for _, ap := range patterns {
-			if ap.Index == p.name {
+			if ap.Index == ix.Name {
 				ci.Patterns = append(ci.Patterns, ap.Name)
 			}
 		}
 		c.Indexes = append(c.Indexes, ci)
 	}
-	c.Findings = lint(t.opts, ents, c.Indexes, patterns)
+	c.Findings = lint(d, c.Indexes, patterns)
 	return c
 }
 
 // attrList renders multi-attribute key attributes: "SkillName = {SkillName}, ProficiencyLevel = {Level}".
-func attrList(attrs, fields []string) string {
-	parts := make([]string, len(attrs))
-	for i := range attrs {
-		parts[i] = attrs[i] + " = {" + fields[i] + "}"
+func attrList(fs []singletable.FieldDescription) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.Attr + " = {" + f.Name + "}"
 	}
 	return strings.Join(parts, ", ")
 }
@@ -403,15 +329,36 @@ func uniq(s []string) []string {
 	return out
 }
 
+// fieldsOf returns the Go fields of a key's placeholders, in order.
+func fieldsOf(k singletable.KeyDescription) []string {
+	var out []string
+	for _, p := range k.Parts {
+		if p.Field != "" {
+			out = append(out, p.Field)
+		}
+	}
+	return out
+}
+
+// constantPrefix returns the literal text before a key's first
+// placeholder: "" if it starts with one, the whole template if it has
+// none. Every key of the template begins with it.
+func constantPrefix(k singletable.KeyDescription) string {
+	if len(k.Parts) == 0 || k.Parts[0].Field != "" {
+		return ""
+	}
+	return k.Parts[0].Literal
+}
+
 // shape is a template's text with every placeholder replaced by "{}": two
 // templates of the same shape can render the same key.
-func shape(t keyTemplate) string {
+func shape(k singletable.KeyDescription) string {
 	var b strings.Builder
-	for _, p := range t.parts {
-		if p.field != "" {
+	for _, p := range k.Parts {
+		if p.Field != "" {
 			b.WriteString("{}")
 		} else {
-			b.WriteString(p.literal)
+			b.WriteString(p.Literal)
 		}
 	}
 	return b.String()
@@ -420,45 +367,43 @@ func shape(t keyTemplate) string {
 // keyPair is a partition template and the sort template under it.
 type keyPair struct {
 	entity, index      string
-	pk, sk             keyTemplate
-	pkAttr, skAttr     string
+	pk, sk             singletable.KeyDescription
 	primary, hasSortTp bool
 	sharded            bool
 }
 
-func lint(o TableOptions, ents []entityInfo, idxs []CatalogIndex, patterns []AccessPattern) []Finding {
+func lint(d singletable.TableDescription, idxs []Index, patterns []Pattern) []Finding {
 	var fs []Finding
 	var pairs []keyPair
-	for _, ei := range ents {
-		pairs = append(pairs, keyPair{entity: ei.name, pk: ei.pkTpl, sk: ei.skTpl,
-			pkAttr: o.PartitionKey, skAttr: o.SortKey, primary: true, hasSortTp: ei.skTpl.raw != ""})
-		for _, d := range ei.decls {
-			if !d.multi {
-				pairs = append(pairs, keyPair{entity: ei.name, index: d.name, pk: d.pkTpl, sk: d.skTpl,
-					pkAttr: d.pkAttr, skAttr: d.skAttr, hasSortTp: d.skTpl.raw != "", sharded: d.shards > 0})
+	for _, ed := range d.Entities {
+		pairs = append(pairs, keyPair{entity: ed.Type, pk: ed.PK, sk: ed.SK, primary: true, hasSortTp: ed.SK.Template != ""})
+		for _, ix := range ed.Indexes {
+			if !ix.MultiAttribute {
+				pairs = append(pairs, keyPair{entity: ed.Type, index: ix.Name, pk: ix.PK, sk: ix.SK,
+					hasSortTp: ix.SK.Template != "", sharded: ix.Shards > 0})
 			}
 		}
 	}
 	// Hot partitions.
 	for _, p := range pairs {
-		if p.pk.numFields() > 0 || p.sharded {
+		if len(fieldsOf(p.pk)) > 0 || p.sharded {
 			continue
 		}
 		switch {
-		case p.primary && p.hasSortTp && p.sk.numFields() == 0:
+		case p.primary && p.hasSortTp && len(fieldsOf(p.sk)) == 0:
 			fs = append(fs, Finding{SeverityInfo, p.entity, "", fmt.Sprintf(
 				"singleton item (%s = %s, %s = %s): every write to it goes to one partition, so keep its write rate well under 1,000 per second",
-				p.pkAttr, p.pk.raw, p.skAttr, p.sk.raw)})
+				p.pk.Attr, p.pk.Template, p.sk.Attr, p.sk.Template)})
 		default:
 			fs = append(fs, Finding{SeverityWarning, p.entity, p.index, fmt.Sprintf(
 				"constant partition key %s = %s: every item goes to one partition (at most 1,000 writes and 3,000 reads per second); add a placeholder, e.g. a shard number, if it takes sustained traffic",
-				p.pkAttr, p.pk.raw)})
+				p.pk.Attr, p.pk.Template)})
 		}
 	}
 	// Entities sharing a partition.
 	for i, a := range pairs {
 		for _, b := range pairs[i+1:] {
-			if a.entity == b.entity || a.primary != b.primary || a.pkAttr != b.pkAttr || shape(a.pk) != shape(b.pk) {
+			if a.entity == b.entity || a.primary != b.primary || a.pk.Attr != b.pk.Attr || shape(a.pk) != shape(b.pk) {
 				continue
 			}
 			if !a.primary && a.index != b.index {
@@ -480,19 +425,19 @@ func lint(o TableOptions, ents []entityInfo, idxs []CatalogIndex, patterns []Acc
 				}
 				fs = append(fs, Finding{sev, a.entity, a.index, fmt.Sprintf(
 					"%s and %s render the same %s keys (%s = %s, %s = %s): %s; give them distinct sort key prefixes",
-					a.entity, b.entity, where, a.pkAttr, a.pk.raw, a.skAttr, a.sk.raw, why)})
+					a.entity, b.entity, where, a.pk.Attr, a.pk.Template, a.sk.Attr, a.sk.Template, why)})
 				continue
 			}
 			for _, x := range [][2]keyPair{{a, b}, {b, a}} {
 				p, q := x[0], x[1]
-				if p.sk.numFields() == 0 {
+				if len(fieldsOf(p.sk)) == 0 {
 					continue // queried by equality
 				}
-				pp, qp := p.sk.constantPrefix(), q.sk.constantPrefix()
+				pp, qp := constantPrefix(p.sk), constantPrefix(q.sk)
 				if strings.HasPrefix(qp, pp) {
 					fs = append(fs, Finding{SeverityWarning, p.entity, p.index, fmt.Sprintf(
 						"%s shares its %s partitions (%s = %s) with %s, and %s's sort key prefix %q is a prefix of %s's (%s): queries for %s also read %s's items, paying for them and filtering them out",
-						p.entity, where, p.pkAttr, p.pk.raw, q.entity, p.entity, pp, q.entity, q.sk.raw, p.entity, q.entity)})
+						p.entity, where, p.pk.Attr, p.pk.Template, q.entity, p.entity, pp, q.entity, q.sk.Template, p.entity, q.entity)})
 				}
 			}
 		}
@@ -505,9 +450,9 @@ func lint(o TableOptions, ents []entityInfo, idxs []CatalogIndex, patterns []Acc
 			}
 		}
 		for _, ap := range patterns {
-			if !slices.ContainsFunc(ents, func(ei entityInfo) bool { return ei.name == ap.Entity }) {
+			if !slices.ContainsFunc(d.Entities, func(ed singletable.EntityDescription) bool { return ed.Type == ap.Entity }) {
 				fs = append(fs, Finding{SeverityError, ap.Entity, ap.Index, fmt.Sprintf("access pattern %s names an entity not bound to the table", ap.Name)})
-			} else if ap.Index != "" && !slices.ContainsFunc(idxs, func(ix CatalogIndex) bool { return ix.Name == ap.Index }) {
+			} else if ap.Index != "" && !slices.ContainsFunc(idxs, func(ix Index) bool { return ix.Name == ap.Index }) {
 				fs = append(fs, Finding{SeverityError, ap.Entity, ap.Index, fmt.Sprintf("access pattern %s queries an index the table does not have", ap.Name)})
 			}
 		}

@@ -1,6 +1,9 @@
-package singletable_test
+package catalog_test
 
 import (
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 )
 
 type catA struct {
@@ -21,7 +25,7 @@ type catB struct {
 	ID, Other, Shard string
 }
 
-func findings(c *singletable.Catalog) []string {
+func findings(c *catalog.Catalog) []string {
 	var out []string
 	for _, f := range c.Findings {
 		out = append(out, f.String())
@@ -86,7 +90,7 @@ func TestCatalogLint(t *testing.T) {
 			tbl := singletable.NewTable(nil, "t")
 			singletable.Bind(tbl, singletable.MustDefine(c.a))
 			singletable.Bind(tbl, singletable.MustDefine(c.b))
-			got := findings(tbl.Catalog())
+			got := findings(catalog.New(tbl))
 			require.Len(t, got, len(c.want), "findings: %q", got)
 			for i, w := range c.want {
 				assert.Contains(t, got[i], w)
@@ -121,15 +125,15 @@ func TestCatalogPatterns(t *testing.T) {
 		{a.QueryIndex("GSI1", k).Filter(expression.Name("N").GreaterThan(expression.Value(1))), "GSI1PK = NAME#{Name} (filtered)"},
 		{a.QueryIndex("GSI2", k).Where(singletable.Lt, "Day", "N"), "Name = {Name} AND Day = {Day} AND N < {N}"},
 	}
-	var pats []singletable.AccessPattern
+	var pats []catalog.Pattern
 	for i, c := range cases {
-		p := c.q.AccessPattern("Q", "d")
+		p := catalog.Query("Q", "d", c.q)
 		assert.Equal(t, c.want, p.Condition, "case %d", i)
 		pats = append(pats, p)
 	}
-	pats = append(pats, a.AccessPattern("P", "put", singletable.OpPut),
-		singletable.AccessPattern{Name: "X", Entity: "Nope", Operation: singletable.OpGet})
-	c := tbl.Catalog(pats...)
+	pats = append(pats, catalog.Item("P", "put", catalog.OpPut, a),
+		catalog.Pattern{Name: "X", Entity: "Nope", Operation: catalog.OpGet})
+	c := catalog.New(tbl, pats...)
 	got := findings(c)
 	require.Len(t, got, 2, "%q", got)
 	assert.Contains(t, got[0], "error Nope: access pattern X names an entity not bound")
@@ -153,7 +157,7 @@ func TestCatalogGuards(t *testing.T) {
 		Type: "Account", PK: "ACCOUNT#{ID}", SK: "A",
 		Unique: []string{"Email"}, Version: "Version", CreatedAt: "Created", TTL: "Expires",
 	}))
-	c := tbl.Catalog()
+	c := catalog.New(tbl)
 	require.Len(t, c.Entities, 1)
 	e := c.Entities[0]
 	assert.Equal(t, []string{"Email"}, e.Unique)
@@ -165,4 +169,73 @@ func TestCatalogGuards(t *testing.T) {
 	assert.Contains(t, md, "- Version `Version`: optimistic locking")
 	assert.Contains(t, md, "- Managed timestamps: Created\n")
 	assert.Contains(t, md, "- TTL `Expires`")
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/*.md from the current output")
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./catalog -run %s -update to create it", t.Name())
+	assert.Equal(t, string(want), got, "%s is stale: run go test ./catalog -run %s -update", path, t.Name())
+}
+
+// TestMarkdown renders a catalog using every kind of declaration and
+// pattern: sharded and sparse templated indexes, a multi-attribute index,
+// guards, item, query, count and collection patterns, a pattern written
+// out, and findings of each severity.
+func TestMarkdown(t *testing.T) {
+	t.Parallel()
+	type Account struct {
+		ID, Email, Region string
+		Score             int `dynamodbav:"score"`
+		Version           int
+		Created, Updated  time.Time
+		Expires           time.Time
+	}
+	type Note struct{ ID, Note string }
+	type Counter struct{ N int }
+	tbl := singletable.NewTable(nil, "accounts")
+	accounts := singletable.Bind(tbl, singletable.MustDefine(singletable.Schema[Account]{
+		Type: "Account", PK: "ACCOUNT#{ID}", SK: "A",
+		Unique: []string{"Email"}, Version: "Version", CreatedAt: "Created", UpdatedAt: "Updated", TTL: "Expires",
+		Indexes: []singletable.IndexSchema[Account]{
+			{Name: "ByRegion", PK: "REGION#{Region}", SK: "{Email}", Shards: 4,
+				When: func(a Account) bool { return a.Score > 0 }, WhenFields: []string{"Score"}},
+			{Name: "ByScore", PartitionAttrs: []string{"Region"}, SortAttrs: []string{"Score", "Email"}},
+			{Name: "All", PK: "ACCOUNTS", SK: "{ID}"},
+		},
+	}))
+	notes := singletable.Bind(tbl, singletable.MustDefine(singletable.Schema[Note]{
+		Type: "Note", PK: "ACCOUNT#{ID}", SK: "NOTE#{Note}",
+	}))
+	singletable.Bind(tbl, singletable.MustDefine(singletable.Schema[Counter]{
+		Type: "Counter", PK: "COUNTERS", SK: "ALL",
+	}))
+	k := Account{}
+	c := catalog.New(tbl,
+		catalog.Item("A1", "Open an account", catalog.OpCreate, accounts),
+		catalog.Item("A2", "Close an account", catalog.OpDelete, accounts),
+		catalog.Collection("A3", "An account with its notes", accounts),
+		catalog.Query("A4", "Accounts of a region, by email, newest first",
+			accounts.QueryIndex("ByRegion", k).Where(singletable.Gt, "Email").Desc()),
+		catalog.Query("A5", "Accounts of a region with a score in a range | piped",
+			accounts.QueryIndex("ByScore", k).Between(k, "Score")),
+		catalog.Count("N1", "Count an account's notes", notes.Query(Note{})),
+		catalog.Query("N2", "Notes starting with a word", notes.Query(Note{}).BeginsWith("x", "Note").
+			Filter(expression.Name("Note").AttributeExists())),
+		catalog.Pattern{Name: "T1", Description: "Move a note", Entity: "Note", Operation: "TransactWriteItems",
+			Condition: "Delete ACCOUNT#{ID}/NOTE#{Note}; Put ACCOUNT#{ID}/NOTE#{Note} if absent"},
+		catalog.Pattern{Name: "X1", Description: "A pattern on an index nobody declares", Entity: "Note",
+			Index: "Gone", Operation: catalog.OpQuery, Condition: "GonePK = {ID}"},
+	)
+	golden(t, "markdown.md", c.Markdown())
+	var b strings.Builder
+	require.NoError(t, c.WriteMarkdown(&b))
+	assert.Equal(t, c.Markdown(), b.String())
 }

@@ -1,16 +1,17 @@
-package singletable_test
+package catalog_test
 
 import (
 	"fmt"
 	"os"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/catalog"
 )
 
 // The skills service's catalog: entities, indexes, the queries each index
 // serves and the lint's findings, rendered from the declarations. Building
 // a catalog sends no request, so the table needs no client here.
-func ExampleTable_Catalog() {
+func Example() {
 	type User struct {
 		Username string
 		Name     string
@@ -35,15 +36,15 @@ func ExampleTable_Catalog() {
 	userRepo := singletable.Bind(table, users)
 	skillRepo := singletable.Bind(table, skills)
 
-	catalog := table.Catalog(
-		userRepo.AccessPattern("AP1", "Get user by username", singletable.OpGet),
-		userRepo.AccessPattern("AP2", "Register a user", singletable.OpCreate),
-		skillRepo.Query(UserSkill{}).AccessPattern("AP6", "All skills of a user"),
-		skillRepo.QueryIndex("GSI1", UserSkill{}).AccessPattern("AP11", "Users with a skill"),
-		skillRepo.QueryIndex("GSI1", UserSkill{}).Where(singletable.Eq, "Level").
-			AccessPattern("AP12", "Experts in a skill"),
+	c := catalog.New(table,
+		catalog.Item("AP1", "Get user by username", catalog.OpGet, userRepo),
+		catalog.Item("AP2", "Register a user", catalog.OpCreate, userRepo),
+		catalog.Query("AP6", "All skills of a user", skillRepo.Query(UserSkill{})),
+		catalog.Query("AP11", "Users with a skill", skillRepo.QueryIndex("GSI1", UserSkill{})),
+		catalog.Query("AP12", "Experts in a skill",
+			skillRepo.QueryIndex("GSI1", UserSkill{}).Where(singletable.Eq, "Level")),
 	)
-	if err := catalog.WriteMarkdown(os.Stdout); err != nil {
+	if err := c.WriteMarkdown(os.Stdout); err != nil {
 		fmt.Println(err)
 	}
 	// Output:

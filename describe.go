@@ -1,0 +1,337 @@
+package singletable
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Descriptions of the table as declared: what the entities bound to it
+// store, under which keys and indexes. They are plain values, built afresh
+// on each call, for tools that read the design (the catalog package, a
+// linter, a cost report); changing them changes nothing in the table.
+// Nothing here sends a request: [Table.Check] compares the declarations
+// with the live table.
+
+// TableDescription describes a [Table] and the entities bound to it.
+type TableDescription struct {
+	// Name is the table's name.
+	Name string
+	// PartitionKey and SortKey name the table's key attributes (SortKey
+	// is "" for a table without a sort key); EntityTypeAttr names the
+	// attribute holding each item's entity type.
+	PartitionKey, SortKey, EntityTypeAttr string
+	// Entities are the bound entities, in the order they were bound.
+	Entities []EntityDescription
+	// Indexes are the global secondary indexes the entities declare, by
+	// name: the indexes [Table.CreateTable] creates.
+	Indexes []IndexDescription
+}
+
+// IndexDescription describes one global secondary index of the table: its
+// key attributes, as the table defines them.
+type IndexDescription struct {
+	// Name is the index name.
+	Name string
+	// MultiAttribute is true for native multi-attribute keys.
+	MultiAttribute bool
+	// Partition and Sort are the key attributes in key order (one each
+	// for a templated index; Sort is empty without a sort key).
+	Partition, Sort []KeyAttribute
+}
+
+// KeyAttribute is a key attribute and its type.
+type KeyAttribute struct {
+	Name string
+	Type types.ScalarAttributeType
+}
+
+// EntityDescription describes one bound entity: its type, keys, indexes,
+// the fields the library manages, and every field with its stored name.
+type EntityDescription struct {
+	// Type is the entity type stored on every item.
+	Type string
+	// PK and SK are the primary key templates (SK is the zero value for a
+	// table without a sort key).
+	PK, SK KeyDescription
+	// Indexes are the entity's index declarations, in declaration order.
+	Indexes []EntityIndexDescription
+	// Unique lists the Go fields kept unique by guard items.
+	Unique []string
+	// Version, CreatedAt, UpdatedAt and TTL name the Go fields the library
+	// manages ("" when not declared).
+	Version, CreatedAt, UpdatedAt, TTL string
+	// Fields are the stored fields, in struct order.
+	Fields []FieldDescription
+}
+
+// FieldDescription is one stored field: its Go name (as key templates,
+// Where and Fields name it) and the attribute it is stored under.
+type FieldDescription struct {
+	Name, Attr string
+}
+
+// KeyDescription is a key attribute rendered from a template.
+type KeyDescription struct {
+	// Attr is the key attribute, e.g. "PK" or "GSI1PK".
+	Attr string
+	// Template is the template as declared, e.g. "SKILL#{SkillName}"; ""
+	// when the key is not defined.
+	Template string
+	// Parts are the template's literals and placeholders, in order.
+	Parts []KeyPart
+}
+
+// KeyPart is one part of a key template: a literal, or a placeholder
+// naming a Go field.
+type KeyPart struct {
+	// Literal is the literal text, when Field is "".
+	Literal string
+	// Field is the Go field of a placeholder.
+	Field string
+}
+
+// EntityIndexDescription is how one entity appears in one index.
+type EntityIndexDescription struct {
+	// Name is the index name.
+	Name string
+	// MultiAttribute is true for native multi-attribute keys.
+	MultiAttribute bool
+	// PK and SK are the key templates of a templated index (SK is the
+	// zero value without a sort key).
+	PK, SK KeyDescription
+	// Partition and Sort are the key fields of a multi-attribute index,
+	// in key order.
+	Partition, Sort []FieldDescription
+	// Shards is the number of write shards of a templated index's
+	// partition key (suffix "#shard_<n>"), 0 when not sharded.
+	Shards int
+	// HasWhen is true when a When predicate decides, beyond the presence
+	// of the key fields, whether the item is in the index; WhenFields are
+	// the fields it reads.
+	HasWhen    bool
+	WhenFields []string
+}
+
+// Describe returns the table as declared by the entities bound to it. See
+// [TableDescription]; it sends no request.
+func (t *Table) Describe() TableDescription {
+	d := TableDescription{Name: t.name, PartitionKey: t.opts.PartitionKey,
+		SortKey: t.opts.SortKey, EntityTypeAttr: t.opts.EntityTypeAttr}
+	t.mu.RLock()
+	ents := slices.Clone(t.entities)
+	t.mu.RUnlock()
+	for _, ei := range ents {
+		d.Entities = append(d.Entities, ei.describe(t.opts))
+	}
+	for _, p := range t.indexes() {
+		ix := IndexDescription{Name: p.name, MultiAttribute: p.multi}
+		for _, a := range p.partition {
+			ix.Partition = append(ix.Partition, KeyAttribute{a.name, a.typ})
+		}
+		for _, a := range p.sort {
+			ix.Sort = append(ix.Sort, KeyAttribute{a.name, a.typ})
+		}
+		d.Indexes = append(d.Indexes, ix)
+	}
+	return d
+}
+
+// Describe returns the description of the repository's entity, as
+// [Table.Describe] lists it.
+func (r *Repo[T]) Describe() EntityDescription { return r.e.describe(r.t.opts) }
+
+// describe builds the entity's description with the table's key
+// attribute names.
+func (e *Entity[T]) describe(o TableOptions) EntityDescription {
+	d := EntityDescription{Type: e.name, PK: describeKey(o.PartitionKey, e.pk)}
+	if e.sk.defined() {
+		d.SK = describeKey(o.SortKey, e.sk)
+	}
+	name := func(f *fieldInfo) string {
+		if f == nil {
+			return ""
+		}
+		return f.name
+	}
+	g := e.guards
+	for _, f := range g.unique {
+		d.Unique = append(d.Unique, f.name)
+	}
+	d.Version, d.CreatedAt, d.UpdatedAt, d.TTL = name(g.version), name(g.created), name(g.updated), name(g.ttl)
+	for _, f := range e.fields {
+		d.Fields = append(d.Fields, FieldDescription{f.name, f.attr})
+	}
+	for _, p := range e.indexes {
+		ix := EntityIndexDescription{Name: p.name, MultiAttribute: p.multi, Shards: p.shards,
+			HasWhen: p.when != nil, WhenFields: slices.Clone(p.whenFields)}
+		if p.multi {
+			for _, f := range p.partition {
+				ix.Partition = append(ix.Partition, FieldDescription{f.name, f.attr})
+			}
+			for _, f := range p.sort {
+				ix.Sort = append(ix.Sort, FieldDescription{f.name, f.attr})
+			}
+		} else {
+			ix.PK = describeKey(p.pkAttr, p.pk)
+			if p.sk.defined() {
+				ix.SK = describeKey(p.skAttr, p.sk)
+			}
+		}
+		d.Indexes = append(d.Indexes, ix)
+	}
+	return d
+}
+
+func describeKey(attr string, k compiledKey) KeyDescription {
+	d := KeyDescription{Attr: attr, Template: k.tpl.raw}
+	for _, p := range k.tpl.parts {
+		d.Parts = append(d.Parts, KeyPart{Literal: p.literal, Field: p.field})
+	}
+	return d
+}
+
+// QueryDescription describes a query in the terms of the declaration:
+// its key condition written with the templates rather than values, so one
+// description covers every call built the same way.
+type QueryDescription struct {
+	// Entity is the entity type queried.
+	Entity string
+	// Index is the index queried; "" for the table's primary key.
+	Index string
+	// Partition is the partition key condition, e.g.
+	// "GSI1PK = SKILL#{SkillName}"; a write-sharded index's reads
+	// "USERS#shard_{0..3}", a multi-attribute index's joins one equality
+	// per attribute with AND ("SkillName = {SkillName} AND ..."). It is ""
+	// when the index is not declared by the entity.
+	Partition string
+	// Sort is the sort key condition, e.g. "begins_with(GSI1SK,
+	// LEVEL#{Level}#)" or "SK BETWEEN DAY#{Day} AND DAY#{Day:high}"; ""
+	// when the query has none. {F:prefix} stands for the prefix given to
+	// BeginsWith, {F:high} for the upper bound given to Between.
+	Sort string
+	// Descending is true when the query reads in descending key order.
+	Descending bool
+	// Filtered is true when the query has a filter expression.
+	Filtered bool
+}
+
+// KeyCondition returns the query's key condition: Partition and Sort
+// joined with AND.
+func (d QueryDescription) KeyCondition() string {
+	if d.Sort == "" {
+		return d.Partition
+	}
+	return d.Partition + " AND " + d.Sort
+}
+
+// Describe returns the query's description. It reads only what the query
+// was built with: a query whose building failed (say, an unknown index)
+// is described as far as it goes, and Collect still reports the error.
+func (q *Query[T]) Describe() QueryDescription {
+	e, t := q.r.e, q.r.t.opts
+	d := QueryDescription{Entity: e.name, Index: q.index, Descending: q.desc, Filtered: q.filter != nil}
+	var parts []string
+	idx, _ := e.index(q.index)
+	switch {
+	case q.index != "" && idx == nil:
+		return d
+	case idx == nil:
+		d.Partition = t.PartitionKey + " = " + e.pk.tpl.raw
+		parts = q.describeTemplatedSort(e.sk, t.SortKey)
+	case !idx.multi:
+		d.Partition = idx.pkAttr + " = " + idx.pk.tpl.raw
+		if idx.shards > 0 {
+			d.Partition += fmt.Sprintf("#shard_{0..%d}", idx.shards-1)
+		}
+		parts = q.describeTemplatedSort(idx.sk, idx.skAttr)
+	default:
+		var pk []string
+		for _, f := range idx.partition {
+			pk = append(pk, f.attr+" = {"+f.name+"}")
+		}
+		d.Partition = strings.Join(pk, " AND ")
+		parts = q.describeMultiSort(idx)
+	}
+	d.Sort = strings.Join(parts, " AND ")
+	return d
+}
+
+func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
+	if !sk.defined() {
+		return nil
+	}
+	if q.kind == sortNone {
+		cp := sk.tpl.constantPrefix()
+		switch {
+		case cp == "":
+			return nil
+		case len(sk.fields) == 0:
+			return []string{attr + " = " + cp}
+		}
+		return []string{"begins_with(" + attr + ", " + cp + ")"}
+	}
+	n := min(len(q.fields), len(sk.fields))
+	if n == 0 {
+		return nil
+	}
+	// P: the template up to the n-th placeholder; L: the literal after it.
+	var P strings.Builder
+	var L, last string
+	i := 0
+	for j, part := range sk.tpl.parts {
+		if part.field == "" {
+			P.WriteString(part.literal)
+			continue
+		}
+		if i == n-1 {
+			last = part.field
+			if j+1 < len(sk.tpl.parts) {
+				L = sk.tpl.parts[j+1].literal
+			}
+			break
+		}
+		P.WriteString("{" + part.field + "}")
+		i++
+	}
+	prefix := P.String()
+	switch q.kind {
+	case sortBeginsWith:
+		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + ":prefix})"}
+	case sortBetween:
+		return []string{attr + " BETWEEN " + prefix + "{" + last + "} AND " + prefix + "{" + last + ":high}"}
+	}
+	if q.op == Eq {
+		if n == len(sk.fields) {
+			return []string{attr + " = " + sk.tpl.raw}
+		}
+		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + "}" + L + ")"}
+	}
+	return []string{attr + " " + q.op.String() + " " + prefix + "{" + last + "}"}
+}
+
+func (q *Query[T]) describeMultiSort(idx *indexPlan[T]) []string {
+	if q.kind == sortNone {
+		return nil
+	}
+	n := min(len(q.fields), len(idx.sort))
+	var out []string
+	for _, f := range idx.sort[:max(n-1, 0)] {
+		out = append(out, f.attr+" = {"+f.name+"}")
+	}
+	if n == 0 {
+		return out
+	}
+	last := idx.sort[n-1]
+	switch {
+	case q.kind == sortBeginsWith:
+		out = append(out, "begins_with("+last.attr+", {"+last.name+":prefix})")
+	case q.kind == sortBetween:
+		out = append(out, last.attr+" BETWEEN {"+last.name+"} AND {"+last.name+":high}")
+	default:
+		out = append(out, last.attr+" "+q.op.String()+" {"+last.name+"}")
+	}
+	return out
+}
