@@ -51,7 +51,7 @@ type Collection struct {
 // NewCollection returns the collection in the table partition that key
 // belongs to: key supplies the fields of r's partition key template, and
 // every item with that partition key, of any entity, is in the collection.
-// For seed 000, NewCollection(users, User{Username: "john"}) holds john's
+// For the skills service, NewCollection(users, User{Username: "john"}) holds john's
 // profile and his skills.
 func NewCollection[K any](r *Repo[K], key K) *Collection {
 	c := &Collection{t: r.t}

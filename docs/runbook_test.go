@@ -140,7 +140,7 @@ func isThrottled(err error) bool {
 // The runbook's functions are exercised here against DynamoDB Local.
 func Example_runbook() {
 	ctx := context.Background()
-	table := singletable.NewTable(ddblocal.Shared().Client(), "runbook")
+	table := singletable.NewTable(ddblocal.Shared(nil).Client(), "runbook")
 	users := singletable.Bind(table, Users)
 	skills := singletable.Bind(table, UserSkills)
 	if err := table.Create(ctx); err != nil {
