@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -43,13 +44,14 @@ type Collection struct {
 	limit       int
 	pageSize    int32
 	after       string
+	filter      *expression.ConditionBuilder
 	errs        []error
 }
 
 // NewCollection returns the collection in the table partition that key
 // belongs to: key supplies the fields of r's partition key template, and
 // every item with that partition key, of any entity, is in the collection.
-// For seed 000, NewCollection(users, User{Username: "john"}) holds john's
+// For the skills service, NewCollection(users, User{Username: "john"}) holds john's
 // profile and his skills.
 func NewCollection[K any](r *Repo[K], key K) *Collection {
 	c := &Collection{t: r.t}
@@ -151,6 +153,26 @@ func (c *Collection) PageSize(n int) *Collection {
 	return d
 }
 
+// Filter adds a filter applied after reading (FilterExpression), joined
+// with AND to any filter already given; items it drops are still read and
+// billed, and do not count towards Limit. Name fields by their Go names
+// (see [Query.Filter]); as a collection holds several entities, a name
+// must mean one attribute to every target that knows it: a Go field name
+// two targets store under different attributes is refused as ambiguous (a
+// *ValidationError naming it, before any request is sent), and a name no
+// target knows is refused too. Items of an entity without the field fail
+// a test of it (attribute_exists, a comparison), as in DynamoDB.
+func (c *Collection) Filter(cond expression.ConditionBuilder) *Collection {
+	d := c.clone()
+	if d.filter != nil {
+		f := d.filter.And(cond)
+		d.filter = &f
+	} else {
+		d.filter = &cond
+	}
+	return d
+}
+
 // After resumes the collection after the last item of the page that
 // returned cursor. An empty cursor starts from the beginning. A cursor from
 // another query is [ErrInvalidCursor].
@@ -165,6 +187,7 @@ type Target struct {
 	one    bool
 	n      int
 	decode func(item map[string]types.AttributeValue) (any, error)
+	names  attrNamer // resolves the names of a collection's filter
 }
 
 // Count returns how many items the target has received.
@@ -175,7 +198,7 @@ func (t *Target) Entity() string { return t.entity }
 
 // Into returns a target appending r's items to *dst.
 func Into[T any](r *Repo[T], dst *[]T) *Target {
-	return &Target{entity: r.e.name, table: r.t, decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
 			return nil, err
@@ -189,7 +212,7 @@ func Into[T any](r *Repo[T], dst *[]T) *Target {
 // type is an error. *dst is left as it is when there is none: check
 // [Target.Count].
 func IntoOne[T any](r *Repo[T], dst *T) *Target {
-	return &Target{entity: r.e.name, table: r.t, one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
 			return nil, err
@@ -202,7 +225,7 @@ func IntoOne[T any](r *Repo[T], dst *T) *Target {
 // IntoFunc returns a target calling fn with each of r's items; an error
 // from fn stops the read and is returned.
 func IntoFunc[T any](r *Repo[T], fn func(T) error) *Target {
-	return &Target{entity: r.e.name, table: r.t, decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
 			return nil, err
@@ -214,7 +237,7 @@ func IntoFunc[T any](r *Repo[T], fn func(T) error) *Target {
 // Member returns a target that decodes r's items and stores them nowhere:
 // for [Collection.All], which yields the decoded values.
 func Member[T any](r *Repo[T]) *Target {
-	return &Target{entity: r.e.name, table: r.t, decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
 			return nil, err
@@ -275,11 +298,27 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	}
 	var b expr.Builder
 	kc := writeKeyConds(&b, c.keyConds)
+	var filter *string
+	if c.filter != nil {
+		f, err := b.Conditions(collectionNames(c.t, targets), *c.filter)
+		if err != nil {
+			return nil, condErr("", "bad collection filter", err)
+		}
+		filter = &f
+	}
 	in := &dynamodb.QueryInput{
 		TableName:                 &c.t.name,
 		KeyConditionExpression:    &kc,
+		FilterExpression:          filter,
 		ExpressionAttributeNames:  b.Names(),
 		ExpressionAttributeValues: b.Values(),
+	}
+	if filter != nil {
+		if err := checkExprLimits("", exprParts{kinds: []string{"key condition", "filter"},
+			exprs: []*string{in.KeyConditionExpression, in.FilterExpression},
+			names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
+			return nil, err
+		}
 	}
 	dir := "asc"
 	if c.index != "" {
@@ -336,7 +375,7 @@ func (c *Collection) route(p *collPlan, item map[string]types.AttributeValue) (v
 // for one more (extra), so that a page ending the collection says so
 // instead of returning a cursor to an empty page.
 func (c *Collection) fillLimit(in *dynamodb.QueryInput, delivered, extra int) {
-	if c.limit > 0 && c.pageSize == 0 && !c.skipUnknown {
+	if c.limit > 0 && c.pageSize == 0 && !c.skipUnknown && c.filter == nil {
 		in.Limit = aws.Int32(int32(min(c.limit-delivered+extra, 1000)))
 	}
 }

@@ -1,6 +1,8 @@
 package singletable
 
 import (
+	"errors"
+
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -74,14 +76,19 @@ func (c condition) and(o condition) condition {
 func (c condition) empty() bool { return len(c.own)+len(c.user) == 0 }
 
 // write writes the condition through b (which may already hold the
-// request's other expressions) and returns its text, "" when empty.
-func (c condition) write(b *expr.Builder) (string, error) {
+// request's other expressions) and returns its text, "" when empty. names
+// resolves the names of the caller's conditions (see names.go); it may be
+// nil only when there are none.
+func (c condition) write(b *expr.Builder, names expr.Resolver) (string, error) {
 	parts := make([]string, 0, len(c.own)+1)
 	for _, w := range c.own {
 		parts = append(parts, w(b))
 	}
 	if len(c.user) > 0 {
-		u, err := b.Conditions(c.user...)
+		if names == nil {
+			return "", errNoResolver
+		}
+		u, err := b.Conditions(names, c.user...)
 		if err != nil {
 			return "", err
 		}
@@ -98,15 +105,16 @@ type condExpr struct {
 	values map[string]types.AttributeValue
 }
 
-// build writes the condition as a request's only expression.
-func (c condition) build(entity string) (condExpr, error) {
+// build writes the condition as a request's only expression; names as for
+// write.
+func (c condition) build(entity string, names expr.Resolver) (condExpr, error) {
 	if c.empty() {
 		return condExpr{}, nil
 	}
 	var b expr.Builder
-	text, err := c.write(&b)
+	text, err := c.write(&b, names)
 	if err != nil {
-		return condExpr{}, &ValidationError{Entity: entity, Reason: "bad condition", Err: err}
+		return condExpr{}, condErr(entity, "bad condition", err)
 	}
 	ce := condExpr{text: &text, names: b.Names(), values: b.Values()}
 	if err := checkExprLimits(entity, exprParts{kinds: []string{"condition"}, exprs: []*string{ce.text},
@@ -114,4 +122,19 @@ func (c condition) build(entity string) (condExpr, error) {
 		return condExpr{}, err
 	}
 	return ce, nil
+}
+
+// errNoResolver is a library bug: a caller's condition written without the
+// resolver of its names.
+var errNoResolver = errors.New("singletable: internal error: a caller's condition written without its names' resolver")
+
+// condErr wraps an error writing a caller's condition or filter (reason:
+// "bad condition", …) as a *ValidationError of entity, unless it is one
+// already (a name the resolver refused), which is returned as is.
+func condErr(entity, reason string, err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return err
+	}
+	return &ValidationError{Entity: entity, Reason: reason, Err: err}
 }

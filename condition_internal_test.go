@@ -21,7 +21,8 @@ func TestConditionText(t *testing.T) {
 		and(userCond(expression.Name("Age").GreaterThan(expression.Value(3)))).
 		and(check(attrExists("PK"))).
 		and(userCond(expression.Name("Name").AttributeExists()))
-	ce, err := c.build("User")
+	asIs := func(name string) (string, error) { return name, nil }
+	ce, err := c.build("User", asIs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,18 +42,21 @@ func TestConditionText(t *testing.T) {
 	base := check(attrExists("A"))
 	x, y := base.and(check(attrExists("X"))), base.and(check(attrExists("Y")))
 	var bx, by expr.Builder
-	x.write(&bx)
-	y.write(&by)
+	x.write(&bx, nil)
+	y.write(&by, nil)
 	if bx.Names()["#n1"] != "X" || by.Names()["#n1"] != "Y" {
 		t.Fatalf("two conditions from one base: names %v and %v", bx.Names(), by.Names())
 	}
 
-	if ce, err := (condition{}).build("User"); err != nil || ce.text != nil {
+	if ce, err := (condition{}).build("User", nil); err != nil || ce.text != nil {
 		t.Fatalf("empty condition: %v, %v", ce.text, err)
 	}
 	var bad expression.ConditionBuilder
 	var ve *ValidationError
-	if _, err := userCond(bad).build("User"); !errors.As(err, &ve) {
+	if _, err := userCond(bad).build("User", asIs); !errors.As(err, &ve) {
 		t.Fatalf("an invalid caller condition: %v, want a *ValidationError", err)
+	}
+	if _, err := userCond(expression.Name("A").AttributeExists()).build("User", nil); !errors.Is(err, errNoResolver) {
+		t.Fatalf("a caller condition without a resolver: %v, want errNoResolver", err)
 	}
 }

@@ -63,6 +63,13 @@
 // [Repo.Query] and [Repo.QueryIndex] take the partition fields from a key
 // value; sort conditions name the sort key fields they give ([Query.Where],
 // [Query.Between], [Query.BeginsWith]), because a zero value is a real value.
+// Every name a caller gives is a Go field name: in Where, Fields and
+// [Update.Set], and in the SDK expression.ConditionBuilder values given to
+// [Query.Filter], [Collection.Filter], [If], [Update.If] and [TxCheck], whose
+// names the library rewrites to the stored attribute names (the first
+// element of each path; nested elements and map keys stay as written). A
+// stored attribute name is accepted as is; any other name is a
+// *[ValidationError] before the request is sent.
 // [Query.Limit] counts items returned to the caller, after filters; a page's
 // cursor resumes right after its last item. Cursors are opaque, versioned,
 // checksummed and bound to the query (table, index, entity, partition,
@@ -82,7 +89,7 @@
 //
 // A [Migrator] runs a table's data migrations and records them in the table
 // itself: [CopyMigration] copies a legacy table through a typed [Transform],
-// [BackfillMigration] rewrites an entity's stored items after its keys or
+// [Repo.BackfillMigration] rewrites an entity's stored items after its keys or
 // indexes changed. Runs scan in parallel segments under an optional WCU
 // limit, checkpoint every page so a stopped run resumes, never run again once
 // completed, and [Migrator.Verify] compares the result with what was meant.

@@ -109,7 +109,7 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 		}
 	}
 	owned, err := check(anyOf(attrNotExists(t.opts.PartitionKey),
-		attrEq(t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: e.name}))).build(e.name)
+		attrEq(t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: e.name}))).build(e.name, nil)
 	if err == nil {
 		ws.owned = owned
 	}

@@ -38,7 +38,7 @@ func runToCompletion(t *testing.T, m *singletable.Migrator, id string) (*singlet
 	}
 }
 
-// TestCopyMigrationUnderFaults copies seed 000's legacy users into the
+// TestCopyMigrationUnderFaults copies the skills service's legacy users into the
 // single table while scans, batch writes and ledger writes meet faults.
 // The copy completes (resuming where a run stopped), its counts add up,
 // and the target holds exactly the users the source says, each as it is
@@ -137,7 +137,7 @@ func runBackfillFaultSuite(t *testing.T, rate float64) {
 		skills = singletable.Bind(tbl, UserSkills)
 	})
 	seedSkills(t, tbl, userSkillsNoIndex, n)
-	m, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("001-skills-gsi1", skills))
+	m, err := singletable.NewMigrator(tbl, skills.BackfillMigration("001-skills-gsi1"))
 	require.NoError(t, err)
 	ft.SetEnabled(true)
 	rep, runs := runToCompletion(t, m, "001-skills-gsi1")

@@ -315,7 +315,7 @@ func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeVa
 	if r.t.opts.SortKey != "" {
 		item[guardOwnerSK] = owner[r.t.opts.SortKey]
 	}
-	ce, err := r.ownerCond(owner).build(r.e.name)
+	ce, err := r.ownerCond(owner).build(r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
@@ -334,7 +334,7 @@ func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeVa
 
 // guardDelete releases a unique value held by owner.
 func (r *Repo[T]) guardDelete(f *fieldInfo, key, owner map[string]types.AttributeValue) (txItem, error) {
-	ce, err := r.ownerCond(owner).build(r.e.name)
+	ce, err := r.ownerCond(owner).build(r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}

@@ -7,13 +7,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/migration"
 )
+
+// Migrations: a copy of another table through a transform
+// ([CopyMigration]) and a backfill that re-renders an entity's keys after
+// its declaration changed ([Repo.BackfillMigration]), run by a [Migrator]
+// that keeps their ledger in the table. This file is their public face;
+// the engine (runner, ledger, checkpoints, verification) is in
+// internal/migration, and migrate_backfill.go is the generic edge that
+// renders an entity's items and writes them through the write plan.
 
 // Migration is one named data migration: a copy of another table through a
 // transform ([CopyMigration]) or a backfill that re-renders an entity's keys
-// after its declaration changed ([BackfillMigration]). Register migrations
-// with [NewMigrator], which records their progress in the table itself.
+// after its declaration changed ([Repo.BackfillMigration]). Register
+// migrations with [NewMigrator], which records their progress in the table
+// itself.
 type Migration struct {
 	// ID names the migration in the ledger: 1 to 128 characters from
 	// [A-Za-z0-9._-], for example "000-users-to-glad-entities". IDs are
@@ -22,34 +34,56 @@ type Migration struct {
 	// Description says what the migration does, for `migrate status`.
 	Description string
 
-	impl migrationImpl
+	kind string // "copy" or "backfill"
+	// engine makes the engine's form of the migration for a run on t whose
+	// batch writes use batch; it refuses a migration that cannot run on t.
+	engine func(t *Table, batch BatchOptions) (migration.Kind, error)
 }
 
-// WithDescription returns a copy of m with the given description.
-func (m Migration) WithDescription(d string) Migration {
-	m.Description = d
-	return m
-}
+// Transform maps one raw item of a copy's source table to the writes it
+// becomes in the target: usually one put made with [Repo.PutOp], none to
+// skip the item, several to split it into entities.
+//
+// A transform must be deterministic (the same item gives the same ops) and
+// safe for concurrent use: a resumed or repeated run transforms items
+// again and must write the same content, and [Migrator.Verify] compares
+// the table with the transform's output.
+type Transform func(item map[string]types.AttributeValue) ([]WriteOp, error)
 
-// Kind returns "copy" or "backfill".
-func (m Migration) Kind() string {
-	if m.impl == nil {
-		return ""
+// TransformAs returns a [Transform] that decodes each raw item into S with
+// the SDK's attributevalue.UnmarshalMap (so `dynamodbav` tags apply) and
+// passes it to fn. A decoding error fails the item.
+func TransformAs[S any](fn func(S) ([]WriteOp, error)) Transform {
+	return func(item map[string]types.AttributeValue) ([]WriteOp, error) {
+		var s S
+		if err := attributevalue.UnmarshalMap(item, &s); err != nil {
+			return nil, fmt.Errorf("singletable: transform: decode source item: %w", err)
+		}
+		return fn(s)
 	}
-	return m.impl.kind()
 }
 
-// migrationImpl is what a kind of migration plugs into the engine.
-type migrationImpl interface {
-	kind() string
-	// source describes the scan that feeds the migration.
-	source(ctx context.Context, t *Table) (scanSpec, error)
-	// process decides the outcome of every item of a scanned page,
-	// submitting writes to the runner's pool (nothing in a dry run).
-	process(ctx context.Context, r *runner, p *scanPage)
-	// verify compares what the migration should have produced with the
-	// table's contents.
-	verify(ctx context.Context, m *Migrator, o VerifyOptions) (*VerifyReport, error)
+// CopySource names the table a copy migration reads.
+type CopySource struct {
+	// Table is the source table's name. Its key schema can be anything.
+	Table string
+	// Client reaches the source table; nil means the migrator's table's
+	// client.
+	Client Client
+}
+
+// CopyMigration returns a migration that scans src and writes what
+// transform makes of each item, with batch writes ([BatchWriteWith]) whose
+// unprocessed items are retried with backoff. See [Migrator.Run] for the
+// options (segments, writers, rate limit, dry run, progress) and
+// [MigrationCounts] for how items are counted.
+func CopyMigration(id string, src CopySource, transform Transform) Migration {
+	return Migration{ID: id, kind: "copy", engine: func(t *Table, batch BatchOptions) (migration.Kind, error) {
+		if src.Table == "" || transform == nil {
+			return nil, validationErr("", "CopySource", "a copy needs a source table and a transform")
+		}
+		return copyEngine(t, src, transform, batch), nil
+	}}
 }
 
 // MigrationState is the state of a migration as its ledger records it.
@@ -98,14 +132,6 @@ type MigrationCounts struct {
 	Failed  int64
 }
 
-func (c *MigrationCounts) add(d MigrationCounts) {
-	c.Scanned += d.Scanned
-	c.Read += d.Read
-	c.Written += d.Written
-	c.Skipped += d.Skipped
-	c.Failed += d.Failed
-}
-
 // RunOptions tunes [Migrator.Run]. Set fields in the option functions; the
 // zero value of a field means its default.
 type RunOptions struct {
@@ -139,24 +165,6 @@ type RunOptions struct {
 	// Lease is how long a run's claim on the migration lasts without
 	// renewal; default 1 minute. A crashed run blocks others that long.
 	Lease time.Duration
-}
-
-func (o *RunOptions) normalize() {
-	if o.Segments <= 0 {
-		o.Segments = 4
-	}
-	if o.Writers <= 0 {
-		o.Writers = 8
-	}
-	if o.PageSize <= 0 {
-		o.PageSize = 1000
-	}
-	if o.ProgressInterval <= 0 {
-		o.ProgressInterval = time.Second
-	}
-	if o.Lease <= 0 {
-		o.Lease = time.Minute
-	}
 }
 
 // Progress is a snapshot of a running migration, passed to
@@ -227,9 +235,6 @@ type MigrationReport struct {
 	Failures []ItemFailure
 }
 
-// maxFailureDetails caps MigrationReport.Failures.
-const maxFailureDetails = 1000
-
 // ErrMigrationRunning is returned by [Migrator.Run] when another run holds
 // the migration's lease, and when a run loses its lease (it stops at once).
 var ErrMigrationRunning = errors.New("singletable: migration is running elsewhere")
@@ -281,15 +286,19 @@ type Migrator struct {
 
 // NewMigrator returns a migrator for t's migrations. IDs must be valid and
 // unique; every migration must come from [CopyMigration] or
-// [BackfillMigration].
+// [Repo.BackfillMigration], and be able to run on t (a copy names its
+// source and transform; a backfill's repository is bound to t).
 func NewMigrator(t *Table, migrations ...Migration) (*Migrator, error) {
 	m := &Migrator{t: t, byID: map[string]int{}}
 	for i, mig := range migrations {
 		if err := checkMigrationID(mig.ID); err != nil {
 			return nil, err
 		}
-		if mig.impl == nil {
-			return nil, validationErr("", mig.ID, "migration not made by CopyMigration or BackfillMigration")
+		if mig.engine == nil {
+			return nil, validationErr("", mig.ID, "migration not made by CopyMigration or Repo.BackfillMigration")
+		}
+		if _, err := mig.engine(t, BatchOptions{}); err != nil {
+			return nil, err
 		}
 		if _, dup := m.byID[mig.ID]; dup {
 			return nil, validationErr("", mig.ID, "duplicate migration ID")
@@ -313,18 +322,76 @@ func checkMigrationID(id string) error {
 	return nil
 }
 
-// Table returns the migrator's table.
-func (m *Migrator) Table() *Table { return m.t }
-
-// Migrations returns the registered migrations in registration order.
-func (m *Migrator) Migrations() []Migration { return append([]Migration(nil), m.list...) }
-
-func (m *Migrator) lookup(id string) (Migration, error) {
+// engineMigration returns the registered migration id as the engine runs
+// it, its batch writes using batch.
+func (m *Migrator) engineMigration(id string, batch BatchOptions) (migration.Migration, error) {
 	i, ok := m.byID[id]
 	if !ok {
-		return Migration{}, validationErr("", id, "unknown migration ID")
+		return migration.Migration{}, validationErr("", id, "unknown migration ID")
 	}
-	return m.list[i], nil
+	mig := m.list[i]
+	k, err := mig.engine(m.t, batch)
+	return migration.Migration{ID: mig.ID, Description: mig.Description, Kind: k}, err
+}
+
+// engineTable describes m's table to the engine.
+func (m *Migrator) engineTable() *migration.Table {
+	t := m.t
+	return &migration.Table{
+		Client:         t.client,
+		Name:           t.name,
+		PartitionKey:   t.opts.PartitionKey,
+		SortKey:        t.opts.SortKey,
+		EntityTypeAttr: t.opts.EntityTypeAttr,
+		Now:            t.opts.Now,
+		Wrap:           wrapSentinel,
+		Running:        ErrMigrationRunning,
+		KeyText:        keyNames{}.text,
+	}
+}
+
+// Run runs the migration with the given ID, or resumes it from its
+// checkpoints if an earlier run stopped part-way. A completed migration
+// does not run again: Run returns its recorded counts with
+// AlreadyCompleted set. A migration that failed (items failed in its last
+// run) starts over from the beginning.
+//
+// The scan runs in parallel segments, a page at a time; after every page,
+// once all the page's writes are done, the segment's checkpoint (scan
+// position and counts) is saved in the ledger. A run stopped by ctx or by
+// an error leaves the migration interrupted, and the next run resumes
+// after the last saved page: the writes of unsaved pages are made again,
+// with the same content.
+//
+// Run returns a *MigrationError when items failed, [ErrMigrationRunning]
+// when another run holds the migration, and the cause when it stopped
+// early (ctx's error, a scan or ledger error). The report is returned in
+// every case but an unknown ID or a failure to read the ledger.
+func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOptions)) (*MigrationReport, error) {
+	var o RunOptions
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	mig, err := m.engineMigration(id, o.Batch)
+	if err != nil {
+		return nil, err
+	}
+	eo := migration.Options{
+		Segments: o.Segments, Writers: o.Writers, PageSize: o.PageSize, WCU: o.WCU, DryRun: o.DryRun,
+		ProgressInterval: o.ProgressInterval, Lease: o.Lease,
+	}
+	if o.Progress != nil {
+		eo.Progress = func(p migration.Progress) { o.Progress(publicProgress(p)) }
+	}
+	rep, err := migration.Run(ctx, m.engineTable(), mig, eo)
+	var fe *migration.FailedError
+	if errors.As(err, &fe) {
+		err = &MigrationError{ID: fe.ID, Failed: fe.Failed, Failures: publicFailures(fe.Failures)}
+	}
+	if rep == nil {
+		return nil, err
+	}
+	return publicReport(rep), err
 }
 
 // MigrationStatus is a migration's entry in the ledger, as [Migrator.Status]
@@ -353,45 +420,164 @@ type MigrationStatus struct {
 // Status reads the ledger entry of every registered migration (consistent
 // reads).
 func (m *Migrator) Status(ctx context.Context) ([]MigrationStatus, error) {
+	t := m.engineTable()
 	out := make([]MigrationStatus, 0, len(m.list))
 	for _, mig := range m.list {
-		st, err := m.status(ctx, mig)
+		st, err := migration.ReadStatus(ctx, t, mig.ID, mig.kind, mig.Description)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, st)
+		out = append(out, MigrationStatus{
+			ID: st.ID, Kind: st.Kind, Description: st.Description, State: MigrationState(st.State),
+			Counts: MigrationCounts(st.Counts), Segments: st.Segments, SegmentsDone: st.SegmentsDone, Runs: st.Runs,
+			StartedAt: st.StartedAt, UpdatedAt: st.UpdatedAt, FinishedAt: st.FinishedAt,
+			LeaseOwner: st.LeaseOwner, LeaseUntil: st.LeaseUntil, LastError: st.LastError,
+		})
 	}
 	return out, nil
 }
 
-func (m *Migrator) status(ctx context.Context, mig Migration) (MigrationStatus, error) {
-	st := MigrationStatus{ID: mig.ID, Kind: mig.Kind(), Description: mig.Description, State: MigrationPending}
-	l := m.ledger(mig, "")
-	h, ok, err := l.header(ctx)
-	if err != nil || !ok {
-		return st, err
+// VerifyOptions tunes [Migrator.Verify]. The zero value of a field means
+// its default.
+type VerifyOptions struct {
+	// Sample is the fraction of items compared attribute by attribute, in
+	// (0, 1]; default 1, every item. The sample is chosen by a hash of
+	// each item's key, so it is the same on every call. Counts always
+	// cover every item.
+	Sample float64
+	// Segments is the number of parallel scan segments; default 4.
+	Segments int
+	// PageSize is the number of items a scan request evaluates; default 1000.
+	PageSize int32
+	// MaxDifferences caps VerifyReport.Differences; default 100.
+	MaxDifferences int
+}
+
+// VerifyReport is what [Migrator.Verify] found.
+type VerifyReport struct {
+	ID   string
+	Kind string
+	// SourceItems counts the items of the source (a copy's source table; a
+	// backfill's entity items).
+	SourceItems int64
+	// Expected counts, per entity type, the puts the migration makes: for
+	// a copy, what the transform makes of every source item; nil for a
+	// backfill.
+	Expected map[string]int64
+	// Found counts, per entity type, the items in the table (ledger items
+	// excluded).
+	Found map[string]int64
+	// Compared counts the items compared attribute by attribute.
+	Compared int64
+	// Missing counts items a copy should have put and the table lacks.
+	Missing int64
+	// Different counts items whose attributes differ from what the copy
+	// puts, or (backfill) whose keys are not those of the declaration.
+	Different int64
+	// Unexpected counts items a copy should have deleted and the table
+	// still holds.
+	Unexpected int64
+	// TransformErrors counts source items the transform rejected.
+	TransformErrors int64
+	// Differences lists the first differences found.
+	Differences []Difference
+}
+
+// OK reports whether nothing differs: no missing, different or unexpected
+// item, no transform error, and for a copy, as many items of each entity
+// type in the table as the transform makes.
+func (r *VerifyReport) OK() bool {
+	if r.Missing+r.Different+r.Unexpected+r.TransformErrors > 0 {
+		return false
 	}
-	st.State = h.state(m.t.opts.Now())
-	st.Counts = h.Counts
-	st.Segments = h.Segments
-	st.Runs = h.Runs
-	st.StartedAt, st.UpdatedAt, st.FinishedAt = h.StartedAt, h.UpdatedAt, h.FinishedAt
-	st.LeaseOwner, st.LeaseUntil = h.LeaseOwner, h.LeaseUntil
-	st.LastError = h.LastError
-	if h.Status == MigrationCompleted || h.Status == MigrationFailed {
-		st.SegmentsDone = h.Segments
-		return st, nil
-	}
-	segs, err := l.segments(ctx, h.Segments)
-	if err != nil {
-		return st, err
-	}
-	st.Counts = MigrationCounts{}
-	for _, s := range segs {
-		st.Counts.add(s.Counts)
-		if s.Done {
-			st.SegmentsDone++
+	for typ, n := range r.Expected {
+		if r.Found[typ] != n {
+			return false
 		}
 	}
-	return st, nil
+	return true
+}
+
+// Difference is one item that does not match.
+type Difference struct {
+	// Entity is the item's entity type.
+	Entity string
+	// Key is the item's primary key in the table.
+	Key map[string]types.AttributeValue
+	// Kind is "missing", "different", "unexpected" or "stale" (a
+	// backfilled item whose keys are not those of the declaration).
+	Kind string
+	// Attrs names the attributes that differ, for "different" and "stale".
+	Attrs []string
+
+	keys keyNames // the table's, to print Key in key order
+}
+
+// String renders the difference for logs, e.g. "missing User {PK=USER#john SK=PROFILE}".
+func (d Difference) String() string {
+	s := fmt.Sprintf("%s %s %v", d.Kind, d.Entity, d.keys.text(d.Key))
+	if len(d.Attrs) > 0 {
+		s += fmt.Sprintf(" attrs %v", d.Attrs)
+	}
+	return s
+}
+
+// Verify compares what a migration should have produced with the table.
+// For a copy it scans the source, runs the transform on every item and
+// counts the expected items per entity type; it reads the sampled items'
+// targets (BatchGetItem, consistent) and compares them attribute by
+// attribute; and it counts the table's items per entity type. For a
+// backfill it checks that every item of the entity has the keys the
+// declaration renders. Verify writes nothing.
+func (m *Migrator) Verify(ctx context.Context, id string, optFns ...func(*VerifyOptions)) (*VerifyReport, error) {
+	var o VerifyOptions
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	mig, err := m.engineMigration(id, BatchOptions{})
+	if err != nil {
+		return nil, err
+	}
+	rep, err := migration.Verify(ctx, m.engineTable(), mig, migration.VerifyOptions(o))
+	if rep == nil {
+		return nil, err
+	}
+	out := &VerifyReport{
+		ID: rep.ID, Kind: rep.Kind, SourceItems: rep.SourceItems, Expected: rep.Expected, Found: rep.Found,
+		Compared: rep.Compared, Missing: rep.Missing, Different: rep.Different, Unexpected: rep.Unexpected,
+		TransformErrors: rep.TransformErrors,
+	}
+	for _, d := range rep.Differences {
+		pd := Difference{Entity: d.Entity, Key: d.Key, Kind: d.Kind, Attrs: d.Attrs}
+		if len(d.KeyAttrs) > 0 {
+			pd.keys.partition = d.KeyAttrs[0]
+		}
+		if len(d.KeyAttrs) > 1 {
+			pd.keys.sort = d.KeyAttrs[1]
+		}
+		out.Differences = append(out.Differences, pd)
+	}
+	return out, err
+}
+
+func publicProgress(p migration.Progress) Progress {
+	return Progress{ID: p.ID, MigrationCounts: MigrationCounts(p.Counts), Total: p.Total, Elapsed: p.Elapsed,
+		Rate: p.Rate, WCURate: p.WCURate, ETA: p.ETA, Done: p.Done}
+}
+
+func publicFailures(fs []migration.ItemFailure) []ItemFailure {
+	out := make([]ItemFailure, len(fs))
+	for i, f := range fs {
+		out[i] = ItemFailure(f)
+	}
+	return out
+}
+
+func publicReport(r *migration.Report) *MigrationReport {
+	return &MigrationReport{
+		ID: r.ID, Kind: r.Kind, State: MigrationState(r.State), DryRun: r.DryRun,
+		AlreadyCompleted: r.AlreadyCompleted, Resumed: r.Resumed, Segments: r.Segments,
+		Counts: MigrationCounts(r.Counts), Ops: r.Ops, Retried: r.Retried, WCU: r.WCU,
+		Elapsed: r.Elapsed, Failures: publicFailures(r.Failures),
+	}
 }

@@ -4,16 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/migration"
 )
+
+// The generic edge of migrations: what the engine (internal/migration)
+// needs of an entity and a repository, handed over as function values.
+// A backfill renders an entity's stored items again and rewrites them
+// with conditions taken from the write plan (ownership, the unique guards'
+// owner condition); a copy writes its transform's ops with the batch
+// writer and reads them back for verification.
 
 // BackfillMigration returns a migration that brings every stored item of
 // r's entity in line with the entity's current declaration: it scans the
@@ -36,175 +45,178 @@ import (
 // A re-key whose new key holds another item with different content fails
 // that item with [ErrAlreadyExists] (two items that the new template maps
 // to one key, or an item written there since) rather than lose either.
-func BackfillMigration[T any](id string, r *Repo[T]) Migration {
-	return Migration{ID: id, impl: &backfill[T]{r: r}}
-}
-
-type backfill[T any] struct{ r *Repo[T] }
-
-// errStale: a conditional rewrite found the item changed since it was read.
-var errStale = errors.New("singletable: item changed since it was read")
-
-func (b *backfill[T]) kind() string { return "backfill" }
-
-func (b *backfill[T]) source(ctx context.Context, t *Table) (scanSpec, error) {
-	if b.r == nil {
-		return scanSpec{}, validationErr("", "", "a backfill needs a repository")
-	}
-	if b.r.t.name != t.name {
-		return scanSpec{}, validationErr(b.r.e.name, "", "backfill repository is bound to table %s, not %s", b.r.t.name, t.name)
-	}
-	spec := scanSpec{
-		client: b.r.t.client,
-		table:  b.r.t.name,
-		filter: attrEq(b.r.t.opts.EntityTypeAttr, avS(b.r.e.name)),
-	}
-	return spec, spec.describe(ctx)
-}
-
-func (b *backfill[T]) what(w *rewrite) string {
-	if w.keyChanged {
-		return b.r.e.name + " re-key"
-	}
-	return b.r.e.name + " update"
-}
-
-// units is the capacity a rewrite consumes: an update is billed on the
-// item's size; a transactional put and delete cost twice each.
-func (b *backfill[T]) units(w *rewrite, old map[string]types.AttributeValue) int64 {
-	if w.keyChanged {
-		return 2 * (capacityUnits(w.newItem) + capacityUnits(old))
-	}
-	return capacityUnits(w.newItem)
-}
-
-func (b *backfill[T]) process(ctx context.Context, r *runner, p *scanPage) {
-	for i, item := range p.items {
-		w, err := b.r.e.planRewrite(b.r.t, item)
-		switch {
-		case err != nil:
-			p.fail(i, fmt.Errorf("singletable: backfill %s: %w", r.mig.ID, err))
-			continue
-		case !w.changed():
-			p.set(i, outSkipped)
-			continue
-		case r.o.DryRun:
-			p.set(i, outWritten)
-			p.wrote(b.what(w), 1, b.units(w, item))
-			continue
+func (r *Repo[T]) BackfillMigration(id string) Migration {
+	return Migration{ID: id, kind: "backfill", engine: func(t *Table, _ BatchOptions) (migration.Kind, error) {
+		if r == nil {
+			return nil, validationErr("", "", "a backfill needs a repository")
 		}
-		r.submit(ctx, p, func() { b.rewriteItem(ctx, r, p, i, item, w) })
-	}
+		if r.t.name != t.name {
+			return nil, validationErr(r.e.name, "", "backfill repository is bound to table %s, not %s", r.t.name, t.name)
+		}
+		return &migration.Backfill{
+			Entity:          r.e.name,
+			Plan:            r.planRewrite,
+			Reread:          r.reread,
+			Apply:           r.applyRewrite,
+			ConditionFailed: ErrConditionFailed,
+		}, nil
+	}}
 }
 
-// rewriteItem applies w to item, re-reading and re-planning the item when
-// it changed meanwhile, until the rewrite succeeds, is no longer needed,
-// or the retry budget is spent. A rewrite planned again and a throttled
-// one share that budget.
-func (b *backfill[T]) rewriteItem(ctx context.Context, r *runner, p *scanPage, i int, item map[string]types.AttributeValue, w *rewrite) {
-	policy := backoff.Default
-	key := w.oldKey
-	// Each try records the item's outcome itself, unless it asks for
-	// another try; so Do's error is only a budget spent or a wait cut short.
-	never := func(error) bool { return false }
-	err := policy.Do(ctx, nil, never, func(ctx context.Context) error {
-		if w == nil {
-			cur, err := b.reread(ctx, key)
-			if err == nil && cur != nil {
-				w, err = b.r.e.planRewrite(b.r.t, cur)
+// managedAttrs returns the attributes the declaration renders rather than
+// the struct: the primary key, templated index keys, and the attributes of
+// multi-attribute index keys (stored in their canonical key form).
+func (e *Entity[T]) managedAttrs(t *Table) []string {
+	out := []string{t.opts.PartitionKey}
+	if e.sk.defined() && t.opts.SortKey != "" {
+		out = append(out, t.opts.SortKey)
+	}
+	for _, p := range e.indexes {
+		if p.multi {
+			for _, f := range p.deps {
+				out = appendAttr(out, f.attr)
 			}
-			switch {
-			case err != nil && stopsRun(ctx, err):
-				p.abort(err)
-				return nil
-			case err != nil:
-				p.fail(i, fmt.Errorf("singletable: backfill %s: %w", r.mig.ID, err))
-				return nil
-			case cur == nil || !w.changed():
-				p.set(i, outSkipped) // deleted, or already rewritten by its writer
-				return nil
-			}
-			item = cur
+			continue
 		}
-		units := b.units(w, item)
-		if err := r.throttle(ctx, units); err != nil {
-			p.abort(err)
-			return nil
+		out = appendAttr(out, p.pkAttr)
+		if p.skAttr != "" {
+			out = appendAttr(out, p.skAttr)
 		}
-		var err error
-		if w.keyChanged {
-			err = b.rekey(ctx, w, item)
-		} else {
-			err = b.update(ctx, w, item)
+	}
+	return out
+}
+
+// sourceAttrs returns the attributes the managed attributes are rendered
+// from: the key template fields, index template and predicate fields.
+func (e *Entity[T]) sourceAttrs() []string {
+	var out []string
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
+		out = appendAttr(out, f.attr)
+	}
+	for _, p := range e.indexes {
+		for _, f := range p.deps {
+			out = appendAttr(out, f.attr)
 		}
+	}
+	return out
+}
+
+func appendAttr(s []string, a string) []string {
+	if a == "" || slices.Contains(s, a) {
+		return s
+	}
+	return append(s, a)
+}
+
+// planRewrite decodes item, renders it again with the current declaration
+// and compares the managed attributes. Attributes the declaration does not
+// manage, including ones T does not know, are kept as they are.
+func (r *Repo[T]) planRewrite(item map[string]types.AttributeValue) (*migration.Rewrite, error) {
+	e, t := r.e, r.t
+	v, err := e.decode(item)
+	if err != nil {
+		return nil, err
+	}
+	rendered, err := e.encode(t, v)
+	if err != nil {
+		return nil, err
+	}
+	w := &migration.Rewrite{OldKey: t.primaryKeyOf(item), NewItem: maps.Clone(item), Set: map[string]types.AttributeValue{}}
+	keys := []string{t.opts.PartitionKey, t.opts.SortKey}
+	for _, a := range e.managedAttrs(t) {
+		old, had := item[a]
+		nv, has := rendered[a]
 		switch {
-		case err == nil:
-			p.set(i, outWritten)
-			p.wrote(b.what(w), 1, units)
-		case errors.Is(err, errStale):
-			w = nil
-			p.retry()
-			return backoff.Again(err)
-		case backoff.IsRetryableTx(err) && ctx.Err() == nil:
-			return backoff.Again(err)
-		case stopsRun(ctx, err):
-			p.abort(err)
+		case has && (!had || !avEqual(old, nv)):
+			w.Set[a] = nv
+			w.NewItem[a] = nv
+		case !has && had:
+			w.Remove = append(w.Remove, a)
+			delete(w.NewItem, a)
 		default:
-			p.fail(i, err)
+			continue
 		}
-		return nil
-	})
-	switch {
-	case err == nil:
-	case stopsRun(ctx, err):
-		p.abort(err)
-	default:
-		p.fail(i, wrapSentinel(ErrConditionFailed, fmt.Sprintf("backfill %s: item still changing after %d attempts", r.mig.ID, max(policy.Attempts, 1)), err))
+		if slices.Contains(keys, a) {
+			w.KeyChanged = true
+		}
 	}
+	if w.KeyChanged {
+		rv := reflect.ValueOf(&v).Elem()
+		for _, f := range e.guards.unique {
+			key, ok, err := r.guardKey(f, rv)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				w.Guards = append(w.Guards, migration.Guard{Field: f.name, Key: key})
+			}
+		}
+	}
+	return w, nil
 }
 
 // reread reads the item at key consistently; nil when it is gone or is no
 // longer of this entity.
-func (b *backfill[T]) reread(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	out, err := b.r.t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &b.r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
+func (r *Repo[T]) reread(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := r.t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return nil, fmt.Errorf("singletable: backfill %s: read: %w", b.r.e.name, err)
+		return nil, fmt.Errorf("singletable: backfill %s: read: %w", r.e.name, err)
 	}
-	if len(out.Item) == 0 || !b.r.isMine(out.Item) {
+	if len(out.Item) == 0 || !r.isMine(out.Item) {
 		return nil, nil
 	}
 	return out.Item, nil
 }
 
-// update sets and removes the changed index attributes, provided the
-// attributes they are rendered from, and the ones it changes, still hold
-// the values read.
-func (b *backfill[T]) update(ctx context.Context, w *rewrite, old map[string]types.AttributeValue) error {
-	t := b.r.t
+// applyRewrite makes the rewrite w of the item old: an update of its
+// index attributes, or a re-key.
+func (r *Repo[T]) applyRewrite(ctx context.Context, w *migration.Rewrite, old map[string]types.AttributeValue) error {
+	if w.KeyChanged {
+		return r.rekey(ctx, w, old)
+	}
+	return r.updateIndexAttrs(ctx, w, old)
+}
+
+// holds is the check that attribute a holds av, or is absent when av is
+// nil.
+func holds(a string, av types.AttributeValue) condWriter {
+	if av == nil {
+		return attrNotExists(a)
+	}
+	return attrEq(a, av)
+}
+
+// updateIndexAttrs sets and removes the changed index attributes of an
+// existing item of the entity (the write plan's ownership condition),
+// provided the attributes they are rendered from, and the ones it changes,
+// still hold the values read.
+func (r *Repo[T]) updateIndexAttrs(ctx context.Context, w *migration.Rewrite, old map[string]types.AttributeValue) error {
+	t := r.t
 	var eb expr.Builder
 	var u expr.Update
-	for _, a := range sortedKeys(w.set) {
-		u.Set(eb.Name(a), eb.Value(w.set[a]))
+	changed := slices.Sorted(maps.Keys(w.Set))
+	for _, a := range changed {
+		u.Set(eb.Name(a), eb.Value(w.Set[a]))
 	}
-	for _, a := range w.remove {
+	for _, a := range w.Remove {
 		u.Remove(eb.Name(a))
 	}
 	update := u.String()
-	conds := []string{
-		expr.AttributeExists(eb.Name(t.opts.PartitionKey)),
-		eb.Holds(t.opts.EntityTypeAttr, avS(b.r.e.name)),
-	}
-	watched := b.r.e.sourceAttrs()
-	for _, a := range slices.Concat(sortedKeys(w.set), w.remove) {
+	watched := r.e.sourceAttrs()
+	for _, a := range slices.Concat(changed, w.Remove) {
 		watched = appendAttr(watched, a)
 	}
+	var still []condWriter
 	for _, a := range watched {
-		conds = append(conds, eb.Holds(a, old[a]))
+		still = append(still, holds(a, old[a]))
 	}
-	cond := expr.And(conds...)
-	_, err := t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	cond, err := r.ownership(existingItem).and(check(still...)).write(&eb, nil)
+	if err != nil {
+		return err
+	}
+	_, err = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &t.name,
-		Key:                       w.oldKey,
+		Key:                       w.OldKey,
 		UpdateExpression:          &update,
 		ConditionExpression:       &cond,
 		ExpressionAttributeNames:  eb.Names(),
@@ -213,63 +225,77 @@ func (b *backfill[T]) update(ctx context.Context, w *rewrite, old map[string]typ
 	if err != nil {
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
-			return errStale
+			return migration.ErrStale
 		}
-		return fmt.Errorf("singletable: backfill %s: update: %w", b.r.e.name, err)
+		return fmt.Errorf("singletable: backfill %s: update: %w", r.e.name, err)
 	}
 	return nil
 }
 
-// unchanged is the condition that the item still is old: every attribute
-// read holds its value, and no attribute of T that was absent exists.
-func (b *backfill[T]) unchanged(eb *expr.Builder, old map[string]types.AttributeValue) string {
-	var conds []string
-	for _, a := range sortedKeys(old) {
-		conds = append(conds, eb.Holds(a, old[a]))
+// unchanged is the condition of a delete of the item old: it is the
+// entity's existing item (the write plan's ownership condition), every
+// attribute read holds its value, and no attribute of T that was absent
+// exists.
+func (r *Repo[T]) unchanged(old map[string]types.AttributeValue) (condExpr, error) {
+	var still []condWriter
+	for _, a := range slices.Sorted(maps.Keys(old)) {
+		still = append(still, holds(a, old[a]))
 	}
-	for _, a := range b.r.e.fieldAttrs() {
-		if _, ok := old[a]; !ok {
-			conds = append(conds, eb.Holds(a, nil))
+	for _, f := range r.e.fields {
+		if _, ok := old[f.attr]; !ok {
+			still = append(still, holds(f.attr, nil))
 		}
 	}
-	return expr.And(conds...)
+	return r.ownership(existingItem).and(check(still...)).build(r.e.name, nil)
 }
 
-// rekey moves the item to its new primary key in one transaction.
-func (b *backfill[T]) rekey(ctx context.Context, w *rewrite, old map[string]types.AttributeValue) error {
-	t := b.r.t
-	if err := itemsize.Check(w.newItem); err != nil {
-		return &ValidationError{Entity: b.r.e.name, Reason: "re-keyed item too large", Err: err}
+// rekey moves the item to its new primary key in one transaction: a put
+// that must create the item (the write plan's condition of a create), a
+// delete of the unchanged old item, and the hand-over of its unique guards.
+func (r *Repo[T]) rekey(ctx context.Context, w *migration.Rewrite, old map[string]types.AttributeValue) error {
+	t := r.t
+	if err := itemsize.Check(w.NewItem); err != nil {
+		return &ValidationError{Entity: r.e.name, Reason: "re-keyed item too large", Err: err}
 	}
-	var pb, db expr.Builder
-	putCond := expr.AttributeNotExists(pb.Name(t.opts.PartitionKey))
-	delCond := b.unchanged(&db, old)
+	put, err := r.ownership(absentItem).build(r.e.name, nil)
+	if err != nil {
+		return err
+	}
+	del, err := r.unchanged(old)
+	if err != nil {
+		return err
+	}
 	items := []types.TransactWriteItem{
 		{Put: &types.Put{
 			TableName:                           &t.name,
-			Item:                                w.newItem,
-			ConditionExpression:                 &putCond,
-			ExpressionAttributeNames:            pb.Names(),
+			Item:                                w.NewItem,
+			ConditionExpression:                 put.text,
+			ExpressionAttributeNames:            put.names,
+			ExpressionAttributeValues:           put.values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 		{Delete: &types.Delete{
 			TableName:                 &t.name,
-			Key:                       w.oldKey,
-			ConditionExpression:       &delCond,
-			ExpressionAttributeNames:  db.Names(),
-			ExpressionAttributeValues: db.Values(),
+			Key:                       w.OldKey,
+			ConditionExpression:       del.text,
+			ExpressionAttributeNames:  del.names,
+			ExpressionAttributeValues: del.values,
 		}},
 	}
-	for _, g := range w.guards {
-		items = append(items, b.moveGuard(g, w))
+	for _, g := range w.Guards {
+		item, err := r.moveGuard(g, w)
+		if err != nil {
+			return err
+		}
+		items = append(items, item)
 	}
-	_, err := t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	_, err = t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err == nil {
 		return nil
 	}
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) {
-		return fmt.Errorf("singletable: backfill %s: re-key: %w", b.r.e.name, err)
+		return fmt.Errorf("singletable: backfill %s: re-key: %w", r.e.name, err)
 	}
 	code := func(i int) string {
 		if i < len(tce.CancellationReasons) {
@@ -279,88 +305,162 @@ func (b *backfill[T]) rekey(ctx context.Context, w *rewrite, old map[string]type
 	}
 	switch {
 	case code(1) == "ConditionalCheckFailed":
-		return errStale
+		return migration.ErrStale
 	case code(0) == "ConditionalCheckFailed":
-		return b.occupied(ctx, w, old, tce.CancellationReasons[0].Item, err)
+		return r.occupied(ctx, w, old, tce.CancellationReasons[0].Item, err)
 	}
-	for i, g := range w.guards {
+	for i, g := range w.Guards {
 		if code(2+i) == "ConditionalCheckFailed" {
 			return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: the unique guard of %s belongs to another item",
-				b.r.e.name, t.keyText(w.oldKey), g.field), err)
+				r.e.name, t.keyText(w.OldKey), g.Field), err)
 		}
 	}
-	return fmt.Errorf("singletable: backfill %s: re-key: %w", b.r.e.name, err)
+	return fmt.Errorf("singletable: backfill %s: re-key: %w", r.e.name, err)
 }
 
-// moveGuard hands a unique guard item over to the item's new key: it must
-// belong to the old key (or be missing, which the move repairs).
-func (b *backfill[T]) moveGuard(g guardRef, w *rewrite) types.TransactWriteItem {
-	t := b.r.t
+// moveGuard hands a unique guard item over to the item's new key, on the
+// write plan's condition for guard items: it belongs to the old key (or is
+// missing, which the move repairs).
+func (r *Repo[T]) moveGuard(g migration.Guard, w *migration.Rewrite) (types.TransactWriteItem, error) {
+	t := r.t
 	var eb expr.Builder
 	var u expr.Update
 	u.Set(eb.Name(t.opts.EntityTypeAttr), eb.ValueS(UniqueGuardType))
-	u.Set(eb.Name(guardOwnerPK), eb.Value(w.newItem[t.opts.PartitionKey]))
-	was := []string{eb.Holds(guardOwnerPK, w.oldKey[t.opts.PartitionKey])}
+	u.Set(eb.Name(guardOwnerPK), eb.Value(w.NewItem[t.opts.PartitionKey]))
 	if t.opts.SortKey != "" {
-		u.Set(eb.Name(guardOwnerSK), eb.Value(w.newItem[t.opts.SortKey]))
-		was = append(was, eb.Holds(guardOwnerSK, w.oldKey[t.opts.SortKey]))
+		u.Set(eb.Name(guardOwnerSK), eb.Value(w.NewItem[t.opts.SortKey]))
 	}
 	update := u.String()
-	cond := expr.Or(expr.AttributeNotExists(eb.Name(t.opts.PartitionKey)), expr.And(was...))
+	cond, err := r.ownerCond(w.OldKey).write(&eb, nil)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 &t.name,
-		Key:                       g.key,
+		Key:                       g.Key,
 		UpdateExpression:          &update,
 		ConditionExpression:       &cond,
 		ExpressionAttributeNames:  eb.Names(),
 		ExpressionAttributeValues: eb.Values(),
-	}}
+	}}, nil
 }
 
 // occupied handles a re-key whose new key is taken. If the item there is
 // exactly the one the re-key would write, the move was already made (by
 // the application writing the new key): the old item is deleted, on the
 // same condition. Otherwise the item fails with ErrAlreadyExists.
-func (b *backfill[T]) occupied(ctx context.Context, w *rewrite, old, there map[string]types.AttributeValue, cause error) error {
-	t := b.r.t
+func (r *Repo[T]) occupied(ctx context.Context, w *migration.Rewrite, old, there map[string]types.AttributeValue, cause error) error {
+	t := r.t
 	if len(there) == 0 {
-		out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.name, Key: t.primaryKeyOf(w.newItem), ConsistentRead: aws.Bool(true)})
+		out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.name, Key: t.primaryKeyOf(w.NewItem), ConsistentRead: aws.Bool(true)})
 		if err != nil {
-			return fmt.Errorf("singletable: backfill %s: read new key: %w", b.r.e.name, err)
+			return fmt.Errorf("singletable: backfill %s: read new key: %w", r.e.name, err)
 		}
 		there = out.Item
 	}
 	if len(there) == 0 {
-		return errStale // freed meanwhile: plan again
+		return migration.ErrStale // freed meanwhile: plan again
 	}
-	if !itemsEqual(there, w.newItem) {
+	if !itemsEqual(there, w.NewItem) {
 		return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: another item is at the new key %s",
-			b.r.e.name, t.keyText(w.oldKey), t.keyText(w.newItem)), cause)
+			r.e.name, t.keyText(w.OldKey), t.keyText(w.NewItem)), cause)
 	}
-	var db expr.Builder
-	cond := b.unchanged(&db, old)
-	_, err := t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+	del, err := r.unchanged(old)
+	if err != nil {
+		return err
+	}
+	_, err = t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &t.name,
-		Key:                       w.oldKey,
-		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  db.Names(),
-		ExpressionAttributeValues: db.Values(),
+		Key:                       w.OldKey,
+		ConditionExpression:       del.text,
+		ExpressionAttributeNames:  del.names,
+		ExpressionAttributeValues: del.values,
 	})
 	if err != nil {
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
-			return errStale
+			return migration.ErrStale
 		}
-		return fmt.Errorf("singletable: backfill %s: delete old key: %w", b.r.e.name, err)
+		return fmt.Errorf("singletable: backfill %s: delete old key: %w", r.e.name, err)
 	}
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// copyEngine is a copy as the engine runs it on t: the transform's ops go
+// through the batch writer (one request at a time: the engine's writers
+// say how many are in flight) and are read back with the batch reader.
+func copyEngine(t *Table, src CopySource, transform Transform, batch BatchOptions) *migration.Copy {
+	client := src.Client
+	if client == nil {
+		client = t.client
 	}
-	slices.Sort(out)
-	return out
+	batch.Concurrency = 1
+	return &migration.Copy{
+		Source:      src.Table,
+		Client:      client,
+		BatchSize:   maxBatchWrite,
+		Unprocessed: ErrUnprocessed,
+		Transform: func(item map[string]types.AttributeValue) ([]migration.Op, error) {
+			ops, err := transform(item)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]migration.Op, len(ops))
+			for i, op := range ops {
+				if op.table == nil {
+					return nil, validationErr("", "", "transform returned a zero WriteOp: make ops with Repo.PutOp or Repo.DeleteOp")
+				}
+				if op.err != nil {
+					return nil, op.err
+				}
+				out[i] = migration.Op{Entity: op.entity, Put: op.put, Key: op.Key(), KeyAttrs: op.table.primaryKeyAttrs(), Ref: op}
+			}
+			return out, nil
+		},
+		Write: func(ctx context.Context, ops []migration.Op) (map[int]error, error) {
+			wops := make([]WriteOp, len(ops))
+			for i, op := range ops {
+				wops[i] = op.Ref.(WriteOp)
+			}
+			err := BatchWriteWith(ctx, batch, wops...)
+			var be *BatchError
+			if err == nil || !errors.As(err, &be) {
+				return nil, err
+			}
+			failed := make(map[int]error, len(be.Failed))
+			for _, f := range be.Failed {
+				failed[f.Index] = f.Err
+			}
+			return failed, err
+		},
+		Read: readOps,
+	}
+}
+
+// readOps reads the items at the ops' keys, consistently, one request at a
+// time per table.
+func readOps(ctx context.Context, ops []migration.Op) ([]map[string]types.AttributeValue, error) {
+	byTable := map[*Table][]int{}
+	for i, op := range ops {
+		t := op.Ref.(WriteOp).table
+		byTable[t] = append(byTable[t], i)
+	}
+	out := make([]map[string]types.AttributeValue, len(ops))
+	read := types.KeysAndAttributes{ConsistentRead: aws.Bool(true)}
+	for t, idx := range byTable {
+		keys := make([]map[string]types.AttributeValue, len(idx))
+		for k, i := range idx {
+			keys[k] = ops[i].Key
+		}
+		got, errs := t.getItems(ctx, BatchOptions{Concurrency: 1}, read, keys)
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+		for k, i := range idx {
+			out[i] = got[k]
+		}
+	}
+	return out, nil
 }

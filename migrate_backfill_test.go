@@ -64,7 +64,7 @@ func seedSkills(t *testing.T, tbl *singletable.Table, old *singletable.Entity[Us
 		require.NoError(t, op.Err())
 		items[i] = op.Item()
 	}
-	seedRaw(t, ddblocal.Shared().Client(), tbl.Name(), items)
+	seedRaw(t, ddblocal.Shared(t).Client(), tbl.Name(), items)
 }
 
 // Adding GSI1 (and GSI2) to 2,000 existing skills (10 pages of 200) while
@@ -76,7 +76,7 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 	tbl, users, skills := usersTarget(t)
 	seedSkills(t, tbl, userSkillsNoIndex, n)
 	require.NoError(t, users.Create(ctx, User{Username: "user0000", Name: "Zero"}))
-	m, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("001-skills-gsi1", skills))
+	m, err := singletable.NewMigrator(tbl, skills.BackfillMigration("001-skills-gsi1"))
 	require.NoError(t, err)
 
 	dry, err := m.Run(ctx, "001-skills-gsi1", func(o *singletable.RunOptions) { o.DryRun = true })
@@ -197,7 +197,7 @@ func TestMigrateRekeySK(t *testing.T) {
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
 	singletable.Bind(newTbl, Users)
 	skills := singletable.Bind(newTbl, userSkillsNewSK)
-	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("002-skill-sk", skills))
+	m, err := singletable.NewMigrator(newTbl, skills.BackfillMigration("002-skill-sk"))
 	require.NoError(t, err)
 
 	// The old code keeps adding endorsements until the items move away.
@@ -274,7 +274,7 @@ func TestMigrateRekeySK(t *testing.T) {
 	assert.True(t, vr.OK(), "%+v", vr)
 
 	// The old declaration's verification now sees every item as stale.
-	mold, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("x", oldSkills))
+	mold, err := singletable.NewMigrator(tbl, oldSkills.BackfillMigration("x"))
 	require.NoError(t, err)
 	vr, err = mold.Verify(ctx, "x", func(o *singletable.VerifyOptions) { o.MaxDifferences = 1 })
 	require.NoError(t, err)
@@ -300,7 +300,7 @@ func TestMigrateRekeyConflict(t *testing.T) {
 	other.Years = 99
 	require.NoError(t, skills.Put(ctx, other))
 
-	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("rekey", skills))
+	m, err := singletable.NewMigrator(newTbl, skills.BackfillMigration("rekey"))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "rekey")
 	var me *singletable.MigrationError
@@ -353,7 +353,7 @@ func TestMigrateBackfillSparse(t *testing.T) {
 	}
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
 	posts := singletable.Bind(newTbl, sparse)
-	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("posts-sparse", posts))
+	m, err := singletable.NewMigrator(newTbl, posts.BackfillMigration("posts-sparse"))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "posts-sparse")
 	require.NoError(t, err)
@@ -386,7 +386,7 @@ func TestMigrateRekeyMovesUniqueGuards(t *testing.T) {
 	})
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
 	accounts2 := singletable.Bind(newTbl, moved)
-	m, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("accounts-sk", accounts2))
+	m, err := singletable.NewMigrator(newTbl, accounts2.BackfillMigration("accounts-sk"))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "accounts-sk")
 	require.NoError(t, err)

@@ -18,9 +18,11 @@ func TestMigrateCLI(t *testing.T) {
 	ctx := context.Background()
 	src := newLegacyTable(t, 300)
 	tbl, users, skills := usersTarget(t)
+	copyUsers := singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users))
+	copyUsers.Description = "legacy users"
 	m, err := singletable.NewMigrator(tbl,
-		singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)).WithDescription("legacy users"),
-		singletable.BackfillMigration("001-skills-gsi1", skills),
+		copyUsers,
+		skills.BackfillMigration("001-skills-gsi1"),
 	)
 	require.NoError(t, err)
 	var out, errOut bytes.Buffer

@@ -17,7 +17,7 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
-// Seed 000: copy the legacy users table into glad-entities.
+// The skills service: copy the legacy users table into glad-entities.
 func TestMigrateCopy20k(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -25,8 +25,9 @@ func TestMigrateCopy20k(t *testing.T) {
 	const deleted = n / 100 // legacyItem soft-deletes every 100th user
 	src := newLegacyTable(t, n)
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users",
-		singletable.CopySource{Table: src}, usersTransform(users)).WithDescription("legacy users → glad-entities"))
+	copyUsers := singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users))
+	copyUsers.Description = "legacy users → glad-entities"
+	m, err := singletable.NewMigrator(tbl, copyUsers)
 	require.NoError(t, err)
 
 	var last singletable.Progress
@@ -104,7 +105,7 @@ func TestMigrateCopyResume(t *testing.T) {
 	t.Parallel()
 	const n, pageSize = 4000, 200
 	src := newLegacyTable(t, n)
-	rc := &recordingClient{Client: ddblocal.Shared().Client()}
+	rc := &recordingClient{Client: ddblocal.Shared(t).Client()}
 	tbl, users := usersTargetVia(t, rc)
 	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
@@ -234,7 +235,7 @@ func TestMigrateCopyFailures(t *testing.T) {
 	for k, v := range legacyItem(7) {
 		fixed[k] = v
 	}
-	seedRaw(t, ddblocal.Shared().Client(), src, []map[string]types.AttributeValue{fixed, legacyItem(8)})
+	seedRaw(t, ddblocal.Shared(t).Client(), src, []map[string]types.AttributeValue{fixed, legacyItem(8)})
 	rep, err = m.Run(ctx, "users-and-skills")
 	require.NoError(t, err)
 	assert.False(t, rep.Resumed)
@@ -306,9 +307,14 @@ func TestMigrateRegistry(t *testing.T) {
 		{"bad character", []singletable.Migration{singletable.CopyMigration("a/b", singletable.CopySource{Table: "x"}, tf)}},
 		{"duplicate", []singletable.Migration{
 			singletable.CopyMigration("a", singletable.CopySource{Table: "x"}, tf),
-			singletable.BackfillMigration("a", users),
+			users.BackfillMigration("a"),
 		}},
 		{"zero migration", []singletable.Migration{{ID: "a"}}},
+		{"copy without source", []singletable.Migration{singletable.CopyMigration("a", singletable.CopySource{}, tf)}},
+		{"copy without transform", []singletable.Migration{singletable.CopyMigration("a", singletable.CopySource{Table: "x"}, nil)}},
+		{"backfill of another table", []singletable.Migration{
+			singletable.Bind(singletable.NewTable(nil, "other"), Users).BackfillMigration("a"),
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -318,12 +324,11 @@ func TestMigrateRegistry(t *testing.T) {
 			assert.ErrorContains(t, err, "singletable:")
 		})
 	}
-	m, err := singletable.NewMigrator(tbl, singletable.BackfillMigration("b", users))
+	m, err := singletable.NewMigrator(tbl, users.BackfillMigration("b"))
 	require.NoError(t, err)
 	_, err = m.Run(context.Background(), "nope")
 	var ve *singletable.ValidationError
 	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "backfill", m.Migrations()[0].Kind())
 }
 
 func must[T any](v T, err error) T {

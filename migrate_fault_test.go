@@ -28,7 +28,7 @@ func TestMigrateUnderFaults(t *testing.T) {
 	// Which drawn fault lands on which request depends on goroutine
 	// timing, so script a few partial batches to be sure that path runs.
 	ft.Next("BatchWriteItem", ddbfault.PartialBatch, ddbfault.PartialBatch, ddbfault.PartialBatch)
-	faulty := ddblocal.NewClient(ddblocal.Shared().Endpoint(), func(o *dynamodb.Options) {
+	faulty := ddblocal.NewClient(ddblocal.Shared(t).Endpoint(), func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: ft}
 	})
 	tbl, users := usersTargetVia(t, faulty)
@@ -52,7 +52,7 @@ func TestMigrateUnderFaults(t *testing.T) {
 	seedSkills(t, tbl, UserSkills, 300)
 	newTbl := singletable.NewTable(faulty, tbl.Name())
 	skills := singletable.Bind(newTbl, userSkillsNewSK)
-	mk, err := singletable.NewMigrator(newTbl, singletable.BackfillMigration("002-skill-sk", skills))
+	mk, err := singletable.NewMigrator(newTbl, skills.BackfillMigration("002-skill-sk"))
 	require.NoError(t, err)
 	ft.SetEnabled(true)
 	before := ft.Stats().Total()

@@ -157,7 +157,15 @@ func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
 }
 
 // Filter adds a filter applied after reading (FilterExpression); items it
-// drops still cost read capacity. Name attributes as stored.
+// drops still cost read capacity. Build cond with the SDK's expression
+// package, naming fields by their Go names, as in Where and Fields:
+// expression.Name("Public") for a field Public stored as "pub". The first
+// element of each name path is resolved (nested elements and map keys, as
+// in "Meta.Tags[0]", stay as written); an attribute name the items are
+// stored with (a field's dynamodbav name, a key or index attribute, the
+// entity type attribute) is accepted as is, and a Go field name wins over
+// another field's stored name spelled the same. Any other name is a
+// *ValidationError naming it, before a request is sent.
 func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	c := q.clone()
 	if c.filter != nil {
@@ -381,9 +389,9 @@ func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.
 	// Only this entity's items: a partition may hold several entity types.
 	filter := expr.Compare(b.Name(t.opts.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
 	if q.filter != nil {
-		user, err := b.Conditions(*q.filter)
+		user, err := b.Conditions(e.condNames(t, "filter"), *q.filter)
 		if err != nil {
-			return nil, &ValidationError{Entity: e.name, Reason: "bad query filter", Err: err}
+			return nil, condErr(e.name, "bad query filter", err)
 		}
 		filter = expr.And(filter, user)
 	}

@@ -43,7 +43,9 @@ type writeOptions struct {
 
 // If makes the write conditional: it fails with [ErrConditionFailed] when
 // cond does not hold. Build cond with the SDK's expression package, naming
-// attributes as stored (the dynamodbav names).
+// fields by their Go names, as [Query.Filter] describes (a stored attribute
+// name is accepted too; any other name is a *ValidationError before the
+// write is sent).
 func If(cond expression.ConditionBuilder) WriteOption {
 	return func(o *writeOptions) {
 		if o.cond != nil {

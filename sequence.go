@@ -34,7 +34,7 @@ type SequenceOptions struct {
 }
 
 // Sequence allocates gap-free numbers 1, 2, 3, … inside transactions: the
-// seed 001 event log, where each event carries the next sequence number
+// elections service's event log, where each event carries the next sequence number
 // and no number may be skipped or used twice. The counter is one item
 // (partition key "SEQ#<name>") holding the last number allocated.
 //

@@ -305,14 +305,16 @@ func TxDelete[T any](tx *Txn, r *Repo[T], key T, opts ...WriteOption) {
 // TxCheck adds a condition on the item with key's primary key that the
 // transaction requires without writing it; it fails with
 // [ErrConditionFailed] (or [ErrNotFound] when the item does not exist and
-// the condition needed it).
+// the condition needed it). Name fields in cond by their Go names, as
+// [Query.Filter] describes; an unknown name fails the transaction with a
+// *ValidationError before anything is sent.
 func TxCheck[T any](tx *Txn, r *Repo[T], key T, cond expression.ConditionBuilder) {
 	k, err := r.e.key(r.t, key)
 	if err != nil {
 		tx.fail("Check", r.e.name, err)
 		return
 	}
-	ce, err := userCond(cond).build(r.e.name)
+	ce, err := userCond(cond).build(r.e.name, r.condNames())
 	if err != nil {
 		tx.fail("Check", r.e.name, err)
 		return

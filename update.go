@@ -156,6 +156,9 @@ func (u *Update[T]) Remove(names ...string) *Update[T] {
 }
 
 // If adds a condition; when it does not hold Run returns [ErrConditionFailed].
+// Name fields by their Go names, as [Query.Filter] describes (a stored
+// attribute name is accepted too; any other name is a *ValidationError
+// before the update is sent).
 func (u *Update[T]) If(cond expression.ConditionBuilder) *Update[T] {
 	if u.cond != nil {
 		c := u.cond.And(cond)
@@ -433,9 +436,9 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	if u.cond != nil {
 		cond = cond.and(userCond(*u.cond))
 	}
-	condText, err := cond.write(&b)
+	condText, err := cond.write(&b, r.condNames())
 	if err != nil {
-		return nil, updateEffect{}, after, &ValidationError{Entity: e.name, Reason: "bad update condition", Err: err}
+		return nil, updateEffect{}, after, condErr(e.name, "bad update condition", err)
 	}
 	update := ub.String()
 	in = &dynamodb.UpdateItemInput{

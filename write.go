@@ -169,7 +169,7 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 	if x.snap != nil {
 		cond = cond.and(r.snapCond(*x.snap))
 	}
-	ce, err := cond.build(r.e.name)
+	ce, err := cond.build(r.e.name, r.condNames())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -68,7 +68,7 @@ func (r *Repo[T]) buildCond(cond condition) (condExpr, error) {
 			return ce, nil
 		}
 	}
-	return cond.build(r.e.name)
+	return cond.build(r.e.name, r.condNames())
 }
 
 // expectation is what one write's condition checks, to tell what its

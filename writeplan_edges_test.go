@@ -118,7 +118,7 @@ func TestIdempotentUpsertRepeatAfterCreate(t *testing.T) {
 func TestIdempotentUpdateRacedIsRetried(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	hc := &hookClient{Client: ddblocal.Shared().Client()}
+	hc := &hookClient{Client: ddblocal.Shared(t).Client()}
 	var vdocs *singletable.Repo[VDoc]
 	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
 	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))
@@ -264,7 +264,7 @@ func TestTTLInMultiAttributeIndex(t *testing.T) {
 func TestTxUpdateVersionZeroRaced(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	hc := &hookClient{Client: ddblocal.Shared().Client()}
+	hc := &hookClient{Client: ddblocal.Shared(t).Client()}
 	var vdocs *singletable.Repo[VDoc]
 	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.Bind(tbl, VDocs) })
 	require.NoError(t, vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"}))

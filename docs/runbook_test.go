@@ -65,7 +65,7 @@ func checkAtStartup(ctx context.Context, table *singletable.Table) {
 // created in the table), new writes carry the index keys; the backfill
 // rewrites the old items, conditionally, so concurrent writes are not lost.
 func backfillGSI1(ctx context.Context, table *singletable.Table, skills *singletable.Repo[UserSkill]) error {
-	m, err := singletable.NewMigrator(table, singletable.BackfillMigration("002-skills-gsi1", skills))
+	m, err := singletable.NewMigrator(table, skills.BackfillMigration("002-skills-gsi1"))
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func isThrottled(err error) bool {
 // The runbook's functions are exercised here against DynamoDB Local.
 func Example_runbook() {
 	ctx := context.Background()
-	table := singletable.NewTable(ddblocal.Shared().Client(), "runbook")
+	table := singletable.NewTable(ddblocal.Shared(nil).Client(), "runbook")
 	users := singletable.Bind(table, Users)
 	skills := singletable.Bind(table, UserSkills)
 	if err := table.Create(ctx); err != nil {

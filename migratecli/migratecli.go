@@ -12,7 +12,7 @@
 //		if len(os.Args) > 1 && os.Args[1] == "migrate" {
 //			m, err := singletable.NewMigrator(table,
 //				singletable.CopyMigration("000-users", singletable.CopySource{Table: "users"}, transform),
-//				singletable.BackfillMigration("001-skills-gsi1", skills),
+//				skills.BackfillMigration("001-skills-gsi1"),
 //			)
 //			if err != nil {
 //				log.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// CommandModel is the seed's write side, in natural keys. Every command is
+// CommandModel is the design's write side, in natural keys. Every command is
 // one DynamoDB transaction that changes the data, keeps the counts exact
 // and appends one event to the log with the next sequence number, so the
 // log and the data never disagree.
@@ -69,7 +69,7 @@ func (s *Store) command(ctx context.Context, actor, eventType string, data any, 
 		ev := Event{EventID: next, WhenOccurred: s.now(), Actor: actor, EventType: eventType, EventData: string(payload)}
 		err = singletable.Tx(ctx, s.Data, func(tx *singletable.Txn) error {
 			singletable.TxUpdate(tx, s.Sequence.Update(EventSequence{}).Set("LastEventID", next).
-				If(expression.Name("last_event_id").Equal(expression.Value(seq.LastEventID))))
+				If(expression.Name("LastEventID").Equal(expression.Value(seq.LastEventID))))
 			singletable.TxCreate(tx, s.Events, ev)
 			fn(tx)
 			return nil
@@ -139,7 +139,7 @@ func (s *Store) exists(t *singletable.Table) expression.ConditionBuilder {
 // may make: the ownership is a condition of the update itself.
 func (s *Store) ownerUpdate(ctx context.Context, actor, election, eventType string, data any, edit func(u *singletable.Update[Election]) *singletable.Update[Election]) error {
 	_, err := s.command(ctx, actor, eventType, data, func(tx *singletable.Txn) {
-		u := s.Elections.Update(Election{Name: election}).If(expression.Name("owner_name").Equal(expression.Value(actor)))
+		u := s.Elections.Update(Election{Name: election}).If(expression.Name("OwnerName").Equal(expression.Value(actor)))
 		singletable.TxUpdate(tx, edit(u))
 	}, func(i int, reason error) error {
 		if errors.Is(reason, singletable.ErrNotFound) {
@@ -189,8 +189,8 @@ func (s *Store) FinalizeElection(ctx context.Context, actor, election string) er
 // election exists, is still editable and belongs to the actor.
 func (s *Store) editCheck(actor string) expression.ConditionBuilder {
 	return s.exists(s.Data).
-		And(expression.Name("allow_edit").Equal(expression.Value(true))).
-		And(expression.Name("owner_name").Equal(expression.Value(actor)))
+		And(expression.Name("AllowEdit").Equal(expression.Value(true))).
+		And(expression.Name("OwnerName").Equal(expression.Value(actor)))
 }
 
 func (s *Store) editNames(ctx context.Context, actor, election, eventType string, names []string, op func(tx *singletable.Txn, name string)) error {
@@ -282,7 +282,7 @@ func (s *Store) CastBallot(ctx context.Context, voter, election string, rankings
 	_, err = s.command(ctx, voter, "BallotCast", map[string]any{"election": election, "voter": voter, "confirmation": b.Confirmation, "rankings": rankings},
 		func(tx *singletable.Txn) {
 			singletable.TxCheck(tx, s.Voters, Voter{ElectionName: election, VoterName: voter}, s.exists(s.Data))
-			singletable.TxCheck(tx, s.Elections, Election{Name: election}, expression.Name("allow_vote").Equal(expression.Value(true)))
+			singletable.TxCheck(tx, s.Elections, Election{Name: election}, expression.Name("AllowVote").Equal(expression.Value(true)))
 			singletable.TxPut(tx, s.Ballots, b)
 		}, func(i int, reason error) error {
 			switch i {
@@ -304,7 +304,7 @@ func (s *Store) CastBallot(ctx context.Context, voter, election string, rankings
 // it first.
 func (s *Store) SetLastSyncedEventID(ctx context.Context, from, to int64) error {
 	_, err := s.SyncRepo.Update(SyncState{}).Set("LastEventID", to).
-		If(expression.Name("last_event_id").Equal(expression.Value(from))).Run(ctx)
+		If(expression.Name("LastEventID").Equal(expression.Value(from))).Run(ctx)
 	return err
 }
 

@@ -21,7 +21,9 @@ package expr
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -102,10 +104,22 @@ func (b *Builder) ValueS(s string) string {
 // a second time: the SDK would reuse its placeholders.
 var ErrTwice = errors.New("expr: the SDK expression builder may be used once per request")
 
+// Resolver maps a name a caller wrote at the head of a document path in a
+// condition ("Public" in Public, Meta.Tags[0]) to the attribute it stands
+// for, or refuses it.
+type Resolver func(name string) (string, error)
+
 // Conditions builds the caller-given conditions (joined with AND) with the
 // SDK's builder and merges their substitution variables into b, returning
 // the condition's text. It may be called once per Builder.
-func (b *Builder) Conditions(conds ...expression.ConditionBuilder) (string, error) {
+//
+// resolve (nil: names are attributes) rewrites the first element of each
+// name path: the SDK splits expression.Name("Meta.Tags[0]") into
+// "#0.#1[0]", and only "#0" is resolved; nested elements and map keys stay
+// as written. An SDK placeholder used both at the head of a path and
+// nested keeps its name where nested, and the head positions get a
+// placeholder of b's own. The first error of resolve is returned as is.
+func (b *Builder) Conditions(resolve Resolver, conds ...expression.ConditionBuilder) (string, error) {
 	if len(conds) == 0 {
 		return "", nil
 	}
@@ -121,7 +135,13 @@ func (b *Builder) Conditions(conds ...expression.ConditionBuilder) (string, erro
 	if err != nil {
 		return "", err
 	}
-	for k, v := range e.Names() {
+	text, names := *e.Condition(), e.Names()
+	if resolve != nil {
+		if text, err = b.resolveHeads(text, names, resolve); err != nil {
+			return "", err
+		}
+	}
+	for k, v := range names {
 		if b.names == nil {
 			b.names = make(map[string]string, 8)
 		}
@@ -133,7 +153,89 @@ func (b *Builder) Conditions(conds ...expression.ConditionBuilder) (string, erro
 		}
 		b.values[k] = v
 	}
-	return *e.Condition(), nil
+	return text, nil
+}
+
+// nameUse is one occurrence of an SDK name placeholder in a condition.
+type nameUse struct {
+	start, end int  // text[start:end] is the placeholder
+	head       bool // the first element of its path (not after a '.')
+}
+
+// nameUses lists the name placeholders of an SDK condition in text order.
+// The SDK writes nothing else with '#': values are ":<n>" placeholders and
+// the rest is operators, functions, parentheses and "[<n>]" indexes.
+func nameUses(text string) []nameUse {
+	var uses []nameUse
+	for i := 0; i < len(text); i++ {
+		if text[i] != '#' {
+			continue
+		}
+		j := i + 1
+		for j < len(text) && text[j] >= '0' && text[j] <= '9' {
+			j++
+		}
+		uses = append(uses, nameUse{start: i, end: j, head: i == 0 || text[i-1] != '.'})
+		i = j - 1
+	}
+	return uses
+}
+
+// resolveHeads resolves the names at the heads of the paths of text (an
+// SDK condition whose placeholders names holds), updating names in place,
+// and returns the text, rewritten only where a placeholder's head and
+// nested uses had to part.
+func (b *Builder) resolveHeads(text string, names map[string]string, resolve Resolver) (string, error) {
+	uses := nameUses(text)
+	nested := map[string]bool{}
+	for _, u := range uses {
+		if !u.head {
+			nested[text[u.start:u.end]] = true
+		}
+	}
+	resolved := map[string]string{} // head placeholder -> attribute
+	split := map[string]string{}    // placeholder -> b's placeholder for its head uses
+	for _, u := range uses {
+		ref := text[u.start:u.end]
+		if !u.head {
+			continue
+		}
+		if _, done := resolved[ref]; done {
+			continue
+		}
+		name, ok := names[ref]
+		if !ok {
+			return "", fmt.Errorf("expr: the SDK condition uses %s, which it does not name", ref)
+		}
+		attr, err := resolve(name)
+		if err != nil {
+			return "", err
+		}
+		resolved[ref] = attr
+		switch {
+		case attr == name:
+		case nested[ref]:
+			split[ref] = b.Name(attr)
+		default:
+			names[ref] = attr
+		}
+	}
+	if len(split) == 0 {
+		return text, nil
+	}
+	var out strings.Builder
+	out.Grow(len(text) + 8*len(split))
+	last := 0
+	for _, u := range uses {
+		ref := text[u.start:u.end]
+		if to, ok := split[ref]; ok && u.head {
+			out.WriteString(text[last:u.start])
+			out.WriteString(to)
+			last = u.end
+		}
+	}
+	out.WriteString(text[last:])
+	return out.String(), nil
 }
 
 // Names returns the ExpressionAttributeNames (nil when there are none).

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -145,7 +146,7 @@ func TestText(t *testing.T) {
 func TestConditions(t *testing.T) {
 	var b Builder
 	own := Compare(b.Name("Type"), OpEq, b.ValueS("User"))
-	user, err := b.Conditions(
+	user, err := b.Conditions(nil,
 		expression.Name("Age").GreaterThan(expression.Value(3)),
 		expression.Name("Type").Equal(expression.Value("User")),
 	)
@@ -162,15 +163,80 @@ func TestConditions(t *testing.T) {
 	if n, ok := b.Values()[":0"].(*types.AttributeValueMemberN); !ok || n.Value != "3" {
 		t.Fatalf("values %v", b.Values())
 	}
-	if _, err := b.Conditions(expression.Name("X").AttributeExists()); !errors.Is(err, ErrTwice) {
+	if _, err := b.Conditions(nil, expression.Name("X").AttributeExists()); !errors.Is(err, ErrTwice) {
 		t.Fatalf("second Conditions: %v, want ErrTwice", err)
 	}
-	if s, err := b.Conditions(); s != "" || err != nil {
+	if s, err := b.Conditions(nil); s != "" || err != nil {
 		t.Fatalf("no conditions: %q, %v", s, err)
 	}
 	var bad expression.ConditionBuilder // the zero builder is invalid
 	var b2 Builder
-	if _, err := b2.Conditions(bad); err == nil {
+	if _, err := b2.Conditions(nil, bad); err == nil {
 		t.Fatal("an invalid condition built")
+	}
+}
+
+// The resolver rewrites the head of each name path only: nested path
+// elements, list indexes and names under NameNoDotSplit's single element
+// stay as written; a placeholder the SDK shares between a head and a
+// nested element parts in two.
+func TestConditionsResolve(t *testing.T) {
+	stored := map[string]string{"Public": "pub", "Meta": "m", "Tags": "tg", "Name": "display", "Title": "Name"}
+	resolve := func(name string) (string, error) {
+		if a, ok := stored[name]; ok {
+			return a, nil
+		}
+		if name == "pub" || name == "PK" {
+			return name, nil
+		}
+		return "", fmt.Errorf("unknown %q", name)
+	}
+	cases := []struct {
+		name  string
+		cond  expression.ConditionBuilder
+		text  string
+		names map[string]string
+	}{
+		{"plain", expression.Name("Public").Equal(expression.Value(true)),
+			"#0 = :0", map[string]string{"#0": "pub"}},
+		{"stored name as is", expression.Name("pub").Equal(expression.Value(true)),
+			"#0 = :0", map[string]string{"#0": "pub"}},
+		{"nested path", expression.Name("Meta.Public").Equal(expression.Value(1)),
+			"#0.#1 = :0", map[string]string{"#0": "m", "#1": "Public"}},
+		{"list index", expression.Name("Tags[2]").Equal(expression.Value("x")),
+			"#0[2] = :0", map[string]string{"#0": "tg"}},
+		{"index then nested", expression.Name("Meta.Name[1].Public").AttributeExists(),
+			"attribute_exists (#0.#1[1].#2)", map[string]string{"#0": "m", "#1": "Name", "#2": "Public"}},
+		{"size", expression.Name("Tags").Size().GreaterThan(expression.Value(0)),
+			"size (#0) > :0", map[string]string{"#0": "tg"}},
+		{"name operand", expression.Name("Public").Equal(expression.Name("pub")),
+			"#0 = #1", map[string]string{"#0": "pub", "#1": "pub"}},
+		{"head and nested share a placeholder", expression.Name("Meta.Public").Equal(expression.Name("Public")),
+			"#0.#1 = #n0", map[string]string{"#0": "m", "#1": "Public", "#n0": "pub"}},
+		{"Go name shadows a stored name", expression.Name("Name").AttributeExists(),
+			"attribute_exists (#0)", map[string]string{"#0": "display"}},
+		{"no dot split", expression.NameNoDotSplit("pub").AttributeExists(),
+			"attribute_exists (#0)", map[string]string{"#0": "pub"}},
+	}
+	for _, c := range cases {
+		var b Builder
+		text, err := b.Conditions(resolve, c.cond)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if text != c.text || !reflect.DeepEqual(b.Names(), c.names) {
+			t.Errorf("%s: %q %v, want %q %v", c.name, text, b.Names(), c.text, c.names)
+		}
+	}
+
+	var b Builder
+	if _, err := b.Conditions(resolve, expression.Name("Meta.Public").Equal(expression.Value(1)),
+		expression.Name("Nope.Public").AttributeExists()); err == nil || err.Error() != `unknown "Nope"` {
+		t.Fatalf("unknown head: %v", err)
+	}
+	var b2 Builder
+	if _, err := b2.Conditions(resolve, expression.Name("a.b").AttributeExists()); err == nil || err.Error() != `unknown "a"` {
+		t.Fatalf("dotted name: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package singletable
+package migration
 
 import (
 	"context"
@@ -68,8 +68,8 @@ type ledger struct {
 	owner string
 }
 
-func (m *Migrator) ledger(mig Migration, owner string) *ledger {
-	return &ledger{t: m.t, id: mig.ID, owner: owner}
+func newLedger(t *Table, id, owner string) *ledger {
+	return &ledger{t: t, id: id, owner: owner}
 }
 
 // newRunOwner returns a token naming one run: host, process and a random
@@ -82,7 +82,7 @@ func newRunOwner() string {
 }
 
 func (l *ledger) key(sk string) map[string]types.AttributeValue {
-	o := l.t.opts
+	o := l.t
 	if o.SortKey == "" {
 		return map[string]types.AttributeValue{o.PartitionKey: avS(ledgerPrefix + l.id + "#" + sk)}
 	}
@@ -94,9 +94,9 @@ func segmentSK(n int) string { return fmt.Sprintf("SEGMENT#%05d", n) }
 // headerRecord is a decoded header item.
 type headerRecord struct {
 	Kind, Description string
-	Status            MigrationState // running, completed or failed
+	Status            State // running, completed or failed
 	Segments, Runs    int
-	Counts            MigrationCounts
+	Counts            Counts
 	CreatedAt         time.Time
 	StartedAt         time.Time
 	UpdatedAt         time.Time
@@ -107,22 +107,22 @@ type headerRecord struct {
 }
 
 // state derives the state a reader sees at time now.
-func (h headerRecord) state(now time.Time) MigrationState {
+func (h headerRecord) state(now time.Time) State {
 	switch h.Status {
-	case MigrationCompleted, MigrationFailed:
+	case Completed, Failed:
 		return h.Status
 	}
 	if h.LeaseOwner != "" && now.Before(h.LeaseUntil) {
-		return MigrationRunning
+		return Running
 	}
-	return MigrationInterrupted
+	return Interrupted
 }
 
 func decodeHeader(item map[string]types.AttributeValue) headerRecord {
 	return headerRecord{
 		Kind:        getS(item, lgKind),
 		Description: getS(item, lgDescription),
-		Status:      MigrationState(getS(item, lgStatus)),
+		Status:      State(getS(item, lgStatus)),
 		Segments:    int(getN(item, lgSegments)),
 		Runs:        int(getN(item, lgRuns)),
 		Counts:      decodeCounts(item),
@@ -136,8 +136,8 @@ func decodeHeader(item map[string]types.AttributeValue) headerRecord {
 	}
 }
 
-func decodeCounts(item map[string]types.AttributeValue) MigrationCounts {
-	return MigrationCounts{
+func decodeCounts(item map[string]types.AttributeValue) Counts {
+	return Counts{
 		Scanned: getN(item, lgScanned),
 		Read:    getN(item, lgRead),
 		Written: getN(item, lgWritten),
@@ -147,14 +147,14 @@ func decodeCounts(item map[string]types.AttributeValue) MigrationCounts {
 }
 
 // countAttrs yields the attributes that hold counts c, in a fixed order.
-func countAttrs(c MigrationCounts) iter.Seq2[string, int64] {
+func countAttrs(c Counts) iter.Seq2[string, int64] {
 	return func(yield func(string, int64) bool) {
 		_ = yield(lgScanned, c.Scanned) && yield(lgRead, c.Read) && yield(lgWritten, c.Written) &&
 			yield(lgSkipped, c.Skipped) && yield(lgFailed, c.Failed)
 	}
 }
 
-func putCounts(item map[string]types.AttributeValue, c MigrationCounts) {
+func putCounts(item map[string]types.AttributeValue, c Counts) {
 	for a, n := range countAttrs(c) {
 		item[a] = avN(n)
 	}
@@ -191,8 +191,8 @@ func avTime(t time.Time) types.AttributeValue { return avS(t.UTC().Format(time.R
 // header reads the header item (consistently); ok is false when the
 // migration has never run.
 func (l *ledger) header(ctx context.Context) (headerRecord, bool, error) {
-	out, err := l.t.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &l.t.name, Key: l.key(ledgerHeader), ConsistentRead: aws.Bool(true),
+	out, err := l.t.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &l.t.Name, Key: l.key(ledgerHeader), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return headerRecord{}, false, fmt.Errorf("singletable: migration %s: read ledger: %w", l.id, err)
@@ -206,17 +206,17 @@ func (l *ledger) header(ctx context.Context) (headerRecord, bool, error) {
 // acquire claims the migration for this run until now+lease, marking it
 // running. It returns the header as it was before (existed is false on a
 // first run). It fails with errCompleted when the migration has completed,
-// and with ErrMigrationRunning when another run holds an unexpired lease.
+// and with t.Running when another run holds an unexpired lease.
 func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease time.Duration) (prev headerRecord, existed bool, err error) {
-	now := l.t.opts.Now()
+	now := l.t.Now()
 	var b expr.Builder
 	var u expr.Update
 	nowV := b.Value(avTime(now))
-	u.Set(b.Name(l.t.opts.EntityTypeAttr), b.ValueS(ledgerEntity))
+	u.Set(b.Name(l.t.EntityTypeAttr), b.ValueS(ledgerEntity))
 	u.Set(b.Name(lgID), b.ValueS(mig.ID))
-	u.Set(b.Name(lgKind), b.ValueS(mig.Kind()))
+	u.Set(b.Name(lgKind), b.ValueS(mig.Kind.Name()))
 	u.Set(b.Name(lgDescription), b.ValueS(mig.Description))
-	u.Set(b.Name(lgStatus), b.ValueS(string(MigrationRunning)))
+	u.Set(b.Name(lgStatus), b.ValueS(string(Running)))
 	u.SetIfNotExists(b.Name(lgSegments), b.Value(avN(int64(segments))))
 	runs := b.Name(lgRuns)
 	u.Set(runs, expr.Plus(expr.IfNotExists(runs, b.Value(avN(0))), b.Value(avN(1))))
@@ -231,9 +231,9 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 	// New, or not completed and free: no lease, an expired one, or this
 	// run's own claim, resent by the SDK after a lost response.
 	cond := expr.Or(
-		expr.AttributeNotExists(b.Name(l.t.opts.PartitionKey)),
+		expr.AttributeNotExists(b.Name(l.t.PartitionKey)),
 		expr.And(
-			expr.Compare(b.Name(lgStatus), expr.OpNe, b.ValueS(string(MigrationCompleted))),
+			expr.Compare(b.Name(lgStatus), expr.OpNe, b.ValueS(string(Completed))),
 			expr.Or(
 				expr.AttributeNotExists(b.Name(lgLeaseOwner)),
 				expr.Compare(b.Name(lgLeaseUntil), expr.OpLt, b.Value(avN(now.UnixMilli()))),
@@ -241,8 +241,8 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 			),
 		),
 	)
-	out, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           &l.t.name,
+	out, err := l.t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           &l.t.Name,
 		Key:                                 l.key(ledgerHeader),
 		UpdateExpression:                    &update,
 		ConditionExpression:                 &cond,
@@ -255,10 +255,10 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
 			h := decodeHeader(ccf.Item)
-			if h.Status == MigrationCompleted {
+			if h.Status == Completed {
 				return h, true, errCompleted
 			}
-			return h, true, wrapSentinel(ErrMigrationRunning,
+			return h, true, l.t.Wrap(l.t.Running,
 				fmt.Sprintf("%s is held by %s until %s", l.id, h.LeaseOwner, h.LeaseUntil.UTC().Format(time.RFC3339)), err)
 		}
 		return headerRecord{}, false, fmt.Errorf("singletable: migration %s: claim ledger: %w", l.id, err)
@@ -270,12 +270,12 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 }
 
 // update applies u, written through b, to the header provided this run
-// still holds the lease; losing it is ErrMigrationRunning.
+// still holds the lease; losing it is t.Running.
 func (l *ledger) update(ctx context.Context, b *expr.Builder, u *expr.Update) error {
 	update := u.String()
 	cond := b.Holds(lgLeaseOwner, avS(l.owner))
-	_, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &l.t.name,
+	_, err := l.t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &l.t.Name,
 		Key:                       l.key(ledgerHeader),
 		UpdateExpression:          &update,
 		ConditionExpression:       &cond,
@@ -291,7 +291,7 @@ func (l *ledger) leaseErr(err error) error {
 	}
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		return wrapSentinel(ErrMigrationRunning, l.id+": this run lost its lease", err)
+		return l.t.Wrap(l.t.Running, l.id+": this run lost its lease", err)
 	}
 	return fmt.Errorf("singletable: migration %s: write ledger: %w", l.id, err)
 }
@@ -307,7 +307,7 @@ func (l *ledger) setSegments(ctx context.Context, n int) error {
 
 // renew extends the lease to now+lease.
 func (l *ledger) renew(ctx context.Context, lease time.Duration) error {
-	now := l.t.opts.Now()
+	now := l.t.Now()
 	var b expr.Builder
 	var u expr.Update
 	u.Set(b.Name(lgLeaseUntil), b.Value(avN(now.Add(lease).UnixMilli())))
@@ -319,7 +319,7 @@ func (l *ledger) renew(ctx context.Context, lease time.Duration) error {
 func (l *ledger) release(ctx context.Context, cause error) error {
 	var b expr.Builder
 	var u expr.Update
-	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(l.t.opts.Now())))
+	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(l.t.Now())))
 	if cause != nil {
 		u.Set(b.Name(lgLastError), b.ValueS(cause.Error()))
 	}
@@ -330,8 +330,8 @@ func (l *ledger) release(ctx context.Context, cause error) error {
 
 // finish records the end of the scan: state completed or failed, totals,
 // and gives the lease up.
-func (l *ledger) finish(ctx context.Context, state MigrationState, c MigrationCounts) error {
-	now := l.t.opts.Now()
+func (l *ledger) finish(ctx context.Context, state State, c Counts) error {
+	now := l.t.Now()
 	var b expr.Builder
 	var u expr.Update
 	u.Set(b.Name(lgStatus), b.ValueS(string(state)))
@@ -343,7 +343,7 @@ func (l *ledger) finish(ctx context.Context, state MigrationState, c MigrationCo
 	u.Remove(b.Name(lgLeaseOwner))
 	u.Remove(b.Name(lgLeaseUntil))
 	err := l.update(ctx, &b, &u)
-	if errors.Is(err, ErrMigrationRunning) {
+	if errors.Is(err, l.t.Running) {
 		// The SDK may have resent the request after a lost response: if
 		// the first one was applied, the migration is finished and free.
 		if h, ok, rerr := l.header(ctx); rerr == nil && ok && h.Status == state && h.LeaseOwner == "" {
@@ -359,13 +359,13 @@ type segmentState struct {
 	Segment int
 	Done    bool
 	LastKey map[string]types.AttributeValue
-	Counts  MigrationCounts
+	Counts  Counts
 	Pages   int64
 }
 
 func (l *ledger) segmentItem(s *segmentState) map[string]types.AttributeValue {
 	item := l.key(segmentSK(s.Segment))
-	item[l.t.opts.EntityTypeAttr] = avS(ledgerEntity)
+	item[l.t.EntityTypeAttr] = avS(ledgerEntity)
 	item[lgID] = avS(l.id)
 	item[lgSegment] = avN(int64(s.Segment))
 	item[lgDone] = &types.AttributeValueMemberBOOL{Value: s.Done}
@@ -375,7 +375,7 @@ func (l *ledger) segmentItem(s *segmentState) map[string]types.AttributeValue {
 	putCounts(item, s.Counts)
 	item[lgPages] = avN(s.Pages)
 	item[lgOwner] = avS(l.owner)
-	item[lgUpdatedAt] = avTime(l.t.opts.Now())
+	item[lgUpdatedAt] = avTime(l.t.Now())
 	return item
 }
 
@@ -384,8 +384,8 @@ func (l *ledger) segmentItem(s *segmentState) map[string]types.AttributeValue {
 func (l *ledger) segments(ctx context.Context, n int) ([]*segmentState, error) {
 	out := make([]*segmentState, n)
 	for i := range n {
-		res, err := l.t.client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: &l.t.name, Key: l.key(segmentSK(i)), ConsistentRead: aws.Bool(true),
+		res, err := l.t.Client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: &l.t.Name, Key: l.key(segmentSK(i)), ConsistentRead: aws.Bool(true),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("singletable: migration %s: read checkpoint: %w", l.id, err)
@@ -422,7 +422,7 @@ func (l *ledger) claim(ctx context.Context, n int, reset bool) ([]*segmentState,
 		}
 	}
 	for _, s := range segs {
-		_, err := l.t.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &l.t.name, Item: l.segmentItem(s)})
+		_, err := l.t.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &l.t.Name, Item: l.segmentItem(s)})
 		if err != nil {
 			return nil, fmt.Errorf("singletable: migration %s: write checkpoint: %w", l.id, err)
 		}
@@ -434,8 +434,8 @@ func (l *ledger) claim(ctx context.Context, n int, reset bool) ([]*segmentState,
 func (l *ledger) save(ctx context.Context, s *segmentState) error {
 	var b expr.Builder
 	cond := b.Holds(lgOwner, avS(l.owner))
-	_, err := l.t.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 &l.t.name,
+	_, err := l.t.Client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 &l.t.Name,
 		Item:                      l.segmentItem(s),
 		ConditionExpression:       &cond,
 		ExpressionAttributeNames:  b.Names(),

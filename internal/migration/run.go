@@ -1,4 +1,4 @@
-package singletable
+package migration
 
 import (
 	"context"
@@ -20,11 +20,10 @@ import (
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
-// Run runs the migration with the given ID, or resumes it from its
-// checkpoints if an earlier run stopped part-way. A completed migration
-// does not run again: Run returns its recorded counts with
-// AlreadyCompleted set. A migration that failed (items failed in its last
-// run) starts over from the beginning.
+// Run runs mig on t, or resumes it from its checkpoints if an earlier run
+// stopped part-way. A completed migration does not run again: the report
+// has its recorded counts and AlreadyCompleted set. A migration that
+// failed (items failed in its last run) starts over from the beginning.
 //
 // The scan runs in parallel segments, a page at a time; after every page,
 // once all the page's writes are done, the segment's checkpoint (scan
@@ -33,29 +32,20 @@ import (
 // after the last saved page: the writes of unsaved pages are made again,
 // with the same content.
 //
-// Run returns a *MigrationError when items failed, [ErrMigrationRunning]
-// when another run holds the migration, and the cause when it stopped
-// early (ctx's error, a scan or ledger error). The report is returned in
-// every case but an unknown ID or a failure to read the ledger.
-func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOptions)) (*MigrationReport, error) {
-	mig, err := m.lookup(id)
-	if err != nil {
-		return nil, err
-	}
-	var o RunOptions
-	for _, fn := range optFns {
-		fn(&o)
-	}
-	o.normalize()
-	rep := &MigrationReport{ID: mig.ID, Kind: mig.Kind(), DryRun: o.DryRun}
+// Run returns a *FailedError when items failed, t.Running (wrapped) when
+// another run holds the migration, and the cause when it stopped early.
+// The report is returned in every case but a failure to read the ledger.
+func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, error) {
+	o.Normalize()
+	rep := &Report{ID: mig.ID, Kind: mig.Kind.Name(), DryRun: o.DryRun}
 
 	if o.DryRun {
-		st, err := m.status(ctx, mig)
+		st, err := ReadStatus(ctx, t, mig.ID, mig.Kind.Name(), mig.Description)
 		if err != nil {
 			return nil, err
 		}
 		rep.State = st.State
-		spec, err := mig.impl.source(ctx, m.t)
+		spec, err := mig.Kind.source(ctx, t)
 		if err != nil {
 			return rep, err
 		}
@@ -63,17 +53,17 @@ func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOption
 		for i := range segs {
 			segs[i] = &segmentState{Segment: i}
 		}
-		r := newRunner(m.t, mig, o, spec, nil)
+		r := newRunner(t, mig, o, spec, nil)
 		err = r.run(ctx, segs)
 		r.fill(rep, segs)
 		return rep, err
 	}
 
-	l := m.ledger(mig, newRunOwner())
+	l := newLedger(t, mig.ID, newRunOwner())
 	prev, existed, err := l.acquire(ctx, mig, o.Segments, o.Lease)
 	if errors.Is(err, errCompleted) {
 		rep.AlreadyCompleted = true
-		rep.State = MigrationCompleted
+		rep.State = Completed
 		rep.Counts = prev.Counts
 		rep.Segments = prev.Segments
 		return rep, nil
@@ -81,14 +71,14 @@ func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOption
 	if err != nil {
 		return nil, err
 	}
-	rep.State = MigrationInterrupted
+	rep.State = Interrupted
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stopRenew := l.keepLease(runCtx, o.Lease, cancel)
-	segs, err := m.prepare(runCtx, l, prev, existed, o)
+	segs, err := prepare(runCtx, l, prev, existed, o)
 	var spec scanSpec
 	if err == nil {
-		spec, err = mig.impl.source(runCtx, m.t)
+		spec, err = mig.Kind.source(runCtx, t)
 	}
 	if err == nil {
 		for _, s := range segs {
@@ -96,13 +86,13 @@ func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOption
 				rep.Resumed = true
 			}
 		}
-		r := newRunner(m.t, mig, o, spec, l)
+		r := newRunner(t, mig, o, spec, l)
 		err = r.run(runCtx, segs)
 		r.fill(rep, segs)
 	}
 	stopRenew()
 	if err != nil {
-		if c := context.Cause(runCtx); c != nil && !errors.Is(err, c) && errors.Is(c, ErrMigrationRunning) {
+		if c := context.Cause(runCtx); c != nil && !errors.Is(err, c) && errors.Is(c, t.Running) {
 			err = c // the lease was lost: that is why the run stopped
 		}
 		// Record why, so `migrate status` can tell; best effort with a
@@ -114,25 +104,25 @@ func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOption
 		// and what a resumed run starts from.
 		if len(segs) > 0 {
 			if saved, rerr := l.segments(rctx, len(segs)); rerr == nil {
-				rep.Counts = MigrationCounts{}
+				rep.Counts = Counts{}
 				for _, s := range saved {
-					rep.Counts.add(s.Counts)
+					rep.Counts.Add(s.Counts)
 				}
 			}
 		}
 		rcancel()
 		return rep, err
 	}
-	state := MigrationCompleted
+	state := Completed
 	if rep.Counts.Failed > 0 {
-		state = MigrationFailed
+		state = Failed
 	}
 	if err := l.finish(ctx, state, rep.Counts); err != nil {
 		return rep, err
 	}
 	rep.State = state
-	if state == MigrationFailed {
-		return rep, &MigrationError{ID: mig.ID, Failed: rep.Counts.Failed, Failures: rep.Failures}
+	if state == Failed {
+		return rep, &FailedError{ID: mig.ID, Failed: rep.Counts.Failed, Failures: rep.Failures}
 	}
 	return rep, nil
 }
@@ -140,9 +130,9 @@ func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOption
 // prepare settles the number of segments and claims their checkpoints: a
 // new or failed migration starts from scratch with o.Segments, an
 // interrupted one resumes with the number it started with.
-func (m *Migrator) prepare(ctx context.Context, l *ledger, prev headerRecord, existed bool, o RunOptions) ([]*segmentState, error) {
+func prepare(ctx context.Context, l *ledger, prev headerRecord, existed bool, o Options) ([]*segmentState, error) {
 	n := o.Segments
-	fresh := !existed || prev.Status == MigrationFailed || prev.Segments <= 0
+	fresh := !existed || prev.Status == Failed || prev.Segments <= 0
 	if !fresh {
 		n = prev.Segments
 	} else if existed && prev.Segments != n {
@@ -183,7 +173,7 @@ type scanSpec struct {
 	client Client
 	table  string
 	// filter, when set, writes the scan's filter expression.
-	filter condWriter
+	filter func(b *expr.Builder) string
 	// keyAttrs are the scanned table's key attributes, for ItemFailure.Key.
 	keyAttrs []string
 	// total is the table's approximate item count (0: unknown).
@@ -323,8 +313,8 @@ func (p *scanPage) retry() {
 	p.mu.Unlock()
 }
 
-func (p *scanPage) counts() MigrationCounts {
-	c := MigrationCounts{Scanned: p.scanned, Read: int64(len(p.items))}
+func (p *scanPage) counts() Counts {
+	c := Counts{Scanned: p.scanned, Read: int64(len(p.items))}
 	for _, o := range p.state {
 		switch o {
 		case outWritten:
@@ -343,7 +333,7 @@ func (p *scanPage) counts() MigrationCounts {
 type runner struct {
 	t     *Table
 	mig   Migration
-	o     RunOptions
+	o     Options
 	spec  scanSpec
 	led   *ledger // nil in a dry run
 	lim   *rate.Limiter
@@ -353,7 +343,7 @@ type runner struct {
 	fail  context.CancelCauseFunc
 	start time.Time
 
-	base MigrationCounts // from checkpoints, at the start
+	base Counts // from checkpoints, at the start
 	live struct {
 		scanned, read, written, skipped, failed, wcu, retried atomic.Int64
 	}
@@ -363,7 +353,7 @@ type runner struct {
 	failures []ItemFailure
 }
 
-func newRunner(t *Table, mig Migration, o RunOptions, spec scanSpec, led *ledger) *runner {
+func newRunner(t *Table, mig Migration, o Options, spec scanSpec, led *ledger) *runner {
 	r := &runner{t: t, mig: mig, o: o, spec: spec, led: led, ops: map[string]int64{}}
 	if o.WCU > 0 && !o.DryRun {
 		// A bucket of half a second, starting empty: a writer that runs
@@ -386,7 +376,7 @@ func (r *runner) run(ctx context.Context, segs []*segmentState) error {
 	r.start = time.Now()
 	r.nsegs = len(segs)
 	for _, s := range segs {
-		r.base.add(s.Counts)
+		r.base.Add(s.Counts)
 	}
 
 	r.jobs = make(chan func())
@@ -442,7 +432,7 @@ func (r *runner) segment(ctx context.Context, s *segmentState) {
 			break
 		}
 		p := newPage(seg, out)
-		r.mig.impl.process(ctx, r, p)
+		r.mig.Kind.process(ctx, r, p)
 		pages <- p
 		if len(out.LastEvaluatedKey) == 0 {
 			break
@@ -474,7 +464,7 @@ func (r *runner) commit(ctx context.Context, s *segmentState, pages <-chan *scan
 		}
 		c := p.counts()
 		next := *s
-		next.Counts.add(c)
+		next.Counts.Add(c)
 		next.LastKey = p.lastKey
 		next.Done = len(p.lastKey) == 0
 		next.Pages++
@@ -491,7 +481,7 @@ func (r *runner) commit(ctx context.Context, s *segmentState, pages <-chan *scan
 }
 
 // committed adds a checkpointed page to the run's totals.
-func (r *runner) committed(p *scanPage, c MigrationCounts) {
+func (r *runner) committed(p *scanPage, c Counts) {
 	r.live.scanned.Add(c.Scanned)
 	r.live.read.Add(c.Read)
 	r.live.written.Add(c.Written)
@@ -508,7 +498,7 @@ func (r *runner) committed(p *scanPage, c MigrationCounts) {
 		if o != outFailed && o != outPending {
 			continue
 		}
-		if len(r.failures) >= maxFailureDetails {
+		if len(r.failures) >= MaxFailureDetails {
 			break
 		}
 		err := p.errs[i]
@@ -575,7 +565,7 @@ func stopsRun(ctx context.Context, err error) bool {
 
 // progress snapshots the run.
 func (r *runner) progress(done bool) Progress {
-	run := MigrationCounts{
+	run := Counts{
 		Scanned: r.live.scanned.Load(),
 		Read:    r.live.read.Load(),
 		Written: r.live.written.Load(),
@@ -583,8 +573,8 @@ func (r *runner) progress(done bool) Progress {
 		Failed:  r.live.failed.Load(),
 	}
 	total := r.base
-	total.add(run)
-	p := Progress{ID: r.mig.ID, MigrationCounts: total, Total: r.spec.total, Elapsed: time.Since(r.start), Done: done}
+	total.Add(run)
+	p := Progress{ID: r.mig.ID, Counts: total, Total: r.spec.total, Elapsed: time.Since(r.start), Done: done}
 	if secs := p.Elapsed.Seconds(); secs > 0 {
 		p.Rate = float64(run.Read) / secs
 		p.WCURate = float64(r.live.wcu.Load()) / secs
@@ -622,11 +612,11 @@ func (r *runner) reportProgress() (stop func()) {
 }
 
 // fill copies the run's results into rep.
-func (r *runner) fill(rep *MigrationReport, segs []*segmentState) {
+func (r *runner) fill(rep *Report, segs []*segmentState) {
 	rep.Segments = len(segs)
-	rep.Counts = MigrationCounts{}
+	rep.Counts = Counts{}
 	for _, s := range segs {
-		rep.Counts.add(s.Counts)
+		rep.Counts.Add(s.Counts)
 	}
 	r.mu.Lock()
 	rep.Ops = maps.Clone(r.ops)

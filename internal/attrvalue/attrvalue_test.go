@@ -1,4 +1,4 @@
-package singletable
+package attrvalue
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 )
 
 // Attribute values compare as DynamoDB compares them.
-func TestAvEqual(t *testing.T) {
+func TestEqual(t *testing.T) {
 	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
 	m := func(kv ...any) types.AttributeValue {
@@ -39,11 +39,11 @@ func TestAvEqual(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := avEqual(c.a, c.b); got != c.want {
-				t.Errorf("avEqual = %v, want %v", got, c.want)
+			if got := Equal(c.a, c.b); got != c.want {
+				t.Errorf("Equal = %v, want %v", got, c.want)
 			}
-			if got := avEqual(c.b, c.a); got != c.want {
-				t.Errorf("avEqual reversed = %v, want %v", got, c.want)
+			if got := Equal(c.b, c.a); got != c.want {
+				t.Errorf("Equal reversed = %v, want %v", got, c.want)
 			}
 		})
 	}
