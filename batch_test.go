@@ -40,9 +40,9 @@ type faultyClient struct {
 	maxKeys  atomic.Int64 // largest request seen
 }
 
-func newFaultyClient(throttle, unprocessed float64) *faultyClient {
+func newFaultyClient(t testing.TB, throttle, unprocessed float64) *faultyClient {
 	return &faultyClient{
-		Client:   ddblocal.Shared().Client(),
+		Client:   ddblocal.Shared(t).Client(),
 		throttle: throttle, unprocessed: unprocessed,
 		rnd:     rand.New(rand.NewPCG(1, 2)),
 		written: map[string]int{}, read: map[string]int{},
@@ -177,7 +177,7 @@ func newTableWith(t testing.TB, c singletable.Client, bind func(*singletable.Tab
 	tbl := singletable.NewTable(c, name)
 	bind(tbl)
 	require.NoError(t, tbl.CreateTable(context.Background()))
-	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), name)
+	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), name)
 	return tbl
 }
 
@@ -198,7 +198,7 @@ func fastReads(o *singletable.BatchGetOptions) {
 func TestBatchWriteAndGetUnderFaults(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fc := newFaultyClient(0.15, 0.3)
+	fc := newFaultyClient(t, 0.15, 0.3)
 	var users *singletable.Repo[User]
 	var skills *singletable.Repo[UserSkill]
 	tbl := newTableWith(t, fc, func(tbl *singletable.Table) {
@@ -269,7 +269,7 @@ func TestBatchWriteAndGetUnderFaults(t *testing.T) {
 func TestBatchWriteReportsWhatIsLeft(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fc := newFaultyClient(0, 1) // nothing is ever processed
+	fc := newFaultyClient(t, 0, 1) // nothing is ever processed
 	var users *singletable.Repo[User]
 	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 
@@ -307,7 +307,7 @@ func TestBatchWriteReportsWhatIsLeft(t *testing.T) {
 func TestBatchWriteThrottledToTheEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fc := newFaultyClient(1, 0) // every request throttled
+	fc := newFaultyClient(t, 1, 0) // every request throttled
 	var users *singletable.Repo[User]
 	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 	err := singletable.BatchWrite(ctx, []singletable.WriteOp{users.PutOp(User{Username: "a"}), users.DeleteOp(User{Username: "b"})},
@@ -323,13 +323,12 @@ func TestBatchWriteThrottledToTheEnd(t *testing.T) {
 func TestBatchWriteValidatesFirst(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fc := newFaultyClient(0, 0)
+	fc := newFaultyClient(t, 0, 0)
 	var users *singletable.Repo[User]
 	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 	err := singletable.BatchWrite(ctx, []singletable.WriteOp{
 		users.PutOp(User{Username: "ok"}),
-		users.PutOp(User{}),
-		// no key
+		users.PutOp(User{}), // no key
 		singletable.WriteOp{},
 		users.DeleteOp(User{Username: "fine"}),
 	})
@@ -360,7 +359,7 @@ func TestBatchWriteValidatesFirst(t *testing.T) {
 func TestBatchDuplicateKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fc := newFaultyClient(0, 0.3)
+	fc := newFaultyClient(t, 0, 0.3)
 	var users *singletable.Repo[User]
 	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 
@@ -405,7 +404,7 @@ func writtenTimes(fc *faultyClient, key string) int {
 func TestBatchWriteAcrossTables(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	fc := newFaultyClient(0, 0)
+	fc := newFaultyClient(t, 0, 0)
 	var u1, u2 *singletable.Repo[User]
 	newTableWith(t, fc, func(tbl *singletable.Table) { u1 = singletable.MustBind(tbl, Users) })
 	newTableWith(t, fc, func(tbl *singletable.Table) { u2 = singletable.MustBind(tbl, Users) })
@@ -451,7 +450,7 @@ func TestBatchGetIgnoresOtherEntities(t *testing.T) {
 
 func TestBatchContextCancelled(t *testing.T) {
 	t.Parallel()
-	fc := newFaultyClient(0, 1)
+	fc := newFaultyClient(t, 0, 1)
 	var users *singletable.Repo[User]
 	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -472,7 +471,7 @@ func BenchmarkBatchWrite(b *testing.B) {
 	for _, conc := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
 			var skills *singletable.Repo[UserSkill]
-			newTableWith(b, ddblocal.Shared().Client(), func(tbl *singletable.Table) { skills = singletable.MustBind(tbl, UserSkills) })
+			newTableWith(b, ddblocal.Shared(b).Client(), func(tbl *singletable.Table) { skills = singletable.MustBind(tbl, UserSkills) })
 			ops := make([]singletable.WriteOp, 1000)
 			keys := make([]UserSkill, len(ops))
 			for i := range ops {
@@ -497,7 +496,7 @@ func BenchmarkBatchGet(b *testing.B) {
 	for _, conc := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
 			var skills *singletable.Repo[UserSkill]
-			newTableWith(b, ddblocal.Shared().Client(), func(tbl *singletable.Table) { skills = singletable.MustBind(tbl, UserSkills) })
+			newTableWith(b, ddblocal.Shared(b).Client(), func(tbl *singletable.Table) { skills = singletable.MustBind(tbl, UserSkills) })
 			ops := make([]singletable.WriteOp, 1000)
 			keys := make([]UserSkill, len(ops))
 			for i := range ops {

@@ -51,7 +51,7 @@ type Collection struct {
 // Collection returns the collection in the table partition that key
 // belongs to: key supplies the fields of r's partition key template, and
 // every item with that partition key, of any entity, is in the collection.
-// In the skills service, users.Collection(User{Username: "john"}) holds
+// For the skills service, users.Collection(User{Username: "john"}) holds
 // john's profile and his skills.
 func (r *Repo[T]) Collection(key T) *Collection {
 	c := &Collection{t: r.t}

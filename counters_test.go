@@ -16,7 +16,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// Counts is seed 001's METADATA/COUNTS item.
+// Counts is the elections service's METADATA/COUNTS item.
 type Counts struct {
 	Users     int `dynamodbav:"user_count"`
 	Elections int `dynamodbav:"election_count"`
@@ -26,7 +26,7 @@ var CountsEntity = singletable.MustDefine(singletable.Schema[Counts]{
 	Type: "COUNTS", PK: "METADATA", SK: "COUNTS",
 })
 
-// VoteEvent is an entry of seed 001's event log: PK EVENTS, SK {sequence}#{timestamp}.
+// VoteEvent is an entry of the elections service's event log: PK EVENTS, SK {sequence}#{timestamp}.
 type VoteEvent struct {
 	Seq   int64     `dynamodbav:"event_id"`
 	When  time.Time `dynamodbav:"when_occurred"`
@@ -69,7 +69,7 @@ func TestAtomicIncrements(t *testing.T) {
 func TestIdempotentIncrement(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tc := newTxClient()
+	tc := newTxClient(t)
 	var counts *singletable.Repo[Counts]
 	newTableWith(t, tc, func(tbl *singletable.Table) { counts = singletable.MustBind(tbl, CountsEntity) })
 
@@ -107,7 +107,7 @@ func TestIdempotentIncrement(t *testing.T) {
 func TestSequenceGapFreeEventLog(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	// As in seed 001: the event log is its own table; the sequence counter
+	// As in the elections service: the event log is its own table; the sequence counter
 	// lives in the main table, and each append is one transaction across
 	// both tables.
 	var events *singletable.Repo[VoteEvent]

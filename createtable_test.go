@@ -33,7 +33,7 @@ func TestCreateAndCheckTable(t *testing.T) {
 
 	// A table that lacks a declared index fails the check with a clear
 	// message.
-	c := ddblocal.Shared().Client()
+	c := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	bare := singletable.NewTable(c, name)
 	singletable.MustBind(bare, Users)

@@ -186,9 +186,9 @@ func (e *Entity[T]) describe(o TableOptions) EntityDescription {
 }
 
 func describeKey(attr string, k compiledKey) KeyDescription {
-	d := KeyDescription{Attr: attr, Template: k.tpl.raw}
-	for _, p := range k.tpl.parts {
-		d.Parts = append(d.Parts, KeyPart{Literal: p.literal, Field: p.field})
+	d := KeyDescription{Attr: attr, Template: k.tpl.Raw}
+	for _, p := range k.tpl.Parts {
+		d.Parts = append(d.Parts, KeyPart{Literal: p.Literal, Field: p.Field})
 	}
 	return d
 }
@@ -239,10 +239,10 @@ func (q *Query[T]) Describe() QueryDescription {
 	case q.index != "" && idx == nil:
 		return d
 	case idx == nil:
-		d.Partition = t.PartitionKey + " = " + e.pk.tpl.raw
+		d.Partition = t.PartitionKey + " = " + e.pk.tpl.Raw
 		parts = q.describeTemplatedSort(e.sk, t.SortKey)
 	case !idx.multi:
-		d.Partition = idx.pkAttr + " = " + idx.pk.tpl.raw
+		d.Partition = idx.pkAttr + " = " + idx.pk.tpl.Raw
 		if idx.shards > 0 {
 			d.Partition += fmt.Sprintf("#shard_{0..%d}", idx.shards-1)
 		}
@@ -264,7 +264,7 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 		return nil
 	}
 	if q.kind == sortNone {
-		cp := sk.tpl.constantPrefix()
+		cp := sk.tpl.ConstantPrefix()
 		switch {
 		case cp == "":
 			return nil
@@ -281,19 +281,19 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	var P strings.Builder
 	var L, last string
 	i := 0
-	for j, part := range sk.tpl.parts {
-		if part.field == "" {
-			P.WriteString(part.literal)
+	for j, part := range sk.tpl.Parts {
+		if part.Field == "" {
+			P.WriteString(part.Literal)
 			continue
 		}
 		if i == n-1 {
-			last = part.field
-			if j+1 < len(sk.tpl.parts) {
-				L = sk.tpl.parts[j+1].literal
+			last = part.Field
+			if j+1 < len(sk.tpl.Parts) {
+				L = sk.tpl.Parts[j+1].Literal
 			}
 			break
 		}
-		P.WriteString("{" + part.field + "}")
+		P.WriteString("{" + part.Field + "}")
 		i++
 	}
 	prefix := P.String()
@@ -305,7 +305,7 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	}
 	if q.op == Eq {
 		if n == len(sk.fields) {
-			return []string{attr + " = " + sk.tpl.raw}
+			return []string{attr + " = " + sk.tpl.Raw}
 		}
 		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + "}" + L + ")"}
 	}

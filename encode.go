@@ -33,7 +33,7 @@ type writeSet struct {
 	// In direct mode: the size of the entity type attribute and of the
 	// primary key attributes' names (fixed, invalid when a name or the
 	// type is not valid UTF-8), and of each templated index's key names.
-	// Rendered keys are valid UTF-8 (escapeKeyString), so their values
+	// Rendered keys are valid UTF-8 (keys.AppendEscaped), so their values
 	// count their length.
 	fixed      int
 	invalid    bool

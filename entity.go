@@ -1,7 +1,6 @@
 package singletable
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -9,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/keys"
 )
 
 // Schema declares one entity: its Go type T, the value of its entity type
@@ -85,19 +85,6 @@ type Entity[T any] struct {
 	written  atomic.Pointer[writeSet] // encodeSized's plan for the last table
 }
 
-// compiledKey is a key template with its placeholders resolved to fields.
-type compiledKey struct {
-	tpl    keyTemplate
-	fields []*fieldInfo
-	sort   bool // a sort key: DynamoDB allows 1,024 bytes, not 2,048
-	// reserve is the room kept for a suffix added after rendering: the
-	// longest "#shard_<n>" of a write-sharded index's partition key (a
-	// query fans out to every shard, so every suffix must fit).
-	reserve int
-}
-
-func (k compiledKey) defined() bool { return k.tpl.raw != "" }
-
 // Define checks a schema and builds its entity. Errors are
 // *ValidationError values naming the entity, index and field concerned:
 // T not a struct, unknown placeholder field, key field of an unsupported
@@ -167,33 +154,6 @@ func MustDefine[T any](s Schema[T]) *Entity[T] {
 // Name returns the entity type stored on every item.
 func (e *Entity[T]) Name() string { return e.name }
 
-func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, error) {
-	kt, err := parseKeyTemplate(tpl)
-	if err != nil {
-		return compiledKey{}, &ValidationError{Entity: e.name, Field: where(index, key), Reason: "bad key template", Err: err}
-	}
-	ck := compiledKey{tpl: kt, sort: sort}
-	for _, name := range kt.fields() {
-		f, err := e.keyField(name, index, key)
-		if err != nil {
-			return compiledKey{}, err
-		}
-		ck.fields = append(ck.fields, f)
-	}
-	return ck, nil
-}
-
-func (e *Entity[T]) keyField(name, index, key string) (*fieldInfo, error) {
-	f := e.byName[name]
-	if f == nil {
-		return nil, e.unknownField(where(index, key), "", name)
-	}
-	if err := keyTypeSupported(f.typ); err != nil {
-		return nil, &ValidationError{Entity: e.name, Field: where(index, key), Reason: fmt.Sprintf("field %s cannot be part of a key", name), Err: err}
-	}
-	return f, nil
-}
-
 // checkNotStored returns a *ValidationError when a field of the entity is
 // stored under attr, an attribute the library writes itself (what, e.g.
 // "the table's sort key attribute"): the field's value would be replaced
@@ -250,107 +210,6 @@ func (e *Entity[T]) unknownField(where, role, name string) *ValidationError {
 	return validationErr(e.name, where, "%sunknown field %q (no exported field of %s has that name)", role, name, e.typ)
 }
 
-// renderKey renders a compiled template from struct value v. Missing or
-// empty fields are reported in a *KeyError.
-func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
-	var arr [128]byte
-	buf, err := e.appendKey(arr[:0], k, v, index, attr)
-	if err != nil {
-		return "", err
-	}
-	return string(buf), nil
-}
-
-// appendKey appends the key rendered from k and struct value v to dst,
-// literals and encoded values straight into one buffer. Missing or empty
-// fields are reported in a *KeyError, as is a key over DynamoDB's limit.
-func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index, attr string) ([]byte, error) {
-	start := len(dst)
-	var missing []string
-	base := structBase(v)
-	i := 0
-	for j := range k.tpl.parts {
-		if p := &k.tpl.parts[j]; p.field == "" {
-			dst = append(dst, p.literal...)
-			continue
-		}
-		f := k.fields[i]
-		i++
-		if s, ok := f.stringAt(base); ok { // a plain string field: no reflection
-			if s == "" {
-				missing = append(missing, f.name)
-			} else {
-				dst = escapeKeyString(dst, s)
-			}
-			continue
-		}
-		if !f.present(v) {
-			missing = append(missing, f.name)
-			continue
-		}
-		fv, _ := f.keyValue(v)
-		var err error
-		dst, err = appendKeyValue(dst, fv)
-		if err != nil {
-			return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: []string{f.name}, Err: err}
-		}
-	}
-	if len(missing) > 0 {
-		return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: missing}
-	}
-	if n, limit := len(dst)-start, keyLimit(k.sort); n+k.reserve > limit {
-		if k.reserve > 0 {
-			return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
-				Err: fmt.Errorf("rendered key is %d bytes; with its write-shard suffix (up to %d bytes) it would be over DynamoDB's %d-byte limit", n, k.reserve, limit)}
-		}
-		return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
-			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
-	}
-	return dst, nil
-}
-
-func keyLimit(sort bool) int {
-	if sort {
-		return 1024
-	}
-	return 2048
-}
-
-// parseKey fills dst's template fields from a rendered key: the inverse of
-// rendering.
-func (e *Entity[T]) parseKey(k compiledKey, key string, dst reflect.Value) error {
-	vals, err := k.tpl.split(key)
-	if err != nil {
-		return err
-	}
-	for i, f := range k.fields {
-		fv, err := dst.FieldByIndexErr(f.index)
-		if err != nil {
-			return err
-		}
-		if err := decodeKeyValue(vals[i], fv); err != nil {
-			return fmt.Errorf("field %s: %w", f.name, err)
-		}
-	}
-	return nil
-}
-
-// ParseKeys fills the fields of the entity's primary key templates from
-// rendered PK and SK values (sk is ignored for entities without an SK).
-func (e *Entity[T]) ParseKeys(pk, sk string) (T, error) {
-	var out T
-	v := reflect.ValueOf(&out).Elem()
-	if err := e.parseKey(e.pk, pk, v); err != nil {
-		return out, &KeyError{Entity: e.name, Key: "PK", Err: err}
-	}
-	if e.sk.defined() {
-		if err := e.parseKey(e.sk, sk, v); err != nil {
-			return out, &KeyError{Entity: e.name, Key: "SK", Err: err}
-		}
-	}
-	return out, nil
-}
-
 // marshalField returns the attribute value a multi-attribute index key
 // field has in v: as the item codec stores it, except that times use the
 // fixed-width key form so that they sort by instant. It is nil when the
@@ -382,7 +241,7 @@ func (e *Entity[T]) marshalKeyAttr(f *fieldInfo, v reflect.Value) (types.Attribu
 		if f.omitEmpty && fv.IsZero() {
 			return nil, nil
 		}
-		b, err := appendKeyValue(nil, fv)
+		b, err := keys.AppendValue(nil, fv)
 		if err != nil {
 			return nil, err
 		}

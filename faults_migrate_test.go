@@ -38,7 +38,7 @@ func runToCompletion(t *testing.T, m *singletable.Migrator, id string) (*singlet
 	}
 }
 
-// TestCopyMigrationUnderFaults copies seed 000's legacy users into the
+// TestCopyMigrationUnderFaults copies the skills service's legacy users into the
 // single table while scans, batch writes and ledger writes meet faults.
 // The copy completes (resuming where a run stopped), its counts add up,
 // and the target holds exactly the users the source says, each as it is

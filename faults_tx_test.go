@@ -29,7 +29,7 @@ func faultSuiteTable(t *testing.T, rate float64, seed uint64, bind func(*singlet
 	t.Helper()
 	ft := ddbfault.New(nil, ddbfault.Config{Seed: seed, Rate: rate})
 	ft.SetEnabled(false)
-	client := ddblocal.Shared().Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
+	client := ddblocal.Shared(t).Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
 	return newTableWith(t, client, bind), ft
 }
 
@@ -206,7 +206,7 @@ func runGuardedFaultSuite(t *testing.T, rate float64) {
 	// Every guard belongs to the account holding its value, and every
 	// held value has its guard.
 	guards := 0
-	for _, it := range scanRaw(t, ddblocal.Shared().Client(), tbl.Name()) {
+	for _, it := range scanRaw(t, ddblocal.Shared(t).Client(), tbl.Name()) {
 		if attrS(it, "EntityType") != singletable.UniqueGuardType {
 			continue
 		}

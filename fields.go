@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/singletable-go/singletable/internal/keys"
 )
 
 // fieldInfo describes one Go struct field as attributevalue sees it: the
@@ -82,7 +84,7 @@ func structFields(t reflect.Type) []*fieldInfo {
 			}
 			seen[name] = true
 			fi := &fieldInfo{name: sf.Name, attr: name, index: idx, typ: ft,
-				keyString: direct && ft.Kind() == reflect.String && !keyUsesText(ft), off: off + sf.Offset}
+				keyString: direct && ft.Kind() == reflect.String && !keys.UsesText(ft), off: off + sf.Offset}
 			for _, o := range strings.Split(opts, ",") {
 				switch o {
 				case "omitempty":

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/keys"
 )
 
 // UniqueGuardType is the entity type stored on unique guard items (see
@@ -59,7 +60,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		if err != nil {
 			return err
 		}
-		if err := keyTypeSupported(f.typ); err != nil {
+		if err := keys.TypeSupported(f.typ); err != nil {
 			return &ValidationError{Entity: e.name, Field: name, Reason: "Unique: the value cannot be rendered into a guard key", Err: err}
 		}
 		if slices.Contains(g.unique, f) {
@@ -275,11 +276,11 @@ func (r *Repo[T]) guardKey(f *fieldInfo, rv reflect.Value) (key map[string]types
 	}
 	fv, _ := f.keyValue(rv)
 	b := []byte("UNIQUE#")
-	b = escapeKeyString(b, r.e.name)
+	b = keys.AppendEscaped(b, r.e.name)
 	b = append(b, '#')
-	b = escapeKeyString(b, f.attr)
+	b = keys.AppendEscaped(b, f.attr)
 	b = append(b, '#')
-	if b, err = appendKeyValue(b, fv); err != nil {
+	if b, err = keys.AppendValue(b, fv); err != nil {
 		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.name, Missing: []string{f.name}, Err: err}
 	}
 	if len(b) > keyLimit(false) {

@@ -514,7 +514,7 @@ func TestGuardDeclarationsChecked(t *testing.T) {
 
 	// Two TTL attributes in one table.
 	other := singletable.MustDefine(singletable.Schema[E]{Type: "E", PK: "E#{ID}", SK: "E", TTL: "When"})
-	tbl := singletable.NewTable(ddblocal.Shared().Client(), "unused")
+	tbl := singletable.NewTable(ddblocal.Shared(t).Client(), "unused")
 	singletable.MustBind(tbl, Sessions)
 	_, err := singletable.Bind(tbl, other)
 	var ve *singletable.ValidationError

@@ -95,7 +95,7 @@ func TestHostileKeyValues(t *testing.T) {
 			"0 reads, prefix queries or deletes reached john's items", len(hostile)-invalid, invalid)})
 }
 
-// The seed's IAM idea, dynamodb:LeadingKeys "USER#${username}", is safe
+// The design's IAM idea, dynamodb:LeadingKeys "USER#${username}", is safe
 // only if no other username renders to a key that a user's prefix covers.
 // Escaping makes rendered partition keys distinct, and no other name's key
 // extends "USER#john" with a delimiter.

@@ -1,802 +1,161 @@
 package singletable
 
-// The key codec: key templates, value escaping and order-preserving value
-// encodings.
-//
-// Every other single-table library concatenates raw values into keys, so a
-// value containing the delimiter corrupts the key and begins_with(SK,
-// "SKILL#go") also matches "SKILL#golang". The codec here rests on one byte
-// boundary, 0x25 ('%'):
-//
-//   - an encoded value never contains a byte below 0x25 (escaping writes such
-//     bytes as %XX, and '%' itself is 0x25);
-//   - in a template, every placeholder is followed by the end of the template
-//     or by a literal whose first byte is below 0x25 (a delimiter such as '#').
-//
-// So the end of every value is unambiguous: rendering is injective, keys parse
-// back into their values, and "SKILL#" + value + "#" is a prefix of exactly the
-// keys holding that value. Numbers and times are written fixed-width so that
-// byte order (DynamoDB's order for string keys) equals value order, and
-// escaping preserves the byte order of valid UTF-8 strings.
+// The generic edge of the key codec: binding a template's placeholders to
+// the fields of an entity, rendering keys from struct values and parsing
+// them back. The codec itself (templates, escaping, order-preserving
+// encodings) is internal/keys.
 
 import (
-	"encoding"
-	"errors"
 	"fmt"
-	"math"
 	"reflect"
-	"slices"
-	"strings"
-	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/singletable-go/singletable/internal/keys"
 )
 
-var (
-	// errEmptyKeyValue: an empty string or text would render a key that
-	// cannot be told apart from a missing part, so it is refused.
-	errEmptyKeyValue = errors.New("empty key value")
-	// errMissingKeyValue: a nil pointer has no value to encode.
-	errMissingKeyValue = errors.New("missing key value")
-	// errKeyMismatch is wrapped by keyTemplate.split when a key was not
-	// rendered from the template.
-	errKeyMismatch = errors.New("key does not match template")
-)
-
-// keyDelimLimit is the byte boundary of the codec: escaped values contain no
-// byte below it and the literal after a placeholder must start with a byte
-// below it.
-const keyDelimLimit = 0x25
-
-// keyMaxRune is escaped in values and forbidden in literals so that
-// prefix + "\U0010FFFF" is a strict upper bound of every key with that prefix
-// (useful for "between" and "less than" conditions on a prefix).
-const keyMaxRune = '\U0010FFFF'
-
-// keyTemplate is a parsed key template such as "LEVEL#{Level}#USER#{Username}".
-type keyTemplate struct {
-	raw   string
-	parts []keyPart // literals and placeholders in order; never two literals in a row
+// compiledKey is a key template with its placeholders resolved to fields.
+type compiledKey struct {
+	tpl    keys.Template
+	fields []*fieldInfo // the fields filling the placeholders, in order
+	places []*keys.Part // the placeholders of tpl: fields[i] fills places[i]
+	sort   bool         // a sort key: DynamoDB allows 1,024 bytes, not 2,048
+	// reserve is the room kept for a suffix added after rendering: the
+	// longest "#shard_<n>" of a write-sharded index's partition key (a
+	// query fans out to every shard, so every suffix must fit).
+	reserve int
 }
 
-// keyPart is one literal or one placeholder of a keyTemplate.
-type keyPart struct {
-	literal string // the literal text, when field == ""
-	field   string // the Go field name of a placeholder
-}
+func (k compiledKey) defined() bool { return k.tpl.Raw != "" }
 
-// parseKeyTemplate parses literal text with {Field} placeholders. It enforces
-// the rules that make rendered keys injective and prefix-safe: no two
-// adjacent placeholders, and a placeholder is followed by the end of the
-// template or by a delimiter byte below 0x25 ('#', '$', '!', ' ', …).
-func parseKeyTemplate(s string) (keyTemplate, error) {
-	t := keyTemplate{raw: s}
-	if s == "" {
-		return t, errors.New("singletable: empty key template")
+func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, error) {
+	kt, err := keys.Parse(tpl)
+	if err != nil {
+		return compiledKey{}, &ValidationError{Entity: e.name, Field: where(index, key), Reason: "bad key template", Err: err}
 	}
-	fail := func(format string, args ...any) (keyTemplate, error) {
-		return keyTemplate{raw: s}, fmt.Errorf("singletable: key template %q: "+format, append([]any{s}, args...)...)
-	}
-	for i := 0; i < len(s); {
-		switch s[i] {
-		case '}':
-			return fail("unbalanced '}' at offset %d", i)
-		case '{':
-			end := strings.IndexAny(s[i+1:], "{}")
-			if end < 0 {
-				return fail("unclosed '{' at offset %d", i)
-			}
-			end += i + 1
-			if s[end] == '{' {
-				return fail("nested '{' at offset %d", end)
-			}
-			name := s[i+1 : end]
-			if !isKeyFieldName(name) {
-				return fail("placeholder {%s} at offset %d is not a Go field name", name, i)
-			}
-			if n := len(t.parts); n > 0 && t.parts[n-1].field != "" {
-				return fail("placeholders {%s} and {%s} are adjacent; put a delimiter such as '#' between them", t.parts[n-1].field, name)
-			}
-			t.parts = append(t.parts, keyPart{field: name})
-			i = end + 1
-		default:
-			end := strings.IndexAny(s[i:], "{}")
-			if end < 0 {
-				end = len(s)
-			} else {
-				end += i
-			}
-			lit := s[i:end]
-			if !utf8.ValidString(lit) {
-				return fail("literal %q is not valid UTF-8", lit)
-			}
-			if strings.ContainsRune(lit, keyMaxRune) {
-				return fail("literal %q contains U+10FFFF, which is reserved as the upper bound of keys", lit)
-			}
-			if n := len(t.parts); n > 0 && lit[0] >= keyDelimLimit {
-				return fail("placeholder {%s} must be followed by the end of the template or a delimiter byte below 0x25 such as '#', not %q", t.parts[n-1].field, lit[0])
-			}
-			t.parts = append(t.parts, keyPart{literal: lit})
-			i = end
+	ck := compiledKey{tpl: kt, sort: sort}
+	for j := range kt.Parts {
+		p := &kt.Parts[j]
+		if !p.IsPlaceholder() {
+			continue
 		}
-	}
-	return t, nil
-}
-
-// isKeyFieldName reports whether name is a Go identifier (keywords are not
-// field names either, but no struct field can be called one, so the entity
-// check reports them as unknown fields).
-func isKeyFieldName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i, r := range name {
-		if r != '_' && !unicode.IsLetter(r) && (i == 0 || !unicode.IsDigit(r)) {
-			return false
+		f, err := e.keyField(p.Field, index, key)
+		if err != nil {
+			return compiledKey{}, err
 		}
+		ck.fields = append(ck.fields, f)
+		ck.places = append(ck.places, p)
 	}
-	return true
+	return ck, nil
 }
 
-// fields returns the placeholder field names in order.
-func (t keyTemplate) fields() []string {
-	var out []string
-	for _, p := range t.parts {
-		if p.field != "" {
-			out = append(out, p.field)
-		}
+func (e *Entity[T]) keyField(name, index, key string) (*fieldInfo, error) {
+	f := e.byName[name]
+	if f == nil {
+		return nil, e.unknownField(where(index, key), "", name)
 	}
-	return out
+	if err := keys.TypeSupported(f.typ); err != nil {
+		return nil, &ValidationError{Entity: e.name, Field: where(index, key), Reason: fmt.Sprintf("field %s cannot be part of a key", name), Err: err}
+	}
+	return f, nil
 }
 
-// constantPrefix returns the literal text before the first placeholder: ""
-// if the template starts with one, the whole template if it has none. Every
-// key of the template begins with it.
-func (t keyTemplate) constantPrefix() string {
-	if len(t.parts) == 0 || t.parts[0].field != "" {
-		return ""
+// renderKey renders a compiled template from struct value v. Missing or
+// empty fields are reported in a *KeyError.
+func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
+	var arr [128]byte
+	buf, err := e.appendKey(arr[:0], k, v, index, attr)
+	if err != nil {
+		return "", err
 	}
-	return t.parts[0].literal
+	return string(buf), nil
 }
 
-// render fills the placeholders with vals, the already-encoded values, one
-// per placeholder in order. A count mismatch is a programming error and
-// panics.
-func (t keyTemplate) render(vals []string) string {
-	if n := t.numFields(); len(vals) != n {
-		panic(fmt.Sprintf("singletable: key template %q has %d placeholders, render got %d values", t.raw, n, len(vals)))
-	}
-	return t.renderPrefix(vals)
-}
-
-// renderPrefix renders the template up to and including the literal that
-// follows the last of vals (the first len(vals) placeholders). When fewer
-// values than placeholders are given the result ends with the delimiter after
-// the last value, so begins_with on it matches exactly the keys holding those
-// values: the prefix for "go" is "SKILL#go#", which "SKILL#golang#…" does not
-// start with. With every value given it is the full key, to be compared with
-// equality (begins_with on a full key ending in a value is not prefix-safe).
-func (t keyTemplate) renderPrefix(vals []string) string {
-	n := 0
-	for _, p := range t.parts {
-		n += len(p.literal)
-	}
-	for _, v := range vals {
-		n += len(v)
-	}
-	var b strings.Builder
-	b.Grow(n)
+// appendKey appends the key rendered from k and struct value v to dst,
+// literals and encoded values straight into one buffer. Missing or empty
+// fields are reported in a *KeyError, as is a key over DynamoDB's limit.
+func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index, attr string) ([]byte, error) {
+	start := len(dst)
+	var missing []string
+	base := structBase(v)
 	i := 0
-	for _, p := range t.parts {
-		if p.field == "" {
-			b.WriteString(p.literal)
+	for j := range k.tpl.Parts {
+		p := &k.tpl.Parts[j]
+		if !p.IsPlaceholder() {
+			dst = append(dst, p.Literal...)
 			continue
 		}
-		if i == len(vals) {
-			break
-		}
-		b.WriteString(vals[i])
+		f := k.fields[i]
 		i++
-	}
-	return b.String()
-}
-
-// numFields counts the placeholders without allocating.
-func (t keyTemplate) numFields() int {
-	n := 0
-	for _, p := range t.parts {
-		if p.field != "" {
-			n++
-		}
-	}
-	return n
-}
-
-// split is the inverse of render: it returns the encoded values of key, one
-// per placeholder. A value runs to the next byte below 0x25 (or the end of
-// the key), which is where its following delimiter literal must start. It
-// fails, wrapping errKeyMismatch, when key was not rendered from t.
-func (t keyTemplate) split(key string) ([]string, error) {
-	vals := make([]string, 0, t.numFields())
-	rest := key
-	for _, p := range t.parts {
-		if p.field == "" {
-			if !strings.HasPrefix(rest, p.literal) {
-				return nil, fmt.Errorf("singletable: key %q: %w %q: literal %q not found", key, errKeyMismatch, t.raw, p.literal)
+		if s, ok := f.stringAt(base); ok { // a plain string field: no reflection, p's encoding inlined
+			if s == "" {
+				missing = append(missing, f.name)
+			} else {
+				dst = keys.AppendEscaped(dst, s)
 			}
-			rest = rest[len(p.literal):]
 			continue
 		}
-		end := 0
-		for end < len(rest) && rest[end] >= keyDelimLimit {
-			end++
-		}
-		if end == 0 {
-			return nil, fmt.Errorf("singletable: key %q: %w %q: empty value for {%s}", key, errKeyMismatch, t.raw, p.field)
-		}
-		vals = append(vals, rest[:end])
-		rest = rest[end:]
-	}
-	if rest != "" {
-		return nil, fmt.Errorf("singletable: key %q: %w %q: unexpected %q at the end", key, errKeyMismatch, t.raw, rest)
-	}
-	return vals, nil
-}
-
-// ---- string escaping ----
-
-const keyUpperHex = "0123456789ABCDEF"
-
-// keyCopiedASCII marks the single bytes that escaping copies: 0x26–0x7F.
-var keyCopiedASCII = func() (m [256]bool) {
-	for b := '%' + 1; b < utf8.RuneSelf; b++ {
-		m[b] = true
-	}
-	return m
-}()
-
-// keyEscapeUnit classifies the unit of s starting at i: n bytes that are
-// either copied or escaped. Escaped are bytes 0x00–0x25, each byte of an
-// invalid UTF-8 sequence, and U+10FFFF; everything else is copied.
-func keyEscapeUnit(s string, i int) (n int, escape bool) {
-	if b := s[i]; b < utf8.RuneSelf {
-		return 1, b <= '%'
-	}
-	r, n := utf8.DecodeRuneInString(s[i:])
-	return n, (r == utf8.RuneError && n == 1) || r == keyMaxRune
-}
-
-// escapeKeyString appends s to dst with bytes 0x00–0x25, invalid UTF-8 and
-// U+10FFFF written as %XX (uppercase hex). The output is valid UTF-8 and has
-// no byte below 0x25, so it cannot contain a delimiter. Escapes start with
-// 0x25 and copied bytes are all >= 0x26, hence for valid UTF-8 without
-// U+10FFFF the byte order of escaped strings equals that of the originals.
-func escapeKeyString(dst []byte, s string) []byte {
-	dst = slices.Grow(dst, len(s))
-	start := 0 // beginning of the pending run of copied bytes
-	for i := 0; i < len(s); {
-		if keyCopiedASCII[s[i]] { // the common case, kept inline
-			i++
+		if !f.present(v) {
+			missing = append(missing, f.name)
 			continue
 		}
-		n, esc := keyEscapeUnit(s, i)
-		if !esc {
-			i += n
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		for _, b := range []byte(s[i : i+n]) {
-			dst = append(dst, '%', keyUpperHex[b>>4], keyUpperHex[b&15])
-		}
-		i += n
-		start = i
-	}
-	return append(dst, s[start:]...)
-}
-
-// unescapeKeyString is the inverse of escapeKeyString. It accepts only
-// canonical input (s == escapeKeyString(nil, result)): malformed or lowercase
-// %XX, escapes of bytes that are copied and raw bytes that must be escaped
-// are errors, so each value has exactly one encoding in keys.
-func unescapeKeyString(s string) (string, error) {
-	if strings.IndexByte(s, '%') < 0 {
-		for i := 0; i < len(s); {
-			n, esc := keyEscapeUnit(s, i)
-			if esc {
-				return "", fmt.Errorf("singletable: escaped key string %q: byte 0x%02X at offset %d must be escaped", s, s[i], i)
-			}
-			i += n
-		}
-		return s, nil
-	}
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != '%' {
-			out = append(out, s[i])
-			continue
-		}
-		if i+2 >= len(s) {
-			return "", fmt.Errorf("singletable: escaped key string %q: truncated escape at offset %d", s, i)
-		}
-		hi, lo := keyUnhex(s[i+1]), keyUnhex(s[i+2])
-		if hi < 0 || lo < 0 {
-			return "", fmt.Errorf("singletable: escaped key string %q: bad escape %q at offset %d (want %%XX, uppercase hex)", s, s[i:i+3], i)
-		}
-		out = append(out, byte(hi<<4|lo))
-		i += 2
-	}
-	raw := string(out)
-	if !keyIsEscapeOf(s, raw) {
-		return "", fmt.Errorf("singletable: escaped key string %q is not in canonical form", s)
-	}
-	return raw, nil
-}
-
-// keyUnhex decodes one uppercase hex digit, or returns -1.
-func keyUnhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'A' <= c && c <= 'F':
-		return int(c - 'A' + 10)
-	}
-	return -1
-}
-
-// keyIsEscapeOf reports whether s == escapeKeyString(nil, raw), without
-// allocating.
-func keyIsEscapeOf(s, raw string) bool {
-	for i := 0; i < len(raw); {
-		n, esc := keyEscapeUnit(raw, i)
-		if esc {
-			for _, b := range []byte(raw[i : i+n]) {
-				if len(s) < 3 || s[0] != '%' || s[1] != keyUpperHex[b>>4] || s[2] != keyUpperHex[b&15] {
-					return false
-				}
-				s = s[3:]
-			}
-		} else {
-			if !strings.HasPrefix(s, raw[i:i+n]) {
-				return false
-			}
-			s = s[n:]
-		}
-		i += n
-	}
-	return s == ""
-}
-
-// ---- value encodings ----
-
-var (
-	keyTimeType            = reflect.TypeFor[time.Time]()
-	keyTextMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
-	keyTextUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-)
-
-// keyPredeclared maps a kind to its predeclared type (string, int, …).
-var keyPredeclared = [...]reflect.Type{
-	reflect.Bool:    reflect.TypeFor[bool](),
-	reflect.Int:     reflect.TypeFor[int](),
-	reflect.Int8:    reflect.TypeFor[int8](),
-	reflect.Int16:   reflect.TypeFor[int16](),
-	reflect.Int32:   reflect.TypeFor[int32](),
-	reflect.Int64:   reflect.TypeFor[int64](),
-	reflect.Uint:    reflect.TypeFor[uint](),
-	reflect.Uint8:   reflect.TypeFor[uint8](),
-	reflect.Uint16:  reflect.TypeFor[uint16](),
-	reflect.Uint32:  reflect.TypeFor[uint32](),
-	reflect.Uint64:  reflect.TypeFor[uint64](),
-	reflect.Float32: reflect.TypeFor[float32](),
-	reflect.Float64: reflect.TypeFor[float64](),
-	reflect.String:  reflect.TypeFor[string](),
-}
-
-// keyTimeLayout is fixed-width (RFC3339Nano trims trailing zeros, which
-// mis-sorts "…05Z" after "…05.5Z"), so for years 0000–9999 byte order equals
-// chronological order.
-const keyTimeLayout = "2006-01-02T15:04:05.000000000Z"
-
-// keyIntWidth returns the bit size and decimal width of an integer kind: the
-// width holds the largest value and, for signed kinds, v − min of any
-// negative v.
-func keyIntWidth(k reflect.Kind) (bits, width int) {
-	switch k {
-	case reflect.Int8:
-		return 8, 3
-	case reflect.Int16:
-		return 16, 5
-	case reflect.Int32:
-		return 32, 10
-	case reflect.Int, reflect.Int64:
-		return 64, 19
-	case reflect.Uint8:
-		return 8, 3
-	case reflect.Uint16:
-		return 16, 5
-	case reflect.Uint32:
-		return 32, 10
-	case reflect.Uint, reflect.Uint64:
-		return 64, 20
-	}
-	return 0, 0
-}
-
-// keyUsesText reports whether values of t are encoded through
-// encoding.TextMarshaler (value or pointer receiver). The types the user
-// gave a text form take precedence over their kind (an enum of kind int that
-// marshals to "EXPERT" is keyed by its name), except time.Time, whose text
-// form is not fixed-width.
-func keyUsesText(t reflect.Type) bool {
-	if t == keyTimeType || t.Kind() == reflect.Interface || t.Kind() == reflect.Pointer {
-		return false
-	}
-	if k := t.Kind(); int(k) < len(keyPredeclared) && keyPredeclared[k] == t {
-		return false // predeclared types have no methods: the fast path for string, int, …
-	}
-	return t.Implements(keyTextMarshalerType) || reflect.PointerTo(t).Implements(keyTextMarshalerType)
-}
-
-// keyTypeSupported returns nil if appendKeyValue can encode values of type t,
-// and otherwise an error naming the type.
-func keyTypeSupported(t reflect.Type) error {
-	if t == nil {
-		return errors.New("singletable: a nil interface cannot be used in a key")
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == keyTimeType || keyUsesText(t) {
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.String, reflect.Bool, reflect.Float32, reflect.Float64:
-		return nil
-	}
-	if _, w := keyIntWidth(t.Kind()); w > 0 {
-		return nil
-	}
-	return fmt.Errorf("singletable: type %v cannot be used in a key (want a string, integer, float, bool, time.Time, encoding.TextMarshaler, or a pointer to one)", t)
-}
-
-// appendKeyValue appends the key encoding of v to dst. Strings are escaped;
-// numbers, bools and times are fixed-width so that byte order equals value
-// order. Empty strings fail with errEmptyKeyValue and nil pointers with
-// errMissingKeyValue: a key part is never silently blank.
-func appendKeyValue(dst []byte, v reflect.Value) ([]byte, error) {
-	for v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return dst, errMissingKeyValue
-		}
-		v = v.Elem()
-	}
-	t := v.Type()
-	if t == keyTimeType {
-		return appendKeyTime(dst, keyTimeOf(v))
-	}
-	if keyUsesText(t) {
-		return appendKeyText(dst, v)
-	}
-	switch k := v.Kind(); k {
-	case reflect.String:
-		s := v.String()
-		if s == "" {
-			return dst, errEmptyKeyValue
-		}
-		return escapeKeyString(dst, s), nil
-	case reflect.Bool:
-		if v.Bool() {
-			return append(dst, "true"...), nil
-		}
-		return append(dst, "false"...), nil
-	case reflect.Float32, reflect.Float64:
-		return appendKeyFloat(dst, v.Float())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		bits, width := keyIntWidth(k)
-		x := v.Int()
-		if x >= 0 {
-			return appendKeyDigits(dst, uint64(x), width), nil
-		}
-		// '-' (0x2D) sorts before '0', and x − min grows with x: negatives
-		// come first, in order. Unsigned wrap-around computes x − min
-		// exactly even for int64.
-		minimum := int64(-1) << (bits - 1)
-		return appendKeyDigits(append(dst, '-'), uint64(x)-uint64(minimum), width), nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		_, width := keyIntWidth(k)
-		return appendKeyDigits(dst, v.Uint(), width), nil
-	}
-	return dst, keyTypeSupported(t)
-}
-
-// keyTimeOf reads a time.Time without boxing it when v is addressable.
-func keyTimeOf(v reflect.Value) time.Time {
-	if v.CanAddr() {
-		return *v.Addr().Interface().(*time.Time)
-	}
-	return v.Interface().(time.Time)
-}
-
-// appendKeyTime writes t in UTC as keyTimeLayout. It is hand-written
-// because time.AppendFormat interprets the layout on every call, which costs
-// several times more.
-func appendKeyTime(dst []byte, t time.Time) ([]byte, error) {
-	t = t.UTC()
-	year, month, day := t.Date()
-	if year < 0 || year > 9999 {
-		return dst, fmt.Errorf("singletable: time %v cannot be used in a key: year outside 0000–9999", t)
-	}
-	hour, minute, sec := t.Clock()
-	dst = appendKeyDigits(dst, uint64(year), 4)
-	dst = appendKeyDigits(append(dst, '-'), uint64(month), 2)
-	dst = appendKeyDigits(append(dst, '-'), uint64(day), 2)
-	dst = appendKeyDigits(append(dst, 'T'), uint64(hour), 2)
-	dst = appendKeyDigits(append(dst, ':'), uint64(minute), 2)
-	dst = appendKeyDigits(append(dst, ':'), uint64(sec), 2)
-	dst = appendKeyDigits(append(dst, '.'), uint64(t.Nanosecond()), 9)
-	return append(dst, 'Z'), nil
-}
-
-// parseKeyTime inverts appendKeyTime, accepting only what it writes.
-func parseKeyTime(s string) (time.Time, bool) {
-	if len(s) != len(keyTimeLayout) {
-		return time.Time{}, false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := keyTimeLayout[i]; c < '0' || c > '9' { // a separator
-			if s[i] != c {
-				return time.Time{}, false
-			}
-		} else if s[i] < '0' || s[i] > '9' {
-			return time.Time{}, false
+		fv, _ := f.keyValue(v)
+		var err error
+		dst, err = p.AppendValue(dst, fv)
+		if err != nil {
+			return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: []string{f.name}, Err: err}
 		}
 	}
-	num := func(i, j int) int {
-		n := 0
-		for _, c := range []byte(s[i:j]) {
-			n = n*10 + int(c-'0')
+	if len(missing) > 0 {
+		return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: missing}
+	}
+	if n, limit := len(dst)-start, keyLimit(k.sort); n+k.reserve > limit {
+		if k.reserve > 0 {
+			return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
+				Err: fmt.Errorf("rendered key is %d bytes; with its write-shard suffix (up to %d bytes) it would be over DynamoDB's %d-byte limit", n, k.reserve, limit)}
 		}
-		return n
-	}
-	t := time.Date(num(0, 4), time.Month(num(5, 7)), num(8, 10), num(11, 13), num(14, 16), num(17, 19), num(20, 29), time.UTC)
-	// time.Date normalises out-of-range fields (February 30 becomes March 1);
-	// writing the result back catches them.
-	var buf [len(keyTimeLayout)]byte
-	b, err := appendKeyTime(buf[:0], t)
-	return t, err == nil && string(b) == s
-}
-
-// appendKeyDigits appends x as exactly width decimal digits, zero-padded
-// (x must fit).
-func appendKeyDigits(dst []byte, x uint64, width int) []byte {
-	const zeros = "00000000000000000000"
-	dst = append(dst, zeros[:width]...)
-	for i := len(dst) - 1; x > 0; i-- {
-		dst[i] = byte('0' + x%10)
-		x /= 10
-	}
-	return dst
-}
-
-// appendKeyFloat appends the IEEE 754 bits of f, made monotonic: positive
-// numbers get the sign bit set, negative ones are inverted, so unsigned order
-// of the bits is numeric order; 16 lowercase hex digits keep that order.
-func appendKeyFloat(dst []byte, f float64) ([]byte, error) {
-	if math.IsNaN(f) {
-		return dst, errors.New("singletable: NaN cannot be used in a key")
-	}
-	if f == 0 {
-		f = 0 // −0 == +0, so they must share one encoding
-	}
-	b := math.Float64bits(f)
-	if b&(1<<63) != 0 {
-		b = ^b
-	} else {
-		b |= 1 << 63
-	}
-	const hex = "0123456789abcdef"
-	for shift := 60; shift >= 0; shift -= 4 {
-		dst = append(dst, hex[b>>uint(shift)&15])
+		return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
+			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 	}
 	return dst, nil
 }
 
-// appendKeyText writes the escaped MarshalText form of v.
-func appendKeyText(dst []byte, v reflect.Value) ([]byte, error) {
-	text, err := keyTextMarshaler(v).MarshalText()
-	if err != nil {
-		return dst, fmt.Errorf("singletable: %v: %w", v.Type(), err)
+func keyLimit(sort bool) int {
+	if sort {
+		return 1024
 	}
-	if len(text) == 0 {
-		return dst, errEmptyKeyValue
-	}
-	return escapeKeyString(dst, string(text)), nil
+	return 2048
 }
 
-// keyTextMarshaler returns v's TextMarshaler, using v's address when only the
-// pointer type implements it (struct fields reached through a pointer are
-// addressable; other values are copied first).
-func keyTextMarshaler(v reflect.Value) encoding.TextMarshaler {
-	if v.Type().Implements(keyTextMarshalerType) {
-		return v.Interface().(encoding.TextMarshaler)
-	}
-	if !v.CanAddr() {
-		c := reflect.New(v.Type())
-		c.Elem().Set(v)
-		v = c.Elem()
-	}
-	return v.Addr().Interface().(encoding.TextMarshaler)
-}
-
-// ---- decoding ----
-
-// decodeKeyValue decodes s, one encoded value (as split returns it), into
-// the settable dst; it allocates for pointers. It is the inverse of
-// appendKeyValue and accepts only canonical encodings, so it succeeds only if
-// s == appendKeyValue(decoded value): a key has exactly one parse.
-func decodeKeyValue(s string, dst reflect.Value) error {
-	if !dst.CanSet() {
-		return fmt.Errorf("singletable: cannot decode key value into unsettable %v", dst.Type())
-	}
-	if dst.Kind() == reflect.Pointer {
-		p := reflect.New(dst.Type().Elem())
-		if err := decodeKeyValue(s, p.Elem()); err != nil {
-			return err
-		}
-		dst.Set(p)
-		return nil
-	}
-	t := dst.Type()
-	if t == keyTimeType {
-		tm, ok := parseKeyTime(s)
-		if !ok {
-			return keyDecodeError(s, t, "want the fixed-width UTC form "+keyTimeLayout)
-		}
-		*dst.Addr().Interface().(*time.Time) = tm
-		return nil
-	}
-	if keyUsesText(t) {
-		return decodeKeyText(s, dst)
-	}
-	switch k := t.Kind(); k {
-	case reflect.String:
-		if s == "" {
-			return errEmptyKeyValue
-		}
-		raw, err := unescapeKeyString(s)
-		if err != nil {
-			return err
-		}
-		dst.SetString(raw)
-		return nil
-	case reflect.Bool:
-		switch s {
-		case "true":
-			dst.SetBool(true)
-			return nil
-		case "false":
-			dst.SetBool(false)
-			return nil
-		}
-		return keyDecodeError(s, t, `want "true" or "false"`)
-	case reflect.Float32, reflect.Float64:
-		f, ok := parseKeyFloat(s)
-		if !ok || (k == reflect.Float32 && float64(float32(f)) != f) {
-			return keyDecodeError(s, t, "want 16 lowercase hex digits of an order-preserving float")
-		}
-		dst.SetFloat(f)
-		return nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		bits, width := keyIntWidth(k)
-		neg := s != "" && s[0] == '-'
-		digits := s
-		if neg {
-			digits = s[1:]
-		}
-		x, ok := parseKeyDigits(digits, width)
-		limit := uint64(1)<<(bits-1) - 1 // the largest positive value, and the largest x − min of a negative
-		if !ok || x > limit {
-			return keyDecodeError(s, t, fmt.Sprintf("want %d digits, '-' first for negative numbers", width))
-		}
-		if neg {
-			minimum := int64(-1) << (bits - 1)
-			dst.SetInt(int64(uint64(minimum) + x))
-		} else {
-			dst.SetInt(int64(x))
-		}
-		return nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		bits, width := keyIntWidth(k)
-		x, ok := parseKeyDigits(s, width)
-		if !ok || (bits < 64 && x >= 1<<bits) {
-			return keyDecodeError(s, t, fmt.Sprintf("want %d digits", width))
-		}
-		dst.SetUint(x)
-		return nil
-	}
-	return keyTypeSupported(t)
-}
-
-// keyDecodeError reports a value that is not the canonical encoding of t.
-func keyDecodeError(s string, t reflect.Type, want string) error {
-	return fmt.Errorf("singletable: key value %q is not a %v: %s", s, t, want)
-}
-
-// parseKeyDigits parses exactly width decimal digits, rejecting overflow of
-// uint64.
-func parseKeyDigits(s string, width int) (uint64, bool) {
-	if len(s) != width {
-		return 0, false
-	}
-	var x uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if x > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		x = x*10 + d
-	}
-	return x, true
-}
-
-// parseKeyFloat inverts appendKeyFloat, rejecting the encodings it never
-// produces (NaN, −0, uppercase hex).
-func parseKeyFloat(s string) (float64, bool) {
-	if len(s) != 16 {
-		return 0, false
-	}
-	var b uint64
-	for i := 0; i < 16; i++ {
-		c := s[i]
-		switch {
-		case '0' <= c && c <= '9':
-			b = b<<4 | uint64(c-'0')
-		case 'a' <= c && c <= 'f':
-			b = b<<4 | uint64(c-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	if b&(1<<63) != 0 {
-		b &^= 1 << 63
-	} else {
-		b = ^b
-	}
-	f := math.Float64frombits(b)
-	if math.IsNaN(f) || (f == 0 && math.Signbit(f)) {
-		return 0, false
-	}
-	return f, true
-}
-
-// decodeKeyText unescapes s and hands it to UnmarshalText, then checks that
-// the value marshals back to the same text, so lenient UnmarshalText
-// implementations (case-insensitive enums, say) cannot give one value two
-// keys.
-func decodeKeyText(s string, dst reflect.Value) error {
-	if s == "" {
-		return errEmptyKeyValue
-	}
-	t := dst.Type()
-	if !reflect.PointerTo(t).Implements(keyTextUnmarshalerType) {
-		return fmt.Errorf("singletable: %v implements encoding.TextMarshaler but not encoding.TextUnmarshaler; keys cannot be decoded into it", t)
-	}
-	text, err := unescapeKeyString(s)
+// parseKey fills dst's template fields from a rendered key: the inverse of
+// rendering.
+func (e *Entity[T]) parseKey(k compiledKey, key string, dst reflect.Value) error {
+	vals, err := k.tpl.Split(key)
 	if err != nil {
 		return err
 	}
-	p := reflect.New(t)
-	if err := p.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(text)); err != nil {
-		return fmt.Errorf("singletable: key value %q: %v: %w", s, t, err)
+	for i, f := range k.fields {
+		fv, err := dst.FieldByIndexErr(f.index)
+		if err != nil {
+			return err
+		}
+		if err := k.places[i].DecodeValue(vals[i], fv); err != nil {
+			return fmt.Errorf("field %s: %w", f.name, err)
+		}
 	}
-	again, err := keyTextMarshaler(p.Elem()).MarshalText()
-	if err != nil || string(again) != text {
-		return keyDecodeError(s, t, "its text does not marshal back to itself")
-	}
-	dst.Set(p.Elem())
 	return nil
+}
+
+// ParseKeys fills the fields of the entity's primary key templates from
+// rendered PK and SK values (sk is ignored for entities without an SK).
+func (e *Entity[T]) ParseKeys(pk, sk string) (T, error) {
+	var out T
+	v := reflect.ValueOf(&out).Elem()
+	if err := e.parseKey(e.pk, pk, v); err != nil {
+		return out, &KeyError{Entity: e.name, Key: "PK", Err: err}
+	}
+	if e.sk.defined() {
+		if err := e.parseKey(e.sk, sk, v); err != nil {
+			return out, &KeyError{Entity: e.name, Key: "SK", Err: err}
+		}
+	}
+	return out, nil
 }

@@ -38,7 +38,7 @@ func TestUpdateOpsCount(t *testing.T) {
 func TestUpdateOperatorLimitMatchesDynamoDB(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := ddblocal.Shared().Client()
+	c := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	if err := NewTable(c, name).CreateTable(ctx); err != nil {
 		t.Fatal(err)

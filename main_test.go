@@ -85,7 +85,7 @@ func (c *countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, o .
 // binders, created in DynamoDB Local and deleted when the test ends.
 func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singletable.TableOptions)) (*singletable.Table, *countingClient) {
 	t.Helper()
-	c := &countingClient{Client: ddblocal.Shared().Client()}
+	c := &countingClient{Client: ddblocal.Shared(t).Client()}
 	name := ddblocal.TableName(t)
 	tbl := singletable.NewTable(c, name, optFns...)
 	bind(tbl)

@@ -64,7 +64,7 @@ func seedSkills(t *testing.T, tbl *singletable.Table, old *singletable.Entity[Us
 		require.NoError(t, op.Err())
 		items[i] = op.Item()
 	}
-	seedRaw(t, ddblocal.Shared().Client(), tbl.Name(), items)
+	seedRaw(t, ddblocal.Shared(t).Client(), tbl.Name(), items)
 }
 
 // Adding GSI1 (and GSI2) to 2,000 existing skills (10 pages of 200) while

@@ -29,7 +29,7 @@ var benchSource struct {
 // lives as long as the test binary's DynamoDB Local).
 func benchLegacyTable(b *testing.B) string {
 	benchSource.once.Do(func() {
-		c := ddblocal.Shared().Client()
+		c := ddblocal.Shared(b).Client()
 		name := fmt.Sprintf("bench-legacy-users-%d", time.Now().UnixNano())
 		pk := "username"
 		_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
@@ -95,7 +95,7 @@ func BenchmarkRawBatchWrite(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				tbl, users, _ := usersTarget(b)
-				c := ddblocal.Shared().Client()
+				c := ddblocal.Shared(b).Client()
 				var items []map[string]types.AttributeValue
 				for j := range benchItems {
 					if j%100 == 42 {
@@ -122,7 +122,7 @@ func BenchmarkRawBatchWrite(b *testing.B) {
 // parallel segments: the read side's ceiling.
 func BenchmarkRawScan(b *testing.B) {
 	src := benchLegacyTable(b)
-	c := ddblocal.Shared().Client()
+	c := ddblocal.Shared(b).Client()
 	for _, segments := range []int{1, 4} {
 		b.Run(fmt.Sprintf("segments=%d", segments), func(b *testing.B) {
 			var read int64
@@ -198,7 +198,7 @@ func rawWrite(b *testing.B, c *dynamodb.Client, table string, items []map[string
 // ratio of their throughputs.
 func BenchmarkMigrateCopyVsRaw(b *testing.B) {
 	src := benchLegacyTable(b)
-	c := ddblocal.Shared().Client()
+	c := ddblocal.Shared(b).Client()
 	var copyTime, rawTime time.Duration
 	var copied, raw int64
 	for i := 0; i < b.N; i++ {

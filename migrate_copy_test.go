@@ -17,7 +17,7 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
-// Seed 000: copy the legacy users table into glad-entities.
+// The skills service: copy the legacy users table into glad-entities.
 func TestMigrateCopy20k(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -111,7 +111,7 @@ func TestMigrateCopyResume(t *testing.T) {
 	t.Parallel()
 	const n, pageSize = 4000, 200
 	src := newLegacyTable(t, n)
-	rc := &recordingClient{Client: ddblocal.Shared().Client()}
+	rc := &recordingClient{Client: ddblocal.Shared(t).Client()}
 	tbl, users := usersTargetVia(t, rc)
 	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
@@ -241,7 +241,7 @@ func TestMigrateCopyFailures(t *testing.T) {
 	for k, v := range legacyItem(7) {
 		fixed[k] = v
 	}
-	seedRaw(t, ddblocal.Shared().Client(), src, []map[string]types.AttributeValue{fixed, legacyItem(8)})
+	seedRaw(t, ddblocal.Shared(t).Client(), src, []map[string]types.AttributeValue{fixed, legacyItem(8)})
 	rep, err = m.Run(ctx, "users-and-skills")
 	require.NoError(t, err)
 	assert.False(t, rep.Resumed)

@@ -13,12 +13,12 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
-// Seed 000's migration: the legacy users table (PK username) copied into
+// The skills service's migration: the legacy users table (PK username) copied into
 // glad-entities, then GSI1 backfilled onto existing skills. Run it again and
 // nothing happens; Verify compares the result with the transform's output.
 func ExampleMigrator() {
 	ctx := context.Background()
-	client := ddblocal.Shared().Client() // any *dynamodb.Client
+	client := ddblocal.Shared(nil).Client() // any *dynamodb.Client
 	legacy := fmt.Sprintf("users-%d", time.Now().UnixNano())
 	mustDo(client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            &legacy,

@@ -28,7 +28,7 @@ func TestMigrateUnderFaults(t *testing.T) {
 	// Which drawn fault lands on which request depends on goroutine
 	// timing, so script a few partial batches to be sure that path runs.
 	ft.Next("BatchWriteItem", ddbfault.PartialBatch, ddbfault.PartialBatch, ddbfault.PartialBatch)
-	faulty := ddblocal.NewClient(ddblocal.Shared().Endpoint(), func(o *dynamodb.Options) {
+	faulty := ddblocal.NewClient(ddblocal.Shared(t).Endpoint(), func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: ft}
 	})
 	tbl, users := usersTargetVia(t, faulty)

@@ -26,7 +26,7 @@ func TestMigrateLedgerResumesEarlierRun(t *testing.T) {
 	ctx := context.Background()
 	src := newLegacyTable(t, 500)
 	tbl, users, _ := usersTarget(t)
-	c := ddblocal.Shared().Client()
+	c := ddblocal.Shared(t).Client()
 	for _, item := range readDynamoJSON(t, "testdata/migration_ledger_interrupted.json") {
 		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: ptr(tbl.Name()), Item: item})
 		require.NoError(t, err)

@@ -38,7 +38,7 @@ func TestMigrateRateLimit(t *testing.T) {
 		}
 	}
 	src := newRawTable(t, "username", items)
-	rc := &recordingClient{Client: ddblocal.Shared().Client()}
+	rc := &recordingClient{Client: ddblocal.Shared(t).Client()}
 	tbl, users := usersTargetVia(t, rc)
 	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("rate", singletable.CopySource{Table: src}, usersTransform(users)))
 	require.NoError(t, err)

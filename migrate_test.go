@@ -18,10 +18,10 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
-// Test helpers for the migration tests: the seed 000 legacy users table
+// Test helpers for the migration tests: the skills service's legacy users table
 // and raw seeding with BatchWriteItem.
 
-// legacyUser is an item of seed 000's legacy `users` table (PK username).
+// legacyUser is an item of the skills service's legacy `users` table (PK username).
 type legacyUser struct {
 	Username     string    `dynamodbav:"username"`
 	Name         string    `dynamodbav:"name"`
@@ -31,7 +31,7 @@ type legacyUser struct {
 	Deleted      bool      `dynamodbav:"deleted,omitempty"`
 }
 
-// usersTransform is seed 000's migration: USER#<username> / PROFILE, the
+// usersTransform is the skills service's migration: USER#<username> / PROFILE, the
 // legacy soft-deleted users left behind.
 func usersTransform(users *singletable.Repo[User]) singletable.Transform {
 	return singletable.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
@@ -76,7 +76,7 @@ func newLegacyTable(t testing.TB, n int) string {
 // writes items into it.
 func newRawTable(t testing.TB, pk string, items []map[string]types.AttributeValue) string {
 	t.Helper()
-	c := ddblocal.Shared().Client()
+	c := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	_, err := c.CreateTable(context.Background(), &dynamodb.CreateTableInput{
 		TableName:            &name,
@@ -192,7 +192,7 @@ func usersTargetVia(t testing.TB, c singletable.Client) (*singletable.Table, *si
 	users := singletable.MustBind(tbl, Users)
 	singletable.MustBind(tbl, UserSkills)
 	require.NoError(t, tbl.CreateTable(context.Background()))
-	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), tbl.Name())
+	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), tbl.Name())
 	return tbl, users
 }
 

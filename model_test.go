@@ -61,7 +61,7 @@ import (
 //
 // MODEL_SEED (default 1; "random" draws one) and MODEL_OPS (default 200
 // per run) choose the sequence; make model runs it longer. A failure
-// prints the seed, the failing operation and the operations that touched
+// prints the random seed, the failing operation and the operations that touched
 // the same keys; in the run without faults each kind of failure is also
 // shrunk (MODEL_SHRINK_SECONDS, default 15) to a minimal sequence by
 // replaying subsequences on a fresh table. The whole sequence is written
@@ -640,10 +640,10 @@ type mEnv struct {
 
 func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 	t.Helper()
-	env := &mEnv{raw: ddblocal.Shared().Client(), clock: &modelClock{}, infos: map[string]*mInfo{}}
+	env := &mEnv{raw: ddblocal.Shared(t).Client(), clock: &modelClock{}, infos: map[string]*mInfo{}}
 	env.ft = ddbfault.New(nil, ddbfault.Config{Seed: faultSeed, Rate: rate})
 	env.ft.SetEnabled(false)
-	faulty := ddblocal.Shared().Client(func(o *dynamodb.Options) {
+	faulty := ddblocal.Shared(t).Client(func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: env.ft}
 		// Short SDK backoff: the faults are frequent and the test sequential.
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {

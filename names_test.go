@@ -70,7 +70,7 @@ func newNamesFixture(t *testing.T) *namesFixture {
 		n.Add(1)
 		return next.HandleInitialize(ctx, in)
 	})
-	raw := ddblocal.Shared().Client()
+	raw := ddblocal.Shared(t).Client()
 	client := dynamodb.New(raw.Options(), func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error { return s.Initialize.Add(count, middleware.Before) })
 	})

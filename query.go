@@ -15,7 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/keys"
 )
 
 // SortOp is a comparison on a sort key, used with [Query.Where].
@@ -227,7 +229,7 @@ type plan struct {
 	empty      bool // the sort range is empty: no request needed
 
 	shards   []*dynamodb.QueryInput // one per shard of a write-sharded index
-	shardPos []shardPos             // from the cursor, for sharded queries
+	shardPos []cursor.ShardPos      // from the cursor, for sharded queries
 }
 
 func (q *Query[T]) plan(count bool) (*plan, error) {
@@ -470,7 +472,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		if !sk.defined() {
 			return nil, false, nil
 		}
-		if cp := sk.tpl.constantPrefix(); cp != "" {
+		if cp := sk.tpl.ConstantPrefix(); cp != "" {
 			if len(sk.fields) == 0 {
 				return keyCmp(attr, expr.OpEq, cp), false, nil
 			}
@@ -492,14 +494,14 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	var L string
 	var buf []byte
 	i := 0
-	for j, part := range sk.tpl.parts {
-		if part.field == "" {
-			P.WriteString(part.literal)
+	for j, part := range sk.tpl.Parts {
+		if part.Field == "" {
+			P.WriteString(part.Literal)
 			continue
 		}
 		if i == n-1 {
-			if j+1 < len(sk.tpl.parts) {
-				L = sk.tpl.parts[j+1].literal
+			if j+1 < len(sk.tpl.Parts) {
+				L = sk.tpl.Parts[j+1].Literal
 			}
 			break
 		}
@@ -509,7 +511,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		}
 		fv, _ := f.get(kv)
 		var err error
-		if buf, err = appendKeyValue(buf[:0], fv); err != nil {
+		if buf, err = sk.places[i].AppendValue(buf[:0], fv); err != nil {
 			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.name}, Err: err}
 		}
 		P.Write(buf)
@@ -521,7 +523,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.name}}
 		}
 		fv, _ := last.get(v)
-		b, err := appendKeyValue(nil, fv)
+		b, err := sk.places[n-1].AppendValue(nil, fv)
 		if err != nil {
 			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.name}, Err: err}
 		}
@@ -551,7 +553,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		if q.prefix == "" && prefix == "" {
 			return nil, false, nil
 		}
-		return keyCmp(attr, opBeginsWith, string(escapeKeyString([]byte(prefix), q.prefix))), false, nil
+		return keyCmp(attr, opBeginsWith, string(keys.AppendEscaped([]byte(prefix), q.prefix))), false, nil
 	case sortBetween:
 		lo, err := encode(kv)
 		if err != nil {
@@ -570,7 +572,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	switch q.op {
 	case Eq:
 		if n == len(sk.fields) {
-			c = keyCmp(attr, expr.OpEq, sk.tpl.render(append(q.renderedPrefixValues(sk, kv, n-1), E)))
+			c = keyCmp(attr, expr.OpEq, sk.tpl.Render(append(q.renderedPrefixValues(sk, kv, n-1), E)))
 		} else {
 			c = keyCmp(attr, opBeginsWith, prefix+E+L)
 		}
@@ -605,9 +607,9 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 // renderedPrefixValues encodes the first n sort fields of kv.
 func (q *Query[T]) renderedPrefixValues(sk compiledKey, kv reflect.Value, n int) []string {
 	out := make([]string, 0, n+1)
-	for _, f := range sk.fields[:n] {
+	for i, f := range sk.fields[:n] {
 		fv, _ := f.get(kv)
-		b, _ := appendKeyValue(nil, fv) // already checked while building the prefix
+		b, _ := sk.places[i].AppendValue(nil, fv) // already checked while building the prefix
 		out = append(out, string(b))
 	}
 	return out

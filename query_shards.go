@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/singletable-go/singletable/internal/cursor"
 )
 
 // A query on a write-sharded index reads every shard and merges the
@@ -23,13 +25,13 @@ type shardStream struct {
 	in     *dynamodb.QueryInput
 	buf    []map[string]types.AttributeValue
 	last   bool // the buffer holds the shard's final items
-	pos    shardPos
+	pos    cursor.ShardPos
 	loaded bool
 }
 
 // fill reads the shard's next page when its buffer is empty.
 func (s *shardStream) fill(ctx context.Context, c Client, limit int32) error {
-	for len(s.buf) == 0 && !s.last && s.pos.state != shardDone {
+	for len(s.buf) == 0 && !s.last && s.pos.State != cursor.ShardDone {
 		if limit > 0 && s.in.Limit == nil {
 			s.in.Limit = aws.Int32(limit)
 		}
@@ -45,13 +47,15 @@ func (s *shardStream) fill(ctx context.Context, c Client, limit int32) error {
 			s.in.ExclusiveStartKey = out.LastEvaluatedKey
 		}
 		if len(s.buf) == 0 && s.last {
-			s.pos = shardPos{state: shardDone}
+			s.pos = cursor.ShardPos{State: cursor.ShardDone}
 		}
 	}
 	return nil
 }
 
-func (s *shardStream) empty() bool { return len(s.buf) == 0 && (s.last || s.pos.state == shardDone) }
+func (s *shardStream) empty() bool {
+	return len(s.buf) == 0 && (s.last || s.pos.State == cursor.ShardDone)
+}
 
 // shardMerge merges the shards of one sharded query plan.
 type shardMerge struct {
@@ -68,8 +72,8 @@ func (q *Query[T]) newShardMerge(p *plan) *shardMerge {
 		s := &shardStream{in: in}
 		if p.shardPos != nil {
 			s.pos = p.shardPos[i]
-			if s.pos.state == shardAfter {
-				in.ExclusiveStartKey = s.pos.key
+			if s.pos.State == cursor.ShardAfter {
+				in.ExclusiveStartKey = s.pos.Key
 			}
 		}
 		m.streams = append(m.streams, s)
@@ -108,9 +112,9 @@ func (m *shardMerge) next(ctx context.Context) (map[string]types.AttributeValue,
 	item := best.buf[0]
 	best.buf = best.buf[1:]
 	if len(best.buf) == 0 && best.last {
-		best.pos = shardPos{state: shardDone}
+		best.pos = cursor.ShardPos{State: cursor.ShardDone}
 	} else {
-		best.pos = shardPos{state: shardAfter, key: item}
+		best.pos = cursor.ShardPos{State: cursor.ShardAfter, Key: item}
 	}
 	return item, nil
 }
@@ -125,8 +129,8 @@ func (m *shardMerge) more() bool {
 	return false
 }
 
-func (m *shardMerge) positions() []shardPos {
-	out := make([]shardPos, len(m.streams))
+func (m *shardMerge) positions() []cursor.ShardPos {
+	out := make([]cursor.ShardPos, len(m.streams))
 	for i, s := range m.streams {
 		out[i] = s.pos
 	}
@@ -239,11 +243,11 @@ func (q *Query[T]) shardedCount(ctx context.Context, p *plan) (int, error) {
 	var g errgroup.Group
 	for i, in := range p.shards {
 		if p.shardPos != nil {
-			switch p.shardPos[i].state {
-			case shardDone:
+			switch p.shardPos[i].State {
+			case cursor.ShardDone:
 				continue
-			case shardAfter:
-				in.ExclusiveStartKey = p.shardPos[i].key
+			case cursor.ShardAfter:
+				in.ExclusiveStartKey = p.shardPos[i].Key
 			}
 		}
 		g.Go(func() error {

@@ -22,7 +22,7 @@ func faultTable(t *testing.T, bind func(*singletable.Table)) (*singletable.Table
 	t.Helper()
 	ft := ddbfault.New(nil, ddbfault.Config{Seed: 1})
 	ft.SetEnabled(false)
-	client := ddblocal.Shared().Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
+	client := ddblocal.Shared(t).Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
 	return newTableWith(t, client, bind), ft
 }
 

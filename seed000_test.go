@@ -14,7 +14,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// The seed 000 design: users and their skills in glad-entities.
+// The skills service's design: users and their skills in glad-entities.
 
 type User struct {
 	Username     string    `dynamodbav:"Username"`

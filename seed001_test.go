@@ -7,7 +7,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// The seed 001 design: elections with candidates, eligible voters and
+// The elections service's design: elections with candidates, eligible voters and
 // ballots in one partition, a counts item, and an append-only event log
 // with gap-free sequence numbers.
 

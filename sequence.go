@@ -14,6 +14,7 @@ import (
 	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/keys"
 )
 
 // SequenceType is the entity type stored on sequence counter items.
@@ -33,7 +34,7 @@ type SequenceOptions struct {
 }
 
 // Sequence allocates gap-free numbers 1, 2, 3, … inside transactions: the
-// seed 001 event log, where each event carries the next sequence number
+// elections service's event log, where each event carries the next sequence number
 // and no number may be skipped or used twice. The counter is one item
 // (partition key "SEQ#<name>") holding the last number allocated.
 //
@@ -60,7 +61,7 @@ func NewSequence(t *Table, name string, optFns ...func(*SequenceOptions)) *Seque
 	for _, fn := range optFns {
 		fn(&s.opts)
 	}
-	pk := escapeKeyString([]byte("SEQ#"), name)
+	pk := keys.AppendEscaped([]byte("SEQ#"), name)
 	s.key = map[string]types.AttributeValue{t.opts.PartitionKey: &types.AttributeValueMemberS{Value: string(pk)}}
 	if t.opts.SortKey != "" {
 		s.key[t.opts.SortKey] = &types.AttributeValueMemberS{Value: "SEQ"}

@@ -31,7 +31,7 @@ type txClient struct {
 	tokens []string
 }
 
-func newTxClient() *txClient { return &txClient{Client: ddblocal.Shared().Client()} }
+func newTxClient(t testing.TB) *txClient { return &txClient{Client: ddblocal.Shared(t).Client()} }
 
 func (c *txClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	c.requests.Add(1)
@@ -46,7 +46,7 @@ func (c *txClient) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 }
 
 func txSeedTable(t *testing.T) (*txClient, *singletable.Table, *singletable.Repo[User], *singletable.Repo[UserSkill]) {
-	c := newTxClient()
+	c := newTxClient(t)
 	var users *singletable.Repo[User]
 	var skills *singletable.Repo[UserSkill]
 	tbl := newTableWith(t, c, func(tbl *singletable.Table) {

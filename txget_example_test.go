@@ -14,7 +14,7 @@ import (
 // A missing item is reported in found and its destination zeroed.
 func ExampleTxGet() {
 	ctx := context.Background()
-	client := ddblocal.Shared().Client() // any *dynamodb.Client
+	client := ddblocal.Shared(nil).Client() // any *dynamodb.Client
 	table := singletable.NewTable(client, fmt.Sprintf("txget-example-%d", time.Now().UnixNano()))
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)

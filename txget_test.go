@@ -28,8 +28,8 @@ type txGetClient struct {
 	cancelAs atomic.Pointer[types.TransactionCanceledException]
 }
 
-func newTxGetClient() *txGetClient {
-	return &txGetClient{countingClient: &countingClient{Client: ddblocal.Shared().Client()}}
+func newTxGetClient(t testing.TB) *txGetClient {
+	return &txGetClient{countingClient: &countingClient{Client: ddblocal.Shared(t).Client()}}
 }
 
 func (c *txGetClient) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
@@ -66,7 +66,7 @@ type txGetRepos struct {
 
 func txGetTable(t *testing.T, c *txGetClient) txGetRepos {
 	if c == nil {
-		c = newTxGetClient()
+		c = newTxGetClient(t)
 	}
 	r := txGetRepos{c: c}
 	r.tbl = newTableWith(t, c, func(tbl *singletable.Table) {
@@ -187,7 +187,7 @@ func TestTxGetDecodesLikeGet(t *testing.T) {
 func TestTxGetAcrossTablesOfOneClient(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := newTxGetClient()
+	c := newTxGetClient(t)
 	r1 := txGetTable(t, c)
 	r2 := txGetTable(t, c)
 	_, err := r1.users.Create(ctx, User{Username: "ann", Name: "Ann in 1"})
@@ -414,7 +414,7 @@ var Pots = singletable.MustDefine(singletable.Schema[Pot]{Type: "Pot", PK: "POT#
 func TestTxGetSnapshotUnderTransfers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c := newTxGetClient()
+	c := newTxGetClient(t)
 	var pots *singletable.Repo[Pot]
 	tbl := newTableWith(t, c, func(tbl *singletable.Table) { pots = singletable.MustBind(tbl, Pots) })
 	const total = 1000

@@ -67,7 +67,7 @@ func (c *everyRequest) TransactWriteItems(ctx context.Context, in *dynamodb.Tran
 // request (from 0 once the table exists).
 func newEveryRequestTable(t *testing.T, bind func(*singletable.Table)) (*singletable.Table, *everyRequest) {
 	t.Helper()
-	c := &everyRequest{Client: ddblocal.Shared().Client()}
+	c := &everyRequest{Client: ddblocal.Shared(t).Client()}
 	name := ddblocal.TableName(t)
 	tbl := singletable.NewTable(c, name)
 	bind(tbl)
@@ -231,7 +231,7 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 func TestNumberCheckMatchesDynamoDB(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: &name,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},

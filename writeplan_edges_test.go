@@ -119,7 +119,7 @@ func TestIdempotentUpsertRepeatAfterCreate(t *testing.T) {
 func TestIdempotentUpdateRacedIsRetried(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	hc := &hookClient{Client: ddblocal.Shared().Client()}
+	hc := &hookClient{Client: ddblocal.Shared(t).Client()}
 	var vdocs *singletable.Repo[VDoc]
 	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
 	_, err := vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"})
@@ -272,7 +272,7 @@ func TestTTLInMultiAttributeIndex(t *testing.T) {
 func TestTxUpdateVersionZeroRaced(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	hc := &hookClient{Client: ddblocal.Shared().Client()}
+	hc := &hookClient{Client: ddblocal.Shared(t).Client()}
 	var vdocs *singletable.Repo[VDoc]
 	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
 	_, err := vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"})

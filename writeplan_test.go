@@ -41,7 +41,7 @@ var (
 
 func rawItem(t *testing.T, tbl *singletable.Table, pk, sk string) map[string]types.AttributeValue {
 	t.Helper()
-	out, err := ddblocal.Shared().Client().GetItem(context.Background(), &dynamodb.GetItemInput{
+	out, err := ddblocal.Shared(t).Client().GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String(tbl.Name()), ConsistentRead: aws.Bool(true),
 		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}},
 	})

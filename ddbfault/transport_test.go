@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
 func setup(t *testing.T, cfg ddbfault.Config) (*dynamodb.Client, *ddbfault.Transport, string) {
 	t.Helper()
 	ft := ddbfault.New(nil, cfg)
-	c := ddblocal.Shared().Client(func(o *dynamodb.Options) {
+	c := ddblocal.Shared(t).Client(func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: ft}
 		o.RetryMaxAttempts = 1
 	})
@@ -37,7 +37,7 @@ func setup(t *testing.T, cfg ddbfault.Config) (*dynamodb.Client, *ddbfault.Trans
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
 	})
 	require.NoError(t, err)
-	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), name)
+	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), name)
 	return c, ft, name
 }
 
@@ -47,7 +47,7 @@ func item(pk string) map[string]types.AttributeValue {
 
 func exists(t *testing.T, name, pk string) bool {
 	t.Helper()
-	out, err := ddblocal.Shared().Client().GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &name, Key: item(pk), ConsistentRead: aws.Bool(true)})
+	out, err := ddblocal.Shared(t).Client().GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &name, Key: item(pk), ConsistentRead: aws.Bool(true)})
 	require.NoError(t, err)
 	return out.Item != nil
 }
@@ -184,7 +184,7 @@ func TestNextScriptsOneLostResponse(t *testing.T) {
 	// Rate 0: only the scripted fault happens. The SDK retries the lost
 	// response; the retry finds the item the first attempt wrote.
 	_, ft, name := setup(t, ddbfault.Config{Seed: 1})
-	c := ddblocal.Shared().Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
+	c := ddblocal.Shared(t).Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
 	ft.SetEnabled(false)
 	ft.Next("PutItem", ddbfault.LostResponse)
 	cond := "attribute_not_exists(PK)"

@@ -54,7 +54,7 @@ func tableExists(t *testing.T, c *dynamodb.Client, name string) bool {
 
 func TestSharedServerAnswers(t *testing.T) {
 	t.Parallel()
-	s := ddblocal.Shared()
+	s := ddblocal.Shared(t)
 	if !strings.HasPrefix(s.Endpoint(), "http://") {
 		t.Errorf("Endpoint() = %q, want an http URL", s.Endpoint())
 	}
@@ -65,7 +65,7 @@ func TestSharedServerAnswers(t *testing.T) {
 
 func TestFreshTableRoundTripAndCleanup(t *testing.T) {
 	t.Parallel()
-	c := ddblocal.Shared().Client()
+	c := ddblocal.Shared(t).Client()
 	var name string
 	t.Run("use", func(t *testing.T) {
 		name = ddblocal.TableName(t)
@@ -111,7 +111,7 @@ func TestFreshTableRoundTripAndCleanup(t *testing.T) {
 
 func TestDeleteTableOnCleanupIgnoresMissingTable(t *testing.T) {
 	t.Parallel()
-	c := ddblocal.Shared().Client()
+	c := ddblocal.Shared(t).Client()
 	t.Run("missing", func(t *testing.T) {
 		ddblocal.DeleteTableOnCleanup(t, c, ddblocal.TableName(t)) // never created
 	})
@@ -145,7 +145,7 @@ func TestTableName(t *testing.T) {
 	}
 	t.Run("long names are usable", func(t *testing.T) {
 		t.Run(strings.Repeat("y", 300), func(t *testing.T) {
-			c := ddblocal.Shared().Client()
+			c := ddblocal.Shared(t).Client()
 			n := ddblocal.TableName(t)
 			createTable(t, c, n)
 			ddblocal.DeleteTableOnCleanup(t, c, n)
@@ -154,7 +154,7 @@ func TestTableName(t *testing.T) {
 }
 
 func TestStartReusesEndpointEnv(t *testing.T) { // not parallel: t.Setenv
-	want := ddblocal.Shared().Endpoint()
+	want := ddblocal.Shared(t).Endpoint()
 	t.Setenv(ddblocal.EndpointEnv, want)
 	s, err := ddblocal.Start(t.Context(), ddblocal.Options{})
 	if err != nil {
@@ -167,7 +167,7 @@ func TestStartReusesEndpointEnv(t *testing.T) { // not parallel: t.Setenv
 		t.Errorf("Stop on a reused server: %v", err)
 	}
 	// Stop must not have stopped the shared server.
-	if _, err := ddblocal.Shared().Client().ListTables(t.Context(), &dynamodb.ListTablesInput{}); err != nil {
+	if _, err := ddblocal.Shared(t).Client().ListTables(t.Context(), &dynamodb.ListTablesInput{}); err != nil {
 		t.Fatalf("shared server after reused Stop: %v", err)
 	}
 }
@@ -189,7 +189,7 @@ func TestStartAndStopOwnServer(t *testing.T) {
 		t.Fatalf("Start: %v", err)
 	}
 	t.Logf("own server at %s ready in %v", s.Endpoint(), time.Since(start))
-	if s.Endpoint() == ddblocal.Shared().Endpoint() {
+	if s.Endpoint() == ddblocal.Shared(t).Endpoint() {
 		t.Fatalf("IgnoreEnv server reused the shared endpoint %s", s.Endpoint())
 	}
 	c := s.Client()
@@ -220,7 +220,7 @@ func TestStartAndStopOwnServer(t *testing.T) {
 
 func TestStartPortInUse(t *testing.T) {
 	t.Parallel()
-	shared := ddblocal.Shared().Endpoint()
+	shared := ddblocal.Shared(t).Endpoint()
 	u, err := url.Parse(shared)
 	if err != nil || u.Port() == "" || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost") {
 		t.Skipf("shared endpoint %s is not a local port", shared)
@@ -245,7 +245,7 @@ func TestNewClientIsHermetic(t *testing.T) { // not parallel: t.Setenv
 	t.Setenv("AWS_REGION", "eu-west-3")
 	t.Setenv("AWS_ACCESS_KEY_ID", "")
 	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
-	c := ddblocal.NewClient(ddblocal.Shared().Endpoint())
+	c := ddblocal.NewClient(ddblocal.Shared(t).Endpoint())
 	if got := c.Options().Region; got != ddblocal.Region {
 		t.Errorf("Region = %q, want %q", got, ddblocal.Region)
 	}

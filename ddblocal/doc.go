@@ -15,7 +15,7 @@
 //
 //	func TestSomething(t *testing.T) {
 //		t.Parallel()
-//		client := ddblocal.Shared().Client()
+//		client := ddblocal.Shared(t).Client()
 //		table := ddblocal.TableName(t)
 //		// ... CreateTable(table) ...
 //		ddblocal.DeleteTableOnCleanup(t, client, table)

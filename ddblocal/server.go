@@ -273,6 +273,12 @@ func waitReady(ctx context.Context, endpoint string, timeout time.Duration, exit
 	}
 }
 
+// ErrUnavailable marks the errors of Start (and Install) that mean DynamoDB
+// Local cannot run on this machine as it is: no Java, or DynamoDB Local not
+// installed and no npm to fetch it. Shared skips a test for these unless
+// RequireEnv is set. Test with errors.Is.
+var ErrUnavailable = errors.New("DynamoDB Local is unavailable here")
+
 func findJava(java string) (string, error) {
 	if java == "" {
 		if home := os.Getenv("JAVA_HOME"); home != "" {
@@ -284,9 +290,9 @@ func findJava(java string) (string, error) {
 	}
 	p, err := exec.LookPath(java)
 	if err != nil {
-		return "", fmt.Errorf("ddblocal: java not found (%v): DynamoDB Local %s needs Java 17 or later; "+
-			"install it (Debian/Ubuntu: apt-get install openjdk-17-jre-headless) "+
-			"or point %s at an already running DynamoDB Local", err, Version, EndpointEnv)
+		return "", fmt.Errorf("ddblocal: %w: java not found (%v): DynamoDB Local %s needs Java 17 or later; "+
+			"install it (`make deps`, or on Debian/Ubuntu: apt-get install openjdk-17-jre-headless) "+
+			"or point %s at an already running DynamoDB Local", ErrUnavailable, err, Version, EndpointEnv)
 	}
 	return p, nil
 }

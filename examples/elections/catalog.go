@@ -14,7 +14,7 @@ func (s *Store) AccessPatterns() (data, log []catalog.Pattern) {
 	data = []catalog.Pattern{
 		catalog.Item("U1", "Lookup user by name", catalog.OpGet, s.Users),
 		catalog.Query("U2", "Lookup user by email", s.byEmail("")),
-		catalog.Query("U3", "List all users (sparse listing index; the seed's begins_with on PK is not a valid Query)", s.allUsers()),
+		catalog.Query("U3", "List all users (sparse listing index; the design's begins_with on PK is not a valid Query)", s.allUsers()),
 		catalog.Item("U4", "Check user name exists (projection)", catalog.OpGet, s.Users),
 		cmd("U5", "Add user, count it", "USER", "Put USER#{Name}/METADATA if absent; Update METADATA/COUNTS ADD user_count 1"),
 		catalog.Item("E1", "Lookup election by name", catalog.OpGet, s.Elections),

@@ -15,7 +15,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// CommandModel is the seed's write side, in natural keys. Every command is
+// CommandModel is the design's write side, in natural keys. Every command is
 // one DynamoDB transaction that changes the data, keeps the counts exact
 // and appends one event to the log with the next sequence number, so the
 // log and the data never disagree.

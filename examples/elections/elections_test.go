@@ -30,7 +30,7 @@ func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
 
 func newStore(t *testing.T) *elections.Store {
 	t.Helper()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	data, log := ddblocal.TableName(t), ddblocal.TableName(t)
 	s := elections.New(client, data, log)
 	require.NoError(t, s.CreateTables(context.Background()))

@@ -1,8 +1,8 @@
-// Package elections implements seed 001, the ranked-choice voting system's
+// Package elections implements the elections service, the ranked-choice voting system's
 // DynamoDB design: users (with email lookup), elections, candidates,
 // eligible voters and ballots with embedded rankings in the table
 // vote_data; an append-only event log with gap-free sequence numbers in
-// vote_event_log; counts and sync state as metadata items. The seed's
+// vote_event_log; counts and sync state as metadata items. The design's
 // natural-key QueryModel and CommandModel are implemented on the library
 // ([Store]), and [Schulze] tallies an election's ballots.
 package elections
@@ -15,13 +15,13 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// Table names from the seed.
+// Table names from the design.
 const (
 	DataTableName  = "vote_data"
 	EventTableName = "vote_event_log"
 )
 
-// EntityTypeAttr is the seed's entity type attribute.
+// EntityTypeAttr is the design's entity type attribute.
 const EntityTypeAttr = "entity_type"
 
 // User is a user: PK USER#<name>, SK METADATA. GSI-1 holds it under its
@@ -77,7 +77,7 @@ type Counts struct {
 	LastUpdated   time.Time `dynamodbav:"last_updated"`
 }
 
-// SyncState is the METADATA / SYNC item (the seed's option B): the last
+// SyncState is the METADATA / SYNC item (the design's option B): the last
 // event a consumer of the event log has applied.
 type SyncState struct {
 	LastEventID int64 `dynamodbav:"last_event_id"`
@@ -100,7 +100,7 @@ type EventSequence struct {
 	LastEventID int64 `dynamodbav:"last_event_id"`
 }
 
-// Index names from the seed (GSI-1) and for listing (GSI-2).
+// Index names from the design (GSI-1) and for listing (GSI-2).
 const (
 	EmailIndex = "GSI-1"
 	ListIndex  = "GSI-2"

@@ -8,7 +8,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// QueryModel is the seed's relational projection: every method takes
+// QueryModel is the design's relational projection: every method takes
 // natural keys (user, election, candidate and voter names) and hides how
 // the single table stores them. Methods return singletable.ErrNotFound
 // (matched with errors.Is) for a missing user or election.
@@ -81,7 +81,7 @@ func (s *Store) FindUserByEmail(ctx context.Context, email string) (User, error)
 	return page.Items[0], nil
 }
 
-// FindUserByNameOrEmail is the seed's "authenticate user" lookup: by name
+// FindUserByNameOrEmail is the design's "authenticate user" lookup: by name
 // first, then by email.
 func (s *Store) FindUserByNameOrEmail(ctx context.Context, nameOrEmail string) (User, error) {
 	u, err := s.FindUserByName(ctx, nameOrEmail)
@@ -106,7 +106,7 @@ func exists[T any](_ T, err error) (bool, error) {
 	return false, err
 }
 
-// allUsers and allElections are the listing queries on GSI-2. The seed's
+// allUsers and allElections are the listing queries on GSI-2. The design's
 // "Query where PK begins_with USER#" is not a valid key condition (a
 // partition key takes only equality), so users and elections are listed
 // from a sparse index partition each.

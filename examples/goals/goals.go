@@ -1,4 +1,4 @@
-// Package goals implements seed 002, a one-table playbook for a wellness
+// Package goals implements the goals service, a one-table playbook for a wellness
 // service: user profiles, goals, meals and activities, all under USER#
 // partitions of the single table named by TABLE_NAME, with one overloaded
 // GSI (EmailIndex: gsi1_pk, gsi1_sk) that serves users by email, goals by

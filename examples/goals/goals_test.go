@@ -26,7 +26,7 @@ func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
 
 func newRepo(t *testing.T) (*goals.Repository, *dynamodb.Client) {
 	t.Helper()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	t.Setenv("TABLE_NAME", name)
 	r, err := goals.FromEnv(client)

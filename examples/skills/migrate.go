@@ -7,11 +7,11 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// LegacyTableName is the table seed 000 migrates from.
+// LegacyTableName is the table the skills service migrates from.
 const LegacyTableName = "users"
 
 // LegacyUser is an item of the legacy users table (partition key
-// username, no sort key), as seed 000 describes it.
+// username, no sort key), as the skills service's design describes it.
 type LegacyUser struct {
 	Username     string `dynamodbav:"username"`
 	Name         string `dynamodbav:"name"`
@@ -23,7 +23,7 @@ type LegacyUser struct {
 // LegacyUsersMigrationID identifies the copy in the migration ledger.
 const LegacyUsersMigrationID = "000-legacy-users"
 
-// LegacyUsersMigration is seed 000's data migration, run by the library's
+// LegacyUsersMigration is the skills service's data migration, run by the library's
 // migration engine: scan the legacy table (parallel segments, paged), turn
 // each item into a User (PK USER#<username>, SK PROFILE; the library adds
 // its GSI1 listing keys, shard included), and batch-write it into the
@@ -50,7 +50,7 @@ func LegacyUsersMigration(st *Store, sourceTable string) singletable.Migration {
 		return []singletable.WriteOp{st.Users.PutOp(u)}, nil
 	})
 	m := singletable.CopyMigration(LegacyUsersMigrationID, singletable.CopySource{Table: sourceTable}, transform)
-	m.Description = "legacy users table → " + st.Table.Name() + " (seed 000, phase 1)"
+	m.Description = "legacy users table → " + st.Table.Name() + " (skills service, phase 1)"
 	return m
 }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// TableName is the table seed 000 names: users and their skills, one table.
+// TableName is the table the skills service names: users and their skills, one table.
 const TableName = "glad-entities"
 
 // UserShards is how many partitions the list-all-users index spreads users
@@ -16,7 +16,7 @@ const TableName = "glad-entities"
 // index reads all shards and merges them by username. See [Service.ListUsers].
 const UserShards = 4
 
-// User is a registered user: PK USER#<username>, SK PROFILE (seed 000,
+// User is a registered user: PK USER#<username>, SK PROFILE (the skills service,
 // phase 1). Users also appear in GSI1 under USERS#shard_<n>, sorted by
 // username, so that all users can be listed without a Scan (AP5).
 type User struct {
@@ -32,7 +32,7 @@ var Levels = []string{"Beginner", "Intermediate", "Advanced", "Expert"}
 
 // UserSkill is one skill of one user: PK USER#<username>, SK
 // SKILL#<skill_name>, in the same item collection as the user's profile
-// (seed 000, phase 2). GSI1 finds users by skill and level; GSI2, a native
+// (phase 2 of the design). GSI1 finds users by skill and level; GSI2, a native
 // multi-attribute index, answers "skill S at level L with at least N years
 // (or exactly N years, used since D)" without string concatenation.
 type UserSkill struct {

@@ -40,7 +40,7 @@ const MaxPageSize = 100
 // DefaultPageSize is the limit used when the caller gives none.
 const DefaultPageSize = 20
 
-// Service implements seed 000's access patterns on a [Store].
+// Service implements the skills service's access patterns on a [Store].
 type Service struct {
 	store *Store
 	// Now returns the current time; tests replace it.

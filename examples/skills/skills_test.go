@@ -43,7 +43,7 @@ type app struct {
 
 func newApp(t *testing.T) *app {
 	t.Helper()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	st := skills.NewStore(client, name)
 	require.NoError(t, st.Table.CreateTable(context.Background()))
@@ -356,7 +356,7 @@ func TestUsersBySkill(t *testing.T) {
 	assert.Empty(t, get("?level=Beginner&years=99"))
 	// GSI2: experts with at least 7 years, by years then last use.
 	assert.Equal(t, []string{"grace", "carol", "alice", "heidi"}, get("?level=Expert&min_years=7"))
-	// GSI2: experts with exactly 7 years who used it since 2024-01-01 (the seed's query).
+	// GSI2: experts with exactly 7 years who used it since 2024-01-01 (the design's query).
 	assert.Equal(t, []string{"carol"}, get("?level=Expert&years=7&used_since=2024-01-01"))
 	assert.Equal(t, []string{"grace", "carol"}, get("?level=Expert&years=7"))
 	// Another skill's partition holds only its own users.
@@ -527,7 +527,7 @@ func TestLegacyMigration(t *testing.T) {
 	t.Parallel()
 	a := newApp(t)
 	ctx := context.Background()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	legacy := ddblocal.TableName(t)
 	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(legacy),

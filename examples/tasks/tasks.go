@@ -1,10 +1,10 @@
-// Package tasks implements seed 004, a task manager in one table: tasks,
+// Package tasks implements the task manager in one table: tasks,
 // user profiles and task assignments, a GSI for a user's tasks and a GSI
 // for tasks by status, newest first. Duplicate assignments are refused by
 // a conditional write, and only an assigned member (or an admin) may change
 // a task's status.
 //
-// The seed's enums are swapped (its Priority lists statuses and its Status
+// The design's enums are swapped (its Priority lists statuses and its Status
 // lists priorities); here Status is OPEN | IN_PROGRESS | COMPLETED | CLOSED
 // and Priority is LOW | MEDIUM | HIGH.
 package tasks
@@ -22,7 +22,7 @@ import (
 	"github.com/singletable-go/singletable/catalog"
 )
 
-// TableName is the seed's table.
+// TableName is the design's table.
 const TableName = "task-manager-sandbox-tasks"
 
 // Status is a task's state.
@@ -99,7 +99,7 @@ type Assignment struct {
 	AssignedAt time.Time `dynamodbav:"AssignedAt"`
 }
 
-// The entity declarations. Entity types are the seed's: TASK, USER,
+// The entity declarations. Entity types are the design's: TASK, USER,
 // ASSIGNMENT.
 var (
 	Tasks = singletable.MustDefine(singletable.Schema[Task]{

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
 // second per call, so creation times are distinct and ordered.
 func newManager(t *testing.T) *tasks.Manager {
 	t.Helper()
-	client := ddblocal.Shared().Client()
+	client := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
 	m := tasks.New(client, name)
 	require.NoError(t, m.Table.CreateTable(context.Background()))
@@ -90,7 +90,7 @@ func TestAccessPatterns(t *testing.T) {
 	_, err = m.CreateTask(ctx, "admin", tasks.Task{TaskID: "t9", Title: "x", Priority: "URGENT"})
 	require.ErrorIs(t, err, tasks.ErrInvalid)
 	_, err = m.CreateTask(ctx, "admin", tasks.Task{TaskID: "t9", Title: "x", Priority: "OPEN"})
-	require.ErrorIs(t, err, tasks.ErrInvalid, "the seed's swapped enums are not accepted")
+	require.ErrorIs(t, err, tasks.ErrInvalid, "the design's swapped enums are not accepted")
 
 	// P7: assignments, duplicates refused by the conditional write.
 	for _, a := range [][2]string{{"t1", "ann"}, {"t1", "bob"}, {"t2", "ann"}, {"t4", "ann"}} {

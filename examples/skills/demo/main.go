@@ -1,4 +1,4 @@
-// Command demo runs the skills story (seed 000) end to end against a
+// Command demo runs the skills story (the skills service) end to end against a
 // DynamoDB Local it starts and stops itself: it seeds the legacy users
 // table, creates glad-entities from the declarations, migrates the users
 // with the library's migration engine (progress, counts, verification),
@@ -70,7 +70,7 @@ func run() error {
 	fmt.Printf("DynamoDB Local at %s, ready after %s\n", srv.Endpoint(), time.Since(started).Round(time.Millisecond))
 	client := srv.Client()
 
-	// The legacy table, as the seed describes it.
+	// The legacy table, as the design describes it.
 	heading("Legacy table `users` (partition key username, no sort key)")
 	if err := seedLegacy(ctx, client); err != nil {
 		return err
@@ -314,7 +314,7 @@ func run() error {
 		return err
 	}
 	ap("GSI2-c")
-	fmt.Println("python, Expert, YearsOfExperience = 7, LastUsedDate >= 2024-01-01 (the seed's query):")
+	fmt.Println("python, Expert, YearsOfExperience = 7, LastUsedDate >= 2024-01-01 (the design's query):")
 	if err := printSearch(ctx, svc, skills.SkillSearch{SkillName: "python", Level: "Expert", Years: &seven, UsedSince: &since}); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-// Command skills-server serves the skills API (seed 000) over HTTP.
+// Command skills-server serves the skills API (the skills service) over HTTP.
 //
 //	go run ./examples/skills/cmd/skills-server -local            # DynamoDB Local, table created
 //	DYNAMODB_ENDPOINT=http://127.0.0.1:8000 go run ./examples/skills/cmd/skills-server -create-table
@@ -7,7 +7,7 @@
 //	go run ./examples/skills/cmd/skills-server migrate status|run|verify [flags] [ID]
 //
 // With -local it starts DynamoDB Local through ddblocal (downloading it on
-// first use) and stops it on exit. The migrate subcommand runs seed 000's
+// first use) and stops it on exit. The migrate subcommand runs the skills service's
 // migrations (the legacy users table → glad-entities) through the
 // library's engine, with a progress bar. With DYNAMODB_ENDPOINT it talks to the
 // server there. Otherwise it uses the AWS SDK's default configuration

@@ -1,4 +1,4 @@
-package singletable
+package keys
 
 import (
 	"bytes"
@@ -37,23 +37,23 @@ func FuzzKeyCodec(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.a, s.b, s.n, s.m)
 	}
-	tmpl, err := parseKeyTemplate("A#{A}#B#{B}")
+	tmpl, err := Parse("A#{A}#B#{B}")
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, a, b string, n, m int64) {
-		esc := func(s string) string { return string(escapeKeyString(nil, s)) }
+		esc := func(s string) string { return string(AppendEscaped(nil, s)) }
 
 		// Escaping: round trip, no byte below 0x25, valid UTF-8, no U+10FFFF.
 		for _, s := range []string{a, b} {
 			e := esc(s)
-			if back, err := unescapeKeyString(e); err != nil || back != s {
+			if back, err := Unescape(e); err != nil || back != s {
 				t.Fatalf("unescape(escape(%q)) = %q, %v", s, back, err)
 			}
-			if i := strings.IndexFunc(e, func(r rune) bool { return r < keyDelimLimit }); i >= 0 {
+			if i := strings.IndexFunc(e, func(r rune) bool { return r < DelimLimit }); i >= 0 {
 				t.Fatalf("escape(%q) = %q has a byte below 0x25", s, e)
 			}
-			if !utf8.ValidString(e) || strings.ContainsRune(e, keyMaxRune) {
+			if !utf8.ValidString(e) || strings.ContainsRune(e, MaxRune) {
 				t.Fatalf("escape(%q) = %q is not valid UTF-8 or holds U+10FFFF", s, e)
 			}
 		}
@@ -68,16 +68,16 @@ func FuzzKeyCodec(f *testing.F) {
 
 		// Decoders accept only canonical input: decode(s) ok ⇒ encode == s.
 		for _, s := range []string{a, b} {
-			if raw, err := unescapeKeyString(s); err == nil && esc(raw) != s {
-				t.Fatalf("unescapeKeyString(%q) = %q, which escapes to %q", s, raw, esc(raw))
+			if raw, err := Unescape(s); err == nil && esc(raw) != s {
+				t.Fatalf("Unescape(%q) = %q, which escapes to %q", s, raw, esc(raw))
 			}
 			for _, dst := range []any{new(string), new(int8), new(int16), new(int32), new(int64), new(uint8), new(uint16),
 				new(uint32), new(uint64), new(float32), new(float64), new(bool), new(time.Time), new(keyTestLevel), new(*int)} {
 				v := reflect.ValueOf(dst).Elem()
-				if decodeKeyValue(s, v) != nil {
+				if DecodeValue(s, v) != nil {
 					continue
 				}
-				enc, err := appendKeyValue(nil, v)
+				enc, err := AppendValue(nil, v)
 				if err != nil || string(enc) != s {
 					t.Fatalf("decode(%q) into %v gave %v, which encodes to %q, %v", s, v.Type(), v, enc, err)
 				}
@@ -110,15 +110,15 @@ func FuzzKeyCodec(f *testing.F) {
 		if a == "" || b == "" {
 			return
 		}
-		key := func(x, y string) string { return tmpl.render([]string{esc(x), esc(y)}) }
+		key := func(x, y string) string { return tmpl.Render([]string{esc(x), esc(y)}) }
 		k := key(a, b)
-		vals, err := tmpl.split(k)
+		vals, err := tmpl.Split(k)
 		if err != nil || len(vals) != 2 {
-			t.Fatalf("split(%q) = %q, %v", k, vals, err)
+			t.Fatalf("Split(%q) = %q, %v", k, vals, err)
 		}
 		for i, want := range []string{a, b} {
 			var got string
-			if err := decodeKeyValue(vals[i], reflect.ValueOf(&got).Elem()); err != nil || got != want {
+			if err := DecodeValue(vals[i], reflect.ValueOf(&got).Elem()); err != nil || got != want {
 				t.Fatalf("decode of split value %q = %q, %v; want %q", vals[i], got, err, want)
 			}
 		}
@@ -134,7 +134,7 @@ func FuzzKeyCodec(f *testing.F) {
 				t.Fatalf("key(%q, %q) and key(%q, %q) collide", c[:i], c[i:], a, b)
 			}
 		}
-		prefix := tmpl.renderPrefix([]string{esc(a)})
+		prefix := tmpl.RenderPrefix([]string{esc(a)})
 		if !strings.HasPrefix(k, prefix) || k >= prefix+"\U0010FFFF" {
 			t.Fatalf("key %q outside [%q, prefix+U+10FFFF)", k, prefix)
 		}
@@ -149,7 +149,7 @@ func FuzzKeyCodec(f *testing.F) {
 
 // sortable reports whether escaping keeps s's order: valid UTF-8 without
 // U+10FFFF.
-func sortable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, keyMaxRune) }
+func sortable(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, MaxRune) }
 
 // checkOrder round-trips x and y and checks their encodings compare as want.
 func checkOrder[T comparable](t *testing.T, x, y T, want int) {
@@ -167,7 +167,7 @@ func checkTimeOrder(t *testing.T, x, y time.Time) {
 		v   time.Time
 		enc *[]byte
 	}{{x, &ex}, {y, &ey}} {
-		enc, err := appendKeyValue(nil, reflect.ValueOf(p.v))
+		enc, err := AppendValue(nil, reflect.ValueOf(p.v))
 		if err != nil {
 			t.Fatalf("encode(%v): %v", p.v, err)
 		}

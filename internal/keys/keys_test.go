@@ -1,4 +1,4 @@
-package singletable
+package keys
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 func encodeKey(v any) (string, error) {
 	p := reflect.New(reflect.TypeOf(v))
 	p.Elem().Set(reflect.ValueOf(v))
-	b, err := appendKeyValue(nil, p.Elem())
+	b, err := AppendValue(nil, p.Elem())
 	return string(b), err
 }
 
@@ -30,14 +30,14 @@ func mustEncodeKey(t testing.TB, v any) string {
 	t.Helper()
 	s, err := encodeKey(v)
 	if err != nil {
-		t.Fatalf("appendKeyValue(%#v): %v", v, err)
+		t.Fatalf("AppendValue(%#v): %v", v, err)
 	}
 	return s
 }
 
 func decodeKeyAs[T any](s string) (T, error) {
 	var v T
-	err := decodeKeyValue(s, reflect.ValueOf(&v).Elem())
+	err := DecodeValue(s, reflect.ValueOf(&v).Elem())
 	return v, err
 }
 
@@ -48,7 +48,7 @@ func roundTrip[T comparable](t testing.TB, v T) string {
 	s := mustEncodeKey(t, v)
 	got, err := decodeKeyAs[T](s)
 	if err != nil {
-		t.Fatalf("decodeKeyValue(%q) for %#v: %v", s, v, err)
+		t.Fatalf("DecodeValue(%q) for %#v: %v", s, v, err)
 	}
 	if got != v {
 		t.Fatalf("round trip of %#v through %q gave %#v", v, s, got)
@@ -59,39 +59,39 @@ func roundTrip[T comparable](t testing.TB, v T) string {
 func TestParseKeyTemplate(t *testing.T) {
 	cases := []struct {
 		tmpl   string
-		parts  []keyPart
+		parts  []Part
 		fields []string
 		prefix string
 	}{
-		{"PROFILE", []keyPart{{literal: "PROFILE"}}, nil, "PROFILE"},
-		{"USER#{Username}", []keyPart{{literal: "USER#"}, {field: "Username"}}, []string{"Username"}, "USER#"},
-		{"{Username}", []keyPart{{field: "Username"}}, []string{"Username"}, ""},
-		{"{A}#{B}", []keyPart{{field: "A"}, {literal: "#"}, {field: "B"}}, []string{"A", "B"}, ""},
-		{"LEVEL#{Level}#USER#{Username}", []keyPart{{literal: "LEVEL#"}, {field: "Level"}, {literal: "#USER#"}, {field: "Username"}}, []string{"Level", "Username"}, "LEVEL#"},
-		{"ORDER#{ID}#", []keyPart{{literal: "ORDER#"}, {field: "ID"}, {literal: "#"}}, []string{"ID"}, "ORDER#"},
-		{"A{B}$C{D}!E{F} G", []keyPart{{literal: "A"}, {field: "B"}, {literal: "$C"}, {field: "D"}, {literal: "!E"}, {field: "F"}, {literal: " G"}}, []string{"B", "D", "F"}, "A"},
-		{"X{Y}\x00Z", []keyPart{{literal: "X"}, {field: "Y"}, {literal: "\x00Z"}}, []string{"Y"}, "X"},
-		{"{_x9}", []keyPart{{field: "_x9"}}, []string{"_x9"}, ""},
-		{"ÜBER#{Größe}", []keyPart{{literal: "ÜBER#"}, {field: "Größe"}}, []string{"Größe"}, "ÜBER#"},
-		{"A%B#{C}", []keyPart{{literal: "A%B#"}, {field: "C"}}, []string{"C"}, "A%B#"},
+		{"PROFILE", []Part{{Literal: "PROFILE"}}, nil, "PROFILE"},
+		{"USER#{Username}", []Part{{Literal: "USER#"}, {Field: "Username"}}, []string{"Username"}, "USER#"},
+		{"{Username}", []Part{{Field: "Username"}}, []string{"Username"}, ""},
+		{"{A}#{B}", []Part{{Field: "A"}, {Literal: "#"}, {Field: "B"}}, []string{"A", "B"}, ""},
+		{"LEVEL#{Level}#USER#{Username}", []Part{{Literal: "LEVEL#"}, {Field: "Level"}, {Literal: "#USER#"}, {Field: "Username"}}, []string{"Level", "Username"}, "LEVEL#"},
+		{"ORDER#{ID}#", []Part{{Literal: "ORDER#"}, {Field: "ID"}, {Literal: "#"}}, []string{"ID"}, "ORDER#"},
+		{"A{B}$C{D}!E{F} G", []Part{{Literal: "A"}, {Field: "B"}, {Literal: "$C"}, {Field: "D"}, {Literal: "!E"}, {Field: "F"}, {Literal: " G"}}, []string{"B", "D", "F"}, "A"},
+		{"X{Y}\x00Z", []Part{{Literal: "X"}, {Field: "Y"}, {Literal: "\x00Z"}}, []string{"Y"}, "X"},
+		{"{_x9}", []Part{{Field: "_x9"}}, []string{"_x9"}, ""},
+		{"ÜBER#{Größe}", []Part{{Literal: "ÜBER#"}, {Field: "Größe"}}, []string{"Größe"}, "ÜBER#"},
+		{"A%B#{C}", []Part{{Literal: "A%B#"}, {Field: "C"}}, []string{"C"}, "A%B#"},
 	}
 	for _, c := range cases {
 		t.Run(c.tmpl, func(t *testing.T) {
-			tmpl, err := parseKeyTemplate(c.tmpl)
+			tmpl, err := Parse(c.tmpl)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tmpl.raw != c.tmpl {
-				t.Errorf("raw = %q", tmpl.raw)
+			if tmpl.Raw != c.tmpl {
+				t.Errorf("raw = %q", tmpl.Raw)
 			}
-			if !slices.Equal(tmpl.parts, c.parts) {
-				t.Errorf("parts = %#v, want %#v", tmpl.parts, c.parts)
+			if !slices.Equal(tmpl.Parts, c.parts) {
+				t.Errorf("parts = %#v, want %#v", tmpl.Parts, c.parts)
 			}
-			if got := tmpl.fields(); !slices.Equal(got, c.fields) {
-				t.Errorf("fields() = %q, want %q", got, c.fields)
+			if got := tmpl.Fields(); !slices.Equal(got, c.fields) {
+				t.Errorf("Fields() = %q, want %q", got, c.fields)
 			}
-			if got := tmpl.constantPrefix(); got != c.prefix {
-				t.Errorf("constantPrefix() = %q, want %q", got, c.prefix)
+			if got := tmpl.ConstantPrefix(); got != c.prefix {
+				t.Errorf("ConstantPrefix() = %q, want %q", got, c.prefix)
 			}
 		})
 	}
@@ -126,9 +126,9 @@ func TestParseKeyTemplateErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := parseKeyTemplate(c.tmpl)
+			_, err := Parse(c.tmpl)
 			if err == nil {
-				t.Fatalf("parseKeyTemplate(%q) succeeded", c.tmpl)
+				t.Fatalf("Parse(%q) succeeded", c.tmpl)
 			}
 			msg := err.Error()
 			if !strings.Contains(msg, c.want) {
@@ -155,35 +155,35 @@ var keyTestStrings = []string{
 func TestKeyTemplateRenderSplit(t *testing.T) {
 	templates := []string{"PROFILE", "USER#{A}", "{A}", "{A}#{B}", "A#{A}#B#{B}", "A#{A}#B#{B}#", "X{A}\x00Y{B}$Z", "%{A}!%{B} end"}
 	for _, raw := range templates {
-		tmpl, err := parseKeyTemplate(raw)
+		tmpl, err := Parse(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := len(tmpl.fields())
+		n := len(tmpl.Fields())
 		for i, a := range keyTestStrings {
 			b := keyTestStrings[(i*7+3)%len(keyTestStrings)]
 			t.Run(fmt.Sprintf("%s/%d", raw, i), func(t *testing.T) {
 				raws := []string{a, b}[:n]
 				vals := make([]string, n)
 				for j, v := range raws {
-					vals[j] = string(escapeKeyString(nil, v))
+					vals[j] = string(AppendEscaped(nil, v))
 				}
-				key := tmpl.render(vals)
+				key := tmpl.Render(vals)
 				if !utf8.ValidString(key) {
 					t.Errorf("key %q is not valid UTF-8", key)
 				}
-				if !strings.HasPrefix(key, tmpl.constantPrefix()) {
+				if !strings.HasPrefix(key, tmpl.ConstantPrefix()) {
 					t.Errorf("key %q lacks the constant prefix", key)
 				}
-				got, err := tmpl.split(key)
+				got, err := tmpl.Split(key)
 				if err != nil {
-					t.Fatalf("split(%q): %v", key, err)
+					t.Fatalf("Split(%q): %v", key, err)
 				}
 				if !slices.Equal(got, vals) {
-					t.Fatalf("split(%q) = %q, want %q", key, got, vals)
+					t.Fatalf("Split(%q) = %q, want %q", key, got, vals)
 				}
 				for j, v := range got {
-					u, err := unescapeKeyString(v)
+					u, err := Unescape(v)
 					if err != nil || u != raws[j] {
 						t.Errorf("unescape(%q) = %q, %v; want %q", v, u, err, raws[j])
 					}
@@ -215,13 +215,13 @@ func TestKeyTemplateSplitErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.tmpl+"/"+c.key, func(t *testing.T) {
-			tmpl, err := parseKeyTemplate(c.tmpl)
+			tmpl, err := Parse(c.tmpl)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tmpl.split(c.key)
-			if !errors.Is(err, errKeyMismatch) {
-				t.Fatalf("split(%q) = %q, %v; want errKeyMismatch", c.key, got, err)
+			got, err := tmpl.Split(c.key)
+			if !errors.Is(err, ErrMismatch) {
+				t.Fatalf("Split(%q) = %q, %v; want ErrMismatch", c.key, got, err)
 			}
 			if !strings.Contains(err.Error(), c.tmpl) {
 				t.Errorf("error %q does not name the template", err)
@@ -231,7 +231,7 @@ func TestKeyTemplateSplitErrors(t *testing.T) {
 }
 
 func TestKeyTemplateRenderCountMismatchPanics(t *testing.T) {
-	tmpl, err := parseKeyTemplate("A#{A}#B#{B}")
+	tmpl, err := Parse("A#{A}#B#{B}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,11 +240,11 @@ func TestKeyTemplateRenderCountMismatchPanics(t *testing.T) {
 			t.Error("render with one value for two placeholders did not panic")
 		}
 	}()
-	tmpl.render([]string{"x"})
+	tmpl.Render([]string{"x"})
 }
 
 func TestKeyTemplateRenderPrefix(t *testing.T) {
-	tmpl, err := parseKeyTemplate("LEVEL#{Level}#USER#{Username}")
+	tmpl, err := Parse("LEVEL#{Level}#USER#{Username}")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,8 +257,8 @@ func TestKeyTemplateRenderPrefix(t *testing.T) {
 		{[]string{"Expert", "john"}, "LEVEL#Expert#USER#john"},
 	}
 	for _, c := range cases {
-		if got := tmpl.renderPrefix(c.vals); got != c.want {
-			t.Errorf("renderPrefix(%q) = %q, want %q", c.vals, got, c.want)
+		if got := tmpl.RenderPrefix(c.vals); got != c.want {
+			t.Errorf("RenderPrefix(%q) = %q, want %q", c.vals, got, c.want)
 		}
 	}
 }
@@ -267,19 +267,19 @@ func TestKeyTemplateRenderPrefix(t *testing.T) {
 // "SKILL#go" must not match "golang".
 func TestKeyPrefixSafety(t *testing.T) {
 	for _, raw := range []string{"SKILL#{Skill}#USER#{User}", "USER#{User}#SKILL#{Skill}#LEVEL#{Level}", "{Skill} {User}"} {
-		tmpl, err := parseKeyTemplate(raw)
+		tmpl, err := Parse(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := len(tmpl.fields())
+		n := len(tmpl.Fields())
 		render := func(first string) string {
 			vals := []string{mustEncodeKey(t, first)}
 			for range n - 1 {
 				vals = append(vals, mustEncodeKey(t, "x"))
 			}
-			return tmpl.render(vals)
+			return tmpl.Render(vals)
 		}
-		prefix := tmpl.renderPrefix([]string{mustEncodeKey(t, "go")})
+		prefix := tmpl.RenderPrefix([]string{mustEncodeKey(t, "go")})
 		if !strings.HasPrefix(render("go"), prefix) {
 			t.Fatalf("%s: key for go %q does not start with its prefix %q", raw, render("go"), prefix)
 		}
@@ -296,15 +296,15 @@ func TestKeyPrefixSafety(t *testing.T) {
 // TestKeyPrefixUpperBound checks prefix + U+10FFFF bounds every key with the
 // prefix, which range conditions on a prefix rely on.
 func TestKeyPrefixUpperBound(t *testing.T) {
-	tmpl, err := parseKeyTemplate("USER#{User}#SKILL#{Skill}")
+	tmpl, err := Parse("USER#{User}#SKILL#{Skill}")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	prefix := tmpl.renderPrefix([]string{mustEncodeKey(t, "john")})
+	prefix := tmpl.RenderPrefix([]string{mustEncodeKey(t, "john")})
 	upper := prefix + "\U0010FFFF"
 	for range 2000 {
-		key := tmpl.render([]string{mustEncodeKey(t, "john"), mustEncodeKey(t, "s"+randomKeyString(rng, true))})
+		key := tmpl.Render([]string{mustEncodeKey(t, "john"), mustEncodeKey(t, "s"+randomKeyString(rng, true))})
 		if !(prefix < key && key < upper) {
 			t.Fatalf("key %q outside (%q, %q)", key, prefix, upper)
 		}
@@ -336,13 +336,13 @@ func TestEscapeKeyString(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.in, func(t *testing.T) {
-			got := string(escapeKeyString([]byte("pre"), c.in))
+			got := string(AppendEscaped([]byte("pre"), c.in))
 			if got != "pre"+c.want {
-				t.Fatalf("escapeKeyString(%q) = %q, want %q", c.in, got[3:], c.want)
+				t.Fatalf("AppendEscaped(%q) = %q, want %q", c.in, got[3:], c.want)
 			}
-			back, err := unescapeKeyString(c.want)
+			back, err := Unescape(c.want)
 			if err != nil || back != c.in {
-				t.Errorf("unescapeKeyString(%q) = %q, %v; want %q", c.want, back, err, c.in)
+				t.Errorf("Unescape(%q) = %q, %v; want %q", c.want, back, err, c.in)
 			}
 		})
 	}
@@ -353,18 +353,18 @@ func TestEscapeKeyStringProperties(t *testing.T) {
 	seen := map[string]string{}
 	for i := range 20000 {
 		s := randomKeyString(rng, i%2 == 0)
-		e := string(escapeKeyString(nil, s))
+		e := string(AppendEscaped(nil, s))
 		if !utf8.ValidString(e) || strings.ContainsRune(e, '\U0010FFFF') {
 			t.Fatalf("escape(%q) = %q: invalid UTF-8 or U+10FFFF", s, e)
 		}
-		if j := strings.IndexFunc(e, func(r rune) bool { return r < keyDelimLimit }); j >= 0 {
+		if j := strings.IndexFunc(e, func(r rune) bool { return r < DelimLimit }); j >= 0 {
 			t.Fatalf("escape(%q) = %q has a byte below 0x25 at %d", s, e, j)
 		}
 		if prev, ok := seen[e]; ok && prev != s {
 			t.Fatalf("escape(%q) == escape(%q) == %q", s, prev, e)
 		}
 		seen[e] = s
-		if back, err := unescapeKeyString(e); err != nil || back != s {
+		if back, err := Unescape(e); err != nil || back != s {
 			t.Fatalf("unescape(escape(%q)) = %q, %v", s, back, err)
 		}
 	}
@@ -387,7 +387,7 @@ func TestEscapeKeyStringOrder(t *testing.T) {
 			if !utf8.ValidString(u) || strings.ContainsRune(u, '\U0010FFFF') {
 				continue
 			}
-			es, eu := escapeKeyString(nil, s), escapeKeyString(nil, u)
+			es, eu := AppendEscaped(nil, s), AppendEscaped(nil, u)
 			if got, want := bytes.Compare(es, eu), strings.Compare(s, u); got != want {
 				t.Fatalf("compare(escape(%q), escape(%q)) = %d, want %d", s, u, got, want)
 			}
@@ -409,8 +409,8 @@ func TestUnescapeKeyStringRejects(t *testing.T) {
 		"%C3\xa9", "\xc3%A9", // half of é escaped
 	} {
 		t.Run(s, func(t *testing.T) {
-			if got, err := unescapeKeyString(s); err == nil {
-				t.Errorf("unescapeKeyString(%q) = %q, want an error", s, got)
+			if got, err := Unescape(s); err == nil {
+				t.Errorf("Unescape(%q) = %q, want an error", s, got)
 			}
 		})
 	}
@@ -463,7 +463,7 @@ func TestKeyIntEncoding(t *testing.T) {
 				t.Fatalf("encode = %q, %v; want %q", got, err, c.want)
 			}
 			p := reflect.New(reflect.TypeOf(c.v))
-			if err := decodeKeyValue(got, p.Elem()); err != nil {
+			if err := DecodeValue(got, p.Elem()); err != nil {
 				t.Fatal(err)
 			}
 			if back := p.Elem().Interface(); back != c.v {
@@ -618,7 +618,7 @@ func TestKeyTimeEncoding(t *testing.T) {
 				t.Fatalf("encode(%v) = %q, want %q", c.v, got, c.want)
 			}
 			// Non-addressable values take the boxing path; same result.
-			b, err := appendKeyValue(nil, reflect.ValueOf(c.v))
+			b, err := AppendValue(nil, reflect.ValueOf(c.v))
 			if err != nil || string(b) != c.want {
 				t.Fatalf("encode of non-addressable value = %q, %v", b, err)
 			}
@@ -734,13 +734,13 @@ func TestKeyValueKinds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if err := keyTypeSupported(reflect.TypeOf(c.v)); err != nil {
-				t.Fatalf("keyTypeSupported: %v", err)
+			if err := TypeSupported(reflect.TypeOf(c.v)); err != nil {
+				t.Fatalf("TypeSupported: %v", err)
 			}
 			got, err := encodeKey(c.v)
 			if c.name == "nil pointer" {
-				if !errors.Is(err, errMissingKeyValue) {
-					t.Fatalf("encode(nil) = %q, %v; want errMissingKeyValue", got, err)
+				if !errors.Is(err, ErrMissingValue) {
+					t.Fatalf("encode(nil) = %q, %v; want ErrMissingValue", got, err)
 				}
 				return
 			}
@@ -748,10 +748,10 @@ func TestKeyValueKinds(t *testing.T) {
 				t.Fatalf("encode = %q, %v; want %q", got, err, c.want)
 			}
 			p := reflect.New(reflect.TypeOf(c.v))
-			if err := decodeKeyValue(got, p.Elem()); err != nil {
+			if err := DecodeValue(got, p.Elem()); err != nil {
 				t.Fatalf("decode(%q): %v", got, err)
 			}
-			again, err := appendKeyValue(nil, p.Elem())
+			again, err := AppendValue(nil, p.Elem())
 			if err != nil || string(again) != got {
 				t.Errorf("re-encode of decoded value = %q, %v; want %q", again, err, got)
 			}
@@ -763,36 +763,36 @@ func ptrTo[T any](v T) *T { return &v }
 
 func TestKeyValueDecodePointers(t *testing.T) {
 	var p *int32
-	if err := decodeKeyValue("-2147483646", reflect.ValueOf(&p).Elem()); err != nil || p == nil || *p != -2 {
+	if err := DecodeValue("-2147483646", reflect.ValueOf(&p).Elem()); err != nil || p == nil || *p != -2 {
 		t.Fatalf("decode into *int32 = %v, %v", p, err)
 	}
 	var tp *time.Time
-	if err := decodeKeyValue("2024-01-01T00:00:00.000000000Z", reflect.ValueOf(&tp).Elem()); err != nil || tp == nil || tp.Year() != 2024 {
+	if err := DecodeValue("2024-01-01T00:00:00.000000000Z", reflect.ValueOf(&tp).Elem()); err != nil || tp == nil || tp.Year() != 2024 {
 		t.Fatalf("decode into *time.Time = %v, %v", tp, err)
 	}
 	var bp *big.Int
-	if err := decodeKeyValue("123", reflect.ValueOf(&bp).Elem()); err != nil || bp == nil || bp.Int64() != 123 {
+	if err := DecodeValue("123", reflect.ValueOf(&bp).Elem()); err != nil || bp == nil || bp.Int64() != 123 {
 		t.Fatalf("decode into *big.Int = %v, %v", bp, err)
 	}
 	old := ptrTo("keep")
-	if err := decodeKeyValue("a b", reflect.ValueOf(&old).Elem()); err == nil || *old != "keep" {
+	if err := DecodeValue("a b", reflect.ValueOf(&old).Elem()); err == nil || *old != "keep" {
 		t.Errorf("failed decode changed the destination to %q (err %v)", *old, err)
 	}
 	var x int
-	if err := decodeKeyValue("0000000000000000001", reflect.ValueOf(x)); err == nil {
+	if err := DecodeValue("0000000000000000001", reflect.ValueOf(x)); err == nil {
 		t.Error("decode into an unsettable value succeeded")
 	}
 }
 
 func TestKeyValueEmpty(t *testing.T) {
 	for _, v := range []any{"", keyTestName(""), keyTestLevel(0), netip.Addr{}, ptrTo("")} {
-		if got, err := encodeKey(v); !errors.Is(err, errEmptyKeyValue) {
-			t.Errorf("encode(%#v) = %q, %v; want errEmptyKeyValue", v, got, err)
+		if got, err := encodeKey(v); !errors.Is(err, ErrEmptyValue) {
+			t.Errorf("encode(%#v) = %q, %v; want ErrEmptyValue", v, got, err)
 		}
 	}
 	for _, dst := range []any{new(string), new(keyTestName), new(keyTestLevel), new(*string)} {
-		if err := decodeKeyValue("", reflect.ValueOf(dst).Elem()); !errors.Is(err, errEmptyKeyValue) {
-			t.Errorf("decode(\"\") into %T = %v; want errEmptyKeyValue", dst, err)
+		if err := DecodeValue("", reflect.ValueOf(dst).Elem()); !errors.Is(err, ErrEmptyValue) {
+			t.Errorf("decode(\"\") into %T = %v; want ErrEmptyValue", dst, err)
 		}
 	}
 }
@@ -802,7 +802,7 @@ func TestKeyValueTextErrors(t *testing.T) {
 		t.Errorf("MarshalText error not returned: %v", err)
 	}
 	// A pointer-receiver MarshalText on a value that is not addressable.
-	if b, err := appendKeyValue(nil, reflect.ValueOf(*big.NewInt(-7))); err != nil || string(b) != "-7" {
+	if b, err := AppendValue(nil, reflect.ValueOf(*big.NewInt(-7))); err != nil || string(b) != "-7" {
 		t.Errorf("big.Int by value = %q, %v", b, err)
 	}
 	if got := mustEncodeKey(t, keyTestWriteOnly("x")); got != "W-x" {
@@ -823,9 +823,9 @@ func TestKeyTypeUnsupported(t *testing.T) {
 	} {
 		typ := reflect.TypeOf(v)
 		t.Run(typ.String(), func(t *testing.T) {
-			err := keyTypeSupported(typ)
+			err := TypeSupported(typ)
 			if err == nil {
-				t.Fatal("keyTypeSupported = nil")
+				t.Fatal("TypeSupported = nil")
 			}
 			name := typ.String()
 			for typ.Kind() == reflect.Pointer {
@@ -838,12 +838,12 @@ func TestKeyTypeUnsupported(t *testing.T) {
 				return // a nil interface inside: encoding reports the pointee
 			}
 			if got, err := encodeKey(v); err == nil {
-				t.Errorf("appendKeyValue = %q, want an error", got)
+				t.Errorf("AppendValue = %q, want an error", got)
 			}
 		})
 	}
-	if keyTypeSupported(nil) == nil {
-		t.Error("keyTypeSupported(nil) = nil")
+	if TypeSupported(nil) == nil {
+		t.Error("TypeSupported(nil) = nil")
 	}
 }
 
@@ -880,7 +880,7 @@ func TestKeyDecodeRejectsNonCanonical(t *testing.T) {
 		for _, s := range c.in {
 			t.Run(fmt.Sprintf("%T/%q", c.dst, s), func(t *testing.T) {
 				v := reflect.ValueOf(c.dst).Elem()
-				if err := decodeKeyValue(s, v); err == nil {
+				if err := DecodeValue(s, v); err == nil {
 					t.Errorf("decode(%q) into %v = %v, want an error", s, v.Type(), v)
 				}
 			})
@@ -906,12 +906,12 @@ func TestAppendKeyValueAllocs(t *testing.T) {
 		f := v.Field(i)
 		allocs := testing.AllocsPerRun(100, func() {
 			var err error
-			if buf, err = appendKeyValue(buf[:0], f); err != nil {
+			if buf, err = AppendValue(buf[:0], f); err != nil {
 				t.Fatal(err)
 			}
 		})
 		if allocs != 0 {
-			t.Errorf("appendKeyValue(%s) allocates %v times", v.Type().Field(i).Name, allocs)
+			t.Errorf("AppendValue(%s) allocates %v times", v.Type().Field(i).Name, allocs)
 		}
 	}
 }
@@ -930,7 +930,7 @@ func BenchmarkAppendKeyValue(b *testing.B) {
 		b.Run(v.Type().Field(i).Name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				buf, _ = appendKeyValue(buf[:0], f)
+				buf, _ = AppendValue(buf[:0], f)
 			}
 		})
 	}

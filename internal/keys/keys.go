@@ -1,0 +1,833 @@
+// Package keys is the key codec: key templates, value escaping and
+// order-preserving value encodings. It knows nothing of entities or tables;
+// the root package binds struct fields to the placeholders of a [Template]
+// and wraps the errors returned here in its *KeyError and *ValidationError.
+//
+// Every other single-table library concatenates raw values into keys, so a
+// value containing the delimiter corrupts the key and begins_with(SK,
+// "SKILL#go") also matches "SKILL#golang". The codec here rests on one byte
+// boundary, 0x25 ('%'):
+//
+//   - an encoded value never contains a byte below 0x25 (escaping writes such
+//     bytes as %XX, and '%' itself is 0x25);
+//   - in a template, every placeholder is followed by the end of the template
+//     or by a literal whose first byte is below 0x25 (a delimiter such as '#').
+//
+// So the end of every value is unambiguous: rendering is injective, keys parse
+// back into their values, and "SKILL#" + value + "#" is a prefix of exactly the
+// keys holding that value. Numbers and times are written fixed-width so that
+// byte order (DynamoDB's order for string keys) equals value order, and
+// escaping preserves the byte order of valid UTF-8 strings.
+package keys
+
+import (
+	"encoding"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+var (
+	// ErrEmptyValue: an empty string or text would render a key that
+	// cannot be told apart from a missing part, so it is refused.
+	ErrEmptyValue = errors.New("empty key value")
+	// ErrMissingValue: a nil pointer has no value to encode.
+	ErrMissingValue = errors.New("missing key value")
+	// ErrMismatch is wrapped by Template.Split when a key was not
+	// rendered from the template.
+	ErrMismatch = errors.New("key does not match template")
+)
+
+// DelimLimit is the byte boundary of the codec: escaped values contain no
+// byte below it and the literal after a placeholder must start with a byte
+// below it.
+const DelimLimit = 0x25
+
+// MaxRune is escaped in values and forbidden in literals so that
+// prefix + "\U0010FFFF" is a strict upper bound of every key with that prefix
+// (useful for "between" and "less than" conditions on a prefix).
+const MaxRune = '\U0010FFFF'
+
+// Template is a parsed key template such as "LEVEL#{Level}#USER#{Username}".
+type Template struct {
+	Raw   string // the template as written
+	Parts []Part // literals and placeholders in order; never two literals in a row
+}
+
+// Part is one literal or one placeholder of a Template. A placeholder names
+// the Go field whose value fills it and encodes that value with
+// [Part.AppendValue] and decodes it with [Part.DecodeValue]. What a
+// placeholder may say beyond the field name (a format, in a later version)
+// is to be parsed by parsePlaceholder and kept in Part, and only those two
+// methods need to read it (the root's fast path for plain string fields
+// inlines the default encoding, so it must step aside for a format).
+type Part struct {
+	Literal string // the literal text, when Field == ""
+	Field   string // the Go field name of a placeholder
+}
+
+// IsPlaceholder reports whether p is a placeholder rather than a literal.
+func (p *Part) IsPlaceholder() bool { return p.Field != "" }
+
+// AppendValue appends the encoding of v, the value of the placeholder's
+// field, to dst (see [AppendValue]).
+func (p *Part) AppendValue(dst []byte, v reflect.Value) ([]byte, error) {
+	return AppendValue(dst, v)
+}
+
+// DecodeValue decodes s, the placeholder's encoded value as [Template.Split]
+// returns it, into dst (see [DecodeValue]).
+func (p *Part) DecodeValue(s string, dst reflect.Value) error {
+	return DecodeValue(s, dst)
+}
+
+// Parse parses literal text with {Field} placeholders. It enforces
+// the rules that make rendered keys injective and prefix-safe: no two
+// adjacent placeholders, and a placeholder is followed by the end of the
+// template or by a delimiter byte below 0x25 ('#', '$', '!', ' ', …).
+func Parse(s string) (Template, error) {
+	t := Template{Raw: s}
+	if s == "" {
+		return t, errors.New("singletable: empty key template")
+	}
+	fail := func(format string, args ...any) (Template, error) {
+		return Template{Raw: s}, fmt.Errorf("singletable: key template %q: "+format, append([]any{s}, args...)...)
+	}
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '}':
+			return fail("unbalanced '}' at offset %d", i)
+		case '{':
+			end := strings.IndexAny(s[i+1:], "{}")
+			if end < 0 {
+				return fail("unclosed '{' at offset %d", i)
+			}
+			end += i + 1
+			if s[end] == '{' {
+				return fail("nested '{' at offset %d", end)
+			}
+			p, ok := parsePlaceholder(s[i+1 : end])
+			if !ok {
+				return fail("placeholder {%s} at offset %d is not a Go field name", s[i+1:end], i)
+			}
+			if n := len(t.Parts); n > 0 && t.Parts[n-1].Field != "" {
+				return fail("placeholders {%s} and {%s} are adjacent; put a delimiter such as '#' between them", t.Parts[n-1].Field, p.Field)
+			}
+			t.Parts = append(t.Parts, p)
+			i = end + 1
+		default:
+			end := strings.IndexAny(s[i:], "{}")
+			if end < 0 {
+				end = len(s)
+			} else {
+				end += i
+			}
+			lit := s[i:end]
+			if !utf8.ValidString(lit) {
+				return fail("literal %q is not valid UTF-8", lit)
+			}
+			if strings.ContainsRune(lit, MaxRune) {
+				return fail("literal %q contains U+10FFFF, which is reserved as the upper bound of keys", lit)
+			}
+			if n := len(t.Parts); n > 0 && lit[0] >= DelimLimit {
+				return fail("placeholder {%s} must be followed by the end of the template or a delimiter byte below 0x25 such as '#', not %q", t.Parts[n-1].Field, lit[0])
+			}
+			t.Parts = append(t.Parts, Part{Literal: lit})
+			i = end
+		}
+	}
+	return t, nil
+}
+
+// parsePlaceholder parses the text between '{' and '}': today a Go field
+// name and nothing else.
+func parsePlaceholder(body string) (Part, bool) {
+	if !isFieldName(body) {
+		return Part{}, false
+	}
+	return Part{Field: body}, true
+}
+
+// isFieldName reports whether name is a Go identifier (keywords are not
+// field names either, but no struct field can be called one, so the entity
+// check reports them as unknown fields).
+func isFieldName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i, r := range name {
+		if r != '_' && !unicode.IsLetter(r) && (i == 0 || !unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Fields returns the placeholder field names in order.
+func (t Template) Fields() []string {
+	var out []string
+	for _, p := range t.Parts {
+		if p.Field != "" {
+			out = append(out, p.Field)
+		}
+	}
+	return out
+}
+
+// ConstantPrefix returns the literal text before the first placeholder: ""
+// if the template starts with one, the whole template if it has none. Every
+// key of the template begins with it.
+func (t Template) ConstantPrefix() string {
+	if len(t.Parts) == 0 || t.Parts[0].Field != "" {
+		return ""
+	}
+	return t.Parts[0].Literal
+}
+
+// Render fills the placeholders with vals, the already-encoded values, one
+// per placeholder in order. A count mismatch is a programming error and
+// panics.
+func (t Template) Render(vals []string) string {
+	if n := t.NumFields(); len(vals) != n {
+		panic(fmt.Sprintf("singletable: key template %q has %d placeholders, render got %d values", t.Raw, n, len(vals)))
+	}
+	return t.RenderPrefix(vals)
+}
+
+// RenderPrefix renders the template up to and including the literal that
+// follows the last of vals (the first len(vals) placeholders). When fewer
+// values than placeholders are given the result ends with the delimiter after
+// the last value, so begins_with on it matches exactly the keys holding those
+// values: the prefix for "go" is "SKILL#go#", which "SKILL#golang#…" does not
+// start with. With every value given it is the full key, to be compared with
+// equality (begins_with on a full key ending in a value is not prefix-safe).
+func (t Template) RenderPrefix(vals []string) string {
+	n := 0
+	for _, p := range t.Parts {
+		n += len(p.Literal)
+	}
+	for _, v := range vals {
+		n += len(v)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	i := 0
+	for _, p := range t.Parts {
+		if p.Field == "" {
+			b.WriteString(p.Literal)
+			continue
+		}
+		if i == len(vals) {
+			break
+		}
+		b.WriteString(vals[i])
+		i++
+	}
+	return b.String()
+}
+
+// NumFields counts the placeholders without allocating.
+func (t Template) NumFields() int {
+	n := 0
+	for _, p := range t.Parts {
+		if p.Field != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Split is the inverse of Render: it returns the encoded values of key, one
+// per placeholder. A value runs to the next byte below 0x25 (or the end of
+// the key), which is where its following delimiter literal must start. It
+// fails, wrapping ErrMismatch, when key was not rendered from t.
+func (t Template) Split(key string) ([]string, error) {
+	vals := make([]string, 0, t.NumFields())
+	rest := key
+	for _, p := range t.Parts {
+		if p.Field == "" {
+			if !strings.HasPrefix(rest, p.Literal) {
+				return nil, fmt.Errorf("singletable: key %q: %w %q: literal %q not found", key, ErrMismatch, t.Raw, p.Literal)
+			}
+			rest = rest[len(p.Literal):]
+			continue
+		}
+		end := 0
+		for end < len(rest) && rest[end] >= DelimLimit {
+			end++
+		}
+		if end == 0 {
+			return nil, fmt.Errorf("singletable: key %q: %w %q: empty value for {%s}", key, ErrMismatch, t.Raw, p.Field)
+		}
+		vals = append(vals, rest[:end])
+		rest = rest[end:]
+	}
+	if rest != "" {
+		return nil, fmt.Errorf("singletable: key %q: %w %q: unexpected %q at the end", key, ErrMismatch, t.Raw, rest)
+	}
+	return vals, nil
+}
+
+// ---- string escaping ----
+
+const keyUpperHex = "0123456789ABCDEF"
+
+// keyCopiedASCII marks the single bytes that escaping copies: 0x26–0x7F.
+var keyCopiedASCII = func() (m [256]bool) {
+	for b := '%' + 1; b < utf8.RuneSelf; b++ {
+		m[b] = true
+	}
+	return m
+}()
+
+// keyEscapeUnit classifies the unit of s starting at i: n bytes that are
+// either copied or escaped. Escaped are bytes 0x00–0x25, each byte of an
+// invalid UTF-8 sequence, and U+10FFFF; everything else is copied.
+func keyEscapeUnit(s string, i int) (n int, escape bool) {
+	if b := s[i]; b < utf8.RuneSelf {
+		return 1, b <= '%'
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	return n, (r == utf8.RuneError && n == 1) || r == MaxRune
+}
+
+// AppendEscaped appends s to dst with bytes 0x00–0x25, invalid UTF-8 and
+// U+10FFFF written as %XX (uppercase hex). The output is valid UTF-8 and has
+// no byte below 0x25, so it cannot contain a delimiter. Escapes start with
+// 0x25 and copied bytes are all >= 0x26, hence for valid UTF-8 without
+// U+10FFFF the byte order of escaped strings equals that of the originals.
+func AppendEscaped(dst []byte, s string) []byte {
+	dst = slices.Grow(dst, len(s))
+	start := 0 // beginning of the pending run of copied bytes
+	for i := 0; i < len(s); {
+		if keyCopiedASCII[s[i]] { // the common case, kept inline
+			i++
+			continue
+		}
+		n, esc := keyEscapeUnit(s, i)
+		if !esc {
+			i += n
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		for _, b := range []byte(s[i : i+n]) {
+			dst = append(dst, '%', keyUpperHex[b>>4], keyUpperHex[b&15])
+		}
+		i += n
+		start = i
+	}
+	return append(dst, s[start:]...)
+}
+
+// Unescape is the inverse of AppendEscaped. It accepts only
+// canonical input (s == AppendEscaped(nil, result)): malformed or lowercase
+// %XX, escapes of bytes that are copied and raw bytes that must be escaped
+// are errors, so each value has exactly one encoding in keys.
+func Unescape(s string) (string, error) {
+	if strings.IndexByte(s, '%') < 0 {
+		for i := 0; i < len(s); {
+			n, esc := keyEscapeUnit(s, i)
+			if esc {
+				return "", fmt.Errorf("singletable: escaped key string %q: byte 0x%02X at offset %d must be escaped", s, s[i], i)
+			}
+			i += n
+		}
+		return s, nil
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			out = append(out, s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", fmt.Errorf("singletable: escaped key string %q: truncated escape at offset %d", s, i)
+		}
+		hi, lo := keyUnhex(s[i+1]), keyUnhex(s[i+2])
+		if hi < 0 || lo < 0 {
+			return "", fmt.Errorf("singletable: escaped key string %q: bad escape %q at offset %d (want %%XX, uppercase hex)", s, s[i:i+3], i)
+		}
+		out = append(out, byte(hi<<4|lo))
+		i += 2
+	}
+	raw := string(out)
+	if !keyIsEscapeOf(s, raw) {
+		return "", fmt.Errorf("singletable: escaped key string %q is not in canonical form", s)
+	}
+	return raw, nil
+}
+
+// keyUnhex decodes one uppercase hex digit, or returns -1.
+func keyUnhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'A' <= c && c <= 'F':
+		return int(c - 'A' + 10)
+	}
+	return -1
+}
+
+// keyIsEscapeOf reports whether s == AppendEscaped(nil, raw), without
+// allocating.
+func keyIsEscapeOf(s, raw string) bool {
+	for i := 0; i < len(raw); {
+		n, esc := keyEscapeUnit(raw, i)
+		if esc {
+			for _, b := range []byte(raw[i : i+n]) {
+				if len(s) < 3 || s[0] != '%' || s[1] != keyUpperHex[b>>4] || s[2] != keyUpperHex[b&15] {
+					return false
+				}
+				s = s[3:]
+			}
+		} else {
+			if !strings.HasPrefix(s, raw[i:i+n]) {
+				return false
+			}
+			s = s[n:]
+		}
+		i += n
+	}
+	return s == ""
+}
+
+// ---- value encodings ----
+
+var (
+	keyTimeType            = reflect.TypeFor[time.Time]()
+	keyTextMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
+	keyTextUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// keyPredeclared maps a kind to its predeclared type (string, int, …).
+var keyPredeclared = [...]reflect.Type{
+	reflect.Bool:    reflect.TypeFor[bool](),
+	reflect.Int:     reflect.TypeFor[int](),
+	reflect.Int8:    reflect.TypeFor[int8](),
+	reflect.Int16:   reflect.TypeFor[int16](),
+	reflect.Int32:   reflect.TypeFor[int32](),
+	reflect.Int64:   reflect.TypeFor[int64](),
+	reflect.Uint:    reflect.TypeFor[uint](),
+	reflect.Uint8:   reflect.TypeFor[uint8](),
+	reflect.Uint16:  reflect.TypeFor[uint16](),
+	reflect.Uint32:  reflect.TypeFor[uint32](),
+	reflect.Uint64:  reflect.TypeFor[uint64](),
+	reflect.Float32: reflect.TypeFor[float32](),
+	reflect.Float64: reflect.TypeFor[float64](),
+	reflect.String:  reflect.TypeFor[string](),
+}
+
+// TimeLayout is fixed-width (RFC3339Nano trims trailing zeros, which
+// mis-sorts "…05Z" after "…05.5Z"), so for years 0000–9999 byte order equals
+// chronological order.
+const TimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// keyIntWidth returns the bit size and decimal width of an integer kind: the
+// width holds the largest value and, for signed kinds, v − min of any
+// negative v.
+func keyIntWidth(k reflect.Kind) (bits, width int) {
+	switch k {
+	case reflect.Int8:
+		return 8, 3
+	case reflect.Int16:
+		return 16, 5
+	case reflect.Int32:
+		return 32, 10
+	case reflect.Int, reflect.Int64:
+		return 64, 19
+	case reflect.Uint8:
+		return 8, 3
+	case reflect.Uint16:
+		return 16, 5
+	case reflect.Uint32:
+		return 32, 10
+	case reflect.Uint, reflect.Uint64:
+		return 64, 20
+	}
+	return 0, 0
+}
+
+// UsesText reports whether values of t are encoded through
+// encoding.TextMarshaler (value or pointer receiver). The types the user
+// gave a text form take precedence over their kind (an enum of kind int that
+// marshals to "EXPERT" is keyed by its name), except time.Time, whose text
+// form is not fixed-width.
+func UsesText(t reflect.Type) bool {
+	if t == keyTimeType || t.Kind() == reflect.Interface || t.Kind() == reflect.Pointer {
+		return false
+	}
+	if k := t.Kind(); int(k) < len(keyPredeclared) && keyPredeclared[k] == t {
+		return false // predeclared types have no methods: the fast path for string, int, …
+	}
+	return t.Implements(keyTextMarshalerType) || reflect.PointerTo(t).Implements(keyTextMarshalerType)
+}
+
+// TypeSupported returns nil if AppendValue can encode values of type t,
+// and otherwise an error naming the type.
+func TypeSupported(t reflect.Type) error {
+	if t == nil {
+		return errors.New("singletable: a nil interface cannot be used in a key")
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == keyTimeType || UsesText(t) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.String, reflect.Bool, reflect.Float32, reflect.Float64:
+		return nil
+	}
+	if _, w := keyIntWidth(t.Kind()); w > 0 {
+		return nil
+	}
+	return fmt.Errorf("singletable: type %v cannot be used in a key (want a string, integer, float, bool, time.Time, encoding.TextMarshaler, or a pointer to one)", t)
+}
+
+// AppendValue appends the key encoding of v to dst. Strings are escaped;
+// numbers, bools and times are fixed-width so that byte order equals value
+// order. Empty strings fail with ErrEmptyValue and nil pointers with
+// ErrMissingValue: a key part is never silently blank.
+func AppendValue(dst []byte, v reflect.Value) ([]byte, error) {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return dst, ErrMissingValue
+		}
+		v = v.Elem()
+	}
+	t := v.Type()
+	if t == keyTimeType {
+		return appendKeyTime(dst, keyTimeOf(v))
+	}
+	if UsesText(t) {
+		return appendKeyText(dst, v)
+	}
+	switch k := v.Kind(); k {
+	case reflect.String:
+		s := v.String()
+		if s == "" {
+			return dst, ErrEmptyValue
+		}
+		return AppendEscaped(dst, s), nil
+	case reflect.Bool:
+		if v.Bool() {
+			return append(dst, "true"...), nil
+		}
+		return append(dst, "false"...), nil
+	case reflect.Float32, reflect.Float64:
+		return appendKeyFloat(dst, v.Float())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		bits, width := keyIntWidth(k)
+		x := v.Int()
+		if x >= 0 {
+			return appendKeyDigits(dst, uint64(x), width), nil
+		}
+		// '-' (0x2D) sorts before '0', and x − min grows with x: negatives
+		// come first, in order. Unsigned wrap-around computes x − min
+		// exactly even for int64.
+		minimum := int64(-1) << (bits - 1)
+		return appendKeyDigits(append(dst, '-'), uint64(x)-uint64(minimum), width), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		_, width := keyIntWidth(k)
+		return appendKeyDigits(dst, v.Uint(), width), nil
+	}
+	return dst, TypeSupported(t)
+}
+
+// keyTimeOf reads a time.Time without boxing it when v is addressable.
+func keyTimeOf(v reflect.Value) time.Time {
+	if v.CanAddr() {
+		return *v.Addr().Interface().(*time.Time)
+	}
+	return v.Interface().(time.Time)
+}
+
+// appendKeyTime writes t in UTC as TimeLayout. It is hand-written
+// because time.AppendFormat interprets the layout on every call, which costs
+// several times more.
+func appendKeyTime(dst []byte, t time.Time) ([]byte, error) {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return dst, fmt.Errorf("singletable: time %v cannot be used in a key: year outside 0000–9999", t)
+	}
+	hour, minute, sec := t.Clock()
+	dst = appendKeyDigits(dst, uint64(year), 4)
+	dst = appendKeyDigits(append(dst, '-'), uint64(month), 2)
+	dst = appendKeyDigits(append(dst, '-'), uint64(day), 2)
+	dst = appendKeyDigits(append(dst, 'T'), uint64(hour), 2)
+	dst = appendKeyDigits(append(dst, ':'), uint64(minute), 2)
+	dst = appendKeyDigits(append(dst, ':'), uint64(sec), 2)
+	dst = appendKeyDigits(append(dst, '.'), uint64(t.Nanosecond()), 9)
+	return append(dst, 'Z'), nil
+}
+
+// parseKeyTime inverts appendKeyTime, accepting only what it writes.
+func parseKeyTime(s string) (time.Time, bool) {
+	if len(s) != len(TimeLayout) {
+		return time.Time{}, false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := TimeLayout[i]; c < '0' || c > '9' { // a separator
+			if s[i] != c {
+				return time.Time{}, false
+			}
+		} else if s[i] < '0' || s[i] > '9' {
+			return time.Time{}, false
+		}
+	}
+	num := func(i, j int) int {
+		n := 0
+		for _, c := range []byte(s[i:j]) {
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	t := time.Date(num(0, 4), time.Month(num(5, 7)), num(8, 10), num(11, 13), num(14, 16), num(17, 19), num(20, 29), time.UTC)
+	// time.Date normalises out-of-range fields (February 30 becomes March 1);
+	// writing the result back catches them.
+	var buf [len(TimeLayout)]byte
+	b, err := appendKeyTime(buf[:0], t)
+	return t, err == nil && string(b) == s
+}
+
+// appendKeyDigits appends x as exactly width decimal digits, zero-padded
+// (x must fit).
+func appendKeyDigits(dst []byte, x uint64, width int) []byte {
+	const zeros = "00000000000000000000"
+	dst = append(dst, zeros[:width]...)
+	for i := len(dst) - 1; x > 0; i-- {
+		dst[i] = byte('0' + x%10)
+		x /= 10
+	}
+	return dst
+}
+
+// appendKeyFloat appends the IEEE 754 bits of f, made monotonic: positive
+// numbers get the sign bit set, negative ones are inverted, so unsigned order
+// of the bits is numeric order; 16 lowercase hex digits keep that order.
+func appendKeyFloat(dst []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) {
+		return dst, errors.New("singletable: NaN cannot be used in a key")
+	}
+	if f == 0 {
+		f = 0 // −0 == +0, so they must share one encoding
+	}
+	b := math.Float64bits(f)
+	if b&(1<<63) != 0 {
+		b = ^b
+	} else {
+		b |= 1 << 63
+	}
+	const hex = "0123456789abcdef"
+	for shift := 60; shift >= 0; shift -= 4 {
+		dst = append(dst, hex[b>>uint(shift)&15])
+	}
+	return dst, nil
+}
+
+// appendKeyText writes the escaped MarshalText form of v.
+func appendKeyText(dst []byte, v reflect.Value) ([]byte, error) {
+	text, err := keyTextMarshaler(v).MarshalText()
+	if err != nil {
+		return dst, fmt.Errorf("singletable: %v: %w", v.Type(), err)
+	}
+	if len(text) == 0 {
+		return dst, ErrEmptyValue
+	}
+	return AppendEscaped(dst, string(text)), nil
+}
+
+// keyTextMarshaler returns v's TextMarshaler, using v's address when only the
+// pointer type implements it (struct fields reached through a pointer are
+// addressable; other values are copied first).
+func keyTextMarshaler(v reflect.Value) encoding.TextMarshaler {
+	if v.Type().Implements(keyTextMarshalerType) {
+		return v.Interface().(encoding.TextMarshaler)
+	}
+	if !v.CanAddr() {
+		c := reflect.New(v.Type())
+		c.Elem().Set(v)
+		v = c.Elem()
+	}
+	return v.Addr().Interface().(encoding.TextMarshaler)
+}
+
+// ---- decoding ----
+
+// DecodeValue decodes s, one encoded value (as Split returns it), into
+// the settable dst; it allocates for pointers. It is the inverse of
+// AppendValue and accepts only canonical encodings, so it succeeds only if
+// s == AppendValue(decoded value): a key has exactly one parse.
+func DecodeValue(s string, dst reflect.Value) error {
+	if !dst.CanSet() {
+		return fmt.Errorf("singletable: cannot decode key value into unsettable %v", dst.Type())
+	}
+	if dst.Kind() == reflect.Pointer {
+		p := reflect.New(dst.Type().Elem())
+		if err := DecodeValue(s, p.Elem()); err != nil {
+			return err
+		}
+		dst.Set(p)
+		return nil
+	}
+	t := dst.Type()
+	if t == keyTimeType {
+		tm, ok := parseKeyTime(s)
+		if !ok {
+			return keyDecodeError(s, t, "want the fixed-width UTC form "+TimeLayout)
+		}
+		*dst.Addr().Interface().(*time.Time) = tm
+		return nil
+	}
+	if UsesText(t) {
+		return decodeKeyText(s, dst)
+	}
+	switch k := t.Kind(); k {
+	case reflect.String:
+		if s == "" {
+			return ErrEmptyValue
+		}
+		raw, err := Unescape(s)
+		if err != nil {
+			return err
+		}
+		dst.SetString(raw)
+		return nil
+	case reflect.Bool:
+		switch s {
+		case "true":
+			dst.SetBool(true)
+			return nil
+		case "false":
+			dst.SetBool(false)
+			return nil
+		}
+		return keyDecodeError(s, t, `want "true" or "false"`)
+	case reflect.Float32, reflect.Float64:
+		f, ok := parseKeyFloat(s)
+		if !ok || (k == reflect.Float32 && float64(float32(f)) != f) {
+			return keyDecodeError(s, t, "want 16 lowercase hex digits of an order-preserving float")
+		}
+		dst.SetFloat(f)
+		return nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		bits, width := keyIntWidth(k)
+		neg := s != "" && s[0] == '-'
+		digits := s
+		if neg {
+			digits = s[1:]
+		}
+		x, ok := parseKeyDigits(digits, width)
+		limit := uint64(1)<<(bits-1) - 1 // the largest positive value, and the largest x − min of a negative
+		if !ok || x > limit {
+			return keyDecodeError(s, t, fmt.Sprintf("want %d digits, '-' first for negative numbers", width))
+		}
+		if neg {
+			minimum := int64(-1) << (bits - 1)
+			dst.SetInt(int64(uint64(minimum) + x))
+		} else {
+			dst.SetInt(int64(x))
+		}
+		return nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		bits, width := keyIntWidth(k)
+		x, ok := parseKeyDigits(s, width)
+		if !ok || (bits < 64 && x >= 1<<bits) {
+			return keyDecodeError(s, t, fmt.Sprintf("want %d digits", width))
+		}
+		dst.SetUint(x)
+		return nil
+	}
+	return TypeSupported(t)
+}
+
+// keyDecodeError reports a value that is not the canonical encoding of t.
+func keyDecodeError(s string, t reflect.Type, want string) error {
+	return fmt.Errorf("singletable: key value %q is not a %v: %s", s, t, want)
+}
+
+// parseKeyDigits parses exactly width decimal digits, rejecting overflow of
+// uint64.
+func parseKeyDigits(s string, width int) (uint64, bool) {
+	if len(s) != width {
+		return 0, false
+	}
+	var x uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if x > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		x = x*10 + d
+	}
+	return x, true
+}
+
+// parseKeyFloat inverts appendKeyFloat, rejecting the encodings it never
+// produces (NaN, −0, uppercase hex).
+func parseKeyFloat(s string) (float64, bool) {
+	if len(s) != 16 {
+		return 0, false
+	}
+	var b uint64
+	for i := 0; i < 16; i++ {
+		c := s[i]
+		switch {
+		case '0' <= c && c <= '9':
+			b = b<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			b = b<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	if b&(1<<63) != 0 {
+		b &^= 1 << 63
+	} else {
+		b = ^b
+	}
+	f := math.Float64frombits(b)
+	if math.IsNaN(f) || (f == 0 && math.Signbit(f)) {
+		return 0, false
+	}
+	return f, true
+}
+
+// decodeKeyText unescapes s and hands it to UnmarshalText, then checks that
+// the value marshals back to the same text, so lenient UnmarshalText
+// implementations (case-insensitive enums, say) cannot give one value two
+// keys.
+func decodeKeyText(s string, dst reflect.Value) error {
+	if s == "" {
+		return ErrEmptyValue
+	}
+	t := dst.Type()
+	if !reflect.PointerTo(t).Implements(keyTextUnmarshalerType) {
+		return fmt.Errorf("singletable: %v implements encoding.TextMarshaler but not encoding.TextUnmarshaler; keys cannot be decoded into it", t)
+	}
+	text, err := Unescape(s)
+	if err != nil {
+		return err
+	}
+	p := reflect.New(t)
+	if err := p.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(text)); err != nil {
+		return fmt.Errorf("singletable: key value %q: %v: %w", s, t, err)
+	}
+	again, err := keyTextMarshaler(p.Elem()).MarshalText()
+	if err != nil || string(again) != text {
+		return keyDecodeError(s, t, "its text does not marshal back to itself")
+	}
+	dst.Set(p.Elem())
+	return nil
+}
