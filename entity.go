@@ -297,7 +297,26 @@ func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
 	if e.guards.created == nil && e.guards.updated == nil {
 		return
 	}
-	e.stamp(reflect.ValueOf(v).Elem(), t.opts.Now(), keepUpdated)
+	e.stamp(reflect.ValueOf(v).Elem(), t.opts.Now().UTC(), keepUpdated)
+}
+
+// truncateSeconds cuts the times rv stores as epoch seconds (the unixtime
+// tag option, the TTL field) to the second, as they are stored.
+func (e *Entity[T]) truncateSeconds(rv reflect.Value) {
+	for _, f := range e.fields {
+		if !f.seconds {
+			continue
+		}
+		fv, ok := f.get(rv)
+		if !ok || !fv.CanSet() {
+			continue
+		}
+		if k, _ := f.keyValue(rv); k.IsValid() && fv.Type() == timeType {
+			fv.Set(k)
+		} else if k.IsValid() && fv.Kind() == reflect.Pointer && !fv.IsNil() {
+			fv.Elem().Set(k.Elem())
+		}
+	}
 }
 
 // putPrimaryKey renders the primary key of rv into item.
