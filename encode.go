@@ -72,7 +72,7 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 	for _, p := range e.indexes {
 		if p.multi {
 			for _, f := range p.deps {
-				add(f.attr, true)
+				add(f.Attr, true)
 			}
 			continue
 		}
@@ -82,7 +82,7 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 		}
 	}
 	if e.guards.ttl != nil {
-		add(e.guards.ttl.attr, true)
+		add(e.guards.ttl.Attr, true)
 	}
 	ws.direct = !dup
 	for _, n := range ws.all {
@@ -207,10 +207,10 @@ func (e *Entity[T]) invalidValue(attr, reason string) *ValidationError {
 	if f == nil {
 		return validationErr(e.name, attr, "%s", reason)
 	}
-	if f.attr != f.name {
-		reason = "attribute " + f.attr + ": " + reason
+	if f.Attr != f.Name {
+		reason = "attribute " + f.Attr + ": " + reason
 	}
-	return validationErr(e.name, f.name, "%s", reason)
+	return validationErr(e.name, f.Name, "%s", reason)
 }
 
 // sizer sums attribute sizes as itemsize.Scan counts them and notes

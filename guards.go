@@ -14,6 +14,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // UniqueGuardType is the entity type stored on unique guard items (see
@@ -29,23 +30,23 @@ const (
 
 // guardPlan is what a schema declares beyond keys and indexes.
 type guardPlan struct {
-	unique           []*fieldInfo
-	version          *fieldInfo
-	created, updated *fieldInfo
-	ttl              *fieldInfo
+	unique           []*model.Field
+	version          *model.Field
+	created, updated *model.Field
+	ttl              *model.Field
 }
 
 // managed reports whether the library sets f itself.
-func (g *guardPlan) managed(f *fieldInfo) bool {
+func (g *guardPlan) managed(f *model.Field) bool {
 	return f != nil && (f == g.version || f == g.created || f == g.updated)
 }
 
 func (e *Entity[T]) compileGuards(s Schema[T]) error {
 	g := &e.guards
-	inPrimary := func(f *fieldInfo) bool {
+	inPrimary := func(f *model.Field) bool {
 		return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
 	}
-	field := func(role, name string) (*fieldInfo, error) {
+	field := func(role, name string) (*model.Field, error) {
 		f := e.byName[name]
 		if f == nil {
 			return nil, e.unknownField(name, role, name)
@@ -60,7 +61,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		if err != nil {
 			return err
 		}
-		if err := keys.TypeSupported(f.typ); err != nil {
+		if err := keys.TypeSupported(f.Type); err != nil {
 			return &ValidationError{Entity: e.name, Field: name, Reason: "Unique: the value cannot be rendered into a guard key", Err: err}
 		}
 		if slices.Contains(g.unique, f) {
@@ -73,30 +74,30 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		if g.version, err = field("Version", s.Version); err != nil {
 			return err
 		}
-		switch g.version.typ.Kind() {
+		switch g.version.Type.Kind() {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		default:
-			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.typ)
+			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.Type)
 		}
 	}
 	isTime := func(t reflect.Type) bool {
-		return t == timeType || (t.Kind() == reflect.Pointer && t.Elem() == timeType)
+		return t == model.TimeType || (t.Kind() == reflect.Pointer && t.Elem() == model.TimeType)
 	}
 	if s.CreatedAt != "" {
 		if g.created, err = field("CreatedAt", s.CreatedAt); err != nil {
 			return err
 		}
-		if !isTime(g.created.typ) {
-			return validationErr(e.name, s.CreatedAt, "CreatedAt: the field is %s; it must be time.Time or *time.Time", g.created.typ)
+		if !isTime(g.created.Type) {
+			return validationErr(e.name, s.CreatedAt, "CreatedAt: the field is %s; it must be time.Time or *time.Time", g.created.Type)
 		}
 	}
 	if s.UpdatedAt != "" {
 		if g.updated, err = field("UpdatedAt", s.UpdatedAt); err != nil {
 			return err
 		}
-		if !isTime(g.updated.typ) {
-			return validationErr(e.name, s.UpdatedAt, "UpdatedAt: the field is %s; it must be time.Time or *time.Time", g.updated.typ)
+		if !isTime(g.updated.Type) {
+			return validationErr(e.name, s.UpdatedAt, "UpdatedAt: the field is %s; it must be time.Time or *time.Time", g.updated.Type)
 		}
 	}
 	if s.TTL != "" {
@@ -105,32 +106,32 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		}
 		// Stored as epoch seconds, and not at all when zero: keys hold
 		// it the same way (to the second, absent when zero).
-		g.ttl.seconds, g.ttl.omitEmpty = true, true
+		g.ttl.Seconds, g.ttl.OmitEmpty = true, true
 		for _, p := range e.indexes {
 			if p.multi && slices.Contains(p.deps, g.ttl) {
 				return validationErr(e.name, s.TTL, "TTL: the field is a key attribute of multi-attribute index %s, whose type the table declares from the Go type, but DynamoDB's TTL is stored as a number of epoch seconds; index a copy of the time in another field", p.name)
 			}
 		}
-		switch k := g.ttl.typ.Kind(); {
-		case isTime(g.ttl.typ):
+		switch k := g.ttl.Type.Kind(); {
+		case isTime(g.ttl.Type):
 		case k >= reflect.Int && k <= reflect.Uint64:
 		default:
-			return validationErr(e.name, s.TTL, "TTL: the field is %s; it must be time.Time, *time.Time or an integer of epoch seconds", g.ttl.typ)
+			return validationErr(e.name, s.TTL, "TTL: the field is %s; it must be time.Time, *time.Time or an integer of epoch seconds", g.ttl.Type)
 		}
 	}
-	roles := map[*fieldInfo]string{}
+	roles := map[*model.Field]string{}
 	for _, r := range []struct {
-		f    *fieldInfo
+		f    *model.Field
 		role string
 	}{{g.version, "Version"}, {g.created, "CreatedAt"}, {g.updated, "UpdatedAt"}, {g.ttl, "TTL"}} {
 		if r.f == nil {
 			continue
 		}
 		if other, dup := roles[r.f]; dup {
-			return validationErr(e.name, r.f.name, "the field is both %s and %s", other, r.role)
+			return validationErr(e.name, r.f.Name, "the field is both %s and %s", other, r.role)
 		}
 		if slices.Contains(g.unique, r.f) {
-			return validationErr(e.name, r.f.name, "the field is both Unique and %s", r.role)
+			return validationErr(e.name, r.f.Name, "the field is both Unique and %s", r.role)
 		}
 		roles[r.f] = r.role
 	}
@@ -145,15 +146,15 @@ func (e *Entity[T]) encodeTTL(rv reflect.Value, item map[string]types.AttributeV
 		return
 	}
 	if av := ttlValue(f, rv); av != nil {
-		item[f.attr] = av
+		item[f.Attr] = av
 	} else {
-		delete(item, f.attr)
+		delete(item, f.Attr)
 	}
 }
 
 // ttlValue is the epoch-seconds value of a TTL field, nil when zero.
-func ttlValue(f *fieldInfo, rv reflect.Value) types.AttributeValue {
-	fv, ok := f.get(rv)
+func ttlValue(f *model.Field, rv reflect.Value) types.AttributeValue {
+	fv, ok := f.Get(rv)
 	if !ok {
 		return nil
 	}
@@ -165,7 +166,7 @@ func ttlValue(f *fieldInfo, rv reflect.Value) types.AttributeValue {
 	}
 	var n int64
 	switch {
-	case fv.Type() == timeType:
+	case fv.Type() == model.TimeType:
 		t := fv.Interface().(time.Time)
 		if t.IsZero() {
 			return nil
@@ -185,11 +186,11 @@ func ttlValue(f *fieldInfo, rv reflect.Value) types.AttributeValue {
 // stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt
 // always (or only when zero, with keepUpdated).
 func (e *Entity[T]) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
-	set := func(f *fieldInfo, onlyZero bool) {
+	set := func(f *model.Field, onlyZero bool) {
 		if f == nil {
 			return
 		}
-		fv := fieldByIndexAlloc(rv, f.index)
+		fv := fieldByIndexAlloc(rv, f.Index)
 		if onlyZero && !fv.IsZero() && !(fv.Kind() == reflect.Pointer && fv.Elem().IsZero()) {
 			return
 		}
@@ -206,7 +207,7 @@ func (e *Entity[T]) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
 
 // versionOf returns the version field of rv.
 func (e *Entity[T]) versionOf(rv reflect.Value) int64 {
-	fv, ok := e.guards.version.get(rv)
+	fv, ok := e.guards.version.Get(rv)
 	if !ok {
 		return 0
 	}
@@ -217,7 +218,7 @@ func (e *Entity[T]) versionOf(rv reflect.Value) int64 {
 }
 
 func (e *Entity[T]) setVersion(rv reflect.Value, n int64) {
-	fv := fieldByIndexAlloc(rv, e.guards.version.index)
+	fv := fieldByIndexAlloc(rv, e.guards.version.Index)
 	if fv.CanInt() {
 		fv.SetInt(n)
 	} else {
@@ -248,7 +249,7 @@ func (r *Repo[T]) versionIn(rv reflect.Value) int64 {
 // versionCond is the condition "the stored version is the one read": for
 // 0, the item has no version yet.
 func (e *Entity[T]) versionCond(expected int64) condition {
-	attr := e.guards.version.attr
+	attr := e.guards.version.Attr
 	eq := attrEq(attr, &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)})
 	if expected == 0 {
 		return check(anyOf(attrNotExists(attr), eq))
@@ -270,21 +271,21 @@ func (e *raceError) Unwrap() error { return e.err }
 
 // guardKey renders the key of the guard item claiming f's value in rv; ok
 // is false when the value is absent (it claims nothing).
-func (r *Repo[T]) guardKey(f *fieldInfo, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
-	if !f.present(rv) {
+func (r *Repo[T]) guardKey(f *model.Field, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
+	if !f.Present(rv) {
 		return nil, false, nil
 	}
-	fv, _ := f.keyValue(rv)
+	fv, _ := f.KeyValue(rv)
 	b := []byte("UNIQUE#")
 	b = keys.AppendEscaped(b, r.e.name)
 	b = append(b, '#')
-	b = keys.AppendEscaped(b, f.attr)
+	b = keys.AppendEscaped(b, f.Attr)
 	b = append(b, '#')
 	if b, err = keys.AppendValue(b, fv); err != nil {
-		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.name, Missing: []string{f.name}, Err: err}
+		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.Name, Missing: []string{f.Name}, Err: err}
 	}
 	if len(b) > keyLimit(false) {
-		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.name,
+		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.Name,
 			Err: fmt.Errorf("guard key is %d bytes, over DynamoDB's %d-byte limit", len(b), keyLimit(false))}
 	}
 	key = map[string]types.AttributeValue{r.t.opts.PartitionKey: &types.AttributeValueMemberS{Value: string(b)}}
@@ -304,7 +305,7 @@ func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) condition {
 }
 
 // guardPut claims a unique value for owner.
-func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeValue) (txItem, error) {
+func (r *Repo[T]) guardPut(f *model.Field, key, owner map[string]types.AttributeValue) (txItem, error) {
 	item := map[string]types.AttributeValue{
 		r.t.opts.EntityTypeAttr: &types.AttributeValueMemberS{Value: UniqueGuardType},
 		guardOwnerPK:            owner[r.t.opts.PartitionKey],
@@ -319,8 +320,8 @@ func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeVa
 	if err != nil {
 		return txItem{}, err
 	}
-	what := fmt.Sprintf("%s.%s: value is taken by another item", r.e.name, f.name)
-	return txItem{table: r.t, key: key, guard: "unique " + f.name, size: itemsize.Of(item),
+	what := fmt.Sprintf("%s.%s: value is taken by another item", r.e.name, f.Name)
+	return txItem{table: r.t, key: key, guard: "unique " + f.Name, size: itemsize.Of(item),
 		tw: types.TransactWriteItem{Put: &types.Put{
 			TableName:                 &r.t.name,
 			Item:                      item,
@@ -333,13 +334,13 @@ func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeVa
 }
 
 // guardDelete releases a unique value held by owner.
-func (r *Repo[T]) guardDelete(f *fieldInfo, key, owner map[string]types.AttributeValue) (txItem, error) {
+func (r *Repo[T]) guardDelete(f *model.Field, key, owner map[string]types.AttributeValue) (txItem, error) {
 	ce, err := r.ownerCond(owner).build(r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
-	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, f.name)
-	return txItem{table: r.t, key: key, guard: "release unique " + f.name, size: itemsize.Of(key),
+	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, f.Name)
+	return txItem{table: r.t, key: key, guard: "release unique " + f.Name, size: itemsize.Of(key),
 		tw: types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                 &r.t.name,
 			Key:                       key,
@@ -354,7 +355,7 @@ func (r *Repo[T]) guardDelete(f *fieldInfo, key, owner map[string]types.Attribut
 // guardSwaps returns the guard items that move the unique fields in fields
 // from their values in oldV to those in newV (either may be nil: no item
 // before, or no item after).
-func (r *Repo[T]) guardSwaps(fields []*fieldInfo, oldV, newV *T, owner map[string]types.AttributeValue) ([]txItem, error) {
+func (r *Repo[T]) guardSwaps(fields []*model.Field, oldV, newV *T, owner map[string]types.AttributeValue) ([]txItem, error) {
 	var items []txItem
 	for _, f := range fields {
 		var oldKey, newKey map[string]types.AttributeValue
@@ -395,20 +396,20 @@ func (r *Repo[T]) guardSwaps(fields []*fieldInfo, oldV, newV *T, owner map[strin
 type snapshot struct {
 	item   map[string]types.AttributeValue // nil when there was no item
 	mine   bool                            // the item is this entity's
-	fields []*fieldInfo                    // the unique fields the write moves
+	fields []*model.Field                  // the unique fields the write moves
 }
 
 // readSnapshot reads the item under key (strongly consistent). With all
 // false, only the attributes a guarded write needs are read.
-func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*fieldInfo, all bool) (snapshot, error) {
+func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (snapshot, error) {
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
 		for _, f := range fields {
-			attrs = append(attrs, f.attr)
+			attrs = append(attrs, f.Attr)
 		}
 		if v := r.e.guards.version; v != nil {
-			attrs = append(attrs, v.attr)
+			attrs = append(attrs, v.Attr)
 		}
 		in.ProjectionExpression, in.ExpressionAttributeNames = projectionExpr(attrs)
 	}
@@ -430,10 +431,10 @@ func (r *Repo[T]) snapCond(s snapshot) condition {
 	}
 	c := check(r.exists())
 	for _, f := range s.fields {
-		if av, ok := s.item[f.attr]; ok {
-			c.own = append(c.own, attrEq(f.attr, av))
+		if av, ok := s.item[f.Attr]; ok {
+			c.own = append(c.own, attrEq(f.Attr, av))
 		} else {
-			c.own = append(c.own, attrNotExists(f.attr))
+			c.own = append(c.own, attrNotExists(f.Attr))
 		}
 	}
 	return c
@@ -446,8 +447,8 @@ func (s snapshot) changed(old map[string]types.AttributeValue) bool {
 		return true
 	}
 	for _, f := range s.fields {
-		a, okA := s.item[f.attr]
-		b, okB := old[f.attr]
+		a, okA := s.item[f.Attr]
+		b, okB := old[f.Attr]
 		if okA != okB || (okA && !avEqual(a, b)) {
 			return true
 		}

@@ -74,7 +74,7 @@ func (e *Entity[T]) managedAttrs(t *Table) []string {
 	for _, p := range e.indexes {
 		if p.multi {
 			for _, f := range p.deps {
-				out = appendAttr(out, f.attr)
+				out = appendAttr(out, f.Attr)
 			}
 			continue
 		}
@@ -91,11 +91,11 @@ func (e *Entity[T]) managedAttrs(t *Table) []string {
 func (e *Entity[T]) sourceAttrs() []string {
 	var out []string
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
-		out = appendAttr(out, f.attr)
+		out = appendAttr(out, f.Attr)
 	}
 	for _, p := range e.indexes {
 		for _, f := range p.deps {
-			out = appendAttr(out, f.attr)
+			out = appendAttr(out, f.Attr)
 		}
 	}
 	return out
@@ -148,7 +148,7 @@ func (r *Repo[T]) planRewrite(item map[string]types.AttributeValue) (*migration.
 				return nil, err
 			}
 			if ok {
-				w.Guards = append(w.Guards, migration.Guard{Field: f.name, Key: key})
+				w.Guards = append(w.Guards, migration.Guard{Field: f.Name, Key: key})
 			}
 		}
 	}
@@ -242,8 +242,8 @@ func (r *Repo[T]) unchanged(old map[string]types.AttributeValue) (condExpr, erro
 		still = append(still, holds(a, old[a]))
 	}
 	for _, f := range r.e.fields {
-		if _, ok := old[f.attr]; !ok {
-			still = append(still, holds(f.attr, nil))
+		if _, ok := old[f.Attr]; !ok {
+			still = append(still, holds(f.Attr, nil))
 		}
 	}
 	return r.ownership(existingItem).and(check(still...)).build(r.e.name, nil)

@@ -228,7 +228,7 @@ func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		attrs = append(attrs, f.attr)
+		attrs = append(attrs, f.Attr)
 	}
 	return attrs, nil
 }

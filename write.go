@@ -13,6 +13,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // Every write is first built as transaction items: the entity's own item
@@ -165,7 +166,7 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 			// The version read proves the item was there: if it is gone,
 			// the delete finds nothing (ErrNotFound).
 			x.intent = existingItem
-			x.versionAttr, x.version = g.version.attr, v
+			x.versionAttr, x.version = g.version.Attr, v
 			cond = cond.and(r.e.versionCond(v))
 		}
 	}
@@ -235,7 +236,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	if err := u.check(); err != nil {
 		return nil, err // bad values are refused before any read
 	}
-	var moved []*fieldInfo // the unique fields the update moves
+	var moved []*model.Field // the unique fields the update moves
 	for _, f := range r.e.guards.unique {
 		if u.setsOrRemoves(f) || u.adds(f) {
 			moved = append(moved, f)
@@ -279,8 +280,8 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 			}
 			vv := reflect.ValueOf(&v).Elem()
 			for _, a := range u.add {
-				if err := addTo(fieldByIndexAlloc(vv, a.f.index), a.n); err != nil {
-					return nil, &ValidationError{Entity: r.e.name, Field: a.f.name, Reason: "Add", Err: err}
+				if err := addTo(fieldByIndexAlloc(vv, a.f.Index), a.n); err != nil {
+					return nil, &ValidationError{Entity: r.e.name, Field: a.f.Name, Reason: "Add", Err: err}
 				}
 			}
 			x.intent = absentItem

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // The write plan: what every write of an entity (Create, Put, Update,
@@ -159,17 +160,17 @@ func (r *Repo[T]) versioning(x *expectation, rv reflect.Value, s *snapshot) {
 	}
 	expected := r.e.versionOf(rv)
 	if expected == 0 && s != nil {
-		expected = storedVersion(s.item, g.version.attr)
+		expected = storedVersion(s.item, g.version.Attr)
 		x.versionRead = true
 	}
-	x.versionAttr, x.version = g.version.attr, expected
+	x.versionAttr, x.version = g.version.Attr, expected
 	r.e.setVersion(rv, expected+1)
 }
 
 // readFields lists the fields a write of an entity must read before it
 // writes: the unique fields it moves and, when the caller gave no version
 // (0), the version.
-func (r *Repo[T]) readFields(unique []*fieldInfo, rv reflect.Value) []*fieldInfo {
+func (r *Repo[T]) readFields(unique []*model.Field, rv reflect.Value) []*model.Field {
 	fields := unique
 	if v := r.e.guards.version; v != nil && r.e.versionOf(rv) == 0 {
 		fields = append(fields[:len(fields):len(fields)], v)
@@ -190,7 +191,7 @@ func (e *Entity[T]) versionInIndex() bool {
 
 // readBefore reads the item under key when fields is not empty (or all
 // is set): the snapshot a write is conditioned on.
-func (r *Repo[T]) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*fieldInfo, all bool) (*snapshot, error) {
+func (r *Repo[T]) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (*snapshot, error) {
 	if len(fields) == 0 && !all {
 		return nil, nil
 	}
