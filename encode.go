@@ -7,6 +7,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // encode turns v into a complete item: attributes from the struct, entity
@@ -41,7 +42,7 @@ type writeSet struct {
 	// owned is the ownership condition of a write that expects the item
 	// absent or this entity's (see Repo.ownership), written once: a Put
 	// with no other condition sends it as is (its maps are only read).
-	owned condExpr
+	owned writeplan.CondExpr
 }
 
 // writeSetFor returns the entity's writeSet for t (cached for the last
@@ -108,8 +109,8 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 			ws.invalid = ws.invalid || sz.invalid
 		}
 	}
-	owned, err := check(anyOf(attrNotExists(t.opts.PartitionKey),
-		attrEq(t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: e.name}))).build(e.name, nil)
+	owned, err := buildCondition(writeplan.Own(writeplan.AnyOf(writeplan.AttrNotExists(t.opts.PartitionKey),
+		writeplan.AttrEq(t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: e.name}))), e.name, nil)
 	if err == nil {
 		ws.owned = owned
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // UniqueGuardType is the entity type stored on unique guard items (see
@@ -226,17 +227,6 @@ func (e *Entity[T]) setVersion(rv reflect.Value, n int64) {
 	}
 }
 
-// storedVersion reads the version attribute attr of a raw item (0 when
-// absent, or when item is nil).
-func storedVersion(item map[string]types.AttributeValue, attr string) int64 {
-	n, ok := item[attr].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0
-	}
-	v, _ := strconv.ParseInt(n.Value, 10, 64)
-	return v
-}
-
 // versionIn is the version of the struct value rv, 0 for an unversioned
 // entity.
 func (r *Repo[T]) versionIn(rv reflect.Value) int64 {
@@ -248,13 +238,13 @@ func (r *Repo[T]) versionIn(rv reflect.Value) int64 {
 
 // versionCond is the condition "the stored version is the one read": for
 // 0, the item has no version yet.
-func (e *Entity[T]) versionCond(expected int64) condition {
+func (e *Entity[T]) versionCond(expected int64) writeplan.Condition {
 	attr := e.guards.version.Attr
-	eq := attrEq(attr, &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)})
+	eq := writeplan.AttrEq(attr, &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)})
 	if expected == 0 {
-		return check(anyOf(attrNotExists(attr), eq))
+		return writeplan.Own(writeplan.AnyOf(writeplan.AttrNotExists(attr), eq))
 	}
-	return check(eq)
+	return writeplan.Own(eq)
 }
 
 // raceError marks a write that failed because the item changed between the
@@ -296,12 +286,12 @@ func (r *Repo[T]) guardKey(f *model.Field, rv reflect.Value) (key map[string]typ
 }
 
 // ownerCond holds when the guard item does not exist or belongs to owner.
-func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) condition {
-	mine := attrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
+func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) writeplan.Condition {
+	mine := writeplan.AttrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
 	if r.t.opts.SortKey != "" {
-		mine = allOf(mine, attrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
+		mine = writeplan.AllOf(mine, writeplan.AttrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
 	}
-	return check(anyOf(r.notExists(), mine))
+	return writeplan.Own(writeplan.AnyOf(r.notExists(), mine))
 }
 
 // guardPut claims a unique value for owner.
@@ -316,7 +306,7 @@ func (r *Repo[T]) guardPut(f *model.Field, key, owner map[string]types.Attribute
 	if r.t.opts.SortKey != "" {
 		item[guardOwnerSK] = owner[r.t.opts.SortKey]
 	}
-	ce, err := r.ownerCond(owner).build(r.e.name, nil)
+	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
@@ -325,9 +315,9 @@ func (r *Repo[T]) guardPut(f *model.Field, key, owner map[string]types.Attribute
 		tw: types.TransactWriteItem{Put: &types.Put{
 			TableName:                 &r.t.name,
 			Item:                      item,
-			ConditionExpression:       ce.text,
-			ExpressionAttributeNames:  ce.names,
-			ExpressionAttributeValues: ce.values,
+			ConditionExpression:       ce.Text,
+			ExpressionAttributeNames:  ce.Names,
+			ExpressionAttributeValues: ce.Values,
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrAlreadyExists, what, nil) },
 	}, nil
@@ -335,7 +325,7 @@ func (r *Repo[T]) guardPut(f *model.Field, key, owner map[string]types.Attribute
 
 // guardDelete releases a unique value held by owner.
 func (r *Repo[T]) guardDelete(f *model.Field, key, owner map[string]types.AttributeValue) (txItem, error) {
-	ce, err := r.ownerCond(owner).build(r.e.name, nil)
+	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
@@ -344,9 +334,9 @@ func (r *Repo[T]) guardDelete(f *model.Field, key, owner map[string]types.Attrib
 		tw: types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                 &r.t.name,
 			Key:                       key,
-			ConditionExpression:       ce.text,
-			ExpressionAttributeNames:  ce.names,
-			ExpressionAttributeValues: ce.values,
+			ConditionExpression:       ce.Text,
+			ExpressionAttributeNames:  ce.Names,
+			ExpressionAttributeValues: ce.Values,
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrConditionFailed, what, nil) },
 	}, nil
@@ -392,16 +382,9 @@ func (r *Repo[T]) guardSwaps(fields []*model.Field, oldV, newV *T, owner map[str
 	return items, nil
 }
 
-// snapshot is what the library read of an item before a guarded write.
-type snapshot struct {
-	item   map[string]types.AttributeValue // nil when there was no item
-	mine   bool                            // the item is this entity's
-	fields []*model.Field                  // the unique fields the write moves
-}
-
 // readSnapshot reads the item under key (strongly consistent). With all
 // false, only the attributes a guarded write needs are read.
-func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (snapshot, error) {
+func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (writeplan.Snapshot, error) {
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
@@ -415,54 +398,22 @@ func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.Attribu
 	}
 	out, err := r.t.client.GetItem(ctx, in)
 	if err != nil {
-		return snapshot{}, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
+		return writeplan.Snapshot{}, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
 	}
-	s := snapshot{fields: fields}
+	s := writeplan.Snapshot{Fields: fields}
 	if len(out.Item) > 0 {
-		s.item, s.mine = out.Item, r.isMine(out.Item)
+		s.Item, s.Mine = out.Item, r.isMine(out.Item)
 	}
 	return s, nil
 }
 
-// snapCond holds while the item's unique attributes are as read in s.
-func (r *Repo[T]) snapCond(s snapshot) condition {
-	if s.item == nil {
-		return check(r.notExists())
-	}
-	c := check(r.exists())
-	for _, f := range s.fields {
-		if av, ok := s.item[f.Attr]; ok {
-			c.own = append(c.own, attrEq(f.Attr, av))
-		} else {
-			c.own = append(c.own, attrNotExists(f.Attr))
-		}
-	}
-	return c
-}
-
-// changed reports whether old, the item as it was when the write failed,
-// differs from the snapshot in what the snapshot condition checks.
-func (s snapshot) changed(old map[string]types.AttributeValue) bool {
-	if (s.item == nil) != (old == nil) {
-		return true
-	}
-	for _, f := range s.fields {
-		a, okA := s.item[f.Attr]
-		b, okB := old[f.Attr]
-		if okA != okB || (okA && !avEqual(a, b)) {
-			return true
-		}
-	}
-	return false
-}
-
 // snapValue decodes the snapshot into T (nil when there was no item of
 // this entity).
-func (r *Repo[T]) snapValue(s snapshot) (*T, error) {
-	if s.item == nil || !r.isMine(s.item) {
+func (r *Repo[T]) snapValue(s writeplan.Snapshot) (*T, error) {
+	if s.Item == nil || !r.isMine(s.Item) {
 		return nil, nil
 	}
-	v, err := r.e.decode(s.item)
+	v, err := r.e.decode(s.Item)
 	if err != nil {
 		return nil, err
 	}

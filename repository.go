@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // ReadOptions tunes a read of one item ([Repo.Get], [Repo.GetOp]). Set
@@ -55,14 +56,14 @@ type writeOptions struct {
 }
 
 // exists holds when the item exists.
-func (r *Repo[T]) exists() condWriter { return attrExists(r.t.opts.PartitionKey) }
+func (r *Repo[T]) exists() writeplan.Check { return writeplan.AttrExists(r.t.opts.PartitionKey) }
 
 // notExists holds when the item does not exist.
-func (r *Repo[T]) notExists() condWriter { return attrNotExists(r.t.opts.PartitionKey) }
+func (r *Repo[T]) notExists() writeplan.Check { return writeplan.AttrNotExists(r.t.opts.PartitionKey) }
 
 // isEntity holds when the item is this entity's.
-func (r *Repo[T]) isEntity() condWriter {
-	return attrEq(r.t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: r.e.name})
+func (r *Repo[T]) isEntity() writeplan.Check {
+	return writeplan.AttrEq(r.t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: r.e.name})
 }
 
 // Get reads the item with key's primary key fields ([GetItem]). It returns
@@ -121,7 +122,7 @@ func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
 func (r *Repo[T]) Create(ctx context.Context, v T) (T, error) {
 	var item map[string]types.AttributeValue
 	_, err := r.exec(ctx, "Create", func() ([]txItem, error) {
-		items, err := r.createItems(v, r.expect("Create", absentItem), condition{})
+		items, err := r.createItems(v, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
 		item = storedItem(items)
 		return items, err
 	})
@@ -196,7 +197,7 @@ func (r *Repo[T]) stored(item map[string]types.AttributeValue, err error) (T, er
 func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOptions)) (T, error) {
 	var zero T
 	o := writeOpts(optFns)
-	var snap *snapshot
+	var snap *writeplan.Snapshot
 	res, err := r.exec(ctx, "Delete", func() ([]txItem, error) {
 		items, s, err := r.deleteItems(ctx, key, o)
 		snap = s
@@ -207,7 +208,7 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 	}
 	attrs := res.attrs
 	if snap != nil {
-		attrs = snap.item
+		attrs = snap.Item
 	} else if res.unseen {
 		// Deleted by an attempt whose response (and the old item) was lost.
 		return zero, nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // DynamoDB's limits for TransactWriteItems.
@@ -311,7 +312,7 @@ func (r *Repo[T]) TxPut(tx *Txn, v T, optFns ...func(*WriteOptions)) {
 // an item with its key exists (like [Repo.Create]).
 func (r *Repo[T]) TxCreate(tx *Txn, v T) {
 	tx.record("Create", r.e.name, func(context.Context) ([]txItem, error) {
-		return r.createItems(v, r.expect("Create", absentItem), condition{})
+		return r.createItems(v, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
 	})
 }
 
@@ -350,7 +351,7 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 	if err != nil {
 		return nil, err
 	}
-	ce, err := userCond(cond).build(r.e.name, r.condNames())
+	ce, err := buildCondition(writeplan.User(cond), r.e.name, r.condNames())
 	if err != nil {
 		return nil, err
 	}
@@ -358,9 +359,9 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:                           &r.t.name,
 			Key:                                 k,
-			ConditionExpression:                 ce.text,
-			ExpressionAttributeNames:            ce.names,
-			ExpressionAttributeValues:           ce.values,
+			ConditionExpression:                 ce.Text,
+			ExpressionAttributeNames:            ce.Names,
+			ExpressionAttributeValues:           ce.Values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 		failed: func(old map[string]types.AttributeValue) error {
@@ -376,16 +377,16 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 // putTxItem makes the transaction item putting item, whose primary key is
 // key (nil to leave it to Txn.add) and whose size is size (as
 // [Entity.encodeSized] measured it), under cond (which may be empty).
-func (r *Repo[T]) putTxItem(item, key map[string]types.AttributeValue, size int, cond condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
+func (r *Repo[T]) putTxItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
 	put := &types.Put{TableName: &r.t.name, Item: item}
-	if !cond.empty() {
+	if !cond.Empty() {
 		ce, err := r.buildCond(cond)
 		if err != nil {
 			return txItem{}, err
 		}
-		put.ConditionExpression = ce.text
-		put.ExpressionAttributeNames = ce.names
-		put.ExpressionAttributeValues = ce.values
+		put.ConditionExpression = ce.Text
+		put.ExpressionAttributeNames = ce.Names
+		put.ExpressionAttributeValues = ce.Values
 		put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	return txItem{table: r.t, key: key, size: size,

@@ -16,6 +16,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // Update is a partial change to one item, built by [Repo.Update] and sent by
@@ -255,7 +256,7 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 
 // build assembles the UpdateItem request of the update under key, with
 // what it changes (to recognise it applied after a lost response). x says
-// what the update expects and holds what was read before it (x.snap).
+// what the update expects and holds what was read before it (x.Snap).
 func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (in *dynamodb.UpdateItemInput, eff updateEffect, after T, err error) {
 	r, e := u.r, u.r.e
 	g := &e.guards
@@ -263,7 +264,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	// merged holds every value known after the update: the key fields,
 	// the set fields (removed fields stay zero), the managed fields, and
 	// the fields read before the update.
-	merged, fromSnap, err := u.merged(x.snap)
+	merged, fromSnap, err := u.merged(x.Snap)
 	if err != nil {
 		return nil, updateEffect{}, after, err
 	}
@@ -275,8 +276,8 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		e.stamp(mv, now, false)
 		set = append(set, g.updated)
 	}
-	if g.version != nil && !x.addVersion {
-		r.versioning(x, mv, x.snap)
+	if g.version != nil && !x.AddVersion {
+		r.versioning(x, mv, x.Snap)
 		set = append(set, g.version)
 	}
 	var adds []addOp
@@ -301,7 +302,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	ub.Set(b.Name(r.t.opts.EntityTypeAttr), b.ValueS(e.name))
 	// An upsert sent without reading may create the item: it carries its
 	// key fields and CreatedAt like any item, and every index key.
-	blind := u.upsert && x.snap == nil
+	blind := u.upsert && x.Snap == nil
 	if blind {
 		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
 			av, err := e.marshalFieldPlain(f, mv)
@@ -381,10 +382,10 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		ub.Add(b.Name(a.f.Attr), b.Value(n))
 	}
 	switch {
-	case x.addVersion:
+	case x.AddVersion:
 		ub.Add(b.Name(g.version.Attr), b.Value(&types.AttributeValueMemberN{Value: "1"}))
 	case g.version != nil:
-		eff.versionAttr, eff.version = g.version.Attr, x.version+1
+		eff.versionAttr, eff.version = g.version.Attr, x.Version+1
 	}
 	known := u.known(fromSnap)
 	for _, p := range e.indexes {
@@ -427,17 +428,17 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 
 	// The condition: the item is this entity's, the version is the one
 	// read, the fields read are as read, then the caller's conditions.
-	cond := r.ownership(x.intent)
-	if x.versionAttr != "" {
-		cond = cond.and(e.versionCond(x.version))
+	cond := r.ownership(x.Intent)
+	if x.VersionAttr != "" {
+		cond = cond.And(e.versionCond(x.Version))
 	}
-	if x.snap != nil {
-		cond = cond.and(r.snapCond(*x.snap))
+	if x.Snap != nil {
+		cond = cond.And(x.Snap.Cond(r.t.opts.PartitionKey))
 	}
 	if u.cond != nil {
-		cond = cond.and(userCond(*u.cond))
+		cond = cond.And(writeplan.User(*u.cond))
 	}
-	condText, err := cond.write(&b, r.condNames())
+	condText, err := cond.Write(&b, r.condNames())
 	if err != nil {
 		return nil, updateEffect{}, after, condErr(e.name, "bad update condition", err)
 	}
@@ -470,7 +471,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 // known: the key fields, the set fields (removed ones zero), the values
 // read before the update for the other fields it read (fromSnap lists
 // them), and those plus the added amount for added fields it read.
-func (u *Update[T]) merged(s *snapshot) (merged T, fromSnap map[*model.Field]bool, err error) {
+func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model.Field]bool, err error) {
 	e := u.r.e
 	merged = u.vals
 	mv := reflect.ValueOf(&merged).Elem()
@@ -486,15 +487,15 @@ func (u *Update[T]) merged(s *snapshot) (merged T, fromSnap map[*model.Field]boo
 		}
 	}
 	fromSnap = map[*model.Field]bool{}
-	if s == nil || s.item == nil {
+	if s == nil || s.Item == nil {
 		return merged, fromSnap, nil
 	}
-	old, err := e.decode(s.item)
+	old, err := e.decode(s.Item)
 	if err != nil {
 		return merged, nil, err
 	}
 	ov := reflect.ValueOf(&old).Elem()
-	for _, f := range s.fields {
+	for _, f := range s.Fields {
 		if f == e.guards.version || u.setsOrRemoves(f) {
 			continue
 		}
