@@ -109,8 +109,7 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 			ws.invalid = ws.invalid || sz.invalid
 		}
 	}
-	owned, err := buildCondition(writeplan.Own(writeplan.AnyOf(writeplan.AttrNotExists(t.opts.PartitionKey),
-		writeplan.AttrEq(t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: e.name}))), e.name, nil)
+	owned, err := buildCondition(writeplan.Ownership(writeplan.AnyItem, t.opts.PartitionKey, t.opts.EntityTypeAttr, e.name), e.name, nil)
 	if err == nil {
 		ws.owned = owned
 	}

@@ -314,7 +314,7 @@ func (e *Entity[T]) putPrimaryKey(t *Table, rv reflect.Value, item map[string]ty
 // Both keys are rendered into one buffer and share one string.
 func (e *Entity[T]) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) error {
 	var arr [192]byte
-	buf, err := e.appendKey(arr[:0], e.pk, rv, "", "PK")
+	buf, err := appendKey(arr[:0], e.pk, rv, e.name, "", "PK")
 	if err != nil {
 		return err
 	}
@@ -324,7 +324,7 @@ func (e *Entity[T]) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string
 		return nil
 	}
 	n := len(buf)
-	if buf, err = e.appendKey(buf, e.sk, rv, "", "SK"); err != nil {
+	if buf, err = appendKey(buf, e.sk, rv, e.name, "", "SK"); err != nil {
 		return err
 	}
 	s := string(buf)

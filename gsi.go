@@ -286,7 +286,7 @@ func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk strin
 		return "", "", false, nil
 	}
 	var arr [192]byte
-	buf, err := e.appendKey(arr[:0], p.pk, rv, p.name, p.pkAttr)
+	buf, err := appendKey(arr[:0], p.pk, rv, e.name, p.name, p.pkAttr)
 	if err != nil {
 		return "", "", false, err
 	}
@@ -299,7 +299,7 @@ func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk strin
 	}
 	n := len(buf)
 	if p.sk.defined() {
-		if buf, err = e.appendKey(buf, p.sk, rv, p.name, p.skAttr); err != nil {
+		if buf, err = appendKey(buf, p.sk, rv, e.name, p.name, p.skAttr); err != nil {
 			return "", "", false, err
 		}
 	}

@@ -63,7 +63,7 @@ func (e *Entity[T]) keyField(name, index, key string) (*model.Field, error) {
 // empty fields are reported in a *KeyError.
 func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
 	var arr [128]byte
-	buf, err := e.appendKey(arr[:0], k, v, index, attr)
+	buf, err := appendKey(arr[:0], k, v, e.name, index, attr)
 	if err != nil {
 		return "", err
 	}
@@ -72,8 +72,11 @@ func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string
 
 // appendKey appends the key rendered from k and struct value v to dst,
 // literals and encoded values straight into one buffer. Missing or empty
-// fields are reported in a *KeyError, as is a key over DynamoDB's limit.
-func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index, attr string) ([]byte, error) {
+// fields are reported in a *KeyError of entity, as is a key over
+// DynamoDB's limit. It needs no T: compiled once here, it inlines
+// internal/model's unsafe accessors (a generic body instantiated in the
+// caller's package could not).
+func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr string) ([]byte, error) {
 	start := len(dst)
 	var missing []string
 	base := model.StructBase(v)
@@ -102,18 +105,18 @@ func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index,
 		var err error
 		dst, err = p.AppendValue(dst, fv)
 		if err != nil {
-			return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: []string{f.Name}, Err: err}
+			return dst, &KeyError{Entity: entity, Index: index, Key: attr, Missing: []string{f.Name}, Err: err}
 		}
 	}
 	if len(missing) > 0 {
-		return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: missing}
+		return dst, &KeyError{Entity: entity, Index: index, Key: attr, Missing: missing}
 	}
 	if n, limit := len(dst)-start, keyLimit(k.sort); n+k.reserve > limit {
 		if k.reserve > 0 {
-			return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
+			return dst, &KeyError{Entity: entity, Index: index, Key: attr,
 				Err: fmt.Errorf("rendered key is %d bytes; with its write-shard suffix (up to %d bytes) it would be over DynamoDB's %d-byte limit", n, k.reserve, limit)}
 		}
-		return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
+		return dst, &KeyError{Entity: entity, Index: index, Key: attr,
 			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 	}
 	return dst, nil

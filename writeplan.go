@@ -37,22 +37,14 @@ import (
 // The plan's non-generic core is internal/writeplan: conditions, intents,
 // the snapshot and the one classification of a failed condition (an
 // Outcome, which expectation.err turns into this package's errors). What
-// needs the entity's type (the ownership condition of this entity, the
-// version of a T, the read before a write) is here.
+// needs the entity's type or this package's errors (the version of a T, the
+// read before a write, the errors of an Outcome) is here.
 
 // ownership is the condition that the item under the key is as i expects:
 // whatever else a write checks, it never replaces or removes an item of
 // another entity that happens to share its primary key.
 func (r *Repo[T]) ownership(i writeplan.Intent) writeplan.Condition {
-	switch i {
-	case writeplan.AbsentItem:
-		return writeplan.Own(r.notExists())
-	case writeplan.ExistingItem:
-		return writeplan.Own(r.exists(), r.isEntity())
-	}
-	c := writeplan.Own(writeplan.AnyOf(r.notExists(), r.isEntity()))
-	c.OnlyOwnership = true
-	return c
+	return writeplan.Ownership(i, r.t.opts.PartitionKey, r.t.opts.EntityTypeAttr, r.e.name)
 }
 
 // buildCond writes cond, taking the ownership condition of an unguarded

@@ -23,6 +23,27 @@ const (
 	ExistingItem
 )
 
+// Ownership is the condition that the item under the key is as i expects:
+// whatever else a write checks, it never replaces or removes an item of
+// another entity that happens to share its primary key. pk is the table's
+// partition key attribute, typeAttr its entity type attribute, entity the
+// entity's name.
+func Ownership(i Intent, pk, typeAttr, entity string) Condition {
+	switch i {
+	case AbsentItem:
+		return Own(AttrNotExists(pk))
+	case ExistingItem:
+		return Own(AttrExists(pk), isEntity(typeAttr, entity))
+	}
+	c := Own(AnyOf(AttrNotExists(pk), isEntity(typeAttr, entity)))
+	c.OnlyOwnership = true
+	return c
+}
+
+func isEntity(typeAttr, entity string) Check {
+	return AttrEq(typeAttr, &types.AttributeValueMemberS{Value: entity})
+}
+
 // Expectation is what one write's condition checks, to tell what its
 // failure means.
 type Expectation struct {
