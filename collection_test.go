@@ -16,7 +16,7 @@ import (
 func TestCollectionUserWithSkills(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, users, skills, c := seedTable(t)
+	_, users, skills, c := skillsTable(t)
 	_, err := users.Create(ctx, User{Username: "john", Name: "John"})
 	require.NoError(t, err)
 	_, err = users.Create(ctx, User{Username: "johnny", Name: "Johnny"})
@@ -53,7 +53,7 @@ func TestCollectionUserWithSkills(t *testing.T) {
 	assert.Empty(t, none)
 }
 
-func electionFixture(t *testing.T, s *seed001) {
+func electionFixture(t *testing.T, s *electionsFixture) {
 	ctx := context.Background()
 	var ops []singletable.WriteOp
 	ops = append(ops, s.elections.PutOp(Election{Name: "Favorite Language", Owner: "alice", AllowVote: true}))
@@ -76,7 +76,7 @@ func electionFixture(t *testing.T, s *seed001) {
 func TestCollectionElection(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := seed001Table(t)
+	s := electionsTable(t)
 	electionFixture(t, s)
 	coll := s.elections.Collection(Election{Name: "Favorite Language"})
 
@@ -281,7 +281,7 @@ func TestCollectionOnIndex(t *testing.T) {
 func TestCollectionValidatesFirst(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, users, skills, c := seedTable(t)
+	_, users, skills, c := skillsTable(t)
 	var otherUsers *singletable.Repo[User]
 	newTable(t, func(tbl *singletable.Table) { otherUsers = singletable.MustBind(tbl, Users) })
 	var u User

@@ -17,7 +17,7 @@ import (
 func TestCreateAndCheckTable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tbl, _, _, _ := seedTable(t)
+	tbl, _, _, _ := skillsTable(t)
 	require.NoError(t, tbl.Check(ctx))
 
 	out, err := tbl.Client().DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(tbl.Name())})

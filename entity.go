@@ -298,7 +298,26 @@ func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
 	if e.guards.created == nil && e.guards.updated == nil {
 		return
 	}
-	e.stamp(reflect.ValueOf(v).Elem(), t.opts.Now(), keepUpdated)
+	e.stamp(reflect.ValueOf(v).Elem(), t.opts.Now().UTC(), keepUpdated)
+}
+
+// truncateSeconds cuts the times rv stores as epoch seconds (the unixtime
+// tag option, the TTL field) to the second, as they are stored.
+func (e *Entity[T]) truncateSeconds(rv reflect.Value) {
+	for _, f := range e.fields {
+		if !f.Seconds {
+			continue
+		}
+		fv, ok := f.Get(rv)
+		if !ok || !fv.CanSet() {
+			continue
+		}
+		if k, _ := f.KeyValue(rv); k.IsValid() && fv.Type() == model.TimeType {
+			fv.Set(k)
+		} else if k.IsValid() && fv.Kind() == reflect.Pointer && !fv.IsNil() {
+			fv.Elem().Set(k.Elem())
+		}
+	}
 }
 
 // putPrimaryKey renders the primary key of rv into item.

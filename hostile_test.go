@@ -20,7 +20,7 @@ import (
 func TestHostileKeyValues(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, users, skills, c := seedTable(t)
+	_, users, skills, c := skillsTable(t)
 	_, err := users.Create(ctx, User{Username: "john", Name: "John"})
 	require.NoError(t, err)
 	_, err = skills.Create(ctx, UserSkill{Username: "john", SkillName: "golang", Level: "Expert"})

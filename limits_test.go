@@ -131,7 +131,7 @@ func TestQueryOverOneMegabyte(t *testing.T) {
 func TestExpressionLimitsBeforeNetwork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, users, skills, c := seedTable(t)
+	_, users, skills, c := skillsTable(t)
 
 	// A filter of 400 conditions: its expression is over 4 KB.
 	var conds []expression.ConditionBuilder

@@ -3,6 +3,7 @@ package singletable
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -106,8 +107,10 @@ func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
 // returns the item as stored. It returns [ErrAlreadyExists] when an item
 // with the same primary key exists, or when a unique field's value is
 // taken (the error names the field). Managed fields are filled in:
-// CreatedAt (when zero), UpdatedAt, Version 1; the item returned carries
-// them as a [Repo.Get] would read them back. An entity with unique fields
+// CreatedAt (when zero), UpdatedAt, Version 1. The item returned is v as
+// written: with those fields as the library set them (times in UTC) and
+// times stored as epoch seconds (unixtime, TTL) cut to the second, so its
+// managed fields equal what a [Repo.Get] reads back. An entity with unique fields
 // is written with its guard items in one [TransactWriteItems].
 //
 // Create is safe to retry after a lost response: when an attempt may have
@@ -120,18 +123,17 @@ func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
 // [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func (r *Repo[T]) Create(ctx context.Context, v T) (T, error) {
-	var item map[string]types.AttributeValue
+	var w T
 	_, err := r.exec(ctx, "Create", func() ([]txItem, error) {
-		items, err := r.createItems(v, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
-		item = storedItem(items)
-		return items, err
+		w = v // each attempt stamps a fresh copy
+		return r.createItems(&w, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
 	})
-	return r.stored(item, err)
+	return r.written(w, err)
 }
 
 // Put writes v, replacing any item with the same primary key ([PutItem]),
-// and returns the item as stored (managed fields as the library filled
-// them in). With [WriteOptions].If it writes only when the condition holds
+// and returns the item as written (managed fields as the library filled
+// them in, as for [Repo.Create]). With [WriteOptions].If it writes only when the condition holds
 // ([ErrConditionFailed] otherwise); with MustExist only when the item
 // exists ([ErrNotFound]).
 //
@@ -149,31 +151,25 @@ func (r *Repo[T]) Create(ctx context.Context, v T) (T, error) {
 // ErrVersionConflict for its own version).
 func (r *Repo[T]) Put(ctx context.Context, v T, optFns ...func(*WriteOptions)) (T, error) {
 	o := writeOpts(optFns)
-	var item map[string]types.AttributeValue
+	var w T
 	_, err := r.exec(ctx, "Put", func() ([]txItem, error) {
-		items, err := r.putItems(ctx, v, o)
-		item = storedItem(items)
-		return items, err
+		w = v // each attempt stamps a fresh copy (a retry must not see its own version)
+		return r.putItems(ctx, &w, o)
 	})
-	return r.stored(item, err)
+	return r.written(w, err)
 }
 
-// storedItem is the item a create or put writes: the Put of its first
-// transaction item (the guards follow it).
-func storedItem(items []txItem) map[string]types.AttributeValue {
-	if len(items) == 0 || items[0].tw.Put == nil {
-		return nil
-	}
-	return items[0].tw.Put.Item
-}
-
-// stored decodes the item a write stored, as a read of it would.
-func (r *Repo[T]) stored(item map[string]types.AttributeValue, err error) (T, error) {
+// written is what Create and Put return: the value they encoded, with the
+// managed fields as the library set them and times stored as epoch seconds
+// cut to the second, as a read of the item decodes them (without a second
+// decode: the item was encoded from this value).
+func (r *Repo[T]) written(w T, err error) (T, error) {
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	return r.e.decode(item)
+	r.e.truncateSeconds(reflect.ValueOf(&w).Elem())
+	return w, nil
 }
 
 // Delete removes the item with key's primary key ([DeleteItem]) and returns

@@ -305,14 +305,18 @@ func (tx *Txn) Len() int { return len(tx.pending) + len(tx.ops) }
 // [Repo.Put]; [WriteOptions] apply, and the entity's guards are kept).
 func (r *Repo[T]) TxPut(tx *Txn, v T, optFns ...func(*WriteOptions)) {
 	o := writeOpts(optFns)
-	tx.record("Put", r.e.name, func(ctx context.Context) ([]txItem, error) { return r.putItems(ctx, v, o) })
+	tx.record("Put", r.e.name, func(ctx context.Context) ([]txItem, error) {
+		w := v
+		return r.putItems(ctx, &w, o)
+	})
 }
 
 // TxCreate adds to tx a put of v that fails with [ErrAlreadyExists] when
 // an item with its key exists (like [Repo.Create]).
 func (r *Repo[T]) TxCreate(tx *Txn, v T) {
 	tx.record("Create", r.e.name, func(context.Context) ([]txItem, error) {
-		return r.createItems(v, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
+		w := v
+		return r.createItems(&w, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
 	})
 }
 

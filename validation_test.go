@@ -18,7 +18,7 @@ import (
 func TestBadInputBeforeNetwork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, users, skills, c := seedTable(t)
+	_, users, skills, c := skillsTable(t)
 	big := strings.Repeat("x", 400*1024)
 	cases := []struct {
 		name string

@@ -54,12 +54,12 @@ func applyOpts[O any](optFns []func(*O)) O {
 
 // createItems is Create as transaction items (x says which operation it
 // serves: Create, or an Upsert that found no item).
-func (r *Repo[T]) createItems(v T, x expectation, extra writeplan.Condition) ([]txItem, error) {
-	r.e.stampNow(r.t, &v, false)
+func (r *Repo[T]) createItems(v *T, x expectation, extra writeplan.Condition) ([]txItem, error) {
+	r.e.stampNow(r.t, v, false)
 	if r.e.guards.version != nil {
-		r.e.setVersion(reflect.ValueOf(&v).Elem(), 1)
+		r.e.setVersion(reflect.ValueOf(v).Elem(), 1)
 	}
-	item, size, err := r.e.encodeSized(r.t, &v)
+	item, size, err := r.e.encodeSized(r.t, v)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (r *Repo[T]) createItems(v T, x expectation, extra writeplan.Condition) ([]
 		return []txItem{it}, nil
 	}
 	it.key = r.t.primaryKeyOf(item)
-	guards, err := r.guardSwaps(r.e.guards.unique, nil, &v, it.key)
+	guards, err := r.guardSwaps(r.e.guards.unique, nil, v, it.key)
 	if err != nil {
 		return nil, err
 	}
@@ -82,9 +82,9 @@ func (r *Repo[T]) createItems(v T, x expectation, extra writeplan.Condition) ([]
 // putItems is Put as transaction items. It reads the item first when the
 // entity has unique fields (to release the values it replaces) or the
 // caller gave no version (to learn the stored one).
-func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, error) {
-	rv := reflect.ValueOf(&v).Elem()
-	r.e.stampNow(r.t, &v, o.load)
+func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem, error) {
+	rv := reflect.ValueOf(v).Elem()
+	r.e.stampNow(r.t, v, o.load)
 	g := &r.e.guards
 	x := r.expect("Put", writeplan.AnyItem)
 	if o.MustExist {
@@ -97,11 +97,11 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 	var key map[string]types.AttributeValue // made only when needed (see txItem.key)
 	if len(reads) > 0 {
 		// Bad values are refused before the read, not after it.
-		if _, _, err := r.e.encodeSized(r.t, &v); err != nil {
+		if _, _, err := r.e.encodeSized(r.t, v); err != nil {
 			return nil, err
 		}
 		var err error
-		if key, err = r.e.key(r.t, v); err != nil {
+		if key, err = r.e.key(r.t, *v); err != nil {
 			return nil, err
 		}
 		if x.Snap, err = r.readBefore(ctx, key, reads, false); err != nil {
@@ -114,7 +114,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 	if !o.load {
 		r.versioning(&x, rv, x.Snap)
 	}
-	item, size, err := r.e.encodeSized(r.t, &v)
+	item, size, err := r.e.encodeSized(r.t, v)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v T, o writeOptions) ([]txItem, 
 		if err != nil {
 			return nil, err
 		}
-		guards, err := r.guardSwaps(g.unique, oldV, &v, key)
+		guards, err := r.guardSwaps(g.unique, oldV, v, key)
 		if err != nil {
 			return nil, err
 		}
@@ -290,7 +290,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 			if u.cond != nil {
 				cond = writeplan.User(*u.cond)
 			}
-			return r.createItems(v, x, cond)
+			return r.createItems(&v, x, cond)
 		}
 		if u.upsert {
 			// The item is there: the update must find it still there.

@@ -42,7 +42,10 @@ func (r *Repo[T]) PutOp(v T) WriteOp {
 	op.put = item // its key is in it: Key extracts it only when asked
 	if len(r.e.guards.unique) > 0 {
 		op.guarded = func(ctx context.Context) error {
-			_, err := r.exec(ctx, "Put", func() ([]txItem, error) { return r.putItems(ctx, v, writeOptions{load: true}) })
+			_, err := r.exec(ctx, "Put", func() ([]txItem, error) {
+				w := v
+				return r.putItems(ctx, &w, writeOptions{load: true})
+			})
 			return err
 		}
 	}

@@ -2,10 +2,7 @@ package singletable_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/stretchr/testify/assert"
@@ -14,64 +11,10 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// The skills service's design: users and their skills in glad-entities.
-
-type User struct {
-	Username     string    `dynamodbav:"Username"`
-	Name         string    `dynamodbav:"Name"`
-	PasswordHash string    `dynamodbav:"PasswordHash"`
-	CreatedAt    time.Time `dynamodbav:"CreatedAt"`
-	UpdatedAt    time.Time `dynamodbav:"UpdatedAt"`
-}
-
-type UserSkill struct {
-	Username     string    `dynamodbav:"Username"`
-	SkillName    string    `dynamodbav:"SkillName"`
-	Level        string    `dynamodbav:"ProficiencyLevel"`
-	Years        int       `dynamodbav:"YearsOfExperience"`
-	Endorsements int       `dynamodbav:"Endorsements"`
-	LastUsed     time.Time `dynamodbav:"LastUsedDate"`
-}
-
-var (
-	Users = singletable.MustDefine(singletable.Schema[User]{
-		Type: "User",
-		PK:   "USER#{Username}",
-		SK:   "PROFILE",
-	})
-	UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
-		Type: "UserSkill",
-		PK:   "USER#{Username}",
-		SK:   "SKILL#{SkillName}",
-		Indexes: []singletable.IndexSchema[UserSkill]{
-			{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
-			{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
-		},
-	})
-)
-
-func seedTable(t *testing.T) (*singletable.Table, *singletable.Repo[User], *singletable.Repo[UserSkill], *countingClient) {
-	var users *singletable.Repo[User]
-	var skills *singletable.Repo[UserSkill]
-	tbl, c := newTable(t, func(tbl *singletable.Table) {
-		users = singletable.MustBind(tbl, Users)
-		skills = singletable.MustBind(tbl, UserSkills)
-	})
-	return tbl, users, skills, c
-}
-
-func date(s string) time.Time {
-	t, err := time.Parse("2006-01-02", s)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
-
-func TestSeed000UsersAndSkills(t *testing.T) {
+func TestUsersAndSkills(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, users, skills, _ := seedTable(t)
+	_, users, skills, _ := skillsTable(t)
 
 	// AP2: register with a conditional create.
 	john := User{Username: "john", Name: "John", PasswordHash: "h1", CreatedAt: date("2024-01-01")}
@@ -199,85 +142,4 @@ func usernames(s []UserSkill) []string {
 		out = append(out, x.Username)
 	}
 	return out
-}
-
-func TestSortConditionsOnTemplatedKeys(t *testing.T) {
-	t.Parallel()
-	type Reading struct {
-		Sensor string
-		Day    string
-		Seq    int
-		Value  float64
-	}
-	readings := singletable.MustDefine(singletable.Schema[Reading]{
-		Type: "Reading", PK: "SENSOR#{Sensor}", SK: "DAY#{Day}#SEQ#{Seq}",
-	})
-	var repo *singletable.Repo[Reading]
-	newT, _ := newTable(t, func(tbl *singletable.Table) { repo = singletable.MustBind(tbl, readings) })
-	_ = newT
-	ctx := context.Background()
-	days := []string{"d1", "d2", "d2x", "d3"}
-	for _, d := range days {
-		for s := -3; s <= 3; s++ {
-			_, err := repo.Put(ctx, Reading{Sensor: "s", Day: d, Seq: s})
-			require.NoError(t, err)
-		}
-	}
-	seqs := func(rs []Reading) []string {
-		var out []string
-		for _, r := range rs {
-			out = append(out, fmt.Sprintf("%s/%d", r.Day, r.Seq))
-		}
-		return out
-	}
-	k := Reading{Sensor: "s", Day: "d2", Seq: 0}
-	cases := []struct {
-		name string
-		q    *singletable.Query[Reading]
-		want []string
-	}{
-		{"eq prefix", repo.Query(k).Where(singletable.Eq, "Day"), []string{"d2/-3", "d2/-2", "d2/-1", "d2/0", "d2/1", "d2/2", "d2/3"}},
-		{"eq full", repo.Query(k).Where(singletable.Eq, "Day", "Seq"), []string{"d2/0"}},
-		{"gt", repo.Query(k).Where(singletable.Gt, "Day", "Seq"), []string{"d2/1", "d2/2", "d2/3"}},
-		{"ge", repo.Query(k).Where(singletable.Ge, "Day", "Seq"), []string{"d2/0", "d2/1", "d2/2", "d2/3"}},
-		{"lt", repo.Query(k).Where(singletable.Lt, "Day", "Seq"), []string{"d2/-3", "d2/-2", "d2/-1"}},
-		{"le", repo.Query(k).Where(singletable.Le, "Day", "Seq"), []string{"d2/-3", "d2/-2", "d2/-1", "d2/0"}},
-		{"between", repo.Query(k).Between(Reading{Seq: 2}, "Day", "Seq"), []string{"d2/0", "d2/1", "d2/2"}},
-		{"empty between", repo.Query(k).Between(Reading{Seq: -1}, "Day", "Seq"), nil},
-		{"day gt", repo.Query(k).Where(singletable.Gt, "Day"), seqsOf("d2x", "d3")},
-		{"day ge", repo.Query(k).Where(singletable.Ge, "Day"), seqsOf("d2", "d2x", "d3")},
-		{"day lt", repo.Query(k).Where(singletable.Lt, "Day"), seqsOf("d1")},
-		{"day le", repo.Query(k).Where(singletable.Le, "Day"), seqsOf("d1", "d2")},
-		{"day begins", repo.Query(k).BeginsWith("d2", "Day"), seqsOf("d2", "d2x")},
-		{"desc limit", repo.Query(k).Where(singletable.Eq, "Day").Desc().Limit(2), []string{"d2/3", "d2/2"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, err := c.q.Collect(ctx)
-			require.NoError(t, err)
-			assert.Equal(t, c.want, seqs(got))
-		})
-	}
-}
-
-func seqsOf(days ...string) []string {
-	var out []string
-	for _, d := range days {
-		for s := -3; s <= 3; s++ {
-			out = append(out, fmt.Sprintf("%s/%d", d, s))
-		}
-	}
-	return out
-}
-
-func TestErrorsWrapSDK(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	_, users, _, _ := seedTable(t)
-	_, err := users.Create(ctx, User{Username: "x"})
-	require.NoError(t, err)
-	_, err = users.Create(ctx, User{Username: "x"})
-	var ccf interface{ ErrorCode() string }
-	require.True(t, errors.As(err, &ccf))
-	assert.Equal(t, "ConditionalCheckFailedException", ccf.ErrorCode())
 }

@@ -56,7 +56,7 @@ var (
 	})
 )
 
-type seed001 struct {
+type electionsFixture struct {
 	tbl        *singletable.Table
 	c          *countingClient
 	elections  *singletable.Repo[Election]
@@ -65,8 +65,8 @@ type seed001 struct {
 	ballots    *singletable.Repo[Ballot]
 }
 
-func seed001Table(t *testing.T) *seed001 {
-	s := &seed001{}
+func electionsTable(t *testing.T) *electionsFixture {
+	s := &electionsFixture{}
 	s.tbl, s.c = newTable(t, func(tbl *singletable.Table) {
 		s.elections = singletable.MustBind(tbl, Elections)
 		s.candidates = singletable.MustBind(tbl, Candidates)
