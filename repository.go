@@ -56,16 +56,8 @@ type writeOptions struct {
 	load bool
 }
 
-// exists holds when the item exists.
-func (r *Repo[T]) exists() writeplan.Check { return writeplan.AttrExists(r.t.opts.PartitionKey) }
-
 // notExists holds when the item does not exist.
 func (r *Repo[T]) notExists() writeplan.Check { return writeplan.AttrNotExists(r.t.opts.PartitionKey) }
-
-// isEntity holds when the item is this entity's.
-func (r *Repo[T]) isEntity() writeplan.Check {
-	return writeplan.AttrEq(r.t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: r.e.name})
-}
 
 // Get reads the item with key's primary key fields ([GetItem]). It returns
 // [ErrNotFound] when there is no such item of this entity.
