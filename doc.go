@@ -65,9 +65,10 @@
 // [Query.Between], [Query.BeginsWith]), because a zero value is a real value.
 // Every name a caller gives is a Go field name: in Where, Fields and
 // [Update.Set], and in the SDK expression.ConditionBuilder values given to
-// [Query.Filter], [Collection.Filter], [If], [Update.If] and [TxCheck], whose
-// names the library rewrites to the stored attribute names (the first
-// element of each path; nested elements and map keys stay as written). A
+// [Query.Filter], [Collection.Filter], [WriteOptions] If, [Update.If] and
+// [Repo.TxCheck], whose names the library rewrites to the stored attribute
+// names (the first element of each path; nested elements and map keys stay
+// as written). A
 // stored attribute name is accepted as is; any other name is a
 // *[ValidationError] before the request is sent.
 // [Query.Limit] counts items returned to the caller, after filters; a page's

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -301,8 +302,10 @@ func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
 	e.stamp(reflect.ValueOf(v).Elem(), t.opts.Now().UTC(), keepUpdated)
 }
 
-// truncateSeconds cuts the times rv stores as epoch seconds (the unixtime
-// tag option, the TTL field) to the second, as they are stored.
+// truncateSeconds sets the times rv stores as epoch seconds (the unixtime
+// tag option, the TTL field) to what a read decodes from the stored
+// seconds: cut to the second, in local time (time.Unix), whatever location
+// the value had.
 func (e *Entity[T]) truncateSeconds(rv reflect.Value) {
 	for _, f := range e.fields {
 		if !f.Seconds {
@@ -312,10 +315,18 @@ func (e *Entity[T]) truncateSeconds(rv reflect.Value) {
 		if !ok || !fv.CanSet() {
 			continue
 		}
-		if k, _ := f.KeyValue(rv); k.IsValid() && fv.Type() == model.TimeType {
-			fv.Set(k)
-		} else if k.IsValid() && fv.Kind() == reflect.Pointer && !fv.IsNil() {
-			fv.Elem().Set(k.Elem())
+		// A zero time that omitempty leaves out is read back as zero.
+		switch {
+		case fv.Type() == model.TimeType:
+			if t := fv.Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
+				fv.Set(reflect.ValueOf(time.Unix(t.Unix(), 0)))
+			}
+		case fv.Kind() == reflect.Pointer && fv.Type().Elem() == model.TimeType && !fv.IsNil():
+			if t := fv.Elem().Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
+				// A fresh pointer: the caller's time is not changed.
+				tt := time.Unix(t.Unix(), 0)
+				fv.Set(reflect.ValueOf(&tt))
+			}
 		}
 	}
 }

@@ -89,3 +89,44 @@ func TestCreateAndPutReturnTheStoredItem(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
 	assert.Zero(t, got)
 }
+
+// Stamp keeps its times as epoch seconds: UpdatedAt through the unixtime
+// tag option (a pointer), At given by the caller in some zone, and the TTL.
+type Stamp struct {
+	ID      string     `dynamodbav:"ID"`
+	Created time.Time  `dynamodbav:"Created"`
+	Updated *time.Time `dynamodbav:"Updated,unixtime"`
+	At      *time.Time `dynamodbav:"At,unixtime"`
+	Zero    time.Time  `dynamodbav:"Zero,unixtime"`
+	Expires time.Time  `dynamodbav:"Expires"`
+}
+
+var Stamps = singletable.MustDefine(singletable.Schema[Stamp]{
+	Type: "Stamp", PK: "STAMP#{ID}", SK: "STAMP",
+	CreatedAt: "Created", UpdatedAt: "Updated", TTL: "Expires",
+})
+
+// Times stored as epoch seconds come back from Create and Put as a read
+// decodes them (cut to the second, in local time), whatever zone they were
+// given or stamped in; the caller's own time is left as it was.
+func TestCreateAndPutReturnEpochSecondsAsRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var stamps *singletable.Repo[Stamp]
+	newTable(t, func(tbl *singletable.Table) { stamps = singletable.MustBind(tbl, Stamps) })
+	zone := time.FixedZone("X", 5*3600+1800)
+	at := time.Date(2026, 3, 4, 5, 6, 7, 890, zone)
+	atGiven := at
+	created, err := stamps.Create(ctx, Stamp{ID: "a", At: &at, Expires: at.Add(time.Hour)})
+	require.NoError(t, err)
+	got, err := stamps.Get(ctx, Stamp{ID: "a"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+	require.NoError(t, err)
+	assert.Equal(t, got, created)
+	assert.Equal(t, atGiven, at, "the caller's time is not cut")
+
+	put, err := stamps.Put(ctx, created)
+	require.NoError(t, err)
+	got, err = stamps.Get(ctx, Stamp{ID: "a"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+	require.NoError(t, err)
+	assert.Equal(t, got, put)
+}

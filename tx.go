@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -324,8 +323,7 @@ func (r *Repo[T]) TxCreate(tx *Txn, v T) {
 // conditions: the item must exist unless u is an upsert. Changes made to
 // u after Tx are not part of the transaction.
 func (u *Update[T]) Tx(tx *Txn) {
-	c := *u
-	c.set, c.remove, c.add, c.errs = slices.Clip(u.set), slices.Clip(u.remove), slices.Clip(u.add), slices.Clip(u.errs)
+	c := u.clone()
 	tx.record("Update", u.r.e.name, func(ctx context.Context) ([]txItem, error) { return c.txItems(ctx, true) })
 }
 

@@ -276,3 +276,38 @@ func TestTxIdempotentRetry(t *testing.T) {
 	})
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
 }
+
+// TxNote is an entity whose Note is promoted from an embedded pointer, so
+// an Update's values reach it through a pointer.
+type TxNote struct {
+	ID string `dynamodbav:"ID"`
+	*TxNoteBody
+	Other string `dynamodbav:"Other"`
+}
+
+type TxNoteBody struct {
+	Note string `dynamodbav:"Note"`
+}
+
+var TxNotes = singletable.MustDefine(singletable.Schema[TxNote]{Type: "TxNote", PK: "TXNOTE#{ID}", SK: "TXNOTE"})
+
+// Changes made to an Update after Update.Tx are not part of the
+// transaction, fields promoted from an embedded pointer included.
+func TestTxUpdateChangedAfterTx(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var notes *singletable.Repo[TxNote]
+	tbl, _ := newTable(t, func(tb *singletable.Table) { notes = singletable.MustBind(tb, TxNotes) })
+	_, err := notes.Create(ctx, TxNote{ID: "a", TxNoteBody: &TxNoteBody{Note: "n0"}, Other: "o0"})
+	require.NoError(t, err)
+	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		u := notes.Update(TxNote{ID: "a"}).Set("Note", "n1").Set("Other", "o1")
+		u.Tx(tx)
+		u.Set("Note", "after").Set("Other", "after")
+		return nil
+	}))
+	got, err := notes.Get(ctx, TxNote{ID: "a"})
+	require.NoError(t, err)
+	assert.Equal(t, "o1", got.Other)
+	assert.Equal(t, "n1", got.Note)
+}

@@ -215,6 +215,24 @@ func (u *Update[T]) Upsert() *Update[T] {
 	return u
 }
 
+// clone returns a copy of u that later changes to u do not reach. A copy
+// of u.vals would share the structs its embedded pointers point to (a
+// field promoted from an embedded *Base), so the set fields are copied
+// into fresh ones.
+func (u *Update[T]) clone() *Update[T] {
+	c := *u
+	c.set, c.remove, c.add, c.errs = slices.Clip(u.set), slices.Clip(u.remove), slices.Clip(u.add), slices.Clip(u.errs)
+	var zero T
+	c.vals = zero
+	src, dst := reflect.ValueOf(&u.vals).Elem(), reflect.ValueOf(&c.vals).Elem()
+	for _, f := range c.set {
+		if fv, ok := f.Get(src); ok {
+			fieldByIndexAlloc(dst, f.Index).Set(fv)
+		}
+	}
+	return &c
+}
+
 func appendUnique(s []*model.Field, f *model.Field) []*model.Field {
 	if slices.Contains(s, f) {
 		return s
