@@ -70,7 +70,7 @@ func TestStructFields(t *testing.T) {
 		t.Errorf("excluded %v", ex)
 	}
 
-	v := item{Name: "a", Count: 0, Expires: time.Unix(100, 999)}
+	v := item{Name: "a", Count: 0, Expires: time.Unix(100, 999), private: "not a field"}
 	v.ID = "id"
 	rv := reflect.ValueOf(&v).Elem()
 	b := StructBase(rv)
