@@ -100,7 +100,7 @@ func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
 // with the same primary key exists, or when a unique field's value is
 // taken (the error names the field). Managed fields are filled in:
 // CreatedAt (when zero), UpdatedAt, Version 1. The item returned is v as
-// written: with those fields as the library set them (times in UTC) and
+// written: with those fields as the library set them and
 // times stored as epoch seconds (unixtime, TTL) cut to the second, so its
 // managed fields equal what a [Repo.Get] reads back. An entity with unique fields
 // is written with its guard items in one [TransactWriteItems].

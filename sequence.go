@@ -111,6 +111,9 @@ func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 	}
 	cur, err := s.Current(ctx)
 	if err != nil {
+		// Recorded too, so a caller that drops the error cannot commit the
+		// transaction without its claim.
+		tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return nil, err })
 		return 0, err
 	}
 	next := cur + int64(k)

@@ -47,7 +47,8 @@ type TxOptions struct {
 // Txn collects the writes and condition checks of one transaction. The
 // function given to [Tx] adds them with [Repo.TxPut], [Repo.TxCreate],
 // [Repo.TxDelete], [Repo.TxCheck], [Update.Tx] and [Sequence.Next]; a Txn
-// is not safe for concurrent use and is only valid inside that function.
+// is not safe for concurrent use and is only valid inside that function: an
+// op added after Tx returned panics, since it could never be sent.
 //
 // A Txn holds no context. Each call records an op; Tx materialises the ops
 // when it commits, with its own context: the reads some writes need (an
@@ -60,6 +61,8 @@ type Txn struct {
 	ops     []txOp
 	items   []txItem
 	errs    []error
+	// done is set when Tx returns: an op added later could never be sent.
+	done bool
 }
 
 // txPending is a recorded op, not yet turned into transaction items.
@@ -119,6 +122,7 @@ type txItem struct {
 func Tx(ctx context.Context, table *Table, fn func(tx *Txn) error, optFns ...func(*TxOptions)) error {
 	o := applyOpts(optFns)
 	tx := &Txn{t: table}
+	defer func() { tx.done = true }()
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -131,6 +135,9 @@ func Tx(ctx context.Context, table *Table, fn func(tx *Txn) error, optFns ...fun
 
 // record adds an op to be materialised at commit.
 func (tx *Txn) record(kind, entity string, build func(ctx context.Context) ([]txItem, error)) {
+	if tx.done {
+		panic("singletable: " + kind + " of " + entity + " added to a Txn after its Tx returned; add ops only inside the function given to Tx")
+	}
 	tx.pending = append(tx.pending, txPending{kind: kind, entity: entity, build: build})
 }
 

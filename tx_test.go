@@ -311,3 +311,22 @@ func TestTxUpdateChangedAfterTx(t *testing.T) {
 	assert.Equal(t, "o1", got.Other)
 	assert.Equal(t, "n1", got.Note)
 }
+
+// A Txn kept past its Tx cannot take ops that would never be sent.
+func TestTxnUsedAfterTxPanics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var notes *singletable.Repo[TxNote]
+	tbl, c := newTable(t, func(tb *singletable.Table) { notes = singletable.MustBind(tb, TxNotes) })
+	var kept *singletable.Txn
+	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		kept = tx
+		notes.TxCreate(tx, TxNote{ID: "in", TxNoteBody: &TxNoteBody{Note: "n"}})
+		return nil
+	}))
+	before := c.requests.Load()
+	require.PanicsWithValue(t, "singletable: Create of TxNote added to a Txn after its Tx returned; add ops only inside the function given to Tx", func() {
+		notes.TxCreate(kept, TxNote{ID: "late", TxNoteBody: &TxNoteBody{Note: "n"}})
+	})
+	require.Equal(t, before, c.requests.Load())
+}

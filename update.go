@@ -278,7 +278,7 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (in *dynamodb.UpdateItemInput, eff updateEffect, after T, err error) {
 	r, e := u.r, u.r.e
 	g := &e.guards
-	now := r.t.opts.Now().UTC()
+	now := stampTime(r.t.opts.Now())
 	// merged holds every value known after the update: the key fields,
 	// the set fields (removed fields stay zero), the managed fields, and
 	// the fields read before the update.
