@@ -95,19 +95,19 @@ func (r *Repo[T]) IndexCollection(index string, key T) *Collection {
 		var parts []string
 		for _, f := range idx.partition {
 			var av types.AttributeValue
-			if f.present(kv) {
+			if f.Present(kv) {
 				av, err = r.e.marshalField(f, kv)
 			}
 			if err != nil || av == nil {
-				c.errs = append(c.errs, keyErrorOr(err, &KeyError{Entity: r.e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}, Err: err}))
+				c.errs = append(c.errs, keyErrorOr(err, &KeyError{Entity: r.e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err}))
 				return c
 			}
-			c.keyConds = append(c.keyConds, keyCond{attr: f.attr, op: expr.OpEq, v1: av})
+			c.keyConds = append(c.keyConds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
 			parts = append(parts, avString(av))
 		}
 		c.partition = strings.Join(parts, "\x00")
 		for _, f := range idx.deps {
-			c.cursorKeys = append(c.cursorKeys, f.attr)
+			c.cursorKeys = append(c.cursorKeys, f.Attr)
 		}
 	}
 	c.cursorKeys = append(c.cursorKeys, r.t.primaryKeyAttrs()...)

@@ -2,61 +2,40 @@ package singletable
 
 import (
 	"errors"
-	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The library's checks are written directly; the caller's conditions go
-// through the SDK's builder once, with placeholders of their own; OR and
-// AND group as DynamoDB reads them.
-func TestConditionText(t *testing.T) {
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	owner := allOf(attrEq("OwnerPK", s("USER#a")), attrEq("OwnerSK", s("PROFILE")))
-	c := check(anyOf(attrNotExists("PK"), owner)).
-		and(userCond(expression.Name("Age").GreaterThan(expression.Value(3)))).
-		and(check(attrExists("PK"))).
-		and(userCond(expression.Name("Name").AttributeExists()))
+// buildCondition says whose condition failed to write, as a
+// *ValidationError, and checks the expression against DynamoDB's limits.
+// (The condition's text is internal/writeplan's TestConditionText.)
+func TestBuildCondition(t *testing.T) {
 	asIs := func(name string) (string, error) { return name, nil }
-	ce, err := c.build("User", asIs)
-	if err != nil {
-		t.Fatal(err)
+	if ce, err := buildCondition(writeplan.Condition{}, "User", nil); err != nil || ce.Text != nil {
+		t.Fatalf("empty condition: %v, %v", ce.Text, err)
 	}
-	want := "((attribute_not_exists(#n0)) OR ((#n1 = :v0) AND (#n2 = :v1))) AND (attribute_exists(#n0)) AND ((#0 > :0) AND (attribute_exists (#1)))"
-	if *ce.text != want {
-		t.Fatalf("condition\n got %s\nwant %s", *ce.text, want)
-	}
-	wantNames := map[string]string{"#n0": "PK", "#n1": "OwnerPK", "#n2": "OwnerSK", "#0": "Age", "#1": "Name"}
-	if !reflect.DeepEqual(ce.names, wantNames) {
-		t.Fatalf("names %v, want %v", ce.names, wantNames)
-	}
-	if len(ce.values) != 3 {
-		t.Fatalf("values %v", ce.values)
-	}
-
-	// and never shares a backing array between two conditions built from one.
-	base := check(attrExists("A"))
-	x, y := base.and(check(attrExists("X"))), base.and(check(attrExists("Y")))
-	var bx, by expr.Builder
-	x.write(&bx, nil)
-	y.write(&by, nil)
-	if bx.Names()["#n1"] != "X" || by.Names()["#n1"] != "Y" {
-		t.Fatalf("two conditions from one base: names %v and %v", bx.Names(), by.Names())
-	}
-
-	if ce, err := (condition{}).build("User", nil); err != nil || ce.text != nil {
-		t.Fatalf("empty condition: %v, %v", ce.text, err)
+	ce, err := buildCondition(writeplan.Own(writeplan.AttrExists("PK")), "User", nil)
+	if err != nil || ce.Text == nil || *ce.Text != "attribute_exists(#n0)" || ce.Names["#n0"] != "PK" {
+		t.Fatalf("own check: %v, %v", ce, err)
 	}
 	var bad expression.ConditionBuilder
 	var ve *ValidationError
-	if _, err := userCond(bad).build("User", asIs); !errors.As(err, &ve) {
-		t.Fatalf("an invalid caller condition: %v, want a *ValidationError", err)
+	if _, err := buildCondition(writeplan.User(bad), "User", asIs); !errors.As(err, &ve) || ve.Entity != "User" {
+		t.Fatalf("an invalid caller condition: %v, want a *ValidationError of User", err)
 	}
-	if _, err := userCond(expression.Name("A").AttributeExists()).build("User", nil); !errors.Is(err, errNoResolver) {
-		t.Fatalf("a caller condition without a resolver: %v, want errNoResolver", err)
+	if _, err := buildCondition(writeplan.User(expression.Name("A").AttributeExists()), "User", nil); !errors.Is(err, writeplan.ErrNoResolver) {
+		t.Fatalf("a caller condition without a resolver: %v, want ErrNoResolver", err)
+	}
+	ops := make([]expression.OperandBuilder, 101)
+	for i := range ops {
+		ops[i] = expression.Value(i)
+	}
+	in := expression.Name("A").In(ops[0], ops[1:]...)
+	if _, err := buildCondition(writeplan.User(in), "User", asIs); !errors.As(err, &ve) || !strings.Contains(err.Error(), "condition expression") {
+		t.Fatalf("a condition over DynamoDB's limits: %v, want a *ValidationError", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // Descriptions of the table as declared: what the entities bound to it
@@ -150,29 +152,29 @@ func (e *Entity[T]) describe(o TableOptions) EntityDescription {
 	if e.sk.defined() {
 		d.SK = describeKey(o.SortKey, e.sk)
 	}
-	name := func(f *fieldInfo) string {
+	name := func(f *model.Field) string {
 		if f == nil {
 			return ""
 		}
-		return f.name
+		return f.Name
 	}
 	g := e.guards
 	for _, f := range g.unique {
-		d.Unique = append(d.Unique, f.name)
+		d.Unique = append(d.Unique, f.Name)
 	}
 	d.Version, d.CreatedAt, d.UpdatedAt, d.TTL = name(g.version), name(g.created), name(g.updated), name(g.ttl)
 	for _, f := range e.fields {
-		d.Fields = append(d.Fields, FieldDescription{f.name, f.attr})
+		d.Fields = append(d.Fields, FieldDescription{f.Name, f.Attr})
 	}
 	for _, p := range e.indexes {
 		ix := EntityIndexDescription{Name: p.name, MultiAttribute: p.multi, Shards: p.shards,
 			HasWhen: p.when != nil, WhenFields: slices.Clone(p.whenFields)}
 		if p.multi {
 			for _, f := range p.partition {
-				ix.Partition = append(ix.Partition, FieldDescription{f.name, f.attr})
+				ix.Partition = append(ix.Partition, FieldDescription{f.Name, f.Attr})
 			}
 			for _, f := range p.sort {
-				ix.Sort = append(ix.Sort, FieldDescription{f.name, f.attr})
+				ix.Sort = append(ix.Sort, FieldDescription{f.Name, f.Attr})
 			}
 		} else {
 			ix.PK = describeKey(p.pkAttr, p.pk)
@@ -250,7 +252,7 @@ func (q *Query[T]) Describe() QueryDescription {
 	default:
 		var pk []string
 		for _, f := range idx.partition {
-			pk = append(pk, f.attr+" = {"+f.name+"}")
+			pk = append(pk, f.Attr+" = {"+f.Name+"}")
 		}
 		d.Partition = strings.Join(pk, " AND ")
 		parts = q.describeMultiSort(idx)
@@ -319,7 +321,7 @@ func (q *Query[T]) describeMultiSort(idx *indexPlan[T]) []string {
 	n := min(len(q.fields), len(idx.sort))
 	var out []string
 	for _, f := range idx.sort[:max(n-1, 0)] {
-		out = append(out, f.attr+" = {"+f.name+"}")
+		out = append(out, f.Attr+" = {"+f.Name+"}")
 	}
 	if n == 0 {
 		return out
@@ -327,11 +329,11 @@ func (q *Query[T]) describeMultiSort(idx *indexPlan[T]) []string {
 	last := idx.sort[n-1]
 	switch {
 	case q.kind == sortBeginsWith:
-		out = append(out, "begins_with("+last.attr+", {"+last.name+":prefix})")
+		out = append(out, "begins_with("+last.Attr+", {"+last.Name+":prefix})")
 	case q.kind == sortBetween:
-		out = append(out, last.attr+" BETWEEN {"+last.name+"} AND {"+last.name+":high}")
+		out = append(out, last.Attr+" BETWEEN {"+last.Name+"} AND {"+last.Name+":high}")
 	default:
-		out = append(out, last.attr+" "+q.op.String()+" {"+last.name+"}")
+		out = append(out, last.Attr+" "+q.op.String()+" {"+last.Name+"}")
 	}
 	return out
 }

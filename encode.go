@@ -7,6 +7,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // encode turns v into a complete item: attributes from the struct, entity
@@ -41,7 +42,7 @@ type writeSet struct {
 	// owned is the ownership condition of a write that expects the item
 	// absent or this entity's (see Repo.ownership), written once: a Put
 	// with no other condition sends it as is (its maps are only read).
-	owned condExpr
+	owned writeplan.CondExpr
 }
 
 // writeSetFor returns the entity's writeSet for t (cached for the last
@@ -72,7 +73,7 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 	for _, p := range e.indexes {
 		if p.multi {
 			for _, f := range p.deps {
-				add(f.attr, true)
+				add(f.Attr, true)
 			}
 			continue
 		}
@@ -82,7 +83,7 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 		}
 	}
 	if e.guards.ttl != nil {
-		add(e.guards.ttl.attr, true)
+		add(e.guards.ttl.Attr, true)
 	}
 	ws.direct = !dup
 	for _, n := range ws.all {
@@ -108,8 +109,7 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 			ws.invalid = ws.invalid || sz.invalid
 		}
 	}
-	owned, err := check(anyOf(attrNotExists(t.opts.PartitionKey),
-		attrEq(t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: e.name}))).build(e.name, nil)
+	owned, err := buildCondition(writeplan.Ownership(writeplan.AnyItem, t.opts.PartitionKey, t.opts.EntityTypeAttr, e.name), e.name, nil)
 	if err == nil {
 		ws.owned = owned
 	}
@@ -207,10 +207,10 @@ func (e *Entity[T]) invalidValue(attr, reason string) *ValidationError {
 	if f == nil {
 		return validationErr(e.name, attr, "%s", reason)
 	}
-	if f.attr != f.name {
-		reason = "attribute " + f.attr + ": " + reason
+	if f.Attr != f.Name {
+		reason = "attribute " + f.Attr + ": " + reason
 	}
-	return validationErr(e.name, f.name, "%s", reason)
+	return validationErr(e.name, f.Name, "%s", reason)
 }
 
 // sizer sums attribute sizes as itemsize.Scan counts them and notes

@@ -10,6 +10,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // Schema declares one entity: its Go type T, the value of its entity type
@@ -76,9 +77,9 @@ type Schema[T any] struct {
 type Entity[T any] struct {
 	name     string
 	typ      reflect.Type
-	fields   []*fieldInfo
-	byName   map[string]*fieldInfo
-	byAttr   map[string]*fieldInfo
+	fields   []*model.Field
+	byName   map[string]*model.Field
+	byAttr   map[string]*model.Field
 	excluded map[string]bool // Go fields tagged `dynamodbav:"-"`
 	pk, sk   compiledKey
 	indexes  []*indexPlan[T]
@@ -103,11 +104,11 @@ func Define[T any](s Schema[T]) (*Entity[T], error) {
 	if s.Type == "" {
 		return nil, validationErr("", "", "Schema.Type is empty for %s", t)
 	}
-	e := &Entity[T]{name: s.Type, typ: t, fields: structFields(t),
-		byName: map[string]*fieldInfo{}, byAttr: map[string]*fieldInfo{}, excluded: excludedFields(t)}
+	e := &Entity[T]{name: s.Type, typ: t, fields: model.StructFields(t),
+		byName: map[string]*model.Field{}, byAttr: map[string]*model.Field{}, excluded: model.ExcludedFields(t)}
 	for _, f := range e.fields {
-		e.byName[f.name] = f
-		e.byAttr[f.attr] = f
+		e.byName[f.Name] = f
+		e.byAttr[f.Attr] = f
 	}
 	var err error
 	if s.PK == "" {
@@ -165,10 +166,10 @@ func (e *Entity[T]) Name() string { return e.name }
 func (e *Entity[T]) checkNotStored(attr, what string) error {
 	for _, f := range e.fields {
 		switch {
-		case f.attr == attr:
-			return validationErr(e.name, f.name, "field %s is stored as attribute %q, %s, which the library writes: the field's value would be overwritten; store the field under another name (a dynamodbav tag)", f.name, attr, what)
-		case strings.EqualFold(f.attr, attr):
-			return validationErr(e.name, f.name, "field %s is stored as attribute %q, which differs from %s %q only in case: items are decoded matching names ignoring case, so the field would read back that attribute's value; store the field under another name (a dynamodbav tag)", f.name, f.attr, what, attr)
+		case f.Attr == attr:
+			return validationErr(e.name, f.Name, "field %s is stored as attribute %q, %s, which the library writes: the field's value would be overwritten; store the field under another name (a dynamodbav tag)", f.Name, attr, what)
+		case strings.EqualFold(f.Attr, attr):
+			return validationErr(e.name, f.Name, "field %s is stored as attribute %q, which differs from %s %q only in case: items are decoded matching names ignoring case, so the field would read back that attribute's value; store the field under another name (a dynamodbav tag)", f.Name, f.Attr, what, attr)
 		}
 	}
 	return nil
@@ -185,7 +186,7 @@ func where(index, key string) string {
 }
 
 // field returns the named field or a ValidationError.
-func (e *Entity[T]) field(name string) (*fieldInfo, error) {
+func (e *Entity[T]) field(name string) (*model.Field, error) {
 	if f := e.byName[name]; f != nil {
 		return f, nil
 	}
@@ -215,9 +216,9 @@ func (e *Entity[T]) unknownField(where, role, name string) *ValidationError {
 // field has in v: as the item codec stores it, except that times use the
 // fixed-width key form so that they sort by instant. It is nil when the
 // attribute is not stored (nil pointer, omitempty zero).
-func (e *Entity[T]) marshalField(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
+func (e *Entity[T]) marshalField(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	av, err := e.marshalKeyAttr(f, v)
-	if err == nil && av != nil && f.keyMax > 0 {
+	if err == nil && av != nil && f.KeyMax > 0 {
 		err = e.checkKeyAttr(f, av)
 	}
 	if err != nil {
@@ -227,19 +228,19 @@ func (e *Entity[T]) marshalField(f *fieldInfo, v reflect.Value) (types.Attribute
 }
 
 // marshalKeyAttr is marshalField without the size check.
-func (e *Entity[T]) marshalKeyAttr(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
-	fv, ok := f.keyValue(v)
+func (e *Entity[T]) marshalKeyAttr(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+	fv, ok := f.KeyValue(v)
 	if !ok {
 		return nil, nil
 	}
-	if fv.Type() == timeType || (fv.Kind() == reflect.Pointer && fv.Type().Elem() == timeType) {
+	if fv.Type() == model.TimeType || (fv.Kind() == reflect.Pointer && fv.Type().Elem() == model.TimeType) {
 		if fv.Kind() == reflect.Pointer {
 			if fv.IsNil() {
 				return nil, nil
 			}
 			fv = fv.Elem()
 		}
-		if f.omitEmpty && fv.IsZero() {
+		if f.OmitEmpty && fv.IsZero() {
 			return nil, nil
 		}
 		b, err := keys.AppendValue(nil, fv)
@@ -254,26 +255,26 @@ func (e *Entity[T]) marshalKeyAttr(f *fieldInfo, v reflect.Value) (types.Attribu
 // marshalFieldPlain returns the attribute value the field has in v exactly
 // as the item codec stores it (nil when not stored), tag options (string,
 // omitempty, unixtime, …) applied as they are in an item.
-func (e *Entity[T]) marshalFieldPlain(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
-	fv, ok := f.get(v)
+func (e *Entity[T]) marshalFieldPlain(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+	fv, ok := f.Get(v)
 	if !ok {
 		return nil, nil
 	}
-	// Straight from v when the codec stores this very field under f.attr
-	// (always, unless fields.go and the codec resolve a name differently).
-	if plan := codec.For(e.typ); plan.HasField(f.attr, f.index) {
-		return plan.EncodeAttr(v, f.attr)
+	// Straight from v when the codec stores this very field under f.Attr
+	// (always, unless internal/model and the codec resolve a name differently).
+	if plan := codec.For(e.typ); plan.HasField(f.Attr, f.Index) {
+		return plan.EncodeAttr(v, f.Attr)
 	}
 	var one T
-	fieldByIndexAlloc(reflect.ValueOf(&one).Elem(), f.index).Set(fv)
+	fieldByIndexAlloc(reflect.ValueOf(&one).Elem(), f.Index).Set(fv)
 	item, err := codec.Marshal(&one, 0)
 	if err != nil {
 		return nil, err
 	}
-	av := item[f.attr]
+	av := item[f.Attr]
 	if err := codec.Check(av); err != nil {
 		// As EncodeAttr refuses it.
-		err.(*codec.InvalidError).Attr = f.attr
+		err.(*codec.InvalidError).Attr = f.Attr
 		return nil, err
 	}
 	return av, nil
@@ -319,21 +320,21 @@ func stampTime(now time.Time) time.Time {
 // the value had.
 func (e *Entity[T]) truncateSeconds(rv reflect.Value) {
 	for _, f := range e.fields {
-		if !f.seconds {
+		if !f.Seconds {
 			continue
 		}
-		fv, ok := f.get(rv)
+		fv, ok := f.Get(rv)
 		if !ok || !fv.CanSet() {
 			continue
 		}
 		// A zero time that omitempty leaves out is read back as zero.
 		switch {
-		case fv.Type() == timeType:
-			if t := fv.Interface().(time.Time); !t.IsZero() || !f.omitEmpty {
+		case fv.Type() == model.TimeType:
+			if t := fv.Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
 				fv.Set(reflect.ValueOf(time.Unix(t.Unix(), 0)))
 			}
-		case fv.Kind() == reflect.Pointer && fv.Type().Elem() == timeType && !fv.IsNil():
-			if t := fv.Elem().Interface().(time.Time); !t.IsZero() || !f.omitEmpty {
+		case fv.Kind() == reflect.Pointer && fv.Type().Elem() == model.TimeType && !fv.IsNil():
+			if t := fv.Elem().Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
 				// A fresh pointer: the caller's time is not changed.
 				tt := time.Unix(t.Unix(), 0)
 				fv.Set(reflect.ValueOf(&tt))
@@ -355,7 +356,7 @@ func (e *Entity[T]) putPrimaryKey(t *Table, rv reflect.Value, item map[string]ty
 // Both keys are rendered into one buffer and share one string.
 func (e *Entity[T]) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) error {
 	var arr [192]byte
-	buf, err := e.appendKey(arr[:0], e.pk, rv, "", "PK")
+	buf, err := appendKey(arr[:0], e.pk, rv, e.name, "", "PK")
 	if err != nil {
 		return err
 	}
@@ -365,7 +366,7 @@ func (e *Entity[T]) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string
 		return nil
 	}
 	n := len(buf)
-	if buf, err = e.appendKey(buf, e.sk, rv, "", "SK"); err != nil {
+	if buf, err = appendKey(buf, e.sk, rv, e.name, "", "SK"); err != nil {
 		return err
 	}
 	s := string(buf)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // IndexSchema declares how an entity appears in one global secondary index.
@@ -48,13 +50,13 @@ type indexPlan[T any] struct {
 	multi          bool
 	pk, sk         compiledKey // templated
 	pkAttr, skAttr string      // templated
-	partition      []*fieldInfo
-	sort           []*fieldInfo
+	partition      []*model.Field
+	sort           []*model.Field
 	when           func(T) bool
-	shards         int          // write shards of a templated index; 0 when not sharded
-	whenFields     []string     // as declared, for Table.Describe
-	deps           []*fieldInfo // every field the index's attributes depend on
-	keyFields      []*fieldInfo // the fields of a templated index's keys, each once
+	shards         int            // write shards of a templated index; 0 when not sharded
+	whenFields     []string       // as declared, for Table.Describe
+	deps           []*model.Field // every field the index's attributes depend on
+	keyFields      []*model.Field // the fields of a templated index's keys, each once
 }
 
 func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
@@ -156,16 +158,16 @@ func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
 	return p, nil
 }
 
-func (e *Entity[T]) multiField(name, index string, sort bool) (*fieldInfo, error) {
+func (e *Entity[T]) multiField(name, index string, sort bool) (*model.Field, error) {
 	f := e.byName[name]
 	if f == nil {
 		return nil, e.unknownField(where(index, ""), "", name)
 	}
-	if _, err := scalarType(f.typ); err != nil {
+	if _, err := scalarType(f.Type); err != nil {
 		return nil, &ValidationError{Entity: e.name, Field: where(index, name), Reason: "cannot be a multi-attribute key", Err: err}
 	}
-	if limit := keyLimit(sort); f.keyMax == 0 || limit < f.keyMax {
-		f.keyMax, f.keyIndex, f.keySort = limit, index, sort
+	if limit := keyLimit(sort); f.KeyMax == 0 || limit < f.KeyMax {
+		f.KeyMax, f.KeyIndex, f.KeySort = limit, index, sort
 	}
 	return f, nil
 }
@@ -173,7 +175,7 @@ func (e *Entity[T]) multiField(name, index string, sort bool) (*fieldInfo, error
 // checkKeyAttr returns a *KeyError when av, the value of field f as a key
 // attribute of a multi-attribute index, is longer than DynamoDB allows.
 // Numbers (at most 38 digits) always fit.
-func (e *Entity[T]) checkKeyAttr(f *fieldInfo, av types.AttributeValue) error {
+func (e *Entity[T]) checkKeyAttr(f *model.Field, av types.AttributeValue) error {
 	n := 0
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
@@ -181,15 +183,15 @@ func (e *Entity[T]) checkKeyAttr(f *fieldInfo, av types.AttributeValue) error {
 	case *types.AttributeValueMemberB:
 		n = len(x.Value)
 	}
-	if n <= f.keyMax {
+	if n <= f.KeyMax {
 		return nil
 	}
 	role := "partition"
-	if f.keySort {
+	if f.KeySort {
 		role = "sort"
 	}
-	return &KeyError{Entity: e.name, Index: f.keyIndex, Key: f.attr,
-		Err: fmt.Errorf("field %s is %d bytes, over DynamoDB's %d-byte limit for a %s key attribute", f.name, n, f.keyMax, role)}
+	return &KeyError{Entity: e.name, Index: f.KeyIndex, Key: f.Attr,
+		Err: fmt.Errorf("field %s is %d bytes, over DynamoDB's %d-byte limit for a %s key attribute", f.Name, n, f.KeyMax, role)}
 }
 
 // scalarType returns the DynamoDB scalar type (S, N or B) a field is stored
@@ -198,7 +200,7 @@ func scalarType(t reflect.Type) (types.ScalarAttributeType, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == timeType {
+	if t == model.TimeType {
 		return types.ScalarAttributeTypeS, nil
 	}
 	switch t.Kind() {
@@ -232,20 +234,20 @@ func (e *Entity[T]) index(name string) (*indexPlan[T], error) {
 func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) (pk, sk string, err error) {
 	if p.multi {
 		for _, f := range p.deps {
-			if !f.present(rv) {
+			if !f.Present(rv) {
 				// DynamoDB rejects empty strings in key attributes; an
 				// absent attribute keeps the item out of the index.
-				delete(item, f.attr)
+				delete(item, f.Attr)
 				continue
 			}
 			av, err := e.marshalField(f, rv)
 			if err != nil {
-				return "", "", keyErrorOr(err, &KeyError{Entity: e.name, Index: p.name, Key: f.attr, Err: err})
+				return "", "", keyErrorOr(err, &KeyError{Entity: e.name, Index: p.name, Key: f.Attr, Err: err})
 			}
 			if av == nil {
-				delete(item, f.attr)
+				delete(item, f.Attr)
 			} else {
-				item[f.attr] = av
+				item[f.Attr] = av
 			}
 		}
 		return "", "", nil
@@ -274,9 +276,9 @@ func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[strin
 // not belong in the index: a template field is absent or When is false.
 // Both keys share one string.
 func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk string, ok bool, err error) {
-	base := structBase(rv)
+	base := model.StructBase(rv)
 	for _, f := range p.keyFields {
-		if !f.presentAt(base, rv) {
+		if !f.PresentAt(base, rv) {
 			return "", "", false, nil
 		}
 	}
@@ -284,7 +286,7 @@ func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk strin
 		return "", "", false, nil
 	}
 	var arr [192]byte
-	buf, err := e.appendKey(arr[:0], p.pk, rv, p.name, p.pkAttr)
+	buf, err := appendKey(arr[:0], p.pk, rv, e.name, p.name, p.pkAttr)
 	if err != nil {
 		return "", "", false, err
 	}
@@ -297,7 +299,7 @@ func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk strin
 	}
 	n := len(buf)
 	if p.sk.defined() {
-		if buf, err = e.appendKey(buf, p.sk, rv, p.name, p.skAttr); err != nil {
+		if buf, err = appendKey(buf, p.sk, rv, e.name, p.name, p.skAttr); err != nil {
 			return "", "", false, err
 		}
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // UniqueGuardType is the entity type stored on unique guard items (see
@@ -29,23 +31,23 @@ const (
 
 // guardPlan is what a schema declares beyond keys and indexes.
 type guardPlan struct {
-	unique           []*fieldInfo
-	version          *fieldInfo
-	created, updated *fieldInfo
-	ttl              *fieldInfo
+	unique           []*model.Field
+	version          *model.Field
+	created, updated *model.Field
+	ttl              *model.Field
 }
 
 // managed reports whether the library sets f itself.
-func (g *guardPlan) managed(f *fieldInfo) bool {
+func (g *guardPlan) managed(f *model.Field) bool {
 	return f != nil && (f == g.version || f == g.created || f == g.updated)
 }
 
 func (e *Entity[T]) compileGuards(s Schema[T]) error {
 	g := &e.guards
-	inPrimary := func(f *fieldInfo) bool {
+	inPrimary := func(f *model.Field) bool {
 		return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
 	}
-	field := func(role, name string) (*fieldInfo, error) {
+	field := func(role, name string) (*model.Field, error) {
 		f := e.byName[name]
 		if f == nil {
 			return nil, e.unknownField(name, role, name)
@@ -60,7 +62,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		if err != nil {
 			return err
 		}
-		if err := keys.TypeSupported(f.typ); err != nil {
+		if err := keys.TypeSupported(f.Type); err != nil {
 			return &ValidationError{Entity: e.name, Field: name, Reason: "Unique: the value cannot be rendered into a guard key", Err: err}
 		}
 		if slices.Contains(g.unique, f) {
@@ -73,30 +75,30 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		if g.version, err = field("Version", s.Version); err != nil {
 			return err
 		}
-		switch g.version.typ.Kind() {
+		switch g.version.Type.Kind() {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		default:
-			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.typ)
+			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.Type)
 		}
 	}
 	isTime := func(t reflect.Type) bool {
-		return t == timeType || (t.Kind() == reflect.Pointer && t.Elem() == timeType)
+		return t == model.TimeType || (t.Kind() == reflect.Pointer && t.Elem() == model.TimeType)
 	}
 	if s.CreatedAt != "" {
 		if g.created, err = field("CreatedAt", s.CreatedAt); err != nil {
 			return err
 		}
-		if !isTime(g.created.typ) {
-			return validationErr(e.name, s.CreatedAt, "CreatedAt: the field is %s; it must be time.Time or *time.Time", g.created.typ)
+		if !isTime(g.created.Type) {
+			return validationErr(e.name, s.CreatedAt, "CreatedAt: the field is %s; it must be time.Time or *time.Time", g.created.Type)
 		}
 	}
 	if s.UpdatedAt != "" {
 		if g.updated, err = field("UpdatedAt", s.UpdatedAt); err != nil {
 			return err
 		}
-		if !isTime(g.updated.typ) {
-			return validationErr(e.name, s.UpdatedAt, "UpdatedAt: the field is %s; it must be time.Time or *time.Time", g.updated.typ)
+		if !isTime(g.updated.Type) {
+			return validationErr(e.name, s.UpdatedAt, "UpdatedAt: the field is %s; it must be time.Time or *time.Time", g.updated.Type)
 		}
 	}
 	if s.TTL != "" {
@@ -105,32 +107,32 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		}
 		// Stored as epoch seconds, and not at all when zero: keys hold
 		// it the same way (to the second, absent when zero).
-		g.ttl.seconds, g.ttl.omitEmpty = true, true
+		g.ttl.Seconds, g.ttl.OmitEmpty = true, true
 		for _, p := range e.indexes {
 			if p.multi && slices.Contains(p.deps, g.ttl) {
 				return validationErr(e.name, s.TTL, "TTL: the field is a key attribute of multi-attribute index %s, whose type the table declares from the Go type, but DynamoDB's TTL is stored as a number of epoch seconds; index a copy of the time in another field", p.name)
 			}
 		}
-		switch k := g.ttl.typ.Kind(); {
-		case isTime(g.ttl.typ):
+		switch k := g.ttl.Type.Kind(); {
+		case isTime(g.ttl.Type):
 		case k >= reflect.Int && k <= reflect.Uint64:
 		default:
-			return validationErr(e.name, s.TTL, "TTL: the field is %s; it must be time.Time, *time.Time or an integer of epoch seconds", g.ttl.typ)
+			return validationErr(e.name, s.TTL, "TTL: the field is %s; it must be time.Time, *time.Time or an integer of epoch seconds", g.ttl.Type)
 		}
 	}
-	roles := map[*fieldInfo]string{}
+	roles := map[*model.Field]string{}
 	for _, r := range []struct {
-		f    *fieldInfo
+		f    *model.Field
 		role string
 	}{{g.version, "Version"}, {g.created, "CreatedAt"}, {g.updated, "UpdatedAt"}, {g.ttl, "TTL"}} {
 		if r.f == nil {
 			continue
 		}
 		if other, dup := roles[r.f]; dup {
-			return validationErr(e.name, r.f.name, "the field is both %s and %s", other, r.role)
+			return validationErr(e.name, r.f.Name, "the field is both %s and %s", other, r.role)
 		}
 		if slices.Contains(g.unique, r.f) {
-			return validationErr(e.name, r.f.name, "the field is both Unique and %s", r.role)
+			return validationErr(e.name, r.f.Name, "the field is both Unique and %s", r.role)
 		}
 		roles[r.f] = r.role
 	}
@@ -145,15 +147,15 @@ func (e *Entity[T]) encodeTTL(rv reflect.Value, item map[string]types.AttributeV
 		return
 	}
 	if av := ttlValue(f, rv); av != nil {
-		item[f.attr] = av
+		item[f.Attr] = av
 	} else {
-		delete(item, f.attr)
+		delete(item, f.Attr)
 	}
 }
 
 // ttlValue is the epoch-seconds value of a TTL field, nil when zero.
-func ttlValue(f *fieldInfo, rv reflect.Value) types.AttributeValue {
-	fv, ok := f.get(rv)
+func ttlValue(f *model.Field, rv reflect.Value) types.AttributeValue {
+	fv, ok := f.Get(rv)
 	if !ok {
 		return nil
 	}
@@ -165,7 +167,7 @@ func ttlValue(f *fieldInfo, rv reflect.Value) types.AttributeValue {
 	}
 	var n int64
 	switch {
-	case fv.Type() == timeType:
+	case fv.Type() == model.TimeType:
 		t := fv.Interface().(time.Time)
 		if t.IsZero() {
 			return nil
@@ -185,11 +187,11 @@ func ttlValue(f *fieldInfo, rv reflect.Value) types.AttributeValue {
 // stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt
 // always (or only when zero, with keepUpdated).
 func (e *Entity[T]) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
-	set := func(f *fieldInfo, onlyZero bool) {
+	set := func(f *model.Field, onlyZero bool) {
 		if f == nil {
 			return
 		}
-		fv := fieldByIndexAlloc(rv, f.index)
+		fv := fieldByIndexAlloc(rv, f.Index)
 		if onlyZero && !fv.IsZero() && !(fv.Kind() == reflect.Pointer && fv.Elem().IsZero()) {
 			return
 		}
@@ -206,7 +208,7 @@ func (e *Entity[T]) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
 
 // versionOf returns the version field of rv.
 func (e *Entity[T]) versionOf(rv reflect.Value) int64 {
-	fv, ok := e.guards.version.get(rv)
+	fv, ok := e.guards.version.Get(rv)
 	if !ok {
 		return 0
 	}
@@ -217,23 +219,12 @@ func (e *Entity[T]) versionOf(rv reflect.Value) int64 {
 }
 
 func (e *Entity[T]) setVersion(rv reflect.Value, n int64) {
-	fv := fieldByIndexAlloc(rv, e.guards.version.index)
+	fv := fieldByIndexAlloc(rv, e.guards.version.Index)
 	if fv.CanInt() {
 		fv.SetInt(n)
 	} else {
 		fv.SetUint(uint64(n))
 	}
-}
-
-// storedVersion reads the version attribute attr of a raw item (0 when
-// absent, or when item is nil).
-func storedVersion(item map[string]types.AttributeValue, attr string) int64 {
-	n, ok := item[attr].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0
-	}
-	v, _ := strconv.ParseInt(n.Value, 10, 64)
-	return v
 }
 
 // versionIn is the version of the struct value rv, 0 for an unversioned
@@ -247,13 +238,13 @@ func (r *Repo[T]) versionIn(rv reflect.Value) int64 {
 
 // versionCond is the condition "the stored version is the one read": for
 // 0, the item has no version yet.
-func (e *Entity[T]) versionCond(expected int64) condition {
-	attr := e.guards.version.attr
-	eq := attrEq(attr, &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)})
+func (e *Entity[T]) versionCond(expected int64) writeplan.Condition {
+	attr := e.guards.version.Attr
+	eq := writeplan.AttrEq(attr, &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)})
 	if expected == 0 {
-		return check(anyOf(attrNotExists(attr), eq))
+		return writeplan.Own(writeplan.AnyOf(writeplan.AttrNotExists(attr), eq))
 	}
-	return check(eq)
+	return writeplan.Own(eq)
 }
 
 // raceError marks a write that failed because the item changed between the
@@ -270,21 +261,21 @@ func (e *raceError) Unwrap() error { return e.err }
 
 // guardKey renders the key of the guard item claiming f's value in rv; ok
 // is false when the value is absent (it claims nothing).
-func (r *Repo[T]) guardKey(f *fieldInfo, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
-	if !f.present(rv) {
+func (r *Repo[T]) guardKey(f *model.Field, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
+	if !f.Present(rv) {
 		return nil, false, nil
 	}
-	fv, _ := f.keyValue(rv)
+	fv, _ := f.KeyValue(rv)
 	b := []byte("UNIQUE#")
 	b = keys.AppendEscaped(b, r.e.name)
 	b = append(b, '#')
-	b = keys.AppendEscaped(b, f.attr)
+	b = keys.AppendEscaped(b, f.Attr)
 	b = append(b, '#')
 	if b, err = keys.AppendValue(b, fv); err != nil {
-		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.name, Missing: []string{f.name}, Err: err}
+		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.Name, Missing: []string{f.Name}, Err: err}
 	}
 	if len(b) > keyLimit(false) {
-		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.name,
+		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.Name,
 			Err: fmt.Errorf("guard key is %d bytes, over DynamoDB's %d-byte limit", len(b), keyLimit(false))}
 	}
 	key = map[string]types.AttributeValue{r.t.opts.PartitionKey: &types.AttributeValueMemberS{Value: string(b)}}
@@ -295,16 +286,16 @@ func (r *Repo[T]) guardKey(f *fieldInfo, rv reflect.Value) (key map[string]types
 }
 
 // ownerCond holds when the guard item does not exist or belongs to owner.
-func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) condition {
-	mine := attrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
+func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) writeplan.Condition {
+	mine := writeplan.AttrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
 	if r.t.opts.SortKey != "" {
-		mine = allOf(mine, attrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
+		mine = writeplan.AllOf(mine, writeplan.AttrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
 	}
-	return check(anyOf(r.notExists(), mine))
+	return writeplan.Own(writeplan.AnyOf(r.notExists(), mine))
 }
 
 // guardPut claims a unique value for owner.
-func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeValue) (txItem, error) {
+func (r *Repo[T]) guardPut(f *model.Field, key, owner map[string]types.AttributeValue) (txItem, error) {
 	item := map[string]types.AttributeValue{
 		r.t.opts.EntityTypeAttr: &types.AttributeValueMemberS{Value: UniqueGuardType},
 		guardOwnerPK:            owner[r.t.opts.PartitionKey],
@@ -315,37 +306,37 @@ func (r *Repo[T]) guardPut(f *fieldInfo, key, owner map[string]types.AttributeVa
 	if r.t.opts.SortKey != "" {
 		item[guardOwnerSK] = owner[r.t.opts.SortKey]
 	}
-	ce, err := r.ownerCond(owner).build(r.e.name, nil)
+	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
-	what := fmt.Sprintf("%s.%s: value is taken by another item", r.e.name, f.name)
-	return txItem{table: r.t, key: key, guard: "unique " + f.name, size: itemsize.Of(item),
+	what := fmt.Sprintf("%s.%s: value is taken by another item", r.e.name, f.Name)
+	return txItem{table: r.t, key: key, guard: "unique " + f.Name, size: itemsize.Of(item),
 		tw: types.TransactWriteItem{Put: &types.Put{
 			TableName:                 &r.t.name,
 			Item:                      item,
-			ConditionExpression:       ce.text,
-			ExpressionAttributeNames:  ce.names,
-			ExpressionAttributeValues: ce.values,
+			ConditionExpression:       ce.Text,
+			ExpressionAttributeNames:  ce.Names,
+			ExpressionAttributeValues: ce.Values,
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrAlreadyExists, what, nil) },
 	}, nil
 }
 
 // guardDelete releases a unique value held by owner.
-func (r *Repo[T]) guardDelete(f *fieldInfo, key, owner map[string]types.AttributeValue) (txItem, error) {
-	ce, err := r.ownerCond(owner).build(r.e.name, nil)
+func (r *Repo[T]) guardDelete(f *model.Field, key, owner map[string]types.AttributeValue) (txItem, error) {
+	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
-	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, f.name)
-	return txItem{table: r.t, key: key, guard: "release unique " + f.name, size: itemsize.Of(key),
+	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, f.Name)
+	return txItem{table: r.t, key: key, guard: "release unique " + f.Name, size: itemsize.Of(key),
 		tw: types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                 &r.t.name,
 			Key:                       key,
-			ConditionExpression:       ce.text,
-			ExpressionAttributeNames:  ce.names,
-			ExpressionAttributeValues: ce.values,
+			ConditionExpression:       ce.Text,
+			ExpressionAttributeNames:  ce.Names,
+			ExpressionAttributeValues: ce.Values,
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrConditionFailed, what, nil) },
 	}, nil
@@ -354,7 +345,7 @@ func (r *Repo[T]) guardDelete(f *fieldInfo, key, owner map[string]types.Attribut
 // guardSwaps returns the guard items that move the unique fields in fields
 // from their values in oldV to those in newV (either may be nil: no item
 // before, or no item after).
-func (r *Repo[T]) guardSwaps(fields []*fieldInfo, oldV, newV *T, owner map[string]types.AttributeValue) ([]txItem, error) {
+func (r *Repo[T]) guardSwaps(fields []*model.Field, oldV, newV *T, owner map[string]types.AttributeValue) ([]txItem, error) {
 	var items []txItem
 	for _, f := range fields {
 		var oldKey, newKey map[string]types.AttributeValue
@@ -391,77 +382,38 @@ func (r *Repo[T]) guardSwaps(fields []*fieldInfo, oldV, newV *T, owner map[strin
 	return items, nil
 }
 
-// snapshot is what the library read of an item before a guarded write.
-type snapshot struct {
-	item   map[string]types.AttributeValue // nil when there was no item
-	mine   bool                            // the item is this entity's
-	fields []*fieldInfo                    // the unique fields the write moves
-}
-
 // readSnapshot reads the item under key (strongly consistent). With all
 // false, only the attributes a guarded write needs are read.
-func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*fieldInfo, all bool) (snapshot, error) {
+func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (writeplan.Snapshot, error) {
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
 		for _, f := range fields {
-			attrs = append(attrs, f.attr)
+			attrs = append(attrs, f.Attr)
 		}
 		if v := r.e.guards.version; v != nil {
-			attrs = append(attrs, v.attr)
+			attrs = append(attrs, v.Attr)
 		}
 		in.ProjectionExpression, in.ExpressionAttributeNames = projectionExpr(attrs)
 	}
 	out, err := r.t.client.GetItem(ctx, in)
 	if err != nil {
-		return snapshot{}, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
+		return writeplan.Snapshot{}, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
 	}
-	s := snapshot{fields: fields}
+	s := writeplan.Snapshot{Fields: fields}
 	if len(out.Item) > 0 {
-		s.item, s.mine = out.Item, r.isMine(out.Item)
+		s.Item, s.Mine = out.Item, r.isMine(out.Item)
 	}
 	return s, nil
 }
 
-// snapCond holds while the item's unique attributes are as read in s.
-func (r *Repo[T]) snapCond(s snapshot) condition {
-	if s.item == nil {
-		return check(r.notExists())
-	}
-	c := check(r.exists())
-	for _, f := range s.fields {
-		if av, ok := s.item[f.attr]; ok {
-			c.own = append(c.own, attrEq(f.attr, av))
-		} else {
-			c.own = append(c.own, attrNotExists(f.attr))
-		}
-	}
-	return c
-}
-
-// changed reports whether old, the item as it was when the write failed,
-// differs from the snapshot in what the snapshot condition checks.
-func (s snapshot) changed(old map[string]types.AttributeValue) bool {
-	if (s.item == nil) != (old == nil) {
-		return true
-	}
-	for _, f := range s.fields {
-		a, okA := s.item[f.attr]
-		b, okB := old[f.attr]
-		if okA != okB || (okA && !avEqual(a, b)) {
-			return true
-		}
-	}
-	return false
-}
-
 // snapValue decodes the snapshot into T (nil when there was no item of
 // this entity).
-func (r *Repo[T]) snapValue(s snapshot) (*T, error) {
-	if s.item == nil || !r.isMine(s.item) {
+func (r *Repo[T]) snapValue(s writeplan.Snapshot) (*T, error) {
+	if s.Item == nil || !r.isMine(s.Item) {
 		return nil, nil
 	}
-	v, err := r.e.decode(s.item)
+	v, err := r.e.decode(s.Item)
 	if err != nil {
 		return nil, err
 	}

@@ -10,14 +10,15 @@ import (
 	"reflect"
 
 	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // compiledKey is a key template with its placeholders resolved to fields.
 type compiledKey struct {
 	tpl    keys.Template
-	fields []*fieldInfo // the fields filling the placeholders, in order
-	places []*keys.Part // the placeholders of tpl: fields[i] fills places[i]
-	sort   bool         // a sort key: DynamoDB allows 1,024 bytes, not 2,048
+	fields []*model.Field // the fields filling the placeholders, in order
+	places []*keys.Part   // the placeholders of tpl: fields[i] fills places[i]
+	sort   bool           // a sort key: DynamoDB allows 1,024 bytes, not 2,048
 	// reserve is the room kept for a suffix added after rendering: the
 	// longest "#shard_<n>" of a write-sharded index's partition key (a
 	// query fans out to every shard, so every suffix must fit).
@@ -47,12 +48,12 @@ func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, 
 	return ck, nil
 }
 
-func (e *Entity[T]) keyField(name, index, key string) (*fieldInfo, error) {
+func (e *Entity[T]) keyField(name, index, key string) (*model.Field, error) {
 	f := e.byName[name]
 	if f == nil {
 		return nil, e.unknownField(where(index, key), "", name)
 	}
-	if err := keys.TypeSupported(f.typ); err != nil {
+	if err := keys.TypeSupported(f.Type); err != nil {
 		return nil, &ValidationError{Entity: e.name, Field: where(index, key), Reason: fmt.Sprintf("field %s cannot be part of a key", name), Err: err}
 	}
 	return f, nil
@@ -62,7 +63,7 @@ func (e *Entity[T]) keyField(name, index, key string) (*fieldInfo, error) {
 // empty fields are reported in a *KeyError.
 func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
 	var arr [128]byte
-	buf, err := e.appendKey(arr[:0], k, v, index, attr)
+	buf, err := appendKey(arr[:0], k, v, e.name, index, attr)
 	if err != nil {
 		return "", err
 	}
@@ -71,11 +72,14 @@ func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string
 
 // appendKey appends the key rendered from k and struct value v to dst,
 // literals and encoded values straight into one buffer. Missing or empty
-// fields are reported in a *KeyError, as is a key over DynamoDB's limit.
-func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index, attr string) ([]byte, error) {
+// fields are reported in a *KeyError of entity, as is a key over
+// DynamoDB's limit. It needs no T: compiled once here, it inlines
+// internal/model's unsafe accessors (a generic body instantiated in the
+// caller's package could not).
+func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr string) ([]byte, error) {
 	start := len(dst)
 	var missing []string
-	base := structBase(v)
+	base := model.StructBase(v)
 	i := 0
 	for j := range k.tpl.Parts {
 		p := &k.tpl.Parts[j]
@@ -85,34 +89,34 @@ func (e *Entity[T]) appendKey(dst []byte, k compiledKey, v reflect.Value, index,
 		}
 		f := k.fields[i]
 		i++
-		if s, ok := f.stringAt(base); ok { // a plain string field: no reflection, p's encoding inlined
+		if s, ok := f.StringAt(base); ok { // a plain string field: no reflection, p's encoding inlined
 			if s == "" {
-				missing = append(missing, f.name)
+				missing = append(missing, f.Name)
 			} else {
 				dst = keys.AppendEscaped(dst, s)
 			}
 			continue
 		}
-		if !f.present(v) {
-			missing = append(missing, f.name)
+		if !f.Present(v) {
+			missing = append(missing, f.Name)
 			continue
 		}
-		fv, _ := f.keyValue(v)
+		fv, _ := f.KeyValue(v)
 		var err error
 		dst, err = p.AppendValue(dst, fv)
 		if err != nil {
-			return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: []string{f.name}, Err: err}
+			return dst, &KeyError{Entity: entity, Index: index, Key: attr, Missing: []string{f.Name}, Err: err}
 		}
 	}
 	if len(missing) > 0 {
-		return dst, &KeyError{Entity: e.name, Index: index, Key: attr, Missing: missing}
+		return dst, &KeyError{Entity: entity, Index: index, Key: attr, Missing: missing}
 	}
 	if n, limit := len(dst)-start, keyLimit(k.sort); n+k.reserve > limit {
 		if k.reserve > 0 {
-			return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
+			return dst, &KeyError{Entity: entity, Index: index, Key: attr,
 				Err: fmt.Errorf("rendered key is %d bytes; with its write-shard suffix (up to %d bytes) it would be over DynamoDB's %d-byte limit", n, k.reserve, limit)}
 		}
-		return dst, &KeyError{Entity: e.name, Index: index, Key: attr,
+		return dst, &KeyError{Entity: entity, Index: index, Key: attr,
 			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 	}
 	return dst, nil
@@ -133,12 +137,12 @@ func (e *Entity[T]) parseKey(k compiledKey, key string, dst reflect.Value) error
 		return err
 	}
 	for i, f := range k.fields {
-		fv, err := dst.FieldByIndexErr(f.index)
+		fv, err := dst.FieldByIndexErr(f.Index)
 		if err != nil {
 			return err
 		}
 		if err := k.places[i].DecodeValue(vals[i], fv); err != nil {
-			return fmt.Errorf("field %s: %w", f.name, err)
+			return fmt.Errorf("field %s: %w", f.Name, err)
 		}
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/migration"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // The generic edge of migrations: what the engine (internal/migration)
@@ -74,7 +75,7 @@ func (e *Entity[T]) managedAttrs(t *Table) []string {
 	for _, p := range e.indexes {
 		if p.multi {
 			for _, f := range p.deps {
-				out = appendAttr(out, f.attr)
+				out = appendAttr(out, f.Attr)
 			}
 			continue
 		}
@@ -91,11 +92,11 @@ func (e *Entity[T]) managedAttrs(t *Table) []string {
 func (e *Entity[T]) sourceAttrs() []string {
 	var out []string
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
-		out = appendAttr(out, f.attr)
+		out = appendAttr(out, f.Attr)
 	}
 	for _, p := range e.indexes {
 		for _, f := range p.deps {
-			out = appendAttr(out, f.attr)
+			out = appendAttr(out, f.Attr)
 		}
 	}
 	return out
@@ -148,7 +149,7 @@ func (r *Repo[T]) planRewrite(item map[string]types.AttributeValue) (*migration.
 				return nil, err
 			}
 			if ok {
-				w.Guards = append(w.Guards, migration.Guard{Field: f.name, Key: key})
+				w.Guards = append(w.Guards, migration.Guard{Field: f.Name, Key: key})
 			}
 		}
 	}
@@ -179,11 +180,11 @@ func (r *Repo[T]) applyRewrite(ctx context.Context, w *migration.Rewrite, old ma
 
 // holds is the check that attribute a holds av, or is absent when av is
 // nil.
-func holds(a string, av types.AttributeValue) condWriter {
+func holds(a string, av types.AttributeValue) writeplan.Check {
 	if av == nil {
-		return attrNotExists(a)
+		return writeplan.AttrNotExists(a)
 	}
-	return attrEq(a, av)
+	return writeplan.AttrEq(a, av)
 }
 
 // updateIndexAttrs sets and removes the changed index attributes of an
@@ -206,11 +207,11 @@ func (r *Repo[T]) updateIndexAttrs(ctx context.Context, w *migration.Rewrite, ol
 	for _, a := range slices.Concat(changed, w.Remove) {
 		watched = appendAttr(watched, a)
 	}
-	var still []condWriter
+	var still []writeplan.Check
 	for _, a := range watched {
 		still = append(still, holds(a, old[a]))
 	}
-	cond, err := r.ownership(existingItem).and(check(still...)).write(&eb, nil)
+	cond, err := r.ownership(writeplan.ExistingItem).And(writeplan.Own(still...)).Write(&eb, nil)
 	if err != nil {
 		return err
 	}
@@ -236,17 +237,17 @@ func (r *Repo[T]) updateIndexAttrs(ctx context.Context, w *migration.Rewrite, ol
 // entity's existing item (the write plan's ownership condition), every
 // attribute read holds its value, and no attribute of T that was absent
 // exists.
-func (r *Repo[T]) unchanged(old map[string]types.AttributeValue) (condExpr, error) {
-	var still []condWriter
+func (r *Repo[T]) unchanged(old map[string]types.AttributeValue) (writeplan.CondExpr, error) {
+	var still []writeplan.Check
 	for _, a := range slices.Sorted(maps.Keys(old)) {
 		still = append(still, holds(a, old[a]))
 	}
 	for _, f := range r.e.fields {
-		if _, ok := old[f.attr]; !ok {
-			still = append(still, holds(f.attr, nil))
+		if _, ok := old[f.Attr]; !ok {
+			still = append(still, holds(f.Attr, nil))
 		}
 	}
-	return r.ownership(existingItem).and(check(still...)).build(r.e.name, nil)
+	return buildCondition(r.ownership(writeplan.ExistingItem).And(writeplan.Own(still...)), r.e.name, nil)
 }
 
 // rekey moves the item to its new primary key in one transaction: a put
@@ -257,7 +258,7 @@ func (r *Repo[T]) rekey(ctx context.Context, w *migration.Rewrite, old map[strin
 	if err := itemsize.Check(w.NewItem); err != nil {
 		return &ValidationError{Entity: r.e.name, Reason: "re-keyed item too large", Err: err}
 	}
-	put, err := r.ownership(absentItem).build(r.e.name, nil)
+	put, err := buildCondition(r.ownership(writeplan.AbsentItem), r.e.name, nil)
 	if err != nil {
 		return err
 	}
@@ -269,17 +270,17 @@ func (r *Repo[T]) rekey(ctx context.Context, w *migration.Rewrite, old map[strin
 		{Put: &types.Put{
 			TableName:                           &t.name,
 			Item:                                w.NewItem,
-			ConditionExpression:                 put.text,
-			ExpressionAttributeNames:            put.names,
-			ExpressionAttributeValues:           put.values,
+			ConditionExpression:                 put.Text,
+			ExpressionAttributeNames:            put.Names,
+			ExpressionAttributeValues:           put.Values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 		{Delete: &types.Delete{
 			TableName:                 &t.name,
 			Key:                       w.OldKey,
-			ConditionExpression:       del.text,
-			ExpressionAttributeNames:  del.names,
-			ExpressionAttributeValues: del.values,
+			ConditionExpression:       del.Text,
+			ExpressionAttributeNames:  del.Names,
+			ExpressionAttributeValues: del.Values,
 		}},
 	}
 	for _, g := range w.Guards {
@@ -331,7 +332,7 @@ func (r *Repo[T]) moveGuard(g migration.Guard, w *migration.Rewrite) (types.Tran
 		u.Set(eb.Name(guardOwnerSK), eb.Value(w.NewItem[t.opts.SortKey]))
 	}
 	update := u.String()
-	cond, err := r.ownerCond(w.OldKey).write(&eb, nil)
+	cond, err := r.ownerCond(w.OldKey).Write(&eb, nil)
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
@@ -372,9 +373,9 @@ func (r *Repo[T]) occupied(ctx context.Context, w *migration.Rewrite, old, there
 	_, err = t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &t.name,
 		Key:                       w.OldKey,
-		ConditionExpression:       del.text,
-		ExpressionAttributeNames:  del.names,
-		ExpressionAttributeValues: del.values,
+		ConditionExpression:       del.Text,
+		ExpressionAttributeNames:  del.Names,
+		ExpressionAttributeValues: del.Values,
 	})
 	if err != nil {
 		var ccf *types.ConditionalCheckFailedException

@@ -37,7 +37,7 @@ import (
 // items in table t: the attribute it stands for, and whether it is known.
 func (e *Entity[T]) attrOf(t *Table, name string) (string, bool) {
 	if f := e.byName[name]; f != nil {
-		return f.attr, true
+		return f.Attr, true
 	}
 	if e.byAttr[name] != nil {
 		return name, true

@@ -18,6 +18,7 @@ import (
 	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // SortOp is a comparison on a sort key, used with [Query.Where].
@@ -278,7 +279,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		conds = mc
 		partition = strings.Join(parts, "\x00")
 		for _, f := range idx.deps {
-			p.cursorKeys = append(p.cursorKeys, f.attr)
+			p.cursorKeys = append(p.cursorKeys, f.Attr)
 		}
 	}
 	if idx != nil {
@@ -431,12 +432,12 @@ func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.
 
 // sortFields checks that names are the first fields of the sort key, in
 // order, and returns how many.
-func (q *Query[T]) sortFields(have []*fieldInfo, what string) error {
+func (q *Query[T]) sortFields(have []*model.Field, what string) error {
 	if len(q.fields) > len(have) {
 		return validationErr(q.r.e.name, what, "sort condition names %d fields; the sort key has %d (%s)", len(q.fields), len(have), fieldNames(have))
 	}
 	for i, name := range q.fields {
-		if have[i].name != name {
+		if have[i].Name != name {
 			if _, err := q.r.e.field(name); err != nil {
 				return err
 			}
@@ -446,10 +447,10 @@ func (q *Query[T]) sortFields(have []*fieldInfo, what string) error {
 	return nil
 }
 
-func fieldNames(fs []*fieldInfo) string {
+func fieldNames(fs []*model.Field) string {
 	names := make([]string, len(fs))
 	for i, f := range fs {
-		names[i] = f.name
+		names[i] = f.Name
 	}
 	if len(names) == 0 {
 		return "(none)"
@@ -506,26 +507,26 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 			break
 		}
 		f := sk.fields[i]
-		if !f.present(kv) {
-			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.name}}
+		if !f.Present(kv) {
+			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.Name}}
 		}
-		fv, _ := f.get(kv)
+		fv, _ := f.Get(kv)
 		var err error
 		if buf, err = sk.places[i].AppendValue(buf[:0], fv); err != nil {
-			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.name}, Err: err}
+			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.Name}, Err: err}
 		}
 		P.Write(buf)
 		i++
 	}
 	prefix := P.String()
 	encode := func(v reflect.Value) (string, error) {
-		if !last.present(v) {
-			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.name}}
+		if !last.Present(v) {
+			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}}
 		}
-		fv, _ := last.get(v)
+		fv, _ := last.Get(v)
 		b, err := sk.places[n-1].AppendValue(nil, fv)
 		if err != nil {
-			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.name}, Err: err}
+			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}, Err: err}
 		}
 		return string(b), nil
 	}
@@ -547,8 +548,8 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	}
 	switch q.kind {
 	case sortBeginsWith:
-		if k := last.typ.Kind(); k != reflect.String && !(k == reflect.Pointer && last.typ.Elem().Kind() == reflect.String) {
-			return nil, false, validationErr(e.name, last.name, "BeginsWith needs a string field, not %s", last.typ)
+		if k := last.Type.Kind(); k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
+			return nil, false, validationErr(e.name, last.Name, "BeginsWith needs a string field, not %s", last.Type)
 		}
 		if q.prefix == "" && prefix == "" {
 			return nil, false, nil
@@ -608,7 +609,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 func (q *Query[T]) renderedPrefixValues(sk compiledKey, kv reflect.Value, n int) []string {
 	out := make([]string, 0, n+1)
 	for i, f := range sk.fields[:n] {
-		fv, _ := f.get(kv)
+		fv, _ := f.Get(kv)
 		b, _ := sk.places[i].AppendValue(nil, fv) // already checked while building the prefix
 		out = append(out, string(b))
 	}
@@ -633,13 +634,13 @@ func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []s
 	e := q.r.e
 	var conds []keyCond
 	var parts []string
-	value := func(f *fieldInfo, v reflect.Value) (types.AttributeValue, error) {
-		if !f.present(v) {
-			return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}}
+	value := func(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+		if !f.Present(v) {
+			return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
 		}
 		av, err := e.marshalField(f, v)
 		if err != nil || av == nil {
-			return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.attr, Missing: []string{f.name}, Err: err})
+			return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err})
 		}
 		return av, nil
 	}
@@ -648,7 +649,7 @@ func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []s
 		if err != nil {
 			return nil, nil, err
 		}
-		conds = append(conds, keyCond{attr: f.attr, op: expr.OpEq, v1: av})
+		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
 		parts = append(parts, avString(av))
 	}
 	if q.kind == sortNone {
@@ -664,20 +665,20 @@ func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []s
 		if err != nil {
 			return nil, nil, err
 		}
-		conds = append(conds, keyCond{attr: f.attr, op: expr.OpEq, v1: av})
+		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
 	}
 	last := idx.sort[n-1]
 	if q.kind == sortBeginsWith {
-		if st, _ := scalarType(last.typ); st != types.ScalarAttributeTypeS {
-			return nil, nil, validationErr(e.name, last.name, "BeginsWith needs a string attribute")
+		if st, _ := scalarType(last.Type); st != types.ScalarAttributeTypeS {
+			return nil, nil, validationErr(e.name, last.Name, "BeginsWith needs a string attribute")
 		}
-		return append(conds, *keyCmp(last.attr, opBeginsWith, q.prefix)), parts, nil
+		return append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix)), parts, nil
 	}
 	av, err := value(last, kv)
 	if err != nil {
 		return nil, nil, err
 	}
-	c := keyCond{attr: last.attr, v1: av}
+	c := keyCond{attr: last.Attr, v1: av}
 	switch {
 	case q.kind == sortBetween:
 		hi, err := value(last, reflect.ValueOf(&q.hi).Elem())

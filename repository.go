@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // ReadOptions tunes a read of one item ([Repo.Get], [Repo.GetOp]). Set
@@ -55,16 +56,8 @@ type writeOptions struct {
 	load bool
 }
 
-// exists holds when the item exists.
-func (r *Repo[T]) exists() condWriter { return attrExists(r.t.opts.PartitionKey) }
-
 // notExists holds when the item does not exist.
-func (r *Repo[T]) notExists() condWriter { return attrNotExists(r.t.opts.PartitionKey) }
-
-// isEntity holds when the item is this entity's.
-func (r *Repo[T]) isEntity() condWriter {
-	return attrEq(r.t.opts.EntityTypeAttr, &types.AttributeValueMemberS{Value: r.e.name})
-}
+func (r *Repo[T]) notExists() writeplan.Check { return writeplan.AttrNotExists(r.t.opts.PartitionKey) }
 
 // Get reads the item with key's primary key fields ([GetItem]). It returns
 // [ErrNotFound] when there is no such item of this entity.
@@ -125,7 +118,7 @@ func (r *Repo[T]) Create(ctx context.Context, v T) (T, error) {
 	var w T
 	_, err := r.exec(ctx, "Create", func() ([]txItem, error) {
 		w = v // each attempt stamps a fresh copy
-		return r.createItems(&w, r.expect("Create", absentItem), condition{})
+		return r.createItems(&w, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
 	})
 	return r.written(w, err)
 }
@@ -192,7 +185,7 @@ func (r *Repo[T]) written(w T, err error) (T, error) {
 func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOptions)) (T, error) {
 	var zero T
 	o := writeOpts(optFns)
-	var snap *snapshot
+	var snap *writeplan.Snapshot
 	res, err := r.exec(ctx, "Delete", func() ([]txItem, error) {
 		items, s, err := r.deleteItems(ctx, key, o)
 		snap = s
@@ -203,7 +196,7 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 	}
 	attrs := res.attrs
 	if snap != nil {
-		attrs = snap.item
+		attrs = snap.Item
 	} else if res.unseen {
 		// Deleted by an attempt whose response (and the old item) was lost.
 		return zero, nil
@@ -224,7 +217,7 @@ func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		attrs = append(attrs, f.attr)
+		attrs = append(attrs, f.Attr)
 	}
 	return attrs, nil
 }

@@ -116,18 +116,18 @@ func (p physicalIndex) equal(q physicalIndex) bool {
 func (e *Entity[T]) info() entityInfo {
 	ei := entityInfo{name: e.name, describe: e.describe}
 	if f := e.guards.ttl; f != nil {
-		ei.ttlAttr = f.attr
+		ei.ttlAttr = f.Attr
 	}
 	for _, p := range e.indexes {
 		pi := physicalIndex{name: p.name, multi: p.multi}
 		if p.multi {
 			for _, f := range p.partition {
-				st, _ := scalarType(f.typ)
-				pi.partition = append(pi.partition, attrDef{f.attr, st})
+				st, _ := scalarType(f.Type)
+				pi.partition = append(pi.partition, attrDef{f.Attr, st})
 			}
 			for _, f := range p.sort {
-				st, _ := scalarType(f.typ)
-				pi.sort = append(pi.sort, attrDef{f.attr, st})
+				st, _ := scalarType(f.Type)
+				pi.sort = append(pi.sort, attrDef{f.Attr, st})
 			}
 		} else {
 			pi.partition = []attrDef{{p.pkAttr, types.ScalarAttributeTypeS}}

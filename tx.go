@@ -15,6 +15,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // DynamoDB's limits for TransactWriteItems.
@@ -321,7 +322,7 @@ func (r *Repo[T]) TxPut(tx *Txn, v T, optFns ...func(*WriteOptions)) {
 func (r *Repo[T]) TxCreate(tx *Txn, v T) {
 	tx.record("Create", r.e.name, func(context.Context) ([]txItem, error) {
 		w := v
-		return r.createItems(&w, r.expect("Create", absentItem), condition{})
+		return r.createItems(&w, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
 	})
 }
 
@@ -359,7 +360,7 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 	if err != nil {
 		return nil, err
 	}
-	ce, err := userCond(cond).build(r.e.name, r.condNames())
+	ce, err := buildCondition(writeplan.User(cond), r.e.name, r.condNames())
 	if err != nil {
 		return nil, err
 	}
@@ -367,9 +368,9 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:                           &r.t.name,
 			Key:                                 k,
-			ConditionExpression:                 ce.text,
-			ExpressionAttributeNames:            ce.names,
-			ExpressionAttributeValues:           ce.values,
+			ConditionExpression:                 ce.Text,
+			ExpressionAttributeNames:            ce.Names,
+			ExpressionAttributeValues:           ce.Values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 		failed: func(old map[string]types.AttributeValue) error {
@@ -385,16 +386,16 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 // putTxItem makes the transaction item putting item, whose primary key is
 // key (nil to leave it to Txn.add) and whose size is size (as
 // [Entity.encodeSized] measured it), under cond (which may be empty).
-func (r *Repo[T]) putTxItem(item, key map[string]types.AttributeValue, size int, cond condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
+func (r *Repo[T]) putTxItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
 	put := &types.Put{TableName: &r.t.name, Item: item}
-	if !cond.empty() {
+	if !cond.Empty() {
 		ce, err := r.buildCond(cond)
 		if err != nil {
 			return txItem{}, err
 		}
-		put.ConditionExpression = ce.text
-		put.ExpressionAttributeNames = ce.names
-		put.ExpressionAttributeValues = ce.values
+		put.ConditionExpression = ce.Text
+		put.ExpressionAttributeNames = ce.Names
+		put.ExpressionAttributeValues = ce.Values
 		put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
 	return txItem{table: r.t, key: key, size: size,

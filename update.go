@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // Update is a partial change to one item, built by [Repo.Update] and sent by
@@ -34,8 +36,8 @@ type Update[T any] struct {
 	r      *Repo[T]
 	key    T
 	vals   T // holds the values of set fields
-	set    []*fieldInfo
-	remove []*fieldInfo
+	set    []*model.Field
+	remove []*model.Field
 	add    []addOp
 	cond   *expression.ConditionBuilder
 	upsert bool
@@ -44,7 +46,7 @@ type Update[T any] struct {
 }
 
 type addOp struct {
-	f *fieldInfo
+	f *model.Field
 	n any
 }
 
@@ -54,7 +56,7 @@ func (r *Repo[T]) Update(key T) *Update[T] {
 	return &Update[T]{r: r, key: key}
 }
 
-func (u *Update[T]) fieldFor(name string, op string) *fieldInfo {
+func (u *Update[T]) fieldFor(name string, op string) *model.Field {
 	f, err := u.r.e.field(name)
 	if err != nil {
 		u.errs = append(u.errs, err)
@@ -72,7 +74,7 @@ func (u *Update[T]) fieldFor(name string, op string) *fieldInfo {
 }
 
 // setsOrRemoves reports whether the update sets or removes f.
-func (u *Update[T]) setsOrRemoves(f *fieldInfo) bool {
+func (u *Update[T]) setsOrRemoves(f *model.Field) bool {
 	return slices.Contains(u.set, f) || slices.Contains(u.remove, f)
 }
 
@@ -84,23 +86,23 @@ func (u *Update[T]) Set(name string, value any) *Update[T] {
 	if f == nil {
 		return u
 	}
-	dst := fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.index)
+	dst := fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.Index)
 	var v reflect.Value
 	if value == nil {
-		v = reflect.Zero(f.typ)
+		v = reflect.Zero(f.Type)
 	} else {
 		v = reflect.ValueOf(value)
 	}
 	switch {
-	case v.Type().AssignableTo(f.typ):
-	case v.Type().ConvertibleTo(f.typ) && v.Kind() == f.typ.Kind():
-		v = v.Convert(f.typ)
-	case f.typ.Kind() == reflect.Pointer && v.Type().AssignableTo(f.typ.Elem()):
-		p := reflect.New(f.typ.Elem())
+	case v.Type().AssignableTo(f.Type):
+	case v.Type().ConvertibleTo(f.Type) && v.Kind() == f.Type.Kind():
+		v = v.Convert(f.Type)
+	case f.Type.Kind() == reflect.Pointer && v.Type().AssignableTo(f.Type.Elem()):
+		p := reflect.New(f.Type.Elem())
 		p.Elem().Set(v)
 		v = p
 	default:
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "Set with a %s value; the field is %s", v.Type(), f.typ))
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "Set with a %s value; the field is %s", v.Type(), f.Type))
 		return u
 	}
 	dst.Set(v)
@@ -116,11 +118,11 @@ func (u *Update[T]) SetFrom(v T, names ...string) *Update[T] {
 		if f == nil {
 			continue
 		}
-		fv, ok := f.get(src)
+		fv, ok := f.Get(src)
 		if !ok {
-			fv = reflect.Zero(f.typ)
+			fv = reflect.Zero(f.Type)
 		}
-		fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.index).Set(fv)
+		fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.Index).Set(fv)
 		u.set = appendUnique(u.set, f)
 	}
 	return u
@@ -224,14 +226,14 @@ func (u *Update[T]) clone() *Update[T] {
 	c.vals = zero
 	src, dst := reflect.ValueOf(&u.vals).Elem(), reflect.ValueOf(&c.vals).Elem()
 	for _, f := range c.set {
-		if fv, ok := f.get(src); ok {
-			fieldByIndexAlloc(dst, f.index).Set(fv)
+		if fv, ok := f.Get(src); ok {
+			fieldByIndexAlloc(dst, f.Index).Set(fv)
 		}
 	}
 	return &c
 }
 
-func appendUnique(s []*fieldInfo, f *fieldInfo) []*fieldInfo {
+func appendUnique(s []*model.Field, f *model.Field) []*model.Field {
 	if slices.Contains(s, f) {
 		return s
 	}
@@ -272,7 +274,7 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 
 // build assembles the UpdateItem request of the update under key, with
 // what it changes (to recognise it applied after a lost response). x says
-// what the update expects and holds what was read before it (x.snap).
+// what the update expects and holds what was read before it (x.Snap).
 func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (in *dynamodb.UpdateItemInput, eff updateEffect, after T, err error) {
 	r, e := u.r, u.r.e
 	g := &e.guards
@@ -280,20 +282,20 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	// merged holds every value known after the update: the key fields,
 	// the set fields (removed fields stay zero), the managed fields, and
 	// the fields read before the update.
-	merged, fromSnap, err := u.merged(x.snap)
+	merged, fromSnap, err := u.merged(x.Snap)
 	if err != nil {
 		return nil, updateEffect{}, after, err
 	}
 	mv := reflect.ValueOf(&merged).Elem()
-	touched := map[*fieldInfo]bool{}
+	touched := map[*model.Field]bool{}
 	set := slices.Clone(u.set)
 	if g.updated != nil {
 		// UpdatedAt is set like any field, so index keys built from it follow.
 		e.stamp(mv, now, false)
 		set = append(set, g.updated)
 	}
-	if g.version != nil && !x.addVersion {
-		r.versioning(x, mv, x.snap)
+	if g.version != nil && !x.AddVersion {
+		r.versioning(x, mv, x.Snap)
 		set = append(set, g.version)
 	}
 	var adds []addOp
@@ -318,7 +320,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	ub.Set(b.Name(r.t.opts.EntityTypeAttr), b.ValueS(e.name))
 	// An upsert sent without reading may create the item: it carries its
 	// key fields and CreatedAt like any item, and every index key.
-	blind := u.upsert && x.snap == nil
+	blind := u.upsert && x.Snap == nil
 	if blind {
 		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
 			av, err := e.marshalFieldPlain(f, mv)
@@ -326,7 +328,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 				return nil, updateEffect{}, after, err
 			}
 			if av != nil && !touched[f] {
-				ub.Set(b.Name(f.attr), b.Value(av))
+				ub.Set(b.Name(f.Attr), b.Value(av))
 			}
 		}
 		if g.created != nil {
@@ -335,12 +337,12 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 			e.stamp(sv, now, false)
 			av, err := e.marshalFieldPlain(g.created, sv)
 			if err != nil {
-				return nil, updateEffect{}, after, &ValidationError{Entity: e.name, Field: g.created.name, Reason: "cannot encode", Err: err}
+				return nil, updateEffect{}, after, &ValidationError{Entity: e.name, Field: g.created.Name, Reason: "cannot encode", Err: err}
 			}
-			ub.SetIfNotExists(b.Name(g.created.attr), b.Value(av))
+			ub.SetIfNotExists(b.Name(g.created.Attr), b.Value(av))
 		}
 	}
-	multiAttr := map[*fieldInfo]bool{}
+	multiAttr := map[*model.Field]bool{}
 	for _, p := range e.indexes {
 		if p.multi {
 			for _, f := range p.deps {
@@ -350,14 +352,14 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	}
 	eff = updateEffect{entity: e.name, typeAttr: r.t.opts.EntityTypeAttr, set: map[string]types.AttributeValue{},
 		stamped: g.updated != nil, adds: len(adds) > 0}
-	setAV := func(f *fieldInfo, av types.AttributeValue) {
+	setAV := func(f *model.Field, av types.AttributeValue) {
 		if av == nil {
-			ub.Remove(b.Name(f.attr))
-			eff.removed = append(eff.removed, f.attr)
+			ub.Remove(b.Name(f.Attr))
+			eff.removed = append(eff.removed, f.Attr)
 			return
 		}
-		ub.Set(b.Name(f.attr), b.Value(av))
-		eff.set[f.attr] = av
+		ub.Set(b.Name(f.Attr), b.Value(av))
+		eff.set[f.Attr] = av
 	}
 	for _, f := range set {
 		var av types.AttributeValue
@@ -366,7 +368,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 			continue
 		}
 		if multiAttr[f] {
-			if !f.present(mv) {
+			if !f.Present(mv) {
 				setAV(f, nil)
 				continue
 			}
@@ -379,7 +381,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 			return nil, eff, after, ke
 		}
 		if err != nil {
-			return nil, eff, after, &ValidationError{Entity: e.name, Field: f.name, Reason: "cannot encode", Err: err}
+			return nil, eff, after, &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
 		}
 		setAV(f, av)
 	}
@@ -388,20 +390,20 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	}
 	for _, a := range adds {
 		if multiAttr[a.f] {
-			return nil, updateEffect{}, after, &KeyError{Entity: e.name, Key: a.f.attr, Missing: []string{a.f.name},
+			return nil, updateEffect{}, after, &KeyError{Entity: e.name, Key: a.f.Attr, Missing: []string{a.f.Name},
 				Err: errors.New("Add on a multi-attribute key attribute cannot keep the index key canonical; use Set")}
 		}
 		n, err := attributevalue.Marshal(a.n)
 		if err != nil {
-			return nil, eff, after, &ValidationError{Entity: e.name, Field: a.f.name, Reason: "cannot encode", Err: err}
+			return nil, eff, after, &ValidationError{Entity: e.name, Field: a.f.Name, Reason: "cannot encode", Err: err}
 		}
-		ub.Add(b.Name(a.f.attr), b.Value(n))
+		ub.Add(b.Name(a.f.Attr), b.Value(n))
 	}
 	switch {
-	case x.addVersion:
-		ub.Add(b.Name(g.version.attr), b.Value(&types.AttributeValueMemberN{Value: "1"}))
+	case x.AddVersion:
+		ub.Add(b.Name(g.version.Attr), b.Value(&types.AttributeValueMemberN{Value: "1"}))
 	case g.version != nil:
-		eff.versionAttr, eff.version = g.version.attr, x.version+1
+		eff.versionAttr, eff.version = g.version.Attr, x.Version+1
 	}
 	known := u.known(fromSnap)
 	for _, p := range e.indexes {
@@ -413,7 +415,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		for _, f := range p.deps {
 			anyTouched = anyTouched || touched[f]
 			if !known[f] {
-				missing = append(missing, f.name)
+				missing = append(missing, f.Name)
 			}
 		}
 		if !anyTouched && !blind {
@@ -444,17 +446,17 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 
 	// The condition: the item is this entity's, the version is the one
 	// read, the fields read are as read, then the caller's conditions.
-	cond := r.ownership(x.intent)
-	if x.versionAttr != "" {
-		cond = cond.and(e.versionCond(x.version))
+	cond := r.ownership(x.Intent)
+	if x.VersionAttr != "" {
+		cond = cond.And(e.versionCond(x.Version))
 	}
-	if x.snap != nil {
-		cond = cond.and(r.snapCond(*x.snap))
+	if x.Snap != nil {
+		cond = cond.And(x.Snap.Cond(r.t.opts.PartitionKey))
 	}
 	if u.cond != nil {
-		cond = cond.and(userCond(*u.cond))
+		cond = cond.And(writeplan.User(*u.cond))
 	}
-	condText, err := cond.write(&b, r.condNames())
+	condText, err := cond.Write(&b, r.condNames())
 	if err != nil {
 		return nil, updateEffect{}, after, condErr(e.name, "bad update condition", err)
 	}
@@ -487,44 +489,44 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 // known: the key fields, the set fields (removed ones zero), the values
 // read before the update for the other fields it read (fromSnap lists
 // them), and those plus the added amount for added fields it read.
-func (u *Update[T]) merged(s *snapshot) (merged T, fromSnap map[*fieldInfo]bool, err error) {
+func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model.Field]bool, err error) {
 	e := u.r.e
 	merged = u.vals
 	mv := reflect.ValueOf(&merged).Elem()
 	kv := reflect.ValueOf(&u.key).Elem()
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
-		if fv, ok := f.get(kv); ok {
-			fieldByIndexAlloc(mv, f.index).Set(fv)
+		if fv, ok := f.Get(kv); ok {
+			fieldByIndexAlloc(mv, f.Index).Set(fv)
 		}
 	}
 	if g := &e.guards; g.version != nil {
-		if fv, ok := g.version.get(kv); ok {
-			fieldByIndexAlloc(mv, g.version.index).Set(fv)
+		if fv, ok := g.version.Get(kv); ok {
+			fieldByIndexAlloc(mv, g.version.Index).Set(fv)
 		}
 	}
-	fromSnap = map[*fieldInfo]bool{}
-	if s == nil || s.item == nil {
+	fromSnap = map[*model.Field]bool{}
+	if s == nil || s.Item == nil {
 		return merged, fromSnap, nil
 	}
-	old, err := e.decode(s.item)
+	old, err := e.decode(s.Item)
 	if err != nil {
 		return merged, nil, err
 	}
 	ov := reflect.ValueOf(&old).Elem()
-	for _, f := range s.fields {
+	for _, f := range s.Fields {
 		if f == e.guards.version || u.setsOrRemoves(f) {
 			continue
 		}
-		fv, ok := f.get(ov)
+		fv, ok := f.Get(ov)
 		if !ok {
 			continue
 		}
-		dst := fieldByIndexAlloc(mv, f.index)
+		dst := fieldByIndexAlloc(mv, f.Index)
 		dst.Set(fv)
 		for _, a := range u.add {
 			if a.f == f {
 				if err := addTo(dst, a.n); err != nil {
-					return merged, nil, &ValidationError{Entity: e.name, Field: f.name, Reason: "Add", Err: err}
+					return merged, nil, &ValidationError{Entity: e.name, Field: f.Name, Reason: "Add", Err: err}
 				}
 			}
 		}
@@ -534,16 +536,16 @@ func (u *Update[T]) merged(s *snapshot) (merged T, fromSnap map[*fieldInfo]bool,
 }
 
 // known is the set of fields whose values after the update are known.
-func (u *Update[T]) known(fromSnap map[*fieldInfo]bool) map[*fieldInfo]bool {
+func (u *Update[T]) known(fromSnap map[*model.Field]bool) map[*model.Field]bool {
 	e := u.r.e
-	known := map[*fieldInfo]bool{}
+	known := map[*model.Field]bool{}
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
 		known[f] = true
 	}
 	for f := range fromSnap {
 		known[f] = true
 	}
-	for _, f := range []*fieldInfo{e.guards.updated, e.guards.version} {
+	for _, f := range []*model.Field{e.guards.updated, e.guards.version} {
 		if f != nil {
 			known[f] = true // stamped, or the next version
 		}
@@ -555,10 +557,10 @@ func (u *Update[T]) known(fromSnap map[*fieldInfo]bool) map[*fieldInfo]bool {
 // changes depends on them and the update does not give them: the other
 // fields of a touched templated index, and added fields of any index (the
 // sum is only known from the stored value).
-func (u *Update[T]) indexReads() []*fieldInfo {
+func (u *Update[T]) indexReads() []*model.Field {
 	e := u.r.e
 	g := &e.guards
-	touched := func(f *fieldInfo) bool {
+	touched := func(f *model.Field) bool {
 		if u.setsOrRemoves(f) || (f != nil && (f == g.updated || f == g.version)) {
 			return true
 		}
@@ -569,14 +571,14 @@ func (u *Update[T]) indexReads() []*fieldInfo {
 		}
 		return false
 	}
-	given := map[*fieldInfo]bool{}
+	given := map[*model.Field]bool{}
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
 		given[f] = true
 	}
 	if g.updated != nil {
 		given[g.updated] = true
 	}
-	var out []*fieldInfo
+	var out []*model.Field
 	for _, p := range e.indexes {
 		for _, f := range p.deps {
 			if !p.multi {
@@ -615,7 +617,7 @@ func (u *Update[T]) givesEveryIndex() bool {
 }
 
 // adds reports whether the update adds to f.
-func (u *Update[T]) adds(f *fieldInfo) bool {
+func (u *Update[T]) adds(f *model.Field) bool {
 	return slices.ContainsFunc(u.add, func(a addOp) bool { return a.f == f })
 }
 
@@ -640,22 +642,22 @@ func (u *Update[T]) check() error {
 			return ke
 		}
 		if err != nil {
-			return &ValidationError{Entity: e.name, Field: f.name, Reason: "cannot encode", Err: err}
+			return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
 		}
 	}
 	for _, a := range u.add {
 		if _, err := attributevalue.Marshal(a.n); err != nil {
-			return &ValidationError{Entity: e.name, Field: a.f.name, Reason: "cannot encode", Err: err}
+			return &ValidationError{Entity: e.name, Field: a.f.Name, Reason: "cannot encode", Err: err}
 		}
 	}
 	return nil
 }
 
 // readReason says why an update reads the item first.
-func (u *Update[T]) readReason(reads []*fieldInfo, whole bool) string {
+func (u *Update[T]) readReason(reads []*model.Field, whole bool) string {
 	var names []string
 	for _, f := range reads {
-		names = append(names, f.name)
+		names = append(names, f.Name)
 	}
 	switch {
 	case len(names) > 0:

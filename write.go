@@ -13,6 +13,8 @@ import (
 
 	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // Every write is first built as transaction items: the entity's own item
@@ -52,7 +54,7 @@ func applyOpts[O any](optFns []func(*O)) O {
 
 // createItems is Create as transaction items (x says which operation it
 // serves: Create, or an Upsert that found no item).
-func (r *Repo[T]) createItems(v *T, x expectation, extra condition) ([]txItem, error) {
+func (r *Repo[T]) createItems(v *T, x expectation, extra writeplan.Condition) ([]txItem, error) {
 	r.e.stampNow(r.t, v, false)
 	if r.e.guards.version != nil {
 		r.e.setVersion(reflect.ValueOf(v).Elem(), 1)
@@ -61,7 +63,7 @@ func (r *Repo[T]) createItems(v *T, x expectation, extra condition) ([]txItem, e
 	if err != nil {
 		return nil, err
 	}
-	it, err := r.putTxItem(item, nil, size, r.ownership(absentItem).and(extra), x.failed)
+	it, err := r.putTxItem(item, nil, size, r.ownership(writeplan.AbsentItem).And(extra), x.failed)
 	if err != nil {
 		return nil, err
 	}
@@ -84,9 +86,9 @@ func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem,
 	rv := reflect.ValueOf(v).Elem()
 	r.e.stampNow(r.t, v, o.load)
 	g := &r.e.guards
-	x := r.expect("Put", anyItem)
+	x := r.expect("Put", writeplan.AnyItem)
 	if o.MustExist {
-		x.intent = existingItem
+		x.Intent = writeplan.ExistingItem
 	}
 	reads := g.unique
 	if !o.load {
@@ -102,29 +104,29 @@ func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem,
 		if key, err = r.e.key(r.t, *v); err != nil {
 			return nil, err
 		}
-		if x.snap, err = r.readBefore(ctx, key, reads, false); err != nil {
+		if x.Snap, err = r.readBefore(ctx, key, reads, false); err != nil {
 			return nil, err
 		}
-		if err := x.refuse(x.snap); err != nil {
+		if err := x.refuse(x.Snap); err != nil {
 			return nil, err
 		}
 	}
 	if !o.load {
-		r.versioning(&x, rv, x.snap)
+		r.versioning(&x, rv, x.Snap)
 	}
 	item, size, err := r.e.encodeSized(r.t, v)
 	if err != nil {
 		return nil, err
 	}
-	cond := r.ownership(x.intent)
-	if x.snap != nil {
-		cond = cond.and(r.snapCond(*x.snap))
+	cond := r.ownership(x.Intent)
+	if x.Snap != nil {
+		cond = cond.And(x.Snap.Cond(r.t.opts.PartitionKey))
 	}
-	if x.versionAttr != "" {
-		cond = cond.and(r.e.versionCond(x.version))
+	if x.VersionAttr != "" {
+		cond = cond.And(r.e.versionCond(x.Version))
 	}
 	if o.If.IsSet() {
-		cond = cond.and(userCond(o.If))
+		cond = cond.And(writeplan.User(o.If))
 	}
 	it, err := r.putTxItem(item, key, size, cond, x.failed)
 	if err != nil {
@@ -133,7 +135,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem,
 	it.applied = putApplied(item)
 	items := []txItem{it}
 	if len(g.unique) > 0 {
-		oldV, err := r.snapValue(*x.snap)
+		oldV, err := r.snapValue(*x.Snap)
 		if err != nil {
 			return nil, err
 		}
@@ -148,38 +150,38 @@ func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem,
 
 // deleteItems is Delete as transaction items. For an entity with unique
 // fields it reads the item first (returned as snap), to release its values.
-func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txItem, *snapshot, error) {
+func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txItem, *writeplan.Snapshot, error) {
 	k, err := r.e.key(r.t, key)
 	if err != nil {
 		return nil, nil, err
 	}
 	g := &r.e.guards
-	x := r.expect("Delete", anyItem)
+	x := r.expect("Delete", writeplan.AnyItem)
 	if o.MustExist {
-		x.intent = existingItem
+		x.Intent = writeplan.ExistingItem
 	}
-	var cond condition
+	var cond writeplan.Condition
 	if g.version != nil {
 		// A delete writes no version: it checks the caller's, if any.
 		if v := r.e.versionOf(reflect.ValueOf(&key).Elem()); v != 0 {
 			// The version read proves the item was there: if it is gone,
 			// the delete finds nothing (ErrNotFound).
-			x.intent = existingItem
-			x.versionAttr, x.version = g.version.attr, v
-			cond = cond.and(r.e.versionCond(v))
+			x.Intent = writeplan.ExistingItem
+			x.VersionAttr, x.Version = g.version.Attr, v
+			cond = cond.And(r.e.versionCond(v))
 		}
 	}
-	cond = r.ownership(x.intent).and(cond)
+	cond = r.ownership(x.Intent).And(cond)
 	if o.If.IsSet() {
-		cond = cond.and(userCond(o.If))
+		cond = cond.And(writeplan.User(o.If))
 	}
-	if x.snap, err = r.readBefore(ctx, k, g.unique, len(g.unique) > 0); err != nil {
+	if x.Snap, err = r.readBefore(ctx, k, g.unique, len(g.unique) > 0); err != nil {
 		return nil, nil, err
 	}
-	if x.snap != nil {
-		cond = cond.and(r.snapCond(*x.snap))
+	if x.Snap != nil {
+		cond = cond.And(x.Snap.Cond(r.t.opts.PartitionKey))
 	}
-	ce, err := cond.build(r.e.name, r.condNames())
+	ce, err := buildCondition(cond, r.e.name, r.condNames())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -187,17 +189,17 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 		tw: types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                           &r.t.name,
 			Key:                                 k,
-			ConditionExpression:                 ce.text,
-			ExpressionAttributeNames:            ce.names,
-			ExpressionAttributeValues:           ce.values,
+			ConditionExpression:                 ce.Text,
+			ExpressionAttributeNames:            ce.Names,
+			ExpressionAttributeValues:           ce.Values,
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
 		failed:  x.failed,
 		applied: deleteApplied,
 	}
 	items := []txItem{it}
-	if x.snap != nil {
-		oldV, err := r.snapValue(*x.snap)
+	if x.Snap != nil {
+		oldV, err := r.snapValue(*x.Snap)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -207,7 +209,7 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 		}
 		items = append(items, guards...)
 	}
-	return items, x.snap, nil
+	return items, x.Snap, nil
 }
 
 // txItems is the update as transaction items. An update reads the item
@@ -235,20 +237,20 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	if err := u.check(); err != nil {
 		return nil, err // bad values are refused before any read
 	}
-	var moved []*fieldInfo // the unique fields the update moves
+	var moved []*model.Field // the unique fields the update moves
 	for _, f := range r.e.guards.unique {
 		if u.setsOrRemoves(f) || u.adds(f) {
 			moved = append(moved, f)
 		}
 	}
-	x := r.expect("Update", existingItem)
+	x := r.expect("Update", writeplan.ExistingItem)
 	if u.upsert {
-		x.intent = anyItem
+		x.Intent = writeplan.AnyItem
 	}
 	kv := reflect.ValueOf(&u.key).Elem()
-	x.addVersion = r.e.guards.version != nil && r.versionIn(kv) == 0 && (inTx || u.token != "") && !r.e.versionInIndex()
+	x.AddVersion = r.e.guards.version != nil && r.versionIn(kv) == 0 && (inTx || u.token != "") && !r.e.versionInIndex()
 	reads := moved
-	if !x.addVersion {
+	if !x.AddVersion {
 		reads = r.readFields(moved, kv)
 	}
 	reads = append(reads[:len(reads):len(reads)], u.indexReads()...)
@@ -260,18 +262,18 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 		return nil, validationErr(r.e.name, "", "Idempotent: this update must read the item first (%s), so a repeat with the token would not be the same request",
 			u.readReason(reads, whole))
 	}
-	if x.snap, err = r.readBefore(ctx, key, reads, whole); err != nil {
+	if x.Snap, err = r.readBefore(ctx, key, reads, whole); err != nil {
 		return nil, err
 	}
-	if err := x.refuse(x.snap); err != nil {
+	if err := x.refuse(x.Snap); err != nil {
 		return nil, err
 	}
-	if x.snap != nil {
-		if x.snap.item == nil {
+	if x.Snap != nil {
+		if x.Snap.Item == nil {
 			// An upsert of a missing item is a Create of what the update
 			// sets, so the new item is whole: index keys included.
 			if kver := r.versionIn(kv); kver != 0 {
-				return nil, wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read but there is no item", x.what(), kver), nil)
+				return nil, wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read but there is no item", x.What(), kver), nil)
 			}
 			v, _, err := u.merged(nil)
 			if err != nil {
@@ -279,20 +281,20 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 			}
 			vv := reflect.ValueOf(&v).Elem()
 			for _, a := range u.add {
-				if err := addTo(fieldByIndexAlloc(vv, a.f.index), a.n); err != nil {
-					return nil, &ValidationError{Entity: r.e.name, Field: a.f.name, Reason: "Add", Err: err}
+				if err := addTo(fieldByIndexAlloc(vv, a.f.Index), a.n); err != nil {
+					return nil, &ValidationError{Entity: r.e.name, Field: a.f.Name, Reason: "Add", Err: err}
 				}
 			}
-			x.intent = absentItem
-			var cond condition
+			x.Intent = writeplan.AbsentItem
+			var cond writeplan.Condition
 			if u.cond != nil {
-				cond = userCond(*u.cond)
+				cond = writeplan.User(*u.cond)
 			}
 			return r.createItems(&v, x, cond)
 		}
 		if u.upsert {
 			// The item is there: the update must find it still there.
-			x.intent = existingItem
+			x.Intent = writeplan.ExistingItem
 		}
 	}
 	in, eff, after, err := u.build(key, &x)
@@ -311,7 +313,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	items := []txItem{{table: r.t, key: in.Key, size: itemsize.Of(in.Key) + itemsize.Of(in.ExpressionAttributeValues),
 		tw: types.TransactWriteItem{Update: up}, failed: x.failed, applied: eff.applied}}
 	if len(moved) > 0 {
-		oldV, err := r.snapValue(*x.snap)
+		oldV, err := r.snapValue(*x.Snap)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,9 @@
-package singletable
+// Package model is the field layer of the compiled entity model: the
+// fields of an entity's struct as attributevalue encodes them, with the
+// accessors that key rendering and writes use (reflection, and for a
+// plain string field an unsafe read at its offset). It knows nothing of
+// an entity's type parameter; the root package builds its entities on it.
+package model
 
 import (
 	"reflect"
@@ -9,41 +14,43 @@ import (
 	"github.com/singletable-go/singletable/internal/keys"
 )
 
-// fieldInfo describes one Go struct field as attributevalue sees it: the
+// Field describes one Go struct field as attributevalue sees it: the
 // attribute name it is stored under and its tag options.
-type fieldInfo struct {
-	name      string       // Go field name, as used in key templates
-	attr      string       // DynamoDB attribute name
-	index     []int        // path for reflect.Value.FieldByIndex
-	typ       reflect.Type // the field's type
-	omitEmpty bool
-	// seconds is set for a time stored as epoch seconds (the unixtime tag
+type Field struct {
+	Name      string       // Go field name, as used in key templates
+	Attr      string       // DynamoDB attribute name
+	Index     []int        // path for reflect.Value.FieldByIndex
+	Type      reflect.Type // the field's type
+	OmitEmpty bool
+	// Seconds is set for a time stored as epoch seconds (the unixtime tag
 	// option, a TTL field): keys hold it truncated to the second too, so
 	// that the key of the value written is the key of the value read back.
-	seconds bool
-	// keyString is set when the field is a string without methods (so a
-	// key holds it escaped, as is) lying at offset off from the start of
-	// the struct, no pointer on the way: stringAt reads it without
+	Seconds bool
+	// KeyString is set when the field is a string without methods (so a
+	// key holds it escaped, as is) lying at offset Off from the start of
+	// the struct, no pointer on the way: StringAt reads it without
 	// reflection.
-	keyString bool
-	off       uintptr
-	// keyMax, when not 0, is the most bytes a value of the field may have
+	KeyString bool
+	Off       uintptr
+	// KeyMax, when not 0, is the most bytes a value of the field may have
 	// as a key attribute of a multi-attribute index: 2048 in a partition
 	// key, 1024 in a sort key, the smaller when it is in several
-	// (keyIndex and keySort say where that one is).
-	keyMax   int
-	keyIndex string
-	keySort  bool
+	// (KeyIndex and KeySort say where that one is).
+	KeyMax   int
+	KeyIndex string
+	KeySort  bool
 }
 
-var timeType = reflect.TypeOf(time.Time{})
+// TimeType is the type of time.Time, stored as a string or (Seconds)
+// epoch seconds, never as a struct.
+var TimeType = reflect.TypeOf(time.Time{})
 
-// structFields lists the fields of struct type t the way
+// StructFields lists the fields of struct type t the way
 // attributevalue.MarshalMap encodes them: exported fields, `dynamodbav` tag
 // names and "-", untagged embedded structs flattened, shallower fields
 // shadowing deeper ones.
-func structFields(t reflect.Type) []*fieldInfo {
-	var out []*fieldInfo
+func StructFields(t reflect.Type) []*Field {
+	var out []*Field
 	seen := map[string]bool{}
 	var walk func(t reflect.Type, prefix []int, off uintptr, direct bool)
 	type deferred struct {
@@ -68,7 +75,7 @@ func structFields(t reflect.Type) []*fieldInfo {
 				if et.Kind() == reflect.Pointer {
 					et = et.Elem()
 				}
-				if et.Kind() == reflect.Struct && et != timeType {
+				if et.Kind() == reflect.Struct && et != TimeType {
 					embedded = append(embedded, deferred{et, idx, off + sf.Offset, direct && ft == et})
 					continue
 				}
@@ -83,14 +90,14 @@ func structFields(t reflect.Type) []*fieldInfo {
 				continue
 			}
 			seen[name] = true
-			fi := &fieldInfo{name: sf.Name, attr: name, index: idx, typ: ft,
-				keyString: direct && ft.Kind() == reflect.String && !keys.UsesText(ft), off: off + sf.Offset}
+			fi := &Field{Name: sf.Name, Attr: name, Index: idx, Type: ft,
+				KeyString: direct && ft.Kind() == reflect.String && !keys.UsesText(ft), Off: off + sf.Offset}
 			for _, o := range strings.Split(opts, ",") {
 				switch o {
 				case "omitempty":
-					fi.omitEmpty = true
+					fi.OmitEmpty = true
 				case "unixtime":
-					fi.seconds = true
+					fi.Seconds = true
 				}
 			}
 			out = append(out, fi)
@@ -103,10 +110,10 @@ func structFields(t reflect.Type) []*fieldInfo {
 	return out
 }
 
-// excludedFields returns the names of the exported fields of struct type t
+// ExcludedFields returns the names of the exported fields of struct type t
 // (embedded structs included) that a `dynamodbav:"-"` tag keeps out of
 // the item, so that a schema naming one can say why it is not a field.
-func excludedFields(t reflect.Type) map[string]bool {
+func ExcludedFields(t reflect.Type) map[string]bool {
 	out := map[string]bool{}
 	var walk func(t reflect.Type, depth int)
 	walk = func(t reflect.Type, depth int) {
@@ -127,7 +134,7 @@ func excludedFields(t reflect.Type) map[string]bool {
 				if et.Kind() == reflect.Pointer {
 					et = et.Elem()
 				}
-				if et.Kind() == reflect.Struct && et != timeType {
+				if et.Kind() == reflect.Struct && et != TimeType {
 					walk(et, depth+1)
 				}
 			}
@@ -137,65 +144,65 @@ func excludedFields(t reflect.Type) map[string]bool {
 	return out
 }
 
-// get returns the field's value in v (a struct value), and false when an
+// Get returns the field's value in v (a struct value), and false when an
 // embedded pointer on the path is nil.
-func (f *fieldInfo) get(v reflect.Value) (reflect.Value, bool) {
-	fv, err := v.FieldByIndexErr(f.index)
+func (f *Field) Get(v reflect.Value) (reflect.Value, bool) {
+	fv, err := v.FieldByIndexErr(f.Index)
 	if err != nil {
 		return reflect.Value{}, false
 	}
 	return fv, true
 }
 
-// keyValue is get, with a time stored as epoch seconds (see seconds)
+// KeyValue is Get, with a time stored as epoch seconds (see Seconds)
 // truncated to the second.
-func (f *fieldInfo) keyValue(v reflect.Value) (reflect.Value, bool) {
-	fv, ok := f.get(v)
-	if !ok || !f.seconds {
+func (f *Field) KeyValue(v reflect.Value) (reflect.Value, bool) {
+	fv, ok := f.Get(v)
+	if !ok || !f.Seconds {
 		return fv, ok
 	}
 	switch {
-	case fv.Type() == timeType:
+	case fv.Type() == TimeType:
 		return reflect.ValueOf(fv.Interface().(time.Time).Truncate(time.Second)), true
-	case fv.Kind() == reflect.Pointer && fv.Type().Elem() == timeType && !fv.IsNil():
+	case fv.Kind() == reflect.Pointer && fv.Type().Elem() == TimeType && !fv.IsNil():
 		t := fv.Elem().Interface().(time.Time).Truncate(time.Second)
 		return reflect.ValueOf(&t), true
 	}
 	return fv, true
 }
 
-// structBase returns the address of the struct v when v is addressable,
-// for stringAt, and nil otherwise.
-func structBase(v reflect.Value) unsafe.Pointer {
+// StructBase returns the address of the struct v when v is addressable,
+// for StringAt, and nil otherwise.
+func StructBase(v reflect.Value) unsafe.Pointer {
 	if v.CanAddr() {
 		return unsafe.Pointer(v.UnsafeAddr())
 	}
 	return nil
 }
 
-// stringAt returns the value of a keyString field of the struct at base
-// (from structBase); ok is false when the field is not a keyString or
+// StringAt returns the value of a KeyString field of the struct at base
+// (from StructBase); ok is false when the field is not a KeyString or
 // base is nil, and the caller goes through reflection instead.
-func (f *fieldInfo) stringAt(base unsafe.Pointer) (s string, ok bool) {
-	if !f.keyString || base == nil {
+func (f *Field) StringAt(base unsafe.Pointer) (s string, ok bool) {
+	if !f.KeyString || base == nil {
 		return "", false
 	}
-	return *(*string)(unsafe.Add(base, f.off)), true
+	return *(*string)(unsafe.Add(base, f.Off)), true
 }
 
-// presentAt is present, reading a keyString field through base.
-func (f *fieldInfo) presentAt(base unsafe.Pointer, v reflect.Value) bool {
-	if s, ok := f.stringAt(base); ok {
+// PresentAt is Present, reading a KeyString field through base.
+func (f *Field) PresentAt(base unsafe.Pointer, v reflect.Value) bool {
+	if s, ok := f.StringAt(base); ok {
 		return s != ""
 	}
-	return f.present(v)
+	return f.Present(v)
 }
 
-// present reports whether the field holds a value that can take part in a
+// Present reports whether the field holds a value that can take part in a
 // key: not a nil pointer, not an empty string, and not the zero value of an
 // omitempty field (which attributevalue would not store either).
-func (f *fieldInfo) present(v reflect.Value) bool {
-	fv, ok := f.get(v)
+func (f *Field) Present(v reflect.Value) bool {
+	fv, ok := f.Get(v)
 	if !ok {
 		return false
 	}
@@ -212,7 +219,7 @@ func (f *fieldInfo) present(v reflect.Value) bool {
 	case reflect.String:
 		return fv.Len() > 0
 	}
-	if f.omitEmpty && fv.IsZero() {
+	if f.OmitEmpty && fv.IsZero() {
 		return false
 	}
 	return true
