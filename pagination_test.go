@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/stretchr/testify/assert"
@@ -207,4 +208,107 @@ func TestSealedCursors(t *testing.T) {
 	plain := singletable.MustBind(singletable.NewTable(tbl.Client(), tbl.Name()), Events)
 	_, err = plain.Query(Event{Stream: "secret-stream"}).After(page.Cursor).Page(ctx)
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
+}
+
+// Marker shares the event streams' partitions and sorts after every
+// event: a page of events that ends at the last event has read it too.
+type Marker struct {
+	Stream string `dynamodbav:"Stream"`
+}
+
+var Markers = singletable.MustDefine(singletable.Schema[Marker]{Type: "Marker", PK: "STREAM#{Stream}", SK: "ZZ-MARKER"})
+
+// TestExactFitPages reads partitions whose item count is a multiple of
+// Limit on the table, index, write-sharded index and collection paths: the
+// page holding the last item has an empty cursor (never a cursor to an
+// empty page), and in the common case (no filter, no PageSize) that costs
+// no request beyond one per page.
+func TestExactFitPages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var events *singletable.Repo[Event]
+	var markers *singletable.Repo[Marker]
+	var posts *singletable.Repo[Post]
+	_, c := newTable(t, func(tbl *singletable.Table) {
+		events = singletable.MustBind(tbl, Events)
+		markers = singletable.MustBind(tbl, Markers)
+		posts = singletable.MustBind(tbl, Posts)
+	})
+	var items []Event
+	for i := 0; i < 20; i++ {
+		items = append(items, Event{Stream: "s", Seq: i, Kind: "k", Size: i}, Event{Stream: "m", Seq: i, Kind: "km", Size: i})
+	}
+	putEach(t, events, items)
+	_, err := markers.Put(ctx, Marker{Stream: "m"})
+	require.NoError(t, err)
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ps []Post
+	for i := 0; i < 20; i++ {
+		ps = append(ps, Post{Author: "a", ID: i, At: base.Add(time.Duration(i) * time.Minute)})
+	}
+	putEach(t, posts, ps)
+
+	// pages reads every page and returns the item count per page, the
+	// requests sent, and fails on a page after an empty cursor's.
+	type pager func(cursor string) (n int, next string, err error)
+	pages := func(t *testing.T, read pager) (sizes []int, requests int64) {
+		t.Helper()
+		c.requests.Store(0)
+		cursor := ""
+		for {
+			require.Less(t, len(sizes), 50)
+			n, next, err := read(cursor)
+			require.NoError(t, err)
+			sizes = append(sizes, n)
+			if next == "" {
+				return sizes, c.requests.Load()
+			}
+			cursor = next
+		}
+	}
+	query := func(q *singletable.Query[Event]) pager {
+		return func(cursor string) (int, string, error) {
+			p, err := q.After(cursor).Page(ctx)
+			return len(p.Items), p.Cursor, err
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		read     pager
+		want     []int
+		requests int64 // the most requests allowed; 0 when not measured
+	}{
+		{"table limit 10", query(events.Query(Event{Stream: "s"}).Limit(10)), []int{10, 10}, 2},
+		{"table limit 20", query(events.Query(Event{Stream: "s"}).Limit(20)), []int{20}, 1},
+		{"table limit 5 desc", query(events.Query(Event{Stream: "s"}).Desc().Limit(5)), []int{5, 5, 5, 5}, 4},
+		{"index limit 10", query(events.QueryIndex("GSI1", Event{Kind: "k"}).Limit(10)), []int{10, 10}, 2},
+		{"index limit 20", query(events.QueryIndex("GSI1", Event{Kind: "k"}).Limit(20)), []int{20}, 1},
+		// Another entity's item after the last event: the extra item read
+		// is filtered out, so the page looks ahead once.
+		{"table, another entity last", query(events.Query(Event{Stream: "m"}).Limit(10)), []int{10, 10}, 3},
+		{"table filtered", query(events.Query(Event{Stream: "s"}).Filter(expression.Name("Size").GreaterThanEqual(expression.Value(4))).Limit(8)), []int{8, 8}, 0},
+		{"table page size", query(events.Query(Event{Stream: "s"}).PageSize(5).Limit(10)), []int{10, 10}, 0},
+		{"index page size", query(events.QueryIndex("GSI1", Event{Kind: "k"}).PageSize(10).Limit(10)), []int{10, 10}, 0},
+		{"sharded index limit 10", func(cursor string) (int, string, error) {
+			p, err := posts.QueryIndex("GSI1", Post{}).Limit(10).After(cursor).Page(ctx)
+			return len(p.Items), p.Cursor, err
+		}, []int{10, 10}, 0},
+		{"sharded index limit 20", func(cursor string) (int, string, error) {
+			p, err := posts.QueryIndex("GSI1", Post{}).Limit(20).After(cursor).Page(ctx)
+			return len(p.Items), p.Cursor, err
+		}, []int{20}, 4},
+		{"collection limit 10", func(cursor string) (int, string, error) {
+			p, err := events.Collection(Event{Stream: "s"}).Limit(10).After(cursor).Page(ctx, events.Member())
+			return len(p.Items), p.Cursor, err
+		}, []int{10, 10}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sizes, requests := pages(t, tc.read)
+			assert.Equal(t, tc.want, sizes, "items per page; the last page's cursor must be empty")
+			t.Logf("%d requests", requests)
+			if tc.requests > 0 {
+				assert.LessOrEqual(t, requests, tc.requests, "requests")
+			}
+		})
+	}
 }

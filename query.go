@@ -733,13 +733,20 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	in := p.in
 	for {
 		if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-			in.Limit = aws.Int32(int32(min(q.limit-len(page.Items), 1000)))
+			// One item more than wanted: when the query ends exactly at
+			// the page's end, DynamoDB says so (no LastEvaluatedKey) and
+			// the page gets no cursor to an empty page.
+			in.Limit = aws.Int32(int32(min(q.limit-len(page.Items)+1, 1000)))
 		}
 		out, err := q.r.t.client.Query(ctx, in)
 		if err != nil {
 			return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 		}
-		page.Items = slices.Grow(page.Items, len(out.Items))
+		grow := len(out.Items)
+		if q.limit > 0 {
+			grow = min(grow, q.limit-len(page.Items)) // the extra item is not decoded
+		}
+		page.Items = slices.Grow(page.Items, grow)
 		for i, item := range out.Items {
 			// Decode in place: no copy of T per item.
 			n := len(page.Items)
@@ -748,7 +755,13 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 				return Page[T]{}, err
 			}
 			if q.limit > 0 && len(page.Items) == q.limit {
-				if i < len(out.Items)-1 || out.LastEvaluatedKey != nil {
+				more := i < len(out.Items)-1
+				if !more && out.LastEvaluatedKey != nil {
+					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey); err != nil {
+						return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
+					}
+				}
+				if more {
 					if page.Cursor, err = q.cursorFor(p, item); err != nil {
 						return Page[T]{}, err
 					}
@@ -764,6 +777,29 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 			return page, err
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// moreAfter reports whether the query in still returns an item after
+// start: a page that filled its Limit exactly at the end of a response
+// that had more to read looks ahead, so that it gives a cursor only when
+// another item follows. Filters (the entity type's included) may drop
+// whole responses, so it reads on until an item or the end.
+func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue) (bool, error) {
+	la := *in
+	la.ExclusiveStartKey = start
+	for {
+		out, err := t.client.Query(ctx, &la)
+		if err != nil {
+			return false, err
+		}
+		if len(out.Items) > 0 {
+			return true, nil
+		}
+		if out.LastEvaluatedKey == nil {
+			return false, nil
+		}
+		la.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
 

@@ -66,7 +66,7 @@ type shardMerge struct {
 	limit   int32 // per-request Limit when the caller set none
 }
 
-func (q *Query[T]) newShardMerge(p *plan) *shardMerge {
+func (q *Query[T]) newShardMerge(p *plan, extra int) *shardMerge {
 	m := &shardMerge{client: q.r.t.client, order: p.cursorKeys[1:], desc: q.desc}
 	for i, in := range p.shards {
 		s := &shardStream{in: in}
@@ -79,22 +79,14 @@ func (q *Query[T]) newShardMerge(p *plan) *shardMerge {
 		m.streams = append(m.streams, s)
 	}
 	if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-		m.limit = int32(min(q.limit, 1000))
+		m.limit = int32(min(q.limit+extra, 1000))
 	}
 	return m
 }
 
 // next returns the next item in merged order, or nil at the end.
 func (m *shardMerge) next(ctx context.Context) (map[string]types.AttributeValue, error) {
-	// Load every shard that needs a page, in parallel: on the first call
-	// that is all of them.
-	var g errgroup.Group
-	for _, s := range m.streams {
-		if len(s.buf) == 0 && !s.empty() {
-			g.Go(func() error { return s.fill(ctx, m.client, m.limit) })
-		}
-	}
-	if err := g.Wait(); err != nil {
+	if err := m.load(ctx); err != nil {
 		return nil, err
 	}
 	var best *shardStream
@@ -119,7 +111,20 @@ func (m *shardMerge) next(ctx context.Context) (map[string]types.AttributeValue,
 	return item, nil
 }
 
-// more reports whether any shard may still hold items.
+// load reads a page for every shard that needs one, in parallel: on the
+// first call that is all of them.
+func (m *shardMerge) load(ctx context.Context) error {
+	var g errgroup.Group
+	for _, s := range m.streams {
+		if len(s.buf) == 0 && !s.empty() {
+			g.Go(func() error { return s.fill(ctx, m.client, m.limit) })
+		}
+	}
+	return g.Wait()
+}
+
+// more reports whether any shard may still hold items: after load, whether
+// any does.
 func (m *shardMerge) more() bool {
 	for _, s := range m.streams {
 		if !s.empty() {
@@ -183,7 +188,9 @@ func compareAV(a, b types.AttributeValue) int {
 // shardedPage is Page for a sharded index.
 func (q *Query[T]) shardedPage(ctx context.Context, p *plan) (Page[T], error) {
 	var page Page[T]
-	m := q.newShardMerge(p)
+	// One item more per shard than the page holds, so that a shard ending
+	// exactly at the page's end says so without another request.
+	m := q.newShardMerge(p, 1)
 	limit := q.limit
 	if limit == 0 {
 		// Without Limit a sharded page holds one page's worth: PageSize
@@ -207,6 +214,11 @@ func (q *Query[T]) shardedPage(ctx context.Context, p *plan) (Page[T], error) {
 		}
 		page.Items = append(page.Items, v)
 	}
+	// A shard whose buffer ran out with more to read is read ahead, so
+	// that the page gets a cursor only when another item follows.
+	if err := m.load(ctx); err != nil {
+		return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
+	}
 	if m.more() {
 		var err error
 		page.Cursor, err = q.r.t.encodeShardCursor(p.bind, p.cursorKeys, m.positions())
@@ -220,7 +232,7 @@ func (q *Query[T]) shardedPage(ctx context.Context, p *plan) (Page[T], error) {
 // shardedAll is All for a sharded index.
 func (q *Query[T]) shardedAll(ctx context.Context, p *plan, yield func(T, error) bool) {
 	var zero T
-	m := q.newShardMerge(p)
+	m := q.newShardMerge(p, 0)
 	for n := 0; q.limit == 0 || n < q.limit; n++ {
 		item, err := m.next(ctx)
 		if err != nil {
