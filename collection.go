@@ -343,6 +343,9 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 		if err != nil {
 			return nil, err
 		}
+		if err := checkCursorKey(start, c.keyConds, len(c.keyConds)); err != nil {
+			return nil, err
+		}
 		in.ExclusiveStartKey = start
 	}
 	return p, nil

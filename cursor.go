@@ -1,9 +1,14 @@
 package singletable
 
 import (
+	"bytes"
+	"math/big"
+	"strings"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/cursor"
+	"github.com/singletable-go/singletable/internal/expr"
 )
 
 // Cursors: the wire format is internal/cursor; a Table supplies the keys,
@@ -47,4 +52,89 @@ func (t *Table) decodeShardCursor(s string, bind [16]byte, attrs []string, shard
 	c := t.cursorCodec()
 	pos, err := c.DecodeShards(s, bind, attrs, shards)
 	return pos, cursorErr(err)
+}
+
+// checkCursorKey refuses, before the request, a cursor whose key the
+// query's key condition does not hold for: a cursor forged for another
+// partition (the binding covers the partition, but a plain cursor's key
+// values can be rewritten with its checksum), or a cursor reused with
+// another sort condition (the binding does not cover it). DynamoDB would
+// refuse either start key with a raw ValidationException. The first
+// nPart conditions are the partition's.
+func checkCursorKey(key map[string]types.AttributeValue, conds []keyCond, nPart int) error {
+	for i, c := range conds[:nPart] {
+		if c.holds(key[c.attr]) {
+			continue
+		}
+		if i < nPart {
+			return wrapSentinel(ErrInvalidCursor, "cursor key is in another partition than the query's", nil)
+		}
+		return wrapSentinel(ErrInvalidCursor, "cursor key is outside the query's sort condition (a cursor resumes only the query it came from)", nil)
+	}
+	return nil
+}
+
+// holds reports whether the key attribute value v satisfies the
+// comparison, as DynamoDB evaluates a key condition.
+func (c keyCond) holds(v types.AttributeValue) bool {
+	cmp := func(w types.AttributeValue) (int, bool) { return compareKeyAV(v, w) }
+	switch c.op {
+	case opBeginsWith:
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			p, ok := c.v1.(*types.AttributeValueMemberS)
+			return ok && strings.HasPrefix(v.Value, p.Value)
+		case *types.AttributeValueMemberB:
+			p, ok := c.v1.(*types.AttributeValueMemberB)
+			return ok && bytes.HasPrefix(v.Value, p.Value)
+		}
+		return false
+	case opBetween:
+		lo, ok1 := cmp(c.v1)
+		hi, ok2 := cmp(c.v2)
+		return ok1 && ok2 && lo >= 0 && hi <= 0
+	}
+	r, ok := cmp(c.v1)
+	if !ok {
+		return false
+	}
+	switch c.op {
+	case expr.OpEq:
+		return r == 0
+	case expr.OpLt:
+		return r < 0
+	case expr.OpLe:
+		return r <= 0
+	case expr.OpGt:
+		return r > 0
+	case expr.OpGe:
+		return r >= 0
+	}
+	return false
+}
+
+// compareKeyAV compares two key attribute values of the same type; ok is
+// false when either is missing or the types differ.
+func compareKeyAV(a, b types.AttributeValue) (int, bool) {
+	switch a.(type) {
+	case *types.AttributeValueMemberS:
+		_, ok := b.(*types.AttributeValueMemberS)
+		return compareAV(a, b), ok
+	case *types.AttributeValueMemberN:
+		bn, ok := b.(*types.AttributeValueMemberN)
+		if !ok {
+			return 0, false
+		}
+		an := a.(*types.AttributeValueMemberN)
+		x, okx := new(big.Float).SetString(an.Value)
+		y, oky := new(big.Float).SetString(bn.Value)
+		if !okx || !oky {
+			return 0, false
+		}
+		return x.Cmp(y), true
+	case *types.AttributeValueMemberB:
+		_, ok := b.(*types.AttributeValueMemberB)
+		return compareAV(a, b), ok
+	}
+	return 0, false
 }

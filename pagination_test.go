@@ -1,7 +1,10 @@
 package singletable_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -311,4 +314,98 @@ func TestExactFitPages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// forgePlainCursor rewrites old to new in the key values of a plain
+// (version 1) cursor and recomputes its checksum, as a client can.
+func forgePlainCursor(t *testing.T, cur, old, new string) string {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(cur)
+	require.NoError(t, err)
+	require.Equal(t, byte(1), raw[0], "a plain cursor")
+	p := raw[1 : len(raw)-8]
+	require.Equal(t, len(old), len(new))
+	i := bytes.Index(p[25:], []byte(old))
+	require.GreaterOrEqual(t, i, 0, "cursor holds %q", old)
+	p = bytes.Clone(p)
+	copy(p[25+i:], new)
+	sum := sha256.Sum256(p)
+	out := append(append([]byte{1}, p...), sum[:8]...)
+	return base64.RawURLEncoding.EncodeToString(out)
+}
+
+// TestCursorOtherPartition: a plain cursor whose key is edited to another
+// partition, its checksum recomputed, still carries the binding of the
+// query it came from; it is refused as ErrInvalidCursor before any request
+// on the table, index, write-sharded index and collection paths.
+func TestCursorOtherPartition(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var events *singletable.Repo[Event]
+	var posts *singletable.Repo[Post]
+	_, c := newTable(t, func(tbl *singletable.Table) {
+		events = singletable.MustBind(tbl, Events)
+		posts = singletable.MustBind(tbl, Posts)
+	})
+	var items []Event
+	for i := 0; i < 10; i++ {
+		items = append(items, Event{Stream: "s", Seq: i, Kind: "k"}, Event{Stream: "t", Seq: i, Kind: "j"})
+	}
+	putEach(t, events, items)
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ps []Post
+	for i := 0; i < 12; i++ {
+		ps = append(ps, Post{Author: "a", ID: i, At: base.Add(time.Duration(i) * time.Minute)})
+	}
+	putEach(t, posts, ps)
+
+	table, err := events.Query(Event{Stream: "s"}).Limit(3).Page(ctx)
+	require.NoError(t, err)
+	index, err := events.QueryIndex("GSI1", Event{Kind: "k"}).Limit(3).Page(ctx)
+	require.NoError(t, err)
+	coll, err := events.Collection(Event{Stream: "s"}).Limit(3).Page(ctx, events.Member())
+	require.NoError(t, err)
+	sharded, err := posts.QueryIndex("GSI1", Post{}).Limit(6).Page(ctx)
+	require.NoError(t, err)
+	// The first shard that has a key in the cursor: its partition is
+	// FEED#shard_N; move it to another shard.
+	shardCur := sharded.Cursor
+	for n := 0; n < 4; n++ {
+		raw, _ := base64.RawURLEncoding.DecodeString(shardCur)
+		if bytes.Contains(raw, []byte(fmt.Sprintf("FEED#shard_%d", n))) {
+			shardCur = forgePlainCursor(t, shardCur, fmt.Sprintf("FEED#shard_%d", n), fmt.Sprintf("FEED#shard_%d", (n+1)%4))
+			break
+		}
+	}
+	require.NotEqual(t, sharded.Cursor, shardCur)
+
+	c.requests.Store(0)
+	for name, read := range map[string]func() error{
+		"table": func() error {
+			_, err := events.Query(Event{Stream: "s"}).Limit(3).After(forgePlainCursor(t, table.Cursor, "STREAM#s", "STREAM#t")).Page(ctx)
+			return err
+		},
+		"index": func() error {
+			_, err := events.QueryIndex("GSI1", Event{Kind: "k"}).Limit(3).After(forgePlainCursor(t, index.Cursor, "KIND#k", "KIND#j")).Page(ctx)
+			return err
+		},
+		"collection": func() error {
+			_, err := events.Collection(Event{Stream: "s"}).Limit(3).After(forgePlainCursor(t, coll.Cursor, "STREAM#s", "STREAM#t")).Page(ctx, events.Member())
+			return err
+		},
+		"sharded index": func() error {
+			_, err := posts.QueryIndex("GSI1", Post{}).Limit(6).After(shardCur).Page(ctx)
+			return err
+		},
+	} {
+		assert.ErrorIs(t, read(), singletable.ErrInvalidCursor, name)
+	}
+	assert.Zero(t, c.requests.Load(), "forged cursors must be refused before any request")
+
+	// The cursors as issued still resume.
+	next, err := events.Query(Event{Stream: "s"}).Limit(3).After(table.Cursor).Page(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 3, next.Items[0].Seq)
+	_, err = posts.QueryIndex("GSI1", Post{}).Limit(6).After(sharded.Cursor).Page(ctx)
+	require.NoError(t, err)
 }

@@ -242,6 +242,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	// conds is the key condition: the partition key first.
 	var conds []keyCond
 	var partition string
+	nPart := 1 // how many of conds are the partition's
 	p := &plan{}
 	var idx *indexPlan[T]
 	if q.index != "" {
@@ -277,6 +278,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 			return nil, err
 		}
 		conds = mc
+		nPart = len(idx.partition)
 		partition = strings.Join(parts, "\x00")
 		for _, f := range idx.deps {
 			p.cursorKeys = append(p.cursorKeys, f.Attr)
@@ -307,9 +309,11 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	}
 	if idx != nil && idx.shards > 0 {
 		// A write-sharded index: one query per shard, merged by the caller.
+		shardConds := make([][]keyCond, idx.shards)
 		for shard := 0; shard < idx.shards; shard++ {
 			sc := slices.Clone(conds)
 			sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(partition, shard)}
+			shardConds[shard] = sc
 			in, err := q.input(sc, proj, count)
 			if err != nil {
 				return nil, err
@@ -322,6 +326,13 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 			if err != nil {
 				return nil, err
 			}
+			for i, sp := range pos {
+				if sp.State == cursor.ShardAfter {
+					if err := checkCursorKey(sp.Key, shardConds[i], nPart); err != nil {
+						return nil, err
+					}
+				}
+			}
 			p.shardPos = pos
 		}
 		return p, nil
@@ -333,6 +344,9 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	if q.after != "" {
 		start, err := t.decodeCursor(q.after, p.bind, p.cursorKeys)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkCursorKey(start, conds, nPart); err != nil {
 			return nil, err
 		}
 		in.ExclusiveStartKey = start
