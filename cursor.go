@@ -62,7 +62,7 @@ func (t *Table) decodeShardCursor(s string, bind [16]byte, attrs []string, shard
 // refuse either start key with a raw ValidationException. The first
 // nPart conditions are the partition's.
 func checkCursorKey(key map[string]types.AttributeValue, conds []keyCond, nPart int) error {
-	for i, c := range conds[:nPart] {
+	for i, c := range conds {
 		if c.holds(key[c.attr]) {
 			continue
 		}

@@ -409,3 +409,74 @@ func TestCursorOtherPartition(t *testing.T) {
 	_, err = posts.QueryIndex("GSI1", Post{}).Limit(6).After(sharded.Cursor).Page(ctx)
 	require.NoError(t, err)
 }
+
+// TestCursorOtherSortCondition: the cursor binding covers the partition
+// and direction, not the sort condition, so a cursor can be reused with
+// another one. When the cursor's key is outside the new condition it is
+// ErrInvalidCursor before any request (DynamoDB would answer with a raw
+// ValidationException); when the key is inside it, the query resumes.
+func TestCursorOtherSortCondition(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var events *singletable.Repo[Event]
+	var posts *singletable.Repo[Post]
+	_, c := newTable(t, func(tbl *singletable.Table) {
+		events = singletable.MustBind(tbl, Events)
+		posts = singletable.MustBind(tbl, Posts)
+	})
+	var items []Event
+	for i := 0; i < 30; i++ {
+		items = append(items, Event{Stream: "s", Seq: i, Kind: "k"})
+	}
+	putEach(t, events, items)
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var ps []Post
+	for i := 0; i < 12; i++ {
+		ps = append(ps, Post{Author: "a", ID: i, At: base.Add(time.Duration(i) * time.Hour)})
+	}
+	putEach(t, posts, ps)
+
+	// Pages ending at Seq 14 on the table and on the index.
+	table, err := events.Query(Event{Stream: "s", Seq: 10}).Where(singletable.Ge, "Seq").Limit(5).Page(ctx)
+	require.NoError(t, err)
+	index, err := events.QueryIndex("GSI1", Event{Kind: "k", Seq: 10}).Where(singletable.Ge, "Seq").Limit(5).Page(ctx)
+	require.NoError(t, err)
+	sharded, err := posts.QueryIndex("GSI1", Post{At: base.Add(6 * time.Hour)}).Where(singletable.Ge, "At").Limit(3).Page(ctx)
+	require.NoError(t, err)
+	require.NotEmpty(t, table.Cursor)
+	require.NotEmpty(t, index.Cursor)
+	require.NotEmpty(t, sharded.Cursor)
+
+	c.requests.Store(0)
+	bad := map[string]*singletable.Query[Event]{
+		"table Lt":      events.Query(Event{Stream: "s", Seq: 5}).Where(singletable.Lt, "Seq").After(table.Cursor),
+		"table Eq":      events.Query(Event{Stream: "s", Seq: 3}).Where(singletable.Eq, "Seq").After(table.Cursor),
+		"table Gt":      events.Query(Event{Stream: "s", Seq: 20}).Where(singletable.Gt, "Seq").After(table.Cursor),
+		"table Between": events.Query(Event{Stream: "s", Seq: 2}).Between(Event{Seq: 8}, "Seq").After(table.Cursor),
+		"index Le":      events.QueryIndex("GSI1", Event{Kind: "k", Seq: 5}).Where(singletable.Le, "Seq").After(index.Cursor),
+		"index Between": events.QueryIndex("GSI1", Event{Kind: "k", Seq: 20}).Between(Event{Seq: 25}, "Seq").After(index.Cursor),
+	}
+	for name, q := range bad {
+		_, err := q.Page(ctx)
+		assert.ErrorIs(t, err, singletable.ErrInvalidCursor, name)
+	}
+	_, err = posts.QueryIndex("GSI1", Post{At: base.Add(2 * time.Hour)}).Where(singletable.Lt, "At").After(sharded.Cursor).Page(ctx)
+	assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "sharded index Lt")
+	assert.Zero(t, c.requests.Load(), "a cursor outside the sort condition must be refused before any request")
+
+	// The same query resumes; so does a condition that still holds the
+	// cursor's key, and the query without a sort condition.
+	for name, q := range map[string]*singletable.Query[Event]{
+		"same":  events.Query(Event{Stream: "s", Seq: 10}).Where(singletable.Ge, "Seq").Limit(5).After(table.Cursor),
+		"wider": events.Query(Event{Stream: "s", Seq: 2}).Where(singletable.Ge, "Seq").Limit(5).After(table.Cursor),
+		"none":  events.Query(Event{Stream: "s"}).Limit(5).After(table.Cursor),
+	} {
+		page, err := q.Page(ctx)
+		require.NoError(t, err, name)
+		require.NotEmpty(t, page.Items, name)
+		assert.Equal(t, 15, page.Items[0].Seq, name)
+	}
+	next, err := posts.QueryIndex("GSI1", Post{At: base.Add(6 * time.Hour)}).Where(singletable.Ge, "At").Limit(3).After(sharded.Cursor).Page(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 9, next.Items[0].ID)
+}
