@@ -70,12 +70,21 @@ func (r *Repo[T]) Collection(key T) *Collection {
 // IndexCollection returns the collection in a partition of the named
 // global secondary index: key supplies the fields of r's partition key for
 // that index (templated or multi-attribute), and every item of any entity
-// in that index partition is in the collection.
+// in that index partition is in the collection. A write-sharded index
+// (Shards > 0) has no collection: the call reports a *ValidationError
+// before any request; read it with [Repo.QueryIndex].
 func (r *Repo[T]) IndexCollection(index string, key T) *Collection {
 	c := &Collection{t: r.t, index: index}
 	idx, err := r.e.index(index)
 	if err != nil {
 		c.errs = append(c.errs, err)
+		return c
+	}
+	if idx.shards > 0 {
+		// The partition is spread over shard partitions of mixed entity
+		// types; one request per page would read only the unsuffixed key
+		// and find nothing. Refuse rather than return an empty collection.
+		c.errs = append(c.errs, validationErr(r.e.name, index, "collection on write-sharded index %s (%d shards) is not supported: read it with QueryIndex, which merges the shards", index, idx.shards))
 		return c
 	}
 	kv := reflect.ValueOf(&key).Elem()

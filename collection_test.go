@@ -313,3 +313,28 @@ func TestCollectionValidatesFirst(t *testing.T) {
 	assert.Equal(t, int32(5), *in.Limit)
 	assert.Nil(t, in.FilterExpression, "no entity filter: the whole collection is read")
 }
+
+// TestShardedIndexCollectionRefused: a collection on a write-sharded index
+// would read only the unsuffixed partition and return nothing while
+// QueryIndex returns the items; it is a *ValidationError before any
+// request instead.
+func TestShardedIndexCollectionRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var posts *singletable.Repo[Post]
+	_, c := newTable(t, func(tbl *singletable.Table) { posts = singletable.MustBind(tbl, Posts) })
+	_, err := posts.Put(ctx, Post{Author: "a", ID: 1, At: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)})
+	require.NoError(t, err)
+	items, err := posts.QueryIndex("GSI1", Post{}).Collect(ctx)
+	require.NoError(t, err)
+	require.Len(t, items, 1)
+
+	c.requests.Store(0)
+	_, err = posts.IndexCollection("GSI1", Post{}).Collect(ctx, posts.Member())
+	var ve *singletable.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, ve.Error(), "write-sharded")
+	_, err = posts.IndexCollection("GSI1", Post{}).Page(ctx, posts.Member())
+	require.ErrorAs(t, err, &ve)
+	assert.Zero(t, c.requests.Load(), "refused before any request")
+}
