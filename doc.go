@@ -38,11 +38,16 @@
 //
 // # Keys
 //
-// Key values are escaped so rendering is injective and prefix-safe: a value
-// containing '#' or '%' cannot forge a delimiter, and the prefix for skill
-// "go" never matches "golang". Integers (negative too), floats and times are
-// encoded at fixed width so string order is value order; times are UTC with
-// nine fraction digits. Escaping leaves ordinary values readable
+// Key values are escaped so rendering is injective: a value containing '#'
+// or '%' cannot forge a delimiter. Sort conditions match exactly: Where(Eq)
+// naming every sort field is one key; Where(Eq) naming only the first
+// fields matches on field boundaries (skill "go" never matches "golang");
+// Lt, Le, Gt, Ge and Between compare the last named field's value, the
+// fields before it equal; [Query.BeginsWith] is a deliberate string-prefix
+// match on the last named field's value (BeginsWith("go", "Skill") matches
+// "go" and "golang"), and never crosses into the next field. Integers
+// (negative too), floats and times are encoded at fixed width so string
+// order is value order; times are UTC with nine fraction digits. Escaping leaves ordinary values readable
 // ("USER#john"); bytes up to '%' (control characters, space, '!', '"', '#',
 // '$', '%'), invalid UTF-8 and U+10FFFF are written as %XX. [Entity.ParseKeys]
 // turns rendered keys back into field values.
