@@ -87,12 +87,16 @@ type KeyDescription struct {
 }
 
 // KeyPart is one part of a key template: a literal, or a placeholder
-// naming a Go field.
+// naming a Go field and, optionally, its format.
 type KeyPart struct {
 	// Literal is the literal text, when Field is "".
 	Literal string
 	// Field is the Go field of a placeholder.
 	Field string
+	// Format is the placeholder's format as written after ':' in the
+	// template ("rfc3339", "%08d", "raw", …); "" for the library's own
+	// escaped, fixed-width encoding. See [Schema] for the formats.
+	Format string
 }
 
 // EntityIndexDescription is how one entity appears in one index.
@@ -190,7 +194,7 @@ func (e *Entity[T]) describe(o TableOptions) EntityDescription {
 func describeKey(attr string, k compiledKey) KeyDescription {
 	d := KeyDescription{Attr: attr, Template: k.tpl.Raw}
 	for _, p := range k.tpl.Parts {
-		d.Parts = append(d.Parts, KeyPart{Literal: p.Literal, Field: p.Field})
+		d.Parts = append(d.Parts, KeyPart{Literal: p.Literal, Field: p.Field, Format: p.Spec()})
 	}
 	return d
 }
@@ -281,21 +285,22 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	}
 	// P: the template up to the n-th placeholder; L: the literal after it.
 	var P strings.Builder
-	var L, last string
+	var L, last, lastP string
 	i := 0
-	for j, part := range sk.tpl.Parts {
+	for j := range sk.tpl.Parts {
+		part := &sk.tpl.Parts[j]
 		if part.Field == "" {
 			P.WriteString(part.Literal)
 			continue
 		}
 		if i == n-1 {
-			last = part.Field
+			last, lastP = part.Field, part.Placeholder()
 			if j+1 < len(sk.tpl.Parts) {
 				L = sk.tpl.Parts[j+1].Literal
 			}
 			break
 		}
-		P.WriteString("{" + part.Field + "}")
+		P.WriteString(part.Placeholder())
 		i++
 	}
 	prefix := P.String()
@@ -303,15 +308,15 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	case sortBeginsWith:
 		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + ":prefix})"}
 	case sortBetween:
-		return []string{attr + " BETWEEN " + prefix + "{" + last + "} AND " + prefix + "{" + last + ":high}"}
+		return []string{attr + " BETWEEN " + prefix + lastP + " AND " + prefix + "{" + last + ":high}"}
 	}
 	if q.op == Eq {
 		if n == len(sk.fields) {
 			return []string{attr + " = " + sk.tpl.Raw}
 		}
-		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + "}" + L + ")"}
+		return []string{"begins_with(" + attr + ", " + prefix + lastP + L + ")"}
 	}
-	return []string{attr + " " + q.op.String() + " " + prefix + "{" + last + "}"}
+	return []string{attr + " " + q.op.String() + " " + prefix + lastP}
 }
 
 func (q *Query[T]) describeMultiSort(idx *indexPlan[T]) []string {

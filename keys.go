@@ -6,6 +6,7 @@ package singletable
 // encodings) is internal/keys.
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -38,7 +39,7 @@ func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, 
 		if !p.IsPlaceholder() {
 			continue
 		}
-		f, err := e.keyField(p.Field, index, key)
+		f, err := e.keyField(p, index, key)
 		if err != nil {
 			return compiledKey{}, err
 		}
@@ -48,12 +49,13 @@ func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, 
 	return ck, nil
 }
 
-func (e *Entity[T]) keyField(name, index, key string) (*model.Field, error) {
+func (e *Entity[T]) keyField(p *keys.Part, index, key string) (*model.Field, error) {
+	name := p.Field
 	f := e.byName[name]
 	if f == nil {
 		return nil, e.unknownField(where(index, key), "", name)
 	}
-	if err := keys.TypeSupported(f.Type); err != nil {
+	if err := p.CheckType(f.Type); err != nil {
 		return nil, &ValidationError{Entity: e.name, Field: where(index, key), Reason: fmt.Sprintf("field %s cannot be part of a key", name), Err: err}
 	}
 	return f, nil
@@ -89,7 +91,7 @@ func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr s
 		}
 		f := k.fields[i]
 		i++
-		if s, ok := f.StringAt(base); ok { // a plain string field: no reflection, p's encoding inlined
+		if s, ok := f.StringAt(base); ok && p.Format == keys.Escaped { // a plain string field: no reflection, p's encoding inlined
 			if s == "" {
 				missing = append(missing, f.Name)
 			} else {
@@ -105,7 +107,7 @@ func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr s
 		var err error
 		dst, err = p.AppendValue(dst, fv)
 		if err != nil {
-			return dst, &KeyError{Entity: entity, Index: index, Key: attr, Missing: []string{f.Name}, Err: err}
+			return dst, valueKeyError(entity, index, attr, f, err)
 		}
 	}
 	if len(missing) > 0 {
@@ -120,6 +122,16 @@ func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr s
 			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 	}
 	return dst, nil
+}
+
+// valueKeyError reports a key value that could not be written: missing
+// (a nil pointer, an empty string) or one the encoding refuses (a value its
+// placeholder's format cannot write exactly, a NaN, a year past 9999).
+func valueKeyError(entity, index, attr string, f *model.Field, err error) *KeyError {
+	if errors.Is(err, keys.ErrEmptyValue) || errors.Is(err, keys.ErrMissingValue) {
+		return &KeyError{Entity: entity, Index: index, Key: attr, Missing: []string{f.Name}, Err: err}
+	}
+	return &KeyError{Entity: entity, Index: index, Key: attr, Err: fmt.Errorf("field %s: %w", f.Name, err)}
 }
 
 func keyLimit(sort bool) int {

@@ -502,7 +502,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		return nil, false, err
 	}
 	n := len(q.fields)
-	last := sk.fields[n-1]
+	last, place := sk.fields[n-1], sk.places[n-1]
 	// P: the rendered key up to the last named field's value; L: the literal
 	// after that value ("" at the end of the template).
 	var P strings.Builder
@@ -527,7 +527,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		fv, _ := f.Get(kv)
 		var err error
 		if buf, err = sk.places[i].AppendValue(buf[:0], fv); err != nil {
-			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.Name}, Err: err}
+			return nil, false, valueKeyError(e.name, q.index, attr, f, err)
 		}
 		P.Write(buf)
 		i++
@@ -538,9 +538,9 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}}
 		}
 		fv, _ := last.Get(v)
-		b, err := sk.places[n-1].AppendValue(nil, fv)
+		b, err := place.AppendValue(nil, fv)
 		if err != nil {
-			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}, Err: err}
+			return "", valueKeyError(e.name, q.index, attr, last, err)
 		}
 		return string(b), nil
 	}
@@ -562,13 +562,17 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	}
 	switch q.kind {
 	case sortBeginsWith:
-		if k := last.Type.Kind(); k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
-			return nil, false, validationErr(e.name, last.Name, "BeginsWith needs a string field, not %s", last.Type)
+		if k := last.Type.Kind(); place.Format == keys.Escaped && k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
+			return nil, false, validationErr(e.name, last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", last.Type)
 		}
 		if q.prefix == "" && prefix == "" {
 			return nil, false, nil
 		}
-		return keyCmp(attr, opBeginsWith, string(keys.AppendEscaped([]byte(prefix), q.prefix))), false, nil
+		b, err := place.AppendPrefix([]byte(prefix), q.prefix)
+		if err != nil {
+			return nil, false, valueKeyError(e.name, q.index, attr, last, err)
+		}
+		return keyCmp(attr, opBeginsWith, string(b)), false, nil
 	case sortBetween:
 		lo, err := encode(kv)
 		if err != nil {
@@ -598,10 +602,17 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 			return between(prefix+E, prefix+maxRune)
 		}
 	case Gt:
+		// Escaped values continue with bytes from '%' up, and the
+		// delimiter after them is below it, so E+"%" is above every key
+		// holding E and at or below every key holding more.
+		above := E + "%"
+		if place.Format != keys.Escaped {
+			above = formattedAbove(E, L)
+		}
 		if prefix == "" {
-			c = keyCmp(attr, expr.OpGe, E+"%")
+			c = keyCmp(attr, expr.OpGe, above)
 		} else {
-			return between(prefix+E+"%", prefix+maxRune)
+			return between(prefix+above, prefix+maxRune)
 		}
 	case Le:
 		if prefix == "" {
@@ -612,6 +623,8 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	case Lt:
 		if prefix == "" {
 			c = keyCmp(attr, expr.OpLt, E)
+		} else if place.Format != keys.Escaped {
+			return between(prefix, prefix+formattedBelow(E))
 		} else {
 			return between(prefix, prefix+predecessor(E)+maxRune)
 		}
@@ -628,6 +641,32 @@ func (q *Query[T]) renderedPrefixValues(sk compiledKey, kv reflect.Value, n int)
 		out = append(out, string(b))
 	}
 	return out
+}
+
+// formattedAbove returns the lowest string, after the prefix, of the keys
+// whose value for a formatted placeholder is above E (L is the literal
+// after it): every key holding E is prefix+E+L+… (below prefix+E+L+maxRune,
+// which no key equals) or, at the end of the template, prefix+E itself,
+// whose successor is E+"\x00". A raw value continuing E is above both
+// when it holds no byte below the delimiter (the catalog lint warns where
+// it may).
+func formattedAbove(E, L string) string {
+	if L == "" {
+		return E + "\x00"
+	}
+	return E + L + maxRune
+}
+
+// formattedBelow returns the highest string of the keys whose value for a
+// formatted placeholder is below E (an inclusive bound): the strings below
+// E are those at or below E without its last byte when that byte is NUL,
+// and otherwise those below E with its last rune decremented, followed by
+// anything (maxRune).
+func formattedBelow(E string) string {
+	if E[len(E)-1] == 0 {
+		return E[:len(E)-1]
+	}
+	return predecessor(E) + maxRune
 }
 
 // predecessor returns E with its last rune decremented: every encoded value
