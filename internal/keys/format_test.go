@@ -330,7 +330,7 @@ func TestFormatsSplit(t *testing.T) {
 func TestFormatsAppendPrefix(t *testing.T) {
 	cases := []struct {
 		tmpl, prefix, want string
-		err             bool
+		err                bool
 	}{
 		{"{S}", "a b", "a%20b", false},
 		{"{S:raw}", "a b", "a b", false},
