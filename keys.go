@@ -175,3 +175,47 @@ func (e *Entity[T]) ParseKeys(pk, sk string) (T, error) {
 	}
 	return out, nil
 }
+
+// RenderKeys renders the entity's primary key from v, in each
+// placeholder's format: the strings Get and Put use as PK and SK (sk is ""
+// for an entity without an SK). It is the inverse of [Entity.ParseKeys]
+// and sends nothing; a missing field or a value its format cannot write is
+// a *[KeyError].
+func (e *Entity[T]) RenderKeys(v T) (pk, sk string, err error) {
+	rv := reflect.ValueOf(&v).Elem()
+	if pk, err = e.renderKey(e.pk, rv, "", "PK"); err != nil {
+		return "", "", err
+	}
+	if e.sk.defined() {
+		if sk, err = e.renderKey(e.sk, rv, "", "SK"); err != nil {
+			return "", "", err
+		}
+	}
+	return pk, sk, nil
+}
+
+// RenderIndexKeys renders the keys of the named templated index from v
+// (sk is "" for an index without a sort key; a write-sharded index's
+// partition key is shown without its shard suffix). It ignores the
+// index's When predicate. An unknown or multi-attribute index is a
+// *[ValidationError]; a missing field or a value its format cannot write
+// is a *[KeyError].
+func (e *Entity[T]) RenderIndexKeys(index string, v T) (pk, sk string, err error) {
+	p, err := e.index(index)
+	if err != nil {
+		return "", "", err
+	}
+	if p.multi {
+		return "", "", validationErr(e.name, index, "a multi-attribute index has no rendered keys")
+	}
+	rv := reflect.ValueOf(&v).Elem()
+	if pk, err = e.renderKey(p.pk, rv, index, p.pkAttr); err != nil {
+		return "", "", err
+	}
+	if p.sk.defined() {
+		if sk, err = e.renderKey(p.sk, rv, index, p.skAttr); err != nil {
+			return "", "", err
+		}
+	}
+	return pk, sk, nil
+}
