@@ -241,6 +241,11 @@ func (f Finding) String() string {
 //     cost read capacity and are filtered out: a warning);
 //   - partition keys without placeholders (one partition takes every write:
 //     a warning, or info for a singleton item with a constant sort key);
+//   - key formats: unix and unixmilli are not fixed width, and a raw value
+//     before a delimiter can hold bytes sorting before it, so byte order
+//     is not value order (warnings); templates sharing partitions that
+//     write a time at one position in two formats (mixed precision, a
+//     warning); what rfc3339, rfc3339milli, date and %0Nd refuse (info);
 //   - when patterns are given: indexes that no pattern queries (they cost
 //     write capacity for nothing), and patterns naming an entity or index
 //     the table does not have.
@@ -442,6 +447,7 @@ func lint(d singletable.TableDescription, idxs []Index, patterns []Pattern) []Fi
 			}
 		}
 	}
+	fs = append(fs, lintFormats(pairs)...)
 	if len(patterns) > 0 {
 		for _, ix := range idxs {
 			if len(ix.Patterns) == 0 {
