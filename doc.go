@@ -50,7 +50,14 @@
 // order is value order; times are UTC with nine fraction digits. Escaping leaves ordinary values readable
 // ("USER#john"); bytes up to '%' (control characters, space, '!', '"', '#',
 // '$', '%'), invalid UTF-8 and U+10FFFF are written as %XX. [Entity.ParseKeys]
-// turns rendered keys back into field values.
+// turns rendered keys back into field values, and [Entity.RenderKeys]
+// renders them without a request.
+//
+// For a table another service already writes, a placeholder can name the
+// exact format of its key strings ("{At:rfc3339}", "{Seq:%08d}",
+// "{Name:raw}", …; see [Schema]): values are then written verbatim in that
+// format, and those it cannot represent are refused with a *[KeyError]
+// rather than escaped or cut.
 //
 // # Indexes
 //

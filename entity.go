@@ -20,6 +20,37 @@ import (
 // for example "USER#{Username}". A placeholder must be followed by the end of
 // the template or by a delimiter such as '#'; values are escaped so that no
 // value can forge a delimiter. See [Define] for the checks made.
+//
+// # Key formats
+//
+// A placeholder may name a format, {Field:format}, to read and write the
+// exact key strings another service already stores, instead of the
+// library's escaped, fixed-width encoding (the default, and the safer
+// choice where you pick the format):
+//
+//	{At:rfc3339}       time.Time in UTC to the second      2025-01-15T10:30:00Z
+//	{At:rfc3339milli}  time.Time in UTC to the millisecond 2025-01-15T11:00:00.000Z
+//	{Day:date}         time.Time at midnight UTC           2024-03-01
+//	{At:unix}          time.Time as epoch seconds          1736937000
+//	{At:unixmilli}     time.Time as epoch milliseconds     1736937000000
+//	{Seq:%08d}         integer, zero-padded to 8 digits    00000042
+//	{Name:raw}         string (or TextMarshaler) verbatim  Favorite Language
+//
+// (time formats accept *time.Time too, and every format a pointer). The
+// literal after a formatted placeholder must start with a byte the format
+// never writes ('#' after a time or a number; any ASCII byte after raw),
+// so keys still split into their values in exactly one way: rendering
+// ([Entity.RenderKeys]), parsing ([Entity.ParseKeys]), sort conditions,
+// cursors and the catalog all use the declared format. A value the format
+// cannot write exactly is a *[KeyError] before any request, never altered:
+// a raw value that is empty, holds the delimiter after it, U+10FFFF or
+// invalid UTF-8; a negative integer, or one wider than %0Nd; a time before
+// year 0000 or after 9999, or with a fraction its format would drop (a
+// millisecond in rfc3339, a time of day in date: truncate first). Byte
+// order is value order for rfc3339, rfc3339milli, date and %0Nd, and for
+// raw at the end of a template; unix and unixmilli are not fixed width, and
+// a raw value before a delimiter sorts by its bytes against that delimiter
+// ("a b#" before "a#"), which the catalog lint points out.
 type Schema[T any] struct {
 	// Type is stored in the table's entity type attribute (default
 	// "EntityType") on every item, e.g. "UserSkill".

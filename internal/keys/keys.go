@@ -18,6 +18,12 @@
 // keys holding that value. Numbers and times are written fixed-width so that
 // byte order (DynamoDB's order for string keys) equals value order, and
 // escaping preserves the byte order of valid UTF-8 strings.
+//
+// A placeholder may instead name a [Format] ({At:rfc3339}, {Seq:%08d},
+// {Name:raw}, …: format.go) to write another service's key strings. The
+// boundary then belongs to the format: the literal after it starts with a
+// byte the format never writes, and a raw value holding that byte is
+// refused, so rendering stays injective for the values it accepts.
 package keys
 
 import (
