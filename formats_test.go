@@ -18,7 +18,7 @@ import (
 )
 
 // Key formats per placeholder, end to end: items another service wrote
-// (here with the raw SDK, in the seeds' exact key strings) are got,
+// (here with the raw SDK, in the exact key strings their designs document) are got,
 // queried with every sort operator at the boundaries, paged with cursors
 // and parsed back; the library's own writes are found by the other
 // service's key expressions; values a format cannot write exactly are a
@@ -149,8 +149,8 @@ func rawGet(t *testing.T, c *countingClient, table, pk, sk string) map[string]ty
 	return out.Item
 }
 
-// Each entity's keys render to the seeds' documented strings.
-func TestKeyFormatsRenderSeedStrings(t *testing.T) {
+// Each entity's keys render to the designs' documented strings.
+func TestKeyFormatsRenderDocumentedStrings(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
 	task := FmtTask{User: "123", ID: "456", Status: "OPEN", Created: time.Date(2024, 1, 7, 10, 0, 0, 0, time.UTC)}
@@ -174,7 +174,7 @@ func TestKeyFormatsRenderSeedStrings(t *testing.T) {
 	for _, c := range cases {
 		assert.Equal(t, c.want, c.got, c.name)
 	}
-	// And back: ParseKeys reads the seed's strings into fields.
+	// And back: ParseKeys reads those strings into fields.
 	ev, err := voteEvents.ParseKeys("EVENTS", "00000042#2025-01-15T10:30:00Z")
 	require.NoError(t, err)
 	assert.Equal(t, int64(42), ev.Seq)
@@ -190,7 +190,7 @@ func TestKeyFormatsRenderSeedStrings(t *testing.T) {
 }
 
 // The event log: items the Kotlin service wrote are got and read "since
-// the last sequence", and the library's appends are found by the seed's
+// the last sequence", and the library's appends are found by the service's
 // own key expressions.
 func TestKeyFormatsEventLog(t *testing.T) {
 	t.Parallel()
@@ -212,9 +212,9 @@ func TestKeyFormatsEventLog(t *testing.T) {
 	_, err = events.Create(ctx, LogEvent{Seq: 4, At: base.Add(4 * time.Second), Kind: "VOTE_CAST"})
 	require.NoError(t, err)
 	item := rawGet(t, c, tbl.Name(), "EVENTS", "00000004#2025-01-15T10:30:04Z")
-	require.NotNil(t, item, "the library's append under the seed's key string")
+	require.NotNil(t, item, "the library's append under the service's key string")
 
-	// Query(PK=EVENTS, SK >= {lastSeq}), the seed's sync read, both ways.
+	// Query(PK=EVENTS, SK >= {lastSeq}), the service's sync read, both ways.
 	since, err := events.Query(LogEvent{Seq: 3}).Where(singletable.Ge, "Seq").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []int64{3, 4}, eventSeqs(since))
@@ -289,7 +289,7 @@ func TestKeyFormatsRawNames(t *testing.T) {
 		_, err := candidates.Create(ctx, RawCandidate{Election: "Favorite Language", Name: n})
 		require.NoError(t, err)
 	}
-	// The seed's own expression: SK begins_with CANDIDATE#.
+	// The service's own expression: SK begins_with CANDIDATE#.
 	out, err := c.Client.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(tbl.Name()),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -299,7 +299,7 @@ func TestKeyFormatsRawNames(t *testing.T) {
 	for _, it := range out.Items {
 		rawNames = append(rawNames, strings.TrimPrefix(attrS(it, "SK"), "CANDIDATE#"))
 	}
-	assert.Equal(t, names, rawNames, "the library's writes in the seed's format, in byte order")
+	assert.Equal(t, names, rawNames, "the library's writes in the service's format, in byte order")
 
 	for _, pivot := range []string{"Go", "Go\x00", "C#", "D"} {
 		k := RawCandidate{Election: "Favorite Language", Name: pivot}

@@ -99,8 +99,8 @@ func TestParseFormatErrors(t *testing.T) {
 	}
 }
 
-// The seeds' key strings, rendered by the formats.
-func TestFormatsRenderSeedStrings(t *testing.T) {
+// The documented key strings of the example designs, rendered by the formats.
+func TestFormatsRenderDocumentedStrings(t *testing.T) {
 	at := time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
 	cases := []struct {
 		tmpl string
