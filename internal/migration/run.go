@@ -557,7 +557,12 @@ func (r *runner) commit(ctx context.Context, s *segmentState, pages <-chan *scan
 		next.Done = len(p.lastKey) == 0
 		next.Pages++
 		if r.led != nil {
-			if err := r.led.save(ctx, &next); err != nil {
+			// Not cut short by the run's stop: the page's writes are all
+			// done, and a save that landed must be counted by this run.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			err := r.led.save(sctx, &next)
+			cancel()
+			if err != nil {
 				r.fail(err)
 				broken = true
 				continue
