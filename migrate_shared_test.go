@@ -17,10 +17,11 @@ import (
 )
 
 // Shared runs in one process (the multi-process run with a SIGKILL is
-// TestMigrateWorkerProcesses): three workers copy 3,000 users together, one
-// of them cancelled part-way. Every segment is scanned to its end once
-// counted, the workers' own counts add up to the migration's totals, and the
-// table ends as a single run leaves it.
+// TestMigrateWorkerProcesses): a worker is cancelled part-way through its
+// first segments, then two workers copy the rest of 3,000 users together,
+// taking its segments over from their checkpoints. The workers' own counts
+// add up to the migration's totals, and the table ends as a single run
+// leaves it.
 func TestMigrateSharedWorkers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -34,45 +35,34 @@ func TestMigrateSharedWorkers(t *testing.T) {
 		o.Lease = 2 * time.Second
 	}
 
-	// Worker 0 is cancelled once it has checkpointed a few pages: it gives
-	// its segments' leases up and the others take them over at once.
+	// Worker 0 is cancelled at its first checkpoint: it gives its
+	// segments' leases up, so that others take them over at once.
 	cancelCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
 	reps := make([]*singletable.MigrationReport, 3)
 	errs := make([]error, 3)
-	sawWorkers := make(chan []string, 1)
-	for w := range 3 {
+	reps[0], errs[0] = m.Run(cancelCtx, "000-users", shared, func(o *singletable.RunOptions) {
+		o.ProgressInterval = 5 * time.Millisecond
+		o.Progress = func(p singletable.Progress) {
+			if p.Read > 0 {
+				cancel()
+			}
+		}
+	})
+	require.ErrorIs(t, errs[0], context.Canceled)
+	assert.Equal(t, singletable.MigrationInterrupted, reps[0].State)
+	assert.Equal(t, singletable.MigrationInterrupted, must(m.Status(ctx))[0].State)
+
+	var wg sync.WaitGroup
+	for w := 1; w < 3; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runCtx := ctx
-			opts := []func(*singletable.RunOptions){shared}
-			if w == 0 {
-				runCtx = cancelCtx
-				opts = append(opts, func(o *singletable.RunOptions) {
-					o.ProgressInterval = 20 * time.Millisecond
-					o.Progress = func(p singletable.Progress) {
-						if p.Read >= 100 {
-							if st, err := m.Status(ctx); err == nil {
-								select {
-								case sawWorkers <- st[0].Workers:
-								default:
-								}
-							}
-							cancel()
-						}
-					}
-				})
-			}
-			reps[w], errs[w] = m.Run(runCtx, "000-users", opts...)
+			reps[w], errs[w] = m.Run(ctx, "000-users", shared)
 		}()
 	}
 	wg.Wait()
 
-	require.ErrorIs(t, errs[0], context.Canceled)
-	assert.Equal(t, singletable.MigrationInterrupted, reps[0].State)
-	assert.NotEmpty(t, <-sawWorkers, "Status lists the workers holding segments")
 	want := singletable.MigrationCounts{Scanned: n, Read: n, Written: n - n/100, Skipped: n / 100}
 	var sum singletable.MigrationCounts
 	taken := 0
@@ -92,8 +82,10 @@ func TestMigrateSharedWorkers(t *testing.T) {
 			assert.Equal(t, 9, rep.Segments)
 		}
 	}
+	assert.Positive(t, reps[0].RunCounts.Read)
 	assert.Equal(t, want, sum, "the workers' checkpointed counts add up")
 	assert.Positive(t, taken, "the cancelled worker's segments were taken over")
+	assert.True(t, reps[1].Resumed || reps[2].Resumed)
 
 	st := must(m.Status(ctx))[0]
 	assert.Equal(t, singletable.MigrationCompleted, st.State)
