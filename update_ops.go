@@ -152,6 +152,9 @@ func (u *Update[T]) numberOp(f *model.Field, name, op string, given, n any) {
 	case nv.CanUint() && reflect.Zero(ft).CanInt() && (nv.Uint() > math.MaxInt64 || reflect.Zero(ft).OverflowInt(int64(nv.Uint()))):
 		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
 		return
+	case nv.CanInt() && reflect.Zero(ft).CanUint() && reflect.Zero(ft).OverflowUint(absInt(nv.Int())):
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
+		return
 	case nv.CanUint() && reflect.Zero(ft).CanUint() && reflect.Zero(ft).OverflowUint(nv.Uint()):
 		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
 		return
@@ -168,6 +171,13 @@ func (u *Update[T]) numberOp(f *model.Field, name, op string, given, n any) {
 		}
 	}
 	u.ops = append(u.ops, fieldOp{f: f, kind: opAdd, n: n, name: op})
+}
+
+func absInt(n int64) uint64 {
+	if n < 0 {
+		return uint64(-(n + 1)) + 1
+	}
+	return uint64(n)
 }
 
 func isNumberKind(k reflect.Kind) bool {
