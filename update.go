@@ -31,6 +31,26 @@ import (
 // so a concurrent change is never undone and the key never goes stale; the
 // caller need not resupply them.
 //
+// The read is the default, not an option: without it the only safe
+// answers are a *KeyError (the caller resupplies values it read earlier,
+// which undoes a concurrent change of them: a lost update) or a stale
+// index. Its cost is one strongly consistent GetItem of just those
+// attributes (1 read unit for an item up to 4 KB), only for an update that
+// changes part of an index key without giving the rest; an update that
+// gives every field of the keys it touches, or touches none, is one
+// UpdateItem. A change between the read and the write fails the
+// condition, and the update is read and built again a bounded number of
+// times (5 attempts, 5 to 100 ms apart) before reporting
+// [ErrVersionConflict] (nothing applied). An update that cannot read
+// ([Update.Idempotent]) is refused with one *[KeyError] listing every
+// missing field of every affected index.
+//
+// Besides [Update.Set] and [Update.Remove], operators change a field from
+// its stored value: [Update.Add] (numbers and sets), [Update.Subtract],
+// [Update.Append], [Update.Prepend], [Update.Delete] (from sets) and
+// [Update.SetIfNotExists]. Each is checked against the field's Go type
+// before the network. One update changes an attribute by one action.
+//
 // [UpdateItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html
 type Update[T any] struct {
 	r      *Repo[T]
