@@ -55,7 +55,7 @@ var Tiles = singletable.MustDefine(singletable.Schema[Tile]{
 		// Sparse: in the index while F10 ends in an even round number, so
 		// the goroutine updating F10 moves the item in and out.
 		{Name: "GSI2", PK: "T2#{F05}#{F06}#{F07}", SK: "{F08}#{F09}#{F10}",
-			When: func(t Tile) bool { return strings.IndexAny(t.F10[len(t.F10)-1:], "13579") < 0 }, WhenFields: []string{"F10"}},
+			When: func(t Tile) bool { return !strings.ContainsAny(t.F10[len(t.F10)-1:], "13579") }, WhenFields: []string{"F10"}},
 		// N, changed by Add, is part of the sort key.
 		{Name: "GSI3", PK: "T3#{F10}#{F11}#{F12}", SK: "{F13}#{F14}#{F15}#{N}"},
 		{Name: "GSI4", PK: "T4#{F15}#{F16}", SK: "{F17}#{F18}#{F00}"},
