@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -268,4 +269,61 @@ func TestMigrateSharedRestartsFailed(t *testing.T) {
 	vr, err := m.Verify(ctx, "000-users")
 	require.NoError(t, err)
 	assert.True(t, vr.OK(), "%+v", vr)
+}
+
+// A worker whose segment is taken from it (it was paused past its lease
+// and another worker claimed the segment) stops with ErrMigrationRunning:
+// its renewal and its next checkpoint are refused.
+func TestMigrateSharedLostLease(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := newLegacyTable(t, 400)
+	tbl, users, _ := usersTarget(t)
+	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	require.NoError(t, err)
+
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		var once sync.Once
+		_, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) {
+			o.Shared, o.Segments, o.WorkerSegments, o.PageSize, o.WCU = true, 1, 1, 50, 40
+			o.Lease = 900 * time.Millisecond
+			o.ProgressInterval = 10 * time.Millisecond
+			o.Progress = func(p singletable.Progress) {
+				if p.Read > 0 {
+					once.Do(func() { close(started) })
+				}
+			}
+		})
+		done <- err
+	}()
+	<-started
+	// Another worker's claim, as it lands in the checkpoint.
+	_, err = tbl.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(tbl.Name()),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "_MIGRATION#000-users"},
+			"SK": &types.AttributeValueMemberS{Value: "SEGMENT#00000"},
+		},
+		UpdateExpression:         aws.String("SET #o = :o, LeaseUntil = :u"),
+		ExpressionAttributeNames: map[string]string{"#o": "Owner"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":o": &types.AttributeValueMemberS{Value: "other-host/7/abc"},
+			":u": &types.AttributeValueMemberN{Value: strconv.FormatInt(time.Now().Add(time.Hour).UnixMilli(), 10)},
+		},
+	})
+	require.NoError(t, err)
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+		assert.ErrorContains(t, err, "lost its lease")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the worker kept going after its segment was taken")
+	}
+	st := must(m.Status(ctx))[0]
+	assert.Equal(t, []string{"other-host/7/abc"}, st.Workers)
+	_, err = m.Run(ctx, "000-users")
+	require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+	assert.ErrorContains(t, err, "other-host/7/abc")
 }
