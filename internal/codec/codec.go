@@ -185,9 +185,9 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 		}
 		p.fields = append(p.fields, pf)
 		switch {
-		case plainString(ft) || isTimeType(ft) && !hasMarshaler(ft) && !f.AsUnixTime:
+		case plainString(ft) || isTimeType(ft) && !hasMarshaler(ft) && !f.timeForm().Number():
 			p.sHint++
-		case isNumberKind(ft.Kind()) && !hasMarshaler(ft) || isTimeType(ft) && f.AsUnixTime:
+		case isNumberKind(ft.Kind()) && !hasMarshaler(ft) || isTimeType(ft) && f.timeForm().Number():
 			p.nHint++
 		}
 	}
@@ -261,6 +261,9 @@ func (p *Plan) encodeTop(v reflect.Value, extra int, check bool) (map[string]typ
 	m, err := p.encode(st, v, extra)
 	if err != nil {
 		st.release()
+		if keepErr(err) {
+			return nil, err
+		}
 		// attributevalue says what went wrong, in its own words.
 		return p.avMarshalChecked(v, check)
 	}
@@ -324,6 +327,9 @@ func (p *Plan) encodeSized(v reflect.Value, extra int, trace *[]attrSized, check
 	m, err = p.encodeFields(st, v, extra, true)
 	if err != nil {
 		st.release()
+		if keepErr(err) {
+			return nil, 0, "", err
+		}
 		if m, err = p.avMarshalChecked(v, check); err != nil {
 			return nil, 0, "", err
 		}
@@ -524,6 +530,9 @@ func (p *Plan) encodeAttr(v reflect.Value, attr string) (types.AttributeValue, e
 	av, err := f.enc(st, fv)
 	if err != nil {
 		st.release()
+		if keepErr(err) {
+			return nil, err
+		}
 		m, err := p.avMarshal(v)
 		return m[attr], err
 	}
