@@ -86,13 +86,17 @@ func (r *Repo[T]) Get(ctx context.Context, key T, optFns ...func(*ReadOptions)) 
 	if len(out.Item) == 0 || !r.isMine(out.Item) {
 		return zero, ErrNotFound
 	}
-	return r.e.decode(out.Item)
+	return r.e.decode(r.t, out.Item)
 }
 
 // isMine reports whether item belongs to this repository's entity.
+// An item without the entity type attribute is when the entity matches
+// keys and its key parses with the entity's templates ([Schema].MatchKeys).
 func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
-	s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS)
-	return ok && s.Value == r.e.name
+	if s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
+		return s.Value == r.e.name
+	}
+	return r.e.owns(&r.t.opts, item)
 }
 
 // Create writes v as a new item ([PutItem] with attribute_not_exists) and
@@ -204,7 +208,7 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 	if len(attrs) == 0 || !r.isMine(attrs) {
 		return zero, ErrNotFound
 	}
-	return r.e.decode(attrs)
+	return r.e.decode(r.t, attrs)
 }
 
 // projectionAttrs is projection as attribute names: the entity type
@@ -212,12 +216,20 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 	attrs := make([]string, 0, len(fields)+4)
 	attrs = append(attrs, r.t.opts.EntityTypeAttr)
+	keys := r.e.foreign.matchKeys // the key tells an untyped item's entity
 	for _, name := range fields {
 		f, err := r.e.field(name)
 		if err != nil {
 			return nil, err
 		}
 		attrs = append(attrs, f.Attr)
+		// A key field may be held by the key alone (KeyOnly, or an item
+		// another service wrote without it).
+		keys = keys || containsField(r.e.pk.fields, f) || containsField(r.e.sk.fields, f)
+	}
+	if keys {
+		attrs = appendAttr(attrs, r.t.opts.PartitionKey)
+		attrs = appendAttr(attrs, r.t.opts.SortKey)
 	}
 	return attrs, nil
 }

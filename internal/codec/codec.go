@@ -608,6 +608,13 @@ func (p *Plan) decode(item map[string]types.AttributeValue, v reflect.Value) err
 // is not addressable). For a flat plan v may be the zero Value: the struct
 // is then reached through base alone, and base does not escape.
 func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, base unsafe.Pointer) error {
+	_, err := p.decodeAtN(item, v, base)
+	return err
+}
+
+// decodeAtN is decodeAt that also reports whether the item held an
+// attribute of exactly each field's name: complete, every field was set.
+func (p *Plan) decodeAtN(item map[string]types.AttributeValue, v reflect.Value, base unsafe.Pointer) (complete bool, err error) {
 	// Look the fields up in the item, as hand-written code does: cheaper
 	// than walking the item's map. attributevalue walks the item and also
 	// matches keys to field names ignoring case, so the keys that are not
@@ -624,11 +631,12 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			continue
 		}
 		if err := p.decodeField(f, av, v, base); err != nil {
-			return fieldErr(f.name, av, f.typ, err)
+			return false, fieldErr(f.name, av, f.typ, err)
 		}
 	}
+	complete = hits == len(p.fields)
 	if hits == len(item) {
-		return nil
+		return complete, nil
 	}
 	// The other keys are usually the same few (keys, entity type, index
 	// keys), known to match no field even ignoring case.
@@ -640,7 +648,7 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			}
 		}
 		if n == len(item) {
-			return nil
+			return complete, nil
 		}
 	}
 	var learned []string
@@ -654,11 +662,11 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			continue
 		}
 		if err := p.decodeField(&p.fields[i], av, v, base); err != nil {
-			return fieldErr(k, av, p.fields[i].typ, err)
+			return false, fieldErr(k, av, p.fields[i].typ, err)
 		}
 	}
 	p.learnExtras(learned)
-	return nil
+	return complete, nil
 }
 
 func (p *Plan) isField(k string) bool {
@@ -840,6 +848,46 @@ func UnmarshalInPlace[T any](item map[string]types.AttributeValue, out *T) error
 		}
 	}
 	return decodeError(unmarshalSlow(item, out))
+}
+
+// UnmarshalComplete is Unmarshal that also reports whether the item held
+// an attribute of exactly each field's name (see UnmarshalInPlaceComplete).
+// Like Unmarshal, out does not escape.
+func UnmarshalComplete[T any](item map[string]types.AttributeValue, out *T) (complete bool, err error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() == reflect.Struct {
+		if p := forValue(t); p.flat {
+			complete, err = p.decodeAtN(item, reflect.Value{}, unsafe.Pointer(out))
+			return complete, decodeError(err)
+		}
+	}
+	c := new(T)
+	*c = *out
+	complete, err = UnmarshalInPlaceComplete(item, c)
+	*out = *c
+	return complete, err
+}
+
+// UnmarshalInPlaceComplete is UnmarshalInPlace that also reports whether
+// the item held an attribute of exactly each field's name (complete: no
+// field was left as it was). It is false for types attributevalue decodes
+// whole.
+func UnmarshalInPlaceComplete[T any](item map[string]types.AttributeValue, out *T) (complete bool, err error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return false, decodeError(attributevalue.UnmarshalMap(item, out))
+	}
+	p := forValue(t)
+	if p.flat {
+		complete, err = p.decodeAtN(item, reflect.Value{}, unsafe.Pointer(out))
+		return complete, decodeError(err)
+	}
+	if p.whole || p.self {
+		return false, decodeError(p.Decode(item, reflect.ValueOf(out).Elem()))
+	}
+	v := reflect.ValueOf(out).Elem()
+	complete, err = p.decodeAtN(item, v, v.Addr().UnsafePointer())
+	return complete, decodeError(err)
 }
 
 func unmarshalSlow[T any](item map[string]types.AttributeValue, out *T) error {

@@ -437,8 +437,8 @@ func allStrings(l []types.AttributeValue) bool {
 
 // encOpts are the tag options encodeFast honours for a field.
 type encOpts struct {
-	omit, null bool // omitempty, nullempty
-	asString   bool // string: numbers as S
+	omit, null bool     // omitempty, nullempty
+	asString   bool     // string: numbers as S
 	form       TimeForm // the shape of a time (unixtime: an N, …)
 
 	// omitemptyelem and nullemptyelem: the options of the elements of

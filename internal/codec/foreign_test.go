@@ -31,9 +31,9 @@ type foreignItem struct {
 	PtrAt   *time.Time `dynamodbav:"ptr_at,rfc3339,omitempty"`
 	Plain   time.Time  `dynamodbav:"plain"`
 
-	Rankings []ranking     `dynamodbav:"rankings,json"`
+	Rankings []ranking      `dynamodbav:"rankings,json"`
 	Data     map[string]any `dynamodbav:"data,json,omitempty"`
-	Nothing  []ranking     `dynamodbav:"nothing,json"`
+	Nothing  []ranking      `dynamodbav:"nothing,json"`
 }
 
 func TestTimeFormsEncode(t *testing.T) {
@@ -192,4 +192,3 @@ func TestJSONOption(t *testing.T) {
 		t.Errorf("chan: got %v, want *JSONError", err)
 	}
 }
-
