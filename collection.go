@@ -290,7 +290,7 @@ func (e *UnknownTypeError) Error() string {
 		return fmt.Sprintf("singletable: collection: item %s has no entity type and its key parses with the templates of several targets (%s): ambiguous", e.keys.text(e.Key), strings.Join(e.Ambiguous, ", "))
 	}
 	if e.Type == "" {
-		return fmt.Sprintf("singletable: collection: item %s has no entity type and no target matching keys parses its key", e.keys.text(e.Key))
+		return fmt.Sprintf("singletable: collection: item %s has no entity type", e.keys.text(e.Key))
 	}
 	return fmt.Sprintf("singletable: collection: no target for entity type %q (item %s); add one or use SkipUnknown", e.Type, e.keys.text(e.Key))
 }

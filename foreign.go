@@ -202,34 +202,19 @@ func (e *Entity[T]) owns(o *TableOptions, item map[string]types.AttributeValue) 
 
 // typeFilter writes the filter keeping a query to the entity's items: the
 // entity type attribute naming it, or, for an entity matching keys, no
-// such attribute and a primary key of the templates' shape as far as a
-// filter can say (the constant text: equal to it, or beginning with it).
-// The items such a filter lets through are checked by owns.
+// such attribute. (A filter cannot test the key attributes of what is
+// queried, so the shape of an untyped item's key is checked by owns once
+// it is read: Query.mine.)
 func (e *Entity[T]) typeFilter(b *expr.Builder, o *TableOptions) string {
-	typed := expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
 	if !e.foreign.matchKeys {
-		return typed
+		return expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
 	}
 	untyped := "attribute_not_exists(" + b.Name(o.EntityTypeAttr) + ")"
-	for _, k := range []struct {
-		ck   *compiledKey
-		attr string
-	}{{&e.pk, o.PartitionKey}, {&e.sk, o.SortKey}} {
-		if !k.ck.defined() {
-			continue
-		}
-		prefix := k.ck.tpl.ConstantPrefix()
-		switch {
-		case k.ck.tpl.NumFields() == 0:
-			untyped += " AND " + expr.Compare(b.Name(k.attr), expr.OpEq, b.ValueS(prefix))
-		case prefix != "":
-			untyped += " AND " + expr.BeginsWith(b.Name(k.attr), b.ValueS(prefix))
-		}
-	}
 	if o.OmitEntityType {
 		return untyped
 	}
-	return "(" + typed + " OR (" + untyped + "))"
+	// Not parenthesised: And parenthesises it when it joins a filter.
+	return expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name)) + " OR " + untyped
 }
 
 // ownershipOf is writeplan.Ownership for the entity in table options o.

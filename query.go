@@ -179,7 +179,9 @@ func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	return c
 }
 
-// Fields limits the attributes read to the named Go fields (plus the keys).
+// Fields limits the attributes read to the named Go fields, plus the keys
+// (which give back the fields of the primary key templates, as for
+// [ReadOptions].Fields).
 func (q *Query[T]) Fields(names ...string) *Query[T] {
 	c := q.clone()
 	c.project = append(append([]string(nil), q.project...), names...)

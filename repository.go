@@ -23,8 +23,9 @@ type ReadOptions struct {
 	// capacity of the default eventually consistent read).
 	ConsistentRead bool
 	// Fields limits the read to the named Go fields (a
-	// ProjectionExpression); the other fields of the result keep their
-	// zero values.
+	// ProjectionExpression) and the primary key, which gives back the
+	// fields of the key templates; the other fields of the result keep
+	// their zero values.
 	Fields []string
 }
 
@@ -212,26 +213,21 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 }
 
 // projectionAttrs is projection as attribute names: the entity type
-// attribute, then the fields' attributes.
+// attribute, the fields' attributes and the primary key attributes, from
+// which decoding fills the fields of the key templates (and tells an
+// untyped item's entity, see Schema.MatchKeys).
 func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 	attrs := make([]string, 0, len(fields)+4)
 	attrs = append(attrs, r.t.opts.EntityTypeAttr)
-	keys := r.e.foreign.matchKeys // the key tells an untyped item's entity
 	for _, name := range fields {
 		f, err := r.e.field(name)
 		if err != nil {
 			return nil, err
 		}
 		attrs = append(attrs, f.Attr)
-		// A key field may be held by the key alone (KeyOnly, or an item
-		// another service wrote without it).
-		keys = keys || containsField(r.e.pk.fields, f) || containsField(r.e.sk.fields, f)
 	}
-	if keys {
-		attrs = appendAttr(attrs, r.t.opts.PartitionKey)
-		attrs = appendAttr(attrs, r.t.opts.SortKey)
-	}
-	return attrs, nil
+	attrs = appendAttr(attrs, r.t.opts.PartitionKey)
+	return appendAttr(attrs, r.t.opts.SortKey), nil
 }
 
 // fieldsProjection writes the projection of a read of fields ([ReadOptions].Fields):
