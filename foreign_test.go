@@ -425,3 +425,172 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// A usage log as another service writes it: the day and the action only
+// in the sort key.
+type UsageLog struct {
+	User   string `dynamodbav:"username"`
+	Day    string
+	Action string
+	Count  int `dynamodbav:"count"`
+}
+
+// A test case whose platform and problem id are only in its partition key.
+type TestCase struct {
+	Platform  string `dynamodbav:"platform"`
+	ProblemID string `dynamodbav:"problem_id"`
+	Case      int    `dynamodbav:"case_no"`
+	Input     string `dynamodbav:"input"`
+}
+
+var (
+	UsageLogs = singletable.MustDefine(singletable.Schema[UsageLog]{
+		Type: "UsageLog", PK: "USER#{User}", SK: "USAGE#{Day}#{Action}", KeyOnly: []string{"Day", "Action"},
+	})
+	TestCases = singletable.MustDefine(singletable.Schema[TestCase]{
+		Type: "TestCase", PK: "PROBLEM#{Platform}#{ProblemID}", SK: "CASE#{Case}",
+	})
+)
+
+func TestForeignKeyOnlyFields(t *testing.T) {
+	ctx := context.Background()
+	var logs *singletable.Repo[UsageLog]
+	var cases *singletable.Repo[TestCase]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) {
+		logs = singletable.MustBind(tbl, UsageLogs)
+		cases = singletable.MustBind(tbl, TestCases)
+	})
+	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("USER#john"), "SK": sAV("USAGE#2024-03-01#login"),
+		"EntityType": sAV("UsageLog"), "username": sAV("john"), "count": nAV("3")})
+	got, err := logs.Get(ctx, UsageLog{User: "john", Day: "2024-03-01", Action: "login"})
+	if err != nil || got != (UsageLog{User: "john", Day: "2024-03-01", Action: "login", Count: 3}) {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	// The library's writes leave the key-only fields out, as the other
+	// service does.
+	if _, err := logs.Create(ctx, UsageLog{User: "john", Day: "2024-03-02", Action: "search", Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	raw := rawGet(t, tbl, "USER#john", "USAGE#2024-03-02#search")
+	if _, ok := raw["Day"]; ok || raw["Action"] != nil || raw["username"] == nil {
+		t.Fatalf("stored %v", raw)
+	}
+	// Queries, updates and projections fill them from the key.
+	all, err := logs.Query(UsageLog{User: "john", Day: "2024-03"}).BeginsWith("2024-03", "Day").Collect(ctx)
+	if err != nil || len(all) != 2 || all[1].Day != "2024-03-02" || all[1].Action != "search" {
+		t.Fatalf("query: %+v %v", all, err)
+	}
+	u, err := logs.Update(UsageLog{User: "john", Day: "2024-03-01", Action: "login"}).Add("Count", 1).Run(ctx)
+	if err != nil || u.Count != 4 || u.Action != "login" {
+		t.Fatalf("update: %+v %v", u, err)
+	}
+	if raw := rawGet(t, tbl, "USER#john", "USAGE#2024-03-01#login"); raw["Day"] != nil {
+		t.Errorf("update stored the key-only field: %v", raw)
+	}
+	p, err := logs.Get(ctx, UsageLog{User: "john", Day: "2024-03-01", Action: "login"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Count"} })
+	if err != nil || p != (UsageLog{User: "john", Day: "2024-03-01", Action: "login", Count: 4}) {
+		t.Fatalf("projection: %+v %v", p, err)
+	}
+
+	// Without KeyOnly, an item another service wrote without the key's
+	// attributes decodes whole too; a stored attribute wins over the key.
+	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("PROBLEM#leetcode#two-sum"), "SK": sAV("CASE#1"),
+		"EntityType": sAV("TestCase"), "case_no": nAV("1"), "input": sAV("[2,7,11,15]")})
+	tc, err := cases.Query(TestCase{Platform: "leetcode", ProblemID: "two-sum"}).Collect(ctx)
+	if err != nil || len(tc) != 1 || tc[0] != (TestCase{Platform: "leetcode", ProblemID: "two-sum", Case: 1, Input: "[2,7,11,15]"}) {
+		t.Fatalf("test cases: %+v %v", tc, err)
+	}
+}
+
+func TestForeignKeyOnlyRefused(t *testing.T) {
+	type L struct {
+		User, Day string
+		Version   int64
+	}
+	cases := map[string]singletable.Schema[L]{
+		"unknown field": {Type: "L", PK: "U#{User}", SK: "D#{Day}", KeyOnly: []string{"Nope"}},
+		"not in a key":  {Type: "L", PK: "U#{User}", SK: "D", KeyOnly: []string{"Day"}},
+		"managed":       {Type: "L", PK: "U#{User}", SK: "D#{Version}", Version: "Version", KeyOnly: []string{"Version"}},
+	}
+	for name, s := range cases {
+		_, err := singletable.Define(s)
+		var ve *singletable.ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("%s: got %v, want a *ValidationError", name, err)
+		}
+	}
+}
+
+// Times as Python and JavaScript services write them, and in the shapes
+// the tag options give.
+func TestForeignTimes(t *testing.T) {
+	ctx := context.Background()
+	type Goal struct {
+		User      string     `dynamodbav:"user_id"`
+		ID        string     `dynamodbav:"goal_id"`
+		CreatedAt time.Time  `dynamodbav:"created_at"`
+		DueDate   time.Time  `dynamodbav:"due_date,date"`
+		DoneAt    *time.Time `dynamodbav:"done_at,rfc3339milli,omitempty"`
+		SeenAt    time.Time  `dynamodbav:"seen_at,unixmilli"`
+	}
+	ny := time.FixedZone("EST", -5*3600)
+	goals := singletable.MustDefine(singletable.Schema[Goal]{Type: "Goal", PK: "USER#{User}", SK: "GOAL#{ID}", Location: ny})
+	var r *singletable.Repo[Goal]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { r = singletable.MustBind(tbl, goals) })
+	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("USER#123"), "SK": sAV("GOAL#456"), "EntityType": sAV("Goal"),
+		"user_id": sAV("123"), "goal_id": sAV("456"),
+		"created_at": sAV("2024-01-07T10:00:00.250000"), // Python datetime.utcnow().isoformat() in a New York service
+		"due_date":   sAV("2024-03-01"),
+		"done_at":    sAV("2024-02-01T12:00:00.000Z"), // JavaScript toISOString()
+		"seen_at":    nAV("1704621600000")})
+	g, err := r.Get(ctx, Goal{User: "123", ID: "456"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2024, 1, 7, 10, 0, 0, 250000000, ny); !g.CreatedAt.Equal(want) {
+		t.Errorf("created_at %v, want %v (read in the schema's location)", g.CreatedAt, want)
+	}
+	if want := time.Date(2024, 3, 1, 0, 0, 0, 0, ny); !g.DueDate.Equal(want) {
+		t.Errorf("due_date %v, want %v", g.DueDate, want)
+	}
+	if g.DoneAt == nil || !g.DoneAt.Equal(time.Date(2024, 2, 1, 12, 0, 0, 0, time.UTC)) || !g.SeenAt.Equal(time.UnixMilli(1704621600000)) {
+		t.Errorf("done_at %v seen_at %v", g.DoneAt, g.SeenAt)
+	}
+	// Written back in the same shapes; Put returns what Get reads.
+	g.ID = "457"
+	done := time.Date(2024, 2, 1, 12, 0, 0, 123456789, time.UTC)
+	g.DoneAt = &done
+	w, err := r.Put(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := rawGet(t, tbl, "USER#123", "GOAL#457")
+	for attr, want := range map[string]types.AttributeValue{
+		"due_date": sAV("2024-03-01"), "done_at": sAV("2024-02-01T12:00:00.123Z"), "seen_at": nAV("1704621600000"),
+	} {
+		if !avEq(raw[attr], want) {
+			t.Errorf("%s stored as %#v, want %#v", attr, raw[attr], want)
+		}
+	}
+	back, err := r.Get(ctx, Goal{User: "123", ID: "457"})
+	if err != nil || !back.DueDate.Equal(w.DueDate) || !back.DoneAt.Equal(*w.DoneAt) || !back.SeenAt.Equal(w.SeenAt) {
+		t.Errorf("put returned %+v, get %+v (%v)", w, back, err)
+	}
+	// One unreadable time fails the query with a decode error.
+	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("USER#123"), "SK": sAV("GOAL#458"), "EntityType": sAV("Goal"), "created_at": sAV("yesterday")})
+	if _, err := r.Query(Goal{User: "123"}).Collect(ctx); err == nil {
+		t.Error("query with an unreadable time: no error")
+	}
+}
+
+func avEq(a, b types.AttributeValue) bool {
+	switch x := a.(type) {
+	case *types.AttributeValueMemberS:
+		y, ok := b.(*types.AttributeValueMemberS)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberN:
+		y, ok := b.(*types.AttributeValueMemberN)
+		return ok && x.Value == y.Value
+	}
+	return false
+}
