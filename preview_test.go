@@ -48,10 +48,14 @@ func (c *sentRecorder) take() []singletable.Request {
 }
 
 func (c *sentRecorder) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return sent(c, "GetItem", in, func(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) { return c.Client.GetItem(ctx, in, o...) })
+	return sent(c, "GetItem", in, func(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+		return c.Client.GetItem(ctx, in, o...)
+	})
 }
 func (c *sentRecorder) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return sent(c, "PutItem", in, func(in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) { return c.Client.PutItem(ctx, in, o...) })
+	return sent(c, "PutItem", in, func(in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
+		return c.Client.PutItem(ctx, in, o...)
+	})
 }
 func (c *sentRecorder) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	return sent(c, "UpdateItem", in, func(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
