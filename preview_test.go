@@ -362,3 +362,78 @@ func notFoundIsFine(err error) error {
 	}
 	return err
 }
+
+// TestPreviewSendsNothingElse: table administration and migrations fail
+// inside a preview without sending anything; fn's error comes back with
+// the requests recorded until then; a write through another table is
+// recorded too; a request made with a context not derived from the
+// preview's is sent.
+func TestPreviewSendsNothingElse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, c, docs, _ := previewTable(t)
+	_, err := docs.Create(ctx, PDoc{Team: "core", ID: "d0", Owner: "ann", Status: "draft", Title: "T"})
+	require.NoError(t, err)
+	c.take()
+
+	t.Run("table administration", func(t *testing.T) {
+		reqs, err := tbl.Preview(ctx, func(ctx context.Context) error { return tbl.CreateTable(ctx) })
+		require.ErrorContains(t, err, "table administration is not previewed")
+		require.Empty(t, reqs)
+		_, err = tbl.Preview(ctx, func(ctx context.Context) error { return tbl.Check(ctx) })
+		require.ErrorContains(t, err, "table administration is not previewed")
+		require.Empty(t, c.take())
+	})
+
+	t.Run("migration", func(t *testing.T) {
+		m, err := singletable.NewMigrator(tbl, docs.BackfillMigration("001-docs"))
+		require.NoError(t, err)
+		before := tableItems(t, c, tbl.Name())
+		reqs, err := tbl.Preview(ctx, func(ctx context.Context) error {
+			_, err := m.Run(ctx, "001-docs")
+			return err
+		})
+		require.ErrorContains(t, err, "migrations are not previewed")
+		require.Empty(t, reqs)
+		require.Empty(t, c.take())
+		require.Equal(t, before, tableItems(t, c, tbl.Name()))
+	})
+
+	t.Run("fn's error", func(t *testing.T) {
+		stop := errors.New("stop")
+		reqs, err := tbl.Preview(ctx, func(ctx context.Context) error {
+			if _, err := docs.Create(ctx, PDoc{Team: "core", ID: "a", Owner: "o", Status: "s", Title: "t"}); err != nil {
+				return err
+			}
+			return stop
+		})
+		require.ErrorIs(t, err, stop)
+		require.Equal(t, []string{"PutItem"}, opsOf(reqs))
+		in := reqs[0].Input.(*dynamodb.PutItemInput)
+		require.Equal(t, tbl.Name(), aws.ToString(in.TableName))
+		require.Empty(t, c.take())
+	})
+
+	t.Run("another table", func(t *testing.T) {
+		other := singletable.NewTable(c, "another-table")
+		odocs := singletable.MustBind(other, PDocs)
+		reqs, err := tbl.Preview(ctx, func(ctx context.Context) error {
+			_, err := odocs.Create(ctx, PDoc{Team: "core", ID: "o", Owner: "o", Status: "s", Title: "t"})
+			return err
+		})
+		require.NoError(t, err)
+		require.Equal(t, []string{"PutItem"}, opsOf(reqs))
+		require.Equal(t, "another-table", aws.ToString(reqs[0].Input.(*dynamodb.PutItemInput).TableName))
+		require.Empty(t, c.take())
+	})
+
+	t.Run("another context", func(t *testing.T) {
+		reqs, err := tbl.Preview(ctx, func(context.Context) error {
+			_, err := docs.Get(ctx, PDoc{Team: "core", ID: "d0"}) // the outer ctx: sent
+			return err
+		})
+		require.NoError(t, err, "the item was read for real")
+		require.Empty(t, reqs)
+		require.Equal(t, []string{"GetItem (sent)"}, opsOf(c.take()))
+	})
+}
