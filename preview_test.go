@@ -102,6 +102,8 @@ type PDoc struct {
 	Owner     string
 	Status    string
 	Title     string
+	Tags      []string
+	Count     int
 	Version   int
 	UpdatedAt time.Time
 }
@@ -269,6 +271,14 @@ func TestPreviewEqualsSent(t *testing.T) {
 			_, err := docs.Update(PDoc{Team: "core", ID: "d3", Version: 1}).Set("Status", "done").Run(ctx)
 			return err
 		}, []string{"GetItem (sent)", "UpdateItem"}, false},
+		{"Update with list and number operators", func(ctx context.Context) error {
+			_, err := docs.Update(PDoc{Team: "core", ID: "d0", Version: 1}).Append("Tags", "a", "b").Subtract("Count", 2).Run(ctx)
+			return err
+		}, []string{"UpdateItem"}, false},
+		{"Idempotent update", func(ctx context.Context) error {
+			_, err := docs.Update(PDoc{Team: "core", ID: "d2"}).Add("Count", 1).Idempotent(runToken("preview-idempotent")).Run(ctx)
+			return notFoundIsFine(err) // sent as a transaction, read back by a GetItem: empty in the preview
+		}, []string{"TransactWriteItems", "GetItem"}, false},
 		{"Upsert", func(ctx context.Context) error {
 			_, err := docs.Update(PDoc{Team: "core", ID: "up"}).Set("Owner", "dan").Set("Status", "new").Set("Title", "U").Upsert().Run(ctx)
 			return notFoundIsFine(err) // created with a PutItem, read back by a GetItem: empty in the preview
