@@ -213,7 +213,7 @@ func TestPreviewEqualsSent(t *testing.T) {
 
 	// Seed: docs in one team, a member, a sequence at 2.
 	for i := range 5 {
-		_, err := docs.Create(ctx, PDoc{Team: "core", ID: fmt.Sprintf("d%d", i), Owner: "ann", Status: "draft", Title: fmt.Sprintf("T%d", i)})
+		_, err := docs.Create(ctx, PDoc{Team: "core", ID: fmt.Sprintf("d%d", i), Owner: "ann", Status: "draft", Title: fmt.Sprintf("T%d", i), Tags: []string{"t"}})
 		require.NoError(t, err)
 	}
 	for _, id := range []string{"m1", "m3"} {
