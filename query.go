@@ -854,7 +854,8 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		n := 0
 		for {
 			if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-				in.Limit = aws.Int32(int32(min(q.limit-n, 1000)))
+				// n+1, as Page asks (and Request shows): one request shape.
+				in.Limit = aws.Int32(int32(min(q.limit-n+1, 1000)))
 			}
 			out, err := q.r.t.client.Query(ctx, in)
 			if err != nil {
@@ -918,13 +919,15 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 
 // Request returns the QueryInput the query would send first, without
 // sending it: for logging, golden tests and learning what the library does.
+// With Limit(n) and no Filter or PageSize it asks for n+1 items, as Page
+// and All send: the extra item tells whether the query continues.
 func (q *Query[T]) Request() (*dynamodb.QueryInput, error) {
 	p, err := q.plan(false)
 	if err != nil {
 		return nil, err
 	}
 	if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-		p.in.Limit = aws.Int32(int32(min(q.limit, 1000)))
+		p.in.Limit = aws.Int32(int32(min(q.limit+1, 1000)))
 	}
 	return p.in, nil
 }
