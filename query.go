@@ -243,7 +243,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	// conds is the key condition: the partition key first.
 	var conds []keyCond
 	var parts []string // the partition's key values
-	nPart := 1 // how many of conds are the partition's
+	nPart := 1         // how many of conds are the partition's
 	p := &plan{}
 	var idx *indexPlan[T]
 	if q.index != "" {
