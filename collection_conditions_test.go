@@ -162,9 +162,8 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 	assert.Equal(t, "dan", seasoned[0].Username)
 
 	// Mistakes are typed errors before the network.
-	tbl2, _ := newTable(t, func(tbl *singletable.Table) { singletable.MustBind(tbl, Users) })
-	otherUsers, err := singletable.Bind(tbl2, Users)
-	require.NoError(t, err)
+	var otherUsers *singletable.Repo[User]
+	newTable(t, func(tbl *singletable.Table) { otherUsers = singletable.MustBind(tbl, Users) })
 	coll := users.Collection(User{Username: "ann"})
 	errOf := func(_ []any, err error) error { return err }
 	cases := []struct {
