@@ -197,7 +197,8 @@ type Target struct {
 	one    bool
 	n      int
 	decode func(item map[string]types.AttributeValue) (any, error)
-	names  attrNamer // resolves the names of a collection's filter
+	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Changes)
+	names  attrNamer                                               // resolves the names of a collection's filter
 }
 
 // Count returns how many items the target has received.
@@ -208,7 +209,7 @@ func (t *Target) Entity() string { return t.entity }
 
 // Into returns a target appending r's items to *dst.
 func (r *Repo[T]) Into(dst *[]T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
 			return nil, err
@@ -222,7 +223,7 @@ func (r *Repo[T]) Into(dst *[]T) *Target {
 // type is an error. *dst is left as it is when there is none: check
 // [Target.Count].
 func (r *Repo[T]) IntoOne(dst *T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
 			return nil, err
@@ -235,7 +236,7 @@ func (r *Repo[T]) IntoOne(dst *T) *Target {
 // IntoFunc returns a target calling fn with each of r's items; an error
 // from fn stops the read and is returned.
 func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
 			return nil, err
@@ -247,7 +248,7 @@ func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
 // Member returns a target that decodes r's items and stores them nowhere:
 // for [Collection.All], which yields the decoded values.
 func (r *Repo[T]) Member() *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(item)
 		if err != nil {
 			return nil, err
@@ -264,14 +265,19 @@ type UnknownTypeError struct {
 	Key map[string]types.AttributeValue
 
 	keys keyNames // the table's, to print Key in key order
+	in   string   // what read the item: "" for a collection, "change"
 }
 
 // Error names the type and the item.
 func (e *UnknownTypeError) Error() string {
-	if e.Type == "" {
-		return fmt.Sprintf("singletable: collection: item %s has no entity type", e.keys.text(e.Key))
+	in := e.in
+	if in == "" {
+		in = "collection"
 	}
-	return fmt.Sprintf("singletable: collection: no target for entity type %q (item %s); add one or use SkipUnknown", e.Type, e.keys.text(e.Key))
+	if e.Type == "" {
+		return fmt.Sprintf("singletable: %s: item %s has no entity type", in, e.keys.text(e.Key))
+	}
+	return fmt.Sprintf("singletable: %s: no target for entity type %q (item %s); add one or use SkipUnknown", in, e.Type, e.keys.text(e.Key))
 }
 
 // collPlan is a validated collection read, ready to send.
@@ -286,20 +292,8 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	if needTargets && len(targets) == 0 {
 		errs = append(errs, validationErr("", "", "collection: no targets"))
 	}
-	byType := make(map[string]*Target, len(targets))
-	for _, tg := range targets {
-		if tg == nil {
-			errs = append(errs, validationErr("", "", "collection: nil target"))
-			continue
-		}
-		if byType[tg.entity] != nil {
-			errs = append(errs, validationErr(tg.entity, "", "collection: two targets for one entity type"))
-		}
-		if tg.table != c.t {
-			errs = append(errs, validationErr(tg.entity, "", "collection: target's repository is bound to table %s, the collection reads %s", tg.table.name, c.t.name))
-		}
-		byType[tg.entity] = tg
-	}
+	byType, terrs := targetsByType(c.t, targets)
+	errs = append(errs, terrs...)
 	if c.index != "" && c.consistent {
 		errs = append(errs, validationErr("", c.index, "global secondary indexes do not support consistent reads"))
 	}
@@ -360,13 +354,42 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	return p, nil
 }
 
-// route hands item to its target. ok is false when the item was skipped.
-func (c *Collection) route(p *collPlan, item map[string]types.AttributeValue) (v any, ok bool, err error) {
+// targetsByType indexes targets by entity type, checking each belongs to
+// table t and no entity has two: the routing table of a collection and of
+// a stream's changes.
+func targetsByType(t *Table, targets []*Target) (map[string]*Target, []error) {
+	var errs []error
+	byType := make(map[string]*Target, len(targets))
+	for _, tg := range targets {
+		if tg == nil {
+			errs = append(errs, validationErr("", "", "collection: nil target"))
+			continue
+		}
+		if byType[tg.entity] != nil {
+			errs = append(errs, validationErr(tg.entity, "", "collection: two targets for one entity type"))
+		}
+		if tg.table != t {
+			errs = append(errs, validationErr(tg.entity, "", "collection: target's repository is bound to table %s, the collection reads %s", tg.table.name, t.name))
+		}
+		byType[tg.entity] = tg
+	}
+	return byType, errs
+}
+
+// routeTarget returns the target of item's entity (nil when none accepts
+// it) and the item's entity type ("" when it has none). Collections and
+// stream changes route items this way, and only this way.
+func routeTarget(t *Table, targets map[string]*Target, item map[string]types.AttributeValue) (*Target, string) {
 	typ := ""
-	if s, isS := item[c.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); isS {
+	if s, isS := item[t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); isS {
 		typ = s.Value
 	}
-	tg := p.targets[typ]
+	return targets[typ], typ
+}
+
+// route hands item to its target. ok is false when the item was skipped.
+func (c *Collection) route(p *collPlan, item map[string]types.AttributeValue) (v any, ok bool, err error) {
+	tg, typ := routeTarget(c.t, p.targets, item)
 	if tg == nil {
 		if c.skipUnknown {
 			return nil, false, nil
