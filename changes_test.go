@@ -371,7 +371,7 @@ func TestReleaseExpiredGuardsIgnores(t *testing.T) {
 	singletable.MustBind(tbl, Memos)
 	memo := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "MEMO#x"}, "SK": &types.AttributeValueMemberS{Value: "MEMO"}, "EntityType": &types.AttributeValueMemberS{Value: "Memo"}}
 	for _, ch := range []singletable.Change{
-		{Kind: singletable.ChangeRemove, Entity: "Memo", TTL: true, Record: singletable.StreamRecord{OldImage: memo}},      // no unique fields
+		{Kind: singletable.ChangeRemove, Entity: "Memo", TTL: true, Record: singletable.StreamRecord{OldImage: memo}},        // no unique fields
 		{Kind: singletable.ChangeRemove, Entity: "Subscriber", TTL: false, Record: singletable.StreamRecord{OldImage: memo}}, // not TTL
 		{Kind: singletable.ChangeModify, Entity: "Subscriber", TTL: true, Record: singletable.StreamRecord{OldImage: memo}},
 		{Kind: singletable.ChangeRemove, Entity: "Subscriber", TTL: true}, // no old image

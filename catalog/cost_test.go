@@ -42,9 +42,9 @@ func TestCostArithmetic(t *testing.T) {
 	t.Parallel()
 	c := costCatalog(t)
 	r, err := c.Cost(catalog.Workload{Loads: []catalog.Load{
-		{Pattern: "get", PerSecond: 10, ItemKB: 5},                                  // ⌈5/4⌉ = 2 units, halved: 10 units/s
-		{Pattern: "get", PerSecond: 10, ItemKB: 5, Consistent: true},                // strongly consistent: 20
-		{Pattern: "log", PerSecond: 10, ItemKB: 0.5, Items: 20},                     // 10 KB summed: ⌈10/4⌉ = 3, halved: 15
+		{Pattern: "get", PerSecond: 10, ItemKB: 5},                                   // ⌈5/4⌉ = 2 units, halved: 10 units/s
+		{Pattern: "get", PerSecond: 10, ItemKB: 5, Consistent: true},                 // strongly consistent: 20
+		{Pattern: "log", PerSecond: 10, ItemKB: 0.5, Items: 20},                      // 10 KB summed: ⌈10/4⌉ = 3, halved: 15
 		{Pattern: "byname", PerSecond: 10, ItemKB: 0.5, Items: 20, Consistent: true}, // index reads are eventually consistent: 15
 		{Pattern: "register", PerSecond: 10, ItemKB: 1.5},                            // (2 + 1 guard) × 2 (transaction) = 6, GSI1 2
 		{Pattern: "rename", PerSecond: 10, ItemKB: 0.2},                              // 1, GSI1 1
