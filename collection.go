@@ -226,6 +226,7 @@ type Target struct {
 	n      int
 	decode func(item map[string]types.AttributeValue) (any, error)
 	names  attrNamer // resolves the names of a collection's filter
+	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Changes)
 	// keysMatch, set when the entity matches keys (Schema.MatchKeys),
 	// reports whether an item without the entity type attribute is its.
 	keysMatch func(item map[string]types.AttributeValue) bool
@@ -239,7 +240,7 @@ func (t *Target) Entity() string { return t.entity }
 
 // Into returns a target appending r's items to *dst.
 func (r *Repo[T]) Into(dst *[]T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
@@ -253,7 +254,7 @@ func (r *Repo[T]) Into(dst *[]T) *Target {
 // type is an error. *dst is left as it is when there is none: check
 // [Target.Count].
 func (r *Repo[T]) IntoOne(dst *T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, keysMatch: r.keysMatch(), one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
@@ -266,7 +267,7 @@ func (r *Repo[T]) IntoOne(dst *T) *Target {
 // IntoFunc returns a target calling fn with each of r's items; an error
 // from fn stops the read and is returned.
 func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
@@ -278,7 +279,7 @@ func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
 // Member returns a target that decodes r's items and stores them nowhere:
 // for [Collection.All], which yields the decoded values.
 func (r *Repo[T]) Member() *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
@@ -310,17 +311,22 @@ type UnknownTypeError struct {
 	Key map[string]types.AttributeValue
 
 	keys keyNames // the table's, to print Key in key order
+	in   string   // what read the item: "" for a collection, "change"
 }
 
 // Error names the type and the item.
 func (e *UnknownTypeError) Error() string {
+	in := e.in
+	if in == "" {
+		in = "collection"
+	}
 	if e.Type == "" && len(e.Ambiguous) > 0 {
-		return fmt.Sprintf("singletable: collection: item %s has no entity type and its key parses with the templates of several targets (%s): ambiguous", e.keys.text(e.Key), strings.Join(e.Ambiguous, ", "))
+		return fmt.Sprintf("singletable: %s: item %s has no entity type and its key parses with the templates of several targets (%s): ambiguous", in, e.keys.text(e.Key), strings.Join(e.Ambiguous, ", "))
 	}
 	if e.Type == "" {
-		return fmt.Sprintf("singletable: collection: item %s has no entity type", e.keys.text(e.Key))
+		return fmt.Sprintf("singletable: %s: item %s has no entity type", in, e.keys.text(e.Key))
 	}
-	return fmt.Sprintf("singletable: collection: no target for entity type %q (item %s); add one or use SkipUnknown", e.Type, e.keys.text(e.Key))
+	return fmt.Sprintf("singletable: %s: no target for entity type %q (item %s); add one or use SkipUnknown", in, e.Type, e.keys.text(e.Key))
 }
 
 // router hands each item of a mixed read (a collection, a table scan) to
