@@ -75,7 +75,7 @@ func modelItemSchema(unique bool) singletable.Schema[MItem] {
 		},
 	}
 	if unique {
-		s.Unique = []string{"Email"}
+		s.Unique = []singletable.Unique{{Fields: []string{"Email"}}}
 	}
 	return s
 }
@@ -86,7 +86,7 @@ func modelCodeSchema(unique bool) singletable.Schema[MCode] {
 		Indexes: []singletable.IndexSchema[MCode]{{Name: "GSI1", PK: "LABEL#{Label}", SK: "CODE#{Code}"}},
 	}
 	if unique {
-		s.Unique = []string{"Handle"}
+		s.Unique = []singletable.Unique{{Fields: []string{"Handle"}}}
 	}
 	return s
 }
