@@ -215,23 +215,59 @@ func (r *Repo[T]) guardPut(u *uniquePlan, key, owner map[string]types.AttributeV
 	}, nil
 }
 
-// guardDelete releases a unique value held by owner.
+// guardDelete releases a unique value held by owner. When the guard
+// belongs to another item (two items held the value before the guards
+// were adopted, see [Repo.UniqueGuardMigration]), the release fails with a
+// *foreignGuardError: a single write is then made again without it, since
+// the value was never the item's to release.
 func (r *Repo[T]) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
 	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
 	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, u.name)
-	return txItem{table: r.t, key: key, guard: "release unique " + u.name, size: itemsize.Of(key),
+	id := r.t.itemID(key)
+	return txItem{table: r.t, key: key, guard: "release unique " + u.name, release: true, size: itemsize.Of(key),
 		tw: types.TransactWriteItem{Delete: &types.Delete{
-			TableName:                 &r.t.name,
-			Key:                       key,
-			ConditionExpression:       ce.Text,
-			ExpressionAttributeNames:  ce.Names,
-			ExpressionAttributeValues: ce.Values,
+			TableName:                           &r.t.name,
+			Key:                                 key,
+			ConditionExpression:                 ce.Text,
+			ExpressionAttributeNames:            ce.Names,
+			ExpressionAttributeValues:           ce.Values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 		}},
-		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrConditionFailed, what, nil) },
+		failed: func(old map[string]types.AttributeValue) error {
+			err := wrapSentinel(ErrConditionFailed, what, nil)
+			if len(old) > 0 && !r.ownerIs(old, owner) {
+				return &foreignGuardError{guard: id, err: err}
+			}
+			return err
+		},
 	}, nil
+}
+
+// foreignGuardError is the failure of a guard release whose guard belongs
+// to another item. It matches ErrConditionFailed (the outcome in a
+// caller's transaction); a single write retries without the release.
+type foreignGuardError struct {
+	guard itemID
+	err   error
+}
+
+// Error returns the wrapped error's text.
+func (e *foreignGuardError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *foreignGuardError) Unwrap() error { return e.err }
+
+// withoutReleases drops the releases of the guards in foreign from items.
+func withoutReleases(items []txItem, foreign []itemID) []txItem {
+	if len(foreign) == 0 {
+		return items
+	}
+	return slices.DeleteFunc(items, func(it txItem) bool {
+		return it.release && slices.Contains(foreign, it.table.itemID(it.key))
+	})
 }
 
 // guardSwaps returns the guard items that move the uniques in us from

@@ -52,12 +52,13 @@ var Crew = singletable.MustDefine(singletable.Schema[Crewmate]{
 func guardOwners(t *testing.T, tbl *singletable.Table) map[string]string {
 	t.Helper()
 	out := map[string]string{}
+	typeAttr := tbl.Describe().EntityTypeAttr
 	p := dynamodb.NewScanPaginator(tbl.Client(), &dynamodb.ScanInput{TableName: aws.String(tbl.Name()), ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(context.Background())
 		require.NoError(t, err)
 		for _, it := range page.Items {
-			if attrS(it, "EntityType") == singletable.UniqueGuardType {
+			if attrS(it, typeAttr) == singletable.UniqueGuardType {
 				out[attrS(it, "PK")] = attrS(it, "OwnerPK")
 			}
 		}

@@ -351,17 +351,25 @@ func (r *Repo[T]) exec(ctx context.Context, kind string, build func() ([]txItem,
 // token when token is not empty (even for one item).
 func (r *Repo[T]) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
 	var res execResult
+	var foreign []itemID // guards found held by another item: not released
 	err := racePolicy.Do(ctx, nil, func(err error) bool {
 		// A retry rebuilds the request, which a fixed token would refuse.
 		var re *raceError
-		return token == "" && errors.As(err, &re)
+		var fg *foreignGuardError
+		return token == "" && (errors.As(err, &re) || errors.As(err, &fg))
 	}, func(ctx context.Context) error {
 		items, err := build()
 		if err != nil {
 			return err
 		}
+		items = withoutReleases(items, foreign)
 		if len(items) > 1 || token != "" {
-			return r.t.execTx(ctx, kind, r.e.name, items, token)
+			err := r.t.execTx(ctx, kind, r.e.name, items, token)
+			var fg *foreignGuardError
+			if errors.As(err, &fg) {
+				foreign = append(foreign, fg.guard)
+			}
+			return err
 		}
 		res, err = r.t.execItem(ctx, kind, r.e.name, items[0])
 		return err
