@@ -290,10 +290,11 @@ func raced(what string) error {
 }
 
 // GuardOps returns puts of the unique guard items claiming v's values, for
-// items already in the table without their guards (written by another
+// an item already in the table without its guards (written by another
 // service, or before the field was declared Unique; a [Repo.PutOp] claims
 // its own). The puts are unconditional: run them only when the values are
-// known to be unique, or check with [Repo.Create] or [Tx] instead.
+// known to be unique. To adopt a table's items, checking every value and
+// reporting duplicates, run [Repo.UniqueGuardMigration] instead.
 func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	owner, err := r.e.key(r.t, v)
 	if err != nil {

@@ -32,7 +32,8 @@ type MItem struct {
 	UpdatedAt time.Time `dynamodbav:"UpdatedAt"`
 }
 
-// MCode shares MItem's key shape: SK "ITEM#{Code}". Unique Handle, a
+// MCode shares MItem's key shape: SK "ITEM#{Code}". Its Handle is unique
+// within its partition (the scoped, hashed tuple (Part, Handle)), a
 // version, no timestamps; its GSI1 keys are templated like MItem's.
 type MCode struct {
 	Part    string `dynamodbav:"Part"`
@@ -86,7 +87,7 @@ func modelCodeSchema(unique bool) singletable.Schema[MCode] {
 		Indexes: []singletable.IndexSchema[MCode]{{Name: "GSI1", PK: "LABEL#{Label}", SK: "CODE#{Code}"}},
 	}
 	if unique {
-		s.Unique = []singletable.Unique{{Fields: []string{"Handle"}}}
+		s.Unique = []singletable.Unique{{Fields: []string{"Part", "Handle"}, Hash: true}}
 	}
 	return s
 }
