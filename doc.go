@@ -59,9 +59,12 @@
 // attributes taken from the item itself). A templated index is sparse: its
 // attributes are written only when every template field is present and the
 // optional When predicate holds. [Update] recomputes every index key a change
-// touches and removes index attributes that stop applying; if it cannot (a
-// needed field is neither in the key nor in the update) it returns a
-// *[KeyError] naming the missing fields instead of leaving a stale index.
+// touches and removes index attributes that stop applying. The fields of such
+// a key that the update does not give are read from the stored item (one
+// consistent GetItem), and the write is conditioned on them being as read, so
+// a soft delete is one Set and a concurrent change is never undone. An update
+// that must not read ([Update.Idempotent]) gets one *[KeyError] naming every
+// missing field of every affected index instead of a stale index.
 //
 // # Queries and pagination
 //

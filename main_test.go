@@ -18,6 +18,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(migrateWorkerEnv) != "" {
+		os.Exit(migrateWorkerMain()) // TestMigrateWorkerProcesses re-executed this binary
+	}
 	flag.Parse()
 	raiseParallelDefault(16)
 	code := ddblocal.Run(m)

@@ -45,6 +45,8 @@ type MCode struct {
 
 // MManaged puts managed fields in index keys: Version (GSI3), the TTL
 // field (GSI4), CreatedAt (GSI5, and MA2's sort key), UpdatedAt (GSI6).
+// Updates change Tags, Labels and Hits by operators; GSI7 holds Hits and
+// is sparse on Labels.
 type MManaged struct {
 	Part      string    `dynamodbav:"Part"`
 	ID        string    `dynamodbav:"ID"`
@@ -54,6 +56,9 @@ type MManaged struct {
 	CreatedAt time.Time `dynamodbav:"CreatedAt"`
 	UpdatedAt time.Time `dynamodbav:"UpdatedAt"`
 	Expires   time.Time `dynamodbav:"Expires"`
+	Tags      []string  `dynamodbav:"Tags,omitempty"`
+	Labels    []string  `dynamodbav:"Labels,stringset,omitempty"`
+	Hits      int       `dynamodbav:"Hits"`
 }
 
 // MEvent has a key field stored as unix seconds (unixtime) whose key
@@ -103,6 +108,9 @@ var modelManagedIndexes = []struct {
 	{singletable.IndexSchema[MManaged]{Name: "GSI5", PK: "TIER#{Tier}", SK: "C#{CreatedAt}"}, []string{"Tier", "CreatedAt"}},
 	{singletable.IndexSchema[MManaged]{Name: "GSI6", PK: "UPD#{Part}", SK: "U#{UpdatedAt}"}, []string{"Part", "UpdatedAt"}},
 	{singletable.IndexSchema[MManaged]{Name: "MA2", PartitionAttrs: []string{"Tier"}, SortAttrs: []string{"CreatedAt"}}, nil},
+	// Changed by update operators (model_test.go's mOperator).
+	{singletable.IndexSchema[MManaged]{Name: "GSI7", PK: "HITS#{Part}", SK: "H#{Hits}#{ID}",
+		When: func(v MManaged) bool { return len(v.Labels) > 0 }, WhenFields: []string{"Labels"}}, []string{"Part", "Hits", "ID", "Labels"}},
 }
 
 // modelManagedSchema declares MManaged with every managed-field index
@@ -147,7 +155,7 @@ func modelEventSchema() singletable.Schema[MEvent] {
 // key, the multi-attribute index attributes and the TTL attribute.
 var modelIndexAttrs = []string{"EntityType", "PK", "SK",
 	"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK", "GSI4PK", "GSI4SK",
-	"GSI5PK", "GSI5SK", "GSI6PK", "GSI6SK", "Status", "Rank", "Tier", "CreatedAt", "Expires"}
+	"GSI5PK", "GSI5SK", "GSI6PK", "GSI6SK", "GSI7PK", "GSI7SK", "Status", "Rank", "Tier", "CreatedAt", "Expires"}
 
 // modelBase is the instant the model's times are built from.
 var modelBase = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -138,6 +138,79 @@ type mop struct {
 	// op's write request, so that the SDK's retry of an applied write
 	// happens in every run, whatever the drawn faults.
 	Lost bool
+	// Ops are the update operators of an Update or Upsert of MManaged,
+	// each on its own field (Tags, Labels, Hits).
+	Ops []mOperator
+}
+
+// mOperator is one update operator: Append, Prepend or SetIfNotExists
+// on the list Tags; Add or Delete on the string set Labels; Add or
+// Subtract on the number Hits (in GSI7's sort key, and GSI7 is sparse on
+// Labels, so operators on them are computed from the stored item).
+type mOperator struct {
+	Op, Field string
+	Arg       int
+}
+
+func (x mOperator) String() string { return fmt.Sprintf("%s(%s,%d)", x.Op, x.Field, x.Arg) }
+
+// genOperators draws operators on some of MManaged's operator fields.
+func genOperators(rng *rand.Rand) []mOperator {
+	var out []mOperator
+	for _, c := range []struct {
+		field string
+		ops   []string
+	}{{"Tags", []string{"Append", "Prepend", "SetIfNotExists"}}, {"Labels", []string{"Add", "Delete"}}, {"Hits", []string{"Add", "Subtract"}}} {
+		if rng.IntN(3) == 0 {
+			out = append(out, mOperator{Op: mPick(rng, c.ops...), Field: c.field, Arg: rng.IntN(3)})
+		}
+	}
+	return out
+}
+
+// applyOperator gives the canonical value an operator leaves, from the
+// canonical value before it ("-": absent).
+func applyOperator(x mOperator, before string) string {
+	elems := func(prefix string) []string {
+		if before == "-" || before == "?" {
+			return nil
+		}
+		return strings.Split(strings.TrimPrefix(before, prefix), ",")
+	}
+	switch x.Field {
+	case "Tags":
+		cur := elems("L:")
+		switch x.Op {
+		case "Append":
+			cur = append(cur, canonS(fmt.Sprintf("t%d", x.Arg)))
+		case "Prepend":
+			cur = append([]string{canonS(fmt.Sprintf("t%d", x.Arg))}, cur...)
+		case "SetIfNotExists":
+			if before == "-" || before == "?" {
+				cur = []string{canonS(fmt.Sprintf("s%d", x.Arg))}
+			}
+		}
+		return "L:" + strings.Join(cur, ",")
+	case "Labels":
+		cur := elems("SS:")
+		e := fmt.Sprintf("l%d", x.Arg)
+		if x.Op == "Add" && !slices.Contains(cur, e) {
+			cur = append(cur, e)
+		}
+		if x.Op == "Delete" {
+			cur = slices.DeleteFunc(cur, func(c string) bool { return c == e })
+		}
+		if len(cur) == 0 {
+			return "-"
+		}
+		sort.Strings(cur)
+		return "SS:" + strings.Join(cur, ",")
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(before, "N:"))
+	if x.Op == "Subtract" {
+		return canonN(int64(n - x.Arg))
+	}
+	return canonN(int64(n + x.Arg))
 }
 
 // modelFields are the fields an update may set, per entity.
@@ -186,6 +259,9 @@ func genSingle(rng *rand.Rand, kind string, ent int) mop {
 					o.Fields = append(o.Fields, f)
 				}
 			}
+		}
+		if ent == 2 {
+			o.Ops = genOperators(rng)
 		}
 		// GSI1 of MItem needs Status and Public together (or a *KeyError);
 		// set both most of the time.
@@ -384,6 +460,16 @@ func canonAV(av types.AttributeValue) string {
 		return canonB(v.Value)
 	case *types.AttributeValueMemberNULL:
 		return "NULL"
+	case *types.AttributeValueMemberL:
+		elems := make([]string, len(v.Value))
+		for i, e := range v.Value {
+			elems[i] = canonAV(e)
+		}
+		return "L:" + strings.Join(elems, ",")
+	case *types.AttributeValueMemberSS:
+		elems := slices.Clone(v.Value)
+		sort.Strings(elems)
+		return "SS:" + strings.Join(elems, ",")
 	default:
 		return fmt.Sprintf("%T", av)
 	}
@@ -566,6 +652,26 @@ func (a *mAdapter[T]) key(o mop) string { return modelKeyString(a.twin.DeleteOp(
 
 func (a *mAdapter[T]) update(o mop, ver int) *singletable.Update[T] {
 	u := a.repo.Update(a.keyOf(o, ver)).SetFrom(a.value(o, ver), o.Fields...)
+	for _, x := range o.Ops {
+		switch v := fmt.Sprintf("%s%d", strings.ToLower(x.Field[:1]), x.Arg); x.Op {
+		case "Append":
+			u = u.Append(x.Field, v)
+		case "Prepend":
+			u = u.Prepend(x.Field, v)
+		case "SetIfNotExists":
+			u = u.SetIfNotExists(x.Field, []string{fmt.Sprintf("s%d", x.Arg)})
+		case "Add":
+			if x.Field == "Hits" {
+				u = u.Add(x.Field, x.Arg)
+			} else {
+				u = u.Add(x.Field, v)
+			}
+		case "Delete":
+			u = u.Delete(x.Field, v)
+		case "Subtract":
+			u = u.Subtract(x.Field, x.Arg)
+		}
+	}
 	if o.Kind == "Upsert" {
 		u = u.Upsert()
 	}
@@ -747,7 +853,8 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 				keyFields: []string{"Part", "ID"}, indexDeps: managedDeps,
 				full: func(o mop) map[string]string {
 					return map[string]string{"Part": canonS(mPart(o)), "ID": canonS(mKey(o)), "Tier": canonOmit(o.V.Tier),
-						"Note": canonS(o.V.Note), "Expires": canonTTL(modelExpires(o.V.Exp))}
+						"Note": canonS(o.V.Note), "Expires": canonTTL(modelExpires(o.V.Exp)),
+						"Tags": "-", "Labels": "-", "Hits": canonN(0)}
 				}}).init(),
 			repo: singletable.MustBind(env.tbl, managedE), plain: singletable.MustBind(plainTbl, managedE), twin: singletable.MustBind(twinTbl, managedE),
 			value: func(o mop, ver int) MManaged {
@@ -1155,6 +1262,13 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 			for _, f := range o.Fields {
 				it.attrs[f] = full[f]
 			}
+			for _, op := range o.Ops {
+				before := it.attrs[op.Field]
+				if !own {
+					before = "-"
+				}
+				it.attrs[op.Field] = applyOperator(op, before)
+			}
 			if in.stamped {
 				it.attrs["UpdatedAt"] = "?+"
 			}
@@ -1251,6 +1365,9 @@ func (r *mRun) describe(o mop, ver int) string {
 	}
 	if e.info().versioned && o.Kind != "Create" {
 		s += fmt.Sprintf(" v=%d", ver)
+	}
+	if len(o.Ops) > 0 && (o.Kind == "Update" || o.Kind == "Upsert") {
+		s += fmt.Sprint(" ops ", o.Ops)
 	}
 	return s
 }

@@ -31,6 +31,26 @@ import (
 // so a concurrent change is never undone and the key never goes stale; the
 // caller need not resupply them.
 //
+// The read is the default, not an option: without it the only safe
+// answers are a *KeyError (the caller resupplies values it read earlier,
+// which undoes a concurrent change of them: a lost update) or a stale
+// index. Its cost is one strongly consistent GetItem of just those
+// attributes (1 read unit for an item up to 4 KB), only for an update that
+// changes part of an index key without giving the rest; an update that
+// gives every field of the keys it touches, or touches none, is one
+// UpdateItem. A change between the read and the write fails the
+// condition, and the update is read and built again a bounded number of
+// times (5 attempts, 5 to 100 ms apart) before reporting
+// [ErrVersionConflict] (nothing applied). An update that cannot read
+// ([Update.Idempotent]) is refused with one *[KeyError] listing every
+// missing field of every affected index.
+//
+// Besides [Update.Set] and [Update.Remove], operators change a field from
+// its stored value: [Update.Add] (numbers and sets), [Update.Subtract],
+// [Update.Append], [Update.Prepend], [Update.Delete] (from sets) and
+// [Update.SetIfNotExists]. Each is checked against the field's Go type
+// before the network. One update changes an attribute by one action.
+//
 // [UpdateItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html
 type Update[T any] struct {
 	r      *Repo[T]
@@ -38,16 +58,11 @@ type Update[T any] struct {
 	vals   T // holds the values of set fields
 	set    []*model.Field
 	remove []*model.Field
-	add    []addOp
+	ops    []fieldOp // Add, Subtract, Append, Prepend, Delete, SetIfNotExists
 	cond   *expression.ConditionBuilder
 	upsert bool
 	errs   []error
 	token  string // client request token, for an idempotent update
-}
-
-type addOp struct {
-	f *model.Field
-	n any
 }
 
 // Update starts a partial update of the item with key's primary key. The
@@ -73,7 +88,8 @@ func (u *Update[T]) fieldFor(name string, op string) *model.Field {
 	return f
 }
 
-// setsOrRemoves reports whether the update sets or removes f.
+// setsOrRemoves reports whether the update sets or removes f (not by an
+// operator).
 func (u *Update[T]) setsOrRemoves(f *model.Field) bool {
 	return slices.Contains(u.set, f) || slices.Contains(u.remove, f)
 }
@@ -86,26 +102,11 @@ func (u *Update[T]) Set(name string, value any) *Update[T] {
 	if f == nil {
 		return u
 	}
-	dst := fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.Index)
-	var v reflect.Value
-	if value == nil {
-		v = reflect.Zero(f.Type)
-	} else {
-		v = reflect.ValueOf(value)
-	}
-	switch {
-	case v.Type().AssignableTo(f.Type):
-	case v.Type().ConvertibleTo(f.Type) && v.Kind() == f.Type.Kind():
-		v = v.Convert(f.Type)
-	case f.Type.Kind() == reflect.Pointer && v.Type().AssignableTo(f.Type.Elem()):
-		p := reflect.New(f.Type.Elem())
-		p.Elem().Set(v)
-		v = p
-	default:
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "Set with a %s value; the field is %s", v.Type(), f.Type))
+	v, ok := u.convert(f, name, "Set", value)
+	if !ok {
 		return u
 	}
-	dst.Set(v)
+	fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.Index).Set(v)
 	u.set = appendUnique(u.set, f)
 	return u
 }
@@ -128,22 +129,32 @@ func (u *Update[T]) SetFrom(v T, names ...string) *Update[T] {
 	return u
 }
 
-// Add atomically adds n to a numeric field (DynamoDB's ADD; a missing
-// attribute counts as 0). n must be an integer or float.
-func (u *Update[T]) Add(name string, n any) *Update[T] {
+// Add atomically adds v to a field (DynamoDB's ADD):
+//
+//   - to a number field, the number v (a missing attribute counts as 0);
+//     a float to an integer field, or a value the field's type cannot
+//     hold, is a *ValidationError;
+//   - to a set field (a slice tagged stringset, numberset or binaryset, or
+//     a [][]byte), the elements of v: a value of the field's type, a
+//     slice of its elements, or one element. A missing attribute counts
+//     as the empty set.
+//
+// Any other field (a list among them: see [Update.Append]) is a
+// *ValidationError before the network.
+func (u *Update[T]) Add(name string, v any) *Update[T] {
 	f := u.fieldFor(name, "Add")
 	if f == nil {
 		return u
 	}
-	switch reflect.ValueOf(n).Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-	default:
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "Add takes a number, got %T", n))
+	ft := f.Type
+	if ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 {
+		u.setOp(f, name, "Add", opAddSet, v)
 		return u
 	}
-	u.add = append(u.add, addOp{f, n})
+	u.numberOp(f, name, "Add", v, v)
 	return u
 }
 
@@ -221,7 +232,7 @@ func (u *Update[T]) Upsert() *Update[T] {
 // into fresh ones.
 func (u *Update[T]) clone() *Update[T] {
 	c := *u
-	c.set, c.remove, c.add, c.errs = slices.Clip(u.set), slices.Clip(u.remove), slices.Clip(u.add), slices.Clip(u.errs)
+	c.set, c.remove, c.ops, c.errs = slices.Clip(u.set), slices.Clip(u.remove), slices.Clip(u.ops), slices.Clip(u.errs)
 	var zero T
 	c.vals = zero
 	src, dst := reflect.ValueOf(&u.vals).Elem(), reflect.ValueOf(&c.vals).Elem()
@@ -298,21 +309,23 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		r.versioning(x, mv, x.Snap)
 		set = append(set, g.version)
 	}
-	var adds []addOp
-	for _, a := range u.add {
-		if fromSnap[a.f] {
-			// Read before the update because an index key depends on it:
-			// set to the sum, so that the key is exact.
-			set = appendUnique(set, a.f)
+	var ops []fieldOp
+	for _, o := range u.ops {
+		if fromSnap[o.f] {
+			// Read before the update because an index key or a guard
+			// depends on it: set to the result, so that the key is exact.
+			set = appendUnique(set, o.f)
 		} else {
-			adds = append(adds, a)
+			ops = append(ops, o)
 		}
 	}
 	for _, f := range slices.Concat(set, u.remove) {
 		touched[f] = true
 	}
-	for _, a := range adds {
-		touched[a.f] = true
+	counts := false
+	for _, o := range ops {
+		touched[o.f] = true
+		counts = counts || o.counts()
 	}
 
 	var b expr.Builder
@@ -351,7 +364,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		}
 	}
 	eff = updateEffect{entity: e.name, typeAttr: r.t.opts.EntityTypeAttr, set: map[string]types.AttributeValue{},
-		stamped: g.updated != nil, adds: len(adds) > 0}
+		stamped: g.updated != nil, adds: counts}
 	setAV := func(f *model.Field, av types.AttributeValue) {
 		if av == nil {
 			ub.Remove(b.Name(f.Attr))
@@ -388,16 +401,14 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	for _, f := range u.remove {
 		setAV(f, nil)
 	}
-	for _, a := range adds {
-		if multiAttr[a.f] {
-			return nil, updateEffect{}, after, &KeyError{Entity: e.name, Key: a.f.Attr, Missing: []string{a.f.Name},
-				Err: errors.New("Add on a multi-attribute key attribute cannot keep the index key canonical; use Set")}
+	for _, o := range ops {
+		if multiAttr[o.f] {
+			return nil, updateEffect{}, after, &KeyError{Entity: e.name, Key: o.f.Attr, Missing: []string{o.f.Name},
+				Err: fmt.Errorf("%s on a multi-attribute key attribute cannot keep the index key canonical; use Set", o.name)}
 		}
-		n, err := attributevalue.Marshal(a.n)
-		if err != nil {
-			return nil, eff, after, &ValidationError{Entity: e.name, Field: a.f.Name, Reason: "cannot encode", Err: err}
+		if err := o.write(&b, &ub); err != nil {
+			return nil, eff, after, &ValidationError{Entity: e.name, Field: o.f.Name, Reason: "cannot encode", Err: err}
 		}
-		ub.Add(b.Name(a.f.Attr), b.Value(n))
 	}
 	switch {
 	case x.AddVersion:
@@ -406,27 +417,34 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		eff.versionAttr, eff.version = g.version.Attr, x.Version+1
 	}
 	known := u.known(fromSnap)
+	var rerender []*indexPlan[T]
+	var unknown []indexNeed
 	for _, p := range e.indexes {
 		if p.multi {
 			continue
 		}
 		anyTouched := false
-		var missing []string
+		n := indexNeed{index: p.name}
 		for _, f := range p.deps {
 			anyTouched = anyTouched || touched[f]
 			if !known[f] {
-				missing = append(missing, f.Name)
+				n.fields = append(n.fields, f)
 			}
 		}
 		if !anyTouched && !blind {
 			continue
 		}
-		if len(missing) > 0 {
-			// readFields reads every field a touched index needs, so this
-			// is a bug, not a caller's mistake; never write a stale key.
-			return nil, updateEffect{}, after, &KeyError{Entity: e.name, Index: p.name, Missing: missing,
-				Err: errors.New("the update changes a field of this index's key but the other fields are unknown")}
+		if len(n.fields) > 0 {
+			unknown = append(unknown, n)
 		}
+		rerender = append(rerender, p)
+	}
+	if len(unknown) > 0 {
+		// readFields reads every field a touched index needs, so this is
+		// a bug, not a caller's mistake; never write a stale key.
+		return nil, updateEffect{}, after, unknownKeyFields(e.name, unknown, "the update changes part of these keys but the other fields are unknown")
+	}
+	for _, p := range rerender {
 		pk, sk, ok, err := p.render(e, merged, mv)
 		if err != nil {
 			return nil, updateEffect{}, after, err
@@ -488,7 +506,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 // merged returns the item's values as the update leaves them, as far as
 // known: the key fields, the set fields (removed ones zero), the values
 // read before the update for the other fields it read (fromSnap lists
-// them), and those plus the added amount for added fields it read.
+// them), with the operators applied to those it changes.
 func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model.Field]bool, err error) {
 	e := u.r.e
 	merged = u.vals
@@ -523,10 +541,11 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 		}
 		dst := fieldByIndexAlloc(mv, f.Index)
 		dst.Set(fv)
-		for _, a := range u.add {
-			if a.f == f {
-				if err := addTo(dst, a.n); err != nil {
-					return merged, nil, &ValidationError{Entity: e.name, Field: f.Name, Reason: "Add", Err: err}
+		_, present := s.Item[f.Attr]
+		for _, o := range u.ops {
+			if o.f == f {
+				if err := o.apply(dst, present); err != nil {
+					return merged, nil, &ValidationError{Entity: e.name, Field: f.Name, Reason: o.name, Err: err}
 				}
 			}
 		}
@@ -555,21 +574,34 @@ func (u *Update[T]) known(fromSnap map[*model.Field]bool) map[*model.Field]bool 
 
 // indexReads lists the fields an update must read because an index key it
 // changes depends on them and the update does not give them: the other
-// fields of a touched templated index, and added fields of any index (the
-// sum is only known from the stored value).
+// fields of a touched templated index, and the fields an operator changes
+// in any index (the result is only known from the stored value).
 func (u *Update[T]) indexReads() []*model.Field {
+	var out []*model.Field
+	for _, n := range u.indexNeeds() {
+		for _, f := range n.fields {
+			out = appendUnique(out, f)
+		}
+	}
+	return out
+}
+
+// indexNeed is what one index needs read: the fields of its key the update
+// changes part of and does not give.
+type indexNeed struct {
+	index  string
+	fields []*model.Field
+}
+
+// indexNeeds lists, per index, the fields indexReads reads for it.
+func (u *Update[T]) indexNeeds() []indexNeed {
 	e := u.r.e
 	g := &e.guards
 	touched := func(f *model.Field) bool {
 		if u.setsOrRemoves(f) || (f != nil && (f == g.updated || f == g.version)) {
 			return true
 		}
-		for _, a := range u.add {
-			if a.f == f {
-				return true
-			}
-		}
-		return false
+		return u.operates(f)
 	}
 	given := map[*model.Field]bool{}
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
@@ -578,28 +610,44 @@ func (u *Update[T]) indexReads() []*model.Field {
 	if g.updated != nil {
 		given[g.updated] = true
 	}
-	var out []*model.Field
+	var out []indexNeed
 	for _, p := range e.indexes {
+		n := indexNeed{index: p.name}
 		for _, f := range p.deps {
-			if !p.multi {
-				continue
-			}
-			for _, a := range u.add {
-				if a.f == f {
-					out = appendUnique(out, f)
-				}
+			switch {
+			case p.multi && u.operates(f):
+				n.fields = append(n.fields, f)
+			case !p.multi && !given[f] && f != g.version && slices.ContainsFunc(p.deps, touched):
+				n.fields = append(n.fields, f)
 			}
 		}
-		if p.multi || !slices.ContainsFunc(p.deps, touched) {
-			continue
-		}
-		for _, f := range p.deps {
-			if !given[f] && f != g.version {
-				out = appendUnique(out, f)
-			}
+		if len(n.fields) > 0 {
+			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// unknownKeyFields is the one *KeyError of an update that changes part of
+// the keys of indexes without knowing the rest: it names every index and
+// every missing field, and why.
+func unknownKeyFields(entity string, needs []indexNeed, why string) *KeyError {
+	ke := &KeyError{Entity: entity}
+	var names, per []string
+	for _, n := range needs {
+		names = append(names, n.index)
+		var fs []string
+		for _, f := range n.fields {
+			fs = append(fs, f.Name)
+			if !slices.Contains(ke.Missing, f.Name) {
+				ke.Missing = append(ke.Missing, f.Name)
+			}
+		}
+		per = append(per, n.index+" needs "+strings.Join(fs, ", "))
+	}
+	ke.Index = strings.Join(names, ", ")
+	ke.Err = errors.New(strings.Join(per, "; ") + ": " + why)
+	return ke
 }
 
 // givesEveryIndex reports whether the update gives every field of every
@@ -616,9 +664,9 @@ func (u *Update[T]) givesEveryIndex() bool {
 	return true
 }
 
-// adds reports whether the update adds to f.
-func (u *Update[T]) adds(f *model.Field) bool {
-	return slices.ContainsFunc(u.add, func(a addOp) bool { return a.f == f })
+// operates reports whether an operator of the update changes f.
+func (u *Update[T]) operates(f *model.Field) bool {
+	return slices.ContainsFunc(u.ops, func(o fieldOp) bool { return o.f == f })
 }
 
 // check encodes the values the update sets and adds, so that bad values
@@ -645,9 +693,33 @@ func (u *Update[T]) check() error {
 			return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
 		}
 	}
-	for _, a := range u.add {
-		if _, err := attributevalue.Marshal(a.n); err != nil {
-			return &ValidationError{Entity: e.name, Field: a.f.Name, Reason: "cannot encode", Err: err}
+	// DynamoDB allows one action per attribute in an update expression.
+	acts := map[*model.Field]string{}
+	act := func(f *model.Field, what string) error {
+		if prev, ok := acts[f]; ok {
+			return validationErr(e.name, f.Name, "%s and %s in one update: DynamoDB allows one action per attribute", prev, what)
+		}
+		acts[f] = what
+		return nil
+	}
+	for _, f := range u.set {
+		if err := act(f, "Set"); err != nil {
+			return err
+		}
+	}
+	for _, f := range u.remove {
+		if err := act(f, "Remove"); err != nil {
+			return err
+		}
+	}
+	for _, o := range u.ops {
+		if err := act(o.f, o.name); err != nil {
+			return err
+		}
+		if o.kind == opAdd {
+			if _, err := attributevalue.Marshal(o.n); err != nil {
+				return &ValidationError{Entity: e.name, Field: o.f.Name, Reason: "cannot encode", Err: err}
+			}
 		}
 	}
 	return nil

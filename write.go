@@ -228,7 +228,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 		return nil, errors.Join(u.errs...)
 	}
 	r := u.r
-	if len(u.set)+len(u.remove)+len(u.add) == 0 {
+	if len(u.set)+len(u.remove)+len(u.ops) == 0 {
 		return nil, validationErr(r.e.name, "", "update changes nothing")
 	}
 	key, err := r.e.key(r.t, u.key)
@@ -240,7 +240,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	}
 	var moved []*uniquePlan // the uniques the update moves
 	for _, g := range r.e.guards.unique {
-		if slices.ContainsFunc(g.fields, func(f *model.Field) bool { return u.setsOrRemoves(f) || u.adds(f) }) {
+		if slices.ContainsFunc(g.fields, func(f *model.Field) bool { return u.setsOrRemoves(f) || u.operates(f) }) {
 			moved = append(moved, g)
 		}
 	}
@@ -259,6 +259,9 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	// without reading: whether it creates or updates, the keys it writes
 	// are the ones a Put of the item would.
 	whole := u.upsert && (len(reads) > 0 || !u.givesEveryIndex())
+	if needs := u.indexNeeds(); u.token != "" && len(needs) > 0 {
+		return nil, unknownKeyFields(r.e.name, needs, "an Idempotent update cannot read them from the stored item (a repeat with its token must be the same request); set them too")
+	}
 	if u.token != "" && (len(reads) > 0 || whole) {
 		return nil, validationErr(r.e.name, "", "Idempotent: this update must read the item first (%s), so a repeat with the token would not be the same request",
 			u.readReason(reads, whole))
@@ -281,9 +284,9 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 				return nil, err
 			}
 			vv := reflect.ValueOf(&v).Elem()
-			for _, a := range u.add {
-				if err := addTo(fieldByIndexAlloc(vv, a.f.Index), a.n); err != nil {
-					return nil, &ValidationError{Entity: r.e.name, Field: a.f.Name, Reason: "Add", Err: err}
+			for _, o := range u.ops {
+				if err := o.apply(fieldByIndexAlloc(vv, o.f.Index), false); err != nil {
+					return nil, &ValidationError{Entity: r.e.name, Field: o.f.Name, Reason: o.name, Err: err}
 				}
 			}
 			x.Intent = writeplan.AbsentItem

@@ -33,3 +33,25 @@ func AccessPatterns(st *Store) []catalog.Pattern {
 		catalog.Item("ENDORSE", "Endorse a skill (atomic ADD)", catalog.OpUpdate, st.Skills),
 	}
 }
+
+// Workload is the traffic the skills service is planned for: 10,000 users
+// with 5 skills each, 1,200 reads and 150 writes a second on the table
+// (user logins, skill lists, profile and skill updates) and 100 skill
+// searches a second on GSI1, whose entries project 0.3 KB of a skill.
+// docs/cost.md is the capacity and cost report of this workload.
+func Workload() catalog.Workload {
+	return catalog.Workload{
+		Loads: []catalog.Load{
+			{Pattern: "AP1", PerSecond: 1000, ItemKB: 1},
+			{Pattern: "AP6", PerSecond: 200, ItemKB: 0.5, Items: 5},
+			{Pattern: "AP3", PerSecond: 100, ItemKB: 1},
+			{Pattern: "AP9", PerSecond: 50, ItemKB: 0.5},
+			{Pattern: "AP11", PerSecond: 100, ItemKB: 0.3, Items: 10},
+		},
+		Storage: []catalog.Stored{
+			{Entity: "User", Items: 10_000, ItemKB: 1},
+			{Entity: "UserSkill", Items: 50_000, ItemKB: 0.5},
+		},
+		IndexItemKB: map[string]float64{"GSI1": 0.3},
+	}
+}

@@ -109,7 +109,9 @@ func TestUpdate(t *testing.T) {
 	u.SetIfNotExists("#b", ":b")
 	u.Remove("#s")
 	u.Set("#d", Plus(IfNotExists("#d", ":zero"), ":one"))
-	want := "SET #a = :a, #b = if_not_exists(#b, :b), #d = if_not_exists(#d, :zero) + :one REMOVE #r, #s ADD #c :c"
+	u.Delete("#e", ":e")
+	u.Set("#l", ListAppend(IfNotExists("#l", ":empty"), ":l"))
+	want := "SET #a = :a, #b = if_not_exists(#b, :b), #d = if_not_exists(#d, :zero) + :one, #l = list_append(if_not_exists(#l, :empty), :l) REMOVE #r, #s ADD #c :c DELETE #e :e"
 	if got := u.String(); got != want {
 		t.Fatalf("String() = %q, want %q", got, want)
 	}

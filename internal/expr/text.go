@@ -46,6 +46,10 @@ func (b *Builder) Holds(attr string, av types.AttributeValue) string {
 // attribute's value, or value when it is absent.
 func IfNotExists(name, value string) string { return "if_not_exists(" + name + ", " + value + ")" }
 
+// ListAppend writes "list_append(a, b)", an operand of SET: the list a
+// followed by the list b.
+func ListAppend(a, b string) string { return "list_append(" + a + ", " + b + ")" }
+
 // Plus writes "a + b", an operand of SET.
 func Plus(a, b string) string { return a + " + " + b }
 
@@ -61,9 +65,9 @@ func (b *Builder) Projection(attrs ...string) string {
 }
 
 // Update writes an update expression clause by clause, in the order
-// DynamoDB documents: SET, REMOVE, ADD. The zero value is empty.
+// DynamoDB documents: SET, REMOVE, ADD, DELETE. The zero value is empty.
 type Update struct {
-	set, remove, add []byte
+	set, remove, add, del []byte
 }
 
 func appendAction(clause []byte, parts ...string) []byte {
@@ -96,9 +100,15 @@ func (u *Update) Add(name, value string) {
 	u.add = appendAction(u.add, name, " ", value)
 }
 
+// Delete writes "name value" in the DELETE clause (elements removed from a
+// set).
+func (u *Update) Delete(name, value string) {
+	u.del = appendAction(u.del, name, " ", value)
+}
+
 // String returns the update expression.
 func (u *Update) String() string {
-	buf := make([]byte, 0, len(u.set)+len(u.remove)+len(u.add)+20)
+	buf := make([]byte, 0, len(u.set)+len(u.remove)+len(u.add)+len(u.del)+28)
 	clause := func(kw string, body []byte) {
 		if len(body) == 0 {
 			return
@@ -112,5 +122,6 @@ func (u *Update) String() string {
 	clause("SET ", u.set)
 	clause("REMOVE ", u.remove)
 	clause("ADD ", u.add)
+	clause("DELETE ", u.del)
 	return string(buf)
 }

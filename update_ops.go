@@ -1,0 +1,550 @@
+package singletable
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/model"
+)
+
+// The update operators besides Set and Remove: each changes a field from
+// its stored value, in DynamoDB's own expression (ADD, DELETE,
+// list_append, if_not_exists), so concurrent operators on one item all
+// count. Each is checked against the field's Go type, and its operand
+// encoded as the field would be, before anything is sent.
+//
+// When an index key (or its When predicate), or a unique guard, depends
+// on the field, the result is computed from the stored value instead (the
+// rule Add has always followed): the update reads the field, applies the
+// operator in Go, and SETs the result conditioned on the value read, so
+// that the key is rendered from the value stored and never goes stale.
+
+// opKind is what an operator does to its field.
+type opKind uint8
+
+const (
+	opAdd         opKind = iota // ADD a number (Add, Subtract)
+	opAddSet                    // ADD elements to a set
+	opDeleteSet                 // DELETE elements from a set
+	opAppend                    // SET list_append(field, operand)
+	opPrepend                   // SET list_append(operand, field)
+	opIfNotExists               // SET if_not_exists(field, operand)
+)
+
+// fieldOp is one operator on one field.
+type fieldOp struct {
+	f    *model.Field
+	kind opKind
+	n    any                  // opAdd: the number added (negated by Subtract)
+	v    reflect.Value        // the other kinds: the operand as a value of the field's type
+	av   types.AttributeValue // the other kinds: the operand as stored
+	name string               // the method, for errors
+}
+
+// counts reports whether applying o twice differs from applying it once:
+// an ADD of a number or a list append leaves no trace of its own, so a
+// retry after a lost response could apply it again (see [Update.Run]).
+func (o fieldOp) counts() bool {
+	return o.kind == opAdd || o.kind == opAppend || o.kind == opPrepend
+}
+
+// Append appends values to the list field name (a slice or array stored as
+// a DynamoDB list): SET name = list_append(name, values), a missing
+// attribute counting as an empty list. Each value must be assignable or
+// convertible to the element type; a single value of the field's own type
+// appends its elements. A field stored as a set (tagged stringset,
+// numberset or binaryset, or a [][]byte) is a *ValidationError: use
+// [Update.Add].
+func (u *Update[T]) Append(name string, values ...any) *Update[T] {
+	return u.listOp(name, "Append", opAppend, values)
+}
+
+// Prepend puts values before the elements of the list field name, as
+// [Update.Append] puts them after.
+func (u *Update[T]) Prepend(name string, values ...any) *Update[T] {
+	return u.listOp(name, "Prepend", opPrepend, values)
+}
+
+// Delete removes elems from the set field name (DynamoDB's DELETE; a
+// missing attribute stays missing, and a set left empty is removed). elems
+// is a value of the field's type, a slice of its elements, or one element.
+// The field must be stored as a set: a slice tagged stringset, numberset
+// or binaryset, or a [][]byte.
+func (u *Update[T]) Delete(name string, elems any) *Update[T] {
+	f := u.fieldFor(name, "Delete")
+	if f == nil {
+		return u
+	}
+	u.setOp(f, name, "Delete", opDeleteSet, elems)
+	return u
+}
+
+// SetIfNotExists sets field name to value only when the item has no such
+// attribute (SET name = if_not_exists(name, value)). value is checked as
+// [Update.Set] checks it; a value the field stores as no attribute (the
+// zero value of an omitempty field) is a *ValidationError.
+func (u *Update[T]) SetIfNotExists(name string, value any) *Update[T] {
+	f := u.fieldFor(name, "SetIfNotExists")
+	if f == nil {
+		return u
+	}
+	v, ok := u.convert(f, name, "SetIfNotExists", value)
+	if !ok {
+		return u
+	}
+	av, ok := u.operand(f, name, "SetIfNotExists", v)
+	if !ok {
+		return u
+	}
+	u.ops = append(u.ops, fieldOp{f: f, kind: opIfNotExists, v: v, av: av, name: "SetIfNotExists"})
+	return u
+}
+
+// Subtract atomically subtracts n from a numeric field: an ADD of -n, so a
+// missing attribute counts as 0, as with [Update.Add]. An unsigned field
+// can end below zero, which it cannot decode: guard such a subtraction
+// with a condition ([Update.If]).
+func (u *Update[T]) Subtract(name string, n any) *Update[T] {
+	f := u.fieldFor(name, "Subtract")
+	if f == nil {
+		return u
+	}
+	neg, err := negate(n)
+	if err != nil {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "Subtract %v", err))
+		return u
+	}
+	u.numberOp(f, name, "Subtract", n, neg)
+	return u
+}
+
+// numberOp records an ADD of n (shown to the caller as given) to f after
+// checking that f is a number that can hold it.
+func (u *Update[T]) numberOp(f *model.Field, name, op string, given, n any) {
+	nv := reflect.ValueOf(n)
+	if !isNumberKind(nv.Kind()) {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s takes a number, got %T", op, given))
+		return
+	}
+	ft := f.Type
+	for ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if !isNumberKind(ft.Kind()) {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field of type %s; it takes a number field (or a set, for Add)", op, f.Type))
+		return
+	}
+	switch {
+	case nv.CanFloat() && !(ft.Kind() == reflect.Float32 || ft.Kind() == reflect.Float64):
+		if nv.Float() != math.Trunc(nv.Float()) {
+			u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v to an integer field", op, given))
+			return
+		}
+	case nv.CanInt() && ft.Kind() != reflect.Float32 && ft.Kind() != reflect.Float64 && reflect.Zero(ft).CanInt() && reflect.Zero(ft).OverflowInt(nv.Int()):
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
+		return
+	case nv.CanUint() && reflect.Zero(ft).CanInt() && (nv.Uint() > math.MaxInt64 || reflect.Zero(ft).OverflowInt(int64(nv.Uint()))):
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
+		return
+	case nv.CanInt() && reflect.Zero(ft).CanUint() && reflect.Zero(ft).OverflowUint(absInt(nv.Int())):
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
+		return
+	case nv.CanUint() && reflect.Zero(ft).CanUint() && reflect.Zero(ft).OverflowUint(nv.Uint()):
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
+		return
+	}
+	// The field must be stored as a number (not, say, with the string tag
+	// option): encode 0 as the field would be.
+	var probe T
+	fieldByIndexAlloc(reflect.ValueOf(&probe).Elem(), f.Index).Set(reflect.Zero(f.Type))
+	if !f.OmitEmpty {
+		av, err := u.r.e.marshalFieldPlain(f, reflect.ValueOf(&probe).Elem())
+		if _, isN := av.(*types.AttributeValueMemberN); err == nil && av != nil && !isN && f.Type.Kind() != reflect.Pointer {
+			u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field not stored as a number", op))
+			return
+		}
+	}
+	u.ops = append(u.ops, fieldOp{f: f, kind: opAdd, n: n, name: op})
+}
+
+func absInt(n int64) uint64 {
+	if n < 0 {
+		return uint64(-(n + 1)) + 1
+	}
+	return uint64(n)
+}
+
+func isNumberKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+// negate returns -n for a Go number n.
+func negate(n any) (any, error) {
+	v := reflect.ValueOf(n)
+	switch {
+	case !v.IsValid() || !isNumberKind(v.Kind()):
+		return nil, fmt.Errorf("takes a number, got %T", n)
+	case v.CanInt():
+		if v.Int() == math.MinInt64 {
+			return nil, fmt.Errorf("of %v overflows", n)
+		}
+		return -v.Int(), nil
+	case v.CanUint():
+		if v.Uint() > math.MaxInt64 {
+			return nil, fmt.Errorf("of %v overflows", n)
+		}
+		return -int64(v.Uint()), nil
+	}
+	return -v.Float(), nil
+}
+
+// listOp records an Append or Prepend of values to the list field name.
+func (u *Update[T]) listOp(name, op string, kind opKind, values []any) *Update[T] {
+	f := u.fieldFor(name, op)
+	if f == nil {
+		return u
+	}
+	ft := f.Type
+	if ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if ft.Kind() != reflect.Slice && ft.Kind() != reflect.Array || ft.Elem().Kind() == reflect.Uint8 {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field of type %s; it takes a list (a slice)", op, f.Type))
+		return u
+	}
+	if len(values) == 0 {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of nothing", op))
+		return u
+	}
+	st := reflect.SliceOf(ft.Elem())
+	list := reflect.MakeSlice(st, 0, len(values))
+	if len(values) == 1 {
+		if v := reflect.ValueOf(values[0]); v.IsValid() && (v.Kind() == reflect.Slice || v.Kind() == reflect.Array) && v.Type().Elem() == ft.Elem() {
+			list = reflect.AppendSlice(list, sliceOf(v))
+			values = nil
+		}
+	}
+	for _, x := range values {
+		ev, ok := convertTo(x, ft.Elem())
+		if !ok {
+			u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a %T value; the elements are %s", op, x, ft.Elem()))
+			return u
+		}
+		list = reflect.Append(list, ev)
+	}
+	if list.Len() == 0 {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of nothing", op))
+		return u
+	}
+	v, ok := asFieldType(list, f.Type)
+	if !ok {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field of type %s; it takes a list (a slice)", op, f.Type))
+		return u
+	}
+	av, ok := u.operand(f, name, op, v)
+	if !ok {
+		return u
+	}
+	if _, isL := av.(*types.AttributeValueMemberL); !isL {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field stored as %s, not a list; Add and Delete change a set", op, avKind(av)))
+		return u
+	}
+	u.ops = append(u.ops, fieldOp{f: f, kind: kind, v: v, av: av, name: op})
+	return u
+}
+
+// setOp records an Add or Delete of elems to the set field f.
+func (u *Update[T]) setOp(f *model.Field, name, op string, kind opKind, elems any) {
+	ft := f.Type
+	if ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	if ft.Kind() != reflect.Slice || ft.Elem().Kind() == reflect.Uint8 {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s with elements on a field of type %s; it takes a set (a slice tagged stringset, numberset or binaryset, or a [][]byte)", op, f.Type))
+		return
+	}
+	set := reflect.MakeSlice(reflect.SliceOf(ft.Elem()), 0, 1)
+	v := reflect.ValueOf(elems)
+	switch {
+	case !v.IsValid():
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of nothing", op))
+		return
+	case (v.Kind() == reflect.Slice || v.Kind() == reflect.Array) && v.Type().Elem() != reflect.TypeOf(byte(0)) || v.Type() == ft:
+		for i := range v.Len() {
+			ev, ok := convertTo(v.Index(i).Interface(), ft.Elem())
+			if !ok {
+				u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a %s value; the elements are %s", op, v.Type(), ft.Elem()))
+				return
+			}
+			set = reflect.Append(set, ev)
+		}
+	default:
+		ev, ok := convertTo(elems, ft.Elem())
+		if !ok {
+			u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a %T value; the elements are %s", op, elems, ft.Elem()))
+			return
+		}
+		set = reflect.Append(set, ev)
+	}
+	if set.Len() == 0 {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of no elements (DynamoDB has no empty sets)", op))
+		return
+	}
+	fv, _ := asFieldType(set, f.Type)
+	av, ok := u.operand(f, name, op, fv)
+	if !ok {
+		return
+	}
+	switch av.(type) {
+	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
+	default:
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s with elements on a field stored as %s, not a set; tag it stringset, numberset or binaryset (Append adds to a list)", op, avKind(av)))
+		return
+	}
+	u.ops = append(u.ops, fieldOp{f: f, kind: kind, v: fv, av: av, name: op})
+}
+
+// sliceOf returns v (a slice or an array) as a slice.
+func sliceOf(v reflect.Value) reflect.Value {
+	if v.Kind() == reflect.Slice {
+		return v
+	}
+	s := reflect.MakeSlice(reflect.SliceOf(v.Type().Elem()), v.Len(), v.Len())
+	reflect.Copy(s, v)
+	return s
+}
+
+// convertTo returns x as a value of type t when it is assignable, or
+// convertible within the same kind (a named string type to string).
+func convertTo(x any, t reflect.Type) (reflect.Value, bool) {
+	v := reflect.ValueOf(x)
+	switch {
+	case !v.IsValid():
+		return reflect.Value{}, false
+	case v.Type().AssignableTo(t):
+		n := reflect.New(t).Elem()
+		n.Set(v)
+		return n, true
+	case v.Type().ConvertibleTo(t) && (v.Kind() == t.Kind() || isNumberKind(v.Kind()) && isNumberKind(t.Kind()) && !v.CanFloat()):
+		if v.CanInt() && reflect.Zero(t).CanInt() && reflect.Zero(t).OverflowInt(v.Int()) {
+			return reflect.Value{}, false
+		}
+		return v.Convert(t), true
+	}
+	return reflect.Value{}, false
+}
+
+// asFieldType returns the slice s as a value of type t: the same slice
+// type, an array of it, or a pointer to either.
+func asFieldType(s reflect.Value, t reflect.Type) (reflect.Value, bool) {
+	base := t
+	if t.Kind() == reflect.Pointer {
+		base = t.Elem()
+	}
+	out := reflect.New(base).Elem()
+	switch base.Kind() {
+	case reflect.Slice:
+		out.Set(s.Convert(base))
+	case reflect.Array:
+		if s.Len() > base.Len() {
+			return reflect.Value{}, false
+		}
+		reflect.Copy(out, s)
+	default:
+		return reflect.Value{}, false
+	}
+	if t.Kind() == reflect.Pointer {
+		return out.Addr(), true
+	}
+	return out, true
+}
+
+// convert returns value as a value of f's type, as Set accepts it:
+// assignable, convertible within its kind, or a value for a pointer field.
+func (u *Update[T]) convert(f *model.Field, name, op string, value any) (reflect.Value, bool) {
+	var v reflect.Value
+	if value == nil {
+		v = reflect.Zero(f.Type)
+	} else {
+		v = reflect.ValueOf(value)
+	}
+	switch {
+	case v.Type().AssignableTo(f.Type):
+	case v.Type().ConvertibleTo(f.Type) && v.Kind() == f.Type.Kind():
+		v = v.Convert(f.Type)
+	case f.Type.Kind() == reflect.Pointer && v.Type().AssignableTo(f.Type.Elem()):
+		p := reflect.New(f.Type.Elem())
+		p.Elem().Set(v)
+		v = p
+	default:
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s with a %s value; the field is %s", op, v.Type(), f.Type))
+		return reflect.Value{}, false
+	}
+	return v, true
+}
+
+// operand encodes v, a value of f's type, as the field is stored.
+func (u *Update[T]) operand(f *model.Field, name, op string, v reflect.Value) (types.AttributeValue, bool) {
+	var one T
+	ov := reflect.ValueOf(&one).Elem()
+	fieldByIndexAlloc(ov, f.Index).Set(v)
+	av, err := u.r.e.marshalFieldPlain(f, ov)
+	if err != nil {
+		u.errs = append(u.errs, &ValidationError{Entity: u.r.e.name, Field: name, Reason: "cannot encode", Err: err})
+		return nil, false
+	}
+	if av == nil {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a value the field stores as no attribute (empty, with omitempty)", op))
+		return nil, false
+	}
+	if _, null := av.(*types.AttributeValueMemberNULL); null {
+		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a value the field stores as NULL", op))
+		return nil, false
+	}
+	return av, true
+}
+
+// avKind names the DynamoDB type of av.
+func avKind(av types.AttributeValue) string {
+	switch av.(type) {
+	case *types.AttributeValueMemberS:
+		return "a string (S)"
+	case *types.AttributeValueMemberN:
+		return "a number (N)"
+	case *types.AttributeValueMemberB:
+		return "binary (B)"
+	case *types.AttributeValueMemberBOOL:
+		return "a boolean (BOOL)"
+	case *types.AttributeValueMemberL:
+		return "a list (L)"
+	case *types.AttributeValueMemberM:
+		return "a map (M)"
+	case *types.AttributeValueMemberSS:
+		return "a string set (SS)"
+	case *types.AttributeValueMemberNS:
+		return "a number set (NS)"
+	case *types.AttributeValueMemberBS:
+		return "a binary set (BS)"
+	}
+	return fmt.Sprintf("%T", av)
+}
+
+// apply applies o to dst, the field's value as read (present says whether
+// the item had the attribute), as DynamoDB would.
+func (o fieldOp) apply(dst reflect.Value, present bool) error {
+	if o.kind == opAdd {
+		return addTo(dst, o.n)
+	}
+	if o.kind == opIfNotExists {
+		if !present {
+			dst.Set(o.v)
+		}
+		return nil
+	}
+	ptr := dst.Kind() == reflect.Pointer
+	cur := dst
+	if ptr {
+		if dst.IsNil() {
+			cur = reflect.Zero(dst.Type().Elem())
+		} else {
+			cur = dst.Elem()
+		}
+	}
+	arg := o.v
+	if arg.Kind() == reflect.Pointer {
+		arg = arg.Elem()
+	}
+	if cur.Kind() == reflect.Array {
+		return fmt.Errorf("%s on an array field cannot be computed in Go; use a slice", o.name)
+	}
+	var res reflect.Value
+	switch o.kind {
+	case opAppend:
+		res = reflect.AppendSlice(reflect.AppendSlice(reflect.MakeSlice(cur.Type(), 0, cur.Len()+arg.Len()), cur), arg)
+	case opPrepend:
+		res = reflect.AppendSlice(reflect.AppendSlice(reflect.MakeSlice(cur.Type(), 0, cur.Len()+arg.Len()), arg), cur)
+	case opAddSet:
+		res = reflect.AppendSlice(reflect.MakeSlice(cur.Type(), 0, cur.Len()+arg.Len()), cur)
+		for i := range arg.Len() {
+			if !sliceHas(res, arg.Index(i)) {
+				res = reflect.Append(res, arg.Index(i))
+			}
+		}
+	case opDeleteSet:
+		res = reflect.MakeSlice(cur.Type(), 0, cur.Len())
+		for i := range cur.Len() {
+			if !sliceHas(arg, cur.Index(i)) {
+				res = reflect.Append(res, cur.Index(i))
+			}
+		}
+		if res.Len() == 0 {
+			dst.Set(reflect.Zero(dst.Type())) // DynamoDB removes an emptied set
+			return nil
+		}
+	}
+	if ptr {
+		p := reflect.New(res.Type())
+		p.Elem().Set(res)
+		res = p
+	}
+	dst.Set(res)
+	return nil
+}
+
+// sliceHas reports whether s has an element equal to x (bytes compared by
+// content, numbers by value).
+func sliceHas(s, x reflect.Value) bool {
+	for i := range s.Len() {
+		e := s.Index(i)
+		if b, ok := x.Interface().([]byte); ok {
+			if eb, ok := e.Interface().([]byte); ok && bytes.Equal(b, eb) {
+				return true
+			}
+			continue
+		}
+		if e.Equal(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// write writes o into the update expression. Its operand value goes out
+// as encoded; an added number as attributevalue encodes it.
+func (o fieldOp) write(b *expr.Builder, ub *expr.Update) error {
+	name := b.Name(o.f.Attr)
+	switch o.kind {
+	case opAdd:
+		n, err := attributevalue.Marshal(o.n)
+		if err != nil {
+			return err
+		}
+		ub.Add(name, b.Value(n))
+	case opAddSet:
+		ub.Add(name, b.Value(o.av))
+	case opDeleteSet:
+		ub.Delete(name, b.Value(o.av))
+	case opIfNotExists:
+		ub.SetIfNotExists(name, b.Value(o.av))
+	case opAppend, opPrepend:
+		cur := expr.IfNotExists(name, b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}))
+		if o.kind == opAppend {
+			ub.Set(name, expr.ListAppend(cur, b.Value(o.av)))
+		} else {
+			ub.Set(name, expr.ListAppend(b.Value(o.av), cur))
+		}
+	}
+	return nil
+}
