@@ -64,18 +64,27 @@ cross:
 	done; done
 
 ## fuzz: run the key codec fuzz target for FUZZTIME (default 30s), then the
-## attribute codec's (FuzzCodec in ./internal/codec)
+## attribute codec's (FuzzCodec in ./internal/codec), then one target per key
+## format (FuzzFormat* in ./internal/keys, found by name) for FORMAT_FUZZTIME each
+## (default 10s)
 FUZZTIME ?= 30s
+FORMAT_FUZZTIME ?= 10s
 # fuzzpkg prints the package directory whose tests define fuzz target $(1).
 fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' | head -1)")
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzKeyCodec)
 	$(GO) test -run '^$$' -fuzz '^FuzzCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzCodec)
+	@set -e; for f in $$(grep -rho --include='*_test.go' '^func FuzzFormat[A-Za-z0-9]*' ./internal/keys | sed 's/^func //'); do \
+		echo "$(GO) test -run '^$$' -fuzz '^$$f\$$' -fuzztime $(FORMAT_FUZZTIME) ./internal/keys"; \
+		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FORMAT_FUZZTIME) -fuzzminimizetime 2000x ./internal/keys; \
+	done
 
-## fuzz-short: the same two fuzz targets for CI_FUZZTIME each (default 15s)
+## fuzz-short: the same fuzz targets for CI_FUZZTIME each (default 15s), the
+## format targets for CI_FORMAT_FUZZTIME each (default 5s)
 CI_FUZZTIME ?= 15s
+CI_FORMAT_FUZZTIME ?= 5s
 fuzz-short:
-	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME)
+	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME) FORMAT_FUZZTIME=$(CI_FORMAT_FUZZTIME)
 
 ## testcontainers: the testcontainers launcher's own module (its tests skip, saying
 ## why, where there is no Docker engine; SINGLETABLE_REQUIRE_DOCKER=1 makes that a failure)

@@ -78,7 +78,7 @@ func (r *Repo[T]) BatchGet(ctx context.Context, keys []T, optFns ...func(*BatchG
 		err := errs[i]
 		if err == nil && item != nil && r.isMine(item) { // another entity's item under this key is not ours to return
 			var v T
-			if v, err = r.e.decode(item); err == nil {
+			if v, err = r.e.decode(r.t, item); err == nil {
 				out = append(out, v)
 			}
 		}
@@ -156,7 +156,7 @@ type batchGet struct {
 // chunk reads the keys at pending (positions in g.keys) until they are
 // all processed or the retry budget is spent; what is left then fails.
 func (g *batchGet) chunk(ctx context.Context, pending []int) {
-	client, table := g.t.client, g.t.name
+	client, table := g.t.api(ctx), g.t.name
 	err := sendUntilDone(ctx, g.policy, "BatchGetItem", func(ctx context.Context) (bool, error) {
 		ka := g.ka
 		ka.Keys = make([]map[string]types.AttributeValue, len(pending))

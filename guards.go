@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -95,7 +96,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		}
 		// Stored as epoch seconds, and not at all when zero: keys hold
 		// it the same way (to the second, absent when zero).
-		g.ttl.Seconds, g.ttl.OmitEmpty = true, true
+		g.ttl.Form, g.ttl.OmitEmpty = codec.TimeUnix, true
 		for _, p := range e.indexes {
 			if p.multi && slices.Contains(p.deps, g.ttl) {
 				return validationErr(e.name, s.TTL, "TTL: the field is a key attribute of multi-attribute index %s, whose type the table declares from the Go type, but DynamoDB's TTL is stored as a number of epoch seconds; index a copy of the time in another field", p.name)
@@ -253,6 +254,12 @@ func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.Attribu
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
+		inKey := func(f *model.Field) bool { return slices.Contains(r.e.pk.fields, f) || slices.Contains(r.e.sk.fields, f) }
+		if r.e.foreign.matchKeys || slices.ContainsFunc(fields, inKey) {
+			// isMine parses the key; a key field of a unique tuple may be
+			// held only in the key (KeyOnly, or another service's item).
+			attrs = appendAttr(attrs, r.t.opts.SortKey)
+		}
 		for _, f := range fields {
 			attrs = append(attrs, f.Attr)
 		}
@@ -261,7 +268,7 @@ func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.Attribu
 		}
 		in.ProjectionExpression, in.ExpressionAttributeNames = projectionExpr(attrs)
 	}
-	out, err := r.t.client.GetItem(ctx, in)
+	out, err := r.t.planAPI(ctx).GetItem(ctx, in)
 	if err != nil {
 		return writeplan.Snapshot{}, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
 	}
@@ -278,7 +285,7 @@ func (r *Repo[T]) snapValue(s writeplan.Snapshot) (*T, error) {
 	if s.Item == nil || !r.isMine(s.Item) {
 		return nil, nil
 	}
-	v, err := r.e.decode(s.Item)
+	v, err := r.e.decode(r.t, s.Item)
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func (e *DuplicateError) Is(target error) bool { return target == ErrAlreadyExis
 // transaction that claims the missing and stale ones.
 func (r *Repo[T]) planClaim(ctx context.Context, item map[string]types.AttributeValue) (*migration.Claim, error) {
 	t := r.t
-	v, err := r.e.decode(item)
+	v, err := r.e.decode(r.t, item)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ func (r *Repo[T]) holdsValue(u *uniquePlan, hold, key map[string]types.Attribute
 	if len(hold) == 0 || !r.isMine(hold) {
 		return false, nil
 	}
-	hv, err := r.e.decode(hold)
+	hv, err := r.e.decode(r.t, hold)
 	if err != nil {
 		return false, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -178,7 +179,9 @@ func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	return c
 }
 
-// Fields limits the attributes read to the named Go fields (plus the keys).
+// Fields limits the attributes read to the named Go fields, plus the keys
+// (which give back the fields of the primary key templates, as for
+// [ReadOptions].Fields).
 func (q *Query[T]) Fields(names ...string) *Query[T] {
 	c := q.clone()
 	c.project = append(append([]string(nil), q.project...), names...)
@@ -402,7 +405,7 @@ func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.
 	var b expr.Builder
 	keyCond := writeKeyConds(&b, conds)
 	// Only this entity's items: a partition may hold several entity types.
-	filter := expr.Compare(b.Name(t.opts.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
+	filter := e.typeFilter(&b, &t.opts)
 	if q.filter != nil {
 		user, err := b.Conditions(e.condNames(t, "filter"), *q.filter)
 		if err != nil {
@@ -502,7 +505,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		return nil, false, err
 	}
 	n := len(q.fields)
-	last := sk.fields[n-1]
+	last, place := sk.fields[n-1], sk.places[n-1]
 	// P: the rendered key up to the last named field's value; L: the literal
 	// after that value ("" at the end of the template).
 	var P strings.Builder
@@ -527,7 +530,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		fv, _ := f.Get(kv)
 		var err error
 		if buf, err = sk.places[i].AppendValue(buf[:0], fv); err != nil {
-			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.Name}, Err: err}
+			return nil, false, valueKeyError(e.name, q.index, attr, f, err)
 		}
 		P.Write(buf)
 		i++
@@ -538,9 +541,9 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}}
 		}
 		fv, _ := last.Get(v)
-		b, err := sk.places[n-1].AppendValue(nil, fv)
+		b, err := place.AppendValue(nil, fv)
 		if err != nil {
-			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}, Err: err}
+			return "", valueKeyError(e.name, q.index, attr, last, err)
 		}
 		return string(b), nil
 	}
@@ -562,13 +565,17 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	}
 	switch q.kind {
 	case sortBeginsWith:
-		if k := last.Type.Kind(); k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
-			return nil, false, validationErr(e.name, last.Name, "BeginsWith needs a string field, not %s", last.Type)
+		if k := last.Type.Kind(); place.Format == keys.Escaped && k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
+			return nil, false, validationErr(e.name, last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", last.Type)
 		}
 		if q.prefix == "" && prefix == "" {
 			return nil, false, nil
 		}
-		return keyCmp(attr, opBeginsWith, string(keys.AppendEscaped([]byte(prefix), q.prefix))), false, nil
+		b, err := place.AppendPrefix([]byte(prefix), q.prefix)
+		if err != nil {
+			return nil, false, valueKeyError(e.name, q.index, attr, last, err)
+		}
+		return keyCmp(attr, opBeginsWith, string(b)), false, nil
 	case sortBetween:
 		lo, err := encode(kv)
 		if err != nil {
@@ -598,10 +605,17 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 			return between(prefix+E, prefix+maxRune)
 		}
 	case Gt:
+		// Escaped values continue with bytes from '%' up, and the
+		// delimiter after them is below it, so E+"%" is above every key
+		// holding E and at or below every key holding more.
+		above := E + "%"
+		if place.Format != keys.Escaped {
+			above = formattedAbove(E, L)
+		}
 		if prefix == "" {
-			c = keyCmp(attr, expr.OpGe, E+"%")
+			c = keyCmp(attr, expr.OpGe, above)
 		} else {
-			return between(prefix+E+"%", prefix+maxRune)
+			return between(prefix+above, prefix+maxRune)
 		}
 	case Le:
 		if prefix == "" {
@@ -612,6 +626,8 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	case Lt:
 		if prefix == "" {
 			c = keyCmp(attr, expr.OpLt, E)
+		} else if place.Format != keys.Escaped {
+			return between(prefix, prefix+formattedBelow(E))
 		} else {
 			return between(prefix, prefix+predecessor(E)+maxRune)
 		}
@@ -628,6 +644,32 @@ func (q *Query[T]) renderedPrefixValues(sk compiledKey, kv reflect.Value, n int)
 		out = append(out, string(b))
 	}
 	return out
+}
+
+// formattedAbove returns the lowest string, after the prefix, of the keys
+// whose value for a formatted placeholder is above E (L is the literal
+// after it): every key holding E is prefix+E+L+… (below prefix+E+L+maxRune,
+// which no key equals) or, at the end of the template, prefix+E itself,
+// whose successor is E+"\x00". A raw value continuing E is above both
+// when it holds no byte below the delimiter (the catalog lint warns where
+// it may).
+func formattedAbove(E, L string) string {
+	if L == "" {
+		return E + "\x00"
+	}
+	return E + L + maxRune
+}
+
+// formattedBelow returns the highest string of the keys whose value for a
+// formatted placeholder is below E (an inclusive bound): the strings below
+// E are those at or below E without its last byte when that byte is NUL,
+// and otherwise those below E with its last rune decremented, followed by
+// anything (maxRune).
+func formattedBelow(E string) string {
+	if E[len(E)-1] == 0 {
+		return E[:len(E)-1]
+	}
+	return predecessor(E) + maxRune
 }
 
 // predecessor returns E with its last rune decremented: every encoded value
@@ -752,7 +794,7 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 			// the page gets no cursor to an empty page.
 			in.Limit = aws.Int32(int32(min(q.limit-len(page.Items)+1, 1000)))
 		}
-		out, err := q.r.t.client.Query(ctx, in)
+		out, err := q.r.t.api(ctx).Query(ctx, in)
 		if err != nil {
 			return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 		}
@@ -762,16 +804,19 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		}
 		page.Items = slices.Grow(page.Items, grow)
 		for i, item := range out.Items {
+			if q.notMine(item) {
+				continue
+			}
 			// Decode in place: no copy of T per item.
 			n := len(page.Items)
 			page.Items = page.Items[:n+1]
-			if err := q.r.e.decodeInto(item, &page.Items[n]); err != nil {
+			if err := q.r.e.decodeInto(q.r.t, item, &page.Items[n]); err != nil {
 				return Page[T]{}, err
 			}
 			if q.limit > 0 && len(page.Items) == q.limit {
-				more := i < len(out.Items)-1
+				more := i < len(out.Items)-1 && (!q.r.e.foreign.matchKeys || slices.ContainsFunc(out.Items[i+1:], q.mine))
 				if !more && out.LastEvaluatedKey != nil {
-					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey); err != nil {
+					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey, q.mine); err != nil {
 						return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 					}
 				}
@@ -794,20 +839,35 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	}
 }
 
+// mine reports whether an item the query's filter let through is the
+// entity's: always, unless the entity matches keys, whose untyped items
+// the filter checks only by their keys' constant text, and whose key must
+// also parse with the entity's templates (see Entity.owns).
+func (q *Query[T]) mine(item map[string]types.AttributeValue) bool {
+	return !q.r.e.foreign.matchKeys || q.r.e.owns(&q.r.t.opts, item)
+}
+
+// notMine is !mine, with the test of matchKeys inlined on the fast path.
+func (q *Query[T]) notMine(item map[string]types.AttributeValue) bool {
+	return q.r.e.foreign.matchKeys && !q.r.e.owns(&q.r.t.opts, item)
+}
+
 // moreAfter reports whether the query in still returns an item after
 // start: a page that filled its Limit exactly at the end of a response
 // that had more to read looks ahead, so that it gives a cursor only when
 // another item follows. Filters (the entity type's included) may drop
-// whole responses, so it reads on until an item or the end.
-func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue) (bool, error) {
+// whole responses, so it reads on until an item or the end. Only items
+// mine accepts count (for an entity matching keys the filter's verdict on
+// an untyped item is not final, see Query.mine).
+func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue, mine func(map[string]types.AttributeValue) bool) (bool, error) {
 	la := *in
 	la.ExclusiveStartKey = start
 	for {
-		out, err := t.client.Query(ctx, &la)
+		out, err := t.api(ctx).Query(ctx, &la)
 		if err != nil {
 			return false, err
 		}
-		if len(out.Items) > 0 {
+		if slices.ContainsFunc(out.Items, mine) {
 			return true, nil
 		}
 		if out.LastEvaluatedKey == nil {
@@ -842,13 +902,16 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
 				in.Limit = aws.Int32(int32(min(q.limit-n, 1000)))
 			}
-			out, err := q.r.t.client.Query(ctx, in)
+			out, err := q.r.t.api(ctx).Query(ctx, in)
 			if err != nil {
 				yield(zero, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err))
 				return
 			}
 			for _, item := range out.Items {
-				v, err := q.r.e.decode(item)
+				if q.notMine(item) {
+					continue
+				}
+				v, err := q.r.e.decode(q.r.t, item)
 				if !yield(v, err) || err != nil {
 					return
 				}
@@ -889,17 +952,48 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	}
 	total := 0
 	in := p.in
+	if q.r.e.foreign.matchKeys {
+		q.countByKeys(in)
+	}
 	for {
-		out, err := q.r.t.client.Query(ctx, in)
+		out, err := q.r.t.api(ctx).Query(ctx, in)
 		if err != nil {
 			return 0, fmt.Errorf("singletable: count %s: %w", q.r.e.name, err)
 		}
-		total += int(out.Count)
+		if in.Select != types.SelectCount {
+			for _, item := range out.Items {
+				if q.mine(item) {
+					total++
+				}
+			}
+		} else {
+			total += int(out.Count)
+		}
 		if out.LastEvaluatedKey == nil {
 			return total, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+}
+
+// countByKeys makes a count of an entity matching keys read the keys and
+// the entity type of the items instead (the filter's verdict on an untyped
+// item is not final, see Query.mine): Count checks each.
+func (q *Query[T]) countByKeys(in *dynamodb.QueryInput) {
+	o := &q.r.t.opts
+	names := maps.Clone(in.ExpressionAttributeNames)
+	refs := make([]string, 0, 3)
+	for i, a := range []string{o.PartitionKey, o.SortKey, o.EntityTypeAttr} {
+		if a == "" {
+			continue
+		}
+		ref := fmt.Sprintf("#k%d", i)
+		names[ref] = a
+		refs = append(refs, ref)
+	}
+	in.Select = types.SelectSpecificAttributes
+	in.ProjectionExpression = aws.String(strings.Join(refs, ", "))
+	in.ExpressionAttributeNames = names
 }
 
 // Request returns the QueryInput the query would send first, without

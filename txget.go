@@ -61,7 +61,7 @@ func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 		if len(item) == 0 || !r.isMine(item) {
 			return func() { var zero T; *dest = zero }, false, nil
 		}
-		v, err := r.e.decode(item)
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, false, err
 		}
@@ -122,7 +122,7 @@ func TxGet(ctx context.Context, ops ...GetOp) (found []bool, err error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := ops[0].table.client.TransactGetItems(ctx, in)
+	out, err := ops[0].table.api(ctx).TransactGetItems(ctx, in)
 	if err != nil {
 		var tce *types.TransactionCanceledException
 		if errors.As(err, &tce) {
