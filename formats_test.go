@@ -312,15 +312,15 @@ func TestKeyFormatsRawNames(t *testing.T) {
 					want = append(want, n)
 				}
 			}
-			assert.Equal(t, want, candidateNames(got), "Name %v %q", op, pivot)
+			assert.Equal(t, want, candidateNamesFormats(got), "Name %v %q", op, pivot)
 		}
 	}
 	begins, err := candidates.Query(RawCandidate{Election: "Favorite Language"}).BeginsWith("Go", "Name").Collect(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"Go", "Go\x00x", "Go Lang", "Gopher"}, candidateNames(begins))
+	assert.Equal(t, []string{"Go", "Go\x00x", "Go Lang", "Gopher"}, candidateNamesFormats(begins))
 	between, err := candidates.Query(RawCandidate{Election: "Favorite Language", Name: "C#"}).Between(RawCandidate{Name: "Go Lang"}, "Name").Collect(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"C#", "C++", "Go", "Go\x00x", "Go Lang"}, candidateNames(between))
+	assert.Equal(t, []string{"C#", "C++", "Go", "Go\x00x", "Go Lang"}, candidateNamesFormats(between))
 }
 
 func cmpHolds(op singletable.SortOp, c int) bool {
@@ -337,7 +337,7 @@ func cmpHolds(op singletable.SortOp, c int) bool {
 	return c >= 0
 }
 
-func candidateNames(cs []RawCandidate) []string {
+func candidateNamesFormats(cs []RawCandidate) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Name)
@@ -488,7 +488,7 @@ func TestKeyFormatsCursors(t *testing.T) {
 			require.Less(t, pages, 10)
 			p, err := q.After(cur).Page(ctx)
 			require.NoError(t, err)
-			all = append(all, candidateNames(p.Items)...)
+			all = append(all, candidateNamesFormats(p.Items)...)
 			if cur = p.Cursor; cur == "" {
 				break
 			}
