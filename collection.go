@@ -198,6 +198,9 @@ type Target struct {
 	n      int
 	decode func(item map[string]types.AttributeValue) (any, error)
 	names  attrNamer // resolves the names of a collection's filter
+	// keysMatch, set when the entity matches keys (Schema.MatchKeys),
+	// reports whether an item without the entity type attribute is its.
+	keysMatch func(item map[string]types.AttributeValue) bool
 }
 
 // Count returns how many items the target has received.
@@ -208,8 +211,8 @@ func (t *Target) Entity() string { return t.entity }
 
 // Into returns a target appending r's items to *dst.
 func (r *Repo[T]) Into(dst *[]T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(item)
+	return &Target{entity: r.e.name, table: r.t, names: r.e, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
@@ -222,8 +225,8 @@ func (r *Repo[T]) Into(dst *[]T) *Target {
 // type is an error. *dst is left as it is when there is none: check
 // [Target.Count].
 func (r *Repo[T]) IntoOne(dst *T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(item)
+	return &Target{entity: r.e.name, table: r.t, names: r.e, keysMatch: r.keysMatch(), one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
@@ -235,8 +238,8 @@ func (r *Repo[T]) IntoOne(dst *T) *Target {
 // IntoFunc returns a target calling fn with each of r's items; an error
 // from fn stops the read and is returned.
 func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(item)
+	return &Target{entity: r.e.name, table: r.t, names: r.e, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
@@ -247,8 +250,8 @@ func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
 // Member returns a target that decodes r's items and stores them nowhere:
 // for [Collection.All], which yields the decoded values.
 func (r *Repo[T]) Member() *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(item)
+	return &Target{entity: r.e.name, table: r.t, names: r.e, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
@@ -256,10 +259,25 @@ func (r *Repo[T]) Member() *Target {
 	}}
 }
 
+// keysMatch is the Target's test of an untyped item: nil unless the entity
+// matches keys.
+func (r *Repo[T]) keysMatch() func(item map[string]types.AttributeValue) bool {
+	if !r.e.foreign.matchKeys {
+		return nil
+	}
+	return func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
+}
+
 // UnknownTypeError reports an item of a collection whose entity type no
 // target accepts (Type is "" when the item has no entity type attribute).
+// An item without one goes to the target whose entity matches keys
+// ([Schema].MatchKeys) and whose templates parse its key; Ambiguous names
+// the entities when several do.
 type UnknownTypeError struct {
 	Type string
+	// Ambiguous names the target entities matching keys whose templates
+	// all parse the key of an item without an entity type.
+	Ambiguous []string
 	// Key is the item's primary key.
 	Key map[string]types.AttributeValue
 
@@ -268,6 +286,9 @@ type UnknownTypeError struct {
 
 // Error names the type and the item.
 func (e *UnknownTypeError) Error() string {
+	if e.Type == "" && len(e.Ambiguous) > 0 {
+		return fmt.Sprintf("singletable: collection: item %s has no entity type and its key parses with the templates of several targets (%s): ambiguous", e.keys.text(e.Key), strings.Join(e.Ambiguous, ", "))
+	}
 	if e.Type == "" {
 		return fmt.Sprintf("singletable: collection: item %s has no entity type", e.keys.text(e.Key))
 	}
@@ -279,6 +300,7 @@ type collPlan struct {
 	in      *dynamodb.QueryInput
 	bind    [16]byte
 	targets map[string]*Target
+	untyped []*Target // the targets whose entities match keys
 }
 
 func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error) {
@@ -287,6 +309,7 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 		errs = append(errs, validationErr("", "", "collection: no targets"))
 	}
 	byType := make(map[string]*Target, len(targets))
+	var untyped []*Target
 	for _, tg := range targets {
 		if tg == nil {
 			errs = append(errs, validationErr("", "", "collection: nil target"))
@@ -299,6 +322,9 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 			errs = append(errs, validationErr(tg.entity, "", "collection: target's repository is bound to table %s, the collection reads %s", tg.table.name, c.t.name))
 		}
 		byType[tg.entity] = tg
+		if tg.keysMatch != nil {
+			untyped = append(untyped, tg)
+		}
 	}
 	if c.index != "" && c.consistent {
 		errs = append(errs, validationErr("", c.index, "global secondary indexes do not support consistent reads"))
@@ -346,7 +372,7 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	}
 	// A collection cursor is bound to the partition and direction, not to
 	// the targets: another set of targets resumes at the same place.
-	p := &collPlan{in: in, bind: cursorBinding(c.t.name, c.index, "\x00collection", c.partition, dir), targets: byType}
+	p := &collPlan{in: in, bind: cursorBinding(c.t.name, c.index, "\x00collection", c.partition, dir), targets: byType, untyped: untyped}
 	if c.after != "" {
 		start, err := c.t.decodeCursor(c.after, p.bind, c.cursorKeys)
 		if err != nil {
@@ -367,11 +393,15 @@ func (c *Collection) route(p *collPlan, item map[string]types.AttributeValue) (v
 		typ = s.Value
 	}
 	tg := p.targets[typ]
+	var ambiguous []string
+	if _, typed := item[c.t.opts.EntityTypeAttr]; !typed && len(p.untyped) > 0 {
+		tg, ambiguous = routeUntyped(p.untyped, item)
+	}
 	if tg == nil {
 		if c.skipUnknown {
 			return nil, false, nil
 		}
-		return nil, false, &UnknownTypeError{Type: typ, Key: c.t.primaryKeyOf(item), keys: c.t.keyNames()}
+		return nil, false, &UnknownTypeError{Type: typ, Ambiguous: ambiguous, Key: c.t.primaryKeyOf(item), keys: c.t.keyNames()}
 	}
 	if tg.one && tg.n > 0 {
 		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for IntoOne (second is %s)", tg.entity, c.t.keyText(item))
@@ -382,6 +412,31 @@ func (c *Collection) route(p *collPlan, item map[string]types.AttributeValue) (v
 	}
 	tg.n++
 	return v, true, nil
+}
+
+// routeUntyped returns the one target among untyped whose entity's
+// templates parse item's key; nil and the entities' names when several do
+// (never guess), nil and none when no one does.
+func routeUntyped(untyped []*Target, item map[string]types.AttributeValue) (*Target, []string) {
+	var found *Target
+	var names []string
+	for _, tg := range untyped {
+		if !tg.keysMatch(item) {
+			continue
+		}
+		if found != nil {
+			if names == nil {
+				names = []string{found.entity}
+			}
+			names = append(names, tg.entity)
+			continue
+		}
+		found = tg
+	}
+	if names != nil {
+		return nil, names
+	}
+	return found, nil
 }
 
 // fillLimit sizes the next request to the items still wanted. Page asks

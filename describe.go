@@ -25,6 +25,9 @@ type TableDescription struct {
 	// is "" for a table without a sort key); EntityTypeAttr names the
 	// attribute holding each item's entity type.
 	PartitionKey, SortKey, EntityTypeAttr string
+	// OmitEntityType is set when the table never writes the entity type
+	// attribute ([TableOptions].OmitEntityType).
+	OmitEntityType bool
 	// Entities are the bound entities, in the order they were bound.
 	Entities []EntityDescription
 	// Indexes are the global secondary indexes the entities declare, by
@@ -65,6 +68,11 @@ type EntityDescription struct {
 	// Version, CreatedAt, UpdatedAt and TTL name the Go fields the library
 	// manages ("" when not declared).
 	Version, CreatedAt, UpdatedAt, TTL string
+	// MatchKeys is set when items without the entity type attribute are
+	// recognised by their key shape ([Schema].MatchKeys); KeyOnly lists
+	// the fields held only in the key ([Schema].KeyOnly).
+	MatchKeys bool
+	KeyOnly   []string
 	// Fields are the stored fields, in struct order.
 	Fields []FieldDescription
 }
@@ -125,7 +133,7 @@ type EntityIndexDescription struct {
 // [TableDescription]; it sends no request.
 func (t *Table) Describe() TableDescription {
 	d := TableDescription{Name: t.name, PartitionKey: t.opts.PartitionKey,
-		SortKey: t.opts.SortKey, EntityTypeAttr: t.opts.EntityTypeAttr}
+		SortKey: t.opts.SortKey, EntityTypeAttr: t.opts.EntityTypeAttr, OmitEntityType: t.opts.OmitEntityType}
 	t.mu.RLock()
 	ents := slices.Clone(t.entities)
 	t.mu.RUnlock()
@@ -167,6 +175,10 @@ func (e *Entity[T]) describe(o TableOptions) EntityDescription {
 		d.Unique = append(d.Unique, f.Name)
 	}
 	d.Version, d.CreatedAt, d.UpdatedAt, d.TTL = name(g.version), name(g.created), name(g.updated), name(g.ttl)
+	d.MatchKeys = e.foreign.matchKeys
+	for _, f := range e.foreign.keyOnly {
+		d.KeyOnly = append(d.KeyOnly, f.Name)
+	}
 	for _, f := range e.fields {
 		d.Fields = append(d.Fields, FieldDescription{f.Name, f.Attr})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -178,7 +179,9 @@ func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	return c
 }
 
-// Fields limits the attributes read to the named Go fields (plus the keys).
+// Fields limits the attributes read to the named Go fields, plus the keys
+// (which give back the fields of the primary key templates, as for
+// [ReadOptions].Fields).
 func (q *Query[T]) Fields(names ...string) *Query[T] {
 	c := q.clone()
 	c.project = append(append([]string(nil), q.project...), names...)
@@ -402,7 +405,7 @@ func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.
 	var b expr.Builder
 	keyCond := writeKeyConds(&b, conds)
 	// Only this entity's items: a partition may hold several entity types.
-	filter := expr.Compare(b.Name(t.opts.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
+	filter := e.typeFilter(&b, &t.opts)
 	if q.filter != nil {
 		user, err := b.Conditions(e.condNames(t, "filter"), *q.filter)
 		if err != nil {
@@ -801,16 +804,19 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		}
 		page.Items = slices.Grow(page.Items, grow)
 		for i, item := range out.Items {
+			if q.notMine(item) {
+				continue
+			}
 			// Decode in place: no copy of T per item.
 			n := len(page.Items)
 			page.Items = page.Items[:n+1]
-			if err := q.r.e.decodeInto(item, &page.Items[n]); err != nil {
+			if err := q.r.e.decodeInto(q.r.t, item, &page.Items[n]); err != nil {
 				return Page[T]{}, err
 			}
 			if q.limit > 0 && len(page.Items) == q.limit {
-				more := i < len(out.Items)-1
+				more := i < len(out.Items)-1 && (!q.r.e.foreign.matchKeys || slices.ContainsFunc(out.Items[i+1:], q.mine))
 				if !more && out.LastEvaluatedKey != nil {
-					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey); err != nil {
+					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey, q.mine); err != nil {
 						return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 					}
 				}
@@ -833,12 +839,27 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	}
 }
 
+// mine reports whether an item the query's filter let through is the
+// entity's: always, unless the entity matches keys, whose untyped items
+// the filter checks only by their keys' constant text, and whose key must
+// also parse with the entity's templates (see Entity.owns).
+func (q *Query[T]) mine(item map[string]types.AttributeValue) bool {
+	return !q.r.e.foreign.matchKeys || q.r.e.owns(&q.r.t.opts, item)
+}
+
+// notMine is !mine, with the test of matchKeys inlined on the fast path.
+func (q *Query[T]) notMine(item map[string]types.AttributeValue) bool {
+	return q.r.e.foreign.matchKeys && !q.r.e.owns(&q.r.t.opts, item)
+}
+
 // moreAfter reports whether the query in still returns an item after
 // start: a page that filled its Limit exactly at the end of a response
 // that had more to read looks ahead, so that it gives a cursor only when
 // another item follows. Filters (the entity type's included) may drop
-// whole responses, so it reads on until an item or the end.
-func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue) (bool, error) {
+// whole responses, so it reads on until an item or the end. Only items
+// mine accepts count (for an entity matching keys the filter's verdict on
+// an untyped item is not final, see Query.mine).
+func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue, mine func(map[string]types.AttributeValue) bool) (bool, error) {
 	la := *in
 	la.ExclusiveStartKey = start
 	for {
@@ -846,7 +867,7 @@ func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start ma
 		if err != nil {
 			return false, err
 		}
-		if len(out.Items) > 0 {
+		if slices.ContainsFunc(out.Items, mine) {
 			return true, nil
 		}
 		if out.LastEvaluatedKey == nil {
@@ -887,7 +908,10 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 				return
 			}
 			for _, item := range out.Items {
-				v, err := q.r.e.decode(item)
+				if q.notMine(item) {
+					continue
+				}
+				v, err := q.r.e.decode(q.r.t, item)
 				if !yield(v, err) || err != nil {
 					return
 				}
@@ -928,17 +952,48 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	}
 	total := 0
 	in := p.in
+	if q.r.e.foreign.matchKeys {
+		q.countByKeys(in)
+	}
 	for {
 		out, err := q.r.t.client.Query(ctx, in)
 		if err != nil {
 			return 0, fmt.Errorf("singletable: count %s: %w", q.r.e.name, err)
 		}
-		total += int(out.Count)
+		if in.Select != types.SelectCount {
+			for _, item := range out.Items {
+				if q.mine(item) {
+					total++
+				}
+			}
+		} else {
+			total += int(out.Count)
+		}
 		if out.LastEvaluatedKey == nil {
 			return total, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+}
+
+// countByKeys makes a count of an entity matching keys read the keys and
+// the entity type of the items instead (the filter's verdict on an untyped
+// item is not final, see Query.mine): Count checks each.
+func (q *Query[T]) countByKeys(in *dynamodb.QueryInput) {
+	o := &q.r.t.opts
+	names := maps.Clone(in.ExpressionAttributeNames)
+	refs := make([]string, 0, 3)
+	for i, a := range []string{o.PartitionKey, o.SortKey, o.EntityTypeAttr} {
+		if a == "" {
+			continue
+		}
+		ref := fmt.Sprintf("#k%d", i)
+		names[ref] = a
+		refs = append(refs, ref)
+	}
+	in.Select = types.SelectSpecificAttributes
+	in.ProjectionExpression = aws.String(strings.Join(refs, ", "))
+	in.ExpressionAttributeNames = names
 }
 
 // Request returns the QueryInput the query would send first, without
