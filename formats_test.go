@@ -123,7 +123,7 @@ func formatTables(t *testing.T) formatRepos {
 
 // rawPut writes an item with the raw SDK, as another service would
 // (strings as S, integers as N).
-func rawPut(t *testing.T, c *countingClient, table string, item map[string]any) {
+func rawPutMap(t *testing.T, c *countingClient, table string, item map[string]any) {
 	t.Helper()
 	av := map[string]types.AttributeValue{}
 	for k, v := range item {
@@ -200,7 +200,7 @@ func TestKeyFormatsEventLog(t *testing.T) {
 	events := r.events
 	base := time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
 	for seq := 1; seq <= 3; seq++ {
-		rawPut(t, c, tbl.Name(), map[string]any{"PK": "EVENTS", "SK": fmt.Sprintf("%08d#%s", seq, base.Add(time.Duration(seq)*time.Second).Format(time.RFC3339)),
+		rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "EVENTS", "SK": fmt.Sprintf("%08d#%s", seq, base.Add(time.Duration(seq)*time.Second).Format(time.RFC3339)),
 			"EntityType": "VoteEvent", "event_type": "VOTE_CAST",
 			"sequence": seq, "timestamp": base.Add(time.Duration(seq) * time.Second).Format(time.RFC3339)})
 	}
@@ -274,7 +274,7 @@ func TestKeyFormatsRawNames(t *testing.T) {
 	elections := r.elections
 	candidates := r.candidates
 
-	rawPut(t, c, tbl.Name(), map[string]any{"PK": "ELECTION#Favorite Language", "SK": "METADATA", "EntityType": "Election",
+	rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "ELECTION#Favorite Language", "SK": "METADATA", "EntityType": "Election",
 		"election_name": "Favorite Language", "owner": "kotlin"})
 	got, err := elections.Get(ctx, RawElection{Name: "Favorite Language"})
 	require.NoError(t, err)
@@ -360,7 +360,7 @@ func TestKeyFormatsTimeBoundaries(t *testing.T) {
 	offsets := []time.Duration{-time.Second, -time.Millisecond, 0, time.Millisecond, 999 * time.Millisecond, time.Second}
 	for i, off := range offsets {
 		at := sec.Add(off)
-		rawPut(t, c, tbl.Name(), map[string]any{"PK": "USER#js", "SK": fmt.Sprintf("TASK#m%d", i), "EntityType": "Task",
+		rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "USER#js", "SK": fmt.Sprintf("TASK#m%d", i), "EntityType": "Task",
 			"user_id": "js", "task_id": fmt.Sprintf("m%d", i), "status": "OPEN", "created_at": at.Format(time.RFC3339Nano),
 			"GSI2PK": "STATUS#OPEN", "GSI2SK": "CREATED_AT#" + at.Format("2006-01-02T15:04:05.000Z")})
 	}
@@ -388,7 +388,7 @@ func TestKeyFormatsTimeBoundaries(t *testing.T) {
 	for i, off := range []time.Duration{-time.Second, 0, 0, time.Second} {
 		at := sec.Add(off)
 		id := fmt.Sprintf("p%d", i)
-		rawPut(t, c, tbl.Name(), map[string]any{"PK": "USER#py", "SK": "TASK#" + id, "EntityType": "Task",
+		rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "USER#py", "SK": "TASK#" + id, "EntityType": "Task",
 			"user_id": "py", "task_id": id, "created_at": at.Format(time.RFC3339),
 			"GSI1PK": "USER#py", "GSI1SK": at.Format(time.RFC3339) + "#" + id})
 	}
@@ -436,7 +436,7 @@ func TestKeyFormatsDates(t *testing.T) {
 	ctx := context.Background()
 	meals := r.meals
 	for _, d := range []string{"2023-12-31", "2024-01-01", "2024-01-15", "2024-01-31", "2024-02-01"} {
-		rawPut(t, c, tbl.Name(), map[string]any{"PK": "USER#123", "SK": "MEAL#" + d, "EntityType": "Meal", "user_id": "123", "name": "meal " + d,
+		rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "USER#123", "SK": "MEAL#" + d, "EntityType": "Meal", "user_id": "123", "name": "meal " + d,
 			"date": d + "T00:00:00Z"})
 	}
 	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
@@ -516,7 +516,7 @@ func TestKeyFormatsUpdateKeepsFormat(t *testing.T) {
 	ctx := context.Background()
 	tasks := r.tasks
 	at := time.Date(2024, 1, 7, 10, 0, 0, 0, time.UTC)
-	rawPut(t, c, tbl.Name(), map[string]any{"PK": "USER#123", "SK": "TASK#456", "EntityType": "Task", "user_id": "123", "task_id": "456",
+	rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "USER#123", "SK": "TASK#456", "EntityType": "Task", "user_id": "123", "task_id": "456",
 		"status": "OPEN", "created_at": at.Format(time.RFC3339), "GSI1PK": "USER#123", "GSI1SK": "2024-01-07T10:00:00Z#456",
 		"GSI2PK": "STATUS#OPEN", "GSI2SK": "CREATED_AT#2024-01-07T10:00:00.000Z"})
 	_, err := tasks.Update(FmtTask{User: "123", ID: "456"}).Set("Created", at.Add(90*time.Minute+250*time.Millisecond)).Run(ctx)

@@ -113,7 +113,7 @@ var (
 		// GSI-1 finds a user by email but cannot make emails unique (an
 		// index is eventually consistent); a guard item can, written in
 		// the same transaction as the user.
-		Unique: []string{"Email"},
+		Unique: []singletable.Unique{{Fields: []string{"Email"}}},
 		Indexes: []singletable.IndexSchema[User]{
 			{Name: EmailIndex, PK: "{Email}", SK: "USER#{Name}", PKAttr: "GSI1PK", SKAttr: "GSI1SK"},
 			{Name: ListIndex, PK: "USERS", SK: "USER#{Name}", PKAttr: "GSI2PK", SKAttr: "GSI2SK"},
