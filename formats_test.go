@@ -141,7 +141,7 @@ func rawPutMap(t *testing.T, c *countingClient, table string, item map[string]an
 }
 
 // rawGet reads an item by the other service's own key strings.
-func rawGet(t *testing.T, c *countingClient, table, pk, sk string) map[string]types.AttributeValue {
+func rawGetMap(t *testing.T, c *countingClient, table, pk, sk string) map[string]types.AttributeValue {
 	t.Helper()
 	out, err := c.Client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table),
 		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}}})
@@ -211,7 +211,7 @@ func TestKeyFormatsEventLog(t *testing.T) {
 
 	_, err = events.Create(ctx, LogEvent{Seq: 4, At: base.Add(4 * time.Second), Kind: "VOTE_CAST"})
 	require.NoError(t, err)
-	item := rawGet(t, c, tbl.Name(), "EVENTS", "00000004#2025-01-15T10:30:04Z")
+	item := rawGetMap(t, c, tbl.Name(), "EVENTS", "00000004#2025-01-15T10:30:04Z")
 	require.NotNil(t, item, "the library's append under the service's key string")
 
 	// Query(PK=EVENTS, SK >= {lastSeq}), the service's sync read, both ways.
@@ -282,7 +282,7 @@ func TestKeyFormatsRawNames(t *testing.T) {
 
 	_, err = elections.Create(ctx, RawElection{Name: "Best Editor #1", Owner: "go"})
 	require.NoError(t, err)
-	assert.NotNil(t, rawGet(t, c, tbl.Name(), "ELECTION#Best Editor #1", "METADATA"))
+	assert.NotNil(t, rawGetMap(t, c, tbl.Name(), "ELECTION#Best Editor #1", "METADATA"))
 
 	names := []string{"C", "C#", "C++", "Go", "Go\x00x", "Go Lang", "Gopher", "c#", "日本語"} // in byte order
 	for _, n := range names {
@@ -454,7 +454,7 @@ func TestKeyFormatsDates(t *testing.T) {
 	assert.Equal(t, "meal 2024-01-15", m.Name)
 	_, err = meals.Put(ctx, Meal{User: "123", Day: day("2024-03-01"), Name: "go"})
 	require.NoError(t, err)
-	assert.NotNil(t, rawGet(t, c, tbl.Name(), "USER#123", "MEAL#2024-03-01"))
+	assert.NotNil(t, rawGetMap(t, c, tbl.Name(), "USER#123", "MEAL#2024-03-01"))
 }
 
 func mealDays(ms []Meal) []string {
@@ -524,7 +524,7 @@ func TestKeyFormatsUpdateKeepsFormat(t *testing.T) {
 	require.ErrorAs(t, err, &ke, "rfc3339 in GSI1SK cannot hold the milliseconds")
 	_, err = tasks.Update(FmtTask{User: "123", ID: "456"}).Set("Created", at.Add(90*time.Minute)).Set("Status", "DONE").Run(ctx)
 	require.NoError(t, err)
-	item := rawGet(t, c, tbl.Name(), "USER#123", "TASK#456")
+	item := rawGetMap(t, c, tbl.Name(), "USER#123", "TASK#456")
 	assert.Equal(t, "2024-01-07T11:30:00Z#456", attrS(item, "GSI1SK"))
 	assert.Equal(t, "STATUS#DONE", attrS(item, "GSI2PK"))
 	assert.Equal(t, "CREATED_AT#2024-01-07T11:30:00.000Z", attrS(item, "GSI2SK"))
@@ -652,7 +652,7 @@ func TestKeyFormatsRawBeforeDelimiter(t *testing.T) {
 		_, err := r.skills.Put(ctx, s)
 		require.NoError(t, err)
 	}
-	item := rawGet(t, r.c, r.tbl.Name(), "USER#u", "SKILL#machine learning#02")
+	item := rawGetMap(t, r.c, r.tbl.Name(), "USER#u", "SKILL#machine learning#02")
 	require.NotNil(t, item)
 	years := func(ss []RawSkill) []int {
 		var out []int
