@@ -306,3 +306,32 @@ func TestSeedKotlinItemsThroughTheStore(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, slices.Contains(cands, "Go"))
 }
+
+// The Kotlin service's users get guards and listing keys by migrations:
+// afterwards their emails are unique for the store, and they are listed.
+func TestSeedAdoptUsers(t *testing.T) {
+	ctx := context.Background()
+	s, c, data, log := kotlinTables(t)
+	writeAsKotlin(t, c, data, log)
+	require.NoError(t, s.Init(ctx))
+
+	// Before: the store knows nothing of alice's email or listing.
+	users, err := s.ListUsers(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, users, "the Kotlin service writes no GSI2PK")
+
+	m, err := singletable.NewMigrator(s.Data,
+		s.Users.UniqueGuardMigration("users-email-guards"),
+		s.Users.BackfillMigration("users-listing"))
+	require.NoError(t, err)
+	_, err = m.Run(ctx, "users-email-guards")
+	require.NoError(t, err)
+	_, err = m.Run(ctx, "users-listing")
+	require.NoError(t, err)
+
+	users, err = s.ListUsers(ctx)
+	require.NoError(t, err)
+	assert.Len(t, users, 2)
+	err = s.AddUser(ctx, "system", elections.User{Name: "mallory", Email: "alice@example.com", Salt: "s", Hash: "h", Role: "USER"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "alice's email is guarded now")
+}
