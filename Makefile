@@ -16,9 +16,9 @@ SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then
 
 # The Go modules of this repository: the library and the separate modules
 # that keep their dependencies out of its go.mod.
-MODULES := . bench ddblocal/testcontainers
+MODULES := . bench ddblocal/testcontainers streams/lambdaevent
 
-.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers ci reliability bench bench-compare soak \
+.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent ci reliability bench bench-compare soak \
 	dynamodb-local ddblocal-install deps need-java need-cc
 
 ## test: vet, then the whole suite with the race detector against DynamoDB Local.
@@ -29,8 +29,9 @@ test: need-java need-cc
 	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
 
 ## ci: what .ci/run runs after `make deps`: lint, cross-compile, short fuzz runs,
-## the bench module's request-shape test, then `make test`
-ci: lint cross fuzz-short same-requests testcontainers test
+## the bench module's request-shape test, the launcher's and the Lambda events'
+## modules, then `make test`
+ci: lint cross fuzz-short same-requests testcontainers lambdaevent test
 
 ## model: the model-based property test (TestModel, also part of `make test` with a
 ## fixed seed) run longer: MODEL_OPS operations per run (default 3000) from MODEL_SEED
@@ -70,7 +71,7 @@ cross:
 FUZZTIME ?= 30s
 FORMAT_FUZZTIME ?= 10s
 # fuzzpkg prints the package directory whose tests define fuzz target $(1).
-fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' | head -1)")
+fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' -e '^./streams/lambdaevent/' | head -1)")
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzKeyCodec)
 	$(GO) test -run '^$$' -fuzz '^FuzzCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzCodec)
@@ -90,6 +91,13 @@ fuzz-short:
 ## why, where there is no Docker engine; SINGLETABLE_REQUIRE_DOCKER=1 makes that a failure)
 testcontainers:
 	cd ddblocal/testcontainers && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+## lambdaevent: the Lambda stream events module (streams/lambdaevent, its own
+## go.mod so that aws-lambda-go stays out of the library's): vet, staticcheck and
+## its tests, the recorded event in testdata and a run against DynamoDB Local
+lambdaevent: need-java
+	cd streams/lambdaevent && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && \
+		SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
 
 ## same-requests: the bench module's TestSameRequests, which pins the requests the
 ## library sends against hand-written SDK code (no DynamoDB Local needed)

@@ -106,6 +106,16 @@
 // assembled, with methods of the same names ([Query.ConsistentRead],
 // [Query.Fields]).
 //
+// # Seeing requests before sending them
+//
+// [Table.Preview] runs a function and returns the requests its operations
+// would send ([Request]: the API name and the SDK input), without sending
+// them, for every operation: reads, writes, transactions, batches, queries
+// and collections. The reads a write needs to be built (a version, unique
+// values to release, an index key's other fields, a sequence's counter)
+// are sent, and listed as such. [Query.Request] and [Collection.Request]
+// build a query's input without running anything.
+//
 // # Transactions
 //
 // [Tx] records the writes a function adds to a [Txn] ([Repo.TxCreate],

@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/singletable-go/singletable"
@@ -26,11 +27,13 @@ func ExampleSchema_matchKeys() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(*in.FilterExpression)
-	fmt.Println(in.ExpressionAttributeNames["#n1"])
+	filter := *in.FilterExpression
+	for ref, name := range in.ExpressionAttributeNames {
+		filter = strings.ReplaceAll(filter, ref, name)
+	}
+	fmt.Println(filter)
 	// Output:
-	// #n1 = :v1 OR attribute_not_exists(#n1)
-	// entity_type
+	// entity_type = :v2 OR attribute_not_exists(entity_type)
 }
 
 // A usage log keeps its day and action only in its sort key: KeyOnly

@@ -123,7 +123,7 @@ func formatTables(t *testing.T) formatRepos {
 
 // rawPut writes an item with the raw SDK, as another service would
 // (strings as S, integers as N).
-func rawPutMap(t *testing.T, c *countingClient, table string, item map[string]any) {
+func rawPutFormats(t *testing.T, c *countingClient, table string, item map[string]any) {
 	t.Helper()
 	av := map[string]types.AttributeValue{}
 	for k, v := range item {
@@ -141,7 +141,7 @@ func rawPutMap(t *testing.T, c *countingClient, table string, item map[string]an
 }
 
 // rawGet reads an item by the other service's own key strings.
-func rawGetMap(t *testing.T, c *countingClient, table, pk, sk string) map[string]types.AttributeValue {
+func rawGetFormats(t *testing.T, c *countingClient, table, pk, sk string) map[string]types.AttributeValue {
 	t.Helper()
 	out, err := c.Client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table),
 		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}}})
@@ -200,7 +200,7 @@ func TestKeyFormatsEventLog(t *testing.T) {
 	events := r.events
 	base := time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
 	for seq := 1; seq <= 3; seq++ {
-		rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "EVENTS", "SK": fmt.Sprintf("%08d#%s", seq, base.Add(time.Duration(seq)*time.Second).Format(time.RFC3339)),
+		rawPutFormats(t, c, tbl.Name(), map[string]any{"PK": "EVENTS", "SK": fmt.Sprintf("%08d#%s", seq, base.Add(time.Duration(seq)*time.Second).Format(time.RFC3339)),
 			"EntityType": "VoteEvent", "event_type": "VOTE_CAST",
 			"sequence": seq, "timestamp": base.Add(time.Duration(seq) * time.Second).Format(time.RFC3339)})
 	}
@@ -211,7 +211,7 @@ func TestKeyFormatsEventLog(t *testing.T) {
 
 	_, err = events.Create(ctx, LogEvent{Seq: 4, At: base.Add(4 * time.Second), Kind: "VOTE_CAST"})
 	require.NoError(t, err)
-	item := rawGetMap(t, c, tbl.Name(), "EVENTS", "00000004#2025-01-15T10:30:04Z")
+	item := rawGetFormats(t, c, tbl.Name(), "EVENTS", "00000004#2025-01-15T10:30:04Z")
 	require.NotNil(t, item, "the library's append under the service's key string")
 
 	// Query(PK=EVENTS, SK >= {lastSeq}), the service's sync read, both ways.
@@ -274,7 +274,7 @@ func TestKeyFormatsRawNames(t *testing.T) {
 	elections := r.elections
 	candidates := r.candidates
 
-	rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "ELECTION#Favorite Language", "SK": "METADATA", "EntityType": "Election",
+	rawPutFormats(t, c, tbl.Name(), map[string]any{"PK": "ELECTION#Favorite Language", "SK": "METADATA", "EntityType": "Election",
 		"election_name": "Favorite Language", "owner": "kotlin"})
 	got, err := elections.Get(ctx, RawElection{Name: "Favorite Language"})
 	require.NoError(t, err)
@@ -282,7 +282,7 @@ func TestKeyFormatsRawNames(t *testing.T) {
 
 	_, err = elections.Create(ctx, RawElection{Name: "Best Editor #1", Owner: "go"})
 	require.NoError(t, err)
-	assert.NotNil(t, rawGetMap(t, c, tbl.Name(), "ELECTION#Best Editor #1", "METADATA"))
+	assert.NotNil(t, rawGetFormats(t, c, tbl.Name(), "ELECTION#Best Editor #1", "METADATA"))
 
 	names := []string{"C", "C#", "C++", "Go", "Go\x00x", "Go Lang", "Gopher", "c#", "日本語"} // in byte order
 	for _, n := range names {
@@ -312,15 +312,15 @@ func TestKeyFormatsRawNames(t *testing.T) {
 					want = append(want, n)
 				}
 			}
-			assert.Equal(t, want, candidateNames(got), "Name %v %q", op, pivot)
+			assert.Equal(t, want, candidateNamesFormats(got), "Name %v %q", op, pivot)
 		}
 	}
 	begins, err := candidates.Query(RawCandidate{Election: "Favorite Language"}).BeginsWith("Go", "Name").Collect(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"Go", "Go\x00x", "Go Lang", "Gopher"}, candidateNames(begins))
+	assert.Equal(t, []string{"Go", "Go\x00x", "Go Lang", "Gopher"}, candidateNamesFormats(begins))
 	between, err := candidates.Query(RawCandidate{Election: "Favorite Language", Name: "C#"}).Between(RawCandidate{Name: "Go Lang"}, "Name").Collect(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"C#", "C++", "Go", "Go\x00x", "Go Lang"}, candidateNames(between))
+	assert.Equal(t, []string{"C#", "C++", "Go", "Go\x00x", "Go Lang"}, candidateNamesFormats(between))
 }
 
 func cmpHolds(op singletable.SortOp, c int) bool {
@@ -337,7 +337,7 @@ func cmpHolds(op singletable.SortOp, c int) bool {
 	return c >= 0
 }
 
-func candidateNames(cs []RawCandidate) []string {
+func candidateNamesFormats(cs []RawCandidate) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Name)
@@ -360,7 +360,7 @@ func TestKeyFormatsTimeBoundaries(t *testing.T) {
 	offsets := []time.Duration{-time.Second, -time.Millisecond, 0, time.Millisecond, 999 * time.Millisecond, time.Second}
 	for i, off := range offsets {
 		at := sec.Add(off)
-		rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "USER#js", "SK": fmt.Sprintf("TASK#m%d", i), "EntityType": "Task",
+		rawPutFormats(t, c, tbl.Name(), map[string]any{"PK": "USER#js", "SK": fmt.Sprintf("TASK#m%d", i), "EntityType": "Task",
 			"user_id": "js", "task_id": fmt.Sprintf("m%d", i), "status": "OPEN", "created_at": at.Format(time.RFC3339Nano),
 			"GSI2PK": "STATUS#OPEN", "GSI2SK": "CREATED_AT#" + at.Format("2006-01-02T15:04:05.000Z")})
 	}
@@ -388,7 +388,7 @@ func TestKeyFormatsTimeBoundaries(t *testing.T) {
 	for i, off := range []time.Duration{-time.Second, 0, 0, time.Second} {
 		at := sec.Add(off)
 		id := fmt.Sprintf("p%d", i)
-		rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "USER#py", "SK": "TASK#" + id, "EntityType": "Task",
+		rawPutFormats(t, c, tbl.Name(), map[string]any{"PK": "USER#py", "SK": "TASK#" + id, "EntityType": "Task",
 			"user_id": "py", "task_id": id, "created_at": at.Format(time.RFC3339),
 			"GSI1PK": "USER#py", "GSI1SK": at.Format(time.RFC3339) + "#" + id})
 	}
@@ -436,7 +436,7 @@ func TestKeyFormatsDates(t *testing.T) {
 	ctx := context.Background()
 	meals := r.meals
 	for _, d := range []string{"2023-12-31", "2024-01-01", "2024-01-15", "2024-01-31", "2024-02-01"} {
-		rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "USER#123", "SK": "MEAL#" + d, "EntityType": "Meal", "user_id": "123", "name": "meal " + d,
+		rawPutFormats(t, c, tbl.Name(), map[string]any{"PK": "USER#123", "SK": "MEAL#" + d, "EntityType": "Meal", "user_id": "123", "name": "meal " + d,
 			"date": d + "T00:00:00Z"})
 	}
 	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
@@ -454,7 +454,7 @@ func TestKeyFormatsDates(t *testing.T) {
 	assert.Equal(t, "meal 2024-01-15", m.Name)
 	_, err = meals.Put(ctx, Meal{User: "123", Day: day("2024-03-01"), Name: "go"})
 	require.NoError(t, err)
-	assert.NotNil(t, rawGetMap(t, c, tbl.Name(), "USER#123", "MEAL#2024-03-01"))
+	assert.NotNil(t, rawGetFormats(t, c, tbl.Name(), "USER#123", "MEAL#2024-03-01"))
 }
 
 func mealDays(ms []Meal) []string {
@@ -488,7 +488,7 @@ func TestKeyFormatsCursors(t *testing.T) {
 			require.Less(t, pages, 10)
 			p, err := q.After(cur).Page(ctx)
 			require.NoError(t, err)
-			all = append(all, candidateNames(p.Items)...)
+			all = append(all, candidateNamesFormats(p.Items)...)
 			if cur = p.Cursor; cur == "" {
 				break
 			}
@@ -516,7 +516,7 @@ func TestKeyFormatsUpdateKeepsFormat(t *testing.T) {
 	ctx := context.Background()
 	tasks := r.tasks
 	at := time.Date(2024, 1, 7, 10, 0, 0, 0, time.UTC)
-	rawPutMap(t, c, tbl.Name(), map[string]any{"PK": "USER#123", "SK": "TASK#456", "EntityType": "Task", "user_id": "123", "task_id": "456",
+	rawPutFormats(t, c, tbl.Name(), map[string]any{"PK": "USER#123", "SK": "TASK#456", "EntityType": "Task", "user_id": "123", "task_id": "456",
 		"status": "OPEN", "created_at": at.Format(time.RFC3339), "GSI1PK": "USER#123", "GSI1SK": "2024-01-07T10:00:00Z#456",
 		"GSI2PK": "STATUS#OPEN", "GSI2SK": "CREATED_AT#2024-01-07T10:00:00.000Z"})
 	_, err := tasks.Update(FmtTask{User: "123", ID: "456"}).Set("Created", at.Add(90*time.Minute+250*time.Millisecond)).Run(ctx)
@@ -524,7 +524,7 @@ func TestKeyFormatsUpdateKeepsFormat(t *testing.T) {
 	require.ErrorAs(t, err, &ke, "rfc3339 in GSI1SK cannot hold the milliseconds")
 	_, err = tasks.Update(FmtTask{User: "123", ID: "456"}).Set("Created", at.Add(90*time.Minute)).Set("Status", "DONE").Run(ctx)
 	require.NoError(t, err)
-	item := rawGetMap(t, c, tbl.Name(), "USER#123", "TASK#456")
+	item := rawGetFormats(t, c, tbl.Name(), "USER#123", "TASK#456")
 	assert.Equal(t, "2024-01-07T11:30:00Z#456", attrS(item, "GSI1SK"))
 	assert.Equal(t, "STATUS#DONE", attrS(item, "GSI2PK"))
 	assert.Equal(t, "CREATED_AT#2024-01-07T11:30:00.000Z", attrS(item, "GSI2SK"))
@@ -652,7 +652,7 @@ func TestKeyFormatsRawBeforeDelimiter(t *testing.T) {
 		_, err := r.skills.Put(ctx, s)
 		require.NoError(t, err)
 	}
-	item := rawGetMap(t, r.c, r.tbl.Name(), "USER#u", "SKILL#machine learning#02")
+	item := rawGetFormats(t, r.c, r.tbl.Name(), "USER#u", "SKILL#machine learning#02")
 	require.NotNil(t, item)
 	years := func(ss []RawSkill) []int {
 		var out []int

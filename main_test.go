@@ -83,6 +83,10 @@ func (c *countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, o .
 	c.count()
 	return c.Client.Query(ctx, in, o...)
 }
+func (c *countingClient) Scan(ctx context.Context, in *dynamodb.ScanInput, o ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	c.count()
+	return c.Client.Scan(ctx, in, o...)
+}
 
 // newTable returns a fresh, uniquely named table bound to the given
 // binders, created in DynamoDB Local and deleted when the test ends.

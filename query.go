@@ -229,6 +229,7 @@ type Page[T any] struct {
 type plan struct {
 	in         *dynamodb.QueryInput
 	bind       [16]byte
+	binding    binding // bind, and the legacy binding cursors may carry
 	cursorKeys []string
 	empty      bool // the sort range is empty: no request needed
 
@@ -244,8 +245,8 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	kv := reflect.ValueOf(&q.key).Elem()
 	// conds is the key condition: the partition key first.
 	var conds []keyCond
-	var partition string
-	nPart := 1 // how many of conds are the partition's
+	var parts []string // the partition's key values
+	nPart := 1         // how many of conds are the partition's
 	p := &plan{}
 	var idx *indexPlan[T]
 	if q.index != "" {
@@ -261,7 +262,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		partition = pk
+		parts = []string{pk}
 		conds = append(conds, keyCond{attr: pkAttr, op: expr.OpEq, v1: &types.AttributeValueMemberS{Value: pk}})
 		p.cursorKeys = []string{pkAttr}
 		if skAttr != "" {
@@ -276,13 +277,12 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		}
 		p.empty = empty
 	default:
-		mc, parts, err := q.multiKey(idx, kv)
+		mc, mparts, err := q.multiKey(idx, kv)
 		if err != nil {
 			return nil, err
 		}
-		conds = mc
+		conds, parts = mc, mparts
 		nPart = len(idx.partition)
-		partition = strings.Join(parts, "\x00")
 		for _, f := range idx.deps {
 			p.cursorKeys = append(p.cursorKeys, f.Attr)
 		}
@@ -300,7 +300,8 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	if q.desc {
 		dir = "desc"
 	}
-	p.bind = cursorBinding(t.name, q.index, e.name, partition, dir)
+	p.binding = partitionBinding(t.name, q.index, e.name, parts, dir)
+	p.bind = p.binding.bind
 
 	var proj []string // attribute names to read, nil for all
 	if len(q.project) > 0 && !count {
@@ -315,7 +316,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		shardConds := make([][]keyCond, idx.shards)
 		for shard := 0; shard < idx.shards; shard++ {
 			sc := slices.Clone(conds)
-			sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(partition, shard)}
+			sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(parts[0], shard)}
 			shardConds[shard] = sc
 			in, err := q.input(sc, proj, count)
 			if err != nil {
@@ -345,7 +346,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		return nil, err
 	}
 	if q.after != "" {
-		start, err := t.decodeCursor(q.after, p.bind, p.cursorKeys)
+		start, err := t.decodeBoundCursor(q.after, p.binding, p.cursorKeys)
 		if err != nil {
 			return nil, err
 		}
@@ -687,59 +688,72 @@ func predecessor(E string) string {
 // multiKey builds the key conditions of a multi-attribute index: equality
 // on every partition attribute, then the sort attributes left to right.
 func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []string, error) {
-	e := q.r.e
 	var conds []keyCond
 	var parts []string
-	value := func(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
-		if !f.Present(v) {
-			return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
-		}
-		av, err := e.marshalField(f, v)
-		if err != nil || av == nil {
-			return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err})
-		}
-		return av, nil
-	}
 	for _, f := range idx.partition {
-		av, err := value(f, kv)
+		av, err := q.multiValue(idx, f, kv)
 		if err != nil {
 			return nil, nil, err
 		}
 		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
 		parts = append(parts, avString(av))
 	}
-	if q.kind == sortNone {
-		return conds, parts, nil
+	sc, err := q.multiSort(idx, kv)
+	return append(conds, sc...), parts, err
+}
+
+// multiValue is the key attribute value of field f of kv in a
+// multi-attribute index.
+func (q *Query[T]) multiValue(idx *indexPlan[T], f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+	e := q.r.e
+	if !f.Present(v) {
+		return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
 	}
+	av, err := e.marshalField(f, v)
+	if err != nil || av == nil {
+		return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err})
+	}
+	return av, nil
+}
+
+// multiSort builds the sort key conditions of a multi-attribute index:
+// the sort attributes left to right.
+func (q *Query[T]) multiSort(idx *indexPlan[T], kv reflect.Value) ([]keyCond, error) {
+	e := q.r.e
+	if q.kind == sortNone {
+		return nil, nil
+	}
+	value := func(f *model.Field, v reflect.Value) (types.AttributeValue, error) { return q.multiValue(idx, f, v) }
+	var conds []keyCond
 	where := "index " + idx.name
 	if err := q.sortFields(idx.sort, where); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	n := len(q.fields)
 	for _, f := range idx.sort[:n-1] {
 		av, err := value(f, kv)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
 	}
 	last := idx.sort[n-1]
 	if q.kind == sortBeginsWith {
 		if st, _ := scalarType(last.Type); st != types.ScalarAttributeTypeS {
-			return nil, nil, validationErr(e.name, last.Name, "BeginsWith needs a string attribute")
+			return nil, validationErr(e.name, last.Name, "BeginsWith needs a string attribute")
 		}
-		return append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix)), parts, nil
+		return append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix)), nil
 	}
 	av, err := value(last, kv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c := keyCond{attr: last.Attr, v1: av}
 	switch {
 	case q.kind == sortBetween:
 		hi, err := value(last, reflect.ValueOf(&q.hi).Elem())
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		c.op, c.v2 = opBetween, hi
 	case q.op == Eq:
@@ -753,7 +767,7 @@ func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []s
 	case q.op == Ge:
 		c.op = expr.OpGe
 	}
-	return append(conds, c), parts, nil
+	return append(conds, c), nil
 }
 
 func avString(av types.AttributeValue) string {
@@ -794,7 +808,7 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 			// the page gets no cursor to an empty page.
 			in.Limit = aws.Int32(int32(min(q.limit-len(page.Items)+1, 1000)))
 		}
-		out, err := q.r.t.client.Query(ctx, in)
+		out, err := q.r.t.api(ctx).Query(ctx, in)
 		if err != nil {
 			return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 		}
@@ -863,7 +877,7 @@ func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start ma
 	la := *in
 	la.ExclusiveStartKey = start
 	for {
-		out, err := t.client.Query(ctx, &la)
+		out, err := t.api(ctx).Query(ctx, &la)
 		if err != nil {
 			return false, err
 		}
@@ -900,9 +914,10 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		n := 0
 		for {
 			if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-				in.Limit = aws.Int32(int32(min(q.limit-n, 1000)))
+				// n+1, as Page asks (and Request shows): one request shape.
+				in.Limit = aws.Int32(int32(min(q.limit-n+1, 1000)))
 			}
-			out, err := q.r.t.client.Query(ctx, in)
+			out, err := q.r.t.api(ctx).Query(ctx, in)
 			if err != nil {
 				yield(zero, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err))
 				return
@@ -956,7 +971,7 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 		q.countByKeys(in)
 	}
 	for {
-		out, err := q.r.t.client.Query(ctx, in)
+		out, err := q.r.t.api(ctx).Query(ctx, in)
 		if err != nil {
 			return 0, fmt.Errorf("singletable: count %s: %w", q.r.e.name, err)
 		}
@@ -998,13 +1013,15 @@ func (q *Query[T]) countByKeys(in *dynamodb.QueryInput) {
 
 // Request returns the QueryInput the query would send first, without
 // sending it: for logging, golden tests and learning what the library does.
+// With Limit(n) and no Filter or PageSize it asks for n+1 items, as Page
+// and All send: the extra item tells whether the query continues.
 func (q *Query[T]) Request() (*dynamodb.QueryInput, error) {
 	p, err := q.plan(false)
 	if err != nil {
 		return nil, err
 	}
 	if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-		p.in.Limit = aws.Int32(int32(min(q.limit, 1000)))
+		p.in.Limit = aws.Int32(int32(min(q.limit+1, 1000)))
 	}
 	return p.in, nil
 }

@@ -88,13 +88,15 @@ func (s *Sequence) Name() string { return s.name }
 //
 // [GetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GetItem.html
 func (s *Sequence) Current(ctx context.Context) (int64, error) {
-	n, _, err := s.read(ctx)
+	n, _, err := s.read(ctx, s.t.api(ctx))
 	return n, err
 }
 
-// read returns the counter's value and whether the counter exists.
-func (s *Sequence) read(ctx context.Context) (int64, bool, error) {
-	out, err := s.t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.t.name, Key: s.key, ConsistentRead: aws.Bool(true)})
+// read returns the counter's value and whether the counter exists,
+// read through client: the table's, or, for [Sequence.Reserve], the one
+// of the reads a write's plan makes.
+func (s *Sequence) read(ctx context.Context, client Client) (int64, bool, error) {
+	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.t.name, Key: s.key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return 0, false, fmt.Errorf("singletable: sequence %s: %w", s.name, err)
 	}
@@ -135,7 +137,7 @@ func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
 	u.Set(val, nv)
 	u.Set(b.Name(s.t.opts.EntityTypeAttr), b.ValueS(SequenceType))
 	update := u.String()
-	_, err := s.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := s.t.api(ctx).UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.t.name,
 		Key:                       s.key,
 		UpdateExpression:          &update,
@@ -170,7 +172,7 @@ func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 		tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return nil, err })
 		return 0, err
 	}
-	cur, exists, err := s.read(ctx)
+	cur, exists, err := s.read(ctx, s.t.planAPI(ctx))
 	if err == nil && !exists && s.opts.Highest != nil {
 		if cur, err = s.opts.Highest(ctx); err == nil && cur < 0 {
 			err = validationErr(SequenceType, s.name, "Highest returned %d; a sequence starts after a number >= 0", cur)
@@ -248,7 +250,7 @@ func (s *Sequence) Append(ctx context.Context, fn func(tx *Txn, n int64) error) 
 			}
 			log = &attemptLog{}
 		}
-		_, err = s.t.client.TransactWriteItems(ctx, in, log.option())
+		_, err = s.t.api(ctx).TransactWriteItems(ctx, in, log.option())
 		if err == nil {
 			return nil
 		}

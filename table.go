@@ -100,6 +100,9 @@ type entityInfo struct {
 	indexes  []physicalIndex
 	ttlAttr  string
 	describe func(TableOptions) EntityDescription // for Table.Describe
+	// guardReleases, for an entity with unique fields, returns the guard
+	// deletes of one of its items (Table.ReleaseExpiredGuards).
+	guardReleases func(t *Table, item map[string]types.AttributeValue) ([]txItem, error)
 }
 
 // physicalIndex is an index as the table sees it: its key attributes.
@@ -124,6 +127,9 @@ func (e *Entity[T]) info() entityInfo {
 	ei := entityInfo{name: e.name, describe: e.describe}
 	if f := e.guards.ttl; f != nil {
 		ei.ttlAttr = f.Attr
+	}
+	if len(e.guards.unique) > 0 {
+		ei.guardReleases = e.guardReleases
 	}
 	for _, p := range e.indexes {
 		pi := physicalIndex{name: p.name, multi: p.multi}

@@ -18,6 +18,7 @@ var checkedDocs = []string{
 	"architecture.md",
 	"performance.md",
 	"adopting.md",
+	"streams.md",
 	filepath.Join("..", "README.md"),
 }
 
@@ -41,6 +42,11 @@ func TestDocSnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	sources = append(sources, launcher...)
+	lambdaEvents, err := filepath.Glob(filepath.Join("..", "streams", "lambdaevent", "*_test.go")) // its own module
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources = append(sources, lambdaEvents...)
 	var code [][]string
 	for _, s := range sources {
 		code = append(code, normalized(t, s))

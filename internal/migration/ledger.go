@@ -25,6 +25,9 @@ import (
 // partition key). Their entity type "_Migration" keeps them out of every
 // entity's queries and backfills.
 const (
+	// LedgerType is the entity type of ledger items, for readers of the
+	// table's stream.
+	LedgerType   = ledgerEntity
 	ledgerEntity = "_Migration"
 	ledgerPrefix = "_MIGRATION#"
 	ledgerHeader = "STATUS"
