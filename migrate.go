@@ -338,7 +338,7 @@ func (m *Migrator) engineMigration(id string, batch BatchWriteOptions) (migratio
 func (m *Migrator) engineTable() *migration.Table {
 	t := m.t
 	return &migration.Table{
-		Client:         t.client,
+		Client:         migrationClient{t},
 		Name:           t.name,
 		PartitionKey:   t.opts.PartitionKey,
 		SortKey:        t.opts.SortKey,

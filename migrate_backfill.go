@@ -159,7 +159,7 @@ func (r *Repo[T]) planRewrite(item map[string]types.AttributeValue) (*migration.
 // reread reads the item at key consistently; nil when it is gone or is no
 // longer of this entity.
 func (r *Repo[T]) reread(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	out, err := r.t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
+	out, err := migrationClient{r.t}.GetItem(ctx, &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, fmt.Errorf("singletable: backfill %s: read: %w", r.e.name, err)
 	}
@@ -215,7 +215,7 @@ func (r *Repo[T]) updateIndexAttrs(ctx context.Context, w *migration.Rewrite, ol
 	if err != nil {
 		return err
 	}
-	_, err = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err = migrationClient{t}.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &t.name,
 		Key:                       w.OldKey,
 		UpdateExpression:          &update,
@@ -290,7 +290,7 @@ func (r *Repo[T]) rekey(ctx context.Context, w *migration.Rewrite, old map[strin
 		}
 		items = append(items, item)
 	}
-	_, err = t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	_, err = migrationClient{t}.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err == nil {
 		return nil
 	}
@@ -353,7 +353,7 @@ func (r *Repo[T]) moveGuard(g migration.Guard, w *migration.Rewrite) (types.Tran
 func (r *Repo[T]) occupied(ctx context.Context, w *migration.Rewrite, old, there map[string]types.AttributeValue, cause error) error {
 	t := r.t
 	if len(there) == 0 {
-		out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.name, Key: t.primaryKeyOf(w.NewItem), ConsistentRead: aws.Bool(true)})
+		out, err := migrationClient{t}.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.name, Key: t.primaryKeyOf(w.NewItem), ConsistentRead: aws.Bool(true)})
 		if err != nil {
 			return fmt.Errorf("singletable: backfill %s: read new key: %w", r.e.name, err)
 		}
@@ -370,7 +370,7 @@ func (r *Repo[T]) occupied(ctx context.Context, w *migration.Rewrite, old, there
 	if err != nil {
 		return err
 	}
-	_, err = t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+	_, err = migrationClient{t}.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &t.name,
 		Key:                       w.OldKey,
 		ConditionExpression:       del.Text,
@@ -393,7 +393,7 @@ func (r *Repo[T]) occupied(ctx context.Context, w *migration.Rewrite, old, there
 func copyEngine(t *Table, src CopySource, transform Transform, batch BatchWriteOptions) *migration.Copy {
 	client := src.Client
 	if client == nil {
-		client = t.client
+		client = migrationClient{t}
 	}
 	batch.Concurrency = 1
 	return &migration.Copy{

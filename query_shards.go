@@ -66,8 +66,8 @@ type shardMerge struct {
 	limit   int32 // per-request Limit when the caller set none
 }
 
-func (q *Query[T]) newShardMerge(p *plan, extra int) *shardMerge {
-	m := &shardMerge{client: q.r.t.client, order: p.cursorKeys[1:], desc: q.desc}
+func (q *Query[T]) newShardMerge(ctx context.Context, p *plan, extra int) *shardMerge {
+	m := &shardMerge{client: q.r.t.api(ctx), order: p.cursorKeys[1:], desc: q.desc}
 	for i, in := range p.shards {
 		s := &shardStream{in: in}
 		if p.shardPos != nil {
@@ -190,7 +190,7 @@ func (q *Query[T]) shardedPage(ctx context.Context, p *plan) (Page[T], error) {
 	var page Page[T]
 	// One item more per shard than the page holds, so that a shard ending
 	// exactly at the page's end says so without another request.
-	m := q.newShardMerge(p, 1)
+	m := q.newShardMerge(ctx, p, 1)
 	limit := q.limit
 	if limit == 0 {
 		// Without Limit a sharded page holds one page's worth: PageSize
@@ -232,7 +232,7 @@ func (q *Query[T]) shardedPage(ctx context.Context, p *plan) (Page[T], error) {
 // shardedAll is All for a sharded index.
 func (q *Query[T]) shardedAll(ctx context.Context, p *plan, yield func(T, error) bool) {
 	var zero T
-	m := q.newShardMerge(p, 0)
+	m := q.newShardMerge(ctx, p, 0)
 	for n := 0; q.limit == 0 || n < q.limit; n++ {
 		item, err := m.next(ctx)
 		if err != nil {
@@ -264,7 +264,7 @@ func (q *Query[T]) shardedCount(ctx context.Context, p *plan) (int, error) {
 		}
 		g.Go(func() error {
 			for {
-				out, err := q.r.t.client.Query(ctx, in)
+				out, err := q.r.t.api(ctx).Query(ctx, in)
 				if err != nil {
 					return err
 				}

@@ -277,7 +277,10 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 		return zero, err
 	}
 	attrs := res.attrs
-	if attrs == nil {
+	switch {
+	case res.noItem:
+		return zero, nil // previewed: nothing was sent, nothing came back
+	case attrs == nil:
 		return u.r.Get(ctx, u.key, consistentRead)
 	}
 	return u.r.e.decode(attrs)

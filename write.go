@@ -340,6 +340,9 @@ type execResult struct {
 	// write and a retry found it done (see retrysafe.go); attrs then hold
 	// the item as it is now (nil after a delete).
 	unseen bool
+	// noItem is set when a single UpdateItem was answered without the
+	// new item, which only a Table.Preview does.
+	noItem bool
 }
 
 // exec runs a write: one item as a single request, several as a
@@ -412,7 +415,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 	switch {
 	case it.tw.Put != nil:
 		p := it.tw.Put
-		_, err = t.client.PutItem(ctx, &dynamodb.PutItemInput{
+		_, err = t.api(ctx).PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: p.TableName, Item: p.Item,
 			ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
 			ExpressionAttributeValues:           p.ExpressionAttributeValues,
@@ -421,7 +424,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 	case it.tw.Delete != nil:
 		d := it.tw.Delete
 		var out *dynamodb.DeleteItemOutput
-		out, err = t.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		out, err = t.api(ctx).DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: d.TableName, Key: d.Key,
 			ConditionExpression: d.ConditionExpression, ExpressionAttributeNames: d.ExpressionAttributeNames,
 			ExpressionAttributeValues:           d.ExpressionAttributeValues,
@@ -436,7 +439,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 	case it.tw.Update != nil:
 		u := it.tw.Update
 		var out *dynamodb.UpdateItemOutput
-		out, err = t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		out, err = t.api(ctx).UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
 			ExpressionAttributeValues:           u.ExpressionAttributeValues,
@@ -444,7 +447,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 			ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
 		}, opt...)
 		if err == nil {
-			res.attrs = out.Attributes
+			res.attrs, res.noItem = out.Attributes, len(out.Attributes) == 0
 		}
 	default:
 		return res, validationErr(entity, "", "%s: nothing to write", strings.ToLower(kind))
