@@ -408,7 +408,7 @@ func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], e
 	delivered := 0
 	for {
 		c.fillLimit(in, delivered, 1)
-		out, err := c.t.api(ctx).Query(ctx, in)
+		out, err := c.t.api(ctx, "").Query(ctx, in)
 		if err != nil {
 			return Page[any]{}, fmt.Errorf("singletable: collection query: %w", err)
 		}
@@ -471,7 +471,7 @@ func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any,
 		delivered := 0
 		for {
 			c.fillLimit(in, delivered, 0)
-			out, err := c.t.api(ctx).Query(ctx, in)
+			out, err := c.t.api(ctx, "").Query(ctx, in)
 			if err != nil {
 				yield(nil, fmt.Errorf("singletable: collection query: %w", err))
 				return

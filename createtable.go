@@ -86,7 +86,7 @@ func (t *Table) CreateTable(ctx context.Context, optFns ...func(*CreateTableOpti
 	if o.Wait == 0 {
 		o.Wait = 2 * time.Minute
 	}
-	if _, err := t.api(ctx).CreateTable(ctx, t.createTableInput(o)); err != nil {
+	if _, err := t.api(ctx, "").CreateTable(ctx, t.createTableInput(o)); err != nil {
 		return fmt.Errorf("singletable: create table %s: %w", t.name, err)
 	}
 	if err := t.waitActive(ctx, o.Wait); err != nil {
@@ -104,7 +104,7 @@ func (t *Table) enableTTL(ctx context.Context) error {
 	if attr == "" {
 		return nil
 	}
-	_, err := t.api(ctx).UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+	_, err := t.api(ctx, "").UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: aws.String(t.name),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{
 			AttributeName: aws.String(attr),
@@ -133,7 +133,7 @@ func (t *Table) waitActive(ctx context.Context, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	delay := 20 * time.Millisecond
 	for {
-		out, err := t.api(ctx).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+		out, err := t.api(ctx, "").DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
 		if err == nil && out.Table.TableStatus == types.TableStatusActive && gsisActive(out.Table) {
 			return nil
 		}
@@ -169,7 +169,7 @@ func gsisActive(td *types.TableDescription) bool {
 //
 // [DescribeTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTable.html
 func (t *Table) Check(ctx context.Context) error {
-	out, err := t.api(ctx).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+	out, err := t.api(ctx, "").DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
 	if err != nil {
 		return fmt.Errorf("singletable: describe table %s: %w", t.name, err)
 	}
@@ -219,7 +219,7 @@ func keySchemaString(ks []types.KeySchemaElement) string {
 //
 // [DeleteTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html
 func (t *Table) DeleteTable(ctx context.Context) error {
-	_, err := t.api(ctx).DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(t.name)})
+	_, err := t.api(ctx, "").DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(t.name)})
 	if err != nil {
 		return fmt.Errorf("singletable: delete table %s: %w", t.name, err)
 	}

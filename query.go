@@ -752,7 +752,7 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 			// the page gets no cursor to an empty page.
 			in.Limit = aws.Int32(int32(min(q.limit-len(page.Items)+1, 1000)))
 		}
-		out, err := q.r.t.api(ctx).Query(ctx, in)
+		out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
 		if err != nil {
 			return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 		}
@@ -803,7 +803,7 @@ func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start ma
 	la := *in
 	la.ExclusiveStartKey = start
 	for {
-		out, err := t.api(ctx).Query(ctx, &la)
+		out, err := t.api(ctx, "").Query(ctx, &la)
 		if err != nil {
 			return false, err
 		}
@@ -842,7 +842,7 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
 				in.Limit = aws.Int32(int32(min(q.limit-n, 1000)))
 			}
-			out, err := q.r.t.api(ctx).Query(ctx, in)
+			out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
 			if err != nil {
 				yield(zero, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err))
 				return
@@ -890,7 +890,7 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	total := 0
 	in := p.in
 	for {
-		out, err := q.r.t.api(ctx).Query(ctx, in)
+		out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
 		if err != nil {
 			return 0, fmt.Errorf("singletable: count %s: %w", q.r.e.name, err)
 		}

@@ -77,7 +77,7 @@ func (s *Sequence) Name() string { return s.name }
 //
 // [GetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GetItem.html
 func (s *Sequence) Current(ctx context.Context) (int64, error) {
-	return s.current(ctx, s.t.api(ctx))
+	return s.current(ctx, s.t.api(ctx, ""))
 }
 
 // current reads the counter through client: the table's, or, for
@@ -115,7 +115,7 @@ func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 		tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return nil, err })
 		return 0, err
 	}
-	cur, err := s.current(ctx, s.t.planAPI(ctx))
+	cur, err := s.current(ctx, s.t.planAPI(ctx, ""))
 	if err != nil {
 		// Recorded too, so a caller that drops the error cannot commit the
 		// transaction without its claim.
@@ -186,7 +186,7 @@ func (s *Sequence) Append(ctx context.Context, fn func(tx *Txn, n int64) error) 
 			}
 			log = &attemptLog{}
 		}
-		_, err = s.t.api(ctx).TransactWriteItems(ctx, in, log.option())
+		_, err = s.t.api(ctx, "").TransactWriteItems(ctx, in, log.option())
 		if err == nil {
 			return nil
 		}

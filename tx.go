@@ -202,7 +202,7 @@ func (tx *Txn) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput,
 		With(o.Backoff.Base, o.Backoff.Max, o.MaxAttempts)
 	log := &attemptLog{}
 	err := p.Do(ctx, nil, func(err error) bool { return ctx.Err() == nil && retryableTx(err) }, func(ctx context.Context) error {
-		_, err := tx.t.api(ctx).TransactWriteItems(ctx, in, log.option())
+		_, err := tx.t.api(ctx, "").TransactWriteItems(ctx, in, log.option())
 		return err
 	})
 	return tx.outcome(err, log)
