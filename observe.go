@@ -343,7 +343,9 @@ func (c *observing) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemI
 }
 
 func (c *observing) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return observe(c, ctx, "BatchWriteItem", in, func(in *dynamodb.BatchWriteItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
+	return observe(c, ctx, "BatchWriteItem", in, func(in *dynamodb.BatchWriteItemInput) *types.ReturnConsumedCapacity {
+		return &in.ReturnConsumedCapacity
+	}, optFns,
 		func(in *dynamodb.BatchWriteItemInput, opts []func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 			return c.next.BatchWriteItem(ctx, in, opts...)
 		},
@@ -370,7 +372,9 @@ func (c *observing) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteI
 }
 
 func (c *observing) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return observe(c, ctx, "TransactGetItems", in, func(in *dynamodb.TransactGetItemsInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
+	return observe(c, ctx, "TransactGetItems", in, func(in *dynamodb.TransactGetItemsInput) *types.ReturnConsumedCapacity {
+		return &in.ReturnConsumedCapacity
+	}, optFns,
 		func(in *dynamodb.TransactGetItemsInput, opts []func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
 			return c.next.TransactGetItems(ctx, in, opts...)
 		},
@@ -393,7 +397,9 @@ func (c *observing) TransactGetItems(ctx context.Context, in *dynamodb.TransactG
 }
 
 func (c *observing) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return observe(c, ctx, "TransactWriteItems", in, func(in *dynamodb.TransactWriteItemsInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
+	return observe(c, ctx, "TransactWriteItems", in, func(in *dynamodb.TransactWriteItemsInput) *types.ReturnConsumedCapacity {
+		return &in.ReturnConsumedCapacity
+	}, optFns,
 		func(in *dynamodb.TransactWriteItemsInput, opts []func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 			return c.next.TransactWriteItems(ctx, in, opts...)
 		},
