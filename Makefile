@@ -16,9 +16,9 @@ SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then
 
 # The Go modules of this repository: the library and the separate modules
 # that keep their dependencies out of its go.mod.
-MODULES := . bench ddblocal/testcontainers otelsingletable
+MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable
 
-.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers otel ci reliability bench bench-compare soak \
+.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent otel ci reliability bench bench-compare soak \
 	dynamodb-local ddblocal-install deps need-java need-cc
 
 ## test: vet, then the whole suite with the race detector against DynamoDB Local.
@@ -29,8 +29,9 @@ test: need-java need-cc
 	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
 
 ## ci: what .ci/run runs after `make deps`: lint, cross-compile, short fuzz runs,
-## the bench module's request-shape test, then `make test`
-ci: lint cross fuzz-short same-requests testcontainers otel test
+## the bench module's request-shape test, the launcher's, the Lambda events' and
+## the OpenTelemetry adapter's modules, then `make test`
+ci: lint cross fuzz-short same-requests testcontainers lambdaevent otel test
 
 ## model: the model-based property test (TestModel, also part of `make test` with a
 ## fixed seed) run longer: MODEL_OPS operations per run (default 3000) from MODEL_SEED
@@ -64,18 +65,27 @@ cross:
 	done; done
 
 ## fuzz: run the key codec fuzz target for FUZZTIME (default 30s), then the
-## attribute codec's (FuzzCodec in ./internal/codec)
+## attribute codec's (FuzzCodec in ./internal/codec), then one target per key
+## format (FuzzFormat* in ./internal/keys, found by name) for FORMAT_FUZZTIME each
+## (default 10s)
 FUZZTIME ?= 30s
+FORMAT_FUZZTIME ?= 10s
 # fuzzpkg prints the package directory whose tests define fuzz target $(1).
-fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' -e '^./otelsingletable/' | head -1)")
+fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' -e '^./streams/lambdaevent/' -e '^./otelsingletable/' | head -1)")
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzKeyCodec)
 	$(GO) test -run '^$$' -fuzz '^FuzzCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzCodec)
+	@set -e; for f in $$(grep -rho --include='*_test.go' '^func FuzzFormat[A-Za-z0-9]*' ./internal/keys | sed 's/^func //'); do \
+		echo "$(GO) test -run '^$$' -fuzz '^$$f\$$' -fuzztime $(FORMAT_FUZZTIME) ./internal/keys"; \
+		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FORMAT_FUZZTIME) -fuzzminimizetime 2000x ./internal/keys; \
+	done
 
-## fuzz-short: the same two fuzz targets for CI_FUZZTIME each (default 15s)
+## fuzz-short: the same fuzz targets for CI_FUZZTIME each (default 15s), the
+## format targets for CI_FORMAT_FUZZTIME each (default 5s)
 CI_FUZZTIME ?= 15s
+CI_FORMAT_FUZZTIME ?= 5s
 fuzz-short:
-	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME)
+	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME) FORMAT_FUZZTIME=$(CI_FORMAT_FUZZTIME)
 
 ## otel: the OpenTelemetry adapter's own module (otelsingletable), vet and tests
 ## against DynamoDB Local with the SDK's in-memory exporters
@@ -86,6 +96,13 @@ otel: need-java
 ## why, where there is no Docker engine; SINGLETABLE_REQUIRE_DOCKER=1 makes that a failure)
 testcontainers:
 	cd ddblocal/testcontainers && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+## lambdaevent: the Lambda stream events module (streams/lambdaevent, its own
+## go.mod so that aws-lambda-go stays out of the library's): vet, staticcheck and
+## its tests, the recorded event in testdata and a run against DynamoDB Local
+lambdaevent: need-java
+	cd streams/lambdaevent && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && \
+		SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
 
 ## same-requests: the bench module's TestSameRequests, which pins the requests the
 ## library sends against hand-written SDK code (no DynamoDB Local needed)

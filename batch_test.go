@@ -445,7 +445,7 @@ func TestBatchGetIgnoresOtherEntities(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Len(t, got2, 1)
-	assert.Equal(t, User{Name: "X"}, got2[0], "only the named fields are read")
+	assert.Equal(t, User{Username: "x", Name: "X"}, got2[0], "only the named fields are read, and the key's")
 }
 
 func TestBatchContextCancelled(t *testing.T) {

@@ -78,7 +78,7 @@ func (r *Repo[T]) BatchGet(ctx context.Context, keys []T, optFns ...func(*BatchG
 		err := errs[i]
 		if err == nil && item != nil && r.isMine(item) { // another entity's item under this key is not ours to return
 			var v T
-			if v, err = r.e.decode(item); err == nil {
+			if v, err = r.e.decode(r.t, item); err == nil {
 				out = append(out, v)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -35,8 +36,10 @@ import (
 type Collection struct {
 	t           *Table
 	index       string
-	keyConds    []keyCond
-	partition   string
+	keyConds    []keyCond // the partition's
+	parts       []string  // the partition's key values
+	sort        *SortCondition
+	project     []string
 	cursorKeys  []string
 	skipUnknown bool
 	desc        bool
@@ -61,7 +64,7 @@ func (r *Repo[T]) Collection(key T) *Collection {
 		c.errs = append(c.errs, err)
 		return c
 	}
-	c.partition = pk
+	c.parts = []string{pk}
 	c.keyConds = []keyCond{*keyCmp(r.t.opts.PartitionKey, expr.OpEq, pk)}
 	c.cursorKeys = r.t.primaryKeyAttrs()
 	return c
@@ -94,14 +97,13 @@ func (r *Repo[T]) IndexCollection(index string, key T) *Collection {
 			c.errs = append(c.errs, err)
 			return c
 		}
-		c.partition = pk
+		c.parts = []string{pk}
 		c.keyConds = []keyCond{*keyCmp(idx.pkAttr, expr.OpEq, pk)}
 		c.cursorKeys = []string{idx.pkAttr}
 		if idx.skAttr != "" {
 			c.cursorKeys = append(c.cursorKeys, idx.skAttr)
 		}
 	} else {
-		var parts []string
 		for _, f := range idx.partition {
 			var av types.AttributeValue
 			if f.Present(kv) {
@@ -112,9 +114,8 @@ func (r *Repo[T]) IndexCollection(index string, key T) *Collection {
 				return c
 			}
 			c.keyConds = append(c.keyConds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
-			parts = append(parts, avString(av))
+			c.parts = append(c.parts, avString(av))
 		}
-		c.partition = strings.Join(parts, "\x00")
 		for _, f := range idx.deps {
 			c.cursorKeys = append(c.cursorKeys, f.Attr)
 		}
@@ -183,6 +184,33 @@ func (c *Collection) Filter(cond expression.ConditionBuilder) *Collection {
 	return d
 }
 
+// Where narrows the collection to the sort keys cond matches: a
+// condition on one member entity's sort key fields, made by
+// [Repo.SortWhere], [Repo.SortBetween], [Repo.SortBeginsWith] or
+// [Repo.SortShape] (on the sort key of the collection's index, for an
+// [Repo.IndexCollection]). It is a key condition, so only the matching
+// range is read and billed. Items of every entity whose sort keys fall in
+// the range are in it (routed to their targets as usual); a collection
+// takes one sort condition.
+func (c *Collection) Where(cond SortCondition) *Collection {
+	d := c.clone()
+	if d.sort != nil {
+		d.errs = append(d.errs, validationErr(cond.entity, "", "collection: only one sort key condition per collection"))
+	}
+	d.sort = &cond
+	return d
+}
+
+// Fields limits the attributes read to the named Go fields (plus the
+// entity type and key attributes, which routing and cursors need); the
+// other fields of the decoded items keep their zero values. A name is
+// resolved against the targets as [Collection.Filter]'s names are.
+func (c *Collection) Fields(names ...string) *Collection {
+	d := c.clone()
+	d.project = append(slices.Clone(c.project), names...)
+	return d
+}
+
 // After resumes the collection after the last item of the page that
 // returned cursor. An empty cursor starts from the beginning. A cursor from
 // another query is [ErrInvalidCursor].
@@ -198,6 +226,10 @@ type Target struct {
 	n      int
 	decode func(item map[string]types.AttributeValue) (any, error)
 	names  attrNamer // resolves the names of a collection's filter
+	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Changes)
+	// keysMatch, set when the entity matches keys (Schema.MatchKeys),
+	// reports whether an item without the entity type attribute is its.
+	keysMatch func(item map[string]types.AttributeValue) bool
 }
 
 // Count returns how many items the target has received.
@@ -208,8 +240,8 @@ func (t *Target) Entity() string { return t.entity }
 
 // Into returns a target appending r's items to *dst.
 func (r *Repo[T]) Into(dst *[]T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(item)
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
@@ -222,8 +254,8 @@ func (r *Repo[T]) Into(dst *[]T) *Target {
 // type is an error. *dst is left as it is when there is none: check
 // [Target.Count].
 func (r *Repo[T]) IntoOne(dst *T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(item)
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
@@ -235,8 +267,8 @@ func (r *Repo[T]) IntoOne(dst *T) *Target {
 // IntoFunc returns a target calling fn with each of r's items; an error
 // from fn stops the read and is returned.
 func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(item)
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
@@ -247,8 +279,8 @@ func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
 // Member returns a target that decodes r's items and stores them nowhere:
 // for [Collection.All], which yields the decoded values.
 func (r *Repo[T]) Member() *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(item)
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
@@ -256,37 +288,65 @@ func (r *Repo[T]) Member() *Target {
 	}}
 }
 
+// keysMatch is the Target's test of an untyped item: nil unless the entity
+// matches keys.
+func (r *Repo[T]) keysMatch() func(item map[string]types.AttributeValue) bool {
+	if !r.e.foreign.matchKeys {
+		return nil
+	}
+	return func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
+}
+
 // UnknownTypeError reports an item of a collection whose entity type no
 // target accepts (Type is "" when the item has no entity type attribute).
+// An item without one goes to the target whose entity matches keys
+// ([Schema].MatchKeys) and whose templates parse its key; Ambiguous names
+// the entities when several do.
 type UnknownTypeError struct {
 	Type string
+	// Ambiguous names the target entities matching keys whose templates
+	// all parse the key of an item without an entity type.
+	Ambiguous []string
 	// Key is the item's primary key.
 	Key map[string]types.AttributeValue
 
 	keys keyNames // the table's, to print Key in key order
+	in   string   // what read the item: "" for a collection, "change"
 }
 
 // Error names the type and the item.
 func (e *UnknownTypeError) Error() string {
-	if e.Type == "" {
-		return fmt.Sprintf("singletable: collection: item %s has no entity type", e.keys.text(e.Key))
+	in := e.in
+	if in == "" {
+		in = "collection"
 	}
-	return fmt.Sprintf("singletable: collection: no target for entity type %q (item %s); add one or use SkipUnknown", e.Type, e.keys.text(e.Key))
+	if e.Type == "" && len(e.Ambiguous) > 0 {
+		return fmt.Sprintf("singletable: %s: item %s has no entity type and its key parses with the templates of several targets (%s): ambiguous", in, e.keys.text(e.Key), strings.Join(e.Ambiguous, ", "))
+	}
+	if e.Type == "" {
+		return fmt.Sprintf("singletable: %s: item %s has no entity type", in, e.keys.text(e.Key))
+	}
+	return fmt.Sprintf("singletable: %s: no target for entity type %q (item %s); add one or use SkipUnknown", in, e.Type, e.keys.text(e.Key))
 }
 
-// collPlan is a validated collection read, ready to send.
-type collPlan struct {
-	in      *dynamodb.QueryInput
-	bind    [16]byte
-	targets map[string]*Target
+// router hands each item of a mixed read (a collection, a table scan) to
+// the target made for its entity type.
+type router struct {
+	t           *Table
+	targets     map[string]*Target
+	untyped     []*Target // the targets whose entities match keys (Schema.MatchKeys)
+	skipUnknown bool
 }
 
-func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error) {
-	errs := append([]error(nil), c.errs...)
+// newRouter checks targets (at least one when needTargets) and indexes
+// them by entity type.
+func newRouter(t *Table, targets []*Target, needTargets, skipUnknown bool) (*router, []error) {
+	var errs []error
 	if needTargets && len(targets) == 0 {
 		errs = append(errs, validationErr("", "", "collection: no targets"))
 	}
 	byType := make(map[string]*Target, len(targets))
+	var untyped []*Target
 	for _, tg := range targets {
 		if tg == nil {
 			errs = append(errs, validationErr("", "", "collection: nil target"))
@@ -295,19 +355,132 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 		if byType[tg.entity] != nil {
 			errs = append(errs, validationErr(tg.entity, "", "collection: two targets for one entity type"))
 		}
-		if tg.table != c.t {
-			errs = append(errs, validationErr(tg.entity, "", "collection: target's repository is bound to table %s, the collection reads %s", tg.table.name, c.t.name))
+		if tg.table != t {
+			errs = append(errs, validationErr(tg.entity, "", "collection: target's repository is bound to table %s, the collection reads %s", tg.table.name, t.name))
 		}
 		byType[tg.entity] = tg
+		if tg.keysMatch != nil {
+			untyped = append(untyped, tg)
+		}
 	}
+	return &router{t: t, targets: byType, untyped: untyped, skipUnknown: skipUnknown}, errs
+}
+
+// target returns the target of item's entity type, nil when none. An item
+// without the entity type attribute goes to the one target whose entity
+// matches keys and whose templates parse its key; when several do, none
+// is chosen (never guess) and ambiguous names them.
+func (rt *router) target(item map[string]types.AttributeValue) (tg *Target, typ string, ambiguous []string) {
+	if s, isS := item[rt.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); isS {
+		typ = s.Value
+	}
+	tg = rt.targets[typ]
+	if _, typed := item[rt.t.opts.EntityTypeAttr]; !typed && len(rt.untyped) > 0 {
+		tg, ambiguous = routeUntyped(rt.untyped, item)
+	}
+	return tg, typ, ambiguous
+}
+
+// routeUntyped returns the one target among untyped whose entity's
+// templates parse item's key; nil and the entities' names when several do
+// (never guess), nil and none when no one does.
+func routeUntyped(untyped []*Target, item map[string]types.AttributeValue) (*Target, []string) {
+	var found *Target
+	var names []string
+	for _, tg := range untyped {
+		if !tg.keysMatch(item) {
+			continue
+		}
+		if found != nil {
+			if names == nil {
+				names = []string{found.entity}
+			}
+			names = append(names, tg.entity)
+			continue
+		}
+		found = tg
+	}
+	if names != nil {
+		return nil, names
+	}
+	return found, nil
+}
+
+// counts reports whether route would not skip item.
+func (rt *router) counts(item map[string]types.AttributeValue) bool {
+	if !rt.skipUnknown {
+		return true
+	}
+	tg, _, _ := rt.target(item)
+	return tg != nil
+}
+
+// route hands item to its target. ok is false when the item was skipped.
+func (rt *router) route(item map[string]types.AttributeValue) (v any, ok bool, err error) {
+	tg, typ, ambiguous := rt.target(item)
+	if tg == nil {
+		if rt.skipUnknown {
+			return nil, false, nil
+		}
+		return nil, false, &UnknownTypeError{Type: typ, Ambiguous: ambiguous, Key: rt.t.primaryKeyOf(item), keys: rt.t.keyNames()}
+	}
+	if tg.one && tg.n > 0 {
+		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for IntoOne (second is %s)", tg.entity, rt.t.keyText(item))
+	}
+	v, err = tg.decode(item)
+	if err != nil {
+		return nil, false, err
+	}
+	tg.n++
+	return v, true, nil
+}
+
+// mixedProjection is the projection of a read routed to targets: the
+// entity type attribute (routing needs it), the named fields' attributes
+// as the targets store them (resolved as a filter's names are), and the
+// key attributes (cursors, and decoding key fields).
+func mixedProjection(t *Table, targets []*Target, fields, keyAttrs []string) ([]string, error) {
+	names := collectionNames(t, targets)
+	attrs := make([]string, 0, len(fields)+len(keyAttrs)+1)
+	attrs = append(attrs, t.opts.EntityTypeAttr)
+	for _, f := range fields {
+		a, err := names(f)
+		if err != nil {
+			return nil, err
+		}
+		attrs = append(attrs, a)
+	}
+	return append(attrs, keyAttrs...), nil
+}
+
+// collPlan is a validated collection read, ready to send.
+type collPlan struct {
+	rd    *reader
+	rt    *router
+	empty bool // the sort condition's range is empty: nothing to read
+}
+
+func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error) {
+	rt, terrs := newRouter(c.t, targets, needTargets, c.skipUnknown)
+	errs := append(append([]error(nil), c.errs...), terrs...)
 	if c.index != "" && c.consistent {
 		errs = append(errs, validationErr("", c.index, "global secondary indexes do not support consistent reads"))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	conds := c.keyConds
+	empty := false
+	if c.sort != nil {
+		sc, e, err := c.sort.conds(c.t, c.index)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(slices.Clone(conds), sc...)
+		empty = e
+	}
 	var b expr.Builder
-	kc := writeKeyConds(&b, c.keyConds)
+	kc := writeKeyConds(&b, conds)
 	var filter *string
 	if c.filter != nil {
 		f, err := b.Conditions(collectionNames(c.t, targets), *c.filter)
@@ -317,15 +490,21 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 		filter = &f
 	}
 	in := &dynamodb.QueryInput{
-		TableName:                 &c.t.name,
-		KeyConditionExpression:    &kc,
-		FilterExpression:          filter,
-		ExpressionAttributeNames:  b.Names(),
-		ExpressionAttributeValues: b.Values(),
+		TableName:              &c.t.name,
+		KeyConditionExpression: &kc,
+		FilterExpression:       filter,
 	}
-	if filter != nil {
-		if err := checkExprLimits("", exprParts{kinds: []string{"key condition", "filter"},
-			exprs: []*string{in.KeyConditionExpression, in.FilterExpression},
+	if len(c.project) > 0 {
+		attrs, err := mixedProjection(c.t, targets, c.project, c.cursorKeys)
+		if err != nil {
+			return nil, err
+		}
+		in.ProjectionExpression = aws.String(b.Projection(attrs...))
+	}
+	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
+	if filter != nil || in.ProjectionExpression != nil || c.sort != nil {
+		if err := checkExprLimits("", exprParts{kinds: []string{"key condition", "filter", "projection"},
+			exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
 			names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
 			return nil, err
 		}
@@ -346,98 +525,55 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	}
 	// A collection cursor is bound to the partition and direction, not to
 	// the targets: another set of targets resumes at the same place.
-	p := &collPlan{in: in, bind: cursorBinding(c.t.name, c.index, "\x00collection", c.partition, dir), targets: byType}
+	b2 := partitionBinding(c.t.name, c.index, "\x00collection", c.parts, dir)
 	if c.after != "" {
-		start, err := c.t.decodeCursor(c.after, p.bind, c.cursorKeys)
+		start, err := c.t.decodeBoundCursor(c.after, b2, c.cursorKeys)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkCursorKey(start, c.keyConds, len(c.keyConds)); err != nil {
+		if err := checkCursorKey(start, conds, len(c.keyConds)); err != nil {
 			return nil, err
 		}
 		in.ExclusiveStartKey = start
 	}
-	return p, nil
-}
-
-// route hands item to its target. ok is false when the item was skipped.
-func (c *Collection) route(p *collPlan, item map[string]types.AttributeValue) (v any, ok bool, err error) {
-	typ := ""
-	if s, isS := item[c.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); isS {
-		typ = s.Value
+	rd := &reader{
+		t:          c.t,
+		src:        source{query: in},
+		limit:      c.limit,
+		size:       c.pageSize == 0 && !c.skipUnknown && c.filter == nil,
+		probeOne:   c.filter == nil,
+		bind:       b2.bind,
+		cursorKeys: c.cursorKeys,
+		what:       "collection query",
+		counts:     rt.counts,
 	}
-	tg := p.targets[typ]
-	if tg == nil {
-		if c.skipUnknown {
-			return nil, false, nil
-		}
-		return nil, false, &UnknownTypeError{Type: typ, Key: c.t.primaryKeyOf(item), keys: c.t.keyNames()}
-	}
-	if tg.one && tg.n > 0 {
-		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for IntoOne (second is %s)", tg.entity, c.t.keyText(item))
-	}
-	v, err = tg.decode(item)
-	if err != nil {
-		return nil, false, err
-	}
-	tg.n++
-	return v, true, nil
-}
-
-// fillLimit sizes the next request to the items still wanted. Page asks
-// for one more (extra), so that a page ending the collection says so
-// instead of returning a cursor to an empty page.
-func (c *Collection) fillLimit(in *dynamodb.QueryInput, delivered, extra int) {
-	if c.limit > 0 && c.pageSize == 0 && !c.skipUnknown && c.filter == nil {
-		in.Limit = aws.Int32(int32(min(c.limit-delivered+extra, 1000)))
-	}
+	return &collPlan{rd: rd, rt: rt, empty: empty}, nil
 }
 
 // Page reads one page into the targets and returns it: the items
 // delivered, as decoded values in read order (a T for a target made from a
-// *Repo[T]), and the cursor of the next page ("" when the collection is
-// exhausted). With [Collection.Limit] the page holds exactly that many
-// items unless the partition runs out.
+// *Repo[T]), and the cursor of the next page, "" when no item follows
+// (a page ending where a DynamoDB response ended reads ahead to know;
+// see [Collection.Limit]). With [Collection.Limit] the page holds exactly
+// that many items unless the collection runs out; without it, the items
+// of one response (reading on past responses that held none).
 func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
 	var page Page[any]
 	p, err := c.plan(targets, true)
-	if err != nil {
+	if err != nil || p.empty {
 		return page, err
 	}
-	in := p.in
-	delivered := 0
-	for {
-		c.fillLimit(in, delivered, 1)
-		out, err := c.t.api(ctx, "").Query(ctx, in)
-		if err != nil {
-			return Page[any]{}, fmt.Errorf("singletable: collection query: %w", err)
-		}
-		for i, item := range out.Items {
-			v, ok, err := c.route(p, item)
-			if err != nil {
-				return Page[any]{}, err
-			}
-			if !ok {
-				continue
-			}
+	page.Cursor, err = p.rd.page(ctx, func(item map[string]types.AttributeValue) (bool, error) {
+		v, ok, err := p.rt.route(item)
+		if ok {
 			page.Items = append(page.Items, v)
-			delivered++
-			if c.limit > 0 && delivered == c.limit {
-				if i < len(out.Items)-1 || out.LastEvaluatedKey != nil {
-					page.Cursor, err = c.t.encodeCursor(p.bind, c.cursorKeys, item)
-				}
-				return page, err
-			}
 		}
-		if out.LastEvaluatedKey == nil {
-			return page, nil
-		}
-		if c.limit == 0 && delivered > 0 {
-			page.Cursor, err = c.t.encodeCursor(p.bind, c.cursorKeys, out.LastEvaluatedKey)
-			return page, err
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+		return ok, err
+	})
+	if err != nil {
+		return Page[any]{}, err
 	}
+	return page, nil
 }
 
 // Collect reads the whole collection (at most Limit items) into the
@@ -467,49 +603,39 @@ func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any,
 			yield(nil, err)
 			return
 		}
-		in := p.in
-		delivered := 0
-		for {
-			c.fillLimit(in, delivered, 0)
-			out, err := c.t.api(ctx, "").Query(ctx, in)
-			if err != nil {
-				yield(nil, fmt.Errorf("singletable: collection query: %w", err))
-				return
-			}
-			for _, item := range out.Items {
-				v, ok, err := c.route(p, item)
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				if !ok {
-					continue
-				}
-				if !yield(v, nil) {
-					return
-				}
-				delivered++
-				if c.limit > 0 && delivered == c.limit {
-					return
-				}
-			}
-			if out.LastEvaluatedKey == nil {
-				return
-			}
-			in.ExclusiveStartKey = out.LastEvaluatedKey
+		if p.empty {
+			return
+		}
+		if err := p.rd.all(ctx, routeYield(p.rt, yield)); err != nil {
+			yield(nil, err)
 		}
 	}
 }
 
-// Request returns the QueryInput that [Collection.All] would send first,
-// without sending it (Page asks for one item more than Limit, to know
-// whether the collection continues); targets are optional here and only
-// checked.
+// routeYield is the takeFn of an iterator over routed items.
+func routeYield(rt *router, yield func(any, error) bool) takeFn {
+	return func(item map[string]types.AttributeValue) (bool, error) {
+		v, ok, err := rt.route(item)
+		if err != nil || !ok {
+			return false, err
+		}
+		if !yield(v, nil) {
+			return true, errStop
+		}
+		return true, nil
+	}
+}
+
+// Request returns the QueryInput that [Collection.Page] and
+// [Collection.All] send first, without sending it; with a Limit of n and
+// nothing to drop items (no Filter, PageSize or SkipUnknown) it asks for
+// n+1 items, the extra one telling whether the collection continues.
+// Targets are optional here and only checked.
 func (c *Collection) Request(targets ...*Target) (*dynamodb.QueryInput, error) {
 	p, err := c.plan(targets, false)
 	if err != nil {
 		return nil, err
 	}
-	c.fillLimit(p.in, 0, 0)
-	return p.in, nil
+	p.rd.sizeNext(0)
+	return p.rd.src.query, nil
 }

@@ -310,7 +310,7 @@ func TestCollectionValidatesFirst(t *testing.T) {
 
 	in, err := users.Collection(User{Username: "a"}).Limit(5).Request()
 	require.NoError(t, err)
-	assert.Equal(t, int32(5), *in.Limit)
+	assert.Equal(t, int32(6), *in.Limit, "a Limit(5) page asks for one more, to know whether the collection continues")
 	assert.Nil(t, in.FilterExpression, "no entity filter: the whole collection is read")
 }
 

@@ -21,6 +21,10 @@ type CreateTableOptions struct {
 	Provisioned *types.ProvisionedThroughput
 	// Wait is how long to wait for the table to become ACTIVE; default 2 minutes.
 	Wait time.Duration
+	// Stream, when set, enables the table's stream with this view type.
+	// Typed change events ([Table.Changes]) need the images:
+	// types.StreamViewTypeNewAndOldImages gives both.
+	Stream types.StreamViewType
 }
 
 // CreateTableInput returns the CreateTable request [Table.CreateTable]
@@ -65,6 +69,9 @@ func (t *Table) createTableInput(opts CreateTableOptions) *dynamodb.CreateTableI
 	slices.Sort(names)
 	for _, n := range names {
 		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: defs[n]})
+	}
+	if opts.Stream != "" {
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: opts.Stream}
 	}
 	if opts.Provisioned != nil {
 		in.BillingMode = types.BillingModeProvisioned

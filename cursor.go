@@ -18,6 +18,35 @@ import (
 // cursorBinding hashes what a cursor is bound to.
 func cursorBinding(parts ...string) [16]byte { return cursor.Binding(parts...) }
 
+// binding is what a cursor is bound to: the hash new cursors carry and,
+// for a multi-attribute partition, the hash cursors issued before the
+// binding became injective carry.
+type binding struct {
+	bind, legacy [16]byte
+	hasLegacy    bool
+}
+
+// partitionBinding binds a cursor to table, index, reader (an entity type
+// or "\x00collection"), the partition's key values and the direction.
+// Each value of a multi-attribute partition is its own length-prefixed
+// part, so ("x\x00Sy", "z") and ("x", "y\x00Sz") bind apart; cursors
+// issued when the values were joined with NUL still decode (legacy): the
+// key condition check that follows the decode refuses one whose key is
+// in another partition.
+func partitionBinding(table, index, reader string, parts []string, dir string) binding {
+	if len(parts) == 1 {
+		return binding{bind: cursorBinding(table, index, reader, parts[0], dir)}
+	}
+	all := make([]string, 0, len(parts)+5)
+	all = append(all, table, index, reader, "\x00multi")
+	all = append(all, parts...)
+	return binding{
+		bind:      cursorBinding(append(all, dir)...),
+		legacy:    cursorBinding(table, index, reader, strings.Join(parts, "\x00"), dir),
+		hasLegacy: true,
+	}
+}
+
 func (t *Table) cursorCodec() cursor.Codec {
 	return cursor.Codec{Keys: t.opts.CursorKeys, TTL: t.opts.CursorTTL, Now: t.opts.Now}
 }
@@ -40,6 +69,19 @@ func (t *Table) encodeCursor(bind [16]byte, attrs []string, key map[string]types
 func (t *Table) decodeCursor(s string, bind [16]byte, attrs []string) (map[string]types.AttributeValue, error) {
 	c := t.cursorCodec()
 	key, err := c.Decode(s, bind, attrs)
+	return key, cursorErr(err)
+}
+
+// decodeBoundCursor decodes a cursor bound to b, accepting b's legacy
+// binding when it has one.
+func (t *Table) decodeBoundCursor(s string, b binding, attrs []string) (map[string]types.AttributeValue, error) {
+	c := t.cursorCodec()
+	key, err := c.Decode(s, b.bind, attrs)
+	if err != nil && b.hasLegacy {
+		if k, lerr := c.Decode(s, b.legacy, attrs); lerr == nil {
+			return k, nil
+		}
+	}
 	return key, cursorErr(err)
 }
 

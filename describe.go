@@ -25,6 +25,9 @@ type TableDescription struct {
 	// is "" for a table without a sort key); EntityTypeAttr names the
 	// attribute holding each item's entity type.
 	PartitionKey, SortKey, EntityTypeAttr string
+	// OmitEntityType is set when the table never writes the entity type
+	// attribute ([TableOptions].OmitEntityType).
+	OmitEntityType bool
 	// Entities are the bound entities, in the order they were bound.
 	Entities []EntityDescription
 	// Indexes are the global secondary indexes the entities declare, by
@@ -65,6 +68,11 @@ type EntityDescription struct {
 	// Version, CreatedAt, UpdatedAt and TTL name the Go fields the library
 	// manages ("" when not declared).
 	Version, CreatedAt, UpdatedAt, TTL string
+	// MatchKeys is set when items without the entity type attribute are
+	// recognised by their key shape ([Schema].MatchKeys); KeyOnly lists
+	// the fields held only in the key ([Schema].KeyOnly).
+	MatchKeys bool
+	KeyOnly   []string
 	// Fields are the stored fields, in struct order.
 	Fields []FieldDescription
 }
@@ -87,12 +95,16 @@ type KeyDescription struct {
 }
 
 // KeyPart is one part of a key template: a literal, or a placeholder
-// naming a Go field.
+// naming a Go field and, optionally, its format.
 type KeyPart struct {
 	// Literal is the literal text, when Field is "".
 	Literal string
 	// Field is the Go field of a placeholder.
 	Field string
+	// Format is the placeholder's format as written after ':' in the
+	// template ("rfc3339", "%08d", "raw", …); "" for the library's own
+	// escaped, fixed-width encoding. See [Schema] for the formats.
+	Format string
 }
 
 // EntityIndexDescription is how one entity appears in one index.
@@ -121,7 +133,7 @@ type EntityIndexDescription struct {
 // [TableDescription]; it sends no request.
 func (t *Table) Describe() TableDescription {
 	d := TableDescription{Name: t.name, PartitionKey: t.opts.PartitionKey,
-		SortKey: t.opts.SortKey, EntityTypeAttr: t.opts.EntityTypeAttr}
+		SortKey: t.opts.SortKey, EntityTypeAttr: t.opts.EntityTypeAttr, OmitEntityType: t.opts.OmitEntityType}
 	t.mu.RLock()
 	ents := slices.Clone(t.entities)
 	t.mu.RUnlock()
@@ -163,6 +175,10 @@ func (e *Entity[T]) describe(o TableOptions) EntityDescription {
 		d.Unique = append(d.Unique, f.Name)
 	}
 	d.Version, d.CreatedAt, d.UpdatedAt, d.TTL = name(g.version), name(g.created), name(g.updated), name(g.ttl)
+	d.MatchKeys = e.foreign.matchKeys
+	for _, f := range e.foreign.keyOnly {
+		d.KeyOnly = append(d.KeyOnly, f.Name)
+	}
 	for _, f := range e.fields {
 		d.Fields = append(d.Fields, FieldDescription{f.Name, f.Attr})
 	}
@@ -190,7 +206,7 @@ func (e *Entity[T]) describe(o TableOptions) EntityDescription {
 func describeKey(attr string, k compiledKey) KeyDescription {
 	d := KeyDescription{Attr: attr, Template: k.tpl.Raw}
 	for _, p := range k.tpl.Parts {
-		d.Parts = append(d.Parts, KeyPart{Literal: p.Literal, Field: p.Field})
+		d.Parts = append(d.Parts, KeyPart{Literal: p.Literal, Field: p.Field, Format: p.Spec()})
 	}
 	return d
 }
@@ -281,21 +297,22 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	}
 	// P: the template up to the n-th placeholder; L: the literal after it.
 	var P strings.Builder
-	var L, last string
+	var L, last, lastP string
 	i := 0
-	for j, part := range sk.tpl.Parts {
+	for j := range sk.tpl.Parts {
+		part := &sk.tpl.Parts[j]
 		if part.Field == "" {
 			P.WriteString(part.Literal)
 			continue
 		}
 		if i == n-1 {
-			last = part.Field
+			last, lastP = part.Field, part.Placeholder()
 			if j+1 < len(sk.tpl.Parts) {
 				L = sk.tpl.Parts[j+1].Literal
 			}
 			break
 		}
-		P.WriteString("{" + part.Field + "}")
+		P.WriteString(part.Placeholder())
 		i++
 	}
 	prefix := P.String()
@@ -303,15 +320,15 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	case sortBeginsWith:
 		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + ":prefix})"}
 	case sortBetween:
-		return []string{attr + " BETWEEN " + prefix + "{" + last + "} AND " + prefix + "{" + last + ":high}"}
+		return []string{attr + " BETWEEN " + prefix + lastP + " AND " + prefix + "{" + last + ":high}"}
 	}
 	if q.op == Eq {
 		if n == len(sk.fields) {
 			return []string{attr + " = " + sk.tpl.Raw}
 		}
-		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + "}" + L + ")"}
+		return []string{"begins_with(" + attr + ", " + prefix + lastP + L + ")"}
 	}
-	return []string{attr + " " + q.op.String() + " " + prefix + "{" + last + "}"}
+	return []string{attr + " " + q.op.String() + " " + prefix + lastP}
 }
 
 func (q *Query[T]) describeMultiSort(idx *indexPlan[T]) []string {

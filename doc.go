@@ -50,7 +50,14 @@
 // order is value order; times are UTC with nine fraction digits. Escaping leaves ordinary values readable
 // ("USER#john"); bytes up to '%' (control characters, space, '!', '"', '#',
 // '$', '%'), invalid UTF-8 and U+10FFFF are written as %XX. [Entity.ParseKeys]
-// turns rendered keys back into field values.
+// turns rendered keys back into field values, and [Entity.RenderKeys]
+// renders them without a request.
+//
+// For a table another service already writes, a placeholder can name the
+// exact format of its key strings ("{At:rfc3339}", "{Seq:%08d}",
+// "{Name:raw}", …; see [Schema]): values are then written verbatim in that
+// format, and those it cannot represent are refused with a *[KeyError]
+// rather than escaped or cut.
 //
 // # Indexes
 //
@@ -98,6 +105,16 @@
 // Builders ([Query], [Update], [Collection]) describe a request being
 // assembled, with methods of the same names ([Query.ConsistentRead],
 // [Query.Fields]).
+//
+// # Seeing requests before sending them
+//
+// [Table.Preview] runs a function and returns the requests its operations
+// would send ([Request]: the API name and the SDK input), without sending
+// them, for every operation: reads, writes, transactions, batches, queries
+// and collections. The reads a write needs to be built (a version, unique
+// values to release, an index key's other fields, a sequence's counter)
+// are sent, and listed as such. [Query.Request] and [Collection.Request]
+// build a query's input without running anything.
 //
 // # Transactions
 //

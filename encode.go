@@ -65,7 +65,9 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 			ws.recheck = append(ws.recheck, name)
 		}
 	}
-	add(t.opts.EntityTypeAttr, false)
+	if !t.opts.OmitEntityType {
+		add(t.opts.EntityTypeAttr, false)
+	}
 	add(t.opts.PartitionKey, false)
 	if e.sk.defined() {
 		add(t.opts.SortKey, false)
@@ -92,8 +94,10 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 		}
 	}
 	var sz sizer
-	sz.str(t.opts.EntityTypeAttr)
-	sz.str(e.name)
+	if !t.opts.OmitEntityType {
+		sz.str(t.opts.EntityTypeAttr)
+		sz.str(e.name)
+	}
 	sz.str(t.opts.PartitionKey)
 	if e.sk.defined() {
 		sz.str(t.opts.SortKey)
@@ -109,7 +113,7 @@ func (e *Entity[T]) writeSetFor(t *Table) *writeSet {
 			ws.invalid = ws.invalid || sz.invalid
 		}
 	}
-	owned, err := buildCondition(writeplan.Ownership(writeplan.AnyItem, t.opts.PartitionKey, t.opts.EntityTypeAttr, e.name), e.name, nil)
+	owned, err := buildCondition(e.ownershipOf(&t.opts, writeplan.AnyItem), e.name, nil)
 	if err == nil {
 		ws.owned = owned
 	}
@@ -141,6 +145,9 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 		}
 		return nil, 0, &ValidationError{Entity: e.name, Reason: "cannot encode item", Err: err}
 	}
+	if len(e.foreign.keyOnly) > 0 {
+		size -= e.dropKeyOnly(item)
+	}
 	// The attributes the codec may have made that are replaced or removed
 	// below: their sizes are taken out now, the new ones added after.
 	looked := ws.all
@@ -156,8 +163,10 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 	rv := reflect.ValueOf(v).Elem()
 	// One block for the entity type, the primary key and the index keys.
 	avs := make([]types.AttributeValueMemberS, 3+2*len(e.indexes))
-	avs[0].Value = e.name
-	item[t.opts.EntityTypeAttr] = &avs[0]
+	if !t.opts.OmitEntityType {
+		avs[0].Value = e.name
+		item[t.opts.EntityTypeAttr] = &avs[0]
+	}
 	if err := e.putPrimaryKeyAVs(t, rv, item, avs[1:]); err != nil {
 		return nil, 0, err
 	}

@@ -20,6 +20,37 @@ import (
 // for example "USER#{Username}". A placeholder must be followed by the end of
 // the template or by a delimiter such as '#'; values are escaped so that no
 // value can forge a delimiter. See [Define] for the checks made.
+//
+// # Key formats
+//
+// A placeholder may name a format, {Field:format}, to read and write the
+// exact key strings another service already stores, instead of the
+// library's escaped, fixed-width encoding (the default, and the safer
+// choice where you pick the format):
+//
+//	{At:rfc3339}       time.Time in UTC to the second      2025-01-15T10:30:00Z
+//	{At:rfc3339milli}  time.Time in UTC to the millisecond 2025-01-15T11:00:00.000Z
+//	{Day:date}         time.Time at midnight UTC           2024-03-01
+//	{At:unix}          time.Time as epoch seconds          1736937000
+//	{At:unixmilli}     time.Time as epoch milliseconds     1736937000000
+//	{Seq:%08d}         integer, zero-padded to 8 digits    00000042
+//	{Name:raw}         string (or TextMarshaler) verbatim  Favorite Language
+//
+// (time formats accept *time.Time too, and every format a pointer). The
+// literal after a formatted placeholder must start with a byte the format
+// never writes ('#' after a time or a number; any ASCII byte after raw),
+// so keys still split into their values in exactly one way: rendering
+// ([Entity.RenderKeys]), parsing ([Entity.ParseKeys]), sort conditions,
+// cursors and the catalog all use the declared format. A value the format
+// cannot write exactly is a *[KeyError] before any request, never altered:
+// a raw value that is empty, holds the delimiter after it, U+10FFFF or
+// invalid UTF-8; a negative integer, or one wider than %0Nd; a time before
+// year 0000 or after 9999, or with a fraction its format would drop (a
+// millisecond in rfc3339, a time of day in date: truncate first). Byte
+// order is value order for rfc3339, rfc3339milli, date and %0Nd, and for
+// raw at the end of a template; unix and unixmilli are not fixed width, and
+// a raw value before a delimiter sorts by its bytes against that delimiter
+// ("a b#" before "a#"), which the catalog lint points out.
 type Schema[T any] struct {
 	// Type is stored in the table's entity type attribute (default
 	// "EntityType") on every item, e.g. "UserSkill".
@@ -70,6 +101,33 @@ type Schema[T any] struct {
 	// stores no attribute (the item does not expire). [Table.CreateTable]
 	// enables TTL on that attribute; a table has at most one.
 	TTL string
+
+	// MatchKeys makes the entity recognise its items by their key shape
+	// when they have no entity type attribute, as items another service
+	// writes often have not (the elections service's METADATA/COUNTS
+	// item, its events). Such an item belongs to the entity when its PK
+	// and SK parse with the entity's templates; it is got, queried,
+	// decoded, updated and deleted like the entity's own items, and the
+	// ownership condition of writes accepts it ("attribute_not_exists(type)
+	// OR type = :type" under the entity's own key). An item carrying
+	// another entity's type is still refused. In a [Collection] such an
+	// item goes to the one target whose entity matches keys and whose
+	// templates parse its key; no such target, or more than one, is an
+	// [*UnknownTypeError]. Two entities matching keys on one table should
+	// not have key shapes that can parse the same key: catalog lint warns.
+	MatchKeys bool
+	// KeyOnly names fields (Go names) of the primary key templates that
+	// are not stored as attributes: the key holds them. Every decode fills
+	// the fields of the PK and SK templates whose attribute an item lacks
+	// from its parsed keys, KeyOnly or not, so items another service wrote
+	// with values only in the key (a usage log's date and action in its
+	// SK) decode whole.
+	KeyOnly []string
+	// Location is where time texts without a zone (Python's
+	// utcnow().isoformat(), "2025-01-15T10:30:00.123456") and bare dates
+	// are read, for the entity's top-level time fields; nil reads them as
+	// UTC.
+	Location *time.Location
 }
 
 // Entity is a checked declaration: templates parsed, fields resolved, codec
@@ -84,6 +142,7 @@ type Entity[T any] struct {
 	pk, sk   compiledKey
 	indexes  []*indexPlan[T]
 	guards   guardPlan
+	foreign  foreignPlan
 	written  atomic.Pointer[writeSet] // encodeSized's plan for the last table
 }
 
@@ -138,6 +197,9 @@ func Define[T any](s Schema[T]) (*Entity[T], error) {
 		e.indexes = append(e.indexes, p)
 	}
 	if err := e.compileGuards(s); err != nil {
+		return nil, err
+	}
+	if err := e.compileForeign(s); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -314,13 +376,14 @@ func stampTime(now time.Time) time.Time {
 	return now
 }
 
-// truncateSeconds sets the times rv stores as epoch seconds (the unixtime
-// tag option, the TTL field) to what a read decodes from the stored
-// seconds: cut to the second, in local time (time.Unix), whatever location
-// the value had.
+// truncateSeconds sets the times rv stores in a shape holding less than
+// the whole time (epoch seconds with the unixtime tag option and the TTL
+// field, rfc3339, date, …) to what a read decodes from the stored shape:
+// cut to the second, in local time for epoch numbers (time.Unix), in UTC
+// for the rfc3339 forms, midnight for a date (see codec.TimeForm.Stored).
 func (e *Entity[T]) truncateSeconds(rv reflect.Value) {
 	for _, f := range e.fields {
-		if !f.Seconds {
+		if f.Form == codec.TimeDefault {
 			continue
 		}
 		fv, ok := f.Get(rv)
@@ -331,12 +394,12 @@ func (e *Entity[T]) truncateSeconds(rv reflect.Value) {
 		switch {
 		case fv.Type() == model.TimeType:
 			if t := fv.Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
-				fv.Set(reflect.ValueOf(time.Unix(t.Unix(), 0)))
+				fv.Set(reflect.ValueOf(f.Form.Stored(t, e.foreign.loc)))
 			}
 		case fv.Kind() == reflect.Pointer && fv.Type().Elem() == model.TimeType && !fv.IsNil():
 			if t := fv.Elem().Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
 				// A fresh pointer: the caller's time is not changed.
-				tt := time.Unix(t.Unix(), 0)
+				tt := f.Form.Stored(t, e.foreign.loc)
 				fv.Set(reflect.ValueOf(&tt))
 			}
 		}
@@ -385,22 +448,35 @@ func (e *Entity[T]) key(t *Table, v T) (map[string]types.AttributeValue, error) 
 	return key, nil
 }
 
-// decodeInto decodes an item into *out, which should be the zero value
-// and already on the heap (a page's slice element): it is decoded in
-// place, without the copy Unmarshal makes to keep a caller's variable on
-// the stack.
-func (e *Entity[T]) decodeInto(item map[string]types.AttributeValue, out *T) error {
-	if err := codec.UnmarshalInPlace(item, out); err != nil {
+// decodeInto decodes an item of table t into *out, which should be the
+// zero value and already on the heap (a page's slice element): it is
+// decoded in place, without the copy Unmarshal makes to keep a caller's
+// variable on the stack. Fields of the key templates the item has no
+// attribute for are parsed from its keys (see decodeRest).
+func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, out *T) error {
+	complete, err := codec.UnmarshalInPlaceComplete(item, out)
+	if err != nil {
 		return &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
+	}
+	if !complete || e.foreign.loc != nil {
+		return e.decodeRest(&t.opts, item, out, complete)
 	}
 	return nil
 }
 
-// decode turns an item into T.
-func (e *Entity[T]) decode(item map[string]types.AttributeValue) (T, error) {
+// decode turns an item of table t into T.
+func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, error) {
 	var out T
-	if err := codec.Unmarshal(item, &out); err != nil {
+	complete, err := codec.UnmarshalComplete(item, &out)
+	if err != nil {
 		return out, &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
 	}
-	return out, nil
+	if !complete || e.foreign.loc != nil {
+		// On the heap only here: out stays on the stack otherwise.
+		p := new(T)
+		*p = out
+		err = e.decodeRest(&t.opts, item, p, complete)
+		out = *p
+	}
+	return out, err
 }

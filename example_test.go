@@ -9,7 +9,9 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// Query.Request shows the request a query sends, without sending it.
+// Query.Request shows the request a query sends, without sending it. A
+// Limit(20) page asks for 21 items: the extra one tells whether the query
+// continues, so the last page's cursor is empty.
 func ExampleQuery_Request() {
 	table := singletable.NewTable(nil, "glad-entities") // no client needed offline
 	skills := singletable.MustBind(table, UserSkills)
@@ -26,7 +28,7 @@ func ExampleQuery_Request() {
 	fmt.Println(values(in.ExpressionAttributeValues))
 	// Output:
 	// GSI1 #n0 = :v0 AND begins_with(#n1, :v1)
-	// #n2 = :v2 limit 20
+	// #n2 = :v2 limit 21
 	// [LEVEL#Expert#USER# SKILL#golang UserSkill]
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
@@ -107,7 +108,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		}
 		// Stored as epoch seconds, and not at all when zero: keys hold
 		// it the same way (to the second, absent when zero).
-		g.ttl.Seconds, g.ttl.OmitEmpty = true, true
+		g.ttl.Form, g.ttl.OmitEmpty = codec.TimeUnix, true
 		for _, p := range e.indexes {
 			if p.multi && slices.Contains(p.deps, g.ttl) {
 				return validationErr(e.name, s.TTL, "TTL: the field is a key attribute of multi-attribute index %s, whose type the table declares from the Go type, but DynamoDB's TTL is stored as a number of epoch seconds; index a copy of the time in another field", p.name)
@@ -388,6 +389,9 @@ func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.Attribu
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
+		if r.e.foreign.matchKeys {
+			attrs = appendAttr(attrs, r.t.opts.SortKey) // isMine parses the key
+		}
 		for _, f := range fields {
 			attrs = append(attrs, f.Attr)
 		}
@@ -413,7 +417,7 @@ func (r *Repo[T]) snapValue(s writeplan.Snapshot) (*T, error) {
 	if s.Item == nil || !r.isMine(s.Item) {
 		return nil, nil
 	}
-	v, err := r.e.decode(s.Item)
+	v, err := r.e.decode(r.t, s.Item)
 	if err != nil {
 		return nil, err
 	}

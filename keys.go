@@ -6,6 +6,7 @@ package singletable
 // encodings) is internal/keys.
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -38,7 +39,7 @@ func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, 
 		if !p.IsPlaceholder() {
 			continue
 		}
-		f, err := e.keyField(p.Field, index, key)
+		f, err := e.keyField(p, index, key)
 		if err != nil {
 			return compiledKey{}, err
 		}
@@ -48,12 +49,13 @@ func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, 
 	return ck, nil
 }
 
-func (e *Entity[T]) keyField(name, index, key string) (*model.Field, error) {
+func (e *Entity[T]) keyField(p *keys.Part, index, key string) (*model.Field, error) {
+	name := p.Field
 	f := e.byName[name]
 	if f == nil {
 		return nil, e.unknownField(where(index, key), "", name)
 	}
-	if err := keys.TypeSupported(f.Type); err != nil {
+	if err := p.CheckType(f.Type); err != nil {
 		return nil, &ValidationError{Entity: e.name, Field: where(index, key), Reason: fmt.Sprintf("field %s cannot be part of a key", name), Err: err}
 	}
 	return f, nil
@@ -89,7 +91,7 @@ func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr s
 		}
 		f := k.fields[i]
 		i++
-		if s, ok := f.StringAt(base); ok { // a plain string field: no reflection, p's encoding inlined
+		if s, ok := f.StringAt(base); ok && p.Format == keys.Escaped { // a plain string field: no reflection, p's encoding inlined
 			if s == "" {
 				missing = append(missing, f.Name)
 			} else {
@@ -105,7 +107,7 @@ func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr s
 		var err error
 		dst, err = p.AppendValue(dst, fv)
 		if err != nil {
-			return dst, &KeyError{Entity: entity, Index: index, Key: attr, Missing: []string{f.Name}, Err: err}
+			return dst, valueKeyError(entity, index, attr, f, err)
 		}
 	}
 	if len(missing) > 0 {
@@ -120,6 +122,16 @@ func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr s
 			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 	}
 	return dst, nil
+}
+
+// valueKeyError reports a key value that could not be written: missing
+// (a nil pointer, an empty string) or one the encoding refuses (a value its
+// placeholder's format cannot write exactly, a NaN, a year past 9999).
+func valueKeyError(entity, index, attr string, f *model.Field, err error) *KeyError {
+	if errors.Is(err, keys.ErrEmptyValue) || errors.Is(err, keys.ErrMissingValue) {
+		return &KeyError{Entity: entity, Index: index, Key: attr, Missing: []string{f.Name}, Err: err}
+	}
+	return &KeyError{Entity: entity, Index: index, Key: attr, Err: fmt.Errorf("field %s: %w", f.Name, err)}
 }
 
 func keyLimit(sort bool) int {
@@ -162,4 +174,48 @@ func (e *Entity[T]) ParseKeys(pk, sk string) (T, error) {
 		}
 	}
 	return out, nil
+}
+
+// RenderKeys renders the entity's primary key from v, in each
+// placeholder's format: the strings Get and Put use as PK and SK (sk is ""
+// for an entity without an SK). It is the inverse of [Entity.ParseKeys]
+// and sends nothing; a missing field or a value its format cannot write is
+// a *[KeyError].
+func (e *Entity[T]) RenderKeys(v T) (pk, sk string, err error) {
+	rv := reflect.ValueOf(&v).Elem()
+	if pk, err = e.renderKey(e.pk, rv, "", "PK"); err != nil {
+		return "", "", err
+	}
+	if e.sk.defined() {
+		if sk, err = e.renderKey(e.sk, rv, "", "SK"); err != nil {
+			return "", "", err
+		}
+	}
+	return pk, sk, nil
+}
+
+// RenderIndexKeys renders the keys of the named templated index from v
+// (sk is "" for an index without a sort key; a write-sharded index's
+// partition key is shown without its shard suffix). It ignores the
+// index's When predicate. An unknown or multi-attribute index is a
+// *[ValidationError]; a missing field or a value its format cannot write
+// is a *[KeyError].
+func (e *Entity[T]) RenderIndexKeys(index string, v T) (pk, sk string, err error) {
+	p, err := e.index(index)
+	if err != nil {
+		return "", "", err
+	}
+	if p.multi {
+		return "", "", validationErr(e.name, index, "a multi-attribute index has no rendered keys")
+	}
+	rv := reflect.ValueOf(&v).Elem()
+	if pk, err = e.renderKey(p.pk, rv, index, p.pkAttr); err != nil {
+		return "", "", err
+	}
+	if p.sk.defined() {
+		if sk, err = e.renderKey(p.sk, rv, index, p.skAttr); err != nil {
+			return "", "", err
+		}
+	}
+	return pk, sk, nil
 }

@@ -18,6 +18,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(migrateWorkerEnv) != "" {
+		os.Exit(migrateWorkerMain()) // TestMigrateWorkerProcesses re-executed this binary
+	}
 	flag.Parse()
 	raiseParallelDefault(16)
 	code := ddblocal.Run(m)
@@ -79,6 +82,10 @@ func (c *countingClient) DeleteItem(ctx context.Context, in *dynamodb.DeleteItem
 func (c *countingClient) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	c.count()
 	return c.Client.Query(ctx, in, o...)
+}
+func (c *countingClient) Scan(ctx context.Context, in *dynamodb.ScanInput, o ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	c.count()
+	return c.Client.Scan(ctx, in, o...)
 }
 
 // newTable returns a fresh, uniquely named table bound to the given

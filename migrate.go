@@ -163,8 +163,29 @@ type RunOptions struct {
 	// ignored: Writers says how many are in flight).
 	Batch BatchWriteOptions
 	// Lease is how long a run's claim on the migration lasts without
-	// renewal; default 1 minute. A crashed run blocks others that long.
+	// renewal; default 1 minute. A crashed run blocks others that long
+	// (in a shared run: a crashed worker's segments wait that long before
+	// another worker takes them over).
 	Lease time.Duration
+	// Shared makes this run one worker of several, in this process or
+	// others, on this machine or others, that run the migration together.
+	// Instead of holding the whole migration, each worker claims scan
+	// segments one at a time, each by a lease of its own in the segment's
+	// checkpoint (renewed while it scans), and stays until every segment is
+	// done: a worker that dies has its segments taken over, from their
+	// last checkpoints, once their leases expire. The first worker's
+	// Segments fixes the number of segments; choose several per worker
+	// (for example 4 workers × WorkerSegments 2 × 2 = 16) so the work
+	// spreads evenly. Counts add up across workers: each report's Counts
+	// are the migration's totals and RunCounts this worker's share. The
+	// worker that sees the last segment done records the migration
+	// completed (or failed); the others report that state. Shared workers
+	// and a run without Shared keep each other out ([ErrMigrationRunning]).
+	// A dry run ignores Shared.
+	Shared bool
+	// WorkerSegments is how many segments a shared worker scans at once;
+	// default 2.
+	WorkerSegments int
 }
 
 // Progress is a snapshot of a running migration, passed to
@@ -216,8 +237,17 @@ type MigrationReport struct {
 	Resumed bool
 	// Segments is the number of scan segments used.
 	Segments int
-	// Counts are the migration's totals, earlier runs included.
+	// Counts are the migration's totals, earlier runs (and, in a shared
+	// run, the other workers) included.
 	Counts MigrationCounts
+	// RunCounts are what this run itself migrated: the pages it
+	// checkpointed. The RunCounts of the workers of a shared run, and of the
+	// runs before them, add up to Counts.
+	RunCounts MigrationCounts
+	// Claimed counts the segments a shared run claimed, and TakenOver those
+	// of them another run had left part-way (its lease expired, or it
+	// stopped).
+	Claimed, TakenOver int
 	// Ops counts the writes of this run by entity type and kind, for
 	// example "User put", "UserSkill update", "UserSkill re-key". In a dry
 	// run these are the writes that would be made.
@@ -378,7 +408,7 @@ func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOption
 	}
 	eo := migration.Options{
 		Segments: o.Segments, Writers: o.Writers, PageSize: o.PageSize, WCU: o.WCU, DryRun: o.DryRun,
-		ProgressInterval: o.ProgressInterval, Lease: o.Lease,
+		ProgressInterval: o.ProgressInterval, Lease: o.Lease, Shared: o.Shared, WorkerSegments: o.WorkerSegments,
 	}
 	if o.Progress != nil {
 		eo.Progress = func(p migration.Progress) { o.Progress(publicProgress(p)) }
@@ -413,6 +443,9 @@ type MigrationStatus struct {
 	// LeaseOwner and LeaseUntil identify the run holding the migration.
 	LeaseOwner string
 	LeaseUntil time.Time
+	// Workers lists the shared runs holding a segment by an unexpired
+	// lease now (the State is then running).
+	Workers []string
 	// LastError is why the latest run stopped early, if it did.
 	LastError string
 }
@@ -431,7 +464,7 @@ func (m *Migrator) Status(ctx context.Context) ([]MigrationStatus, error) {
 			ID: st.ID, Kind: st.Kind, Description: st.Description, State: MigrationState(st.State),
 			Counts: MigrationCounts(st.Counts), Segments: st.Segments, SegmentsDone: st.SegmentsDone, Runs: st.Runs,
 			StartedAt: st.StartedAt, UpdatedAt: st.UpdatedAt, FinishedAt: st.FinishedAt,
-			LeaseOwner: st.LeaseOwner, LeaseUntil: st.LeaseUntil, LastError: st.LastError,
+			LeaseOwner: st.LeaseOwner, LeaseUntil: st.LeaseUntil, Workers: st.Workers, LastError: st.LastError,
 		})
 	}
 	return out, nil
@@ -577,7 +610,8 @@ func publicReport(r *migration.Report) *MigrationReport {
 	return &MigrationReport{
 		ID: r.ID, Kind: r.Kind, State: MigrationState(r.State), DryRun: r.DryRun,
 		AlreadyCompleted: r.AlreadyCompleted, Resumed: r.Resumed, Segments: r.Segments,
-		Counts: MigrationCounts(r.Counts), Ops: r.Ops, Retried: r.Retried, WCU: r.WCU,
+		Counts: MigrationCounts(r.Counts), RunCounts: MigrationCounts(r.RunCounts),
+		Claimed: r.Claimed, TakenOver: r.TakenOver, Ops: r.Ops, Retried: r.Retried, WCU: r.WCU,
 		Elapsed: r.Elapsed, Failures: publicFailures(r.Failures),
 	}
 }

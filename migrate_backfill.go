@@ -114,7 +114,7 @@ func appendAttr(s []string, a string) []string {
 // manage, including ones T does not know, are kept as they are.
 func (r *Repo[T]) planRewrite(item map[string]types.AttributeValue) (*migration.Rewrite, error) {
 	e, t := r.e, r.t
-	v, err := e.decode(item)
+	v, err := e.decode(t, item)
 	if err != nil {
 		return nil, err
 	}

@@ -373,7 +373,7 @@ func TestNamesProjections(t *testing.T) {
 
 	got, err := f.posts.Get(ctx, ann, func(o *singletable.ReadOptions) { o.Fields = []string{"Public", "Name"} })
 	require.NoError(t, err)
-	assert.Equal(t, Article{Public: true, Name: "Ann's"}, got, "Public and Name (display), not Title (stored as Name)")
+	assert.Equal(t, Article{Author: "ann", ID: "1", Public: true, Name: "Ann's"}, got, "Public and Name (display), not Title (stored as Name), and the key's fields")
 	f.requests.Store(0)
 
 	var p Article

@@ -102,6 +102,8 @@ type PDoc struct {
 	Owner     string
 	Status    string
 	Title     string
+	Tags      []string
+	Count     int
 	Version   int
 	UpdatedAt time.Time
 }
@@ -211,7 +213,7 @@ func TestPreviewEqualsSent(t *testing.T) {
 
 	// Seed: docs in one team, a member, a sequence at 2.
 	for i := range 5 {
-		_, err := docs.Create(ctx, PDoc{Team: "core", ID: fmt.Sprintf("d%d", i), Owner: "ann", Status: "draft", Title: fmt.Sprintf("T%d", i)})
+		_, err := docs.Create(ctx, PDoc{Team: "core", ID: fmt.Sprintf("d%d", i), Owner: "ann", Status: "draft", Title: fmt.Sprintf("T%d", i), Tags: []string{"t"}})
 		require.NoError(t, err)
 	}
 	for _, id := range []string{"m1", "m3"} {
@@ -269,6 +271,14 @@ func TestPreviewEqualsSent(t *testing.T) {
 			_, err := docs.Update(PDoc{Team: "core", ID: "d3", Version: 1}).Set("Status", "done").Run(ctx)
 			return err
 		}, []string{"GetItem (sent)", "UpdateItem"}, false},
+		{"Update with list and number operators", func(ctx context.Context) error {
+			_, err := docs.Update(PDoc{Team: "core", ID: "d0", Version: 1}).Append("Tags", "a", "b").Subtract("Count", 2).Run(ctx)
+			return err
+		}, []string{"UpdateItem"}, false},
+		{"Idempotent update", func(ctx context.Context) error {
+			_, err := docs.Update(PDoc{Team: "core", ID: "d2"}).Add("Count", 1).Idempotent(runToken("preview-idempotent")).Run(ctx)
+			return notFoundIsFine(err) // sent as a transaction, read back by a GetItem: empty in the preview
+		}, []string{"TransactWriteItems", "GetItem"}, false},
 		{"Upsert", func(ctx context.Context) error {
 			_, err := docs.Update(PDoc{Team: "core", ID: "up"}).Set("Owner", "dan").Set("Status", "new").Set("Title", "U").Upsert().Run(ctx)
 			return notFoundIsFine(err) // created with a PutItem, read back by a GetItem: empty in the preview
@@ -361,4 +371,79 @@ func notFoundIsFine(err error) error {
 		return nil
 	}
 	return err
+}
+
+// TestPreviewSendsNothingElse: table administration and migrations fail
+// inside a preview without sending anything; fn's error comes back with
+// the requests recorded until then; a write through another table is
+// recorded too; a request made with a context not derived from the
+// preview's is sent.
+func TestPreviewSendsNothingElse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, c, docs, _ := previewTable(t)
+	_, err := docs.Create(ctx, PDoc{Team: "core", ID: "d0", Owner: "ann", Status: "draft", Title: "T"})
+	require.NoError(t, err)
+	c.take()
+
+	t.Run("table administration", func(t *testing.T) {
+		reqs, err := tbl.Preview(ctx, func(ctx context.Context) error { return tbl.CreateTable(ctx) })
+		require.ErrorContains(t, err, "table administration is not previewed")
+		require.Empty(t, reqs)
+		_, err = tbl.Preview(ctx, func(ctx context.Context) error { return tbl.Check(ctx) })
+		require.ErrorContains(t, err, "table administration is not previewed")
+		require.Empty(t, c.take())
+	})
+
+	t.Run("migration", func(t *testing.T) {
+		m, err := singletable.NewMigrator(tbl, docs.BackfillMigration("001-docs"))
+		require.NoError(t, err)
+		before := tableItems(t, c, tbl.Name())
+		reqs, err := tbl.Preview(ctx, func(ctx context.Context) error {
+			_, err := m.Run(ctx, "001-docs")
+			return err
+		})
+		require.ErrorContains(t, err, "migrations are not previewed")
+		require.Empty(t, reqs)
+		require.Empty(t, c.take())
+		require.Equal(t, before, tableItems(t, c, tbl.Name()))
+	})
+
+	t.Run("fn's error", func(t *testing.T) {
+		stop := errors.New("stop")
+		reqs, err := tbl.Preview(ctx, func(ctx context.Context) error {
+			if _, err := docs.Create(ctx, PDoc{Team: "core", ID: "a", Owner: "o", Status: "s", Title: "t"}); err != nil {
+				return err
+			}
+			return stop
+		})
+		require.ErrorIs(t, err, stop)
+		require.Equal(t, []string{"PutItem"}, opsOf(reqs))
+		in := reqs[0].Input.(*dynamodb.PutItemInput)
+		require.Equal(t, tbl.Name(), aws.ToString(in.TableName))
+		require.Empty(t, c.take())
+	})
+
+	t.Run("another table", func(t *testing.T) {
+		other := singletable.NewTable(c, "another-table")
+		odocs := singletable.MustBind(other, PDocs)
+		reqs, err := tbl.Preview(ctx, func(ctx context.Context) error {
+			_, err := odocs.Create(ctx, PDoc{Team: "core", ID: "o", Owner: "o", Status: "s", Title: "t"})
+			return err
+		})
+		require.NoError(t, err)
+		require.Equal(t, []string{"PutItem"}, opsOf(reqs))
+		require.Equal(t, "another-table", aws.ToString(reqs[0].Input.(*dynamodb.PutItemInput).TableName))
+		require.Empty(t, c.take())
+	})
+
+	t.Run("another context", func(t *testing.T) {
+		reqs, err := tbl.Preview(ctx, func(context.Context) error {
+			_, err := docs.Get(ctx, PDoc{Team: "core", ID: "d0"}) // the outer ctx: sent
+			return err
+		})
+		require.NoError(t, err, "the item was read for real")
+		require.Empty(t, reqs)
+		require.Equal(t, []string{"GetItem (sent)"}, opsOf(c.take()))
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -178,7 +179,9 @@ func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	return c
 }
 
-// Fields limits the attributes read to the named Go fields (plus the keys).
+// Fields limits the attributes read to the named Go fields, plus the keys
+// (which give back the fields of the primary key templates, as for
+// [ReadOptions].Fields).
 func (q *Query[T]) Fields(names ...string) *Query[T] {
 	c := q.clone()
 	c.project = append(append([]string(nil), q.project...), names...)
@@ -226,6 +229,7 @@ type Page[T any] struct {
 type plan struct {
 	in         *dynamodb.QueryInput
 	bind       [16]byte
+	binding    binding // bind, and the legacy binding cursors may carry
 	cursorKeys []string
 	empty      bool // the sort range is empty: no request needed
 
@@ -241,8 +245,8 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	kv := reflect.ValueOf(&q.key).Elem()
 	// conds is the key condition: the partition key first.
 	var conds []keyCond
-	var partition string
-	nPart := 1 // how many of conds are the partition's
+	var parts []string // the partition's key values
+	nPart := 1         // how many of conds are the partition's
 	p := &plan{}
 	var idx *indexPlan[T]
 	if q.index != "" {
@@ -258,7 +262,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		partition = pk
+		parts = []string{pk}
 		conds = append(conds, keyCond{attr: pkAttr, op: expr.OpEq, v1: &types.AttributeValueMemberS{Value: pk}})
 		p.cursorKeys = []string{pkAttr}
 		if skAttr != "" {
@@ -273,13 +277,12 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		}
 		p.empty = empty
 	default:
-		mc, parts, err := q.multiKey(idx, kv)
+		mc, mparts, err := q.multiKey(idx, kv)
 		if err != nil {
 			return nil, err
 		}
-		conds = mc
+		conds, parts = mc, mparts
 		nPart = len(idx.partition)
-		partition = strings.Join(parts, "\x00")
 		for _, f := range idx.deps {
 			p.cursorKeys = append(p.cursorKeys, f.Attr)
 		}
@@ -297,7 +300,8 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	if q.desc {
 		dir = "desc"
 	}
-	p.bind = cursorBinding(t.name, q.index, e.name, partition, dir)
+	p.binding = partitionBinding(t.name, q.index, e.name, parts, dir)
+	p.bind = p.binding.bind
 
 	var proj []string // attribute names to read, nil for all
 	if len(q.project) > 0 && !count {
@@ -312,7 +316,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		shardConds := make([][]keyCond, idx.shards)
 		for shard := 0; shard < idx.shards; shard++ {
 			sc := slices.Clone(conds)
-			sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(partition, shard)}
+			sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(parts[0], shard)}
 			shardConds[shard] = sc
 			in, err := q.input(sc, proj, count)
 			if err != nil {
@@ -342,7 +346,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		return nil, err
 	}
 	if q.after != "" {
-		start, err := t.decodeCursor(q.after, p.bind, p.cursorKeys)
+		start, err := t.decodeBoundCursor(q.after, p.binding, p.cursorKeys)
 		if err != nil {
 			return nil, err
 		}
@@ -402,7 +406,7 @@ func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.
 	var b expr.Builder
 	keyCond := writeKeyConds(&b, conds)
 	// Only this entity's items: a partition may hold several entity types.
-	filter := expr.Compare(b.Name(t.opts.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
+	filter := e.typeFilter(&b, &t.opts)
 	if q.filter != nil {
 		user, err := b.Conditions(e.condNames(t, "filter"), *q.filter)
 		if err != nil {
@@ -502,7 +506,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		return nil, false, err
 	}
 	n := len(q.fields)
-	last := sk.fields[n-1]
+	last, place := sk.fields[n-1], sk.places[n-1]
 	// P: the rendered key up to the last named field's value; L: the literal
 	// after that value ("" at the end of the template).
 	var P strings.Builder
@@ -527,7 +531,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		fv, _ := f.Get(kv)
 		var err error
 		if buf, err = sk.places[i].AppendValue(buf[:0], fv); err != nil {
-			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.Name}, Err: err}
+			return nil, false, valueKeyError(e.name, q.index, attr, f, err)
 		}
 		P.Write(buf)
 		i++
@@ -538,9 +542,9 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}}
 		}
 		fv, _ := last.Get(v)
-		b, err := sk.places[n-1].AppendValue(nil, fv)
+		b, err := place.AppendValue(nil, fv)
 		if err != nil {
-			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}, Err: err}
+			return "", valueKeyError(e.name, q.index, attr, last, err)
 		}
 		return string(b), nil
 	}
@@ -562,13 +566,17 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	}
 	switch q.kind {
 	case sortBeginsWith:
-		if k := last.Type.Kind(); k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
-			return nil, false, validationErr(e.name, last.Name, "BeginsWith needs a string field, not %s", last.Type)
+		if k := last.Type.Kind(); place.Format == keys.Escaped && k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
+			return nil, false, validationErr(e.name, last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", last.Type)
 		}
 		if q.prefix == "" && prefix == "" {
 			return nil, false, nil
 		}
-		return keyCmp(attr, opBeginsWith, string(keys.AppendEscaped([]byte(prefix), q.prefix))), false, nil
+		b, err := place.AppendPrefix([]byte(prefix), q.prefix)
+		if err != nil {
+			return nil, false, valueKeyError(e.name, q.index, attr, last, err)
+		}
+		return keyCmp(attr, opBeginsWith, string(b)), false, nil
 	case sortBetween:
 		lo, err := encode(kv)
 		if err != nil {
@@ -598,10 +606,17 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 			return between(prefix+E, prefix+maxRune)
 		}
 	case Gt:
+		// Escaped values continue with bytes from '%' up, and the
+		// delimiter after them is below it, so E+"%" is above every key
+		// holding E and at or below every key holding more.
+		above := E + "%"
+		if place.Format != keys.Escaped {
+			above = formattedAbove(E, L)
+		}
 		if prefix == "" {
-			c = keyCmp(attr, expr.OpGe, E+"%")
+			c = keyCmp(attr, expr.OpGe, above)
 		} else {
-			return between(prefix+E+"%", prefix+maxRune)
+			return between(prefix+above, prefix+maxRune)
 		}
 	case Le:
 		if prefix == "" {
@@ -612,6 +627,8 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 	case Lt:
 		if prefix == "" {
 			c = keyCmp(attr, expr.OpLt, E)
+		} else if place.Format != keys.Escaped {
+			return between(prefix, prefix+formattedBelow(E))
 		} else {
 			return between(prefix, prefix+predecessor(E)+maxRune)
 		}
@@ -630,6 +647,32 @@ func (q *Query[T]) renderedPrefixValues(sk compiledKey, kv reflect.Value, n int)
 	return out
 }
 
+// formattedAbove returns the lowest string, after the prefix, of the keys
+// whose value for a formatted placeholder is above E (L is the literal
+// after it): every key holding E is prefix+E+L+… (below prefix+E+L+maxRune,
+// which no key equals) or, at the end of the template, prefix+E itself,
+// whose successor is E+"\x00". A raw value continuing E is above both
+// when it holds no byte below the delimiter (the catalog lint warns where
+// it may).
+func formattedAbove(E, L string) string {
+	if L == "" {
+		return E + "\x00"
+	}
+	return E + L + maxRune
+}
+
+// formattedBelow returns the highest string of the keys whose value for a
+// formatted placeholder is below E (an inclusive bound): the strings below
+// E are those at or below E without its last byte when that byte is NUL,
+// and otherwise those below E with its last rune decremented, followed by
+// anything (maxRune).
+func formattedBelow(E string) string {
+	if E[len(E)-1] == 0 {
+		return E[:len(E)-1]
+	}
+	return predecessor(E) + maxRune
+}
+
 // predecessor returns E with its last rune decremented: every encoded value
 // below E, followed by anything, sorts at or below predecessor(E)+maxRune.
 // Encoded values end in a rune >= '&', so the result stays valid UTF-8.
@@ -645,59 +688,72 @@ func predecessor(E string) string {
 // multiKey builds the key conditions of a multi-attribute index: equality
 // on every partition attribute, then the sort attributes left to right.
 func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []string, error) {
-	e := q.r.e
 	var conds []keyCond
 	var parts []string
-	value := func(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
-		if !f.Present(v) {
-			return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
-		}
-		av, err := e.marshalField(f, v)
-		if err != nil || av == nil {
-			return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err})
-		}
-		return av, nil
-	}
 	for _, f := range idx.partition {
-		av, err := value(f, kv)
+		av, err := q.multiValue(idx, f, kv)
 		if err != nil {
 			return nil, nil, err
 		}
 		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
 		parts = append(parts, avString(av))
 	}
-	if q.kind == sortNone {
-		return conds, parts, nil
+	sc, err := q.multiSort(idx, kv)
+	return append(conds, sc...), parts, err
+}
+
+// multiValue is the key attribute value of field f of kv in a
+// multi-attribute index.
+func (q *Query[T]) multiValue(idx *indexPlan[T], f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+	e := q.r.e
+	if !f.Present(v) {
+		return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
 	}
+	av, err := e.marshalField(f, v)
+	if err != nil || av == nil {
+		return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err})
+	}
+	return av, nil
+}
+
+// multiSort builds the sort key conditions of a multi-attribute index:
+// the sort attributes left to right.
+func (q *Query[T]) multiSort(idx *indexPlan[T], kv reflect.Value) ([]keyCond, error) {
+	e := q.r.e
+	if q.kind == sortNone {
+		return nil, nil
+	}
+	value := func(f *model.Field, v reflect.Value) (types.AttributeValue, error) { return q.multiValue(idx, f, v) }
+	var conds []keyCond
 	where := "index " + idx.name
 	if err := q.sortFields(idx.sort, where); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	n := len(q.fields)
 	for _, f := range idx.sort[:n-1] {
 		av, err := value(f, kv)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
 	}
 	last := idx.sort[n-1]
 	if q.kind == sortBeginsWith {
 		if st, _ := scalarType(last.Type); st != types.ScalarAttributeTypeS {
-			return nil, nil, validationErr(e.name, last.Name, "BeginsWith needs a string attribute")
+			return nil, validationErr(e.name, last.Name, "BeginsWith needs a string attribute")
 		}
-		return append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix)), parts, nil
+		return append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix)), nil
 	}
 	av, err := value(last, kv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c := keyCond{attr: last.Attr, v1: av}
 	switch {
 	case q.kind == sortBetween:
 		hi, err := value(last, reflect.ValueOf(&q.hi).Elem())
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		c.op, c.v2 = opBetween, hi
 	case q.op == Eq:
@@ -711,7 +767,7 @@ func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []s
 	case q.op == Ge:
 		c.op = expr.OpGe
 	}
-	return append(conds, c), parts, nil
+	return append(conds, c), nil
 }
 
 func avString(av types.AttributeValue) string {
@@ -762,16 +818,19 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		}
 		page.Items = slices.Grow(page.Items, grow)
 		for i, item := range out.Items {
+			if q.notMine(item) {
+				continue
+			}
 			// Decode in place: no copy of T per item.
 			n := len(page.Items)
 			page.Items = page.Items[:n+1]
-			if err := q.r.e.decodeInto(item, &page.Items[n]); err != nil {
+			if err := q.r.e.decodeInto(q.r.t, item, &page.Items[n]); err != nil {
 				return Page[T]{}, err
 			}
 			if q.limit > 0 && len(page.Items) == q.limit {
-				more := i < len(out.Items)-1
+				more := i < len(out.Items)-1 && (!q.r.e.foreign.matchKeys || slices.ContainsFunc(out.Items[i+1:], q.mine))
 				if !more && out.LastEvaluatedKey != nil {
-					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey); err != nil {
+					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey, q.mine); err != nil {
 						return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 					}
 				}
@@ -794,12 +853,27 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	}
 }
 
+// mine reports whether an item the query's filter let through is the
+// entity's: always, unless the entity matches keys, whose untyped items
+// the filter checks only by their keys' constant text, and whose key must
+// also parse with the entity's templates (see Entity.owns).
+func (q *Query[T]) mine(item map[string]types.AttributeValue) bool {
+	return !q.r.e.foreign.matchKeys || q.r.e.owns(&q.r.t.opts, item)
+}
+
+// notMine is !mine, with the test of matchKeys inlined on the fast path.
+func (q *Query[T]) notMine(item map[string]types.AttributeValue) bool {
+	return q.r.e.foreign.matchKeys && !q.r.e.owns(&q.r.t.opts, item)
+}
+
 // moreAfter reports whether the query in still returns an item after
 // start: a page that filled its Limit exactly at the end of a response
 // that had more to read looks ahead, so that it gives a cursor only when
 // another item follows. Filters (the entity type's included) may drop
-// whole responses, so it reads on until an item or the end.
-func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue) (bool, error) {
+// whole responses, so it reads on until an item or the end. Only items
+// mine accepts count (for an entity matching keys the filter's verdict on
+// an untyped item is not final, see Query.mine).
+func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue, mine func(map[string]types.AttributeValue) bool) (bool, error) {
 	la := *in
 	la.ExclusiveStartKey = start
 	for {
@@ -807,7 +881,7 @@ func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start ma
 		if err != nil {
 			return false, err
 		}
-		if len(out.Items) > 0 {
+		if slices.ContainsFunc(out.Items, mine) {
 			return true, nil
 		}
 		if out.LastEvaluatedKey == nil {
@@ -840,7 +914,8 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		n := 0
 		for {
 			if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-				in.Limit = aws.Int32(int32(min(q.limit-n, 1000)))
+				// n+1, as Page asks (and Request shows): one request shape.
+				in.Limit = aws.Int32(int32(min(q.limit-n+1, 1000)))
 			}
 			out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
 			if err != nil {
@@ -848,7 +923,10 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 				return
 			}
 			for _, item := range out.Items {
-				v, err := q.r.e.decode(item)
+				if q.notMine(item) {
+					continue
+				}
+				v, err := q.r.e.decode(q.r.t, item)
 				if !yield(v, err) || err != nil {
 					return
 				}
@@ -889,12 +967,23 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	}
 	total := 0
 	in := p.in
+	if q.r.e.foreign.matchKeys {
+		q.countByKeys(in)
+	}
 	for {
 		out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
 		if err != nil {
 			return 0, fmt.Errorf("singletable: count %s: %w", q.r.e.name, err)
 		}
-		total += int(out.Count)
+		if in.Select != types.SelectCount {
+			for _, item := range out.Items {
+				if q.mine(item) {
+					total++
+				}
+			}
+		} else {
+			total += int(out.Count)
+		}
 		if out.LastEvaluatedKey == nil {
 			return total, nil
 		}
@@ -902,15 +991,37 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	}
 }
 
+// countByKeys makes a count of an entity matching keys read the keys and
+// the entity type of the items instead (the filter's verdict on an untyped
+// item is not final, see Query.mine): Count checks each.
+func (q *Query[T]) countByKeys(in *dynamodb.QueryInput) {
+	o := &q.r.t.opts
+	names := maps.Clone(in.ExpressionAttributeNames)
+	refs := make([]string, 0, 3)
+	for i, a := range []string{o.PartitionKey, o.SortKey, o.EntityTypeAttr} {
+		if a == "" {
+			continue
+		}
+		ref := fmt.Sprintf("#k%d", i)
+		names[ref] = a
+		refs = append(refs, ref)
+	}
+	in.Select = types.SelectSpecificAttributes
+	in.ProjectionExpression = aws.String(strings.Join(refs, ", "))
+	in.ExpressionAttributeNames = names
+}
+
 // Request returns the QueryInput the query would send first, without
 // sending it: for logging, golden tests and learning what the library does.
+// With Limit(n) and no Filter or PageSize it asks for n+1 items, as Page
+// and All send: the extra item tells whether the query continues.
 func (q *Query[T]) Request() (*dynamodb.QueryInput, error) {
 	p, err := q.plan(false)
 	if err != nil {
 		return nil, err
 	}
 	if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-		p.in.Limit = aws.Int32(int32(min(q.limit, 1000)))
+		p.in.Limit = aws.Int32(int32(min(q.limit+1, 1000)))
 	}
 	return p.in, nil
 }

@@ -208,7 +208,10 @@ func (q *Query[T]) shardedPage(ctx context.Context, p *plan) (Page[T], error) {
 		if item == nil {
 			return page, nil
 		}
-		v, err := q.r.e.decode(item)
+		if q.notMine(item) {
+			continue
+		}
+		v, err := q.r.e.decode(q.r.t, item)
 		if err != nil {
 			return Page[T]{}, err
 		}
@@ -233,7 +236,7 @@ func (q *Query[T]) shardedPage(ctx context.Context, p *plan) (Page[T], error) {
 func (q *Query[T]) shardedAll(ctx context.Context, p *plan, yield func(T, error) bool) {
 	var zero T
 	m := q.newShardMerge(ctx, p, 0)
-	for n := 0; q.limit == 0 || n < q.limit; n++ {
+	for n := 0; q.limit == 0 || n < q.limit; {
 		item, err := m.next(ctx)
 		if err != nil {
 			yield(zero, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err))
@@ -242,7 +245,11 @@ func (q *Query[T]) shardedAll(ctx context.Context, p *plan, yield func(T, error)
 		if item == nil {
 			return
 		}
-		v, err := q.r.e.decode(item)
+		if q.notMine(item) {
+			continue
+		}
+		n++
+		v, err := q.r.e.decode(q.r.t, item)
 		if !yield(v, err) || err != nil {
 			return
 		}

@@ -23,8 +23,9 @@ type ReadOptions struct {
 	// capacity of the default eventually consistent read).
 	ConsistentRead bool
 	// Fields limits the read to the named Go fields (a
-	// ProjectionExpression); the other fields of the result keep their
-	// zero values.
+	// ProjectionExpression) and the primary key, which gives back the
+	// fields of the key templates; the other fields of the result keep
+	// their zero values.
 	Fields []string
 }
 
@@ -86,13 +87,17 @@ func (r *Repo[T]) Get(ctx context.Context, key T, optFns ...func(*ReadOptions)) 
 	if len(out.Item) == 0 || !r.isMine(out.Item) {
 		return zero, ErrNotFound
 	}
-	return r.e.decode(out.Item)
+	return r.e.decode(r.t, out.Item)
 }
 
 // isMine reports whether item belongs to this repository's entity.
+// An item without the entity type attribute is when the entity matches
+// keys and its key parses with the entity's templates ([Schema].MatchKeys).
 func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
-	s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS)
-	return ok && s.Value == r.e.name
+	if s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
+		return s.Value == r.e.name
+	}
+	return r.e.owns(&r.t.opts, item)
 }
 
 // Create writes v as a new item ([PutItem] with attribute_not_exists) and
@@ -204,11 +209,13 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 	if len(attrs) == 0 || !r.isMine(attrs) {
 		return zero, ErrNotFound
 	}
-	return r.e.decode(attrs)
+	return r.e.decode(r.t, attrs)
 }
 
 // projectionAttrs is projection as attribute names: the entity type
-// attribute, then the fields' attributes.
+// attribute, the fields' attributes and the primary key attributes, from
+// which decoding fills the fields of the key templates (and tells an
+// untyped item's entity, see Schema.MatchKeys).
 func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 	attrs := make([]string, 0, len(fields)+4)
 	attrs = append(attrs, r.t.opts.EntityTypeAttr)
@@ -219,7 +226,8 @@ func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 		}
 		attrs = append(attrs, f.Attr)
 	}
-	return attrs, nil
+	attrs = appendAttr(attrs, r.t.opts.PartitionKey)
+	return appendAttr(attrs, r.t.opts.SortKey), nil
 }
 
 // fieldsProjection writes the projection of a read of fields ([ReadOptions].Fields):

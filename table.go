@@ -42,6 +42,13 @@ type TableOptions struct {
 	// EntityTypeAttr names the attribute holding each item's entity type;
 	// default "EntityType".
 	EntityTypeAttr string
+	// OmitEntityType makes the table never write the entity type
+	// attribute on the entities' items, for a team whose other services
+	// would reject it. Every entity bound to the table must recognise its
+	// items by their keys ([Schema].MatchKeys; [Bind] refuses one that
+	// does not). The library's own items (unique guards, sequences, the
+	// migration ledger) keep their types.
+	OmitEntityType bool
 	// CursorKeys, when set, seal cursors with AES-GCM: they are encrypted
 	// (key values are not readable) and authenticated (a changed byte is
 	// ErrInvalidCursor). The first key seals new cursors; all keys open
@@ -107,6 +114,9 @@ type entityInfo struct {
 	indexes  []physicalIndex
 	ttlAttr  string
 	describe func(TableOptions) EntityDescription // for Table.Describe
+	// guardReleases, for an entity with unique fields, returns the guard
+	// deletes of one of its items (Table.ReleaseExpiredGuards).
+	guardReleases func(t *Table, item map[string]types.AttributeValue) ([]txItem, error)
 }
 
 // physicalIndex is an index as the table sees it: its key attributes.
@@ -131,6 +141,9 @@ func (e *Entity[T]) info() entityInfo {
 	ei := entityInfo{name: e.name, describe: e.describe}
 	if f := e.guards.ttl; f != nil {
 		ei.ttlAttr = f.Attr
+	}
+	if len(e.guards.unique) > 0 {
+		ei.guardReleases = e.guardReleases
 	}
 	for _, p := range e.indexes {
 		pi := physicalIndex{name: p.name, multi: p.multi}
@@ -223,6 +236,9 @@ type Repo[T any] struct {
 func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if err := e.checkTableAttrs(t); err != nil {
 		return nil, err
+	}
+	if t.opts.OmitEntityType && !e.foreign.matchKeys {
+		return nil, validationErr(e.name, "MatchKeys", "table %s omits the entity type attribute (OmitEntityType), so the entity must recognise its items by their keys: set Schema.MatchKeys", t.name)
 	}
 	if err := t.register(e.info(), e.sk.defined()); err != nil {
 		return nil, err

@@ -61,7 +61,7 @@ func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 		if len(item) == 0 || !r.isMine(item) {
 			return func() { var zero T; *dest = zero }, false, nil
 		}
-		v, err := r.e.decode(item)
+		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, false, err
 		}

@@ -283,7 +283,7 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	case attrs == nil:
 		return u.r.Get(ctx, u.key, consistentRead)
 	}
-	return u.r.e.decode(attrs)
+	return u.r.e.decode(u.r.t, attrs)
 }
 
 // build assembles the UpdateItem request of the update under key, with
@@ -333,7 +333,10 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 
 	var b expr.Builder
 	var ub expr.Update
-	ub.Set(b.Name(r.t.opts.EntityTypeAttr), b.ValueS(e.name))
+	if !r.t.opts.OmitEntityType {
+		// An item another service wrote without it (MatchKeys) gets it.
+		ub.Set(b.Name(r.t.opts.EntityTypeAttr), b.ValueS(e.name))
+	}
 	// An upsert sent without reading may create the item: it carries its
 	// key fields and CreatedAt like any item, and every index key.
 	blind := u.upsert && x.Snap == nil
@@ -343,7 +346,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 			if err != nil {
 				return nil, updateEffect{}, after, err
 			}
-			if av != nil && !touched[f] {
+			if av != nil && !touched[f] && !containsField(e.foreign.keyOnly, f) {
 				ub.Set(b.Name(f.Attr), b.Value(av))
 			}
 		}
@@ -366,7 +369,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 			}
 		}
 	}
-	eff = updateEffect{entity: e.name, typeAttr: r.t.opts.EntityTypeAttr, set: map[string]types.AttributeValue{},
+	eff = updateEffect{entity: e.name, typeAttr: r.t.opts.EntityTypeAttr, untyped: r.t.opts.OmitEntityType, set: map[string]types.AttributeValue{},
 		stamped: g.updated != nil, adds: counts}
 	setAV := func(f *model.Field, av types.AttributeValue) {
 		if av == nil {
@@ -529,7 +532,7 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 	if s == nil || s.Item == nil {
 		return merged, fromSnap, nil
 	}
-	old, err := e.decode(s.Item)
+	old, err := e.decode(u.r.t, s.Item)
 	if err != nil {
 		return merged, nil, err
 	}
@@ -777,6 +780,7 @@ func addTo(dst reflect.Value, n any) error {
 // it sets and removes, and the version it stores when it checks one.
 type updateEffect struct {
 	entity, typeAttr string
+	untyped          bool // the update writes no entity type (OmitEntityType)
 	set              map[string]types.AttributeValue
 	removed          []string
 	versionAttr      string
@@ -794,7 +798,11 @@ func (ef updateEffect) applied(cur map[string]types.AttributeValue) bool {
 	if cur == nil {
 		return false
 	}
-	if t, ok := cur[ef.typeAttr].(*types.AttributeValueMemberS); !ok || t.Value != ef.entity {
+	if t, ok := cur[ef.typeAttr].(*types.AttributeValueMemberS); ef.untyped {
+		if _, has := cur[ef.typeAttr]; has {
+			return false
+		}
+	} else if !ok || t.Value != ef.entity {
 		return false
 	}
 	if ef.adds && !ef.stamped {

@@ -44,7 +44,7 @@ import (
 // whatever else a write checks, it never replaces or removes an item of
 // another entity that happens to share its primary key.
 func (r *Repo[T]) ownership(i writeplan.Intent) writeplan.Condition {
-	return writeplan.Ownership(i, r.t.opts.PartitionKey, r.t.opts.EntityTypeAttr, r.e.name)
+	return r.e.ownershipOf(&r.t.opts, i)
 }
 
 // buildCond writes cond, taking the ownership condition of an unguarded
@@ -65,7 +65,7 @@ type expectation struct {
 }
 
 func (r *Repo[T]) expect(op string, i writeplan.Intent) expectation {
-	return expectation{writeplan.Expectation{Op: op, Entity: r.e.name, TypeAttr: r.t.opts.EntityTypeAttr, Intent: i}}
+	return expectation{writeplan.Expectation{Op: op, Entity: r.e.name, TypeAttr: r.t.opts.EntityTypeAttr, Untyped: r.e.foreign.matchKeys, Intent: i}}
 }
 
 // failed says what a failed condition means, given the item as it was

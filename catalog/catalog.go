@@ -241,6 +241,11 @@ func (f Finding) String() string {
 //     cost read capacity and are filtered out: a warning);
 //   - partition keys without placeholders (one partition takes every write:
 //     a warning, or info for a singleton item with a constant sort key);
+//   - key formats: unix and unixmilli are not fixed width, and a raw value
+//     before a delimiter can hold bytes sorting before it, so byte order
+//     is not value order (warnings); templates sharing partitions that
+//     write a time at one position in two formats (mixed precision, a
+//     warning); what rfc3339, rfc3339milli, date and %0Nd refuse (info);
 //   - when patterns are given: indexes that no pattern queries (they cost
 //     write capacity for nothing), and patterns naming an entity or index
 //     the table does not have.
@@ -372,6 +377,113 @@ type keyPair struct {
 	sharded            bool
 }
 
+// mayParseSame reports whether some key parses with both templates a and
+// b: whether the languages they render intersect, with a placeholder
+// standing for one or more bytes that are not delimiters (0x25 and up),
+// as the default key format renders them. It walks the product of the
+// two templates' positions, one byte at a time.
+func mayParseSame(a, b []singletable.KeyPart) bool {
+	ta, tb := tokens(a), tokens(b)
+	// A byte standing for any placeholder byte that no literal holds.
+	var free byte = 0x25
+	lit := map[byte]bool{}
+	for _, t := range append(slices.Clone(ta), tb...) {
+		if t >= 0 {
+			lit[byte(t)] = true
+		}
+	}
+	for lit[free] && free < 0x7e {
+		free++
+	}
+	alphabet := []byte{free}
+	for c := range lit {
+		alphabet = append(alphabet, c)
+	}
+	// A state is a position in each: token index and whether inside a
+	// placeholder having read at least one byte.
+	type state struct {
+		i, j   int
+		ia, jb bool
+	}
+	closure := func(s state) []state {
+		out := []state{s}
+		if s.ia {
+			out = append(out, state{s.i + 1, s.j, false, s.jb})
+		}
+		for _, x := range slices.Clone(out) {
+			if x.jb {
+				out = append(out, state{x.i, x.j + 1, x.ia, false})
+			}
+		}
+		return out
+	}
+	step := func(toks []int, i int, in bool, c byte) []struct {
+		i  int
+		in bool
+	} {
+		type r = struct {
+			i  int
+			in bool
+		}
+		var out []r
+		if in {
+			if c >= 0x25 {
+				out = append(out, r{i, true})
+			}
+			return out
+		}
+		if i >= len(toks) {
+			return nil
+		}
+		switch t := toks[i]; {
+		case t == -1:
+			if c >= 0x25 {
+				out = append(out, r{i, true})
+			}
+		case byte(t) == c:
+			out = append(out, r{i + 1, false})
+		}
+		return out
+	}
+	seen := map[state]bool{}
+	todo := closure(state{})
+	for len(todo) > 0 {
+		s := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		if s.i == len(ta) && s.j == len(tb) && !s.ia && !s.jb {
+			return true
+		}
+		for _, c := range alphabet {
+			for _, x := range step(ta, s.i, s.ia, c) {
+				for _, y := range step(tb, s.j, s.jb, c) {
+					todo = append(todo, closure(state{x.i, y.i, x.in, y.in})...)
+				}
+			}
+		}
+	}
+	return false
+}
+
+// tokens spells a template as bytes of its literals and -1 for each
+// placeholder.
+func tokens(parts []singletable.KeyPart) []int {
+	var out []int
+	for _, p := range parts {
+		if p.Field != "" {
+			out = append(out, -1)
+			continue
+		}
+		for i := 0; i < len(p.Literal); i++ {
+			out = append(out, int(p.Literal[i]))
+		}
+	}
+	return out
+}
+
 func lint(d singletable.TableDescription, idxs []Index, patterns []Pattern) []Finding {
 	var fs []Finding
 	var pairs []keyPair
@@ -439,6 +551,18 @@ func lint(d singletable.TableDescription, idxs []Index, patterns []Pattern) []Fi
 						"%s shares its %s partitions (%s = %s) with %s, and %s's sort key prefix %q is a prefix of %s's (%s): queries for %s also read %s's items, paying for them and filtering them out",
 						p.entity, where, p.pk.Attr, p.pk.Template, q.entity, p.entity, pp, q.entity, q.sk.Template, p.entity, q.entity)})
 				}
+			}
+		}
+	}
+	fs = append(fs, lintFormats(pairs)...)
+	// Entities recognising untyped items by their keys must not both
+	// parse one key: such an item would be neither's in a collection.
+	for i, a := range d.Entities {
+		for _, b := range d.Entities[i+1:] {
+			if a.MatchKeys && b.MatchKeys && mayParseSame(a.PK.Parts, b.PK.Parts) && mayParseSame(a.SK.Parts, b.SK.Parts) {
+				fs = append(fs, Finding{SeverityWarning, a.Type, "", fmt.Sprintf(
+					"%s and %s both match keys (MatchKeys) and a key can parse with both's templates (%s = %s / %s, %s = %s / %s): an item without the entity type attribute under such a key is refused as ambiguous in collections; give them distinct literals",
+					a.Type, b.Type, a.PK.Attr, a.PK.Template, b.PK.Template, a.SK.Attr, a.SK.Template, b.SK.Template)})
 			}
 		}
 	}

@@ -84,6 +84,24 @@ func TestCatalogLint(t *testing.T) {
 				{Name: "GSI1", PK: "T#{ID}", SK: "{Other}"}}},
 			want: []string{"warning A index GSI1: A and B render the same index GSI1 keys"},
 		},
+		{
+			name: "keys matched by distinct literals are clean",
+			a:    singletable.Schema[catA]{Type: "A", PK: "METADATA", SK: "COUNTS", MatchKeys: true},
+			b:    singletable.Schema[catB]{Type: "B", PK: "METADATA", SK: "SYNC", MatchKeys: true},
+			want: []string{"info A: singleton item", "info B: singleton item"},
+		},
+		{
+			name: "a placeholder can hold another template's literal",
+			a:    singletable.Schema[catA]{Type: "A", PK: "E#{ID}", SK: "{Name}", MatchKeys: true},
+			b:    singletable.Schema[catB]{Type: "B", PK: "E#{ID}", SK: "VOTER{Other}", MatchKeys: true},
+			want: []string{"warning A: A shares its table partitions", "warning A: A and B both match keys (MatchKeys) and a key can parse with both's templates"},
+		},
+		{
+			name: "a delimiter keeps the shapes apart",
+			a:    singletable.Schema[catA]{Type: "A", PK: "E#{ID}", SK: "V#{Name}", MatchKeys: true},
+			b:    singletable.Schema[catB]{Type: "B", PK: "E#{ID}", SK: "V#{Other}#{Shard}", MatchKeys: true},
+			want: []string{"warning A: A shares its table partitions", "warning B: B shares its table partitions"},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

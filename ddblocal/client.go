@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 )
 
 // Region is the region NewClient configures. DynamoDB Local accepts any region.
@@ -23,7 +24,18 @@ const Region = "us-east-1"
 // client-side retry quotas disabled, so fault-injection tests are not cut short
 // by the token bucket. optFns are applied last and may override any of this.
 func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	cfg := aws.Config{
+	opts := make([]func(*dynamodb.Options), 0, 1+len(optFns))
+	opts = append(opts, func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String(endpoint)
+		o.DisableValidateResponseChecksum = true
+	})
+	opts = append(opts, optFns...)
+	return dynamodb.NewFromConfig(localConfig(), opts...)
+}
+
+// localConfig is the configuration of the clients for DynamoDB Local.
+func localConfig() aws.Config {
+	return aws.Config{
 		Region:      Region,
 		Credentials: credentials.NewStaticCredentialsProvider("ddblocal", "ddblocal", ""),
 		Retryer: func() aws.Retryer {
@@ -34,11 +46,14 @@ func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Cli
 			})
 		},
 	}
-	opts := make([]func(*dynamodb.Options), 0, 1+len(optFns))
-	opts = append(opts, func(o *dynamodb.Options) {
-		o.BaseEndpoint = aws.String(endpoint)
-		o.DisableValidateResponseChecksum = true
-	})
+}
+
+// NewStreamsClient returns a DynamoDB Streams client for the DynamoDB
+// Local server at endpoint, configured as [NewClient] configures its
+// DynamoDB client. DynamoDB Local serves the streams of its tables.
+func NewStreamsClient(endpoint string, optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
+	opts := make([]func(*dynamodbstreams.Options), 0, 1+len(optFns))
+	opts = append(opts, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(endpoint) })
 	opts = append(opts, optFns...)
-	return dynamodb.NewFromConfig(cfg, opts...)
+	return dynamodbstreams.NewFromConfig(localConfig(), opts...)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 )
 
 // EndpointEnv names the environment variable that points Start and Run at an
@@ -203,6 +204,12 @@ func (s *Server) Endpoint() string { return s.endpoint }
 // Client returns a new client for the server; see NewClient.
 func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return NewClient(s.endpoint, optFns...)
+}
+
+// StreamsClient returns a new DynamoDB Streams client for the server; see
+// NewStreamsClient.
+func (s *Server) StreamsClient(optFns ...func(*dynamodbstreams.Options)) *dynamodbstreams.Client {
+	return NewStreamsClient(s.endpoint, optFns...)
 }
 
 // Done returns a channel closed when the server process exits. For a server

@@ -17,6 +17,8 @@ var checkedDocs = []string{
 	"runbook.md",
 	"architecture.md",
 	"performance.md",
+	"adopting-existing-tables.md",
+	"streams.md",
 	filepath.Join("..", "README.md"),
 }
 
@@ -40,6 +42,11 @@ func TestDocSnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	sources = append(sources, launcher...)
+	lambdaEvents, err := filepath.Glob(filepath.Join("..", "streams", "lambdaevent", "*_test.go")) // its own module
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources = append(sources, lambdaEvents...)
 	var code [][]string
 	for _, s := range sources {
 		code = append(code, normalized(t, s))

@@ -123,6 +123,11 @@ func usage(w io.Writer) {
       -page-size N  items per scan request
       -wcu R        limit writes to R write capacity units per second
       -dry-run      report what would be written, write nothing
+      -shared       run as one worker of several (processes or machines):
+                    claim segments one at a time by per-segment leases
+      -worker-segments N  segments a shared worker scans at once
+      -lease D      lease duration (default 1m): how long a crashed run
+                    (or worker's segments) stays claimed
   migrate verify [flags] ID      compare the table with what the migration produces
       -sample F     fraction of items compared attribute by attribute (default 1)
       -segments N   parallel scan segments
@@ -156,6 +161,9 @@ func status(ctx context.Context, m *singletable.Migrator, o Options) error {
 		if s.LastError != "" && s.State != singletable.MigrationCompleted {
 			fmt.Fprintf(o.Stdout, "%s: last run stopped: %s\n", s.ID, s.LastError)
 		}
+		if len(s.Workers) > 0 {
+			fmt.Fprintf(o.Stdout, "%s: %d workers: %s\n", s.ID, len(s.Workers), strings.Join(s.Workers, ", "))
+		}
 	}
 	return nil
 }
@@ -183,6 +191,9 @@ func run(ctx context.Context, m *singletable.Migrator, args []string, o Options)
 	pageSize := fs.Int("page-size", int(ro.PageSize), "")
 	fs.Float64Var(&ro.WCU, "wcu", ro.WCU, "")
 	fs.BoolVar(&ro.DryRun, "dry-run", ro.DryRun, "")
+	fs.BoolVar(&ro.Shared, "shared", ro.Shared, "")
+	fs.IntVar(&ro.WorkerSegments, "worker-segments", ro.WorkerSegments, "")
+	fs.DurationVar(&ro.Lease, "lease", ro.Lease, "")
 	id, err := parse(fs, args)
 	if err != nil {
 		return ExitUsage, err
@@ -217,6 +228,11 @@ func printReport(w io.Writer, r *singletable.MigrationReport) {
 			fmt.Fprint(w, " (resumed from checkpoints)")
 		}
 		fmt.Fprintln(w)
+	}
+	if r.Claimed > 0 {
+		rc := r.RunCounts
+		fmt.Fprintf(w, "  this worker: read %d = written %d + skipped %d + failed %d; %d segments claimed, %d taken over\n",
+			rc.Read, rc.Written, rc.Skipped, rc.Failed, r.Claimed, r.TakenOver)
 	}
 	c := r.Counts
 	fmt.Fprintf(w, "  read %d = written %d + skipped %d + failed %d (scanned %d, %d segments)\n",

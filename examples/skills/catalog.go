@@ -31,6 +31,8 @@ func AccessPatterns(st *Store) []catalog.Pattern {
 		catalog.Query("GSI2-b", "Skill at level with exactly N years", skillYears(st, "", "", 0)),
 		catalog.Query("GSI2-c", "Skill at level, N years, used since a date", skillRecency(st, "", "", 0, t)),
 		catalog.Item("ENDORSE", "Endorse a skill (atomic ADD)", catalog.OpUpdate, st.Skills),
+		catalog.Item("COUNT", "Count users or skills from the table's stream (upsert, atomic ADD)", catalog.OpUpdate, st.Counts),
+		catalog.Item("COUNTS", "Read the per-entity counts", catalog.OpGet, st.Counts),
 	}
 }
 

@@ -72,16 +72,20 @@ var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
 	},
 })
 
-// Store is the glad-entities table with its two repositories bound.
+// Store is the glad-entities table with its repositories bound: users and
+// their skills, and the per-entity counts kept from the table's stream
+// (counts.go).
 type Store struct {
 	Table  *singletable.Table
 	Users  *singletable.Repo[User]
 	Skills *singletable.Repo[UserSkill]
+	Counts *singletable.Repo[EntityCount]
 }
 
 // NewStore binds the entities to the table called name, reached through
 // client. It sends no request; call Table.CreateTable to create the table.
 func NewStore(client singletable.Client, name string, optFns ...func(*singletable.TableOptions)) *Store {
 	t := singletable.NewTable(client, name, optFns...)
-	return &Store{Table: t, Users: singletable.MustBind(t, Users), Skills: singletable.MustBind(t, UserSkills)}
+	return &Store{Table: t, Users: singletable.MustBind(t, Users), Skills: singletable.MustBind(t, UserSkills),
+		Counts: singletable.MustBind(t, EntityCounts)}
 }

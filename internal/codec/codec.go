@@ -185,9 +185,9 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 		}
 		p.fields = append(p.fields, pf)
 		switch {
-		case plainString(ft) || isTimeType(ft) && !hasMarshaler(ft) && !f.AsUnixTime:
+		case plainString(ft) || isTimeType(ft) && !hasMarshaler(ft) && !f.timeForm().Number():
 			p.sHint++
-		case isNumberKind(ft.Kind()) && !hasMarshaler(ft) || isTimeType(ft) && f.AsUnixTime:
+		case isNumberKind(ft.Kind()) && !hasMarshaler(ft) || isTimeType(ft) && f.timeForm().Number():
 			p.nHint++
 		}
 	}
@@ -261,6 +261,9 @@ func (p *Plan) encodeTop(v reflect.Value, extra int, check bool) (map[string]typ
 	m, err := p.encode(st, v, extra)
 	if err != nil {
 		st.release()
+		if keepErr(err) {
+			return nil, err
+		}
 		// attributevalue says what went wrong, in its own words.
 		return p.avMarshalChecked(v, check)
 	}
@@ -324,6 +327,9 @@ func (p *Plan) encodeSized(v reflect.Value, extra int, trace *[]attrSized, check
 	m, err = p.encodeFields(st, v, extra, true)
 	if err != nil {
 		st.release()
+		if keepErr(err) {
+			return nil, 0, "", err
+		}
 		if m, err = p.avMarshalChecked(v, check); err != nil {
 			return nil, 0, "", err
 		}
@@ -524,6 +530,9 @@ func (p *Plan) encodeAttr(v reflect.Value, attr string) (types.AttributeValue, e
 	av, err := f.enc(st, fv)
 	if err != nil {
 		st.release()
+		if keepErr(err) {
+			return nil, err
+		}
 		m, err := p.avMarshal(v)
 		return m[attr], err
 	}
@@ -599,6 +608,13 @@ func (p *Plan) decode(item map[string]types.AttributeValue, v reflect.Value) err
 // is not addressable). For a flat plan v may be the zero Value: the struct
 // is then reached through base alone, and base does not escape.
 func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, base unsafe.Pointer) error {
+	_, err := p.decodeAtN(item, v, base)
+	return err
+}
+
+// decodeAtN is decodeAt that also reports whether the item held an
+// attribute of exactly each field's name: complete, every field was set.
+func (p *Plan) decodeAtN(item map[string]types.AttributeValue, v reflect.Value, base unsafe.Pointer) (complete bool, err error) {
 	// Look the fields up in the item, as hand-written code does: cheaper
 	// than walking the item's map. attributevalue walks the item and also
 	// matches keys to field names ignoring case, so the keys that are not
@@ -615,11 +631,12 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			continue
 		}
 		if err := p.decodeField(f, av, v, base); err != nil {
-			return fieldErr(f.name, av, f.typ, err)
+			return false, fieldErr(f.name, av, f.typ, err)
 		}
 	}
+	complete = hits == len(p.fields)
 	if hits == len(item) {
-		return nil
+		return complete, nil
 	}
 	// The other keys are usually the same few (keys, entity type, index
 	// keys), known to match no field even ignoring case.
@@ -631,7 +648,7 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			}
 		}
 		if n == len(item) {
-			return nil
+			return complete, nil
 		}
 	}
 	var learned []string
@@ -645,11 +662,11 @@ func (p *Plan) decodeAt(item map[string]types.AttributeValue, v reflect.Value, b
 			continue
 		}
 		if err := p.decodeField(&p.fields[i], av, v, base); err != nil {
-			return fieldErr(k, av, p.fields[i].typ, err)
+			return false, fieldErr(k, av, p.fields[i].typ, err)
 		}
 	}
 	p.learnExtras(learned)
-	return nil
+	return complete, nil
 }
 
 func (p *Plan) isField(k string) bool {
@@ -831,6 +848,46 @@ func UnmarshalInPlace[T any](item map[string]types.AttributeValue, out *T) error
 		}
 	}
 	return decodeError(unmarshalSlow(item, out))
+}
+
+// UnmarshalComplete is Unmarshal that also reports whether the item held
+// an attribute of exactly each field's name (see UnmarshalInPlaceComplete).
+// Like Unmarshal, out does not escape.
+func UnmarshalComplete[T any](item map[string]types.AttributeValue, out *T) (complete bool, err error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() == reflect.Struct {
+		if p := forValue(t); p.flat {
+			complete, err = p.decodeAtN(item, reflect.Value{}, unsafe.Pointer(out))
+			return complete, decodeError(err)
+		}
+	}
+	c := new(T)
+	*c = *out
+	complete, err = UnmarshalInPlaceComplete(item, c)
+	*out = *c
+	return complete, err
+}
+
+// UnmarshalInPlaceComplete is UnmarshalInPlace that also reports whether
+// the item held an attribute of exactly each field's name (complete: no
+// field was left as it was). It is false for types attributevalue decodes
+// whole.
+func UnmarshalInPlaceComplete[T any](item map[string]types.AttributeValue, out *T) (complete bool, err error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return false, decodeError(attributevalue.UnmarshalMap(item, out))
+	}
+	p := forValue(t)
+	if p.flat {
+		complete, err = p.decodeAtN(item, reflect.Value{}, unsafe.Pointer(out))
+		return complete, decodeError(err)
+	}
+	if p.whole || p.self {
+		return false, decodeError(p.Decode(item, reflect.ValueOf(out).Elem()))
+	}
+	v := reflect.ValueOf(out).Elem()
+	complete, err = p.decodeAtN(item, v, v.Addr().UnsafePointer())
+	return complete, decodeError(err)
 }
 
 func unmarshalSlow[T any](item map[string]types.AttributeValue, out *T) error {

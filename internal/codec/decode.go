@@ -77,6 +77,9 @@ func (b *builder) dec(t reflect.Type, tg tag) decFunc {
 }
 
 func (b *builder) decUncached(t reflect.Type, tg tag) decFunc {
+	if tg.JSON {
+		return b.jsonDec(t, tg)
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		if t.Name() != "" {
@@ -261,7 +264,12 @@ func decodeString(s string, v reflect.Value, tg tag) error {
 	if v.Kind() == reflect.Struct && v.Type().ConvertibleTo(timeType) {
 		tm, err := time.Parse(time.RFC3339, s)
 		if err != nil {
-			return &attributevalue.UnmarshalError{Err: err, Value: s, Type: timeType}
+			// Beyond attributevalue: the zone-less and date-only texts
+			// other services write, read as UTC.
+			var ok bool
+			if tm, ok = ParseTime(s, nil); !ok {
+				return &attributevalue.UnmarshalError{Err: err, Value: s, Type: timeType}
+			}
 		}
 		setTime(v, tm)
 		return nil
@@ -283,6 +291,15 @@ func decodeUnixTime(n string) (time.Time, error) {
 		return time.Time{}, &attributevalue.UnmarshalError{Err: err, Value: n, Type: timeType}
 	}
 	return time.Unix(x, 0), nil
+}
+
+// decodeUnixMilli is decodeUnixTime for milliseconds (the unixmilli option).
+func decodeUnixMilli(n string) (time.Time, error) {
+	x, err := strconv.ParseInt(n, 10, 64)
+	if err != nil {
+		return time.Time{}, &attributevalue.UnmarshalError{Err: err, Value: n, Type: timeType}
+	}
+	return time.UnixMilli(x), nil
 }
 
 // decodeNumber is attributevalue's decodeNumber for non-interface targets.
@@ -325,7 +342,11 @@ func decodeNumber(n string, v reflect.Value, tg tag) error {
 		v.SetFloat(f)
 	default:
 		if v.Type().ConvertibleTo(timeType) {
-			tm, err := decodeUnixTime(n)
+			decode := decodeUnixTime
+			if tg.TimeForm == TimeUnixMilli {
+				decode = decodeUnixMilli
+			}
+			tm, err := decode(n)
 			if err != nil {
 				return err
 			}

@@ -517,6 +517,11 @@ func decodeCodec(item map[string]types.AttributeValue, t reflect.Type) (o decOut
 // it does not, on the value.
 func sameDecode(t *testing.T, item map[string]types.AttributeValue, typ reflect.Type, got decOutcome) bool {
 	t.Helper()
+	if foreignTimeText(item) {
+		// Beyond attributevalue on purpose: zone-less and date-only time
+		// texts decode (foreign_test.go checks them).
+		return true
+	}
 	var want decOutcome
 	for i := 0; i < 200; i++ {
 		want = decodeAV(item, typ)
@@ -536,6 +541,37 @@ func sameDecode(t *testing.T, item map[string]types.AttributeValue, typ reflect.
 		t.Errorf("decode %s into %s: errors differ:\n attributevalue: %v\n codec:          %v", dump(item), typ, want.err, got.err)
 	default:
 		t.Errorf("decode %s into %s: values differ:\n attributevalue: %#v\n codec:          %#v", dump(item), typ, want.v.Interface(), got.v.Interface())
+	}
+	return false
+}
+
+// foreignTimeText reports whether item holds, at any depth, an S that
+// attributevalue refuses as a time but ParseTime reads.
+func foreignTimeText(item map[string]types.AttributeValue) bool {
+	var walk func(av types.AttributeValue) bool
+	walk = func(av types.AttributeValue) bool {
+		switch x := av.(type) {
+		case *types.AttributeValueMemberS:
+			return Zoneless(x.Value)
+		case *types.AttributeValueMemberL:
+			for _, e := range x.Value {
+				if walk(e) {
+					return true
+				}
+			}
+		case *types.AttributeValueMemberM:
+			for _, e := range x.Value {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, av := range item {
+		if walk(av) {
+			return true
+		}
 	}
 	return false
 }

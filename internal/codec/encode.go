@@ -91,6 +91,9 @@ func (b *builder) full(t reflect.Type, tg tag, addr bool) encFunc {
 }
 
 func (b *builder) fullUncached(t reflect.Type, tg tag, addr bool) encFunc {
+	if tg.JSON {
+		return jsonEnc(t, tg)
+	}
 	// Hot scalar kinds get one closure doing everything.
 	if f := scalarFull(t, tg); f != nil {
 		return f
@@ -187,9 +190,9 @@ func scalarEnc(t reflect.Type, tg tag) encFunc {
 		if !isTimeType(t) {
 			return nil
 		}
-		unix := tg.AsUnixTime
+		form := tg.timeForm()
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-			return st.encTime(timeOf(v), unix), nil
+			return st.encTime(timeOf(v), form), nil
 		}
 	}
 	return nil
@@ -284,16 +287,24 @@ func (st *encState) encFloat(x float64, bits int, omit, null, asString bool) typ
 	return av
 }
 
-// encTime encodes a time: an S in RFC 3339 with nanoseconds, or with the
-// unixtime option an N of its Unix seconds. Structs are never "zero" for
-// attributevalue: a zero time is stored.
-func (st *encState) encTime(t time.Time, unix bool) types.AttributeValue {
+// encTime encodes a time in form f: by default an S in RFC 3339 with
+// nanoseconds, with the unixtime option an N of its Unix seconds, and the
+// other forms of TimeForm. Structs are never "zero" for attributevalue: a
+// zero time is stored.
+func (st *encState) encTime(t time.Time, f TimeForm) types.AttributeValue {
 	off := len(st.buf)
-	if unix {
+	switch f {
+	case TimeUnix:
 		st.buf = strconv.AppendInt(st.buf, t.Unix(), 10)
 		return st.number(off, false)
+	case TimeUnixMilli:
+		st.buf = strconv.AppendInt(st.buf, t.UnixMilli(), 10)
+		return st.number(off, false)
+	case TimeDefault:
+		st.buf = appendRFC3339Nano(st.buf, t)
+	default:
+		st.buf = appendTime(st.buf, t, f)
 	}
-	st.buf = appendRFC3339Nano(st.buf, t)
 	av := st.newS("")
 	st.deferText(&av.Value, off)
 	if st.sizing {
@@ -484,7 +495,7 @@ func scalarInner(t reflect.Type, tg tag) encFunc {
 }
 
 func (b *builder) timeEnc(tg tag) encFunc {
-	return scalarEnc(timeType, tag{AsUnixTime: tg.AsUnixTime})
+	return scalarEnc(timeType, tag{AsUnixTime: tg.AsUnixTime, TimeForm: tg.TimeForm})
 }
 
 func (b *builder) mapEnc(t reflect.Type, tg tag) (encFunc, bool) {

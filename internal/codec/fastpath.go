@@ -80,7 +80,7 @@ const (
 // fastKindOf returns the fast shape of a field of type t decoded under tag
 // tg, or fkNone.
 func fastKindOf(t reflect.Type, tg tag) fastKind {
-	if !noUnmarshaler(t) {
+	if !noUnmarshaler(t) || tg.JSON || tg.TimeForm == TimeUnixMilli {
 		return fkNone
 	}
 	if k := scalarKind(t); k != fkNone {
@@ -437,9 +437,9 @@ func allStrings(l []types.AttributeValue) bool {
 
 // encOpts are the tag options encodeFast honours for a field.
 type encOpts struct {
-	omit, null bool // omitempty, nullempty
-	asString   bool // string: numbers as S
-	unix       bool // unixtime: times as N
+	omit, null bool     // omitempty, nullempty
+	asString   bool     // string: numbers as S
+	form       TimeForm // the shape of a time (unixtime: an N, …)
 
 	// omitemptyelem and nullemptyelem: the options of the elements of
 	// a []string or map[string]string.
@@ -453,11 +453,12 @@ type encOpts struct {
 // attributevalue and depend on no tag options but those of encOpts.
 func encFastKindOf(t reflect.Type, tg tag) (fastKind, encOpts) {
 	o := encOpts{
-		omit: tg.OmitEmpty, null: tg.NullEmpty, asString: tg.AsString, unix: tg.AsUnixTime,
+		omit: tg.OmitEmpty, null: tg.NullEmpty, asString: tg.AsString, form: tg.timeForm(),
 		elemOmit: tg.OmitEmptyElem, elemNull: tg.NullEmptyElem,
 	}
-	if tg.OmitEmpty && tg.NullEmpty || hasMarshaler(t) {
-		// omitempty with nullempty is handed to attributevalue.
+	if tg.OmitEmpty && tg.NullEmpty || hasMarshaler(t) || tg.JSON {
+		// omitempty with nullempty is handed to attributevalue; JSON
+		// text has its own encoder.
 		return fkNone, o
 	}
 	if k := scalarKind(t); k != fkNone {
@@ -526,7 +527,7 @@ func encodeFast(st *encState, f *planField, base unsafe.Pointer) (types.Attribut
 	case fkFloat32:
 		return st.encFloat(float64(*(*float32)(p)), 32, o.omit, o.null, o.asString), nil
 	case fkTime:
-		return st.encTime(*(*time.Time)(p), o.unix), nil
+		return st.encTime(*(*time.Time)(p), o.form), nil
 	}
 	// Pointers, slices and maps: nil is left out under omitempty and is
 	// a NULL otherwise (nullempty or not); the value pointed to is not

@@ -16,6 +16,12 @@ type tag struct {
 	AsString                     bool
 	AsBinSet, AsNumSet, AsStrSet bool
 	AsUnixTime                   bool
+	// TimeForm is the stored shape of a time field beyond attributevalue's
+	// options: rfc3339, rfc3339milli, date or unixmilli (unix is
+	// AsUnixTime, attributevalue's unixtime).
+	TimeForm TimeForm
+	// JSON stores the value as JSON text in an S (the json option).
+	JSON bool
 }
 
 const tagKey = "dynamodbav"
@@ -50,8 +56,18 @@ func parseTag(st reflect.StructTag) tag {
 			t.AsNumSet = true
 		case "stringset":
 			t.AsStrSet = true
-		case "unixtime":
+		case "unixtime", "unix":
 			t.AsUnixTime = true
+		case "rfc3339":
+			t.TimeForm = TimeRFC3339
+		case "rfc3339milli":
+			t.TimeForm = TimeRFC3339Milli
+		case "date":
+			t.TimeForm = TimeDate
+		case "unixmilli":
+			t.TimeForm = TimeUnixMilli
+		case "json":
+			t.JSON = true
 		}
 	}
 	return t
@@ -65,7 +81,16 @@ func (t tag) elemTag() tag {
 
 // decodeTag keeps only the options decoding reads.
 func (t tag) decodeTag() tag {
-	return tag{AsString: t.AsString, AsUnixTime: t.AsUnixTime}
+	return tag{AsString: t.AsString, AsUnixTime: t.AsUnixTime, TimeForm: t.TimeForm, JSON: t.JSON}
+}
+
+// timeForm is the shape a time is stored in under t: the TimeForm option,
+// TimeUnix for unixtime, else TimeDefault (RFC 3339 with nanoseconds).
+func (t tag) timeForm() TimeForm {
+	if t.TimeForm == TimeDefault && t.AsUnixTime {
+		return TimeUnix
+	}
+	return t.TimeForm
 }
 
 // structTag renders t back into a struct tag naming the field name, for the
@@ -86,5 +111,9 @@ func (t tag) structTag(name string) reflect.StructTag {
 	add(t.AsNumSet, "numberset")
 	add(t.AsStrSet, "stringset")
 	add(t.AsUnixTime, "unixtime")
+	if t.TimeForm != TimeDefault {
+		opts = append(opts, t.TimeForm.String())
+	}
+	add(t.JSON, "json")
 	return reflect.StructTag(tagKey + `:"` + strings.Join(opts, ",") + `"`)
 }

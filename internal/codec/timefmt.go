@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"reflect"
 	"slices"
 	"time"
 )
@@ -109,4 +110,118 @@ func appendRFC3339Nano(b []byte, t time.Time) []byte {
 	p[n+3] = ':'
 	put2(p[n+4:], uint(zone%60))
 	return b[:start+n+6]
+}
+
+// TimeForm is the shape a time field is stored in, chosen by a dynamodbav
+// tag option. Other services store times in their own shapes: Python's
+// isoformat, JavaScript's toISOString, epoch numbers, bare dates.
+type TimeForm uint8
+
+const (
+	// TimeDefault: an S in RFC 3339 with nanoseconds, as attributevalue
+	// stores a time.
+	TimeDefault TimeForm = iota
+	// TimeUnix (unixtime or unix): an N of the Unix seconds.
+	TimeUnix
+	// TimeRFC3339 (rfc3339): an S in UTC to the second, "2025-01-15T10:30:00Z".
+	TimeRFC3339
+	// TimeRFC3339Milli (rfc3339milli): an S in UTC to the millisecond,
+	// "2025-01-15T11:00:00.000Z".
+	TimeRFC3339Milli
+	// TimeDate (date): an S holding the calendar date of the time in its own
+	// location, "2024-03-01".
+	TimeDate
+	// TimeUnixMilli (unixmilli): an N of the Unix milliseconds.
+	TimeUnixMilli
+)
+
+// String returns the tag option naming f ("" for TimeDefault).
+func (f TimeForm) String() string {
+	switch f {
+	case TimeUnix:
+		return "unix"
+	case TimeRFC3339:
+		return "rfc3339"
+	case TimeRFC3339Milli:
+		return "rfc3339milli"
+	case TimeDate:
+		return "date"
+	case TimeUnixMilli:
+		return "unixmilli"
+	}
+	return ""
+}
+
+// FormOf returns the TimeForm a dynamodbav tag's options give a field
+// ("rfc3339", "unixtime", …), TimeDefault when none.
+func FormOf(st reflect.StructTag) TimeForm { return parseTag(st).timeForm() }
+
+// Number reports whether times of form f are stored as an N.
+func (f TimeForm) Number() bool { return f == TimeUnix || f == TimeUnixMilli }
+
+// Stored returns t as a read of the attribute form f stores gives it back:
+// cut to the second or millisecond, to the day, in UTC or (epoch numbers)
+// in local time, as decoding makes it. The zone-less forms are read in loc
+// (nil: UTC), as [ParseTime] reads them; only TimeDate is zone-less.
+func (f TimeForm) Stored(t time.Time, loc *time.Location) time.Time {
+	switch f {
+	case TimeUnix:
+		return time.Unix(t.Unix(), 0)
+	case TimeUnixMilli:
+		return time.UnixMilli(t.UnixMilli())
+	case TimeRFC3339:
+		return t.UTC().Truncate(time.Second)
+	case TimeRFC3339Milli:
+		return t.UTC().Truncate(time.Millisecond)
+	case TimeDate:
+		if loc == nil {
+			loc = time.UTC
+		}
+		y, m, d := t.Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, loc)
+	}
+	return t
+}
+
+// appendTime appends the text of t in form f (not a number form).
+func appendTime(b []byte, t time.Time, f TimeForm) []byte {
+	switch f {
+	case TimeRFC3339:
+		return t.UTC().AppendFormat(b, "2006-01-02T15:04:05Z")
+	case TimeRFC3339Milli:
+		return t.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	case TimeDate:
+		return t.AppendFormat(b, time.DateOnly)
+	}
+	return appendRFC3339Nano(b, t)
+}
+
+// ParseTime parses a stored time text in the shapes other services write,
+// for the texts time.Parse(time.RFC3339, s) refuses: RFC 3339 without a
+// zone ("2025-01-15T10:30:00.123456", Python's utcnow().isoformat()) and a
+// bare date ("2024-03-01"), both read in loc (nil: UTC). A date and time
+// separated by a space instead of 'T' is accepted as well.
+func ParseTime(s string, loc *time.Location) (time.Time, bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	if len(s) == len(time.DateOnly) {
+		t, err := time.ParseInLocation(time.DateOnly, s, loc)
+		return t, err == nil
+	}
+	if len(s) > 10 && s[10] == ' ' {
+		s = s[:10] + "T" + s[11:]
+	}
+	t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, loc)
+	return t, err == nil
+}
+
+// Zoneless reports whether s is a time text that [ParseTime] reads in a
+// location: one without a zone.
+func Zoneless(s string) bool {
+	if _, err := time.Parse(time.RFC3339, s); err == nil {
+		return false
+	}
+	_, ok := ParseTime(s, nil)
+	return ok
 }

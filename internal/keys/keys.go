@@ -18,6 +18,12 @@
 // keys holding that value. Numbers and times are written fixed-width so that
 // byte order (DynamoDB's order for string keys) equals value order, and
 // escaping preserves the byte order of valid UTF-8 strings.
+//
+// A placeholder may instead name a [Format] ({At:rfc3339}, {Seq:%08d},
+// {Name:raw}, …: format.go) to write another service's key strings. The
+// boundary then belongs to the format: the literal after it starts with a
+// byte the format never writes, and a raw value holding that byte is
+// refused, so rendering stays injective for the values it accepts.
 package keys
 
 import (
@@ -61,36 +67,63 @@ type Template struct {
 }
 
 // Part is one literal or one placeholder of a Template. A placeholder names
-// the Go field whose value fills it and encodes that value with
-// [Part.AppendValue] and decodes it with [Part.DecodeValue]. What a
-// placeholder may say beyond the field name (a format, in a later version)
-// is to be parsed by parsePlaceholder and kept in Part, and only those two
-// methods need to read it (the root's fast path for plain string fields
-// inlines the default encoding, so it must step aside for a format).
+// the Go field whose value fills it and, optionally, a [Format]
+// ("{CreatedAt:rfc3339}"); it encodes the value with [Part.AppendValue]
+// and decodes it with [Part.DecodeValue]. (The root's fast path for plain
+// string fields inlines the default encoding, so it steps aside for a
+// placeholder with a format.)
 type Part struct {
 	Literal string // the literal text, when Field == ""
 	Field   string // the Go field name of a placeholder
+	Format  Format // how the placeholder writes its value; Escaped by default
+	Width   int    // the digits of a Padded format
+	// Delim is, for a placeholder with a format, the first byte of the
+	// literal that follows it, or -1 at the end of the template (0 and
+	// unused for the default format).
+	Delim int
 }
 
 // IsPlaceholder reports whether p is a placeholder rather than a literal.
 func (p *Part) IsPlaceholder() bool { return p.Field != "" }
 
 // AppendValue appends the encoding of v, the value of the placeholder's
-// field, to dst (see [AppendValue]).
+// field, to dst: [AppendValue] for the default format, the placeholder's
+// format otherwise. A value the format cannot write exactly is an error
+// wrapping ErrUnrepresentable.
 func (p *Part) AppendValue(dst []byte, v reflect.Value) ([]byte, error) {
-	return AppendValue(dst, v)
+	if p.Format == Escaped {
+		return AppendValue(dst, v)
+	}
+	return p.appendFormatted(dst, v)
 }
 
 // DecodeValue decodes s, the placeholder's encoded value as [Template.Split]
-// returns it, into dst (see [DecodeValue]).
+// returns it, into dst (see [DecodeValue]); it accepts only what
+// AppendValue writes.
 func (p *Part) DecodeValue(s string, dst reflect.Value) error {
-	return DecodeValue(s, dst)
+	if p.Format == Escaped {
+		return DecodeValue(s, dst)
+	}
+	if !dst.CanSet() {
+		return fmt.Errorf("singletable: cannot decode key value into unsettable %v", dst.Type())
+	}
+	if dst.Kind() == reflect.Pointer {
+		v := reflect.New(dst.Type().Elem())
+		if err := p.DecodeValue(s, v.Elem()); err != nil {
+			return err
+		}
+		dst.Set(v)
+		return nil
+	}
+	return p.decodeFormatted(s, dst)
 }
 
-// Parse parses literal text with {Field} placeholders. It enforces
-// the rules that make rendered keys injective and prefix-safe: no two
-// adjacent placeholders, and a placeholder is followed by the end of the
-// template or by a delimiter byte below 0x25 ('#', '$', '!', ' ', …).
+// Parse parses literal text with {Field} and {Field:format} placeholders.
+// It enforces the rules that make rendered keys injective and prefix-safe:
+// no two adjacent placeholders, and a placeholder is followed by the end of
+// the template or by a delimiter: for the default format a byte below 0x25
+// ('#', '$', '!', ' ', …); for a format, a byte its values cannot contain
+// (any ASCII byte after raw, whose values are refused when they contain it).
 func Parse(s string) (Template, error) {
 	t := Template{Raw: s}
 	if s == "" {
@@ -112,9 +145,9 @@ func Parse(s string) (Template, error) {
 			if s[end] == '{' {
 				return fail("nested '{' at offset %d", end)
 			}
-			p, ok := parsePlaceholder(s[i+1 : end])
-			if !ok {
-				return fail("placeholder {%s} at offset %d is not a Go field name", s[i+1:end], i)
+			p, err := parsePlaceholder(s[i+1 : end])
+			if err != nil {
+				return fail("placeholder {%s} at offset %d: %v", s[i+1:end], i, err)
 			}
 			if n := len(t.Parts); n > 0 && t.Parts[n-1].Field != "" {
 				return fail("placeholders {%s} and {%s} are adjacent; put a delimiter such as '#' between them", t.Parts[n-1].Field, p.Field)
@@ -135,8 +168,14 @@ func Parse(s string) (Template, error) {
 			if strings.ContainsRune(lit, MaxRune) {
 				return fail("literal %q contains U+10FFFF, which is reserved as the upper bound of keys", lit)
 			}
-			if n := len(t.Parts); n > 0 && lit[0] >= DelimLimit {
-				return fail("placeholder {%s} must be followed by the end of the template or a delimiter byte below 0x25 such as '#', not %q", t.Parts[n-1].Field, lit[0])
+			if n := len(t.Parts); n > 0 {
+				prev := &t.Parts[n-1]
+				if err := prev.checkFollower(lit); err != nil {
+					return fail("%v", err)
+				}
+				if prev.Format != Escaped {
+					prev.Delim = int(lit[0])
+				}
 			}
 			t.Parts = append(t.Parts, Part{Literal: lit})
 			i = end
@@ -145,13 +184,22 @@ func Parse(s string) (Template, error) {
 	return t, nil
 }
 
-// parsePlaceholder parses the text between '{' and '}': today a Go field
-// name and nothing else.
-func parsePlaceholder(body string) (Part, bool) {
-	if !isFieldName(body) {
-		return Part{}, false
+// parsePlaceholder parses the text between '{' and '}': a Go field name,
+// then optionally ':' and a format. A formatted placeholder starts as the
+// last of the template (Delim -1); Parse sets Delim when a literal follows.
+func parsePlaceholder(body string) (Part, error) {
+	name, spec, formatted := strings.Cut(body, ":")
+	if !isFieldName(name) {
+		return Part{}, fmt.Errorf("%q is not a Go field name", name)
 	}
-	return Part{Field: body}, true
+	if !formatted {
+		return Part{Field: name}, nil
+	}
+	f, w, err := parseFormat(spec)
+	if err != nil {
+		return Part{}, err
+	}
+	return Part{Field: name, Format: f, Width: w, Delim: -1}, nil
 }
 
 // isFieldName reports whether name is a Go identifier (keywords are not
@@ -244,8 +292,10 @@ func (t Template) NumFields() int {
 }
 
 // Split is the inverse of Render: it returns the encoded values of key, one
-// per placeholder. A value runs to the next byte below 0x25 (or the end of
-// the key), which is where its following delimiter literal must start. It
+// per placeholder. A value runs to the next byte its format cannot write
+// (below 0x25 by default; the delimiter after a raw value), which is where
+// its following delimiter literal must start; a raw value at the end of the
+// template runs to the end of the key. It
 // fails, wrapping ErrMismatch, when key was not rendered from t.
 func (t Template) Split(key string) ([]string, error) {
 	vals := make([]string, 0, t.NumFields())
@@ -259,8 +309,21 @@ func (t Template) Split(key string) ([]string, error) {
 			continue
 		}
 		end := 0
-		for end < len(rest) && rest[end] >= DelimLimit {
-			end++
+		switch {
+		case p.Format == Escaped:
+			for end < len(rest) && rest[end] >= DelimLimit {
+				end++
+			}
+		case p.Delim < 0 && p.Format == Raw:
+			end = len(rest) // a raw value at the end runs to the end
+		case p.Format == Raw:
+			if end = strings.IndexByte(rest, byte(p.Delim)); end < 0 {
+				end = len(rest)
+			}
+		default:
+			for end < len(rest) && p.Produces(rest[end]) {
+				end++
+			}
 		}
 		if end == 0 {
 			return nil, fmt.Errorf("singletable: key %q: %w %q: empty value for {%s}", key, ErrMismatch, t.Raw, p.Field)
@@ -819,6 +882,17 @@ func decodeKeyText(s string, dst reflect.Value) error {
 	text, err := Unescape(s)
 	if err != nil {
 		return err
+	}
+	return decodeText(text, dst)
+}
+
+// decodeText hands text to dst's UnmarshalText and checks that the value
+// marshals back to the same text.
+func decodeText(text string, dst reflect.Value) error {
+	t := dst.Type()
+	s := text
+	if !reflect.PointerTo(t).Implements(keyTextUnmarshalerType) {
+		return fmt.Errorf("singletable: %v implements encoding.TextMarshaler but not encoding.TextUnmarshaler; keys cannot be decoded into it", t)
 	}
 	p := reflect.New(t)
 	if err := p.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(text)); err != nil {

@@ -25,6 +25,9 @@ import (
 // partition key). Their entity type "_Migration" keeps them out of every
 // entity's queries and backfills.
 const (
+	// LedgerType is the entity type of ledger items, for readers of the
+	// table's stream.
+	LedgerType   = ledgerEntity
 	ledgerEntity = "_Migration"
 	ledgerPrefix = "_MIGRATION#"
 	ledgerHeader = "STATUS"
@@ -55,6 +58,10 @@ const (
 	lgWritten     = "Written"
 	lgSkipped     = "Skipped"
 	lgFailed      = "Failed"
+	// Attempt numbers the restarts of a failed migration by shared runs
+	// (absent: 0). A segment checkpoint of another attempt than the
+	// header's is stale: its segment starts from the beginning.
+	lgAttempt = "Attempt"
 )
 
 // errCompleted tells Run that the migration had completed.
@@ -66,6 +73,11 @@ type ledger struct {
 	t     *Table
 	id    string
 	owner string
+	// attempt is the header's Attempt, written into every checkpoint.
+	attempt int64
+	// lease, when set (shared runs), is the per-segment lease: checkpoints
+	// carry LeaseUntil = now+lease while the segment is unfinished.
+	lease time.Duration
 }
 
 func newLedger(t *Table, id, owner string) *ledger {
@@ -104,6 +116,7 @@ type headerRecord struct {
 	LeaseOwner        string
 	LeaseUntil        time.Time
 	LastError         string
+	Attempt           int64
 }
 
 // state derives the state a reader sees at time now.
@@ -133,6 +146,7 @@ func decodeHeader(item map[string]types.AttributeValue) headerRecord {
 		LeaseOwner:  getS(item, lgLeaseOwner),
 		LeaseUntil:  time.UnixMilli(getN(item, lgLeaseUntil)),
 		LastError:   getS(item, lgLastError),
+		Attempt:     getN(item, lgAttempt),
 	}
 }
 
@@ -361,6 +375,20 @@ type segmentState struct {
 	LastKey map[string]types.AttributeValue
 	Counts  Counts
 	Pages   int64
+
+	// Owner and LeaseUntil are the run holding the segment and, for a
+	// shared run's per-segment lease, until when (zero: no lease).
+	Owner      string
+	LeaseUntil time.Time
+	// read is the checkpoint item as read (nil: none), which a shared
+	// run's claim expects to find unchanged.
+	read map[string]types.AttributeValue
+}
+
+// leased reports whether another run than owner holds s by a lease that
+// has not expired at now.
+func (s *segmentState) leased(owner string, now time.Time) bool {
+	return s.Owner != owner && !s.LeaseUntil.IsZero() && now.Before(s.LeaseUntil)
 }
 
 func (l *ledger) segmentItem(s *segmentState) map[string]types.AttributeValue {
@@ -375,12 +403,20 @@ func (l *ledger) segmentItem(s *segmentState) map[string]types.AttributeValue {
 	putCounts(item, s.Counts)
 	item[lgPages] = avN(s.Pages)
 	item[lgOwner] = avS(l.owner)
-	item[lgUpdatedAt] = avTime(l.t.Now())
+	now := l.t.Now()
+	item[lgUpdatedAt] = avTime(now)
+	if l.attempt > 0 {
+		item[lgAttempt] = avN(l.attempt)
+	}
+	if l.lease > 0 && !s.Done {
+		item[lgLeaseUntil] = avN(now.Add(l.lease).UnixMilli())
+	}
 	return item
 }
 
 // segments reads the checkpoints of segments 0..n-1; a segment without
-// one starts at the beginning.
+// one, or with one of another attempt than l.attempt, starts at the
+// beginning.
 func (l *ledger) segments(ctx context.Context, n int) ([]*segmentState, error) {
 	out := make([]*segmentState, n)
 	for i := range n {
@@ -392,6 +428,15 @@ func (l *ledger) segments(ctx context.Context, n int) ([]*segmentState, error) {
 		}
 		s := &segmentState{Segment: i}
 		if it := res.Item; len(it) > 0 {
+			s.read = it
+			s.Owner = getS(it, lgOwner)
+			if ms := getN(it, lgLeaseUntil); ms > 0 {
+				s.LeaseUntil = time.UnixMilli(ms)
+			}
+			if getN(it, lgAttempt) != l.attempt {
+				out[i] = s // stale: from the beginning
+				continue
+			}
 			s.Counts = decodeCounts(it)
 			s.Pages = getN(it, lgPages)
 			if d, ok := it[lgDone].(*types.AttributeValueMemberBOOL); ok {
@@ -406,28 +451,18 @@ func (l *ledger) segments(ctx context.Context, n int) ([]*segmentState, error) {
 	return out, nil
 }
 
-// claim makes this run the owner of every segment checkpoint, reading
-// them first unless reset (a fresh start). A run that lost the lease can
-// no longer save checkpoints once a newer run claimed them.
-func (l *ledger) claim(ctx context.Context, n int, reset bool) ([]*segmentState, error) {
-	var segs []*segmentState
-	if reset {
-		for i := range n {
-			segs = append(segs, &segmentState{Segment: i})
-		}
-	} else {
-		var err error
-		if segs, err = l.segments(ctx, n); err != nil {
-			return nil, err
-		}
-	}
+// claim makes this run the owner of the segment checkpoints segs, as
+// they stand. A run that lost the lease can no longer save checkpoints
+// once a newer run claimed them.
+func (l *ledger) claim(ctx context.Context, segs []*segmentState) error {
 	for _, s := range segs {
 		_, err := l.t.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &l.t.Name, Item: l.segmentItem(s)})
 		if err != nil {
-			return nil, fmt.Errorf("singletable: migration %s: write checkpoint: %w", l.id, err)
+			return fmt.Errorf("singletable: migration %s: write checkpoint: %w", l.id, err)
 		}
+		s.Owner = l.owner
 	}
-	return segs, nil
+	return nil
 }
 
 // save writes a segment's checkpoint, provided this run still owns it.

@@ -9,6 +9,7 @@ package migration
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -22,6 +23,7 @@ type Client interface {
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
 }
 
@@ -127,6 +129,10 @@ type Options struct {
 	Progress         func(Progress)
 	ProgressInterval time.Duration
 	Lease            time.Duration
+	// Shared makes the run one worker of several (see RunShared);
+	// WorkerSegments is how many segments it scans at once.
+	Shared         bool
+	WorkerSegments int
 }
 
 // Normalize sets the defaults of unset fields.
@@ -145,6 +151,9 @@ func (o *Options) Normalize() {
 	}
 	if o.Lease <= 0 {
 		o.Lease = time.Minute
+	}
+	if o.WorkerSegments <= 0 {
+		o.WorkerSegments = 2
 	}
 }
 
@@ -176,6 +185,9 @@ type Report struct {
 	Resumed          bool
 	Segments         int
 	Counts           Counts
+	RunCounts        Counts
+	Claimed          int
+	TakenOver        int
 	Ops              map[string]int64
 	Retried          int64
 	WCU              int64
@@ -206,6 +218,7 @@ type Status struct {
 	FinishedAt                   time.Time
 	LeaseOwner                   string
 	LeaseUntil                   time.Time
+	Workers                      []string
 	LastError                    string
 }
 
@@ -229,16 +242,24 @@ func ReadStatus(ctx context.Context, t *Table, id, kind, description string) (St
 		st.SegmentsDone = h.Segments
 		return st, nil
 	}
+	l.attempt = h.Attempt
 	segs, err := l.segments(ctx, h.Segments)
 	if err != nil {
 		return st, err
 	}
 	st.Counts = Counts{}
+	now := t.Now()
 	for _, s := range segs {
 		st.Counts.Add(s.Counts)
 		if s.Done {
 			st.SegmentsDone++
+		} else if s.leased("", now) && !slices.Contains(st.Workers, s.Owner) {
+			st.Workers = append(st.Workers, s.Owner)
 		}
+	}
+	if len(st.Workers) > 0 {
+		st.State = Running
+		slices.Sort(st.Workers)
 	}
 	return st, nil
 }

@@ -59,6 +59,9 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 		return rep, err
 	}
 
+	if o.Shared {
+		return runShared(ctx, t, mig, o)
+	}
 	l := newLedger(t, mig.ID, newRunOwner())
 	prev, existed, err := l.acquire(ctx, mig, o.Segments, o.Lease)
 	if errors.Is(err, errCompleted) {
@@ -95,10 +98,15 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 		if c := context.Cause(runCtx); c != nil && !errors.Is(err, c) && errors.Is(c, t.Running) {
 			err = c // the lease was lost: that is why the run stopped
 		}
-		// Record why, so `migrate status` can tell; best effort with a
+		// Record why, so `migrate status` can tell (not when another run
+		// holds the migration: that is no failure of it); best effort with a
 		// context of its own, since ctx may be the reason.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		_ = l.release(rctx, err)
+		cause := err
+		if errors.Is(err, t.Running) {
+			cause = nil
+		}
+		_ = l.release(rctx, cause)
 		// A checkpoint whose save the cancel cut short may still have
 		// landed: report what the ledger holds, which is what Status shows
 		// and what a resumed run starts from.
@@ -129,18 +137,49 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 
 // prepare settles the number of segments and claims their checkpoints: a
 // new or failed migration starts from scratch with o.Segments, an
-// interrupted one resumes with the number it started with.
+// interrupted one resumes with the number it started with. A segment that
+// a shared run holds by an unexpired lease keeps this run out.
 func prepare(ctx context.Context, l *ledger, prev headerRecord, existed bool, o Options) ([]*segmentState, error) {
+	l.attempt = prev.Attempt
 	n := o.Segments
 	fresh := !existed || prev.Status == Failed || prev.Segments <= 0
-	if !fresh {
-		n = prev.Segments
-	} else if existed && prev.Segments != n {
-		if err := l.setSegments(ctx, n); err != nil {
+	var segs []*segmentState
+	if existed && prev.Segments > 0 {
+		read, err := l.segments(ctx, prev.Segments)
+		if err != nil {
 			return nil, err
 		}
+		if err := l.checkUnleased(read); err != nil {
+			return nil, err
+		}
+		if !fresh {
+			n, segs = prev.Segments, read
+		}
 	}
-	return l.claim(ctx, n, fresh)
+	if fresh {
+		if existed && prev.Segments != n {
+			if err := l.setSegments(ctx, n); err != nil {
+				return nil, err
+			}
+		}
+		for i := range n {
+			segs = append(segs, &segmentState{Segment: i})
+		}
+	}
+	return segs, l.claim(ctx, segs)
+}
+
+// checkUnleased returns t.Running when another run holds one of segs by an
+// unexpired per-segment lease.
+func (l *ledger) checkUnleased(segs []*segmentState) error {
+	now := l.t.Now()
+	for _, s := range segs {
+		if s.leased(l.owner, now) {
+			return l.t.Wrap(l.t.Running, fmt.Sprintf("%s: segment %d is held by %s until %s",
+				l.id, s.Segment, s.Owner, s.LeaseUntil.UTC().Format(time.RFC3339)), nil)
+		}
+	}
+	return nil
 }
 
 // keepLease renews the lease every third of its duration until the
@@ -343,8 +382,9 @@ type runner struct {
 	fail  context.CancelCauseFunc
 	start time.Time
 
-	base Counts // from checkpoints, at the start
-	live struct {
+	baseMu sync.Mutex
+	base   Counts // from checkpoints, at the start (shared: when claimed)
+	live   struct {
 		scanned, read, written, skipped, failed, wcu, retried atomic.Int64
 	}
 
@@ -367,17 +407,57 @@ func newRunner(t *Table, mig Migration, o Options, spec scanSpec, led *ledger) *
 	return r
 }
 
-// run scans every unfinished segment to its end. It returns nil when all
-// are done, and otherwise why it stopped.
+// run scans every unfinished segment of segs to its end, all at once. It
+// returns nil when all are done, and otherwise why it stopped.
 func (r *runner) run(ctx context.Context, segs []*segmentState) error {
+	left := &fixedSegments{}
+	for _, s := range segs {
+		r.base.Add(s.Counts)
+		if !s.Done {
+			left.segs = append(left.segs, s)
+		}
+	}
+	return r.runFrom(ctx, len(segs), left, len(left.segs))
+}
+
+// segmentSource hands out the segments a run scans.
+type segmentSource interface {
+	// next returns the next segment to scan, nil when there is none left
+	// for this run.
+	next(ctx context.Context) (*segmentState, error)
+	// finished tells the source that the scan of s stopped, at its end
+	// (s.Done) or not.
+	finished(s *segmentState)
+}
+
+// fixedSegments hands out a fixed list of segments.
+type fixedSegments struct {
+	mu   sync.Mutex
+	segs []*segmentState
+}
+
+func (f *fixedSegments) next(context.Context) (*segmentState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.segs) == 0 {
+		return nil, nil
+	}
+	s := f.segs[0]
+	f.segs = f.segs[1:]
+	return s, nil
+}
+
+func (f *fixedSegments) finished(*segmentState) {}
+
+// runFrom scans the segments src hands out (of nsegs in all) with
+// scanners segments at a time, until src has none left. It returns nil
+// when all were scanned to their end, and otherwise why it stopped.
+func (r *runner) runFrom(ctx context.Context, nsegs int, src segmentSource, scanners int) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r.fail = cancel
 	r.start = time.Now()
-	r.nsegs = len(segs)
-	for _, s := range segs {
-		r.base.Add(s.Counts)
-	}
+	r.nsegs = nsegs
 
 	r.jobs = make(chan func())
 	var writers sync.WaitGroup
@@ -393,14 +473,22 @@ func (r *runner) run(ctx context.Context, segs []*segmentState) error {
 	stopProgress := r.reportProgress()
 
 	var wg sync.WaitGroup
-	for _, s := range segs {
-		if s.Done {
-			continue
-		}
+	for range scanners {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.segment(ctx, s)
+			for ctx.Err() == nil {
+				s, err := src.next(ctx)
+				if err != nil {
+					r.fail(err)
+					return
+				}
+				if s == nil {
+					return
+				}
+				r.segment(ctx, s)
+				src.finished(s)
+			}
 		}()
 	}
 	wg.Wait()
@@ -469,7 +557,12 @@ func (r *runner) commit(ctx context.Context, s *segmentState, pages <-chan *scan
 		next.Done = len(p.lastKey) == 0
 		next.Pages++
 		if r.led != nil {
-			if err := r.led.save(ctx, &next); err != nil {
+			// Not cut short by the run's stop: the page's writes are all
+			// done, and a save that landed must be counted by this run.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			err := r.led.save(sctx, &next)
+			cancel()
+			if err != nil {
 				r.fail(err)
 				broken = true
 				continue
@@ -572,7 +665,9 @@ func (r *runner) progress(done bool) Progress {
 		Skipped: r.live.skipped.Load(),
 		Failed:  r.live.failed.Load(),
 	}
+	r.baseMu.Lock()
 	total := r.base
+	r.baseMu.Unlock()
 	total.Add(run)
 	p := Progress{ID: r.mig.ID, Counts: total, Total: r.spec.total, Elapsed: time.Since(r.start), Done: done}
 	if secs := p.Elapsed.Seconds(); secs > 0 {
@@ -622,6 +717,13 @@ func (r *runner) fill(rep *Report, segs []*segmentState) {
 	rep.Ops = maps.Clone(r.ops)
 	rep.Failures = append([]ItemFailure(nil), r.failures...)
 	r.mu.Unlock()
+	rep.RunCounts = Counts{
+		Scanned: r.live.scanned.Load(),
+		Read:    r.live.read.Load(),
+		Written: r.live.written.Load(),
+		Skipped: r.live.skipped.Load(),
+		Failed:  r.live.failed.Load(),
+	}
 	rep.WCU = r.live.wcu.Load()
 	rep.Retried = r.live.retried.Load()
 	rep.Elapsed = time.Since(r.start)

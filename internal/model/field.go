@@ -11,6 +11,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/keys"
 )
 
@@ -22,10 +23,12 @@ type Field struct {
 	Index     []int        // path for reflect.Value.FieldByIndex
 	Type      reflect.Type // the field's type
 	OmitEmpty bool
-	// Seconds is set for a time stored as epoch seconds (the unixtime tag
-	// option, a TTL field): keys hold it truncated to the second too, so
-	// that the key of the value written is the key of the value read back.
-	Seconds bool
+	// Form is the shape a time field is stored in: a tag option
+	// (unixtime, rfc3339, date, …; codec.TimeUnix for a TTL field). Keys
+	// hold the time as a read of that shape gives it back (cut to the
+	// second, the day, …), so that the key of the value written is the key
+	// of the value read back.
+	Form codec.TimeForm
 	// KeyString is set when the field is a string without methods (so a
 	// key holds it escaped, as is) lying at offset Off from the start of
 	// the struct, no pointer on the way: StringAt reads it without
@@ -93,13 +96,11 @@ func StructFields(t reflect.Type) []*Field {
 			fi := &Field{Name: sf.Name, Attr: name, Index: idx, Type: ft,
 				KeyString: direct && ft.Kind() == reflect.String && !keys.UsesText(ft), Off: off + sf.Offset}
 			for _, o := range strings.Split(opts, ",") {
-				switch o {
-				case "omitempty":
+				if o == "omitempty" {
 					fi.OmitEmpty = true
-				case "unixtime":
-					fi.Seconds = true
 				}
 			}
+			fi.Form = codec.FormOf(sf.Tag)
 			out = append(out, fi)
 		}
 		for _, d := range embedded {
@@ -154,18 +155,18 @@ func (f *Field) Get(v reflect.Value) (reflect.Value, bool) {
 	return fv, true
 }
 
-// KeyValue is Get, with a time stored as epoch seconds (see Seconds)
-// truncated to the second.
+// KeyValue is Get, with a time stored in a Form holding less than the
+// whole time (epoch seconds, a date, …) as a read of it gives it back.
 func (f *Field) KeyValue(v reflect.Value) (reflect.Value, bool) {
 	fv, ok := f.Get(v)
-	if !ok || !f.Seconds {
+	if !ok || f.Form == codec.TimeDefault {
 		return fv, ok
 	}
 	switch {
 	case fv.Type() == TimeType:
-		return reflect.ValueOf(fv.Interface().(time.Time).Truncate(time.Second)), true
+		return reflect.ValueOf(f.Form.Stored(fv.Interface().(time.Time), nil)), true
 	case fv.Kind() == reflect.Pointer && fv.Type().Elem() == TimeType && !fv.IsNil():
-		t := fv.Elem().Interface().(time.Time).Truncate(time.Second)
+		t := f.Form.Stored(fv.Elem().Interface().(time.Time), nil)
 		return reflect.ValueOf(&t), true
 	}
 	return fv, true

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/singletable-go/singletable/internal/codec"
 )
 
 type base struct {
@@ -54,7 +56,7 @@ func TestStructFields(t *testing.T) {
 	if f := got["deep"]; !reflect.DeepEqual(f.Index, []int{3}) {
 		t.Errorf("deep is the outer field: index %v", f.Index)
 	}
-	if f := got["Expires"]; !f.Seconds || f.KeyString {
+	if f := got["Expires"]; f.Form != codec.TimeUnix || f.KeyString {
 		t.Errorf("Expires: %+v", f)
 	}
 	if got["Named"].KeyString {

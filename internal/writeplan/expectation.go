@@ -27,21 +27,39 @@ const (
 // whatever else a write checks, it never replaces or removes an item of
 // another entity that happens to share its primary key. pk is the table's
 // partition key attribute, typeAttr its entity type attribute, entity the
-// entity's name.
-func Ownership(i Intent, pk, typeAttr, entity string) Condition {
+// entity's name. untyped is set for an entity that recognises its items by
+// their key shape (Schema.MatchKeys): an item without the entity type
+// attribute under the entity's own key is then its item too.
+func Ownership(i Intent, pk, typeAttr, entity string, untyped bool) Condition {
 	switch i {
 	case AbsentItem:
 		return Own(AttrNotExists(pk))
 	case ExistingItem:
-		return Own(AttrExists(pk), isEntity(typeAttr, entity))
+		return Own(AttrExists(pk), isEntity(typeAttr, entity, untyped))
 	}
-	c := Own(AnyOf(AttrNotExists(pk), isEntity(typeAttr, entity)))
+	c := Own(AnyOf(AttrNotExists(pk), isEntity(typeAttr, entity, untyped)))
 	c.OnlyOwnership = true
 	return c
 }
 
-func isEntity(typeAttr, entity string) Check {
-	return AttrEq(typeAttr, &types.AttributeValueMemberS{Value: entity})
+func isEntity(typeAttr, entity string, untyped bool) Check {
+	is := AttrEq(typeAttr, &types.AttributeValueMemberS{Value: entity})
+	if untyped {
+		return AnyOf(AttrNotExists(typeAttr), is)
+	}
+	return is
+}
+
+// Owns reports whether item (not nil) is entity's by its entity type
+// attribute, or, untyped, by having none (see Ownership).
+func Owns(item map[string]types.AttributeValue, typeAttr, entity string, untyped bool) bool {
+	switch s := item[typeAttr].(type) {
+	case *types.AttributeValueMemberS:
+		return s.Value == entity
+	case nil:
+		return untyped
+	}
+	return false
 }
 
 // Expectation is what one write's condition checks, to tell what its
@@ -50,7 +68,10 @@ type Expectation struct {
 	Op       string // the operation as TxReason.Op names it: "Put", "Update", …
 	Entity   string
 	TypeAttr string // the table's entity type attribute
-	Intent   Intent
+	// Untyped is set when an item without the entity type attribute
+	// under the write's key is the entity's (Schema.MatchKeys).
+	Untyped bool
+	Intent  Intent
 	// VersionAttr is set when the write checks the version: Version is the
 	// one expected (0: no version stored yet).
 	VersionAttr string
@@ -98,11 +119,7 @@ const (
 // (nil when there was none). It is the one classification every write
 // uses; it never returns Proceed.
 func (x *Expectation) Failed(old map[string]types.AttributeValue) Outcome {
-	var mine bool
-	if old != nil {
-		s, ok := old[x.TypeAttr].(*types.AttributeValueMemberS)
-		mine = ok && s.Value == x.Entity
-	}
+	mine := old != nil && Owns(old, x.TypeAttr, x.Entity, x.Untyped)
 	switch {
 	case x.Snap != nil && x.Snap.Changed(old):
 		return Raced

@@ -1,0 +1,396 @@
+package singletable_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/streams"
+)
+
+// Subscriber has a unique email, a version and a TTL: its removals by
+// TTL leave guards to release.
+type Subscriber struct {
+	ID      string    `dynamodbav:"ID"`
+	Email   string    `dynamodbav:"Email,omitempty"`
+	Name    string    `dynamodbav:"Name"`
+	Version int       `dynamodbav:"Version"`
+	Expires time.Time `dynamodbav:"Expires"`
+}
+
+var Subscribers = singletable.MustDefine(singletable.Schema[Subscriber]{
+	Type: "Subscriber", PK: "SUB#{ID}", SK: "SUB",
+	Unique: []string{"Email"}, Version: "Version", TTL: "Expires",
+})
+
+// Memo is plain: its batch writes are BatchWriteItem requests.
+type Memo struct {
+	ID   string `dynamodbav:"ID"`
+	Text string `dynamodbav:"Text"`
+}
+
+var Memos = singletable.MustDefine(singletable.Schema[Memo]{Type: "Memo", PK: "MEMO#{ID}", SK: "MEMO"})
+
+// streamTable creates a fresh table with a NEW_AND_OLD_IMAGES stream and
+// returns it with its repositories and a reader of its stream.
+func streamTable(t *testing.T) (*singletable.Table, *singletable.Repo[Subscriber], *singletable.Repo[Memo], *streams.Reader) {
+	t.Helper()
+	ctx := context.Background()
+	srv := ddblocal.Shared(t)
+	name := ddblocal.TableName(t)
+	tbl := singletable.NewTable(srv.Client(), name)
+	subs := singletable.MustBind(tbl, Subscribers)
+	memos := singletable.MustBind(tbl, Memos)
+	require.NoError(t, tbl.CreateTable(ctx, func(o *singletable.CreateTableOptions) {
+		o.Stream = types.StreamViewTypeNewAndOldImages
+	}))
+	ddblocal.DeleteTableOnCleanup(t, srv.Client(), name)
+	sc := srv.StreamsClient()
+	arn, err := streams.LatestARN(ctx, sc, name)
+	require.NoError(t, err)
+	return tbl, subs, memos, streams.NewReader(sc, arn)
+}
+
+// readChanges reads every record the stream holds now and decodes it.
+func readChanges(t *testing.T, r *streams.Reader, changes *singletable.Changes) []singletable.Change {
+	t.Helper()
+	var out []singletable.Change
+	err := r.Read(context.Background(), func(ctx context.Context, recs []singletable.StreamRecord) error {
+		return changes.Handle(ctx, recs, func(_ context.Context, ch singletable.Change) error {
+			out = append(out, ch)
+			return nil
+		})
+	})
+	require.NoError(t, err)
+	return out
+}
+
+// event is what a test expects of one change.
+type event struct {
+	kind     singletable.ChangeKind
+	entity   string
+	old, new any
+}
+
+func eventsOf(chs []singletable.Change) []event {
+	out := make([]event, len(chs))
+	for i, ch := range chs {
+		out[i] = event{ch.Kind, ch.Entity, ch.Old, ch.New}
+	}
+	return out
+}
+
+// Every kind of write through the library yields exactly one typed event
+// per change of an entity's item, with the images the library returned
+// (and Get decodes); the guard items its writes touch are skipped.
+func TestChangesOneTypedEventPerWrite(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, subs, memos, reader := streamTable(t)
+	changes, err := tbl.Changes([]*singletable.Target{subs.Member(), memos.Member()})
+	require.NoError(t, err)
+	var want []event
+
+	// Create, Update, Put (a new unique value: guards swap), Delete.
+	a1, err := subs.Create(ctx, Subscriber{ID: "a1", Email: "a1@example.com", Name: "Ann"})
+	require.NoError(t, err)
+	want = append(want, event{singletable.ChangeInsert, "Subscriber", nil, a1})
+	a1b, err := subs.Update(Subscriber{ID: "a1"}).Set("Name", "Anna").Run(ctx)
+	require.NoError(t, err)
+	want = append(want, event{singletable.ChangeModify, "Subscriber", a1, a1b})
+	a1c := a1b
+	a1c.Email = "anna@example.com"
+	a1c, err = subs.Put(ctx, a1c)
+	require.NoError(t, err)
+	want = append(want, event{singletable.ChangeModify, "Subscriber", a1b, a1c})
+
+	// A transaction: a create and a memo.
+	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		subs.TxCreate(tx, Subscriber{ID: "b2", Name: "Bob"})
+		memos.TxPut(tx, Memo{ID: "m0", Text: "in a transaction"})
+		return nil
+	}))
+	b2, err := subs.Get(ctx, Subscriber{ID: "b2"})
+	require.NoError(t, err)
+	want = append(want, event{singletable.ChangeInsert, "Subscriber", nil, b2},
+		event{singletable.ChangeInsert, "Memo", nil, Memo{ID: "m0", Text: "in a transaction"}})
+
+	// A batch of 30 puts (two BatchWriteItem requests), then a batch of
+	// deletes and a replacement.
+	var ops []singletable.WriteOp
+	for i := range 30 {
+		m := Memo{ID: "m" + string(rune('a'+i/26)) + string(rune('a'+i%26)), Text: "batch"}
+		ops = append(ops, memos.PutOp(m))
+		want = append(want, event{singletable.ChangeInsert, "Memo", nil, m})
+	}
+	require.NoError(t, singletable.BatchWrite(ctx, ops))
+	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{
+		memos.DeleteOp(Memo{ID: "maa"}),
+		memos.PutOp(Memo{ID: "mab", Text: "replaced"}),
+	}))
+	want = append(want, event{singletable.ChangeRemove, "Memo", Memo{ID: "maa", Text: "batch"}, nil},
+		event{singletable.ChangeModify, "Memo", Memo{ID: "mab", Text: "batch"}, Memo{ID: "mab", Text: "replaced"}})
+
+	old, err := subs.Delete(ctx, Subscriber{ID: "a1"})
+	require.NoError(t, err)
+	require.Equal(t, a1c, old)
+	want = append(want, event{singletable.ChangeRemove, "Subscriber", a1c, nil})
+
+	got := readChanges(t, reader, changes)
+	// One shard holds every record in write order, except that the items
+	// of one transaction or one batch request come in no promised order:
+	// compare as multisets, then the order of each item's own changes.
+	assert.ElementsMatch(t, want, eventsOf(got))
+	require.Len(t, got, len(want))
+	var a1Kinds []singletable.ChangeKind
+	for _, ch := range got {
+		assert.False(t, ch.TTL)
+		assert.False(t, ch.Library)
+		if s, ok := ch.Value().(Subscriber); ok && s.ID == "a1" {
+			a1Kinds = append(a1Kinds, ch.Kind)
+		}
+	}
+	assert.Equal(t, []singletable.ChangeKind{"INSERT", "MODIFY", "MODIFY", "REMOVE"}, a1Kinds)
+
+	// Read again: nothing new, nothing repeated.
+	assert.Empty(t, readChanges(t, reader, changes))
+}
+
+// The library's own items are skipped by default and delivered as their
+// own kinds when asked: unique guards and a sequence's counter.
+func TestChangesLibraryItems(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, subs, memos, reader := streamTable(t)
+	_, err := subs.Create(ctx, Subscriber{ID: "c3", Email: "c3@example.com"})
+	require.NoError(t, err)
+	seq := singletable.NewSequence(tbl, "memos")
+	n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
+		memos.TxCreate(tx, Memo{ID: "seq1", Text: "first"})
+		return nil
+	})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, n)
+
+	all, err := tbl.Changes([]*singletable.Target{subs.Member(), memos.Member()}, func(o *singletable.ChangeOptions) { o.LibraryItems = true })
+	require.NoError(t, err)
+	got := readChanges(t, reader, all)
+	kinds := map[string]int{}
+	for _, ch := range got {
+		kinds[ch.Entity]++
+		assert.Equal(t, ch.Entity == singletable.UniqueGuardType || ch.Entity == singletable.SequenceType, ch.Library, ch.Entity)
+		if ch.Library {
+			assert.Nil(t, ch.Old)
+			assert.Nil(t, ch.New)
+			assert.NotNil(t, ch.Record.NewImage)
+		}
+	}
+	assert.Equal(t, map[string]int{"Subscriber": 1, singletable.UniqueGuardType: 1, singletable.SequenceType: 1, "Memo": 1}, kinds)
+
+	// The same records without LibraryItems: the entities' changes only.
+	reread := streams.NewReader(srvStreams(t), streamARN(t, tbl))
+	typed, err := tbl.Changes([]*singletable.Target{subs.Member(), memos.Member()})
+	require.NoError(t, err)
+	var entities []string
+	for _, ch := range readChanges(t, reread, typed) {
+		entities = append(entities, ch.Entity)
+	}
+	assert.ElementsMatch(t, []string{"Subscriber", "Memo"}, entities)
+}
+
+func srvStreams(t *testing.T) streams.Client { return ddblocal.Shared(t).StreamsClient() }
+
+func streamARN(t *testing.T, tbl *singletable.Table) string {
+	arn, err := streams.LatestARN(context.Background(), srvStreams(t), tbl.Name())
+	require.NoError(t, err)
+	return arn
+}
+
+// An item no target accepts is an *UnknownTypeError naming it, or
+// skipped with SkipUnknown; a record without images cannot be typed; bad
+// targets are refused when the decoder is made.
+func TestChangesUnknownAndInvalid(t *testing.T) {
+	t.Parallel()
+	tbl := singletable.NewTable(nil, "t")
+	subs := singletable.MustBind(tbl, Subscribers)
+	memos := singletable.MustBind(tbl, Memos)
+	changes, err := tbl.Changes([]*singletable.Target{subs.Member()})
+	require.NoError(t, err)
+	memo := map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "MEMO#x"}, "SK": &types.AttributeValueMemberS{Value: "MEMO"},
+		"EntityType": &types.AttributeValueMemberS{Value: "Memo"}, "ID": &types.AttributeValueMemberS{Value: "x"},
+	}
+	rec := singletable.StreamRecord{EventID: "e1", EventName: "INSERT", SequenceNumber: "100",
+		Keys: map[string]types.AttributeValue{"PK": memo["PK"], "SK": memo["SK"]}, NewImage: memo}
+	_, ok, err := changes.Decode(rec)
+	var ute *singletable.UnknownTypeError
+	require.ErrorAs(t, err, &ute)
+	assert.False(t, ok)
+	assert.Equal(t, "Memo", ute.Type)
+	assert.Contains(t, err.Error(), `change: no target for entity type "Memo"`)
+
+	// Handle names the record that failed.
+	err = changes.Handle(context.Background(), []singletable.StreamRecord{rec}, func(context.Context, singletable.Change) error { return nil })
+	var ce *singletable.ChangeError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "100", ce.SequenceNumber)
+	require.ErrorAs(t, err, &ute)
+
+	skip, err := tbl.Changes([]*singletable.Target{subs.Member()}, func(o *singletable.ChangeOptions) { o.SkipUnknown = true })
+	require.NoError(t, err)
+	_, ok, err = skip.Decode(rec)
+	assert.NoError(t, err)
+	assert.False(t, ok)
+
+	keysOnly := rec
+	keysOnly.NewImage = nil
+	_, _, err = changes.Decode(keysOnly)
+	assert.ErrorContains(t, err, "the record has no image")
+
+	bad := rec
+	bad.EventName = "TRUNCATE"
+	_, _, err = changes.Decode(bad)
+	assert.ErrorContains(t, err, `unknown event name "TRUNCATE"`)
+
+	other := singletable.NewTable(nil, "other")
+	otherMemos := singletable.MustBind(other, Memos)
+	var ve *singletable.ValidationError
+	_, err = tbl.Changes(nil)
+	assert.ErrorAs(t, err, &ve)
+	_, err = tbl.Changes([]*singletable.Target{memos.Member(), memos.Member()})
+	assert.ErrorAs(t, err, &ve)
+	_, err = tbl.Changes([]*singletable.Target{otherMemos.Member()})
+	assert.ErrorAs(t, err, &ve)
+}
+
+// ttlRecord makes rec a removal by DynamoDB's time to live, as AWS
+// documents its records. DynamoDB Local's own expiries carry neither
+// the event name REMOVE nor that identity; a removal made with DeleteItem
+// alone (the guards stay, as after a real expiry) with TTL's identity is
+// the record DynamoDB sends.
+func ttlRecord(rec singletable.StreamRecord) singletable.StreamRecord {
+	rec.UserIdentity = &singletable.StreamIdentity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"}
+	return rec
+}
+
+// rawDelete deletes an item as TTL does: the item alone, no guard.
+func rawDelete(t *testing.T, tbl *singletable.Table, pk, sk string) {
+	t.Helper()
+	_, err := tbl.Client().DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(tbl.Name()),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}}})
+	require.NoError(t, err)
+}
+
+// A removal by TTL is recognised, and ReleaseExpiredGuards frees the
+// expired item's unique values (so another item can take them), never a
+// guard that a live item holds, and only for TTL removals.
+func TestReleaseExpiredGuards(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, subs, _, reader := streamTable(t)
+	changes, err := tbl.Changes([]*singletable.Target{subs.Member()})
+	require.NoError(t, err)
+	// The expiry is in the future: DynamoDB Local 3.3.1 deletes expired
+	// items itself, with stream records it names "UNKNOWN_TO_SDK_VERSION"
+	// and without TTL's identity, which would race the simulated expiry.
+	exp := time.Now().Add(time.Hour).Truncate(time.Second)
+	_, err = subs.Create(ctx, Subscriber{ID: "old", Email: "taken@example.com", Expires: exp})
+	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "back", Email: "back@example.com", Expires: exp})
+	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "gone", Email: "gone@example.com"})
+	require.NoError(t, err)
+
+	rawDelete(t, tbl, "SUB#old", "SUB")
+	rawDelete(t, tbl, "SUB#back", "SUB")
+	// "back" is created again under the same key with the same email
+	// before its expiry is handled: its guard is live again.
+	_, err = subs.Create(ctx, Subscriber{ID: "back", Email: "back@example.com"})
+	require.NoError(t, err)
+	_, err = subs.Delete(ctx, Subscriber{ID: "gone"}) // an ordinary delete
+	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "new", Email: "taken@example.com"})
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists, "the expired item's guard still holds the value")
+
+	released := map[string]int{}
+	err = reader.Read(ctx, func(ctx context.Context, recs []singletable.StreamRecord) error {
+		for _, rec := range recs {
+			if rec.EventName == "REMOVE" && rec.NewImage == nil && rec.OldImage["ID"] != nil {
+				id := rec.OldImage["ID"].(*types.AttributeValueMemberS).Value
+				if id != "gone" {
+					rec = ttlRecord(rec)
+				}
+			}
+			ch, ok, err := changes.Decode(rec)
+			if err != nil || !ok || ch.Kind != singletable.ChangeRemove {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			id := ch.Old.(Subscriber).ID
+			assert.Equal(t, id != "gone", ch.TTL, id)
+			n, err := tbl.ReleaseExpiredGuards(ctx, ch)
+			if err != nil {
+				return err
+			}
+			released[id] += n
+			// Handling the record again changes nothing.
+			n, err = tbl.ReleaseExpiredGuards(ctx, ch)
+			if err != nil {
+				return err
+			}
+			if id == "old" {
+				assert.Equal(t, 1, n, "deleting an absent guard is harmless and counted")
+			} else {
+				assert.Zero(t, n, id)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int{"old": 1, "back": 0, "gone": 0}, released)
+
+	// The expired value is free; the live one is still guarded.
+	_, err = subs.Create(ctx, Subscriber{ID: "new", Email: "taken@example.com"})
+	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "thief", Email: "back@example.com"})
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+}
+
+// ReleaseExpiredGuards ignores what is not an expiry of a guarded entity.
+func TestReleaseExpiredGuardsIgnores(t *testing.T) {
+	t.Parallel()
+	tbl := singletable.NewTable(failingClient{}, "t")
+	singletable.MustBind(tbl, Subscribers)
+	singletable.MustBind(tbl, Memos)
+	memo := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "MEMO#x"}, "SK": &types.AttributeValueMemberS{Value: "MEMO"}, "EntityType": &types.AttributeValueMemberS{Value: "Memo"}}
+	for _, ch := range []singletable.Change{
+		{Kind: singletable.ChangeRemove, Entity: "Memo", TTL: true, Record: singletable.StreamRecord{OldImage: memo}},        // no unique fields
+		{Kind: singletable.ChangeRemove, Entity: "Subscriber", TTL: false, Record: singletable.StreamRecord{OldImage: memo}}, // not TTL
+		{Kind: singletable.ChangeModify, Entity: "Subscriber", TTL: true, Record: singletable.StreamRecord{OldImage: memo}},
+		{Kind: singletable.ChangeRemove, Entity: "Subscriber", TTL: true}, // no old image
+	} {
+		n, err := tbl.ReleaseExpiredGuards(context.Background(), ch)
+		assert.NoError(t, err)
+		assert.Zero(t, n)
+	}
+}
+
+// failingClient fails every request: a test using it sends none.
+type failingClient struct{ singletable.Client }
+
+var errSent = errors.New("no request may be sent")
+
+func (failingClient) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return nil, errSent
+}

@@ -1,0 +1,48 @@
+package docs_test
+
+import (
+	"time"
+
+	"github.com/singletable-go/singletable"
+)
+
+// The declarations of adopting-existing-tables.md; foreign_test.go in the
+// root runs the same designs against DynamoDB Local.
+
+type ElectionCounts struct {
+	UserCount     int       `dynamodbav:"user_count"`
+	ElectionCount int       `dynamodbav:"election_count"`
+	LastUpdated   time.Time `dynamodbav:"last_updated"`
+}
+
+var Counts = singletable.MustDefine(singletable.Schema[ElectionCounts]{
+	Type: "COUNTS", PK: "METADATA", SK: "COUNTS", MatchKeys: true,
+})
+
+type UsageLog struct {
+	User   string `dynamodbav:"username"`
+	Day    string
+	Action string
+	Count  int `dynamodbav:"count"`
+}
+
+var UsageLogs = singletable.MustDefine(singletable.Schema[UsageLog]{
+	Type: "UsageLog", PK: "USER#{User}", SK: "USAGE#{Day}#{Action}", KeyOnly: []string{"Day", "Action"},
+})
+
+type ForeignRanking struct {
+	Candidate string `json:"candidate_name"`
+	Rank      int    `json:"rank"`
+}
+
+type ForeignBallot struct {
+	Election     string           `dynamodbav:"election_name"`
+	Voter        string           `dynamodbav:"voter_name"`
+	Confirmation string           `dynamodbav:"confirmation"`
+	WhenCast     time.Time        `dynamodbav:"when_cast,unix"`
+	Rankings     []ForeignRanking `dynamodbav:"rankings,json"`
+}
+
+var _ = singletable.MustDefine(singletable.Schema[ForeignBallot]{
+	Type: "BALLOT", PK: "ELECTION#{Election}", SK: "BALLOT#{Voter}",
+})

@@ -1,0 +1,238 @@
+package singletable
+
+// Items other services write: without the entity type attribute (matched
+// by their key shape), with fields held only in the key, with times
+// without a zone. What is decided once per entity is here; the read paths
+// call decode, isMine and the query filter below, the write paths
+// Repo.ownership.
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
+)
+
+// foreignPlan is what an entity needs to read items other services wrote.
+type foreignPlan struct {
+	// matchKeys: an item without the entity type attribute is the
+	// entity's when its primary key parses with the entity's templates.
+	matchKeys bool
+	// keyOnly holds the attributes of the Schema.KeyOnly fields, which
+	// writes leave out.
+	keyOnly []*model.Field
+	// loc reads zone-less time texts (nil: UTC, as the codec reads them);
+	// times lists the top-level time fields stored as text, re-read in loc.
+	loc   *time.Location
+	times []*model.Field
+}
+
+// compileForeign checks and records the schema's MatchKeys, KeyOnly and
+// Location.
+func (e *Entity[T]) compileForeign(s Schema[T]) error {
+	e.foreign.matchKeys = s.MatchKeys
+	for _, name := range s.KeyOnly {
+		f := e.byName[name]
+		if f == nil {
+			return e.unknownField("KeyOnly", "KeyOnly", name)
+		}
+		if !containsField(e.pk.fields, f) && !containsField(e.sk.fields, f) {
+			return validationErr(e.name, name, "KeyOnly: field %s is in neither primary key template (PK %q, SK %q): it would not be stored anywhere", name, e.pk.tpl.Raw, e.sk.tpl.Raw)
+		}
+		for _, p := range e.indexes {
+			if containsField(p.deps, f) {
+				// An update recomputing the index key reads the stored
+				// item; the key gives the field back, so this is fine for
+				// templated indexes, but a multi-attribute index stores
+				// the field itself as its key attribute.
+				if p.multi {
+					return validationErr(e.name, name, "KeyOnly: field %s is a key attribute of multi-attribute index %s, which stores it as an attribute", name, p.name)
+				}
+			}
+		}
+		if g := &e.guards; g.version == f || g.created == f || g.updated == f || g.ttl == f {
+			return validationErr(e.name, name, "KeyOnly: field %s is managed by the library (Version, CreatedAt, UpdatedAt or TTL)", name)
+		}
+		if !containsField(e.foreign.keyOnly, f) {
+			e.foreign.keyOnly = append(e.foreign.keyOnly, f)
+		}
+	}
+	if s.Location != nil {
+		e.foreign.loc = s.Location
+		for _, f := range e.fields {
+			if (f.Type == model.TimeType || f.Type == reflect.PointerTo(model.TimeType)) && !f.Form.Number() {
+				e.foreign.times = append(e.foreign.times, f)
+			}
+		}
+	}
+	return nil
+}
+
+func containsField(fs []*model.Field, f *model.Field) bool {
+	for _, x := range fs {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchKeys reports whether the entity recognises items without the entity
+// type attribute by their key shape ([Schema].MatchKeys).
+func (e *Entity[T]) MatchKeys() bool { return e.foreign.matchKeys }
+
+// decodeRest completes *out, decoded by the codec from item: the fields of
+// the primary key templates whose attributes item lacks are parsed from
+// its key attributes, and with a Location zone-less times are read in it.
+// complete is the codec's verdict (every field had its attribute): the
+// keys are then not looked at.
+func (e *Entity[T]) decodeRest(o *TableOptions, item map[string]types.AttributeValue, out *T, complete bool) error {
+	rv := reflect.ValueOf(out).Elem()
+	if !complete {
+		if err := e.fillKeyFields(o, item, rv); err != nil {
+			return &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
+		}
+	}
+	if loc := e.foreign.loc; loc != nil {
+		for _, f := range e.foreign.times {
+			s, ok := item[f.Attr].(*types.AttributeValueMemberS)
+			if !ok || !codec.Zoneless(s.Value) {
+				continue
+			}
+			tm, _ := codec.ParseTime(s.Value, loc)
+			fv, ok := f.Get(rv)
+			if !ok {
+				continue
+			}
+			if fv.Kind() == reflect.Pointer {
+				fv.Set(reflect.ValueOf(&tm))
+			} else {
+				fv.Set(reflect.ValueOf(tm))
+			}
+		}
+	}
+	return nil
+}
+
+// fillKeyFields sets the fields of the primary key templates whose
+// attributes item lacks from item's key attributes (when it has them: a
+// projection may leave them out).
+func (e *Entity[T]) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
+	for _, k := range []struct {
+		ck   *compiledKey
+		attr string
+		name string
+	}{{&e.pk, o.PartitionKey, "PK"}, {&e.sk, o.SortKey, "SK"}} {
+		if !k.ck.defined() || !missingAny(item, k.ck.fields) {
+			continue
+		}
+		s, ok := item[k.attr].(*types.AttributeValueMemberS)
+		if !ok {
+			continue
+		}
+		if err := e.parseKeyMissing(*k.ck, s.Value, rv, item); err != nil {
+			return &KeyError{Entity: e.name, Key: k.name, Err: err}
+		}
+	}
+	return nil
+}
+
+func missingAny(item map[string]types.AttributeValue, fs []*model.Field) bool {
+	for _, f := range fs {
+		if _, ok := item[f.Attr]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// parseKeyMissing is parseKey setting only the fields item has no
+// attribute for: a stored attribute wins over the key's copy.
+func (e *Entity[T]) parseKeyMissing(k compiledKey, key string, dst reflect.Value, item map[string]types.AttributeValue) error {
+	vals, err := k.tpl.Split(key)
+	if err != nil {
+		return err
+	}
+	for i, f := range k.fields {
+		if _, ok := item[f.Attr]; ok {
+			continue
+		}
+		fv := fieldByIndexAlloc(dst, f.Index)
+		if err := k.places[i].DecodeValue(vals[i], fv); err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+	}
+	return nil
+}
+
+// keysMatch reports whether item's primary key parses with the entity's
+// templates: how an item without the entity type attribute is recognised.
+func (e *Entity[T]) keysMatch(o *TableOptions, item map[string]types.AttributeValue) bool {
+	var one T
+	rv := reflect.ValueOf(&one).Elem()
+	pk, ok := item[o.PartitionKey].(*types.AttributeValueMemberS)
+	if !ok || e.parseKey(e.pk, pk.Value, rv) != nil {
+		return false
+	}
+	if !e.sk.defined() {
+		return true
+	}
+	sk, ok := item[o.SortKey].(*types.AttributeValueMemberS)
+	return ok && e.parseKey(e.sk, sk.Value, rv) == nil
+}
+
+// owns reports whether item is the entity's: its entity type attribute
+// names the entity, or it has none, the entity matches keys and item's
+// key parses with its templates.
+func (e *Entity[T]) owns(o *TableOptions, item map[string]types.AttributeValue) bool {
+	if s, ok := item[o.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
+		return s.Value == e.name
+	}
+	if _, ok := item[o.EntityTypeAttr]; ok || !e.foreign.matchKeys {
+		return false
+	}
+	return e.keysMatch(o, item)
+}
+
+// typeFilter writes the filter keeping a query to the entity's items: the
+// entity type attribute naming it, or, for an entity matching keys, no
+// such attribute. (A filter cannot test the key attributes of what is
+// queried, so the shape of an untyped item's key is checked by owns once
+// it is read: Query.mine.)
+func (e *Entity[T]) typeFilter(b *expr.Builder, o *TableOptions) string {
+	if !e.foreign.matchKeys {
+		return expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
+	}
+	untyped := "attribute_not_exists(" + b.Name(o.EntityTypeAttr) + ")"
+	if o.OmitEntityType {
+		return untyped
+	}
+	// Not parenthesised: And parenthesises it when it joins a filter.
+	return expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name)) + " OR " + untyped
+}
+
+// ownershipOf is writeplan.Ownership for the entity in table options o.
+func (e *Entity[T]) ownershipOf(o *TableOptions, i writeplan.Intent) writeplan.Condition {
+	return writeplan.Ownership(i, o.PartitionKey, o.EntityTypeAttr, e.name, e.foreign.matchKeys)
+}
+
+// dropKeyOnly removes the KeyOnly fields' attributes from item, returning
+// the bytes they took.
+func (e *Entity[T]) dropKeyOnly(item map[string]types.AttributeValue) int {
+	n := 0
+	for _, f := range e.foreign.keyOnly {
+		if av, ok := item[f.Attr]; ok {
+			var sz sizer
+			sz.add(f.Attr, av)
+			n += sz.size
+			delete(item, f.Attr)
+		}
+	}
+	return n
+}
