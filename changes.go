@@ -120,9 +120,9 @@ type ChangeOptions struct {
 // concurrent use when its targets are (targets made with [Repo.Member]
 // are).
 type Changes struct {
-	t       *Table
-	rt      *router // routes each image to its entity's target, as collections do
-	opts    ChangeOptions
+	t    *Table
+	rt   *router // routes each image to its entity's target, as collections do
+	opts ChangeOptions
 }
 
 // Changes returns a decoder of the table's stream records into typed

@@ -225,7 +225,7 @@ type Target struct {
 	one    bool
 	n      int
 	decode func(item map[string]types.AttributeValue) (any, error)
-	names  attrNamer // resolves the names of a collection's filter
+	names  attrNamer                                               // resolves the names of a collection's filter
 	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Changes)
 	// keysMatch, set when the entity matches keys (Schema.MatchKeys),
 	// reports whether an item without the entity type attribute is its.
