@@ -16,9 +16,9 @@ SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then
 
 # The Go modules of this repository: the library and the separate modules
 # that keep their dependencies out of its go.mod.
-MODULES := . bench ddblocal/testcontainers streams/lambdaevent
+MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable
 
-.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent ci reliability bench bench-compare soak \
+.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent otel ci reliability bench bench-compare soak \
 	dynamodb-local ddblocal-install deps need-java need-cc
 
 ## test: vet, then the whole suite with the race detector against DynamoDB Local.
@@ -29,9 +29,9 @@ test: need-java need-cc
 	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
 
 ## ci: what .ci/run runs after `make deps`: lint, cross-compile, short fuzz runs,
-## the bench module's request-shape test, the launcher's and the Lambda events'
-## modules, then `make test`
-ci: lint cross fuzz-short same-requests testcontainers lambdaevent test
+## the bench module's request-shape test, the launcher's, the Lambda events' and
+## the OpenTelemetry adapter's modules, then `make test`
+ci: lint cross fuzz-short same-requests testcontainers lambdaevent otel test
 
 ## model: the model-based property test (TestModel, also part of `make test` with a
 ## fixed seed) run longer: MODEL_OPS operations per run (default 3000) from MODEL_SEED
@@ -71,7 +71,7 @@ cross:
 FUZZTIME ?= 30s
 FORMAT_FUZZTIME ?= 10s
 # fuzzpkg prints the package directory whose tests define fuzz target $(1).
-fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' -e '^./streams/lambdaevent/' | head -1)")
+fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' -e '^./streams/lambdaevent/' -e '^./otelsingletable/' | head -1)")
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzKeyCodec)
 	$(GO) test -run '^$$' -fuzz '^FuzzCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzCodec)
@@ -86,6 +86,11 @@ CI_FUZZTIME ?= 15s
 CI_FORMAT_FUZZTIME ?= 5s
 fuzz-short:
 	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME) FORMAT_FUZZTIME=$(CI_FORMAT_FUZZTIME)
+
+## otel: the OpenTelemetry adapter's own module (otelsingletable), vet and tests
+## against DynamoDB Local with the SDK's in-memory exporters
+otel: need-java
+	cd otelsingletable && $(GO) vet ./... && SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
 
 ## testcontainers: the testcontainers launcher's own module (its tests skip, saying
 ## why, where there is no Docker engine; SINGLETABLE_REQUIRE_DOCKER=1 makes that a failure)

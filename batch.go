@@ -292,7 +292,7 @@ func (b *batchWriter) send(ctx context.Context, idx []int) {
 // are all processed or the retry budget is spent; what is left then fails
 // item by item.
 func (b *batchWriter) chunk(ctx context.Context, pending []int) {
-	client := b.ops[pending[0]].table.api(ctx)
+	client := b.ops[pending[0]].table.api(ctx, "")
 	err := sendUntilDone(ctx, b.policy, "BatchWriteItem", func(ctx context.Context) (bool, error) {
 		out, err := client.BatchWriteItem(ctx, b.request(pending))
 		if err != nil {

@@ -156,7 +156,7 @@ type batchGet struct {
 // chunk reads the keys at pending (positions in g.keys) until they are
 // all processed or the retry budget is spent; what is left then fails.
 func (g *batchGet) chunk(ctx context.Context, pending []int) {
-	client, table := g.t.api(ctx), g.t.name
+	client, table := g.t.api(ctx, ""), g.t.name
 	err := sendUntilDone(ctx, g.policy, "BatchGetItem", func(ctx context.Context) (bool, error) {
 		ka := g.ka
 		ka.Keys = make([]map[string]types.AttributeValue, len(pending))

@@ -93,7 +93,7 @@ func (t *Table) CreateTable(ctx context.Context, optFns ...func(*CreateTableOpti
 	if o.Wait == 0 {
 		o.Wait = 2 * time.Minute
 	}
-	if _, err := t.api(ctx).CreateTable(ctx, t.createTableInput(o)); err != nil {
+	if _, err := t.api(ctx, "").CreateTable(ctx, t.createTableInput(o)); err != nil {
 		return fmt.Errorf("singletable: create table %s: %w", t.name, err)
 	}
 	if err := t.waitActive(ctx, o.Wait); err != nil {
@@ -111,7 +111,7 @@ func (t *Table) enableTTL(ctx context.Context) error {
 	if attr == "" {
 		return nil
 	}
-	_, err := t.api(ctx).UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+	_, err := t.api(ctx, "").UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: aws.String(t.name),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{
 			AttributeName: aws.String(attr),
@@ -140,7 +140,7 @@ func (t *Table) waitActive(ctx context.Context, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	delay := 20 * time.Millisecond
 	for {
-		out, err := t.api(ctx).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+		out, err := t.api(ctx, "").DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
 		if err == nil && out.Table.TableStatus == types.TableStatusActive && gsisActive(out.Table) {
 			return nil
 		}
@@ -176,7 +176,7 @@ func gsisActive(td *types.TableDescription) bool {
 //
 // [DescribeTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTable.html
 func (t *Table) Check(ctx context.Context) error {
-	out, err := t.api(ctx).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
+	out, err := t.api(ctx, "").DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
 	if err != nil {
 		return fmt.Errorf("singletable: describe table %s: %w", t.name, err)
 	}
@@ -226,7 +226,7 @@ func keySchemaString(ks []types.KeySchemaElement) string {
 //
 // [DeleteTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html
 func (t *Table) DeleteTable(ctx context.Context) error {
-	_, err := t.api(ctx).DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(t.name)})
+	_, err := t.api(ctx, "").DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(t.name)})
 	if err != nil {
 		return fmt.Errorf("singletable: delete table %s: %w", t.name, err)
 	}

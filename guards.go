@@ -270,7 +270,7 @@ func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.Attribu
 		}
 		in.ProjectionExpression, in.ExpressionAttributeNames = projectionExpr(attrs)
 	}
-	out, err := r.t.planAPI(ctx).GetItem(ctx, in)
+	out, err := r.t.planAPI(ctx, r.e.name).GetItem(ctx, in)
 	if err != nil {
 		return writeplan.Snapshot{}, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
 	}

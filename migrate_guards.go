@@ -177,7 +177,7 @@ func (r *Repo[T]) planClaim(ctx context.Context, item map[string]types.Attribute
 	claims = append([]types.TransactWriteItem{self}, claims...)
 	c.Units = 2 * int64(len(claims)) // a guard item or a check: 1 unit, twice in a transaction
 	c.Apply = func(ctx context.Context) error {
-		_, err := t.api(ctx).TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: claims})
+		_, err := t.api(ctx, "").TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: claims})
 		var tce *types.TransactionCanceledException
 		if errors.As(err, &tce) {
 			for _, reason := range tce.CancellationReasons {
@@ -196,7 +196,7 @@ func (r *Repo[T]) planClaim(ctx context.Context, item map[string]types.Attribute
 
 // readItem reads the item under key consistently (nil when none).
 func (r *Repo[T]) readItem(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
-	out, err := r.t.api(ctx).GetItem(ctx, &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
+	out, err := r.t.api(ctx, r.e.name).GetItem(ctx, &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, fmt.Errorf("singletable: guards %s: read: %w", r.e.name, err)
 	}

@@ -93,30 +93,42 @@ func (p *previewer) add(op string, in any, sent bool) {
 	p.mu.Unlock()
 }
 
-// api is the client through which t sends an operation's requests: t's
-// own, or, inside a [Table.Preview], one recording them instead.
-func (t *Table) api(ctx context.Context) Client {
-	if previews.Load() == 0 {
+// api is the client through which t sends an operation's requests for
+// entity ("" when they carry several, or none): t's own; with an Observe
+// hook, one reporting each request; inside a [Table.Preview], one
+// recording them instead.
+func (t *Table) api(ctx context.Context, entity string) Client {
+	if previews.Load() == 0 && t.opts.Observe == nil {
 		return t.client
 	}
-	return t.previewClient(ctx, false)
+	return t.wrapClient(ctx, entity, false)
 }
 
 // planAPI is the client through which t sends the reads a write makes to
 // learn the stored item: inside a Preview, they are recorded and sent.
-func (t *Table) planAPI(ctx context.Context) Client {
-	if previews.Load() == 0 {
+func (t *Table) planAPI(ctx context.Context, entity string) Client {
+	if previews.Load() == 0 && t.opts.Observe == nil {
 		return t.client
 	}
-	return t.previewClient(ctx, true)
+	return t.wrapClient(ctx, entity, true)
 }
 
-func (t *Table) previewClient(ctx context.Context, send bool) Client {
+// wrapClient is the client of api and planAPI when a Preview runs or a
+// hook is installed: the observing client sits next to t's own, so that
+// only requests actually sent are observed.
+func (t *Table) wrapClient(ctx context.Context, entity string, plan bool) Client {
+	c := t.client
+	if t.opts.Observe != nil {
+		c = &observing{t: t, next: c, entity: entity, plan: plan}
+	}
+	if previews.Load() == 0 {
+		return c
+	}
 	p, ok := ctx.Value(previewKey{}).(*previewer)
 	if !ok {
-		return t.client
+		return c
 	}
-	return &recording{real: t.client, p: p, send: send, table: t.name}
+	return &recording{real: c, p: p, send: plan, table: t.name}
 }
 
 // recording is the Client of a Preview: it records each request, and sends

@@ -808,7 +808,7 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 			// the page gets no cursor to an empty page.
 			in.Limit = aws.Int32(int32(min(q.limit-len(page.Items)+1, 1000)))
 		}
-		out, err := q.r.t.api(ctx).Query(ctx, in)
+		out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
 		if err != nil {
 			return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 		}
@@ -877,7 +877,7 @@ func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start ma
 	la := *in
 	la.ExclusiveStartKey = start
 	for {
-		out, err := t.api(ctx).Query(ctx, &la)
+		out, err := t.api(ctx, "").Query(ctx, &la)
 		if err != nil {
 			return false, err
 		}
@@ -917,7 +917,7 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 				// n+1, as Page asks (and Request shows): one request shape.
 				in.Limit = aws.Int32(int32(min(q.limit-n+1, 1000)))
 			}
-			out, err := q.r.t.api(ctx).Query(ctx, in)
+			out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
 			if err != nil {
 				yield(zero, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err))
 				return
@@ -971,7 +971,7 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 		q.countByKeys(in)
 	}
 	for {
-		out, err := q.r.t.api(ctx).Query(ctx, in)
+		out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
 		if err != nil {
 			return 0, fmt.Errorf("singletable: count %s: %w", q.r.e.name, err)
 		}

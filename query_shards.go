@@ -67,7 +67,7 @@ type shardMerge struct {
 }
 
 func (q *Query[T]) newShardMerge(ctx context.Context, p *plan, extra int) *shardMerge {
-	m := &shardMerge{client: q.r.t.api(ctx), order: p.cursorKeys[1:], desc: q.desc}
+	m := &shardMerge{client: q.r.t.api(ctx, q.r.e.name), order: p.cursorKeys[1:], desc: q.desc}
 	for i, in := range p.shards {
 		s := &shardStream{in: in}
 		if p.shardPos != nil {
@@ -271,7 +271,7 @@ func (q *Query[T]) shardedCount(ctx context.Context, p *plan) (int, error) {
 		}
 		g.Go(func() error {
 			for {
-				out, err := q.r.t.api(ctx).Query(ctx, in)
+				out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
 				if err != nil {
 					return err
 				}

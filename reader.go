@@ -84,6 +84,7 @@ type reader struct {
 	bind       [16]byte
 	cursorKeys []string
 	what       string // names the read in errors: "collection query", "scan User"
+	entity     string // the entity read, for the Observe hook; "" for several
 	// counts reports whether an item would be taken (not skipped); a
 	// lookahead uses it without delivering the item.
 	counts func(item map[string]types.AttributeValue) bool
@@ -106,7 +107,7 @@ func (rd *reader) page(ctx context.Context, take takeFn) (string, error) {
 	delivered := 0
 	for {
 		rd.sizeNext(delivered)
-		items, next, _, err := rd.src.send(ctx, rd.t.api(ctx))
+		items, next, _, err := rd.src.send(ctx, rd.t.api(ctx, rd.entity))
 		if err != nil {
 			return "", rd.sendErr(err)
 		}
@@ -162,7 +163,7 @@ func (rd *reader) moreIn(ctx context.Context, rest []map[string]types.AttributeV
 	}
 	for start := next; start != nil; {
 		probe.setStart(start)
-		items, n, _, err := probe.send(ctx, rd.t.api(ctx))
+		items, n, _, err := probe.send(ctx, rd.t.api(ctx, rd.entity))
 		if err != nil {
 			return false, rd.sendErr(err)
 		}
@@ -181,7 +182,7 @@ func (rd *reader) all(ctx context.Context, take takeFn) error {
 	delivered := 0
 	for {
 		rd.sizeNext(delivered)
-		items, next, _, err := rd.src.send(ctx, rd.t.api(ctx))
+		items, next, _, err := rd.src.send(ctx, rd.t.api(ctx, rd.entity))
 		if err != nil {
 			return rd.sendErr(err)
 		}
@@ -211,7 +212,7 @@ func (rd *reader) all(ctx context.Context, take takeFn) error {
 func (rd *reader) count(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		_, next, n, err := rd.src.send(ctx, rd.t.api(ctx))
+		_, next, n, err := rd.src.send(ctx, rd.t.api(ctx, rd.entity))
 		if err != nil {
 			return 0, rd.sendErr(err)
 		}

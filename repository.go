@@ -80,7 +80,7 @@ func (r *Repo[T]) Get(ctx context.Context, key T, optFns ...func(*ReadOptions)) 
 			return zero, err
 		}
 	}
-	out, err := r.t.api(ctx).GetItem(ctx, in)
+	out, err := r.t.api(ctx, r.e.name).GetItem(ctx, in)
 	if err != nil {
 		return zero, fmt.Errorf("singletable: get %s: %w", r.e.name, err)
 	}

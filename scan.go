@@ -292,6 +292,7 @@ func (s *scanSpec) plan(t *Table, reading string, typeFilter func(*expr.Builder)
 		}
 		return &reader{
 			t:          t,
+			entity:     reading,
 			src:        source{scan: in},
 			limit:      s.limit,
 			size:       s.pageSize == 0 && s.filter == nil && !skipping,
@@ -549,7 +550,7 @@ func readAll(ctx context.Context, p *scanPlan, limit int, take takeFn) error {
 			defer wg.Done()
 			rd.sizeNext(0)
 			for {
-				items, next, _, err := rd.src.send(ctx, rd.t.api(ctx))
+				items, next, _, err := rd.src.send(ctx, rd.t.api(ctx, rd.entity))
 				if err != nil {
 					err = rd.sendErr(err)
 				}

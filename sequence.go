@@ -88,7 +88,7 @@ func (s *Sequence) Name() string { return s.name }
 //
 // [GetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GetItem.html
 func (s *Sequence) Current(ctx context.Context) (int64, error) {
-	n, _, err := s.current(ctx, s.t.api(ctx))
+	n, _, err := s.current(ctx, s.t.api(ctx, ""))
 	return n, err
 }
 
@@ -137,7 +137,7 @@ func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
 	u.Set(val, nv)
 	u.Set(b.Name(s.t.opts.EntityTypeAttr), b.ValueS(SequenceType))
 	update := u.String()
-	_, err := s.t.api(ctx).UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := s.t.api(ctx, "").UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.t.name,
 		Key:                       s.key,
 		UpdateExpression:          &update,
@@ -172,7 +172,7 @@ func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 		tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return nil, err })
 		return 0, err
 	}
-	cur, exists, err := s.current(ctx, s.t.planAPI(ctx))
+	cur, exists, err := s.current(ctx, s.t.planAPI(ctx, ""))
 	if err == nil && !exists && s.opts.Highest != nil {
 		if cur, err = s.opts.Highest(ctx); err == nil && cur < 0 {
 			err = validationErr(SequenceType, s.name, "Highest returned %d; a sequence starts after a number >= 0", cur)
@@ -250,7 +250,7 @@ func (s *Sequence) Append(ctx context.Context, fn func(tx *Txn, n int64) error) 
 			}
 			log = &attemptLog{}
 		}
-		_, err = s.t.api(ctx).TransactWriteItems(ctx, in, log.option())
+		_, err = s.t.api(ctx, "").TransactWriteItems(ctx, in, log.option())
 		if err == nil {
 			return nil
 		}

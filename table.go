@@ -58,6 +58,20 @@ type TableOptions struct {
 	CursorTTL time.Duration
 	// Now returns the current time; default time.Now. Tests replace it.
 	Now func() time.Time
+	// Observe, when set, is called after every request the table sends to
+	// DynamoDB, with what the request was for (operation, index, entity,
+	// access pattern named with [WithPattern]), the capacity it consumed
+	// (the table asks for it, total and per index, only when Observe is
+	// set), items read and returned, retries, throttles, latency and error.
+	// It is called on the goroutine that sent the request, concurrently
+	// for concurrent requests, and must not keep o. A table without
+	// Observe pays nothing for it. Requests a [Table.Preview] does not
+	// send are not observed; migrations are not observed.
+	Observe func(ctx context.Context, o *Observation)
+	// ObserveKeys adds to each [Observation] the primary keys of the
+	// items the request addresses. Off by default: an Observation holds
+	// no values at all.
+	ObserveKeys bool
 }
 
 // Table is one DynamoDB table holding many entity types. Bind entities to it

@@ -204,7 +204,7 @@ func (tx *Txn) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput,
 		With(o.Backoff.Base, o.Backoff.Max, o.MaxAttempts)
 	log := &attemptLog{}
 	err := p.Do(ctx, nil, func(err error) bool { return ctx.Err() == nil && retryableTx(err) }, func(ctx context.Context) error {
-		_, err := tx.t.api(ctx).TransactWriteItems(ctx, in, log.option())
+		_, err := tx.t.api(ctx, tx.entity()).TransactWriteItems(ctx, in, log.option())
 		return err
 	})
 	return tx.outcome(err, log)
@@ -266,6 +266,21 @@ func (tx *Txn) cancelled(tce *types.TransactionCanceledException, err error) *Tr
 		te.Index = -1
 	}
 	return te
+}
+
+// entity is the entity of every op of tx, or "" when they are of
+// several, for the Observe hook.
+func (tx *Txn) entity() string {
+	if len(tx.ops) == 0 {
+		return ""
+	}
+	e := tx.ops[0].entity
+	for _, op := range tx.ops[1:] {
+		if op.entity != e {
+			return ""
+		}
+	}
+	return e
 }
 
 // addOp records a helper call and returns its index.

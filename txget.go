@@ -122,7 +122,7 @@ func TxGet(ctx context.Context, ops ...GetOp) (found []bool, err error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := ops[0].table.api(ctx).TransactGetItems(ctx, in)
+	out, err := ops[0].table.api(ctx, "").TransactGetItems(ctx, in)
 	if err != nil {
 		var tce *types.TransactionCanceledException
 		if errors.As(err, &tce) {

@@ -424,7 +424,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 	switch {
 	case it.tw.Put != nil:
 		p := it.tw.Put
-		_, err = t.api(ctx).PutItem(ctx, &dynamodb.PutItemInput{
+		_, err = t.api(ctx, entity).PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: p.TableName, Item: p.Item,
 			ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
 			ExpressionAttributeValues:           p.ExpressionAttributeValues,
@@ -433,7 +433,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 	case it.tw.Delete != nil:
 		d := it.tw.Delete
 		var out *dynamodb.DeleteItemOutput
-		out, err = t.api(ctx).DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		out, err = t.api(ctx, entity).DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: d.TableName, Key: d.Key,
 			ConditionExpression: d.ConditionExpression, ExpressionAttributeNames: d.ExpressionAttributeNames,
 			ExpressionAttributeValues:           d.ExpressionAttributeValues,
@@ -448,7 +448,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 	case it.tw.Update != nil:
 		u := it.tw.Update
 		var out *dynamodb.UpdateItemOutput
-		out, err = t.api(ctx).UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		out, err = t.api(ctx, entity).UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
 			ExpressionAttributeValues:           u.ExpressionAttributeValues,

@@ -56,8 +56,10 @@ type Load struct {
 	// checked.
 	Partitions int
 	// Measured, when set, is the capacity one request consumed, as
-	// DynamoDB reported it while the pattern ran; it replaces the estimate
-	// made from ItemKB and Items.
+	// DynamoDB reported it while the pattern ran (see [Recorder]); it
+	// replaces the estimate made from ItemKB and Items. The read units
+	// measured for a write pattern (the reads a write makes to learn what
+	// is stored) are reported as a read line of the pattern.
 	Measured *Units
 }
 
@@ -298,6 +300,10 @@ func (c *Catalog) costLines(ap Pattern, e Entity, ld Load, w Workload, p Prices)
 		}
 	}
 	out := []CostLine{line("", true, table*ld.PerSecond, c.partitions(e, ""))}
+	if ld.Measured != nil && ld.Measured.Read > 0 {
+		// the reads the write made to learn what is stored, as measured
+		out = append(out, line("", false, ld.Measured.Read*ld.PerSecond, c.partitions(e, "")))
+	}
 	for _, ix := range e.Indexes {
 		var per float64
 		if ld.Measured != nil {

@@ -214,7 +214,11 @@ func (p Policy) Do(ctx context.Context, rnd func() float64, retryable func(error
 	}
 	attempts := max(p.Attempts, 1)
 	for n := 0; ; n++ {
-		err := op(ctx)
+		actx := ctx
+		if n > 0 { // only retries pay for the context value
+			actx = context.WithValue(ctx, retryKey{}, n)
+		}
+		err := op(actx)
 		if err == nil {
 			return nil
 		}
@@ -231,4 +235,13 @@ func (p Policy) Do(ctx context.Context, rnd func() float64, retryable func(error
 			return &InterruptedError{Err: serr, Tries: n + 1, Last: err}
 		}
 	}
+}
+
+type retryKey struct{}
+
+// Retry returns which retry of [Policy.Do] ctx belongs to: 0 for the
+// first attempt (or outside Do), n for the n-th retry.
+func Retry(ctx context.Context) int {
+	n, _ := ctx.Value(retryKey{}).(int)
+	return n
 }
