@@ -29,7 +29,7 @@ type Subscriber struct {
 
 var Subscribers = singletable.MustDefine(singletable.Schema[Subscriber]{
 	Type: "Subscriber", PK: "SUB#{ID}", SK: "SUB",
-	Unique: []string{"Email"}, Version: "Version", TTL: "Expires",
+	Unique: []singletable.Unique{{Fields: []string{"Email"}}}, Version: "Version", TTL: "Expires",
 })
 
 // Memo is plain: its batch writes are BatchWriteItem requests.

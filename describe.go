@@ -63,8 +63,9 @@ type EntityDescription struct {
 	PK, SK KeyDescription
 	// Indexes are the entity's index declarations, in declaration order.
 	Indexes []EntityIndexDescription
-	// Unique lists the Go fields kept unique by guard items.
-	Unique []string
+	// Unique lists the declarations of values kept unique by guard
+	// items, as the schema gave them.
+	Unique []Unique
 	// Version, CreatedAt, UpdatedAt and TTL name the Go fields the library
 	// manages ("" when not declared).
 	Version, CreatedAt, UpdatedAt, TTL string
@@ -171,8 +172,12 @@ func (e *Entity[T]) describe(o TableOptions) EntityDescription {
 		return f.Name
 	}
 	g := e.guards
-	for _, f := range g.unique {
-		d.Unique = append(d.Unique, f.Name)
+	for _, u := range g.unique {
+		fields := make([]string, len(u.fields))
+		for i, f := range u.fields {
+			fields[i] = f.Name
+		}
+		d.Unique = append(d.Unique, Unique{Fields: fields, Hash: u.hash})
 	}
 	d.Version, d.CreatedAt, d.UpdatedAt, d.TTL = name(g.version), name(g.created), name(g.updated), name(g.ttl)
 	d.MatchKeys = e.foreign.matchKeys

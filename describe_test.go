@@ -31,7 +31,7 @@ func describedTable(t *testing.T) (*singletable.Table, *singletable.Repo[descAcc
 	tbl := singletable.NewTable(nil, "described")
 	accounts := singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[descAccount]{
 		Type: "Account", PK: "ACCOUNT#{ID}", SK: "A",
-		Unique: []string{"Email"}, Version: "Version", CreatedAt: "Created", TTL: "Expires",
+		Unique: []singletable.Unique{{Fields: []string{"Email"}}}, Version: "Version", CreatedAt: "Created", TTL: "Expires",
 		Indexes: []singletable.IndexSchema[descAccount]{
 			{Name: "ByRegion", PK: "REGION#{Region}", SK: "{Email}", Shards: 4,
 				When: func(a descAccount) bool { return a.Score > 0 }, WhenFields: []string{"Score"}},
@@ -58,7 +58,7 @@ func TestTableDescribe(t *testing.T) {
 	assert.Equal(t, singletable.KeyDescription{Attr: "PK", Template: "ACCOUNT#{ID}",
 		Parts: []singletable.KeyPart{{Literal: "ACCOUNT#"}, {Field: "ID"}}}, a.PK)
 	assert.Equal(t, singletable.KeyDescription{Attr: "SK", Template: "A", Parts: []singletable.KeyPart{{Literal: "A"}}}, a.SK)
-	assert.Equal(t, []string{"Email"}, a.Unique)
+	assert.Equal(t, []singletable.Unique{{Fields: []string{"Email"}}}, a.Unique)
 	assert.Equal(t, []string{"Version", "Created", "", "Expires"}, []string{a.Version, a.CreatedAt, a.UpdatedAt, a.TTL})
 	assert.Contains(t, a.Fields, singletable.FieldDescription{Name: "ID", Attr: "id"})
 	assert.Contains(t, a.Fields, singletable.FieldDescription{Name: "Score", Attr: "score"})
@@ -84,14 +84,14 @@ func TestTableDescribe(t *testing.T) {
 	assert.Equal(t, a, accounts.Describe(), "the repository describes its entity as the table lists it")
 
 	// The description is a copy: changing it changes nothing in the table.
-	a.Unique[0] = "X"
+	a.Unique[0].Fields[0] = "X"
 	a.Indexes[0].WhenFields[0] = "X"
 	a.PK.Parts[1].Field = "X"
 	d.Entities[0].Type = "X"
 	d.Indexes[0].Partition[0].Name = "X"
 	again := tbl.Describe()
 	assert.Equal(t, "Account", again.Entities[0].Type)
-	assert.Equal(t, []string{"Email"}, again.Entities[0].Unique)
+	assert.Equal(t, []singletable.Unique{{Fields: []string{"Email"}}}, again.Entities[0].Unique)
 	assert.Equal(t, []string{"Score"}, again.Entities[0].Indexes[0].WhenFields)
 	assert.Equal(t, "ID", again.Entities[0].PK.Parts[1].Field)
 	assert.Equal(t, "ByRegionPK", again.Indexes[0].Partition[0].Name)

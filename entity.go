@@ -63,16 +63,20 @@ type Schema[T any] struct {
 	// Indexes are the entity's global secondary indexes.
 	Indexes []IndexSchema[T]
 
-	// Unique names fields whose values must be unique among the entity's
-	// items, e.g. a user's Email. Each present value is claimed by a guard
-	// item (partition key "UNIQUE#<Type>#<attribute>#<escaped value>")
-	// written in the same transaction as the item: a clash is
-	// [ErrAlreadyExists] naming the field, changing the value swaps the
-	// guards, deleting the item releases them. An absent value (empty
-	// string, nil pointer) claims nothing. Writes of such an entity are
-	// transactions, and Put, Delete and updates touching a unique field
-	// first read the item to learn the values to release.
-	Unique []string
+	// Unique declares values that must be unique among the entity's
+	// items: one field, e.g. a user's Email ({Fields: []string{"Email"}}),
+	// or a tuple, e.g. a URL unique within its team ({Fields:
+	// []string{"TeamID", "URL"}}), hashed when values are long (see
+	// [Unique]). Each present value is claimed by a guard item written in
+	// the same transaction as the item: a clash is [ErrAlreadyExists]
+	// naming the fields, changing any field of a tuple swaps its guards,
+	// deleting the item releases them. An absent value (empty string, nil
+	// pointer) claims nothing. Writes of such an entity are transactions,
+	// and Put, Delete and updates touching a unique field first read the
+	// item to learn the values to release. Items already in the table
+	// without their guards (another service's, or written before the
+	// declaration) get them from [Repo.UniqueGuardMigration].
+	Unique []Unique
 	// Version names an integer field used for optimistic locking, with one
 	// rule on every path. Create stores version 1. A non-zero version in
 	// the value (or key) given to Put, Update or Delete is the one the

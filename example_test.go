@@ -66,3 +66,30 @@ func values(m map[string]types.AttributeValue) []string {
 	sort.Strings(out)
 	return out
 }
+
+// A URL unique within its team: the tuple (Team, URL), Team being part of
+// the primary key, keyed by a SHA-256 of the values because URLs can be
+// long. A declaration made only of key fields is refused: the key is
+// unique already.
+func ExampleUnique() {
+	type Bookmark struct {
+		Team string
+		ID   string
+		URL  string
+	}
+	bookmarks := singletable.MustDefine(singletable.Schema[Bookmark]{
+		Type: "Bookmark", PK: "TEAM#{Team}", SK: "BOOKMARK#{ID}",
+		Unique: []singletable.Unique{{Fields: []string{"Team", "URL"}, Hash: true}},
+	})
+	repo := singletable.MustBind(singletable.NewTable(nil, "t"), bookmarks)
+	fmt.Println(repo.Describe().Unique)
+
+	_, err := singletable.Define(singletable.Schema[Bookmark]{
+		Type: "Bookmark", PK: "TEAM#{Team}", SK: "BOOKMARK#{ID}",
+		Unique: []singletable.Unique{{Fields: []string{"Team", "ID"}}},
+	})
+	fmt.Println(err)
+	// Output:
+	// [{[Team URL] true}]
+	// singletable: Bookmark: Team: Unique: every field of (Team, ID) is part of the primary key, which is unique already
+}

@@ -13,8 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/codec"
-	"github.com/singletable-go/singletable/internal/itemsize"
-	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -32,7 +30,7 @@ const (
 
 // guardPlan is what a schema declares beyond keys and indexes.
 type guardPlan struct {
-	unique           []*model.Field
+	unique           []*uniquePlan
 	version          *model.Field
 	created, updated *model.Field
 	ttl              *model.Field
@@ -58,18 +56,8 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		}
 		return f, nil
 	}
-	for _, name := range s.Unique {
-		f, err := field("Unique", name)
-		if err != nil {
-			return err
-		}
-		if err := keys.TypeSupported(f.Type); err != nil {
-			return &ValidationError{Entity: e.name, Field: name, Reason: "Unique: the value cannot be rendered into a guard key", Err: err}
-		}
-		if slices.Contains(g.unique, f) {
-			return validationErr(e.name, name, "Unique: listed twice")
-		}
-		g.unique = append(g.unique, f)
+	if err := e.compileUnique(s.Unique, inPrimary); err != nil {
+		return err
 	}
 	var err error
 	if s.Version != "" {
@@ -132,7 +120,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 		if other, dup := roles[r.f]; dup {
 			return validationErr(e.name, r.f.Name, "the field is both %s and %s", other, r.role)
 		}
-		if slices.Contains(g.unique, r.f) {
+		if slices.ContainsFunc(g.unique, func(u *uniquePlan) bool { return slices.Contains(u.fields, r.f) }) {
 			return validationErr(e.name, r.f.Name, "the field is both Unique and %s", r.role)
 		}
 		roles[r.f] = r.role
@@ -260,137 +248,19 @@ func (e *raceError) Error() string { return e.err.Error() }
 // Unwrap returns the wrapped error.
 func (e *raceError) Unwrap() error { return e.err }
 
-// guardKey renders the key of the guard item claiming f's value in rv; ok
-// is false when the value is absent (it claims nothing).
-func (r *Repo[T]) guardKey(f *model.Field, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
-	if !f.Present(rv) {
-		return nil, false, nil
-	}
-	fv, _ := f.KeyValue(rv)
-	b := []byte("UNIQUE#")
-	b = keys.AppendEscaped(b, r.e.name)
-	b = append(b, '#')
-	b = keys.AppendEscaped(b, f.Attr)
-	b = append(b, '#')
-	if b, err = keys.AppendValue(b, fv); err != nil {
-		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.Name, Missing: []string{f.Name}, Err: err}
-	}
-	if len(b) > keyLimit(false) {
-		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + f.Name,
-			Err: fmt.Errorf("guard key is %d bytes, over DynamoDB's %d-byte limit", len(b), keyLimit(false))}
-	}
-	key = map[string]types.AttributeValue{r.t.opts.PartitionKey: &types.AttributeValueMemberS{Value: string(b)}}
-	if r.t.opts.SortKey != "" {
-		key[r.t.opts.SortKey] = &types.AttributeValueMemberS{Value: "UNIQUE"}
-	}
-	return key, true, nil
-}
-
-// ownerCond holds when the guard item does not exist or belongs to owner.
-func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) writeplan.Condition {
-	mine := writeplan.AttrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
-	if r.t.opts.SortKey != "" {
-		mine = writeplan.AllOf(mine, writeplan.AttrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
-	}
-	return writeplan.Own(writeplan.AnyOf(r.notExists(), mine))
-}
-
-// guardPut claims a unique value for owner.
-func (r *Repo[T]) guardPut(f *model.Field, key, owner map[string]types.AttributeValue) (txItem, error) {
-	item := map[string]types.AttributeValue{
-		r.t.opts.EntityTypeAttr: &types.AttributeValueMemberS{Value: UniqueGuardType},
-		guardOwnerPK:            owner[r.t.opts.PartitionKey],
-	}
-	for a, v := range key {
-		item[a] = v
-	}
-	if r.t.opts.SortKey != "" {
-		item[guardOwnerSK] = owner[r.t.opts.SortKey]
-	}
-	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
-	if err != nil {
-		return txItem{}, err
-	}
-	what := fmt.Sprintf("%s.%s: value is taken by another item", r.e.name, f.Name)
-	return txItem{table: r.t, key: key, guard: "unique " + f.Name, size: itemsize.Of(item),
-		tw: types.TransactWriteItem{Put: &types.Put{
-			TableName:                 &r.t.name,
-			Item:                      item,
-			ConditionExpression:       ce.Text,
-			ExpressionAttributeNames:  ce.Names,
-			ExpressionAttributeValues: ce.Values,
-		}},
-		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrAlreadyExists, what, nil) },
-	}, nil
-}
-
-// guardDelete releases a unique value held by owner.
-func (r *Repo[T]) guardDelete(f *model.Field, key, owner map[string]types.AttributeValue) (txItem, error) {
-	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
-	if err != nil {
-		return txItem{}, err
-	}
-	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, f.Name)
-	return txItem{table: r.t, key: key, guard: "release unique " + f.Name, size: itemsize.Of(key),
-		tw: types.TransactWriteItem{Delete: &types.Delete{
-			TableName:                 &r.t.name,
-			Key:                       key,
-			ConditionExpression:       ce.Text,
-			ExpressionAttributeNames:  ce.Names,
-			ExpressionAttributeValues: ce.Values,
-		}},
-		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrConditionFailed, what, nil) },
-	}, nil
-}
-
-// guardSwaps returns the guard items that move the unique fields in fields
-// from their values in oldV to those in newV (either may be nil: no item
-// before, or no item after).
-func (r *Repo[T]) guardSwaps(fields []*model.Field, oldV, newV *T, owner map[string]types.AttributeValue) ([]txItem, error) {
-	var items []txItem
-	for _, f := range fields {
-		var oldKey, newKey map[string]types.AttributeValue
-		var hadOld, hasNew bool
-		var err error
-		if oldV != nil {
-			if oldKey, hadOld, err = r.guardKey(f, reflect.ValueOf(oldV).Elem()); err != nil {
-				return nil, err
-			}
-		}
-		if newV != nil {
-			if newKey, hasNew, err = r.guardKey(f, reflect.ValueOf(newV).Elem()); err != nil {
-				return nil, err
-			}
-		}
-		if hadOld && hasNew && r.t.itemID(oldKey) == r.t.itemID(newKey) {
-			continue // unchanged: the guard stays
-		}
-		if hadOld {
-			it, err := r.guardDelete(f, oldKey, owner)
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, it)
-		}
-		if hasNew {
-			it, err := r.guardPut(f, newKey, owner)
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, it)
-		}
-	}
-	return items, nil
-}
-
 // readSnapshot reads the item under key (strongly consistent). With all
 // false, only the attributes a guarded write needs are read.
 func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (writeplan.Snapshot, error) {
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
-		if r.e.foreign.matchKeys {
-			attrs = appendAttr(attrs, r.t.opts.SortKey) // isMine parses the key
+		inKey := func(f *model.Field) bool {
+			return slices.Contains(r.e.pk.fields, f) || slices.Contains(r.e.sk.fields, f)
+		}
+		if r.e.foreign.matchKeys || slices.ContainsFunc(fields, inKey) {
+			// isMine parses the key; a key field of a unique tuple may be
+			// held only in the key (KeyOnly, or another service's item).
+			attrs = appendAttr(attrs, r.t.opts.SortKey)
 		}
 		for _, f := range fields {
 			attrs = append(attrs, f.Attr)
@@ -429,10 +299,11 @@ func raced(what string) error {
 }
 
 // GuardOps returns puts of the unique guard items claiming v's values, for
-// items already in the table without their guards (written by another
+// an item already in the table without its guards (written by another
 // service, or before the field was declared Unique; a [Repo.PutOp] claims
 // its own). The puts are unconditional: run them only when the values are
-// known to be unique, or check with [Repo.Create] or [Tx] instead.
+// known to be unique. To adopt a table's items, checking every value and
+// reporting duplicates, run [Repo.UniqueGuardMigration] instead.
 func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	owner, err := r.e.key(r.t, v)
 	if err != nil {

@@ -32,7 +32,7 @@ type Account struct {
 
 var Accounts = singletable.MustDefine(singletable.Schema[Account]{
 	Type: "Account", PK: "ACCOUNT#{Username}", SK: "PROFILE",
-	Unique:    []string{"Email"},
+	Unique:    []singletable.Unique{{Fields: []string{"Email"}}},
 	Version:   "Version",
 	CreatedAt: "Created", UpdatedAt: "Updated",
 })
@@ -491,16 +491,16 @@ func TestGuardDeclarationsChecked(t *testing.T) {
 		s    singletable.Schema[E]
 		want string
 	}{
-		{"unknown unique", singletable.Schema[E]{Unique: []string{"Nope"}}, "Nope"},
-		{"unique key field", singletable.Schema[E]{Unique: []string{"ID"}}, "primary key"},
-		{"unique twice", singletable.Schema[E]{Unique: []string{"Email", "Email"}}, "twice"},
-		{"unique unsupported type", singletable.Schema[E]{Unique: []string{"Tags"}}, "Tags"},
+		{"unknown unique", singletable.Schema[E]{Unique: []singletable.Unique{{Fields: []string{"Nope"}}}}, "Nope"},
+		{"unique key field", singletable.Schema[E]{Unique: []singletable.Unique{{Fields: []string{"ID"}}}}, "primary key"},
+		{"unique twice", singletable.Schema[E]{Unique: []singletable.Unique{{Fields: []string{"Email"}}, {Fields: []string{"Email"}}}}, "twice"},
+		{"unique unsupported type", singletable.Schema[E]{Unique: []singletable.Unique{{Fields: []string{"Tags"}}}}, "Tags"},
 		{"version not an integer", singletable.Schema[E]{Version: "S"}, "integer"},
 		{"created not a time", singletable.Schema[E]{CreatedAt: "N"}, "time.Time"},
 		{"updated not a time", singletable.Schema[E]{UpdatedAt: "S"}, "time.Time"},
 		{"ttl wrong type", singletable.Schema[E]{TTL: "S"}, "epoch seconds"},
 		{"one field two roles", singletable.Schema[E]{CreatedAt: "When", UpdatedAt: "When"}, "both"},
-		{"unique and managed", singletable.Schema[E]{Unique: []string{"N"}, Version: "N"}, "both Unique and Version"},
+		{"unique and managed", singletable.Schema[E]{Unique: []singletable.Unique{{Fields: []string{"N"}}}, Version: "N"}, "both Unique and Version"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

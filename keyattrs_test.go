@@ -211,11 +211,13 @@ func TestExcludedFieldNamed(t *testing.T) {
 		"WhenFields": schema(func(s *singletable.Schema[Account]) {
 			s.Indexes = []singletable.IndexSchema[Account]{{Name: "G", PK: "X#{ID}", When: func(Account) bool { return true }, WhenFields: []string{"Secret"}}}
 		}),
-		"Unique":        schema(func(s *singletable.Schema[Account]) { s.Unique = []string{"Email", "Secret"} }),
+		"Unique": schema(func(s *singletable.Schema[Account]) {
+			s.Unique = []singletable.Unique{{Fields: []string{"Email"}}, {Fields: []string{"Secret"}}}
+		}),
 		"Version":       schema(func(s *singletable.Schema[Account]) { s.Version = "Version" }),
 		"UpdatedAt":     schema(func(s *singletable.Schema[Account]) { s.UpdatedAt = "Secret" }),
 		"TTL":           schema(func(s *singletable.Schema[Account]) { s.TTL = "Secret" }),
-		"unknown field": schema(func(s *singletable.Schema[Account]) { s.Unique = []string{"Nope"} }),
+		"unknown field": schema(func(s *singletable.Schema[Account]) { s.Unique = []singletable.Unique{{Fields: []string{"Nope"}}} }),
 	}
 	accounts := singletable.MustBind(singletable.NewTable(nil, "offline"),
 		singletable.MustDefine(singletable.Schema[Account]{Type: "Account", PK: "ACCOUNT#{ID}", SK: "A"}))

@@ -34,7 +34,7 @@ type Migration struct {
 	// Description says what the migration does, for `migrate status`.
 	Description string
 
-	kind string // "copy" or "backfill"
+	kind string // "copy", "backfill" or "guards"
 	// engine makes the engine's form of the migration for a run on t whose
 	// batch writes use batch; it refuses a migration that cannot run on t.
 	engine func(t *Table, batch BatchWriteOptions) (migration.Kind, error)

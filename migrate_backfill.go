@@ -143,13 +143,13 @@ func (r *Repo[T]) planRewrite(item map[string]types.AttributeValue) (*migration.
 	}
 	if w.KeyChanged {
 		rv := reflect.ValueOf(&v).Elem()
-		for _, f := range e.guards.unique {
-			key, ok, err := r.guardKey(f, rv)
+		for _, u := range e.guards.unique {
+			key, ok, err := r.guardKey(u, rv)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
-				w.Guards = append(w.Guards, migration.Guard{Field: f.Name, Key: key})
+				w.Guards = append(w.Guards, migration.Guard{Field: u.name, Key: key})
 			}
 		}
 	}

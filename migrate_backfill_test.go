@@ -387,7 +387,7 @@ func TestMigrateRekeyMovesUniqueGuards(t *testing.T) {
 	}
 	moved := singletable.MustDefine(singletable.Schema[Account]{
 		Type: "Account", PK: "ACCOUNT#{Username}", SK: "PROFILE#V2",
-		Unique:  []string{"Email"},
+		Unique:  []singletable.Unique{{Fields: []string{"Email"}}},
 		Version: "Version", CreatedAt: "Created", UpdatedAt: "Updated",
 	})
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())

@@ -32,7 +32,8 @@ type MItem struct {
 	UpdatedAt time.Time `dynamodbav:"UpdatedAt"`
 }
 
-// MCode shares MItem's key shape: SK "ITEM#{Code}". Unique Handle, a
+// MCode shares MItem's key shape: SK "ITEM#{Code}". Its Handle is unique
+// within its partition (the scoped, hashed tuple (Part, Handle)), a
 // version, no timestamps; its GSI1 keys are templated like MItem's.
 type MCode struct {
 	Part    string `dynamodbav:"Part"`
@@ -80,7 +81,7 @@ func modelItemSchema(unique bool) singletable.Schema[MItem] {
 		},
 	}
 	if unique {
-		s.Unique = []string{"Email"}
+		s.Unique = []singletable.Unique{{Fields: []string{"Email"}}}
 	}
 	return s
 }
@@ -91,7 +92,7 @@ func modelCodeSchema(unique bool) singletable.Schema[MCode] {
 		Indexes: []singletable.IndexSchema[MCode]{{Name: "GSI1", PK: "LABEL#{Label}", SK: "CODE#{Code}"}},
 	}
 	if unique {
-		s.Unique = []string{"Handle"}
+		s.Unique = []singletable.Unique{{Fields: []string{"Part", "Handle"}, Hash: true}}
 	}
 	return s
 }

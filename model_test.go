@@ -2,6 +2,8 @@ package singletable_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -377,6 +379,50 @@ func copyMap(m map[string]string) map[string]string {
 
 func gidOf(ent, attr, val string) string { return ent + "." + attr + "=" + val }
 
+// gidOfKey is the gid of a guard item's partition key, as the library
+// renders it: UNIQUE#<ent>#<attr>#<value>, UNIQUE#<ent>#<a1>#…#<an>#<v1>#…#<vn>
+// for a tuple, UNIQUE#<ent>#<a1>#…#<an>#$SHA256:<hex> hashed. The model's
+// values need no escaping.
+func gidOfKey(pk string) (string, bool) {
+	segs := strings.Split(strings.TrimPrefix(pk, "UNIQUE#"), "#")
+	if len(segs) < 3 {
+		return "", false
+	}
+	ent, rest := segs[0], segs[1:]
+	if last := rest[len(rest)-1]; strings.HasPrefix(last, "$SHA256:") {
+		return gidOf(ent, strings.Join(rest[:len(rest)-1], "+"), last), true
+	}
+	if len(rest)%2 != 0 {
+		return "", false
+	}
+	n := len(rest) / 2
+	return gidOf(ent, strings.Join(rest[:n], "+"), strings.Join(rest[n:], "#")), true
+}
+
+// uvalOf is the value the guard of the unique u holds for an item with
+// attrs (canonical values), "" when a field of the tuple is absent.
+func (in *mInfo) uvalOf(u string, attrs map[string]string) string {
+	var vals []string
+	for _, f := range strings.Split(u, "+") {
+		v := uval(attrs[f])
+		if v == "" {
+			return ""
+		}
+		vals = append(vals, v)
+	}
+	v := strings.Join(vals, "#")
+	if in.hashed[u] {
+		sum := sha256.Sum256([]byte(v))
+		return "$SHA256:" + hex.EncodeToString(sum[:])
+	}
+	return v
+}
+
+// touches reports whether one of fields is a field of the unique u.
+func touches(u string, fields []string) bool {
+	return slices.ContainsFunc(strings.Split(u, "+"), func(f string) bool { return slices.Contains(fields, f) })
+}
+
 func parseGid(gid string) (ent, attr, val string) {
 	ent, rest, _ := strings.Cut(gid, ".")
 	attr, val, _ = strings.Cut(rest, "=")
@@ -534,8 +580,11 @@ func unionKeys[V any](a, b map[string]V) []string {
 
 // mInfo is what the model knows of an entity's declaration.
 type mInfo struct {
-	name      string
+	name string
+	// unique names the uniques: a field ("Email"), or a tuple of fields
+	// joined by "+" ("Part+Handle"); hashed says which are hashed.
 	unique    []string
+	hashed    map[string]bool
 	versioned bool
 	stamped   bool // CreatedAt and UpdatedAt managed
 	keyFields []string
@@ -787,7 +836,7 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 			keyOf: func(o mop, ver int) MItem { return MItem{Part: mPart(o), ID: mKey(o), Version: ver} },
 		},
 		&mAdapter[MCode]{
-			in: (&mInfo{name: "MCode", unique: []string{"Handle"}, versioned: true,
+			in: (&mInfo{name: "MCode", unique: []string{"Part+Handle"}, hashed: map[string]bool{"Part+Handle": true}, versioned: true,
 				keyFields: []string{"Part", "Code"}, indexDeps: [][]string{{"Label", "Code"}},
 				full: func(o mop) map[string]string {
 					return map[string]string{"Part": canonS(mPart(o)), "Code": canonS(mKey(o)),
@@ -887,9 +936,8 @@ func (env *mEnv) readState(ctx context.Context) (mstate, map[string]map[string]t
 		k := modelKeyString(it)
 		ent := attrS(it, "EntityType")
 		if ent == singletable.UniqueGuardType {
-			parts := strings.SplitN(attrS(it, "PK"), "#", 4)
-			if len(parts) == 4 {
-				st.guards[gidOf(parts[1], parts[2], parts[3])] = attrS(it, "OwnerPK") + "|" + attrS(it, "OwnerSK")
+			if gid, ok := gidOfKey(attrS(it, "PK")); ok {
+				st.guards[gid] = attrS(it, "OwnerPK") + "|" + attrS(it, "OwnerSK")
 				continue
 			}
 		}
@@ -1091,15 +1139,15 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 	var release, claim []string
 	swap := func(attrs []string, useOld, useNew bool) {
 		for _, u := range in.unique {
-			if !slices.Contains(attrs, u) {
-				continue
+			if attrs != nil && !touches(u, attrs) {
+				continue // nil attrs: every unique
 			}
 			var old, nw string
 			if useOld && own {
-				old = uval(cur.attrs[u])
+				old = in.uvalOf(u, cur.attrs)
 			}
 			if useNew {
-				nw = uval(full[u])
+				nw = in.uvalOf(u, full)
 			}
 			if old == nw {
 				continue
@@ -1148,7 +1196,7 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 			// indistinguishable without timestamps or an owner id).
 			x.okSame = faults && own && !inTx && itemMatch(in.newItem(o, 1), cur)
 		}
-		swap(in.unique, false, true)
+		swap(nil, false, true)
 		x.apply = append(x.apply, func(s *mstate) { s.items[k] = in.newItem(o, 1) })
 	case "Put", "PutOp":
 		if foreign {
@@ -1169,7 +1217,7 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 		case in.versioned && stored != ver:
 			x.fail(fmt.Sprintf("version %d given, %d stored", ver, stored), singletable.ErrVersionConflict)
 		}
-		swap(in.unique, true, true)
+		swap(nil, true, true)
 		x.apply = append(x.apply, func(s *mstate) { s.items[k] = in.newItem(o, next) })
 	case "Update", "Upsert":
 		upsert := kind == "Upsert"
@@ -1241,7 +1289,7 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 		if own {
 			versionCheck()
 		}
-		swap(in.unique, true, false)
+		swap(nil, true, false)
 		x.apply = append(x.apply, func(s *mstate) {
 			if own {
 				delete(s.items, k)
@@ -1483,7 +1531,7 @@ func (r *mRun) writeAPI(o mop) string {
 	if o.Kind == "Update" || o.Kind == "Upsert" {
 		guarded = false
 		for _, u := range in.unique {
-			guarded = guarded || slices.Contains(o.Fields, u)
+			guarded = guarded || touches(u, o.Fields)
 		}
 	}
 	switch {
@@ -1817,7 +1865,8 @@ func (r *mRun) guardViolations(st mstate) map[string]string {
 	for gid, owner := range st.guards {
 		ent, attr, val := parseGid(gid)
 		it, ok := st.items[owner]
-		if !ok || it.ent != ent || it.attrs[attr] != canonS(val) {
+		in := r.env.infos[ent]
+		if !ok || it.ent != ent || in == nil || in.uvalOf(attr, it.attrs) != val {
 			holder := "nothing"
 			if ok {
 				holder = it.String()
@@ -1831,7 +1880,7 @@ func (r *mRun) guardViolations(st mstate) map[string]string {
 			continue
 		}
 		for _, u := range in.unique {
-			if v := uval(it.attrs[u]); v != "" {
+			if v := in.uvalOf(u, it.attrs); v != "" {
 				if g := st.guards[gidOf(in.name, u, v)]; g != k {
 					out[fmt.Sprintf("%s %s holds %s=%s without its guard (guard owner: %q)", k, in.name, u, v, g)] = "guard: missing " + in.name + "." + u
 				}

@@ -41,7 +41,7 @@ var Members = singletable.MustDefine(singletable.Schema[Member]{
 	Type:      "Member",
 	PK:        "MEMBER#{ID}",
 	SK:        "MEMBER",
-	Unique:    []string{"Email"},
+	Unique:    []singletable.Unique{{Fields: []string{"Email"}}},
 	Version:   "Version",
 	CreatedAt: "CreatedAt",
 	UpdatedAt: "UpdatedAt",

@@ -31,6 +31,17 @@ type SequenceOptions struct {
 	// Backoff paces those attempts; the zero value means 5ms doubling up to
 	// 250ms, with full jitter.
 	Backoff Backoff
+	// Highest, when set, returns the highest number already used in the
+	// data, for a sequence adopted from another service that numbered
+	// items before the counter existed (the elections service's event
+	// log, whose events 1..3 another service wrote). It is called only
+	// while the counter item does not exist, and the first number
+	// allocated is the one after it. Two appenders that both find no
+	// counter both ask it, and both claim the next number on condition that
+	// the counter still does not exist: one wins, the other reads the
+	// counter it made and takes the number after. See also
+	// [Sequence.StartAfter].
+	Highest func(ctx context.Context) (int64, error)
 }
 
 // Sequence allocates gap-free numbers 1, 2, 3, … inside transactions: the
@@ -77,25 +88,71 @@ func (s *Sequence) Name() string { return s.name }
 //
 // [GetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GetItem.html
 func (s *Sequence) Current(ctx context.Context) (int64, error) {
-	return s.current(ctx, s.t.api(ctx, ""))
+	n, _, err := s.current(ctx, s.t.api(ctx, ""))
+	return n, err
 }
 
-// current reads the counter through client: the table's, or, for
-// [Sequence.Reserve], the one of the reads a write's plan makes.
-func (s *Sequence) current(ctx context.Context, client Client) (int64, error) {
+// current reads the counter through client (the table's, or, for
+// [Sequence.Reserve], the one of the reads a write's plan makes): its
+// value and whether the counter exists.
+func (s *Sequence) current(ctx context.Context, client Client) (int64, bool, error) {
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.t.name, Key: s.key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return 0, fmt.Errorf("singletable: sequence %s: %w", s.name, err)
+		return 0, false, fmt.Errorf("singletable: sequence %s: %w", s.name, err)
 	}
 	n, ok := out.Item[sequenceAttr].(*types.AttributeValueMemberN)
 	if !ok {
-		return 0, nil
+		return 0, false, nil
 	}
 	v, err := strconv.ParseInt(n.Value, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("singletable: sequence %s: stored value %q: %w", s.name, n.Value, err)
+		return 0, true, fmt.Errorf("singletable: sequence %s: stored value %q: %w", s.name, n.Value, err)
 	}
-	return v, nil
+	return v, true, nil
+}
+
+// StartAfter makes the sequence continue after n: when the counter is
+// below n (or does not exist yet), it is set to n, so the next number
+// allocated is n+1; when it is at n or beyond, it is left as it is, since
+// numbers are never handed out twice. It returns the counter afterwards.
+// Use it to adopt a sequence whose numbers another service, or data
+// written before the counter existed, already used: the highest number in
+// the data, found by a query, is n.
+//
+// It is one conditional UpdateItem ("the counter is absent or below n"),
+// safe beside concurrent appenders and other StartAfter calls: an
+// appender that read the counter before it moved is cancelled with
+// [ErrVersionConflict] and [Sequence.Append] takes the next number after
+// n. A number already allocated below n stays allocated; n is not checked
+// against the data.
+func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
+	if n < 0 {
+		return 0, validationErr(SequenceType, s.name, "StartAfter needs a number >= 0, got %d", n)
+	}
+	var b expr.Builder
+	val := b.Name(sequenceAttr)
+	nv := b.Value(avN(n))
+	cond := expr.Or(expr.AttributeNotExists(val), expr.Compare(val, expr.OpLt, nv))
+	var u expr.Update
+	u.Set(val, nv)
+	u.Set(b.Name(s.t.opts.EntityTypeAttr), b.ValueS(SequenceType))
+	update := u.String()
+	_, err := s.t.api(ctx, "").UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.t.name,
+		Key:                       s.key,
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  b.Names(),
+		ExpressionAttributeValues: b.Values(),
+	})
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case err == nil:
+		return n, nil
+	case errors.As(err, &ccf):
+		return s.Current(ctx) // at n or beyond already
+	}
+	return 0, fmt.Errorf("singletable: sequence %s: start after %d: %w", s.name, n, err)
 }
 
 // Next allocates the next number in tx: it reads the counter now, with
@@ -115,7 +172,14 @@ func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 		tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return nil, err })
 		return 0, err
 	}
-	cur, err := s.current(ctx, s.t.planAPI(ctx, ""))
+	cur, exists, err := s.current(ctx, s.t.planAPI(ctx, ""))
+	if err == nil && !exists && s.opts.Highest != nil {
+		if cur, err = s.opts.Highest(ctx); err == nil && cur < 0 {
+			err = validationErr(SequenceType, s.name, "Highest returned %d; a sequence starts after a number >= 0", cur)
+		} else if err != nil {
+			err = fmt.Errorf("singletable: sequence %s: Highest: %w", s.name, err)
+		}
+	}
 	if err != nil {
 		// Recorded too, so a caller that drops the error cannot commit the
 		// transaction without its claim.
@@ -126,7 +190,7 @@ func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 	var b expr.Builder
 	val := b.Name(sequenceAttr)
 	cond := expr.AttributeNotExists(val)
-	if cur != 0 {
+	if exists {
 		cond = expr.Compare(val, expr.OpEq, b.Value(avN(cur)))
 	}
 	var u expr.Update

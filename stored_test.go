@@ -26,7 +26,7 @@ type Lease struct {
 
 var Leases = singletable.MustDefine(singletable.Schema[Lease]{
 	Type: "Lease", PK: "LEASE#{ID}", SK: "LEASE",
-	Unique:  []string{"Holder"},
+	Unique:  []singletable.Unique{{Fields: []string{"Holder"}}},
 	Version: "Version", CreatedAt: "Created", UpdatedAt: "Updated", TTL: "Expires",
 })
 

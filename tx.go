@@ -84,7 +84,9 @@ type txOp struct {
 type txItem struct {
 	op    int    // index into Txn.ops
 	guard string // "" for the op's own item, else what the guard item guards
-	table *Table
+	// release marks the release of a unique guard (see guardDelete).
+	release bool
+	table   *Table
 	// key is the primary key of the item written. A put sent alone needs
 	// none, so putTxItem may leave it nil; Txn.add fills it in.
 	key  map[string]types.AttributeValue

@@ -154,8 +154,9 @@ func TestTxGetDecodesLikeGet(t *testing.T) {
 	)
 	require.NoError(t, err)
 	assert.Equal(t, []bool{true, true}, found)
-	assert.Equal(t, Account{Version: 2, Name: "Ann B"}, a)
-	assert.Equal(t, User{Name: "Ann"}, u, "only the named fields are read")
+	// The key attributes are always read, and fill the key fields.
+	assert.Equal(t, Account{Username: "ann", Version: 2, Name: "Ann B"}, a)
+	assert.Equal(t, User{Username: "ann", Name: "Ann"}, u, "only the named fields (and the key) are read")
 	gu, err := r.users.Get(ctx, User{Username: "ann"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} })
 	require.NoError(t, err)
 	assert.Equal(t, gu, u)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,7 +91,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem,
 	if o.MustExist {
 		x.Intent = writeplan.ExistingItem
 	}
-	reads := g.unique
+	reads := uniqueFields(g.unique)
 	if !o.load {
 		reads = r.readFields(reads, rv)
 	}
@@ -175,7 +176,7 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 	if o.If.IsSet() {
 		cond = cond.And(writeplan.User(o.If))
 	}
-	if x.Snap, err = r.readBefore(ctx, k, g.unique, len(g.unique) > 0); err != nil {
+	if x.Snap, err = r.readBefore(ctx, k, uniqueFields(g.unique), len(g.unique) > 0); err != nil {
 		return nil, nil, err
 	}
 	if x.Snap != nil {
@@ -237,10 +238,10 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	if err := u.check(); err != nil {
 		return nil, err // bad values are refused before any read
 	}
-	var moved []*model.Field // the unique fields the update moves
-	for _, f := range r.e.guards.unique {
-		if u.setsOrRemoves(f) || u.operates(f) {
-			moved = append(moved, f)
+	var moved []*uniquePlan // the uniques the update moves
+	for _, g := range r.e.guards.unique {
+		if slices.ContainsFunc(g.fields, func(f *model.Field) bool { return u.setsOrRemoves(f) || u.operates(f) }) {
+			moved = append(moved, g)
 		}
 	}
 	x := r.expect("Update", writeplan.ExistingItem)
@@ -249,9 +250,9 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	}
 	kv := reflect.ValueOf(&u.key).Elem()
 	x.AddVersion = r.e.guards.version != nil && r.versionIn(kv) == 0 && (inTx || u.token != "") && !r.e.versionInIndex()
-	reads := moved
+	reads := uniqueFields(moved) // all of a moved tuple: its guard key needs every value
 	if !x.AddVersion {
-		reads = r.readFields(moved, kv)
+		reads = r.readFields(reads, kv)
 	}
 	reads = append(reads[:len(reads):len(reads)], u.indexReads()...)
 	// An upsert that gives every field of every index key can be sent
@@ -356,17 +357,25 @@ func (r *Repo[T]) exec(ctx context.Context, kind string, build func() ([]txItem,
 // token when token is not empty (even for one item).
 func (r *Repo[T]) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
 	var res execResult
+	var foreign []itemID // guards found held by another item: not released
 	err := racePolicy.Do(ctx, nil, func(err error) bool {
 		// A retry rebuilds the request, which a fixed token would refuse.
 		var re *raceError
-		return token == "" && errors.As(err, &re)
+		var fg *foreignGuardError
+		return token == "" && (errors.As(err, &re) || errors.As(err, &fg))
 	}, func(ctx context.Context) error {
 		items, err := build()
 		if err != nil {
 			return err
 		}
+		items = withoutReleases(items, foreign)
 		if len(items) > 1 || token != "" {
-			return r.t.execTx(ctx, kind, r.e.name, items, token)
+			err := r.t.execTx(ctx, kind, r.e.name, items, token)
+			var fg *foreignGuardError
+			if errors.As(err, &fg) {
+				foreign = append(foreign, fg.guard)
+			}
+			return err
 		}
 		res, err = r.t.execItem(ctx, kind, r.e.name, items[0])
 		return err

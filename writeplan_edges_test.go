@@ -209,7 +209,7 @@ type Seat struct {
 	No   int    `dynamodbav:"No,omitempty"`
 }
 
-var Seats = singletable.MustDefine(singletable.Schema[Seat]{Type: "Seat", PK: "HALL#{Hall}", SK: "WHO#{Who}", Unique: []string{"No"}})
+var Seats = singletable.MustDefine(singletable.Schema[Seat]{Type: "Seat", PK: "HALL#{Hall}", SK: "WHO#{Who}", Unique: []singletable.Unique{{Fields: []string{"No"}}}})
 
 // Guards match live values: an Add on a unique field changes the value
 // without moving its guard (write.go txItems: moved lists only fields

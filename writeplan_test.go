@@ -36,7 +36,7 @@ type Part struct {
 
 var (
 	Gadgets = singletable.MustDefine(singletable.Schema[Gadget]{Type: "Gadget", PK: "SHOP#{Shop}", SK: "ITEM#{ID}"})
-	Parts   = singletable.MustDefine(singletable.Schema[Part]{Type: "Part", PK: "SHOP#{Shop}", SK: "ITEM#{Code}", Unique: []string{"Email"}})
+	Parts   = singletable.MustDefine(singletable.Schema[Part]{Type: "Part", PK: "SHOP#{Shop}", SK: "ITEM#{Code}", Unique: []singletable.Unique{{Fields: []string{"Email"}}}})
 )
 
 func rawItem(t *testing.T, tbl *singletable.Table, pk, sk string) map[string]types.AttributeValue {

@@ -155,8 +155,9 @@ type Entity struct {
 	PK, SK string
 	// Indexes are the entity's index declarations.
 	Indexes []EntityIndex
-	// Unique lists the fields kept unique by guard items.
-	Unique []string
+	// Unique lists the values kept unique by guard items: one field, or a
+	// tuple of fields.
+	Unique []singletable.Unique
 	// Version, CreatedAt, UpdatedAt and TTL name the fields the library
 	// manages ("" when not declared).
 	Version, CreatedAt, UpdatedAt, TTL string
@@ -644,7 +645,18 @@ func (c *Catalog) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "; in the index %s\n", ix.Sparse)
 		}
 		for _, u := range e.Unique {
-			fmt.Fprintf(&b, "- Unique `%s`: a guard item per value, written in the same transaction as the item\n", u)
+			what, per := code(strings.Join(u.Fields, "")), "value"
+			if len(u.Fields) > 1 {
+				names := make([]string, len(u.Fields))
+				for i, f := range u.Fields {
+					names[i] = code(f)
+				}
+				what, per = "("+strings.Join(names, ", ")+")", "tuple of values"
+			}
+			if u.Hash {
+				per += " (keyed by its SHA-256)"
+			}
+			fmt.Fprintf(&b, "- Unique %s: a guard item per %s, written in the same transaction as the item\n", what, per)
 		}
 		if e.Version != "" {
 			fmt.Fprintf(&b, "- Version `%s`: optimistic locking on every write\n", e.Version)

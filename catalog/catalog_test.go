@@ -173,12 +173,12 @@ func TestCatalogGuards(t *testing.T) {
 	tbl := singletable.NewTable(nil, "t")
 	singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[Account]{
 		Type: "Account", PK: "ACCOUNT#{ID}", SK: "A",
-		Unique: []string{"Email"}, Version: "Version", CreatedAt: "Created", TTL: "Expires",
+		Unique: []singletable.Unique{{Fields: []string{"Email"}}}, Version: "Version", CreatedAt: "Created", TTL: "Expires",
 	}))
 	c := catalog.New(tbl)
 	require.Len(t, c.Entities, 1)
 	e := c.Entities[0]
-	assert.Equal(t, []string{"Email"}, e.Unique)
+	assert.Equal(t, []singletable.Unique{{Fields: []string{"Email"}}}, e.Unique)
 	assert.Equal(t, "Version", e.Version)
 	assert.Equal(t, "Created", e.CreatedAt)
 	assert.Equal(t, "Expires", e.TTL)
@@ -221,7 +221,7 @@ func TestMarkdown(t *testing.T) {
 	tbl := singletable.NewTable(nil, "accounts")
 	accounts := singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[Account]{
 		Type: "Account", PK: "ACCOUNT#{ID}", SK: "A",
-		Unique: []string{"Email"}, Version: "Version", CreatedAt: "Created", UpdatedAt: "Updated", TTL: "Expires",
+		Unique: []singletable.Unique{{Fields: []string{"Email"}}}, Version: "Version", CreatedAt: "Created", UpdatedAt: "Updated", TTL: "Expires",
 		Indexes: []singletable.IndexSchema[Account]{
 			{Name: "ByRegion", PK: "REGION#{Region}", SK: "{Email}", Shards: 4,
 				When: func(a Account) bool { return a.Score > 0 }, WhenFields: []string{"Score"}},

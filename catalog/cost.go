@@ -293,7 +293,7 @@ func (c *Catalog) costLines(ap Pattern, e Entity, ld Load, w Workload, p Prices)
 		table = float64(items) * math.Max(1, math.Ceil(ld.ItemKB))
 		guarded := len(e.Unique) > 0 && (ap.Operation == OpCreate || ap.Operation == OpPut || ap.Operation == OpDelete)
 		if guarded {
-			table += float64(items * len(e.Unique)) // one small guard item per unique field
+			table += float64(items * len(e.Unique)) // one small guard item per Unique declaration
 		}
 		if guarded || strings.HasPrefix(string(ap.Operation), "TransactWrite") {
 			table *= 2

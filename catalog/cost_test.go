@@ -22,7 +22,7 @@ func costCatalog(t *testing.T) *catalog.Catalog {
 	t.Helper()
 	tbl := singletable.NewTable(nil, "t")
 	users := singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[costUser]{
-		Type: "User", PK: "USER#{ID}", SK: "PROFILE", Unique: []string{"Email"},
+		Type: "User", PK: "USER#{ID}", SK: "PROFILE", Unique: []singletable.Unique{{Fields: []string{"Email"}}},
 		Indexes: []singletable.IndexSchema[costUser]{{Name: "GSI1", PK: "NAME#{Name}", SK: "USER#{ID}"}},
 	}))
 	events := singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[costEvent]{

@@ -6,7 +6,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// The declarations of adopting-existing-tables.md; foreign_test.go in the
+// The declarations of adopting.md; foreign_test.go in the
 // root runs the same designs against DynamoDB Local.
 
 type ElectionCounts struct {

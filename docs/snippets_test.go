@@ -17,7 +17,7 @@ var checkedDocs = []string{
 	"runbook.md",
 	"architecture.md",
 	"performance.md",
-	"adopting-existing-tables.md",
+	"adopting.md",
 	"streams.md",
 	filepath.Join("..", "README.md"),
 }

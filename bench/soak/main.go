@@ -63,7 +63,7 @@ type Task struct {
 var (
 	accountsDef = singletable.MustDefine(singletable.Schema[Account]{
 		Type: "Account", PK: "ACCOUNT#{ID}", SK: "ACCOUNT",
-		Unique: []string{"Email"}, Version: "Version", UpdatedAt: "Updated",
+		Unique: []singletable.Unique{{Fields: []string{"Email"}}}, Version: "Version", UpdatedAt: "Updated",
 	})
 	countersDef = singletable.MustDefine(singletable.Schema[Counter]{Type: "Counter", PK: "COUNTER#{Name}", SK: "COUNTER"})
 	tasksDef    = singletable.MustDefine(singletable.Schema[Task]{

@@ -12,6 +12,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+
 	"github.com/singletable-go/singletable"
 )
 
@@ -40,8 +42,8 @@ type Election struct {
 	Name           string     `dynamodbav:"name"`
 	OwnerName      string     `dynamodbav:"owner_name"`
 	SecretBallot   bool       `dynamodbav:"secret_ballot"`
-	NoVotingBefore *time.Time `dynamodbav:"no_voting_before,omitempty"`
-	NoVotingAfter  *time.Time `dynamodbav:"no_voting_after,omitempty"`
+	NoVotingBefore *time.Time `dynamodbav:"no_voting_before,unix,omitempty"`
+	NoVotingAfter  *time.Time `dynamodbav:"no_voting_after,unix,omitempty"`
 	AllowEdit      bool       `dynamodbav:"allow_edit"`
 	AllowVote      bool       `dynamodbav:"allow_vote"`
 }
@@ -65,8 +67,8 @@ type Ballot struct {
 	ElectionName string    `dynamodbav:"election_name"`
 	VoterName    string    `dynamodbav:"voter_name"`
 	Confirmation string    `dynamodbav:"confirmation"`
-	WhenCast     time.Time `dynamodbav:"when_cast"`
-	Rankings     []Ranking `dynamodbav:"rankings"`
+	WhenCast     time.Time `dynamodbav:"when_cast,unix"`
+	Rankings     []Ranking `dynamodbav:"rankings,json"`
 }
 
 // Counts is the METADATA / COUNTS item, updated with atomic ADDs in the
@@ -74,7 +76,7 @@ type Ballot struct {
 type Counts struct {
 	UserCount     int       `dynamodbav:"user_count"`
 	ElectionCount int       `dynamodbav:"election_count"`
-	LastUpdated   time.Time `dynamodbav:"last_updated"`
+	LastUpdated   time.Time `dynamodbav:"last_updated,unix"`
 }
 
 // SyncState is the METADATA / SYNC item (the design's option B): the last
@@ -87,7 +89,7 @@ type SyncState struct {
 // <sequence>#<timestamp>; sequence numbers start at 1 and have no gaps.
 type Event struct {
 	EventID      int64     `dynamodbav:"event_id"`
-	WhenOccurred time.Time `dynamodbav:"when_occurred"`
+	WhenOccurred time.Time `dynamodbav:"when_occurred,rfc3339"`
 	Actor        string    `dynamodbav:"actor"`
 	EventType    string    `dynamodbav:"event_type"`
 	EventData    string    `dynamodbav:"event_data"` // JSON
@@ -109,39 +111,39 @@ const (
 // The entity declarations.
 var (
 	Users = singletable.MustDefine(singletable.Schema[User]{
-		Type: "USER", PK: "USER#{Name}", SK: "METADATA",
+		Type: "USER", PK: "USER#{Name:raw}", SK: "METADATA",
 		// GSI-1 finds a user by email but cannot make emails unique (an
 		// index is eventually consistent); a guard item can, written in
 		// the same transaction as the user.
-		Unique: []string{"Email"},
+		Unique: []singletable.Unique{{Fields: []string{"Email"}}},
 		Indexes: []singletable.IndexSchema[User]{
-			{Name: EmailIndex, PK: "{Email}", SK: "USER#{Name}", PKAttr: "GSI1PK", SKAttr: "GSI1SK"},
-			{Name: ListIndex, PK: "USERS", SK: "USER#{Name}", PKAttr: "GSI2PK", SKAttr: "GSI2SK"},
+			{Name: EmailIndex, PK: "{Email:raw}", SK: "USER#{Name:raw}", PKAttr: "GSI1PK", SKAttr: "GSI1SK"},
+			{Name: ListIndex, PK: "USERS", SK: "USER#{Name:raw}", PKAttr: "GSI2PK", SKAttr: "GSI2SK"},
 		},
 	})
 	Elections = singletable.MustDefine(singletable.Schema[Election]{
-		Type: "ELECTION", PK: "ELECTION#{Name}", SK: "METADATA",
+		Type: "ELECTION", PK: "ELECTION#{Name:raw}", SK: "METADATA",
 		Indexes: []singletable.IndexSchema[Election]{
-			{Name: ListIndex, PK: "ELECTIONS", SK: "ELECTION#{Name}", PKAttr: "GSI2PK", SKAttr: "GSI2SK"},
+			{Name: ListIndex, PK: "ELECTIONS", SK: "ELECTION#{Name:raw}", PKAttr: "GSI2PK", SKAttr: "GSI2SK"},
 		},
 	})
 	Candidates = singletable.MustDefine(singletable.Schema[Candidate]{
-		Type: "CANDIDATE", PK: "ELECTION#{ElectionName}", SK: "CANDIDATE#{CandidateName}",
+		Type: "CANDIDATE", PK: "ELECTION#{ElectionName:raw}", SK: "CANDIDATE#{CandidateName:raw}",
 	})
 	Voters = singletable.MustDefine(singletable.Schema[Voter]{
-		Type: "VOTER", PK: "ELECTION#{ElectionName}", SK: "VOTER#{VoterName}",
+		Type: "VOTER", PK: "ELECTION#{ElectionName:raw}", SK: "VOTER#{VoterName:raw}",
 	})
 	Ballots = singletable.MustDefine(singletable.Schema[Ballot]{
-		Type: "BALLOT", PK: "ELECTION#{ElectionName}", SK: "BALLOT#{VoterName}",
+		Type: "BALLOT", PK: "ELECTION#{ElectionName:raw}", SK: "BALLOT#{VoterName:raw}",
 	})
 	CountsItem = singletable.MustDefine(singletable.Schema[Counts]{
-		Type: "COUNTS", PK: "METADATA", SK: "COUNTS",
+		Type: "COUNTS", PK: "METADATA", SK: "COUNTS", MatchKeys: true,
 	})
 	SyncItem = singletable.MustDefine(singletable.Schema[SyncState]{
-		Type: "SYNC", PK: "METADATA", SK: "SYNC",
+		Type: "SYNC", PK: "METADATA", SK: "SYNC", MatchKeys: true,
 	})
 	Events = singletable.MustDefine(singletable.Schema[Event]{
-		Type: "EVENT", PK: "EVENTS", SK: "{EventID}#{WhenOccurred}",
+		Type: "EVENT", PK: "EVENTS", SK: "{EventID:%08d}#{WhenOccurred:rfc3339}", MatchKeys: true,
 	})
 	Sequences = singletable.MustDefine(singletable.Schema[EventSequence]{
 		Type: "EVENT_SEQUENCE", PK: "SEQUENCE", SK: "EVENTS",
@@ -205,17 +207,44 @@ func (s *Store) CreateTables(ctx context.Context) error {
 }
 
 // Init writes the singleton items that do not exist yet; it is safe to
-// call on a table in use.
+// call on a table in use. The event sequence adopts the log: it starts
+// after the highest event already stored (another service's events
+// 1..3 make the next one 4), and a sequence behind the log is moved up
+// to it, never back.
 func (s *Store) Init(ctx context.Context) error {
 	_, errCounts := s.CountsRepo.Create(ctx, Counts{LastUpdated: s.now()})
 	_, errSync := s.SyncRepo.Create(ctx, SyncState{})
-	_, errSeq := s.Sequence.Create(ctx, EventSequence{})
-	for _, err := range []error{errCounts, errSync, errSeq} {
+	for _, err := range []error{errCounts, errSync} {
 		if err != nil && !errors.Is(err, singletable.ErrAlreadyExists) {
 			return err
 		}
 	}
-	return nil
+	return s.adoptEventLog(ctx)
 }
 
-func (s *Store) now() time.Time { return s.Now().UTC() }
+// adoptEventLog makes the event sequence at least the highest event
+// number stored in the log.
+func (s *Store) adoptEventLog(ctx context.Context) error {
+	last, err := s.Events.Query(Event{}).Desc().Limit(1).ConsistentRead().Collect(ctx)
+	if err != nil {
+		return err
+	}
+	var highest int64
+	if len(last) == 1 {
+		highest = last[0].EventID
+	}
+	_, err = s.Sequence.Create(ctx, EventSequence{LastEventID: highest})
+	if !errors.Is(err, singletable.ErrAlreadyExists) {
+		return err
+	}
+	_, err = s.Sequence.Update(EventSequence{}).Set("LastEventID", highest).
+		If(expression.Name("LastEventID").LessThan(expression.Value(highest))).Run(ctx)
+	if errors.Is(err, singletable.ErrConditionFailed) {
+		return nil // already there or beyond
+	}
+	return err
+}
+
+// now is the store's clock in UTC, cut to the second: the design stores
+// times as epoch seconds and event keys with second precision.
+func (s *Store) now() time.Time { return s.Now().UTC().Truncate(time.Second) }

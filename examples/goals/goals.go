@@ -91,7 +91,7 @@ func gsi1[T any](pk, sk string) singletable.IndexSchema[T] {
 var (
 	Profiles = singletable.MustDefine(singletable.Schema[Profile]{
 		Type: "UserProfile", PK: "USER#{UserID}", SK: "PROFILE",
-		Unique:  []string{"Email"}, // a guard item: EmailIndex alone cannot enforce it
+		Unique:  []singletable.Unique{{Fields: []string{"Email"}}}, // a guard item: EmailIndex alone cannot enforce it
 		Indexes: []singletable.IndexSchema[Profile]{gsi1[Profile]("EMAIL#{Email}", "USER#{UserID}")},
 	})
 	Goals = singletable.MustDefine(singletable.Schema[Goal]{

@@ -39,7 +39,7 @@ type Account struct {
 
 var Accounts = singletable.MustDefine(singletable.Schema[Account]{
 	Type: "Account", PK: "ACCOUNT#{Username}", SK: "PROFILE",
-	Unique: []string{"Email"}, TTL: "Expires",
+	Unique: []singletable.Unique{{Fields: []string{"Email"}}}, TTL: "Expires",
 })
 
 const eventFile = "testdata/dynamodb_event.json"

@@ -1,0 +1,181 @@
+package migration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/expr"
+)
+
+// Claim is what adopting one item's unique guards comes to.
+type Claim struct {
+	// Writes counts the guard items the claim writes (missing guards, and
+	// stale ones taken over); 0 when the item holds all its guards.
+	Writes int
+	// Units is the capacity the claim's transaction consumes.
+	Units int64
+	// Duplicate, when not nil, is the error of a value another item
+	// already holds: the item fails with it, after the other claims.
+	Duplicate error
+	// Apply writes the claims (nil when Writes is 0); it returns ErrStale
+	// when the item, or a guard or an owner read, changed meanwhile.
+	Apply func(ctx context.Context) error
+	// Missing names the uniques whose guard the item lacks, for Verify.
+	Missing []string
+}
+
+// Guards claims the unique guard items of an entity's stored items: the
+// adoption of a table whose items were written without them (by another
+// service, or before the declaration).
+type Guards struct {
+	// Entity is the entity type; the scan selects its items.
+	Entity string
+	// Plan reads the guards of item and decides what to claim.
+	Plan func(ctx context.Context, item map[string]types.AttributeValue) (*Claim, error)
+	// Reread reads the item at key consistently; nil when it is gone or no
+	// longer of this entity.
+	Reread func(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error)
+	// ConditionFailed is the sentinel of an item that kept changing until
+	// the retry budget was spent.
+	ConditionFailed error
+}
+
+// Name returns "guards".
+func (g *Guards) Name() string { return "guards" }
+
+func (g *Guards) source(ctx context.Context, t *Table) (scanSpec, error) {
+	spec := scanSpec{
+		client: t.Client,
+		table:  t.Name,
+		filter: func(eb *expr.Builder) string { return eb.Holds(t.EntityTypeAttr, avS(g.Entity)) },
+	}
+	return spec, spec.describe(ctx)
+}
+
+// process claims the guards of every item of the page; planning reads, so
+// it runs on the writers (in a dry run too, which then writes nothing).
+func (g *Guards) process(ctx context.Context, r *runner, p *scanPage) {
+	for i, item := range p.items {
+		r.submit(ctx, p, func() { g.claimItem(ctx, r, p, i, item) })
+	}
+}
+
+// claimItem plans and applies the claims of item, reading it again and
+// planning anew when it (or a guard) changed meanwhile, until the claims
+// are made or the retry budget is spent.
+func (g *Guards) claimItem(ctx context.Context, r *runner, p *scanPage, i int, item map[string]types.AttributeValue) {
+	policy := backoff.Default
+	key := r.t.KeyOf(item)
+	never := func(error) bool { return false }
+	err := policy.Do(ctx, nil, never, func(ctx context.Context) error {
+		if item == nil {
+			cur, err := g.Reread(ctx, key)
+			switch {
+			case err != nil && stopsRun(ctx, err):
+				p.abort(err)
+				return nil
+			case err != nil:
+				p.fail(i, fmt.Errorf("singletable: guards %s: %w", r.mig.ID, err))
+				return nil
+			case cur == nil:
+				p.set(i, outSkipped) // deleted meanwhile: nothing to guard
+				return nil
+			}
+			item = cur
+		}
+		c, err := g.Plan(ctx, item)
+		switch {
+		case err != nil && stopsRun(ctx, err):
+			p.abort(err)
+			return nil
+		case err != nil:
+			p.fail(i, fmt.Errorf("singletable: guards %s: %w", r.mig.ID, err))
+			return nil
+		}
+		if c.Writes > 0 && !r.o.DryRun {
+			if err := r.throttle(ctx, c.Units); err != nil {
+				p.abort(err)
+				return nil
+			}
+			err := c.Apply(ctx)
+			switch {
+			case errors.Is(err, ErrStale):
+				item = nil
+				p.retry()
+				return backoff.Again(err)
+			case err != nil && backoff.IsRetryableTx(err) && ctx.Err() == nil:
+				return backoff.Again(err)
+			case err != nil && stopsRun(ctx, err):
+				p.abort(err)
+				return nil
+			case err != nil:
+				p.fail(i, err)
+				return nil
+			}
+		}
+		if c.Writes > 0 {
+			p.wrote(g.Entity+" guard", int64(c.Writes), c.Units)
+		}
+		switch {
+		case c.Duplicate != nil:
+			p.fail(i, c.Duplicate)
+		case c.Writes > 0:
+			p.set(i, outWritten)
+		default:
+			p.set(i, outSkipped)
+		}
+		return nil
+	})
+	switch {
+	case err == nil:
+	case stopsRun(ctx, err):
+		p.abort(err)
+	default:
+		p.fail(i, r.t.Wrap(g.ConditionFailed, fmt.Sprintf("guards %s: item still changing after %d attempts", r.mig.ID, max(policy.Attempts, 1)), err))
+	}
+}
+
+// verify lists the items that lack a guard, as "missing" differences
+// naming the uniques, and duplicates as "different" ones.
+func (g *Guards) verify(ctx context.Context, t *Table, o VerifyOptions) (*VerifyReport, error) {
+	spec, err := g.source(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	v := &verifier{t: t, o: o, rep: &VerifyReport{Kind: g.Name(), Found: map[string]int64{}}}
+	err = scanAll(ctx, spec, o.Segments, o.PageSize, "", func(items []map[string]types.AttributeValue) error {
+		var compared int64
+		for _, item := range items {
+			key := t.KeyOf(item)
+			if !v.sampled(key) {
+				continue
+			}
+			compared++
+			c, err := g.Plan(ctx, item)
+			switch {
+			case err != nil && stopsRun(ctx, err):
+				return err
+			case err != nil:
+				v.note(Difference{Entity: g.Entity, Key: key, KeyAttrs: t.KeyAttrs(), Kind: "different", Attrs: []string{err.Error()}})
+			case c.Duplicate != nil:
+				v.note(Difference{Entity: g.Entity, Key: key, KeyAttrs: t.KeyAttrs(), Kind: "different", Attrs: []string{c.Duplicate.Error()}})
+			case len(c.Missing) > 0:
+				v.note(Difference{Entity: g.Entity, Key: key, KeyAttrs: t.KeyAttrs(), Kind: "missing", Attrs: c.Missing})
+			}
+		}
+		v.mu.Lock()
+		v.rep.SourceItems += int64(len(items))
+		v.rep.Found[g.Entity] += int64(len(items))
+		v.rep.Compared += compared
+		v.mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.rep, nil
+}

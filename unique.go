@@ -1,0 +1,313 @@
+package singletable
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
+)
+
+// Unique declares values that must be unique among an entity's items (see
+// [Schema].Unique): one field, such as a user's Email, or a tuple of
+// fields, such as (TeamID, URL) for "a URL is unique within its team".
+//
+// Each value present is claimed by a guard item whose partition key is
+//
+//	UNIQUE#<Type>#<attribute>#<value>                       one field
+//	UNIQUE#<Type>#<attr 1>#…#<attr n>#<value 1>#…#<value n>  a tuple
+//	UNIQUE#<Type>#<attr 1>#…#<attr n>#$SHA256:<hex digest>   Hash
+//
+// (sort key "UNIQUE" on a table with one), the values in the default key
+// encoding (escaped, fixed-width), whatever format the item's own key
+// templates give the field. The form of one field is the one guards had
+// before tuples existed, so guards already in a table stay valid.
+type Unique struct {
+	// Fields are the Go field names whose values, together, must be
+	// unique. A tuple is claimed only when every field is present (a
+	// non-empty string, a non-nil pointer); a tuple with an absent field
+	// claims nothing. Fields of the primary key may be part of a tuple
+	// (the team of a team-scoped URL), but not the whole of it.
+	Fields []string
+	// Hash keys the guard by the SHA-256 of the values instead of the
+	// values themselves, so that long values (URLs) stay under DynamoDB's
+	// 2,048-byte partition key limit. Without it a value too long for a
+	// guard key is a *KeyError before the network.
+	Hash bool
+}
+
+// uniquePlan is a compiled [Unique].
+type uniquePlan struct {
+	fields []*model.Field
+	hash   bool
+	// name says which values the guard holds in messages and in
+	// transaction reasons: "Email", or "(TeamID, URL)".
+	name string
+	// prefix is "UNIQUE#<Type>#<attr 1>#…#<attr n>#".
+	prefix []byte
+}
+
+// attrs lists the stored attributes of the unique's fields.
+func (u *uniquePlan) attrs() []string {
+	out := make([]string, len(u.fields))
+	for i, f := range u.fields {
+		out[i] = f.Attr
+	}
+	return out
+}
+
+// compileUnique checks and compiles the schema's Unique declarations.
+func (e *Entity[T]) compileUnique(decl []Unique, inPrimary func(*model.Field) bool) error {
+	g := &e.guards
+	seen := map[string]bool{}
+	for _, d := range decl {
+		if len(d.Fields) == 0 {
+			return validationErr(e.name, "", "Unique: a declaration names no field")
+		}
+		u := &uniquePlan{hash: d.Hash}
+		keyOnly := true
+		for _, name := range d.Fields {
+			f := e.byName[name]
+			if f == nil {
+				return e.unknownField(name, "Unique", name)
+			}
+			if slices.Contains(u.fields, f) {
+				return validationErr(e.name, name, "Unique: listed twice")
+			}
+			if err := keys.TypeSupported(f.Type); err != nil {
+				return &ValidationError{Entity: e.name, Field: name, Reason: "Unique: the value cannot be rendered into a guard key", Err: err}
+			}
+			if !inPrimary(f) {
+				keyOnly = false
+			}
+			u.fields = append(u.fields, f)
+		}
+		if keyOnly {
+			if len(d.Fields) == 1 {
+				return validationErr(e.name, d.Fields[0], "Unique: the field is part of the primary key")
+			}
+			return validationErr(e.name, d.Fields[0], "Unique: every field of (%s) is part of the primary key, which is unique already", strings.Join(d.Fields, ", "))
+		}
+		u.name = d.Fields[0]
+		if len(d.Fields) > 1 {
+			u.name = "(" + strings.Join(d.Fields, ", ") + ")"
+		}
+		set := slices.Sorted(slices.Values(u.attrs()))
+		if id := strings.Join(set, "\x00"); seen[id] {
+			return validationErr(e.name, d.Fields[0], "Unique: %s listed twice", u.name)
+		} else {
+			seen[id] = true
+		}
+		u.prefix = keys.AppendEscaped([]byte("UNIQUE#"), e.name)
+		u.prefix = append(u.prefix, '#')
+		for _, f := range u.fields {
+			u.prefix = keys.AppendEscaped(u.prefix, f.Attr)
+			u.prefix = append(u.prefix, '#')
+		}
+		g.unique = append(g.unique, u)
+	}
+	return nil
+}
+
+// uniqueFields lists the fields of the given uniques, each once.
+func uniqueFields(us []*uniquePlan) []*model.Field {
+	var out []*model.Field
+	for _, u := range us {
+		for _, f := range u.fields {
+			out = appendUnique(out, f)
+		}
+	}
+	return out
+}
+
+// hashMark starts the last segment of a hashed guard key. '$' is escaped
+// in every encoded key value, so no unhashed guard key has it.
+const hashMark = "$SHA256:"
+
+// guardKey renders the key of the guard item claiming u's values in rv;
+// ok is false when a value is absent (the tuple claims nothing).
+func (r *Repo[T]) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
+	for _, f := range u.fields {
+		if !f.Present(rv) {
+			return nil, false, nil
+		}
+	}
+	b := slices.Clip(u.prefix)
+	start := len(b)
+	for i, f := range u.fields {
+		if i > 0 {
+			b = append(b, '#')
+		}
+		fv, _ := f.KeyValue(rv)
+		if b, err = keys.AppendValue(b, fv); err != nil {
+			return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + u.name, Missing: []string{f.Name}, Err: err}
+		}
+	}
+	if u.hash {
+		sum := sha256.Sum256(b[start:])
+		b = append(append(b[:start], hashMark...), hex.EncodeToString(sum[:])...)
+	}
+	if len(b) > keyLimit(false) {
+		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + u.name,
+			Err: fmt.Errorf("guard key is %d bytes, over DynamoDB's %d-byte limit (declare the Unique with Hash)", len(b), keyLimit(false))}
+	}
+	key = map[string]types.AttributeValue{r.t.opts.PartitionKey: &types.AttributeValueMemberS{Value: string(b)}}
+	if r.t.opts.SortKey != "" {
+		key[r.t.opts.SortKey] = &types.AttributeValueMemberS{Value: "UNIQUE"}
+	}
+	return key, true, nil
+}
+
+// ownerCond holds when the guard item does not exist or belongs to owner.
+func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) writeplan.Condition {
+	return writeplan.Own(writeplan.AnyOf(r.notExists(), r.ownedBy(owner)))
+}
+
+// ownedBy holds when the guard item belongs to owner.
+func (r *Repo[T]) ownedBy(owner map[string]types.AttributeValue) writeplan.Check {
+	mine := writeplan.AttrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
+	if r.t.opts.SortKey != "" {
+		mine = writeplan.AllOf(mine, writeplan.AttrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
+	}
+	return mine
+}
+
+// guardItem is the guard item under key claimed by owner.
+func (r *Repo[T]) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
+	item := map[string]types.AttributeValue{
+		r.t.opts.EntityTypeAttr: &types.AttributeValueMemberS{Value: UniqueGuardType},
+		guardOwnerPK:            owner[r.t.opts.PartitionKey],
+	}
+	for a, v := range key {
+		item[a] = v
+	}
+	if r.t.opts.SortKey != "" {
+		item[guardOwnerSK] = owner[r.t.opts.SortKey]
+	}
+	return item
+}
+
+// guardPut claims a unique value for owner.
+func (r *Repo[T]) guardPut(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
+	item := r.guardItem(key, owner)
+	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
+	if err != nil {
+		return txItem{}, err
+	}
+	what := fmt.Sprintf("%s.%s: value is taken by another item", r.e.name, u.name)
+	return txItem{table: r.t, key: key, guard: "unique " + u.name, size: itemsize.Of(item),
+		tw: types.TransactWriteItem{Put: &types.Put{
+			TableName:                 &r.t.name,
+			Item:                      item,
+			ConditionExpression:       ce.Text,
+			ExpressionAttributeNames:  ce.Names,
+			ExpressionAttributeValues: ce.Values,
+		}},
+		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrAlreadyExists, what, nil) },
+	}, nil
+}
+
+// guardDelete releases a unique value held by owner. When the guard
+// belongs to another item (two items held the value before the guards
+// were adopted, see [Repo.UniqueGuardMigration]), the release fails with a
+// *foreignGuardError: a single write is then made again without it, since
+// the value was never the item's to release.
+func (r *Repo[T]) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
+	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
+	if err != nil {
+		return txItem{}, err
+	}
+	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, u.name)
+	id := r.t.itemID(key)
+	return txItem{table: r.t, key: key, guard: "release unique " + u.name, release: true, size: itemsize.Of(key),
+		tw: types.TransactWriteItem{Delete: &types.Delete{
+			TableName:                           &r.t.name,
+			Key:                                 key,
+			ConditionExpression:                 ce.Text,
+			ExpressionAttributeNames:            ce.Names,
+			ExpressionAttributeValues:           ce.Values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		failed: func(old map[string]types.AttributeValue) error {
+			err := wrapSentinel(ErrConditionFailed, what, nil)
+			if len(old) > 0 && !r.ownerIs(old, owner) {
+				return &foreignGuardError{guard: id, err: err}
+			}
+			return err
+		},
+	}, nil
+}
+
+// foreignGuardError is the failure of a guard release whose guard belongs
+// to another item. It matches ErrConditionFailed (the outcome in a
+// caller's transaction); a single write retries without the release.
+type foreignGuardError struct {
+	guard itemID
+	err   error
+}
+
+// Error returns the wrapped error's text.
+func (e *foreignGuardError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *foreignGuardError) Unwrap() error { return e.err }
+
+// withoutReleases drops the releases of the guards in foreign from items.
+func withoutReleases(items []txItem, foreign []itemID) []txItem {
+	if len(foreign) == 0 {
+		return items
+	}
+	return slices.DeleteFunc(items, func(it txItem) bool {
+		return it.release && slices.Contains(foreign, it.table.itemID(it.key))
+	})
+}
+
+// guardSwaps returns the guard items that move the uniques in us from
+// their values in oldV to those in newV (either may be nil: no item
+// before, or no item after). A tuple whose values are all unchanged keeps
+// its guard; a change of any of its fields releases the old tuple's guard
+// and claims the new one's.
+func (r *Repo[T]) guardSwaps(us []*uniquePlan, oldV, newV *T, owner map[string]types.AttributeValue) ([]txItem, error) {
+	var items []txItem
+	for _, u := range us {
+		var oldKey, newKey map[string]types.AttributeValue
+		var hadOld, hasNew bool
+		var err error
+		if oldV != nil {
+			if oldKey, hadOld, err = r.guardKey(u, reflect.ValueOf(oldV).Elem()); err != nil {
+				return nil, err
+			}
+		}
+		if newV != nil {
+			if newKey, hasNew, err = r.guardKey(u, reflect.ValueOf(newV).Elem()); err != nil {
+				return nil, err
+			}
+		}
+		if hadOld && hasNew && r.t.itemID(oldKey) == r.t.itemID(newKey) {
+			continue // unchanged: the guard stays
+		}
+		if hadOld {
+			it, err := r.guardDelete(u, oldKey, owner)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, it)
+		}
+		if hasNew {
+			it, err := r.guardPut(u, newKey, owner)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, it)
+		}
+	}
+	return items, nil
+}
