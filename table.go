@@ -66,7 +66,7 @@ type TableOptions struct {
 	// It is called on the goroutine that sent the request, concurrently
 	// for concurrent requests, and must not keep o. A table without
 	// Observe pays nothing for it. Requests a [Table.Preview] does not
-	// send are not observed; migrations are not observed.
+	// send are not observed, nor the migration engine's own requests.
 	Observe func(ctx context.Context, o *Observation)
 	// ObserveKeys adds to each [Observation] the primary keys of the
 	// items the request addresses. Off by default: an Observation holds
