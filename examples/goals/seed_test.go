@@ -259,3 +259,111 @@ func TestSeedPythonItemsThroughTheRepository(t *testing.T) {
 	err = r.CreateProfile(ctx, goals.Profile{UserID: "999", Email: "ann@example.com", Name: "Mallory"})
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
 }
+
+// The repository's writes, found by the playbook's own expressions and
+// shaped as its Python code reads them.
+func TestSeedRepositoryWritesFoundByPython(t *testing.T) {
+	ctx := context.Background()
+	r, c := newRepo(t)
+	table := r.Table.Name()
+	require.NoError(t, r.CreateProfile(ctx, goals.Profile{UserID: "123", Email: "ann@example.com", Name: "Ann"}))
+	for _, g := range []goals.Goal{
+		{UserID: "123", GoalID: "456", Title: "Run 5k", Status: goals.GoalActive, Target: 5, CreatedAt: at("2024-01-07T10:00:00Z")},
+		// A fraction of a second is cut to what the playbook stores.
+		{UserID: "123", GoalID: "457", Title: "Swim", Status: goals.GoalActive, Target: 1, CreatedAt: at("2024-01-07T10:00:01.75Z")},
+		{UserID: "321", GoalID: "900", Title: "Read", Status: goals.GoalCompleted, Target: 12, CreatedAt: at("2024-01-02T08:00:00Z")},
+	} {
+		require.NoError(t, r.CreateGoal(ctx, g))
+	}
+	for _, m := range []goals.Meal{
+		{UserID: "123", MealID: "m1", EatenAt: at("2023-12-31T23:59:59Z"), Category: "dinner", Calories: 800},
+		{UserID: "123", MealID: "m2", EatenAt: at("2024-01-01T00:00:00Z"), Category: "breakfast", Calories: 400},
+		{UserID: "123", MealID: "m3", EatenAt: at("2024-01-30T23:59:59Z"), Category: "dinner", Calories: 700},
+		{UserID: "123", MealID: "m4", EatenAt: at("2024-01-31T08:00:00Z"), Calories: 200},
+		{UserID: "123", MealID: "m5", EatenAt: at("2024-02-01T00:00:00Z"), Category: "breakfast", Calories: 380},
+	} {
+		require.NoError(t, r.LogMeal(ctx, m))
+	}
+	for _, a := range []goals.Activity{
+		{UserID: "123", GoalID: "456", Date: date("2024-01-06"), ActivityID: "a0", Kind: "run", Amount: 1},
+		{UserID: "123", GoalID: "456", Date: date("2024-01-07"), ActivityID: "a1", Kind: "run", Amount: 3},
+		// A time of day is cut to its date.
+		{UserID: "123", GoalID: "456", Date: at("2024-01-07T18:30:00Z"), ActivityID: "a2", Kind: "run", Amount: 2},
+		{UserID: "123", GoalID: "457", Date: date("2024-01-07"), ActivityID: "a3", Kind: "swim", Amount: 1},
+	} {
+		require.NoError(t, r.LogActivity(ctx, a))
+	}
+
+	query := func(index, cond string, values map[string]types.AttributeValue) []map[string]types.AttributeValue {
+		in := &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String(cond), ExpressionAttributeValues: values}
+		if index != "" {
+			in.IndexName = aws.String(index)
+		} else {
+			in.ConsistentRead = aws.Bool(true)
+		}
+		out, err := c.Query(ctx, in)
+		require.NoError(t, err)
+		return out.Items
+	}
+	field := func(items []map[string]types.AttributeValue, name string) []string {
+		out := []string{}
+		for _, it := range items {
+			out = append(out, sOf(it[name]))
+		}
+		return out
+	}
+
+	// get_user_goals: pk = USER#123 AND begins_with(sk, GOAL#), and the
+	// item as Goal(**item) reads it once the key attributes are popped.
+	items := query("", "pk = :pk AND begins_with(sk, :sk)", map[string]types.AttributeValue{":pk": sv("USER#123"), ":sk": sv("GOAL#")})
+	require.Len(t, items, 2)
+	assert.Equal(t, map[string]types.AttributeValue{
+		"pk": sv("USER#123"), "sk": sv("GOAL#456"), "EntityType": sv("Goal"),
+		"gsi1_pk": sv("GOALS#ACTIVE"), "gsi1_sk": sv("2024-01-07T10:00:00Z#456"),
+		"user_id": sv("123"), "goal_id": sv("456"), "title": sv("Run 5k"), "status": sv("ACTIVE"),
+		"target": nv("5"), "created_at": sv("2024-01-07T10:00:00Z"),
+	}, items[0])
+	assert.Equal(t, "2024-01-07T10:00:01Z", sOf(items[1]["created_at"]))
+	assert.Equal(t, "2024-01-07T10:00:01Z#457", sOf(items[1]["gsi1_sk"]))
+
+	// query_goals_by_status: EmailIndex, gsi1_pk = GOALS#ACTIVE, oldest first.
+	items = query(goals.IndexName, "gsi1_pk = :pk", map[string]types.AttributeValue{":pk": sv("GOALS#ACTIVE")})
+	assert.Equal(t, []string{"456", "457"}, field(items, "goal_id"))
+	items = query(goals.IndexName, "gsi1_pk = :pk", map[string]types.AttributeValue{":pk": sv("GOALS#COMPLETED")})
+	assert.Equal(t, []string{"900"}, field(items, "goal_id"))
+
+	// Meals for a date range, as the playbook writes it:
+	// between(MEAL#2024-01-01, MEAL#2024-01-31). Its upper bound sorts
+	// before every key of the 31st, so the playbook's own expression stops
+	// at the end of the 30th; MealsBetween includes the whole last day.
+	items = query("", "pk = :pk AND sk BETWEEN :from AND :to", map[string]types.AttributeValue{
+		":pk": sv("USER#123"), ":from": sv("MEAL#2024-01-01"), ":to": sv("MEAL#2024-01-31")})
+	assert.Equal(t, []string{"m2", "m3"}, field(items, "meal_id"))
+	meals, err := r.MealsBetween(ctx, "123", date("2024-01-01"), date("2024-01-31"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"m2", "m3", "m4"}, mealIDs(meals))
+	items = query("", "pk = :pk AND begins_with(sk, :sk)", map[string]types.AttributeValue{":pk": sv("USER#123"), ":sk": sv("MEAL#")})
+	assert.Equal(t, []string{"m1", "m2", "m3", "m4", "m5"}, field(items, "meal_id"))
+	assert.Equal(t, "2024-01-31T08:00:00Z", sOf(items[3]["eaten_at"]))
+	assert.NotContains(t, items[3], "category", "an uncategorised meal stores no category")
+	assert.NotContains(t, items[3], "gsi1_pk", "nor an index key")
+
+	// User's items by category: GSI1PK = USER#123#CATEGORY#breakfast.
+	items = query(goals.IndexName, "gsi1_pk = :pk", map[string]types.AttributeValue{":pk": sv("USER#123#CATEGORY#breakfast")})
+	assert.Equal(t, []string{"m2", "m5"}, field(items, "meal_id"))
+
+	// Activities on a specific date: begins_with(ACTIVITY#456#2024-01-07).
+	items = query("", "pk = :pk AND begins_with(sk, :sk)", map[string]types.AttributeValue{":pk": sv("USER#123"), ":sk": sv("ACTIVITY#456#2024-01-07")})
+	assert.Equal(t, []string{"a1", "a2"}, field(items, "activity_id"))
+	assert.Equal(t, []string{"2024-01-07", "2024-01-07"}, field(items, "date"))
+	// All activities for a goal: GSI1PK = GOAL#456, begins_with(ACTIVITY#).
+	items = query(goals.IndexName, "gsi1_pk = :pk AND begins_with(gsi1_sk, :sk)", map[string]types.AttributeValue{":pk": sv("GOAL#456"), ":sk": sv("ACTIVITY#")})
+	assert.Equal(t, []string{"a0", "a1", "a2"}, field(items, "activity_id"))
+
+	// A status change is found where the playbook looks for it.
+	_, err = r.SetGoalStatus(ctx, "123", "456", goals.GoalCompleted)
+	require.NoError(t, err)
+	items = query(goals.IndexName, "gsi1_pk = :pk", map[string]types.AttributeValue{":pk": sv("GOALS#COMPLETED")})
+	assert.Equal(t, []string{"900", "456"}, field(items, "goal_id"))
+	assert.Equal(t, "2024-01-07T10:00:00Z#456", sOf(items[1]["gsi1_sk"]))
+}
