@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -159,8 +160,23 @@ func New(client singletable.Client, name string) *Repository {
 // CreateProfile registers a user (conditional create); a taken user ID or
 // email is singletable.ErrAlreadyExists.
 func (r *Repository) CreateProfile(ctx context.Context, p Profile) error {
+	if err := keyID("UserProfile", "UserID", p.UserID); err != nil {
+		return err
+	}
 	_, err := r.Profiles.Create(ctx, p)
 	return err
+}
+
+// keyID refuses an ID holding "#": the playbook's keys write IDs
+// verbatim, and a user's or goal's ID is followed by "#" in its meal
+// category and activity keys, where it would make two keys alike. A
+// profile or goal that could never have meals or activities is refused
+// when it is created rather than at its first meal or activity.
+func keyID(entity, field, id string) error {
+	if strings.Contains(id, "#") {
+		return &singletable.ValidationError{Entity: entity, Field: field, Reason: "an ID holding \"#\" cannot be written in the playbook's keys"}
+	}
+	return nil
 }
 
 // byEmail is the EmailIndex query for a user's email.
@@ -185,6 +201,9 @@ func (r *Repository) ProfileByEmail(ctx context.Context, email string) (Profile,
 func (r *Repository) CreateGoal(ctx context.Context, g Goal) error {
 	if !g.Status.Valid() {
 		return &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", g.Status)}
+	}
+	if err := keyID("Goal", "GoalID", g.GoalID); err != nil {
+		return err
 	}
 	_, err := r.Goals.Create(ctx, g)
 	return err

@@ -94,6 +94,12 @@ func TestProfilesAndGoals(t *testing.T) {
 	require.ErrorIs(t, r.CreateGoal(ctx, gs[0]), singletable.ErrAlreadyExists)
 	var ve *singletable.ValidationError
 	require.ErrorAs(t, r.CreateGoal(ctx, goals.Goal{UserID: "u1", GoalID: "g9", Status: "DONE"}), &ve)
+	// IDs are written verbatim; one holding "#" could not be in an
+	// activity or category key, so it is refused before the network.
+	require.ErrorAs(t, r.CreateGoal(ctx, goals.Goal{UserID: "u1", GoalID: "g#9", Status: goals.GoalActive}), &ve)
+	assert.Equal(t, "GoalID", ve.Field)
+	require.ErrorAs(t, r.CreateProfile(ctx, goals.Profile{UserID: "u#9", Email: "u9@example.com"}), &ve)
+	assert.Equal(t, "UserID", ve.Field)
 
 	// Every item carries EntityType and the playbook's attribute names.
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.Table.Name()), Key: map[string]types.AttributeValue{

@@ -279,7 +279,7 @@ func TestSeedRepositoryWritesFoundByPython(t *testing.T) {
 		{UserID: "123", MealID: "m1", EatenAt: at("2023-12-31T23:59:59Z"), Category: "dinner", Calories: 800},
 		{UserID: "123", MealID: "m2", EatenAt: at("2024-01-01T00:00:00Z"), Category: "breakfast", Calories: 400},
 		{UserID: "123", MealID: "m3", EatenAt: at("2024-01-30T23:59:59Z"), Category: "dinner", Calories: 700},
-		{UserID: "123", MealID: "m4", EatenAt: at("2024-01-31T08:00:00Z"), Calories: 200},
+		{UserID: "123", MealID: "m4", EatenAt: at("2024-01-31T08:00:00.5Z"), Calories: 200},
 		{UserID: "123", MealID: "m5", EatenAt: at("2024-02-01T00:00:00Z"), Category: "breakfast", Calories: 380},
 	} {
 		require.NoError(t, r.LogMeal(ctx, m))
@@ -344,7 +344,8 @@ func TestSeedRepositoryWritesFoundByPython(t *testing.T) {
 	assert.Equal(t, []string{"m2", "m3", "m4"}, mealIDs(meals))
 	items = query("", "pk = :pk AND begins_with(sk, :sk)", map[string]types.AttributeValue{":pk": sv("USER#123"), ":sk": sv("MEAL#")})
 	assert.Equal(t, []string{"m1", "m2", "m3", "m4", "m5"}, field(items, "meal_id"))
-	assert.Equal(t, "2024-01-31T08:00:00Z", sOf(items[3]["eaten_at"]))
+	assert.Equal(t, "2024-01-31T08:00:00Z", sOf(items[3]["eaten_at"]), "cut to the second")
+	assert.Equal(t, "MEAL#2024-01-31T08:00:00Z#m4", sOf(items[3]["sk"]))
 	assert.NotContains(t, items[3], "category", "an uncategorised meal stores no category")
 	assert.NotContains(t, items[3], "gsi1_pk", "nor an index key")
 
