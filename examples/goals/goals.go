@@ -145,9 +145,11 @@ func FromEnv(client singletable.Client) (*Repository, error) {
 	return New(client, name), nil
 }
 
-// New returns the repository on the named table.
-func New(client singletable.Client, name string) *Repository {
-	t := singletable.NewTable(client, name, tableOptions)
+// New returns the repository on the named table. optFns change the
+// table's options after the playbook's own (an Observe hook, say); the
+// key attribute names are the playbook's and should be left alone.
+func New(client singletable.Client, name string, optFns ...func(*singletable.TableOptions)) *Repository {
+	t := singletable.NewTable(client, name, append([]func(*singletable.TableOptions){tableOptions}, optFns...)...)
 	return &Repository{
 		Table:      t,
 		Profiles:   singletable.MustBind(t, Profiles),
@@ -248,12 +250,13 @@ func (r *Repository) GoalsByStatus(ctx context.Context, status GoalStatus, since
 	return q.Limit(limit).After(cursor).Page(ctx)
 }
 
-// SetGoalStatus moves a goal to a new status. The goal's EmailIndex key
-// (GOALS#<status> / <created_at>#<goalId>) depends on the status and on
-// created_at, so the update sets both: the library refuses an update that
-// would leave the index key half-recomputed. The write is conditional on
-// the status read, so a concurrent change is singletable.ErrConditionFailed
-// rather than lost.
+// SetGoalStatus moves a goal to a new status. It reads the goal and makes
+// the write conditional on the status read, so a concurrent change is
+// singletable.ErrConditionFailed rather than lost. The goal's EmailIndex
+// key (GOALS#<status> / <created_at>#<goalId>) depends on the status and
+// on created_at; the update gives the created_at it read too, so the
+// library, which would otherwise read it first to recompute gsi1_sk, sends
+// one UpdateItem.
 func (r *Repository) SetGoalStatus(ctx context.Context, userID, goalID string, status GoalStatus) (Goal, error) {
 	if !status.Valid() {
 		return Goal{}, &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", status)}

@@ -271,3 +271,67 @@ func activityIDs(as []goals.Activity) []string {
 	}
 	return out
 }
+
+// A status change is one GetItem and one UpdateItem, conditional on the
+// status read; an update of the status alone makes the library read
+// created_at itself; both leave gsi1_sk in the playbook's form.
+func TestGoalStatusChange(t *testing.T) {
+	ctx := context.Background()
+	client := ddblocal.Shared(t).Client()
+	name := ddblocal.TableName(t)
+	var ops []string
+	var meanwhile func() // runs after the next request, once
+	r := goals.New(client, name, func(o *singletable.TableOptions) {
+		o.Observe = func(_ context.Context, ob *singletable.Observation) {
+			op := ob.Op
+			if ob.PlanRead {
+				op += " (plan read)"
+			}
+			ops = append(ops, op)
+			if f := meanwhile; f != nil {
+				meanwhile = nil
+				f()
+			}
+		}
+	})
+	require.NoError(t, r.Table.CreateTable(ctx))
+	ddblocal.DeleteTableOnCleanup(t, client, name)
+	require.NoError(t, r.CreateGoal(ctx, goals.Goal{UserID: "u1", GoalID: "g1", Title: "Run", Status: goals.GoalActive, CreatedAt: at("2024-01-07T10:00:00Z")}))
+	gsi1 := func() [2]string {
+		out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true), Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "USER#u1"}, "sk": &types.AttributeValueMemberS{Value: "GOAL#g1"}}})
+		require.NoError(t, err)
+		return [2]string{sOf(out.Item["gsi1_pk"]), sOf(out.Item["gsi1_sk"])}
+	}
+
+	ops = nil
+	g, err := r.SetGoalStatus(ctx, "u1", "g1", goals.GoalCompleted)
+	require.NoError(t, err)
+	assert.Equal(t, goals.GoalCompleted, g.Status)
+	assert.Equal(t, []string{"GetItem", "UpdateItem"}, ops)
+	assert.Equal(t, [2]string{"GOALS#COMPLETED", "2024-01-07T10:00:00Z#g1"}, gsi1())
+
+	ops = nil
+	g, err = r.Goals.Update(goals.Goal{UserID: "u1", GoalID: "g1"}).Set("Status", goals.GoalAbandoned).Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, at("2024-01-07T10:00:00Z"), g.CreatedAt)
+	assert.Equal(t, []string{"GetItem (plan read)", "UpdateItem"}, ops)
+	assert.Equal(t, [2]string{"GOALS#ABANDONED", "2024-01-07T10:00:00Z#g1"}, gsi1())
+
+	// Another writer changes the status between SetGoalStatus's read and
+	// its write: the write is refused, the other writer's status stays.
+	meanwhile = func() {
+		_, err := client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "USER#u1"}, "sk": &types.AttributeValueMemberS{Value: "GOAL#g1"}},
+			UpdateExpression:          aws.String("SET #s = :s, gsi1_pk = :pk"),
+			ExpressionAttributeNames:  map[string]string{"#s": "status"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberS{Value: "ACTIVE"}, ":pk": &types.AttributeValueMemberS{Value: "GOALS#ACTIVE"}}})
+		require.NoError(t, err)
+	}
+	_, err = r.SetGoalStatus(ctx, "u1", "g1", goals.GoalCompleted)
+	require.ErrorIs(t, err, singletable.ErrConditionFailed)
+	g, err = r.GetGoal(ctx, "u1", "g1")
+	require.NoError(t, err)
+	assert.Equal(t, goals.GoalActive, g.Status)
+	assert.Equal(t, [2]string{"GOALS#ACTIVE", "2024-01-07T10:00:00Z#g1"}, gsi1())
+}
