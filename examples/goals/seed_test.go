@@ -10,6 +10,7 @@ package goals_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -367,4 +368,36 @@ func TestSeedRepositoryWritesFoundByPython(t *testing.T) {
 	items = query(goals.IndexName, "gsi1_pk = :pk", map[string]types.AttributeValue{":pk": sv("GOALS#COMPLETED")})
 	assert.Equal(t, []string{"900", "456"}, field(items, "goal_id"))
 	assert.Equal(t, "2024-01-07T10:00:00Z#456", sOf(items[1]["gsi1_sk"]))
+}
+
+// The key conditions the repository sends, next to the playbook's: a meal
+// range from the first second of the first day to past every meal of the
+// last second of the last day; one day's activities by the playbook's
+// begins_with, with the "#" that ends the date.
+func TestSeedKeyConditionsAsSent(t *testing.T) {
+	t.Parallel()
+	r := goals.New(nil, "TABLE_NAME")
+	reqs, err := r.Table.Preview(context.Background(), func(ctx context.Context) error {
+		if _, err := r.MealsBetween(ctx, "123", date("2024-01-01"), date("2024-01-31")); err != nil {
+			return err
+		}
+		_, err := r.ActivitiesOn(ctx, "123", "456", at("2024-01-07T18:30:00Z"))
+		return err
+	})
+	require.NoError(t, err)
+	require.Len(t, reqs, 2)
+	values := func(i int) (string, []string) {
+		in := reqs[i].Input.(*dynamodb.QueryInput)
+		var vs []string
+		for k := 0; k < len(in.ExpressionAttributeValues); k++ {
+			vs = append(vs, sOf(in.ExpressionAttributeValues[fmt.Sprintf(":v%d", k)]))
+		}
+		return aws.ToString(in.KeyConditionExpression), vs
+	}
+	cond, vs := values(0)
+	assert.Equal(t, "#n0 = :v0 AND #n1 BETWEEN :v1 AND :v2", cond)
+	assert.Equal(t, []string{"USER#123", "MEAL#2024-01-01T00:00:00Z", "MEAL#2024-01-31T23:59:59Z#\U0010ffff", "Meal"}, vs)
+	cond, vs = values(1)
+	assert.Equal(t, "#n0 = :v0 AND begins_with(#n1, :v1)", cond)
+	assert.Equal(t, []string{"USER#123", "ACTIVITY#456#2024-01-07#", "Activity"}, vs)
 }
