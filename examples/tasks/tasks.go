@@ -73,8 +73,8 @@ type Task struct {
 	Priority    Priority  `dynamodbav:"Priority"`
 	Status      Status    `dynamodbav:"Status"`
 	CreatedBy   string    `dynamodbav:"CreatedBy"`
-	CreatedAt   time.Time `dynamodbav:"CreatedAt"`
-	UpdatedAt   time.Time `dynamodbav:"UpdatedAt"`
+	CreatedAt   time.Time `dynamodbav:"CreatedAt,rfc3339milli"`
+	UpdatedAt   time.Time `dynamodbav:"UpdatedAt,rfc3339milli"`
 }
 
 // User is a user profile: PK USER#<userId>, SK PROFILE.
@@ -83,7 +83,7 @@ type User struct {
 	Email      string     `dynamodbav:"Email"`
 	UserStatus UserStatus `dynamodbav:"UserStatus"`
 	Groups     []string   `dynamodbav:"Groups"`
-	CreatedAt  time.Time  `dynamodbav:"CreatedAt"`
+	CreatedAt  time.Time  `dynamodbav:"CreatedAt,rfc3339milli"`
 }
 
 // IsAdmin reports whether the user is in the Admins group.
@@ -96,22 +96,22 @@ type Assignment struct {
 	TaskID     string    `dynamodbav:"TaskId"`
 	UserID     string    `dynamodbav:"UserId"`
 	AssignedBy string    `dynamodbav:"AssignedBy"`
-	AssignedAt time.Time `dynamodbav:"AssignedAt"`
+	AssignedAt time.Time `dynamodbav:"AssignedAt,rfc3339milli"`
 }
 
 // The entity declarations. Entity types are the design's: TASK, USER,
 // ASSIGNMENT.
 var (
 	Tasks = singletable.MustDefine(singletable.Schema[Task]{
-		Type: "TASK", PK: "TASK#{TaskID}", SK: "METADATA",
-		Indexes: []singletable.IndexSchema[Task]{{Name: "GSI2", PK: "STATUS#{Status}", SK: "CREATED_AT#{CreatedAt}"}},
+		Type: "TASK", PK: "TASK#{TaskID:raw}", SK: "METADATA",
+		Indexes: []singletable.IndexSchema[Task]{{Name: "GSI2", PK: "STATUS#{Status:raw}", SK: "CREATED_AT#{CreatedAt:rfc3339milli}"}},
 	})
 	Users = singletable.MustDefine(singletable.Schema[User]{
-		Type: "USER", PK: "USER#{UserID}", SK: "PROFILE",
+		Type: "USER", PK: "USER#{UserID:raw}", SK: "PROFILE",
 	})
 	Assignments = singletable.MustDefine(singletable.Schema[Assignment]{
-		Type: "ASSIGNMENT", PK: "TASK#{TaskID}", SK: "ASSIGNMENT#{UserID}",
-		Indexes: []singletable.IndexSchema[Assignment]{{Name: "GSI1", PK: "USER#{UserID}", SK: "TASK#{TaskID}"}},
+		Type: "ASSIGNMENT", PK: "TASK#{TaskID:raw}", SK: "ASSIGNMENT#{UserID:raw}",
+		Indexes: []singletable.IndexSchema[Assignment]{{Name: "GSI1", PK: "USER#{UserID:raw}", SK: "TASK#{TaskID:raw}"}},
 	})
 )
 
@@ -150,7 +150,9 @@ func New(client singletable.Client, name string) *Manager {
 	}
 }
 
-func (m *Manager) now() time.Time { return m.Now().UTC() }
+// now is the manager's clock cut to the millisecond, as the JavaScript
+// service's toISOString() writes times.
+func (m *Manager) now() time.Time { return m.Now().UTC().Truncate(time.Millisecond) }
 
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
@@ -429,12 +431,12 @@ func (m *Manager) AccessPatterns() []catalog.Pattern {
 		catalog.Item("P7", "Assign a task, refusing a duplicate", catalog.OpCreate, m.Assignments),
 		{Name: "P7+", Description: "Assign in one transaction: task exists, assignee active, assignment new",
 			Entity: "ASSIGNMENT", Operation: "TransactWriteItems",
-			Condition: "ConditionCheck TASK#{TaskID}/METADATA; ConditionCheck USER#{UserID}/PROFILE UserStatus = ACTIVE; Put TASK#{TaskID}/ASSIGNMENT#{UserID} if absent"},
+			Condition: "ConditionCheck TASK#{TaskID:raw}/METADATA; ConditionCheck USER#{UserID:raw}/PROFILE UserStatus = ACTIVE; Put TASK#{TaskID:raw}/ASSIGNMENT#{UserID:raw} if absent"},
 		catalog.Item("T1", "Create a task", catalog.OpCreate, m.Tasks),
 		catalog.Item("T2", "Change status as an admin (conditional on the status read) or priority", catalog.OpUpdate, m.Tasks),
 		{Name: "T3", Description: "Change status as a member, in one transaction with the checks",
 			Entity: "TASK", Operation: "TransactWriteItems",
-			Condition: "ConditionCheck TASK#{TaskID}/ASSIGNMENT#{UserID} exists; ConditionCheck USER#{UserID}/PROFILE UserStatus = ACTIVE; Update TASK#{TaskID}/METADATA if Status unchanged"},
+			Condition: "ConditionCheck TASK#{TaskID:raw}/ASSIGNMENT#{UserID:raw} exists; ConditionCheck USER#{UserID:raw}/PROFILE UserStatus = ACTIVE; Update TASK#{TaskID:raw}/METADATA if Status unchanged"},
 		catalog.Item("U1", "Create a user", catalog.OpCreate, m.Users),
 		catalog.Item("U2", "Deactivate a user", catalog.OpUpdate, m.Users),
 		catalog.Item("A1", "Unassign", catalog.OpDelete, m.Assignments),
