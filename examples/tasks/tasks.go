@@ -138,9 +138,12 @@ type Manager struct {
 	Now func() time.Time
 }
 
-// New returns a manager on the named table.
-func New(client singletable.Client, name string) *Manager {
-	t := singletable.NewTable(client, name)
+// New returns a manager on the named table, with the table's options
+// (an Observe hook, say) set by optFns. Every request the manager sends
+// names its access pattern (singletable.WithPattern), as AccessPatterns
+// lists them.
+func New(client singletable.Client, name string, optFns ...func(*singletable.TableOptions)) *Manager {
+	t := singletable.NewTable(client, name, optFns...)
 	return &Manager{
 		Table:       t,
 		Tasks:       singletable.MustBind(t, Tasks),
@@ -178,17 +181,17 @@ func (m *Manager) CreateUser(ctx context.Context, u User) (User, error) {
 		return User{}, invalid("unknown user status %q", u.UserStatus)
 	}
 	u.CreatedAt = m.now()
-	return m.Users.Create(ctx, u)
+	return m.Users.Create(singletable.WithPattern(ctx, "U1"), u)
 }
 
 // GetUser reads a user profile (AP2).
 func (m *Manager) GetUser(ctx context.Context, userID string) (User, error) {
-	return m.Users.Get(ctx, User{UserID: userID})
+	return m.Users.Get(singletable.WithPattern(ctx, "P2"), User{UserID: userID})
 }
 
 // Deactivate marks a user deactivated; they can no longer act.
 func (m *Manager) Deactivate(ctx context.Context, userID string) error {
-	_, err := m.Users.Update(User{UserID: userID}).Set("UserStatus", UserDeactivated).Run(ctx)
+	_, err := m.Users.Update(User{UserID: userID}).Set("UserStatus", UserDeactivated).Run(singletable.WithPattern(ctx, "U2"))
 	return err
 }
 
@@ -227,12 +230,12 @@ func (m *Manager) CreateTask(ctx context.Context, actorID string, t Task) (Task,
 	}
 	now := m.now()
 	t.Status, t.CreatedBy, t.CreatedAt, t.UpdatedAt = StatusOpen, actorID, now, now
-	return m.Tasks.Create(ctx, t)
+	return m.Tasks.Create(singletable.WithPattern(ctx, "T1"), t)
 }
 
 // GetTask reads a task (AP1).
 func (m *Manager) GetTask(ctx context.Context, taskID string) (Task, error) {
-	return m.Tasks.Get(ctx, Task{TaskID: taskID})
+	return m.Tasks.Get(singletable.WithPattern(ctx, "P1"), Task{TaskID: taskID})
 }
 
 // Assign assigns a task to a user (AP7): the assignment is a conditional
@@ -252,7 +255,7 @@ func (m *Manager) Assign(ctx context.Context, adminID, taskID, userID string) (A
 	// cannot slip between a check and the write.
 	as := Assignment{TaskID: taskID, UserID: userID, AssignedBy: adminID, AssignedAt: m.now()}
 	pk := expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey))
-	err = singletable.Tx(ctx, m.Table, func(tx *singletable.Txn) error {
+	err = singletable.Tx(singletable.WithPattern(ctx, "P7+"), m.Table, func(tx *singletable.Txn) error {
 		m.Tasks.TxCheck(tx, Task{TaskID: taskID}, pk)
 		m.Users.TxCheck(tx, User{UserID: userID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
 		m.Assignments.TxCreate(tx, as)
@@ -286,13 +289,13 @@ func (m *Manager) Unassign(ctx context.Context, adminID, taskID, userID string) 
 	if !a.IsAdmin() {
 		return fmt.Errorf("%w: only admins unassign tasks", ErrForbidden)
 	}
-	_, err = m.Assignments.Delete(ctx, Assignment{TaskID: taskID, UserID: userID})
+	_, err = m.Assignments.Delete(singletable.WithPattern(ctx, "A1"), Assignment{TaskID: taskID, UserID: userID})
 	return err
 }
 
 // IsAssigned reports whether a task is assigned to a user (AP6).
 func (m *Manager) IsAssigned(ctx context.Context, taskID, userID string) (bool, error) {
-	_, err := m.Assignments.Get(ctx, Assignment{TaskID: taskID, UserID: userID}, func(o *singletable.ReadOptions) { o.Fields = []string{"UserID"} })
+	_, err := m.Assignments.Get(singletable.WithPattern(ctx, "P6"), Assignment{TaskID: taskID, UserID: userID}, func(o *singletable.ReadOptions) { o.Fields = []string{"UserID"} })
 	switch {
 	case err == nil:
 		return true, nil
@@ -309,7 +312,7 @@ func (m *Manager) taskAssignments(taskID string) *singletable.Query[Assignment] 
 
 // TaskAssignments lists who a task is assigned to (AP3).
 func (m *Manager) TaskAssignments(ctx context.Context, taskID string) ([]Assignment, error) {
-	return m.taskAssignments(taskID).Collect(ctx)
+	return m.taskAssignments(taskID).Collect(singletable.WithPattern(ctx, "P3"))
 }
 
 // userAssignments is AP4: GSI1PK = USER#<id>.
@@ -320,7 +323,7 @@ func (m *Manager) userAssignments(userID string) *singletable.Query[Assignment] 
 // UserTasks returns the tasks assigned to a user (AP4): the GSI1 query
 // finds the assignments, and one BatchGetItem reads their tasks.
 func (m *Manager) UserTasks(ctx context.Context, userID string) ([]Task, error) {
-	as, err := m.userAssignments(userID).Collect(ctx)
+	as, err := m.userAssignments(userID).Collect(singletable.WithPattern(ctx, "P4"))
 	if err != nil || len(as) == 0 {
 		return nil, err
 	}
@@ -329,7 +332,7 @@ func (m *Manager) UserTasks(ctx context.Context, userID string) ([]Task, error) 
 		keys[i] = Task{TaskID: a.TaskID}
 	}
 	// A task deleted since its assignment was read is left out.
-	return m.Tasks.BatchGet(ctx, keys)
+	return m.Tasks.BatchGet(singletable.WithPattern(ctx, "P4+"), keys)
 }
 
 // tasksByStatus is AP5: GSI2PK = STATUS#<status>, newest first.
@@ -342,7 +345,7 @@ func (m *Manager) TasksByStatus(ctx context.Context, status Status, limit int, c
 	if !validStatus(status) {
 		return singletable.Page[Task]{}, invalid("unknown status %q", status)
 	}
-	return m.tasksByStatus(status).Limit(limit).After(cursor).Page(ctx)
+	return m.tasksByStatus(status).Limit(limit).After(cursor).Page(singletable.WithPattern(ctx, "P5"))
 }
 
 // SetStatus changes a task's status. Admins may change any task; members
@@ -370,12 +373,12 @@ func (m *Manager) SetStatus(ctx context.Context, actorID, taskID string, status 
 		Set("UpdatedAt", now).
 		If(expression.Name("Status").Equal(expression.Value(t.Status)))
 	if a.IsAdmin() {
-		return upd.Run(ctx)
+		return upd.Run(singletable.WithPattern(ctx, "T2"))
 	}
 	// A member: the assignment must exist and the member stay active in
 	// the same transaction as the change, so an unassignment or a
 	// deactivation that lands first wins.
-	err = singletable.Tx(ctx, m.Table, func(tx *singletable.Txn) error {
+	err = singletable.Tx(singletable.WithPattern(ctx, "T3"), m.Table, func(tx *singletable.Txn) error {
 		m.Assignments.TxCheck(tx, Assignment{TaskID: taskID, UserID: actorID}, expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey)))
 		m.Users.TxCheck(tx, User{UserID: actorID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
 		upd.Tx(tx)
@@ -409,7 +412,7 @@ func (m *Manager) SetPriority(ctx context.Context, adminID, taskID string, p Pri
 	if !a.IsAdmin() {
 		return Task{}, fmt.Errorf("%w: only admins change priorities", ErrForbidden)
 	}
-	return m.Tasks.Update(Task{TaskID: taskID}).Set("Priority", p).Set("UpdatedAt", m.now()).Run(ctx)
+	return m.Tasks.Update(Task{TaskID: taskID}).Set("Priority", p).Set("UpdatedAt", m.now()).Run(singletable.WithPattern(ctx, "T2"))
 }
 
 func validStatus(s Status) bool { return slices.Contains(Statuses, s) }
@@ -425,7 +428,9 @@ func (m *Manager) AccessPatterns() []catalog.Pattern {
 		catalog.Item("P1", "Get task by ID", catalog.OpGet, m.Tasks),
 		catalog.Item("P2", "Get user profile", catalog.OpGet, m.Users),
 		catalog.Query("P3", "All assignments of a task", m.taskAssignments("")),
-		catalog.Query("P4", "All tasks assigned to a user (then BatchGetItem of the tasks)", m.userAssignments("")),
+		catalog.Query("P4", "All tasks assigned to a user: their assignments", m.userAssignments("")),
+		{Name: "P4+", Description: "All tasks assigned to a user: the tasks, in one BatchGetItem",
+			Entity: "TASK", Operation: "BatchGetItem", Condition: "PK = TASK#{TaskID:raw} AND SK = METADATA, for each assignment P4 found"},
 		catalog.Query("P5", "Tasks by status, newest first", m.tasksByStatus("")),
 		catalog.Item("P6", "Check if a user is assigned to a task", catalog.OpGet, m.Assignments),
 		catalog.Item("P7", "Assign a task, refusing a duplicate", catalog.OpCreate, m.Assignments),
