@@ -149,8 +149,8 @@ func TestCostMeasured(t *testing.T) {
 	rec := catalog.NewRecorder()
 	client := ddblocal.Shared(t).Client()
 	name := ddblocal.TableName(t)
+	require.NoError(t, tasks.New(client, name).Table.CreateTable(ctx))
 	m := tasks.New(client, name, func(o *singletable.TableOptions) { o.Observe = rec.Observe })
-	require.NoError(t, m.Table.CreateTable(ctx))
 	ddblocal.DeleteTableOnCleanup(t, client, name)
 
 	_, err := m.CreateUser(ctx, tasks.User{UserID: "admin-0001", Email: "admin@example.com", Groups: []string{tasks.GroupAdmins}})
@@ -187,7 +187,33 @@ func TestCostMeasured(t *testing.T) {
 		}
 	}
 
+	// The other patterns, once each: every request names its pattern.
+	_, err = m.TaskAssignments(ctx, "task-0000")
+	require.NoError(t, err)
+	_, err = m.IsAssigned(ctx, "task-0000", "member-0001")
+	require.NoError(t, err)
+	_, err = m.TasksByStatus(ctx, tasks.StatusOpen, 0, "")
+	require.NoError(t, err)
+	_, err = m.SetStatus(ctx, "admin-0001", "task-0009", tasks.StatusClosed)
+	require.NoError(t, err)
+	_, err = m.SetPriority(ctx, "admin-0001", "task-0009", tasks.PriorityLow)
+	require.NoError(t, err)
+	require.NoError(t, m.Unassign(ctx, "admin-0001", "task-0009", "member-0002"))
+	require.NoError(t, m.Deactivate(ctx, "member-0002"))
+
 	c := taskCatalog()
+	var named []string
+	for _, p := range c.Patterns {
+		if p.Name != "P7" { // the design's plain conditional put: the manager's assignment is P7+
+			named = append(named, p.Name)
+		}
+	}
+	var seen []string
+	for p := range rec.Requests() {
+		seen = append(seen, p)
+	}
+	assert.ElementsMatch(t, named, seen, "every request names a pattern of the catalog")
+
 	est, err := c.Cost(tasks.Workload(), catalog.USEast1)
 	require.NoError(t, err)
 	requests := rec.Requests()

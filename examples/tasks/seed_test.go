@@ -49,12 +49,17 @@ func TestSeedKeyStrings(t *testing.T) {
 		{"user", render(tasks.Users.RenderKeys(tasks.User{UserID: "456"})), [2]string{"USER#456", "PROFILE"}},
 		{"assignment", render(tasks.Assignments.RenderKeys(tasks.Assignment{TaskID: "123", UserID: "789"})), [2]string{"TASK#123", "ASSIGNMENT#789"}},
 		{"assignment GSI1", render(tasks.Assignments.RenderIndexKeys("GSI1", tasks.Assignment{TaskID: "123", UserID: "789"})), [2]string{"USER#789", "TASK#123"}},
+		{"IDs holding # and spaces, verbatim", render(tasks.Assignments.RenderKeys(tasks.Assignment{TaskID: "a#b c", UserID: "x#y%z"})), [2]string{"TASK#a#b c", "ASSIGNMENT#x#y%z"}},
+		{"… in GSI1 too", render(tasks.Assignments.RenderIndexKeys("GSI1", tasks.Assignment{TaskID: "a#b c", UserID: "x#y%z"})), [2]string{"USER#x#y%z", "TASK#a#b c"}},
 	} {
 		assert.Equal(t, c.want, c.got, c.name)
 	}
 	as, err := tasks.Assignments.ParseKeys("TASK#123", "ASSIGNMENT#789")
 	require.NoError(t, err)
 	assert.Equal(t, tasks.Assignment{TaskID: "123", UserID: "789"}, as)
+	as, err = tasks.Assignments.ParseKeys("TASK#a#b c", "ASSIGNMENT#x#y%z")
+	require.NoError(t, err)
+	assert.Equal(t, tasks.Assignment{TaskID: "a#b c", UserID: "x#y%z"}, as)
 	tk, err := tasks.Tasks.ParseKeys("TASK#a b%c", "METADATA")
 	require.NoError(t, err)
 	assert.Equal(t, "a b%c", tk.TaskID, "raw: no escaping either way")
@@ -84,7 +89,7 @@ func at(ms int) time.Time {
 func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // jsTable creates an empty table, as the JavaScript service found it, and
-// returns a manager on it (its clock at 12:00:00.250Z, ticking a
+// returns a manager on it (its clock at 12:00:00.250123456Z, ticking a
 // millisecond a call), with the raw client and the table's name.
 func jsTable(t *testing.T) (*tasks.Manager, singletable.Client, string) {
 	t.Helper()
@@ -94,7 +99,7 @@ func jsTable(t *testing.T) (*tasks.Manager, singletable.Client, string) {
 	require.NoError(t, m.Table.CreateTable(context.Background()))
 	ddblocal.DeleteTableOnCleanup(t, client, name)
 	tick := 0
-	m.Now = func() time.Time { tick++; return at(3_600_250 + tick) }
+	m.Now = func() time.Time { tick++; return at(3_600_250 + tick).Add(123_456 * time.Nanosecond) }
 	return m, client, name
 }
 
@@ -264,8 +269,12 @@ func TestSeedJavaScriptItemsThroughTheManager(t *testing.T) {
 	require.NoError(t, err)
 	_, err = m.SetStatus(ctx, "788", "124", tasks.StatusCompleted)
 	require.ErrorIs(t, err, tasks.ErrForbidden, "788 is not assigned to 124")
-	_, err = m.SetStatus(ctx, "456", "123", tasks.StatusCompleted) // the admin
+	changed, err := m.SetStatus(ctx, "456", "123", tasks.StatusCompleted) // the admin
 	require.NoError(t, err)
+	stored, err := m.GetTask(ctx, "123")
+	require.NoError(t, err)
+	assert.Equal(t, stored, changed, "the clock is cut to the millisecond the attribute stores")
+	assert.Zero(t, stored.UpdatedAt.Nanosecond()%int(time.Millisecond))
 	_, err = m.SetPriority(ctx, "456", "125", tasks.PriorityLow)
 	require.NoError(t, err)
 	require.NoError(t, m.Deactivate(ctx, "790"))
