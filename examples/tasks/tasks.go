@@ -4,6 +4,12 @@
 // a conditional write, and only an assigned member (or an admin) may change
 // a task's status.
 //
+// A JavaScript service runs the same design on the same table, so every
+// item is in its formats: IDs verbatim in the keys (TASK#123), times as
+// JavaScript's toISOString() writes them (2025-01-15T11:00:00.000Z), in
+// GSI2's sort key (CREATED_AT#2025-01-15T11:00:00.000Z) and in the time
+// attributes, and the design's attribute names and EntityType values.
+//
 // The design's enums are swapped (its Priority lists statuses and its Status
 // lists priorities); here Status is OPEN | IN_PROGRESS | COMPLETED | CLOSED
 // and Priority is LOW | MEDIUM | HIGH.
