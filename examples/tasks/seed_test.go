@@ -11,6 +11,8 @@ package tasks_test
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -360,6 +362,62 @@ func TestSeedJavaScriptItemsThroughTheManager(t *testing.T) {
 	err = jsPut(t, c, table, jsAssignment("200", "901", at(5000)), noDuplicate)
 	var ccf *types.ConditionalCheckFailedException
 	require.True(t, errors.As(err, &ccf), "got %v", err)
+
+	// The manager unassigns a JavaScript assignment: gone for both.
+	require.NoError(t, m.Unassign(ctx, "456", "125", "789"))
+	out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"PK": sv("TASK#125"), "SK": sv("ASSIGNMENT#789")}})
+	require.NoError(t, err)
+	assert.Nil(t, out.Item)
+	require.NoError(t, jsPut(t, c, table, jsAssignment("125", "789", at(6000)), noDuplicate), "free to assign again")
+}
+
+// The JavaScript service and the manager assign the same task to the
+// same user at once: exactly one assignment is written, by one of them.
+func TestSeedDuplicateAssignmentRace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m, c, table := jsTable(t)
+	m.Now = func() time.Time { return at(3_600_000) } // called concurrently
+	require.NoError(t, jsPut(t, c, table, jsUser("456", "Admins"), ""))
+	require.NoError(t, jsPut(t, c, table, jsUser("789", "Members"), ""))
+	require.NoError(t, jsPut(t, c, table, jsTask("123", "OPEN", "", at(0)), ""))
+
+	var wg sync.WaitGroup
+	var wins, refused atomic.Int32
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if i%2 == 0 {
+				// A put meeting the manager's transaction in flight is
+				// refused with TransactionConflictException; the writer
+				// retries it.
+				var tce *types.TransactionConflictException
+				for err = jsPut(t, c, table, jsAssignment("123", "789", at(i)), noDuplicate); errors.As(err, &tce); {
+					err = jsPut(t, c, table, jsAssignment("123", "789", at(i)), noDuplicate)
+				}
+			} else {
+				_, err = m.Assign(ctx, "456", "123", "789")
+			}
+			var ccf *types.ConditionalCheckFailedException
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case errors.As(err, &ccf), errors.Is(err, tasks.ErrAlreadyAssigned):
+				refused.Add(1)
+			default:
+				t.Errorf("unexpected error: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), wins.Load())
+	assert.Equal(t, int32(7), refused.Load())
+	as, err := m.TaskAssignments(ctx, "123")
+	require.NoError(t, err)
+	assert.Len(t, as, 1)
 }
 
 // The design lists the Priority and Status enums swapped. A writer that
