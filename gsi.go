@@ -163,7 +163,7 @@ func (e *Entity[T]) multiField(name, index string, sort bool) (*model.Field, err
 	if f == nil {
 		return nil, e.unknownField(where(index, ""), "", name)
 	}
-	if _, err := scalarType(f.Type); err != nil {
+	if _, err := scalarType(f); err != nil {
 		return nil, &ValidationError{Entity: e.name, Field: where(index, name), Reason: "cannot be a multi-attribute key", Err: err}
 	}
 	if limit := keyLimit(sort); f.KeyMax == 0 || limit < f.KeyMax {
@@ -195,12 +195,17 @@ func (e *Entity[T]) checkKeyAttr(f *model.Field, av types.AttributeValue) error 
 }
 
 // scalarType returns the DynamoDB scalar type (S, N or B) a field is stored
-// as when it is a multi-attribute key attribute.
-func scalarType(t reflect.Type) (types.ScalarAttributeType, error) {
+// as when it is a multi-attribute key attribute: a time is an S, or an N
+// when its tag option stores epoch numbers (unix, unixmilli).
+func scalarType(f *model.Field) (types.ScalarAttributeType, error) {
+	t := f.Type
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == model.TimeType {
+		if f.Form.Number() {
+			return types.ScalarAttributeTypeN, nil
+		}
 		return types.ScalarAttributeTypeS, nil
 	}
 	switch t.Kind() {

@@ -41,7 +41,7 @@ type UserSkill struct {
 	Level        string    `dynamodbav:"ProficiencyLevel" json:"level"`
 	Years        int       `dynamodbav:"YearsOfExperience" json:"years_of_experience"`
 	Endorsements int       `dynamodbav:"Endorsements" json:"endorsements"`
-	LastUsed     time.Time `dynamodbav:"LastUsedDate" json:"-"`
+	LastUsed     time.Time `dynamodbav:"LastUsedDate,date" json:"-"`
 	CreatedAt    time.Time `dynamodbav:"CreatedAt" json:"created_at"`
 	UpdatedAt    time.Time `dynamodbav:"UpdatedAt" json:"updated_at"`
 }
@@ -49,7 +49,7 @@ type UserSkill struct {
 // Users declares the User entity.
 var Users = singletable.MustDefine(singletable.Schema[User]{
 	Type: "User",
-	PK:   "USER#{Username}",
+	PK:   "USER#{Username:raw}",
 	SK:   "PROFILE",
 	Indexes: []singletable.IndexSchema[User]{
 		// GSI1 is overloaded: skills use it for SKILL#… partitions, users
@@ -57,17 +57,17 @@ var Users = singletable.MustDefine(singletable.Schema[User]{
 		// partition far from DynamoDB's 1,000 writes per second per
 		// partition; the library picks the shard and merges the shards
 		// when the index is queried.
-		{Name: "GSI1", PK: "USERS", SK: "USER#{Username}", Shards: UserShards},
+		{Name: "GSI1", PK: "USERS", SK: "USER#{Username:raw}", Shards: UserShards},
 	},
 })
 
 // UserSkills declares the UserSkill entity.
 var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
 	Type: "UserSkill",
-	PK:   "USER#{Username}",
-	SK:   "SKILL#{SkillName}",
+	PK:   "USER#{Username:raw}",
+	SK:   "SKILL#{SkillName:raw}",
 	Indexes: []singletable.IndexSchema[UserSkill]{
-		{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
+		{Name: "GSI1", PK: "SKILL#{SkillName:raw}", SK: "LEVEL#{Level:raw}#USER#{Username:raw}"},
 		{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
 	},
 })
