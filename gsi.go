@@ -25,7 +25,14 @@ type IndexSchema[T any] struct {
 	// Attribute names for the templated keys; default Name+"PK", Name+"SK".
 	PKAttr, SKAttr string
 
-	// Multi-attribute keys: Go field names, in key order.
+	// Multi-attribute keys: Go field names, in key order. Each field's
+	// own attribute is the key attribute: a string or []byte as stored, a
+	// number as an N, a time in the key codec's fixed-width UTC form (an S
+	// that sorts), or, when its dynamodbav tag chooses a shape (rfc3339,
+	// rfc3339milli, date, unix, unixmilli), in that shape, cut as it is
+	// stored: "LastUsedDate,date" keys the index by "2024-03-01", as
+	// another service writing the same index stores it (unix and unixmilli
+	// make the key attribute an N).
 	PartitionAttrs, SortAttrs []string
 
 	// When, if set, makes a templated index sparse by predicate: the item

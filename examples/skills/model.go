@@ -41,7 +41,7 @@ type UserSkill struct {
 	Level        string    `dynamodbav:"ProficiencyLevel" json:"level"`
 	Years        int       `dynamodbav:"YearsOfExperience" json:"years_of_experience"`
 	Endorsements int       `dynamodbav:"Endorsements" json:"endorsements"`
-	LastUsed     time.Time `dynamodbav:"LastUsedDate,date" json:"-"`
+	LastUsed     time.Time `dynamodbav:"LastUsedDate,date,omitempty" json:"-"`
 	CreatedAt    time.Time `dynamodbav:"CreatedAt" json:"created_at"`
 	UpdatedAt    time.Time `dynamodbav:"UpdatedAt" json:"updated_at"`
 }

@@ -13,6 +13,8 @@ package skills_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -231,6 +233,19 @@ func TestSeedGoItemsThroughTheService(t *testing.T) {
 	sk, err = svc.GetSkill(ctx, "alice", "machine learning")
 	require.NoError(t, err)
 	assert.True(t, sk.LastUsed.IsZero(), "a missing LastUsedDate is the zero time")
+	rec := httptest.NewRecorder()
+	skills.Handler(svc, nil).ServeHTTP(rec, httptest.NewRequest("GET", "/users/alice/skills/machine%20learning", nil))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.NotContains(t, rec.Body.String(), "last_used_date", "and absent from the API's answer")
+	// Years alone changed: the skill stays out of GSI2 (no zero date is
+	// written for the missing one).
+	two := 2
+	_, err = svc.UpdateSkill(ctx, "alice", "machine learning", skills.SkillInput{Years: &two})
+	require.NoError(t, err)
+	var alice seedUserSkill
+	getRaw(t, c, table, "USER#alice", "SKILL#machine learning", &alice)
+	assert.Equal(t, 2, alice.YearsOfExperience)
+	assert.Empty(t, alice.LastUsedDate)
 
 	// AP6 and every sort operator at the boundaries of the raw names.
 	names := func(q *singletable.Query[skills.UserSkill]) []string {
@@ -336,14 +351,7 @@ func TestSeedGoItemsThroughTheService(t *testing.T) {
 	_, err = svc.UpdateProfile(ctx, "john", "John Smith")
 	require.NoError(t, err)
 
-	get := func(pk, sk string, v any) {
-		t.Helper()
-		out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
-			Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}}})
-		require.NoError(t, err)
-		require.NotNil(t, out.Item, "%s / %s", pk, sk)
-		require.NoError(t, attributevalue.UnmarshalMap(out.Item, v))
-	}
+	get := func(pk, sk string, v any) { t.Helper(); getRaw(t, c, table, pk, sk, v) }
 	var py seedUserSkill
 	get("USER#john", "SKILL#python", &py)
 	assert.Equal(t, seedUserSkill{PK: "USER#john", SK: "SKILL#python", EntityType: "UserSkill", Username: "john", SkillName: "python",
@@ -373,6 +381,17 @@ func TestSeedGoItemsThroughTheService(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
 	_, err = svc.GetSkill(ctx, "john", "c")
 	require.NoError(t, err, "removing c# left c alone")
+}
+
+// getRaw reads an item as the design's Go service does, GetItem and
+// UnmarshalMap into v.
+func getRaw(t *testing.T, c singletable.Client, table, pk, sk string, v any) {
+	t.Helper()
+	out, err := c.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}}})
+	require.NoError(t, err)
+	require.NotNil(t, out.Item, "%s / %s", pk, sk)
+	require.NoError(t, attributevalue.UnmarshalMap(out.Item, v))
 }
 
 func skillNames2(items []skills.UserSkill) []string {
@@ -534,4 +553,15 @@ func TestSeedUsersListedAfterBackfill(t *testing.T) {
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "USER#john"}, out.Item["GSI1SK"])
 	assert.Regexp(t, `^USERS#shard_[0-3]$`, out.Item["GSI1PK"].(*types.AttributeValueMemberS).Value)
 	assert.Len(t, out.Item, 10, "the Go service's eight attributes and the two listing keys")
+
+	// A backfill of the skills rewrites none of the Go service's: the
+	// declaration renders every key and index attribute they hold (SK,
+	// GSI1PK, GSI1SK and GSI2's four attributes, LastUsedDate a date) to
+	// the very bytes that service wrote.
+	bm, err := singletable.NewMigrator(svc.Store().Table, svc.Store().Skills.BackfillMigration("skills-check"))
+	require.NoError(t, err)
+	rep, err = bm.Run(ctx, "skills-check")
+	require.NoError(t, err)
+	assert.Equal(t, int64(12), rep.Counts.Read)
+	assert.Zero(t, rep.Counts.Written+rep.Counts.Failed, "%+v", rep.Counts)
 }
