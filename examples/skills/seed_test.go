@@ -410,7 +410,7 @@ func TestSeedFindsTheServicesWrites(t *testing.T) {
 	svc, c, table := seedTable(t)
 	_, err := svc.Register(ctx, "mary", "Mary", "correct horse")
 	require.NoError(t, err)
-	lastUsed := date("2024-02-29")
+	lastUsed := date("2024-02-29").Add(15 * time.Hour) // a time of day: the day is stored
 	for _, s := range []struct {
 		name, level string
 		years       int
