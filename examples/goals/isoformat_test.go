@@ -199,3 +199,34 @@ func TestSeedIsoformatKeyedGoals(t *testing.T) {
 	assert.Equal(t, []string{"500", "501", "502", "503"}, ids(r.Goals.QueryIndex(goals.IndexName, done).Where(singletable.Eq, "CreatedAt")))
 	assert.Equal(t, []string{"499"}, ids(r.Goals.QueryIndex(goals.IndexName, done).Where(singletable.Lt, "CreatedAt")))
 }
+
+// The library's backfill brings goals keyed by isoformat() to the
+// documented gsi1_sk without a status change, and writes nothing else:
+// created_at keeps the Python service's text.
+func TestSeedBackfillRewritesIsoformatKeys(t *testing.T) {
+	ctx := context.Background()
+	r, c := newRepo(t)
+	table := r.Table.Name()
+	require.NoError(t, r.CreateGoal(ctx, goals.Goal{UserID: "123", GoalID: "503", Title: "goal 503", Status: goals.GoalActive, Target: 5, CreatedAt: at("2024-01-07T10:00:00Z")}))
+	pythonGoal(t, c, table, "500", "2024-01-07T10:00:00Z", "2024-01-07T10:00:00+00:00#500")
+	pythonGoal(t, c, table, "501", "2024-01-07T10:00:00.500000Z", "2024-01-07T10:00:00.500000+00:00#501")
+	pythonGoal(t, c, table, "502", "2024-01-07T10:00:00.250000", "2024-01-07T10:00:00.250000#502")
+	page, err := r.GoalsByStatus(ctx, goals.GoalActive, at("2024-01-07T10:00:00Z"), false, 0, "")
+	require.NoError(t, err)
+	require.Equal(t, []string{"503"}, goalIDs(page.Items))
+
+	m, err := singletable.NewMigrator(r.Table, r.Goals.BackfillMigration("goals-gsi1-sk"))
+	require.NoError(t, err)
+	_, err = m.Run(ctx, "goals-gsi1-sk")
+	require.NoError(t, err)
+
+	for id, created := range map[string]string{"500": "2024-01-07T10:00:00Z", "501": "2024-01-07T10:00:00.500000Z", "502": "2024-01-07T10:00:00.250000"} {
+		item := rawGoal(t, c, table, id)
+		assert.Equal(t, [3]string{"GOALS#ACTIVE", "2024-01-07T10:00:00Z#" + id, created},
+			[3]string{sOf(item["gsi1_pk"]), sOf(item["gsi1_sk"]), sOf(item["created_at"])}, id)
+		assert.Equal(t, null(), item["description"])
+	}
+	page, err = r.GoalsByStatus(ctx, goals.GoalActive, at("2024-01-07T10:00:00Z"), false, 0, "")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"500", "501", "502", "503"}, goalIDs(page.Items))
+}
