@@ -45,7 +45,7 @@ type Profile struct {
 
 // Goal is a user's goal: pk USER#<userId>, sk GOAL#<goalId>; in EmailIndex
 // under GOALS#<status>, sorted by creation time (gsi1_sk
-// <created_at>#<goalId>, as the playbook writes it).
+// <created_at>#<goalId>, in the form of the playbook's example item).
 type Goal struct {
 	UserID    string     `dynamodbav:"user_id"`
 	GoalID    string     `dynamodbav:"goal_id"`
@@ -88,11 +88,14 @@ func gsi1[T any](pk, sk string) singletable.IndexSchema[T] {
 	return singletable.IndexSchema[T]{Name: IndexName, PK: pk, SK: sk, PKAttr: "gsi1_pk", SKAttr: "gsi1_sk"}
 }
 
-// The entity declarations, in the playbook's exact key strings: IDs,
-// statuses, emails and categories verbatim ({…:raw}), times as the Python
-// service writes them, UTC to the second with "Z" ({…:rfc3339},
-// 2024-01-07T10:00:00Z), activity dates as dates ({Date:date},
-// 2024-01-07).
+// The entity declarations, in the key strings of the playbook's example
+// item: IDs, statuses, emails and categories verbatim ({…:raw}), times
+// UTC to the second with "Z" ({…:rfc3339}, 2024-01-07T10:00:00Z#456),
+// activity dates as dates ({Date:date}, 2024-01-07). The playbook's
+// create_goal code keys goals by created_at.isoformat() instead
+// (2024-01-07T10:00:00+00:00#456), which sorts before the declared key
+// of its second; see the README for what that changes and how to align
+// the two services.
 var (
 	Profiles = singletable.MustDefine(singletable.Schema[Profile]{
 		Type: "UserProfile", PK: "USER#{UserID:raw}", SK: "PROFILE",
