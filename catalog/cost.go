@@ -45,6 +45,12 @@ type Load struct {
 	// Items is how many items one request reads (a Query page, a batch)
 	// or writes (a batch, a transaction); 0 means 1.
 	Items int
+	// OtherItems is how many items of other entities, up to 1 KB each, a
+	// write pattern's request writes or checks besides its Items in the
+	// same request: a counter updated, a unique guard, a ConditionCheck
+	// of a transaction. Each takes one write unit on the table (two in a
+	// transaction) and nothing on the entity's indexes.
+	OtherItems int
 	// Consistent marks strongly consistent table reads, which take a whole
 	// read unit per 4 KB instead of half. Index reads are always
 	// eventually consistent.
@@ -183,7 +189,7 @@ func (c *Catalog) Cost(w Workload, p Prices) (*CostReport, error) {
 			errs = append(errs, fmt.Errorf("catalog: load for access pattern %q, which the catalog does not list", ld.Pattern))
 			continue
 		}
-		if ld.PerSecond < 0 || ld.ItemKB < 0 || ld.Items < 0 || ld.Partitions < 0 {
+		if ld.PerSecond < 0 || ld.ItemKB < 0 || ld.Items < 0 || ld.OtherItems < 0 || ld.Partitions < 0 {
 			errs = append(errs, fmt.Errorf("catalog: load for access pattern %q has a negative rate, size or count", ld.Pattern))
 			continue
 		}
@@ -290,7 +296,7 @@ func (c *Catalog) costLines(ap Pattern, e Entity, ld Load, w Workload, p Prices)
 	if ld.Measured != nil {
 		table = ld.Measured.Write
 	} else {
-		table = float64(items) * math.Max(1, math.Ceil(ld.ItemKB))
+		table = float64(items)*math.Max(1, math.Ceil(ld.ItemKB)) + float64(ld.OtherItems)
 		guarded := len(e.Unique) > 0 && (ap.Operation == OpCreate || ap.Operation == OpPut || ap.Operation == OpDelete)
 		if guarded {
 			table += float64(items * len(e.Unique)) // one small guard item per Unique declaration
