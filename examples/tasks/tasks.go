@@ -4,6 +4,12 @@
 // a conditional write, and only an assigned member (or an admin) may change
 // a task's status.
 //
+// A JavaScript service runs the same design on the same table, so every
+// item is in its formats: IDs verbatim in the keys (TASK#123), times as
+// JavaScript's toISOString() writes them (2025-01-15T11:00:00.000Z), in
+// GSI2's sort key (CREATED_AT#2025-01-15T11:00:00.000Z) and in the time
+// attributes, and the design's attribute names and EntityType values.
+//
 // The design's enums are swapped (its Priority lists statuses and its Status
 // lists priorities); here Status is OPEN | IN_PROGRESS | COMPLETED | CLOSED
 // and Priority is LOW | MEDIUM | HIGH.
@@ -73,8 +79,8 @@ type Task struct {
 	Priority    Priority  `dynamodbav:"Priority"`
 	Status      Status    `dynamodbav:"Status"`
 	CreatedBy   string    `dynamodbav:"CreatedBy"`
-	CreatedAt   time.Time `dynamodbav:"CreatedAt"`
-	UpdatedAt   time.Time `dynamodbav:"UpdatedAt"`
+	CreatedAt   time.Time `dynamodbav:"CreatedAt,rfc3339milli"`
+	UpdatedAt   time.Time `dynamodbav:"UpdatedAt,rfc3339milli"`
 }
 
 // User is a user profile: PK USER#<userId>, SK PROFILE.
@@ -83,7 +89,7 @@ type User struct {
 	Email      string     `dynamodbav:"Email"`
 	UserStatus UserStatus `dynamodbav:"UserStatus"`
 	Groups     []string   `dynamodbav:"Groups"`
-	CreatedAt  time.Time  `dynamodbav:"CreatedAt"`
+	CreatedAt  time.Time  `dynamodbav:"CreatedAt,rfc3339milli"`
 }
 
 // IsAdmin reports whether the user is in the Admins group.
@@ -96,22 +102,22 @@ type Assignment struct {
 	TaskID     string    `dynamodbav:"TaskId"`
 	UserID     string    `dynamodbav:"UserId"`
 	AssignedBy string    `dynamodbav:"AssignedBy"`
-	AssignedAt time.Time `dynamodbav:"AssignedAt"`
+	AssignedAt time.Time `dynamodbav:"AssignedAt,rfc3339milli"`
 }
 
 // The entity declarations. Entity types are the design's: TASK, USER,
 // ASSIGNMENT.
 var (
 	Tasks = singletable.MustDefine(singletable.Schema[Task]{
-		Type: "TASK", PK: "TASK#{TaskID}", SK: "METADATA",
-		Indexes: []singletable.IndexSchema[Task]{{Name: "GSI2", PK: "STATUS#{Status}", SK: "CREATED_AT#{CreatedAt}"}},
+		Type: "TASK", PK: "TASK#{TaskID:raw}", SK: "METADATA",
+		Indexes: []singletable.IndexSchema[Task]{{Name: "GSI2", PK: "STATUS#{Status:raw}", SK: "CREATED_AT#{CreatedAt:rfc3339milli}"}},
 	})
 	Users = singletable.MustDefine(singletable.Schema[User]{
-		Type: "USER", PK: "USER#{UserID}", SK: "PROFILE",
+		Type: "USER", PK: "USER#{UserID:raw}", SK: "PROFILE",
 	})
 	Assignments = singletable.MustDefine(singletable.Schema[Assignment]{
-		Type: "ASSIGNMENT", PK: "TASK#{TaskID}", SK: "ASSIGNMENT#{UserID}",
-		Indexes: []singletable.IndexSchema[Assignment]{{Name: "GSI1", PK: "USER#{UserID}", SK: "TASK#{TaskID}"}},
+		Type: "ASSIGNMENT", PK: "TASK#{TaskID:raw}", SK: "ASSIGNMENT#{UserID:raw}",
+		Indexes: []singletable.IndexSchema[Assignment]{{Name: "GSI1", PK: "USER#{UserID:raw}", SK: "TASK#{TaskID:raw}"}},
 	})
 )
 
@@ -138,9 +144,12 @@ type Manager struct {
 	Now func() time.Time
 }
 
-// New returns a manager on the named table.
-func New(client singletable.Client, name string) *Manager {
-	t := singletable.NewTable(client, name)
+// New returns a manager on the named table, with the table's options
+// (an Observe hook, say) set by optFns. Every request the manager sends
+// names its access pattern (singletable.WithPattern), as AccessPatterns
+// lists them.
+func New(client singletable.Client, name string, optFns ...func(*singletable.TableOptions)) *Manager {
+	t := singletable.NewTable(client, name, optFns...)
 	return &Manager{
 		Table:       t,
 		Tasks:       singletable.MustBind(t, Tasks),
@@ -150,7 +159,9 @@ func New(client singletable.Client, name string) *Manager {
 	}
 }
 
-func (m *Manager) now() time.Time { return m.Now().UTC() }
+// now is the manager's clock cut to the millisecond, as the JavaScript
+// service's toISOString() writes times.
+func (m *Manager) now() time.Time { return m.Now().UTC().Truncate(time.Millisecond) }
 
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
@@ -176,17 +187,17 @@ func (m *Manager) CreateUser(ctx context.Context, u User) (User, error) {
 		return User{}, invalid("unknown user status %q", u.UserStatus)
 	}
 	u.CreatedAt = m.now()
-	return m.Users.Create(ctx, u)
+	return m.Users.Create(singletable.WithPattern(ctx, "U1"), u)
 }
 
 // GetUser reads a user profile (AP2).
 func (m *Manager) GetUser(ctx context.Context, userID string) (User, error) {
-	return m.Users.Get(ctx, User{UserID: userID})
+	return m.Users.Get(singletable.WithPattern(ctx, "P2"), User{UserID: userID})
 }
 
 // Deactivate marks a user deactivated; they can no longer act.
 func (m *Manager) Deactivate(ctx context.Context, userID string) error {
-	_, err := m.Users.Update(User{UserID: userID}).Set("UserStatus", UserDeactivated).Run(ctx)
+	_, err := m.Users.Update(User{UserID: userID}).Set("UserStatus", UserDeactivated).Run(singletable.WithPattern(ctx, "U2"))
 	return err
 }
 
@@ -225,12 +236,12 @@ func (m *Manager) CreateTask(ctx context.Context, actorID string, t Task) (Task,
 	}
 	now := m.now()
 	t.Status, t.CreatedBy, t.CreatedAt, t.UpdatedAt = StatusOpen, actorID, now, now
-	return m.Tasks.Create(ctx, t)
+	return m.Tasks.Create(singletable.WithPattern(ctx, "T1"), t)
 }
 
 // GetTask reads a task (AP1).
 func (m *Manager) GetTask(ctx context.Context, taskID string) (Task, error) {
-	return m.Tasks.Get(ctx, Task{TaskID: taskID})
+	return m.Tasks.Get(singletable.WithPattern(ctx, "P1"), Task{TaskID: taskID})
 }
 
 // Assign assigns a task to a user (AP7): the assignment is a conditional
@@ -250,7 +261,7 @@ func (m *Manager) Assign(ctx context.Context, adminID, taskID, userID string) (A
 	// cannot slip between a check and the write.
 	as := Assignment{TaskID: taskID, UserID: userID, AssignedBy: adminID, AssignedAt: m.now()}
 	pk := expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey))
-	err = singletable.Tx(ctx, m.Table, func(tx *singletable.Txn) error {
+	err = singletable.Tx(singletable.WithPattern(ctx, "P7+"), m.Table, func(tx *singletable.Txn) error {
 		m.Tasks.TxCheck(tx, Task{TaskID: taskID}, pk)
 		m.Users.TxCheck(tx, User{UserID: userID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
 		m.Assignments.TxCreate(tx, as)
@@ -284,13 +295,13 @@ func (m *Manager) Unassign(ctx context.Context, adminID, taskID, userID string) 
 	if !a.IsAdmin() {
 		return fmt.Errorf("%w: only admins unassign tasks", ErrForbidden)
 	}
-	_, err = m.Assignments.Delete(ctx, Assignment{TaskID: taskID, UserID: userID})
+	_, err = m.Assignments.Delete(singletable.WithPattern(ctx, "A1"), Assignment{TaskID: taskID, UserID: userID})
 	return err
 }
 
 // IsAssigned reports whether a task is assigned to a user (AP6).
 func (m *Manager) IsAssigned(ctx context.Context, taskID, userID string) (bool, error) {
-	_, err := m.Assignments.Get(ctx, Assignment{TaskID: taskID, UserID: userID}, func(o *singletable.ReadOptions) { o.Fields = []string{"UserID"} })
+	_, err := m.Assignments.Get(singletable.WithPattern(ctx, "P6"), Assignment{TaskID: taskID, UserID: userID}, func(o *singletable.ReadOptions) { o.Fields = []string{"UserID"} })
 	switch {
 	case err == nil:
 		return true, nil
@@ -307,7 +318,7 @@ func (m *Manager) taskAssignments(taskID string) *singletable.Query[Assignment] 
 
 // TaskAssignments lists who a task is assigned to (AP3).
 func (m *Manager) TaskAssignments(ctx context.Context, taskID string) ([]Assignment, error) {
-	return m.taskAssignments(taskID).Collect(ctx)
+	return m.taskAssignments(taskID).Collect(singletable.WithPattern(ctx, "P3"))
 }
 
 // userAssignments is AP4: GSI1PK = USER#<id>.
@@ -318,7 +329,7 @@ func (m *Manager) userAssignments(userID string) *singletable.Query[Assignment] 
 // UserTasks returns the tasks assigned to a user (AP4): the GSI1 query
 // finds the assignments, and one BatchGetItem reads their tasks.
 func (m *Manager) UserTasks(ctx context.Context, userID string) ([]Task, error) {
-	as, err := m.userAssignments(userID).Collect(ctx)
+	as, err := m.userAssignments(userID).Collect(singletable.WithPattern(ctx, "P4"))
 	if err != nil || len(as) == 0 {
 		return nil, err
 	}
@@ -327,7 +338,7 @@ func (m *Manager) UserTasks(ctx context.Context, userID string) ([]Task, error) 
 		keys[i] = Task{TaskID: a.TaskID}
 	}
 	// A task deleted since its assignment was read is left out.
-	return m.Tasks.BatchGet(ctx, keys)
+	return m.Tasks.BatchGet(singletable.WithPattern(ctx, "P4+"), keys)
 }
 
 // tasksByStatus is AP5: GSI2PK = STATUS#<status>, newest first.
@@ -340,7 +351,7 @@ func (m *Manager) TasksByStatus(ctx context.Context, status Status, limit int, c
 	if !validStatus(status) {
 		return singletable.Page[Task]{}, invalid("unknown status %q", status)
 	}
-	return m.tasksByStatus(status).Limit(limit).After(cursor).Page(ctx)
+	return m.tasksByStatus(status).Limit(limit).After(cursor).Page(singletable.WithPattern(ctx, "P5"))
 }
 
 // SetStatus changes a task's status. Admins may change any task; members
@@ -368,12 +379,12 @@ func (m *Manager) SetStatus(ctx context.Context, actorID, taskID string, status 
 		Set("UpdatedAt", now).
 		If(expression.Name("Status").Equal(expression.Value(t.Status)))
 	if a.IsAdmin() {
-		return upd.Run(ctx)
+		return upd.Run(singletable.WithPattern(ctx, "T2"))
 	}
 	// A member: the assignment must exist and the member stay active in
 	// the same transaction as the change, so an unassignment or a
 	// deactivation that lands first wins.
-	err = singletable.Tx(ctx, m.Table, func(tx *singletable.Txn) error {
+	err = singletable.Tx(singletable.WithPattern(ctx, "T3"), m.Table, func(tx *singletable.Txn) error {
 		m.Assignments.TxCheck(tx, Assignment{TaskID: taskID, UserID: actorID}, expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey)))
 		m.Users.TxCheck(tx, User{UserID: actorID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
 		upd.Tx(tx)
@@ -407,7 +418,7 @@ func (m *Manager) SetPriority(ctx context.Context, adminID, taskID string, p Pri
 	if !a.IsAdmin() {
 		return Task{}, fmt.Errorf("%w: only admins change priorities", ErrForbidden)
 	}
-	return m.Tasks.Update(Task{TaskID: taskID}).Set("Priority", p).Set("UpdatedAt", m.now()).Run(ctx)
+	return m.Tasks.Update(Task{TaskID: taskID}).Set("Priority", p).Set("UpdatedAt", m.now()).Run(singletable.WithPattern(ctx, "T2"))
 }
 
 func validStatus(s Status) bool { return slices.Contains(Statuses, s) }
@@ -423,18 +434,20 @@ func (m *Manager) AccessPatterns() []catalog.Pattern {
 		catalog.Item("P1", "Get task by ID", catalog.OpGet, m.Tasks),
 		catalog.Item("P2", "Get user profile", catalog.OpGet, m.Users),
 		catalog.Query("P3", "All assignments of a task", m.taskAssignments("")),
-		catalog.Query("P4", "All tasks assigned to a user (then BatchGetItem of the tasks)", m.userAssignments("")),
+		catalog.Query("P4", "All tasks assigned to a user: their assignments", m.userAssignments("")),
+		{Name: "P4+", Description: "All tasks assigned to a user: the tasks, in one BatchGetItem",
+			Entity: "TASK", Operation: "BatchGetItem", Condition: "PK = TASK#{TaskID:raw} AND SK = METADATA, for each assignment P4 found"},
 		catalog.Query("P5", "Tasks by status, newest first", m.tasksByStatus("")),
 		catalog.Item("P6", "Check if a user is assigned to a task", catalog.OpGet, m.Assignments),
 		catalog.Item("P7", "Assign a task, refusing a duplicate", catalog.OpCreate, m.Assignments),
 		{Name: "P7+", Description: "Assign in one transaction: task exists, assignee active, assignment new",
 			Entity: "ASSIGNMENT", Operation: "TransactWriteItems",
-			Condition: "ConditionCheck TASK#{TaskID}/METADATA; ConditionCheck USER#{UserID}/PROFILE UserStatus = ACTIVE; Put TASK#{TaskID}/ASSIGNMENT#{UserID} if absent"},
+			Condition: "ConditionCheck TASK#{TaskID:raw}/METADATA; ConditionCheck USER#{UserID:raw}/PROFILE UserStatus = ACTIVE; Put TASK#{TaskID:raw}/ASSIGNMENT#{UserID:raw} if absent"},
 		catalog.Item("T1", "Create a task", catalog.OpCreate, m.Tasks),
 		catalog.Item("T2", "Change status as an admin (conditional on the status read) or priority", catalog.OpUpdate, m.Tasks),
 		{Name: "T3", Description: "Change status as a member, in one transaction with the checks",
 			Entity: "TASK", Operation: "TransactWriteItems",
-			Condition: "ConditionCheck TASK#{TaskID}/ASSIGNMENT#{UserID} exists; ConditionCheck USER#{UserID}/PROFILE UserStatus = ACTIVE; Update TASK#{TaskID}/METADATA if Status unchanged"},
+			Condition: "ConditionCheck TASK#{TaskID:raw}/ASSIGNMENT#{UserID:raw} exists; ConditionCheck USER#{UserID:raw}/PROFILE UserStatus = ACTIVE; Update TASK#{TaskID:raw}/METADATA if Status unchanged"},
 		catalog.Item("U1", "Create a user", catalog.OpCreate, m.Users),
 		catalog.Item("U2", "Deactivate a user", catalog.OpUpdate, m.Users),
 		catalog.Item("A1", "Unassign", catalog.OpDelete, m.Assignments),
