@@ -156,44 +156,64 @@ type observing struct {
 	plan   bool
 }
 
-// observe sends in through send with ReturnConsumedCapacity set on a copy
-// of it, and reports the request; fill takes from the input and output
-// what the Observation holds.
-func observe[I, O any](c *observing, ctx context.Context, op string, in *I, capacity func(*I) *types.ReturnConsumedCapacity,
-	optFns []func(*dynamodb.Options), send func(*I, []func(*dynamodb.Options)) (*O, error), fill func(*Observation, *I, *O)) (*O, error) {
+// observe sends a copy of in through send, with ReturnConsumedCapacity
+// set where the operation has it, and reports the request; fill takes from
+// the input and output what the Observation holds.
+func observe[I, O any](c *observing, ctx context.Context, op string, in *I, optFns []func(*dynamodb.Options),
+	send func(context.Context, *I, ...func(*dynamodb.Options)) (*O, error), fill func(*Observation, *I, *O)) (*O, error) {
 	cp := *in
-	if rc := capacity(&cp); rc != nil && *rc == "" {
-		*rc = types.ReturnConsumedCapacityIndexes
-	}
+	askCapacity(&cp)
 	att := &attemptCounter{}
-	opts := append(optFns[:len(optFns):len(optFns)], att.option())
+	opts := append(optFns[:len(optFns):len(optFns)], afterRetry("singletable.observe", att.handle))
 	start := time.Now()
-	out, err := send(&cp, opts)
+	out, err := send(ctx, &cp, opts...)
 	o := Observation{
 		Op: op, Table: c.t.name, Entity: c.entity, Pattern: PatternOf(ctx), PlanRead: c.plan,
 		Latency: time.Since(start), Err: err, Retry: backoff.Retry(ctx),
 		Attempts: att.attempts, Throttles: att.throttles,
 	}
-	fill(&o, &cp, out)
+	if fill != nil {
+		fill(&o, &cp, out)
+	}
 	c.t.opts.Observe(ctx, &o)
 	return out, err
 }
 
-// attemptCounter counts a request's HTTP attempts and the throttled ones,
-// in a per-attempt middleware after the SDK's retry loop (as attemptLog).
-type attemptCounter struct{ attempts, throttles int }
-
-func (a *attemptCounter) option() func(*dynamodb.Options) {
-	return func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-			mw := middleware.FinalizeMiddlewareFunc("singletable.observe", a.handle)
-			if _, ok := s.Finalize.Get("Retry"); ok {
-				return s.Finalize.Insert(mw, "Retry", middleware.After)
-			}
-			return s.Finalize.Add(mw, middleware.Before)
-		})
+// askCapacity asks for the consumed capacity per index on a request that
+// can return it and does not ask already.
+func askCapacity(in any) {
+	var rc *types.ReturnConsumedCapacity
+	switch in := in.(type) {
+	case *dynamodb.GetItemInput:
+		rc = &in.ReturnConsumedCapacity
+	case *dynamodb.PutItemInput:
+		rc = &in.ReturnConsumedCapacity
+	case *dynamodb.UpdateItemInput:
+		rc = &in.ReturnConsumedCapacity
+	case *dynamodb.DeleteItemInput:
+		rc = &in.ReturnConsumedCapacity
+	case *dynamodb.QueryInput:
+		rc = &in.ReturnConsumedCapacity
+	case *dynamodb.ScanInput:
+		rc = &in.ReturnConsumedCapacity
+	case *dynamodb.BatchGetItemInput:
+		rc = &in.ReturnConsumedCapacity
+	case *dynamodb.BatchWriteItemInput:
+		rc = &in.ReturnConsumedCapacity
+	case *dynamodb.TransactGetItemsInput:
+		rc = &in.ReturnConsumedCapacity
+	case *dynamodb.TransactWriteItemsInput:
+		rc = &in.ReturnConsumedCapacity
+	default:
+		return // administration requests have no capacity
+	}
+	if *rc == "" {
+		*rc = types.ReturnConsumedCapacityIndexes
 	}
 }
+
+// attemptCounter counts a request's HTTP attempts and the throttled ones.
+type attemptCounter struct{ attempts, throttles int }
 
 func (a *attemptCounter) handle(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
 	out, md, err := next.HandleFinalize(ctx, in)
@@ -228,239 +248,174 @@ func capacityOf(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 	return []types.ConsumedCapacity{*cc}
 }
 
+// read fills what a Query or Scan page reports.
+func read(o *Observation, index *string, startKey map[string]types.AttributeValue, cc *types.ConsumedCapacity, count, scanned int32) {
+	if index != nil {
+		o.Index = *index
+	}
+	o.Continued = startKey != nil
+	o.Capacity = capacityOf(cc)
+	o.Count, o.Scanned = int(count), int(scanned)
+}
+
 func (c *observing) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return observe(c, ctx, "GetItem", in, func(in *dynamodb.GetItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
-		func(in *dynamodb.GetItemInput, opts []func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-			return c.next.GetItem(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.GetItemInput, out *dynamodb.GetItemOutput) {
-			c.keys(o, in.Key)
-			if out != nil {
-				o.Capacity = capacityOf(out.ConsumedCapacity)
-				if len(out.Item) > 0 {
-					o.Count = 1
-				}
-				o.Scanned = o.Count
+	return observe(c, ctx, "GetItem", in, optFns, c.next.GetItem, func(o *Observation, in *dynamodb.GetItemInput, out *dynamodb.GetItemOutput) {
+		c.keys(o, in.Key)
+		if out != nil {
+			o.Capacity = capacityOf(out.ConsumedCapacity)
+			if len(out.Item) > 0 {
+				o.Count = 1
 			}
-		})
+			o.Scanned = o.Count
+		}
+	})
 }
 
 func (c *observing) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return observe(c, ctx, "PutItem", in, func(in *dynamodb.PutItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
-		func(in *dynamodb.PutItemInput, opts []func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-			return c.next.PutItem(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.PutItemInput, out *dynamodb.PutItemOutput) {
-			if c.t.opts.ObserveKeys {
-				c.keys(o, c.itemKey(in.Item))
-			}
-			if out != nil {
-				o.Capacity = capacityOf(out.ConsumedCapacity)
-			}
-		})
+	return observe(c, ctx, "PutItem", in, optFns, c.next.PutItem, func(o *Observation, in *dynamodb.PutItemInput, out *dynamodb.PutItemOutput) {
+		if c.t.opts.ObserveKeys {
+			c.keys(o, c.itemKey(in.Item))
+		}
+		if out != nil {
+			o.Capacity = capacityOf(out.ConsumedCapacity)
+		}
+	})
 }
 
 func (c *observing) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return observe(c, ctx, "UpdateItem", in, func(in *dynamodb.UpdateItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
-		func(in *dynamodb.UpdateItemInput, opts []func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-			return c.next.UpdateItem(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.UpdateItemInput, out *dynamodb.UpdateItemOutput) {
-			c.keys(o, in.Key)
-			if out != nil {
-				o.Capacity = capacityOf(out.ConsumedCapacity)
-			}
-		})
+	return observe(c, ctx, "UpdateItem", in, optFns, c.next.UpdateItem, func(o *Observation, in *dynamodb.UpdateItemInput, out *dynamodb.UpdateItemOutput) {
+		c.keys(o, in.Key)
+		if out != nil {
+			o.Capacity = capacityOf(out.ConsumedCapacity)
+		}
+	})
 }
 
 func (c *observing) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return observe(c, ctx, "DeleteItem", in, func(in *dynamodb.DeleteItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
-		func(in *dynamodb.DeleteItemInput, opts []func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-			return c.next.DeleteItem(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.DeleteItemInput, out *dynamodb.DeleteItemOutput) {
-			c.keys(o, in.Key)
-			if out != nil {
-				o.Capacity = capacityOf(out.ConsumedCapacity)
-			}
-		})
+	return observe(c, ctx, "DeleteItem", in, optFns, c.next.DeleteItem, func(o *Observation, in *dynamodb.DeleteItemInput, out *dynamodb.DeleteItemOutput) {
+		c.keys(o, in.Key)
+		if out != nil {
+			o.Capacity = capacityOf(out.ConsumedCapacity)
+		}
+	})
 }
 
 func (c *observing) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return observe(c, ctx, "Query", in, func(in *dynamodb.QueryInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
-		func(in *dynamodb.QueryInput, opts []func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-			return c.next.Query(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.QueryInput, out *dynamodb.QueryOutput) {
-			if in.IndexName != nil {
-				o.Index = *in.IndexName
-			}
-			o.Continued = in.ExclusiveStartKey != nil
-			if out != nil {
-				o.Capacity = capacityOf(out.ConsumedCapacity)
-				o.Count, o.Scanned = int(out.Count), int(out.ScannedCount)
-			}
-		})
+	return observe(c, ctx, "Query", in, optFns, c.next.Query, func(o *Observation, in *dynamodb.QueryInput, out *dynamodb.QueryOutput) {
+		if out == nil {
+			out = &dynamodb.QueryOutput{}
+		}
+		read(o, in.IndexName, in.ExclusiveStartKey, out.ConsumedCapacity, out.Count, out.ScannedCount)
+	})
 }
 
 func (c *observing) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return observe(c, ctx, "Scan", in, func(in *dynamodb.ScanInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
-		func(in *dynamodb.ScanInput, opts []func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-			return c.next.Scan(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.ScanInput, out *dynamodb.ScanOutput) {
-			if in.IndexName != nil {
-				o.Index = *in.IndexName
-			}
-			o.Continued = in.ExclusiveStartKey != nil
-			if out != nil {
-				o.Capacity = capacityOf(out.ConsumedCapacity)
-				o.Count, o.Scanned = int(out.Count), int(out.ScannedCount)
-			}
-		})
+	return observe(c, ctx, "Scan", in, optFns, c.next.Scan, func(o *Observation, in *dynamodb.ScanInput, out *dynamodb.ScanOutput) {
+		if out == nil {
+			out = &dynamodb.ScanOutput{}
+		}
+		read(o, in.IndexName, in.ExclusiveStartKey, out.ConsumedCapacity, out.Count, out.ScannedCount)
+	})
 }
 
 func (c *observing) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return observe(c, ctx, "BatchGetItem", in, func(in *dynamodb.BatchGetItemInput) *types.ReturnConsumedCapacity { return &in.ReturnConsumedCapacity }, optFns,
-		func(in *dynamodb.BatchGetItemInput, opts []func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-			return c.next.BatchGetItem(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.BatchGetItemInput, out *dynamodb.BatchGetItemOutput) {
-			for _, ka := range in.RequestItems {
-				c.keys(o, ka.Keys...)
+	return observe(c, ctx, "BatchGetItem", in, optFns, c.next.BatchGetItem, func(o *Observation, in *dynamodb.BatchGetItemInput, out *dynamodb.BatchGetItemOutput) {
+		for _, ka := range in.RequestItems {
+			c.keys(o, ka.Keys...)
+		}
+		if out != nil {
+			o.Capacity = out.ConsumedCapacity
+			for _, items := range out.Responses {
+				o.Count += len(items)
 			}
-			if out != nil {
-				o.Capacity = out.ConsumedCapacity
-				for _, items := range out.Responses {
-					o.Count += len(items)
-				}
-				o.Scanned = o.Count
-				for _, ka := range out.UnprocessedKeys {
-					o.Unprocessed += len(ka.Keys)
-				}
+			o.Scanned = o.Count
+			for _, ka := range out.UnprocessedKeys {
+				o.Unprocessed += len(ka.Keys)
 			}
-		})
+		}
+	})
 }
 
 func (c *observing) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return observe(c, ctx, "BatchWriteItem", in, func(in *dynamodb.BatchWriteItemInput) *types.ReturnConsumedCapacity {
-		return &in.ReturnConsumedCapacity
-	}, optFns,
-		func(in *dynamodb.BatchWriteItemInput, opts []func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-			return c.next.BatchWriteItem(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.BatchWriteItemInput, out *dynamodb.BatchWriteItemOutput) {
-			if c.t.opts.ObserveKeys {
-				for _, wrs := range in.RequestItems {
-					for _, wr := range wrs {
-						switch {
-						case wr.PutRequest != nil:
-							c.keys(o, c.itemKey(wr.PutRequest.Item))
-						case wr.DeleteRequest != nil:
-							c.keys(o, wr.DeleteRequest.Key)
-						}
+	return observe(c, ctx, "BatchWriteItem", in, optFns, c.next.BatchWriteItem, func(o *Observation, in *dynamodb.BatchWriteItemInput, out *dynamodb.BatchWriteItemOutput) {
+		if c.t.opts.ObserveKeys {
+			for _, wrs := range in.RequestItems {
+				for _, wr := range wrs {
+					switch {
+					case wr.PutRequest != nil:
+						c.keys(o, c.itemKey(wr.PutRequest.Item))
+					case wr.DeleteRequest != nil:
+						c.keys(o, wr.DeleteRequest.Key)
 					}
 				}
 			}
-			if out != nil {
-				o.Capacity = out.ConsumedCapacity
-				for _, wrs := range out.UnprocessedItems {
-					o.Unprocessed += len(wrs)
-				}
+		}
+		if out != nil {
+			o.Capacity = out.ConsumedCapacity
+			for _, wrs := range out.UnprocessedItems {
+				o.Unprocessed += len(wrs)
 			}
-		})
+		}
+	})
 }
 
 func (c *observing) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return observe(c, ctx, "TransactGetItems", in, func(in *dynamodb.TransactGetItemsInput) *types.ReturnConsumedCapacity {
-		return &in.ReturnConsumedCapacity
-	}, optFns,
-		func(in *dynamodb.TransactGetItemsInput, opts []func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-			return c.next.TransactGetItems(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.TransactGetItemsInput, out *dynamodb.TransactGetItemsOutput) {
-			for _, ti := range in.TransactItems {
-				if ti.Get != nil {
-					c.keys(o, ti.Get.Key)
+	return observe(c, ctx, "TransactGetItems", in, optFns, c.next.TransactGetItems, func(o *Observation, in *dynamodb.TransactGetItemsInput, out *dynamodb.TransactGetItemsOutput) {
+		for _, ti := range in.TransactItems {
+			if ti.Get != nil {
+				c.keys(o, ti.Get.Key)
+			}
+		}
+		if out != nil {
+			o.Capacity = out.ConsumedCapacity
+			for _, r := range out.Responses {
+				if len(r.Item) > 0 {
+					o.Count++
 				}
 			}
-			if out != nil {
-				o.Capacity = out.ConsumedCapacity
-				for _, r := range out.Responses {
-					if len(r.Item) > 0 {
-						o.Count++
-					}
-				}
-				o.Scanned = o.Count
-			}
-		})
+			o.Scanned = o.Count
+		}
+	})
 }
 
 func (c *observing) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return observe(c, ctx, "TransactWriteItems", in, func(in *dynamodb.TransactWriteItemsInput) *types.ReturnConsumedCapacity {
-		return &in.ReturnConsumedCapacity
-	}, optFns,
-		func(in *dynamodb.TransactWriteItemsInput, opts []func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-			return c.next.TransactWriteItems(ctx, in, opts...)
-		},
-		func(o *Observation, in *dynamodb.TransactWriteItemsInput, out *dynamodb.TransactWriteItemsOutput) {
-			if c.t.opts.ObserveKeys {
-				for _, ti := range in.TransactItems {
-					switch {
-					case ti.Put != nil:
-						c.keys(o, c.itemKey(ti.Put.Item))
-					case ti.Update != nil:
-						c.keys(o, ti.Update.Key)
-					case ti.Delete != nil:
-						c.keys(o, ti.Delete.Key)
-					case ti.ConditionCheck != nil:
-						c.keys(o, ti.ConditionCheck.Key)
-					}
+	return observe(c, ctx, "TransactWriteItems", in, optFns, c.next.TransactWriteItems, func(o *Observation, in *dynamodb.TransactWriteItemsInput, out *dynamodb.TransactWriteItemsOutput) {
+		if c.t.opts.ObserveKeys {
+			for _, ti := range in.TransactItems {
+				switch {
+				case ti.Put != nil:
+					c.keys(o, c.itemKey(ti.Put.Item))
+				case ti.Update != nil:
+					c.keys(o, ti.Update.Key)
+				case ti.Delete != nil:
+					c.keys(o, ti.Delete.Key)
+				case ti.ConditionCheck != nil:
+					c.keys(o, ti.ConditionCheck.Key)
 				}
 			}
-			if out != nil {
-				o.Capacity = out.ConsumedCapacity
-			}
-		})
+		}
+		if out != nil {
+			o.Capacity = out.ConsumedCapacity
+		}
+	})
 }
 
-// noCapacity is the capacity field of an administration request, which
-// has none.
-func noCapacity[I any](*I) *types.ReturnConsumedCapacity { return nil }
-
-func noFill[I, O any](*Observation, *I, *O) {}
-
 func (c *observing) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return observe(c, ctx, "CreateTable", in, noCapacity, optFns,
-		func(in *dynamodb.CreateTableInput, opts []func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-			return c.next.CreateTable(ctx, in, opts...)
-		}, noFill)
+	return observe[dynamodb.CreateTableInput, dynamodb.CreateTableOutput](c, ctx, "CreateTable", in, optFns, c.next.CreateTable, nil)
 }
 
 func (c *observing) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return observe(c, ctx, "DescribeTable", in, noCapacity, optFns,
-		func(in *dynamodb.DescribeTableInput, opts []func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-			return c.next.DescribeTable(ctx, in, opts...)
-		}, noFill)
+	return observe[dynamodb.DescribeTableInput, dynamodb.DescribeTableOutput](c, ctx, "DescribeTable", in, optFns, c.next.DescribeTable, nil)
 }
 
 func (c *observing) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return observe(c, ctx, "DeleteTable", in, noCapacity, optFns,
-		func(in *dynamodb.DeleteTableInput, opts []func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-			return c.next.DeleteTable(ctx, in, opts...)
-		}, noFill)
+	return observe[dynamodb.DeleteTableInput, dynamodb.DeleteTableOutput](c, ctx, "DeleteTable", in, optFns, c.next.DeleteTable, nil)
 }
 
 func (c *observing) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	return observe(c, ctx, "UpdateTimeToLive", in, noCapacity, optFns,
-		func(in *dynamodb.UpdateTimeToLiveInput, opts []func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-			return c.next.UpdateTimeToLive(ctx, in, opts...)
-		}, noFill)
+	return observe[dynamodb.UpdateTimeToLiveInput, dynamodb.UpdateTimeToLiveOutput](c, ctx, "UpdateTimeToLive", in, optFns, c.next.UpdateTimeToLive, nil)
 }
 
 func (c *observing) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return observe(c, ctx, "DescribeTimeToLive", in, noCapacity, optFns,
-		func(in *dynamodb.DescribeTimeToLiveInput, opts []func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-			return c.next.DescribeTimeToLive(ctx, in, opts...)
-		}, noFill)
+	return observe[dynamodb.DescribeTimeToLiveInput, dynamodb.DescribeTimeToLiveOutput](c, ctx, "DescribeTimeToLive", in, optFns, c.next.DescribeTimeToLive, nil)
 }

@@ -292,6 +292,14 @@ func TestExactFitPages(t *testing.T) {
 		{"table filtered", query(events.Query(Event{Stream: "s"}).Filter(expression.Name("Size").GreaterThanEqual(expression.Value(4))).Limit(8)), []int{8, 8}, 0},
 		{"table page size", query(events.Query(Event{Stream: "s"}).PageSize(5).Limit(10)), []int{10, 10}, 0},
 		{"index page size", query(events.QueryIndex("GSI1", Event{Kind: "k"}).PageSize(10).Limit(10)), []int{10, 10}, 0},
+		// Without Limit a page holds one response; a response that ends
+		// the query's items exactly (PageSize 10 of 20, or a filter that
+		// drops everything after) still reports more, so the page looks
+		// ahead instead of giving a cursor to an empty page.
+		{"table page size, no limit", query(events.Query(Event{Stream: "s"}).PageSize(10)), []int{10, 10}, 4},
+		{"index page size, no limit", query(events.QueryIndex("GSI1", Event{Kind: "k"}).PageSize(5)), []int{5, 5, 5, 5}, 8},
+		{"table filtered, no limit", query(events.Query(Event{Stream: "s"}).Filter(expression.Name("Size").LessThan(expression.Value(10))).PageSize(10)), []int{10}, 3},
+		{"table, another entity last, no limit", query(events.Query(Event{Stream: "m"}).PageSize(20)), []int{20}, 3},
 		{"sharded index limit 10", func(cursor string) (int, string, error) {
 			p, err := posts.QueryIndex("GSI1", Post{}).Limit(10).After(cursor).Page(ctx)
 			return len(p.Items), p.Cursor, err

@@ -790,7 +790,9 @@ func (q *Query[T]) cursorFor(p *plan, item map[string]types.AttributeValue) (str
 // Page returns one page. With Limit(n) it holds exactly n items unless the
 // query runs out, and its cursor resumes right after the last item. Without
 // Limit it holds what one request returned (reading on past pages that the
-// filters emptied).
+// filters emptied). Either way the cursor is empty when no item follows:
+// a page that ends where a response ended reads ahead (one request, more
+// when filters empty the responses) to find out.
 func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	var page Page[T]
 	p, err := q.plan(false)
@@ -846,11 +848,33 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 			return page, nil
 		}
 		if q.limit == 0 && len(page.Items) > 0 {
+			// A lookahead, as for a page that filled its Limit: the
+			// cursor only when an item follows. Without a filter of the
+			// caller's, the key condition mostly selects the entity's
+			// items alone, so the probe reads one item a request.
+			probe := in
+			if q.filter == nil {
+				la := *in
+				la.Limit = aws.Int32(1)
+				probe = &la
+			}
+			more, err := q.r.t.moreAfter(ctx, probe, out.LastEvaluatedKey, q.mine)
+			if err != nil || !more {
+				return page, wrapQueryErr(q.r.e.name, err)
+			}
 			page.Cursor, err = q.cursorFor(p, out.LastEvaluatedKey)
 			return page, err
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+}
+
+// wrapQueryErr names the query's entity in a request's error; nil stays nil.
+func wrapQueryErr(entity string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("singletable: query %s: %w", entity, err)
 }
 
 // mine reports whether an item the query's filter let through is the

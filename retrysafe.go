@@ -43,12 +43,18 @@ import (
 // without the caller learning it.
 type attemptLog struct{ maybeApplied atomic.Bool }
 
-// option adds a per-attempt middleware (after the SDK's retry loop, so it
-// sees every attempt) that records attempts without a definite answer.
+// option records every attempt of the call it is given to.
 func (l *attemptLog) option() func(*dynamodb.Options) {
+	return afterRetry("singletable.attemptLog", l.handle)
+}
+
+// afterRetry returns a call option that runs handle on every attempt of
+// the call: in the Finalize step after the SDK's retry loop, so it sees
+// each attempt, or first in that step on a client without one.
+func afterRetry(name string, handle func(context.Context, middleware.FinalizeInput, middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error)) func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-			mw := middleware.FinalizeMiddlewareFunc("singletable.attemptLog", l.handle)
+			mw := middleware.FinalizeMiddlewareFunc(name, handle)
 			if _, ok := s.Finalize.Get("Retry"); ok {
 				return s.Finalize.Insert(mw, "Retry", middleware.After)
 			}

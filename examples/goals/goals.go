@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -51,7 +52,7 @@ type Goal struct {
 	Title     string     `dynamodbav:"title"`
 	Status    GoalStatus `dynamodbav:"status"`
 	Target    float64    `dynamodbav:"target"`
-	CreatedAt time.Time  `dynamodbav:"created_at"`
+	CreatedAt time.Time  `dynamodbav:"created_at,rfc3339"`
 }
 
 // Meal is a meal a user logged: pk USER#<userId>, sk
@@ -61,7 +62,7 @@ type Goal struct {
 type Meal struct {
 	UserID   string    `dynamodbav:"user_id"`
 	MealID   string    `dynamodbav:"meal_id"`
-	EatenAt  time.Time `dynamodbav:"eaten_at"`
+	EatenAt  time.Time `dynamodbav:"eaten_at,rfc3339"`
 	Category string    `dynamodbav:"category,omitempty"`
 	Calories int       `dynamodbav:"calories"`
 	Notes    string    `dynamodbav:"notes,omitempty"`
@@ -72,12 +73,12 @@ type Meal struct {
 // goal are a begins_with; in EmailIndex under GOAL#<goalId> for all of a
 // goal's activities.
 type Activity struct {
-	UserID     string  `dynamodbav:"user_id"`
-	GoalID     string  `dynamodbav:"goal_id"`
-	Date       string  `dynamodbav:"date"` // YYYY-MM-DD
-	ActivityID string  `dynamodbav:"activity_id"`
-	Kind       string  `dynamodbav:"kind"`
-	Amount     float64 `dynamodbav:"amount"`
+	UserID     string    `dynamodbav:"user_id"`
+	GoalID     string    `dynamodbav:"goal_id"`
+	Date       time.Time `dynamodbav:"date,date"`
+	ActivityID string    `dynamodbav:"activity_id"`
+	Kind       string    `dynamodbav:"kind"`
+	Amount     float64   `dynamodbav:"amount"`
 }
 
 // IndexName is the playbook's one GSI.
@@ -87,24 +88,28 @@ func gsi1[T any](pk, sk string) singletable.IndexSchema[T] {
 	return singletable.IndexSchema[T]{Name: IndexName, PK: pk, SK: sk, PKAttr: "gsi1_pk", SKAttr: "gsi1_sk"}
 }
 
-// The entity declarations.
+// The entity declarations, in the playbook's exact key strings: IDs,
+// statuses, emails and categories verbatim ({…:raw}), times as the Python
+// service writes them, UTC to the second with "Z" ({…:rfc3339},
+// 2024-01-07T10:00:00Z), activity dates as dates ({Date:date},
+// 2024-01-07).
 var (
 	Profiles = singletable.MustDefine(singletable.Schema[Profile]{
-		Type: "UserProfile", PK: "USER#{UserID}", SK: "PROFILE",
+		Type: "UserProfile", PK: "USER#{UserID:raw}", SK: "PROFILE",
 		Unique:  []singletable.Unique{{Fields: []string{"Email"}}}, // a guard item: EmailIndex alone cannot enforce it
-		Indexes: []singletable.IndexSchema[Profile]{gsi1[Profile]("EMAIL#{Email}", "USER#{UserID}")},
+		Indexes: []singletable.IndexSchema[Profile]{gsi1[Profile]("EMAIL#{Email:raw}", "USER#{UserID:raw}")},
 	})
 	Goals = singletable.MustDefine(singletable.Schema[Goal]{
-		Type: "Goal", PK: "USER#{UserID}", SK: "GOAL#{GoalID}",
-		Indexes: []singletable.IndexSchema[Goal]{gsi1[Goal]("GOALS#{Status}", "{CreatedAt}#{GoalID}")},
+		Type: "Goal", PK: "USER#{UserID:raw}", SK: "GOAL#{GoalID:raw}",
+		Indexes: []singletable.IndexSchema[Goal]{gsi1[Goal]("GOALS#{Status:raw}", "{CreatedAt:rfc3339}#{GoalID:raw}")},
 	})
 	Meals = singletable.MustDefine(singletable.Schema[Meal]{
-		Type: "Meal", PK: "USER#{UserID}", SK: "MEAL#{EatenAt}#{MealID}",
-		Indexes: []singletable.IndexSchema[Meal]{gsi1[Meal]("USER#{UserID}#CATEGORY#{Category}", "MEAL#{EatenAt}#{MealID}")},
+		Type: "Meal", PK: "USER#{UserID:raw}", SK: "MEAL#{EatenAt:rfc3339}#{MealID:raw}",
+		Indexes: []singletable.IndexSchema[Meal]{gsi1[Meal]("USER#{UserID:raw}#CATEGORY#{Category:raw}", "MEAL#{EatenAt:rfc3339}#{MealID:raw}")},
 	})
 	Activities = singletable.MustDefine(singletable.Schema[Activity]{
-		Type: "Activity", PK: "USER#{UserID}", SK: "ACTIVITY#{GoalID}#{Date}#{ActivityID}",
-		Indexes: []singletable.IndexSchema[Activity]{gsi1[Activity]("GOAL#{GoalID}", "ACTIVITY#{Date}#{ActivityID}")},
+		Type: "Activity", PK: "USER#{UserID:raw}", SK: "ACTIVITY#{GoalID:raw}#{Date:date}#{ActivityID:raw}",
+		Indexes: []singletable.IndexSchema[Activity]{gsi1[Activity]("GOAL#{GoalID:raw}", "ACTIVITY#{Date:date}#{ActivityID:raw}")},
 	})
 )
 
@@ -140,9 +145,11 @@ func FromEnv(client singletable.Client) (*Repository, error) {
 	return New(client, name), nil
 }
 
-// New returns the repository on the named table.
-func New(client singletable.Client, name string) *Repository {
-	t := singletable.NewTable(client, name, tableOptions)
+// New returns the repository on the named table. optFns change the
+// table's options after the playbook's own (an Observe hook, say); the
+// key attribute names are the playbook's and should be left alone.
+func New(client singletable.Client, name string, optFns ...func(*singletable.TableOptions)) *Repository {
+	t := singletable.NewTable(client, name, append([]func(*singletable.TableOptions){tableOptions}, optFns...)...)
 	return &Repository{
 		Table:      t,
 		Profiles:   singletable.MustBind(t, Profiles),
@@ -155,8 +162,23 @@ func New(client singletable.Client, name string) *Repository {
 // CreateProfile registers a user (conditional create); a taken user ID or
 // email is singletable.ErrAlreadyExists.
 func (r *Repository) CreateProfile(ctx context.Context, p Profile) error {
+	if err := keyID("UserProfile", "UserID", p.UserID); err != nil {
+		return err
+	}
 	_, err := r.Profiles.Create(ctx, p)
 	return err
+}
+
+// keyID refuses an ID holding "#": the playbook's keys write IDs
+// verbatim, and a user's or goal's ID is followed by "#" in its meal
+// category and activity keys, where it would make two keys alike. A
+// profile or goal that could never have meals or activities is refused
+// when it is created rather than at its first meal or activity.
+func keyID(entity, field, id string) error {
+	if strings.Contains(id, "#") {
+		return &singletable.ValidationError{Entity: entity, Field: field, Reason: "an ID holding \"#\" cannot be written in the playbook's keys"}
+	}
+	return nil
 }
 
 // byEmail is the EmailIndex query for a user's email.
@@ -181,6 +203,9 @@ func (r *Repository) ProfileByEmail(ctx context.Context, email string) (Profile,
 func (r *Repository) CreateGoal(ctx context.Context, g Goal) error {
 	if !g.Status.Valid() {
 		return &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", g.Status)}
+	}
+	if err := keyID("Goal", "GoalID", g.GoalID); err != nil {
+		return err
 	}
 	_, err := r.Goals.Create(ctx, g)
 	return err
@@ -225,12 +250,13 @@ func (r *Repository) GoalsByStatus(ctx context.Context, status GoalStatus, since
 	return q.Limit(limit).After(cursor).Page(ctx)
 }
 
-// SetGoalStatus moves a goal to a new status. The goal's EmailIndex key
-// (GOALS#<status> / <created_at>#<goalId>) depends on the status and on
-// created_at, so the update sets both: the library refuses an update that
-// would leave the index key half-recomputed. The write is conditional on
-// the status read, so a concurrent change is singletable.ErrConditionFailed
-// rather than lost.
+// SetGoalStatus moves a goal to a new status. It reads the goal and makes
+// the write conditional on the status read, so a concurrent change is
+// singletable.ErrConditionFailed rather than lost. The goal's EmailIndex
+// key (GOALS#<status> / <created_at>#<goalId>) depends on the status and
+// on created_at; the update gives the created_at it read too, so the
+// library, which would otherwise read it first to recompute gsi1_sk, sends
+// one UpdateItem.
 func (r *Repository) SetGoalStatus(ctx context.Context, userID, goalID string, status GoalStatus) (Goal, error) {
 	if !status.Valid() {
 		return Goal{}, &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", status)}
@@ -277,7 +303,7 @@ func (r *Repository) UserMeals(ctx context.Context, userID string) ([]Meal, erro
 // day, both included, oldest first.
 func (r *Repository) MealsBetween(ctx context.Context, userID string, firstDay, lastDay time.Time) ([]Meal, error) {
 	from := day(firstDay)
-	to := day(lastDay).Add(24*time.Hour - time.Nanosecond)
+	to := day(lastDay).Add(24*time.Hour - time.Second) // keys hold seconds
 	if to.Before(from) {
 		return nil, &singletable.ValidationError{Entity: "Meal", Field: "EatenAt", Reason: "the range ends before it starts"}
 	}
@@ -294,11 +320,14 @@ func (r *Repository) MealsByCategory(ctx context.Context, userID, category strin
 	return r.mealsByCategory(userID, category).Collect(ctx)
 }
 
-// LogActivity records progress towards a goal; the goal must exist.
+// LogActivity records progress towards a goal; the goal must exist. The
+// activity's Date is a calendar day (the day of Date in its location);
+// the zero time is refused.
 func (r *Repository) LogActivity(ctx context.Context, a Activity) error {
-	if _, err := time.Parse(time.DateOnly, a.Date); err != nil {
-		return &singletable.ValidationError{Entity: "Activity", Field: "Date", Reason: "not a YYYY-MM-DD date", Err: err}
+	if a.Date.IsZero() {
+		return &singletable.ValidationError{Entity: "Activity", Field: "Date", Reason: "no date"}
 	}
+	a.Date = calendarDay(a.Date)
 	if _, err := r.GetGoal(ctx, a.UserID, a.GoalID); err != nil {
 		return fmt.Errorf("goal %s: %w", a.GoalID, err)
 	}
@@ -308,13 +337,14 @@ func (r *Repository) LogActivity(ctx context.Context, a Activity) error {
 
 // activitiesOn is "a goal's activities on one date": sk begins_with
 // ACTIVITY#<goalId>#<date>#.
-func (r *Repository) activitiesOn(userID, goalID, date string) *singletable.Query[Activity] {
+func (r *Repository) activitiesOn(userID, goalID string, date time.Time) *singletable.Query[Activity] {
 	return r.Activities.Query(Activity{UserID: userID, GoalID: goalID, Date: date}).Where(singletable.Eq, "GoalID", "Date")
 }
 
-// ActivitiesOn returns a user's activities for a goal on one date.
-func (r *Repository) ActivitiesOn(ctx context.Context, userID, goalID, date string) ([]Activity, error) {
-	return r.activitiesOn(userID, goalID, date).Collect(ctx)
+// ActivitiesOn returns a user's activities for a goal on one calendar day
+// (the day of date in its location).
+func (r *Repository) ActivitiesOn(ctx context.Context, userID, goalID string, date time.Time) ([]Activity, error) {
+	return r.activitiesOn(userID, goalID, calendarDay(date)).Collect(ctx)
 }
 
 // userActivities is "all of a user's activities": sk begins_with ACTIVITY#.
@@ -361,8 +391,13 @@ func (r *Repository) LoadDashboard(ctx context.Context, userID string) (Dashboar
 	return d, nil
 }
 
-func day(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
+// day is the UTC day of t, at midnight UTC: meal keys are in UTC.
+func day(t time.Time) time.Time { return calendarDay(t.UTC()) }
+
+// calendarDay is the day of t in its own location, at midnight UTC, the
+// form the date key format writes.
+func calendarDay(t time.Time) time.Time {
+	y, m, d := t.Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
@@ -386,7 +421,7 @@ func (r *Repository) AccessPatterns() []catalog.Pattern {
 		catalog.Query("M3", "Meals in a date range", r.mealsBetween("", t, t)),
 		catalog.Query("M4", "A user's meals by category", r.mealsByCategory("", "")),
 		catalog.Item("A1", "Log an activity", catalog.OpCreate, r.Activities),
-		catalog.Query("A2", "A goal's activities on a date", r.activitiesOn("", "", "")),
+		catalog.Query("A2", "A goal's activities on a date", r.activitiesOn("", "", t)),
 		catalog.Query("A3", "All activities of a user", r.userActivities("")),
 		catalog.Query("A4", "All activities for a goal", r.goalActivities("")),
 	}

@@ -44,6 +44,14 @@ func at(s string) time.Time {
 	return t
 }
 
+func date(s string) time.Time {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
 func TestTableNameFromEnv(t *testing.T) {
 	t.Setenv("TABLE_NAME", "")
 	t.Setenv("MAIN_TABLE_NAME", "")
@@ -86,6 +94,12 @@ func TestProfilesAndGoals(t *testing.T) {
 	require.ErrorIs(t, r.CreateGoal(ctx, gs[0]), singletable.ErrAlreadyExists)
 	var ve *singletable.ValidationError
 	require.ErrorAs(t, r.CreateGoal(ctx, goals.Goal{UserID: "u1", GoalID: "g9", Status: "DONE"}), &ve)
+	// IDs are written verbatim; one holding "#" could not be in an
+	// activity or category key, so it is refused before the network.
+	require.ErrorAs(t, r.CreateGoal(ctx, goals.Goal{UserID: "u1", GoalID: "g#9", Status: goals.GoalActive}), &ve)
+	assert.Equal(t, "GoalID", ve.Field)
+	require.ErrorAs(t, r.CreateProfile(ctx, goals.Profile{UserID: "u#9", Email: "u9@example.com"}), &ve)
+	assert.Equal(t, "UserID", ve.Field)
 
 	// Every item carries EntityType and the playbook's attribute names.
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.Table.Name()), Key: map[string]types.AttributeValue{
@@ -93,7 +107,7 @@ func TestProfilesAndGoals(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "Goal"}, out.Item["EntityType"])
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "GOALS#ACTIVE"}, out.Item["gsi1_pk"])
-	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-07T10:00:00.000000000Z#g1"}, out.Item["gsi1_sk"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-07T10:00:00Z#g1"}, out.Item["gsi1_sk"])
 
 	// A user's goals.
 	ug, err := r.UserGoals(ctx, "u1")
@@ -177,30 +191,30 @@ func TestMealsAndActivities(t *testing.T) {
 	assert.Equal(t, []string{"m2", "m5"}, mealIDs(bf))
 	// The uncategorised meal is not in the index at all (sparse).
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.Table.Name()), Key: map[string]types.AttributeValue{
-		"pk": &types.AttributeValueMemberS{Value: "USER#u1"}, "sk": &types.AttributeValueMemberS{Value: "MEAL#2024-01-31T23:59:59.000000000Z#m4"}}})
+		"pk": &types.AttributeValueMemberS{Value: "USER#u1"}, "sk": &types.AttributeValueMemberS{Value: "MEAL#2024-01-31T23:59:59Z#m4"}}})
 	require.NoError(t, err)
 	require.NotEmpty(t, out.Item)
 	assert.NotContains(t, out.Item, "gsi1_pk")
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "Meal"}, out.Item["EntityType"])
 
 	acts := []goals.Activity{
-		{UserID: "u1", GoalID: "run", Date: "2024-01-07", ActivityID: "a1", Kind: "run", Amount: 3},
-		{UserID: "u1", GoalID: "run", Date: "2024-01-07", ActivityID: "a2", Kind: "run", Amount: 2},
-		{UserID: "u1", GoalID: "run", Date: "2024-01-08", ActivityID: "a3", Kind: "run", Amount: 5},
-		{UserID: "u1", GoalID: "swim", Date: "2024-01-07", ActivityID: "a4", Kind: "swim", Amount: 1},
+		{UserID: "u1", GoalID: "run", Date: date("2024-01-07"), ActivityID: "a1", Kind: "run", Amount: 3},
+		{UserID: "u1", GoalID: "run", Date: date("2024-01-07"), ActivityID: "a2", Kind: "run", Amount: 2},
+		{UserID: "u1", GoalID: "run", Date: date("2024-01-08"), ActivityID: "a3", Kind: "run", Amount: 5},
+		{UserID: "u1", GoalID: "swim", Date: date("2024-01-07"), ActivityID: "a4", Kind: "swim", Amount: 1},
 	}
 	for _, a := range acts {
 		require.NoError(t, r.LogActivity(ctx, a))
 	}
-	err = r.LogActivity(ctx, goals.Activity{UserID: "u1", GoalID: "fly", Date: "2024-01-07", ActivityID: "a9"})
+	err = r.LogActivity(ctx, goals.Activity{UserID: "u1", GoalID: "fly", Date: date("2024-01-07"), ActivityID: "a9"})
 	require.ErrorIs(t, err, singletable.ErrNotFound)
-	err = r.LogActivity(ctx, goals.Activity{UserID: "u1", GoalID: "run", Date: "Jan 7", ActivityID: "a9"})
+	err = r.LogActivity(ctx, goals.Activity{UserID: "u1", GoalID: "run", ActivityID: "a9"})
 	require.ErrorAs(t, err, &ve)
 
-	day, err := r.ActivitiesOn(ctx, "u1", "run", "2024-01-07")
+	day, err := r.ActivitiesOn(ctx, "u1", "run", date("2024-01-07"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a1", "a2"}, activityIDs(day))
-	none, err := r.ActivitiesOn(ctx, "u1", "run", "2024-01-09")
+	none, err := r.ActivitiesOn(ctx, "u1", "run", date("2024-01-09"))
 	require.NoError(t, err)
 	assert.Empty(t, none)
 	ua, err := r.UserActivities(ctx, "u1")
@@ -256,4 +270,68 @@ func activityIDs(as []goals.Activity) []string {
 		out = append(out, a.ActivityID)
 	}
 	return out
+}
+
+// A status change is one GetItem and one UpdateItem, conditional on the
+// status read; an update of the status alone makes the library read
+// created_at itself; both leave gsi1_sk in the playbook's form.
+func TestGoalStatusChange(t *testing.T) {
+	ctx := context.Background()
+	client := ddblocal.Shared(t).Client()
+	name := ddblocal.TableName(t)
+	var ops []string
+	var meanwhile func() // runs after the next request, once
+	r := goals.New(client, name, func(o *singletable.TableOptions) {
+		o.Observe = func(_ context.Context, ob *singletable.Observation) {
+			op := ob.Op
+			if ob.PlanRead {
+				op += " (plan read)"
+			}
+			ops = append(ops, op)
+			if f := meanwhile; f != nil {
+				meanwhile = nil
+				f()
+			}
+		}
+	})
+	require.NoError(t, r.Table.CreateTable(ctx))
+	ddblocal.DeleteTableOnCleanup(t, client, name)
+	require.NoError(t, r.CreateGoal(ctx, goals.Goal{UserID: "u1", GoalID: "g1", Title: "Run", Status: goals.GoalActive, CreatedAt: at("2024-01-07T10:00:00Z")}))
+	gsi1 := func() [2]string {
+		out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true), Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "USER#u1"}, "sk": &types.AttributeValueMemberS{Value: "GOAL#g1"}}})
+		require.NoError(t, err)
+		return [2]string{sOf(out.Item["gsi1_pk"]), sOf(out.Item["gsi1_sk"])}
+	}
+
+	ops = nil
+	g, err := r.SetGoalStatus(ctx, "u1", "g1", goals.GoalCompleted)
+	require.NoError(t, err)
+	assert.Equal(t, goals.GoalCompleted, g.Status)
+	assert.Equal(t, []string{"GetItem", "UpdateItem"}, ops)
+	assert.Equal(t, [2]string{"GOALS#COMPLETED", "2024-01-07T10:00:00Z#g1"}, gsi1())
+
+	ops = nil
+	g, err = r.Goals.Update(goals.Goal{UserID: "u1", GoalID: "g1"}).Set("Status", goals.GoalAbandoned).Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, at("2024-01-07T10:00:00Z"), g.CreatedAt)
+	assert.Equal(t, []string{"GetItem (plan read)", "UpdateItem"}, ops)
+	assert.Equal(t, [2]string{"GOALS#ABANDONED", "2024-01-07T10:00:00Z#g1"}, gsi1())
+
+	// Another writer changes the status between SetGoalStatus's read and
+	// its write: the write is refused, the other writer's status stays.
+	meanwhile = func() {
+		_, err := client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "USER#u1"}, "sk": &types.AttributeValueMemberS{Value: "GOAL#g1"}},
+			UpdateExpression:          aws.String("SET #s = :s, gsi1_pk = :pk"),
+			ExpressionAttributeNames:  map[string]string{"#s": "status"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberS{Value: "ACTIVE"}, ":pk": &types.AttributeValueMemberS{Value: "GOALS#ACTIVE"}}})
+		require.NoError(t, err)
+	}
+	_, err = r.SetGoalStatus(ctx, "u1", "g1", goals.GoalCompleted)
+	require.ErrorIs(t, err, singletable.ErrConditionFailed)
+	g, err = r.GetGoal(ctx, "u1", "g1")
+	require.NoError(t, err)
+	assert.Equal(t, goals.GoalActive, g.Status)
+	assert.Equal(t, [2]string{"GOALS#ACTIVE", "2024-01-07T10:00:00Z#g1"}, gsi1())
 }

@@ -39,38 +39,40 @@ func parseTag(st reflect.StructTag) tag {
 		t.Name = parts[0]
 	}
 	for _, opt := range parts[1:] {
-		switch opt {
-		case "omitempty":
-			t.OmitEmpty = true
-		case "omitemptyelem":
-			t.OmitEmptyElem = true
-		case "nullempty":
-			t.NullEmpty = true
-		case "nullemptyelem":
-			t.NullEmptyElem = true
-		case "string":
-			t.AsString = true
-		case "binaryset":
-			t.AsBinSet = true
-		case "numberset":
-			t.AsNumSet = true
-		case "stringset":
-			t.AsStrSet = true
-		case "unixtime", "unix":
-			t.AsUnixTime = true
-		case "rfc3339":
-			t.TimeForm = TimeRFC3339
-		case "rfc3339milli":
-			t.TimeForm = TimeRFC3339Milli
-		case "date":
-			t.TimeForm = TimeDate
-		case "unixmilli":
-			t.TimeForm = TimeUnixMilli
-		case "json":
-			t.JSON = true
+		if opt == "unix" { // attributevalue's unixtime, by the name key templates use
+			opt = "unixtime"
+		}
+		for _, o := range tagOptions {
+			if o.name == opt {
+				*o.field(&t) = true
+			}
+		}
+		for f := TimeUnix + 1; f <= TimeUnixMilli; f++ {
+			if f.String() == opt {
+				t.TimeForm = f
+			}
 		}
 	}
 	return t
+}
+
+// tagOptions are the boolean options of a dynamodbav tag, in the order
+// structTag writes them. The time forms beyond unixtime are TimeForm's
+// names.
+var tagOptions = []struct {
+	name  string
+	field func(*tag) *bool
+}{
+	{"omitempty", func(t *tag) *bool { return &t.OmitEmpty }},
+	{"omitemptyelem", func(t *tag) *bool { return &t.OmitEmptyElem }},
+	{"nullempty", func(t *tag) *bool { return &t.NullEmpty }},
+	{"nullemptyelem", func(t *tag) *bool { return &t.NullEmptyElem }},
+	{"string", func(t *tag) *bool { return &t.AsString }},
+	{"binaryset", func(t *tag) *bool { return &t.AsBinSet }},
+	{"numberset", func(t *tag) *bool { return &t.AsNumSet }},
+	{"stringset", func(t *tag) *bool { return &t.AsStrSet }},
+	{"unixtime", func(t *tag) *bool { return &t.AsUnixTime }},
+	{"json", func(t *tag) *bool { return &t.JSON }},
 }
 
 // elemTag is the tag attributevalue applies to the elements of a slice,
@@ -97,23 +99,13 @@ func (t tag) timeForm() TimeForm {
 // single-field structs that delegate a value to attributevalue.
 func (t tag) structTag(name string) reflect.StructTag {
 	opts := []string{name}
-	add := func(on bool, s string) {
-		if on {
-			opts = append(opts, s)
+	for _, o := range tagOptions {
+		if *o.field(&t) {
+			opts = append(opts, o.name)
+		}
+		if o.name == "unixtime" && t.TimeForm != TimeDefault {
+			opts = append(opts, t.TimeForm.String())
 		}
 	}
-	add(t.OmitEmpty, "omitempty")
-	add(t.OmitEmptyElem, "omitemptyelem")
-	add(t.NullEmpty, "nullempty")
-	add(t.NullEmptyElem, "nullemptyelem")
-	add(t.AsString, "string")
-	add(t.AsBinSet, "binaryset")
-	add(t.AsNumSet, "numberset")
-	add(t.AsStrSet, "stringset")
-	add(t.AsUnixTime, "unixtime")
-	if t.TimeForm != TimeDefault {
-		opts = append(opts, t.TimeForm.String())
-	}
-	add(t.JSON, "json")
 	return reflect.StructTag(tagKey + `:"` + strings.Join(opts, ",") + `"`)
 }

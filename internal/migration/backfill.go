@@ -69,10 +69,15 @@ type Backfill struct {
 func (b *Backfill) Name() string { return "backfill" }
 
 func (b *Backfill) source(ctx context.Context, t *Table) (scanSpec, error) {
+	return entityScan(ctx, t, b.Entity)
+}
+
+// entityScan is the scan of one entity's items, by the type attribute.
+func entityScan(ctx context.Context, t *Table, entity string) (scanSpec, error) {
 	spec := scanSpec{
 		client: t.Client,
 		table:  t.Name,
-		filter: func(eb *expr.Builder) string { return eb.Holds(t.EntityTypeAttr, avS(b.Entity)) },
+		filter: func(eb *expr.Builder) string { return eb.Holds(t.EntityTypeAttr, avS(entity)) },
 	}
 	return spec, spec.describe(ctx)
 }

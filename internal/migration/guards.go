@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/backoff"
-	"github.com/singletable-go/singletable/internal/expr"
 )
 
 // Claim is what adopting one item's unique guards comes to.
@@ -48,12 +47,7 @@ type Guards struct {
 func (g *Guards) Name() string { return "guards" }
 
 func (g *Guards) source(ctx context.Context, t *Table) (scanSpec, error) {
-	spec := scanSpec{
-		client: t.Client,
-		table:  t.Name,
-		filter: func(eb *expr.Builder) string { return eb.Holds(t.EntityTypeAttr, avS(g.Entity)) },
-	}
-	return spec, spec.describe(ctx)
+	return entityScan(ctx, t, g.Entity)
 }
 
 // process claims the guards of every item of the page; planning reads, so
@@ -142,40 +136,21 @@ func (g *Guards) claimItem(ctx context.Context, r *runner, p *scanPage, i int, i
 // verify lists the items that lack a guard, as "missing" differences
 // naming the uniques, and duplicates as "different" ones.
 func (g *Guards) verify(ctx context.Context, t *Table, o VerifyOptions) (*VerifyReport, error) {
-	spec, err := g.source(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	v := &verifier{t: t, o: o, rep: &VerifyReport{Kind: g.Name(), Found: map[string]int64{}}}
-	err = scanAll(ctx, spec, o.Segments, o.PageSize, "", func(items []map[string]types.AttributeValue) error {
-		var compared int64
-		for _, item := range items {
-			key := t.KeyOf(item)
-			if !v.sampled(key) {
-				continue
-			}
-			compared++
-			c, err := g.Plan(ctx, item)
-			switch {
-			case err != nil && stopsRun(ctx, err):
-				return err
-			case err != nil:
-				v.note(Difference{Entity: g.Entity, Key: key, KeyAttrs: t.KeyAttrs(), Kind: "different", Attrs: []string{err.Error()}})
-			case c.Duplicate != nil:
-				v.note(Difference{Entity: g.Entity, Key: key, KeyAttrs: t.KeyAttrs(), Kind: "different", Attrs: []string{c.Duplicate.Error()}})
-			case len(c.Missing) > 0:
-				v.note(Difference{Entity: g.Entity, Key: key, KeyAttrs: t.KeyAttrs(), Kind: "missing", Attrs: c.Missing})
-			}
+	return verifyEach(ctx, t, o, g.Name(), g.Entity, func(v *verifier, d Difference, item map[string]types.AttributeValue) error {
+		c, err := g.Plan(ctx, item)
+		switch {
+		case err != nil && stopsRun(ctx, err):
+			return err
+		case err != nil:
+			d.Kind, d.Attrs = "different", []string{err.Error()}
+		case c.Duplicate != nil:
+			d.Kind, d.Attrs = "different", []string{c.Duplicate.Error()}
+		case len(c.Missing) > 0:
+			d.Kind, d.Attrs = "missing", c.Missing
+		default:
+			return nil
 		}
-		v.mu.Lock()
-		v.rep.SourceItems += int64(len(items))
-		v.rep.Found[g.Entity] += int64(len(items))
-		v.rep.Compared += compared
-		v.mu.Unlock()
+		v.note(d)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.rep, nil
 }

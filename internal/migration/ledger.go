@@ -225,22 +225,10 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 	now := l.t.Now()
 	var b expr.Builder
 	var u expr.Update
-	nowV := b.Value(avTime(now))
-	u.Set(b.Name(l.t.EntityTypeAttr), b.ValueS(ledgerEntity))
-	u.Set(b.Name(lgID), b.ValueS(mig.ID))
-	u.Set(b.Name(lgKind), b.ValueS(mig.Kind.Name()))
-	u.Set(b.Name(lgDescription), b.ValueS(mig.Description))
-	u.Set(b.Name(lgStatus), b.ValueS(string(Running)))
+	l.startRun(&b, &u, mig, now)
 	u.SetIfNotExists(b.Name(lgSegments), b.Value(avN(int64(segments))))
-	runs := b.Name(lgRuns)
-	u.Set(runs, expr.Plus(expr.IfNotExists(runs, b.Value(avN(0))), b.Value(avN(1))))
-	u.SetIfNotExists(b.Name(lgCreatedAt), nowV)
-	u.Set(b.Name(lgStartedAt), nowV)
-	u.Set(b.Name(lgUpdatedAt), nowV)
 	u.Set(b.Name(lgLeaseOwner), b.ValueS(l.owner))
 	u.Set(b.Name(lgLeaseUntil), b.Value(avN(now.Add(lease).UnixMilli())))
-	u.Remove(b.Name(lgFinishedAt))
-	u.Remove(b.Name(lgLastError))
 	update := u.String()
 	// New, or not completed and free: no lease, an expired one, or this
 	// run's own claim, resent by the SDK after a lost response.
@@ -248,11 +236,7 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 		expr.AttributeNotExists(b.Name(l.t.PartitionKey)),
 		expr.And(
 			expr.Compare(b.Name(lgStatus), expr.OpNe, b.ValueS(string(Completed))),
-			expr.Or(
-				expr.AttributeNotExists(b.Name(lgLeaseOwner)),
-				expr.Compare(b.Name(lgLeaseUntil), expr.OpLt, b.Value(avN(now.UnixMilli()))),
-				b.Holds(lgLeaseOwner, avS(l.owner)),
-			),
+			expr.Or(l.noExclusiveLease(&b, now), b.Holds(lgLeaseOwner, avS(l.owner))),
 		),
 	)
 	out, err := l.t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -272,8 +256,7 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 			if h.Status == Completed {
 				return h, true, errCompleted
 			}
-			return h, true, l.t.Wrap(l.t.Running,
-				fmt.Sprintf("%s is held by %s until %s", l.id, h.LeaseOwner, h.LeaseUntil.UTC().Format(time.RFC3339)), err)
+			return h, true, l.held(h, err)
 		}
 		return headerRecord{}, false, fmt.Errorf("singletable: migration %s: claim ledger: %w", l.id, err)
 	}
@@ -281,6 +264,32 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 		return headerRecord{}, false, nil
 	}
 	return decodeHeader(out.Attributes), true, nil
+}
+
+// startRun writes into u the header attributes every run start sets: the
+// migration's description, status Running, one more run, the start and
+// update times (the creation time on the first run), and no end or error.
+func (l *ledger) startRun(b *expr.Builder, u *expr.Update, mig Migration, now time.Time) {
+	nowV := b.Value(avTime(now))
+	u.Set(b.Name(l.t.EntityTypeAttr), b.ValueS(ledgerEntity))
+	u.Set(b.Name(lgID), b.ValueS(mig.ID))
+	u.Set(b.Name(lgKind), b.ValueS(mig.Kind.Name()))
+	u.Set(b.Name(lgDescription), b.ValueS(mig.Description))
+	u.Set(b.Name(lgStatus), b.ValueS(string(Running)))
+	runs := b.Name(lgRuns)
+	u.Set(runs, expr.Plus(expr.IfNotExists(runs, b.Value(avN(0))), b.Value(avN(1))))
+	u.SetIfNotExists(b.Name(lgCreatedAt), nowV)
+	u.Set(b.Name(lgStartedAt), nowV)
+	u.Set(b.Name(lgUpdatedAt), nowV)
+	u.Remove(b.Name(lgFinishedAt))
+	u.Remove(b.Name(lgLastError))
+}
+
+// held is t.Running for a migration whose header h shows another run's
+// lease.
+func (l *ledger) held(h headerRecord, cause error) error {
+	return l.t.Wrap(l.t.Running,
+		fmt.Sprintf("%s is held by %s until %s", l.id, h.LeaseOwner, h.LeaseUntil.UTC().Format(time.RFC3339)), cause)
 }
 
 // update applies u, written through b, to the header provided this run

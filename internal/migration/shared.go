@@ -131,18 +131,12 @@ func (l *ledger) join(ctx context.Context, mig Migration, segments int) (headerR
 		case ok && h.Status == Completed:
 			return h, errCompleted
 		case ok && h.LeaseOwner != "" && now.Before(h.LeaseUntil):
-			return h, l.t.Wrap(l.t.Running,
-				fmt.Sprintf("%s is held by %s until %s", l.id, h.LeaseOwner, h.LeaseUntil.UTC().Format(time.RFC3339)), nil)
+			return h, l.held(h, nil)
 		}
 		restart := ok && h.Status == Failed
 		var b expr.Builder
 		var u expr.Update
-		nowV := b.Value(avTime(now))
-		u.Set(b.Name(l.t.EntityTypeAttr), b.ValueS(ledgerEntity))
-		u.Set(b.Name(lgID), b.ValueS(mig.ID))
-		u.Set(b.Name(lgKind), b.ValueS(mig.Kind.Name()))
-		u.Set(b.Name(lgDescription), b.ValueS(mig.Description))
-		u.Set(b.Name(lgStatus), b.ValueS(string(Running)))
+		l.startRun(&b, &u, mig, now)
 		if restart {
 			u.Set(b.Name(lgSegments), b.Value(avN(int64(segments))))
 			attempt := b.Name(lgAttempt)
@@ -150,13 +144,6 @@ func (l *ledger) join(ctx context.Context, mig Migration, segments int) (headerR
 		} else {
 			u.SetIfNotExists(b.Name(lgSegments), b.Value(avN(int64(segments))))
 		}
-		runs := b.Name(lgRuns)
-		u.Set(runs, expr.Plus(expr.IfNotExists(runs, b.Value(avN(0))), b.Value(avN(1))))
-		u.SetIfNotExists(b.Name(lgCreatedAt), nowV)
-		u.Set(b.Name(lgStartedAt), nowV)
-		u.Set(b.Name(lgUpdatedAt), nowV)
-		u.Remove(b.Name(lgFinishedAt))
-		u.Remove(b.Name(lgLastError))
 		u.Remove(b.Name(lgLeaseOwner))
 		u.Remove(b.Name(lgLeaseUntil))
 		update := u.String()

@@ -265,11 +265,31 @@ func (v *verifier) compare(ctx context.Context, c *Copy, ops []Op) error {
 }
 
 func (b *Backfill) verify(ctx context.Context, t *Table, o VerifyOptions) (*VerifyReport, error) {
-	spec, err := b.source(ctx, t)
+	return verifyEach(ctx, t, o, b.Name(), b.Entity, func(v *verifier, d Difference, item map[string]types.AttributeValue) error {
+		w, err := b.Plan(item)
+		switch {
+		case err != nil:
+			d.Kind, d.Attrs = "different", []string{err.Error()}
+		case w.Changed():
+			d.Kind, d.Attrs = "stale", w.Attrs()
+		default:
+			return nil
+		}
+		v.note(d)
+		return nil
+	})
+}
+
+// verifyEach scans the items of entity and passes each sampled one to
+// check, with the Difference that names it; it counts what it read and
+// compared.
+func verifyEach(ctx context.Context, t *Table, o VerifyOptions, kind, entity string,
+	check func(v *verifier, d Difference, item map[string]types.AttributeValue) error) (*VerifyReport, error) {
+	spec, err := entityScan(ctx, t, entity)
 	if err != nil {
 		return nil, err
 	}
-	v := &verifier{t: t, o: o, rep: &VerifyReport{Kind: b.Name(), Found: map[string]int64{}}}
+	v := &verifier{t: t, o: o, rep: &VerifyReport{Kind: kind, Found: map[string]int64{}}}
 	err = scanAll(ctx, spec, o.Segments, o.PageSize, "", func(items []map[string]types.AttributeValue) error {
 		var compared int64
 		for _, item := range items {
@@ -278,17 +298,13 @@ func (b *Backfill) verify(ctx context.Context, t *Table, o VerifyOptions) (*Veri
 				continue
 			}
 			compared++
-			w, err := b.Plan(item)
-			switch {
-			case err != nil:
-				v.note(Difference{Entity: b.Entity, Key: key, KeyAttrs: t.KeyAttrs(), Kind: "different", Attrs: []string{err.Error()}})
-			case w.Changed():
-				v.note(Difference{Entity: b.Entity, Key: key, KeyAttrs: t.KeyAttrs(), Kind: "stale", Attrs: w.Attrs()})
+			if err := check(v, Difference{Entity: entity, Key: key, KeyAttrs: t.KeyAttrs()}, item); err != nil {
+				return err
 			}
 		}
 		v.mu.Lock()
 		v.rep.SourceItems += int64(len(items))
-		v.rep.Found[b.Entity] += int64(len(items))
+		v.rep.Found[entity] += int64(len(items))
 		v.rep.Compared += compared
 		v.mu.Unlock()
 		return nil
