@@ -82,6 +82,10 @@ type EntityDescription struct {
 // Where and Fields name it) and the attribute it is stored under.
 type FieldDescription struct {
 	Name, Attr string
+	// TimeForm is the dynamodbav option a time field is stored under
+	// ("rfc3339", "rfc3339milli", "date", "unix", "unixmilli"), "" for the
+	// default: writes cut such a time to what the form holds.
+	TimeForm string
 }
 
 // KeyDescription is a key attribute rendered from a template.
@@ -185,17 +189,17 @@ func (e *Entity[T]) describe(o TableOptions) EntityDescription {
 		d.KeyOnly = append(d.KeyOnly, f.Name)
 	}
 	for _, f := range e.fields {
-		d.Fields = append(d.Fields, FieldDescription{f.Name, f.Attr})
+		d.Fields = append(d.Fields, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
 	}
 	for _, p := range e.indexes {
 		ix := EntityIndexDescription{Name: p.name, MultiAttribute: p.multi, Shards: p.shards,
 			HasWhen: p.when != nil, WhenFields: slices.Clone(p.whenFields)}
 		if p.multi {
 			for _, f := range p.partition {
-				ix.Partition = append(ix.Partition, FieldDescription{f.Name, f.Attr})
+				ix.Partition = append(ix.Partition, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
 			}
 			for _, f := range p.sort {
-				ix.Sort = append(ix.Sort, FieldDescription{f.Name, f.Attr})
+				ix.Sort = append(ix.Sort, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
 			}
 		} else {
 			ix.PK = describeKey(p.pkAttr, p.pk)

@@ -299,7 +299,12 @@ func (e *Entity[T]) marshalKeyAttr(f *model.Field, v reflect.Value) (types.Attri
 	if !ok {
 		return nil, nil
 	}
-	if fv.Type() == model.TimeType || (fv.Kind() == reflect.Pointer && fv.Type().Elem() == model.TimeType) {
+	// A time is held in the key codec's fixed-width form, which sorts,
+	// unless its tag option chooses the shape it is stored in (rfc3339,
+	// date, unix, …): then the key attribute is that very attribute, as
+	// another service writing the index's keys stores it.
+	isTime := fv.Type() == model.TimeType || (fv.Kind() == reflect.Pointer && fv.Type().Elem() == model.TimeType)
+	if isTime && f.Form == codec.TimeDefault {
 		if fv.Kind() == reflect.Pointer {
 			if fv.IsNil() {
 				return nil, nil

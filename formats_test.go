@@ -677,3 +677,101 @@ func TestKeyFormatsRawBeforeDelimiter(t *testing.T) {
 		assert.Equal(t, c.want, years(got), c.q.Describe().Sort)
 	}
 }
+
+// SkillUse keeps tagged times in a multi-attribute index, as the skills
+// service's design keys its GSI2: LastUsedDate a bare date, here with a
+// second sort attribute in epoch seconds.
+type SkillUse struct {
+	User  string    `dynamodbav:"Username"`
+	Skill string    `dynamodbav:"SkillName"`
+	Day   time.Time `dynamodbav:"LastUsedDate,date"`
+	At    time.Time `dynamodbav:"SeenAt,unix"`
+}
+
+// A time field with a tag option is stored in a multi-attribute index key
+// in that option's shape (a date S, epoch seconds N), so another
+// service's items, written in that shape, are in the index and found by
+// its queries, and the library's are found by the other service's key
+// conditions.
+func TestKeyFormatsMultiAttributeTimes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := singletable.MustDefine(singletable.Schema[SkillUse]{
+		Type: "SkillUse", PK: "USER#{User:raw}", SK: "SKILL#{Skill:raw}",
+		Indexes: []singletable.IndexSchema[SkillUse]{
+			{Name: "GSI2", PartitionAttrs: []string{"Skill"}, SortAttrs: []string{"Day"}},
+			{Name: "GSI3", PartitionAttrs: []string{"Skill"}, SortAttrs: []string{"At"}},
+		},
+	})
+	var r *singletable.Repo[SkillUse]
+	tbl, c := newTable(t, func(tbl *singletable.Table) { r = singletable.MustBind(tbl, e) })
+	desc, err := c.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(tbl.Name())})
+	require.NoError(t, err)
+	attrTypes := map[string]types.ScalarAttributeType{}
+	for _, d := range desc.Table.AttributeDefinitions {
+		attrTypes[aws.ToString(d.AttributeName)] = d.AttributeType
+	}
+	assert.Equal(t, types.ScalarAttributeTypeS, attrTypes["LastUsedDate"])
+	assert.Equal(t, types.ScalarAttributeTypeN, attrTypes["SeenAt"], "unix is a number")
+
+	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+	// Another service's items: a date string and epoch seconds.
+	for i, d := range []string{"2023-12-31", "2024-01-01", "2024-01-02"} {
+		rawPutFormats(t, c, tbl.Name(), map[string]any{"PK": "USER#u" + d, "SK": "SKILL#python", "EntityType": "SkillUse",
+			"Username": "u" + d, "SkillName": "python", "LastUsedDate": d, "SeenAt": 1704067200 + i*86400 - 86400})
+	}
+	// The library's: stored in the same shapes, a time of day cut to its date.
+	_, err = r.Put(ctx, SkillUse{User: "lib", Skill: "python", Day: day("2024-01-01").Add(15 * time.Hour), At: time.Unix(1704067200, 0)})
+	require.NoError(t, err)
+	item := rawGetFormats(t, c, tbl.Name(), "USER#lib", "SKILL#python")
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-01"}, item["LastUsedDate"])
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1704067200"}, item["SeenAt"])
+
+	users := func(q *singletable.Query[SkillUse]) []string {
+		t.Helper()
+		got, err := q.Collect(ctx)
+		require.NoError(t, err)
+		out := []string{}
+		for _, s := range got {
+			out = append(out, s.User)
+		}
+		return out
+	}
+	q := r.QueryIndex("GSI2", SkillUse{Skill: "python", Day: day("2024-01-01")})
+	// Ties (lib and u2024-01-01 share a day and a second) come in no
+	// promised order.
+	assert.ElementsMatch(t, []string{"lib", "u2024-01-01"}, users(q.Where(singletable.Eq, "Day")))
+	assert.Equal(t, []string{"u2024-01-02"}, users(q.Where(singletable.Gt, "Day")))
+	assert.Equal(t, []string{"u2023-12-31"}, users(q.Where(singletable.Lt, "Day")))
+	le := users(q.Where(singletable.Le, "Day"))
+	require.Len(t, le, 3)
+	assert.Equal(t, "u2023-12-31", le[0])
+	assert.ElementsMatch(t, []string{"lib", "u2024-01-01"}, le[1:])
+	ge := users(r.QueryIndex("GSI2", SkillUse{Skill: "python", Day: day("2024-01-01").Add(23 * time.Hour)}).Where(singletable.Ge, "Day"))
+	require.Len(t, ge, 3, "a time of day is its date")
+	assert.ElementsMatch(t, []string{"lib", "u2024-01-01"}, ge[:2])
+	assert.Equal(t, "u2024-01-02", ge[2])
+	ge = users(r.QueryIndex("GSI3", SkillUse{Skill: "python", At: time.Unix(1704067200, 0)}).Where(singletable.Ge, "At"))
+	require.Len(t, ge, 3)
+	assert.ElementsMatch(t, []string{"lib", "u2024-01-01"}, ge[:2])
+	assert.Equal(t, "u2024-01-02", ge[2])
+	got, err := r.Get(ctx, SkillUse{User: "u2024-01-02", Skill: "python"})
+	require.NoError(t, err)
+	assert.Equal(t, day("2024-01-02"), got.Day)
+
+	// The other service's key condition finds the library's item.
+	out, err := c.Client.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(tbl.Name()), IndexName: aws.String("GSI2"),
+		KeyConditionExpression:   aws.String("#s = :s AND #d = :d"),
+		ExpressionAttributeNames: map[string]string{"#s": "SkillName", "#d": "LastUsedDate"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":s": &types.AttributeValueMemberS{Value: "python"}, ":d": &types.AttributeValueMemberS{Value: "2024-01-01"}}})
+	require.NoError(t, err)
+	assert.Len(t, out.Items, 2)
+
+	// An update moves the index attributes in the same shapes.
+	_, err = r.Update(SkillUse{User: "lib", Skill: "python"}).Set("Day", day("2024-06-01")).Set("At", time.Unix(1717200000, 0)).Run(ctx)
+	require.NoError(t, err)
+	item = rawGetFormats(t, c, tbl.Name(), "USER#lib", "SKILL#python")
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-06-01"}, item["LastUsedDate"])
+	assert.Equal(t, &types.AttributeValueMemberN{Value: "1717200000"}, item["SeenAt"])
+}

@@ -25,7 +25,14 @@ type IndexSchema[T any] struct {
 	// Attribute names for the templated keys; default Name+"PK", Name+"SK".
 	PKAttr, SKAttr string
 
-	// Multi-attribute keys: Go field names, in key order.
+	// Multi-attribute keys: Go field names, in key order. Each field's
+	// own attribute is the key attribute: a string or []byte as stored, a
+	// number as an N, a time in the key codec's fixed-width UTC form (an S
+	// that sorts), or, when its dynamodbav tag chooses a shape (rfc3339,
+	// rfc3339milli, date, unix, unixmilli), in that shape, cut as it is
+	// stored: "LastUsedDate,date" keys the index by "2024-03-01", as
+	// another service writing the same index stores it (unix and unixmilli
+	// make the key attribute an N).
 	PartitionAttrs, SortAttrs []string
 
 	// When, if set, makes a templated index sparse by predicate: the item
@@ -163,7 +170,7 @@ func (e *Entity[T]) multiField(name, index string, sort bool) (*model.Field, err
 	if f == nil {
 		return nil, e.unknownField(where(index, ""), "", name)
 	}
-	if _, err := scalarType(f.Type); err != nil {
+	if _, err := scalarType(f); err != nil {
 		return nil, &ValidationError{Entity: e.name, Field: where(index, name), Reason: "cannot be a multi-attribute key", Err: err}
 	}
 	if limit := keyLimit(sort); f.KeyMax == 0 || limit < f.KeyMax {
@@ -195,12 +202,17 @@ func (e *Entity[T]) checkKeyAttr(f *model.Field, av types.AttributeValue) error 
 }
 
 // scalarType returns the DynamoDB scalar type (S, N or B) a field is stored
-// as when it is a multi-attribute key attribute.
-func scalarType(t reflect.Type) (types.ScalarAttributeType, error) {
+// as when it is a multi-attribute key attribute: a time is an S, or an N
+// when its tag option stores epoch numbers (unix, unixmilli).
+func scalarType(f *model.Field) (types.ScalarAttributeType, error) {
+	t := f.Type
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == model.TimeType {
+		if f.Form.Number() {
+			return types.ScalarAttributeTypeN, nil
+		}
 		return types.ScalarAttributeTypeS, nil
 	}
 	switch t.Kind() {

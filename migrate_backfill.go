@@ -66,7 +66,8 @@ func (r *Repo[T]) BackfillMigration(id string) Migration {
 
 // managedAttrs returns the attributes the declaration renders rather than
 // the struct: the primary key, templated index keys, and the attributes of
-// multi-attribute index keys (stored in their canonical key form).
+// multi-attribute index keys (stored in their key form: see
+// IndexSchema.PartitionAttrs).
 func (e *Entity[T]) managedAttrs(t *Table) []string {
 	out := []string{t.opts.PartitionKey}
 	if e.sk.defined() && t.opts.SortKey != "" {

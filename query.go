@@ -739,7 +739,7 @@ func (q *Query[T]) multiSort(idx *indexPlan[T], kv reflect.Value) ([]keyCond, er
 	}
 	last := idx.sort[n-1]
 	if q.kind == sortBeginsWith {
-		if st, _ := scalarType(last.Type); st != types.ScalarAttributeTypeS {
+		if st, _ := scalarType(last); st != types.ScalarAttributeTypeS {
 			return nil, validationErr(e.name, last.Name, "BeginsWith needs a string attribute")
 		}
 		return append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix)), nil

@@ -149,11 +149,11 @@ func (e *Entity[T]) info() entityInfo {
 		pi := physicalIndex{name: p.name, multi: p.multi}
 		if p.multi {
 			for _, f := range p.partition {
-				st, _ := scalarType(f.Type)
+				st, _ := scalarType(f)
 				pi.partition = append(pi.partition, attrDef{f.Attr, st})
 			}
 			for _, f := range p.sort {
-				st, _ := scalarType(f.Type)
+				st, _ := scalarType(f)
 				pi.sort = append(pi.sort, attrDef{f.Attr, st})
 			}
 		} else {

@@ -376,6 +376,7 @@ type keyPair struct {
 	pk, sk             singletable.KeyDescription
 	primary, hasSortTp bool
 	sharded            bool
+	timeForms          map[string]string // the entity's time fields' stored options
 }
 
 // mayParseSame reports whether some key parses with both templates a and
@@ -489,11 +490,17 @@ func lint(d singletable.TableDescription, idxs []Index, patterns []Pattern) []Fi
 	var fs []Finding
 	var pairs []keyPair
 	for _, ed := range d.Entities {
-		pairs = append(pairs, keyPair{entity: ed.Type, pk: ed.PK, sk: ed.SK, primary: true, hasSortTp: ed.SK.Template != ""})
+		forms := map[string]string{}
+		for _, f := range ed.Fields {
+			if f.TimeForm != "" {
+				forms[f.Name] = f.TimeForm
+			}
+		}
+		pairs = append(pairs, keyPair{entity: ed.Type, pk: ed.PK, sk: ed.SK, primary: true, hasSortTp: ed.SK.Template != "", timeForms: forms})
 		for _, ix := range ed.Indexes {
 			if !ix.MultiAttribute {
 				pairs = append(pairs, keyPair{entity: ed.Type, index: ix.Name, pk: ix.PK, sk: ix.SK,
-					hasSortTp: ix.SK.Template != "", sharded: ix.Shards > 0})
+					hasSortTp: ix.SK.Template != "", sharded: ix.Shards > 0, timeForms: forms})
 			}
 		}
 	}

@@ -26,7 +26,7 @@ func lintFormats(pairs []keyPair) []Finding {
 				continue
 			}
 			seen[id] = true
-			fs = append(fs, lintKeyFormats(p.entity, p.index, k)...)
+			fs = append(fs, lintKeyFormats(p.entity, p.index, k, p.timeForms)...)
 		}
 	}
 	// Mixed precision: two sort templates that can share a partition and
@@ -76,8 +76,13 @@ func formatName(f string) string {
 	return f
 }
 
-// lintKeyFormats reports the formats of one key template.
-func lintKeyFormats(entity, index string, k singletable.KeyDescription) []Finding {
+// coarseness orders the time shapes by what they cut: the day, the
+// second, the millisecond; the default keeps nanoseconds.
+var coarseness = map[string]int{"date": 3, "rfc3339": 2, "unix": 2, "rfc3339milli": 1, "unixmilli": 1}
+
+// lintKeyFormats reports the formats of one key template; stored maps the
+// entity's time fields to the option they are stored under.
+func lintKeyFormats(entity, index string, k singletable.KeyDescription, stored map[string]string) []Finding {
 	var fs []Finding
 	for i, p := range k.Parts {
 		if p.Field == "" || p.Format == "" {
@@ -101,9 +106,15 @@ func lintKeyFormats(entity, index string, k singletable.KeyDescription) []Findin
 			}
 		case "rfc3339", "date", "rfc3339milli":
 			precision := map[string]string{"rfc3339": "whole seconds", "rfc3339milli": "whole milliseconds", "date": "midnight UTC"}[p.Format]
+			if form := stored[p.Field]; coarseness[form] >= coarseness[p.Format] {
+				fs = append(fs, Finding{SeverityInfo, entity, index, fmt.Sprintf(
+					"%s = %s: %s holds %s; %s is stored with the %s option, which cuts times to what it holds before the key is rendered",
+					k.Attr, k.Template, ph, precision, p.Field, form)})
+				continue
+			}
 			fs = append(fs, Finding{SeverityInfo, entity, index, fmt.Sprintf(
-				"%s = %s: %s holds %s; a time with more precision is refused (*KeyError), not cut, so truncate times before writing",
-				k.Attr, k.Template, ph, precision)})
+				"%s = %s: %s holds %s; a time with more precision is refused (*KeyError), not cut, so truncate times before writing (or store the field with a time option that cuts them, such as %s)",
+				k.Attr, k.Template, ph, precision, p.Format)})
 		default: // %0Nd
 			fs = append(fs, Finding{SeverityInfo, entity, index, fmt.Sprintf(
 				"%s = %s: %s holds 0 up to the largest number of its width; a negative or wider value is refused (*KeyError) rather than written out of order",

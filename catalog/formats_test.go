@@ -22,6 +22,39 @@ type fmtB struct {
 	When      time.Time
 }
 
+// fmtC stores its times in shapes that cut them.
+type fmtC struct {
+	ID  string
+	At  time.Time `dynamodbav:"at,rfc3339"`
+	Day time.Time `dynamodbav:"day,date"`
+	Ms  time.Time `dynamodbav:"ms,unixmilli"`
+}
+
+// TestCatalogLintTimeCut: a time placeholder whose field is stored under a
+// time option at least as coarse as the key's format is cut before the key
+// is rendered, and the lint says so (and the write shows it); a finer or
+// default stored form keeps the refusal.
+func TestCatalogLintTimeCut(t *testing.T) {
+	t.Parallel()
+	tbl := singletable.NewTable(nil, "t")
+	c := singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[fmtC]{
+		Type: "C", PK: "C#{ID}", SK: "{At:rfc3339}#{Day:date}#{Ms:rfc3339}",
+	}))
+	got := findings(catalog.New(tbl))
+	require.Len(t, got, 3, "findings: %q", got)
+	assert.Contains(t, got[0], "{At:rfc3339} holds whole seconds; At is stored with the rfc3339 option, which cuts times")
+	assert.Contains(t, got[1], "{Day:date} holds midnight UTC; Day is stored with the date option, which cuts times")
+	assert.Contains(t, got[2], "{Ms:rfc3339} holds whole seconds; a time with more precision is refused (*KeyError), not cut")
+
+	at := time.Date(2025, 1, 15, 10, 30, 0, 123_000_000, time.UTC)
+	_, sk, err := c.Entity().RenderKeys(fmtC{ID: "x", At: at, Day: at, Ms: at.Truncate(time.Second)})
+	require.NoError(t, err, "the stored options cut At and Day")
+	assert.Equal(t, "2025-01-15T10:30:00Z#2025-01-15#2025-01-15T10:30:00Z", sk)
+	_, _, err = c.Entity().RenderKeys(fmtC{ID: "x", At: at, Day: at, Ms: at})
+	var ke *singletable.KeyError
+	assert.ErrorAs(t, err, &ke, "unixmilli keeps the milliseconds rfc3339 cannot show")
+}
+
 func TestCatalogLintFormats(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

@@ -21,7 +21,7 @@ func AccessPatterns(st *Store) []catalog.Pattern {
 		catalog.Item("AP7", "Get specific skill for user", catalog.OpGet, st.Skills),
 		{Name: "AP8", Description: "Add skill to user: one transaction, the profile must exist and the skill be new",
 			Entity: "UserSkill", Operation: "TransactWriteItems",
-			Condition: "ConditionCheck PK = USER#{Username}, SK = PROFILE exists; Put PK = USER#{Username}, SK = SKILL#{SkillName} if absent"},
+			Condition: "ConditionCheck PK = USER#{Username:raw}, SK = PROFILE exists; Put PK = USER#{Username:raw}, SK = SKILL#{SkillName:raw} if absent"},
 		catalog.Item("AP9", "Update skill proficiency (GSI1/GSI2 keys follow)", catalog.OpUpdate, st.Skills),
 		catalog.Item("AP10", "Remove skill from user", catalog.OpDelete, st.Skills),
 		catalog.Query("AP11", "Find users by skill name", usersWithSkill(st, "")),

@@ -83,7 +83,7 @@ type SkillJSON struct {
 	Level        string    `json:"level"`
 	Years        int       `json:"years_of_experience"`
 	Endorsements int       `json:"endorsements"`
-	LastUsed     string    `json:"last_used_date"`
+	LastUsed     string    `json:"last_used_date,omitempty"` // absent when the item has no LastUsedDate
 	CreatedAt    time.Time `json:"created_at"`
 	UpdatedAt    time.Time `json:"updated_at"`
 }
@@ -104,9 +104,12 @@ func userJSON(u User) UserJSON {
 }
 
 func skillJSON(s UserSkill) SkillJSON {
-	return SkillJSON{Username: s.Username, SkillName: s.SkillName, Level: s.Level, Years: s.Years,
-		Endorsements: s.Endorsements, LastUsed: s.LastUsed.UTC().Format(DateLayout),
-		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+	j := SkillJSON{Username: s.Username, SkillName: s.SkillName, Level: s.Level, Years: s.Years,
+		Endorsements: s.Endorsements, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+	if !s.LastUsed.IsZero() {
+		j.LastUsed = s.LastUsed.UTC().Format(DateLayout)
+	}
+	return j
 }
 
 func mapSlice[T, U any](in []T, f func(T) U) []U {

@@ -54,8 +54,24 @@ func LegacyUsersMigration(st *Store, sourceTable string) singletable.Migration {
 	return m
 }
 
+// UsersListingMigrationID identifies the backfill of the users' listing
+// keys in the migration ledger.
+const UsersListingMigrationID = "001-users-listing"
+
+// UsersListingMigration gives the users written by the design's own Go
+// service their GSI1 listing keys (USERS#shard_<n> / USER#<username>):
+// that service writes a profile without GSI1 attributes (its GSI1 holds
+// skills only), so until this has run ListUsers does not see those users.
+// It rewrites only the users whose listing keys are missing or stale,
+// setting just those two attributes, conditioned on the username read.
+func UsersListingMigration(st *Store) singletable.Migration {
+	m := st.Users.BackfillMigration(UsersListingMigrationID)
+	m.Description = "GSI1 listing keys for users written without them (the Go service's profiles)"
+	return m
+}
+
 // Migrator returns the migration engine for the store's table with the
-// service's migrations.
+// service's migrations: the legacy copy and the users' listing backfill.
 func Migrator(st *Store, legacyTable string) (*singletable.Migrator, error) {
-	return singletable.NewMigrator(st.Table, LegacyUsersMigration(st, legacyTable))
+	return singletable.NewMigrator(st.Table, LegacyUsersMigration(st, legacyTable), UsersListingMigration(st))
 }

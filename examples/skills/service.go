@@ -202,7 +202,7 @@ func (s *Service) AddSkill(ctx context.Context, username, skillName string, in S
 	}
 	now := s.now()
 	if sk.LastUsed.IsZero() {
-		sk.LastUsed = now.Truncate(24 * time.Hour)
+		sk.LastUsed = Day(now)
 	}
 	sk.CreatedAt, sk.UpdatedAt = now, now
 	// One transaction: the user's profile exists and the skill is new.
@@ -239,9 +239,18 @@ func (s *Service) applySkillInput(sk *UserSkill, in SkillInput) error {
 		if in.LastUsed.After(s.now().Add(24 * time.Hour)) {
 			return &InputError{"last_used_date", "is in the future"}
 		}
-		sk.LastUsed = in.LastUsed.UTC()
+		sk.LastUsed = Day(*in.LastUsed)
 	}
 	return nil
+}
+
+// Day returns the UTC day of t, at midnight: the value LastUsedDate holds.
+// The attribute (and GSI2's key attribute) stores only the date, as the
+// design's Go service writes it ("2024-03-01"), so the service cuts times
+// to their day before it compares or stores them.
+func Day(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // GetSkill reads one skill of a user (AP7).
@@ -469,7 +478,7 @@ func (s *Service) FindUsers(ctx context.Context, in SkillSearch) (singletable.Pa
 		}
 		q = skillExperience(s.store, skill, level, *in.MinYears)
 	case in.Years != nil && in.UsedSince != nil:
-		q = skillRecency(s.store, skill, level, *in.Years, *in.UsedSince)
+		q = skillRecency(s.store, skill, level, *in.Years, Day(*in.UsedSince))
 	case in.Years != nil:
 		q = skillYears(s.store, skill, level, *in.Years)
 	case level != "":
@@ -503,9 +512,11 @@ func validName(name string) error {
 }
 
 // NormalizeSkill lower-cases and trims a skill name and checks it: 1 to 50
-// characters, letters, digits, spaces and "+#.-_/". Names such as "c#" and
-// "c++" are fine: the key codec escapes them, so "c#" cannot collide with
-// another skill's key.
+// characters, letters, digits, spaces and "+#.-_/". The name is written
+// into its keys verbatim, as the design's Go service writes it
+// ("SKILL#machine learning", "SKILL#c#"): it is always the last value of
+// its keys, so a "#" in it cannot be taken for a delimiter, and "c#" and
+// "c" are two keys.
 func NormalizeSkill(name string) (string, error) {
 	name = strings.ToLower(strings.TrimSpace(name))
 	if name == "" || utf8.RuneCountInString(name) > 50 {

@@ -552,14 +552,24 @@ func TestLegacyMigration(t *testing.T) {
 		put(fmt.Sprintf("legacy%02d", i), "2021-03-14T09:00:00Z")
 	}
 	put("Bad Name!", "2021-03-14T09:00:00Z") // refused by the service's rules: skipped
+	// created_at and updated_at as the legacy Go code's attributevalue
+	// wrote its time.Time fields: RFC 3339 with the nanoseconds it had.
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(legacy), Item: map[string]types.AttributeValue{
+		"username":      &types.AttributeValueMemberS{Value: "john.smith"},
+		"name":          &types.AttributeValueMemberS{Value: "John Smith"},
+		"password_hash": &types.AttributeValueMemberS{Value: hash},
+		"created_at":    &types.AttributeValueMemberS{Value: "2021-03-14T09:00:00.123456789Z"},
+		"updated_at":    &types.AttributeValueMemberS{Value: "2022-01-02T03:04:05.5Z"},
+	}})
+	require.NoError(t, err)
 
 	m, err := skills.Migrator(a.svc.Store(), legacy)
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, skills.LegacyUsersMigrationID)
 	require.NoError(t, err)
 	c := rep.Counts
-	assert.Equal(t, int64(41), c.Read)
-	assert.Equal(t, int64(40), c.Written)
+	assert.Equal(t, int64(42), c.Read)
+	assert.Equal(t, int64(41), c.Written)
 	assert.Equal(t, int64(1), c.Skipped)
 	assert.Equal(t, c.Read, c.Written+c.Skipped+c.Failed)
 	v, err := m.Verify(ctx, skills.LegacyUsersMigrationID)
@@ -577,6 +587,21 @@ func TestLegacyMigration(t *testing.T) {
 	assert.Equal(t, time.Date(2021, 3, 14, 9, 0, 0, 0, time.UTC), u.CreatedAt.UTC())
 	var page skills.PageJSON[skills.UserJSON]
 	a.call("GET", "/users?limit=100", nil, http.StatusOK, &page)
-	assert.Len(t, page.Items, 40)
+	assert.Len(t, page.Items, 41)
 	a.addSkill("legacy07", "go", "Expert", 3, "2024-01-01")
+
+	// The design's transform, byte for byte: PK "USER#" + username, SK
+	// "PROFILE", every legacy attribute kept (under the design's names),
+	// the times as the legacy table held them.
+	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(a.svc.Store().Table.Name()), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "USER#john.smith"}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"}}})
+	require.NoError(t, err)
+	require.NotNil(t, out.Item)
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	gsi1pk := out.Item["GSI1PK"]
+	assert.Regexp(t, `^USERS#shard_[0-3]$`, gsi1pk.(*types.AttributeValueMemberS).Value)
+	assert.Equal(t, map[string]types.AttributeValue{"PK": s("USER#john.smith"), "SK": s("PROFILE"), "EntityType": s("User"),
+		"Username": s("john.smith"), "Name": s("John Smith"), "PasswordHash": s(hash),
+		"CreatedAt": s("2021-03-14T09:00:00.123456789Z"), "UpdatedAt": s("2022-01-02T03:04:05.5Z"),
+		"GSI1PK": gsi1pk, "GSI1SK": s("USER#john.smith")}, out.Item)
 }
