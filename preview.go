@@ -128,7 +128,20 @@ func (t *Table) wrapClient(ctx context.Context, entity string, plan bool) Client
 	if !ok {
 		return c
 	}
+	plan = plan || ctx.Value(planReadKey{}) != nil
 	return &recording{real: c, p: p, send: plan, table: t.name}
+}
+
+type planReadKey struct{}
+
+// planReads returns ctx for a caller's function that a write calls to
+// learn what to write (Sequence's Highest): inside a Preview, the reads it
+// makes are sent and listed as sent, as the write's own plan reads are.
+func planReads(ctx context.Context) context.Context {
+	if previews.Load() == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, planReadKey{}, true)
 }
 
 // recording is the Client of a Preview: it records each request, and sends

@@ -210,6 +210,15 @@ func TestPreviewEqualsSent(t *testing.T) {
 	ctx := context.Background()
 	tbl, c, docs, members := previewTable(t)
 	seq := singletable.NewSequence(tbl, "events")
+	adopted := singletable.NewSequence(tbl, "adopted", func(o *singletable.SequenceOptions) {
+		o.Highest = func(ctx context.Context) (int64, error) {
+			p, err := docs.Query(PDoc{Team: "core"}).Desc().Limit(1).Page(ctx)
+			if err != nil || len(p.Items) == 0 {
+				return 0, err
+			}
+			return int64(len(p.Items[0].ID) * 10), nil // "d4": 20, so the claim is 21
+		}
+	})
 
 	// Seed: docs in one team, a member, a sequence at 2.
 	for i := range 5 {
@@ -331,6 +340,23 @@ func TestPreviewEqualsSent(t *testing.T) {
 			})
 			return err
 		}, []string{"GetItem (sent)", "TransactWriteItems"}, false},
+		{"Sequence adopting the highest number used", func(ctx context.Context) error {
+			// Highest's read tells the claim what to write: sent in the
+			// preview too, so that the previewed claim is the real one.
+			_, err := adopted.Append(ctx, func(tx *singletable.Txn, n int64) error {
+				docs.TxCreate(tx, PDoc{Team: "adopted", ID: fmt.Sprint(n), Owner: "seq", Status: "new", Title: "E"})
+				return nil
+			})
+			return err
+		}, []string{"GetItem (sent)", "Query (sent)", "TransactWriteItems"}, false},
+		{"Scan page", func(ctx context.Context) error {
+			_, err := docs.Scan().Page(ctx)
+			return err
+		}, []string{"Scan"}, false},
+		{"Scan of one segment with a filter", func(ctx context.Context) error {
+			_, err := docs.Scan().Segment(1, 2).Filter(expression.Name("Owner").Equal(expression.Value("ann"))).Collect(ctx)
+			return err
+		}, []string{"Scan"}, false},
 		{"Sequence.Current", func(ctx context.Context) error {
 			_, err := seq.Current(ctx)
 			return err
@@ -362,6 +388,9 @@ func TestPreviewEqualsSent(t *testing.T) {
 			}
 		})
 	}
+	n, err := adopted.Current(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(21), n, "the adopted sequence claimed the number after Highest's")
 }
 
 var readOps = map[string]bool{"GetItem": true, "Query": true, "Scan": true, "BatchGetItem": true, "TransactGetItems": true}

@@ -832,7 +832,7 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 			if q.limit > 0 && len(page.Items) == q.limit {
 				more := i < len(out.Items)-1 && (!q.r.e.foreign.matchKeys || slices.ContainsFunc(out.Items[i+1:], q.mine))
 				if !more && out.LastEvaluatedKey != nil {
-					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey, q.mine); err != nil {
+					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey, q.mine, false); err != nil {
 						return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 					}
 				}
@@ -850,31 +850,20 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		if q.limit == 0 && len(page.Items) > 0 {
 			// A lookahead, as for a page that filled its Limit: the
 			// cursor only when an item follows. Without a filter of the
-			// caller's, the key condition mostly selects the entity's
-			// items alone, so the probe reads one item a request.
-			probe := in
-			if q.filter == nil {
-				la := *in
-				la.Limit = aws.Int32(1)
-				probe = &la
+			// caller's, the next item is mostly the entity's, so the
+			// first probe reads one item; later ones read a page's worth.
+			more, err := q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey, q.mine, q.filter == nil)
+			if err != nil {
+				return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
 			}
-			more, err := q.r.t.moreAfter(ctx, probe, out.LastEvaluatedKey, q.mine)
-			if err != nil || !more {
-				return page, wrapQueryErr(q.r.e.name, err)
+			if !more {
+				return page, nil
 			}
 			page.Cursor, err = q.cursorFor(p, out.LastEvaluatedKey)
 			return page, err
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-}
-
-// wrapQueryErr names the query's entity in a request's error; nil stays nil.
-func wrapQueryErr(entity string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("singletable: query %s: %w", entity, err)
 }
 
 // mine reports whether an item the query's filter let through is the
@@ -897,9 +886,16 @@ func (q *Query[T]) notMine(item map[string]types.AttributeValue) bool {
 // whole responses, so it reads on until an item or the end. Only items
 // mine accepts count (for an entity matching keys the filter's verdict on
 // an untyped item is not final, see Query.mine).
-func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue, mine func(map[string]types.AttributeValue) bool) (bool, error) {
+//
+// With probeOne the first request reads one item (a likely hit costs half a
+// read unit); when that item does not count, the rest read as in does, so
+// k items of other entities cost 1 + k/PageSize requests, not k.
+func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue, mine func(map[string]types.AttributeValue) bool, probeOne bool) (bool, error) {
 	la := *in
 	la.ExclusiveStartKey = start
+	if probeOne {
+		la.Limit = aws.Int32(1)
+	}
 	for {
 		out, err := t.api(ctx, "").Query(ctx, &la)
 		if err != nil {
@@ -912,6 +908,7 @@ func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start ma
 			return false, nil
 		}
 		la.ExclusiveStartKey = out.LastEvaluatedKey
+		la.Limit = in.Limit
 	}
 }
 

@@ -174,7 +174,7 @@ func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 	}
 	cur, exists, err := s.current(ctx, s.t.planAPI(ctx, ""))
 	if err == nil && !exists && s.opts.Highest != nil {
-		if cur, err = s.opts.Highest(ctx); err == nil && cur < 0 {
+		if cur, err = s.opts.Highest(planReads(ctx)); err == nil && cur < 0 {
 			err = validationErr(SequenceType, s.name, "Highest returned %d; a sequence starts after a number >= 0", cur)
 		} else if err != nil {
 			err = fmt.Errorf("singletable: sequence %s: Highest: %w", s.name, err)

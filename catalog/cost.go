@@ -45,6 +45,12 @@ type Load struct {
 	// Items is how many items one request reads (a Query page, a batch)
 	// or writes (a batch, a transaction); 0 means 1.
 	Items int
+	// OtherItems is how many items of other entities, up to 1 KB each, a
+	// write pattern's request writes or checks besides its Items in the
+	// same request: a counter updated, a unique guard, a ConditionCheck
+	// of a transaction. Each takes one write unit on the table (two in a
+	// transaction) and nothing on the entity's indexes.
+	OtherItems int
 	// Consistent marks strongly consistent table reads, which take a whole
 	// read unit per 4 KB instead of half. Index reads are always
 	// eventually consistent.
@@ -135,6 +141,9 @@ type CostLine struct {
 	// Partitions is the number of partitions the capacity spreads over;
 	// 0 when wide enough not to be checked.
 	Partitions int
+	// Measured is set when Units come from capacity measured while a
+	// workload ran ([Load.Measured]), not from an estimate.
+	Measured bool
 	// OnDemand and Provisioned are the monthly costs in US dollars:
 	// request units billed on demand, and capacity provisioned at exactly
 	// Units (add headroom for auto scaling's target utilisation).
@@ -183,7 +192,7 @@ func (c *Catalog) Cost(w Workload, p Prices) (*CostReport, error) {
 			errs = append(errs, fmt.Errorf("catalog: load for access pattern %q, which the catalog does not list", ld.Pattern))
 			continue
 		}
-		if ld.PerSecond < 0 || ld.ItemKB < 0 || ld.Items < 0 || ld.Partitions < 0 {
+		if ld.PerSecond < 0 || ld.ItemKB < 0 || ld.Items < 0 || ld.OtherItems < 0 || ld.Partitions < 0 {
 			errs = append(errs, fmt.Errorf("catalog: load for access pattern %q has a negative rate, size or count", ld.Pattern))
 			continue
 		}
@@ -253,7 +262,7 @@ func (c *Catalog) costLines(ap Pattern, e Entity, ld Load, w Workload, p Prices)
 			parts = ld.Partitions
 		}
 		l := CostLine{Pattern: ap.Name, Entity: e.Type, Index: index, Write: write, PerSecond: ld.PerSecond,
-			Units: units, Partitions: parts}
+			Units: units, Partitions: parts, Measured: ld.Measured != nil}
 		if write {
 			l.OnDemand = units * secondsPerMonth * p.WriteRequestUnit / 1e6
 			l.Provisioned = units * hoursPerMonth * p.WriteCapacityUnitHour
@@ -290,7 +299,7 @@ func (c *Catalog) costLines(ap Pattern, e Entity, ld Load, w Workload, p Prices)
 	if ld.Measured != nil {
 		table = ld.Measured.Write
 	} else {
-		table = float64(items) * math.Max(1, math.Ceil(ld.ItemKB))
+		table = float64(items)*math.Max(1, math.Ceil(ld.ItemKB)) + float64(ld.OtherItems)
 		guarded := len(e.Unique) > 0 && (ap.Operation == OpCreate || ap.Operation == OpPut || ap.Operation == OpDelete)
 		if guarded {
 			table += float64(items * len(e.Unique)) // one small guard item per Unique declaration
@@ -354,6 +363,22 @@ func (r *CostReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Capacity and cost of table `%s`\n\n", r.Table)
 	b.WriteString("Generated from the entity declarations, the access patterns and the workload estimates by `singletable`; do not edit by hand.\n\n")
+	var measured, estimated []string
+	for _, l := range r.Lines {
+		switch {
+		case l.Measured && !slices.Contains(measured, l.Pattern):
+			measured = append(measured, l.Pattern)
+		case !l.Measured && !slices.Contains(estimated, l.Pattern):
+			estimated = append(estimated, l.Pattern)
+		}
+	}
+	if len(measured) > 0 {
+		fmt.Fprintf(&b, "Measured: the capacity a request of %s took while a workload ran, as DynamoDB reported it.", cell(strings.Join(measured, ", ")))
+		if len(estimated) > 0 {
+			fmt.Fprintf(&b, " Estimated from item sizes: %s.", cell(strings.Join(estimated, ", ")))
+		}
+		b.WriteString("\n\n")
+	}
 	fmt.Fprintf(&b, "Prices: %s, list prices since %s: on demand $%s per million read request units and $%s per million write request units; provisioned $%s per read capacity unit-hour and $%s per write capacity unit-hour; storage $%s per GB-month. A month is 30 days; provisioned costs assume capacity set exactly to the load.\n\n",
 		r.Prices.Region, r.Prices.AsOf, price(r.Prices.ReadRequestUnit), price(r.Prices.WriteRequestUnit),
 		price(r.Prices.ReadCapacityUnitHour), price(r.Prices.WriteCapacityUnitHour), price(r.Prices.StorageGBMonth))
@@ -371,8 +396,6 @@ func (r *CostReport) WriteMarkdown(w io.Writer) error {
 			num(l.PerSecond), num(l.Units), money(l.OnDemand), money(l.Provisioned))
 	}
 	b.WriteString("\n## Index write amplification\n\n")
-	b.WriteString("Write units an index takes for every write unit on the table, by the entities written.\n\n")
-	b.WriteString("| Index | Index write units/s | Table write units/s of those entities | Amplification |\n|---|---|---|---|\n")
 	var indexes []string
 	for _, l := range r.Lines {
 		if l.Write && l.Index != "" && !slices.Contains(indexes, l.Index) {
@@ -380,6 +403,12 @@ func (r *CostReport) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	slices.Sort(indexes)
+	if len(indexes) == 0 {
+		b.WriteString("No write of the workload goes to an index.\n")
+	} else {
+		b.WriteString("Write units an index takes for every write unit on the table, by the entities written.\n\n")
+		b.WriteString("| Index | Index write units/s | Table write units/s of those entities | Amplification |\n|---|---|---|---|\n")
+	}
 	for _, ix := range indexes {
 		var iw, tw, table float64
 		for _, l := range r.Lines { // a load's table write comes before its index writes

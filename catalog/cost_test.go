@@ -35,6 +35,7 @@ func costCatalog(t *testing.T) *catalog.Catalog {
 		catalog.Query("byname", "Users by name", users.QueryIndex("GSI1", costUser{Name: "x"})),
 		catalog.Query("log", "The event log", events.Query(costEvent{})),
 		catalog.Item("append", "Append an event", catalog.OpCreate, events),
+		catalog.Pattern{Name: "move", Description: "Move a user, counting it", Entity: "User", Operation: "TransactWriteItems"},
 	)
 }
 
@@ -50,6 +51,8 @@ func TestCostArithmetic(t *testing.T) {
 		{Pattern: "rename", PerSecond: 10, ItemKB: 0.2},                              // 1, GSI1 1
 		{Pattern: "append", PerSecond: 2000, ItemKB: 0.1},                            // 2,000 on one partition
 		{Pattern: "rename", PerSecond: 1, Measured: &catalog.Units{Write: 3, IndexWrite: map[string]float64{"GSI1": 2}}},
+		{Pattern: "rename", PerSecond: 10, ItemKB: 0.2, OtherItems: 1}, // a counter too: 1 + 1, GSI1 still 1
+		{Pattern: "move", PerSecond: 10, ItemKB: 1.5, OtherItems: 2},   // (2 + 2 others) × 2 (transaction) = 8, GSI1 2
 	}}, catalog.USEast1)
 	require.NoError(t, err)
 	var got []string
@@ -62,6 +65,8 @@ func TestCostArithmetic(t *testing.T) {
 		"rename  true 10", "rename GSI1 true 10",
 		"append  true 2000",
 		"rename  true 3", "rename GSI1 true 2",
+		"rename  true 20", "rename GSI1 true 10",
+		"move  true 80", "move GSI1 true 20",
 	}, got)
 	// On demand: units a second × 2,592,000 seconds × price per million.
 	assert.InDelta(t, 10*2_592_000*0.125/1e6, r.Lines[0].OnDemand, 1e-9)
@@ -70,7 +75,7 @@ func TestCostArithmetic(t *testing.T) {
 	assert.InDelta(t, 60*720*0.00065, r.Lines[4].Provisioned, 1e-9)
 	require.Len(t, r.Findings, 1)
 	assert.Contains(t, r.Findings[0].String(), "access pattern append takes 2000 write units a second on the table, spread over 1 partition(s)")
-	assert.Contains(t, r.Markdown(), "| GSI1 | 32 | 73 | 0.438× |")
+	assert.Contains(t, r.Markdown(), "| GSI1 | 62 | 173 | 0.358× |")
 }
 
 func TestCostRefusesBadLoads(t *testing.T) {
@@ -79,6 +84,8 @@ func TestCostRefusesBadLoads(t *testing.T) {
 	_, err := c.Cost(catalog.Workload{Loads: []catalog.Load{{Pattern: "nope", PerSecond: 1}}}, catalog.USEast1)
 	assert.ErrorContains(t, err, `load for access pattern "nope", which the catalog does not list`)
 	_, err = c.Cost(catalog.Workload{Loads: []catalog.Load{{Pattern: "get", PerSecond: -1}}}, catalog.USEast1)
+	assert.ErrorContains(t, err, "negative")
+	_, err = c.Cost(catalog.Workload{Loads: []catalog.Load{{Pattern: "move", OtherItems: -1}}}, catalog.USEast1)
 	assert.ErrorContains(t, err, "negative")
 	_, err = c.Cost(catalog.Workload{Storage: []catalog.Stored{{Entity: "Ghost", Items: 1}}}, catalog.USEast1)
 	assert.ErrorContains(t, err, `entity "Ghost"`)

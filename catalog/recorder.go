@@ -2,8 +2,11 @@ package catalog
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/singletable-go/singletable"
 )
@@ -31,10 +34,32 @@ type Recorder struct {
 	order []string
 }
 
-// measured is what a Recorder summed for one pattern.
+// measured is what a Recorder summed for one pattern: in all, and per
+// table (a transaction may span tables).
 type measured struct {
 	requests int64
 	units    Units
+	tables   map[string]*Units
+}
+
+func newUnits() *Units {
+	return &Units{IndexRead: map[string]float64{}, IndexWrite: map[string]float64{}}
+}
+
+// add adds the capacity idx (by index, "" for the table) of a request to u.
+func (u *Units) add(idx map[string]float64, write bool) {
+	for name, n := range idx {
+		switch {
+		case name == "" && write:
+			u.Write += n
+		case name == "":
+			u.Read += n
+		case write:
+			u.IndexWrite[name] += n
+		default:
+			u.IndexRead[name] += n
+		}
+	}
 }
 
 // NewRecorder returns an empty Recorder.
@@ -46,28 +71,25 @@ func NewRecorder() *Recorder {
 // is a [singletable.TableOptions] Observe hook. Requests without a
 // pattern are summed under "".
 func (r *Recorder) Observe(_ context.Context, o *singletable.Observation) {
-	idx := o.IndexUnits()
 	write := isWrite(Operation(o.Op))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m := r.loads[o.Pattern]
 	if m == nil {
-		m = &measured{units: Units{IndexRead: map[string]float64{}, IndexWrite: map[string]float64{}}}
+		m = &measured{units: *newUnits(), tables: map[string]*Units{}}
 		r.loads[o.Pattern] = m
 		r.order = append(r.order, o.Pattern)
 	}
 	m.requests++
-	for name, u := range idx {
-		switch {
-		case name == "" && write:
-			m.units.Write += u
-		case name == "":
-			m.units.Read += u
-		case write:
-			m.units.IndexWrite[name] += u
-		default:
-			m.units.IndexRead[name] += u
+	for i, c := range o.Capacity {
+		// each table's share, broken down by the Observation's own method
+		share := (&singletable.Observation{Op: o.Op, Capacity: o.Capacity[i : i+1]}).IndexUnits()
+		m.units.add(share, write)
+		name := aws.ToString(c.TableName)
+		if m.tables[name] == nil {
+			m.tables[name] = newUnits()
 		}
+		m.tables[name].add(share, write)
 	}
 }
 
@@ -126,4 +148,29 @@ func cloneUnits(u Units, scale float64) Units {
 		out.IndexWrite[k] = v * scale
 	}
 	return out
+}
+
+// Measure returns w with the capacity of each load measured: its Measured
+// set to what an average request of its pattern consumed on the table
+// called table, as recorded; w's rates, sizes and storage stay. The report
+// made from it prices the planned traffic at the capacity the recorded
+// requests took, whatever the time the recording ran. A request spanning
+// tables (a transaction) counts on each table its own share. A load whose
+// pattern took no capacity on the table while recorded keeps its estimate
+// and is named in estimated.
+func (r *Recorder) Measure(table string, w Workload) (measuredW Workload, estimated []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	measuredW = w
+	measuredW.Loads = slices.Clone(w.Loads)
+	for i, ld := range measuredW.Loads {
+		m := r.loads[ld.Pattern]
+		if ld.Pattern == "" || m == nil || m.tables[table] == nil {
+			estimated = append(estimated, ld.Pattern)
+			continue
+		}
+		u := cloneUnits(*m.tables[table], 1/float64(m.requests))
+		measuredW.Loads[i].Measured = &u
+	}
+	return measuredW, estimated
 }

@@ -19,6 +19,7 @@ var checkedDocs = []string{
 	"performance.md",
 	"adopting.md",
 	"streams.md",
+	"observability.md",
 	filepath.Join("..", "README.md"),
 }
 

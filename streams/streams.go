@@ -169,30 +169,40 @@ func (r *Reader) Read(ctx context.Context, fn func(context.Context, []singletabl
 	if err != nil {
 		return err
 	}
-	known := map[string]bool{}
-	for _, s := range shards {
-		known[aws.ToString(s.ShardId)] = true
-	}
 	done := map[string]bool{} // shards read as far as they go in this call
-	for progress := true; progress; {
-		progress = false
-		for _, s := range shards {
-			id := aws.ToString(s.ShardId)
-			cp := r.Checkpoint()
-			if done[id] || cp.closed(id) {
-				continue
-			}
-			if p := aws.ToString(s.ParentShardId); p != "" && known[p] && !cp.closed(p) {
-				continue // the parent's records come first
-			}
-			if err := r.readShard(ctx, s, fn); err != nil {
-				return err
-			}
-			done[id] = true
-			progress = true
+	for {
+		s, ok := nextShard(shards, done, r.Checkpoint())
+		if !ok {
+			return nil
 		}
+		if err := r.readShard(ctx, s, fn); err != nil {
+			return err
+		}
+		done[aws.ToString(s.ShardId)] = true
 	}
-	return nil
+}
+
+// nextShard returns the first shard of shards to read next: not done in
+// this call, not read to its end (closed in cp), and whose parent is
+// either not listed (trimmed from the stream) or read to its end, so that
+// a child's records never come before its parent's. ok is false when no
+// shard is left to read.
+func nextShard(shards []types.Shard, done map[string]bool, cp Checkpoint) (s types.Shard, ok bool) {
+	listed := make(map[string]bool, len(shards))
+	for _, s := range shards {
+		listed[aws.ToString(s.ShardId)] = true
+	}
+	for _, s := range shards {
+		id := aws.ToString(s.ShardId)
+		if done[id] || cp.closed(id) {
+			continue
+		}
+		if p := aws.ToString(s.ParentShardId); p != "" && listed[p] && !cp.closed(p) {
+			continue // the parent's records come first
+		}
+		return s, true
+	}
+	return types.Shard{}, false
 }
 
 // Run reads the stream until ctx is done, calling [Reader.Read] and then

@@ -61,7 +61,7 @@ func (s *Store) command(ctx context.Context, actor, eventType string, data any, 
 		return 0, err
 	}
 	for attempt := 0; ; attempt++ {
-		seq, err := s.Sequence.Get(ctx, EventSequence{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+		seq, err := s.Sequence.Get(singletable.WithPattern(ctx, "L1"), EventSequence{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 		if err != nil {
 			return 0, fmt.Errorf("read event sequence: %w", err)
 		}
@@ -104,7 +104,7 @@ func (s *Store) AddUser(ctx context.Context, actor string, u User) error {
 		return fmt.Errorf("%w: a user needs a name and an email", ErrInvalid)
 	}
 	now := s.now()
-	_, err := s.command(ctx, actor, "UserAdded", map[string]string{"name": u.Name, "email": u.Email, "role": u.Role}, func(tx *singletable.Txn) {
+	_, err := s.command(singletable.WithPattern(ctx, "U5"), actor, "UserAdded", map[string]string{"name": u.Name, "email": u.Email, "role": u.Role}, func(tx *singletable.Txn) {
 		s.Users.TxCreate(tx, u)
 		s.CountsRepo.Update(Counts{}).Add("UserCount", 1).Set("LastUpdated", now).Tx(tx)
 	}, nil)
@@ -118,7 +118,7 @@ func (s *Store) AddElection(ctx context.Context, owner, name string) error {
 		return fmt.Errorf("%w: an election needs a name", ErrInvalid)
 	}
 	now := s.now()
-	_, err := s.command(ctx, owner, "ElectionAdded", map[string]string{"owner": owner, "name": name}, func(tx *singletable.Txn) {
+	_, err := s.command(singletable.WithPattern(ctx, "E3"), owner, "ElectionAdded", map[string]string{"owner": owner, "name": name}, func(tx *singletable.Txn) {
 		s.Users.TxCheck(tx, User{Name: owner}, s.exists(s.Data))
 		s.Elections.TxCreate(tx, Election{Name: name, OwnerName: owner, AllowEdit: true})
 		s.CountsRepo.Update(Counts{}).Add("ElectionCount", 1).Set("LastUpdated", now).Tx(tx)
@@ -138,7 +138,7 @@ func (s *Store) exists(t *singletable.Table) expression.ConditionBuilder {
 // ownerUpdate runs an update of an election's metadata that only its owner
 // may make: the ownership is a condition of the update itself.
 func (s *Store) ownerUpdate(ctx context.Context, actor, election, eventType string, data any, edit func(u *singletable.Update[Election]) *singletable.Update[Election]) error {
-	_, err := s.command(ctx, actor, eventType, data, func(tx *singletable.Txn) {
+	_, err := s.command(singletable.WithPattern(ctx, "E4"), actor, eventType, data, func(tx *singletable.Txn) {
 		u := s.Elections.Update(Election{Name: election}).If(expression.Name("OwnerName").Equal(expression.Value(actor)))
 		edit(u).Tx(tx)
 	}, func(i int, reason error) error {
@@ -193,7 +193,8 @@ func (s *Store) editCheck(actor string) expression.ConditionBuilder {
 		And(expression.Name("OwnerName").Equal(expression.Value(actor)))
 }
 
-func (s *Store) editNames(ctx context.Context, actor, election, eventType string, names []string, op func(tx *singletable.Txn, name string)) error {
+// editNames runs a candidate (pattern C3) or voter (V3) change.
+func (s *Store) editNames(ctx context.Context, pattern, actor, election, eventType string, names []string, op func(tx *singletable.Txn, name string)) error {
 	if len(names) == 0 || len(names) > maxNamesPerCommand {
 		return fmt.Errorf("%w: give 1 to %d names", ErrInvalid, maxNamesPerCommand)
 	}
@@ -202,7 +203,7 @@ func (s *Store) editNames(ctx context.Context, actor, election, eventType string
 			return fmt.Errorf("%w: empty or repeated name %q", ErrInvalid, n)
 		}
 	}
-	_, err := s.command(ctx, actor, eventType, map[string]any{"election": election, "names": names}, func(tx *singletable.Txn) {
+	_, err := s.command(singletable.WithPattern(ctx, pattern), actor, eventType, map[string]any{"election": election, "names": names}, func(tx *singletable.Txn) {
 		s.Elections.TxCheck(tx, Election{Name: election}, s.editCheck(actor))
 		for _, n := range names {
 			op(tx, n)
@@ -225,28 +226,28 @@ func (s *Store) editNames(ctx context.Context, actor, election, eventType string
 
 // AddCandidates adds candidates (adding one twice changes nothing).
 func (s *Store) AddCandidates(ctx context.Context, actor, election string, candidates ...string) error {
-	return s.editNames(ctx, actor, election, "CandidatesAdded", candidates, func(tx *singletable.Txn, n string) {
+	return s.editNames(ctx, "C3", actor, election, "CandidatesAdded", candidates, func(tx *singletable.Txn, n string) {
 		s.Candidates.TxPut(tx, Candidate{ElectionName: election, CandidateName: n})
 	})
 }
 
 // RemoveCandidates removes candidates.
 func (s *Store) RemoveCandidates(ctx context.Context, actor, election string, candidates ...string) error {
-	return s.editNames(ctx, actor, election, "CandidatesRemoved", candidates, func(tx *singletable.Txn, n string) {
+	return s.editNames(ctx, "C3", actor, election, "CandidatesRemoved", candidates, func(tx *singletable.Txn, n string) {
 		s.Candidates.TxDelete(tx, Candidate{ElectionName: election, CandidateName: n})
 	})
 }
 
 // AddVoters makes users eligible to vote.
 func (s *Store) AddVoters(ctx context.Context, actor, election string, voters ...string) error {
-	return s.editNames(ctx, actor, election, "VotersAdded", voters, func(tx *singletable.Txn, n string) {
+	return s.editNames(ctx, "V3", actor, election, "VotersAdded", voters, func(tx *singletable.Txn, n string) {
 		s.Voters.TxPut(tx, Voter{ElectionName: election, VoterName: n})
 	})
 }
 
 // RemoveVoters removes eligibility.
 func (s *Store) RemoveVoters(ctx context.Context, actor, election string, voters ...string) error {
-	return s.editNames(ctx, actor, election, "VotersRemoved", voters, func(tx *singletable.Txn, n string) {
+	return s.editNames(ctx, "V3", actor, election, "VotersRemoved", voters, func(tx *singletable.Txn, n string) {
 		s.Voters.TxDelete(tx, Voter{ElectionName: election, VoterName: n})
 	})
 }
@@ -256,6 +257,7 @@ func (s *Store) RemoveVoters(ctx context.Context, actor, election string, voters
 // voter is eligible and that voting is open, so a ballot can never be
 // written for an ineligible voter or into a closed election.
 func (s *Store) CastBallot(ctx context.Context, voter, election string, rankings []Ranking) (string, error) {
+	ctx = singletable.WithPattern(ctx, "B3") // its reads name their own
 	e, err := s.FindElection(ctx, election)
 	if err != nil {
 		return "", err
@@ -304,7 +306,7 @@ func (s *Store) CastBallot(ctx context.Context, voter, election string, rankings
 // it first.
 func (s *Store) SetLastSyncedEventID(ctx context.Context, from, to int64) error {
 	_, err := s.SyncRepo.Update(SyncState{}).Set("LastEventID", to).
-		If(expression.Name("LastEventID").Equal(expression.Value(from))).Run(ctx)
+		If(expression.Name("LastEventID").Equal(expression.Value(from))).Run(singletable.WithPattern(ctx, "S2"))
 	return err
 }
 

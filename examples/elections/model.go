@@ -174,10 +174,14 @@ type Store struct {
 
 func entityType(o *singletable.TableOptions) { o.EntityTypeAttr = EntityTypeAttr }
 
-// New returns a store on the two named tables, reached through client.
-func New(client singletable.Client, dataTable, eventTable string) *Store {
-	data := singletable.NewTable(client, dataTable, entityType)
-	log := singletable.NewTable(client, eventTable, entityType)
+// New returns a store on the two named tables, reached through client;
+// optFns tune both tables (an Observe hook, for one). Every request of the
+// query and command models names its access pattern on its context (U1,
+// B3, ...: see [Store.AccessPatterns]), for the hook.
+func New(client singletable.Client, dataTable, eventTable string, optFns ...func(*singletable.TableOptions)) *Store {
+	opts := append([]func(*singletable.TableOptions){entityType}, optFns...)
+	data := singletable.NewTable(client, dataTable, opts...)
+	log := singletable.NewTable(client, eventTable, opts...)
 	return &Store{
 		Data: data, Log: log,
 		Users:           singletable.MustBind(data, Users),

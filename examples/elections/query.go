@@ -57,6 +57,7 @@ var _ QueryModel = (*Store)(nil)
 
 // FindUserByName looks a user up by name: GetItem USER#<name> / METADATA.
 func (s *Store) FindUserByName(ctx context.Context, name string) (User, error) {
+	ctx = singletable.WithPattern(ctx, "U1")
 	u, err := s.Users.Get(ctx, User{Name: name})
 	if err != nil {
 		return User{}, fmt.Errorf("user %q: %w", name, err)
@@ -71,6 +72,7 @@ func (s *Store) byEmail(email string) *singletable.Query[User] {
 
 // FindUserByEmail looks a user up by email on GSI-1.
 func (s *Store) FindUserByEmail(ctx context.Context, email string) (User, error) {
+	ctx = singletable.WithPattern(ctx, "U2")
 	page, err := s.byEmail(email).Limit(1).Page(ctx)
 	if err != nil {
 		return User{}, err
@@ -93,6 +95,7 @@ func (s *Store) FindUserByNameOrEmail(ctx context.Context, nameOrEmail string) (
 
 // UserNameExists reports whether a user name is taken.
 func (s *Store) UserNameExists(ctx context.Context, name string) (bool, error) {
+	ctx = singletable.WithPattern(ctx, "U4")
 	return exists(s.Users.Get(ctx, User{Name: name}, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }))
 }
 
@@ -117,10 +120,13 @@ func (s *Store) allElections() *singletable.Query[Election] {
 }
 
 // ListUsers lists every user by name, from GSI-2.
-func (s *Store) ListUsers(ctx context.Context) ([]User, error) { return s.allUsers().Collect(ctx) }
+func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
+	return s.allUsers().Collect(singletable.WithPattern(ctx, "U3"))
+}
 
 // FindElection looks an election up by name.
 func (s *Store) FindElection(ctx context.Context, name string) (Election, error) {
+	ctx = singletable.WithPattern(ctx, "E1")
 	e, err := s.Elections.Get(ctx, Election{Name: name})
 	if err != nil {
 		return Election{}, fmt.Errorf("election %q: %w", name, err)
@@ -130,7 +136,7 @@ func (s *Store) FindElection(ctx context.Context, name string) (Election, error)
 
 // ListElections lists every election by name, from GSI-2.
 func (s *Store) ListElections(ctx context.Context) ([]Election, error) {
-	return s.allElections().Collect(ctx)
+	return s.allElections().Collect(singletable.WithPattern(ctx, "E2"))
 }
 
 func (s *Store) candidates(election string) *singletable.Query[Candidate] {
@@ -139,7 +145,7 @@ func (s *Store) candidates(election string) *singletable.Query[Candidate] {
 
 // ListCandidates lists an election's candidates by name.
 func (s *Store) ListCandidates(ctx context.Context, election string) ([]string, error) {
-	cs, err := s.candidates(election).Collect(ctx)
+	cs, err := s.candidates(election).Collect(singletable.WithPattern(ctx, "C1"))
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +158,7 @@ func (s *Store) ListCandidates(ctx context.Context, election string) ([]string, 
 
 // CandidateExists reports whether an election has a candidate.
 func (s *Store) CandidateExists(ctx context.Context, election, candidate string) (bool, error) {
-	return exists(s.Candidates.Get(ctx, Candidate{ElectionName: election, CandidateName: candidate}))
+	return exists(s.Candidates.Get(singletable.WithPattern(ctx, "C2"), Candidate{ElectionName: election, CandidateName: candidate}))
 }
 
 func (s *Store) voters(election string) *singletable.Query[Voter] {
@@ -161,7 +167,7 @@ func (s *Store) voters(election string) *singletable.Query[Voter] {
 
 // ListEligibleVoters lists an election's eligible voters by name.
 func (s *Store) ListEligibleVoters(ctx context.Context, election string) ([]string, error) {
-	vs, err := s.voters(election).Collect(ctx)
+	vs, err := s.voters(election).Collect(singletable.WithPattern(ctx, "V1"))
 	if err != nil {
 		return nil, err
 	}
@@ -174,12 +180,12 @@ func (s *Store) ListEligibleVoters(ctx context.Context, election string) ([]stri
 
 // IsEligible reports whether a voter may vote in an election.
 func (s *Store) IsEligible(ctx context.Context, election, voter string) (bool, error) {
-	return exists(s.Voters.Get(ctx, Voter{ElectionName: election, VoterName: voter}))
+	return exists(s.Voters.Get(singletable.WithPattern(ctx, "V2"), Voter{ElectionName: election, VoterName: voter}))
 }
 
 // SearchBallot returns a voter's ballot in an election, or nil.
 func (s *Store) SearchBallot(ctx context.Context, voter, election string) (*BallotSummary, error) {
-	b, err := s.Ballots.Get(ctx, Ballot{ElectionName: election, VoterName: voter})
+	b, err := s.Ballots.Get(singletable.WithPattern(ctx, "B1"), Ballot{ElectionName: election, VoterName: voter})
 	if errors.Is(err, singletable.ErrNotFound) {
 		return nil, nil
 	}
@@ -201,7 +207,7 @@ func (s *Store) ListBallots(ctx context.Context, election string) ([]RevealedBal
 	if err != nil {
 		return nil, err
 	}
-	bs, err := s.ballots(election).Collect(ctx)
+	bs, err := s.ballots(election).Collect(singletable.WithPattern(ctx, "B2"))
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +225,7 @@ func (s *Store) ListBallots(ctx context.Context, election string) ([]RevealedBal
 // Query of the BALLOT# items, whose rankings are embedded.
 func (s *Store) ListRankings(ctx context.Context, election string) ([][]Ranking, error) {
 	var out [][]Ranking
-	for b, err := range s.ballots(election).All(ctx) {
+	for b, err := range s.ballots(election).All(singletable.WithPattern(ctx, "B2")) {
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +247,7 @@ type ElectionData struct {
 func (s *Store) LoadElection(ctx context.Context, name string) (ElectionData, error) {
 	var d ElectionData
 	meta := s.Elections.IntoOne(&d.Election)
-	_, err := s.Elections.Collection(Election{Name: name}).Collect(ctx, meta,
+	_, err := s.Elections.Collection(Election{Name: name}).Collect(singletable.WithPattern(ctx, "E5"), meta,
 		s.Candidates.Into(&d.Candidates), s.Voters.Into(&d.Voters), s.Ballots.Into(&d.Ballots))
 	if err != nil {
 		return ElectionData{}, err
@@ -272,7 +278,7 @@ func (s *Store) Tally(ctx context.Context, election string) (Tally, error) {
 
 // Counts reads the METADATA / COUNTS item.
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
-	return s.CountsRepo.Get(ctx, Counts{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+	return s.CountsRepo.Get(singletable.WithPattern(ctx, "M1"), Counts{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 }
 
 // eventsAfter is "read events since last sync": PK = EVENTS, SK > <id>.
@@ -282,16 +288,16 @@ func (s *Store) eventsAfter(id int64) *singletable.Query[Event] {
 
 // EventsSince returns the events after afterEventID, in sequence order.
 func (s *Store) EventsSince(ctx context.Context, afterEventID int64) ([]Event, error) {
-	return s.eventsAfter(afterEventID).Collect(ctx)
+	return s.eventsAfter(afterEventID).Collect(singletable.WithPattern(ctx, "L2"))
 }
 
 // EventCount counts the events (a Query with Select COUNT).
 func (s *Store) EventCount(ctx context.Context) (int, error) {
-	return s.Events.Query(Event{}).ConsistentRead().Count(ctx)
+	return s.Events.Query(Event{}).ConsistentRead().Count(singletable.WithPattern(ctx, "L3"))
 }
 
 // LastSyncedEventID reads the sync state.
 func (s *Store) LastSyncedEventID(ctx context.Context) (int64, error) {
-	st, err := s.SyncRepo.Get(ctx, SyncState{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+	st, err := s.SyncRepo.Get(singletable.WithPattern(ctx, "S1"), SyncState{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	return st.LastEventID, err
 }
