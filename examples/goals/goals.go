@@ -45,7 +45,7 @@ type Profile struct {
 
 // Goal is a user's goal: pk USER#<userId>, sk GOAL#<goalId>; in EmailIndex
 // under GOALS#<status>, sorted by creation time (gsi1_sk
-// <created_at>#<goalId>, as the playbook writes it).
+// <created_at>#<goalId>, in the form of the playbook's example item).
 type Goal struct {
 	UserID    string     `dynamodbav:"user_id"`
 	GoalID    string     `dynamodbav:"goal_id"`
@@ -88,11 +88,14 @@ func gsi1[T any](pk, sk string) singletable.IndexSchema[T] {
 	return singletable.IndexSchema[T]{Name: IndexName, PK: pk, SK: sk, PKAttr: "gsi1_pk", SKAttr: "gsi1_sk"}
 }
 
-// The entity declarations, in the playbook's exact key strings: IDs,
-// statuses, emails and categories verbatim ({…:raw}), times as the Python
-// service writes them, UTC to the second with "Z" ({…:rfc3339},
-// 2024-01-07T10:00:00Z), activity dates as dates ({Date:date},
-// 2024-01-07).
+// The entity declarations, in the key strings of the playbook's example
+// item: IDs, statuses, emails and categories verbatim ({…:raw}), times
+// UTC to the second with "Z" ({…:rfc3339}, 2024-01-07T10:00:00Z#456),
+// activity dates as dates ({Date:date}, 2024-01-07). The playbook's
+// create_goal code keys goals by created_at.isoformat() instead
+// (2024-01-07T10:00:00+00:00#456), which sorts before the declared key
+// of its second; see the README for what that changes and how to align
+// the two services.
 var (
 	Profiles = singletable.MustDefine(singletable.Schema[Profile]{
 		Type: "UserProfile", PK: "USER#{UserID:raw}", SK: "PROFILE",
@@ -160,12 +163,13 @@ func New(client singletable.Client, name string, optFns ...func(*singletable.Tab
 }
 
 // CreateProfile registers a user (conditional create); a taken user ID or
-// email is singletable.ErrAlreadyExists.
+// email is singletable.ErrAlreadyExists. Its requests name pattern U1
+// (singletable.WithPattern), for catalog.Recorder.
 func (r *Repository) CreateProfile(ctx context.Context, p Profile) error {
 	if err := keyID("UserProfile", "UserID", p.UserID); err != nil {
 		return err
 	}
-	_, err := r.Profiles.Create(ctx, p)
+	_, err := r.Profiles.Create(singletable.WithPattern(ctx, "U1"), p)
 	return err
 }
 
@@ -211,9 +215,9 @@ func (r *Repository) CreateGoal(ctx context.Context, g Goal) error {
 	return err
 }
 
-// GetGoal reads one goal.
+// GetGoal reads one goal (pattern G2).
 func (r *Repository) GetGoal(ctx context.Context, userID, goalID string) (Goal, error) {
-	return r.Goals.Get(ctx, Goal{UserID: userID, GoalID: goalID})
+	return r.Goals.Get(singletable.WithPattern(ctx, "G2"), Goal{UserID: userID, GoalID: goalID})
 }
 
 // userGoals is "all goals of a user": pk = USER#<id>, sk begins_with GOAL#.
@@ -252,11 +256,15 @@ func (r *Repository) GoalsByStatus(ctx context.Context, status GoalStatus, since
 
 // SetGoalStatus moves a goal to a new status. It reads the goal and makes
 // the write conditional on the status read, so a concurrent change is
-// singletable.ErrConditionFailed rather than lost. The goal's EmailIndex
-// key (GOALS#<status> / <created_at>#<goalId>) depends on the status and
-// on created_at; the update gives the created_at it read too, so the
-// library, which would otherwise read it first to recompute gsi1_sk, sends
-// one UpdateItem.
+// singletable.ErrConditionFailed rather than lost. The update sends the
+// status only: the goal's EmailIndex key (GOALS#<status> /
+// <created_at>#<goalId>) also depends on created_at, which the library
+// reads itself (a strongly consistent GetItem of that attribute) to
+// render gsi1_sk, conditioning the write on it being as read. created_at
+// is never written back, so a time the Python service stored with
+// microseconds keeps them byte for byte; gsi1_sk is rewritten in the
+// documented form ({CreatedAt:rfc3339}, to the second with "Z"). The
+// update and its read name pattern G6, the first read G2.
 func (r *Repository) SetGoalStatus(ctx context.Context, userID, goalID string, status GoalStatus) (Goal, error) {
 	if !status.Valid() {
 		return Goal{}, &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", status)}
@@ -265,11 +273,10 @@ func (r *Repository) SetGoalStatus(ctx context.Context, userID, goalID string, s
 	if err != nil {
 		return Goal{}, err
 	}
-	return r.Goals.Update(g).
+	return r.Goals.Update(Goal{UserID: userID, GoalID: goalID}).
 		Set("Status", status).
-		SetFrom(g, "CreatedAt").
 		If(expression.Name("Status").Equal(expression.Value(g.Status))).
-		Run(ctx)
+		Run(singletable.WithPattern(ctx, "G6"))
 }
 
 // DeleteGoal deletes a goal (its activities stay: they are history).

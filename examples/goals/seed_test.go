@@ -1,12 +1,21 @@
 package goals_test
 
 // The goals service's playbook is run by a Python service too: these
-// tests write items exactly as its repository code does (the playbook's
-// put_item with pk, sk, EntityType, gsi1_pk, gsi1_sk and the model's
-// model_dump(mode='json') fields, None stored as NULL, no user_id inside
-// a goal) and read, query, decode and update them through the repository;
-// and they find the repository's own writes with the Python service's key
-// expressions.
+// tests write items in the layout its repository code uses (the
+// playbook's put_item with pk, sk, EntityType, gsi1_pk, gsi1_sk and the
+// model's model_dump(mode='json') fields, None stored as NULL, no user_id
+// inside a goal) and read, query, decode and update them through the
+// repository; and they find the repository's own writes with the Python
+// service's key expressions.
+//
+// The key strings here are the playbook's documented example forms: its
+// "Add EntityType Field" item (gsi1_sk 2024-01-07T10:00:00Z#456) and its
+// date-range and activity patterns. They are not byte for byte what its
+// create_goal code writes: that builds gsi1_sk from
+// created_at.isoformat(), which writes 2024-01-07T10:00:00+00:00 for a
+// UTC time; isoformat_test.go writes goals exactly so and shows what the
+// repository makes of them. The playbook shows no code rendering a meal's
+// or an activity's keys; their time parts here are the declared forms.
 
 import (
 	"context"
@@ -39,7 +48,8 @@ func TestSeedKeyStrings(t *testing.T) {
 		got  [2]string
 		want [2]string
 	}{
-		// The playbook's "Add EntityType Field" item, byte for byte.
+		// The playbook's "Add EntityType Field" example item, byte for
+		// byte (its create_goal writes isoformat(): isoformat_test.go).
 		{"goal", render(goals.Goals.RenderKeys(goal)), [2]string{"USER#123", "GOAL#456"}},
 		{"goal EmailIndex", render(goals.Goals.RenderIndexKeys(goals.IndexName, goal)), [2]string{"GOALS#ACTIVE", "2024-01-07T10:00:00Z#456"}},
 		// "Meals for a date range": sk between MEAL#<date> bounds.
@@ -88,13 +98,18 @@ func rawPut(t *testing.T, c *dynamodb.Client, table string, item map[string]type
 	require.NoError(t, err)
 }
 
-// writeAsPython writes user 123's items as the playbook's Python
-// repository does: the key attributes and EntityType, then the model's
-// model_dump(mode='json'): pydantic's JSON times (UTC with "Z"), None
-// fields as NULL (boto3 stores None so), no gsi1 attributes where the
-// item is in no index, and no user_id inside a goal (create_goal takes it
-// apart from the Goal model). Goal 457 was written by older code using
-// datetime.utcnow(), whose isoformat() has no zone.
+// writeAsPython writes user 123's items in the layout of the playbook's
+// Python repository: the key attributes and EntityType, then the model's
+// model_dump(mode='json'): pydantic's JSON times (a UTC time with "Z"),
+// None fields as NULL (boto3 stores None so), no gsi1 attributes where
+// the item is in no index, and no user_id inside a goal (create_goal
+// takes it apart from the Goal model). Goals 455, 456 and 458 carry
+// gsi1_sk in the playbook's documented example form
+// (2024-01-07T10:00:00Z#456), which is what a Python service writing
+// created_at.isoformat(timespec='seconds').replace('+00:00', 'Z') stores;
+// goal 457 is exactly what create_goal writes for a naive
+// datetime.utcnow() at a whole second (no offset in created_at or in
+// gsi1_sk). Meals and activities are keyed in the declared forms.
 func writeAsPython(t *testing.T, c *dynamodb.Client, table string) {
 	rawPut(t, c, table, map[string]types.AttributeValue{
 		"pk": sv("USER#123"), "sk": sv("PROFILE"), "EntityType": sv("UserProfile"),
@@ -229,7 +244,8 @@ func TestSeedPythonItemsThroughTheRepository(t *testing.T) {
 
 	// Updated through the repository: the Python goal moves to COMPLETED
 	// with its index key in the playbook's form, the zone-less one too,
-	// and an attribute the Go type does not know (description) is kept.
+	// created_at is not written (the zone-less one keeps its text), and an
+	// attribute the Go type does not know (description) is kept.
 	_, err = r.SetGoalStatus(ctx, "123", "456", goals.GoalCompleted)
 	require.NoError(t, err)
 	_, err = r.SetGoalStatus(ctx, "123", "457", goals.GoalCompleted)
@@ -249,7 +265,7 @@ func TestSeedPythonItemsThroughTheRepository(t *testing.T) {
 	assert.Equal(t, null(), item["description"])
 	item = get("USER#123", "GOAL#457")
 	assert.Equal(t, "2024-01-03T09:00:00Z#457", sOf(item["gsi1_sk"]))
-	assert.Equal(t, "2024-01-03T09:00:00Z", sOf(item["created_at"]))
+	assert.Equal(t, "2024-01-03T09:00:00", sOf(item["created_at"]))
 
 	// The Python service's profile holds no guard for its email
 	// until the guard migration claims it; then the email is taken.

@@ -1,12 +1,14 @@
 package tasks_test
 
 // The task manager's design is run by a JavaScript service too: these
-// tests write items exactly as its code does (the design's items, with its
-// key strings, its EntityType values, its GSI1 and GSI2 attributes, times
-// from Date.prototype.toISOString() and attributes the DocumentClient
-// leaves out when undefined) and read, query, update and extend them
-// through the manager; and they find the manager's own writes with the
-// design's GetItem and Query expressions (patterns 1 to 7).
+// tests write items as its code does (the design's items, with its key
+// strings, its EntityType values, its GSI1 and GSI2 attributes, times in
+// the form Date.prototype.toISOString() writes, and attributes the
+// DocumentClient leaves out when undefined) and read, query, update and
+// extend them through the manager; and they find the manager's own writes
+// with the design's GetItem and Query expressions (patterns 1 to 7). The
+// design gives every time as <timestamp>: the millisecond form is the
+// one the issue describes, an assumption about the JavaScript code.
 
 import (
 	"context"
@@ -87,7 +89,8 @@ func at(ms int) time.Time {
 	return time.Date(2025, 1, 15, 11, 0, 0, 0, time.UTC).Add(time.Duration(ms) * time.Millisecond)
 }
 
-// iso is JavaScript's Date.prototype.toISOString().
+// iso is JavaScript's Date.prototype.toISOString(), the time form the
+// JavaScript service is assumed to write.
 func iso(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // jsTable creates an empty table, as the JavaScript service found it, and

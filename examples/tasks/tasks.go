@@ -5,10 +5,13 @@
 // a task's status.
 //
 // A JavaScript service runs the same design on the same table, so every
-// item is in its formats: IDs verbatim in the keys (TASK#123), times as
-// JavaScript's toISOString() writes them (2025-01-15T11:00:00.000Z), in
-// GSI2's sort key (CREATED_AT#2025-01-15T11:00:00.000Z) and in the time
+// item is in its formats: IDs verbatim in the keys (TASK#123), times in
+// UTC ISO 8601 with milliseconds (2025-01-15T11:00:00.000Z), in GSI2's
+// sort key (CREATED_AT#2025-01-15T11:00:00.000Z) and in the time
 // attributes, and the design's attribute names and EntityType values.
+// The design writes every time as <timestamp>; the millisecond form is
+// the one the issue describes, what JavaScript's toISOString() writes: an
+// assumption about the JavaScript service's code.
 //
 // The design's enums are swapped (its Priority lists statuses and its Status
 // lists priorities); here Status is OPEN | IN_PROGRESS | COMPLETED | CLOSED
@@ -159,8 +162,8 @@ func New(client singletable.Client, name string, optFns ...func(*singletable.Tab
 	}
 }
 
-// now is the manager's clock cut to the millisecond, as the JavaScript
-// service's toISOString() writes times.
+// now is the manager's clock cut to the millisecond, the form the
+// JavaScript service is assumed to write (toISOString()).
 func (m *Manager) now() time.Time { return m.Now().UTC().Truncate(time.Millisecond) }
 
 func invalid(format string, args ...any) error {
@@ -358,8 +361,10 @@ func (m *Manager) TasksByStatus(ctx context.Context, status Status, limit int, c
 // only tasks assigned to them (AP6, checked in the transaction that writes
 // the change). The task's GSI2 key
 // (STATUS#<status> / CREATED_AT#<createdAt>) moves with it: the update
-// sets the created-at it read alongside the status, and is conditional on
-// the status it read, so a concurrent change is ErrConditionFailed.
+// sets the created-at it read alongside the status (the library would
+// otherwise read it again to render the key; this saves that read), and
+// is conditional on the status it read, so a concurrent change is
+// ErrConditionFailed.
 func (m *Manager) SetStatus(ctx context.Context, actorID, taskID string, status Status) (Task, error) {
 	if !validStatus(status) {
 		return Task{}, invalid("unknown status %q (OPEN, IN_PROGRESS, COMPLETED, CLOSED)", status)

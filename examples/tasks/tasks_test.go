@@ -293,3 +293,53 @@ func taskIDs(ts []tasks.Task) []string {
 	}
 	return out
 }
+
+// SetStatus gives the CreatedAt it read with the status, so the library
+// has every field of the GSI2 key and does not read the task again: a
+// status change is the actor's and the task's reads, then one write.
+func TestSetStatusSendsNoPlanRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	client := ddblocal.Shared(t).Client()
+	name := ddblocal.TableName(t)
+	var mu sync.Mutex
+	var ops []string
+	m := tasks.New(client, name, func(o *singletable.TableOptions) {
+		o.Observe = func(_ context.Context, ob *singletable.Observation) {
+			op := ob.Op + " " + ob.Pattern
+			if ob.PlanRead {
+				op += " (plan read)"
+			}
+			mu.Lock()
+			ops = append(ops, op)
+			mu.Unlock()
+		}
+	})
+	require.NoError(t, m.Table.CreateTable(ctx))
+	ddblocal.DeleteTableOnCleanup(t, client, name)
+	setup(t, m)
+	_, err := m.CreateTask(ctx, "admin", tasks.Task{TaskID: "t1", Title: "Write", Priority: tasks.PriorityHigh})
+	require.NoError(t, err)
+	_, err = m.Assign(ctx, "admin", "t1", "ann")
+	require.NoError(t, err)
+
+	ops = nil
+	_, err = m.SetStatus(ctx, "admin", "t1", tasks.StatusInProgress)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"GetItem P2", "GetItem P1", "UpdateItem T2"}, ops)
+	ops = nil
+	_, err = m.SetStatus(ctx, "ann", "t1", tasks.StatusCompleted)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"GetItem P2", "GetItem P1", "TransactWriteItems T3"}, ops)
+
+	// Without CreatedAt the update is accepted too: the library reads it
+	// (a plan read) to render the GSI2 key. SetStatus saves that read.
+	ops = nil
+	_, err = m.Tasks.Update(tasks.Task{TaskID: "t1"}).Set("Status", tasks.StatusClosed).Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"GetItem  (plan read)", "UpdateItem "}, ops)
+	page, err := m.TasksByStatus(ctx, tasks.StatusClosed, 0, "")
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1)
+	assert.Equal(t, "t1", page.Items[0].TaskID)
+}
