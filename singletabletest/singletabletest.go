@@ -19,6 +19,9 @@ package singletabletest
 
 import (
 	"context"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,4 +55,38 @@ func NewTable(t testing.TB, entities ...singletable.AnyEntity) *singletable.Tabl
 	}
 	ddblocal.DeleteTableOnCleanup(t, client, name)
 	return singletable.NewTable(client, name)
+}
+
+// Golden compares got with the file at path: a document generated from the
+// declarations and kept beside the code, such as a catalog
+// (catalog.Catalog.Markdown) or a cost report, so that it cannot drift
+// from them. With update set (a test's -update flag) it writes got to path
+// first. A difference fails t with the first line that differs and the
+// command that brings the file up to date.
+func Golden(t testing.TB, path, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v: run go test -run %s -update to create it", err, t.Name())
+	}
+	if string(want) == got {
+		return
+	}
+	wl, gl := strings.Split(string(want), "\n"), strings.Split(got, "\n")
+	i := 0
+	for i < len(wl) && i < len(gl) && wl[i] == gl[i] {
+		i++
+	}
+	line := func(ls []string) string {
+		if i < len(ls) {
+			return strconv.Quote(ls[i])
+		}
+		return "end of file"
+	}
+	t.Errorf("%s is stale at line %d:\n  file: %s\n  now:  %s\nrun go test -run %s -update", path, i+1, line(wl), line(gl), t.Name())
 }

@@ -3,12 +3,16 @@ package singletabletest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
@@ -80,4 +84,41 @@ func TestNewTableCreatesAndDeletes(t *testing.T) {
 	if !errors.As(err, &notFound) {
 		t.Fatalf("DescribeTable %s after the test: %v, want ResourceNotFoundException", name, err)
 	}
+}
+
+// recordingTB records what Golden reports instead of failing the test.
+type recordingTB struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recordingTB) Helper()      {}
+func (r *recordingTB) Name() string { return "TestDoc" }
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+// TestGolden: a current file passes, a stale one fails naming its first
+// differing line and the command, and update rewrites it.
+func TestGolden(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doc.md")
+	require.NoError(t, os.WriteFile(path, []byte("# Doc\nold line\n"), 0o644))
+
+	r := &recordingTB{TB: t}
+	singletabletest.Golden(r, path, "# Doc\nold line\n", false)
+	assert.Empty(t, r.errs)
+
+	singletabletest.Golden(r, path, "# Doc\nnew line\n", false)
+	require.Len(t, r.errs, 1)
+	assert.Contains(t, r.errs[0], "is stale at line 2")
+	assert.Contains(t, r.errs[0], `file: "old line"`)
+	assert.Contains(t, r.errs[0], `now:  "new line"`)
+	assert.Contains(t, r.errs[0], "go test -run TestDoc -update")
+
+	r.errs = nil
+	singletabletest.Golden(r, path, "# Doc\nnew line\n", true)
+	assert.Empty(t, r.errs)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "# Doc\nnew line\n", string(b))
 }

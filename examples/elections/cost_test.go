@@ -2,7 +2,6 @@ package elections_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/elections"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 // costReports makes the cost report of each of the design's two tables
@@ -79,13 +79,7 @@ func TestCostReport(t *testing.T) {
 	assert.Empty(t, lr.Findings, "no partition past its limits at this load")
 
 	got := dr.Markdown() + "\n" + lr.Markdown()
-	path := filepath.Join("docs", "cost.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestCostReport -update to create it")
-	assert.Equal(t, string(want), got, "docs/cost.md is stale: run go test ./examples/elections -run TestCostReport -update")
+	singletabletest.Golden(t, filepath.Join("docs", "cost.md"), got, *update)
 }
 
 // TestCostCeilings checks the limits the Workload's godoc derives by hand:
@@ -210,13 +204,7 @@ func TestMeasuredCostReport(t *testing.T) {
 	assert.InDelta(t, 101.1, line(t, lr, "L1", "", false).Units, 1e-9)
 
 	got := dr.Markdown() + "\n" + lr.Markdown()
-	path := filepath.Join("docs", "cost-measured.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestMeasuredCostReport -update to create it")
-	assert.Equal(t, string(want), got, "docs/cost-measured.md is stale: run go test ./examples/elections -run TestMeasuredCostReport -update")
+	singletabletest.Golden(t, filepath.Join("docs", "cost-measured.md"), got, *update)
 }
 
 // mustCost is the estimated vote_data report of a workload.

@@ -22,6 +22,7 @@ import (
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/elections"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/catalog.md")
@@ -392,13 +393,7 @@ func TestCatalogIsCurrent(t *testing.T) {
 	s := elections.New(nil, elections.DataTableName, elections.EventTableName)
 	data, log := s.AccessPatterns()
 	got := catalog.New(s.Data, data...).Markdown() + "\n" + catalog.New(s.Log, log...).Markdown()
-	path := filepath.Join("docs", "catalog.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestCatalogIsCurrent -update to create it")
-	assert.Equal(t, string(want), got, "docs/catalog.md is stale: run go test ./examples/elections -run TestCatalogIsCurrent -update")
+	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/goals"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 // TestCostReport keeps docs/cost.md current and checks figures of it
@@ -81,13 +81,7 @@ func TestCostReport(t *testing.T) {
 	assert.Empty(t, rep.Findings, "no partition past its limits at this load")
 
 	got := rep.Markdown()
-	path := filepath.Join("docs", "cost.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestCostReport -update to create it")
-	assert.Equal(t, string(want), got, "docs/cost.md is stale: run go test ./examples/goals -run TestCostReport -update")
+	singletabletest.Golden(t, filepath.Join("docs", "cost.md"), got, *update)
 }
 
 // TestCostMeasured runs registrations (U1) and status changes (G6)

@@ -18,6 +18,7 @@ import (
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/goals"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/catalog.md")
@@ -238,13 +239,7 @@ func TestMealsAndActivities(t *testing.T) {
 func TestCatalogIsCurrent(t *testing.T) {
 	r := goals.New(nil, "TABLE_NAME")
 	got := catalog.New(r.Table, r.AccessPatterns()...).Markdown()
-	path := filepath.Join("docs", "catalog.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestCatalogIsCurrent -update to create it")
-	assert.Equal(t, string(want), got, "docs/catalog.md is stale: run go test ./examples/goals -run TestCatalogIsCurrent -update")
+	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
 }
 

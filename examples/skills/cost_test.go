@@ -2,7 +2,6 @@ package skills_test
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/examples/skills"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 // TestCostMatchesTheDesignsArithmetic checks the cost report against the
@@ -55,11 +55,5 @@ func TestCostMatchesTheDesignsArithmetic(t *testing.T) {
 	assert.Empty(t, r.Findings, "no partition past its limits at this load")
 
 	got := r.Markdown()
-	path := filepath.Join("docs", "cost.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestCostMatchesTheDesignsArithmetic -update to create it")
-	assert.Equal(t, string(want), got, "docs/cost.md is stale: run go test ./examples/skills -run TestCost -update")
+	singletabletest.Golden(t, filepath.Join("docs", "cost.md"), got, *update)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/skills"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/catalog.md")
@@ -497,13 +498,7 @@ func TestCatalogIsCurrent(t *testing.T) {
 	t.Parallel()
 	st := skills.NewStore(nil, skills.TableName)
 	got := catalog.New(st.Table, skills.AccessPatterns(st)...).Markdown()
-	path := filepath.Join("docs", "catalog.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestCatalogIsCurrent -update to create it")
-	assert.Equal(t, string(want), got, "docs/catalog.md is stale: run go test ./examples/skills -run TestCatalogIsCurrent -update")
+	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error", "the design has a lint error")
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/tasks"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 const day = 86_400.0
@@ -130,13 +130,7 @@ func TestCostMatchesTheDesignsArithmetic(t *testing.T) {
 	r, err = c.Cost(tasks.Workload(), catalog.USEast1)
 	require.NoError(t, err)
 	got := r.Markdown()
-	path := filepath.Join("docs", "cost.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestCostMatchesTheDesignsArithmetic -update to create it")
-	assert.Equal(t, string(want), got, "docs/cost.md is stale: run go test ./examples/tasks -run TestCost -update")
+	singletabletest.Golden(t, filepath.Join("docs", "cost.md"), got, *update)
 }
 
 // TestCostMeasured runs the design's day in miniature through the manager

@@ -18,6 +18,7 @@ import (
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/tasks"
+	"github.com/singletable-go/singletable/singletabletest"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/catalog.md")
@@ -268,13 +269,7 @@ func TestCatalogIsCurrent(t *testing.T) {
 	t.Parallel()
 	m := tasks.New(nil, tasks.TableName)
 	got := catalog.New(m.Table, m.AccessPatterns()...).Markdown()
-	path := filepath.Join("docs", "catalog.md")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -run TestCatalogIsCurrent -update to create it")
-	assert.Equal(t, string(want), got, "docs/catalog.md is stale: run go test ./examples/tasks -run TestCatalogIsCurrent -update")
+	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
 }
 
