@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/model"
@@ -63,6 +64,9 @@ type Update[T any] struct {
 	upsert bool
 	errs   []error
 	token  string // client request token, for an idempotent update
+	// readLists makes Append and Prepend read their fields and SET the
+	// result: the retry of an update whose list_append met a NULL.
+	readLists bool
 }
 
 // Update starts a partial update of the item with key's primary key. The
@@ -273,6 +277,15 @@ func appendUnique(s []*model.Field, f *model.Field) []*model.Field {
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
 	res, err := u.r.execToken(ctx, "Update", u.token, func() ([]txItem, error) { return u.txItems(ctx, false) })
+	if err != nil && u.listOnNull(err) {
+		// A list stored as NULL (a nil slice saved without omitempty):
+		// list_append cannot take it, so the update reads the field,
+		// appends in Go, and sets the result on condition that the field
+		// is still what it read.
+		c := u.clone()
+		c.readLists = true
+		return c.Run(ctx)
+	}
 	if err != nil {
 		return zero, err
 	}
@@ -284,6 +297,18 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 		return u.r.Get(ctx, u.key, consistentRead)
 	}
 	return u.r.e.decode(u.r.t, attrs)
+}
+
+// listOnNull reports whether err is DynamoDB's refusal of a list_append
+// whose list is not a list (a NULL): the update appends or prepends, has
+// not read its lists yet, and may read (an Idempotent update may not).
+func (u *Update[T]) listOnNull(err error) bool {
+	if u.readLists || u.token != "" || !slices.ContainsFunc(u.ops, func(o fieldOp) bool { return o.kind == opAppend || o.kind == opPrepend }) {
+		return false
+	}
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" &&
+		strings.Contains(ae.ErrorMessage(), "incorrect data type")
 }
 
 // build assembles the UpdateItem request of the update under key, with

@@ -56,7 +56,11 @@ func (o fieldOp) counts() bool {
 
 // Append appends values to the list field name (a slice or array stored as
 // a DynamoDB list): SET name = list_append(name, values), a missing
-// attribute counting as an empty list. Each value must be assignable or
+// attribute counting as an empty list. A NULL (a nil slice stored without
+// omitempty), which list_append refuses, counts as one too: the update then
+// reads the field and sets the joined list, on condition that the field is
+// still what it read (two more requests, once; an Idempotent update, which
+// may not read, returns DynamoDB's refusal). Each value must be assignable or
 // convertible to the element type; a single value of the field's own type
 // appends its elements. A field stored as a set (tagged stringset,
 // numberset or binaryset, or a [][]byte) is a *ValidationError: use

@@ -242,3 +242,75 @@ func sorted(s []int) []int {
 	slices.Sort(s)
 	return s
 }
+
+// Journal stores its list without omitempty: a nil slice is a NULL, as
+// attributevalue stores it.
+type Journal struct {
+	ID      string   `dynamodbav:"ID"`
+	Lines   []string `dynamodbav:"Lines"`
+	Version int      `dynamodbav:"Version"`
+}
+
+var Journals = singletable.MustDefine(singletable.Schema[Journal]{
+	Type: "Journal", PK: "JOURNAL#{ID}", SK: "JOURNAL", Version: "Version",
+})
+
+// TestAppendToNullList: list_append cannot take a NULL, which is how a nil
+// slice without omitempty is stored (by the library, or by another
+// service). Append and Prepend then read the field and set the result, on
+// condition that it is still what was read: the update succeeds, the
+// attribute becomes a list, and a list appends in one request again.
+func TestAppendToNullList(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var journals *singletable.Repo[Journal]
+	_, c := newTable(t, func(tbl *singletable.Table) { journals = singletable.MustBind(tbl, Journals) })
+	_, err := journals.Create(ctx, Journal{ID: "j"})
+	require.NoError(t, err)
+	raw := func() map[string]types.AttributeValue {
+		t.Helper()
+		out, err := c.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(journals.Table().Name()), Key: journals.DeleteOp(Journal{ID: "j"}).Key()})
+		require.NoError(t, err)
+		return out.Item
+	}
+	require.IsType(t, &types.AttributeValueMemberNULL{}, raw()["Lines"], "a nil slice is stored as NULL")
+
+	c.requests.Store(0)
+	j, err := journals.Update(Journal{ID: "j"}).Append("Lines", "a", "b").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, j.Lines)
+	assert.Equal(t, 2, j.Version)
+	assert.Equal(t, int64(4), c.requests.Load(), "the version read, the refused UpdateItem, the read of the list, the UpdateItem that sets it")
+	assert.Equal(t, &types.AttributeValueMemberL{Value: []types.AttributeValue{
+		&types.AttributeValueMemberS{Value: "a"}, &types.AttributeValueMemberS{Value: "b"}}}, raw()["Lines"])
+
+	c.requests.Store(0)
+	j, err = journals.Update(Journal{ID: "j"}).Prepend("Lines", "z").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"z", "a", "b"}, j.Lines)
+	assert.Equal(t, int64(2), c.requests.Load(), "the version read, then list_append: a list takes it")
+
+	// Another service's NULL, and Prepend: the same.
+	_, err = c.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(journals.Table().Name()), Key: journals.DeleteOp(Journal{ID: "j"}).Key(),
+		UpdateExpression:          aws.String("SET #l = :n"),
+		ExpressionAttributeNames:  map[string]string{"#l": "Lines"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberNULL{Value: true}},
+	})
+	require.NoError(t, err)
+	j, err = journals.Update(Journal{ID: "j"}).Prepend("Lines", "first").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"first"}, j.Lines)
+
+	// An Idempotent update may not read: DynamoDB's refusal comes back.
+	_, err = c.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(journals.Table().Name()), Key: journals.DeleteOp(Journal{ID: "j"}).Key(),
+		UpdateExpression:          aws.String("SET #l = :n"),
+		ExpressionAttributeNames:  map[string]string{"#l": "Lines"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberNULL{Value: true}},
+	})
+	require.NoError(t, err)
+	_, err = journals.Update(Journal{ID: "j"}).Append("Lines", "x").Idempotent("tok-1").Run(ctx)
+	require.Error(t, err)
+	assert.IsType(t, &types.AttributeValueMemberNULL{}, raw()["Lines"], "nothing written")
+}

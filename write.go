@@ -255,6 +255,13 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 		reads = r.readFields(reads, kv)
 	}
 	reads = append(reads[:len(reads):len(reads)], u.indexReads()...)
+	if u.readLists {
+		for _, o := range u.ops {
+			if o.kind == opAppend || o.kind == opPrepend {
+				reads = appendUnique(reads, o.f)
+			}
+		}
+	}
 	// An upsert that gives every field of every index key can be sent
 	// without reading: whether it creates or updates, the keys it writes
 	// are the ones a Put of the item would.
