@@ -274,6 +274,16 @@ func TestAppendToNullList(t *testing.T) {
 		return out.Item
 	}
 	require.IsType(t, &types.AttributeValueMemberNULL{}, raw()["Lines"], "a nil slice is stored as NULL")
+	setNull := func() { // as another service stores an empty list
+		t.Helper()
+		_, err := c.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(journals.Table().Name()), Key: journals.DeleteOp(Journal{ID: "j"}).Key(),
+			UpdateExpression:          aws.String("SET #l = :n"),
+			ExpressionAttributeNames:  map[string]string{"#l": "Lines"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberNULL{Value: true}},
+		})
+		require.NoError(t, err)
+	}
 
 	c.requests.Store(0)
 	j, err := journals.Update(Journal{ID: "j"}).Append("Lines", "a", "b").Run(ctx)
@@ -291,25 +301,13 @@ func TestAppendToNullList(t *testing.T) {
 	assert.Equal(t, int64(2), c.requests.Load(), "the version read, then list_append: a list takes it")
 
 	// Another service's NULL, and Prepend: the same.
-	_, err = c.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(journals.Table().Name()), Key: journals.DeleteOp(Journal{ID: "j"}).Key(),
-		UpdateExpression:          aws.String("SET #l = :n"),
-		ExpressionAttributeNames:  map[string]string{"#l": "Lines"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberNULL{Value: true}},
-	})
-	require.NoError(t, err)
+	setNull()
 	j, err = journals.Update(Journal{ID: "j"}).Prepend("Lines", "first").Run(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"first"}, j.Lines)
 
 	// An Idempotent update may not read: DynamoDB's refusal comes back.
-	_, err = c.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(journals.Table().Name()), Key: journals.DeleteOp(Journal{ID: "j"}).Key(),
-		UpdateExpression:          aws.String("SET #l = :n"),
-		ExpressionAttributeNames:  map[string]string{"#l": "Lines"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberNULL{Value: true}},
-	})
-	require.NoError(t, err)
+	setNull()
 	_, err = journals.Update(Journal{ID: "j"}).Append("Lines", "x").Idempotent("tok-1").Run(ctx)
 	require.Error(t, err)
 	assert.IsType(t, &types.AttributeValueMemberNULL{}, raw()["Lines"], "nothing written")
