@@ -133,6 +133,14 @@ type Reader struct {
 
 	mu sync.Mutex
 	cp Checkpoint
+	// next holds, per open shard, the iterator at which the last Read
+	// stopped, so that the next Read goes on from there: DynamoDB may
+	// answer an empty page before a shard's newest record, and an
+	// iterator taken afresh from the checkpoint would meet the same empty
+	// stretch every time. Iterators expire (after 15 minutes); an expired
+	// one, or one DynamoDB refuses as trimmed, is replaced by a fresh one
+	// from the checkpoint.
+	next map[string]*string
 }
 
 // NewReader returns a reader of the stream with ARN arn (see
@@ -159,7 +167,9 @@ func (r *Reader) Checkpoint() Checkpoint {
 // Read hands every record the stream holds now, past the checkpoint, to
 // fn, in batches (one GetRecords response each, never empty), and
 // returns when every shard is read to its end or, for a shard still
-// open, to its newest record. Within a shard records come in order; a
+// open, to a response with no records: its newest record, or an empty
+// stretch DynamoDB answers before it, which the next Read goes on
+// past. Within a shard records come in order; a
 // child shard is read after its parent is finished. The checkpoint
 // advances past a batch only when fn returns nil: when fn fails, Read
 // returns its error and the batch is handed on again by the next Read
@@ -246,25 +256,34 @@ func (r *Reader) shards(ctx context.Context) ([]types.Shard, error) {
 // readShard hands on the records of one shard past the checkpoint.
 func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.Context, []singletable.StreamRecord) error) error {
 	id := aws.ToString(s.ShardId)
-	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(r.arn), ShardId: aws.String(id), ShardIteratorType: types.ShardIteratorTypeTrimHorizon}
-	if seq := r.Checkpoint().Shards[id]; seq != "" {
-		in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(seq)
-	}
-	it, err := r.c.GetShardIterator(ctx, in)
-	if err != nil {
-		return fmt.Errorf("singletable/streams: shard iterator of %s: %w", id, err)
-	}
 	closedShard := s.SequenceNumberRange != nil && s.SequenceNumberRange.EndingSequenceNumber != nil
-	iter := it.ShardIterator
+	r.mu.Lock()
+	iter, resumed := r.next[id], r.next[id] != nil
+	delete(r.next, id) // kept again only where this read stops cleanly
+	r.mu.Unlock()
+	if !resumed {
+		var err error
+		if iter, err = r.iterator(ctx, id); err != nil {
+			return err
+		}
+	}
 	for iter != nil {
 		rin := &dynamodbstreams.GetRecordsInput{ShardIterator: iter}
 		if r.opts.Limit > 0 {
 			rin.Limit = aws.Int32(r.opts.Limit)
 		}
 		out, err := r.c.GetRecords(ctx, rin)
+		if resumed && stale(err) {
+			resumed = false // the kept iterator is no good: start again from the checkpoint
+			if iter, err = r.iterator(ctx, id); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("singletable/streams: get records of %s: %w", id, err)
 		}
+		resumed = false
 		iter = out.NextShardIterator
 		if len(out.Records) > 0 {
 			recs := make([]singletable.StreamRecord, len(out.Records))
@@ -287,11 +306,43 @@ func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.C
 			continue
 		}
 		if iter != nil && !closedShard {
-			return nil // an open shard, read to its newest record
+			r.mu.Lock()
+			if r.next == nil {
+				r.next = map[string]*string{}
+			}
+			r.next[id] = iter
+			r.mu.Unlock()
+			return nil // an open shard, read to its newest record or to an empty stretch
 		}
 	}
 	// No next iterator: the shard is closed and read to its end.
 	return r.advance(ctx, func(cp *Checkpoint) { cp.Closed = append(cp.Closed, id) })
+}
+
+// stale reports whether err refuses a kept iterator that a fresh one
+// from the checkpoint may replace: it has expired, or (DynamoDB Local
+// answers this for an iterator kept from a shard's empty start) it points
+// before the oldest record. Where the records past the checkpoint have
+// really been trimmed, the fresh iterator's read fails in turn, and that
+// error is returned.
+func stale(err error) bool {
+	var expired *types.ExpiredIteratorException
+	var trimmed *types.TrimmedDataAccessException
+	return errors.As(err, &expired) || errors.As(err, &trimmed)
+}
+
+// iterator returns a new iterator of shard id just past the checkpoint,
+// or at its oldest record when the checkpoint does not name it.
+func (r *Reader) iterator(ctx context.Context, id string) (*string, error) {
+	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(r.arn), ShardId: aws.String(id), ShardIteratorType: types.ShardIteratorTypeTrimHorizon}
+	if seq := r.Checkpoint().Shards[id]; seq != "" {
+		in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(seq)
+	}
+	it, err := r.c.GetShardIterator(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("singletable/streams: shard iterator of %s: %w", id, err)
+	}
+	return it.ShardIterator, nil
 }
 
 // advance changes the checkpoint and saves it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,7 +118,9 @@ func TestReaderRun(t *testing.T) {
 	t.Parallel()
 	notes, arn := noteTable(t)
 	sc := ddblocal.Shared(t).StreamsClient()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// The bound is only reached on failure; under a loaded -race run DynamoDB
+	// Local has taken more than 20 s to hand over the first records.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	got := make(chan string, 10)
 	done := make(chan error, 1)
@@ -136,7 +139,12 @@ func TestReaderRun(t *testing.T) {
 		case pk := <-got:
 			assert.Equal(t, want, pk)
 		case <-ctx.Done():
-			t.Fatal("Run did not deliver the records")
+			select {
+			case err := <-done:
+				t.Fatalf("Run did not deliver the records: %v", err)
+			default:
+				t.Fatal("Run did not deliver the records")
+			}
 		}
 	}
 	cancel()
@@ -201,4 +209,114 @@ func TestRecord(t *testing.T) {
 
 	_, err = streams.Record(types.Record{EventID: aws.String("e2")})
 	assert.ErrorContains(t, err, "no dynamodb part")
+}
+
+// emptyStretch stands in front of DynamoDB Local's stream with what the
+// service documents and Local never does: GetRecords "might take multiple
+// calls to get to a portion of the shard that contains stream records".
+// The first GetRecords of the first emptyFirst iterators it hands out
+// answers no records and the same iterator; iterators in refuse answer
+// its error.
+type emptyStretch struct {
+	streams.Client
+	emptyFirst int
+	issued     int
+	fresh      map[string]bool
+	refuse     map[string]error
+	lastNext   string // the NextShardIterator last answered
+}
+
+func (c *emptyStretch) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error) {
+	out, err := c.Client.GetShardIterator(ctx, in, optFns...)
+	if err == nil {
+		if c.issued++; c.issued <= c.emptyFirst {
+			c.fresh[aws.ToString(out.ShardIterator)] = true
+		}
+	}
+	return out, err
+}
+
+func (c *emptyStretch) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+	it := aws.ToString(in.ShardIterator)
+	if err := c.refuse[it]; err != nil {
+		return nil, err
+	}
+	if c.fresh[it] {
+		delete(c.fresh, it)
+		c.lastNext = it
+		return &dynamodbstreams.GetRecordsOutput{NextShardIterator: in.ShardIterator}, nil
+	}
+	out, err := c.Client.GetRecords(ctx, in, optFns...)
+	if err == nil {
+		c.lastNext = aws.ToString(out.NextShardIterator)
+	}
+	return out, err
+}
+
+// A Read that meets an empty stretch before a shard's records stops there,
+// and the next Read goes on from the iterator it stopped at, not from a
+// fresh one that would meet the same stretch again (every fresh iterator
+// here starts with one; a reader that took one per Read would never see a
+// record). A kept iterator that has expired is replaced by a fresh one
+// from the checkpoint, with nothing lost or repeated.
+func TestReaderGoesOnPastEmptyStretches(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	notes, arn := noteTable(t)
+	putNotes(t, notes, 0, 3)
+	c := &emptyStretch{Client: ddblocal.Shared(t).StreamsClient(), emptyFirst: 1 << 30, fresh: map[string]bool{}, refuse: map[string]error{}}
+	var ids []string
+	handle := func(_ context.Context, recs []singletable.StreamRecord) error {
+		for _, r := range recs {
+			ids = append(ids, r.NewImage["ID"].(*ddbtypes.AttributeValueMemberS).Value)
+		}
+		return nil
+	}
+	r := streams.NewReader(c, arn)
+	require.NoError(t, r.Read(ctx, handle))
+	assert.Empty(t, ids, "the first page of the shard is empty")
+	require.NoError(t, r.Read(ctx, handle))
+	assert.Equal(t, []string{"n000", "n001", "n002"}, ids)
+	assert.Equal(t, 1, c.issued, "one iterator, kept between reads")
+
+	// The iterator kept now (past n002) expires before the next Read.
+	putNotes(t, notes, 3, 5)
+	c.emptyFirst = c.issued // fresh iterators from here on start with records
+	c.refuse[c.lastNext] = &types.ExpiredIteratorException{Message: aws.String("Iterator expired")}
+	require.NoError(t, r.Read(ctx, handle))
+	assert.Equal(t, []string{"n000", "n001", "n002", "n003", "n004"}, ids)
+	assert.Equal(t, 2, c.issued, "a fresh iterator from the checkpoint replaced the expired one")
+
+	// DynamoDB Local answers TrimmedDataAccessException for some kept
+	// iterators: the same replacement.
+	putNotes(t, notes, 5, 6)
+	c.refuse[c.lastNext] = &types.TrimmedDataAccessException{Message: aws.String("past the oldest record")}
+	require.NoError(t, r.Read(ctx, handle))
+	assert.Equal(t, []string{"n000", "n001", "n002", "n003", "n004", "n005"}, ids)
+	assert.Equal(t, 3, c.issued)
+
+	// A fresh iterator refused too is the reader's error: the records past
+	// the checkpoint are gone from the stream.
+	putNotes(t, notes, 6, 7)
+	trimmed := &types.TrimmedDataAccessException{Message: aws.String("trimmed")}
+	c.refuse[c.lastNext] = trimmed
+	c.emptyFirst = 0
+	c.Client = refuseFresh{c.Client, c, trimmed}
+	require.ErrorAs(t, r.Read(ctx, handle), &trimmed)
+	assert.Len(t, ids, 6, "nothing handed on")
+}
+
+// refuseFresh makes every iterator it hands out refused with err by c.
+type refuseFresh struct {
+	streams.Client
+	c   *emptyStretch
+	err error
+}
+
+func (f refuseFresh) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error) {
+	out, err := f.Client.GetShardIterator(ctx, in, optFns...)
+	if err == nil {
+		f.c.refuse[aws.ToString(out.ShardIterator)] = f.err
+	}
+	return out, err
 }
