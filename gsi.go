@@ -60,10 +60,10 @@ type indexPlan struct {
 	partition      []*model.Field
 	sort           []*model.Field
 	when           func(reflect.Value) bool // When, called with the item
-	shards         int            // write shards of a templated index; 0 when not sharded
-	whenFields     []string       // as declared, for Table.Describe
-	deps           []*model.Field // every field the index's attributes depend on
-	keyFields      []*model.Field // the fields of a templated index's keys, each once
+	shards         int                      // write shards of a templated index; 0 when not sharded
+	whenFields     []string                 // as declared, for Table.Describe
+	deps           []*model.Field           // every field the index's attributes depend on
+	keyFields      []*model.Field           // the fields of a templated index's keys, each once
 }
 
 func (e *entityDef) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, error) {
