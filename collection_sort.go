@@ -64,9 +64,9 @@ func (r *Repo[T]) sortCondition(q *Query[T]) SortCondition {
 		if len(q.errs) > 0 {
 			return nil, false, errors.Join(q.errs...)
 		}
-		kv := reflect.ValueOf(&q.key).Elem()
+		kv, hv := reflect.ValueOf(&q.key).Elem(), reflect.ValueOf(&q.hi).Elem()
 		if index == "" {
-			kc, empty, err := q.templatedSort(r.e.sk, r.t.opts.SortKey, kv)
+			kc, empty, err := q.templatedSort(r.e.sk, r.t.opts.SortKey, kv, hv)
 			return optCond(kc), empty, err
 		}
 		idx, err := r.e.index(index)
@@ -76,10 +76,10 @@ func (r *Repo[T]) sortCondition(q *Query[T]) SortCondition {
 		qi := q.clone()
 		qi.index = index
 		if idx.multi {
-			conds, err := qi.multiSort(idx, kv)
+			conds, err := qi.multiSort(idx, kv, hv)
 			return conds, false, err
 		}
-		kc, empty, err := qi.templatedSort(idx.sk, idx.skAttr, kv)
+		kc, empty, err := qi.templatedSort(idx.sk, idx.skAttr, kv, hv)
 		return optCond(kc), empty, err
 	}}
 }

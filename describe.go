@@ -286,7 +286,7 @@ func (q *Query[T]) Describe() QueryDescription {
 	return d
 }
 
-func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
+func (q *querySpec) describeTemplatedSort(sk compiledKey, attr string) []string {
 	if !sk.defined() {
 		return nil
 	}
@@ -340,7 +340,7 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	return []string{attr + " " + q.op.String() + " " + prefix + lastP}
 }
 
-func (q *Query[T]) describeMultiSort(idx *indexPlan) []string {
+func (q *querySpec) describeMultiSort(idx *indexPlan) []string {
 	if q.kind == sortNone {
 		return nil
 	}

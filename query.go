@@ -74,13 +74,21 @@ const maxRune = "\U0010FFFF"
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Query[T any] struct {
-	r          *Repo[T]
+	querySpec
+	r   *Repo[T]
+	key T
+	hi  T
+}
+
+// querySpec is what a Query says apart from its key values (key, and hi
+// for Between): the part that does not depend on T, compiled once rather
+// than once per entity type. Its r is the repository's boundEntity.
+type querySpec struct {
+	r          *boundEntity
 	index      string
-	key        T
 	kind       int
 	op         SortOp
 	fields     []string
-	hi         T
 	prefix     string
 	filter     *expression.ConditionBuilder
 	project    []string
@@ -96,13 +104,13 @@ type Query[T any] struct {
 // of the PK template. Without a sort condition it returns all items of this
 // entity in the partition.
 func (r *Repo[T]) Query(key T) *Query[T] {
-	return &Query[T]{r: r, key: key}
+	return &Query[T]{querySpec: querySpec{r: &r.boundEntity}, r: r, key: key}
 }
 
 // QueryIndex starts a query on the named index: key supplies every field of
 // the index's partition key.
 func (r *Repo[T]) QueryIndex(index string, key T) *Query[T] {
-	q := &Query[T]{r: r, key: key, index: index}
+	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity, index: index}, r: r, key: key}
 	if _, err := r.e.index(index); err != nil {
 		q.errs = append(q.errs, err)
 	}
@@ -238,11 +246,16 @@ type plan struct {
 }
 
 func (q *Query[T]) plan(count bool) (*plan, error) {
+	return q.querySpec.plan(count, reflect.ValueOf(&q.key).Elem(), reflect.ValueOf(&q.hi).Elem())
+}
+
+// plan is [Query.plan] given the query's key values: kv the key, hv the
+// upper bound of Between (addressable Ts).
+func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	if len(q.errs) > 0 {
 		return nil, errors.Join(q.errs...)
 	}
 	r, e, t := q.r, q.r.e, q.r.t
-	kv := reflect.ValueOf(&q.key).Elem()
 	// conds is the key condition: the partition key first.
 	var conds []keyCond
 	var parts []string // the partition's key values
@@ -268,7 +281,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		if skAttr != "" {
 			p.cursorKeys = append(p.cursorKeys, skAttr)
 		}
-		kc, empty, err := q.templatedSort(skKey, skAttr, kv)
+		kc, empty, err := q.templatedSort(skKey, skAttr, kv, hv)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +290,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 		}
 		p.empty = empty
 	default:
-		mc, mparts, err := q.multiKey(idx, kv)
+		mc, mparts, err := q.multiKey(idx, kv, hv)
 		if err != nil {
 			return nil, err
 		}
@@ -401,7 +414,7 @@ func writeKeyConds(b *expr.Builder, conds []keyCond) string {
 
 // input assembles one QueryInput: the key condition, the entity type
 // filter (and the caller's filter), and the projection.
-func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
+func (q *querySpec) input(conds []keyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
 	t, e := q.r.t, q.r.e
 	var b expr.Builder
 	keyCond := writeKeyConds(&b, conds)
@@ -450,7 +463,7 @@ func (q *Query[T]) input(conds []keyCond, proj []string, count bool) (*dynamodb.
 
 // sortFields checks that names are the first fields of the sort key, in
 // order, and returns how many.
-func (q *Query[T]) sortFields(have []*model.Field, what string) error {
+func (q *querySpec) sortFields(have []*model.Field, what string) error {
 	if len(q.fields) > len(have) {
 		return validationErr(q.r.e.name, what, "sort condition names %d fields; the sort key has %d (%s)", len(q.fields), len(have), fieldNames(have))
 	}
@@ -481,7 +494,7 @@ func fieldNames(fs []*model.Field) string {
 // by a delimiter below '%' (or ends the key), comparing rendered keys
 // compares field tuples; the ranges below rely on that. empty reports a
 // range that can hold nothing.
-func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) (*keyCond, bool, error) {
+func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
 	e := q.r.e
 	where := attr
 	if q.index != "" {
@@ -582,7 +595,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 		if err != nil {
 			return nil, false, err
 		}
-		hi, err := encode(reflect.ValueOf(&q.hi).Elem())
+		hi, err := encode(hv)
 		if err != nil {
 			return nil, false, err
 		}
@@ -637,7 +650,7 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 }
 
 // renderedPrefixValues encodes the first n sort fields of kv.
-func (q *Query[T]) renderedPrefixValues(sk compiledKey, kv reflect.Value, n int) []string {
+func (q *querySpec) renderedPrefixValues(sk compiledKey, kv reflect.Value, n int) []string {
 	out := make([]string, 0, n+1)
 	for i, f := range sk.fields[:n] {
 		fv, _ := f.Get(kv)
@@ -687,7 +700,7 @@ func predecessor(E string) string {
 
 // multiKey builds the key conditions of a multi-attribute index: equality
 // on every partition attribute, then the sort attributes left to right.
-func (q *Query[T]) multiKey(idx *indexPlan, kv reflect.Value) ([]keyCond, []string, error) {
+func (q *querySpec) multiKey(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, []string, error) {
 	var conds []keyCond
 	var parts []string
 	for _, f := range idx.partition {
@@ -698,13 +711,13 @@ func (q *Query[T]) multiKey(idx *indexPlan, kv reflect.Value) ([]keyCond, []stri
 		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
 		parts = append(parts, avString(av))
 	}
-	sc, err := q.multiSort(idx, kv)
+	sc, err := q.multiSort(idx, kv, hv)
 	return append(conds, sc...), parts, err
 }
 
 // multiValue is the key attribute value of field f of kv in a
 // multi-attribute index.
-func (q *Query[T]) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+func (q *querySpec) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	e := q.r.e
 	if !f.Present(v) {
 		return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
@@ -718,7 +731,7 @@ func (q *Query[T]) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (
 
 // multiSort builds the sort key conditions of a multi-attribute index:
 // the sort attributes left to right.
-func (q *Query[T]) multiSort(idx *indexPlan, kv reflect.Value) ([]keyCond, error) {
+func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, error) {
 	e := q.r.e
 	if q.kind == sortNone {
 		return nil, nil
@@ -751,7 +764,7 @@ func (q *Query[T]) multiSort(idx *indexPlan, kv reflect.Value) ([]keyCond, error
 	c := keyCond{attr: last.Attr, v1: av}
 	switch {
 	case q.kind == sortBetween:
-		hi, err := value(last, reflect.ValueOf(&q.hi).Elem())
+		hi, err := value(last, hv)
 		if err != nil {
 			return nil, err
 		}
@@ -783,7 +796,7 @@ func avString(av types.AttributeValue) string {
 }
 
 // cursorFor makes the cursor that resumes after item.
-func (q *Query[T]) cursorFor(p *plan, item map[string]types.AttributeValue) (string, error) {
+func (q *querySpec) cursorFor(p *plan, item map[string]types.AttributeValue) (string, error) {
 	return q.r.t.encodeCursor(p.bind, p.cursorKeys, item)
 }
 
@@ -870,12 +883,12 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 // entity's: always, unless the entity matches keys, whose untyped items
 // the filter checks only by their keys' constant text, and whose key must
 // also parse with the entity's templates (see Entity.owns).
-func (q *Query[T]) mine(item map[string]types.AttributeValue) bool {
+func (q *querySpec) mine(item map[string]types.AttributeValue) bool {
 	return !q.r.e.foreign.matchKeys || q.r.e.owns(&q.r.t.opts, item)
 }
 
 // notMine is !mine, with the test of matchKeys inlined on the fast path.
-func (q *Query[T]) notMine(item map[string]types.AttributeValue) bool {
+func (q *querySpec) notMine(item map[string]types.AttributeValue) bool {
 	return q.r.e.foreign.matchKeys && !q.r.e.owns(&q.r.t.opts, item)
 }
 
@@ -1015,7 +1028,7 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 // countByKeys makes a count of an entity matching keys read the keys and
 // the entity type of the items instead (the filter's verdict on an untyped
 // item is not final, see Query.mine): Count checks each.
-func (q *Query[T]) countByKeys(in *dynamodb.QueryInput) {
+func (q *querySpec) countByKeys(in *dynamodb.QueryInput) {
 	o := &q.r.t.opts
 	names := maps.Clone(in.ExpressionAttributeNames)
 	refs := make([]string, 0, 3)
