@@ -104,7 +104,36 @@ func TestPagingUnderWrites(t *testing.T) {
 		filter := rng.IntN(2) == 0
 		desc := rng.IntN(2) == 0
 		writes := rng.IntN(2) == 0
-		name := fmt.Sprintf("r%d-%s-limit%d-ps%d-filter%v-desc%v-writes%v", round, kind, limit, pageSize, filter, desc, writes)
+		sortOp := rng.IntN(7) // 0 none, 1..5 Eq..Ge, 6 Between
+		pivot, hi := rng.IntN(40), 0
+		if kind == "sharded" || kind == "ma" {
+			pivot = rng.IntN(6) - 2
+		}
+		hi = pivot + rng.IntN(20)
+		if kind == "sharded" || kind == "ma" {
+			hi = pivot + rng.IntN(3)
+		}
+		if sortOp == 1 && kind != "sharded" && kind != "ma" {
+			sortOp = 5
+		}
+		name := fmt.Sprintf("r%d-%s-limit%d-ps%d-filter%v-desc%v-writes%v-sort%d(%d,%d)", round, kind, limit, pageSize, filter, desc, writes, sortOp, pivot, hi)
+		sortOK := func(v int) bool {
+			switch sortOp {
+			case 1:
+				return v == pivot
+			case 2:
+				return v < pivot
+			case 3:
+				return v <= pivot
+			case 4:
+				return v > pivot
+			case 5:
+				return v >= pivot
+			case 6:
+				return v >= pivot && v <= hi
+			}
+			return true
+		}
 		// order key of a model entry for this query kind
 		less := func(a, b pkey) int {
 			switch kind {
@@ -119,9 +148,19 @@ func TestPagingUnderWrites(t *testing.T) {
 		matches := func(k pkey) bool {
 			if k.ent == 'N' {
 				n := m.notes[k.seq]
+				if sortOp != 0 {
+					return false // a condition on PItem's sort key reads PItem's shape only
+				}
 				return !filter || n.Kind == "a"
 			}
 			it := m.items[k.seq]
+			sv := it.Seq
+			if kind == "sharded" || kind == "ma" {
+				sv = it.Score
+			}
+			if !sortOK(sv) {
+				return false
+			}
 			if kind == "sparse" && !it.Flag {
 				return false
 			}
@@ -173,6 +212,11 @@ func TestPagingUnderWrites(t *testing.T) {
 				if desc {
 					c = c.Desc()
 				}
+				if sortOp >= 1 && sortOp <= 5 {
+					c = c.Where(items.SortWhere(singletable.SortOp(sortOp), PItem{Seq: pivot}, "Seq"))
+				} else if sortOp == 6 {
+					c = c.Where(items.SortBetween(PItem{Seq: pivot}, PItem{Seq: hi}, "Seq"))
+				}
 				var p singletable.Page[any]
 				p, err = c.Page(ctx, items.Member(), notes.Member())
 				for _, v := range p.Items {
@@ -197,6 +241,29 @@ func TestPagingUnderWrites(t *testing.T) {
 					q = items.QueryIndex("MA1", PItem{Grp: "g"})
 				case "sparse":
 					q = items.QueryIndex("GSI2", PItem{Part: "p"})
+				}
+				sf := "Seq"
+				var key PItem
+				switch kind {
+				case "table":
+					key = PItem{Part: "p", Seq: pivot}
+				case "sharded", "ma":
+					sf, key = "Score", PItem{Grp: "g", Score: pivot}
+				case "sparse":
+					key = PItem{Part: "p", Seq: pivot}
+				}
+				switch kind {
+				case "table":
+					q = items.Query(key).ConsistentRead()
+				default:
+					q = items.QueryIndex(map[string]string{"sharded": "GSI1", "ma": "MA1", "sparse": "GSI2"}[kind], key)
+				}
+				if sortOp >= 1 && sortOp <= 5 {
+					q = q.Where(singletable.SortOp(sortOp), sf)
+				} else if sortOp == 6 {
+					hk := key
+					hk.Seq, hk.Score = hi, hi
+					q = q.Between(hk, sf)
 				}
 				q = q.Limit(limit).After(cursor)
 				if pageSize > 0 {

@@ -271,6 +271,8 @@ func runWrites(t *testing.T, seed uint64, rate float64, ops []wop) {
 	twin := singletable.MustBind(twinTbl, UItemsTwin)
 	var lost *ddbfault.Transport = ft
 	state := wstate{}
+	outcomes := map[string]int{}
+	defer func() { t.Logf("outcomes: %v", outcomes) }()
 	for i, o := range ops {
 		if o.Lost && lost != nil {
 			for _, op := range []string{"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"} {
@@ -291,6 +293,7 @@ func runWrites(t *testing.T, seed uint64, rate float64, ops []wop) {
 			// Scripted faults still queued would hit readState's plain client? No: plain client has no transport.
 		}
 		got, problems = readState(t, plain, tbl.Name(), twin, dec)
+		outcomes[o.Kind+":"+errClass(err)]++
 		if lost != nil {
 			lost.SetEnabled(true)
 		}
@@ -795,3 +798,15 @@ func judgeBatch(before, got wstate, o wop, err error, faults bool) string {
 }
 
 var _ = ddblocal.TableName
+
+func errClass(err error) string {
+	for _, e := range []error{singletable.ErrNotFound, singletable.ErrAlreadyExists, singletable.ErrConditionFailed, singletable.ErrVersionConflict, singletable.ErrMaybeApplied} {
+		if errors.Is(err, e) {
+			return strings.TrimPrefix(e.Error(), "singletable: ")[:12]
+		}
+	}
+	if err == nil {
+		return "ok"
+	}
+	return fmt.Sprintf("%T", err)
+}
