@@ -307,14 +307,21 @@ func TestReleaseExpiredGuards(t *testing.T) {
 	require.NoError(t, err)
 	_, err = subs.Create(ctx, Subscriber{ID: "back", Email: "back@example.com", Expires: exp})
 	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "moved", Email: "moved@example.com", Expires: exp})
+	require.NoError(t, err)
 	_, err = subs.Create(ctx, Subscriber{ID: "gone", Email: "gone@example.com"})
 	require.NoError(t, err)
 
 	rawDelete(t, tbl, "SUB#old", "SUB")
 	rawDelete(t, tbl, "SUB#back", "SUB")
+	rawDelete(t, tbl, "SUB#moved", "SUB")
 	// "back" is created again under the same key with the same email
 	// before its expiry is handled: its guard is live again.
 	_, err = subs.Create(ctx, Subscriber{ID: "back", Email: "back@example.com"})
+	require.NoError(t, err)
+	// "moved" is created again under the same key with another email:
+	// nobody holds moved@example.com any more, and its guard must go.
+	_, err = subs.Create(ctx, Subscriber{ID: "moved", Email: "other@example.com"})
 	require.NoError(t, err)
 	_, err = subs.Delete(ctx, Subscriber{ID: "gone"}) // an ordinary delete
 	require.NoError(t, err)
@@ -349,7 +356,7 @@ func TestReleaseExpiredGuards(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if id == "old" {
+			if id == "old" || id == "moved" {
 				assert.Equal(t, 1, n, "deleting an absent guard is harmless and counted")
 			} else {
 				assert.Zero(t, n, id)
@@ -358,11 +365,15 @@ func TestReleaseExpiredGuards(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	assert.Equal(t, map[string]int{"old": 1, "back": 0, "gone": 0}, released)
+	assert.Equal(t, map[string]int{"old": 1, "back": 0, "moved": 1, "gone": 0}, released)
 
-	// The expired value is free; the live one is still guarded.
+	// The expired values are free; the live ones are still guarded.
 	_, err = subs.Create(ctx, Subscriber{ID: "new", Email: "taken@example.com"})
 	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "new2", Email: "moved@example.com"})
+	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "thief2", Email: "other@example.com"})
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
 	_, err = subs.Create(ctx, Subscriber{ID: "thief", Email: "back@example.com"})
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
 }

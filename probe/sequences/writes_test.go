@@ -174,14 +174,19 @@ func readState(t *testing.T, plain *dynamodb.Client, table string, twin *singlet
 		switch s(raw["EntityType"]) {
 		case singletable.UniqueGuardType:
 			guards[s(raw["PK"])] = s(raw["OwnerPK"]) + "|" + s(raw["OwnerSK"])
+		case singletable.SequenceType, "Tally":
 		case "UItem":
 			id := strings.TrimPrefix(s(raw["SK"]), "U#")
-			v, err := dec.Get(context.Background(), UItem{Part: "p", ID: id}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+			part := strings.TrimPrefix(s(raw["PK"]), "P#")
+			v, err := dec.Get(context.Background(), UItem{Part: part, ID: id}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("get %s: %v", id, err))
 				continue
 			}
-			items[v.ID] = v
+			if part != "p" {
+				id = part + "/" + id
+			}
+			items[id] = v
 			want := twin.PutOp(v).Item()
 			for _, a := range []string{"PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "Status", "Rank", "Expires", "Email", "Note"} {
 				if fmt.Sprint(want[a]) != fmt.Sprint(raw[a]) {
@@ -193,9 +198,9 @@ func readState(t *testing.T, plain *dynamodb.Client, table string, twin *singlet
 		}
 	}
 	wantGuards := map[string]string{}
-	for id, v := range items {
+	for _, v := range items {
 		if v.Email != "" {
-			wantGuards["UNIQUE#UItem#Email#"+v.Email] = "P#p|U#" + id
+			wantGuards["UNIQUE#UItem#Email#"+v.Email] = "P#" + v.Part + "|U#" + v.ID
 		}
 	}
 	for g, o := range guards {
@@ -209,6 +214,14 @@ func readState(t *testing.T, plain *dynamodb.Client, table string, twin *singlet
 		}
 	}
 	return items, problems
+}
+
+func readStateP(t *testing.T, plain *dynamodb.Client, table string) (wstate, []string) {
+	ptbl := singletable.NewTable(plain, table)
+	dec := singletable.MustBind(ptbl, UItems)
+	ttbl := singletable.NewTable(plain, table)
+	twin := singletable.MustBind(ttbl, UItemsTwin)
+	return readState(t, plain, table, twin, dec)
 }
 
 func show(av types.AttributeValue) string {
