@@ -58,17 +58,17 @@ var UItemsTwin = singletable.MustDefine(uitemSchema(false))
 
 // wop is one drawn operation.
 type wop struct {
-	Kind    string // Create Put Update Upsert Delete Tx Batch
-	ID      int
-	V       UItem
-	Set     []string
-	Remove  []string
-	Append  bool
-	VMode   int  // 0: version 0, 1: stored, 2: stale
-	If      int  // 0: none, else condition Rank >= If-1
-	Must    bool // MustExist
-	Sub     []wop
-	Lost    bool
+	Kind   string // Create Put Update Upsert Delete Tx Batch
+	ID     int
+	V      UItem
+	Set    []string
+	Remove []string
+	Append bool
+	VMode  int  // 0: version 0, 1: stored, 2: stale
+	If     int  // 0: none, else condition Rank >= If-1
+	Must   bool // MustExist
+	Sub    []wop
+	Lost   bool
 }
 
 func (o wop) String() string {
@@ -418,7 +418,9 @@ func runW(ctx context.Context, tbl *singletable.Table, repo *singletable.Repo[UI
 				wops = append(wops, repo.DeleteOp(UItem{Part: "p", ID: strconv.Itoa(s.ID)}))
 			}
 		}
-		return singletable.BatchWrite(ctx, wops, func(b *singletable.BatchWriteOptions) { b.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond} })
+		return singletable.BatchWrite(ctx, wops, func(b *singletable.BatchWriteOptions) {
+			b.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
+		})
 	}
 	panic(o.Kind)
 }
