@@ -73,3 +73,5 @@ func s(av types.AttributeValue) string {
 	}
 	return "?"
 }
+
+func ddblocalPlain(t *testing.T) *dynamodb.Client { return ddblocal.Shared(t).Client() }

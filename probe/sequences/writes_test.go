@@ -69,6 +69,7 @@ type wop struct {
 	Must   bool // MustExist
 	Sub    []wop
 	Lost   bool
+	Idem   string // Update, Upsert: Idempotent token
 }
 
 func (o wop) String() string {
@@ -79,8 +80,8 @@ func (o wop) String() string {
 		}
 		return o.Kind + "[" + strings.Join(b, "; ") + "]"
 	}
-	return fmt.Sprintf("%s(id=%d email=%q st=%q pub=%v rank=%d note=%q exp=%v set=%v rm=%v app=%v vmode=%d if=%d must=%v lost=%v)",
-		o.Kind, o.ID, o.V.Email, o.V.Status, o.V.Public, o.V.Rank, o.V.Note, !o.V.Expires.IsZero(), o.Set, o.Remove, o.Append, o.VMode, o.If, o.Must, o.Lost)
+	return fmt.Sprintf("%s(id=%d email=%q st=%q pub=%v rank=%d note=%q exp=%v set=%v rm=%v app=%v vmode=%d if=%d must=%v lost=%v idem=%q)",
+		o.Kind, o.ID, o.V.Email, o.V.Status, o.V.Public, o.V.Rank, o.V.Note, !o.V.Expires.IsZero(), o.Set, o.Remove, o.Append, o.VMode, o.If, o.Must, o.Lost, o.Idem)
 }
 
 var uFields = []string{"Email", "Status", "Public", "Rank", "Note", "Expires"}
@@ -121,6 +122,9 @@ func genW(rng *rand.Rand, kind string) wop {
 			}
 		}
 		o.Append = rng.IntN(3) == 0
+		if rng.IntN(4) == 0 {
+			o.Idem = "idem"
+		}
 		if len(o.Set) == 0 && len(o.Remove) == 0 && !o.Append {
 			o.Set = []string{"Rank"}
 		}
@@ -146,6 +150,7 @@ func genWOp(rng *rand.Rand) wop {
 		seen := map[int]bool{}
 		for n := 1 + rng.IntN(3); len(o.Sub) < n; {
 			s := genW(rng, []string{"Create", "Put", "Update", "Upsert", "Delete", "Check"}[rng.IntN(6)])
+			s.Idem = ""
 			if !seen[s.ID] {
 				seen[s.ID] = true
 				o.Sub = append(o.Sub, s)
@@ -285,12 +290,15 @@ func runWrites(t *testing.T, seed uint64, rate float64, ops []wop) {
 	var lost *ddbfault.Transport = ft
 	state := wstate{}
 	outcomes := map[string]int{}
-	defer func() { t.Logf("outcomes: %v", outcomes) }()
+	defer func() { t.Logf("outcomes: %v\nidempotent refusals: %v", outcomes, idemRefusals) }()
 	for i, o := range ops {
 		if o.Lost && lost != nil {
 			for _, op := range []string{"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"} {
 				lost.Next(op, ddbfault.LostResponse)
 			}
+		}
+		if o.Idem != "" {
+			o.Idem = fmt.Sprintf("w%d-%d-%d-%d", seed, int(rate*100), i, time.Now().UnixNano()%1e9)
 		}
 		err := runW(ctx, tbl, repo, state, o)
 		if lost != nil {
@@ -365,6 +373,9 @@ func buildUpdate(repo *singletable.Repo[UItem], o wop, state wstate) *singletabl
 	}
 	if o.Kind == "Upsert" {
 		u = u.Upsert()
+	}
+	if o.Idem != "" {
+		u = u.Idempotent(o.Idem)
 	}
 	return u
 }
@@ -455,8 +466,14 @@ func judge(before, got wstate, o wop, err error, faults bool) string {
 		}
 	}
 	var ke *singletable.KeyError
-	if errors.As(err, &ke) && allowKeyError(before, o) {
+	if errors.As(err, &ke) && (allowKeyError(before, o) || idemRefusable(o)) {
 		ok = true
+		idemRefusals[fmt.Sprintf("%T", err)]++
+	}
+	var ve *singletable.ValidationError
+	if errors.As(err, &ve) && idemRefusable(o) {
+		ok = true
+		idemRefusals[fmt.Sprintf("%T:%s", err, ve.Reason)]++
 	}
 	if !ok {
 		return fmt.Sprintf("error %v not allowed (allowed %v, success possible %v)", err, allowed, want != nil)
@@ -468,7 +485,40 @@ func isThrottle(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "Throughput") || strings.Contains(err.Error(), "Throttl") || strings.Contains(err.Error(), "InternalServerError") || strings.Contains(err.Error(), "StatusCode: 500") || strings.Contains(err.Error(), "exceeded maximum number of attempts") || strings.Contains(err.Error(), "TransactionConflict"))
 }
 
+var idemRefusals = map[string]int{}
+
 func allowKeyError(before wstate, o wop) bool { return false }
+
+// idemRefusable: an idempotent update that may need a read (a unique
+// value moved, an index key touched in part, an upsert): the library
+// refuses it with a *ValidationError before the network.
+func idemRefusable(o wop) bool {
+	if o.Idem == "" {
+		return false
+	}
+	if o.Kind == "Upsert" {
+		return true
+	}
+	touched := append(slices.Clone(o.Set), o.Remove...)
+	given := func(fs ...string) bool {
+		for _, f := range fs {
+			if !slices.Contains(touched, f) {
+				return false
+			}
+		}
+		return true
+	}
+	if slices.Contains(touched, "Email") {
+		return true
+	}
+	if (slices.Contains(touched, "Status") || slices.Contains(touched, "Public")) && !given("Status", "Public") {
+		return true
+	}
+	if (slices.Contains(touched, "Note") || slices.Contains(touched, "Rank")) && !given("Note", "Rank") {
+		return true
+	}
+	return false
+}
 
 // expectSingle returns the state after success (nil if the op cannot
 // succeed) and the errors allowed.
