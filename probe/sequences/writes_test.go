@@ -179,7 +179,7 @@ func readState(t *testing.T, plain *dynamodb.Client, table string, twin *singlet
 		switch s(raw["EntityType"]) {
 		case singletable.UniqueGuardType:
 			guards[s(raw["PK"])] = s(raw["OwnerPK"]) + "|" + s(raw["OwnerSK"])
-		case singletable.SequenceType, "Tally":
+		case singletable.SequenceType, "Tally", singletable.MigrationLedgerType:
 		case "UItem":
 			id := strings.TrimPrefix(s(raw["SK"]), "U#")
 			part := strings.TrimPrefix(s(raw["PK"]), "P#")
