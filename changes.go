@@ -281,12 +281,19 @@ func (t *Table) ReleaseExpiredGuards(ctx context.Context, ch Change) (released i
 	for _, it := range items {
 		// The item under the owner's key, if any, does not hold the value:
 		// one of the unique's attributes differs from the expired item's.
-		held := make([]writeplan.Check, len(it.attrs))
-		for i, a := range it.attrs {
-			held[i] = writeplan.AttrEq(a, ch.Record.OldImage[a])
+		// A field stored only in the key (KeyOnly) is the same for any
+		// item under that key.
+		var held []writeplan.Check
+		for _, a := range it.attrs {
+			if av, ok := ch.Record.OldImage[a]; ok {
+				held = append(held, writeplan.AttrEq(a, av))
+			}
 		}
-		free, err := buildCondition(writeplan.Own(writeplan.AnyOf(
-			writeplan.AttrNotExists(t.opts.PartitionKey), writeplan.Not(writeplan.AllOf(held...)))), ch.Entity, nil)
+		free := writeplan.AttrNotExists(t.opts.PartitionKey)
+		if len(held) > 0 {
+			free = writeplan.AnyOf(free, writeplan.Not(writeplan.AllOf(held...)))
+		}
+		cond, err := buildCondition(writeplan.Own(free), ch.Entity, nil)
 		if err != nil {
 			return 0, err
 		}
@@ -295,9 +302,9 @@ func (t *Table) ReleaseExpiredGuards(ctx context.Context, ch Change) (released i
 			{ConditionCheck: &types.ConditionCheck{
 				TableName:                 &t.name,
 				Key:                       owner,
-				ConditionExpression:       free.Text,
-				ExpressionAttributeNames:  free.Names,
-				ExpressionAttributeValues: free.Values,
+				ConditionExpression:       cond.Text,
+				ExpressionAttributeNames:  cond.Names,
+				ExpressionAttributeValues: cond.Values,
 			}},
 		}}
 		_, err = t.client.TransactWriteItems(ctx, in)

@@ -3,7 +3,6 @@ package sequences_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -129,5 +128,4 @@ func TestBackfillInterruptedUnderWrites(t *testing.T) {
 	if !vr.OK() {
 		t.Errorf("verify: %+v", vr)
 	}
-	fmt.Sprint()
 }

@@ -59,3 +59,55 @@ func TestReleaseExpiredGuardKeyReusedWithOtherValue(t *testing.T) {
 		t.Errorf("e0 is still claimed: %v", err)
 	}
 }
+
+type KO struct {
+	Team    string    `dynamodbav:"Team"`
+	ID      string    `dynamodbav:"ID"`
+	Handle  string    `dynamodbav:"Handle,omitempty"`
+	Expires time.Time `dynamodbav:"Expires"`
+}
+
+// A unique tuple with a field stored only in the key.
+func TestReleaseExpiredGuardKeyOnlyTuple(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	kos, err := singletable.Define(singletable.Schema[KO]{Type: "KO", PK: "TEAM#{Team}", SK: "K#{ID}", KeyOnly: []string{"Team"}, TTL: "Expires",
+		Unique: []singletable.Unique{{Fields: []string{"Team", "Handle"}}}})
+	if err != nil {
+		t.Skipf("declaration refused: %v", err)
+	}
+	var repo *singletable.Repo[KO]
+	tbl, plain := newTable(t, nil, func(tb *singletable.Table) { repo = singletable.MustBind(tb, kos) })
+	changes, _ := tbl.Changes([]*singletable.Target{repo.Member()})
+	for _, c := range []struct {
+		id, again string
+		want      int
+	}{{"1", "", 1}, {"2", "h2", 0}, {"3", "other", 1}} {
+		h := "h" + c.id
+		if _, err := repo.Create(ctx, KO{Team: "t", ID: c.id, Handle: h, Expires: time.Now().Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "TEAM#t"}, "SK": &types.AttributeValueMemberS{Value: "K#" + c.id}}
+		del, err := plain.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: ptr(tbl.Name()), Key: key, ReturnValues: types.ReturnValueAllOld})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := del.Attributes["Team"]; ok {
+			t.Errorf("Team stored though KeyOnly")
+		}
+		if c.again != "" {
+			if _, err := repo.Create(ctx, KO{Team: "t", ID: c.id, Handle: c.again}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ch, ok, err := changes.Decode(singletable.StreamRecord{EventID: "x", EventName: "REMOVE", SequenceNumber: "1", Keys: key, OldImage: del.Attributes,
+			UserIdentity: &singletable.StreamIdentity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"}})
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		n, err := tbl.ReleaseExpiredGuards(ctx, ch)
+		if err != nil || n != c.want {
+			t.Errorf("item %s re-created with %q: released %d (%v), want %d", c.id, c.again, n, err, c.want)
+		}
+	}
+}
