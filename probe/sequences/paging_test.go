@@ -316,6 +316,22 @@ func TestPagingUnderWrites(t *testing.T) {
 				if fields {
 					q = q.Fields("Kind")
 				}
+				if pages == 0 && !writes {
+					n, err := q.After("").Count(ctx)
+					if err != nil || n != len(before) {
+						t.Errorf("%s: Count %d (%v), want %d", name, n, err, len(before))
+					}
+					all := 0
+					for _, err := range q.After("").All(ctx) {
+						if err != nil {
+							t.Fatalf("%s: All: %v", name, err)
+						}
+						all++
+					}
+					if want := min(limit, len(before)); all != want {
+						t.Errorf("%s: All yields %d, want %d (Limit)", name, all, want)
+					}
+				}
 				var p singletable.Page[PItem]
 				p, err = q.Page(ctx)
 				for _, v := range p.Items {
