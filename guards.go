@@ -41,7 +41,7 @@ func (g *guardPlan) managed(f *model.Field) bool {
 	return f != nil && (f == g.version || f == g.created || f == g.updated)
 }
 
-func (e *Entity[T]) compileGuards(s Schema[T]) error {
+func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
 	g := &e.guards
 	inPrimary := func(f *model.Field) bool {
 		return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
@@ -130,7 +130,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 
 // encodeTTL stores the TTL field as epoch seconds, or leaves it out when
 // zero.
-func (e *Entity[T]) encodeTTL(rv reflect.Value, item map[string]types.AttributeValue) {
+func (e *entityDef) encodeTTL(rv reflect.Value, item map[string]types.AttributeValue) {
 	f := e.guards.ttl
 	if f == nil {
 		return
@@ -175,7 +175,7 @@ func ttlValue(f *model.Field, rv reflect.Value) types.AttributeValue {
 
 // stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt
 // always (or only when zero, with keepUpdated).
-func (e *Entity[T]) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
+func (e *entityDef) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
 	set := func(f *model.Field, onlyZero bool) {
 		if f == nil {
 			return
@@ -196,7 +196,7 @@ func (e *Entity[T]) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
 }
 
 // versionOf returns the version field of rv.
-func (e *Entity[T]) versionOf(rv reflect.Value) int64 {
+func (e *entityDef) versionOf(rv reflect.Value) int64 {
 	fv, ok := e.guards.version.Get(rv)
 	if !ok {
 		return 0
@@ -207,7 +207,7 @@ func (e *Entity[T]) versionOf(rv reflect.Value) int64 {
 	return int64(fv.Uint())
 }
 
-func (e *Entity[T]) setVersion(rv reflect.Value, n int64) {
+func (e *entityDef) setVersion(rv reflect.Value, n int64) {
 	fv := fieldByIndexAlloc(rv, e.guards.version.Index)
 	if fv.CanInt() {
 		fv.SetInt(n)
@@ -227,7 +227,7 @@ func (r *Repo[T]) versionIn(rv reflect.Value) int64 {
 
 // versionCond is the condition "the stored version is the one read": for
 // 0, the item has no version yet.
-func (e *Entity[T]) versionCond(expected int64) writeplan.Condition {
+func (e *entityDef) versionCond(expected int64) writeplan.Condition {
 	attr := e.guards.version.Attr
 	eq := writeplan.AttrEq(attr, &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)})
 	if expected == 0 {

@@ -68,7 +68,7 @@ func (r *Repo[T]) BackfillMigration(id string) Migration {
 // the struct: the primary key, templated index keys, and the attributes of
 // multi-attribute index keys (stored in their key form: see
 // IndexSchema.PartitionAttrs).
-func (e *Entity[T]) managedAttrs(t *Table) []string {
+func (e *entityDef) managedAttrs(t *Table) []string {
 	out := []string{t.opts.PartitionKey}
 	if e.sk.defined() && t.opts.SortKey != "" {
 		out = append(out, t.opts.SortKey)
@@ -90,7 +90,7 @@ func (e *Entity[T]) managedAttrs(t *Table) []string {
 
 // sourceAttrs returns the attributes the managed attributes are rendered
 // from: the key template fields, index template and predicate fields.
-func (e *Entity[T]) sourceAttrs() []string {
+func (e *entityDef) sourceAttrs() []string {
 	var out []string
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
 		out = appendAttr(out, f.Attr)

@@ -137,13 +137,10 @@ func (p physicalIndex) equal(q physicalIndex) bool {
 		slices.Equal(p.partition, q.partition) && slices.Equal(p.sort, q.sort)
 }
 
-func (e *Entity[T]) info() entityInfo {
+func (e *entityDef) info() entityInfo {
 	ei := entityInfo{name: e.name, describe: e.describe}
 	if f := e.guards.ttl; f != nil {
 		ei.ttlAttr = f.Attr
-	}
-	if len(e.guards.unique) > 0 {
-		ei.guardReleases = e.guardReleases
 	}
 	for _, p := range e.indexes {
 		pi := physicalIndex{name: p.name, multi: p.multi}
@@ -240,7 +237,11 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if t.opts.OmitEntityType && !e.foreign.matchKeys {
 		return nil, validationErr(e.name, "MatchKeys", "table %s omits the entity type attribute (OmitEntityType), so the entity must recognise its items by their keys: set Schema.MatchKeys", t.name)
 	}
-	if err := t.register(e.info(), e.sk.defined()); err != nil {
+	ei := e.info()
+	if len(e.guards.unique) > 0 {
+		ei.guardReleases = e.guardReleases
+	}
+	if err := t.register(ei, e.sk.defined()); err != nil {
 		return nil, err
 	}
 	return &Repo[T]{t: t, e: e}, nil
@@ -249,7 +250,7 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 // checkTableAttrs refuses an entity with a field stored under one of the
 // attributes the table's options name (its keys and the entity type
 // attribute), which every write sets: see [Entity.checkNotStored].
-func (e *Entity[T]) checkTableAttrs(t *Table) error {
+func (e *entityDef) checkTableAttrs(t *Table) error {
 	o := t.opts
 	attrs := []struct{ name, what string }{
 		{o.PartitionKey, "table " + t.name + "'s partition key attribute"},

@@ -65,7 +65,7 @@ func (u *uniquePlan) attrs() []string {
 }
 
 // compileUnique checks and compiles the schema's Unique declarations.
-func (e *Entity[T]) compileUnique(decl []Unique, inPrimary func(*model.Field) bool) error {
+func (e *entityDef) compileUnique(decl []Unique, inPrimary func(*model.Field) bool) error {
 	g := &e.guards
 	seen := map[string]bool{}
 	for _, d := range decl {

@@ -449,7 +449,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		eff.versionAttr, eff.version = g.version.Attr, x.Version+1
 	}
 	known := u.known(fromSnap)
-	var rerender []*indexPlan[T]
+	var rerender []*indexPlan
 	var unknown []indexNeed
 	for _, p := range e.indexes {
 		if p.multi {
@@ -477,7 +477,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		return nil, updateEffect{}, after, unknownKeyFields(e.name, unknown, "the update changes part of these keys but the other fields are unknown")
 	}
 	for _, p := range rerender {
-		pk, sk, ok, err := p.render(e, merged, mv)
+		pk, sk, ok, err := p.render(&e.entityDef, mv)
 		if err != nil {
 			return nil, updateEffect{}, after, err
 		}

@@ -132,7 +132,7 @@ func (r *Repo[T]) readFields(unique []*model.Field, rv reflect.Value) []*model.F
 
 // versionInIndex reports whether an index key of the entity holds the
 // version.
-func (e *Entity[T]) versionInIndex() bool {
+func (e *entityDef) versionInIndex() bool {
 	for _, p := range e.indexes {
 		if e.guards.version != nil && slices.Contains(p.deps, e.guards.version) {
 			return true
