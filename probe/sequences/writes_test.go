@@ -315,6 +315,9 @@ func runWrites(t *testing.T, seed uint64, rate float64, ops []wop) {
 		}
 		got, problems = readState(t, plain, tbl.Name(), twin, dec)
 		outcomes[o.Kind+":"+errClass(err)]++
+		if rate == 0 {
+			problems = append(problems, checkReads(ctx, dec, got)...)
+		}
 		if lost != nil {
 			lost.SetEnabled(true)
 		}
@@ -874,4 +877,51 @@ func errClass(err error) string {
 		return "ok"
 	}
 	return fmt.Sprintf("%T", err)
+}
+
+// checkReads reads the four items with TxGet and BatchGet (a key given
+// twice) and compares them with the table as scanned.
+func checkReads(ctx context.Context, dec *singletable.Repo[UItem], want wstate) []string {
+	var out []string
+	dests := make([]UItem, 4)
+	var ops []singletable.GetOp
+	var keys []UItem
+	for i := range dests {
+		dests[i] = UItem{Email: "junk"}
+		k := UItem{Part: "p", ID: strconv.Itoa(i)}
+		ops = append(ops, dec.GetOp(k, &dests[i]))
+		keys = append(keys, k)
+	}
+	keys = append(keys, keys[0])
+	found, err := singletable.TxGet(ctx, ops...)
+	if err != nil {
+		return []string{fmt.Sprintf("TxGet: %v", err)}
+	}
+	for i, d := range dests {
+		w, ok := want[strconv.Itoa(i)]
+		if found[i] != ok {
+			out = append(out, fmt.Sprintf("TxGet %d found %v, table %v", i, found[i], ok))
+			continue
+		}
+		if !ok {
+			w = UItem{}
+		}
+		if fmt.Sprintf("%+v", d) != fmt.Sprintf("%+v", w) {
+			out = append(out, fmt.Sprintf("TxGet %d: %+v, table %+v", i, d, w))
+		}
+	}
+	got, err := dec.BatchGet(ctx, keys, func(o *singletable.BatchGetOptions) { o.ConsistentRead = true })
+	if err != nil {
+		return append(out, fmt.Sprintf("BatchGet: %v", err))
+	}
+	var wantList []UItem
+	for _, k := range keys {
+		if w, ok := want[k.ID]; ok {
+			wantList = append(wantList, w)
+		}
+	}
+	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", wantList) {
+		out = append(out, fmt.Sprintf("BatchGet: %+v, table %+v", got, wantList))
+	}
+	return out
 }
