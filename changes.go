@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -371,14 +372,14 @@ func (e *Entity[T]) guardReleases(t *Table, item map[string]types.AttributeValue
 	if err != nil {
 		return nil, err
 	}
-	r := &Repo[T]{t: t, e: e}
+	r := &Repo[T]{boundEntity{t, &e.entityDef}, e}
 	owner, err := e.key(t, old)
 	if err != nil {
 		return nil, err
 	}
 	var out []guardRelease
 	for _, u := range e.guards.unique {
-		items, err := r.guardSwaps([]*uniquePlan{u}, &old, nil, owner)
+		items, err := r.guardSwaps([]*uniquePlan{u}, reflect.ValueOf(&old).Elem(), reflect.Value{}, owner)
 		if err != nil {
 			return nil, err
 		}

@@ -218,7 +218,7 @@ func (e *entityDef) setVersion(rv reflect.Value, n int64) {
 
 // versionIn is the version of the struct value rv, 0 for an unversioned
 // entity.
-func (r *Repo[T]) versionIn(rv reflect.Value) int64 {
+func (r *boundEntity) versionIn(rv reflect.Value) int64 {
 	if r.e.guards.version == nil {
 		return 0
 	}
@@ -250,7 +250,7 @@ func (e *raceError) Unwrap() error { return e.err }
 
 // readSnapshot reads the item under key (strongly consistent). With all
 // false, only the attributes a guarded write needs are read.
-func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (writeplan.Snapshot, error) {
+func (r *boundEntity) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (writeplan.Snapshot, error) {
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
@@ -309,7 +309,7 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	if err != nil {
 		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
 	}
-	items, err := r.guardSwaps(r.e.guards.unique, nil, &v, owner)
+	items, err := r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
 	if err != nil {
 		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
 	}

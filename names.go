@@ -86,7 +86,7 @@ func (e *entityDef) excludes(name string) bool { return e.excluded[name] }
 
 // condNames is the resolver of the names of the caller's conditions on
 // r's items.
-func (r *Repo[T]) condNames() expr.Resolver { return r.e.condNames(r.t, "condition") }
+func (r *boundEntity) condNames() expr.Resolver { return r.e.condNames(r.t, "condition") }
 
 // collectionNames is the resolver of the names of a collection's filter:
 // a name resolves when the targets that know it agree on its attribute

@@ -220,8 +220,16 @@ func (t *Table) indexes() []physicalIndex {
 
 // Repo is the typed repository of one entity in one table.
 type Repo[T any] struct {
-	t *Table
+	boundEntity
 	e *Entity[T]
+}
+
+// boundEntity is an entity's declaration bound to a table: what the parts of
+// a repository that do not depend on T work with, compiled once rather
+// than once per entity type.
+type boundEntity struct {
+	t *Table
+	e *entityDef
 }
 
 // Bind binds entity e to table t and returns its typed repository,
@@ -244,7 +252,7 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if err := t.register(ei, e.sk.defined()); err != nil {
 		return nil, err
 	}
-	return &Repo[T]{t: t, e: e}, nil
+	return &Repo[T]{boundEntity{t, &e.entityDef}, e}, nil
 }
 
 // checkTableAttrs refuses an entity with a field stored under one of the
@@ -268,7 +276,7 @@ func (e *entityDef) checkTableAttrs(t *Table) error {
 	return nil
 }
 
-// MustBind is like [Bind] but panics on error: binding mistakes are
+// MustBind is like [Bind] but panics on error: boundEntity mistakes are
 // programming errors found at start-up, like a bad regexp in MustCompile.
 func MustBind[T any](t *Table, e *Entity[T]) *Repo[T] {
 	r, err := Bind(t, e)
