@@ -260,10 +260,12 @@ func (e *ChangeError) Unwrap() error { return e.Err }
 // old images), and returns how many guards it deleted.
 //
 // Each guard is deleted in a transaction conditioned on the guard still
-// naming the removed item as its owner and on no item living under that
-// key again: a guard that another item holds, or that an item re-created
-// under the same key holds, is never released. Handling the same record
-// twice is harmless.
+// naming the removed item as its owner and on no item under that key
+// holding its value again: a guard that another item holds, or that an
+// item re-created under the same key with the same value holds, is never
+// released; an item re-created there with other values does not keep the
+// expired item's values claimed. Handling the same record twice is
+// harmless.
 func (t *Table) ReleaseExpiredGuards(ctx context.Context, ch Change) (released int, err error) {
 	if !ch.TTL || ch.Kind != ChangeRemove || ch.Library || ch.Record.OldImage == nil {
 		return 0, nil
@@ -277,22 +279,36 @@ func (t *Table) ReleaseExpiredGuards(ctx context.Context, ch Change) (released i
 		return 0, err
 	}
 	owner := t.primaryKeyOf(ch.Record.OldImage)
-	absent, err := buildCondition(writeplan.Own(writeplan.AttrNotExists(t.opts.PartitionKey)), ch.Entity, nil)
-	if err != nil {
-		return 0, err
-	}
 	for _, it := range items {
+		// The item under the owner's key, if any, does not hold the value:
+		// one of the unique's attributes differs from the expired item's.
+		// A field stored only in the key (KeyOnly) is the same for any
+		// item under that key.
+		var held []writeplan.Check
+		for _, a := range it.attrs {
+			if av, ok := ch.Record.OldImage[a]; ok {
+				held = append(held, writeplan.AttrEq(a, av))
+			}
+		}
+		free := writeplan.AttrNotExists(t.opts.PartitionKey)
+		if len(held) > 0 {
+			free = writeplan.AnyOf(free, writeplan.Not(writeplan.AllOf(held...)))
+		}
+		cond, err := buildCondition(writeplan.Own(free), ch.Entity, nil)
+		if err != nil {
+			return 0, err
+		}
 		in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 			it.tw,
 			{ConditionCheck: &types.ConditionCheck{
 				TableName:                 &t.name,
 				Key:                       owner,
-				ConditionExpression:       absent.Text,
-				ExpressionAttributeNames:  absent.Names,
-				ExpressionAttributeValues: absent.Values,
+				ConditionExpression:       cond.Text,
+				ExpressionAttributeNames:  cond.Names,
+				ExpressionAttributeValues: cond.Values,
 			}},
 		}}
-		_, err := t.client.TransactWriteItems(ctx, in)
+		_, err = t.client.TransactWriteItems(ctx, in)
 		var tce *types.TransactionCanceledException
 		switch {
 		case err == nil:
@@ -341,9 +357,17 @@ func (t *Table) entityNamed(name string) (entityInfo, bool) {
 	return entityInfo{}, false
 }
 
+// guardRelease is the delete of one guard an expired item held, and the
+// attributes of the unique's fields (the value is held while an item
+// under the owner's key has all of them as the expired item had).
+type guardRelease struct {
+	txItem
+	attrs []string
+}
+
 // guardReleases returns, for an item of e, the deletes of the guards its
 // unique values hold, each conditioned on the item being their owner.
-func (e *Entity[T]) guardReleases(t *Table, item map[string]types.AttributeValue) ([]txItem, error) {
+func (e *Entity[T]) guardReleases(t *Table, item map[string]types.AttributeValue) ([]guardRelease, error) {
 	old, err := e.decode(t, item)
 	if err != nil {
 		return nil, err
@@ -353,7 +377,17 @@ func (e *Entity[T]) guardReleases(t *Table, item map[string]types.AttributeValue
 	if err != nil {
 		return nil, err
 	}
-	return r.guardSwaps(e.guards.unique, reflect.ValueOf(&old).Elem(), reflect.Value{}, owner)
+	var out []guardRelease
+	for _, u := range e.guards.unique {
+		items, err := r.guardSwaps([]*uniquePlan{u}, reflect.ValueOf(&old).Elem(), reflect.Value{}, owner)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			out = append(out, guardRelease{txItem: it, attrs: u.attrs()})
+		}
+	}
+	return out, nil
 }
 
 // image decodes item into T without delivering it: the decoding a

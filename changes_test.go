@@ -307,14 +307,21 @@ func TestReleaseExpiredGuards(t *testing.T) {
 	require.NoError(t, err)
 	_, err = subs.Create(ctx, Subscriber{ID: "back", Email: "back@example.com", Expires: exp})
 	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "moved", Email: "moved@example.com", Expires: exp})
+	require.NoError(t, err)
 	_, err = subs.Create(ctx, Subscriber{ID: "gone", Email: "gone@example.com"})
 	require.NoError(t, err)
 
 	rawDelete(t, tbl, "SUB#old", "SUB")
 	rawDelete(t, tbl, "SUB#back", "SUB")
+	rawDelete(t, tbl, "SUB#moved", "SUB")
 	// "back" is created again under the same key with the same email
 	// before its expiry is handled: its guard is live again.
 	_, err = subs.Create(ctx, Subscriber{ID: "back", Email: "back@example.com"})
+	require.NoError(t, err)
+	// "moved" is created again under the same key with another email:
+	// nobody holds moved@example.com any more, and its guard must go.
+	_, err = subs.Create(ctx, Subscriber{ID: "moved", Email: "other@example.com"})
 	require.NoError(t, err)
 	_, err = subs.Delete(ctx, Subscriber{ID: "gone"}) // an ordinary delete
 	require.NoError(t, err)
@@ -349,7 +356,7 @@ func TestReleaseExpiredGuards(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if id == "old" {
+			if id == "old" || id == "moved" {
 				assert.Equal(t, 1, n, "deleting an absent guard is harmless and counted")
 			} else {
 				assert.Zero(t, n, id)
@@ -358,13 +365,67 @@ func TestReleaseExpiredGuards(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	assert.Equal(t, map[string]int{"old": 1, "back": 0, "gone": 0}, released)
+	assert.Equal(t, map[string]int{"old": 1, "back": 0, "moved": 1, "gone": 0}, released)
 
-	// The expired value is free; the live one is still guarded.
+	// The expired values are free; the live ones are still guarded.
 	_, err = subs.Create(ctx, Subscriber{ID: "new", Email: "taken@example.com"})
 	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "new2", Email: "moved@example.com"})
+	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "thief2", Email: "other@example.com"})
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
 	_, err = subs.Create(ctx, Subscriber{ID: "thief", Email: "back@example.com"})
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+}
+
+// TeamHandle's unique tuple holds a field stored only in the key.
+type TeamHandle struct {
+	Team    string    `dynamodbav:"Team"`
+	ID      string    `dynamodbav:"ID"`
+	Handle  string    `dynamodbav:"Handle,omitempty"`
+	Expires time.Time `dynamodbav:"Expires"`
+}
+
+// An expired item's guard of a tuple with a key-only field is released
+// unless the item re-created under its key holds the same tuple: the
+// key-only field is the same for any item under that key, so the stored
+// fields decide.
+func TestReleaseExpiredGuardsKeyOnlyTuple(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	handles := singletable.MustDefine(singletable.Schema[TeamHandle]{Type: "TeamHandle", PK: "TEAM#{Team}", SK: "H#{ID}",
+		KeyOnly: []string{"Team"}, TTL: "Expires", Unique: []singletable.Unique{{Fields: []string{"Team", "Handle"}}}})
+	var repo *singletable.Repo[TeamHandle]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { repo = singletable.MustBind(tbl, handles) })
+	changes, err := tbl.Changes([]*singletable.Target{repo.Member()})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		id, again string // again: the handle of the item re-created under the key, "" for none
+		released  int
+	}{{"1", "", 1}, {"2", "h2", 0}, {"3", "other", 1}} {
+		_, err := repo.Create(ctx, TeamHandle{Team: "t", ID: c.id, Handle: "h" + c.id, Expires: time.Now().Add(time.Hour)})
+		require.NoError(t, err)
+		key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "TEAM#t"}, "SK": &types.AttributeValueMemberS{Value: "H#" + c.id}}
+		del, err := tbl.Client().DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(tbl.Name()), Key: key, ReturnValues: types.ReturnValueAllOld})
+		require.NoError(t, err)
+		require.NotContains(t, del.Attributes, "Team")
+		if c.again != "" {
+			_, err = repo.Create(ctx, TeamHandle{Team: "t", ID: c.id, Handle: c.again})
+			require.NoError(t, err)
+		}
+		ch, ok, err := changes.Decode(ttlRecord(singletable.StreamRecord{EventID: c.id, EventName: "REMOVE", SequenceNumber: c.id, Keys: key, OldImage: del.Attributes}))
+		require.NoError(t, err)
+		require.True(t, ok)
+		n, err := tbl.ReleaseExpiredGuards(ctx, ch)
+		require.NoError(t, err)
+		assert.Equal(t, c.released, n, "item %s re-created with %q", c.id, c.again)
+		_, err = repo.Create(ctx, TeamHandle{Team: "t", ID: "x" + c.id, Handle: "h" + c.id})
+		if c.released == 1 {
+			require.NoError(t, err, "h%s is free again", c.id)
+		} else {
+			require.ErrorIs(t, err, singletable.ErrAlreadyExists, "h%s is held again", c.id)
+		}
+	}
 }
 
 // ReleaseExpiredGuards ignores what is not an expiry of a guarded entity.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -78,4 +80,27 @@ func seqsOf(days ...string) []string {
 		}
 	}
 	return out
+}
+
+// A Filter or an Update.If comparing a time field with expression.Value(t)
+// should match the items holding t. UserSkill's LastUsed is a sort
+// attribute of the multi-attribute GSI2, so it is stored in the key codec's
+// fixed-width form ("2024-03-01T10:00:00.000000000Z"), while the SDK's
+// expression builder encodes expression.Value(t) as RFC3339Nano
+// ("2024-03-01T10:00:00Z"): the comparison never holds. The same goes for
+// the time forms only the library knows (",date", ",rfc3339milli").
+func TestFilterOnTimeStoredInKeyForm(t *testing.T) {
+	t.Skip("bug: condition and filter operands of time fields stored in a non-SDK form are not re-encoded in that form; see the probe-sequences report")
+	t.Parallel()
+	ctx := context.Background()
+	_, _, skills, _ := skillsTable(t)
+	at := time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
+	_, err := skills.Put(ctx, UserSkill{Username: "ann", SkillName: "go", Level: "Expert", Years: 3, LastUsed: at})
+	require.NoError(t, err)
+	got, err := skills.Query(UserSkill{Username: "ann"}).Filter(expression.Name("LastUsed").Equal(expression.Value(at))).Collect(ctx)
+	require.NoError(t, err)
+	assert.Len(t, got, 1, "Filter LastUsed = %v", at)
+	_, err = skills.Update(UserSkill{Username: "ann", SkillName: "go"}).Set("Years", 4).
+		If(expression.Name("LastUsed").Equal(expression.Value(at))).Run(ctx)
+	assert.NoError(t, err, "Update.If LastUsed = %v", at)
 }

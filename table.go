@@ -116,7 +116,7 @@ type entityInfo struct {
 	describe func(TableOptions) EntityDescription // for Table.Describe
 	// guardReleases, for an entity with unique fields, returns the guard
 	// deletes of one of its items (Table.ReleaseExpiredGuards).
-	guardReleases func(t *Table, item map[string]types.AttributeValue) ([]txItem, error)
+	guardReleases func(t *Table, item map[string]types.AttributeValue) ([]guardRelease, error)
 }
 
 // physicalIndex is an index as the table sees it: its key attributes.

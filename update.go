@@ -212,11 +212,12 @@ func (u *Update[T]) If(cond expression.ConditionBuilder) *Update[T] {
 //
 // The idempotent form costs a transaction (twice the write capacity) and
 // Run reads the item back afterwards. Its request must not depend on what
-// is stored, so Run refuses (with a *ValidationError, before the network)
-// an idempotent update that would read the item first: one that moves a
-// unique value, one that changes part of an index key without setting the
-// rest of it, or an upsert that does not set every index key field. A
-// versioned entity's version is added to, not read (see [Schema].Version).
+// is stored, so Run refuses, before the network, an idempotent update
+// that would read the item first: one that moves a unique value, or an
+// upsert that does not set every index key field, with a *ValidationError;
+// one that changes part of an index key without setting the rest of it
+// with a *KeyError naming every missing field (see [Update]). A versioned
+// entity's version is added to, not read (see [Schema].Version).
 //
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func (u *Update[T]) Idempotent(token string) *Update[T] {

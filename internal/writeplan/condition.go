@@ -63,6 +63,12 @@ func AllOf(ws ...Check) Check {
 	return func(b *expr.Builder) string { return expr.And(writeAll(b, ws)...) }
 }
 
+// Not holds when w does not (so also when w reads an attribute the item
+// lacks, or there is no item).
+func Not(w Check) Check {
+	return func(b *expr.Builder) string { return "NOT (" + w(b) + ")" }
+}
+
 func writeAll(b *expr.Builder, ws []Check) []string {
 	parts := make([]string, len(ws))
 	for i, w := range ws {
