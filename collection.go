@@ -444,7 +444,7 @@ func mixedProjection(t *Table, targets []*Target, fields, keyAttrs []string) ([]
 	attrs := make([]string, 0, len(fields)+len(keyAttrs)+1)
 	attrs = append(attrs, t.opts.EntityTypeAttr)
 	for _, f := range fields {
-		a, err := names(f)
+		a, _, err := names(f)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
+	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
@@ -14,7 +15,7 @@ import (
 // *ValidationError, and checks the expression against DynamoDB's limits.
 // (The condition's text is internal/writeplan's TestConditionText.)
 func TestBuildCondition(t *testing.T) {
-	asIs := func(name string) (string, error) { return name, nil }
+	asIs := func(name string) (string, expr.Operand, error) { return name, nil, nil }
 	if ce, err := buildCondition(writeplan.Condition{}, "User", nil); err != nil || ce.Text != nil {
 		t.Fatalf("empty condition: %v, %v", ce.Text, err)
 	}

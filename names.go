@@ -1,10 +1,15 @@
 package singletable
 
 import (
+	"reflect"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // Names in the caller's conditions and filters.
@@ -32,6 +37,16 @@ import (
 // The SDK splits expression.Name at dots, so expression.Name("a.b") is
 // the path a → b; a stored attribute whose name holds a dot is named by
 // its field's Go name, or with expression.NameNoDotSplit.
+//
+// Values compared with a whole time field (=, <>, <, <=, >, >=, BETWEEN,
+// IN; either side) are written in the form the field is stored in, where
+// that is not the SDK's RFC 3339 text: a tag option's (date,
+// rfc3339milli, unix, …), the TTL field's epoch seconds, a
+// multi-attribute index key's fixed-width form. So
+// expression.Name("Day").Equal(expression.Value(day)) holds for the items
+// holding day whatever Day's tag. A value given as a number, or as text
+// that is not an RFC 3339 time, is taken to be in the stored form already
+// and is compared as given (TestFilterOnTimeStoredInKeyForm).
 
 // attrOf resolves name, the head of a name path in a condition on e's
 // items in table t: the attribute it stands for, and whether it is known.
@@ -67,17 +82,71 @@ func (e *entityDef) unknownName(role, name string) *ValidationError {
 // condNames is the resolver of the names of a caller's condition (role as
 // for unknownName) on e's items in table t.
 func (e *entityDef) condNames(t *Table, role string) expr.Resolver {
-	return func(name string) (string, error) {
+	return func(name string) (string, expr.Operand, error) {
 		if a, ok := e.attrOf(t, name); ok {
-			return a, nil
+			return a, e.operandOf(a), nil
 		}
-		return "", e.unknownName(role, name)
+		return "", nil, e.unknownName(role, name)
+	}
+}
+
+// operandOf is how a value a caller's condition compares attribute attr
+// with is written in the form the attribute is stored in, or nil where
+// the SDK's encoding of the value is that form. Only times differ: one
+// stored under a tag option (date, rfc3339milli, unix, …, and the TTL
+// field's epoch seconds) or as a multi-attribute index key attribute (the
+// fixed-width form), which expression.Value(t) would write as an RFC 3339
+// text that never equals or orders against it. A value given as a
+// number, or as text that is not an RFC 3339 time, is compared as given:
+// the caller wrote the stored form.
+func (e *entityDef) operandOf(attr string) expr.Operand {
+	f := e.byAttr[attr]
+	if f == nil || (f.Type != model.TimeType && f.Type != reflect.PointerTo(model.TimeType)) {
+		return nil
+	}
+	inKey := false
+	for _, p := range e.indexes {
+		inKey = inKey || (p.multi && containsField(p.deps, f))
+	}
+	if f.Form == codec.TimeDefault && !inKey {
+		return nil
+	}
+	return func(av types.AttributeValue) (types.AttributeValue, error) {
+		s, ok := av.(*types.AttributeValueMemberS)
+		if !ok {
+			return av, nil
+		}
+		at, err := time.Parse(time.RFC3339Nano, s.Value)
+		if err != nil {
+			return av, nil
+		}
+		item := reflect.New(e.typ).Elem()
+		fv := fieldByIndexAlloc(item, f.Index)
+		if fv.Kind() == reflect.Pointer {
+			fv.Set(reflect.ValueOf(&at))
+		} else {
+			fv.Set(reflect.ValueOf(at))
+		}
+		var stored types.AttributeValue
+		switch {
+		case f == e.guards.ttl:
+			stored = ttlValue(f, item)
+		case inKey:
+			stored, err = e.marshalKeyAttr(f, item)
+		default:
+			stored, err = e.marshalFieldPlain(f, item)
+		}
+		if err != nil || stored == nil {
+			return nil, &ValidationError{Entity: e.name, Field: f.Name, Reason: "a condition's value cannot be written in the form the field is stored in", Err: err}
+		}
+		return stored, nil
 	}
 }
 
 // attrNamer is an entity as a collection's filter sees it.
 type attrNamer interface {
 	attrOf(t *Table, name string) (string, bool)
+	operandOf(attr string) expr.Operand
 	unknownName(role, name string) *ValidationError
 	excludes(name string) bool
 }
@@ -94,8 +163,9 @@ func (r *boundEntity) condNames() expr.Resolver { return r.e.condNames(r.t, "con
 // test of it fails on that target's items, as it would on the table); two
 // targets resolving it to different attributes make it ambiguous.
 func collectionNames(t *Table, targets []*Target) expr.Resolver {
-	return func(name string) (string, error) {
+	return func(name string) (string, expr.Operand, error) {
 		attr, by := "", ""
+		var operand expr.Operand // the first target's that has one
 		var knowers []string
 		for _, tg := range targets {
 			a, ok := tg.names.attrOf(t, name)
@@ -103,34 +173,37 @@ func collectionNames(t *Table, targets []*Target) expr.Resolver {
 				continue
 			}
 			knowers = append(knowers, tg.entity)
+			if operand == nil {
+				operand = tg.names.operandOf(a)
+			}
 			if by == "" {
 				attr, by = a, tg.entity
 				continue
 			}
 			if a != attr {
-				return "", validationErr(strings.Join(knowers, ", "), name,
+				return "", nil, validationErr(strings.Join(knowers, ", "), name,
 					"collection filter names %q, which is ambiguous: %s stores it as attribute %q, %s as %q; name the attribute (e.g. with expression.NameNoDotSplit) or filter one entity with a Query",
 					name, by, attr, tg.entity, a)
 			}
 		}
 		if by != "" {
-			return attr, nil
+			return attr, operand, nil
 		}
 		switch len(targets) {
 		case 0:
-			return "", validationErr("", name, "collection filter names %q, but the collection has no targets to resolve it against", name)
+			return "", nil, validationErr("", name, "collection filter names %q, but the collection has no targets to resolve it against", name)
 		case 1:
-			return "", targets[0].names.unknownName("collection filter", name)
+			return "", nil, targets[0].names.unknownName("collection filter", name)
 		}
 		ents := make([]string, 0, len(targets))
 		for _, tg := range targets {
 			if tg.names.excludes(name) {
-				return "", tg.names.unknownName("collection filter", name)
+				return "", nil, tg.names.unknownName("collection filter", name)
 			}
 			ents = append(ents, tg.entity)
 		}
 		slices.Sort(ents)
-		return "", validationErr(strings.Join(ents, ", "), name,
+		return "", nil, validationErr(strings.Join(ents, ", "), name,
 			"collection filter names %q, which is neither a Go field nor a stored attribute of any target entity", name)
 	}
 }

@@ -175,7 +175,9 @@ func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
 // stored with (a field's dynamodbav name, a key or index attribute, the
 // entity type attribute) is accepted as is, and a Go field name wins over
 // another field's stored name spelled the same. Any other name is a
-// *ValidationError naming it, before a request is sent.
+// *ValidationError naming it, before a request is sent. A time value
+// compared with a time field is written in the form the field is stored
+// in (a date, epoch seconds, …), not the SDK's RFC 3339 text.
 func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	c := q.clone()
 	if c.filter != nil {

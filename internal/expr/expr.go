@@ -22,6 +22,7 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -106,8 +107,15 @@ var ErrTwice = errors.New("expr: the SDK expression builder may be used once per
 
 // Resolver maps a name a caller wrote at the head of a document path in a
 // condition ("Public" in Public, Meta.Tags[0]) to the attribute it stands
-// for, or refuses it.
-type Resolver func(name string) (string, error)
+// for, or refuses it. operand, when not nil, re-encodes a value the
+// condition compares the whole attribute with into the form the attribute
+// is stored in (a time stored as a date, as epoch seconds, …), where the
+// SDK's encoding of the caller's value differs from it.
+type Resolver func(name string) (attr string, operand Operand, err error)
+
+// Operand re-encodes a value compared with an attribute (see [Resolver]).
+// It returns av itself when av is not one it re-encodes.
+type Operand func(av types.AttributeValue) (types.AttributeValue, error)
 
 // Conditions builds the caller-given conditions (joined with AND) with the
 // SDK's builder and merges their substitution variables into b, returning
@@ -135,8 +143,11 @@ func (b *Builder) Conditions(resolve Resolver, conds ...expression.ConditionBuil
 	if err != nil {
 		return "", err
 	}
-	text, names := *e.Condition(), e.Names()
+	text, names, values := *e.Condition(), e.Names(), e.Values()
 	if resolve != nil {
+		if err := reencode(text, names, values, resolve); err != nil {
+			return "", err
+		}
 		if text, err = b.resolveHeads(text, names, resolve); err != nil {
 			return "", err
 		}
@@ -147,13 +158,78 @@ func (b *Builder) Conditions(resolve Resolver, conds ...expression.ConditionBuil
 		}
 		b.names[k] = v
 	}
-	for k, v := range e.Values() {
+	for k, v := range values {
 		if b.values == nil {
 			b.values = make(map[string]types.AttributeValue, 8)
 		}
 		b.values[k] = v
 	}
 	return text, nil
+}
+
+// The comparisons of a whole attribute with values in an SDK condition,
+// whose operands reencode re-encodes: #0 = :0 (and <>, <, <=, >, >=),
+// :0 = #0, #0 BETWEEN :0 AND :1, #0 IN (:0, :1). A name inside size(),
+// or nested in a path (#0.#1, #0[2]), is not followed or preceded by the
+// bare space the patterns require, or is preceded by '.', which reencode
+// checks.
+var (
+	nameFirst  = regexp.MustCompile(`(#\d+) (?:=|<>|<=|>=|<|>) (:\d+)`)
+	valueFirst = regexp.MustCompile(`(:\d+) (?:=|<>|<=|>=|<|>) (#\d+)`)
+	between    = regexp.MustCompile(`(#\d+) BETWEEN (:\d+) AND (:\d+)`)
+	in         = regexp.MustCompile(`(#\d+) IN \(((?::\d+)(?:, :\d+)*)\)`)
+	valueRefRe = regexp.MustCompile(`:\d+`)
+)
+
+// reencode replaces, in values, each value an SDK condition text compares
+// a whole attribute with by what the attribute's Operand (from resolve)
+// makes of it. Names are those of the SDK's placeholders, before
+// resolveHeads.
+func reencode(text string, names map[string]string, values map[string]types.AttributeValue, resolve Resolver) error {
+	type use struct{ name, value string }
+	var uses []use
+	whole := func(start, end int) bool { // text[start:end] is a name placeholder at the head of a path, alone
+		return (start == 0 || text[start-1] != '.') && (end == len(text) || (text[end] != '.' && text[end] != '['))
+	}
+	for _, m := range nameFirst.FindAllStringSubmatchIndex(text, -1) {
+		if whole(m[2], m[3]) {
+			uses = append(uses, use{text[m[2]:m[3]], text[m[4]:m[5]]})
+		}
+	}
+	for _, m := range valueFirst.FindAllStringSubmatchIndex(text, -1) {
+		if whole(m[4], m[5]) {
+			uses = append(uses, use{text[m[4]:m[5]], text[m[2]:m[3]]})
+		}
+	}
+	for _, m := range between.FindAllStringSubmatchIndex(text, -1) {
+		if whole(m[2], m[3]) {
+			uses = append(uses, use{text[m[2]:m[3]], text[m[4]:m[5]]}, use{text[m[2]:m[3]], text[m[6]:m[7]]})
+		}
+	}
+	for _, m := range in.FindAllStringSubmatchIndex(text, -1) {
+		if whole(m[2], m[3]) {
+			for _, v := range valueRefRe.FindAllString(text[m[4]:m[5]], -1) {
+				uses = append(uses, use{text[m[2]:m[3]], v})
+			}
+		}
+	}
+	done := map[string]bool{}
+	for _, u := range uses {
+		name, ok := names[u.name]
+		av, hasValue := values[u.value]
+		if !ok || !hasValue || done[u.value] {
+			continue
+		}
+		done[u.value] = true
+		_, operand, err := resolve(name)
+		if err != nil || operand == nil {
+			continue // resolveHeads returns the error
+		}
+		if values[u.value], err = operand(av); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nameUse is one occurrence of an SDK name placeholder in a condition.
@@ -207,7 +283,7 @@ func (b *Builder) resolveHeads(text string, names map[string]string, resolve Res
 		if !ok {
 			return "", fmt.Errorf("expr: the SDK condition uses %s, which it does not name", ref)
 		}
-		attr, err := resolve(name)
+		attr, _, err := resolve(name)
 		if err != nil {
 			return "", err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -184,14 +185,14 @@ func TestConditions(t *testing.T) {
 // nested element parts in two.
 func TestConditionsResolve(t *testing.T) {
 	stored := map[string]string{"Public": "pub", "Meta": "m", "Tags": "tg", "Name": "display", "Title": "Name"}
-	resolve := func(name string) (string, error) {
+	resolve := func(name string) (string, Operand, error) {
 		if a, ok := stored[name]; ok {
-			return a, nil
+			return a, nil, nil
 		}
 		if name == "pub" || name == "PK" {
-			return name, nil
+			return name, nil, nil
 		}
-		return "", fmt.Errorf("unknown %q", name)
+		return "", nil, fmt.Errorf("unknown %q", name)
 	}
 	cases := []struct {
 		name  string
@@ -240,5 +241,61 @@ func TestConditionsResolve(t *testing.T) {
 	var b2 Builder
 	if _, err := b2.Conditions(resolve, expression.Name("a.b").AttributeExists()); err == nil || err.Error() != `unknown "a"` {
 		t.Fatalf("dotted name: %v", err)
+	}
+}
+
+// Conditions re-encodes, with the resolver's Operand, exactly the values a
+// condition compares a whole attribute with: both sides of a comparison,
+// BETWEEN's bounds, IN's list. Values compared with a nested path, with
+// size(), or given to a function (begins_with) stay as the SDK wrote them,
+// as do the values of an attribute without an Operand.
+func TestConditionsReencodeOperands(t *testing.T) {
+	mark := func(av types.AttributeValue) (types.AttributeValue, error) {
+		return &types.AttributeValueMemberS{Value: "stored:" + av.(*types.AttributeValueMemberS).Value}, nil
+	}
+	resolve := func(name string) (string, Operand, error) {
+		if name == "At" {
+			return "at", mark, nil
+		}
+		return name, nil, nil
+	}
+	v := func(s string) expression.OperandBuilder { return expression.Value(s) }
+	at := expression.Name("At")
+	cases := []struct {
+		name string
+		cond expression.ConditionBuilder
+		want []string // the values after building, sorted
+	}{
+		{"equal", at.Equal(v("a")), []string{"stored:a"}},
+		{"value first", expression.LessThan(v("a"), at), []string{"stored:a"}},
+		{"every comparison", expression.And(at.NotEqual(v("a")), at.LessThan(v("b")), at.LessThanEqual(v("c")), at.GreaterThan(v("d")), at.GreaterThanEqual(v("e"))),
+			[]string{"stored:a", "stored:b", "stored:c", "stored:d", "stored:e"}},
+		{"between", at.Between(v("a"), v("b")), []string{"stored:a", "stored:b"}},
+		{"in", at.In(v("a"), v("b"), v("c")), []string{"stored:a", "stored:b", "stored:c"}},
+		{"not and or", expression.Not(expression.Or(at.Equal(v("a")), expression.Name("Other").Equal(v("b")))), []string{"b", "stored:a"}},
+		{"other attribute", expression.Name("Other").Equal(v("a")), []string{"a"}},
+		{"nested path", expression.Name("Meta.At").Equal(v("a")), []string{"a"}},
+		{"under a nested head", expression.Name("At.x").Equal(v("a")), []string{"a"}},
+		{"indexed", expression.Name("At[0]").Equal(v("a")), []string{"a"}},
+		{"size", at.Size().Equal(expression.Value(3)), nil},
+		{"begins_with", at.BeginsWith("a"), []string{"a"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b Builder
+			if _, err := b.Conditions(resolve, c.cond); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, av := range b.Values() {
+				if s, ok := av.(*types.AttributeValueMemberS); ok {
+					got = append(got, s.Value)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("values %q, want %q", got, c.want)
+			}
+		})
 	}
 }
