@@ -10,10 +10,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -124,7 +126,7 @@ type mvals struct {
 // modes rather than versions, so that it can be replayed against any
 // state (shrinking drops operations).
 type mop struct {
-	Kind   string // Create Put Update Upsert Delete Batch Tx QueryDelete CrossTx
+	Kind   string // Create Put Update Upsert Delete Batch Tx QueryDelete CrossTx Expire
 	Ent    int    // 0 MItem, 1 MCode, 2 MManaged, 3 MEvent
 	Part   int
 	Key    int
@@ -141,6 +143,11 @@ type mop struct {
 	// Ops are the update operators of an Update or Upsert of MManaged,
 	// each on its own field (Tags, Labels, Hits).
 	Ops []mOperator
+	// Again is what an Expire creates under the expired item's key before
+	// its expiry is handled: 0 nothing, 1 an item of the same entity with
+	// the same unique values (V otherwise), 2 one with V's values, 3 an
+	// item of the other entity with unique fields (MItem <-> MCode).
+	Again int
 }
 
 // mOperator is one update operator: Append, Prepend or SetIfNotExists
@@ -313,7 +320,7 @@ func genOpKind(rng *rand.Rand) mop {
 			}
 		}
 		return o
-	case w < 92:
+	case w < 88:
 		o := mop{Kind: "Tx"}
 		seen := map[[3]int]bool{}
 		for n := 1 + rng.IntN(3); len(o.Sub) < n; {
@@ -324,7 +331,21 @@ func genOpKind(rng *rand.Rand) mop {
 			}
 		}
 		return o
-	case w < 98:
+	case w < 95:
+		o := genSingle(rng, "Create", rng.IntN(2))
+		o.Kind = "Expire"
+		switch a := rng.IntN(100); {
+		case a < 30:
+			o.Again = 0
+		case a < 60:
+			o.Again = 1
+		case a < 85:
+			o.Again = 2
+		default:
+			o.Again = 3
+		}
+		return o
+	case w < 99:
 		return mop{Kind: "QueryDelete", Ent: rng.IntN(4), Part: rng.IntN(2), Pick: rng.IntN(8)}
 	default:
 		o := genSingle(rng, "Put", 2)
@@ -631,6 +652,13 @@ type mEntity interface {
 	query(ctx context.Context, part int) (keys []string, del func(context.Context, int) error, err error)
 	renderDiff(ctx context.Context, raw map[string]types.AttributeValue) ([]string, error)
 	crossTx(ctx context.Context, tbl *singletable.Table, o mop, ver1, ver2 int) error
+	member() *singletable.Target
+	// getOp is a TxGet read of o's key through the plain client, and the
+	// canonical attributes of what it decoded (after the TxGet).
+	getOp(o mop) (singletable.GetOp, func() map[string]string)
+	// batchGet reads the keys of os with BatchGet (plain client), and
+	// gives the canonical attributes of the items returned, in order.
+	batchGet(ctx context.Context, os []mop) ([]map[string]string, error)
 }
 
 type mAdapter[T any] struct {
@@ -769,6 +797,84 @@ func (a *mAdapter[T]) crossTx(ctx context.Context, tbl *singletable.Table, o mop
 	})
 }
 
+func (a *mAdapter[T]) member() *singletable.Target { return a.repo.Member() }
+
+func (a *mAdapter[T]) getOp(o mop) (singletable.GetOp, func() map[string]string) {
+	dest := new(T)
+	return a.plain.GetOp(a.keyOf(o, 0), dest), func() map[string]string { return a.canon(*dest) }
+}
+
+func (a *mAdapter[T]) batchGet(ctx context.Context, os []mop) ([]map[string]string, error) {
+	keys := make([]T, len(os))
+	for i, o := range os {
+		keys[i] = a.keyOf(o, 0)
+	}
+	vs, err := a.plain.BatchGet(ctx, keys, func(o *singletable.BatchGetOptions) { o.ConsistentRead = true })
+	out := make([]map[string]string, len(vs))
+	for i, v := range vs {
+		out[i] = a.canon(v)
+	}
+	return out, err
+}
+
+// canon is the model's canonical form (canonAV's) of the attributes of a
+// value read through the library: each field by its dynamodbav name and
+// options, times as the library stores them (epoch seconds with unixtime
+// or as the TTL field), except those it stores as text: "T:" and the
+// instant in RFC 3339 (the stored text may be the fixed-width key form;
+// readItemDiff compares instants).
+func (a *mAdapter[T]) canon(v T) map[string]string {
+	out := map[string]string{}
+	rv := reflect.ValueOf(v)
+	for j := range rv.NumField() {
+		f := rv.Type().Field(j)
+		name, opt, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
+		if !slices.Contains(a.in.attrs, name) {
+			continue
+		}
+		opts := strings.Split(opt, ",")
+		switch x := rv.Field(j).Interface().(type) {
+		case string:
+			if slices.Contains(opts, "omitempty") {
+				out[name] = canonOmit(x)
+			} else {
+				out[name] = canonS(x)
+			}
+		case bool:
+			out[name] = canonB(x)
+		case int:
+			out[name] = canonN(int64(x))
+		case time.Time:
+			switch {
+			case slices.Contains(opts, "unixtime"):
+				out[name] = canonN(x.Unix())
+			case name == "Expires":
+				out[name] = canonTTL(x)
+			default:
+				out[name] = "T:" + x.UTC().Format(time.RFC3339Nano)
+			}
+		case []string:
+			switch {
+			case len(x) == 0:
+				out[name] = "-"
+			case slices.Contains(opts, "stringset"):
+				e := slices.Clone(x)
+				sort.Strings(e)
+				out[name] = "SS:" + strings.Join(e, ",")
+			default:
+				e := make([]string, len(x))
+				for i, s := range x {
+					e[i] = canonS(s)
+				}
+				out[name] = "L:" + strings.Join(e, ",")
+			}
+		default:
+			out[name] = fmt.Sprintf("%T", x)
+		}
+	}
+	return out
+}
+
 func mPart(o mop) string { return fmt.Sprintf("p%d", o.Part) }
 func mKey(o mop) string  { return fmt.Sprintf("k%d", o.Key) }
 
@@ -791,6 +897,8 @@ type mEnv struct {
 	clock *modelClock
 	ents  []mEntity
 	infos map[string]*mInfo
+	// changes decodes the synthesized stream records of Expire.
+	changes *singletable.Changes
 }
 
 func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
@@ -872,8 +980,14 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 			keyOf: func(o mop, _ int) MEvent { return MEvent{Part: mPart(o), At: modelAt(o.Key)} },
 		},
 	}
+	var targets []*singletable.Target
 	for _, e := range env.ents {
 		env.infos[e.info().name] = e.info()
+		targets = append(targets, e.member())
+	}
+	var err error
+	if env.changes, err = env.tbl.Changes(targets); err != nil {
+		t.Fatalf("changes: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -1326,7 +1440,12 @@ type mRun struct {
 	fails  []mFailure
 	errs   int
 	stopAt string // replays: stop at the first failure of this class
-	done   bool
+	// checked is the state of the last read check (readCheck); reads
+	// counts the checks and readTime their time.
+	checked  mstate
+	reads    int
+	readTime time.Duration
+	done     bool
 }
 
 func (r *mRun) fail(i int, class, detail string) {
@@ -1506,8 +1625,11 @@ func (r *mRun) step(ctx context.Context, i int, o mop) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	before := r.st
-	if o.Kind == "QueryDelete" {
+	switch o.Kind {
+	case "QueryDelete":
 		return r.queryDelete(ctx, i, o)
+	case "Expire":
+		return r.expire(ctx, i, o)
 	}
 	x, run, desc, class := r.plan(before, o)
 	if o.Lost && r.rate > 0 {
@@ -1587,6 +1709,347 @@ func (r *mRun) queryDelete(ctx context.Context, i int, o mop) error {
 	return r.judge(ctx, i, desc, "QueryDelete "+in.name+" [own]", x, err, before)
 }
 
+// expire is DynamoDB's time to live at work on an item of an entity with
+// unique fields: the item is deleted alone with the raw client (its guards
+// stay), sometimes an item is created again under its key through the
+// library (o.Again), and the expiry's stream record, synthesized as TTL
+// writes it, is decoded and handed to Table.ReleaseExpiredGuards. The
+// model expects exactly: a guard of the expired item's values is released
+// when it still names the expired key as owner and the item under that
+// key (if any) does not hold its value; every other guard stays. Under
+// faults an error leaves each guard released or not, and the record is
+// handled again (a stream redelivers it) until it succeeds.
+func (r *mRun) expire(ctx context.Context, i int, o mop) error {
+	e := r.ent(o.Ent)
+	in := e.info()
+	faults := r.rate > 0
+	var slots []mop
+	for p := range 2 {
+		for k := range 4 {
+			s := mop{Ent: o.Ent, Part: p, Key: k}
+			if it, ok := r.st.items[e.key(s)]; ok && it.ent == in.name {
+				slots = append(slots, s)
+			}
+		}
+	}
+	desc := fmt.Sprintf("Expire %s pick %d", in.name, o.Pick)
+	if len(slots) == 0 {
+		r.log = append(r.log, fmt.Sprintf("%4d %s -> no items", i, desc))
+		return nil
+	}
+	s := slots[o.Pick%len(slots)]
+	k := e.key(s)
+	before := r.st
+	old := before.items[k]
+	desc = fmt.Sprintf("Expire %s %s (%s)", in.name, k, old)
+	raw := r.raws[k]
+	key := map[string]types.AttributeValue{"PK": raw["PK"], "SK": raw["SK"]}
+	del, err := r.env.raw.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &r.env.name, Key: key, ReturnValues: types.ReturnValueAllOld})
+	if err != nil {
+		return fmt.Errorf("op %d: the expiry's raw DeleteItem: %w", i, err)
+	}
+	if len(del.Attributes) == 0 {
+		r.fail(i, "Expire: the item to expire was not in the table", fmt.Sprintf("op %d %s", i, desc))
+	}
+	mid := before.clone()
+	delete(mid.items, k)
+	cur := mid
+	result := "expired"
+
+	if o.Again > 0 {
+		a := s
+		a.Kind, a.V, a.Lost = "Create", o.V, o.Lost
+		if o.Again == 3 {
+			a.Ent = 1 - o.Ent
+		}
+		if o.Again == 1 {
+			for _, u := range in.unique {
+				for _, f := range strings.Split(u, "+") {
+					if slices.Contains(in.keyFields, f) {
+						continue
+					}
+					switch v := uval(old.attrs[f]); f {
+					case "Email":
+						a.V.Email = v
+					case "Handle":
+						a.V.Handle = v
+					default:
+						panic("model: Expire: unique field " + f)
+					}
+				}
+			}
+		}
+		ae := r.ent(a.Ent)
+		x := writeExpect(mid, ae.info(), a, k, "Create", 0, false, faults)
+		cdesc := fmt.Sprintf("op %d %s, then %s", i, desc, r.describe(a, 0))
+		if a.Lost && faults {
+			r.env.ft.Next(r.writeAPI(a), ddbfault.LostResponse)
+			cdesc += " (response lost)"
+		}
+		cerr := ae.single("Create", a, 0)(ctx)
+		got, _, rerr := r.env.readState(ctx)
+		if rerr != nil {
+			return fmt.Errorf("read the table after op %d's create: %w", i, rerr)
+		}
+		want := mid.clone()
+		for _, f := range x.apply {
+			f(&want)
+		}
+		r.judgeOutcome(i, strings.TrimPrefix(cdesc, fmt.Sprintf("op %d ", i)), fmt.Sprintf("Expire, then Create %s [expired key]", ae.info().name), x, cerr, mid, want, got)
+		desc += ", then " + r.describe(a, 0)
+		result = "create: " + errClass(cerr)
+		cur = got
+	}
+
+	rec := singletable.StreamRecord{EventID: fmt.Sprintf("op%d", i), EventName: "REMOVE", SequenceNumber: strconv.Itoa(i),
+		Keys: key, OldImage: del.Attributes,
+		UserIdentity: &singletable.StreamIdentity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"}}
+	ch, ok, err := r.env.changes.Decode(rec)
+	if err != nil || !ok || !ch.TTL || ch.Kind != singletable.ChangeRemove || ch.Entity != in.name {
+		r.fail(i, "Expire: the TTL record does not decode as a TTL removal",
+			fmt.Sprintf("op %d %s\n      Decode: ok %v, err %v, change %+v", i, desc, ok, err, ch))
+	}
+
+	// What the release must do, from the table as it is now.
+	want := cur.clone()
+	wantMin, absent := 0, 0
+	var release []string
+	at, live := cur.items[k]
+	for _, u := range in.unique {
+		v := in.uvalOf(u, old.attrs)
+		if v == "" {
+			continue
+		}
+		gid := gidOf(in.name, u, v)
+		owner, has := cur.guards[gid]
+		switch {
+		case live && at.ent == in.name && in.uvalOf(u, at.attrs) == v:
+			// Held again by the item under the key.
+		case has && owner != k:
+			// Another item's.
+		case !has:
+			absent++ // deleting an absent guard is harmless; it may count
+		default:
+			wantMin++
+			release = append(release, gid)
+			delete(want.guards, gid)
+		}
+	}
+	head := fmt.Sprintf("op %d %s\n      model: release %v", i, desc, release)
+	if o.Lost && faults {
+		r.env.ft.Next("TransactWriteItems", ddbfault.LostResponse)
+		head += " (response lost)"
+	}
+	n, err := r.env.tbl.ReleaseExpiredGuards(ctx, ch)
+	after, raws, rerr := r.env.readState(ctx)
+	if rerr != nil {
+		return fmt.Errorf("read the table after op %d: %w", i, rerr)
+	}
+	result += fmt.Sprintf(", ReleaseExpiredGuards: %s", errClass(err))
+	if err != nil {
+		r.errs++
+		if !faults {
+			r.fail(i, "Expire: ReleaseExpiredGuards: unexpected "+errClass(err), fmt.Sprintf("%s\n      error: %v", head, err))
+		} else {
+			// Unknown outcome: the items as before, each guard as before or
+			// released.
+			var d []string
+			if s, dd := stateDiff(mstate{items: cur.items}, mstate{items: after.items}); len(s) > 0 {
+				d = append(d, dd...)
+			}
+			for _, g := range unionKeys(cur.guards, after.guards) {
+				if cur.guards[g] != after.guards[g] && !(slices.Contains(release, g) && after.guards[g] == "") {
+					d = append(d, fmt.Sprintf("guard %s: before %q, table has %q", g, cur.guards[g], after.guards[g]))
+				}
+			}
+			if len(d) > 0 {
+				r.fail(i, "Expire: ReleaseExpiredGuards failed and changed more than the guards to release",
+					fmt.Sprintf("%s\n      error: %v\n      %s", head, err, strings.Join(d, "\n      ")))
+			}
+			// The stream delivers the record again until it is handled.
+			for try := 0; err != nil && try < 20; try++ {
+				n, err = r.env.tbl.ReleaseExpiredGuards(ctx, ch)
+			}
+			if err != nil {
+				return fmt.Errorf("op %d: ReleaseExpiredGuards still fails after 20 tries: %w", i, err)
+			}
+			if after, raws, rerr = r.env.readState(ctx); rerr != nil {
+				return fmt.Errorf("read the table after op %d: %w", i, rerr)
+			}
+			result += " (handled again: success)"
+		}
+	}
+	if err == nil {
+		if s, d := stateDiff(want, after); len(s) > 0 {
+			r.fail(i, "Expire: the table differs after ReleaseExpiredGuards ("+strings.Join(s, "; ")+")",
+				head+"\n      "+strings.Join(d, "\n      "))
+		}
+		if n < wantMin || n > wantMin+absent {
+			r.fail(i, "Expire: ReleaseExpiredGuards reports a wrong count",
+				fmt.Sprintf("%s\n      released %d, want %d (+%d absent)", head, n, wantMin, absent))
+		}
+		result += fmt.Sprintf(" (%d released)", n)
+	}
+	r.log = append(r.log, fmt.Sprintf("%4d %s -> %s", i, desc, result))
+	r.invariants(ctx, i, desc, before, after, raws)
+	r.st, r.raws = after, raws
+	return nil
+}
+
+// readCheck reads every live item of the model through the library, after
+// op i of the run without faults: all the table's keys in one TxGet (each
+// with the entity of the item there, or a slot's entity where there is
+// none), and each entity's keys with BatchGet (a key given twice; the
+// keys of other entities' items among them). Each must return exactly the
+// table's items of its entity, as the raw scan read them. The reads are a
+// function of the table, so they are made only after an op that changed
+// it: the TxGet after any change, an entity's BatchGet after a change
+// under one of its keys. They run concurrently.
+func (r *mRun) readCheck(ctx context.Context, i int) error {
+	changed := map[string]bool{}
+	for _, k := range unionKeys(r.checked.items, r.st.items) {
+		a, aok := r.checked.items[k]
+		b, bok := r.st.items[k]
+		if aok != bok || a.ent != b.ent || len(itemDiffExact(a, b)) > 0 {
+			changed[k] = true
+		}
+	}
+	first := r.checked.items == nil
+	if !first && len(changed) == 0 {
+		return nil
+	}
+	r.checked = r.st
+	r.reads++
+	defer func(start time.Time) { r.readTime += time.Since(start) }(time.Now())
+	desc := fmt.Sprintf("op %d (read check after it)", i)
+	if len(r.log) > 0 {
+		desc = "read check after op " + strings.TrimSpace(r.log[len(r.log)-1])
+	}
+	type read struct {
+		k     string
+		ent   mEntity
+		canon func() map[string]string
+	}
+	var ops []singletable.GetOp
+	var reads []read
+	seen := map[string]bool{}
+	slots := make([][]mop, len(r.env.ents))
+	for pass := range 2 {
+		for ei, e := range r.env.ents {
+			for p := range 2 {
+				for kk := range 4 {
+					s := mop{Ent: ei, Part: p, Key: kk}
+					if pass == 0 {
+						slots[ei] = append(slots[ei], s)
+					}
+					k := e.key(s)
+					it, live := r.st.items[k]
+					// First the keys' live items by their entity; then the
+					// empty keys by the first slot's entity.
+					if seen[k] || (pass == 0 && (!live || it.ent != e.info().name)) {
+						continue
+					}
+					seen[k] = true
+					op, canon := e.getOp(s)
+					ops = append(ops, op)
+					reads = append(reads, read{k, e, canon})
+				}
+			}
+		}
+	}
+	var found []bool
+	var txErr error
+	batch := make([][]map[string]string, len(r.env.ents))
+	batchErr := make([]error, len(r.env.ents))
+	batchDone := make([]bool, len(r.env.ents))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); found, txErr = singletable.TxGet(ctx, ops...) }()
+	for ei, e := range r.env.ents {
+		touched := first
+		for _, s := range slots[ei] {
+			touched = touched || changed[e.key(s)]
+		}
+		if !touched {
+			continue
+		}
+		keys := append(slices.Clone(slots[ei]), slots[ei][i%len(slots[ei])]) // a key given twice
+		slots[ei], batchDone[ei] = keys, true
+		wg.Add(1)
+		go func() { defer wg.Done(); batch[ei], batchErr[ei] = e.batchGet(ctx, keys) }()
+	}
+	wg.Wait()
+
+	if txErr != nil {
+		r.fail(i, "TxGet: error", fmt.Sprintf("%s\n      TxGet of %d keys: %v", desc, len(ops), txErr))
+	} else {
+		for j, rd := range reads {
+			it, live := r.st.items[rd.k]
+			name := rd.ent.info().name
+			wantFound := live && it.ent == name
+			if found[j] != wantFound {
+				r.fail(i, fmt.Sprintf("TxGet %s: found %v, want %v", name, found[j], wantFound),
+					fmt.Sprintf("%s\n      %s: the table has %v", desc, rd.k, it))
+				continue
+			}
+			if !wantFound {
+				continue
+			}
+			got := mitem{ent: name, attrs: rd.canon()}
+			if d := readItemDiff(it, got); len(d) > 0 {
+				r.fail(i, fmt.Sprintf("TxGet %s: %s differ from the table", name, strings.Join(d, ",")),
+					fmt.Sprintf("%s\n      %s: the table has %s, TxGet decoded %s", desc, rd.k, it, got))
+			}
+		}
+	}
+	for ei, e := range r.env.ents {
+		if !batchDone[ei] {
+			continue
+		}
+		name := e.info().name
+		if batchErr[ei] != nil {
+			r.fail(i, "BatchGet "+name+": error", fmt.Sprintf("%s\n      %v", desc, batchErr[ei]))
+			continue
+		}
+		var want []mitem
+		for _, s := range slots[ei] {
+			if it, ok := r.st.items[e.key(s)]; ok && it.ent == name {
+				want = append(want, it)
+			}
+		}
+		got := batch[ei]
+		bad := len(got) != len(want)
+		for j := 0; !bad && j < len(got); j++ {
+			bad = len(readItemDiff(want[j], mitem{ent: name, attrs: got[j]})) > 0
+		}
+		if bad {
+			var gs []string
+			for _, g := range got {
+				gs = append(gs, mitem{ent: name, attrs: g}.String())
+			}
+			r.fail(i, "BatchGet "+name+": the items differ from the table",
+				fmt.Sprintf("%s\n      want %v\n      got  %v", desc, want, gs))
+		}
+	}
+	return nil
+}
+
+// readItemDiff compares an item of the table with a value read through
+// the library (canon): a time the value holds as "T:" matches the same
+// instant stored as text in any RFC 3339 form.
+func readItemDiff(table, read mitem) []string {
+	t := mitem{ent: table.ent, attrs: copyMap(table.attrs)}
+	for a, v := range read.attrs {
+		if !strings.HasPrefix(v, "T:") {
+			continue
+		}
+		if at, err := time.Parse(time.RFC3339Nano, uval(t.attrs[a])); err == nil {
+			t.attrs[a] = "T:" + at.UTC().Format(time.RFC3339Nano)
+		}
+	}
+	return itemDiff(t, read)
+}
+
 // judge compares the operation's result and the table after it with the
 // model, checks the invariants and moves the model to the table's state.
 func (r *mRun) judge(ctx context.Context, i int, desc, class string, x *mexpect, err error, before mstate) error {
@@ -1608,6 +2071,16 @@ func (r *mRun) judge(ctx context.Context, i int, desc, class string, x *mexpect,
 		r.st, r.raws = after, raws
 		return nil
 	}
+	r.judgeOutcome(i, desc, class, x, err, before, want, after)
+	r.invariants(ctx, i, desc, before, after, raws)
+	r.st, r.raws = after, raws
+	return nil
+}
+
+// judgeOutcome compares a single (not batch) write's result and the table
+// after it (after) with what the model allows from before (want: before
+// with the write applied).
+func (r *mRun) judgeOutcome(i int, desc, class string, x *mexpect, err error, before, want, after mstate) {
 	head := fmt.Sprintf("op %d %s\n      result: %s; the model allows: %s", i, desc, errClass(err), x.wantText())
 	if err != nil {
 		head += fmt.Sprintf("\n      error: %v", err)
@@ -1653,9 +2126,6 @@ func (r *mRun) judge(ctx context.Context, i int, desc, class string, x *mexpect,
 	default:
 		r.fail(i, class+": unexpected "+errClass(err), head)
 	}
-	r.invariants(ctx, i, desc, before, after, raws)
-	r.st, r.raws = after, raws
-	return nil
 }
 
 // judgeBatch judges a BatchWrite op by op: an op the *BatchError lists
@@ -1909,6 +2379,11 @@ func (r *mRun) runAll(ctx context.Context) error {
 		if err := r.step(ctx, i, o); err != nil {
 			return err
 		}
+		if r.rate == 0 {
+			if err := r.readCheck(ctx, i); err != nil {
+				return err
+			}
+		}
 		if r.done {
 			return nil
 		}
@@ -1931,8 +2406,9 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64) {
 		t.Fatalf("seed %d: %v", seed, err)
 	}
 	stats := env.ft.Stats()
-	t.Logf("seed %d, %d ops in %v: %d returned an error; %d requests, %d faults injected %v; %d failures",
-		seed, n, time.Since(start).Round(time.Millisecond), r.errs, stats.Requests, stats.Total(), stats.Faults, len(r.fails))
+	t.Logf("seed %d, %d ops in %v: %d returned an error; %d requests, %d faults injected %v; %d read checks in %v; %d failures",
+		seed, n, time.Since(start).Round(time.Millisecond), r.errs, stats.Requests, stats.Total(), stats.Faults,
+		r.reads, r.readTime.Round(time.Millisecond), len(r.fails))
 	if rate > 0 {
 		if stats.Total() == 0 {
 			t.Errorf("no faults injected at rate %.0f%%", rate*100)
@@ -2047,6 +2523,14 @@ func opTokens(env *mEnv, o mop, target bool) []string {
 	case "QueryDelete":
 		pk, _, _ := strings.Cut(env.ents[o.Ent].key(o), "|")
 		return []string{"part:" + pk}
+	case "Expire":
+		// The expired key is picked from the state: any of the entity's.
+		for p := range 2 {
+			for k := range 4 {
+				out = append(out, env.ents[o.Ent].key(mop{Ent: o.Ent, Part: p, Key: k}))
+			}
+		}
+		return out
 	}
 	e := env.ents[o.Ent]
 	in := e.info()
