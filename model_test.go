@@ -2051,10 +2051,16 @@ func (r *mRun) readCheck(ctx context.Context, i int) error {
 
 // readItemDiff compares an item of the table with a value read through
 // the library (canon): a time the value holds as "T:" matches the same
-// instant stored as text in any RFC 3339 form.
+// instant stored as text in any RFC 3339 form, and an attribute the item
+// lacks (an Upsert that created it did not set it) decodes as the zero
+// value.
 func readItemDiff(table, read mitem) []string {
 	t := mitem{ent: table.ent, attrs: copyMap(table.attrs)}
 	for a, v := range read.attrs {
+		if t.attrs[a] == "-" && slices.Contains([]string{"S:", "N:0", "BOOL:false", "T:0001-01-01T00:00:00Z"}, v) {
+			t.attrs[a] = v
+			continue
+		}
 		if !strings.HasPrefix(v, "T:") {
 			continue
 		}
