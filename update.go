@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -716,8 +717,11 @@ func (u *updateSpec) operates(f *model.Field) bool {
 
 // check encodes the values the update sets and adds, so that bad values
 // are refused before the update reads or sends anything.
-func (u *updateSpec) check(vv reflect.Value) error {
+func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue) error {
 	e := u.r.e
+	// The item after the update holds at least its key and the values set:
+	// past 400 KB, DynamoDB would refuse it.
+	size := itemsize.Of(key)
 	for _, f := range u.set {
 		if f == e.guards.ttl {
 			continue
@@ -728,7 +732,7 @@ func (u *updateSpec) check(vv reflect.Value) error {
 				marshal = e.marshalField // with the key attribute's checks
 			}
 		}
-		_, err := marshal(f, vv)
+		av, err := marshal(f, vv)
 		var ke *KeyError
 		if errors.As(err, &ke) {
 			return ke
@@ -736,6 +740,13 @@ func (u *updateSpec) check(vv reflect.Value) error {
 		if err != nil {
 			return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
 		}
+		if av != nil {
+			n, _ := itemsize.Attr(f.Attr, av)
+			size += n
+		}
+	}
+	if size > itemsize.MaxItemBytes {
+		return &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
 	}
 	// DynamoDB allows one action per attribute in an update expression.
 	acts := map[*model.Field]string{}
