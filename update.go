@@ -572,9 +572,16 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 		}
 		dst := fieldByIndexAlloc(mv, f.Index)
 		dst.Set(fv)
-		_, present := s.Item[f.Attr]
+		stored, present := s.Item[f.Attr]
 		for _, o := range u.ops {
 			if o.f == f {
+				if !o.takes(stored) {
+					// Computing it in Go would rewrite another
+					// service's attribute in the field's shape (a set
+					// as a list, a text as a number).
+					return merged, nil, fmt.Errorf("singletable: update %s: %s on %s, which the stored item holds as %s: DynamoDB's operator does not take it; nothing was written",
+						e.name, o.name, f.Name, avKind(stored))
+				}
 				if err := o.apply(dst, present); err != nil {
 					return merged, nil, &ValidationError{Entity: e.name, Field: f.Name, Reason: o.name, Err: err}
 				}
