@@ -465,7 +465,7 @@ func (e *Entity[T]) key(t *Table, v T) (map[string]types.AttributeValue, error) 
 func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, out *T) error {
 	complete, err := codec.UnmarshalInPlaceComplete(item, out)
 	if err != nil {
-		return &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
+		return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
 	if !complete || e.foreign.loc != nil {
 		return e.decodeRest(&t.opts, item, out, complete)
@@ -473,12 +473,16 @@ func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, o
 	return nil
 }
 
+// reasonDecode is the Reason of the *ValidationError of an item that
+// does not decode.
+const reasonDecode = "cannot decode item"
+
 // decode turns an item of table t into T.
 func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, error) {
 	var out T
 	complete, err := codec.UnmarshalComplete(item, &out)
 	if err != nil {
-		return out, &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
+		return out, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
 	if !complete || e.foreign.loc != nil {
 		// On the heap only here: out stays on the stack otherwise.

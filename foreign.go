@@ -97,7 +97,7 @@ func (e *Entity[T]) decodeRest(o *TableOptions, item map[string]types.AttributeV
 	rv := reflect.ValueOf(out).Elem()
 	if !complete {
 		if err := e.fillKeyFields(o, item, rv); err != nil {
-			return &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
+			return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 		}
 	}
 	if loc := e.foreign.loc; loc != nil {

@@ -691,3 +691,48 @@ func TestForeignUntypedMigrations(t *testing.T) {
 		t.Errorf("create with b@x once released: %v", err)
 	}
 }
+
+// ForeignShelfBook holds a map of counts that another service stores with
+// a value of another type.
+type ForeignShelfBook struct {
+	Shelf string         `dynamodbav:"shelf"`
+	ISBN  string         `dynamodbav:"isbn"`
+	Hist  []string       `dynamodbav:"hist"`
+	Props map[string]int `dynamodbav:"props"`
+}
+
+var ForeignShelfBooks = singletable.MustDefine(singletable.Schema[ForeignShelfBook]{
+	Type: "BOOK", PK: "SHELF#{Shelf:raw}", SK: "BOOK#{ISBN:raw}", MatchKeys: true,
+})
+
+// An Update or Delete applied to an item that does not decode reports an
+// error that is not a *ValidationError (which says nothing was sent): the
+// caller must not send an Append again. A read of it stays a
+// *ValidationError.
+func TestForeignUndecodableAfterWrite(t *testing.T) {
+	ctx := context.Background()
+	var books *singletable.Repo[ForeignShelfBook]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { books = singletable.MustBind(tbl, ForeignShelfBooks) },
+		func(o *singletable.TableOptions) { o.EntityTypeAttr = "entity_type" })
+	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("SHELF#s"), "SK": sAV("BOOK#1"),
+		"props": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"n": sAV("not a number")}}})
+	key := ForeignShelfBook{Shelf: "s", ISBN: "1"}
+	var ve *singletable.ValidationError
+	if _, err := books.Get(ctx, key); !errors.As(err, &ve) {
+		t.Errorf("get: %v, want a *ValidationError", err)
+	}
+	_, err := books.Update(key).Append("Hist", "h").Run(ctx)
+	if err == nil || errors.As(err, &ve) {
+		t.Errorf("update: %v, want an error that is not a *ValidationError", err)
+	}
+	if l, ok := rawGet(t, tbl, "SHELF#s", "BOOK#1")["hist"].(*types.AttributeValueMemberL); !ok || len(l.Value) != 1 {
+		t.Errorf("the update was applied once: hist %v", l)
+	}
+	_, err = books.Delete(ctx, key)
+	if err == nil || errors.As(err, &ve) {
+		t.Errorf("delete: %v, want an error that is not a *ValidationError", err)
+	}
+	if raw := rawGet(t, tbl, "SHELF#s", "BOOK#1"); raw != nil {
+		t.Errorf("the delete was applied: %v", raw)
+	}
+}
