@@ -500,8 +500,10 @@ func (q *Query[T]) templatedSort(sk compiledKey, attr string, kv reflect.Value) 
 func clampUpper(c *keyCond) {
 	limit := keyLimit(true)
 	long := func(av types.AttributeValue) (string, bool) {
-		s, ok := av.(*types.AttributeValueMemberS)
-		return s.Value, ok && len(s.Value) > limit
+		if s, ok := av.(*types.AttributeValueMemberS); ok && len(s.Value) > limit {
+			return s.Value, true
+		}
+		return "", false
 	}
 	switch c.op {
 	case opBetween:
