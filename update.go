@@ -350,8 +350,11 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	touched := map[*model.Field]bool{}
 	set := slices.Clone(u.set)
 	if g.updated != nil {
-		// UpdatedAt is set like any field, so index keys built from it follow.
-		e.stamp(mv, now, false)
+		// UpdatedAt is set like any field, so index keys built from it
+		// follow. CreatedAt is not: an update is not the item's first
+		// write, and a key holding it is rendered from the stored value
+		// (an item without one, another service's, keeps none).
+		e.stampField(mv, g.updated, now, false)
 		set = append(set, g.updated)
 	}
 	if g.version != nil && !x.AddVersion {
