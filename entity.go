@@ -99,6 +99,10 @@ type Schema[T any] struct {
 	// zero, UpdatedAt on every Create, Put and Update. Update.Set refuses
 	// them. [Repo.PutOp] fills them only when zero, so that migrations keep
 	// the values they copy.
+	// A stamp is cut to the precision of the key formats holding the field
+	// (a second for rfc3339 and unix, a millisecond for rfc3339milli and
+	// unixmilli), so that the key renders it; a key holding it as a date is
+	// refused unless the field is stored as a date (tag option date).
 	CreatedAt, UpdatedAt string
 	// TTL names a time.Time, *time.Time or integer (epoch seconds) field
 	// stored as epoch seconds, DynamoDB's time-to-live format; a zero value
