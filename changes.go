@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -347,12 +348,12 @@ func (e *Entity[T]) guardReleases(t *Table, item map[string]types.AttributeValue
 	if err != nil {
 		return nil, err
 	}
-	r := &Repo[T]{t: t, e: e}
+	r := &Repo[T]{boundEntity{t, &e.entityDef}, e}
 	owner, err := e.key(t, old)
 	if err != nil {
 		return nil, err
 	}
-	return r.guardSwaps(e.guards.unique, &old, nil, owner)
+	return r.guardSwaps(e.guards.unique, reflect.ValueOf(&old).Elem(), reflect.Value{}, owner)
 }
 
 // image decodes item into T without delivering it: the decoding a

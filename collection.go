@@ -290,7 +290,7 @@ func (r *Repo[T]) Member() *Target {
 
 // keysMatch is the Target's test of an untyped item: nil unless the entity
 // matches keys.
-func (r *Repo[T]) keysMatch() func(item map[string]types.AttributeValue) bool {
+func (r *boundEntity) keysMatch() func(item map[string]types.AttributeValue) bool {
 	if !r.e.foreign.matchKeys {
 		return nil
 	}

@@ -164,7 +164,7 @@ func (r *Repo[T]) Describe() EntityDescription { return r.e.describe(r.t.opts) }
 
 // describe builds the entity's description with the table's key
 // attribute names.
-func (e *Entity[T]) describe(o TableOptions) EntityDescription {
+func (e *entityDef) describe(o TableOptions) EntityDescription {
 	d := EntityDescription{Type: e.name, PK: describeKey(o.PartitionKey, e.pk)}
 	if e.sk.defined() {
 		d.SK = describeKey(o.SortKey, e.sk)
@@ -340,7 +340,7 @@ func (q *Query[T]) describeTemplatedSort(sk compiledKey, attr string) []string {
 	return []string{attr + " " + q.op.String() + " " + prefix + lastP}
 }
 
-func (q *Query[T]) describeMultiSort(idx *indexPlan[T]) []string {
+func (q *Query[T]) describeMultiSort(idx *indexPlan) []string {
 	if q.kind == sortNone {
 		return nil
 	}

@@ -141,6 +141,12 @@ type Schema[T any] struct {
 // Entity is a checked declaration: templates parsed, fields resolved, codec
 // plan built. Create it once with [Define] or [MustDefine] and share it.
 type Entity[T any] struct {
+	entityDef
+}
+
+// entityDef is an Entity's declaration, which does not depend on T: the
+// code working with it is compiled once, not once per entity type.
+type entityDef struct {
 	name     string
 	typ      reflect.Type
 	fields   []*model.Field
@@ -148,7 +154,7 @@ type Entity[T any] struct {
 	byAttr   map[string]*model.Field
 	excluded map[string]bool // Go fields tagged `dynamodbav:"-"`
 	pk, sk   compiledKey
-	indexes  []*indexPlan[T]
+	indexes  []*indexPlan
 	guards   guardPlan
 	foreign  foreignPlan
 	written  atomic.Pointer[writeSet] // encodeSized's plan for the last table
@@ -164,14 +170,44 @@ type Entity[T any] struct {
 // differ only in case too, as decoding ignores case). A name given for a
 // field tagged `dynamodbav:"-"` is reported as excluded by its tag.
 func Define[T any](s Schema[T]) (*Entity[T], error) {
-	t := reflect.TypeFor[T]()
+	e := &Entity[T]{}
+	if err := e.define(reflect.TypeFor[T](), s.untyped()); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// untyped is s with each index's When taking the item as a reflect.Value
+// (of a T, addressable or not): the schema the non-generic code compiles.
+// TestSchemaUntypedKeepsEveryField checks that no field is left behind.
+func (s Schema[T]) untyped() Schema[reflect.Value] {
+	u := Schema[reflect.Value]{Type: s.Type, PK: s.PK, SK: s.SK, Unique: s.Unique, Version: s.Version,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, TTL: s.TTL, MatchKeys: s.MatchKeys, KeyOnly: s.KeyOnly, Location: s.Location}
+	for _, is := range s.Indexes {
+		ui := IndexSchema[reflect.Value]{Name: is.Name, PK: is.PK, SK: is.SK, PKAttr: is.PKAttr, SKAttr: is.SKAttr,
+			PartitionAttrs: is.PartitionAttrs, SortAttrs: is.SortAttrs, WhenFields: is.WhenFields, Shards: is.Shards}
+		if when := is.When; when != nil {
+			ui.When = func(rv reflect.Value) bool {
+				if rv.CanAddr() {
+					return when(*(*T)(rv.Addr().UnsafePointer()))
+				}
+				return when(rv.Interface().(T))
+			}
+		}
+		u.Indexes = append(u.Indexes, ui)
+	}
+	return u
+}
+
+// define checks s, declared for struct type t, and builds e from it.
+func (e *entityDef) define(t reflect.Type, s Schema[reflect.Value]) error {
 	if t.Kind() != reflect.Struct {
-		return nil, validationErr(s.Type, "", "entity type %s is not a struct", t)
+		return validationErr(s.Type, "", "entity type %s is not a struct", t)
 	}
 	if s.Type == "" {
-		return nil, validationErr("", "", "Schema.Type is empty for %s", t)
+		return validationErr("", "", "Schema.Type is empty for %s", t)
 	}
-	e := &Entity[T]{name: s.Type, typ: t, fields: model.StructFields(t),
+	*e = entityDef{name: s.Type, typ: t, fields: model.StructFields(t),
 		byName: map[string]*model.Field{}, byAttr: map[string]*model.Field{}, excluded: model.ExcludedFields(t)}
 	for _, f := range e.fields {
 		e.byName[f.Name] = f
@@ -179,38 +215,35 @@ func Define[T any](s Schema[T]) (*Entity[T], error) {
 	}
 	var err error
 	if s.PK == "" {
-		return nil, validationErr(s.Type, "PK", "partition key template is empty")
+		return validationErr(s.Type, "PK", "partition key template is empty")
 	}
 	if e.pk, err = e.compileKey(s.PK, "", "PK", false); err != nil {
-		return nil, err
+		return err
 	}
 	if s.SK != "" {
 		if e.sk, err = e.compileKey(s.SK, "", "SK", true); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	seen := map[string]bool{}
 	for _, is := range s.Indexes {
 		if is.Name == "" {
-			return nil, validationErr(s.Type, "", "an index has no Name")
+			return validationErr(s.Type, "", "an index has no Name")
 		}
 		if seen[is.Name] {
-			return nil, validationErr(s.Type, is.Name, "duplicate index name")
+			return validationErr(s.Type, is.Name, "duplicate index name")
 		}
 		seen[is.Name] = true
 		p, err := e.compileIndex(is)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		e.indexes = append(e.indexes, p)
 	}
 	if err := e.compileGuards(s); err != nil {
-		return nil, err
+		return err
 	}
-	if err := e.compileForeign(s); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return e.compileForeign(s)
 }
 
 // MustDefine is like [Define] but panics on error; use it for package-level
@@ -224,7 +257,7 @@ func MustDefine[T any](s Schema[T]) *Entity[T] {
 }
 
 // Name returns the entity type stored on every item.
-func (e *Entity[T]) Name() string { return e.name }
+func (e *entityDef) Name() string { return e.name }
 
 // checkNotStored returns a *ValidationError when a field of the entity is
 // stored under attr, an attribute the library writes itself (what, e.g.
@@ -233,7 +266,7 @@ func (e *Entity[T]) Name() string { return e.name }
 // as "META"). A field whose attribute differs from attr only in case is
 // refused too: decoding matches attribute names ignoring case, as
 // attributevalue does, so the field would read back attr's value.
-func (e *Entity[T]) checkNotStored(attr, what string) error {
+func (e *entityDef) checkNotStored(attr, what string) error {
 	for _, f := range e.fields {
 		switch {
 		case f.Attr == attr:
@@ -256,7 +289,7 @@ func where(index, key string) string {
 }
 
 // field returns the named field or a ValidationError.
-func (e *Entity[T]) field(name string) (*model.Field, error) {
+func (e *entityDef) field(name string) (*model.Field, error) {
 	if f := e.byName[name]; f != nil {
 		return f, nil
 	}
@@ -269,7 +302,7 @@ func (e *Entity[T]) field(name string) (*model.Field, error) {
 // field tagged `dynamodbav:"-"` is said to be excluded by its tag: it
 // exists, but is never stored, so no key, index, guard or update can use
 // it.
-func (e *Entity[T]) unknownField(where, role, name string) *ValidationError {
+func (e *entityDef) unknownField(where, role, name string) *ValidationError {
 	if where == "" {
 		where = name
 	}
@@ -286,7 +319,7 @@ func (e *Entity[T]) unknownField(where, role, name string) *ValidationError {
 // field has in v: as the item codec stores it, except that times use the
 // fixed-width key form so that they sort by instant. It is nil when the
 // attribute is not stored (nil pointer, omitempty zero).
-func (e *Entity[T]) marshalField(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+func (e *entityDef) marshalField(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	av, err := e.marshalKeyAttr(f, v)
 	if err == nil && av != nil && f.KeyMax > 0 {
 		err = e.checkKeyAttr(f, av)
@@ -298,7 +331,7 @@ func (e *Entity[T]) marshalField(f *model.Field, v reflect.Value) (types.Attribu
 }
 
 // marshalKeyAttr is marshalField without the size check.
-func (e *Entity[T]) marshalKeyAttr(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+func (e *entityDef) marshalKeyAttr(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	fv, ok := f.KeyValue(v)
 	if !ok {
 		return nil, nil
@@ -330,7 +363,7 @@ func (e *Entity[T]) marshalKeyAttr(f *model.Field, v reflect.Value) (types.Attri
 // marshalFieldPlain returns the attribute value the field has in v exactly
 // as the item codec stores it (nil when not stored), tag options (string,
 // omitempty, unixtime, …) applied as they are in an item.
-func (e *Entity[T]) marshalFieldPlain(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+func (e *entityDef) marshalFieldPlain(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	fv, ok := f.Get(v)
 	if !ok {
 		return nil, nil
@@ -340,9 +373,9 @@ func (e *Entity[T]) marshalFieldPlain(f *model.Field, v reflect.Value) (types.At
 	if plan := codec.For(e.typ); plan.HasField(f.Attr, f.Index) {
 		return plan.EncodeAttr(v, f.Attr)
 	}
-	var one T
-	fieldByIndexAlloc(reflect.ValueOf(&one).Elem(), f.Index).Set(fv)
-	item, err := codec.Marshal(&one, 0)
+	one := reflect.New(e.typ).Elem()
+	fieldByIndexAlloc(one, f.Index).Set(fv)
+	item, err := codec.For(e.typ).Encode(one, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +427,7 @@ func stampTime(now time.Time) time.Time {
 // field, rfc3339, date, …) to what a read decodes from the stored shape:
 // cut to the second, in local time for epoch numbers (time.Unix), in UTC
 // for the rfc3339 forms, midnight for a date (see codec.TimeForm.Stored).
-func (e *Entity[T]) truncateSeconds(rv reflect.Value) {
+func (e *entityDef) truncateSeconds(rv reflect.Value) {
 	for _, f := range e.fields {
 		if f.Form == codec.TimeDefault {
 			continue
@@ -420,7 +453,7 @@ func (e *Entity[T]) truncateSeconds(rv reflect.Value) {
 }
 
 // putPrimaryKey renders the primary key of rv into item.
-func (e *Entity[T]) putPrimaryKey(t *Table, rv reflect.Value, item map[string]types.AttributeValue) error {
+func (e *entityDef) putPrimaryKey(t *Table, rv reflect.Value, item map[string]types.AttributeValue) error {
 	if e.sk.defined() {
 		return e.putPrimaryKeyAVs(t, rv, item, make([]types.AttributeValueMemberS, 2))
 	}
@@ -430,7 +463,7 @@ func (e *Entity[T]) putPrimaryKey(t *Table, rv reflect.Value, item map[string]ty
 // putPrimaryKeyAVs renders the primary key of rv into item, using avs (two
 // values, or one for a table without a sort key) as the attribute values.
 // Both keys are rendered into one buffer and share one string.
-func (e *Entity[T]) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) error {
+func (e *entityDef) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) error {
 	var arr [192]byte
 	buf, err := appendKey(arr[:0], e.pk, rv, e.name, "", "PK")
 	if err != nil {

@@ -36,7 +36,7 @@ type foreignPlan struct {
 
 // compileForeign checks and records the schema's MatchKeys, KeyOnly and
 // Location.
-func (e *Entity[T]) compileForeign(s Schema[T]) error {
+func (e *entityDef) compileForeign(s Schema[reflect.Value]) error {
 	e.foreign.matchKeys = s.MatchKeys
 	for _, name := range s.KeyOnly {
 		f := e.byName[name]
@@ -86,7 +86,7 @@ func containsField(fs []*model.Field, f *model.Field) bool {
 
 // MatchKeys reports whether the entity recognises items without the entity
 // type attribute by their key shape ([Schema].MatchKeys).
-func (e *Entity[T]) MatchKeys() bool { return e.foreign.matchKeys }
+func (e *entityDef) MatchKeys() bool { return e.foreign.matchKeys }
 
 // decodeRest completes *out, decoded by the codec from item: the fields of
 // the primary key templates whose attributes item lacks are parsed from
@@ -124,7 +124,7 @@ func (e *Entity[T]) decodeRest(o *TableOptions, item map[string]types.AttributeV
 // fillKeyFields sets the fields of the primary key templates whose
 // attributes item lacks from item's key attributes (when it has them: a
 // projection may leave them out).
-func (e *Entity[T]) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
+func (e *entityDef) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
 	for _, k := range []struct {
 		ck   *compiledKey
 		attr string
@@ -155,7 +155,7 @@ func missingAny(item map[string]types.AttributeValue, fs []*model.Field) bool {
 
 // parseKeyMissing is parseKey setting only the fields item has no
 // attribute for: a stored attribute wins over the key's copy.
-func (e *Entity[T]) parseKeyMissing(k compiledKey, key string, dst reflect.Value, item map[string]types.AttributeValue) error {
+func (e *entityDef) parseKeyMissing(k compiledKey, key string, dst reflect.Value, item map[string]types.AttributeValue) error {
 	vals, err := k.tpl.Split(key)
 	if err != nil {
 		return err
@@ -174,9 +174,8 @@ func (e *Entity[T]) parseKeyMissing(k compiledKey, key string, dst reflect.Value
 
 // keysMatch reports whether item's primary key parses with the entity's
 // templates: how an item without the entity type attribute is recognised.
-func (e *Entity[T]) keysMatch(o *TableOptions, item map[string]types.AttributeValue) bool {
-	var one T
-	rv := reflect.ValueOf(&one).Elem()
+func (e *entityDef) keysMatch(o *TableOptions, item map[string]types.AttributeValue) bool {
+	rv := reflect.New(e.typ).Elem()
 	pk, ok := item[o.PartitionKey].(*types.AttributeValueMemberS)
 	if !ok || e.parseKey(e.pk, pk.Value, rv) != nil {
 		return false
@@ -191,7 +190,7 @@ func (e *Entity[T]) keysMatch(o *TableOptions, item map[string]types.AttributeVa
 // owns reports whether item is the entity's: its entity type attribute
 // names the entity, or it has none, the entity matches keys and item's
 // key parses with its templates.
-func (e *Entity[T]) owns(o *TableOptions, item map[string]types.AttributeValue) bool {
+func (e *entityDef) owns(o *TableOptions, item map[string]types.AttributeValue) bool {
 	if s, ok := item[o.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
 		return s.Value == e.name
 	}
@@ -206,7 +205,7 @@ func (e *Entity[T]) owns(o *TableOptions, item map[string]types.AttributeValue) 
 // such attribute. (A filter cannot test the key attributes of what is
 // queried, so the shape of an untyped item's key is checked by owns once
 // it is read: Query.mine.)
-func (e *Entity[T]) typeFilter(b *expr.Builder, o *TableOptions) string {
+func (e *entityDef) typeFilter(b *expr.Builder, o *TableOptions) string {
 	if !e.foreign.matchKeys {
 		return expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
 	}
@@ -231,13 +230,13 @@ func (r *Repo[T]) selection() migration.Selection {
 }
 
 // ownershipOf is writeplan.Ownership for the entity in table options o.
-func (e *Entity[T]) ownershipOf(o *TableOptions, i writeplan.Intent) writeplan.Condition {
+func (e *entityDef) ownershipOf(o *TableOptions, i writeplan.Intent) writeplan.Condition {
 	return writeplan.Ownership(i, o.PartitionKey, o.EntityTypeAttr, e.name, e.foreign.matchKeys)
 }
 
 // dropKeyOnly removes the KeyOnly fields' attributes from item, returning
 // the bytes they took.
-func (e *Entity[T]) dropKeyOnly(item map[string]types.AttributeValue) int {
+func (e *entityDef) dropKeyOnly(item map[string]types.AttributeValue) int {
 	n := 0
 	for _, f := range e.foreign.keyOnly {
 		if av, ok := item[f.Attr]; ok {

@@ -52,22 +52,22 @@ type IndexSchema[T any] struct {
 }
 
 // indexPlan is an IndexSchema resolved against T.
-type indexPlan[T any] struct {
+type indexPlan struct {
 	name           string
 	multi          bool
 	pk, sk         compiledKey // templated
 	pkAttr, skAttr string      // templated
 	partition      []*model.Field
 	sort           []*model.Field
-	when           func(T) bool
-	shards         int            // write shards of a templated index; 0 when not sharded
-	whenFields     []string       // as declared, for Table.Describe
-	deps           []*model.Field // every field the index's attributes depend on
-	keyFields      []*model.Field // the fields of a templated index's keys, each once
+	when           func(reflect.Value) bool // When, called with the item
+	shards         int                      // write shards of a templated index; 0 when not sharded
+	whenFields     []string                 // as declared, for Table.Describe
+	deps           []*model.Field           // every field the index's attributes depend on
+	keyFields      []*model.Field           // the fields of a templated index's keys, each once
 }
 
-func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
-	p := &indexPlan[T]{name: is.Name, when: is.When, whenFields: slices.Clone(is.WhenFields)}
+func (e *entityDef) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, error) {
+	p := &indexPlan{name: is.Name, when: is.When, whenFields: slices.Clone(is.WhenFields)}
 	switch {
 	case is.Shards == 1 || is.Shards < 0 || is.Shards > 100:
 		return nil, validationErr(e.name, where(is.Name, ""), "Shards must be 0 (not sharded) or 2-100, not %d", is.Shards)
@@ -165,7 +165,7 @@ func (e *Entity[T]) compileIndex(is IndexSchema[T]) (*indexPlan[T], error) {
 	return p, nil
 }
 
-func (e *Entity[T]) multiField(name, index string, sort bool) (*model.Field, error) {
+func (e *entityDef) multiField(name, index string, sort bool) (*model.Field, error) {
 	f := e.byName[name]
 	if f == nil {
 		return nil, e.unknownField(where(index, ""), "", name)
@@ -182,7 +182,7 @@ func (e *Entity[T]) multiField(name, index string, sort bool) (*model.Field, err
 // checkKeyAttr returns a *KeyError when av, the value of field f as a key
 // attribute of a multi-attribute index, is longer than DynamoDB allows.
 // Numbers (at most 38 digits) always fit.
-func (e *Entity[T]) checkKeyAttr(f *model.Field, av types.AttributeValue) error {
+func (e *entityDef) checkKeyAttr(f *model.Field, av types.AttributeValue) error {
 	n := 0
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
@@ -230,7 +230,7 @@ func scalarType(f *model.Field) (types.ScalarAttributeType, error) {
 	return "", fmt.Errorf("type %s is not a string, number, time or []byte", t)
 }
 
-func (e *Entity[T]) index(name string) (*indexPlan[T], error) {
+func (e *entityDef) index(name string) (*indexPlan, error) {
 	for _, p := range e.indexes {
 		if p.name == name {
 			return p, nil
@@ -243,7 +243,7 @@ func (e *Entity[T]) index(name string) (*indexPlan[T], error) {
 // avs (two values) for a templated index's keys. For a templated index
 // that applies, it returns the keys it set (sk "" when the index has no
 // sort key); pk is "" otherwise.
-func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) (pk, sk string, err error) {
+func (p *indexPlan) apply(e *entityDef, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) (pk, sk string, err error) {
 	if p.multi {
 		for _, f := range p.deps {
 			if !f.Present(rv) {
@@ -264,7 +264,7 @@ func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[strin
 		}
 		return "", "", nil
 	}
-	pk, sk, ok, err := p.render(e, v, rv)
+	pk, sk, ok, err := p.render(e, rv)
 	if err != nil {
 		return "", "", err
 	}
@@ -287,14 +287,14 @@ func (p *indexPlan[T]) apply(e *Entity[T], v T, rv reflect.Value, item map[strin
 // render renders a templated index's keys. ok is false when the item does
 // not belong in the index: a template field is absent or When is false.
 // Both keys share one string.
-func (p *indexPlan[T]) render(e *Entity[T], v T, rv reflect.Value) (pk, sk string, ok bool, err error) {
+func (p *indexPlan) render(e *entityDef, rv reflect.Value) (pk, sk string, ok bool, err error) {
 	base := model.StructBase(rv)
 	for _, f := range p.keyFields {
 		if !f.PresentAt(base, rv) {
 			return "", "", false, nil
 		}
 	}
-	if p.when != nil && !p.when(v) {
+	if p.when != nil && !p.when(rv) {
 		return "", "", false, nil
 	}
 	var arr [192]byte
@@ -333,7 +333,7 @@ func appendShard(dst []byte, shard int) []byte {
 // shardOf picks the write shard of the item rv: a hash of its rendered
 // primary key, so every write of one item lands in the same shard and an
 // update can recompute it from the key alone.
-func (e *Entity[T]) shardOf(rv reflect.Value, shards int) (int, error) {
+func (e *entityDef) shardOf(rv reflect.Value, shards int) (int, error) {
 	pk, err := e.renderKey(e.pk, rv, "", "PK")
 	if err != nil {
 		return 0, err

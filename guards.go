@@ -46,7 +46,7 @@ func (g *guardPlan) managed(f *model.Field) bool {
 	return f != nil && (f == g.version || f == g.created || f == g.updated)
 }
 
-func (e *Entity[T]) compileGuards(s Schema[T]) error {
+func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
 	g := &e.guards
 	inPrimary := func(f *model.Field) bool {
 		return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
@@ -141,7 +141,7 @@ func (e *Entity[T]) compileGuards(s Schema[T]) error {
 
 // encodeTTL stores the TTL field as epoch seconds, or leaves it out when
 // zero.
-func (e *Entity[T]) encodeTTL(rv reflect.Value, item map[string]types.AttributeValue) {
+func (e *entityDef) encodeTTL(rv reflect.Value, item map[string]types.AttributeValue) {
 	f := e.guards.ttl
 	if f == nil {
 		return
@@ -186,7 +186,7 @@ func ttlValue(f *model.Field, rv reflect.Value) types.AttributeValue {
 
 // stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt
 // always (or only when zero, with keepUpdated).
-func (e *Entity[T]) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
+func (e *entityDef) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
 	e.stampField(rv, e.guards.created, now, true)
 	e.stampField(rv, e.guards.updated, now, keepUpdated)
 }
@@ -194,7 +194,7 @@ func (e *Entity[T]) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
 // stampField sets the managed timestamp f of rv (nil: none) to now, cut to
 // the precision of the key formats holding it; with onlyZero, only when it
 // is zero.
-func (e *Entity[T]) stampField(rv reflect.Value, f *model.Field, now time.Time, onlyZero bool) {
+func (e *entityDef) stampField(rv reflect.Value, f *model.Field, now time.Time, onlyZero bool) {
 	if f == nil {
 		return
 	}
@@ -216,7 +216,7 @@ func (e *Entity[T]) stampField(rv reflect.Value, f *model.Field, now time.Time, 
 }
 
 // versionOf returns the version field of rv.
-func (e *Entity[T]) versionOf(rv reflect.Value) int64 {
+func (e *entityDef) versionOf(rv reflect.Value) int64 {
 	fv, ok := e.guards.version.Get(rv)
 	if !ok {
 		return 0
@@ -227,7 +227,7 @@ func (e *Entity[T]) versionOf(rv reflect.Value) int64 {
 	return int64(fv.Uint())
 }
 
-func (e *Entity[T]) setVersion(rv reflect.Value, n int64) {
+func (e *entityDef) setVersion(rv reflect.Value, n int64) {
 	fv := fieldByIndexAlloc(rv, e.guards.version.Index)
 	if fv.CanInt() {
 		fv.SetInt(n)
@@ -238,7 +238,7 @@ func (e *Entity[T]) setVersion(rv reflect.Value, n int64) {
 
 // versionIn is the version of the struct value rv, 0 for an unversioned
 // entity.
-func (r *Repo[T]) versionIn(rv reflect.Value) int64 {
+func (r *boundEntity) versionIn(rv reflect.Value) int64 {
 	if r.e.guards.version == nil {
 		return 0
 	}
@@ -247,7 +247,7 @@ func (r *Repo[T]) versionIn(rv reflect.Value) int64 {
 
 // versionCond is the condition "the stored version is the one read": for
 // 0, the item has no version yet.
-func (e *Entity[T]) versionCond(expected int64) writeplan.Condition {
+func (e *entityDef) versionCond(expected int64) writeplan.Condition {
 	attr := e.guards.version.Attr
 	eq := writeplan.AttrEq(attr, &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)})
 	if expected == 0 {
@@ -270,7 +270,7 @@ func (e *raceError) Unwrap() error { return e.err }
 
 // readSnapshot reads the item under key (strongly consistent). With all
 // false, only the attributes a guarded write needs are read.
-func (r *Repo[T]) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (writeplan.Snapshot, error) {
+func (r *boundEntity) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (writeplan.Snapshot, error) {
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
@@ -329,7 +329,7 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	if err != nil {
 		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
 	}
-	items, err := r.guardSwaps(r.e.guards.unique, nil, &v, owner)
+	items, err := r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
 	if err != nil {
 		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
 	}
@@ -345,7 +345,7 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 // millisecond for rfc3339milli and unixmilli, 0 when none cuts. A format
 // holding only the date is refused: the library's stamp has a time of day,
 // unless the field is stored as a date (tag option date), which cuts it.
-func (e *Entity[T]) stampCut(f *model.Field, role string) (time.Duration, error) {
+func (e *entityDef) stampCut(f *model.Field, role string) (time.Duration, error) {
 	if f == nil {
 		return 0, nil
 	}

@@ -28,7 +28,7 @@ type compiledKey struct {
 
 func (k compiledKey) defined() bool { return k.tpl.Raw != "" }
 
-func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, error) {
+func (e *entityDef) compileKey(tpl, index, key string, sort bool) (compiledKey, error) {
 	kt, err := keys.Parse(tpl)
 	if err != nil {
 		return compiledKey{}, &ValidationError{Entity: e.name, Field: where(index, key), Reason: "bad key template", Err: err}
@@ -49,7 +49,7 @@ func (e *Entity[T]) compileKey(tpl, index, key string, sort bool) (compiledKey, 
 	return ck, nil
 }
 
-func (e *Entity[T]) keyField(p *keys.Part, index, key string) (*model.Field, error) {
+func (e *entityDef) keyField(p *keys.Part, index, key string) (*model.Field, error) {
 	name := p.Field
 	f := e.byName[name]
 	if f == nil {
@@ -63,7 +63,7 @@ func (e *Entity[T]) keyField(p *keys.Part, index, key string) (*model.Field, err
 
 // renderKey renders a compiled template from struct value v. Missing or
 // empty fields are reported in a *KeyError.
-func (e *Entity[T]) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
+func (e *entityDef) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
 	var arr [128]byte
 	buf, err := appendKey(arr[:0], k, v, e.name, index, attr)
 	if err != nil {
@@ -143,7 +143,7 @@ func keyLimit(sort bool) int {
 
 // parseKey fills dst's template fields from a rendered key: the inverse of
 // rendering.
-func (e *Entity[T]) parseKey(k compiledKey, key string, dst reflect.Value) error {
+func (e *entityDef) parseKey(k compiledKey, key string, dst reflect.Value) error {
 	vals, err := k.tpl.Split(key)
 	if err != nil {
 		return err

@@ -69,7 +69,7 @@ func (r *Repo[T]) BackfillMigration(id string) Migration {
 // the struct: the primary key, templated index keys, and the attributes of
 // multi-attribute index keys (stored in their key form: see
 // IndexSchema.PartitionAttrs).
-func (e *Entity[T]) managedAttrs(t *Table) []string {
+func (e *entityDef) managedAttrs(t *Table) []string {
 	out := []string{t.opts.PartitionKey}
 	if e.sk.defined() && t.opts.SortKey != "" {
 		out = append(out, t.opts.SortKey)
@@ -91,7 +91,7 @@ func (e *Entity[T]) managedAttrs(t *Table) []string {
 
 // sourceAttrs returns the attributes the managed attributes are rendered
 // from: the key template fields, index template and predicate fields.
-func (e *Entity[T]) sourceAttrs() []string {
+func (e *entityDef) sourceAttrs() []string {
 	var out []string
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
 		out = appendAttr(out, f.Attr)
@@ -160,7 +160,7 @@ func (r *Repo[T]) planRewrite(item map[string]types.AttributeValue) (*migration.
 
 // reread reads the item at key consistently; nil when it is gone or is no
 // longer of this entity.
-func (r *Repo[T]) reread(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+func (r *boundEntity) reread(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	out, err := migrationClient{r.t}.GetItem(ctx, &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, fmt.Errorf("singletable: backfill %s: read: %w", r.e.name, err)
@@ -173,7 +173,7 @@ func (r *Repo[T]) reread(ctx context.Context, key map[string]types.AttributeValu
 
 // applyRewrite makes the rewrite w of the item old: an update of its
 // index attributes, or a re-key.
-func (r *Repo[T]) applyRewrite(ctx context.Context, w *migration.Rewrite, old map[string]types.AttributeValue) error {
+func (r *boundEntity) applyRewrite(ctx context.Context, w *migration.Rewrite, old map[string]types.AttributeValue) error {
 	if w.KeyChanged {
 		return r.rekey(ctx, w, old)
 	}
@@ -193,7 +193,7 @@ func holds(a string, av types.AttributeValue) writeplan.Check {
 // existing item of the entity (the write plan's ownership condition),
 // provided the attributes they are rendered from, and the ones it changes,
 // still hold the values read.
-func (r *Repo[T]) updateIndexAttrs(ctx context.Context, w *migration.Rewrite, old map[string]types.AttributeValue) error {
+func (r *boundEntity) updateIndexAttrs(ctx context.Context, w *migration.Rewrite, old map[string]types.AttributeValue) error {
 	t := r.t
 	var eb expr.Builder
 	var u expr.Update
@@ -239,7 +239,7 @@ func (r *Repo[T]) updateIndexAttrs(ctx context.Context, w *migration.Rewrite, ol
 // entity's existing item (the write plan's ownership condition), every
 // attribute read holds its value, and no attribute of T that was absent
 // exists.
-func (r *Repo[T]) unchanged(old map[string]types.AttributeValue) (writeplan.CondExpr, error) {
+func (r *boundEntity) unchanged(old map[string]types.AttributeValue) (writeplan.CondExpr, error) {
 	var still []writeplan.Check
 	for _, a := range slices.Sorted(maps.Keys(old)) {
 		still = append(still, holds(a, old[a]))
@@ -255,7 +255,7 @@ func (r *Repo[T]) unchanged(old map[string]types.AttributeValue) (writeplan.Cond
 // rekey moves the item to its new primary key in one transaction: a put
 // that must create the item (the write plan's condition of a create), a
 // delete of the unchanged old item, and the hand-over of its unique guards.
-func (r *Repo[T]) rekey(ctx context.Context, w *migration.Rewrite, old map[string]types.AttributeValue) error {
+func (r *boundEntity) rekey(ctx context.Context, w *migration.Rewrite, old map[string]types.AttributeValue) error {
 	t := r.t
 	if err := itemsize.Check(w.NewItem); err != nil {
 		return &ValidationError{Entity: r.e.name, Reason: "re-keyed item too large", Err: err}
@@ -324,7 +324,7 @@ func (r *Repo[T]) rekey(ctx context.Context, w *migration.Rewrite, old map[strin
 // moveGuard hands a unique guard item over to the item's new key, on the
 // write plan's condition for guard items: it belongs to the old key (or is
 // missing, which the move repairs).
-func (r *Repo[T]) moveGuard(g migration.Guard, w *migration.Rewrite) (types.TransactWriteItem, error) {
+func (r *boundEntity) moveGuard(g migration.Guard, w *migration.Rewrite) (types.TransactWriteItem, error) {
 	t := r.t
 	var eb expr.Builder
 	var u expr.Update
@@ -352,7 +352,7 @@ func (r *Repo[T]) moveGuard(g migration.Guard, w *migration.Rewrite) (types.Tran
 // exactly the one the re-key would write, the move was already made (by
 // the application writing the new key): the old item is deleted, on the
 // same condition. Otherwise the item fails with ErrAlreadyExists.
-func (r *Repo[T]) occupied(ctx context.Context, w *migration.Rewrite, old, there map[string]types.AttributeValue, cause error) error {
+func (r *boundEntity) occupied(ctx context.Context, w *migration.Rewrite, old, there map[string]types.AttributeValue, cause error) error {
 	t := r.t
 	if len(there) == 0 {
 		out, err := migrationClient{t}.GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.name, Key: t.primaryKeyOf(w.NewItem), ConsistentRead: aws.Bool(true)})

@@ -196,7 +196,7 @@ func (r *Repo[T]) planClaim(ctx context.Context, item map[string]types.Attribute
 }
 
 // readItem reads the item under key consistently (nil when none).
-func (r *Repo[T]) readItem(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+func (r *boundEntity) readItem(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
 	out, err := r.t.api(ctx, r.e.name).GetItem(ctx, &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, fmt.Errorf("singletable: guards %s: read: %w", r.e.name, err)
@@ -205,7 +205,7 @@ func (r *Repo[T]) readItem(ctx context.Context, key map[string]types.AttributeVa
 }
 
 // ownerIs reports whether the guard item g belongs to owner.
-func (r *Repo[T]) ownerIs(g, owner map[string]types.AttributeValue) bool {
+func (r *boundEntity) ownerIs(g, owner map[string]types.AttributeValue) bool {
 	if !avEqual(g[guardOwnerPK], owner[r.t.opts.PartitionKey]) {
 		return false
 	}
@@ -232,7 +232,7 @@ func (r *Repo[T]) holdsValue(u *uniquePlan, hold, key map[string]types.Attribute
 // stillAsRead is the transaction's check that the item under key is as
 // read: absent if it was, else of the same type and with the attributes
 // of fields unchanged.
-func (r *Repo[T]) stillAsRead(key, read map[string]types.AttributeValue, fields []*model.Field) (types.TransactWriteItem, error) {
+func (r *boundEntity) stillAsRead(key, read map[string]types.AttributeValue, fields []*model.Field) (types.TransactWriteItem, error) {
 	t := r.t
 	var cond writeplan.Condition
 	if len(read) == 0 {

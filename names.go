@@ -35,7 +35,7 @@ import (
 
 // attrOf resolves name, the head of a name path in a condition on e's
 // items in table t: the attribute it stands for, and whether it is known.
-func (e *Entity[T]) attrOf(t *Table, name string) (string, bool) {
+func (e *entityDef) attrOf(t *Table, name string) (string, bool) {
 	if f := e.byName[name]; f != nil {
 		return f.Attr, true
 	}
@@ -57,7 +57,7 @@ func (e *Entity[T]) attrOf(t *Table, name string) (string, bool) {
 // unknownName is the *ValidationError for a name in a condition (role:
 // "filter", "condition") that is neither a field of e nor an attribute
 // its items are stored with.
-func (e *Entity[T]) unknownName(role, name string) *ValidationError {
+func (e *entityDef) unknownName(role, name string) *ValidationError {
 	if e.excluded[name] {
 		return validationErr(e.name, name, "%s names field %s, which is excluded by its dynamodbav:\"-\" tag (it is never stored)", role, name)
 	}
@@ -66,7 +66,7 @@ func (e *Entity[T]) unknownName(role, name string) *ValidationError {
 
 // condNames is the resolver of the names of a caller's condition (role as
 // for unknownName) on e's items in table t.
-func (e *Entity[T]) condNames(t *Table, role string) expr.Resolver {
+func (e *entityDef) condNames(t *Table, role string) expr.Resolver {
 	return func(name string) (string, error) {
 		if a, ok := e.attrOf(t, name); ok {
 			return a, nil
@@ -82,11 +82,11 @@ type attrNamer interface {
 	excludes(name string) bool
 }
 
-func (e *Entity[T]) excludes(name string) bool { return e.excluded[name] }
+func (e *entityDef) excludes(name string) bool { return e.excluded[name] }
 
 // condNames is the resolver of the names of the caller's conditions on
 // r's items.
-func (r *Repo[T]) condNames() expr.Resolver { return r.e.condNames(r.t, "condition") }
+func (r *boundEntity) condNames() expr.Resolver { return r.e.condNames(r.t, "condition") }
 
 // collectionNames is the resolver of the names of a collection's filter:
 // a name resolves when the targets that know it agree on its attribute

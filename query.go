@@ -248,7 +248,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	var parts []string // the partition's key values
 	nPart := 1         // how many of conds are the partition's
 	p := &plan{}
-	var idx *indexPlan[T]
+	var idx *indexPlan
 	if q.index != "" {
 		idx, _ = e.index(q.index)
 	}
@@ -765,7 +765,7 @@ func predecessor(E string) string {
 
 // multiKey builds the key conditions of a multi-attribute index: equality
 // on every partition attribute, then the sort attributes left to right.
-func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []string, error) {
+func (q *Query[T]) multiKey(idx *indexPlan, kv reflect.Value) ([]keyCond, []string, error) {
 	var conds []keyCond
 	var parts []string
 	for _, f := range idx.partition {
@@ -782,7 +782,7 @@ func (q *Query[T]) multiKey(idx *indexPlan[T], kv reflect.Value) ([]keyCond, []s
 
 // multiValue is the key attribute value of field f of kv in a
 // multi-attribute index.
-func (q *Query[T]) multiValue(idx *indexPlan[T], f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+func (q *Query[T]) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	e := q.r.e
 	if !f.Present(v) {
 		return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
@@ -796,7 +796,7 @@ func (q *Query[T]) multiValue(idx *indexPlan[T], f *model.Field, v reflect.Value
 
 // multiSort builds the sort key conditions of a multi-attribute index:
 // the sort attributes left to right.
-func (q *Query[T]) multiSort(idx *indexPlan[T], kv reflect.Value) ([]keyCond, error) {
+func (q *Query[T]) multiSort(idx *indexPlan, kv reflect.Value) ([]keyCond, error) {
 	e := q.r.e
 	if q.kind == sortNone {
 		return nil, nil

@@ -58,7 +58,9 @@ type writeOptions struct {
 }
 
 // notExists holds when the item does not exist.
-func (r *Repo[T]) notExists() writeplan.Check { return writeplan.AttrNotExists(r.t.opts.PartitionKey) }
+func (r *boundEntity) notExists() writeplan.Check {
+	return writeplan.AttrNotExists(r.t.opts.PartitionKey)
+}
 
 // Get reads the item with key's primary key fields ([GetItem]). It returns
 // [ErrNotFound] when there is no such item of this entity.
@@ -93,7 +95,7 @@ func (r *Repo[T]) Get(ctx context.Context, key T, optFns ...func(*ReadOptions)) 
 // isMine reports whether item belongs to this repository's entity.
 // An item without the entity type attribute is when the entity matches
 // keys and its key parses with the entity's templates ([Schema].MatchKeys).
-func (r *Repo[T]) isMine(item map[string]types.AttributeValue) bool {
+func (r *boundEntity) isMine(item map[string]types.AttributeValue) bool {
 	if s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
 		return s.Value == r.e.name
 	}
@@ -220,7 +222,7 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 // attribute, the fields' attributes and the primary key attributes, from
 // which decoding fills the fields of the key templates (and tells an
 // untyped item's entity, see Schema.MatchKeys).
-func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
+func (r *boundEntity) projectionAttrs(fields []string) ([]string, error) {
 	attrs := make([]string, 0, len(fields)+4)
 	attrs = append(attrs, r.t.opts.EntityTypeAttr)
 	for _, name := range fields {
@@ -237,7 +239,7 @@ func (r *Repo[T]) projectionAttrs(fields []string) ([]string, error) {
 // fieldsProjection writes the projection of a read of fields ([ReadOptions].Fields):
 // the entity type, the fields' attributes and then extra attributes,
 // checked against DynamoDB's expression limits.
-func (r *Repo[T]) fieldsProjection(fields []string, extra ...string) (*string, map[string]string, error) {
+func (r *boundEntity) fieldsProjection(fields []string, extra ...string) (*string, map[string]string, error) {
 	attrs, err := r.projectionAttrs(fields)
 	if err != nil {
 		return nil, nil, err

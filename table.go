@@ -137,13 +137,10 @@ func (p physicalIndex) equal(q physicalIndex) bool {
 		slices.Equal(p.partition, q.partition) && slices.Equal(p.sort, q.sort)
 }
 
-func (e *Entity[T]) info() entityInfo {
+func (e *entityDef) info() entityInfo {
 	ei := entityInfo{name: e.name, describe: e.describe}
 	if f := e.guards.ttl; f != nil {
 		ei.ttlAttr = f.Attr
-	}
-	if len(e.guards.unique) > 0 {
-		ei.guardReleases = e.guardReleases
 	}
 	for _, p := range e.indexes {
 		pi := physicalIndex{name: p.name, multi: p.multi}
@@ -223,8 +220,16 @@ func (t *Table) indexes() []physicalIndex {
 
 // Repo is the typed repository of one entity in one table.
 type Repo[T any] struct {
-	t *Table
+	boundEntity
 	e *Entity[T]
+}
+
+// boundEntity is an entity's declaration bound to a table: what the parts of
+// a repository that do not depend on T work with, compiled once rather
+// than once per entity type.
+type boundEntity struct {
+	t *Table
+	e *entityDef
 }
 
 // Bind binds entity e to table t and returns its typed repository,
@@ -240,16 +245,20 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if t.opts.OmitEntityType && !e.foreign.matchKeys {
 		return nil, validationErr(e.name, "MatchKeys", "table %s omits the entity type attribute (OmitEntityType), so the entity must recognise its items by their keys: set Schema.MatchKeys", t.name)
 	}
-	if err := t.register(e.info(), e.sk.defined()); err != nil {
+	ei := e.info()
+	if len(e.guards.unique) > 0 {
+		ei.guardReleases = e.guardReleases
+	}
+	if err := t.register(ei, e.sk.defined()); err != nil {
 		return nil, err
 	}
-	return &Repo[T]{t: t, e: e}, nil
+	return &Repo[T]{boundEntity{t, &e.entityDef}, e}, nil
 }
 
 // checkTableAttrs refuses an entity with a field stored under one of the
 // attributes the table's options name (its keys and the entity type
 // attribute), which every write sets: see [Entity.checkNotStored].
-func (e *Entity[T]) checkTableAttrs(t *Table) error {
+func (e *entityDef) checkTableAttrs(t *Table) error {
 	o := t.opts
 	attrs := []struct{ name, what string }{
 		{o.PartitionKey, "table " + t.name + "'s partition key attribute"},
@@ -267,7 +276,7 @@ func (e *Entity[T]) checkTableAttrs(t *Table) error {
 	return nil
 }
 
-// MustBind is like [Bind] but panics on error: binding mistakes are
+// MustBind is like [Bind] but panics on error: boundEntity mistakes are
 // programming errors found at start-up, like a bad regexp in MustCompile.
 func MustBind[T any](t *Table, e *Entity[T]) *Repo[T] {
 	r, err := Bind(t, e)

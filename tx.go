@@ -409,7 +409,7 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 // putTxItem makes the transaction item putting item, whose primary key is
 // key (nil to leave it to Txn.add) and whose size is size (as
 // [Entity.encodeSized] measured it), under cond (which may be empty).
-func (r *Repo[T]) putTxItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
+func (r *boundEntity) putTxItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
 	put := &types.Put{TableName: &r.t.name, Item: item}
 	if !cond.Empty() {
 		ce, err := r.buildCond(cond)

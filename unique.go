@@ -65,7 +65,7 @@ func (u *uniquePlan) attrs() []string {
 }
 
 // compileUnique checks and compiles the schema's Unique declarations.
-func (e *Entity[T]) compileUnique(decl []Unique, inPrimary func(*model.Field) bool) error {
+func (e *entityDef) compileUnique(decl []Unique, inPrimary func(*model.Field) bool) error {
 	g := &e.guards
 	seen := map[string]bool{}
 	for _, d := range decl {
@@ -134,7 +134,7 @@ const hashMark = "$SHA256:"
 
 // guardKey renders the key of the guard item claiming u's values in rv;
 // ok is false when a value is absent (the tuple claims nothing).
-func (r *Repo[T]) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
+func (r *boundEntity) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
 	for _, f := range u.fields {
 		if !f.Present(rv) {
 			return nil, false, nil
@@ -167,12 +167,12 @@ func (r *Repo[T]) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]type
 }
 
 // ownerCond holds when the guard item does not exist or belongs to owner.
-func (r *Repo[T]) ownerCond(owner map[string]types.AttributeValue) writeplan.Condition {
+func (r *boundEntity) ownerCond(owner map[string]types.AttributeValue) writeplan.Condition {
 	return writeplan.Own(writeplan.AnyOf(r.notExists(), r.ownedBy(owner)))
 }
 
 // ownedBy holds when the guard item belongs to owner.
-func (r *Repo[T]) ownedBy(owner map[string]types.AttributeValue) writeplan.Check {
+func (r *boundEntity) ownedBy(owner map[string]types.AttributeValue) writeplan.Check {
 	mine := writeplan.AttrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
 	if r.t.opts.SortKey != "" {
 		mine = writeplan.AllOf(mine, writeplan.AttrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
@@ -181,7 +181,7 @@ func (r *Repo[T]) ownedBy(owner map[string]types.AttributeValue) writeplan.Check
 }
 
 // guardItem is the guard item under key claimed by owner.
-func (r *Repo[T]) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
+func (r *boundEntity) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
 	item := map[string]types.AttributeValue{
 		r.t.opts.EntityTypeAttr: &types.AttributeValueMemberS{Value: UniqueGuardType},
 		guardOwnerPK:            owner[r.t.opts.PartitionKey],
@@ -196,7 +196,7 @@ func (r *Repo[T]) guardItem(key, owner map[string]types.AttributeValue) map[stri
 }
 
 // guardPut claims a unique value for owner.
-func (r *Repo[T]) guardPut(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
+func (r *boundEntity) guardPut(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
 	item := r.guardItem(key, owner)
 	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
@@ -220,7 +220,7 @@ func (r *Repo[T]) guardPut(u *uniquePlan, key, owner map[string]types.AttributeV
 // were adopted, see [Repo.UniqueGuardMigration]), the release fails with a
 // *foreignGuardError: a single write is then made again without it, since
 // the value was never the item's to release.
-func (r *Repo[T]) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
+func (r *boundEntity) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
 	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
@@ -271,23 +271,23 @@ func withoutReleases(items []txItem, foreign []itemID) []txItem {
 }
 
 // guardSwaps returns the guard items that move the uniques in us from
-// their values in oldV to those in newV (either may be nil: no item
-// before, or no item after). A tuple whose values are all unchanged keeps
+// their values in oldV to those in newV, the items as struct values
+// (either may be the zero Value: no item before, or no item after). A tuple whose values are all unchanged keeps
 // its guard; a change of any of its fields releases the old tuple's guard
 // and claims the new one's.
-func (r *Repo[T]) guardSwaps(us []*uniquePlan, oldV, newV *T, owner map[string]types.AttributeValue) ([]txItem, error) {
+func (r *boundEntity) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[string]types.AttributeValue) ([]txItem, error) {
 	var items []txItem
 	for _, u := range us {
 		var oldKey, newKey map[string]types.AttributeValue
 		var hadOld, hasNew bool
 		var err error
-		if oldV != nil {
-			if oldKey, hadOld, err = r.guardKey(u, reflect.ValueOf(oldV).Elem()); err != nil {
+		if oldV.IsValid() {
+			if oldKey, hadOld, err = r.guardKey(u, oldV); err != nil {
 				return nil, err
 			}
 		}
-		if newV != nil {
-			if newKey, hasNew, err = r.guardKey(u, reflect.ValueOf(newV).Elem()); err != nil {
+		if newV.IsValid() {
+			if newKey, hasNew, err = r.guardKey(u, newV); err != nil {
 				return nil, err
 			}
 		}

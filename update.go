@@ -54,9 +54,17 @@ import (
 //
 // [UpdateItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html
 type Update[T any] struct {
-	r      *Repo[T]
-	key    T
-	vals   T // holds the values of set fields
+	updateSpec
+	r    *Repo[T]
+	key  T
+	vals T // holds the values of set fields
+}
+
+// updateSpec is what an Update says, apart from its key and values: the
+// part that does not depend on T, compiled once rather than once per
+// entity type. Its r is the repository's boundEntity.
+type updateSpec struct {
+	r      *boundEntity
 	set    []*model.Field
 	remove []*model.Field
 	ops    []fieldOp // Add, Subtract, Append, Prepend, Delete, SetIfNotExists
@@ -72,10 +80,10 @@ type Update[T any] struct {
 // Update starts a partial update of the item with key's primary key. The
 // item must exist unless [Update.Upsert] is called.
 func (r *Repo[T]) Update(key T) *Update[T] {
-	return &Update[T]{r: r, key: key}
+	return &Update[T]{updateSpec: updateSpec{r: &r.boundEntity}, r: r, key: key}
 }
 
-func (u *Update[T]) fieldFor(name string, op string) *model.Field {
+func (u *updateSpec) fieldFor(name string, op string) *model.Field {
 	f, err := u.r.e.field(name)
 	if err != nil {
 		u.errs = append(u.errs, err)
@@ -94,7 +102,7 @@ func (u *Update[T]) fieldFor(name string, op string) *model.Field {
 
 // setsOrRemoves reports whether the update sets or removes f (not by an
 // operator).
-func (u *Update[T]) setsOrRemoves(f *model.Field) bool {
+func (u *updateSpec) setsOrRemoves(f *model.Field) bool {
 	return slices.Contains(u.set, f) || slices.Contains(u.remove, f)
 }
 
@@ -323,7 +331,7 @@ func appliedDecodeErr(op, entity string, err error) error {
 // listOnNull reports whether err is DynamoDB's refusal of a list_append
 // whose list is not a list (a NULL): the update appends or prepends, has
 // not read its lists yet, and may read (an Idempotent update may not).
-func (u *Update[T]) listOnNull(err error) bool {
+func (u *updateSpec) listOnNull(err error) bool {
 	if u.readLists || u.token != "" || !slices.ContainsFunc(u.ops, func(o fieldOp) bool { return o.kind == opAppend || o.kind == opPrepend }) {
 		return false
 	}
@@ -336,9 +344,6 @@ func (u *Update[T]) listOnNull(err error) bool {
 // what it changes (to recognise it applied after a lost response). x says
 // what the update expects and holds what was read before it (x.Snap).
 func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (in *dynamodb.UpdateItemInput, eff updateEffect, after T, err error) {
-	r, e := u.r, u.r.e
-	g := &e.guards
-	now := stampTime(r.t.opts.Now())
 	// merged holds every value known after the update: the key fields,
 	// the set fields (removed fields stay zero), the managed fields, and
 	// the fields read before the update.
@@ -346,7 +351,16 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	if err != nil {
 		return nil, updateEffect{}, after, err
 	}
-	mv := reflect.ValueOf(&merged).Elem()
+	in, eff, err = u.updateSpec.build(key, x, reflect.ValueOf(&merged).Elem(), fromSnap)
+	return in, eff, merged, err
+}
+
+// build is [Update.build] past merging: mv is the merged item (an
+// addressable T), fromSnap the fields merged from the snapshot.
+func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (in *dynamodb.UpdateItemInput, eff updateEffect, err error) {
+	r, e := u.r, u.r.e
+	g := &e.guards
+	now := stampTime(r.t.opts.Now())
 	touched := map[*model.Field]bool{}
 	set := slices.Clone(u.set)
 	if g.updated != nil {
@@ -393,19 +407,18 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
 			av, err := e.marshalFieldPlain(f, mv)
 			if err != nil {
-				return nil, updateEffect{}, after, err
+				return nil, updateEffect{}, err
 			}
 			if av != nil && !touched[f] && !containsField(e.foreign.keyOnly, f) {
 				ub.Set(b.Name(f.Attr), b.Value(av))
 			}
 		}
 		if g.created != nil {
-			var stamped T
-			sv := reflect.ValueOf(&stamped).Elem()
+			sv := reflect.New(e.typ).Elem()
 			e.stamp(sv, now, false)
 			av, err := e.marshalFieldPlain(g.created, sv)
 			if err != nil {
-				return nil, updateEffect{}, after, &ValidationError{Entity: e.name, Field: g.created.Name, Reason: "cannot encode", Err: err}
+				return nil, updateEffect{}, &ValidationError{Entity: e.name, Field: g.created.Name, Reason: "cannot encode", Err: err}
 			}
 			ub.SetIfNotExists(b.Name(g.created.Attr), b.Value(av))
 		}
@@ -446,10 +459,10 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		}
 		var ke *KeyError
 		if errors.As(err, &ke) {
-			return nil, eff, after, ke
+			return nil, eff, ke
 		}
 		if err != nil {
-			return nil, eff, after, &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
+			return nil, eff, &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
 		}
 		setAV(f, av)
 	}
@@ -458,11 +471,11 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	}
 	for _, o := range ops {
 		if multiAttr[o.f] {
-			return nil, updateEffect{}, after, &KeyError{Entity: e.name, Key: o.f.Attr, Missing: []string{o.f.Name},
+			return nil, updateEffect{}, &KeyError{Entity: e.name, Key: o.f.Attr, Missing: []string{o.f.Name},
 				Err: fmt.Errorf("%s on a multi-attribute key attribute cannot keep the index key canonical; use Set", o.name)}
 		}
 		if err := o.write(&b, &ub); err != nil {
-			return nil, eff, after, &ValidationError{Entity: e.name, Field: o.f.Name, Reason: "cannot encode", Err: err}
+			return nil, eff, &ValidationError{Entity: e.name, Field: o.f.Name, Reason: "cannot encode", Err: err}
 		}
 	}
 	switch {
@@ -472,7 +485,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 		eff.versionAttr, eff.version = g.version.Attr, x.Version+1
 	}
 	known := u.known(fromSnap)
-	var rerender []*indexPlan[T]
+	var rerender []*indexPlan
 	var unknown []indexNeed
 	for _, p := range e.indexes {
 		if p.multi {
@@ -497,12 +510,12 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	if len(unknown) > 0 {
 		// readFields reads every field a touched index needs, so this is
 		// a bug, not a caller's mistake; never write a stale key.
-		return nil, updateEffect{}, after, unknownKeyFields(e.name, unknown, "the update changes part of these keys but the other fields are unknown")
+		return nil, updateEffect{}, unknownKeyFields(e.name, unknown, "the update changes part of these keys but the other fields are unknown")
 	}
 	for _, p := range rerender {
-		pk, sk, ok, err := p.render(e, merged, mv)
+		pk, sk, ok, err := p.render(e, mv)
 		if err != nil {
-			return nil, updateEffect{}, after, err
+			return nil, updateEffect{}, err
 		}
 		if ok {
 			ub.Set(b.Name(p.pkAttr), b.ValueS(pk))
@@ -531,7 +544,7 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	}
 	condText, err := cond.Write(&b, r.condNames())
 	if err != nil {
-		return nil, updateEffect{}, after, condErr(e.name, "bad update condition", err)
+		return nil, updateEffect{}, condErr(e.name, "bad update condition", err)
 	}
 	update := ub.String()
 	in = &dynamodb.UpdateItemInput{
@@ -549,13 +562,13 @@ func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (
 	if err := checkExprLimits(e.name, exprParts{kinds: []string{"update", "condition"},
 		exprs: []*string{in.UpdateExpression, in.ConditionExpression}, update: in.UpdateExpression,
 		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
-		return nil, eff, after, err
+		return nil, eff, err
 	}
 	if hasCond {
 		// Tells "missing item" from "condition false" from "stale version".
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	return in, eff, merged, nil
+	return in, eff, nil
 }
 
 // merged returns the item's values as the update leaves them, as far as
@@ -617,7 +630,7 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 }
 
 // known is the set of fields whose values after the update are known.
-func (u *Update[T]) known(fromSnap map[*model.Field]bool) map[*model.Field]bool {
+func (u *updateSpec) known(fromSnap map[*model.Field]bool) map[*model.Field]bool {
 	e := u.r.e
 	known := map[*model.Field]bool{}
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
@@ -638,7 +651,7 @@ func (u *Update[T]) known(fromSnap map[*model.Field]bool) map[*model.Field]bool 
 // changes depends on them and the update does not give them: the other
 // fields of a touched templated index, and the fields an operator changes
 // in any index (the result is only known from the stored value).
-func (u *Update[T]) indexReads() []*model.Field {
+func (u *updateSpec) indexReads() []*model.Field {
 	var out []*model.Field
 	for _, n := range u.indexNeeds() {
 		for _, f := range n.fields {
@@ -656,7 +669,7 @@ type indexNeed struct {
 }
 
 // indexNeeds lists, per index, the fields indexReads reads for it.
-func (u *Update[T]) indexNeeds() []indexNeed {
+func (u *updateSpec) indexNeeds() []indexNeed {
 	e := u.r.e
 	g := &e.guards
 	touched := func(f *model.Field) bool {
@@ -714,7 +727,7 @@ func unknownKeyFields(entity string, needs []indexNeed, why string) *KeyError {
 
 // givesEveryIndex reports whether the update gives every field of every
 // index key of the entity (key fields, set and removed fields, UpdatedAt).
-func (u *Update[T]) givesEveryIndex() bool {
+func (u *updateSpec) givesEveryIndex() bool {
 	known := u.known(nil)
 	for _, p := range u.r.e.indexes {
 		for _, f := range p.deps {
@@ -727,15 +740,14 @@ func (u *Update[T]) givesEveryIndex() bool {
 }
 
 // operates reports whether an operator of the update changes f.
-func (u *Update[T]) operates(f *model.Field) bool {
+func (u *updateSpec) operates(f *model.Field) bool {
 	return slices.ContainsFunc(u.ops, func(o fieldOp) bool { return o.f == f })
 }
 
 // check encodes the values the update sets and adds, so that bad values
 // are refused before the update reads or sends anything.
-func (u *Update[T]) check() error {
+func (u *updateSpec) check(vv reflect.Value) error {
 	e := u.r.e
-	vv := reflect.ValueOf(&u.vals).Elem()
 	for _, f := range u.set {
 		if f == e.guards.ttl {
 			continue
@@ -788,7 +800,7 @@ func (u *Update[T]) check() error {
 }
 
 // readReason says why an update reads the item first.
-func (u *Update[T]) readReason(reads []*model.Field, whole bool) string {
+func (u *updateSpec) readReason(reads []*model.Field, whole bool) string {
 	var names []string
 	for _, f := range reads {
 		names = append(names, f.Name)

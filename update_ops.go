@@ -130,7 +130,7 @@ func (u *Update[T]) Subtract(name string, n any) *Update[T] {
 
 // numberOp records an ADD of n (shown to the caller as given) to f after
 // checking that f is a number that can hold it.
-func (u *Update[T]) numberOp(f *model.Field, name, op string, given, n any) {
+func (u *updateSpec) numberOp(f *model.Field, name, op string, given, n any) {
 	nv := reflect.ValueOf(n)
 	if !isNumberKind(nv.Kind()) {
 		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s takes a number, got %T", op, given))
@@ -165,10 +165,10 @@ func (u *Update[T]) numberOp(f *model.Field, name, op string, given, n any) {
 	}
 	// The field must be stored as a number (not, say, with the string tag
 	// option): encode 0 as the field would be.
-	var probe T
-	fieldByIndexAlloc(reflect.ValueOf(&probe).Elem(), f.Index).Set(reflect.Zero(f.Type))
+	probe := reflect.New(u.r.e.typ).Elem()
+	fieldByIndexAlloc(probe, f.Index).Set(reflect.Zero(f.Type))
 	if !f.OmitEmpty {
-		av, err := u.r.e.marshalFieldPlain(f, reflect.ValueOf(&probe).Elem())
+		av, err := u.r.e.marshalFieldPlain(f, probe)
 		if _, isN := av.(*types.AttributeValueMemberN); err == nil && av != nil && !isN && f.Type.Kind() != reflect.Pointer {
 			u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field not stored as a number", op))
 			return
@@ -270,7 +270,7 @@ func (u *Update[T]) listOp(name, op string, kind opKind, values []any) *Update[T
 }
 
 // setOp records an Add or Delete of elems to the set field f.
-func (u *Update[T]) setOp(f *model.Field, name, op string, kind opKind, elems any) {
+func (u *updateSpec) setOp(f *model.Field, name, op string, kind opKind, elems any) {
 	ft := f.Type
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
@@ -400,9 +400,8 @@ func (u *Update[T]) convert(f *model.Field, name, op string, value any) (reflect
 }
 
 // operand encodes v, a value of f's type, as the field is stored.
-func (u *Update[T]) operand(f *model.Field, name, op string, v reflect.Value) (types.AttributeValue, bool) {
-	var one T
-	ov := reflect.ValueOf(&one).Elem()
+func (u *updateSpec) operand(f *model.Field, name, op string, v reflect.Value) (types.AttributeValue, bool) {
+	ov := reflect.New(u.r.e.typ).Elem()
 	fieldByIndexAlloc(ov, f.Index).Set(v)
 	av, err := u.r.e.marshalFieldPlain(f, ov)
 	if err != nil {

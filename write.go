@@ -73,7 +73,7 @@ func (r *Repo[T]) createItems(v *T, x expectation, extra writeplan.Condition) ([
 		return []txItem{it}, nil
 	}
 	it.key = r.t.primaryKeyOf(item)
-	guards, err := r.guardSwaps(r.e.guards.unique, nil, v, it.key)
+	guards, err := r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(v).Elem(), it.key)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem,
 		if err != nil {
 			return nil, err
 		}
-		guards, err := r.guardSwaps(g.unique, oldV, v, key)
+		guards, err := r.guardSwaps(g.unique, reflect.ValueOf(oldV).Elem(), reflect.ValueOf(v).Elem(), key)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,7 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 		if err != nil {
 			return nil, nil, err
 		}
-		guards, err := r.guardSwaps(g.unique, oldV, nil, k)
+		guards, err := r.guardSwaps(g.unique, reflect.ValueOf(oldV).Elem(), reflect.Value{}, k)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -235,7 +235,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := u.check(); err != nil {
+	if err := u.check(reflect.ValueOf(&u.vals).Elem()); err != nil {
 		return nil, err // bad values are refused before any read
 	}
 	var moved []*uniquePlan // the uniques the update moves
@@ -330,7 +330,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 		}
 		// The unique values after the update: set, removed (zero), or
 		// the stored value plus the amount added.
-		guards, err := r.guardSwaps(moved, oldV, &after, in.Key)
+		guards, err := r.guardSwaps(moved, reflect.ValueOf(oldV).Elem(), reflect.ValueOf(&after).Elem(), in.Key)
 		if err != nil {
 			return nil, err
 		}
@@ -356,13 +356,13 @@ type execResult struct {
 // exec runs a write: one item as a single request, several as a
 // transaction. A guarded write that raced with another writer is built
 // again (re-reading the item).
-func (r *Repo[T]) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (execResult, error) {
+func (r *boundEntity) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (execResult, error) {
 	return r.execToken(ctx, kind, "", build)
 }
 
 // execToken is exec, sent as a transaction with the given client request
 // token when token is not empty (even for one item).
-func (r *Repo[T]) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
+func (r *boundEntity) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
 	var res execResult
 	var foreign []itemID // guards found held by another item: not released
 	err := racePolicy.Do(ctx, nil, func(err error) bool {

@@ -43,13 +43,13 @@ import (
 // ownership is the condition that the item under the key is as i expects:
 // whatever else a write checks, it never replaces or removes an item of
 // another entity that happens to share its primary key.
-func (r *Repo[T]) ownership(i writeplan.Intent) writeplan.Condition {
+func (r *boundEntity) ownership(i writeplan.Intent) writeplan.Condition {
 	return r.e.ownershipOf(&r.t.opts, i)
 }
 
 // buildCond writes cond, taking the ownership condition of an unguarded
 // write ready-made.
-func (r *Repo[T]) buildCond(cond writeplan.Condition) (writeplan.CondExpr, error) {
+func (r *boundEntity) buildCond(cond writeplan.Condition) (writeplan.CondExpr, error) {
 	if cond.OnlyOwnership {
 		if ce := r.e.writeSetFor(r.t).owned; ce.Text != nil {
 			return ce, nil
@@ -64,7 +64,7 @@ type expectation struct {
 	writeplan.Expectation
 }
 
-func (r *Repo[T]) expect(op string, i writeplan.Intent) expectation {
+func (r *boundEntity) expect(op string, i writeplan.Intent) expectation {
 	return expectation{writeplan.Expectation{Op: op, Entity: r.e.name, TypeAttr: r.t.opts.EntityTypeAttr, Untyped: r.e.foreign.matchKeys, Intent: i}}
 }
 
@@ -105,7 +105,7 @@ func (x *expectation) err(o writeplan.Outcome) error {
 // caller's (non-zero) version, or, for 0, the one in s, the item the
 // library read (0 when absent). It sets v's version to the next one and
 // records the check in x.
-func (r *Repo[T]) versioning(x *expectation, rv reflect.Value, s *writeplan.Snapshot) {
+func (r *boundEntity) versioning(x *expectation, rv reflect.Value, s *writeplan.Snapshot) {
 	g := &r.e.guards
 	if g.version == nil {
 		return
@@ -122,7 +122,7 @@ func (r *Repo[T]) versioning(x *expectation, rv reflect.Value, s *writeplan.Snap
 // readFields lists the fields a write of an entity must read before it
 // writes: the unique fields it moves and, when the caller gave no version
 // (0), the version.
-func (r *Repo[T]) readFields(unique []*model.Field, rv reflect.Value) []*model.Field {
+func (r *boundEntity) readFields(unique []*model.Field, rv reflect.Value) []*model.Field {
 	fields := unique
 	if v := r.e.guards.version; v != nil && r.e.versionOf(rv) == 0 {
 		fields = append(fields[:len(fields):len(fields)], v)
@@ -132,7 +132,7 @@ func (r *Repo[T]) readFields(unique []*model.Field, rv reflect.Value) []*model.F
 
 // versionInIndex reports whether an index key of the entity holds the
 // version.
-func (e *Entity[T]) versionInIndex() bool {
+func (e *entityDef) versionInIndex() bool {
 	for _, p := range e.indexes {
 		if e.guards.version != nil && slices.Contains(p.deps, e.guards.version) {
 			return true
@@ -143,7 +143,7 @@ func (e *Entity[T]) versionInIndex() bool {
 
 // readBefore reads the item under key when fields is not empty (or all
 // is set): the snapshot a write is conditioned on.
-func (r *Repo[T]) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (*writeplan.Snapshot, error) {
+func (r *boundEntity) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (*writeplan.Snapshot, error) {
 	if len(fields) == 0 && !all {
 		return nil, nil
 	}

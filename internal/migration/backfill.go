@@ -141,12 +141,8 @@ func (b *Backfill) process(ctx context.Context, r *runner, p *scanPage) {
 // or the retry budget is spent. A rewrite planned again and a throttled
 // one share that budget.
 func (b *Backfill) rewriteItem(ctx context.Context, r *runner, p *scanPage, i int, item map[string]types.AttributeValue, w *Rewrite) {
-	policy := backoff.Default
 	key := w.OldKey
-	// Each try records the item's outcome itself, unless it asks for
-	// another try; so Do's error is only a budget spent or a wait cut short.
-	never := func(error) bool { return false }
-	err := policy.Do(ctx, nil, never, func(ctx context.Context) error {
+	r.retryItem(ctx, p, i, "backfill", b.ConditionFailed, func(ctx context.Context) error {
 		if w == nil {
 			cur, err := b.Reread(ctx, key)
 			if err == nil && cur != nil {
@@ -188,11 +184,4 @@ func (b *Backfill) rewriteItem(ctx context.Context, r *runner, p *scanPage, i in
 		}
 		return nil
 	})
-	switch {
-	case err == nil:
-	case stopsRun(ctx, err):
-		p.abort(err)
-	default:
-		p.fail(i, r.t.Wrap(b.ConditionFailed, fmt.Sprintf("backfill %s: item still changing after %d attempts", r.mig.ID, max(policy.Attempts, 1)), err))
-	}
 }

@@ -64,10 +64,8 @@ func (g *Guards) process(ctx context.Context, r *runner, p *scanPage) {
 // planning anew when it (or a guard) changed meanwhile, until the claims
 // are made or the retry budget is spent.
 func (g *Guards) claimItem(ctx context.Context, r *runner, p *scanPage, i int, item map[string]types.AttributeValue) {
-	policy := backoff.Default
 	key := r.t.KeyOf(item)
-	never := func(error) bool { return false }
-	err := policy.Do(ctx, nil, never, func(ctx context.Context) error {
+	r.retryItem(ctx, p, i, "guards", g.ConditionFailed, func(ctx context.Context) error {
 		if item == nil {
 			cur, err := g.Reread(ctx, key)
 			switch {
@@ -126,13 +124,6 @@ func (g *Guards) claimItem(ctx context.Context, r *runner, p *scanPage, i int, i
 		}
 		return nil
 	})
-	switch {
-	case err == nil:
-	case stopsRun(ctx, err):
-		p.abort(err)
-	default:
-		p.fail(i, r.t.Wrap(g.ConditionFailed, fmt.Sprintf("guards %s: item still changing after %d attempts", r.mig.ID, max(policy.Attempts, 1)), err))
-	}
 }
 
 // verify lists the items that lack a guard, as "missing" differences

@@ -351,18 +351,23 @@ func (l *ledger) release(ctx context.Context, cause error) error {
 	return l.update(ctx, &b, &u)
 }
 
-// finish records the end of the scan: state completed or failed, totals,
-// and gives the lease up.
-func (l *ledger) finish(ctx context.Context, state State, c Counts) error {
-	now := l.t.Now()
-	var b expr.Builder
-	var u expr.Update
+// setFinished sets, in u, the ledger's state, its finish time and the
+// run's totals c.
+func setFinished(b *expr.Builder, u *expr.Update, state State, c Counts, now time.Time) {
 	u.Set(b.Name(lgStatus), b.ValueS(string(state)))
 	u.Set(b.Name(lgFinishedAt), b.Value(avTime(now)))
 	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(now)))
 	for a, n := range countAttrs(c) {
 		u.Set(b.Name(a), b.Value(avN(n)))
 	}
+}
+
+// finish records the end of the scan: state completed or failed, totals,
+// and gives the lease up.
+func (l *ledger) finish(ctx context.Context, state State, c Counts) error {
+	var b expr.Builder
+	var u expr.Update
+	setFinished(&b, &u, state, c, l.t.Now())
 	u.Remove(b.Name(lgLeaseOwner))
 	u.Remove(b.Name(lgLeaseUntil))
 	err := l.update(ctx, &b, &u)

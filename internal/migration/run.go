@@ -313,6 +313,25 @@ func newPage(segment int, out *dynamodb.ScanOutput) *scanPage {
 	}
 }
 
+// retryItem runs attempt for item i of p under the default backoff until
+// it stops asking for another try (by returning [backoff.Again]). Each
+// attempt records the item's outcome itself (set, fail or abort), so what
+// is left to record here is a budget spent, a failure of kind
+// conditionFailed saying the item kept changing, or the run stopping.
+// what names the migration kind in the failure ("backfill").
+func (r *runner) retryItem(ctx context.Context, p *scanPage, i int, what string, conditionFailed error, attempt func(context.Context) error) {
+	policy := backoff.Default
+	never := func(error) bool { return false }
+	err := policy.Do(ctx, nil, never, attempt)
+	switch {
+	case err == nil:
+	case stopsRun(ctx, err):
+		p.abort(err)
+	default:
+		p.fail(i, r.t.Wrap(conditionFailed, fmt.Sprintf("%s %s: item still changing after %d attempts", what, r.mig.ID, max(policy.Attempts, 1)), err))
+	}
+}
+
 // set records item i's outcome; a failure is final.
 func (p *scanPage) set(i int, o outcome) {
 	p.mu.Lock()

@@ -293,12 +293,7 @@ func (l *ledger) finishShared(ctx context.Context, state State, c Counts) (State
 	now := l.t.Now()
 	var b expr.Builder
 	var u expr.Update
-	u.Set(b.Name(lgStatus), b.ValueS(string(state)))
-	u.Set(b.Name(lgFinishedAt), b.Value(avTime(now)))
-	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(now)))
-	for a, n := range countAttrs(c) {
-		u.Set(b.Name(a), b.Value(avN(n)))
-	}
+	setFinished(&b, &u, state, c, now)
 	update := u.String()
 	cond := expr.And(b.Holds(lgStatus, avS(string(Running))), b.Holds(lgAttempt, attemptAV(l.attempt)),
 		l.noExclusiveLease(&b, now))
