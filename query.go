@@ -557,14 +557,7 @@ func clampBound(u string, limit int) string {
 func (q *querySpec) checkSortSize(conds ...keyCond) error {
 	for _, c := range conds {
 		for _, av := range []types.AttributeValue{c.v1, c.v2} {
-			n := 0
-			switch v := av.(type) {
-			case *types.AttributeValueMemberS:
-				n = len(v.Value)
-			case *types.AttributeValueMemberB:
-				n = len(v.Value)
-			}
-			if limit := keyLimit(true); n > limit {
+			if n, limit := keyBytes(av), keyLimit(true); n > limit {
 				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.attr,
 					Err: fmt.Errorf("sort key condition value is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 			}
