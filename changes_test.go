@@ -272,6 +272,36 @@ func TestChangesUnknownAndInvalid(t *testing.T) {
 	assert.ErrorAs(t, err, &ve)
 }
 
+// A change of an item recognised by its key shape (no entity type
+// attribute, MatchKeys) names its entity, as a typed item's does: on a
+// table that omits the attribute every change is such.
+func TestChangesNameUntypedEntity(t *testing.T) {
+	t.Parallel()
+	for _, omit := range []bool{false, true} {
+		tbl := singletable.NewTable(nil, "t", func(o *singletable.TableOptions) {
+			o.EntityTypeAttr, o.OmitEntityType = "entity_type", omit
+		})
+		voters := singletable.MustBind(tbl, ForeignVoters)
+		candidates := singletable.MustBind(tbl, ForeignCandidates)
+		changes, err := tbl.Changes([]*singletable.Target{voters.Member(), candidates.Member()})
+		require.NoError(t, err)
+		voter := map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "ELECTION#e"}, "SK": &types.AttributeValueMemberS{Value: "VOTER#ann"},
+		}
+		keys := map[string]types.AttributeValue{"PK": voter["PK"], "SK": voter["SK"]}
+		for _, rec := range []singletable.StreamRecord{
+			{EventName: "INSERT", Keys: keys, NewImage: voter},
+			{EventName: "REMOVE", Keys: keys, OldImage: voter},
+		} {
+			ch, ok, err := changes.Decode(rec)
+			require.NoError(t, err)
+			require.True(t, ok)
+			assert.Equal(t, "VOTER", ch.Entity, "omit %v, %s", omit, rec.EventName)
+			assert.Equal(t, ForeignVoter{Election: "e", Name: "ann"}, ch.Value())
+		}
+	}
+}
+
 // ttlRecord makes rec a removal by DynamoDB's time to live, as AWS
 // documents its records. DynamoDB Local's own expiries carry neither
 // the event name REMOVE nor that identity; a removal made with DeleteItem

@@ -377,6 +377,9 @@ func (rt *router) target(item map[string]types.AttributeValue) (tg *Target, typ 
 	tg = rt.targets[typ]
 	if _, typed := item[rt.t.opts.EntityTypeAttr]; !typed && len(rt.untyped) > 0 {
 		tg, ambiguous = routeUntyped(rt.untyped, item)
+		if tg != nil {
+			typ = tg.entity // recognised by its key: a change names it
+		}
 	}
 	return tg, typ, ambiguous
 }

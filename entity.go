@@ -99,6 +99,10 @@ type Schema[T any] struct {
 	// zero, UpdatedAt on every Create, Put and Update. Update.Set refuses
 	// them. [Repo.PutOp] fills them only when zero, so that migrations keep
 	// the values they copy.
+	// A stamp is cut to the precision of the key formats holding the field
+	// (a second for rfc3339 and unix, a millisecond for rfc3339milli and
+	// unixmilli), so that the key renders it; a key holding it as a date is
+	// refused unless the field is stored as a date (tag option date).
 	CreatedAt, UpdatedAt string
 	// TTL names a time.Time, *time.Time or integer (epoch seconds) field
 	// stored as epoch seconds, DynamoDB's time-to-live format; a zero value
@@ -498,7 +502,7 @@ func (e *Entity[T]) key(t *Table, v T) (map[string]types.AttributeValue, error) 
 func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, out *T) error {
 	complete, err := codec.UnmarshalInPlaceComplete(item, out)
 	if err != nil {
-		return &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
+		return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
 	if !complete || e.foreign.loc != nil {
 		return e.decodeRest(&t.opts, item, out, complete)
@@ -506,12 +510,16 @@ func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, o
 	return nil
 }
 
+// reasonDecode is the Reason of the *ValidationError of an item that
+// does not decode.
+const reasonDecode = "cannot decode item"
+
 // decode turns an item of table t into T.
 func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, error) {
 	var out T
 	complete, err := codec.UnmarshalComplete(item, &out)
 	if err != nil {
-		return out, &ValidationError{Entity: e.name, Reason: "cannot decode item", Err: err}
+		return out, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
 	if !complete || e.foreign.loc != nil {
 		// On the heap only here: out stays on the stack otherwise.

@@ -594,3 +594,145 @@ func avEq(a, b types.AttributeValue) bool {
 	}
 	return false
 }
+
+// ForeignPatron is a member record another service writes without
+// entity_type; the Go service adopts it with MatchKeys, an email guard and
+// a sparse listing index.
+type ForeignPatron struct {
+	Branch string `dynamodbav:"branch"`
+	ID     string `dynamodbav:"patron_id"`
+	Email  string `dynamodbav:"email"`
+	Name   string `dynamodbav:"name"`
+	Status string `dynamodbav:"status"`
+}
+
+var ForeignPatrons = singletable.MustDefine(singletable.Schema[ForeignPatron]{
+	Type: "PATRON", PK: "BRANCH#{Branch:raw}", SK: "PATRON#{ID:raw}", MatchKeys: true,
+	Unique: []singletable.Unique{{Fields: []string{"Email"}}},
+	Indexes: []singletable.IndexSchema[ForeignPatron]{{
+		Name: "GSI1", PK: "STATUS#{Status:raw}", SK: "{Name:raw}",
+		When: func(p ForeignPatron) bool { return p.Status != "closed" }, WhenFields: []string{"Status"},
+	}},
+})
+
+// The migrations that adopt another service's items (guards, backfill,
+// and their Verify) select an entity matching keys by its query filter:
+// its untyped items whose keys parse are migrated, untyped items of
+// another shape are not read.
+func TestForeignUntypedMigrations(t *testing.T) {
+	ctx := context.Background()
+	var patrons *singletable.Repo[ForeignPatron]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { patrons = singletable.MustBind(tbl, ForeignPatrons) },
+		func(o *singletable.TableOptions) { o.EntityTypeAttr = "entity_type" })
+	patron := func(id, status, email string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": sAV("BRANCH#main"), "SK": sAV("PATRON#" + id),
+			"name": sAV("n" + id), "status": sAV(status), "email": sAV(email), "py_only": sAV("kept")}
+	}
+	rawPut(t, tbl, patron("a", "active", "a@x"))
+	rawPut(t, tbl, patron("b", "active", "b@x"))
+	rawPut(t, tbl, patron("c", "closed", "c@x"))
+	rawPut(t, tbl, patron("d", "active", "a@x")) // the same email as a
+	// Untyped items of another shape are not the entity's.
+	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("BRANCH#main"), "SK": sAV("PATRONAGE#z"), "email": sAV("z@x")})
+	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("BRANCH#main"), "SK": sAV("PATRON#x"), "entity_type": sAV("OTHER"), "email": sAV("x@x"), "status": sAV("active")})
+
+	m, err := singletable.NewMigrator(tbl, patrons.UniqueGuardMigration("guards"), patrons.BackfillMigration("listing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vr, err := m.Verify(ctx, "listing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vr.SourceItems != 4 || vr.Different != 3 {
+		t.Errorf("verify before the backfill: %d items, %d different; want 4, 3", vr.SourceItems, vr.Different)
+	}
+	rep, err := m.Run(ctx, "guards")
+	if !errors.Is(err, singletable.ErrAlreadyExists) {
+		t.Fatalf("guards: %v, want the duplicate a@x reported", err)
+	}
+	if rep.Counts.Read != 4 || rep.Counts.Written != 3 || rep.Counts.Failed != 1 {
+		t.Errorf("guards counts %+v, want 4 read, 3 written (a or d, b, c), 1 failed (the other of a and d)", rep.Counts)
+	}
+	rep, err = m.Run(ctx, "listing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts.Read != 4 || rep.Counts.Written != 3 || rep.Counts.Skipped != 1 {
+		t.Errorf("backfill counts %+v, want 4 read, 3 written, 1 skipped (closed)", rep.Counts)
+	}
+	for _, id := range []string{"a", "b", "c", "d"} {
+		raw := rawGet(t, tbl, "BRANCH#main", "PATRON#"+id)
+		if raw["py_only"] == nil || raw["email"] == nil {
+			t.Errorf("%s: the other service's attributes were lost: %v", id, raw)
+		}
+		pk, _ := raw["GSI1PK"].(*types.AttributeValueMemberS)
+		if closed := id == "c"; closed != (pk == nil) || !closed && pk.Value != "STATUS#active" {
+			t.Errorf("%s: GSI1PK %v after the backfill", id, raw["GSI1PK"])
+		}
+	}
+	for _, sk := range []string{"PATRONAGE#z", "PATRON#x"} {
+		if raw := rawGet(t, tbl, "BRANCH#main", sk); raw["GSI1PK"] != nil {
+			t.Errorf("%s is not a patron but was backfilled", sk)
+		}
+	}
+	if vr, err := m.Verify(ctx, "listing"); err != nil || vr.Different != 0 || vr.SourceItems != 4 {
+		t.Errorf("verify after the backfill: %+v %v", vr, err)
+	}
+	// The guards hold: b@x is taken, and the items the migration claimed
+	// for release theirs on delete.
+	if _, err := patrons.Create(ctx, ForeignPatron{Branch: "main", ID: "e", Email: "b@x"}); !errors.Is(err, singletable.ErrAlreadyExists) {
+		t.Errorf("create with b@x, which the migration guarded: %v", err)
+	}
+	if _, err := patrons.Delete(ctx, ForeignPatron{Branch: "main", ID: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := patrons.Create(ctx, ForeignPatron{Branch: "main", ID: "e", Email: "b@x"}); err != nil {
+		t.Errorf("create with b@x once released: %v", err)
+	}
+}
+
+// ForeignShelfBook holds a map of counts that another service stores with
+// a value of another type.
+type ForeignShelfBook struct {
+	Shelf string         `dynamodbav:"shelf"`
+	ISBN  string         `dynamodbav:"isbn"`
+	Hist  []string       `dynamodbav:"hist"`
+	Props map[string]int `dynamodbav:"props"`
+}
+
+var ForeignShelfBooks = singletable.MustDefine(singletable.Schema[ForeignShelfBook]{
+	Type: "BOOK", PK: "SHELF#{Shelf:raw}", SK: "BOOK#{ISBN:raw}", MatchKeys: true,
+})
+
+// An Update or Delete applied to an item that does not decode reports an
+// error that is not a *ValidationError (which says nothing was sent): the
+// caller must not send an Append again. A read of it stays a
+// *ValidationError.
+func TestForeignUndecodableAfterWrite(t *testing.T) {
+	ctx := context.Background()
+	var books *singletable.Repo[ForeignShelfBook]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { books = singletable.MustBind(tbl, ForeignShelfBooks) },
+		func(o *singletable.TableOptions) { o.EntityTypeAttr = "entity_type" })
+	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("SHELF#s"), "SK": sAV("BOOK#1"),
+		"props": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"n": sAV("not a number")}}})
+	key := ForeignShelfBook{Shelf: "s", ISBN: "1"}
+	var ve *singletable.ValidationError
+	if _, err := books.Get(ctx, key); !errors.As(err, &ve) {
+		t.Errorf("get: %v, want a *ValidationError", err)
+	}
+	_, err := books.Update(key).Append("Hist", "h").Run(ctx)
+	if err == nil || errors.As(err, &ve) {
+		t.Errorf("update: %v, want an error that is not a *ValidationError", err)
+	}
+	if l, ok := rawGet(t, tbl, "SHELF#s", "BOOK#1")["hist"].(*types.AttributeValueMemberL); !ok || len(l.Value) != 1 {
+		t.Errorf("the update was applied once: hist %v", l)
+	}
+	_, err = books.Delete(ctx, key)
+	if err == nil || errors.As(err, &ve) {
+		t.Errorf("delete: %v, want an error that is not a *ValidationError", err)
+	}
+	if raw := rawGet(t, tbl, "SHELF#s", "BOOK#1"); raw != nil {
+		t.Errorf("the delete was applied: %v", raw)
+	}
+}

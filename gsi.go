@@ -183,13 +183,7 @@ func (e *entityDef) multiField(name, index string, sort bool) (*model.Field, err
 // attribute of a multi-attribute index, is longer than DynamoDB allows.
 // Numbers (at most 38 digits) always fit.
 func (e *entityDef) checkKeyAttr(f *model.Field, av types.AttributeValue) error {
-	n := 0
-	switch x := av.(type) {
-	case *types.AttributeValueMemberS:
-		n = len(x.Value)
-	case *types.AttributeValueMemberB:
-		n = len(x.Value)
-	}
+	n := keyBytes(av)
 	if n <= f.KeyMax {
 		return nil
 	}
@@ -199,6 +193,18 @@ func (e *entityDef) checkKeyAttr(f *model.Field, av types.AttributeValue) error 
 	}
 	return &KeyError{Entity: e.name, Index: f.KeyIndex, Key: f.Attr,
 		Err: fmt.Errorf("field %s is %d bytes, over DynamoDB's %d-byte limit for a %s key attribute", f.Name, n, f.KeyMax, role)}
+}
+
+// keyBytes is the length DynamoDB's key size limits count of a string or
+// binary key value (0 for a number, which always fits).
+func keyBytes(av types.AttributeValue) int {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		return len(x.Value)
+	case *types.AttributeValueMemberB:
+		return len(x.Value)
+	}
+	return 0
 }
 
 // scalarType returns the DynamoDB scalar type (S, N or B) a field is stored

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -34,6 +35,10 @@ type guardPlan struct {
 	version          *model.Field
 	created, updated *model.Field
 	ttl              *model.Field
+	// createdCut and updatedCut are the precision of the key formats
+	// holding CreatedAt and UpdatedAt (0: no cut): the library's stamps
+	// are cut to it, so that a key renders the stamp it made.
+	createdCut, updatedCut time.Duration
 }
 
 // managed reports whether the library sets f itself.
@@ -89,6 +94,12 @@ func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
 		if !isTime(g.updated.Type) {
 			return validationErr(e.name, s.UpdatedAt, "UpdatedAt: the field is %s; it must be time.Time or *time.Time", g.updated.Type)
 		}
+	}
+	if g.createdCut, err = e.stampCut(g.created, "CreatedAt"); err != nil {
+		return err
+	}
+	if g.updatedCut, err = e.stampCut(g.updated, "UpdatedAt"); err != nil {
+		return err
 	}
 	if s.TTL != "" {
 		if g.ttl, err = field("TTL", s.TTL); err != nil {
@@ -176,23 +187,32 @@ func ttlValue(f *model.Field, rv reflect.Value) types.AttributeValue {
 // stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt
 // always (or only when zero, with keepUpdated).
 func (e *entityDef) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
-	set := func(f *model.Field, onlyZero bool) {
-		if f == nil {
-			return
-		}
-		fv := fieldByIndexAlloc(rv, f.Index)
-		if onlyZero && !fv.IsZero() && !(fv.Kind() == reflect.Pointer && fv.Elem().IsZero()) {
-			return
-		}
-		if fv.Kind() == reflect.Pointer {
-			t := now
-			fv.Set(reflect.ValueOf(&t))
-		} else {
-			fv.Set(reflect.ValueOf(now))
-		}
+	e.stampField(rv, e.guards.created, now, true)
+	e.stampField(rv, e.guards.updated, now, keepUpdated)
+}
+
+// stampField sets the managed timestamp f of rv (nil: none) to now, cut to
+// the precision of the key formats holding it; with onlyZero, only when it
+// is zero.
+func (e *entityDef) stampField(rv reflect.Value, f *model.Field, now time.Time, onlyZero bool) {
+	if f == nil {
+		return
 	}
-	set(e.guards.created, true)
-	set(e.guards.updated, keepUpdated)
+	if cut := e.guards.createdCut; f == e.guards.created && cut > 0 {
+		now = now.Truncate(cut)
+	} else if cut := e.guards.updatedCut; f == e.guards.updated && cut > 0 {
+		now = now.Truncate(cut)
+	}
+	fv := fieldByIndexAlloc(rv, f.Index)
+	if onlyZero && !fv.IsZero() && !(fv.Kind() == reflect.Pointer && fv.Elem().IsZero()) {
+		return
+	}
+	if fv.Kind() == reflect.Pointer {
+		t := now
+		fv.Set(reflect.ValueOf(&t))
+	} else {
+		fv.Set(reflect.ValueOf(now))
+	}
 }
 
 // versionOf returns the version field of rv.
@@ -318,4 +338,40 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 		ops[i] = WriteOp{table: r.t, entity: UniqueGuardType, put: it.tw.Put.Item, key: it.key}
 	}
 	return ops
+}
+
+// stampCut is the precision of the key formats of the templates holding
+// f, a managed timestamp (role names it): a second for rfc3339 and unix, a
+// millisecond for rfc3339milli and unixmilli, 0 when none cuts. A format
+// holding only the date is refused: the library's stamp has a time of day,
+// unless the field is stored as a date (tag option date), which cuts it.
+func (e *entityDef) stampCut(f *model.Field, role string) (time.Duration, error) {
+	if f == nil {
+		return 0, nil
+	}
+	tpls := []compiledKey{e.pk, e.sk}
+	for _, p := range e.indexes {
+		if !p.multi {
+			tpls = append(tpls, p.pk, p.sk)
+		}
+	}
+	var cut time.Duration
+	for _, k := range tpls {
+		for i, kf := range k.fields {
+			if kf != f {
+				continue
+			}
+			switch k.places[i].Format {
+			case keys.RFC3339, keys.Unix:
+				cut = max(cut, time.Second)
+			case keys.RFC3339Milli, keys.UnixMilli:
+				cut = max(cut, time.Millisecond)
+			case keys.Date:
+				if f.Form != codec.TimeDate {
+					return 0, validationErr(e.name, f.Name, "%s: the field is in key template %q as a date, but the time the library stamps has a time of day; store the field as a date (tag option date) or index a day field of your own", role, k.tpl.Raw)
+				}
+			}
+		}
+	}
+	return cut, nil
 }

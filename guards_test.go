@@ -427,6 +427,88 @@ func TestManagedTimestamps(t *testing.T) {
 	assert.True(t, m.Updated.Equal(old))
 }
 
+// StampedDoc keys an index by its managed timestamps in another service's
+// formats: the library's stamps are cut to what the formats write.
+type StampedDoc struct {
+	Owner   string    `dynamodbav:"owner"`
+	ID      string    `dynamodbav:"doc_id"`
+	Kind    string    `dynamodbav:"kind"`
+	Created time.Time `dynamodbav:"created_at"`
+	Updated time.Time `dynamodbav:"updated_at"`
+}
+
+var StampedDocs = singletable.MustDefine(singletable.Schema[StampedDoc]{
+	Type: "StampedDoc", PK: "OWNER#{Owner:raw}", SK: "DOC#{ID:raw}", MatchKeys: true,
+	CreatedAt: "Created", UpdatedAt: "Updated",
+	Indexes: []singletable.IndexSchema[StampedDoc]{
+		{Name: "GSI1", PK: "KIND#{Kind:raw}", SK: "{Created:rfc3339milli}#{ID:raw}"},
+		{Name: "GSI2", PK: "OWNER#{Owner:raw}", SK: "{Updated:unix}"},
+	},
+})
+
+// TestManagedTimestampsInKeyFormats: the library stamps CreatedAt and
+// UpdatedAt cut to the precision of the key formats holding them (it
+// refused its own nanosecond stamps before), and an update stamps only
+// UpdatedAt: an item without CreatedAt (another service's, or one written
+// before CreatedAt was declared) keeps none, and its index key is the one
+// rendered from it as stored.
+func TestManagedTimestampsInKeyFormats(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Date(2025, 1, 15, 10, 30, 0, 123456789, time.UTC)
+	var docs *singletable.Repo[StampedDoc]
+	tbl, c := newTable(t, func(tbl *singletable.Table) { docs = singletable.MustBind(tbl, StampedDocs) },
+		func(o *singletable.TableOptions) { o.Now = func() time.Time { return now } })
+	d, err := docs.Create(ctx, StampedDoc{Owner: "o", ID: "1", Kind: "k"})
+	require.NoError(t, err)
+	assert.Equal(t, now.Truncate(time.Millisecond), d.Created)
+	assert.Equal(t, now.Truncate(time.Second), d.Updated)
+	_, err = docs.Put(ctx, StampedDoc{Owner: "o", ID: "2", Kind: "k"})
+	require.NoError(t, err)
+	_, err = docs.Update(StampedDoc{Owner: "o", ID: "3"}).Set("Kind", "k").Upsert().Run(ctx)
+	require.NoError(t, err)
+	now = now.Add(time.Hour)
+	u, err := docs.Update(StampedDoc{Owner: "o", ID: "1"}).Set("Kind", "k2").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, d.Created, u.Created, "CreatedAt kept")
+	got, err := docs.QueryIndex("GSI1", StampedDoc{Kind: "k2", Created: d.Created}).Where(singletable.Eq, "Created").Collect(ctx)
+	require.NoError(t, err)
+	assert.Len(t, got, 1)
+
+	// Another service's item without created_at.
+	key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "OWNER#o"}, "SK": &types.AttributeValueMemberS{Value: "DOC#4"}}
+	_, err = c.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: map[string]types.AttributeValue{
+		"PK": key["PK"], "SK": key["SK"], "kind": &types.AttributeValueMemberS{Value: "k"}}})
+	require.NoError(t, err)
+	u, err = docs.Update(StampedDoc{Owner: "o", ID: "4"}).Set("Kind", "k3").Run(ctx)
+	require.NoError(t, err)
+	assert.True(t, u.Created.IsZero(), "an update does not stamp CreatedAt: %v", u.Created)
+	out, err := c.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tbl.Name()), Key: key, ConsistentRead: aws.Bool(true)})
+	require.NoError(t, err)
+	assert.NotContains(t, out.Item, "created_at")
+	_, wantSK, err := StampedDocs.RenderIndexKeys("GSI1", u)
+	require.NoError(t, err)
+	assert.Equal(t, &types.AttributeValueMemberS{Value: wantSK}, out.Item["GSI1SK"], "the index key is rendered from the item as stored")
+
+	// A date key cannot hold a stamp with a time of day, unless the field
+	// is stored as a date.
+	type Daily struct {
+		ID      string
+		Created time.Time
+	}
+	_, err = singletable.Define(singletable.Schema[Daily]{Type: "Daily", PK: "D#{ID}", CreatedAt: "Created",
+		Indexes: []singletable.IndexSchema[Daily]{{Name: "GSI1", PK: "DAY#{Created:date}"}}})
+	var ve *singletable.ValidationError
+	assert.ErrorAs(t, err, &ve)
+	type DailyDate struct {
+		ID      string
+		Created time.Time `dynamodbav:"created,date"`
+	}
+	_, err = singletable.Define(singletable.Schema[DailyDate]{Type: "Daily", PK: "D#{ID}", CreatedAt: "Created",
+		Indexes: []singletable.IndexSchema[DailyDate]{{Name: "GSI1", PK: "DAY#{Created:date}"}}})
+	assert.NoError(t, err)
+}
+
 // Session expires through DynamoDB's TTL.
 type Session struct {
 	ID      string     `dynamodbav:"ID"`

@@ -26,7 +26,8 @@ var Blobs = singletable.MustDefine(singletable.Schema[Blob]{Type: "Blob", PK: "B
 
 // An item of exactly 400 KB, as DynamoDB counts it, goes through the
 // library and DynamoDB Local accepts it; one byte more is a
-// *ValidationError and no request is sent.
+// *ValidationError and no request is sent. So is an update whose key and
+// values set are alone over 400 KB.
 func TestItemSizeLimitEndToEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -58,19 +59,27 @@ func TestItemSizeLimitEndToEnd(t *testing.T) {
 			_, err := blobs.Update(Blob{Bucket: "b", ID: 1}).Set("Data", over.Data+"xx").Run(ctx)
 			return err
 		},
+		"Update setting 400 KB": func() error {
+			// The key and the value set alone are over the limit.
+			_, err := blobs.Update(Blob{Bucket: "b", ID: 1}).Set("Data", strings.Repeat("x", limit)).Run(ctx)
+			return err
+		},
 	} {
 		err := write()
 		var ve *singletable.ValidationError
 		if name == "Update" {
-			// An update's result size depends on the stored item: DynamoDB
-			// decides, and the library passes its refusal on.
+			// An update's result size depends on the stored item: past what
+			// the update itself holds, DynamoDB decides, and the library
+			// passes its refusal on.
 			require.Error(t, err, name)
 			continue
 		}
 		require.ErrorAs(t, err, &ve, name)
+		var tl *itemsize.TooLargeError
+		require.ErrorAs(t, err, &tl, name)
 		assert.True(t, strings.HasPrefix(err.Error(), "singletable:"), "%s: %v", name, err)
 	}
-	assert.Equal(t, before+1, c.requests.Load(), "only the update reached DynamoDB Local")
+	assert.Equal(t, before+1, c.requests.Load(), "only the update whose size DynamoDB decides reached DynamoDB Local")
 	_, err = blobs.Get(ctx, Blob{Bucket: "b", ID: 2})
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
 }

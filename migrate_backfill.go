@@ -56,6 +56,7 @@ func (r *Repo[T]) BackfillMigration(id string) Migration {
 		}
 		return &migration.Backfill{
 			Entity:          r.e.name,
+			Select:          r.selection(),
 			Plan:            r.planRewrite,
 			Reread:          r.reread,
 			Apply:           r.applyRewrite,

@@ -57,6 +57,7 @@ func (r *Repo[T]) UniqueGuardMigration(id string) Migration {
 		}
 		return &migration.Guards{
 			Entity:          r.e.name,
+			Select:          r.selection(),
 			Plan:            r.planClaim,
 			Reread:          r.reread,
 			ConditionFailed: ErrConditionFailed,

@@ -497,6 +497,77 @@ func fieldNames(fs []*model.Field) string {
 // compares field tuples; the ranges below rely on that. empty reports a
 // range that can hold nothing.
 func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
+	c, empty, err := q.templatedSortCond(sk, attr, kv, hv)
+	if err == nil && c != nil {
+		clampUpper(c)
+		err = q.checkSortSize(*c)
+	}
+	return c, empty, err
+}
+
+// clampUpper rewrites a sort key condition whose upper bound U is longer
+// than a sort key can be (the library's bounds end in U+10FFFF, so a key
+// near the limit gives one) into the condition that matches the same keys
+// and that DynamoDB accepts: a key of at most 1024 bytes of UTF-8 is at or
+// below U exactly when it is at or below U cut at its last rune boundary
+// within the limit, followed by the greatest string that fits in the bytes
+// left. (Below U is the same as at or below for such a key.)
+func clampUpper(c *keyCond) {
+	limit := keyLimit(true)
+	long := func(av types.AttributeValue) (string, bool) {
+		if s, ok := av.(*types.AttributeValueMemberS); ok && len(s.Value) > limit {
+			return s.Value, true
+		}
+		return "", false
+	}
+	switch c.op {
+	case opBetween:
+		if u, ok := long(c.v2); ok {
+			c.v2 = &types.AttributeValueMemberS{Value: clampBound(u, limit)}
+		}
+	case expr.OpLe, expr.OpLt:
+		if u, ok := long(c.v1); ok {
+			c.op, c.v1 = expr.OpLe, &types.AttributeValueMemberS{Value: clampBound(u, limit)}
+		}
+	}
+}
+
+// clampBound is the greatest string of at most limit bytes of UTF-8 that
+// is at or below u on the strings of at most limit bytes (len(u) > limit).
+func clampBound(u string, limit int) string {
+	j := limit
+	for j > 0 && !utf8.RuneStart(u[j]) {
+		j--
+	}
+	// The rune at j does not fit; the greatest rune of the bytes left does.
+	switch limit - j {
+	case 0:
+		return u[:j]
+	case 1:
+		return u[:j] + "\x7f"
+	case 2:
+		return u[:j] + "\u07ff"
+	}
+	return u[:j] + "\uffff"
+}
+
+// checkSortSize refuses, before the network, a sort key condition with a
+// value DynamoDB refuses: one over its 1024-byte limit of a sort key
+// attribute (as long as a key no item can have).
+func (q *querySpec) checkSortSize(conds ...keyCond) error {
+	for _, c := range conds {
+		for _, av := range []types.AttributeValue{c.v1, c.v2} {
+			if n, limit := keyBytes(av), keyLimit(true); n > limit {
+				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.attr,
+					Err: fmt.Errorf("sort key condition value is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
+			}
+		}
+	}
+	return nil
+}
+
+// templatedSortCond is templatedSort before the size check.
+func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
 	e := q.r.e
 	where := attr
 	if q.index != "" {
@@ -757,7 +828,8 @@ func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, 
 		if st, _ := scalarType(last); st != types.ScalarAttributeTypeS {
 			return nil, validationErr(e.name, last.Name, "BeginsWith needs a string attribute")
 		}
-		return append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix)), nil
+		conds = append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix))
+		return conds, q.checkSortSize(conds...)
 	}
 	av, err := value(last, kv)
 	if err != nil {
@@ -782,7 +854,9 @@ func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, 
 	case q.op == Ge:
 		c.op = expr.OpGe
 	}
-	return append(conds, c), nil
+	clampUpper(&c)
+	conds = append(conds, c)
+	return conds, q.checkSortSize(conds...)
 }
 
 func avString(av types.AttributeValue) string {

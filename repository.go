@@ -173,7 +173,10 @@ func (r *Repo[T]) written(w T, err error) (T, error) {
 
 // Delete removes the item with key's primary key ([DeleteItem]) and returns
 // it as it was. It returns [ErrNotFound] when there was no such item (the
-// call is still a successful, idempotent delete). With [WriteOptions].If it
+// call is still a successful, idempotent delete). When the old item does
+// not decode (another service stored an attribute in a shape the field
+// cannot hold), it was deleted all the same: Delete returns an error
+// wrapping the codec's, not a *ValidationError. With [WriteOptions].If it
 // deletes only when the condition holds; with MustExist the absence is
 // checked in the request itself.
 //
@@ -211,7 +214,8 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 	if len(attrs) == 0 || !r.isMine(attrs) {
 		return zero, ErrNotFound
 	}
-	return r.e.decode(r.t, attrs)
+	v, err := r.e.decode(r.t, attrs)
+	return v, appliedDecodeErr("delete", r.e.name, err)
 }
 
 // projectionAttrs is projection as attribute names: the entity type

@@ -364,7 +364,8 @@ func (r *Repo[T]) TxDelete(tx *Txn, key T, optFns ...func(*WriteOptions)) {
 // TxCheck adds to tx a condition on the item with key's primary key that
 // the transaction requires without writing it; it fails with
 // [ErrConditionFailed] (or [ErrNotFound] when the item does not exist and
-// the condition needed it). Name fields in cond by their Go names, as
+// the condition needed it); an item of another entity under the key fails
+// it, as it fails the entity's writes. Name fields in cond by their Go names, as
 // [Query.Filter] describes; an unknown name fails the transaction with a
 // *ValidationError before anything is sent.
 func (r *Repo[T]) TxCheck(tx *Txn, key T, cond expression.ConditionBuilder) {
@@ -377,7 +378,9 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 	if err != nil {
 		return nil, err
 	}
-	ce, err := buildCondition(writeplan.User(cond), r.e.name, r.condNames())
+	// Like every op of the entity, a check is on its item (or on its
+	// absence), never on another entity's under the same key.
+	ce, err := buildCondition(r.ownership(writeplan.AnyItem).And(writeplan.User(cond)), r.e.name, r.condNames())
 	if err != nil {
 		return nil, err
 	}
@@ -393,6 +396,9 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 		failed: func(old map[string]types.AttributeValue) error {
 			if old == nil {
 				return ErrNotFound
+			}
+			if !r.isMine(old) {
+				return wrapSentinel(ErrConditionFailed, "check "+r.e.name+": the item under this key is another entity's", nil)
 			}
 			return ErrConditionFailed
 		},

@@ -233,6 +233,46 @@ func TestTxRejectedBeforeTheNetwork(t *testing.T) {
 	assert.Equal(t, 100, n)
 }
 
+// A check is on the entity's item: an item of another entity under the
+// key (typed, or untyped for an entity that does not match keys) fails it
+// even when it satisfies the condition, as it fails the entity's writes;
+// an absent item is checked as absent.
+func TestTxCheckOnlyTheEntitysItem(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, tbl, users, skills := txSeedTable(t)
+	put := func(name string, typ string) {
+		t.Helper()
+		item := users.DeleteOp(User{Username: name}).Key()
+		item["Name"] = &types.AttributeValueMemberS{Value: "Robert"}
+		if typ != "" {
+			item["EntityType"] = &types.AttributeValueMemberS{Value: typ}
+		}
+		_, err := tbl.Client().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: item})
+		require.NoError(t, err)
+	}
+	put("typed", "Bot")
+	put("untyped", "")
+	for _, name := range []string{"typed", "untyped"} {
+		err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+			skills.TxPut(tx, UserSkill{Username: "bob", SkillName: name})
+			users.TxCheck(tx, User{Username: name}, expression.Name("Name").Equal(expression.Value("Robert")))
+			return nil
+		})
+		assert.ErrorIs(t, err, singletable.ErrConditionFailed, name)
+		_, err = skills.Get(ctx, UserSkill{Username: "bob", SkillName: name})
+		assert.ErrorIs(t, err, singletable.ErrNotFound, "nothing applied")
+	}
+	put("robert", "User")
+	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
+		users.TxCheck(tx, User{Username: "robert"}, expression.Name("Name").Equal(expression.Value("Robert")))
+		users.TxCheck(tx, User{Username: "ghost"}, expression.AttributeNotExists(expression.Name("Name")))
+		skills.TxPut(tx, UserSkill{Username: "bob", SkillName: "checked"})
+		return nil
+	})
+	require.NoError(t, err)
+}
+
 func TestTxIdempotentRetry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -283,6 +284,11 @@ func appendUnique(s []*model.Field, f *model.Field) []*model.Field {
 // lost response may double-apply (no condition) or report
 // ErrVersionConflict for an increment it made (versioned): use
 // [Update.Idempotent] for counters.
+//
+// When the item afterwards does not decode (another service stored an
+// attribute in a shape the field cannot hold), the update was applied: Run
+// returns an error wrapping the codec's, not the *ValidationError of a
+// refused request, so that the caller does not send it again.
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
 	res, err := u.r.execToken(ctx, "Update", u.token, func() ([]txItem, error) { return u.txItems(ctx, false) })
@@ -303,9 +309,25 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	case res.noItem:
 		return zero, nil // previewed: nothing was sent, nothing came back
 	case attrs == nil:
-		return u.r.Get(ctx, u.key, consistentRead)
+		v, err := u.r.Get(ctx, u.key, consistentRead)
+		return v, appliedDecodeErr("update", u.r.e.name, err)
 	}
-	return u.r.e.decode(u.r.t, attrs)
+	v, err := u.r.e.decode(u.r.t, attrs)
+	return v, appliedDecodeErr("update", u.r.e.name, err)
+}
+
+// appliedDecodeErr is the error of a write that was applied but whose item
+// (as it returned it, or read back) does not decode: another service
+// stored an attribute in a shape the field cannot hold. It wraps the
+// codec's error, not the *ValidationError a read returns, which would say
+// that nothing was sent: a caller must not retry an applied write. Other
+// errors pass unchanged.
+func appliedDecodeErr(op, entity string, err error) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Reason != reasonDecode {
+		return err
+	}
+	return fmt.Errorf("singletable: %s %s was applied, but the item does not decode: %w", op, entity, ve.Err)
 }
 
 // listOnNull reports whether err is DynamoDB's refusal of a list_append
@@ -344,8 +366,11 @@ func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, 
 	touched := map[*model.Field]bool{}
 	set := slices.Clone(u.set)
 	if g.updated != nil {
-		// UpdatedAt is set like any field, so index keys built from it follow.
-		e.stamp(mv, now, false)
+		// UpdatedAt is set like any field, so index keys built from it
+		// follow. CreatedAt is not: an update is not the item's first
+		// write, and a key holding it is rendered from the stored value
+		// (an item without one, another service's, keeps none).
+		e.stampField(mv, g.updated, now, false)
 		set = append(set, g.updated)
 	}
 	if g.version != nil && !x.AddVersion {
@@ -586,9 +611,16 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 		}
 		dst := fieldByIndexAlloc(mv, f.Index)
 		dst.Set(fv)
-		_, present := s.Item[f.Attr]
+		stored, present := s.Item[f.Attr]
 		for _, o := range u.ops {
 			if o.f == f {
+				if !o.takes(stored) {
+					// Computing it in Go would rewrite another
+					// service's attribute in the field's shape (a set
+					// as a list, a text as a number).
+					return merged, nil, fmt.Errorf("singletable: update %s: %s on %s, which the stored item holds as %s: DynamoDB's operator does not take it; nothing was written",
+						e.name, o.name, f.Name, avKind(stored))
+				}
 				if err := o.apply(dst, present); err != nil {
 					return merged, nil, &ValidationError{Entity: e.name, Field: f.Name, Reason: o.name, Err: err}
 				}
@@ -716,8 +748,11 @@ func (u *updateSpec) operates(f *model.Field) bool {
 
 // check encodes the values the update sets and adds, so that bad values
 // are refused before the update reads or sends anything.
-func (u *updateSpec) check(vv reflect.Value) error {
+func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue) error {
 	e := u.r.e
+	// The item after the update holds at least its key and the values set:
+	// past 400 KB, DynamoDB would refuse it.
+	size := itemsize.Of(key)
 	for _, f := range u.set {
 		if f == e.guards.ttl {
 			continue
@@ -728,7 +763,7 @@ func (u *updateSpec) check(vv reflect.Value) error {
 				marshal = e.marshalField // with the key attribute's checks
 			}
 		}
-		_, err := marshal(f, vv)
+		av, err := marshal(f, vv)
 		var ke *KeyError
 		if errors.As(err, &ke) {
 			return ke
@@ -736,6 +771,13 @@ func (u *updateSpec) check(vv reflect.Value) error {
 		if err != nil {
 			return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
 		}
+		if av != nil {
+			n, _ := itemsize.Attr(f.Attr, av)
+			size += n
+		}
+	}
+	if size > itemsize.MaxItemBytes {
+		return &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
 	}
 	// DynamoDB allows one action per attribute in an update expression.
 	acts := map[*model.Field]string{}

@@ -444,6 +444,32 @@ func avKind(av types.AttributeValue) string {
 	return fmt.Sprintf("%T", av)
 }
 
+// takes reports whether av, the stored attribute o changes (nil when
+// absent), is of a type DynamoDB's operator takes, so that applying o in
+// Go to the value read computes what DynamoDB would: a number for ADD, a
+// set of the operand's type for set ADD and DELETE, a list for
+// list_append (or a NULL, which Append and Prepend read as an empty
+// list). if_not_exists takes anything.
+func (o fieldOp) takes(av types.AttributeValue) bool {
+	if av == nil {
+		return true
+	}
+	switch o.kind {
+	case opAdd:
+		_, ok := av.(*types.AttributeValueMemberN)
+		return ok
+	case opAddSet, opDeleteSet:
+		return reflect.TypeOf(av) == reflect.TypeOf(o.av)
+	case opAppend, opPrepend:
+		switch av.(type) {
+		case *types.AttributeValueMemberL, *types.AttributeValueMemberNULL:
+			return true
+		}
+		return false
+	}
+	return true
+}
+
 // apply applies o to dst, the field's value as read (present says whether
 // the item had the attribute), as DynamoDB would.
 func (o fieldOp) apply(dst reflect.Value, present bool) error {

@@ -312,3 +312,68 @@ func TestAppendToNullList(t *testing.T) {
 	require.Error(t, err)
 	assert.IsType(t, &types.AttributeValueMemberNULL{}, raw()["Lines"], "nothing written")
 }
+
+// TestOperatorOnForeignShapeRefused: an operator the library computes in
+// Go on the value it read (Append on a NULL; any operator on a field an
+// index key depends on) refuses a stored attribute of a type DynamoDB's
+// operator would refuse (a list another service stored as a string set, a
+// set it stored as a list) rather than rewrite it in the field's shape.
+func TestOperatorOnForeignShapeRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var journals *singletable.Repo[Journal]
+	var posts *singletable.Repo[BlogPost]
+	tbl, c := newTable(t, func(tbl *singletable.Table) {
+		journals = singletable.MustBind(tbl, Journals)
+		posts = singletable.MustBind(tbl, BlogPosts)
+	})
+	rawSet := func(key map[string]types.AttributeValue, attr string, av types.AttributeValue) {
+		t.Helper()
+		_, err := c.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(tbl.Name()), Key: key, UpdateExpression: aws.String("SET #a = :v"),
+			ExpressionAttributeNames: map[string]string{"#a": attr}, ExpressionAttributeValues: map[string]types.AttributeValue{":v": av},
+		})
+		require.NoError(t, err)
+	}
+	raw := func(key map[string]types.AttributeValue, attr string) types.AttributeValue {
+		t.Helper()
+		out, err := c.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tbl.Name()), Key: key, ConsistentRead: aws.Bool(true)})
+		require.NoError(t, err)
+		return out.Item[attr]
+	}
+
+	_, err := journals.Create(ctx, Journal{ID: "j"})
+	require.NoError(t, err)
+	jkey := journals.DeleteOp(Journal{ID: "j"}).Key()
+	set := &types.AttributeValueMemberSS{Value: []string{"h"}}
+	rawSet(jkey, "Lines", set)
+	for _, u := range []*singletable.Update[Journal]{
+		journals.Update(Journal{ID: "j"}).Append("Lines", "a"),
+		journals.Update(Journal{ID: "j"}).Prepend("Lines", "a"),
+	} {
+		_, err := u.Run(ctx)
+		require.Error(t, err)
+		assert.Equal(t, set, raw(jkey, "Lines"), "the string set is left as it was")
+	}
+
+	// Labels (a string set) decides GSI1: Add and Delete read it. Another
+	// service stored it as a list.
+	_, err = posts.Create(ctx, BlogPost{Blog: "b", ID: "p", Labels: []string{"x"}})
+	require.NoError(t, err)
+	pkey := posts.DeleteOp(BlogPost{Blog: "b", ID: "p"}).Key()
+	list := &types.AttributeValueMemberL{Value: []types.AttributeValue{&types.AttributeValueMemberS{Value: "x"}}}
+	rawSet(pkey, "Labels", list)
+	for _, u := range []*singletable.Update[BlogPost]{
+		posts.Update(BlogPost{Blog: "b", ID: "p"}).Add("Labels", []string{"y"}),
+		posts.Update(BlogPost{Blog: "b", ID: "p"}).Delete("Labels", []string{"x"}),
+	} {
+		_, err := u.Run(ctx)
+		require.Error(t, err)
+		assert.Equal(t, list, raw(pkey, "Labels"), "the list is left as it was")
+	}
+	// The shapes DynamoDB's operators take still work.
+	rawSet(pkey, "Labels", &types.AttributeValueMemberSS{Value: []string{"x"}})
+	p, err := posts.Update(BlogPost{Blog: "b", ID: "p"}).Add("Labels", []string{"y"}).Run(ctx)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"x", "y"}, p.Labels)
+}

@@ -235,7 +235,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := u.check(reflect.ValueOf(&u.vals).Elem()); err != nil {
+	if err := u.check(reflect.ValueOf(&u.vals).Elem(), key); err != nil {
 		return nil, err // bad values are refused before any read
 	}
 	var moved []*uniquePlan // the uniques the update moves

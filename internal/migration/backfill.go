@@ -52,6 +52,8 @@ var ErrStale = errors.New("singletable: item changed since it was read")
 type Backfill struct {
 	// Entity is the entity type; the scan selects its items.
 	Entity string
+	// Select picks the entity's items out of the scan.
+	Select Selection
 	// Plan renders item again with the current declaration.
 	Plan func(item map[string]types.AttributeValue) (*Rewrite, error)
 	// Reread reads the item at key consistently; nil when it is gone or no
@@ -69,15 +71,32 @@ type Backfill struct {
 func (b *Backfill) Name() string { return "backfill" }
 
 func (b *Backfill) source(ctx context.Context, t *Table) (scanSpec, error) {
-	return entityScan(ctx, t, b.Entity)
+	return entityScan(ctx, t, b.Entity, b.Select)
 }
 
-// entityScan is the scan of one entity's items, by the type attribute.
-func entityScan(ctx context.Context, t *Table, entity string) (scanSpec, error) {
+// Selection picks one entity's items out of a scan of the table.
+type Selection struct {
+	// Filter writes the scan's filter expression; nil keeps the items
+	// whose entity type attribute names the entity.
+	Filter func(b *expr.Builder) string
+	// Owns, when set, decides on each item the filter kept: an item
+	// without the entity type attribute is an entity's (one matching
+	// keys) only when its key parses with the entity's templates, which a
+	// filter cannot test. The items it refuses are not read.
+	Owns func(item map[string]types.AttributeValue) bool
+}
+
+// entityScan is the scan of one entity's items: by the type attribute,
+// or as sel says.
+func entityScan(ctx context.Context, t *Table, entity string, sel Selection) (scanSpec, error) {
 	spec := scanSpec{
 		client: t.Client,
 		table:  t.Name,
 		filter: func(eb *expr.Builder) string { return eb.Holds(t.EntityTypeAttr, avS(entity)) },
+		keep:   sel.Owns,
+	}
+	if sel.Filter != nil {
+		spec.filter = sel.Filter
 	}
 	return spec, spec.describe(ctx)
 }

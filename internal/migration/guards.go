@@ -33,6 +33,8 @@ type Claim struct {
 type Guards struct {
 	// Entity is the entity type; the scan selects its items.
 	Entity string
+	// Select picks the entity's items out of the scan.
+	Select Selection
 	// Plan reads the guards of item and decides what to claim.
 	Plan func(ctx context.Context, item map[string]types.AttributeValue) (*Claim, error)
 	// Reread reads the item at key consistently; nil when it is gone or no
@@ -47,7 +49,7 @@ type Guards struct {
 func (g *Guards) Name() string { return "guards" }
 
 func (g *Guards) source(ctx context.Context, t *Table) (scanSpec, error) {
-	return entityScan(ctx, t, g.Entity)
+	return entityScan(ctx, t, g.Entity, g.Select)
 }
 
 // process claims the guards of every item of the page; planning reads, so
@@ -127,7 +129,7 @@ func (g *Guards) claimItem(ctx context.Context, r *runner, p *scanPage, i int, i
 // verify lists the items that lack a guard, as "missing" differences
 // naming the uniques, and duplicates as "different" ones.
 func (g *Guards) verify(ctx context.Context, t *Table, o VerifyOptions) (*VerifyReport, error) {
-	return verifyEach(ctx, t, o, g.Name(), g.Entity, func(v *verifier, d Difference, item map[string]types.AttributeValue) error {
+	return verifyEach(ctx, t, o, g.Name(), g.Entity, g.Select, func(v *verifier, d Difference, item map[string]types.AttributeValue) error {
 		c, err := g.Plan(ctx, item)
 		switch {
 		case err != nil && stopsRun(ctx, err):

@@ -213,6 +213,8 @@ type scanSpec struct {
 	table  string
 	// filter, when set, writes the scan's filter expression.
 	filter func(b *expr.Builder) string
+	// keep, when set, drops the items the filter kept that it refuses.
+	keep func(item map[string]types.AttributeValue) bool
 	// keyAttrs are the scanned table's key attributes, for ItemFailure.Key.
 	keyAttrs []string
 	// total is the table's approximate item count (0: unknown).
@@ -247,6 +249,15 @@ func (s scanSpec) page(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.S
 		out, err = s.client.Scan(ctx, in)
 		return err
 	})
+	if err == nil && s.keep != nil {
+		kept := out.Items[:0:0]
+		for _, it := range out.Items {
+			if s.keep(it) {
+				kept = append(kept, it)
+			}
+		}
+		out.Items, out.Count = kept, int32(len(kept))
+	}
 	return out, err
 }
 

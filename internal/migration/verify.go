@@ -265,7 +265,7 @@ func (v *verifier) compare(ctx context.Context, c *Copy, ops []Op) error {
 }
 
 func (b *Backfill) verify(ctx context.Context, t *Table, o VerifyOptions) (*VerifyReport, error) {
-	return verifyEach(ctx, t, o, b.Name(), b.Entity, func(v *verifier, d Difference, item map[string]types.AttributeValue) error {
+	return verifyEach(ctx, t, o, b.Name(), b.Entity, b.Select, func(v *verifier, d Difference, item map[string]types.AttributeValue) error {
 		w, err := b.Plan(item)
 		switch {
 		case err != nil:
@@ -283,9 +283,9 @@ func (b *Backfill) verify(ctx context.Context, t *Table, o VerifyOptions) (*Veri
 // verifyEach scans the items of entity and passes each sampled one to
 // check, with the Difference that names it; it counts what it read and
 // compared.
-func verifyEach(ctx context.Context, t *Table, o VerifyOptions, kind, entity string,
+func verifyEach(ctx context.Context, t *Table, o VerifyOptions, kind, entity string, sel Selection,
 	check func(v *verifier, d Difference, item map[string]types.AttributeValue) error) (*VerifyReport, error) {
-	spec, err := entityScan(ctx, t, entity)
+	spec, err := entityScan(ctx, t, entity, sel)
 	if err != nil {
 		return nil, err
 	}
