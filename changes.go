@@ -263,8 +263,8 @@ func (e *ChangeError) Unwrap() error { return e.Err }
 // naming the removed item as its owner and on no item under that key
 // holding its value again: a guard that another item holds, or that an
 // item re-created under the same key with the same value holds, is never
-// released; an item re-created there with other values does not keep the
-// expired item's values claimed. Handling the same record twice is
+// released; an item re-created there with other values, or an item of
+// another entity there, does not keep the expired item's values claimed. Handling the same record twice is
 // harmless.
 func (t *Table) ReleaseExpiredGuards(ctx context.Context, ch Change) (released int, err error) {
 	if !ch.TTL || ch.Kind != ChangeRemove || ch.Library || ch.Record.OldImage == nil {
@@ -281,11 +281,13 @@ func (t *Table) ReleaseExpiredGuards(ctx context.Context, ch Change) (released i
 	owner := t.primaryKeyOf(ch.Record.OldImage)
 	for _, it := range items {
 		// The item under the owner's key, if any, does not hold the value:
-		// one of the unique's attributes differs from the expired item's.
-		// A field stored only in the key (KeyOnly) is the same for any
-		// item under that key.
+		// it is another entity's (its type differs from the expired
+		// item's; an item of another entity with an attribute of the same
+		// name and value does not hold it), or one of the unique's
+		// attributes differs from the expired item's. A field stored only
+		// in the key (KeyOnly) is the same for any item under that key.
 		var held []writeplan.Check
-		for _, a := range it.attrs {
+		for _, a := range append([]string{t.opts.EntityTypeAttr}, it.attrs...) {
 			if av, ok := ch.Record.OldImage[a]; ok {
 				held = append(held, writeplan.AttrEq(a, av))
 			}

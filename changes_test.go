@@ -458,6 +458,47 @@ func TestReleaseExpiredGuardsKeyOnlyTuple(t *testing.T) {
 	}
 }
 
+// RelA (unique Email) and RelB (not unique, an attribute Email too) share
+// a key template.
+type RelA struct {
+	ID    string `dynamodbav:"ID"`
+	Email string `dynamodbav:"Email"`
+}
+
+type RelB RelA
+
+// An item of another entity created under an expired item's key holds
+// none of its unique values, even with an attribute of the same name and
+// value: the expired item's guard is released (it stayed claimed for ever).
+func TestReleaseExpiredGuardsOtherEntitySameAttr(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var as *singletable.Repo[RelA]
+	var bs *singletable.Repo[RelB]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) {
+		as = singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[RelA]{Type: "RelA", PK: "X#{ID}", SK: "X",
+			Unique: []singletable.Unique{{Fields: []string{"Email"}}}}))
+		bs = singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[RelB]{Type: "RelB", PK: "X#{ID}", SK: "X"}))
+	})
+	changes, err := tbl.Changes([]*singletable.Target{as.Member(), bs.Member()})
+	require.NoError(t, err)
+	_, err = as.Create(ctx, RelA{ID: "1", Email: "e"})
+	require.NoError(t, err)
+	key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "X#1"}, "SK": &types.AttributeValueMemberS{Value: "X"}}
+	del, err := tbl.Client().DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(tbl.Name()), Key: key, ReturnValues: types.ReturnValueAllOld})
+	require.NoError(t, err)
+	_, err = bs.Create(ctx, RelB{ID: "1", Email: "e"})
+	require.NoError(t, err)
+	ch, ok, err := changes.Decode(ttlRecord(singletable.StreamRecord{EventID: "1", EventName: "REMOVE", SequenceNumber: "1", Keys: key, OldImage: del.Attributes}))
+	require.NoError(t, err)
+	require.True(t, ok)
+	n, err := tbl.ReleaseExpiredGuards(ctx, ch)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	_, err = as.Create(ctx, RelA{ID: "2", Email: "e"})
+	require.NoError(t, err, "e is free again: no RelA holds it")
+}
+
 // ReleaseExpiredGuards ignores what is not an expiry of a guarded entity.
 func TestReleaseExpiredGuardsIgnores(t *testing.T) {
 	t.Parallel()
