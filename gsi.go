@@ -83,33 +83,50 @@ func (e *entityDef) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, err
 	case !templated && !multi:
 		return nil, validationErr(e.name, where(is.Name, ""), "no key: give PK (and SK) templates or PartitionAttrs")
 	}
+	var err error
 	if multi {
-		p.multi = true
-		if len(is.PartitionAttrs) == 0 || len(is.PartitionAttrs) > 4 || len(is.SortAttrs) > 4 {
-			return nil, validationErr(e.name, where(is.Name, ""), "multi-attribute keys take 1-4 partition and 0-4 sort attributes")
-		}
-		if is.When != nil {
-			return nil, validationErr(e.name, where(is.Name, ""), "When is only supported on templated indexes (a multi-attribute index is keyed by the item's own attributes, which cannot be removed to hide it)")
-		}
-		for _, n := range is.PartitionAttrs {
-			f, err := e.multiField(n, is.Name, false)
-			if err != nil {
-				return nil, err
-			}
-			p.partition = append(p.partition, f)
-		}
-		for _, n := range is.SortAttrs {
-			f, err := e.multiField(n, is.Name, true)
-			if err != nil {
-				return nil, err
-			}
-			p.sort = append(p.sort, f)
-		}
-		p.deps = append(slices.Clone(p.partition), p.sort...)
-		return p, nil
+		err = e.compileMultiIndex(p, is)
+	} else {
+		err = e.compileTemplatedIndex(p, is)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// compileMultiIndex resolves a multi-attribute index's key fields.
+func (e *entityDef) compileMultiIndex(p *indexPlan, is IndexSchema[reflect.Value]) error {
+	p.multi = true
+	if len(is.PartitionAttrs) == 0 || len(is.PartitionAttrs) > 4 || len(is.SortAttrs) > 4 {
+		return validationErr(e.name, where(is.Name, ""), "multi-attribute keys take 1-4 partition and 0-4 sort attributes")
+	}
+	if is.When != nil {
+		return validationErr(e.name, where(is.Name, ""), "When is only supported on templated indexes (a multi-attribute index is keyed by the item's own attributes, which cannot be removed to hide it)")
+	}
+	for _, n := range is.PartitionAttrs {
+		f, err := e.multiField(n, is.Name, false)
+		if err != nil {
+			return err
+		}
+		p.partition = append(p.partition, f)
+	}
+	for _, n := range is.SortAttrs {
+		f, err := e.multiField(n, is.Name, true)
+		if err != nil {
+			return err
+		}
+		p.sort = append(p.sort, f)
+	}
+	p.deps = append(slices.Clone(p.partition), p.sort...)
+	return nil
+}
+
+// compileTemplatedIndex compiles a templated index's key templates and
+// attributes, and its When predicate's fields.
+func (e *entityDef) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.Value]) error {
 	if is.PK == "" {
-		return nil, validationErr(e.name, where(is.Name, "PK"), "partition key template is empty")
+		return validationErr(e.name, where(is.Name, "PK"), "partition key template is empty")
 	}
 	p.pkAttr, p.skAttr = is.PKAttr, is.SKAttr
 	if p.pkAttr == "" {
@@ -122,23 +139,23 @@ func (e *entityDef) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, err
 	// stored there. (A multi-attribute index's key attributes are the
 	// fields themselves.)
 	if err := e.checkNotStored(p.pkAttr, "index "+is.Name+"'s partition key attribute"); err != nil {
-		return nil, err
+		return err
 	}
 	if p.skAttr != "" {
 		if err := e.checkNotStored(p.skAttr, "index "+is.Name+"'s sort key attribute"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	var err error
 	if p.pk, err = e.compileKey(is.PK, is.Name, p.pkAttr, false); err != nil {
-		return nil, err
+		return err
 	}
 	if p.shards > 0 {
 		p.pk.reserve = len(appendShard(nil, p.shards-1))
 	}
 	if is.SK != "" {
 		if p.sk, err = e.compileKey(is.SK, is.Name, p.skAttr, true); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	p.deps = append(slices.Clone(p.pk.fields), p.sk.fields...)
@@ -147,22 +164,28 @@ func (e *entityDef) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, err
 			p.keyFields = append(p.keyFields, f)
 		}
 	}
+	return e.compileWhen(p, is)
+}
+
+// compileWhen checks a templated index's When and WhenFields and adds the
+// fields the predicate reads to the index's dependencies.
+func (e *entityDef) compileWhen(p *indexPlan, is IndexSchema[reflect.Value]) error {
 	if is.When != nil && len(is.WhenFields) == 0 {
-		return nil, validationErr(e.name, where(is.Name, ""), "When needs WhenFields: the fields the predicate reads, so updates know when to re-evaluate it")
+		return validationErr(e.name, where(is.Name, ""), "When needs WhenFields: the fields the predicate reads, so updates know when to re-evaluate it")
 	}
 	if is.When == nil && len(is.WhenFields) > 0 {
-		return nil, validationErr(e.name, where(is.Name, ""), "WhenFields given without When")
+		return validationErr(e.name, where(is.Name, ""), "WhenFields given without When")
 	}
 	for _, n := range is.WhenFields {
 		f := e.byName[n]
 		if f == nil {
-			return nil, e.unknownField(where(is.Name, "When"), "", n)
+			return e.unknownField(where(is.Name, "When"), "", n)
 		}
 		if !slices.Contains(p.deps, f) {
 			p.deps = append(p.deps, f)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 func (e *entityDef) multiField(name, index string, sort bool) (*model.Field, error) {
