@@ -341,7 +341,7 @@ func (e *entityDef) marshalKeyAttr(f *model.Field, v reflect.Value) (types.Attri
 	// date, unix, …): then the key attribute is that very attribute, as
 	// another service writing the index's keys stores it.
 	isTime := fv.Type() == model.TimeType || (fv.Kind() == reflect.Pointer && fv.Type().Elem() == model.TimeType)
-	if isTime && f.Form == codec.TimeDefault {
+	if isTime && f.Form == nil {
 		if fv.Kind() == reflect.Pointer {
 			if fv.IsNil() {
 				return nil, nil
@@ -426,10 +426,10 @@ func stampTime(now time.Time) time.Time {
 // the whole time (epoch seconds with the unixtime tag option and the TTL
 // field, rfc3339, date, …) to what a read decodes from the stored shape:
 // cut to the second, in local time for epoch numbers (time.Unix), in UTC
-// for the rfc3339 forms, midnight for a date (see codec.TimeForm.Stored).
+// for the rfc3339 forms, midnight for a date (see format.Format.Stored).
 func (e *entityDef) truncateSeconds(rv reflect.Value) {
 	for _, f := range e.fields {
-		if f.Form == codec.TimeDefault {
+		if f.Form == nil {
 			continue
 		}
 		fv, ok := f.Get(rv)

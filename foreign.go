@@ -13,8 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/migration"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
@@ -103,10 +103,10 @@ func (e *Entity[T]) decodeRest(o *TableOptions, item map[string]types.AttributeV
 	if loc := e.foreign.loc; loc != nil {
 		for _, f := range e.foreign.times {
 			s, ok := item[f.Attr].(*types.AttributeValueMemberS)
-			if !ok || !codec.Zoneless(s.Value) {
+			if !ok || !format.Zoneless(s.Value) {
 				continue
 			}
-			tm, _ := codec.ParseTime(s.Value, loc)
+			tm, _ := format.ParseStored(s.Value, loc)
 			fv, ok := f.Get(rv)
 			if !ok {
 				continue

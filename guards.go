@@ -12,8 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/codec"
-	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -107,7 +106,7 @@ func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
 		}
 		// Stored as epoch seconds, and not at all when zero: keys hold
 		// it the same way (to the second, absent when zero).
-		g.ttl.Form, g.ttl.OmitEmpty = codec.TimeUnix, true
+		g.ttl.Form, g.ttl.OmitEmpty = format.Unix, true
 		for _, p := range e.indexes {
 			if p.multi && slices.Contains(p.deps, g.ttl) {
 				return validationErr(e.name, s.TTL, "TTL: the field is a key attribute of multi-attribute index %s, whose type the table declares from the Go type, but DynamoDB's TTL is stored as a number of epoch seconds; index a copy of the time in another field", p.name)
@@ -361,15 +360,12 @@ func (e *entityDef) stampCut(f *model.Field, role string) (time.Duration, error)
 			if kf != f {
 				continue
 			}
-			switch k.places[i].Format {
-			case keys.RFC3339, keys.Unix:
-				cut = max(cut, time.Second)
-			case keys.RFC3339Milli, keys.UnixMilli:
-				cut = max(cut, time.Millisecond)
-			case keys.Date:
-				if f.Form != codec.TimeDate {
-					return 0, validationErr(e.name, f.Name, "%s: the field is in key template %q as a date, but the time the library stamps has a time of day; store the field as a date (tag option date) or index a day field of your own", role, k.tpl.Raw)
-				}
+			switch kf := k.places[i].Format; {
+			case kf == nil:
+			case kf.Cut < 24*time.Hour:
+				cut = max(cut, kf.Cut)
+			case f.Form != format.Date:
+				return 0, validationErr(e.name, f.Name, "%s: the field is in key template %q as a date, but the time the library stamps has a time of day; store the field as a date (tag option date) or index a day field of your own", role, k.tpl.Raw)
 			}
 		}
 	}

@@ -73,45 +73,16 @@ func (e *entityDef) renderKey(k compiledKey, v reflect.Value, index, attr string
 }
 
 // appendKey appends the key rendered from k and struct value v to dst,
-// literals and encoded values straight into one buffer. Missing or empty
+// through the one key renderer (keys.Template.Append). Missing or empty
 // fields are reported in a *KeyError of entity, as is a key over
-// DynamoDB's limit. It needs no T: compiled once here, it inlines
-// internal/model's unsafe accessors (a generic body instantiated in the
-// caller's package could not).
+// DynamoDB's limit. It needs no T: compiled once here, the renderer
+// inlines internal/model's unsafe accessors (a generic body instantiated
+// in the caller's package could not).
 func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr string) ([]byte, error) {
 	start := len(dst)
-	var missing []string
-	base := model.StructBase(v)
-	i := 0
-	for j := range k.tpl.Parts {
-		p := &k.tpl.Parts[j]
-		if !p.IsPlaceholder() {
-			dst = append(dst, p.Literal...)
-			continue
-		}
-		f := k.fields[i]
-		i++
-		if s, ok := f.StringAt(base); ok && p.Format == keys.Escaped { // a plain string field: no reflection, p's encoding inlined
-			if s == "" {
-				missing = append(missing, f.Name)
-			} else {
-				dst = keys.AppendEscaped(dst, s)
-			}
-			continue
-		}
-		if !f.Present(v) {
-			missing = append(missing, f.Name)
-			continue
-		}
-		fv, _ := f.KeyValue(v)
-		var err error
-		dst, err = p.AppendValue(dst, fv)
-		if err != nil {
-			return dst, valueKeyError(entity, index, attr, f, err)
-		}
-	}
-	if len(missing) > 0 {
-		return dst, &KeyError{Entity: entity, Index: index, Key: attr, Missing: missing}
+	dst, err := k.tpl.Append(dst, k.fields, v)
+	if err != nil {
+		return dst, renderKeyError(entity, index, attr, err)
 	}
 	if n, limit := len(dst)-start, keyLimit(k.sort); n+k.reserve > limit {
 		if k.reserve > 0 {
@@ -124,14 +95,24 @@ func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr s
 	return dst, nil
 }
 
-// valueKeyError reports a key value that could not be written: missing
-// (a nil pointer, an empty string) or one the encoding refuses (a value its
-// placeholder's format cannot write exactly, a NaN, a year past 9999).
-func valueKeyError(entity, index, attr string, f *model.Field, err error) *KeyError {
-	if errors.Is(err, keys.ErrEmptyValue) || errors.Is(err, keys.ErrMissingValue) {
-		return &KeyError{Entity: entity, Index: index, Key: attr, Missing: []string{f.Name}, Err: err}
+// renderKeyError turns the renderer's *keys.RenderError into a *KeyError.
+func renderKeyError(entity, index, attr string, err error) *KeyError {
+	re := err.(*keys.RenderError)
+	if len(re.Missing) > 0 {
+		return &KeyError{Entity: entity, Index: index, Key: attr, Missing: re.Missing}
 	}
-	return &KeyError{Entity: entity, Index: index, Key: attr, Err: fmt.Errorf("field %s: %w", f.Name, err)}
+	return valueKeyError(entity, index, attr, re.Field, re.Err)
+}
+
+// valueKeyError reports a key value of field that could not be written:
+// missing (a nil pointer, an empty string) or one the encoding refuses (a
+// value its placeholder's format cannot write exactly, a NaN, a year past
+// 9999).
+func valueKeyError(entity, index, attr, field string, err error) *KeyError {
+	if errors.Is(err, keys.ErrEmptyValue) || errors.Is(err, keys.ErrMissingValue) {
+		return &KeyError{Entity: entity, Index: index, Key: attr, Missing: []string{field}, Err: err}
+	}
+	return &KeyError{Entity: entity, Index: index, Key: attr, Err: fmt.Errorf("field %s: %w", field, err)}
 }
 
 func keyLimit(sort bool) int {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/model"
 )
@@ -108,7 +107,7 @@ func (e *entityDef) operandOf(attr string) expr.Operand {
 	for _, p := range e.indexes {
 		inKey = inKey || (p.multi && containsField(p.deps, f))
 	}
-	if f.Form == codec.TimeDefault && !inKey {
+	if f.Form == nil && !inKey {
 		return nil
 	}
 	return func(av types.AttributeValue) (types.AttributeValue, error) {

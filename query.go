@@ -18,7 +18,6 @@ import (
 
 	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
-	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
 )
 
@@ -593,36 +592,13 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 	}
 	n := len(q.fields)
 	last, place := sk.fields[n-1], sk.places[n-1]
-	// P: the rendered key up to the last named field's value; L: the literal
-	// after that value ("" at the end of the template).
-	var P strings.Builder
-	var L string
-	var buf []byte
-	i := 0
-	for j, part := range sk.tpl.Parts {
-		if part.Field == "" {
-			P.WriteString(part.Literal)
-			continue
-		}
-		if i == n-1 {
-			if j+1 < len(sk.tpl.Parts) {
-				L = sk.tpl.Parts[j+1].Literal
-			}
-			break
-		}
-		f := sk.fields[i]
-		if !f.Present(kv) {
-			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.Name}}
-		}
-		fv, _ := f.Get(kv)
-		var err error
-		if buf, err = sk.places[i].AppendValue(buf[:0], fv); err != nil {
-			return nil, false, valueKeyError(e.name, q.index, attr, f, err)
-		}
-		P.Write(buf)
-		i++
+	// prefix: the rendered key up to the last named field's value; L: the
+	// literal after that value ("" at the end of the template).
+	b, err := sk.tpl.AppendPrefix(nil, sk.fields, kv, n-1)
+	if err != nil {
+		return nil, false, renderKeyError(e.name, q.index, attr, err)
 	}
-	prefix := P.String()
+	prefix, L := string(b), sk.tpl.LiteralAfter(n-1)
 	encode := func(v reflect.Value) (string, error) {
 		if !last.Present(v) {
 			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}}
@@ -630,7 +606,7 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 		fv, _ := last.Get(v)
 		b, err := place.AppendValue(nil, fv)
 		if err != nil {
-			return "", valueKeyError(e.name, q.index, attr, last, err)
+			return "", valueKeyError(e.name, q.index, attr, last.Name, err)
 		}
 		return string(b), nil
 	}
@@ -652,7 +628,7 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 	}
 	switch q.kind {
 	case sortBeginsWith:
-		if k := last.Type.Kind(); place.Format == keys.Escaped && k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
+		if k := last.Type.Kind(); place.Format == nil && k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
 			return nil, false, validationErr(e.name, last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", last.Type)
 		}
 		if q.prefix == "" && prefix == "" {
@@ -660,7 +636,7 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 		}
 		b, err := place.AppendPrefix([]byte(prefix), q.prefix)
 		if err != nil {
-			return nil, false, valueKeyError(e.name, q.index, attr, last, err)
+			return nil, false, valueKeyError(e.name, q.index, attr, last.Name, err)
 		}
 		return keyCmp(attr, opBeginsWith, string(b)), false, nil
 	case sortBetween:
@@ -681,7 +657,7 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 	switch q.op {
 	case Eq:
 		if n == len(sk.fields) {
-			c = keyCmp(attr, expr.OpEq, sk.tpl.Render(append(q.renderedPrefixValues(sk, kv, n-1), E)))
+			c = keyCmp(attr, expr.OpEq, prefix+E+L) // the whole key: L ends it
 		} else {
 			c = keyCmp(attr, opBeginsWith, prefix+E+L)
 		}
@@ -696,7 +672,7 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 		// delimiter after them is below it, so E+"%" is above every key
 		// holding E and at or below every key holding more.
 		above := E + "%"
-		if place.Format != keys.Escaped {
+		if place.Format != nil {
 			above = formattedAbove(E, L)
 		}
 		if prefix == "" {
@@ -713,24 +689,13 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 	case Lt:
 		if prefix == "" {
 			c = keyCmp(attr, expr.OpLt, E)
-		} else if place.Format != keys.Escaped {
+		} else if place.Format != nil {
 			return between(prefix, prefix+formattedBelow(E))
 		} else {
 			return between(prefix, prefix+predecessor(E)+maxRune)
 		}
 	}
 	return c, false, nil
-}
-
-// renderedPrefixValues encodes the first n sort fields of kv.
-func (q *querySpec) renderedPrefixValues(sk compiledKey, kv reflect.Value, n int) []string {
-	out := make([]string, 0, n+1)
-	for i, f := range sk.fields[:n] {
-		fv, _ := f.Get(kv)
-		b, _ := sk.places[i].AppendValue(nil, fv) // already checked while building the prefix
-		out = append(out, string(b))
-	}
-	return out
 }
 
 // formattedAbove returns the lowest string, after the prefix, of the keys

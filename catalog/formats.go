@@ -2,18 +2,17 @@ package catalog
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/internal/format"
 )
 
 // The lint of key formats ({CreatedAt:rfc3339}, {Seq:%08d}, {Name:raw}):
 // where a declared format does not keep byte order equal to value order,
 // where two templates that can share a partition write the same position
 // at different precisions, and what each lossy or bounded format refuses.
-
-// timeFormats are the formats of time fields.
-var timeFormats = []string{"rfc3339", "rfc3339milli", "date", "unix", "unixmilli"}
+// The formats, their properties and the words for them are the table of
+// internal/format.
 
 // lintFormats reports the format findings of every key of pairs.
 func lintFormats(pairs []keyPair) []Finding {
@@ -67,59 +66,46 @@ func mixedPrecision(a, b singletable.KeyDescription) (fa, fb, field string, ok b
 	return "", "", "", false
 }
 
-func isTime(format string) bool { return slices.Contains(timeFormats, format) }
-
-func formatName(f string) string {
-	if f == "" {
-		return "the default (nine fraction digits)"
+// keyFormat returns the table entry of a placeholder's format spec: the
+// default's time for "", nil for a spec the table does not know.
+func keyFormat(spec string) *format.Format {
+	if spec == "" {
+		return format.KeyTime
 	}
+	f, _ := format.Key(spec)
 	return f
 }
 
-// coarseness orders the time shapes by what they cut: the day, the
-// second, the millisecond; the default keeps nanoseconds.
-var coarseness = map[string]int{"date": 3, "rfc3339": 2, "unix": 2, "rfc3339milli": 1, "unixmilli": 1}
+func isTime(spec string) bool {
+	f := keyFormat(spec)
+	return spec != "" && f != nil && f.Kind == format.Time
+}
 
-// lintKeyFormats reports the formats of one key template; stored maps the
-// entity's time fields to the option they are stored under.
+func formatName(spec string) string { return keyFormat(spec).Title() }
+
+// lintKeyFormats reports the formats of one key template, as the format
+// table words them; stored maps the entity's time fields to the option
+// they are stored under.
 func lintKeyFormats(entity, index string, k singletable.KeyDescription, stored map[string]string) []Finding {
 	var fs []Finding
 	for i, p := range k.Parts {
-		if p.Field == "" || p.Format == "" {
+		f := keyFormat(p.Format)
+		if p.Field == "" || p.Format == "" || f == nil {
 			continue
 		}
-		ph := "{" + p.Field + ":" + p.Format + "}"
 		next := ""
 		if i+1 < len(k.Parts) {
 			next = k.Parts[i+1].Literal
 		}
-		switch p.Format {
-		case "unix", "unixmilli":
-			fs = append(fs, Finding{SeverityWarning, entity, index, fmt.Sprintf(
-				"%s = %s: %s is not fixed width, so keys sort by time only among times with as many digits (epoch seconds have 10 digits from 2001 to 2286) and never across negative ones; prefer rfc3339 or rfc3339milli where you choose the format",
-				k.Attr, k.Template, ph)})
-		case "raw":
-			if next != "" {
-				fs = append(fs, Finding{SeverityWarning, entity, index, fmt.Sprintf(
-					"%s = %s: a %s value holding a byte that sorts before the %q after it (a space, say) sorts before shorter values (\"a b%s\" < \"a%s\"), so ranges and order over %s follow the key's bytes, not the values'; values holding %q are refused",
-					k.Attr, k.Template, ph, next[:1], next[:1], next[:1], p.Field, next[:1])})
-			}
-		case "rfc3339", "date", "rfc3339milli":
-			precision := map[string]string{"rfc3339": "whole seconds", "rfc3339milli": "whole milliseconds", "date": "midnight UTC"}[p.Format]
-			if form := stored[p.Field]; coarseness[form] >= coarseness[p.Format] {
-				fs = append(fs, Finding{SeverityInfo, entity, index, fmt.Sprintf(
-					"%s = %s: %s holds %s; %s is stored with the %s option, which cuts times to what it holds before the key is rendered",
-					k.Attr, k.Template, ph, precision, p.Field, form)})
-				continue
-			}
-			fs = append(fs, Finding{SeverityInfo, entity, index, fmt.Sprintf(
-				"%s = %s: %s holds %s; a time with more precision is refused (*KeyError), not cut, so truncate times before writing (or store the field with a time option that cuts them, such as %s)",
-				k.Attr, k.Template, ph, precision, p.Format)})
-		default: // %0Nd
-			fs = append(fs, Finding{SeverityInfo, entity, index, fmt.Sprintf(
-				"%s = %s: %s holds 0 up to the largest number of its width; a negative or wider value is refused (*KeyError) rather than written out of order",
-				k.Attr, k.Template, ph)})
+		text, warn := f.Lint("{"+p.Field+":"+p.Format+"}", p.Field, next, format.Attr(stored[p.Field]))
+		if text == "" {
+			continue
 		}
+		sev := SeverityInfo
+		if warn {
+			sev = SeverityWarning
+		}
+		fs = append(fs, Finding{sev, entity, index, k.Attr + " = " + k.Template + ": " + text})
 	}
 	return fs
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/singletable-go/singletable/internal/format"
 )
 
 // decFunc decodes av into v (settable) as attributevalue's decode(av, v,
@@ -267,7 +268,7 @@ func decodeString(s string, v reflect.Value, tg tag) error {
 			// Beyond attributevalue: the zone-less and date-only texts
 			// other services write, read as UTC.
 			var ok bool
-			if tm, ok = ParseTime(s, nil); !ok {
+			if tm, ok = format.ParseStored(s, nil); !ok {
 				return &attributevalue.UnmarshalError{Err: err, Value: s, Type: timeType}
 			}
 		}
@@ -285,21 +286,17 @@ func decodeString(s string, v reflect.Value, tg tag) error {
 	return nil
 }
 
-func decodeUnixTime(n string) (time.Time, error) {
+// decodeEpoch reads an epoch number of format f (nil: seconds, as
+// attributevalue reads any N into a time) in local time.
+func decodeEpoch(n string, f *format.Format) (time.Time, error) {
 	x, err := strconv.ParseInt(n, 10, 64)
 	if err != nil {
 		return time.Time{}, &attributevalue.UnmarshalError{Err: err, Value: n, Type: timeType}
 	}
-	return time.Unix(x, 0), nil
-}
-
-// decodeUnixMilli is decodeUnixTime for milliseconds (the unixmilli option).
-func decodeUnixMilli(n string) (time.Time, error) {
-	x, err := strconv.ParseInt(n, 10, 64)
-	if err != nil {
-		return time.Time{}, &attributevalue.UnmarshalError{Err: err, Value: n, Type: timeType}
+	if !f.Number() {
+		f = format.Unix
 	}
-	return time.UnixMilli(x), nil
+	return f.FromEpoch(x), nil
 }
 
 // decodeNumber is attributevalue's decodeNumber for non-interface targets.
@@ -342,11 +339,7 @@ func decodeNumber(n string, v reflect.Value, tg tag) error {
 		v.SetFloat(f)
 	default:
 		if v.Type().ConvertibleTo(timeType) {
-			decode := decodeUnixTime
-			if tg.TimeForm == TimeUnixMilli {
-				decode = decodeUnixMilli
-			}
-			tm, err := decode(n)
+			tm, err := decodeEpoch(n, tg.TimeForm)
 			if err != nil {
 				return err
 			}

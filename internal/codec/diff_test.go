@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -546,13 +547,13 @@ func sameDecode(t *testing.T, item map[string]types.AttributeValue, typ reflect.
 }
 
 // foreignTimeText reports whether item holds, at any depth, an S that
-// attributevalue refuses as a time but ParseTime reads.
+// attributevalue refuses as a time but format.ParseStored reads.
 func foreignTimeText(item map[string]types.AttributeValue) bool {
 	var walk func(av types.AttributeValue) bool
 	walk = func(av types.AttributeValue) bool {
 		switch x := av.(type) {
 		case *types.AttributeValueMemberS:
-			return Zoneless(x.Value)
+			return format.Zoneless(x.Value)
 		case *types.AttributeValueMemberL:
 			for _, e := range x.Value {
 				if walk(e) {

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -287,24 +288,21 @@ func (st *encState) encFloat(x float64, bits int, omit, null, asString bool) typ
 	return av
 }
 
-// encTime encodes a time in form f: by default an S in RFC 3339 with
-// nanoseconds, with the unixtime option an N of its Unix seconds, and the
-// other forms of TimeForm. Structs are never "zero" for attributevalue: a
-// zero time is stored.
-func (st *encState) encTime(t time.Time, f TimeForm) types.AttributeValue {
+// encTime encodes a time in format f: by default (nil) an S in RFC 3339
+// with nanoseconds, format.StoredTime; with the unixtime option an N of
+// its Unix seconds; in a tag option's format otherwise (an N for an epoch
+// format). Structs are never "zero" for attributevalue: a zero time is
+// stored.
+func (st *encState) encTime(t time.Time, f *format.Format) types.AttributeValue {
 	off := len(st.buf)
-	switch f {
-	case TimeUnix:
-		st.buf = strconv.AppendInt(st.buf, t.Unix(), 10)
+	if f.Number() {
+		st.buf = f.AppendTime(st.buf, t)
 		return st.number(off, false)
-	case TimeUnixMilli:
-		st.buf = strconv.AppendInt(st.buf, t.UnixMilli(), 10)
-		return st.number(off, false)
-	case TimeDefault:
-		st.buf = appendRFC3339Nano(st.buf, t)
-	default:
-		st.buf = appendTime(st.buf, t, f)
 	}
+	if f == nil {
+		f = format.StoredTime
+	}
+	st.buf = f.AppendTime(st.buf, t)
 	av := st.newS("")
 	st.deferText(&av.Value, off)
 	if st.sizing {

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/singletable-go/singletable/internal/format"
 )
 
 // fieldOffset returns the offset of the field at index in struct type t
@@ -80,7 +81,7 @@ const (
 // fastKindOf returns the fast shape of a field of type t decoded under tag
 // tg, or fkNone.
 func fastKindOf(t reflect.Type, tg tag) fastKind {
-	if !noUnmarshaler(t) || tg.JSON || tg.TimeForm == TimeUnixMilli {
+	if !noUnmarshaler(t) || tg.JSON || tg.TimeForm.Number() { // the fast path reads an N time as seconds
 		return fkNone
 	}
 	if k := scalarKind(t); k != fkNone {
@@ -437,9 +438,9 @@ func allStrings(l []types.AttributeValue) bool {
 
 // encOpts are the tag options encodeFast honours for a field.
 type encOpts struct {
-	omit, null bool     // omitempty, nullempty
-	asString   bool     // string: numbers as S
-	form       TimeForm // the shape of a time (unixtime: an N, …)
+	omit, null bool           // omitempty, nullempty
+	asString   bool           // string: numbers as S
+	form       *format.Format // the shape of a time (unixtime: an N, …)
 
 	// omitemptyelem and nullemptyelem: the options of the elements of
 	// a []string or map[string]string.

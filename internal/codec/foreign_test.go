@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -75,14 +76,14 @@ func TestTimeFormsEncode(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		got, want time.Time
-		form      TimeForm
+		form      *format.Format
 	}{
-		{"At", back.At, at, TimeRFC3339},
-		{"AtMilli", back.AtMilli, at, TimeRFC3339Milli},
-		{"Day", back.Day, at, TimeDate},
-		{"Unix", back.Unix, at, TimeUnix},
-		{"Milli", back.Milli, at, TimeUnixMilli},
-		{"PtrAt", *back.PtrAt, at, TimeRFC3339},
+		{"At", back.At, at, format.RFC3339},
+		{"AtMilli", back.AtMilli, at, format.RFC3339Milli},
+		{"Day", back.Day, at, format.Date},
+		{"Unix", back.Unix, at, format.Unix},
+		{"Milli", back.Milli, at, format.UnixMilli},
+		{"PtrAt", *back.PtrAt, at, format.RFC3339},
 	} {
 		// What a read gives back is what Stored says, to the location.
 		if w := c.form.Stored(c.want, nil); !c.got.Equal(w) || c.got.Location().String() != w.Location().String() {
@@ -147,17 +148,6 @@ func TestTimeDecodeForeign(t *testing.T) {
 		if !errors.As(err, &de) {
 			t.Errorf("%q: got %v, want a *DecodeError", bad, err)
 		}
-	}
-}
-
-func TestParseTimeLocation(t *testing.T) {
-	ny := time.FixedZone("NY", -5*3600)
-	tm, ok := ParseTime("2025-01-15T10:30:00", ny)
-	if !ok || !tm.Equal(time.Date(2025, 1, 15, 15, 30, 0, 0, time.UTC)) {
-		t.Errorf("got %v %v", tm, ok)
-	}
-	if Zoneless("2025-01-15T10:30:00Z") || !Zoneless("2025-01-15T10:30:00") || !Zoneless("2024-03-01") || Zoneless("x") {
-		t.Error("Zoneless")
 	}
 }
 

@@ -3,6 +3,8 @@ package codec
 import (
 	"reflect"
 	"strings"
+
+	"github.com/singletable-go/singletable/internal/format"
 )
 
 // tag holds the dynamodbav struct tag options, as attributevalue parses them.
@@ -16,10 +18,11 @@ type tag struct {
 	AsString                     bool
 	AsBinSet, AsNumSet, AsStrSet bool
 	AsUnixTime                   bool
-	// TimeForm is the stored shape of a time field beyond attributevalue's
-	// options: rfc3339, rfc3339milli, date or unixmilli (unix is
-	// AsUnixTime, attributevalue's unixtime).
-	TimeForm TimeForm
+	// TimeForm is the stored format of a time field beyond
+	// attributevalue's options, a time format of internal/format's table
+	// (rfc3339, rfc3339milli, date, unixmilli); unix is AsUnixTime,
+	// attributevalue's unixtime.
+	TimeForm *format.Format
 	// JSON stores the value as JSON text in an S (the json option).
 	JSON bool
 }
@@ -39,26 +42,25 @@ func parseTag(st reflect.StructTag) tag {
 		t.Name = parts[0]
 	}
 	for _, opt := range parts[1:] {
-		if opt == "unix" { // attributevalue's unixtime, by the name key templates use
-			opt = "unixtime"
+		f := format.Attr(opt)
+		if f == format.Unix { // attributevalue's unixtime, by the name key templates use
+			opt, f = "unixtime", nil
 		}
 		for _, o := range tagOptions {
 			if o.name == opt {
 				*o.field(&t) = true
 			}
 		}
-		for f := TimeUnix + 1; f <= TimeUnixMilli; f++ {
-			if f.String() == opt {
-				t.TimeForm = f
-			}
+		if f != nil {
+			t.TimeForm = f
 		}
 	}
 	return t
 }
 
 // tagOptions are the boolean options of a dynamodbav tag, in the order
-// structTag writes them. The time forms beyond unixtime are TimeForm's
-// names.
+// structTag writes them. The time formats beyond unixtime are named by
+// internal/format's table.
 var tagOptions = []struct {
 	name  string
 	field func(*tag) *bool
@@ -86,14 +88,19 @@ func (t tag) decodeTag() tag {
 	return tag{AsString: t.AsString, AsUnixTime: t.AsUnixTime, TimeForm: t.TimeForm, JSON: t.JSON}
 }
 
-// timeForm is the shape a time is stored in under t: the TimeForm option,
-// TimeUnix for unixtime, else TimeDefault (RFC 3339 with nanoseconds).
-func (t tag) timeForm() TimeForm {
-	if t.TimeForm == TimeDefault && t.AsUnixTime {
-		return TimeUnix
+// timeForm is the format a time is stored in under t: the TimeForm
+// option, format.Unix for unixtime, else nil (the default, RFC 3339 with
+// nanoseconds).
+func (t tag) timeForm() *format.Format {
+	if t.TimeForm == nil && t.AsUnixTime {
+		return format.Unix
 	}
 	return t.TimeForm
 }
+
+// FormOf returns the time format a dynamodbav tag's options give a field
+// ("rfc3339", "unixtime", …), nil for the default.
+func FormOf(st reflect.StructTag) *format.Format { return parseTag(st).timeForm() }
 
 // structTag renders t back into a struct tag naming the field name, for the
 // single-field structs that delegate a value to attributevalue.
@@ -103,7 +110,7 @@ func (t tag) structTag(name string) reflect.StructTag {
 		if *o.field(&t) {
 			opts = append(opts, o.name)
 		}
-		if o.name == "unixtime" && t.TimeForm != TimeDefault {
+		if o.name == "unixtime" && t.TimeForm != nil {
 			opts = append(opts, t.TimeForm.String())
 		}
 	}

@@ -3,6 +3,8 @@ package codec
 import (
 	"reflect"
 	"testing"
+
+	"github.com/singletable-go/singletable/internal/format"
 )
 
 // TestTagRoundTrip: every option parseTag knows is written back by
@@ -33,7 +35,7 @@ func TestTagRoundTrip(t *testing.T) {
 	if tg := parseTag(`dynamodbav:"-"`); !tg.Ignore {
 		t.Error(`"-" does not ignore the field`)
 	}
-	if f := FormOf(`dynamodbav:"x,unix"`); f != TimeUnix {
+	if f := FormOf(`dynamodbav:"x,unix"`); f != format.Unix {
 		t.Errorf("FormOf(unix) = %v", f)
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/singletable-go/singletable/internal/format"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // One fuzz target per key format. Each checks, on arbitrary input, the
@@ -25,10 +28,40 @@ func fuzzTime(sec, ns int64) time.Time {
 	return time.Unix(lo+int64(uint64(sec)%span), int64(uint64(ns)%1e9)).In(time.FixedZone("", int(sec%50400)))
 }
 
-// fuzzTimeFormat is the body of the time format fuzz targets. keep is the
-// sub-second precision the format holds (1s, 1ms) or 24h for dates.
-func fuzzTimeFormat(t *testing.T, tmpl string, keep time.Duration, ordered bool, a, b int64, na, nb int64, s string) {
-	_, p := formatPart(t, tmpl)
+// fuzzKey is a template bound to the fields of a struct, which a fuzz
+// target fills and renders through the one key renderer, Template.Append.
+type fuzzKey struct {
+	tp     Template
+	fields []*model.Field
+	v      reflect.Value
+}
+
+// bindFuzzKey binds tmpl's placeholders to the fields of a struct with one
+// field per placeholder, of zero's types in order.
+func bindFuzzKey(t testing.TB, tmpl string, zero ...any) *fuzzKey {
+	tp, err := Parse(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields, v := bindValues(t, tp, zero)
+	return &fuzzKey{tp, fields, v}
+}
+
+// render sets the struct's fields to vals and renders the key.
+func (k *fuzzKey) render(vals ...any) (string, error) {
+	for i, x := range vals {
+		k.v.FieldByIndex(k.fields[i].Index).Set(reflect.ValueOf(x))
+	}
+	b, err := k.tp.Append(nil, k.fields, k.v)
+	return string(b), err
+}
+
+// fuzzTimeFormat is the body of the time format fuzz targets, for a
+// template "{T:format}#". keep is the sub-second precision the format
+// holds (1s, 1ms) or 24h for dates. Values are rendered through the one
+// key renderer.
+func fuzzTimeFormat(t *testing.T, k *fuzzKey, keep time.Duration, ordered bool, a, b int64, na, nb int64, s string) {
+	tmpl, p := k.tp.Raw, &k.tp.Parts[0]
 	var encs [2]string
 	var times [2]time.Time
 	for i, x := range [][2]int64{{a, na}, {b, nb}} {
@@ -44,7 +77,8 @@ func fuzzTimeFormat(t *testing.T, tmpl string, keep time.Duration, ordered bool,
 		} else if x[1]%2 == 0 {
 			tm = tm.Truncate(keep)
 		}
-		enc, err := formatEncode(p, tm)
+		key, err := k.render(tm)
+		enc := strings.TrimSuffix(key, "#")
 		u := tm.UTC()
 		representable := u.Year() >= 0 && u.Year() <= 9999
 		if keep == 24*time.Hour {
@@ -99,22 +133,25 @@ func timeSeeds(f *testing.F) {
 
 func FuzzFormatRFC3339(f *testing.F) {
 	timeSeeds(f)
+	k := bindFuzzKey(f, "{T:rfc3339}#", time.Time{})
 	f.Fuzz(func(t *testing.T, a, b, na, nb int64, s string) {
-		fuzzTimeFormat(t, "{T:rfc3339}#", time.Second, true, a, b, na, nb, s)
+		fuzzTimeFormat(t, k, time.Second, true, a, b, na, nb, s)
 	})
 }
 
 func FuzzFormatRFC3339Milli(f *testing.F) {
 	timeSeeds(f)
+	k := bindFuzzKey(f, "{T:rfc3339milli}#", time.Time{})
 	f.Fuzz(func(t *testing.T, a, b, na, nb int64, s string) {
-		fuzzTimeFormat(t, "{T:rfc3339milli}#", time.Millisecond, true, a, b, na, nb, s)
+		fuzzTimeFormat(t, k, time.Millisecond, true, a, b, na, nb, s)
 	})
 }
 
 func FuzzFormatDate(f *testing.F) {
 	timeSeeds(f)
+	k := bindFuzzKey(f, "{T:date}#", time.Time{})
 	f.Fuzz(func(t *testing.T, a, b, na, nb int64, s string) {
-		fuzzTimeFormat(t, "{T:date}#", 24*time.Hour, true, a, b, na, nb, s)
+		fuzzTimeFormat(t, k, 24*time.Hour, true, a, b, na, nb, s)
 	})
 }
 
@@ -123,12 +160,12 @@ func FuzzFormatDate(f *testing.F) {
 // digits) they are, which the target checks.
 func FuzzFormatUnix(f *testing.F) {
 	timeSeeds(f)
+	k := bindFuzzKey(f, "{T:unix}#", time.Time{})
 	f.Fuzz(func(t *testing.T, a, b, na, nb int64, s string) {
-		fuzzTimeFormat(t, "{T:unix}#", time.Second, false, a, b, na, nb, s)
-		_, p := formatPart(t, "{T:unix}#")
+		fuzzTimeFormat(t, k, time.Second, false, a, b, na, nb, s)
 		x, y := time.Unix(1e9+int64(uint64(a)%9e9), 0), time.Unix(1e9+int64(uint64(b)%9e9), 0)
-		ex, _ := formatEncode(p, x)
-		ey, _ := formatEncode(p, y)
+		ex, _ := k.render(x)
+		ey, _ := k.render(y)
 		if strings.Compare(ex, ey) != x.Compare(y) {
 			t.Fatalf("ten-digit unix times %q, %q out of order", ex, ey)
 		}
@@ -137,8 +174,9 @@ func FuzzFormatUnix(f *testing.F) {
 
 func FuzzFormatUnixMilli(f *testing.F) {
 	timeSeeds(f)
+	k := bindFuzzKey(f, "{T:unixmilli}#", time.Time{})
 	f.Fuzz(func(t *testing.T, a, b, na, nb int64, s string) {
-		fuzzTimeFormat(t, "{T:unixmilli}#", time.Millisecond, false, a, b, na, nb, s)
+		fuzzTimeFormat(t, k, time.Millisecond, false, a, b, na, nb, s)
 	})
 }
 
@@ -147,16 +185,19 @@ func FuzzFormatPadded(f *testing.F) {
 	f.Add(int64(99999999), int64(100000000), uint8(8), "123456789")
 	f.Add(int64(0), int64(1<<62), uint8(20), "00000000000000000000")
 	f.Add(int64(7), int64(70), uint8(1), "7")
+	base := bindFuzzKey(f, "{N:%08d}#{M}", int64(0), "m")
 	f.Fuzz(func(t *testing.T, a, b int64, w uint8, s string) {
-		width := 1 + int(w)%MaxPadWidth
+		width := 1 + int(w)%format.MaxPadWidth
 		tp, err := Parse("{N:%0" + itoa(width) + "d}#{M}")
 		if err != nil {
 			t.Fatal(err)
 		}
+		k := &fuzzKey{tp, base.fields, base.v}
 		p := &tp.Parts[0]
 		var encs [2]string
 		for i, x := range []int64{a, b} {
-			enc, err := formatEncode(p, x)
+			key, err := k.render(x)
+			enc := strings.TrimSuffix(key, "#m")
 			representable := x >= 0 && len(itoa(int(x))) <= width
 			if (err == nil) != representable {
 				t.Fatalf("%%0%dd: encode(%d) = %q, %v; representable %v", width, x, enc, err, representable)
@@ -184,6 +225,16 @@ func FuzzFormatPadded(f *testing.F) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// mustKey renders a key from values the template accepts.
+func mustKey(t *testing.T, k *fuzzKey, vals ...any) string {
+	t.Helper()
+	key, err := k.render(vals...)
+	if err != nil {
+		t.Fatalf("render %q: %v", vals, err)
+	}
+	return key
+}
+
 // FuzzFormatRaw: a raw value is verbatim, refused when it holds the
 // delimiter after it (or is empty, invalid UTF-8, or holds U+10FFFF);
 // what it accepts renders injectively and splits back; at the end of a
@@ -195,9 +246,9 @@ func FuzzFormatRaw(f *testing.F) {
 	f.Add("a b", "a", "a\x00")
 	f.Add("\U0010FFFF", "\xff", "")
 	f.Add("machine learning", "machine", "machine#learning")
+	k := bindFuzzKey(f, "E#{A:raw}#{B:raw}", "", "")
 	f.Fuzz(func(t *testing.T, a, b, s string) {
-		tp, mid := formatPart(t, "E#{A:raw}#{B:raw}")
-		end := &tp.Parts[3]
+		tp, mid, end := k.tp, &k.tp.Parts[1], &k.tp.Parts[3]
 		ok := func(x string, delim bool) bool {
 			return x != "" && utf8.ValidString(x) && !strings.ContainsRune(x, MaxRune) && !(delim && strings.Contains(x, "#"))
 		}
@@ -210,14 +261,17 @@ func FuzzFormatRaw(f *testing.F) {
 			t.Fatalf("raw is not verbatim: %q → %q, %q → %q", a, ea, b, eb)
 		}
 		if erra == nil && errb == nil {
-			key := tp.Render([]string{ea, eb})
+			key, err := k.render(a, b)
+			if err != nil || key != "E#"+ea+"#"+eb {
+				t.Fatalf("render(%q, %q) = %q, %v", a, b, key, err)
+			}
 			vals, err := tp.Split(key)
 			if err != nil || vals[0] != a || vals[1] != b {
 				t.Fatalf("Split(%q) = %q, %v; want %q, %q", key, vals, err, a, b)
 			}
 			// Injective: another accepted pair gives another key.
 			for _, alt := range [][2]string{{b, a}, {a + "x", b}, {a, b + "x"}} {
-				if ok(alt[0], true) && ok(alt[1], false) && alt != [2]string{a, b} && tp.Render(alt[:]) == key {
+				if ok(alt[0], true) && ok(alt[1], false) && alt != [2]string{a, b} && mustKey(t, k, alt[0], alt[1]) == key {
 					t.Fatalf("keys of %q and %q collide", alt, [2]string{a, b})
 				}
 			}
@@ -230,7 +284,7 @@ func FuzzFormatRaw(f *testing.F) {
 			}
 			above := func(x string) bool { return strings.IndexFunc(x, func(r rune) bool { return r < '#' }) < 0 }
 			if ok(b, true) && above(a) && above(b) {
-				ka, kb := tp.Render([]string{a, "z"}), tp.Render([]string{b, "z"})
+				ka, kb := mustKey(t, k, a, "z"), mustKey(t, k, b, "z")
 				if got, want := strings.Compare(ka, kb), strings.Compare(a, b); got != want {
 					t.Fatalf("raw before '#' out of order: %q, %q", ka, kb)
 				}

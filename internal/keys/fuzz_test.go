@@ -37,10 +37,8 @@ func FuzzKeyCodec(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.a, s.b, s.n, s.m)
 	}
-	tmpl, err := Parse("A#{A}#B#{B}")
-	if err != nil {
-		f.Fatal(err)
-	}
+	k := bindFuzzKey(f, "A#{A}#B#{B}", "", "")
+	tmpl := k.tp
 	f.Fuzz(func(t *testing.T, a, b string, n, m int64) {
 		esc := func(s string) string { return string(AppendEscaped(nil, s)) }
 
@@ -106,15 +104,22 @@ func FuzzKeyCodec(f *testing.F) {
 		zone := time.FixedZone("", int(n%50400))
 		checkTimeOrder(t, time.Unix(lo+int64(uint64(n)%span), int64(uint64(m)%1e9)).In(zone), time.Unix(lo+int64(uint64(m)%span), int64(uint64(n)%1e9)))
 
-		// Templates: injective, parse back, prefix-safe.
+		// Templates, rendered by the one key renderer: injective, parse
+		// back, prefix-safe.
 		if a == "" || b == "" {
 			return
 		}
-		key := func(x, y string) string { return tmpl.Render([]string{esc(x), esc(y)}) }
-		k := key(a, b)
-		vals, err := tmpl.Split(k)
+		key := func(x, y string) string {
+			key, err := k.render(x, y)
+			if err != nil || key != "A#"+esc(x)+"#B#"+esc(y) {
+				t.Fatalf("render(%q, %q) = %q, %v", x, y, key, err)
+			}
+			return key
+		}
+		kab := key(a, b)
+		vals, err := tmpl.Split(kab)
 		if err != nil || len(vals) != 2 {
-			t.Fatalf("Split(%q) = %q, %v", k, vals, err)
+			t.Fatalf("Split(%q) = %q, %v", kab, vals, err)
 		}
 		for i, want := range []string{a, b} {
 			var got string
@@ -122,7 +127,7 @@ func FuzzKeyCodec(f *testing.F) {
 				t.Fatalf("decode of split value %q = %q, %v; want %q", vals[i], got, err, want)
 			}
 		}
-		if (key(b, a) == k) != (a == b) {
+		if (key(b, a) == kab) != (a == b) {
 			t.Fatalf("key(%q, %q) and key(%q, %q) collide", a, b, b, a)
 		}
 		c := a + b
@@ -130,13 +135,18 @@ func FuzzKeyCodec(f *testing.F) {
 			if i <= 0 || i >= len(c) {
 				continue
 			}
-			if (key(c[:i], c[i:]) == k) != (c[:i] == a) {
+			if (key(c[:i], c[i:]) == kab) != (c[:i] == a) {
 				t.Fatalf("key(%q, %q) and key(%q, %q) collide", c[:i], c[i:], a, b)
 			}
 		}
-		prefix := tmpl.RenderPrefix([]string{esc(a)})
-		if !strings.HasPrefix(k, prefix) || k >= prefix+"\U0010FFFF" {
-			t.Fatalf("key %q outside [%q, prefix+U+10FFFF)", k, prefix)
+		key(a, b) // the struct holds a and b again
+		pb, err := tmpl.AppendPrefix(nil, k.fields, k.v, 1)
+		prefix := string(pb)
+		if err != nil || prefix != "A#"+esc(a)+"#B#" {
+			t.Fatalf("AppendPrefix for %q = %q, %v", a, prefix, err)
+		}
+		if !strings.HasPrefix(kab, prefix) || kab >= prefix+"\U0010FFFF" {
+			t.Fatalf("key %q outside [%q, prefix+U+10FFFF)", kab, prefix)
 		}
 		if strings.HasPrefix(key(a+b, b), prefix) {
 			t.Fatalf("key for %q matches the prefix %q of %q", a+b, prefix, a)

@@ -19,11 +19,16 @@
 // byte order (DynamoDB's order for string keys) equals value order, and
 // escaping preserves the byte order of valid UTF-8 strings.
 //
-// A placeholder may instead name a [Format] ({At:rfc3339}, {Seq:%08d},
-// {Name:raw}, …: format.go) to write another service's key strings. The
-// boundary then belongs to the format: the literal after it starts with a
-// byte the format never writes, and a raw value holding that byte is
-// refused, so rendering stays injective for the values it accepts.
+// A placeholder may instead name a format ({At:rfc3339}, {Seq:%08d},
+// {Name:raw}, …: the table of internal/format; format.go here) to write
+// another service's key strings. The boundary then belongs to the format:
+// the literal after it starts with a byte the format never writes, and a
+// raw value holding that byte is refused, so rendering stays injective for
+// the values it accepts.
+//
+// [Template.Append] is the one key renderer: every request renders its keys
+// through it, from the struct fields (internal/model) bound to the
+// placeholders, and the fuzz targets here exercise it.
 package keys
 
 import (
@@ -37,6 +42,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/singletable-go/singletable/internal/format"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 var (
@@ -67,16 +75,17 @@ type Template struct {
 }
 
 // Part is one literal or one placeholder of a Template. A placeholder names
-// the Go field whose value fills it and, optionally, a [Format]
+// the Go field whose value fills it and, optionally, a format of the table
 // ("{CreatedAt:rfc3339}"); it encodes the value with [Part.AppendValue]
-// and decodes it with [Part.DecodeValue]. (The root's fast path for plain
-// string fields inlines the default encoding, so it steps aside for a
-// placeholder with a format.)
+// and decodes it with [Part.DecodeValue]. (The renderer's fast path for
+// plain string fields inlines the default encoding, so it steps aside for
+// a placeholder with a format.)
 type Part struct {
 	Literal string // the literal text, when Field == ""
 	Field   string // the Go field name of a placeholder
-	Format  Format // how the placeholder writes its value; Escaped by default
-	Width   int    // the digits of a Padded format
+	// Format is how the placeholder writes its value: nil for the
+	// default (escaped strings, fixed-width numbers and times).
+	Format *format.Format
 	// Delim is, for a placeholder with a format, the first byte of the
 	// literal that follows it, or -1 at the end of the template (0 and
 	// unused for the default format).
@@ -91,7 +100,7 @@ func (p *Part) IsPlaceholder() bool { return p.Field != "" }
 // format otherwise. A value the format cannot write exactly is an error
 // wrapping ErrUnrepresentable.
 func (p *Part) AppendValue(dst []byte, v reflect.Value) ([]byte, error) {
-	if p.Format == Escaped {
+	if p.Format == nil {
 		return AppendValue(dst, v)
 	}
 	return p.appendFormatted(dst, v)
@@ -101,7 +110,7 @@ func (p *Part) AppendValue(dst []byte, v reflect.Value) ([]byte, error) {
 // returns it, into dst (see [DecodeValue]); it accepts only what
 // AppendValue writes.
 func (p *Part) DecodeValue(s string, dst reflect.Value) error {
-	if p.Format == Escaped {
+	if p.Format == nil {
 		return DecodeValue(s, dst)
 	}
 	if !dst.CanSet() {
@@ -173,7 +182,7 @@ func Parse(s string) (Template, error) {
 				if err := prev.checkFollower(lit); err != nil {
 					return fail("%v", err)
 				}
-				if prev.Format != Escaped {
+				if prev.Format != nil {
 					prev.Delim = int(lit[0])
 				}
 			}
@@ -195,11 +204,11 @@ func parsePlaceholder(body string) (Part, error) {
 	if !formatted {
 		return Part{Field: name}, nil
 	}
-	f, w, err := parseFormat(spec)
+	f, err := format.Key(spec)
 	if err != nil {
 		return Part{}, err
 	}
-	return Part{Field: name, Format: f, Width: w, Delim: -1}, nil
+	return Part{Field: name, Format: f, Delim: -1}, nil
 }
 
 // isFieldName reports whether name is a Go identifier (keywords are not
@@ -238,46 +247,105 @@ func (t Template) ConstantPrefix() string {
 	return t.Parts[0].Literal
 }
 
-// Render fills the placeholders with vals, the already-encoded values, one
-// per placeholder in order. A count mismatch is a programming error and
-// panics.
-func (t Template) Render(vals []string) string {
-	if n := t.NumFields(); len(vals) != n {
-		panic(fmt.Sprintf("singletable: key template %q has %d placeholders, render got %d values", t.Raw, n, len(vals)))
-	}
-	return t.RenderPrefix(vals)
+// RenderError reports why a key could not be rendered: the fields that
+// hold no value (Missing), or else the field whose value its placeholder
+// refused (Field, Err: wrapping ErrEmptyValue, ErrMissingValue or
+// ErrUnrepresentable, or naming an unsupported value).
+type RenderError struct {
+	Missing []string
+	Field   string
+	Err     error
 }
 
-// RenderPrefix renders the template up to and including the literal that
-// follows the last of vals (the first len(vals) placeholders). When fewer
-// values than placeholders are given the result ends with the delimiter after
-// the last value, so begins_with on it matches exactly the keys holding those
-// values: the prefix for "go" is "SKILL#go#", which "SKILL#golang#…" does not
-// start with. With every value given it is the full key, to be compared with
-// equality (begins_with on a full key ending in a value is not prefix-safe).
-func (t Template) RenderPrefix(vals []string) string {
-	n := 0
-	for _, p := range t.Parts {
-		n += len(p.Literal)
+func (e *RenderError) Error() string {
+	if len(e.Missing) > 0 {
+		return "singletable: missing key fields " + strings.Join(e.Missing, ", ")
 	}
-	for _, v := range vals {
-		n += len(v)
-	}
-	var b strings.Builder
-	b.Grow(n)
+	return "singletable: field " + e.Field + ": " + e.Err.Error()
+}
+
+func (e *RenderError) Unwrap() error { return e.Err }
+
+// Append appends to dst the key rendered from the struct value v, whose
+// fields fill the placeholders in order (fields[i] the i-th): the literals,
+// and each value encoded in its placeholder's format, straight into one
+// buffer. A missing field (see model.Field.Present) or a value the format
+// refuses is a *RenderError. A field stored in a shape that cuts a time
+// (model.Field.KeyValue) is rendered as it is stored.
+//
+// It is the one key renderer: writes, reads and query planning all render
+// through it. It allocates nothing when dst has room, and reads a plain
+// string field at its offset, with internal/model's accessors inlined.
+// fields must bind every placeholder.
+func (t *Template) Append(dst []byte, fields []*model.Field, v reflect.Value) ([]byte, error) {
+	return t.AppendPrefix(dst, fields, v, -1)
+}
+
+// AppendPrefix is Append for the first n placeholders (every one when n is
+// negative): it renders the
+// template up to and including the literal that follows the n-th value.
+// When n is less than the number of placeholders the result ends with the
+// delimiter after the last value, so begins_with on it matches exactly the
+// keys holding those values: the prefix for "go" is "SKILL#go#", which
+// "SKILL#golang#…" does not start with. With every value given it is the
+// full key, to be compared with equality (begins_with on a full key ending
+// in a value is not prefix-safe).
+func (t *Template) AppendPrefix(dst []byte, fields []*model.Field, v reflect.Value, n int) ([]byte, error) {
+	var missing []string
+	base := model.StructBase(v)
 	i := 0
-	for _, p := range t.Parts {
-		if p.Field == "" {
-			b.WriteString(p.Literal)
+	for j := range t.Parts {
+		p := &t.Parts[j]
+		if !p.IsPlaceholder() {
+			dst = append(dst, p.Literal...)
 			continue
 		}
-		if i == len(vals) {
+		if i == n {
 			break
 		}
-		b.WriteString(vals[i])
+		f := fields[i]
 		i++
+		if s, ok := f.StringAt(base); ok && p.Format == nil { // a plain string field: no reflection, the default encoding inlined
+			if s == "" {
+				missing = append(missing, f.Name)
+			} else {
+				dst = AppendEscaped(dst, s)
+			}
+			continue
+		}
+		if !f.Present(v) {
+			missing = append(missing, f.Name)
+			continue
+		}
+		fv, _ := f.KeyValue(v)
+		var err error
+		if dst, err = p.AppendValue(dst, fv); err != nil {
+			return dst, &RenderError{Field: f.Name, Err: err}
+		}
 	}
-	return b.String()
+	if len(missing) > 0 {
+		return dst, &RenderError{Missing: missing}
+	}
+	return dst, nil
+}
+
+// LiteralAfter returns the literal that follows placeholder i (counting
+// from 0): the delimiter that ends its values, or "" at the end of the
+// template.
+func (t *Template) LiteralAfter(i int) string {
+	for j := range t.Parts {
+		if t.Parts[j].Field == "" {
+			continue
+		}
+		if i == 0 {
+			if j+1 < len(t.Parts) {
+				return t.Parts[j+1].Literal
+			}
+			return ""
+		}
+		i--
+	}
+	return ""
 }
 
 // NumFields counts the placeholders without allocating.
@@ -291,7 +359,7 @@ func (t Template) NumFields() int {
 	return n
 }
 
-// Split is the inverse of Render: it returns the encoded values of key, one
+// Split is the inverse of Append: it returns the encoded values of key, one
 // per placeholder. A value runs to the next byte its format cannot write
 // (below 0x25 by default; the delimiter after a raw value), which is where
 // its following delimiter literal must start; a raw value at the end of the
@@ -310,13 +378,13 @@ func (t Template) Split(key string) ([]string, error) {
 		}
 		end := 0
 		switch {
-		case p.Format == Escaped:
+		case p.Format == nil:
 			for end < len(rest) && rest[end] >= DelimLimit {
 				end++
 			}
-		case p.Delim < 0 && p.Format == Raw:
+		case p.Delim < 0 && p.Format.Kind == format.Text:
 			end = len(rest) // a raw value at the end runs to the end
-		case p.Format == Raw:
+		case p.Format.Kind == format.Text:
 			if end = strings.IndexByte(rest, byte(p.Delim)); end < 0 {
 				end = len(rest)
 			}
@@ -468,29 +536,6 @@ var (
 	keyTextUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// keyPredeclared maps a kind to its predeclared type (string, int, …).
-var keyPredeclared = [...]reflect.Type{
-	reflect.Bool:    reflect.TypeFor[bool](),
-	reflect.Int:     reflect.TypeFor[int](),
-	reflect.Int8:    reflect.TypeFor[int8](),
-	reflect.Int16:   reflect.TypeFor[int16](),
-	reflect.Int32:   reflect.TypeFor[int32](),
-	reflect.Int64:   reflect.TypeFor[int64](),
-	reflect.Uint:    reflect.TypeFor[uint](),
-	reflect.Uint8:   reflect.TypeFor[uint8](),
-	reflect.Uint16:  reflect.TypeFor[uint16](),
-	reflect.Uint32:  reflect.TypeFor[uint32](),
-	reflect.Uint64:  reflect.TypeFor[uint64](),
-	reflect.Float32: reflect.TypeFor[float32](),
-	reflect.Float64: reflect.TypeFor[float64](),
-	reflect.String:  reflect.TypeFor[string](),
-}
-
-// TimeLayout is fixed-width (RFC3339Nano trims trailing zeros, which
-// mis-sorts "…05Z" after "…05.5Z"), so for years 0000–9999 byte order equals
-// chronological order.
-const TimeLayout = "2006-01-02T15:04:05.000000000Z"
-
 // keyIntWidth returns the bit size and decimal width of an integer kind: the
 // width holds the largest value and, for signed kinds, v − min of any
 // negative v.
@@ -516,21 +561,6 @@ func keyIntWidth(k reflect.Kind) (bits, width int) {
 	return 0, 0
 }
 
-// UsesText reports whether values of t are encoded through
-// encoding.TextMarshaler (value or pointer receiver). The types the user
-// gave a text form take precedence over their kind (an enum of kind int that
-// marshals to "EXPERT" is keyed by its name), except time.Time, whose text
-// form is not fixed-width.
-func UsesText(t reflect.Type) bool {
-	if t == keyTimeType || t.Kind() == reflect.Interface || t.Kind() == reflect.Pointer {
-		return false
-	}
-	if k := t.Kind(); int(k) < len(keyPredeclared) && keyPredeclared[k] == t {
-		return false // predeclared types have no methods: the fast path for string, int, …
-	}
-	return t.Implements(keyTextMarshalerType) || reflect.PointerTo(t).Implements(keyTextMarshalerType)
-}
-
 // TypeSupported returns nil if AppendValue can encode values of type t,
 // and otherwise an error naming the type.
 func TypeSupported(t reflect.Type) error {
@@ -540,7 +570,7 @@ func TypeSupported(t reflect.Type) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t == keyTimeType || UsesText(t) {
+	if t == keyTimeType || model.UsesText(t) {
 		return nil
 	}
 	switch t.Kind() {
@@ -568,7 +598,7 @@ func AppendValue(dst []byte, v reflect.Value) ([]byte, error) {
 	if t == keyTimeType {
 		return appendKeyTime(dst, keyTimeOf(v))
 	}
-	if UsesText(t) {
+	if model.UsesText(t) {
 		return appendKeyText(dst, v)
 	}
 	switch k := v.Kind(); k {
@@ -589,16 +619,16 @@ func AppendValue(dst []byte, v reflect.Value) ([]byte, error) {
 		bits, width := keyIntWidth(k)
 		x := v.Int()
 		if x >= 0 {
-			return appendKeyDigits(dst, uint64(x), width), nil
+			return format.AppendDigits(dst, uint64(x), width), nil
 		}
 		// '-' (0x2D) sorts before '0', and x − min grows with x: negatives
 		// come first, in order. Unsigned wrap-around computes x − min
 		// exactly even for int64.
 		minimum := int64(-1) << (bits - 1)
-		return appendKeyDigits(append(dst, '-'), uint64(x)-uint64(minimum), width), nil
+		return format.AppendDigits(append(dst, '-'), uint64(x)-uint64(minimum), width), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		_, width := keyIntWidth(k)
-		return appendKeyDigits(dst, v.Uint(), width), nil
+		return format.AppendDigits(dst, v.Uint(), width), nil
 	}
 	return dst, TypeSupported(t)
 }
@@ -611,65 +641,13 @@ func keyTimeOf(v reflect.Value) time.Time {
 	return v.Interface().(time.Time)
 }
 
-// appendKeyTime writes t in UTC as TimeLayout. It is hand-written
-// because time.AppendFormat interprets the layout on every call, which costs
-// several times more.
+// appendKeyTime writes t in the default's fixed-width UTC form,
+// format.KeyTime, refusing a year it cannot hold.
 func appendKeyTime(dst []byte, t time.Time) ([]byte, error) {
-	t = t.UTC()
-	year, month, day := t.Date()
-	if year < 0 || year > 9999 {
-		return dst, fmt.Errorf("singletable: time %v cannot be used in a key: year outside 0000–9999", t)
+	if err := format.KeyTime.Check(t); err != nil {
+		return dst, fmt.Errorf("singletable: time %v cannot be used in a key: year outside 0000–9999", t.UTC())
 	}
-	hour, minute, sec := t.Clock()
-	dst = appendKeyDigits(dst, uint64(year), 4)
-	dst = appendKeyDigits(append(dst, '-'), uint64(month), 2)
-	dst = appendKeyDigits(append(dst, '-'), uint64(day), 2)
-	dst = appendKeyDigits(append(dst, 'T'), uint64(hour), 2)
-	dst = appendKeyDigits(append(dst, ':'), uint64(minute), 2)
-	dst = appendKeyDigits(append(dst, ':'), uint64(sec), 2)
-	dst = appendKeyDigits(append(dst, '.'), uint64(t.Nanosecond()), 9)
-	return append(dst, 'Z'), nil
-}
-
-// parseKeyTime inverts appendKeyTime, accepting only what it writes.
-func parseKeyTime(s string) (time.Time, bool) {
-	if len(s) != len(TimeLayout) {
-		return time.Time{}, false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := TimeLayout[i]; c < '0' || c > '9' { // a separator
-			if s[i] != c {
-				return time.Time{}, false
-			}
-		} else if s[i] < '0' || s[i] > '9' {
-			return time.Time{}, false
-		}
-	}
-	num := func(i, j int) int {
-		n := 0
-		for _, c := range []byte(s[i:j]) {
-			n = n*10 + int(c-'0')
-		}
-		return n
-	}
-	t := time.Date(num(0, 4), time.Month(num(5, 7)), num(8, 10), num(11, 13), num(14, 16), num(17, 19), num(20, 29), time.UTC)
-	// time.Date normalises out-of-range fields (February 30 becomes March 1);
-	// writing the result back catches them.
-	var buf [len(TimeLayout)]byte
-	b, err := appendKeyTime(buf[:0], t)
-	return t, err == nil && string(b) == s
-}
-
-// appendKeyDigits appends x as exactly width decimal digits, zero-padded
-// (x must fit).
-func appendKeyDigits(dst []byte, x uint64, width int) []byte {
-	const zeros = "00000000000000000000"
-	dst = append(dst, zeros[:width]...)
-	for i := len(dst) - 1; x > 0; i-- {
-		dst[i] = byte('0' + x%10)
-		x /= 10
-	}
-	return dst
+	return format.KeyTime.AppendTime(dst, t), nil
 }
 
 // appendKeyFloat appends the IEEE 754 bits of f, made monotonic: positive
@@ -742,14 +720,14 @@ func DecodeValue(s string, dst reflect.Value) error {
 	}
 	t := dst.Type()
 	if t == keyTimeType {
-		tm, ok := parseKeyTime(s)
+		tm, ok := format.KeyTime.ParseTime(s)
 		if !ok {
-			return keyDecodeError(s, t, "want the fixed-width UTC form "+TimeLayout)
+			return keyDecodeError(s, t, "want the fixed-width UTC form "+format.KeyTime.Layout)
 		}
 		*dst.Addr().Interface().(*time.Time) = tm
 		return nil
 	}
-	if UsesText(t) {
+	if model.UsesText(t) {
 		return decodeKeyText(s, dst)
 	}
 	switch k := t.Kind(); k {
@@ -787,7 +765,7 @@ func DecodeValue(s string, dst reflect.Value) error {
 		if neg {
 			digits = s[1:]
 		}
-		x, ok := parseKeyDigits(digits, width)
+		x, ok := format.ParseDigits(digits, width)
 		limit := uint64(1)<<(bits-1) - 1 // the largest positive value, and the largest x − min of a negative
 		if !ok || x > limit {
 			return keyDecodeError(s, t, fmt.Sprintf("want %d digits, '-' first for negative numbers", width))
@@ -801,7 +779,7 @@ func DecodeValue(s string, dst reflect.Value) error {
 		return nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		bits, width := keyIntWidth(k)
-		x, ok := parseKeyDigits(s, width)
+		x, ok := format.ParseDigits(s, width)
 		if !ok || (bits < 64 && x >= 1<<bits) {
 			return keyDecodeError(s, t, fmt.Sprintf("want %d digits", width))
 		}
@@ -814,27 +792,6 @@ func DecodeValue(s string, dst reflect.Value) error {
 // keyDecodeError reports a value that is not the canonical encoding of t.
 func keyDecodeError(s string, t reflect.Type, want string) error {
 	return fmt.Errorf("singletable: key value %q is not a %v: %s", s, t, want)
-}
-
-// parseKeyDigits parses exactly width decimal digits, rejecting overflow of
-// uint64.
-func parseKeyDigits(s string, width int) (uint64, bool) {
-	if len(s) != width {
-		return 0, false
-	}
-	var x uint64
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := uint64(c - '0')
-		if x > (math.MaxUint64-d)/10 {
-			return 0, false
-		}
-		x = x*10 + d
-	}
-	return x, true
 }
 
 // parseKeyFloat inverts appendKeyFloat, rejecting the encodings it never

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // encodeKey encodes v through an addressable copy, as the entity code does
@@ -33,6 +35,62 @@ func mustEncodeKey(t testing.TB, v any) string {
 		t.Fatalf("AppendValue(%#v): %v", v, err)
 	}
 	return s
+}
+
+// bindValues binds tp's placeholders to the fields of a struct made for
+// the test, one field per placeholder name, typed as the value vals gives
+// it (string for a placeholder past vals), and returns the fields in
+// placeholder order and the struct holding vals.
+func bindValues(t testing.TB, tp Template, vals []any) ([]*model.Field, reflect.Value) {
+	t.Helper()
+	names := tp.Fields()
+	var sfs []reflect.StructField
+	pos := map[string]int{}
+	for i, name := range names {
+		if _, ok := pos[name]; ok {
+			continue
+		}
+		typ := reflect.TypeFor[string]()
+		if i < len(vals) {
+			typ = reflect.TypeOf(vals[i])
+		}
+		pos[name] = len(sfs)
+		sfs = append(sfs, reflect.StructField{Name: name, Type: typ})
+	}
+	st := reflect.StructOf(sfs)
+	v := reflect.New(st).Elem()
+	for i, name := range names[:min(len(vals), len(names))] {
+		v.Field(pos[name]).Set(reflect.ValueOf(vals[i]))
+	}
+	all := model.StructFields(st)
+	fields := make([]*model.Field, len(names))
+	for i, name := range names {
+		fields[i] = all[pos[name]]
+	}
+	return fields, v
+}
+
+// renderValues renders tp through the one renderer, Template.AppendPrefix,
+// from vals, the values of its first n placeholders (n < 0: all).
+func renderValues(t testing.TB, tp Template, n int, vals ...any) (string, error) {
+	t.Helper()
+	fields, v := bindValues(t, tp, vals)
+	if n < 0 {
+		b, err := tp.Append(nil, fields, v)
+		return string(b), err
+	}
+	b, err := tp.AppendPrefix(nil, fields, v, n)
+	return string(b), err
+}
+
+// mustRender is renderValues for values the template accepts.
+func mustRender(t testing.TB, tp Template, n int, vals ...any) string {
+	t.Helper()
+	key, err := renderValues(t, tp, n, vals...)
+	if err != nil {
+		t.Fatalf("render %q from %q: %v", tp.Raw, vals, err)
+	}
+	return key
 }
 
 func decodeKeyAs[T any](s string) (T, error) {
@@ -165,10 +223,11 @@ func TestKeyTemplateRenderSplit(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", raw, i), func(t *testing.T) {
 				raws := []string{a, b}[:n]
 				vals := make([]string, n)
+				anys := make([]any, n)
 				for j, v := range raws {
-					vals[j] = string(AppendEscaped(nil, v))
+					vals[j], anys[j] = string(AppendEscaped(nil, v)), v
 				}
-				key := tmpl.Render(vals)
+				key := mustRender(t, tmpl, -1, anys...)
 				if !utf8.ValidString(key) {
 					t.Errorf("key %q is not valid UTF-8", key)
 				}
@@ -235,12 +294,13 @@ func TestKeyTemplateRenderCountMismatchPanics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fields, v := bindValues(t, tmpl, []any{"x", "y"})
 	defer func() {
 		if recover() == nil {
-			t.Error("render with one value for two placeholders did not panic")
+			t.Error("render with one field for two placeholders did not panic")
 		}
 	}()
-	tmpl.Render([]string{"x"})
+	_, _ = tmpl.Append(nil, fields[:1], v)
 }
 
 func TestKeyTemplateRenderPrefix(t *testing.T) {
@@ -249,17 +309,61 @@ func TestKeyTemplateRenderPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		vals []string
+		vals []any
 		want string
 	}{
 		{nil, "LEVEL#"},
-		{[]string{"Expert"}, "LEVEL#Expert#USER#"},
-		{[]string{"Expert", "john"}, "LEVEL#Expert#USER#john"},
+		{[]any{"Expert"}, "LEVEL#Expert#USER#"},
+		{[]any{"Expert", "john"}, "LEVEL#Expert#USER#john"},
 	}
 	for _, c := range cases {
-		if got := tmpl.RenderPrefix(c.vals); got != c.want {
-			t.Errorf("RenderPrefix(%q) = %q, want %q", c.vals, got, c.want)
+		if got := mustRender(t, tmpl, len(c.vals), c.vals...); got != c.want {
+			t.Errorf("AppendPrefix(%q) = %q, want %q", c.vals, got, c.want)
 		}
+	}
+}
+
+// TestKeyTemplateAppend: the renderer writes every field it is given,
+// reports every missing field at once (a nil pointer, an empty string,
+// the zero value of an omitempty field), and names the field whose value
+// the format refuses.
+func TestKeyTemplateAppend(t *testing.T) {
+	type item struct {
+		User  string
+		Level *int
+		Seq   int    `dynamodbav:",omitempty"`
+		Name  string `dynamodbav:"n"`
+		At    time.Time
+	}
+	tmpl, err := Parse("U#{User}#L#{Level}#S#{Seq:%03d}#{Name:raw}#{At:rfc3339}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := model.StructFields(reflect.TypeFor[item]())
+	fields := []*model.Field{all[0], all[1], all[2], all[3], all[4]}
+	three, at := 3, time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
+	render := func(it item) (string, error) {
+		b, err := tmpl.Append([]byte("x"), fields, reflect.ValueOf(&it).Elem())
+		return string(b), err
+	}
+	if got, err := render(item{User: "a b", Level: &three, Seq: 7, Name: "c+", At: at}); err != nil || got != "xU#a%20b#L#0000000000000000003#S#007#c+#2025-01-15T10:30:00Z" {
+		t.Errorf("rendered %q, %v", got, err)
+	}
+	_, err = render(item{At: at})
+	var re *RenderError
+	if !errors.As(err, &re) || !slices.Equal(re.Missing, []string{"User", "Level", "Seq", "Name"}) {
+		t.Errorf("missing fields: %v", err)
+	}
+	_, err = render(item{User: "a", Level: &three, Seq: 1000, Name: "n", At: at})
+	if !errors.As(err, &re) || re.Field != "Seq" || !errors.Is(err, ErrUnrepresentable) {
+		t.Errorf("refused value: %v", err)
+	}
+	// A plain string field is read at its offset, without allocating.
+	buf := make([]byte, 0, 64)
+	it := item{User: "john", Level: &three, Seq: 1, Name: "n", At: at}
+	rv := reflect.ValueOf(&it).Elem()
+	if a := testing.AllocsPerRun(100, func() { buf, _ = tmpl.AppendPrefix(buf[:0], fields, rv, 1) }); a != 0 {
+		t.Errorf("rendering a string field allocates %v times", a)
 	}
 }
 
@@ -273,13 +377,13 @@ func TestKeyPrefixSafety(t *testing.T) {
 		}
 		n := len(tmpl.Fields())
 		render := func(first string) string {
-			vals := []string{mustEncodeKey(t, first)}
+			vals := []any{first}
 			for range n - 1 {
-				vals = append(vals, mustEncodeKey(t, "x"))
+				vals = append(vals, "x")
 			}
-			return tmpl.Render(vals)
+			return mustRender(t, tmpl, -1, vals...)
 		}
-		prefix := tmpl.RenderPrefix([]string{mustEncodeKey(t, "go")})
+		prefix := mustRender(t, tmpl, 1, "go")
 		if !strings.HasPrefix(render("go"), prefix) {
 			t.Fatalf("%s: key for go %q does not start with its prefix %q", raw, render("go"), prefix)
 		}
@@ -301,10 +405,16 @@ func TestKeyPrefixUpperBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	prefix := tmpl.RenderPrefix([]string{mustEncodeKey(t, "john")})
+	prefix := mustRender(t, tmpl, 1, "john")
 	upper := prefix + "\U0010FFFF"
+	fields, v := bindValues(t, tmpl, []any{"john", ""})
+	var buf []byte
 	for range 2000 {
-		key := tmpl.Render([]string{mustEncodeKey(t, "john"), mustEncodeKey(t, "s"+randomKeyString(rng, true))})
+		v.Field(1).SetString("s" + randomKeyString(rng, true))
+		if buf, err = tmpl.Append(buf[:0], fields, v); err != nil {
+			t.Fatal(err)
+		}
+		key := string(buf)
 		if !(prefix < key && key < upper) {
 			t.Fatalf("key %q outside (%q, %q)", key, prefix, upper)
 		}

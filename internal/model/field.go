@@ -6,13 +6,14 @@
 package model
 
 import (
+	"encoding"
 	"reflect"
 	"strings"
 	"time"
 	"unsafe"
 
 	"github.com/singletable-go/singletable/internal/codec"
-	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/format"
 )
 
 // Field describes one Go struct field as attributevalue sees it: the
@@ -23,12 +24,12 @@ type Field struct {
 	Index     []int        // path for reflect.Value.FieldByIndex
 	Type      reflect.Type // the field's type
 	OmitEmpty bool
-	// Form is the shape a time field is stored in: a tag option
-	// (unixtime, rfc3339, date, …; codec.TimeUnix for a TTL field). Keys
-	// hold the time as a read of that shape gives it back (cut to the
-	// second, the day, …), so that the key of the value written is the key
-	// of the value read back.
-	Form codec.TimeForm
+	// Form is the format a time field is stored in: a tag option
+	// (unixtime, rfc3339, date, …; format.Unix for a TTL field), nil for
+	// the default. Keys hold the time as a read of that shape gives it
+	// back (cut to the second, the day, …), so that the key of the value
+	// written is the key of the value read back.
+	Form *format.Format
 	// KeyString is set when the field is a string without methods (so a
 	// key holds it escaped, as is) lying at offset Off from the start of
 	// the struct, no pointer on the way: StringAt reads it without
@@ -94,7 +95,7 @@ func StructFields(t reflect.Type) []*Field {
 			}
 			seen[name] = true
 			fi := &Field{Name: sf.Name, Attr: name, Index: idx, Type: ft,
-				KeyString: direct && ft.Kind() == reflect.String && !keys.UsesText(ft), Off: off + sf.Offset}
+				KeyString: direct && ft.Kind() == reflect.String && !UsesText(ft), Off: off + sf.Offset}
 			for _, o := range strings.Split(opts, ",") {
 				if o == "omitempty" {
 					fi.OmitEmpty = true
@@ -159,7 +160,7 @@ func (f *Field) Get(v reflect.Value) (reflect.Value, bool) {
 // whole time (epoch seconds, a date, …) as a read of it gives it back.
 func (f *Field) KeyValue(v reflect.Value) (reflect.Value, bool) {
 	fv, ok := f.Get(v)
-	if !ok || f.Form == codec.TimeDefault {
+	if !ok || f.Form == nil {
 		return fv, ok
 	}
 	switch {
@@ -224,4 +225,40 @@ func (f *Field) Present(v reflect.Value) bool {
 		return false
 	}
 	return true
+}
+
+var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+
+// predeclared maps a kind to its predeclared type (string, int, …).
+var predeclared = [...]reflect.Type{
+	reflect.Bool:    reflect.TypeFor[bool](),
+	reflect.Int:     reflect.TypeFor[int](),
+	reflect.Int8:    reflect.TypeFor[int8](),
+	reflect.Int16:   reflect.TypeFor[int16](),
+	reflect.Int32:   reflect.TypeFor[int32](),
+	reflect.Int64:   reflect.TypeFor[int64](),
+	reflect.Uint:    reflect.TypeFor[uint](),
+	reflect.Uint8:   reflect.TypeFor[uint8](),
+	reflect.Uint16:  reflect.TypeFor[uint16](),
+	reflect.Uint32:  reflect.TypeFor[uint32](),
+	reflect.Uint64:  reflect.TypeFor[uint64](),
+	reflect.Float32: reflect.TypeFor[float32](),
+	reflect.Float64: reflect.TypeFor[float64](),
+	reflect.String:  reflect.TypeFor[string](),
+}
+
+// UsesText reports whether a key holds values of t through
+// encoding.TextMarshaler (value or pointer receiver). The types the user
+// gave a text form take precedence over their kind (an enum of kind int
+// that marshals to "EXPERT" is keyed by its name), except time.Time, whose
+// text form is not fixed-width. It is the key codec's rule (internal/keys),
+// kept here because a field's KeyString follows from it.
+func UsesText(t reflect.Type) bool {
+	if t == TimeType || t.Kind() == reflect.Interface || t.Kind() == reflect.Pointer {
+		return false
+	}
+	if k := t.Kind(); int(k) < len(predeclared) && predeclared[k] == t {
+		return false // predeclared types have no methods: the fast path for string, int, …
+	}
+	return t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/format"
 )
 
 type base struct {
@@ -56,7 +56,7 @@ func TestStructFields(t *testing.T) {
 	if f := got["deep"]; !reflect.DeepEqual(f.Index, []int{3}) {
 		t.Errorf("deep is the outer field: index %v", f.Index)
 	}
-	if f := got["Expires"]; f.Form != codec.TimeUnix || f.KeyString {
+	if f := got["Expires"]; f.Form != format.Unix || f.KeyString {
 		t.Errorf("Expires: %+v", f)
 	}
 	if got["Named"].KeyString {

@@ -1,4 +1,4 @@
-package codec
+package format
 
 import (
 	"math"
@@ -74,5 +74,16 @@ func TestAppendRFC3339Nano(t *testing.T) {
 			tm = time.Unix(r.Int64N(4e9)-1e9, nanos())
 		}
 		check(tm.In(zonesAll[r.IntN(len(zonesAll))]))
+	}
+}
+
+func TestParseStoredLocation(t *testing.T) {
+	ny := time.FixedZone("NY", -5*3600)
+	tm, ok := ParseStored("2025-01-15T10:30:00", ny)
+	if !ok || !tm.Equal(time.Date(2025, 1, 15, 15, 30, 0, 0, time.UTC)) {
+		t.Errorf("got %v %v", tm, ok)
+	}
+	if Zoneless("2025-01-15T10:30:00Z") || !Zoneless("2025-01-15T10:30:00") || !Zoneless("2024-03-01") || Zoneless("x") {
+		t.Error("Zoneless")
 	}
 }
