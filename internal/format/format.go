@@ -95,9 +95,20 @@ type Format struct {
 	// the delimiter after it, as %[1]s, %[2]s and %[3]s.
 	Caveat string
 
-	append   func([]byte, time.Time) []byte // a hand-written layout for a hot default
-	alphabet [256]bool                      // the bytes a value can contain
+	writer   writer    // a hand-written layout for a hot default
+	alphabet [256]bool // the bytes a value can contain
 }
+
+// writer names the hand-written writers of the defaults' layouts (a
+// switch, not a func field: a time passed to a func value escapes, and
+// would cost an allocation per time written).
+type writer uint8
+
+const (
+	byLayout    writer = iota // time.AppendFormat, or an epoch number
+	keyNano                   // appendKeyTime
+	rfc3339Nano               // appendRFC3339Nano
+)
 
 // The named formats and the two defaults: the table. Each is written once
 // here; the rest of the package derives from these fields.
@@ -131,12 +142,12 @@ var (
 	// byte order is time order (RFC3339Nano trims zeros and mis-sorts
 	// "…05Z" after "…05.5Z").
 	KeyTime = &Format{Kind: Time, Use: InKeys, Layout: "2006-01-02T15:04:05.000000000Z", UTC: true,
-		Cut: time.Nanosecond, Width: 30, Holds: "nine fraction digits", append: appendKeyTime}
+		Cut: time.Nanosecond, Width: 30, Holds: "nine fraction digits", writer: keyNano}
 	// StoredTime is a stored time's default, as attributevalue stores it:
 	// RFC 3339 with nanoseconds, trailing zeros trimmed, in the time's
 	// own zone.
 	StoredTime = &Format{Kind: Time, Use: InAttrs, Layout: time.RFC3339Nano,
-		Cut: time.Nanosecond, Order: Unordered, Holds: "nanoseconds", append: appendRFC3339Nano}
+		Cut: time.Nanosecond, Order: Unordered, Holds: "nanoseconds", writer: rfc3339Nano}
 )
 
 // table lists the named formats in the order errors name them.

@@ -14,8 +14,10 @@ import (
 // AppendTime appends t written in time format f.
 func (f *Format) AppendTime(dst []byte, t time.Time) []byte {
 	switch {
-	case f.append != nil:
-		return f.append(dst, t)
+	case f.writer == keyNano:
+		return appendKeyTime(dst, t)
+	case f.writer == rfc3339Nano:
+		return appendRFC3339Nano(dst, t)
 	case f.Epoch != 0:
 		return strconv.AppendInt(dst, f.epochOf(t), 10)
 	case f.UTC:
