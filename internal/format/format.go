@@ -14,9 +14,16 @@
 // lint read: how a value is written and read back, whether byte order is
 // value order, what a value loses (its precision), its width, what it
 // refuses, and what the lint says about it. Nothing else lists format
-// names. A new time layout is one new entry: its alphabet, rendering,
-// strict parsing, refusals, attribute cut and lint text all follow from
-// its fields.
+// names. A new time layout is one new entry of table, e.g.
+//
+//	{Name: "rfc3339micro", Kind: Time, Use: InKeys | InAttrs, UTC: true,
+//		Layout: "2006-01-02T15:04:05.000000Z", Cut: time.Microsecond,
+//		Width: 27, Holds: "whole microseconds"},
+//
+// its alphabet, rendering, strict parsing, refusals, attribute cut and
+// lint text all follow from its fields, and TestTableEntries checks them
+// against what the layout writes. (A named variable is needed only where
+// code refers to the entry; a family of names, as %0Nd, is parsed in Key.)
 package format
 
 import (
@@ -151,7 +158,15 @@ var (
 )
 
 // table lists the named formats in the order errors name them.
-var table = []*Format{Raw, RFC3339, RFC3339Milli, Date, Unix, UnixMilli, Padded}
+var table = []*Format{
+	Raw,
+	RFC3339,
+	RFC3339Milli,
+	Date,
+	Unix,
+	UnixMilli,
+	Padded,
+}
 
 const epochCaveat = "%[1]s is not fixed width, so keys sort by time only among times with as many digits (epoch seconds have 10 digits from 2001 to 2286) and never across negative ones; prefer rfc3339 or rfc3339milli where you choose the format"
 
