@@ -1,16 +1,15 @@
 package singletable
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"math/big"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/cursor"
 )
 
@@ -144,7 +143,7 @@ func (m *shardMerge) positions() []cursor.ShardPos {
 
 func (m *shardMerge) less(a, b map[string]types.AttributeValue) bool {
 	for _, attr := range m.order {
-		c := compareAV(a[attr], b[attr])
+		c, _ := attrvalue.Compare(a[attr], b[attr])
 		if c != 0 {
 			if m.desc {
 				return c > 0
@@ -153,36 +152,6 @@ func (m *shardMerge) less(a, b map[string]types.AttributeValue) bool {
 		}
 	}
 	return false
-}
-
-// compareAV orders two key attribute values as DynamoDB does: strings and
-// binaries by bytes, numbers by value.
-func compareAV(a, b types.AttributeValue) int {
-	switch a := a.(type) {
-	case *types.AttributeValueMemberS:
-		if b, ok := b.(*types.AttributeValueMemberS); ok {
-			switch {
-			case a.Value < b.Value:
-				return -1
-			case a.Value > b.Value:
-				return 1
-			}
-			return 0
-		}
-	case *types.AttributeValueMemberB:
-		if b, ok := b.(*types.AttributeValueMemberB); ok {
-			return bytes.Compare(a.Value, b.Value)
-		}
-	case *types.AttributeValueMemberN:
-		if b, ok := b.(*types.AttributeValueMemberN); ok {
-			x, _ := new(big.Float).SetString(a.Value)
-			y, _ := new(big.Float).SetString(b.Value)
-			if x != nil && y != nil {
-				return x.Cmp(y)
-			}
-		}
-	}
-	return 0
 }
 
 // shardedPage is Page for a sharded index.
