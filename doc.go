@@ -78,8 +78,8 @@
 // [Repo.Query] and [Repo.QueryIndex] take the partition fields from a key
 // value; sort conditions name the sort key fields they give ([Query.Where],
 // [Query.Between], [Query.BeginsWith]), because a zero value is a real value.
-// Every name a caller gives is a Go field name: in Where, [ReadOptions] Fields and
-// [Update.Set], and in the SDK expression.ConditionBuilder values given to
+// Every name a caller gives is a Go field name: in Where, [ReadOptions]
+// Fields and [Update.Set], and in the SDK expression.ConditionBuilder values given to
 // [Query.Filter], [Collection.Filter], [WriteOptions] If, [Update.If] and
 // [Repo.TxCheck], whose names the library rewrites to the stored attribute
 // names (the first element of each path; nested elements and map keys stay

@@ -277,6 +277,9 @@ func (s source) send(ctx context.Context, c Client) (items []map[string]types.At
 func (s source) keysOnly(o *TableOptions) {
 	keys := func(names map[string]string) (types.Select, *string, map[string]string) {
 		names = maps.Clone(names)
+		if names == nil {
+			names = make(map[string]string, 3)
+		}
 		refs := make([]string, 0, 3)
 		for i, a := range []string{o.PartitionKey, o.SortKey, o.EntityTypeAttr} {
 			if a != "" {

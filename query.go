@@ -69,7 +69,8 @@ const maxRune = "\U0010FFFF"
 // them before sending anything. A Query is a value you may reuse.
 //
 // Limit counts items returned to you (after filters); PageSize is
-// DynamoDB's Limit, the number of items read per request.
+// DynamoDB's Limit, the number of items read per request. A Query of a
+// member entity is also a collection's [SortCondition].
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Query[T any] struct {
@@ -182,8 +183,9 @@ func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
 
 // Filter adds a filter applied after reading (FilterExpression); items it
 // drops still cost read capacity. Build cond with the SDK's expression
-// package, naming fields by their Go names, as in Where and [ReadOptions] Fields:
-// expression.Name("Public") for a field Public stored as "pub". The first
+// package, naming fields by their Go names, as in Where and in
+// [ReadOptions] Fields: expression.Name("Public") for a field Public
+// stored as "pub". The first
 // element of each name path is resolved (nested elements and map keys, as
 // in "Meta.Tags[0]", stay as written); an attribute name the items are
 // stored with (a field's dynamodbav name, a key or index attribute, the
