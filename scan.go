@@ -19,9 +19,9 @@ import (
 // admin reads that have no partition to query ("list all users", usage
 // statistics). Build it with [Repo.Scan], which takes [ReadOptions] as
 // [Repo.Query] does; it has the builder vocabulary of [Query] (Filter,
-// Limit, PageSize, After) and adds segments: [Scan.Segment] reads one segment of a parallel scan (one
-// per worker, each with its own cursors), [Scan.Segments] makes All,
-// Collect and Count read n segments at once.
+// Limit, PageSize, After) and adds segments: [Scan.Segment] reads one
+// segment of a parallel scan (one per worker, each with its own cursors),
+// [Scan.Segments] makes All, Collect and Count read n segments at once.
 //
 // A scan reads (and bills) the whole table: items of other entities are
 // read and dropped by a filter on the entity type attribute, as a Query's
