@@ -129,8 +129,8 @@ func (t *Table) ttlAttr() string {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	for _, e := range t.entities {
-		if e.ttlAttr != "" {
-			return e.ttlAttr
+		if a := e.ttlAttr(); a != "" {
+			return a
 		}
 	}
 	return ""

@@ -1,20 +1,27 @@
-// Package streams reads a table's DynamoDB stream with the [DynamoDB
-// Streams API]: a small reader that walks the stream's shards (parents
-// before their children, so the changes of one item arrive in order),
-// hands each batch of records to a function, and keeps a checkpoint per
-// shard so that a reader started again from the checkpoint continues
-// where the last one stopped, without losing or repeating a record.
+// Package streams turns a table's DynamoDB stream into typed change
+// events, reads the stream locally, and releases the unique guards of
+// items that time to live removed.
 //
-// It is meant for local use and tests, against DynamoDB Local or a real
-// table; in production, a Lambda function (see the streams/lambdaevent
-// module) or a Kinesis Client Library application reads the stream.
-// Records come out as [singletable.StreamRecord], which
-// [singletable.Table.Changes] decodes into typed change events:
+// [NewChanges] decodes stream records ([Record]) into [Change] values: the
+// kind of change, the entity, and the old and new images as the entity's
+// Go values, routed by entity type exactly as a [singletable.Collection]
+// routes its items. [Changes.ReleaseExpiredGuards] frees the unique values
+// of an item that DynamoDB's time to live deleted alone.
 //
-//	changes, _ := table.Changes([]*singletable.Target{users.Member(), skills.Member()})
+// [Reader] reads a stream with the [DynamoDB Streams API]: it walks the
+// stream's shards (parents before their children, so the changes of one
+// item arrive in order), hands each batch of records to a function, and
+// keeps a checkpoint per shard so that a reader started again from the
+// checkpoint continues where the last one stopped, without losing or
+// repeating a record. It is meant for local use and tests, against
+// DynamoDB Local or a real table; in production, a Lambda function (see
+// the streams/lambdaevent module) or a Kinesis Client Library application
+// reads the stream, and hands its records to the same [Changes]:
+//
+//	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Member(), skills.Member()})
 //	r := streams.NewReader(streamsClient, arn)
-//	err := r.Read(ctx, func(ctx context.Context, recs []singletable.StreamRecord) error {
-//		return changes.Handle(ctx, recs, func(ctx context.Context, ch singletable.Change) error {
+//	err := r.Read(ctx, func(ctx context.Context, recs []streams.Record) error {
+//		return changes.Handle(ctx, recs, func(ctx context.Context, ch streams.Change) error {
 //			...
 //		})
 //	})
@@ -36,8 +43,6 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
-
-	"github.com/singletable-go/singletable"
 )
 
 // Client is the part of *dynamodbstreams.Client the reader uses.
@@ -174,7 +179,7 @@ func (r *Reader) Checkpoint() Checkpoint {
 // advances past a batch only when fn returns nil: when fn fails, Read
 // returns its error and the batch is handed on again by the next Read
 // (of this reader or of one started from its checkpoint).
-func (r *Reader) Read(ctx context.Context, fn func(context.Context, []singletable.StreamRecord) error) error {
+func (r *Reader) Read(ctx context.Context, fn func(context.Context, []Record) error) error {
 	shards, err := r.shards(ctx)
 	if err != nil {
 		return err
@@ -218,7 +223,7 @@ func nextShard(shards []types.Shard, done map[string]bool, cp Checkpoint) (s typ
 // Run reads the stream until ctx is done, calling [Reader.Read] and then
 // waiting Options.Poll before the next. It returns fn's error, a request's
 // error, or ctx's error once ctx is done.
-func (r *Reader) Run(ctx context.Context, fn func(context.Context, []singletable.StreamRecord) error) error {
+func (r *Reader) Run(ctx context.Context, fn func(context.Context, []Record) error) error {
 	for {
 		if err := r.Read(ctx, fn); err != nil {
 			return err
@@ -254,7 +259,7 @@ func (r *Reader) shards(ctx context.Context) ([]types.Shard, error) {
 }
 
 // readShard hands on the records of one shard past the checkpoint.
-func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.Context, []singletable.StreamRecord) error) error {
+func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.Context, []Record) error) error {
 	id := aws.ToString(s.ShardId)
 	closedShard := s.SequenceNumberRange != nil && s.SequenceNumberRange.EndingSequenceNumber != nil
 	r.mu.Lock()
@@ -286,9 +291,9 @@ func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.C
 		resumed = false
 		iter = out.NextShardIterator
 		if len(out.Records) > 0 {
-			recs := make([]singletable.StreamRecord, len(out.Records))
+			recs := make([]Record, len(out.Records))
 			for i, rec := range out.Records {
-				if recs[i], err = Record(rec); err != nil {
+				if recs[i], err = RecordFromAPI(rec); err != nil {
 					return err
 				}
 			}
@@ -359,12 +364,12 @@ func (r *Reader) advance(ctx context.Context, change func(*Checkpoint)) error {
 	return nil
 }
 
-// Record converts a record of the DynamoDB Streams API into the library's
-// form, its attribute values into the dynamodb package's.
-func Record(rec types.Record) (singletable.StreamRecord, error) {
-	out := singletable.StreamRecord{EventID: aws.ToString(rec.EventID), EventName: string(rec.EventName)}
+// RecordFromAPI converts a record of the DynamoDB Streams API into the
+// library's form, its attribute values into the dynamodb package's.
+func RecordFromAPI(rec types.Record) (Record, error) {
+	out := Record{EventID: aws.ToString(rec.EventID), EventName: string(rec.EventName)}
 	if u := rec.UserIdentity; u != nil {
-		out.UserIdentity = &singletable.StreamIdentity{PrincipalID: aws.ToString(u.PrincipalId), Type: aws.ToString(u.Type)}
+		out.UserIdentity = &Identity{PrincipalID: aws.ToString(u.PrincipalId), Type: aws.ToString(u.Type)}
 	}
 	d := rec.Dynamodb
 	if d == nil {

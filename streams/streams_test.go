@@ -72,7 +72,7 @@ func TestReaderResumesFromCheckpoint(t *testing.T) {
 		return err
 	}
 	var ids []string
-	handle := func(_ context.Context, recs []singletable.StreamRecord) error {
+	handle := func(_ context.Context, recs []streams.Record) error {
 		for _, r := range recs {
 			ids = append(ids, r.NewImage["ID"].(*ddbtypes.AttributeValueMemberS).Value)
 		}
@@ -81,7 +81,7 @@ func TestReaderResumesFromCheckpoint(t *testing.T) {
 	errStop := errors.New("stop")
 	batches := 0
 	first := streams.NewReader(sc, arn, func(o *streams.Options) { o.Limit = 4; o.Save = save })
-	err := first.Read(ctx, func(ctx context.Context, recs []singletable.StreamRecord) error {
+	err := first.Read(ctx, func(ctx context.Context, recs []streams.Record) error {
 		if batches++; batches == 3 {
 			return errStop
 		}
@@ -126,7 +126,7 @@ func TestReaderRun(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- streams.NewReader(sc, arn, func(o *streams.Options) { o.Poll = 20 * time.Millisecond }).
-			Run(ctx, func(_ context.Context, recs []singletable.StreamRecord) error {
+			Run(ctx, func(_ context.Context, recs []streams.Record) error {
 				for _, r := range recs {
 					got <- r.Keys["PK"].(*ddbtypes.AttributeValueMemberS).Value
 				}
@@ -179,7 +179,7 @@ func TestRecord(t *testing.T) {
 		"NS": &types.AttributeValueMemberNS{Value: []string{"1"}},
 		"BS": &types.AttributeValueMemberBS{Value: [][]byte{{3}}},
 	}
-	rec, err := streams.Record(types.Record{
+	rec, err := streams.RecordFromAPI(types.Record{
 		EventID: aws.String("e1"), EventName: types.OperationTypeRemove,
 		UserIdentity: &types.Identity{PrincipalId: aws.String("dynamodb.amazonaws.com"), Type: aws.String("Service")},
 		Dynamodb: &types.StreamRecord{
@@ -189,7 +189,7 @@ func TestRecord(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	assert.Equal(t, singletable.StreamRecord{
+	assert.Equal(t, streams.Record{
 		EventID: "e1", EventName: "REMOVE", SequenceNumber: "123", ApproximateCreationDateTime: at,
 		Keys: map[string]ddbtypes.AttributeValue{"PK": &ddbtypes.AttributeValueMemberS{Value: "NOTE#1"}},
 		OldImage: map[string]ddbtypes.AttributeValue{
@@ -204,10 +204,10 @@ func TestRecord(t *testing.T) {
 			"NS": &ddbtypes.AttributeValueMemberNS{Value: []string{"1"}},
 			"BS": &ddbtypes.AttributeValueMemberBS{Value: [][]byte{{3}}},
 		},
-		UserIdentity: &singletable.StreamIdentity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"},
+		UserIdentity: &streams.Identity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"},
 	}, rec)
 
-	_, err = streams.Record(types.Record{EventID: aws.String("e2")})
+	_, err = streams.RecordFromAPI(types.Record{EventID: aws.String("e2")})
 	assert.ErrorContains(t, err, "no dynamodb part")
 }
 
@@ -266,7 +266,7 @@ func TestReaderGoesOnPastEmptyStretches(t *testing.T) {
 	putNotes(t, notes, 0, 3)
 	c := &emptyStretch{Client: ddblocal.Shared(t).StreamsClient(), emptyFirst: 1 << 30, fresh: map[string]bool{}, refuse: map[string]error{}}
 	var ids []string
-	handle := func(_ context.Context, recs []singletable.StreamRecord) error {
+	handle := func(_ context.Context, recs []streams.Record) error {
 		for _, r := range recs {
 			ids = append(ids, r.NewImage["ID"].(*ddbtypes.AttributeValueMemberS).Value)
 		}
