@@ -43,6 +43,8 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/singletable-go/singletable/internal/backoff"
 )
 
 // Client is the part of *dynamodbstreams.Client the reader uses.
@@ -146,6 +148,9 @@ type Reader struct {
 	// one, or one DynamoDB refuses as trimmed, is replaced by a fresh one
 	// from the checkpoint.
 	next map[string]*string
+	// retake paces and bounds the fresh iterators taken in a row when
+	// the stream refuses them (see readShard).
+	retake backoff.Policy
 }
 
 // NewReader returns a reader of the stream with ARN arn (see
@@ -158,7 +163,7 @@ func NewReader(c Client, arn string, optFns ...func(*Options)) *Reader {
 	if o.Poll <= 0 {
 		o.Poll = time.Second
 	}
-	return &Reader{c: c, arn: arn, opts: o, cp: o.From.clone()}
+	return &Reader{c: c, arn: arn, opts: o, cp: o.From.clone(), retake: backoff.Default}
 }
 
 // Checkpoint returns a copy of the reader's checkpoint: every record up
@@ -259,36 +264,65 @@ func (r *Reader) shards(ctx context.Context) ([]types.Shard, error) {
 }
 
 // readShard hands on the records of one shard past the checkpoint.
+//
+// An iterator the stream refuses as expired or trimmed is replaced by a
+// fresh one from the checkpoint, which neither skips nor repeats a record:
+// a kept iterator may have expired (after 15 minutes), and DynamoDB Local
+// refuses some iterators as pointing before the oldest record, kept ones
+// from a shard's empty start and, on a loaded machine, the first read of
+// a fresh one. Fresh iterators refused in a row are retaken with backoff
+// (r.retake); when every one is refused, the records past the checkpoint
+// are gone from the stream, and the error says so.
 func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.Context, []Record) error) error {
 	id := aws.ToString(s.ShardId)
 	closedShard := s.SequenceNumberRange != nil && s.SequenceNumberRange.EndingSequenceNumber != nil
 	r.mu.Lock()
-	iter, resumed := r.next[id], r.next[id] != nil
+	iter := r.next[id]
 	delete(r.next, id) // kept again only where this read stops cleanly
 	r.mu.Unlock()
-	if !resumed {
-		var err error
-		if iter, err = r.iterator(ctx, id); err != nil {
-			return err
+	retake := iter == nil // take a fresh iterator from the checkpoint
+	fresh := false        // iter is fresh from the checkpoint, not yet read
+	refused := 0          // fresh iterators refused in a row
+	for {
+		if retake {
+			if refused > 0 {
+				if err := sleep(ctx, r.retake.Delay(refused-1, nil)); err != nil {
+					return err
+				}
+			}
+			it, err := r.iterator(ctx, id)
+			if stale(err) {
+				if refused++; refused >= r.retake.Attempts {
+					return r.trimmed(id, refused, err)
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			iter, retake, fresh = it, false, true
 		}
-	}
-	for iter != nil {
+		if iter == nil {
+			break // no next iterator: the shard is closed and read to its end
+		}
 		rin := &dynamodbstreams.GetRecordsInput{ShardIterator: iter}
 		if r.opts.Limit > 0 {
 			rin.Limit = aws.Int32(r.opts.Limit)
 		}
 		out, err := r.c.GetRecords(ctx, rin)
-		if resumed && stale(err) {
-			resumed = false // the kept iterator is no good: start again from the checkpoint
-			if iter, err = r.iterator(ctx, id); err != nil {
-				return err
+		if stale(err) {
+			if fresh {
+				if refused++; refused >= r.retake.Attempts {
+					return r.trimmed(id, refused, err)
+				}
 			}
+			retake = true
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("singletable/streams: get records of %s: %w", id, err)
 		}
-		resumed = false
+		fresh, refused = false, 0
 		iter = out.NextShardIterator
 		if len(out.Records) > 0 {
 			recs := make([]Record, len(out.Records))
@@ -320,20 +354,38 @@ func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.C
 			return nil // an open shard, read to its newest record or to an empty stretch
 		}
 	}
-	// No next iterator: the shard is closed and read to its end.
 	return r.advance(ctx, func(cp *Checkpoint) { cp.Closed = append(cp.Closed, id) })
 }
 
-// stale reports whether err refuses a kept iterator that a fresh one
-// from the checkpoint may replace: it has expired, or (DynamoDB Local
-// answers this for an iterator kept from a shard's empty start) it points
-// before the oldest record. Where the records past the checkpoint have
-// really been trimmed, the fresh iterator's read fails in turn, and that
-// error is returned.
+// stale reports whether err refuses an iterator that a fresh one from the
+// checkpoint may replace: it has expired, or it points before the oldest
+// record.
 func stale(err error) bool {
 	var expired *types.ExpiredIteratorException
 	var trimmed *types.TrimmedDataAccessException
 	return errors.As(err, &expired) || errors.As(err, &trimmed)
+}
+
+// trimmed is the error of a shard whose fresh iterators the stream
+// refused n times in a row with err.
+func (r *Reader) trimmed(id string, n int, err error) error {
+	from := "from its oldest record"
+	if seq := r.Checkpoint().Shards[id]; seq != "" {
+		from = "after sequence number " + seq
+	}
+	return fmt.Errorf("singletable/streams: shard %s: the stream refused %d fresh iterators %s in a row: its records past the checkpoint were trimmed from the stream: %w", id, n, from, err)
+}
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // iterator returns a new iterator of shard id just past the checkpoint,

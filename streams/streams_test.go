@@ -295,14 +295,21 @@ func TestReaderGoesOnPastEmptyStretches(t *testing.T) {
 	assert.Equal(t, []string{"n000", "n001", "n002", "n003", "n004", "n005"}, ids)
 	assert.Equal(t, 3, c.issued)
 
-	// A fresh iterator refused too is the reader's error: the records past
-	// the checkpoint are gone from the stream.
+	// Fresh iterators refused every time, within the reader's bounded
+	// retakes, are the reader's error: the records past the checkpoint are
+	// gone from the stream, and the error says so and names the shard.
 	putNotes(t, notes, 6, 7)
 	trimmed := &types.TrimmedDataAccessException{Message: aws.String("trimmed")}
 	c.refuse[c.lastNext] = trimmed
 	c.emptyFirst = 0
 	c.Client = refuseFresh{c.Client, c, trimmed}
-	require.ErrorAs(t, r.Read(ctx, handle), &trimmed)
+	streams.NoRetakeWait(r)
+	issued := c.issued
+	err := r.Read(ctx, handle)
+	require.ErrorAs(t, err, &trimmed)
+	assert.ErrorContains(t, err, "records past the checkpoint were trimmed from the stream")
+	assert.ErrorContains(t, err, "shard shardId-")
+	assert.Equal(t, 10, c.issued-issued, "a bounded number of fresh iterators")
 	assert.Len(t, ids, 6, "nothing handed on")
 }
 
@@ -319,4 +326,74 @@ func (f refuseFresh) GetShardIterator(ctx context.Context, in *dynamodbstreams.G
 		f.c.refuse[aws.ToString(out.ShardIterator)] = f.err
 	}
 	return out, err
+}
+
+// refuseFirstReads answers the first GetRecords of each of the first n
+// iterators it hands out with err, as DynamoDB Local answers the first
+// read of a fresh TRIM_HORIZON iterator on a loaded machine
+// (TrimmedDataAccessException).
+type refuseFirstReads struct {
+	streams.Client
+	n, issued int
+	err       error
+	refuse    map[string]bool
+}
+
+func (c *refuseFirstReads) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error) {
+	out, err := c.Client.GetShardIterator(ctx, in, optFns...)
+	if err == nil {
+		if c.issued++; c.issued <= c.n {
+			c.refuse[aws.ToString(out.ShardIterator)] = true
+		}
+	}
+	return out, err
+}
+
+func (c *refuseFirstReads) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+	if it := aws.ToString(in.ShardIterator); c.refuse[it] {
+		delete(c.refuse, it)
+		return nil, c.err
+	}
+	return c.Client.GetRecords(ctx, in, optFns...)
+}
+
+// A fresh iterator whose first read the stream refuses as trimmed or
+// expired (DynamoDB Local does so for a TRIM_HORIZON iterator on a loaded
+// machine) is retaken from the checkpoint, with backoff, until one reads:
+// at the start of the stream and past a checkpoint, every record is
+// handed on once and in order.
+func TestReaderRetakesRefusedFreshIterators(t *testing.T) {
+	t.Parallel()
+	for _, refusal := range []error{
+		&types.TrimmedDataAccessException{Message: aws.String("The operation attempted to read past the oldest stream record in a shard.")},
+		&types.ExpiredIteratorException{Message: aws.String("Iterator expired")},
+	} {
+		t.Run(fmt.Sprintf("%T", refusal), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			notes, arn := noteTable(t)
+			putNotes(t, notes, 0, 5)
+			var ids []string
+			handle := func(_ context.Context, recs []streams.Record) error {
+				for _, r := range recs {
+					ids = append(ids, r.NewImage["ID"].(*ddbtypes.AttributeValueMemberS).Value)
+				}
+				return nil
+			}
+			c := &refuseFirstReads{Client: ddblocal.Shared(t).StreamsClient(), n: 3, err: refusal, refuse: map[string]bool{}}
+			r := streams.NewReader(c, arn, func(o *streams.Options) { o.Limit = 2 })
+			require.NoError(t, r.Read(ctx, handle))
+			assert.Equal(t, []string{"n000", "n001", "n002", "n003", "n004"}, ids)
+			assert.Equal(t, 4, c.issued, "three refused, the fourth read")
+
+			// Past a checkpoint: a reader started from it, whose fresh
+			// iterators are refused twice, hands on only the later records.
+			putNotes(t, notes, 5, 7)
+			ids = nil
+			c = &refuseFirstReads{Client: ddblocal.Shared(t).StreamsClient(), n: 2, err: refusal, refuse: map[string]bool{}}
+			require.NoError(t, streams.NewReader(c, arn, func(o *streams.Options) { o.From = r.Checkpoint() }).Read(ctx, handle))
+			assert.Equal(t, []string{"n005", "n006"}, ids)
+			assert.Equal(t, 3, c.issued)
+		})
+	}
 }
