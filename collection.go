@@ -185,12 +185,7 @@ func (c *Collection) PageSize(n int) *Collection {
 // a test of it (attribute_exists, a comparison), as in DynamoDB.
 func (c *Collection) Filter(cond expression.ConditionBuilder) *Collection {
 	d := c.clone()
-	if d.filter != nil {
-		f := d.filter.And(cond)
-		d.filter = &f
-	} else {
-		d.filter = &cond
-	}
+	d.filter = andCond(d.filter, cond)
 	return d
 }
 
@@ -558,26 +553,7 @@ func (c *Collection) input(conds []keyCond, targets []*Target) (*dynamodb.QueryI
 		in.ProjectionExpression = aws.String(b.Projection(attrs...))
 	}
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
-	if in.FilterExpression != nil || in.ProjectionExpression != nil || c.sort != nil {
-		if err := checkExprLimits("", exprParts{kinds: []string{"key condition", "filter", "projection"},
-			exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
-			names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
-			return nil, err
-		}
-	}
-	if c.index != "" {
-		in.IndexName = aws.String(c.index)
-	}
-	if c.desc {
-		in.ScanIndexForward = aws.Bool(false)
-	}
-	if c.consistent {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	if c.pageSize > 0 {
-		in.Limit = aws.Int32(c.pageSize)
-	}
-	return in, nil
+	return in, finishQuery(in, "", c.index, c.desc, c.consistent, c.pageSize)
 }
 
 // Page reads one page into the targets and returns it: the items

@@ -196,13 +196,16 @@ func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
 // in (a date, epoch seconds, …), not the SDK's RFC 3339 text.
 func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	c := q.clone()
-	if c.filter != nil {
-		f := c.filter.And(cond)
-		c.filter = &f
-	} else {
-		c.filter = &cond
-	}
+	c.filter = andCond(c.filter, cond)
 	return c
+}
+
+// andCond joins cond to f with AND; f nil, cond alone.
+func andCond(f *expression.ConditionBuilder, cond expression.ConditionBuilder) *expression.ConditionBuilder {
+	if f != nil {
+		cond = f.And(cond)
+	}
+	return &cond
 }
 
 // Desc returns items in descending sort key order.
@@ -521,27 +524,37 @@ func (q *querySpec) input(conds []keyCond, proj []string, count bool) (*dynamodb
 		in.ProjectionExpression = aws.String(b.Projection(proj...))
 		in.ExpressionAttributeNames = b.Names()
 	}
-	if err := checkExprLimits(e.name, exprParts{kinds: []string{"key condition", "filter", "projection"},
-		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
-		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
+	if err := finishQuery(in, e.name, q.index, q.desc, q.consistent, q.pageSize); err != nil {
 		return nil, err
-	}
-	if q.index != "" {
-		in.IndexName = aws.String(q.index)
-	}
-	if q.desc {
-		in.ScanIndexForward = aws.Bool(false)
-	}
-	if q.consistent {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	if q.pageSize > 0 {
-		in.Limit = aws.Int32(q.pageSize)
 	}
 	if count {
 		in.Select = types.SelectCount
 	}
 	return in, nil
+}
+
+// finishQuery checks the expressions of a Query's or a Collection's input
+// against DynamoDB's limits, and sets what both read with: the index, the
+// direction, the read consistency and the page size.
+func finishQuery(in *dynamodb.QueryInput, entity, index string, desc, consistent bool, pageSize int32) error {
+	if err := checkExprLimits(entity, exprParts{kinds: []string{"key condition", "filter", "projection"},
+		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
+		return err
+	}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	}
+	if desc {
+		in.ScanIndexForward = aws.Bool(false)
+	}
+	if consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	if pageSize > 0 {
+		in.Limit = aws.Int32(pageSize)
+	}
+	return nil
 }
 
 // sortFields checks that names are the first fields of the sort key, in

@@ -103,15 +103,6 @@ func (s *scanSpec) segmentsOf(n int) {
 	s.workers = n
 }
 
-func (s *scanSpec) filterBy(cond expression.ConditionBuilder) {
-	if s.filter != nil {
-		f := s.filter.And(cond)
-		s.filter = &f
-	} else {
-		s.filter = &cond
-	}
-}
-
 func (s *scanSpec) limitTo(n int) {
 	if n < 0 {
 		s.errs = append(s.errs, validationErr("", "", "scan: negative Limit"))
@@ -151,7 +142,7 @@ func (q *Scan[T]) Segments(n int) *Scan[T] {
 // do not count towards Limit.
 func (q *Scan[T]) Filter(cond expression.ConditionBuilder) *Scan[T] {
 	c := q.clone()
-	c.s.filterBy(cond)
+	c.s.filter = andCond(c.s.filter, cond)
 	return c
 }
 
@@ -188,7 +179,7 @@ func (q *TableScan) Segments(n int) *TableScan {
 // [Collection.Filter] does.
 func (q *TableScan) Filter(cond expression.ConditionBuilder) *TableScan {
 	c := q.clone()
-	c.s.filterBy(cond)
+	c.s.filter = andCond(c.s.filter, cond)
 	return c
 }
 
