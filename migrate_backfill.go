@@ -47,7 +47,7 @@ import (
 // that item with [ErrAlreadyExists] (two items that the new template maps
 // to one key, or an item written there since) rather than lose either.
 func (r *Repo[T]) BackfillMigration(id string) Migration {
-	return Migration{ID: id, kind: "backfill", engine: func(t *Table, _ BatchWriteOptions) (migration.Kind, error) {
+	return Migration{ID: id, kind: "backfill", engine: func(t *Table, _ BatchOptions) (migration.Kind, error) {
 		if r == nil {
 			return nil, validationErr("", "", "a backfill needs a repository")
 		}
@@ -392,7 +392,7 @@ func (r *boundEntity) occupied(ctx context.Context, w *migration.Rewrite, old, t
 // copyEngine is a copy as the engine runs it on t: the transform's ops go
 // through the batch writer (one request at a time: the engine's writers
 // say how many are in flight) and are read back with the batch reader.
-func copyEngine(t *Table, src CopySource, transform Transform, batch BatchWriteOptions) *migration.Copy {
+func copyEngine(t *Table, src CopySource, transform Transform, batch BatchOptions) *migration.Copy {
 	client := src.Client
 	if client == nil {
 		client = migrationClient{t}
