@@ -95,8 +95,8 @@
 // # Options
 //
 // Operations take their options the way the AWS SDK does: an exported
-// options struct ([ReadOptions], [WriteOptions], [BatchGetOptions],
-// [BatchWriteOptions], [TxOptions], [CreateTableOptions]) set by functions
+// options struct ([ReadOptions], [WriteOptions], [BatchOptions],
+// [BatchOptions], [TxOptions], [CreateTableOptions]) set by functions
 // passed last:
 //
 //	u, err := users.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })

@@ -52,7 +52,7 @@ func TestKeyText(t *testing.T) {
 func TestErrorsPrintKeysInKeyOrder(t *testing.T) {
 	tb := NewTable(nil, "t", func(o *TableOptions) { o.PartitionKey, o.SortKey = "Tenant", "At" })
 	key := map[string]types.AttributeValue{"At": sAV("b"), "Tenant": sAV("a")}
-	tx := &Txn{ops: []txOp{{kind: "Put", entity: "E", key: key}}, items: []txItem{{op: 0, table: tb, key: key}}}
+	tx := &txn{ops: []txOp{{kind: "Put", entity: "E", key: key}}, items: []txItem{{op: 0, table: tb, key: key}}}
 	code := "ConditionalCheckFailed"
 	te := tx.cancelled(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{{Code: &code}}}, nil)
 	want := "singletable: transaction cancelled: op 0 (Put E {Tenant=a At=b}): ConditionalCheckFailed"
