@@ -121,10 +121,10 @@ func prepareTx(ctx context.Context, ops []WriteOp, token string) (*txn, *dynamod
 			tx.t = op.table
 		}
 		switch {
-		case op.items == nil:
-			tx.fail(op.kind, op.entity, validationErr("", "", "zero WriteOp: make ops with a Repo's PutOp, CreateOp, DeleteOp or CheckOp, or an Update's Op"))
 		case op.err != nil:
 			tx.fail(op.kind, op.entity, op.err)
+		case op.items == nil:
+			tx.fail(op.kind, op.entity, validationErr("", "", "zero WriteOp: make ops with a Repo's PutOp, CreateOp, DeleteOp or CheckOp, or an Update's Op"))
 		default:
 			items, err := op.items(ctx, false)
 			tx.add(items, op.kind, op.entity, err)

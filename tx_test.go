@@ -303,3 +303,50 @@ func TestTxUpdateChangedAfterTx(t *testing.T) {
 	assert.Equal(t, "o1", got.Other)
 	assert.Equal(t, "n1", got.Note)
 }
+
+// Create takes the write options of Put and Delete, alone and as an op: If
+// must hold too (ErrConditionFailed), an existing item is still
+// ErrAlreadyExists, and MustExist, which contradicts a create, is refused
+// before the network.
+func TestCreateWriteOptions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _, users, skills := txSeedTable(t)
+	never := func(o *singletable.WriteOptions) { o.If = expression.Name("Name").Equal(expression.Value("x")) }
+	holds := func(o *singletable.WriteOptions) { o.If = expression.AttributeNotExists(expression.Name("Name")) }
+	must := func(o *singletable.WriteOptions) { o.MustExist = true }
+
+	_, err := users.Create(ctx, User{Username: "ann", Name: "Ann"}, never)
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed)
+	assert.NotErrorIs(t, err, singletable.ErrAlreadyExists)
+	created, err := users.Create(ctx, User{Username: "ann", Name: "Ann"}, holds)
+	require.NoError(t, err)
+	assert.Equal(t, "Ann", created.Name)
+	_, err = users.Create(ctx, User{Username: "ann"}, holds)
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+
+	before := c.requests.Load()
+	_, err = users.Create(ctx, User{Username: "bob"}, must)
+	var ve *singletable.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, err.Error(), "MustExist")
+	err = singletable.Tx(ctx, []singletable.WriteOp{users.CreateOp(User{Username: "bob"}, must)})
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, before, c.requests.Load(), "nothing sent")
+
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		skills.CreateOp(UserSkill{Username: "bob", SkillName: "go"}),
+		users.CreateOp(User{Username: "bob"}, never),
+	})
+	var te *singletable.TransactionError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, 1, te.Index)
+	assert.Equal(t, "Create", te.Op)
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed)
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{
+		skills.CreateOp(UserSkill{Username: "bob", SkillName: "go"}),
+		users.CreateOp(User{Username: "bob"}, holds),
+	}))
+	_, err = users.Get(ctx, User{Username: "bob"})
+	require.NoError(t, err)
+}

@@ -119,6 +119,14 @@ func (r *Repo[T]) op(kind string, items func(ctx context.Context, batch bool) ([
 	return op
 }
 
+// plainPut is an unconditional put of item, whose primary key is key, in
+// a batch or a transaction.
+func plainPut(t *Table, entity string, item, key map[string]types.AttributeValue) WriteOp {
+	it := txItem{table: t, key: key, size: itemsize.Of(item), tw: types.TransactWriteItem{Put: &types.Put{TableName: &t.name, Item: item}}}
+	return WriteOp{table: t, entity: entity, kind: "Put", put: item, key: key,
+		items: func(context.Context, bool) ([]txItem, error) { return []txItem{it}, nil }}
+}
+
 // createOpItems is Create with options as transaction items.
 func (r *Repo[T]) createOpItems(v *T, o writeOptions) ([]txItem, error) {
 	if o.MustExist {
