@@ -1,11 +1,11 @@
 package singletable
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -53,15 +53,8 @@ type batchRun struct {
 	concurrency int
 }
 
-func newBatchRun(b Backoff, maxAttempts, concurrency int) batchRun {
-	if concurrency <= 0 {
-		concurrency = 4
-	}
-	return batchRun{policy: backoff.Default.With(b.Base, b.Max, maxAttempts), concurrency: concurrency}
-}
-
 func (o BatchOptions) run() batchRun {
-	return newBatchRun(o.Backoff, o.MaxAttempts, o.Concurrency)
+	return batchRun{policy: backoff.Default.With(o.Backoff.Base, o.Backoff.Max, o.MaxAttempts), concurrency: cmp.Or(max(o.Concurrency, 0), 4)}
 }
 
 // BatchFailure is one op or key of a batch that did not succeed.
@@ -156,11 +149,6 @@ func (e *BatchError) Unwrap() []error {
 //
 // [BatchWriteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
 func BatchWrite(ctx context.Context, ops []WriteOp, optFns ...func(*BatchOptions)) error {
-	return batchWrite(ctx, applyOpts(optFns), ops)
-}
-
-// batchWrite is [BatchWrite] with its options applied.
-func batchWrite(ctx context.Context, o BatchOptions, ops []WriteOp) error {
 	if len(ops) == 0 {
 		return nil
 	}
@@ -184,7 +172,7 @@ func batchWrite(ctx context.Context, o BatchOptions, ops []WriteOp) error {
 		return &BatchError{Op: "BatchWriteItem", Failed: bad}
 	}
 
-	run := o.run()
+	run := applyOpts(optFns).run()
 	b := &batchWriter{ops: ops, policy: run.policy}
 	for _, round := range writeRounds(ops) {
 		var chunks [][]int
@@ -289,7 +277,7 @@ func (b *batchWriter) fail(idx []int, err error) {
 // send writes one chunk: a guarded op alone, or a request of plain ops.
 func (b *batchWriter) send(ctx context.Context, idx []int) {
 	if op := &b.ops[idx[0]]; op.own != nil {
-		_, err := op.own.exec(ctx, op.kind, func() ([]txItem, error) { return op.items(ctx, true) })
+		_, err := op.own.exec(ctx, op.kind, func() ([]txItem, error) { return op.src.opItems(ctx, true) })
 		if err != nil {
 			b.fail(idx, err)
 		}
@@ -450,39 +438,17 @@ func (b *batchWriter) tableIn(pending []int, table string) *Table {
 	return nil
 }
 
-// groupByClient splits indexes by the client of their table, keeping input
-// order inside each group. Clients whose dynamic type is not comparable
-// are grouped by table instead.
+// groupByClient splits indexes by the client of their table (see
+// sameClient), keeping input order inside each group.
 func groupByClient(idx []int, table func(int) *Table) [][]int {
-	if len(idx) > 0 {
-		// One table, the common case: one group, the input itself.
-		t0 := table(idx[0])
-		same := true
-		for _, i := range idx[1:] {
-			if table(i) != t0 {
-				same = false
-				break
-			}
-		}
-		if same {
-			return [][]int{idx}
-		}
+	if len(idx) == 0 || !slices.ContainsFunc(idx, func(i int) bool { return table(i) != table(idx[0]) }) {
+		return [][]int{idx} // one table, the common case: one group, the input itself
 	}
-	var keys []any
 	var groups [][]int
 	for _, i := range idx {
-		t := table(i)
-		var k any = t
-		if t.client != nil && reflect.TypeOf(t.client).Comparable() {
-			k = t.client
-		}
-		j := 0
-		for j < len(keys) && keys[j] != k {
-			j++
-		}
-		if j == len(keys) {
-			keys = append(keys, k)
-			groups = append(groups, nil)
+		j := slices.IndexFunc(groups, func(g []int) bool { return sameClient(table(g[0]), table(i)) })
+		if j < 0 {
+			j, groups = len(groups), append(groups, nil)
 		}
 		groups[j] = append(groups[j], i)
 	}

@@ -60,7 +60,6 @@ func BatchGet(ctx context.Context, ops []GetOp, optFns ...func(*BatchOptions)) (
 				}
 			}
 			if err != nil {
-				found[i] = false
 				failed = append(failed, BatchFailure{Index: i, Entity: ops[i].entity, Key: ops[i].key, Err: err})
 			}
 		}
@@ -130,13 +129,11 @@ func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttrib
 	g.items = make([]map[string]types.AttributeValue, len(g.keys))
 	g.errs = make([]error, len(g.keys))
 	var chunks [][]int
-	for start := 0; start < len(g.keys); start += maxBatchGet {
-		end := min(start+maxBatchGet, len(g.keys))
-		c := make([]int, 0, end-start)
-		for u := start; u < end; u++ {
-			c = append(c, u)
+	for u := range g.keys {
+		if u%maxBatchGet == 0 {
+			chunks = append(chunks, make([]int, 0, min(maxBatchGet, len(g.keys)-u)))
 		}
-		chunks = append(chunks, c)
+		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], u)
 	}
 	runBounded(ctx, o.concurrency, chunks, g.chunk)
 	if len(g.keys) == len(keys) {

@@ -125,12 +125,7 @@
 // TransactWriteItems, all or nothing (the reads some of them need happen
 // then, with Tx's context), and [BatchWrite] sends puts and deletes in
 // BatchWriteItem requests; [TxGet] reads get ops as one snapshot in a
-// TransactGetItems, and [BatchGet] in BatchGetItem requests:
-//
-//	err := singletable.Tx(ctx, []singletable.WriteOp{
-//		users.CheckOp(User{Username: "ann"}, expression.AttributeExists(expression.Name("PK"))),
-//		skills.CreateOp(skill),
-//	})
+// TransactGetItems, and [BatchGet] in BatchGetItem requests.
 //
 // # Errors
 //

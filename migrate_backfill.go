@@ -425,7 +425,7 @@ func copyEngine(t *Table, src CopySource, transform Transform, batch BatchOption
 			for i, op := range ops {
 				wops[i] = op.Ref.(WriteOp)
 			}
-			err := batchWrite(ctx, batch, wops)
+			err := BatchWrite(ctx, wops, func(o *BatchOptions) { *o = batch })
 			var be *BatchError
 			if err == nil || !errors.As(err, &be) {
 				return nil, err
@@ -455,7 +455,7 @@ func readOps(ctx context.Context, ops []migration.Op) ([]map[string]types.Attrib
 		for k, i := range idx {
 			keys[k] = ops[i].Key
 		}
-		got, errs := t.getItems(ctx, newBatchRun(Backoff{}, 0, 1), read, keys)
+		got, errs := t.getItems(ctx, BatchOptions{Concurrency: 1}.run(), read, keys)
 		for _, err := range errs {
 			if err != nil {
 				return nil, err

@@ -210,7 +210,7 @@ func (s *Sequence) Reserve(ctx context.Context, k int) (int64, WriteOp, error) {
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrVersionConflict, what, nil) },
 	}
-	op.items = func(context.Context, bool) ([]txItem, error) { return []txItem{it}, nil }
+	op.src = opFunc(func(context.Context, bool) ([]txItem, error) { return []txItem{it}, nil })
 	return cur + 1, op, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -123,10 +124,10 @@ func prepareTx(ctx context.Context, ops []WriteOp, token string) (*txn, *dynamod
 		switch {
 		case op.err != nil:
 			tx.fail(op.kind, op.entity, op.err)
-		case op.items == nil:
+		case op.src == nil:
 			tx.fail(op.kind, op.entity, validationErr("", "", "zero WriteOp: make ops with a Repo's PutOp, CreateOp, DeleteOp or CheckOp, or an Update's Op"))
 		default:
-			items, err := op.items(ctx, false)
+			items, err := op.src.opItems(ctx, false)
 			tx.add(items, op.kind, op.entity, err)
 		}
 	}
@@ -252,16 +253,10 @@ func (tx *txn) cancelled(tce *types.TransactionCanceledException, err error) *Tr
 // entity is the entity of every op of tx, or "" when they are of
 // several, for the Observe hook.
 func (tx *txn) entity() string {
-	if len(tx.ops) == 0 {
+	if len(tx.ops) == 0 || slices.ContainsFunc(tx.ops, func(op txOp) bool { return op.entity != tx.ops[0].entity }) {
 		return ""
 	}
-	e := tx.ops[0].entity
-	for _, op := range tx.ops[1:] {
-		if op.entity != e {
-			return ""
-		}
-	}
-	return e
+	return tx.ops[0].entity
 }
 
 // addOp records a helper call and returns its index.

@@ -113,9 +113,6 @@ func (op GetOp) Err() error { return op.err }
 // are retried by the SDK's retryer. errors.As still reaches the SDK's
 // *types.TransactionCanceledException.
 //
-// TxGet has no options: a transaction always reads the latest committed
-// items, and the SDK's retryer paces its one request.
-//
 // [TransactGetItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html
 func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {
 	if len(ops) == 0 {

@@ -10,18 +10,13 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// WriteOp is one typed write made by a repository ([Repo.PutOp],
-// [Repo.CreateOp], [Repo.DeleteOp], [Repo.CheckOp], [Update.Op]) or a
-// sequence ([Sequence.Next]), to send with others: [Tx] commits ops of any
-// entities and tables all or nothing, [BatchWrite] sends puts and deletes
-// without conditions, and migrations' transforms return them.
-//
-// A put renders and validates its item, and a delete its key, when the op
-// is made; a bad one makes an op whose Err is set, reported by Tx or
-// BatchWrite before anything is sent. The rest of an op (its conditions,
-// the reads some writes need) is made when Tx commits it, with Tx's
-// context: values the op's value points to (slices, maps, pointers) are
-// read then, so do not change them before Tx returns.
+// WriteOp is one typed write ([Repo.PutOp], [Repo.CreateOp],
+// [Repo.DeleteOp], [Repo.CheckOp], [Update.Op], [Sequence.Next]) sent with
+// others by [Tx] or [BatchWrite]; migrations' transforms return them. A put
+// renders its item, and a delete its key, when the op is made (a bad one
+// sets Err, reported before anything is sent); the rest (conditions, the
+// reads some writes need) is made when Tx commits, with Tx's context, so
+// do not change what the op's value points to before Tx returns.
 type WriteOp struct {
 	table  *Table
 	entity string
@@ -35,58 +30,72 @@ type WriteOp struct {
 	// own, for an entity with unique fields, makes a batch write the op
 	// on its own with its guard items, as the single write does.
 	own *boundEntity
-	// items makes the op's transaction items with ctx. batch is set when a
-	// batch writes the op on its own (own): a put then stores the managed
-	// timestamps and the version as the batch request would.
-	items func(ctx context.Context, batch bool) ([]txItem, error)
+	src opSource
+}
+
+// opSource makes an op's transaction items with ctx; batch is set when a
+// batch writes the op on its own (WriteOp.own), as its request would.
+type opSource interface {
+	opItems(ctx context.Context, batch bool) ([]txItem, error)
+}
+
+// opFunc is an opSource written as a function.
+type opFunc func(ctx context.Context, batch bool) ([]txItem, error)
+
+func (f opFunc) opItems(ctx context.Context, batch bool) ([]txItem, error) { return f(ctx, batch) }
+
+// writeSrc is a put, create or delete's opSource: one allocation per op.
+type writeSrc[T any] struct {
+	r    *Repo[T]
+	kind string
+	v    T // the value (a key for a delete)
+	w    T // a put's value as the batch writes it
+	o    writeOptions
+}
+
+func (s *writeSrc[T]) opItems(ctx context.Context, batch bool) ([]txItem, error) {
+	w := s.v // each build starts from the caller's value
+	switch s.kind {
+	case "Put":
+		o := s.o
+		o.load = batch
+		return s.r.putItems(ctx, &w, o)
+	case "Create":
+		return s.r.createOpItems(&w, s.o)
+	}
+	items, _, err := s.r.deleteItems(ctx, s.v, s.o)
+	return items, err
 }
 
 // PutOp returns a put of v: like [Repo.Put] in a [Tx] ([WriteOptions]
-// apply, the version is checked, guards are swapped). In a [BatchWrite],
-// which carries no condition (a put with WriteOptions is refused there),
-// the item rendered when the op is made is written whole: managed
-// timestamps are filled only when zero and the version is stored as given
-// and not checked, so that a migration keeps what it copies. Like every
-// write, it never replaces another entity's item: for an entity with unique
-// fields, whose guard items a batch request cannot keep, the batch writes
-// the op on its own as Put does (reading the item, claiming and releasing
-// values in one transaction); for the others, the batch request replaces
-// what is under the key.
+// apply, the version is checked, guards are swapped). A [BatchWrite]
+// (which refuses WriteOptions) writes the item rendered when the op is
+// made, whole: managed timestamps filled only when zero, the version
+// stored as given and not checked, so that a migration keeps what it
+// copies; for an entity with unique fields, whose guards a batch request
+// cannot keep, it writes the op on its own as Put does.
 func (r *Repo[T]) PutOp(v T, optFns ...func(*WriteOptions)) WriteOp {
-	o := writeOpts(optFns)
-	op := r.op("Put", func(ctx context.Context, batch bool) ([]txItem, error) {
-		w, o := v, o
-		o.load = batch
-		return r.putItems(ctx, &w, o)
-	})
-	op.cond = o.If.IsSet() || o.MustExist
-	w := v
-	r.e.stampNow(r.t, &w, true)
-	op.put, _, op.err = r.e.encodeSized(r.t, &w) // its key is in it: Key extracts it only when asked
+	src := &writeSrc[T]{r: r, kind: "Put", v: v, w: v, o: writeOpts(optFns)}
+	op := r.op("Put", src)
+	op.cond = src.o.If.IsSet() || src.o.MustExist
+	r.e.stampNow(r.t, &src.w, true)
+	op.put, _, op.err = r.e.encodeSized(r.t, &src.w) // its key is in it: Key extracts it only when asked
 	return op
 }
 
 // CreateOp returns a create of v, which fails with [ErrAlreadyExists] when
 // an item with its key exists (like [Repo.Create]), for a [Tx].
 func (r *Repo[T]) CreateOp(v T, optFns ...func(*WriteOptions)) WriteOp {
-	o := writeOpts(optFns)
-	return r.op("Create", func(context.Context, bool) ([]txItem, error) {
-		w := v
-		return r.createOpItems(&w, o)
-	})
+	return r.op("Create", &writeSrc[T]{r: r, kind: "Create", v: v, o: writeOpts(optFns)})
 }
 
-// DeleteOp returns a delete of the item with key's primary key: like
-// [Repo.Delete] in a [Tx] ([WriteOptions] apply, guard items are released).
-// In a [BatchWrite], which refuses one with WriteOptions, an entity with
-// unique fields has the op deleted on its own as Delete does.
+// DeleteOp returns a delete of the item with key's primary key, like
+// [Repo.Delete] ([WriteOptions] apply in a [Tx]; a [BatchWrite] refuses
+// them and deletes an entity with unique fields' item on its own).
 func (r *Repo[T]) DeleteOp(key T, optFns ...func(*WriteOptions)) WriteOp {
-	o := writeOpts(optFns)
-	op := r.op("Delete", func(ctx context.Context, _ bool) ([]txItem, error) {
-		items, _, err := r.deleteItems(ctx, key, o)
-		return items, err
-	})
-	op.cond = o.If.IsSet() || o.MustExist
+	src := &writeSrc[T]{r: r, kind: "Delete", v: key, o: writeOpts(optFns)}
+	op := r.op("Delete", src)
+	op.cond = src.o.If.IsSet() || src.o.MustExist
 	op.key, op.err = r.e.key(r.t, key)
 	return op
 }
@@ -99,7 +108,7 @@ func (r *Repo[T]) DeleteOp(key T, optFns ...func(*WriteOptions)) WriteOp {
 // describes; an unknown name fails the transaction with a *ValidationError
 // before anything is sent.
 func (r *Repo[T]) CheckOp(key T, cond expression.ConditionBuilder) WriteOp {
-	return r.op("Check", func(context.Context, bool) ([]txItem, error) { return r.checkItems(key, cond) })
+	return r.op("Check", opFunc(func(context.Context, bool) ([]txItem, error) { return r.checkItems(key, cond) }))
 }
 
 // Op returns the update as an op for a [Tx], with its conditions: the item
@@ -107,12 +116,12 @@ func (r *Repo[T]) CheckOp(key T, cond expression.ConditionBuilder) WriteOp {
 // part of the op.
 func (u *Update[T]) Op() WriteOp {
 	c := u.clone()
-	return u.r.op("Update", func(ctx context.Context, _ bool) ([]txItem, error) { return c.txItems(ctx, true) })
+	return u.r.op("Update", opFunc(func(ctx context.Context, _ bool) ([]txItem, error) { return c.txItems(ctx, true) }))
 }
 
-// op makes an op of kind whose transaction items items makes.
-func (r *Repo[T]) op(kind string, items func(ctx context.Context, batch bool) ([]txItem, error)) WriteOp {
-	op := WriteOp{table: r.t, entity: r.e.name, kind: kind, items: items}
+// op makes an op of kind whose transaction items src makes.
+func (r *Repo[T]) op(kind string, src opSource) WriteOp {
+	op := WriteOp{table: r.t, entity: r.e.name, kind: kind, src: src}
 	if len(r.e.guards.unique) > 0 {
 		op.own = &r.boundEntity
 	}
@@ -124,7 +133,7 @@ func (r *Repo[T]) op(kind string, items func(ctx context.Context, batch bool) ([
 func plainPut(t *Table, entity string, item, key map[string]types.AttributeValue) WriteOp {
 	it := txItem{table: t, key: key, size: itemsize.Of(item), tw: types.TransactWriteItem{Put: &types.Put{TableName: &t.name, Item: item}}}
 	return WriteOp{table: t, entity: entity, kind: "Put", put: item, key: key,
-		items: func(context.Context, bool) ([]txItem, error) { return []txItem{it}, nil }}
+		src: opFunc(func(context.Context, bool) ([]txItem, error) { return []txItem{it}, nil })}
 }
 
 // createOpItems is Create with options as transaction items.
