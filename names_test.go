@@ -224,9 +224,9 @@ func TestNamesUnknownRefused(t *testing.T) {
 		f.comments.PutOp(Comment{Author: "ann", ID: "c9"}),
 		f.posts.CheckOp(ann, bad),
 	})
-	f.assertRefused(t, err, "Article", "Nope", "TxCheck")
+	f.assertRefused(t, err, "Article", "Nope", "CheckOp")
 	err = singletable.Tx(ctx, []singletable.WriteOp{f.posts.PutOp(Article{Author: "ann", ID: "1"}, func(o *singletable.WriteOptions) { o.If = bad })})
-	f.assertRefused(t, err, "Article", "Nope", "TxPut If")
+	f.assertRefused(t, err, "Article", "Nope", "PutOp If")
 
 	// A field tagged dynamodbav:"-" is never stored: it says so.
 	_, err = f.posts.Query(Article{Author: "ann"}).Filter(expression.Name("Secret").AttributeExists()).Collect(ctx)
@@ -277,7 +277,7 @@ func TestNamesConditionsGoNames(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "post 3's Name (display) is Ann; Ann's is post 1's")
 	assert.Equal(t, []string{"update 2", "Name"}, []string{title("2"), title("3")})
 
-	// TxCheck: the transaction commits only when the check holds.
+	// CheckOp: the transaction commits only when the check holds.
 	tx := func(check Article, id string) error {
 		return singletable.Tx(ctx, []singletable.WriteOp{
 			f.posts.CheckOp(check, public),

@@ -202,7 +202,7 @@ func TestTxRejectedBeforeTheNetwork(t *testing.T) {
 // key (typed, or untyped for an entity that does not match keys) fails it
 // even when it satisfies the condition, as it fails the entity's writes;
 // an absent item is checked as absent.
-func TestTxCheckOnlyTheEntitysItem(t *testing.T) {
+func TestCheckOpOnlyTheEntitysItem(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, tbl, users, skills := txSeedTable(t)

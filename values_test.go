@@ -179,12 +179,12 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 		_, err = readings.Create(ctx, r)
 		check("Create "+name, err)
 		check("PutOp "+name, singletable.BatchWrite(ctx, []singletable.WriteOp{readings.PutOp(base), readings.PutOp(r)}))
-		check("TxPut "+name, singletable.Tx(ctx, []singletable.WriteOp{readings.PutOp(r)}))
+		check("PutOp in a Tx "+name, singletable.Tx(ctx, []singletable.WriteOp{readings.PutOp(r)}))
 	}
 	for name, set := range sets {
 		_, err := set(readings.Update(base)).Run(ctx)
 		check("Update "+name, err)
-		check("Update.Tx "+name, singletable.Tx(ctx, []singletable.WriteOp{set(readings.Update(base)).Op()}))
+		check("Update.Op "+name, singletable.Tx(ctx, []singletable.WriteOp{set(readings.Update(base)).Op()}))
 	}
 	_, err = readings.Put(ctx, base,
 		func(o *singletable.WriteOptions) {
@@ -195,7 +195,7 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 	check("Delete with a NaN condition", err)
 	_, err = readings.Query(Reading{Sensor: "s1"}).Filter(expression.Name("Value").GreaterThan(expression.Value(1e200))).Collect(ctx)
 	check("Query filtering on 1e200", err)
-	check("TxCheck on -Inf", singletable.Tx(ctx, []singletable.WriteOp{readings.CheckOp(base, expression.Name("Value").Equal(expression.Value(math.Inf(-1))))}))
+	check("CheckOp on -Inf", singletable.Tx(ctx, []singletable.WriteOp{readings.CheckOp(base, expression.Name("Value").Equal(expression.Value(math.Inf(-1))))}))
 	assert.Zero(t, c.n.Load(), "requests sent for values DynamoDB refuses")
 
 	// The edges of what DynamoDB accepts are stored and read back.

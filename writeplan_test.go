@@ -81,7 +81,7 @@ func TestWritesNeverReplaceAnotherEntitysItem(t *testing.T) {
 	_, err = gadgets.Create(ctx, Gadget{Shop: "s", ID: "x"})
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "Create")
 	err = singletable.Tx(ctx, []singletable.WriteOp{gadgets.PutOp(Gadget{Shop: "s", ID: "x", Label: "tx"})})
-	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "TxPut")
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "PutOp in a Tx")
 
 	assert.Equal(t, "Part", rawS(rawItem(t, tbl, "SHOP#s", "ITEM#x"), "EntityType"))
 	// The part's guard is still its own: deleting it frees the value.
