@@ -78,8 +78,8 @@
 // [Repo.Query] and [Repo.QueryIndex] take the partition fields from a key
 // value; sort conditions name the sort key fields they give ([Query.Where],
 // [Query.Between], [Query.BeginsWith]), because a zero value is a real value.
-// Every name a caller gives is a Go field name: in Where, Fields and
-// [Update.Set], and in the SDK expression.ConditionBuilder values given to
+// Every name a caller gives is a Go field name: in Where, [ReadOptions]
+// Fields and [Update.Set], and in the SDK expression.ConditionBuilder values given to
 // [Query.Filter], [Collection.Filter], [WriteOptions] If, [Update.If] and
 // [Repo.CheckOp], whose names the library rewrites to the stored attribute
 // names (the first element of each path; nested elements and map keys stay
@@ -102,9 +102,10 @@
 //	u, err := users.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 //	_, err = users.Put(ctx, u, func(o *singletable.WriteOptions) { o.MustExist = true })
 //
-// Builders ([Query], [Update], [Collection]) describe a request being
-// assembled, with methods of the same names ([Query.ConsistentRead],
-// [Query.Fields]).
+// The reads that build a request take the same [ReadOptions] where they
+// start ([Repo.Query], [Repo.QueryIndex], [Repo.Scan], [Table.Scan],
+// [Repo.Collection], [Repo.IndexCollection]); builders ([Query], [Update],
+// [Collection]) then describe what is particular to the request.
 //
 // # Seeing requests before sending them
 //

@@ -240,7 +240,7 @@ func runSequenceFaultSuite(t *testing.T, rate float64) {
 	ft.SetEnabled(false)
 	stats := ft.Stats()
 
-	all, err := events.Query(EventRec{}).ConsistentRead().Collect(ctx)
+	all, err := events.Query(EventRec{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Collect(ctx)
 	require.NoError(t, err)
 	last, err := seq.Current(ctx)
 	require.NoError(t, err)

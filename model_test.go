@@ -761,7 +761,7 @@ func (a *mAdapter[T]) query(ctx context.Context, part int) ([]string, func(conte
 	var vs []T
 	var err error
 	for range 20 { // reads are safe to repeat after an injected fault
-		if vs, err = a.repo.Query(a.keyOf(mop{Part: part}, 0)).ConsistentRead().Collect(ctx); err == nil {
+		if vs, err = a.repo.Query(a.keyOf(mop{Part: part}, 0), func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Collect(ctx); err == nil {
 			break
 		}
 	}

@@ -374,7 +374,7 @@ func TestNamesProjections(t *testing.T) {
 	var p Article
 	errs := map[string]error{}
 	_, errs["Get"] = f.posts.Get(ctx, ann, func(o *singletable.ReadOptions) { o.Fields = []string{"Public", "Nope"} })
-	_, errs["Query.Fields"] = f.posts.Query(Article{Author: "ann"}).Fields("Nope").Collect(ctx)
+	_, errs["Query"] = f.posts.Query(Article{Author: "ann"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx)
 	_, errs["BatchGet"] = singletable.BatchGet(ctx, []singletable.GetOp{f.posts.GetOp(ann, &p, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} })})
 	_, errs["TxGet"] = singletable.TxGet(ctx, []singletable.GetOp{f.posts.GetOp(ann, &p, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} })})
 	var texts []string
