@@ -9,7 +9,7 @@ import (
 
 // The condition of one write is a writeplan.Condition: the library's checks,
 // which it writes itself, and the caller's conditions ([WriteOptions].If,
-// [Repo.TxCheck], [Update.If]), which the SDK's expression builder
+// [Repo.CheckOp], [Update.If]), which the SDK's expression builder
 // writes. buildCondition turns it into a request's condition expression.
 
 // buildCondition writes c as a request's only expression, checked against

@@ -81,7 +81,7 @@
 // Every name a caller gives is a Go field name: in Where, [ReadOptions]
 // Fields and [Update.Set], and in the SDK expression.ConditionBuilder values given to
 // [Query.Filter], [Collection.Filter], [WriteOptions] If, [Update.If] and
-// [Repo.TxCheck], whose names the library rewrites to the stored attribute
+// [Repo.CheckOp], whose names the library rewrites to the stored attribute
 // names (the first element of each path; nested elements and map keys stay
 // as written). A
 // stored attribute name is accepted as is; any other name is a
@@ -95,8 +95,8 @@
 // # Options
 //
 // Operations take their options the way the AWS SDK does: an exported
-// options struct ([ReadOptions], [WriteOptions], [BatchGetOptions],
-// [BatchWriteOptions], [TxOptions], [CreateTableOptions]) set by functions
+// options struct ([ReadOptions], [WriteOptions], [BatchOptions],
+// [TxOptions], [CreateTableOptions]) set by functions
 // passed last:
 //
 //	u, err := users.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
@@ -119,11 +119,14 @@
 //
 // # Transactions
 //
-// [Tx] records the writes a function adds to a [Txn] ([Repo.TxCreate],
-// [Repo.TxPut], [Repo.TxDelete], [Repo.TxCheck], [Update.Tx]) and commits
-// them in one TransactWriteItems; the reads some of them need happen at
-// commit, with Tx's context. [TxGet] reads typed items of several
-// entities in one TransactGetItems.
+// A write of several items is a slice of [WriteOp]s, made by the
+// repositories ([Repo.CreateOp], [Repo.PutOp], [Repo.DeleteOp],
+// [Repo.CheckOp], [Update.Op]); a read of several items is a slice of
+// [GetOp]s ([Repo.GetOp]). [Tx] commits write ops in one
+// TransactWriteItems, all or nothing (the reads some of them need happen
+// then, with Tx's context), and [BatchWrite] sends puts and deletes in
+// BatchWriteItem requests; [TxGet] reads get ops as one snapshot in a
+// TransactGetItems, and [BatchGet] in BatchGetItem requests.
 //
 // # Errors
 //

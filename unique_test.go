@@ -183,11 +183,10 @@ func TestUniqueTupleSwapsOnEveryField(t *testing.T) {
 	}, guardOwners(t, tbl))
 
 	// In transactions and batches.
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		crew.Update(Crewmate{ID: "a"}).Set("Nick", "rob").Tx(tx)
-		crew.TxDelete(tx, Crewmate{ID: "b"})
-		crew.TxCreate(tx, Crewmate{ID: "c", Org: "initech", Nick: "rob"})
-		return nil
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{
+		crew.Update(Crewmate{ID: "a"}).Set("Nick", "rob").Op(),
+		crew.DeleteOp(Crewmate{ID: "b"}),
+		crew.CreateOp(Crewmate{ID: "c", Org: "initech", Nick: "rob"}),
 	}))
 	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{
 		crew.PutOp(Crewmate{ID: "d", Org: "acme", Nick: "bob"}),
