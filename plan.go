@@ -4,152 +4,281 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The write plan: what every write of an entity (Create, Put, Update,
-// Upsert, Delete, their transaction forms, and the guarded ops of a batch)
-// derives from, so that no two of them do a step differently:
+// The write plan: every write of an entity (Create, Put, Update, Upsert,
+// Delete, their transaction forms, and the guarded ops of a batch) takes
+// the same steps, each written once, in a file named for it:
 //
-//   - what the write expects of the item under its key (its intent), which
-//     gives both the ownership condition (never write over another
-//     entity's item) and the meaning of a failed condition;
-//   - what it must read first: the unique values it releases, the stored
-//     version when the caller gave none, and the stored values of index key
-//     fields the write does not know, so that index keys are recomputed
-//     from the item and never go stale;
-//   - the managed fields: Version, CreatedAt, UpdatedAt and TTL (see
-//     [Schema]).
+//   - plan_ownership.go: the intent (what the write expects under its key:
+//     absent, this entity's item, or either), which gives the ownership
+//     condition (never write over another entity's item) that the other
+//     checks are ANDed to, and the one classification of a failed
+//     condition into this package's errors;
+//   - plan_snapshot.go: what the write reads first (the unique values it
+//     releases, the stored version when the caller gave none, the index key
+//     fields it does not give) and the race that the read can lose;
+//   - plan_managed.go: the managed fields, Version, CreatedAt, UpdatedAt
+//     and TTL;
+//   - plan_keys.go: the keys, the whole item a put renders and the index
+//     keys an update recomputes from the item;
+//   - plan_update.go: an update's expression, SET, REMOVE and ADD, and its
+//     operators computed in Go from the value read;
+//   - plan_guards.go: the unique guards the write claims and releases;
+//   - plan_send.go: one request, or a transaction, built again after a
+//     race;
+//   - plan_lost.go: a write whose response was lost, found done or
+//     reported as ErrMaybeApplied.
 //
-// The version rule is the same on every path: a non-zero version is the
-// one the caller read, and the write is conditioned on it; version 0 means
-// the caller read none, and the library reads the stored version itself
-// (Put, Update, Upsert) and writes the next one, conditioned on what it
-// read. Either way the stored version is the previous one plus one, set
-// (never added) so that a retried request cannot count twice. Create
-// stores version 1; Delete checks a non-zero version and otherwise none.
-//
-// The plan's non-generic core is internal/writeplan: conditions, intents,
-// the snapshot and the one classification of a failed condition (an
-// Outcome, which expectation.err turns into this package's errors). What
-// needs the entity's type or this package's errors (the version of a T, the
-// read before a write, the errors of an Outcome) is here.
+// This file holds each operation's path through the steps: createItems,
+// putItems, deleteItems and Update.txItems. The steps are not generic; a
+// generic function only encodes or decodes the entity's T. The plan's core,
+// which knows neither T nor this package's errors (conditions, intents,
+// snapshots, and the classification of a failed condition as an Outcome),
+// is internal/writeplan.
 
-// ownership is the condition that the item under the key is as i expects:
-// whatever else a write checks, it never replaces or removes an item of
-// another entity that happens to share its primary key.
-func (r *boundEntity) ownership(i writeplan.Intent) writeplan.Condition {
-	return r.e.ownershipOf(&r.t.opts, i)
-}
-
-// buildCond writes cond, taking the ownership condition of an unguarded
-// write ready-made.
-func (r *boundEntity) buildCond(cond writeplan.Condition) (writeplan.CondExpr, error) {
-	if cond.OnlyOwnership {
-		if ce := r.e.writeSetFor(r.t).owned; ce.Text != nil {
-			return ce, nil
-		}
+// createItems is Create as transaction items (x says which operation it
+// serves: Create, or an Upsert that found no item; extra is ANDed to its
+// condition).
+func (r *Repo[T]) createItems(v *T, x expectation, extra writeplan.Condition) ([]txItem, error) {
+	rv := reflect.ValueOf(v).Elem()
+	r.e.stampNow(r.t, v, false)
+	if r.e.guards.version != nil {
+		r.e.setVersion(rv, 1)
 	}
-	return buildCondition(cond, r.e.name, r.condNames())
-}
-
-// expectation is what one write's condition checks (writeplan.Expectation),
-// with the root's errors for what its failure means.
-type expectation struct {
-	writeplan.Expectation
-}
-
-func (r *boundEntity) expect(op string, i writeplan.Intent) expectation {
-	return expectation{writeplan.Expectation{Op: op, Entity: r.e.name, TypeAttr: r.t.opts.EntityTypeAttr, Untyped: r.e.foreign.matchKeys, Intent: i}}
-}
-
-// failed says what a failed condition means, given the item as it was
-// (nil when there was none): writeplan.Expectation.Failed, the one
-// classification every write uses, as the error the caller sees.
-func (x *expectation) failed(old map[string]types.AttributeValue) error {
-	return x.err(x.Failed(old))
-}
-
-// refuse reports, from the item the library read before writing, a write
-// that cannot succeed, without sending it: nil when it may go on.
-func (x *expectation) refuse(s *writeplan.Snapshot) error {
-	return x.err(x.Refuse(s))
-}
-
-// err is the error of outcome o of the write: a sentinel error
-// (errors.Is), or a race (raced) that a single write plans again.
-func (x *expectation) err(o writeplan.Outcome) error {
-	switch o {
-	case writeplan.Proceed:
-		return nil
-	case writeplan.Raced:
-		return raced(x.What())
-	case writeplan.AlreadyExists:
-		return wrapSentinel(ErrAlreadyExists, x.What(), nil)
-	case writeplan.NotFound:
-		return wrapSentinel(ErrNotFound, x.What(), nil)
-	case writeplan.OtherEntity:
-		return wrapSentinel(ErrConditionFailed, x.What()+": the item under this key is another entity's", nil)
-	case writeplan.VersionConflict:
-		return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read", x.What(), x.Version), nil)
-	}
-	return wrapSentinel(ErrConditionFailed, x.What(), nil)
-}
-
-// versioning decides the version a write of v checks and stores: the
-// caller's (non-zero) version, or, for 0, the one in s, the item the
-// library read (0 when absent). It sets v's version to the next one and
-// records the check in x.
-func (r *boundEntity) versioning(x *expectation, rv reflect.Value, s *writeplan.Snapshot) {
-	g := &r.e.guards
-	if g.version == nil {
-		return
-	}
-	expected := r.e.versionOf(rv)
-	if expected == 0 && s != nil {
-		expected = writeplan.StoredVersion(s.Item, g.version.Attr)
-		x.VersionRead = true
-	}
-	x.VersionAttr, x.Version = g.version.Attr, expected
-	r.e.setVersion(rv, expected+1)
-}
-
-// readFields lists the fields a write of an entity must read before it
-// writes: the unique fields it moves and, when the caller gave no version
-// (0), the version.
-func (r *boundEntity) readFields(unique []*model.Field, rv reflect.Value) []*model.Field {
-	fields := unique
-	if v := r.e.guards.version; v != nil && r.e.versionOf(rv) == 0 {
-		fields = append(fields[:len(fields):len(fields)], v)
-	}
-	return fields
-}
-
-// versionInIndex reports whether an index key of the entity holds the
-// version.
-func (e *entityDef) versionInIndex() bool {
-	for _, p := range e.indexes {
-		if e.guards.version != nil && slices.Contains(p.deps, e.guards.version) {
-			return true
-		}
-	}
-	return false
-}
-
-// readBefore reads the item under key when fields is not empty (or all
-// is set): the snapshot a write is conditioned on.
-func (r *boundEntity) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (*writeplan.Snapshot, error) {
-	if len(fields) == 0 && !all {
-		return nil, nil
-	}
-	s, err := r.readSnapshot(ctx, key, fields, all)
+	item, size, err := r.e.encodeSized(r.t, v)
 	if err != nil {
 		return nil, err
 	}
-	return &s, nil
+	var key map[string]types.AttributeValue // made only when needed (see txItem.key)
+	if len(r.e.guards.unique) > 0 {
+		key = r.t.primaryKeyOf(item)
+	}
+	it, err := r.putItem(item, key, size, r.ownership(writeplan.AbsentItem).And(extra), &x)
+	if err != nil {
+		return nil, err
+	}
+	return r.withGuards(it, r.e.guards.unique, nil, rv)
+}
+
+// putItems is Put as transaction items. It reads the item first when the
+// entity has unique fields (to release the values it replaces) or the
+// caller gave no version (to learn the stored one).
+func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem, error) {
+	rv := reflect.ValueOf(v).Elem()
+	r.e.stampNow(r.t, v, o.load)
+	x := r.expect("Put", o.intent())
+	reads := uniqueFields(r.e.guards.unique)
+	if !o.load {
+		reads = r.readFields(reads, rv)
+	}
+	var key map[string]types.AttributeValue // made only when needed (see txItem.key)
+	if len(reads) > 0 {
+		// Bad values are refused before the read, not after it.
+		if _, _, err := r.e.encodeSized(r.t, v); err != nil {
+			return nil, err
+		}
+		var err error
+		if key, err = r.readPut(ctx, &x, rv, reads); err != nil {
+			return nil, err
+		}
+	}
+	if !o.load {
+		r.versioning(&x, rv, x.Snap)
+	}
+	item, size, err := r.e.encodeSized(r.t, v)
+	if err != nil {
+		return nil, err
+	}
+	cond := r.ownership(x.Intent).And(x.SnapshotCheck(r.t.opts.PartitionKey)).And(x.VersionCheck()).And(userCheck(o.If))
+	it, err := r.putItem(item, key, size, cond, &x)
+	if err != nil {
+		return nil, err
+	}
+	return r.withGuards(it, r.e.guards.unique, x.Snap, rv)
+}
+
+// putItem is the put of item (key and size as putTxItem takes them) on
+// cond, whose failure x classifies.
+func (r *boundEntity) putItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, x *expectation) (txItem, error) {
+	it, err := r.putTxItem(item, key, size, cond, x.failed)
+	if err != nil {
+		return txItem{}, err
+	}
+	it.applied = writeplan.PutApplied(item)
+	return it, nil
+}
+
+// deleteItems is Delete as transaction items. For an entity with unique
+// fields it reads the item first (returned as snap), to release its values.
+func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txItem, *writeplan.Snapshot, error) {
+	k, err := r.e.key(r.t, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	it, x, err := r.deleteItem(ctx, k, reflect.ValueOf(&key).Elem(), o)
+	if err != nil {
+		return nil, nil, err
+	}
+	items, err := r.withGuards(it, r.e.guards.unique, x.Snap, reflect.Value{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return items, x.Snap, nil
+}
+
+// deleteItem is the delete of the item under k (kv its key as a struct
+// value), and what it expects.
+func (r *boundEntity) deleteItem(ctx context.Context, k map[string]types.AttributeValue, kv reflect.Value, o writeOptions) (txItem, *expectation, error) {
+	x := r.expect("Delete", o.intent())
+	r.deleteVersion(&x, kv)
+	us := r.e.guards.unique
+	var err error
+	if x.Snap, err = r.readBefore(ctx, k, uniqueFields(us), len(us) > 0); err != nil {
+		return txItem{}, nil, err
+	}
+	cond := r.ownership(x.Intent).And(x.VersionCheck()).And(userCheck(o.If)).And(x.SnapshotCheck(r.t.opts.PartitionKey))
+	ce, err := buildCondition(cond, r.e.name, r.condNames())
+	if err != nil {
+		return txItem{}, nil, err
+	}
+	return txItem{table: r.t, key: k, size: itemsize.Of(k),
+		tw: types.TransactWriteItem{Delete: &types.Delete{
+			TableName:                           &r.t.name,
+			Key:                                 k,
+			ConditionExpression:                 ce.Text,
+			ExpressionAttributeNames:            ce.Names,
+			ExpressionAttributeValues:           ce.Values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		failed:  x.failed,
+		applied: writeplan.DeleteApplied,
+	}, &x, nil
+}
+
+// txItems is the update as transaction items. An update reads the item
+// first when it moves unique guards, when the caller gave no version, when
+// an index key it changes needs fields it does not give, and when it is an
+// upsert (which creates the item, like Create, when there is none).
+//
+// An update sent in a transaction (inTx, or Idempotent) whose caller gave
+// no version adds 1 to the version instead of reading it, since the
+// transaction's token makes the ADD apply once: the request then does not
+// depend on a read, and no race can make it fail. An Idempotent update
+// must not read at all: a repeat with its token must be the same request.
+func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
+	if err := u.valid(); err != nil {
+		return nil, err
+	}
+	key, err := u.r.e.key(u.r.t, u.key)
+	if err != nil {
+		return nil, err
+	}
+	kv := reflect.ValueOf(&u.key).Elem()
+	x, moved, err := u.prepare(ctx, key, kv, reflect.ValueOf(&u.vals).Elem(), inTx)
+	if err != nil {
+		return nil, err
+	}
+	if x.Snap != nil && x.Snap.Item == nil {
+		// An upsert of a missing item is a Create of what the update
+		// sets, so the new item is whole: index keys included.
+		v, _, err := u.merged(nil)
+		if err == nil {
+			err = u.asCreate(x, kv, reflect.ValueOf(&v).Elem())
+		}
+		if err != nil {
+			return nil, err
+		}
+		return u.r.createItems(&v, *x, u.userCond())
+	}
+	merged, fromSnap, err := u.merged(x.Snap)
+	if err != nil {
+		return nil, err
+	}
+	mv := reflect.ValueOf(&merged).Elem()
+	it, err := u.item(key, x, mv, fromSnap)
+	if err != nil {
+		return nil, err
+	}
+	return u.r.withGuards(it, moved, x.Snap, mv)
+}
+
+// prepare is an update's plan up to its values: it checks the values (vals)
+// before anything is read, decides what the update under key (kv as a
+// struct value) expects, whether it adds to the version, and what it
+// reads, and reads it (x.Snap). moved lists the uniques it moves.
+func (u *updateSpec) prepare(ctx context.Context, key map[string]types.AttributeValue, kv, vals reflect.Value, inTx bool) (x *expectation, moved []*uniquePlan, err error) {
+	if err := u.check(vals, key); err != nil {
+		return nil, nil, err
+	}
+	moved = u.movedUniques()
+	x = &expectation{}
+	*x = u.r.expect("Update", writeplan.ExistingItem)
+	if u.upsert {
+		x.Intent = writeplan.AnyItem
+	}
+	x.AddVersion = u.addsVersion(kv, inTx)
+	reads, whole := u.updateReads(moved, kv, x.AddVersion)
+	if err := u.refuseReads(reads, whole); err != nil {
+		return nil, nil, err
+	}
+	if x.Snap, err = u.r.readBefore(ctx, key, reads, whole); err != nil {
+		return nil, nil, err
+	}
+	if err := x.refuse(x.Snap); err != nil {
+		return nil, nil, err
+	}
+	if u.upsert && x.Snap != nil && x.Snap.Item != nil {
+		// The item is there: the update must find it still there.
+		x.Intent = writeplan.ExistingItem
+	}
+	return x, moved, nil
+}
+
+// asCreate turns an upsert that found no item into a Create of vv, the
+// values it sets with its key: its operators are applied to the zero
+// values, and a version given with its key is a conflict.
+func (u *updateSpec) asCreate(x *expectation, kv, vv reflect.Value) error {
+	if kver := u.r.versionIn(kv); kver != 0 {
+		return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read but there is no item", x.What(), kver), nil)
+	}
+	for _, o := range u.ops {
+		if err := o.Apply(fieldByIndexAlloc(vv, o.Field.Index), false); err != nil {
+			return &ValidationError{Entity: u.r.e.name, Field: o.Field.Name, Reason: o.Name, Err: err}
+		}
+	}
+	x.Intent = writeplan.AbsentItem
+	return nil
+}
+
+// The options a write (and a read) is planned from.
+
+// writeOpts applies optFns to the zero WriteOptions.
+func writeOpts(optFns []func(*WriteOptions)) writeOptions {
+	if len(optFns) == 0 {
+		return writeOptions{} // without options nothing escapes to the heap
+	}
+	return writeOptions{WriteOptions: applyOpts(optFns)}
+}
+
+// readOpts applies optFns to the zero ReadOptions.
+func readOpts(optFns []func(*ReadOptions)) ReadOptions {
+	if len(optFns) == 0 {
+		return ReadOptions{}
+	}
+	return applyOpts(optFns)
+}
+
+// applyOpts applies optFns, in order, to the zero value of O.
+func applyOpts[O any](optFns []func(*O)) O {
+	o := new(O)
+	for _, fn := range optFns {
+		fn(o)
+	}
+	return *o
 }

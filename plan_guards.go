@@ -16,6 +16,23 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
+// The plan's unique guards: each unique value is held by a guard item
+// naming its owner. A write claims the new values and releases the old
+// ones (read in the snapshot), each conditioned on the guard being free or
+// the owner's; unchanged values are not touched. The entity's item and its
+// guard items go out as one TransactWriteItems.
+
+// UniqueGuardType is the entity type stored on unique guard items (see
+// [Schema].Unique), so that scans and migrations can recognise them.
+const UniqueGuardType = "singletable.UniqueGuard"
+
+// Attributes of a unique guard item besides the table's keys: the primary
+// key of the item that owns the value.
+const (
+	guardOwnerPK = "OwnerPK"
+	guardOwnerSK = "OwnerSK"
+)
+
 // Unique declares values that must be unique among an entity's items (see
 // [Schema].Unique): one field, such as a user's Email, or a tuple of
 // fields, such as (TeamID, URL) for "a URL is unique within its team".
@@ -268,6 +285,59 @@ func withoutReleases(items []txItem, foreign []itemID) []txItem {
 	return slices.DeleteFunc(items, func(it txItem) bool {
 		return it.release && slices.Contains(foreign, it.table.itemID(it.key))
 	})
+}
+
+// movedUniques lists the uniques an update moves: those with a field it
+// sets, removes or changes by an operator.
+func (u *updateSpec) movedUniques() []*uniquePlan {
+	var moved []*uniquePlan
+	for _, g := range u.r.e.guards.unique {
+		if slices.ContainsFunc(g.fields, func(f *model.Field) bool { return u.setsOrRemoves(f) || u.operates(f) }) {
+			moved = append(moved, g)
+		}
+	}
+	return moved
+}
+
+// withGuards returns it, a write of the item under it.key, followed by the
+// guard items moving the uniques us from their values in the item s read
+// (none when s is nil or found no item of the entity) to those in newV
+// (none when it is the zero Value: a delete).
+func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot, newV reflect.Value) ([]txItem, error) {
+	if len(us) == 0 {
+		return []txItem{it}, nil
+	}
+	oldV, err := r.snapValue(s)
+	if err != nil {
+		return nil, err
+	}
+	guards, err := r.guardSwaps(us, oldV, newV, it.key)
+	if err != nil {
+		return nil, err
+	}
+	return append([]txItem{it}, guards...), nil
+}
+
+// GuardOps returns puts of the unique guard items claiming v's values, for
+// an item already in the table without its guards (written by another
+// service, or before the field was declared Unique; a [Repo.PutOp] claims
+// its own). The puts are unconditional: run them only when the values are
+// known to be unique. To adopt a table's items, checking every value and
+// reporting duplicates, run [Repo.UniqueGuardMigration] instead.
+func (r *Repo[T]) GuardOps(v T) []WriteOp {
+	owner, err := r.e.key(r.t, v)
+	if err != nil {
+		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+	}
+	items, err := r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
+	if err != nil {
+		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+	}
+	ops := make([]WriteOp, len(items))
+	for i, it := range items {
+		ops[i] = WriteOp{table: r.t, entity: UniqueGuardType, put: it.tw.Put.Item, key: it.key}
+	}
+	return ops
 }
 
 // guardSwaps returns the guard items that move the uniques in us from

@@ -1,15 +1,11 @@
 package singletable
 
 import (
-	"context"
-	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/codec"
@@ -18,18 +14,25 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// UniqueGuardType is the entity type stored on unique guard items (see
-// [Schema].Unique), so that scans and migrations can recognise them.
-const UniqueGuardType = "singletable.UniqueGuard"
+// The plan's managed fields (see [Schema]): the version, CreatedAt,
+// UpdatedAt and TTL, with one meaning on every path.
+//
+// The version rule: a non-zero version is the one the caller read, and the
+// write is conditioned on it; version 0 means the caller read none, and the
+// library reads the stored version itself (Put, Update, Upsert) and writes
+// the next one, conditioned on what it read. Either way the stored version
+// is the previous one plus one, set (never added) so that a retried
+// request cannot count twice. Create stores version 1; Delete checks a
+// non-zero version and otherwise none. An update in a transaction (or
+// Idempotent) with version 0 adds 1 without reading, since the token makes
+// the ADD apply once, unless an index key holds the version.
+//
+// CreatedAt is set when zero, UpdatedAt on every write (as an ordinary
+// field, so index keys built from it follow); PutOp fills only zero
+// timestamps. The TTL is stored in epoch seconds, and not at all when zero.
 
-// Attributes of a unique guard item besides the table's keys: the primary
-// key of the item that owns the value.
-const (
-	guardOwnerPK = "OwnerPK"
-	guardOwnerSK = "OwnerSK"
-)
-
-// guardPlan is what a schema declares beyond keys and indexes.
+// guardPlan is what a schema declares beyond keys and indexes: the unique
+// guards (plan_guards.go) and the managed fields.
 type guardPlan struct {
 	unique           []*uniquePlan
 	version          *model.Field
@@ -76,24 +79,21 @@ func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
 			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.Type)
 		}
 	}
-	isTime := func(t reflect.Type) bool {
-		return t == model.TimeType || (t.Kind() == reflect.Pointer && t.Elem() == model.TimeType)
+	stamp := func(role, name string) (*model.Field, error) {
+		if name == "" {
+			return nil, nil
+		}
+		f, err := field(role, name)
+		if err == nil && !isTimeType(f.Type) {
+			err = validationErr(e.name, name, "%s: the field is %s; it must be time.Time or *time.Time", role, f.Type)
+		}
+		return f, err
 	}
-	if s.CreatedAt != "" {
-		if g.created, err = field("CreatedAt", s.CreatedAt); err != nil {
-			return err
-		}
-		if !isTime(g.created.Type) {
-			return validationErr(e.name, s.CreatedAt, "CreatedAt: the field is %s; it must be time.Time or *time.Time", g.created.Type)
-		}
+	if g.created, err = stamp("CreatedAt", s.CreatedAt); err != nil {
+		return err
 	}
-	if s.UpdatedAt != "" {
-		if g.updated, err = field("UpdatedAt", s.UpdatedAt); err != nil {
-			return err
-		}
-		if !isTime(g.updated.Type) {
-			return validationErr(e.name, s.UpdatedAt, "UpdatedAt: the field is %s; it must be time.Time or *time.Time", g.updated.Type)
-		}
+	if g.updated, err = stamp("UpdatedAt", s.UpdatedAt); err != nil {
+		return err
 	}
 	if g.createdCut, err = e.stampCut(g.created, "CreatedAt"); err != nil {
 		return err
@@ -105,21 +105,41 @@ func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
 		if g.ttl, err = field("TTL", s.TTL); err != nil {
 			return err
 		}
-		// Stored as epoch seconds, and not at all when zero: keys hold
-		// it the same way (to the second, absent when zero).
-		g.ttl.Form, g.ttl.OmitEmpty = codec.TimeUnix, true
-		for _, p := range e.indexes {
-			if p.multi && slices.Contains(p.deps, g.ttl) {
-				return validationErr(e.name, s.TTL, "TTL: the field is a key attribute of multi-attribute index %s, whose type the table declares from the Go type, but DynamoDB's TTL is stored as a number of epoch seconds; index a copy of the time in another field", p.name)
-			}
-		}
-		switch k := g.ttl.Type.Kind(); {
-		case isTime(g.ttl.Type):
-		case k >= reflect.Int && k <= reflect.Uint64:
-		default:
-			return validationErr(e.name, s.TTL, "TTL: the field is %s; it must be time.Time, *time.Time or an integer of epoch seconds", g.ttl.Type)
+		if err := e.compileTTL(); err != nil {
+			return err
 		}
 	}
+	return e.checkRoles()
+}
+
+func isTimeType(t reflect.Type) bool {
+	return t == model.TimeType || (t.Kind() == reflect.Pointer && t.Elem() == model.TimeType)
+}
+
+// compileTTL checks the TTL field and sets how it is stored: as epoch
+// seconds, and not at all when zero. Keys hold it the same way (to the
+// second, absent when zero).
+func (e *entityDef) compileTTL() error {
+	f := e.guards.ttl
+	f.Form, f.OmitEmpty = codec.TimeUnix, true
+	for _, p := range e.indexes {
+		if p.multi && slices.Contains(p.deps, f) {
+			return validationErr(e.name, f.Name, "TTL: the field is a key attribute of multi-attribute index %s, whose type the table declares from the Go type, but DynamoDB's TTL is stored as a number of epoch seconds; index a copy of the time in another field", p.name)
+		}
+	}
+	switch k := f.Type.Kind(); {
+	case isTimeType(f.Type):
+	case k >= reflect.Int && k <= reflect.Uint64:
+	default:
+		return validationErr(e.name, f.Name, "TTL: the field is %s; it must be time.Time, *time.Time or an integer of epoch seconds", f.Type)
+	}
+	return nil
+}
+
+// checkRoles refuses a field given two roles among the managed fields and
+// the unique ones.
+func (e *entityDef) checkRoles() error {
+	g := &e.guards
 	roles := map[*model.Field]string{}
 	for _, r := range []struct {
 		f    *model.Field
@@ -245,99 +265,102 @@ func (r *boundEntity) versionIn(rv reflect.Value) int64 {
 	return r.e.versionOf(rv)
 }
 
-// versionCond is the condition "the stored version is the one read": for
-// 0, the item has no version yet.
-func (e *entityDef) versionCond(expected int64) writeplan.Condition {
-	attr := e.guards.version.Attr
-	eq := writeplan.AttrEq(attr, &types.AttributeValueMemberN{Value: strconv.FormatInt(expected, 10)})
-	if expected == 0 {
-		return writeplan.Own(writeplan.AnyOf(writeplan.AttrNotExists(attr), eq))
+// versioning decides the version a write of rv checks and stores: the
+// caller's (non-zero) version, or, for 0, the one in s, the item the
+// library read (0 when absent). It sets rv's version to the next one and
+// records the check in x.
+func (r *boundEntity) versioning(x *expectation, rv reflect.Value, s *writeplan.Snapshot) {
+	g := &r.e.guards
+	if g.version == nil {
+		return
 	}
-	return writeplan.Own(eq)
+	expected := r.e.versionOf(rv)
+	if expected == 0 && s != nil {
+		expected = writeplan.StoredVersion(s.Item, g.version.Attr)
+		x.VersionRead = true
+	}
+	x.VersionAttr, x.Version = g.version.Attr, expected
+	r.e.setVersion(rv, expected+1)
 }
 
-// raceError marks a write that failed because the item changed between the
-// library's own read (to learn the unique values to release) and the
-// write. Single writes retry it; in a transaction it is reported as
-// ErrVersionConflict.
-type raceError struct{ err error }
-
-// Error returns the wrapped error's text.
-func (e *raceError) Error() string { return e.err.Error() }
-
-// Unwrap returns the wrapped error.
-func (e *raceError) Unwrap() error { return e.err }
-
-// readSnapshot reads the item under key (strongly consistent). With all
-// false, only the attributes a guarded write needs are read.
-func (r *boundEntity) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (writeplan.Snapshot, error) {
-	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
-	if !all {
-		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
-		inKey := func(f *model.Field) bool {
-			return slices.Contains(r.e.pk.fields, f) || slices.Contains(r.e.sk.fields, f)
-		}
-		if r.e.foreign.matchKeys || slices.ContainsFunc(fields, inKey) {
-			// isMine parses the key; a key field of a unique tuple may be
-			// held only in the key (KeyOnly, or another service's item).
-			attrs = appendAttr(attrs, r.t.opts.SortKey)
-		}
-		for _, f := range fields {
-			attrs = append(attrs, f.Attr)
-		}
-		if v := r.e.guards.version; v != nil {
-			attrs = append(attrs, v.Attr)
-		}
-		in.ProjectionExpression, in.ExpressionAttributeNames = projectionExpr(attrs)
+// deleteVersion records in x the version a delete with key kv checks: a
+// delete writes no version, and checks the caller's, if any. The version
+// read proves the item was there: if it is gone, the delete finds nothing
+// (ErrNotFound).
+func (r *boundEntity) deleteVersion(x *expectation, kv reflect.Value) {
+	if v := r.versionIn(kv); v != 0 {
+		x.Intent = writeplan.ExistingItem
+		x.VersionAttr, x.Version = r.e.guards.version.Attr, v
 	}
-	out, err := r.t.planAPI(ctx, r.e.name).GetItem(ctx, in)
-	if err != nil {
-		return writeplan.Snapshot{}, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
-	}
-	s := writeplan.Snapshot{Fields: fields}
-	if len(out.Item) > 0 {
-		s.Item, s.Mine = out.Item, r.isMine(out.Item)
-	}
-	return s, nil
 }
 
-// snapValue decodes the snapshot into T (nil when there was no item of
-// this entity).
-func (r *Repo[T]) snapValue(s writeplan.Snapshot) (*T, error) {
-	if s.Item == nil || !r.isMine(s.Item) {
-		return nil, nil
-	}
-	v, err := r.e.decode(r.t, s.Item)
-	if err != nil {
-		return nil, err
-	}
-	return &v, nil
+// addsVersion reports whether an update with key kv adds 1 to the version
+// instead of reading it: the caller gave none, the update is sent in a
+// transaction (inTx, or Idempotent) whose token makes the ADD apply once,
+// and no index key holds the version.
+func (u *updateSpec) addsVersion(kv reflect.Value, inTx bool) bool {
+	return u.r.e.guards.version != nil && u.r.versionIn(kv) == 0 && (inTx || u.token != "") && !u.r.e.versionInIndex()
 }
 
-func raced(what string) error {
-	return &raceError{err: wrapSentinel(ErrVersionConflict, what+": the item changed between the library's read of it and the write", nil)}
+// versionInIndex reports whether an index key of the entity holds the
+// version.
+func (e *entityDef) versionInIndex() bool {
+	for _, p := range e.indexes {
+		if e.guards.version != nil && slices.Contains(p.deps, e.guards.version) {
+			return true
+		}
+	}
+	return false
 }
 
-// GuardOps returns puts of the unique guard items claiming v's values, for
-// an item already in the table without its guards (written by another
-// service, or before the field was declared Unique; a [Repo.PutOp] claims
-// its own). The puts are unconditional: run them only when the values are
-// known to be unique. To adopt a table's items, checking every value and
-// reporting duplicates, run [Repo.UniqueGuardMigration] instead.
-func (r *Repo[T]) GuardOps(v T) []WriteOp {
-	owner, err := r.e.key(r.t, v)
+// managedSets stamps UpdatedAt and sets the next version (unless
+// x.AddVersion) in mv, the item after an update, and returns the fields
+// the update SETs: its own, then those. UpdatedAt is set like any field,
+// so index keys built from it follow. CreatedAt is not: an update is not
+// the item's first write, and a key holding it is rendered from the stored
+// value (an item without one, another service's, keeps none).
+func (u *updateSpec) managedSets(x *expectation, mv reflect.Value, now time.Time) []*model.Field {
+	g := &u.r.e.guards
+	set := slices.Clone(u.set)
+	if g.updated != nil {
+		u.r.e.stampField(mv, g.updated, now, false)
+		set = append(set, g.updated)
+	}
+	if g.version != nil && !x.AddVersion {
+		u.r.versioning(x, mv, x.Snap)
+		set = append(set, g.version)
+	}
+	return set
+}
+
+// writeCreatedAt writes CreatedAt = if_not_exists(CreatedAt, now): an
+// upsert sent without reading may create the item.
+func (u *updateSpec) writeCreatedAt(w *updateExpr, now time.Time) error {
+	e := u.r.e
+	f := e.guards.created
+	if f == nil {
+		return nil
+	}
+	sv := reflect.New(e.typ).Elem()
+	e.stamp(sv, now, false)
+	av, err := e.marshalFieldPlain(f, sv)
 	if err != nil {
-		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+		return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
 	}
-	items, err := r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
-	if err != nil {
-		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+	w.ub.SetIfNotExists(w.b.Name(f.Attr), w.b.Value(av))
+	return nil
+}
+
+// writeVersion writes the version's ADD of 1 (x.AddVersion), or records
+// the version the update stores (managedSets SETs it) in its effect.
+func (u *updateSpec) writeVersion(w *updateExpr, x *expectation) {
+	g := &u.r.e.guards
+	switch {
+	case x.AddVersion:
+		w.ub.Add(w.b.Name(g.version.Attr), w.b.Value(&types.AttributeValueMemberN{Value: "1"}))
+	case g.version != nil:
+		w.eff.VersionAttr, w.eff.Version = g.version.Attr, x.Version+1
 	}
-	ops := make([]WriteOp, len(items))
-	for i, it := range items {
-		ops[i] = WriteOp{table: r.t, entity: UniqueGuardType, put: it.tw.Put.Item, key: it.key}
-	}
-	return ops
 }
 
 // stampCut is the precision of the key formats of the templates holding

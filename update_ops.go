@@ -1,16 +1,14 @@
 package singletable
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"reflect"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // The update operators besides Set and Remove: each changes a field from
@@ -25,35 +23,6 @@ import (
 // operator in Go, and SETs the result conditioned on the value read, so
 // that the key is rendered from the value stored and never goes stale.
 
-// opKind is what an operator does to its field.
-type opKind uint8
-
-const (
-	opAdd         opKind = iota // ADD a number (Add, Subtract)
-	opAddSet                    // ADD elements to a set
-	opDeleteSet                 // DELETE elements from a set
-	opAppend                    // SET list_append(field, operand)
-	opPrepend                   // SET list_append(operand, field)
-	opIfNotExists               // SET if_not_exists(field, operand)
-)
-
-// fieldOp is one operator on one field.
-type fieldOp struct {
-	f    *model.Field
-	kind opKind
-	n    any                  // opAdd: the number added (negated by Subtract)
-	v    reflect.Value        // the other kinds: the operand as a value of the field's type
-	av   types.AttributeValue // the other kinds: the operand as stored
-	name string               // the method, for errors
-}
-
-// counts reports whether applying o twice differs from applying it once:
-// an ADD of a number or a list append leaves no trace of its own, so a
-// retry after a lost response could apply it again (see [Update.Run]).
-func (o fieldOp) counts() bool {
-	return o.kind == opAdd || o.kind == opAppend || o.kind == opPrepend
-}
-
 // Append appends values to the list field name (a slice or array stored as
 // a DynamoDB list): SET name = list_append(name, values), a missing
 // attribute counting as an empty list. A NULL (a nil slice stored without
@@ -66,13 +35,13 @@ func (o fieldOp) counts() bool {
 // numberset or binaryset, or a [][]byte) is a *ValidationError: use
 // [Update.Add].
 func (u *Update[T]) Append(name string, values ...any) *Update[T] {
-	return u.listOp(name, "Append", opAppend, values)
+	return u.listOp(name, "Append", writeplan.OpAppend, values)
 }
 
 // Prepend puts values before the elements of the list field name, as
 // [Update.Append] puts them after.
 func (u *Update[T]) Prepend(name string, values ...any) *Update[T] {
-	return u.listOp(name, "Prepend", opPrepend, values)
+	return u.listOp(name, "Prepend", writeplan.OpPrepend, values)
 }
 
 // Delete removes elems from the set field name (DynamoDB's DELETE; a
@@ -85,7 +54,7 @@ func (u *Update[T]) Delete(name string, elems any) *Update[T] {
 	if f == nil {
 		return u
 	}
-	u.setOp(f, name, "Delete", opDeleteSet, elems)
+	u.setOp(f, name, "Delete", writeplan.OpDeleteSet, elems)
 	return u
 }
 
@@ -106,7 +75,7 @@ func (u *Update[T]) SetIfNotExists(name string, value any) *Update[T] {
 	if !ok {
 		return u
 	}
-	u.ops = append(u.ops, fieldOp{f: f, kind: opIfNotExists, v: v, av: av, name: "SetIfNotExists"})
+	u.ops = append(u.ops, writeplan.Op{Field: f, Kind: writeplan.OpIfNotExists, V: v, AV: av, Name: "SetIfNotExists"})
 	return u
 }
 
@@ -174,7 +143,7 @@ func (u *updateSpec) numberOp(f *model.Field, name, op string, given, n any) {
 			return
 		}
 	}
-	u.ops = append(u.ops, fieldOp{f: f, kind: opAdd, n: n, name: op})
+	u.ops = append(u.ops, writeplan.Op{Field: f, Kind: writeplan.OpAdd, N: n, Name: op})
 }
 
 func absInt(n int64) uint64 {
@@ -215,7 +184,7 @@ func negate(n any) (any, error) {
 }
 
 // listOp records an Append or Prepend of values to the list field name.
-func (u *Update[T]) listOp(name, op string, kind opKind, values []any) *Update[T] {
+func (u *Update[T]) listOp(name, op string, kind writeplan.OpKind, values []any) *Update[T] {
 	f := u.fieldFor(name, op)
 	if f == nil {
 		return u
@@ -265,12 +234,12 @@ func (u *Update[T]) listOp(name, op string, kind opKind, values []any) *Update[T
 		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field stored as %s, not a list; Add and Delete change a set", op, avKind(av)))
 		return u
 	}
-	u.ops = append(u.ops, fieldOp{f: f, kind: kind, v: v, av: av, name: op})
+	u.ops = append(u.ops, writeplan.Op{Field: f, Kind: kind, V: v, AV: av, Name: op})
 	return u
 }
 
 // setOp records an Add or Delete of elems to the set field f.
-func (u *updateSpec) setOp(f *model.Field, name, op string, kind opKind, elems any) {
+func (u *updateSpec) setOp(f *model.Field, name, op string, kind writeplan.OpKind, elems any) {
 	ft := f.Type
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
@@ -317,7 +286,7 @@ func (u *updateSpec) setOp(f *model.Field, name, op string, kind opKind, elems a
 		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s with elements on a field stored as %s, not a set; tag it stringset, numberset or binaryset (Append adds to a list)", op, avKind(av)))
 		return
 	}
-	u.ops = append(u.ops, fieldOp{f: f, kind: kind, v: fv, av: av, name: op})
+	u.ops = append(u.ops, writeplan.Op{Field: f, Kind: kind, V: fv, AV: av, Name: op})
 }
 
 // sliceOf returns v (a slice or an array) as a slice.
@@ -442,138 +411,4 @@ func avKind(av types.AttributeValue) string {
 		return "a binary set (BS)"
 	}
 	return fmt.Sprintf("%T", av)
-}
-
-// takes reports whether av, the stored attribute o changes (nil when
-// absent), is of a type DynamoDB's operator takes, so that applying o in
-// Go to the value read computes what DynamoDB would: a number for ADD, a
-// set of the operand's type for set ADD and DELETE, a list for
-// list_append (or a NULL, which Append and Prepend read as an empty
-// list). if_not_exists takes anything.
-func (o fieldOp) takes(av types.AttributeValue) bool {
-	if av == nil {
-		return true
-	}
-	switch o.kind {
-	case opAdd:
-		_, ok := av.(*types.AttributeValueMemberN)
-		return ok
-	case opAddSet, opDeleteSet:
-		return reflect.TypeOf(av) == reflect.TypeOf(o.av)
-	case opAppend, opPrepend:
-		switch av.(type) {
-		case *types.AttributeValueMemberL, *types.AttributeValueMemberNULL:
-			return true
-		}
-		return false
-	}
-	return true
-}
-
-// apply applies o to dst, the field's value as read (present says whether
-// the item had the attribute), as DynamoDB would.
-func (o fieldOp) apply(dst reflect.Value, present bool) error {
-	if o.kind == opAdd {
-		return addTo(dst, o.n)
-	}
-	if o.kind == opIfNotExists {
-		if !present {
-			dst.Set(o.v)
-		}
-		return nil
-	}
-	ptr := dst.Kind() == reflect.Pointer
-	cur := dst
-	if ptr {
-		if dst.IsNil() {
-			cur = reflect.Zero(dst.Type().Elem())
-		} else {
-			cur = dst.Elem()
-		}
-	}
-	arg := o.v
-	if arg.Kind() == reflect.Pointer {
-		arg = arg.Elem()
-	}
-	if cur.Kind() == reflect.Array {
-		return fmt.Errorf("%s on an array field cannot be computed in Go; use a slice", o.name)
-	}
-	var res reflect.Value
-	switch o.kind {
-	case opAppend:
-		res = reflect.AppendSlice(reflect.AppendSlice(reflect.MakeSlice(cur.Type(), 0, cur.Len()+arg.Len()), cur), arg)
-	case opPrepend:
-		res = reflect.AppendSlice(reflect.AppendSlice(reflect.MakeSlice(cur.Type(), 0, cur.Len()+arg.Len()), arg), cur)
-	case opAddSet:
-		res = reflect.AppendSlice(reflect.MakeSlice(cur.Type(), 0, cur.Len()+arg.Len()), cur)
-		for i := range arg.Len() {
-			if !sliceHas(res, arg.Index(i)) {
-				res = reflect.Append(res, arg.Index(i))
-			}
-		}
-	case opDeleteSet:
-		res = reflect.MakeSlice(cur.Type(), 0, cur.Len())
-		for i := range cur.Len() {
-			if !sliceHas(arg, cur.Index(i)) {
-				res = reflect.Append(res, cur.Index(i))
-			}
-		}
-		if res.Len() == 0 {
-			dst.Set(reflect.Zero(dst.Type())) // DynamoDB removes an emptied set
-			return nil
-		}
-	}
-	if ptr {
-		p := reflect.New(res.Type())
-		p.Elem().Set(res)
-		res = p
-	}
-	dst.Set(res)
-	return nil
-}
-
-// sliceHas reports whether s has an element equal to x (bytes compared by
-// content, numbers by value).
-func sliceHas(s, x reflect.Value) bool {
-	for i := range s.Len() {
-		e := s.Index(i)
-		if b, ok := x.Interface().([]byte); ok {
-			if eb, ok := e.Interface().([]byte); ok && bytes.Equal(b, eb) {
-				return true
-			}
-			continue
-		}
-		if e.Equal(x) {
-			return true
-		}
-	}
-	return false
-}
-
-// write writes o into the update expression. Its operand value goes out
-// as encoded; an added number as attributevalue encodes it.
-func (o fieldOp) write(b *expr.Builder, ub *expr.Update) error {
-	name := b.Name(o.f.Attr)
-	switch o.kind {
-	case opAdd:
-		n, err := attributevalue.Marshal(o.n)
-		if err != nil {
-			return err
-		}
-		ub.Add(name, b.Value(n))
-	case opAddSet:
-		ub.Add(name, b.Value(o.av))
-	case opDeleteSet:
-		ub.Delete(name, b.Value(o.av))
-	case opIfNotExists:
-		ub.SetIfNotExists(name, b.Value(o.av))
-	case opAppend, opPrepend:
-		cur := expr.IfNotExists(name, b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}))
-		if o.kind == opAppend {
-			ub.Set(name, expr.ListAppend(cur, b.Value(o.av)))
-		} else {
-			ub.Set(name, expr.ListAppend(b.Value(o.av), cur))
-		}
-	}
-	return nil
 }
