@@ -12,35 +12,25 @@ import (
 )
 
 // The write plan: every write of an entity (Create, Put, Update, Upsert,
-// Delete, their transaction forms, and the guarded ops of a batch) takes
-// the same steps, each written once, in a file named for it:
+// Delete, their transaction forms, the guarded ops of a batch) takes the
+// same steps, each written once, in a file named for it:
 //
-//   - plan_ownership.go: the intent (what the write expects under its key:
-//     absent, this entity's item, or either), which gives the ownership
-//     condition (never write over another entity's item) that the other
-//     checks are ANDed to, and the one classification of a failed
-//     condition into this package's errors;
-//   - plan_snapshot.go: what the write reads first (the unique values it
-//     releases, the stored version when the caller gave none, the index key
-//     fields it does not give) and the race that the read can lose;
-//   - plan_managed.go: the managed fields, Version, CreatedAt, UpdatedAt
-//     and TTL;
-//   - plan_keys.go: the keys, the whole item a put renders and the index
-//     keys an update recomputes from the item;
-//   - plan_update.go: an update's expression, SET, REMOVE and ADD, and its
-//     operators computed in Go from the value read;
-//   - plan_guards.go: the unique guards the write claims and releases;
-//   - plan_send.go: one request, or a transaction, built again after a
-//     race;
-//   - plan_lost.go: a write whose response was lost, found done or
-//     reported as ErrMaybeApplied.
+//   - plan_ownership.go: the intent (absent, this entity's item, or
+//     either), the ownership condition the other checks are ANDed to, and
+//     the one classification of a failed condition;
+//   - plan_snapshot.go: what a write reads first, and the race it can lose;
+//   - plan_managed.go: Version, CreatedAt, UpdatedAt and TTL;
+//   - plan_keys.go: the item a put renders, the index keys an update
+//     recomputes from the stored item;
+//   - plan_update.go: an update's SET, REMOVE and ADD;
+//   - plan_guards.go: the unique guards a write claims and releases;
+//   - plan_send.go: one request or a transaction, built again after a race;
+//   - plan_lost.go: a write whose response was lost.
 //
-// This file holds each operation's path through the steps: createItems,
-// putItems, deleteItems and Update.txItems. The steps are not generic; a
-// generic function only encodes or decodes the entity's T. The plan's core,
-// which knows neither T nor this package's errors (conditions, intents,
-// snapshots, and the classification of a failed condition as an Outcome),
-// is internal/writeplan.
+// This file holds each operation's path through them. Generic code only
+// encodes or decodes T. The T-free core (conditions, intents, snapshots,
+// the classification as an Outcome, operators, effects) is
+// internal/writeplan.
 
 // createItems is Create as transaction items (x says which operation it
 // serves: Create, or an Upsert that found no item; extra is ANDed to its
@@ -147,18 +137,19 @@ func (r *boundEntity) deleteItem(ctx context.Context, k map[string]types.Attribu
 	if err != nil {
 		return txItem{}, nil, err
 	}
-	return txItem{table: r.t, key: k, size: itemsize.Of(k),
-		tw: types.TransactWriteItem{Delete: &types.Delete{
-			TableName:                           &r.t.name,
-			Key:                                 k,
-			ConditionExpression:                 ce.Text,
-			ExpressionAttributeNames:            ce.Names,
-			ExpressionAttributeValues:           ce.Values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
-		failed:  x.failed,
-		applied: writeplan.DeleteApplied,
-	}, &x, nil
+	it := r.deleteTxItem(k, ce)
+	it.failed, it.applied = x.failed, writeplan.DeleteApplied
+	return it, &x, nil
+}
+
+// deleteTxItem is the transaction item deleting the item under key on ce,
+// which asks for the item as it was when the condition fails.
+func (r *boundEntity) deleteTxItem(key map[string]types.AttributeValue, ce writeplan.CondExpr) txItem {
+	return txItem{table: r.t, key: key, size: itemsize.Of(key), tw: types.TransactWriteItem{Delete: &types.Delete{
+		TableName: &r.t.name, Key: key,
+		ConditionExpression: ce.Text, ExpressionAttributeNames: ce.Names, ExpressionAttributeValues: ce.Values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}}
 }
 
 // txItems is the update as transaction items. An update reads the item

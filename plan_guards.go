@@ -16,11 +16,8 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's unique guards: each unique value is held by a guard item
-// naming its owner. A write claims the new values and releases the old
-// ones (read in the snapshot), each conditioned on the guard being free or
-// the owner's; unchanged values are not touched. The entity's item and its
-// guard items go out as one TransactWriteItems.
+// The plan's unique guards: a write claims its new values and releases the
+// old ones (read first), in one transaction with its item.
 
 // UniqueGuardType is the entity type stored on unique guard items (see
 // [Schema].Unique), so that scans and migrations can recognise them.
@@ -244,23 +241,16 @@ func (r *boundEntity) guardDelete(u *uniquePlan, key, owner map[string]types.Att
 	}
 	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, u.name)
 	id := r.t.itemID(key)
-	return txItem{table: r.t, key: key, guard: "release unique " + u.name, release: true, size: itemsize.Of(key),
-		tw: types.TransactWriteItem{Delete: &types.Delete{
-			TableName:                           &r.t.name,
-			Key:                                 key,
-			ConditionExpression:                 ce.Text,
-			ExpressionAttributeNames:            ce.Names,
-			ExpressionAttributeValues:           ce.Values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
-		failed: func(old map[string]types.AttributeValue) error {
-			err := wrapSentinel(ErrConditionFailed, what, nil)
-			if len(old) > 0 && !r.ownerIs(old, owner) {
-				return &foreignGuardError{guard: id, err: err}
-			}
-			return err
-		},
-	}, nil
+	it := r.deleteTxItem(key, ce)
+	it.guard, it.release = "release unique "+u.name, true
+	it.failed = func(old map[string]types.AttributeValue) error {
+		err := wrapSentinel(ErrConditionFailed, what, nil)
+		if len(old) > 0 && !r.ownerIs(old, owner) {
+			return &foreignGuardError{guard: id, err: err}
+		}
+		return err
+	}
+	return it, nil
 }
 
 // foreignGuardError is the failure of a guard release whose guard belongs

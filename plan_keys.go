@@ -14,15 +14,10 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's keys step. A Put, a Create and a batch's PutOp render the
-// whole item (encodeSized): the primary key, the entity type, and every
-// index whose keys apply; a sparse index (a template field absent, or its
-// When false) leaves its attributes out. An update re-renders each index
-// key it touches (writeIndexKeys) and REMOVEs its attributes when the index
-// stops applying. The fields of such a key that the update does not give
-// are read first (indexReads, plan_snapshot.go), so the key is recomputed
-// from the stored item; a field still unknown is a *KeyError, never a
-// stale key.
+// The plan's keys. A put renders the whole item (encodeSized): primary
+// key, entity type, and every index whose keys apply (a sparse one is left
+// out). An update re-renders each index key it touches (writeIndexKeys),
+// from the stored values of the fields it does not give (indexReads).
 
 // encode turns v into a complete item: attributes from the struct, entity
 // type, primary key, and every index whose keys apply.

@@ -26,10 +26,6 @@ import (
 // non-zero version and otherwise none. An update in a transaction (or
 // Idempotent) with version 0 adds 1 without reading, since the token makes
 // the ADD apply once, unless an index key holds the version.
-//
-// CreatedAt is set when zero, UpdatedAt on every write (as an ordinary
-// field, so index keys built from it follow); PutOp fills only zero
-// timestamps. The TTL is stored in epoch seconds, and not at all when zero.
 
 // guardPlan is what a schema declares beyond keys and indexes: the unique
 // guards (plan_guards.go) and the managed fields.
@@ -202,6 +198,27 @@ func ttlValue(f *model.Field, rv reflect.Value) types.AttributeValue {
 		return nil
 	}
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// stampNow fills the managed timestamps of *v (see stamp), reading the
+// clock only when the entity has such fields.
+func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
+	if e.guards.created == nil && e.guards.updated == nil {
+		return
+	}
+	e.stamp(reflect.ValueOf(v).Elem(), stampTime(t.opts.Now()), keepUpdated)
+}
+
+// stampTime is now as the managed timestamps hold it: without its monotonic
+// reading, and in UTC when its offset is 0, which is how decoding the stored
+// text gives it back (RFC 3339 "Z" parses as UTC, an offset of the local
+// zone as Local). The stored text is the same as before: the offset now had.
+func stampTime(now time.Time) time.Time {
+	now = now.Round(0)
+	if _, off := now.Zone(); off == 0 {
+		return now.UTC()
+	}
+	return now
 }
 
 // stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt

@@ -11,15 +11,10 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's intent, condition and classification steps. A write's intent
-// (what it expects under its key: absent, this entity's item, or either)
-// gives the first clause of its condition, the ownership condition, to
-// which the version check, the snapshot check and the caller's conditions
-// ([WriteOptions].If, [Repo.TxCheck], [Update.If]) are ANDed; the same
-// intent gives the meaning of a failed condition (expectation.failed).
-// The conditions themselves are writeplan.Condition values: the library's
-// checks, which it writes itself, and the caller's, which the SDK's
-// expression builder writes.
+// The plan's intent and ownership: what a write expects under its key
+// (absent, this entity's item, or either) gives the first clause of its
+// condition, to which the version, snapshot and caller's checks are ANDed,
+// and the meaning of a failed condition (expectation.failed).
 
 // ownership is the condition that the item under the key is as i expects:
 // whatever else a write checks, it never replaces or removes an item of

@@ -31,7 +31,7 @@ type execResult struct {
 	// UpdateItem (new item) returned; nil after a transaction.
 	attrs map[string]types.AttributeValue
 	// unseen is set when an attempt whose response was lost applied the
-	// write and a retry found it done (see retrysafe.go); attrs then hold
+	// write and a retry found it done (see plan_lost.go); attrs then hold
 	// the item as it is now (nil after a delete).
 	unseen bool
 	// noItem is set when a single UpdateItem was answered without the
@@ -101,7 +101,7 @@ func (t *Table) execTx(ctx context.Context, kind, entity string, items []txItem,
 // When an attempt may have been applied without an answer and the request
 // ends with a failed condition (or a delete that found nothing), the item
 // as it is now decides whether the write is in fact done (see
-// retrysafe.go).
+// plan_lost.go).
 func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (execResult, error) {
 	var res execResult
 	var err error

@@ -15,14 +15,10 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's snapshot step: what a write reads before it writes (one
-// consistent GetItem of the unique values it releases, the stored version
-// when the caller gave none, the index key fields it does not know; the
-// whole item for an upsert or a guarded delete), and the race that
-// conditioning the write on that read can report. A write whose snapshot
-// changed before it landed fails with a raceError: a single write is
-// built again (racePolicy, plan_send.go), a transaction reports
-// ErrVersionConflict.
+// The plan's snapshot: what a write reads before it writes, in one
+// consistent GetItem, and is conditioned on. When the item changed in
+// between, the write fails with a raceError: a single write is built again
+// (plan_send.go), a transaction reports ErrVersionConflict.
 
 // readFields lists the fields a write of an entity must read before it
 // writes: the unique fields it moves and, when the caller gave no version

@@ -16,13 +16,9 @@ import (
 )
 
 // The plan's update expression: what an [Update] SETs, REMOVEs and ADDs,
-// written in the order of the plan's steps (the entity type, for a blind
-// upsert the key fields and CreatedAt, the fields and managed fields set,
-// the fields removed, the operators, the version, the index keys, then
-// the condition), so that a request's placeholders never change. An
-// operator on a field an index key or a guard depends on is applied in Go
-// to the value read (merge) and SET, so that the key is exact; the others
-// are DynamoDB's own (writeplan.Op.write).
+// written step by step in a fixed order (build), so that a request's
+// placeholders never change. An operator on a field that an index key or a
+// guard depends on is applied in Go to the value read (merge) and SET.
 
 // updateExpr is the update expression of one request being written, with
 // what it makes visible in the item (its effect, see plan_lost.go).

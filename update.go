@@ -109,8 +109,9 @@ func (u *Update[T]) Set(name string, value any) *Update[T] {
 	if f == nil {
 		return u
 	}
-	v, ok := u.convert(f, name, "Set", value)
-	if !ok {
+	v, err := u.convert(f, name, "Set", value)
+	if err != nil {
+		u.errs = append(u.errs, err)
 		return u
 	}
 	fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.Index).Set(v)
@@ -149,19 +150,16 @@ func (u *Update[T]) SetFrom(v T, names ...string) *Update[T] {
 // Any other field (a list among them: see [Update.Append]) is a
 // *ValidationError before the network.
 func (u *Update[T]) Add(name string, v any) *Update[T] {
-	f := u.fieldFor(name, "Add")
-	if f == nil {
-		return u
-	}
-	ft := f.Type
-	if ft.Kind() == reflect.Pointer {
-		ft = ft.Elem()
-	}
-	if ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 {
-		u.setOp(f, name, "Add", writeplan.OpAddSet, v)
-		return u
-	}
-	u.numberOp(f, name, "Add", v, v)
+	u.operator(name, "Add", func(f *model.Field) (writeplan.Op, error) {
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 {
+			return u.setOp(f, name, "Add", writeplan.OpAddSet, v)
+		}
+		return u.numberOp(f, name, "Add", v, v)
+	})
 	return u
 }
 
