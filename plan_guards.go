@@ -79,7 +79,7 @@ func (u *uniquePlan) attrs() []string {
 }
 
 // compileUnique checks and compiles the schema's Unique declarations.
-func (e *entityDef) compileUnique(decl []Unique, inPrimary func(*model.Field) bool) error {
+func (e *entityDef) compileUnique(decl []Unique) error {
 	g := &e.guards
 	seen := map[string]bool{}
 	for _, d := range decl {
@@ -99,7 +99,7 @@ func (e *entityDef) compileUnique(decl []Unique, inPrimary func(*model.Field) bo
 			if err := keys.TypeSupported(f.Type); err != nil {
 				return &ValidationError{Entity: e.name, Field: name, Reason: "Unique: the value cannot be rendered into a guard key", Err: err}
 			}
-			if !inPrimary(f) {
+			if !e.inPrimaryKey(f) {
 				keyOnly = false
 			}
 			u.fields = append(u.fields, f)

@@ -98,7 +98,7 @@ func (e *entityDef) writeSetFor(t *Table) *writeSet {
 	}
 	ws.direct = !dup
 	for _, n := range ws.all {
-		if ws.direct && !containsString(ws.recheck, n) && codec.MayHold(e.typ, n) {
+		if ws.direct && !slices.Contains(ws.recheck, n) && codec.MayHold(e.typ, n) {
 			ws.direct = false
 		}
 	}
@@ -128,15 +128,6 @@ func (e *entityDef) writeSetFor(t *Table) *writeSet {
 	}
 	e.written.Store(ws)
 	return ws
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // encodeSized is encode of *v (which it does not modify) that also returns
@@ -249,6 +240,11 @@ func (s *sizer) add(name string, av types.AttributeValue) {
 	n, bad := itemsize.Attr(name, av)
 	s.size += n
 	s.invalid = s.invalid || bad
+}
+
+// inPrimaryKey reports whether f is a field of the primary key.
+func (e *entityDef) inPrimaryKey(f *model.Field) bool {
+	return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
 }
 
 // inMultiKey reports whether f is a key attribute of a multi-attribute
@@ -365,29 +361,16 @@ type indexNeed struct {
 
 // indexNeeds lists, per index, the fields indexReads reads for it.
 func (u *updateSpec) indexNeeds() []indexNeed {
-	e := u.r.e
-	g := &e.guards
+	g := &u.r.e.guards
 	touched := func(f *model.Field) bool {
-		if u.setsOrRemoves(f) || (f != nil && (f == g.updated || f == g.version)) {
-			return true
-		}
-		return u.operates(f)
+		return u.setsOrRemoves(f) || u.operates(f) || f == g.updated || f == g.version
 	}
-	given := map[*model.Field]bool{}
-	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
-		given[f] = true
-	}
-	if g.updated != nil {
-		given[g.updated] = true
-	}
+	known := u.known(nil) // given by the update, stamped, or the next version
 	var out []indexNeed
-	for _, p := range e.indexes {
+	for _, p := range u.r.e.indexes {
 		n := indexNeed{index: p.name}
 		for _, f := range p.deps {
-			switch {
-			case p.multi && u.operates(f):
-				n.fields = append(n.fields, f)
-			case !p.multi && !given[f] && f != g.version && slices.ContainsFunc(p.deps, touched):
+			if p.multi && u.operates(f) || !p.multi && !known[f] && slices.ContainsFunc(p.deps, touched) {
 				n.fields = append(n.fields, f)
 			}
 		}

@@ -47,20 +47,17 @@ func (g *guardPlan) managed(f *model.Field) bool {
 
 func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
 	g := &e.guards
-	inPrimary := func(f *model.Field) bool {
-		return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
-	}
 	field := func(role, name string) (*model.Field, error) {
 		f := e.byName[name]
 		if f == nil {
 			return nil, e.unknownField(name, role, name)
 		}
-		if inPrimary(f) {
+		if e.inPrimaryKey(f) {
 			return nil, validationErr(e.name, name, "%s: the field is part of the primary key", role)
 		}
 		return f, nil
 	}
-	if err := e.compileUnique(s.Unique, inPrimary); err != nil {
+	if err := e.compileUnique(s.Unique); err != nil {
 		return err
 	}
 	var err error
@@ -68,10 +65,7 @@ func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
 		if g.version, err = field("Version", s.Version); err != nil {
 			return err
 		}
-		switch g.version.Type.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		default:
+		if k := g.version.Type.Kind(); k < reflect.Int || k > reflect.Uint64 {
 			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.Type)
 		}
 	}

@@ -122,10 +122,7 @@ func (r *boundEntity) readSnapshot(ctx context.Context, key map[string]types.Att
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
-		inKey := func(f *model.Field) bool {
-			return slices.Contains(r.e.pk.fields, f) || slices.Contains(r.e.sk.fields, f)
-		}
-		if r.e.foreign.matchKeys || slices.ContainsFunc(fields, inKey) {
+		if r.e.foreign.matchKeys || slices.ContainsFunc(fields, r.e.inPrimaryKey) {
 			// isMine parses the key; a key field of a unique tuple may be
 			// held only in the key (KeyOnly, or another service's item).
 			attrs = appendAttr(attrs, r.t.opts.SortKey)

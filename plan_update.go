@@ -225,14 +225,12 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 // merged from the snapshot.
 func (u *updateSpec) merge(mv, kv, ov reflect.Value, s *writeplan.Snapshot) (map[*model.Field]bool, error) {
 	e := u.r.e
-	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, []*model.Field{e.guards.version}) {
+		if f == nil {
+			continue
+		}
 		if fv, ok := f.Get(kv); ok {
 			fieldByIndexAlloc(mv, f.Index).Set(fv)
-		}
-	}
-	if g := &e.guards; g.version != nil {
-		if fv, ok := g.version.Get(kv); ok {
-			fieldByIndexAlloc(mv, g.version.Index).Set(fv)
 		}
 	}
 	fromSnap := map[*model.Field]bool{}

@@ -84,7 +84,7 @@ func (u *updateSpec) fieldFor(name string, op string) *model.Field {
 		u.errs = append(u.errs, err)
 		return nil
 	}
-	if slices.Contains(u.r.e.pk.fields, f) || slices.Contains(u.r.e.sk.fields, f) {
+	if u.r.e.inPrimaryKey(f) {
 		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a primary key field: change the key by deleting and creating the item", op))
 		return nil
 	}
