@@ -226,7 +226,7 @@ type Target struct {
 	n      int
 	decode func(item map[string]types.AttributeValue) (any, error)
 	names  attrNamer                                               // resolves the names of a collection's filter
-	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Changes)
+	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
 	// keysMatch, set when the entity matches keys (Schema.MatchKeys),
 	// reports whether an item without the entity type attribute is its.
 	keysMatch func(item map[string]types.AttributeValue) bool
@@ -311,7 +311,7 @@ type UnknownTypeError struct {
 	Key map[string]types.AttributeValue
 
 	keys keyNames // the table's, to print Key in key order
-	in   string   // what read the item: "" for a collection, "change"
+	in   string   // what read the item: "" for a collection, "decode" for a Decoder
 }
 
 // Error names the type and the item.

@@ -484,7 +484,7 @@ func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, o
 		return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
 	if !complete || e.foreign.loc != nil {
-		return e.decodeRest(&t.opts, item, out, complete)
+		return e.decodeRest(&t.opts, item, reflect.ValueOf(out).Elem(), complete)
 	}
 	return nil
 }
@@ -504,8 +504,19 @@ func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, e
 		// On the heap only here: out stays on the stack otherwise.
 		p := new(T)
 		*p = out
-		err = e.decodeRest(&t.opts, item, p, complete)
+		err = e.decodeRest(&t.opts, item, reflect.ValueOf(p).Elem(), complete)
 		out = *p
 	}
 	return out, err
+}
+
+// decodeValue is decode without T, for the code that does not know it
+// (the release of an item's guards): the item as an addressable struct
+// value of the entity's type.
+func (e *entityDef) decodeValue(o *TableOptions, item map[string]types.AttributeValue) (reflect.Value, error) {
+	rv := reflect.New(e.typ).Elem()
+	if err := codec.For(e.typ).Decode(item, rv); err != nil {
+		return rv, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
+	}
+	return rv, e.decodeRest(o, item, rv, false)
 }
