@@ -86,13 +86,13 @@ type Schema[T any] struct {
 	// that (retrying if another writer gets in between), and Delete checks
 	// nothing. Put and Update store the previous version plus one, set
 	// rather than added, so a retried request cannot count twice. In a
-	// transaction ([Update.Tx]) and with [Update.Idempotent], an update with
+	// transaction ([Update.Op]) and with [Update.Idempotent], an update with
 	// version 0 adds 1 without reading (the transaction's token makes the
-	// ADD apply once) unless an index key holds the version; a [Repo.TxPut] with
-	// version 0 reads it, and a writer getting in before the commit makes
-	// the transaction fail with ErrVersionConflict. Only [Repo.PutOp]
-	// stores the version as given, for migrations. The version may be part
-	// of an index key.
+	// ADD apply once) unless an index key holds the version; a [Repo.PutOp] in
+	// a transaction with version 0 reads it, and a writer getting in before
+	// the commit makes the transaction fail with ErrVersionConflict. Only a
+	// PutOp in a [BatchWrite] stores the version as given, for migrations.
+	// The version may be part of an index key.
 	Version string
 	// CreatedAt and UpdatedAt name time.Time (or *time.Time) fields the
 	// library manages: CreatedAt is set on the first write when it is

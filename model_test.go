@@ -663,7 +663,7 @@ type mEntity interface {
 	info() *mInfo
 	key(o mop) string
 	single(kind string, o mop, ver int) func(context.Context) error
-	txAdd(kind string, o mop, ver int) func(*singletable.Txn)
+	txOp(kind string, o mop, ver int) func() singletable.WriteOp
 	writeOp(kind string, o mop, ver int) singletable.WriteOp
 	query(ctx context.Context, part int) (keys []string, del func(context.Context, int) error, err error)
 	renderDiff(ctx context.Context, raw map[string]types.AttributeValue) ([]string, error)
@@ -736,16 +736,16 @@ func (a *mAdapter[T]) single(kind string, o mop, ver int) func(context.Context) 
 	panic("model: no single op " + kind)
 }
 
-func (a *mAdapter[T]) txAdd(kind string, o mop, ver int) func(*singletable.Txn) {
+func (a *mAdapter[T]) txOp(kind string, o mop, ver int) func() singletable.WriteOp {
 	switch kind {
 	case "Create":
-		return func(tx *singletable.Txn) { a.repo.TxCreate(tx, a.value(o, ver)) }
+		return func() singletable.WriteOp { return a.repo.CreateOp(a.value(o, ver)) }
 	case "Put":
-		return func(tx *singletable.Txn) { a.repo.TxPut(tx, a.value(o, ver)) }
+		return func() singletable.WriteOp { return a.repo.PutOp(a.value(o, ver)) }
 	case "Update", "Upsert":
-		return func(tx *singletable.Txn) { a.update(o, ver).Tx(tx) }
+		return func() singletable.WriteOp { return a.update(o, ver).Op() }
 	case "Delete":
-		return func(tx *singletable.Txn) { a.repo.TxDelete(tx, a.keyOf(o, ver)) }
+		return func() singletable.WriteOp { return a.repo.DeleteOp(a.keyOf(o, ver)) }
 	}
 	panic("model: no tx op " + kind)
 }
@@ -761,7 +761,7 @@ func (a *mAdapter[T]) query(ctx context.Context, part int) ([]string, func(conte
 	var vs []T
 	var err error
 	for range 20 { // reads are safe to repeat after an injected fault
-		if vs, err = a.repo.Query(a.keyOf(mop{Part: part}, 0)).ConsistentRead().Collect(ctx); err == nil {
+		if vs, err = a.repo.Query(a.keyOf(mop{Part: part}, 0), func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Collect(ctx); err == nil {
 			break
 		}
 	}
@@ -806,10 +806,9 @@ func (a *mAdapter[T]) renderDiff(ctx context.Context, raw map[string]types.Attri
 func (a *mAdapter[T]) crossTx(ctx context.Context, tbl *singletable.Table, o mop, ver1, ver2 int) error {
 	o2 := o
 	o2.Key = (o.Key + 1) % 4
-	return singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		a.plain.TxPut(tx, a.value(o, ver1))
-		a.repo.TxPut(tx, a.value(o2, ver2))
-		return nil
+	return singletable.Tx(ctx, []singletable.WriteOp{
+		a.plain.PutOp(a.value(o, ver1)),
+		a.repo.PutOp(a.value(o2, ver2)),
 	})
 }
 
@@ -825,7 +824,7 @@ func (a *mAdapter[T]) batchGet(ctx context.Context, os []mop) ([]map[string]stri
 	for i, o := range os {
 		keys[i] = a.keyOf(o, 0)
 	}
-	vs, err := a.plain.BatchGet(ctx, keys, func(o *singletable.BatchGetOptions) { o.ConsistentRead = true })
+	vs, err := batchGet(ctx, a.plain, keys, []func(*singletable.ReadOptions){func(o *singletable.ReadOptions) { o.ConsistentRead = true }})
 	out := make([]map[string]string, len(vs))
 	for i, v := range vs {
 		out[i] = a.canon(v)
@@ -1520,7 +1519,7 @@ func (r *mRun) plan(st mstate, o mop) (x *mexpect, run func(context.Context) err
 		return x, e.single(o.Kind, o, ver), r.describe(o, ver), fmt.Sprintf("%s %s [%s]", o.Kind, e.info().name, x.situ)
 	case "Tx":
 		x = &mexpect{ok: true}
-		var adds []func(*singletable.Txn)
+		var adds []func() singletable.WriteOp
 		var descs, kinds []string
 		for _, s := range o.Sub {
 			e := r.ent(s.Ent)
@@ -1546,7 +1545,7 @@ func (r *mRun) plan(st mstate, o mop) (x *mexpect, run func(context.Context) err
 				}
 				x.guards = append(x.guards, g)
 			}
-			adds = append(adds, e.txAdd(s.Kind, s, ver))
+			adds = append(adds, e.txOp(s.Kind, s, ver))
 			descs = append(descs, r.describe(s, ver))
 			// The class names the sub-ops that make this transaction
 			// notable: those onto another entity's item, and updates
@@ -1562,12 +1561,11 @@ func (r *mRun) plan(st mstate, o mop) (x *mexpect, run func(context.Context) err
 			x.ok = false
 		}
 		run = func(ctx context.Context) error {
-			return singletable.Tx(ctx, r.env.tbl, func(tx *singletable.Txn) error {
-				for _, add := range adds {
-					add(tx)
-				}
-				return nil
-			})
+			ops := make([]singletable.WriteOp, len(adds))
+			for i, op := range adds {
+				ops[i] = op()
+			}
+			return singletable.Tx(ctx, ops)
 		}
 		slices.Sort(kinds)
 		class = "Tx"
@@ -1989,7 +1987,7 @@ func (r *mRun) readCheck(ctx context.Context, i int) error {
 	batchDone := make([]bool, len(r.env.ents))
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); found, txErr = singletable.TxGet(ctx, ops...) }()
+	go func() { defer wg.Done(); found, txErr = singletable.TxGet(ctx, ops) }()
 	for ei, e := range r.env.ents {
 		touched := first
 		for _, s := range slots[ei] {

@@ -265,7 +265,7 @@ func TestTTLInMultiAttributeIndex(t *testing.T) {
 	require.Len(t, got, 1)
 }
 
-// Update.Tx with version 0: the library read the version outside the
+// Update.Op with version 0 in a Tx: the library read the version outside the
 // transaction; a writer getting in between makes the whole transaction
 // fail with ErrVersionConflict, a version the caller never gave (nothing
 // rebuilds it). Before the change a version-0 update checked no version.
@@ -274,14 +274,13 @@ func TestTxUpdateVersionZeroRaced(t *testing.T) {
 	ctx := context.Background()
 	hc := &hookClient{Client: ddblocal.Shared(t).Client()}
 	var vdocs *singletable.Repo[VDoc]
-	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
+	newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
 	_, err := vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"})
 	require.NoError(t, err)
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		vdocs.Update(VDoc{ID: "a"}).Set("Body", "tx").Tx(tx)
-		// Another writer gets in after the read, before the commit.
-		_, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "other").Run(ctx)
-		return err
-	})
+	op := vdocs.Update(VDoc{ID: "a"}).Set("Body", "tx").Op()
+	// Another writer gets in after the op is made, before the commit.
+	_, err = vdocs.Update(VDoc{ID: "a"}).Set("Body", "other").Run(ctx)
+	require.NoError(t, err)
+	err = singletable.Tx(ctx, []singletable.WriteOp{op})
 	require.NoError(t, err, "the caller read no version")
 }

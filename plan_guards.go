@@ -325,7 +325,7 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	}
 	ops := make([]WriteOp, len(items))
 	for i, it := range items {
-		ops[i] = WriteOp{table: r.t, entity: UniqueGuardType, put: it.tw.Put.Item, key: it.key}
+		ops[i] = plainPut(r.t, UniqueGuardType, it.tw.Put.Item, it.key)
 	}
 	return ops
 }

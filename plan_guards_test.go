@@ -186,11 +186,10 @@ func TestUniqueTupleSwapsOnEveryField(t *testing.T) {
 	}, guardOwners(t, tbl))
 
 	// In transactions and batches.
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		crew.Update(Crewmate{ID: "a"}).Set("Nick", "rob").Tx(tx)
-		crew.TxDelete(tx, Crewmate{ID: "b"})
-		crew.TxCreate(tx, Crewmate{ID: "c", Org: "initech", Nick: "rob"})
-		return nil
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{
+		crew.Update(Crewmate{ID: "a"}).Set("Nick", "rob").Op(),
+		crew.DeleteOp(Crewmate{ID: "b"}),
+		crew.CreateOp(Crewmate{ID: "c", Org: "initech", Nick: "rob"}),
 	}))
 	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{
 		crew.PutOp(Crewmate{ID: "d", Org: "acme", Nick: "bob"}),
@@ -382,10 +381,9 @@ func TestUniqueGuardsInTransactions(t *testing.T) {
 	_, err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"})
 	require.NoError(t, err)
 
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.TxPut(tx, User{Username: "zed"})
-		accounts.TxCreate(tx, Account{Username: "zed", Email: "ann@example.com"})
-		return nil
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		users.PutOp(User{Username: "zed"}),
+		accounts.CreateOp(Account{Username: "zed", Email: "ann@example.com"}),
 	})
 	var te *singletable.TransactionError
 	require.ErrorAs(t, err, &te)
@@ -402,11 +400,10 @@ func TestUniqueGuardsInTransactions(t *testing.T) {
 	// delete a third, all or nothing.
 	_, err = accounts.Create(ctx, Account{Username: "bob", Email: "bob@example.com"})
 	require.NoError(t, err)
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		accounts.TxCreate(tx, Account{Username: "cat", Email: "bob@example.com.new"})
-		accounts.Update(Account{Username: "ann"}).Set("Email", "ann@example.org").Tx(tx)
-		accounts.TxDelete(tx, Account{Username: "bob"})
-		return nil
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{
+		accounts.CreateOp(Account{Username: "cat", Email: "bob@example.com.new"}),
+		accounts.Update(Account{Username: "ann"}).Set("Email", "ann@example.org").Op(),
+		accounts.DeleteOp(Account{Username: "bob"}),
 	}))
 	for _, free := range []string{"ann@example.com", "bob@example.com"} {
 		_, err := accounts.Create(ctx, Account{Username: "p" + free, Email: free})

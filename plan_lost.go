@@ -37,7 +37,7 @@ import (
 // timestamps to the nanosecond, version). With CreatedAt/UpdatedAt managed
 // that does not happen; an entity without them that uses Create as a
 // mutual-exclusion lock with identical items should carry something
-// distinguishing (an owner id) or use [Repo.TxCreate] in a transaction, whose
+// distinguishing (an owner id) or use [Repo.CreateOp] in a transaction, whose
 // client request token makes the retry exact. Writes made of several items
 // (unique guards) are transactions and always carry a token.
 

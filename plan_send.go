@@ -82,9 +82,9 @@ func (r *boundEntity) execToken(ctx context.Context, kind, token string, build f
 
 // execTx sends the items of one write as a transaction.
 func (t *Table) execTx(ctx context.Context, kind, entity string, items []txItem, token string) error {
-	tx := &Txn{t: t}
+	tx := &txn{t: t}
 	tx.add(items, kind, entity, nil)
-	in, err := tx.request(ctx, token)
+	in, err := tx.request(token)
 	if err != nil {
 		return err
 	}

@@ -157,10 +157,9 @@ func TestChangesOneTypedEventPerWrite(t *testing.T) {
 	want = append(want, event{streams.ChangeModify, "Subscriber", a1b, a1c})
 
 	// A transaction: a create and a memo.
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		subs.TxCreate(tx, Subscriber{ID: "b2", Name: "Bob"})
-		memos.TxPut(tx, Memo{ID: "m0", Text: "in a transaction"})
-		return nil
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{
+		subs.CreateOp(Subscriber{ID: "b2", Name: "Bob"}),
+		memos.PutOp(Memo{ID: "m0", Text: "in a transaction"}),
 	}))
 	b2, err := subs.Get(ctx, Subscriber{ID: "b2"})
 	require.NoError(t, err)
@@ -217,9 +216,8 @@ func TestChangesLibraryItems(t *testing.T) {
 	_, err := subs.Create(ctx, Subscriber{ID: "c3", Email: "c3@example.com"})
 	require.NoError(t, err)
 	seq := singletable.NewSequence(tbl, "memos")
-	n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-		memos.TxCreate(tx, Memo{ID: "seq1", Text: "first"})
-		return nil
+	n, err := seq.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+		return []singletable.WriteOp{memos.CreateOp(Memo{ID: "seq1", Text: "first"})}, nil
 	})
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)

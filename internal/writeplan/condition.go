@@ -22,7 +22,7 @@ import (
 // Condition is the condition of one write: the checks the library makes
 // (the item exists, is this entity's, has the version read, still holds the
 // unique values read, …), which it writes itself, and the caller's
-// conditions (WriteOptions.If, Repo.TxCheck, Update.If), which the SDK's
+// conditions (WriteOptions.If, Repo.CheckOp, Update.If), which the SDK's
 // expression builder writes. All of them must hold. The zero value is no
 // condition.
 type Condition struct {
