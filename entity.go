@@ -401,27 +401,6 @@ func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
 	return v
 }
 
-// stampNow fills the managed timestamps of *v (see stamp), reading the
-// clock only when the entity has such fields.
-func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
-	if e.guards.created == nil && e.guards.updated == nil {
-		return
-	}
-	e.stamp(reflect.ValueOf(v).Elem(), stampTime(t.opts.Now()), keepUpdated)
-}
-
-// stampTime is now as the managed timestamps hold it: without its monotonic
-// reading, and in UTC when its offset is 0, which is how decoding the stored
-// text gives it back (RFC 3339 "Z" parses as UTC, an offset of the local
-// zone as Local). The stored text is the same as before: the offset now had.
-func stampTime(now time.Time) time.Time {
-	now = now.Round(0)
-	if _, off := now.Zone(); off == 0 {
-		return now.UTC()
-	}
-	return now
-}
-
 // truncateSeconds sets the times rv stores in a shape holding less than
 // the whole time (epoch seconds with the unixtime tag option and the TTL
 // field, rfc3339, date, …) to what a read decodes from the stored shape:

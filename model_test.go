@@ -1320,7 +1320,7 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 			if foreign {
 				x.fails = append(x.fails, singletable.ErrConditionFailed)
 			}
-			// retrysafe.go: after a lost response, an item exactly equal
+			// plan_lost.go: after a lost response, an item exactly equal
 			// to the one this Create writes reads as its own (documented:
 			// indistinguishable without timestamps or an owner id).
 			x.okSame = faults && own && !inTx && itemMatch(in.newItem(o, 1), cur)

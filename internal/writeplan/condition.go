@@ -29,7 +29,8 @@ type Condition struct {
 	own  []Check
 	user []expression.ConditionBuilder
 	// OnlyOwnership marks the ownership condition alone (Repo.ownership
-	// for AnyItem), which Repo.buildCond takes ready-made; And clears it.
+	// for AnyItem), which Repo.buildCond takes ready-made; And with a
+	// condition that is not empty clears it.
 	OnlyOwnership bool
 }
 
@@ -85,8 +86,12 @@ func User(c expression.ConditionBuilder) Condition {
 	return Condition{user: []expression.ConditionBuilder{c}}
 }
 
-// And is the condition that holds when c and o do.
+// And is the condition that holds when c and o do: c itself when o is
+// empty (an ownership condition alone stays one, see OnlyOwnership).
 func (c Condition) And(o Condition) Condition {
+	if o.Empty() {
+		return c
+	}
 	return Condition{
 		own:  append(c.own[:len(c.own):len(c.own)], o.own...),
 		user: append(c.user[:len(c.user):len(c.user)], o.user...),

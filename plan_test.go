@@ -1,7 +1,7 @@
 package singletable_test
 
-// Regression tests for the write plan (writeplan.go): behaviours that once
-// differed between write paths, each held against DynamoDB Local.
+// Regression tests for the write plan (plan.go and its steps): behaviours
+// that once differed between write paths, each held against DynamoDB Local.
 
 import (
 	"context"
