@@ -37,7 +37,7 @@ type Migration struct {
 	kind string // "copy", "backfill" or "guards"
 	// engine makes the engine's form of the migration for a run on t whose
 	// batch writes use batch; it refuses a migration that cannot run on t.
-	engine func(t *Table, batch BatchWriteOptions) (migration.Kind, error)
+	engine func(t *Table, batch BatchOptions) (migration.Kind, error)
 }
 
 // Transform maps one raw item of a copy's source table to the writes it
@@ -78,7 +78,7 @@ type CopySource struct {
 // options (segments, writers, rate limit, dry run, progress) and
 // [MigrationCounts] for how items are counted.
 func CopyMigration(id string, src CopySource, transform Transform) Migration {
-	return Migration{ID: id, kind: "copy", engine: func(t *Table, batch BatchWriteOptions) (migration.Kind, error) {
+	return Migration{ID: id, kind: "copy", engine: func(t *Table, batch BatchOptions) (migration.Kind, error) {
 		if src.Table == "" || transform == nil {
 			return nil, validationErr("", "CopySource", "a copy needs a source table and a transform")
 		}
@@ -161,7 +161,7 @@ type RunOptions struct {
 	ProgressInterval time.Duration
 	// Batch tunes the retries of each batch write (its Concurrency is
 	// ignored: Writers says how many are in flight).
-	Batch BatchWriteOptions
+	Batch BatchOptions
 	// Lease is how long a run's claim on the migration lasts without
 	// renewal; default 1 minute. A crashed run blocks others that long
 	// (in a shared run: a crashed worker's segments wait that long before
@@ -327,7 +327,7 @@ func NewMigrator(t *Table, migrations ...Migration) (*Migrator, error) {
 		if mig.engine == nil {
 			return nil, validationErr("", mig.ID, "migration not made by CopyMigration or Repo.BackfillMigration")
 		}
-		if _, err := mig.engine(t, BatchWriteOptions{}); err != nil {
+		if _, err := mig.engine(t, BatchOptions{}); err != nil {
 			return nil, err
 		}
 		if _, dup := m.byID[mig.ID]; dup {
@@ -354,7 +354,7 @@ func checkMigrationID(id string) error {
 
 // engineMigration returns the registered migration id as the engine runs
 // it, its batch writes using batch.
-func (m *Migrator) engineMigration(id string, batch BatchWriteOptions) (migration.Migration, error) {
+func (m *Migrator) engineMigration(id string, batch BatchOptions) (migration.Migration, error) {
 	i, ok := m.byID[id]
 	if !ok {
 		return migration.Migration{}, validationErr("", id, "unknown migration ID")
@@ -567,7 +567,7 @@ func (m *Migrator) Verify(ctx context.Context, id string, optFns ...func(*Verify
 	for _, fn := range optFns {
 		fn(&o)
 	}
-	mig, err := m.engineMigration(id, BatchWriteOptions{})
+	mig, err := m.engineMigration(id, BatchOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ import (
 // that item with [ErrAlreadyExists] (two items that the new template maps
 // to one key, or an item written there since) rather than lose either.
 func (r *Repo[T]) BackfillMigration(id string) Migration {
-	return Migration{ID: id, kind: "backfill", engine: func(t *Table, _ BatchWriteOptions) (migration.Kind, error) {
+	return Migration{ID: id, kind: "backfill", engine: func(t *Table, _ BatchOptions) (migration.Kind, error) {
 		if r == nil {
 			return nil, validationErr("", "", "a backfill needs a repository")
 		}
@@ -392,7 +392,7 @@ func (r *boundEntity) occupied(ctx context.Context, w *migration.Rewrite, old, t
 // copyEngine is a copy as the engine runs it on t: the transform's ops go
 // through the batch writer (one request at a time: the engine's writers
 // say how many are in flight) and are read back with the batch reader.
-func copyEngine(t *Table, src CopySource, transform Transform, batch BatchWriteOptions) *migration.Copy {
+func copyEngine(t *Table, src CopySource, transform Transform, batch BatchOptions) *migration.Copy {
 	client := src.Client
 	if client == nil {
 		client = migrationClient{t}
@@ -425,7 +425,7 @@ func copyEngine(t *Table, src CopySource, transform Transform, batch BatchWriteO
 			for i, op := range ops {
 				wops[i] = op.Ref.(WriteOp)
 			}
-			err := batchWrite(ctx, batch, wops)
+			err := BatchWrite(ctx, wops, func(o *BatchOptions) { *o = batch })
 			var be *BatchError
 			if err == nil || !errors.As(err, &be) {
 				return nil, err
@@ -455,7 +455,7 @@ func readOps(ctx context.Context, ops []migration.Op) ([]map[string]types.Attrib
 		for k, i := range idx {
 			keys[k] = ops[i].Key
 		}
-		got, errs := t.getItems(ctx, newBatchRun(Backoff{}, 0, 1), read, keys)
+		got, errs := t.getItems(ctx, BatchOptions{Concurrency: 1}.run(), read, keys)
 		for _, err := range errs {
 			if err != nil {
 				return nil, err

@@ -45,7 +45,7 @@ import (
 // for a duplicate. [Migrator.Verify] lists the items lacking a guard
 // ("missing") and the duplicates ("different") without writing.
 func (r *Repo[T]) UniqueGuardMigration(id string) Migration {
-	return Migration{ID: id, kind: "guards", engine: func(t *Table, _ BatchWriteOptions) (migration.Kind, error) {
+	return Migration{ID: id, kind: "guards", engine: func(t *Table, _ BatchOptions) (migration.Kind, error) {
 		if r == nil {
 			return nil, validationErr("", "", "a guard migration needs a repository")
 		}
