@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/migration"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
@@ -24,10 +23,6 @@ const (
 	ChangeModify ChangeKind = "MODIFY" // an item replaced or updated
 	ChangeRemove ChangeKind = "REMOVE" // an item deleted (by a write or by TTL)
 )
-
-// MigrationLedgerType is the entity type of a migration's ledger items
-// (its status and per-segment checkpoints), stored in the migrated table.
-const MigrationLedgerType = migration.LedgerType
 
 // StreamRecord is one record of a table's stream, in the library's terms:
 // the package streams makes them from the DynamoDB Streams API's records,

@@ -311,3 +311,11 @@ func (r *boundEntity) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, own
 	}
 	return items, nil
 }
+
+// ownerIs reports whether the guard item g belongs to owner.
+func (r *boundEntity) ownerIs(g, owner map[string]types.AttributeValue) bool {
+	if !avEqual(g[guardOwnerPK], owner[r.t.opts.PartitionKey]) {
+		return false
+	}
+	return r.t.opts.SortKey == "" || avEqual(g[guardOwnerSK], owner[r.t.opts.SortKey])
+}
