@@ -109,3 +109,15 @@ func TestVerifySample(t *testing.T) {
 	}
 	assert.InDelta(t, 1000, in, 120)
 }
+
+// A difference and a duplicate print keys in the order of their table's
+// keys, as the root package's errors do.
+func TestKeysInKeyOrder(t *testing.T) {
+	key := map[string]types.AttributeValue{"At": avS("b"), "Tenant": avS("a")}
+	d := Difference{Entity: "E", Key: key, Kind: "missing", pk: "Tenant", sk: "At"}
+	assert.Equal(t, "missing E {Tenant=a At=b}", d.String())
+	holder := map[string]types.AttributeValue{"At": avS("c"), "Tenant": avS("a")}
+	e := &DuplicateError{Entity: "E", Fields: []string{"Email"}, Key: key, Holder: holder, pk: "Tenant", sk: "At"}
+	assert.Equal(t, "singletable: E [Email]: item {Tenant=a At=b} holds the same value as item {Tenant=a At=c}, which holds its guard; change or delete one of them, then run the migration again", e.Error())
+	assert.ErrorIs(t, e, singletable.ErrAlreadyExists)
+}
