@@ -323,7 +323,7 @@ func raced(what string) error {
 // service, or before the field was declared Unique; a [Repo.PutOp] claims
 // its own). The puts are unconditional: run them only when the values are
 // known to be unique. To adopt a table's items, checking every value and
-// reporting duplicates, run [Repo.UniqueGuardMigration] instead.
+// reporting duplicates, run package migrate's UniqueGuards instead.
 func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	owner, err := r.e.key(r.t, v)
 	if err != nil {

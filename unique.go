@@ -217,7 +217,7 @@ func (r *boundEntity) guardPut(u *uniquePlan, key, owner map[string]types.Attrib
 
 // guardDelete releases a unique value held by owner. When the guard
 // belongs to another item (two items held the value before the guards
-// were adopted, see [Repo.UniqueGuardMigration]), the release fails with a
+// were adopted, see package migrate's UniqueGuards), the release fails with a
 // *foreignGuardError: a single write is then made again without it, since
 // the value was never the item's to release.
 func (r *boundEntity) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {

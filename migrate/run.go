@@ -778,5 +778,3 @@ func (r *runner) fill(rep *Report, segs []*segmentState) {
 	rep.Retried = r.live.retried.Load()
 	rep.Elapsed = time.Since(r.start)
 }
-
-
