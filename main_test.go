@@ -112,13 +112,6 @@ var runSuffix = strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 // runToken is name made unique to this test run.
 func runToken(name string) string { return name + "-" + runSuffix }
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 // scanRaw returns every item of a table.
 func scanRaw(t testing.TB, c singletable.Client, table string) []map[string]types.AttributeValue {
 	t.Helper()

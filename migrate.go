@@ -446,11 +446,10 @@ func (s *StoredItems) moveGuard(g guardMove, w *rewrite) (types.TransactWriteIte
 func (s *StoredItems) occupied(ctx context.Context, w *rewrite, old, there map[string]types.AttributeValue, cause error) error {
 	t := s.t
 	if len(there) == 0 {
-		out, err := t.api(ctx, s.e.name).GetItem(ctx, &dynamodb.GetItemInput{TableName: &t.name, Key: t.primaryKeyOf(w.newItem), ConsistentRead: aws.Bool(true)})
-		if err != nil {
-			return fmt.Errorf("singletable: backfill %s: read new key: %w", s.e.name, err)
+		var err error
+		if there, err = s.Read(ctx, t.primaryKeyOf(w.newItem)); err != nil {
+			return err
 		}
-		there = out.Item
 	}
 	if len(there) == 0 {
 		return errChanged(cause) // freed meanwhile: plan again
@@ -519,20 +518,8 @@ func (s *StoredItems) ClaimGuards(ctx context.Context, item map[string]types.Att
 		if len(g) == 0 {
 			cond = writeplan.Own(s.notExists())
 		} else {
-			// The guard names another owner: a duplicate if that item
-			// holds the value too, else stale.
-			if gt, _ := g[t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); gt == nil || gt.Value != UniqueGuardType {
-				return nil, fmt.Errorf("the item at guard key %s is not a unique guard", t.keyText(key))
-			}
-			holder := map[string]types.AttributeValue{t.opts.PartitionKey: g[guardOwnerPK]}
-			if t.opts.SortKey != "" {
-				holder[t.opts.SortKey] = g[guardOwnerSK]
-			}
-			hold, err := s.Read(ctx, holder)
+			holder, hold, dup, err := s.guardHolder(ctx, u, g, key)
 			if err != nil {
-				return nil, err
-			}
-			if dup, err := s.holdsValue(u, hold, key); err != nil {
 				return nil, err
 			} else if dup {
 				if c.Holder == nil {
@@ -587,6 +574,25 @@ func (s *StoredItems) ClaimGuards(ctx context.Context, item map[string]types.Att
 		return nil
 	}
 	return c, nil
+}
+
+// guardHolder reads the owner of the guard g under key, which names
+// another owner than the item: a duplicate (dup) if that owner, hold as
+// read, holds the value too, else the guard is stale.
+func (s *StoredItems) guardHolder(ctx context.Context, u *uniquePlan, g, key map[string]types.AttributeValue) (holder, hold map[string]types.AttributeValue, dup bool, err error) {
+	t := s.t
+	if gt, _ := g[t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); gt == nil || gt.Value != UniqueGuardType {
+		return nil, nil, false, fmt.Errorf("the item at guard key %s is not a unique guard", t.keyText(key))
+	}
+	holder = map[string]types.AttributeValue{t.opts.PartitionKey: g[guardOwnerPK]}
+	if t.opts.SortKey != "" {
+		holder[t.opts.SortKey] = g[guardOwnerSK]
+	}
+	if hold, err = s.Read(ctx, holder); err != nil {
+		return nil, nil, false, err
+	}
+	dup, err = s.holdsValue(u, hold, key)
+	return holder, hold, dup, err
 }
 
 // holdsValue reports whether hold, an item read, is of this entity and

@@ -94,16 +94,6 @@ func (t *table) keyOf(item map[string]types.AttributeValue) map[string]types.Att
 	return k
 }
 
-// keyAttrs names t's key attributes, partition key first.
-func (t *table) keyAttrs() []string { return keyAttrsOf(t.pk, t.sk) }
-
-func keyAttrsOf(pk, sk string) []string {
-	if sk == "" {
-		return []string{pk}
-	}
-	return []string{pk, sk}
-}
-
 // Transform maps one raw item of a copy's source table to the writes it
 // becomes in the target: usually one put made with
 // [singletable.Repo.PutOp], none to skip the item, several to split it
