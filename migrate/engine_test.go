@@ -13,7 +13,7 @@ import (
 )
 
 // Engine unit tests: no DynamoDB needed. The migration behaviour is tested
-// through the public API (migrate_*_test.go), which also resumes a run
+// through the public API (package migrate_test), which also resumes a run
 // recorded by an earlier version of the ledger.
 
 var fixedNow = time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
