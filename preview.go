@@ -63,7 +63,8 @@ type Request struct {
 //
 // Table administration ([Table.CreateTable], [Table.Check],
 // [Table.DeleteTable]) is not previewed: it fails without sending.
-// Migrations run inside a preview send nothing either.
+// Package migrate's migrations refuse to run inside a preview and send
+// nothing either ([InPreview]).
 func (t *Table) Preview(ctx context.Context, fn func(ctx context.Context) error) ([]Request, error) {
 	p := &previewer{}
 	previews.Add(1)
