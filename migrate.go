@@ -51,15 +51,18 @@ func (r *Repo[T]) StoredItems() *StoredItems {
 	if r == nil {
 		return nil
 	}
-	return &StoredItems{boundEntity: r.boundEntity, decode: func(item map[string]types.AttributeValue, render bool) (reflect.Value, map[string]types.AttributeValue, error) {
-		v, err := r.e.decode(r.t, item)
-		rv := reflect.ValueOf(&v).Elem()
-		if err != nil || !render {
-			return rv, nil, err
-		}
-		rendered, err := r.e.encode(r.t, v)
-		return rv, rendered, err
-	}}
+	return &StoredItems{boundEntity: r.boundEntity, decode: r.decodeStored}
+}
+
+// decodeStored is StoredItems.decode for T: the generic edge of the face.
+func (r *Repo[T]) decodeStored(item map[string]types.AttributeValue, render bool) (reflect.Value, map[string]types.AttributeValue, error) {
+	v, err := r.e.decode(r.t, item)
+	rv := reflect.ValueOf(&v).Elem()
+	if err != nil || !render {
+		return rv, nil, err
+	}
+	rendered, err := r.e.encode(r.t, v)
+	return rv, rendered, err
 }
 
 // Table returns the table the items are in.
