@@ -21,6 +21,3 @@ func itemsEqual(a, b map[string]types.AttributeValue) bool { return attrvalue.It
 func avN(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
-
-// numEqual reports whether two numbers' texts are the same number.
-func numEqual(a, b string) bool { return attrvalue.NumEqual(a, b) }

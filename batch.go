@@ -1,11 +1,11 @@
 package singletable
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -23,17 +23,17 @@ const (
 	maxBatchGet   = 100
 )
 
-// BatchWriteOptions tunes [BatchWrite]. The zero value means the
-// defaults.
-type BatchWriteOptions struct {
+// BatchOptions tunes [BatchWrite] and [BatchGet]. The zero value means
+// the defaults.
+type BatchOptions struct {
 	// Concurrency is how many requests may be in flight at once; default 4.
 	Concurrency int
-	// Backoff paces the retries of unprocessed items and throttled
-	// requests; the zero value means 25ms doubling up to 2s.
-	Backoff Backoff
-	// MaxAttempts is how many times one item is tried, the first try
+	// MaxAttempts is how many times one op is tried, the first try
 	// included, before it is reported as failed; default 10.
 	MaxAttempts int
+	// Backoff paces the retries of unprocessed items or keys and of
+	// throttled requests; the zero value means 25ms doubling up to 2s.
+	Backoff Backoff
 }
 
 // Backoff describes exponential backoff with full jitter: the delay before
@@ -53,15 +53,8 @@ type batchRun struct {
 	concurrency int
 }
 
-func newBatchRun(b Backoff, maxAttempts, concurrency int) batchRun {
-	if concurrency <= 0 {
-		concurrency = 4
-	}
-	return batchRun{policy: backoff.Default.With(b.Base, b.Max, maxAttempts), concurrency: concurrency}
-}
-
-func (o BatchWriteOptions) run() batchRun {
-	return newBatchRun(o.Backoff, o.MaxAttempts, o.Concurrency)
+func (o BatchOptions) run() batchRun {
+	return batchRun{policy: backoff.Default.With(o.Backoff.Base, o.Backoff.Max, o.MaxAttempts), concurrency: cmp.Or(max(o.Concurrency, 0), 4)}
 }
 
 // BatchFailure is one op or key of a batch that did not succeed.
@@ -125,12 +118,14 @@ func (e *BatchError) Unwrap() []error {
 
 // BatchWrite writes ops (puts and deletes, of any entities and tables)
 // with [BatchWriteItem]: requests of up to 25 ops, at most
-// [BatchWriteOptions].Concurrency in flight, grouped by client (ops of
+// [BatchOptions].Concurrency in flight, grouped by client (ops of
 // several tables share a request). It returns nil when every op was
 // applied, and otherwise a *BatchError listing each op that was not.
 //
-// Every op is checked first: if any carries an error ([WriteOp.Err]),
-// nothing is sent and the *BatchError lists those ops.
+// Every op is checked first: if any carries an error ([WriteOp.Err]) or is
+// one a batch request cannot carry (a create, update, check, sequence op,
+// or a put or delete with [WriteOptions]: send those with [Tx]), nothing is
+// sent and the *BatchError lists those ops.
 //
 // UnprocessedItems and throttled or transiently failed requests are
 // retried with exponential backoff and jitter, each op at most
@@ -146,19 +141,14 @@ func (e *BatchError) Unwrap() []error {
 // one; ops on different keys have no order (batch writes are not
 // transactions). Batches of unique keys, the common case, take one round.
 //
-// Batch writes cannot carry conditions: a put replaces the item whole,
+// Batch writes carry no conditions: a put replaces the item whole,
 // whatever version it has. Ops of an entity with unique fields are the
 // exception: each is written on its own, with its guard items, in a
 // transaction (see [Repo.PutOp]), so that no value is claimed or released
 // silently.
 //
 // [BatchWriteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
-func BatchWrite(ctx context.Context, ops []WriteOp, optFns ...func(*BatchWriteOptions)) error {
-	return batchWrite(ctx, applyOpts(optFns), ops)
-}
-
-// batchWrite is [BatchWrite] with its options applied.
-func batchWrite(ctx context.Context, o BatchWriteOptions, ops []WriteOp) error {
+func BatchWrite(ctx context.Context, ops []WriteOp, optFns ...func(*BatchOptions)) error {
 	if len(ops) == 0 {
 		return nil
 	}
@@ -169,23 +159,30 @@ func batchWrite(ctx context.Context, o BatchWriteOptions, ops []WriteOp) error {
 			bad = append(bad, BatchFailure{Index: i, Err: validationErr("", "", "zero WriteOp: make ops with Repo.PutOp or Repo.DeleteOp")})
 		case op.err != nil:
 			bad = append(bad, BatchFailure{Index: i, Entity: op.entity, Key: op.Key(), Err: op.err})
+		case op.kind != "Put" && op.kind != "Delete" || op.cond:
+			what := op.kind
+			if op.cond {
+				what = "conditional " + what
+			}
+			bad = append(bad, BatchFailure{Index: i, Entity: op.entity, Key: op.Key(), Err: validationErr(op.entity, "",
+				"batch op %d is a %s, which BatchWriteItem cannot carry (only puts and deletes without WriteOptions); send it with Tx", i, what)})
 		}
 	}
 	if len(bad) > 0 {
 		return &BatchError{Op: "BatchWriteItem", Failed: bad}
 	}
 
-	run := o.run()
+	run := applyOpts(optFns).run()
 	b := &batchWriter{ops: ops, policy: run.policy}
 	for _, round := range writeRounds(ops) {
 		var chunks [][]int
 		plain := round
-		if slices.ContainsFunc(round, func(i int) bool { return ops[i].guarded != nil }) {
+		if slices.ContainsFunc(round, func(i int) bool { return ops[i].own != nil }) {
 			// Ops of entities with unique fields run one by one, each
 			// with its guards.
 			plain = nil
 			for _, i := range round {
-				if ops[i].guarded != nil {
+				if ops[i].own != nil {
 					chunks = append(chunks, []int{i})
 				} else {
 					plain = append(plain, i)
@@ -279,8 +276,9 @@ func (b *batchWriter) fail(idx []int, err error) {
 
 // send writes one chunk: a guarded op alone, or a request of plain ops.
 func (b *batchWriter) send(ctx context.Context, idx []int) {
-	if op := &b.ops[idx[0]]; op.guarded != nil {
-		if err := op.guarded(ctx); err != nil {
+	if op := &b.ops[idx[0]]; op.own != nil {
+		_, err := op.own.exec(ctx, op.kind, func() ([]txItem, error) { return op.src.opItems(ctx, true) })
+		if err != nil {
 			b.fail(idx, err)
 		}
 		return
@@ -440,39 +438,17 @@ func (b *batchWriter) tableIn(pending []int, table string) *Table {
 	return nil
 }
 
-// groupByClient splits indexes by the client of their table, keeping input
-// order inside each group. Clients whose dynamic type is not comparable
-// are grouped by table instead.
+// groupByClient splits indexes by the client of their table (see
+// sameClient), keeping input order inside each group.
 func groupByClient(idx []int, table func(int) *Table) [][]int {
-	if len(idx) > 0 {
-		// One table, the common case: one group, the input itself.
-		t0 := table(idx[0])
-		same := true
-		for _, i := range idx[1:] {
-			if table(i) != t0 {
-				same = false
-				break
-			}
-		}
-		if same {
-			return [][]int{idx}
-		}
+	if len(idx) == 0 || !slices.ContainsFunc(idx, func(i int) bool { return table(i) != table(idx[0]) }) {
+		return [][]int{idx} // one table, the common case: one group, the input itself
 	}
-	var keys []any
 	var groups [][]int
 	for _, i := range idx {
-		t := table(i)
-		var k any = t
-		if t.client != nil && reflect.TypeOf(t.client).Comparable() {
-			k = t.client
-		}
-		j := 0
-		for j < len(keys) && keys[j] != k {
-			j++
-		}
-		if j == len(keys) {
-			keys = append(keys, k)
-			groups = append(groups, nil)
+		j := slices.IndexFunc(groups, func(g []int) bool { return sameClient(table(g[0]), table(i)) })
+		if j < 0 {
+			j, groups = len(groups), append(groups, nil)
 		}
 		groups[j] = append(groups[j], i)
 	}

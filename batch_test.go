@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -182,17 +183,29 @@ func newTableWith(t testing.TB, c singletable.Client, bind func(*singletable.Tab
 }
 
 // fastRetries keeps fault tests quick: tiny delays, a generous budget.
-func fastRetries(o *singletable.BatchWriteOptions) {
+func fastRetries(o *singletable.BatchOptions) {
 	o.Concurrency = 4
 	o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
 	o.MaxAttempts = 60
 }
 
-// fastReads is fastRetries for reads.
-func fastReads(o *singletable.BatchGetOptions) {
-	o.Concurrency = 4
-	o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
-	o.MaxAttempts = 60
+// batchGet reads keys of r with one BatchGet, each op with read's options,
+// and returns the items found in the order of keys (a key without an item
+// of r's entity is left out).
+func batchGet[T any](ctx context.Context, r *singletable.Repo[T], keys []T, read []func(*singletable.ReadOptions), optFns ...func(*singletable.BatchOptions)) ([]T, error) {
+	dst := make([]T, len(keys))
+	ops := make([]singletable.GetOp, len(keys))
+	for i, k := range keys {
+		ops[i] = r.GetOp(k, &dst[i], read...)
+	}
+	found, err := singletable.BatchGet(ctx, ops, optFns...)
+	out := make([]T, 0, len(keys))
+	for i, ok := range found {
+		if ok {
+			out = append(out, dst[i])
+		}
+	}
+	return out, err
 }
 
 func TestBatchWriteAndGetUnderFaults(t *testing.T) {
@@ -234,20 +247,34 @@ func TestBatchWriteAndGetUnderFaults(t *testing.T) {
 	writeRequests := fc.requests.Load()
 	t.Logf("BatchWrite: 1000 items in %d requests (%d throttled)", writeRequests, fc.throttld.Load())
 
-	// Read the same 1,000 keys back (plus one absent key in the middle).
+	// Read the same 1,000 keys back in one BatchGet, skills then users
+	// (plus one absent key in the middle of the skills).
 	askSkills := append(append(append([]UserSkill{}, skillKeys[:300]...), UserSkill{Username: "ghost", SkillName: "none"}), skillKeys[300:]...)
-	gotSkills, err := skills.BatchGet(ctx, askSkills, fastReads)
+	gotSkills := make([]UserSkill, len(askSkills))
+	gotUsers := make([]User, len(userKeys))
+	var gets []singletable.GetOp
+	for i, k := range askSkills {
+		gets = append(gets, skills.GetOp(k, &gotSkills[i]))
+	}
+	for i, k := range userKeys {
+		gets = append(gets, users.GetOp(k, &gotUsers[i]))
+	}
+	found, err := singletable.BatchGet(ctx, gets, fastRetries)
 	require.NoError(t, err)
-	require.Len(t, gotSkills, 800, "the absent key is left out")
-	for i, k := range skillKeys {
-		assert.Equal(t, k.Username, gotSkills[i].Username, "in the order of the keys")
+	require.Len(t, found, len(gets))
+	for i, k := range askSkills {
+		if i == 300 {
+			assert.False(t, found[i], "the absent key is not found")
+			assert.Zero(t, gotSkills[i])
+			continue
+		}
+		assert.True(t, found[i])
+		assert.Equal(t, k.Username, gotSkills[i].Username, "at the position of the op")
 		assert.Equal(t, k.SkillName, gotSkills[i].SkillName)
 		assert.Equal(t, "Expert", gotSkills[i].Level)
 	}
-	gotUsers, err := users.BatchGet(ctx, userKeys, fastReads)
-	require.NoError(t, err)
-	require.Len(t, gotUsers, len(userKeys))
 	for i, k := range userKeys {
+		assert.True(t, found[len(askSkills)+i])
 		assert.Equal(t, "N"+k.Username, gotUsers[i].Name)
 	}
 	assert.Len(t, fc.read, 1000, "distinct keys read")
@@ -277,7 +304,7 @@ func TestBatchWriteReportsWhatIsLeft(t *testing.T) {
 	for i := range 30 {
 		ops = append(ops, users.PutOp(User{Username: fmt.Sprint("u", i)}))
 	}
-	err := singletable.BatchWrite(ctx, ops, func(o *singletable.BatchWriteOptions) {
+	err := singletable.BatchWrite(ctx, ops, func(o *singletable.BatchOptions) {
 		o.Backoff, o.MaxAttempts = singletable.Backoff{Base: -1}, 3
 	})
 	var be *singletable.BatchError
@@ -294,14 +321,17 @@ func TestBatchWriteReportsWhatIsLeft(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrUnprocessed)
 	assert.Equal(t, int64(2*3), fc.requests.Load(), "2 requests (25 + 5), 3 attempts each")
 
-	// Reads: the keys come back as failures, not as "missing".
-	got, err := users.BatchGet(ctx, []User{{Username: "a"}, {Username: "b"}}, func(o *singletable.BatchGetOptions) {
-		o.Backoff, o.MaxAttempts = singletable.Backoff{Base: -1}, 3
-	})
+	// Reads: the keys come back as failures, not as "missing", and their
+	// dests are left as they were.
+	a, b := User{Name: "kept"}, User{Name: "kept"}
+	found, err := singletable.BatchGet(ctx, []singletable.GetOp{users.GetOp(User{Username: "a"}, &a), users.GetOp(User{Username: "b"}, &b)},
+		func(o *singletable.BatchOptions) { o.Backoff, o.MaxAttempts = singletable.Backoff{Base: -1}, 3 })
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "BatchGetItem", be.Op)
 	assert.Len(t, be.Failed, 2)
-	assert.Empty(t, got, "nothing read")
+	assert.Equal(t, []bool{false, false}, found, "nothing read")
+	assert.Equal(t, "kept", a.Name)
+	assert.Equal(t, "kept", b.Name)
 }
 
 func TestBatchWriteThrottledToTheEnd(t *testing.T) {
@@ -311,7 +341,7 @@ func TestBatchWriteThrottledToTheEnd(t *testing.T) {
 	var users *singletable.Repo[User]
 	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 	err := singletable.BatchWrite(ctx, []singletable.WriteOp{users.PutOp(User{Username: "a"}), users.DeleteOp(User{Username: "b"})},
-		func(o *singletable.BatchWriteOptions) { o.Backoff, o.MaxAttempts = singletable.Backoff{Base: -1}, 4 })
+		func(o *singletable.BatchOptions) { o.Backoff, o.MaxAttempts = singletable.Backoff{Base: -1}, 4 })
 	var be *singletable.BatchError
 	require.ErrorAs(t, err, &be)
 	require.Len(t, be.Failed, 2)
@@ -344,16 +374,41 @@ func TestBatchWriteValidatesFirst(t *testing.T) {
 	assert.ErrorAs(t, err, &ve)
 	assert.Zero(t, fc.requests.Load(), "nothing sent")
 
-	_, err = users.BatchGet(ctx, []User{{Username: "a"}, {}})
+	// Ops a batch request cannot carry are refused, each named.
+	must := func(o *singletable.WriteOptions) { o.MustExist = true }
+	err = singletable.BatchWrite(ctx, []singletable.WriteOp{
+		users.PutOp(User{Username: "ok"}),
+		users.CreateOp(User{Username: "c"}),
+		users.Update(User{Username: "u"}).Set("Name", "x").Op(),
+		users.CheckOp(User{Username: "k"}, expression.AttributeExists(expression.Name("PK"))),
+		users.PutOp(User{Username: "p"}, must),
+		users.DeleteOp(User{Username: "d"}, func(o *singletable.WriteOptions) { o.If = expression.AttributeExists(expression.Name("Name")) }),
+	})
 	require.ErrorAs(t, err, &be)
 	assert.False(t, be.Sent)
+	require.Len(t, be.Failed, 5)
+	for i, want := range []string{"a Create", "a Update", "a Check", "a conditional Put", "a conditional Delete"} {
+		assert.Equal(t, i+1, be.Failed[i].Index)
+		assert.ErrorAs(t, be.Failed[i].Err, &ve)
+		assert.Contains(t, be.Failed[i].Err.Error(), want)
+	}
+	assert.Zero(t, fc.requests.Load(), "nothing sent")
+
+	var u User
+	_, err = singletable.BatchGet(ctx, []singletable.GetOp{users.GetOp(User{Username: "a"}, &u), users.GetOp(User{}, &u), users.GetOp(User{Username: "b"}, nil), {}})
+	require.ErrorAs(t, err, &be)
+	assert.False(t, be.Sent)
+	require.Len(t, be.Failed, 3)
 	assert.Equal(t, 1, be.Failed[0].Index)
+	assert.ErrorAs(t, be.Failed[0].Err, &ke)
+	assert.Equal(t, 2, be.Failed[1].Index)
+	assert.Equal(t, 3, be.Failed[2].Index)
 	assert.Zero(t, fc.requests.Load(), "nothing sent")
 
 	require.NoError(t, singletable.BatchWrite(ctx, nil))
-	got, err := users.BatchGet(ctx, nil)
+	found, err := singletable.BatchGet(ctx, nil)
 	require.NoError(t, err)
-	assert.Empty(t, got)
+	assert.Empty(t, found)
 }
 
 func TestBatchDuplicateKeys(t *testing.T) {
@@ -377,7 +432,7 @@ func TestBatchDuplicateKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, writtenTimes(fc, "USER#a|PROFILE"), "a written 3 times, in 3 rounds")
 
-	got, err := users.BatchGet(ctx, []User{{Username: "a"}, {Username: "b"}, {Username: "c"}, {Username: "a"}, {Username: "a"}}, fastReads)
+	got, err := batchGet(ctx, users, []User{{Username: "a"}, {Username: "b"}, {Username: "c"}, {Username: "a"}, {Username: "a"}}, nil, fastRetries)
 	require.NoError(t, err)
 	require.Len(t, got, 4, "b is deleted, so left out")
 	assert.Equal(t, "a3", got[0].Name)
@@ -414,12 +469,10 @@ func TestBatchWriteAcrossTables(t *testing.T) {
 	}
 	require.NoError(t, singletable.BatchWrite(ctx, ops))
 	assert.Equal(t, int64(1), fc.requests.Load(), "same key in two tables: one request")
-	a, err := u1.BatchGet(ctx, []User{{Username: "3"}})
+	var a, b User
+	found, err := singletable.BatchGet(ctx, []singletable.GetOp{u1.GetOp(User{Username: "3"}, &a), u2.GetOp(User{Username: "3"}, &b)})
 	require.NoError(t, err)
-	b, err := u2.BatchGet(ctx, []User{{Username: "3"}})
-	require.NoError(t, err)
-	assert.Len(t, a, 1)
-	assert.Len(t, b, 1)
+	assert.Equal(t, []bool{true, true}, found, "the same key in two tables is two items")
 }
 
 func TestBatchGetIgnoresOtherEntities(t *testing.T) {
@@ -437,15 +490,29 @@ func TestBatchGetIgnoresOtherEntities(t *testing.T) {
 	})
 	_, err := users.Create(ctx, User{Username: "x", Name: "X", PasswordHash: "h"})
 	require.NoError(t, err)
-	got, err := al.BatchGet(ctx, []Alias{{Username: "x"}})
+	got, err := batchGet(ctx, al, []Alias{{Username: "x"}}, nil)
 	require.NoError(t, err)
 	assert.Empty(t, got, "a User item is not an Alias")
-	got2, err := users.BatchGet(ctx, []User{{Username: "x"}}, func(o *singletable.BatchGetOptions) {
+	got2, err := batchGet(ctx, users, []User{{Username: "x"}}, []func(*singletable.ReadOptions){func(o *singletable.ReadOptions) {
 		o.Fields, o.ConsistentRead = []string{"Name"}, true
-	})
+	}})
 	require.NoError(t, err)
 	require.Len(t, got2, 1)
 	assert.Equal(t, User{Username: "x", Name: "X"}, got2[0], "only the named fields are read, and the key's")
+
+	// One BatchGet of the same key for both entities, and of it with
+	// other read options: each op decodes its own entity's item.
+	var alias Alias
+	var whole, named User
+	found, err := singletable.BatchGet(ctx, []singletable.GetOp{
+		al.GetOp(Alias{Username: "x"}, &alias),
+		users.GetOp(User{Username: "x"}, &whole),
+		users.GetOp(User{Username: "x"}, &named, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }),
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []bool{false, true, true}, found)
+	assert.Equal(t, "h", whole.PasswordHash)
+	assert.Equal(t, User{Username: "x", Name: "X"}, named)
 }
 
 func TestBatchContextCancelled(t *testing.T) {
@@ -455,7 +522,7 @@ func TestBatchContextCancelled(t *testing.T) {
 	newTableWith(t, fc, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, Users) })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	err := singletable.BatchWrite(ctx, []singletable.WriteOp{users.PutOp(User{Username: "a"})}, func(o *singletable.BatchWriteOptions) {
+	err := singletable.BatchWrite(ctx, []singletable.WriteOp{users.PutOp(User{Username: "a"})}, func(o *singletable.BatchOptions) {
 		o.Backoff, o.MaxAttempts = singletable.Backoff{Base: time.Second, Max: time.Second}, 100
 	})
 	var be *singletable.BatchError
@@ -478,7 +545,7 @@ func BenchmarkBatchWrite(b *testing.B) {
 				s := UserSkill{Username: fmt.Sprint("u", i%50), SkillName: fmt.Sprint("s", i), Level: "Expert", Years: i}
 				ops[i], keys[i] = skills.PutOp(s), s
 			}
-			opt := func(o *singletable.BatchWriteOptions) { o.Concurrency = conc }
+			opt := func(o *singletable.BatchOptions) { o.Concurrency = conc }
 			b.ResetTimer()
 			for b.Loop() {
 				if err := singletable.BatchWrite(ctx, ops, opt); err != nil {
@@ -506,10 +573,10 @@ func BenchmarkBatchGet(b *testing.B) {
 			if err := singletable.BatchWrite(ctx, ops); err != nil {
 				b.Fatal(err)
 			}
-			opt := func(o *singletable.BatchGetOptions) { o.Concurrency = conc }
+			opt := func(o *singletable.BatchOptions) { o.Concurrency = conc }
 			b.ResetTimer()
 			for b.Loop() {
-				got, err := skills.BatchGet(ctx, keys, opt)
+				got, err := batchGet(ctx, skills, keys, nil, opt)
 				if err != nil || len(got) != len(keys) {
 					b.Fatal(err)
 				}

@@ -2,6 +2,8 @@ package singletable
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -10,86 +12,93 @@ import (
 	"github.com/singletable-go/singletable/internal/backoff"
 )
 
-// BatchGetOptions tunes [Repo.BatchGet]. The zero value means the
-// defaults.
-type BatchGetOptions struct {
-	// ConsistentRead asks for strongly consistent reads of every key.
-	ConsistentRead bool
-	// Fields limits the reads to the named Go fields, as for [Repo.Get].
-	Fields []string
-	// Concurrency is how many requests may be in flight at once; default 4.
-	Concurrency int
-	// MaxAttempts is how many times one key is tried, the first try
-	// included, before it is reported as failed; default 10.
-	MaxAttempts int
-	// Backoff paces the retries of unprocessed keys and throttled
-	// requests; the zero value means 25ms doubling up to 2s.
-	Backoff Backoff
-}
-
-// BatchGet reads the items with keys' primary keys ([BatchGetItem]) and
-// returns the items found, in the order of keys; a key with no item of
-// this entity is left out (the same result shape as [Query.Collect]). A
-// key given twice is read once and its item returned at each position.
+// BatchGet reads the items of ops ([BatchGetItem]), of any entities and
+// tables, and decodes each into its op's dest. found has one entry per op,
+// in order: an op whose item does not exist, or whose key holds an item of
+// another entity type, is not found and its dest is set to the zero value;
+// a found item is decoded as [Repo.Get] decodes it. A key given twice is
+// read once. Each op's [ReadOptions] apply (ops of one table with other
+// options go in other requests).
 //
-// Keys are checked first: a key that cannot be rendered makes a
-// *BatchError (Sent false) listing the bad keys, and nothing is sent.
-// Requests carry up to 100 distinct keys, at most Concurrency in flight;
-// UnprocessedKeys and throttled requests are retried with backoff. If
-// some keys still cannot be read, the result holds the items that were
-// read and the *BatchError lists the keys whose state is unknown (their
-// items are not in the result: do not read them as missing).
+// Ops are checked first: an op that carries an error ([GetOp.Err]) makes a
+// *BatchError (Sent false) listing the bad ops, and nothing is sent.
+// Requests carry up to 100 distinct keys, at most [BatchOptions].Concurrency
+// in flight; UnprocessedKeys and throttled requests are retried with
+// backoff. If some ops still cannot be read, BatchGet returns found with
+// the *BatchError listing them: their dests are not modified and found is
+// false for them (do not read them as missing).
 //
 // [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
-func (r *Repo[T]) BatchGet(ctx context.Context, keys []T, optFns ...func(*BatchGetOptions)) ([]T, error) {
-	o := applyOpts(optFns)
-	out := make([]T, 0, len(keys))
-	if len(keys) == 0 {
-		return out, nil
-	}
+func BatchGet(ctx context.Context, ops []GetOp, optFns ...func(*BatchOptions)) (found []bool, err error) {
+	found = make([]bool, len(ops))
 	var bad []BatchFailure
-	rendered := make([]map[string]types.AttributeValue, len(keys))
-	for i, k := range keys {
-		key, err := r.e.key(r.t, k)
-		if err != nil {
-			bad = append(bad, BatchFailure{Index: i, Entity: r.e.name, Err: err})
-			continue
+	for i, op := range ops {
+		switch {
+		case op.table == nil:
+			bad = append(bad, BatchFailure{Index: i, Err: validationErr("", "", "zero GetOp: make ops with Repo.GetOp")})
+		case op.err != nil:
+			bad = append(bad, BatchFailure{Index: i, Entity: op.entity, Key: op.key, Err: op.err})
 		}
-		rendered[i] = key
 	}
 	if len(bad) > 0 {
 		return nil, &BatchError{Op: "BatchGetItem", Failed: bad}
 	}
-	ka := types.KeysAndAttributes{}
-	if o.ConsistentRead {
-		ka.ConsistentRead = aws.Bool(true)
-	}
-	if len(o.Fields) > 0 {
-		// The key too: getItems matches the items read to the keys.
-		var err error
-		if ka.ProjectionExpression, ka.ExpressionAttributeNames, err = r.fieldsProjection(o.Fields, r.t.primaryKeyAttrs()...); err != nil {
-			return nil, err
-		}
-	}
-
-	items, errs := r.t.getItems(ctx, newBatchRun(o.Backoff, o.MaxAttempts, o.Concurrency), ka, rendered)
+	run := applyOpts(optFns).run()
 	var failed []BatchFailure
-	for i, item := range items {
-		err := errs[i]
-		if err == nil && item != nil && r.isMine(item) { // another entity's item under this key is not ours to return
-			var v T
-			if v, err = r.e.decode(r.t, item); err == nil {
-				out = append(out, v)
-			}
+	for _, g := range getGroups(ops) {
+		keys := make([]map[string]types.AttributeValue, len(g.ops))
+		for j, i := range g.ops {
+			keys[j] = ops[i].key
 		}
-		if err != nil {
-			failed = append(failed, BatchFailure{Index: i, Entity: r.e.name, Key: rendered[i], Err: err})
+		items, errs := g.t.getItems(ctx, run, g.ka, keys)
+		for j, i := range g.ops {
+			err := errs[j]
+			if err == nil {
+				var store func()
+				if store, found[i], err = ops[i].decode(items[j]); err == nil {
+					store()
+				}
+			}
+			if err != nil {
+				failed = append(failed, BatchFailure{Index: i, Entity: ops[i].entity, Key: ops[i].key, Err: err})
+			}
 		}
 	}
 	if len(failed) == 0 {
-		return out, nil
+		return found, nil
 	}
-	return out, &BatchError{Op: "BatchGetItem", Sent: true, Failed: failed}
+	sortFailures(failed)
+	return found, &BatchError{Op: "BatchGetItem", Sent: true, Failed: failed}
+}
+
+// getGroup is the ops of a BatchGet that one table reads with the same
+// projection and consistency.
+type getGroup struct {
+	t   *Table
+	ka  types.KeysAndAttributes
+	ops []int
+}
+
+// getGroups groups ops by table and read options, in the order of their
+// first op.
+func getGroups(ops []GetOp) []getGroup {
+	var groups []getGroup
+	for i, op := range ops {
+		j := slices.IndexFunc(groups, func(g getGroup) bool {
+			return g.t == op.table && aws.ToBool(g.ka.ConsistentRead) == op.consistent &&
+				aws.ToString(g.ka.ProjectionExpression) == aws.ToString(op.proj) && maps.Equal(g.ka.ExpressionAttributeNames, op.names)
+		})
+		if j < 0 {
+			g := getGroup{t: op.table, ka: types.KeysAndAttributes{ProjectionExpression: op.proj, ExpressionAttributeNames: op.names}}
+			if op.consistent {
+				g.ka.ConsistentRead = aws.Bool(true)
+			}
+			j = len(groups)
+			groups = append(groups, g)
+		}
+		groups[j].ops = append(groups[j].ops, i)
+	}
+	return groups
 }
 
 // getItems reads the items under keys, primary keys of t, with
@@ -102,8 +111,8 @@ func (r *Repo[T]) BatchGet(ctx context.Context, keys []T, optFns ...func(*BatchG
 // is why keys[i] could not be read (nil when it was): ErrUnprocessed when
 // the retry budget ran out, or the request's error.
 //
-// It is the one BatchGetItem engine: [Repo.BatchGet] is a typed face on
-// it, and migration checks read through it.
+// It is the one BatchGetItem engine: [BatchGet] reads through it, and so
+// do migration checks.
 func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue) (items []map[string]types.AttributeValue, errs []error) {
 	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys))}
 	at := make([]int, len(keys)) // keys[i] is g.keys[at[i]]
@@ -120,13 +129,11 @@ func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttrib
 	g.items = make([]map[string]types.AttributeValue, len(g.keys))
 	g.errs = make([]error, len(g.keys))
 	var chunks [][]int
-	for start := 0; start < len(g.keys); start += maxBatchGet {
-		end := min(start+maxBatchGet, len(g.keys))
-		c := make([]int, 0, end-start)
-		for u := start; u < end; u++ {
-			c = append(c, u)
+	for u := range g.keys {
+		if u%maxBatchGet == 0 {
+			chunks = append(chunks, make([]int, 0, min(maxBatchGet, len(g.keys)-u)))
 		}
-		chunks = append(chunks, c)
+		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], u)
 	}
 	runBounded(ctx, o.concurrency, chunks, g.chunk)
 	if len(g.keys) == len(keys) {

@@ -38,7 +38,7 @@ type Collection struct {
 	index       string
 	keyConds    []keyCond // the partition's
 	parts       []string  // the partition's key values
-	sort        *SortCondition
+	sort        SortCondition
 	project     []string
 	cursorKeys  []string
 	skipUnknown bool
@@ -55,9 +55,13 @@ type Collection struct {
 // belongs to: key supplies the fields of r's partition key template, and
 // every item with that partition key, of any entity, is in the collection.
 // For the skills service, users.Collection(User{Username: "john"}) holds
-// john's profile and his skills.
-func (r *Repo[T]) Collection(key T) *Collection {
+// john's profile and his skills. [ReadOptions] set by optFns apply to
+// every request; Fields names Go fields of the targets (resolved as
+// [Collection.Filter]'s names are), and the entity type and key
+// attributes, which routing and cursors need, are read too.
+func (r *Repo[T]) Collection(key T, optFns ...func(*ReadOptions)) *Collection {
 	c := &Collection{t: r.t}
+	c.readOptions(optFns)
 	kv := reflect.ValueOf(&key).Elem()
 	pk, err := r.e.renderKey(r.e.pk, kv, "", "PK")
 	if err != nil {
@@ -75,9 +79,11 @@ func (r *Repo[T]) Collection(key T) *Collection {
 // that index (templated or multi-attribute), and every item of any entity
 // in that index partition is in the collection. A write-sharded index
 // (Shards > 0) has no collection: the call reports a *ValidationError
-// before any request; read it with [Repo.QueryIndex].
-func (r *Repo[T]) IndexCollection(index string, key T) *Collection {
+// before any request; read it with [Repo.QueryIndex]. optFns are as for
+// [Repo.Collection]; a global secondary index has no consistent reads.
+func (r *Repo[T]) IndexCollection(index string, key T, optFns ...func(*ReadOptions)) *Collection {
 	c := &Collection{t: r.t, index: index}
+	c.readOptions(optFns)
 	idx, err := r.e.index(index)
 	if err != nil {
 		c.errs = append(c.errs, err)
@@ -124,6 +130,14 @@ func (r *Repo[T]) IndexCollection(index string, key T) *Collection {
 	return c
 }
 
+// readOptions records the options of a collection read.
+func (c *Collection) readOptions(optFns []func(*ReadOptions)) {
+	if len(optFns) > 0 {
+		o := readOpts(optFns)
+		c.project, c.consistent = o.Fields, o.ConsistentRead
+	}
+}
+
 func (c *Collection) clone() *Collection {
 	d := *c
 	d.errs = append([]error(nil), c.errs...)
@@ -137,10 +151,6 @@ func (c *Collection) SkipUnknown() *Collection { d := c.clone(); d.skipUnknown =
 
 // Desc reads the partition in descending sort key order.
 func (c *Collection) Desc() *Collection { d := c.clone(); d.desc = true; return d }
-
-// ConsistentRead asks for strongly consistent reads (table collections
-// only).
-func (c *Collection) ConsistentRead() *Collection { d := c.clone(); d.consistent = true; return d }
 
 // Limit caps the items delivered to targets: a page holds exactly n items
 // unless the partition runs out, and its cursor resumes right after the
@@ -175,39 +185,52 @@ func (c *Collection) PageSize(n int) *Collection {
 // a test of it (attribute_exists, a comparison), as in DynamoDB.
 func (c *Collection) Filter(cond expression.ConditionBuilder) *Collection {
 	d := c.clone()
-	if d.filter != nil {
-		f := d.filter.And(cond)
-		d.filter = &f
-	} else {
-		d.filter = &cond
-	}
+	d.filter = andCond(d.filter, cond)
 	return d
 }
 
-// Where narrows the collection to the sort keys cond matches: a
-// condition on one member entity's sort key fields, made by
-// [Repo.SortWhere], [Repo.SortBetween], [Repo.SortBeginsWith] or
-// [Repo.SortShape] (on the sort key of the collection's index, for an
-// [Repo.IndexCollection]). It is a key condition, so only the matching
-// range is read and billed. Items of every entity whose sort keys fall in
-// the range are in it (routed to their targets as usual); a collection
-// takes one sort condition.
+// SortCondition is a sort key condition for a [Collection]
+// ([Collection.Where]), stated as a [Query] of one member entity on the
+// collection's index: *Query[T] is a SortCondition. A collection holds
+// several entities whose sort keys have different shapes (PROFILE,
+// SKILL#{Name}); the query's condition reads the range its entity's key
+// shape and values describe, so it is as typed as [Query.Where] and needs
+// no knowledge of the rendered keys. A Query without a sort condition
+// narrows to its entity's shape: the sort keys starting with the constant
+// text its template begins with (all of SKILL#{SkillName}'s, "SKILL#"); a
+// template starting with a field, or a multi-attribute index, has no shape
+// to narrow to and reads every sort key.
+//
+// Make it with [Repo.Query] for a table collection and [Repo.QueryIndex]
+// on the same index for an [Repo.IndexCollection]; the query's key gives
+// only the sort key values (its partition is the collection's), and the
+// rest of the read (Filter, Limit, [ReadOptions], …) is the collection's.
+// Mistakes (a field that is not in the sort key, a missing value, a query
+// of another index, table or with more than a sort condition) are reported
+// by the collection's final call, before any request is sent.
+type SortCondition interface {
+	// collectionSort renders the condition for a collection of table t
+	// on index ("": the table's sort key): the key conditions after the
+	// partition's, and whether the range is empty.
+	collectionSort(t *Table, index string) ([]keyCond, bool, error)
+}
+
+// Where narrows the collection to the sort keys cond matches: the sort
+// condition of a query of one member entity, as in
+// users.Collection(User{Username: "john"}).Where(skills.Query(UserSkill{SkillName: "p"}).Where(singletable.Ge, "SkillName")),
+// which reads john's skills from "p" on (see [SortCondition]). It is a key
+// condition, so only the matching range is read and billed. Items of every
+// entity whose sort keys fall in the range are in it (routed to their
+// targets as usual); a collection takes one sort condition.
 func (c *Collection) Where(cond SortCondition) *Collection {
 	d := c.clone()
-	if d.sort != nil {
-		d.errs = append(d.errs, validationErr(cond.entity, "", "collection: only one sort key condition per collection"))
+	switch {
+	case cond == nil:
+		d.errs = append(d.errs, validationErr("", "", "collection: nil sort condition (give a Query of a member entity)"))
+	case d.sort != nil:
+		d.errs = append(d.errs, validationErr("", "", "collection: only one sort key condition per collection"))
 	}
-	d.sort = &cond
-	return d
-}
-
-// Fields limits the attributes read to the named Go fields (plus the
-// entity type and key attributes, which routing and cursors need); the
-// other fields of the decoded items keep their zero values. A name is
-// resolved against the targets as [Collection.Filter]'s names are.
-func (c *Collection) Fields(names ...string) *Collection {
-	d := c.clone()
-	d.project = append(slices.Clone(c.project), names...)
+	d.sort = cond
 	return d
 }
 
@@ -226,7 +249,7 @@ type Target struct {
 	n      int
 	decode func(item map[string]types.AttributeValue) (any, error)
 	names  attrNamer                                               // resolves the names of a collection's filter
-	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Changes)
+	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
 	// keysMatch, set when the entity matches keys (Schema.MatchKeys),
 	// reports whether an item without the entity type attribute is its.
 	keysMatch func(item map[string]types.AttributeValue) bool
@@ -311,7 +334,7 @@ type UnknownTypeError struct {
 	Key map[string]types.AttributeValue
 
 	keys keyNames // the table's, to print Key in key order
-	in   string   // what read the item: "" for a collection, "change"
+	in   string   // what read the item: "" for a collection, "decode" for a Decoder
 }
 
 // Error names the type and the item.
@@ -458,7 +481,7 @@ func mixedProjection(t *Table, targets []*Target, fields, keyAttrs []string) ([]
 
 // collPlan is a validated collection read, ready to send.
 type collPlan struct {
-	rd    *reader
+	req   *request
 	rt    *router
 	empty bool // the sort condition's range is empty: nothing to read
 }
@@ -475,27 +498,52 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	conds := c.keyConds
 	empty := false
 	if c.sort != nil {
-		sc, e, err := c.sort.conds(c.t, c.index)
+		sc, e, err := c.sort.collectionSort(c.t, c.index)
 		if err != nil {
 			return nil, err
 		}
 		conds = append(slices.Clone(conds), sc...)
 		empty = e
 	}
+	in, err := c.input(conds, targets)
+	if err != nil {
+		return nil, err
+	}
+	dir := "asc"
+	if c.desc {
+		dir = "desc"
+	}
+	// A collection cursor is bound to the partition and direction, not to
+	// the targets: another set of targets resumes at the same place.
+	b := partitionBinding(c.t.name, c.index, "\x00collection", c.parts, dir)
+	if c.after != "" {
+		start, err := c.t.decodeBoundCursor(c.after, b, c.cursorKeys)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkCursorKey(start, conds, len(c.keyConds)); err != nil {
+			return nil, err
+		}
+		in.ExclusiveStartKey = start
+	}
+	req := &request{t: c.t, src: source{query: in}, what: "collection query",
+		size:     c.pageSize == 0 && !c.skipUnknown && c.filter == nil,
+		probeOne: c.filter == nil, bind: b.bind, cursorKeys: c.cursorKeys}
+	return &collPlan{req: req, rt: rt, empty: empty}, nil
+}
+
+// input assembles the collection's QueryInput with the key condition
+// conds.
+func (c *Collection) input(conds []keyCond, targets []*Target) (*dynamodb.QueryInput, error) {
 	var b expr.Builder
 	kc := writeKeyConds(&b, conds)
-	var filter *string
+	in := &dynamodb.QueryInput{TableName: &c.t.name, KeyConditionExpression: &kc}
 	if c.filter != nil {
 		f, err := b.Conditions(collectionNames(c.t, targets), *c.filter)
 		if err != nil {
 			return nil, condErr("", "bad collection filter", err)
 		}
-		filter = &f
-	}
-	in := &dynamodb.QueryInput{
-		TableName:              &c.t.name,
-		KeyConditionExpression: &kc,
-		FilterExpression:       filter,
+		in.FilterExpression = &f
 	}
 	if len(c.project) > 0 {
 		attrs, err := mixedProjection(c.t, targets, c.project, c.cursorKeys)
@@ -505,52 +553,7 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 		in.ProjectionExpression = aws.String(b.Projection(attrs...))
 	}
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
-	if filter != nil || in.ProjectionExpression != nil || c.sort != nil {
-		if err := checkExprLimits("", exprParts{kinds: []string{"key condition", "filter", "projection"},
-			exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
-			names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
-			return nil, err
-		}
-	}
-	dir := "asc"
-	if c.index != "" {
-		in.IndexName = aws.String(c.index)
-	}
-	if c.desc {
-		in.ScanIndexForward = aws.Bool(false)
-		dir = "desc"
-	}
-	if c.consistent {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	if c.pageSize > 0 {
-		in.Limit = aws.Int32(c.pageSize)
-	}
-	// A collection cursor is bound to the partition and direction, not to
-	// the targets: another set of targets resumes at the same place.
-	b2 := partitionBinding(c.t.name, c.index, "\x00collection", c.parts, dir)
-	if c.after != "" {
-		start, err := c.t.decodeBoundCursor(c.after, b2, c.cursorKeys)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkCursorKey(start, conds, len(c.keyConds)); err != nil {
-			return nil, err
-		}
-		in.ExclusiveStartKey = start
-	}
-	rd := &reader{
-		t:          c.t,
-		src:        source{query: in},
-		limit:      c.limit,
-		size:       c.pageSize == 0 && !c.skipUnknown && c.filter == nil,
-		probeOne:   c.filter == nil,
-		bind:       b2.bind,
-		cursorKeys: c.cursorKeys,
-		what:       "collection query",
-		counts:     rt.counts,
-	}
-	return &collPlan{rd: rd, rt: rt, empty: empty}, nil
+	return in, finishQuery(in, "", c.index, c.desc, c.consistent, c.pageSize)
 }
 
 // Page reads one page into the targets and returns it: the items
@@ -561,36 +564,18 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 // that many items unless the collection runs out; without it, the items
 // of one response (reading on past responses that held none).
 func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
-	var page Page[any]
 	p, err := c.plan(targets, true)
 	if err != nil || p.empty {
-		return page, err
-	}
-	page.Cursor, err = p.rd.page(ctx, func(item map[string]types.AttributeValue) (bool, error) {
-		v, ok, err := p.rt.route(item)
-		if ok {
-			page.Items = append(page.Items, v)
-		}
-		return ok, err
-	})
-	if err != nil {
 		return Page[any]{}, err
 	}
-	return page, nil
+	return p.rt.page(ctx, p.req, c.limit)
 }
 
 // Collect reads the whole collection (at most Limit items) into the
 // targets and returns the items delivered, as decoded values in read
 // order (the same values [Collection.All] yields).
 func (c *Collection) Collect(ctx context.Context, targets ...*Target) ([]any, error) {
-	var out []any
-	for v, err := range c.All(ctx, targets...) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return collect(c.All(ctx, targets...))
 }
 
 // All returns an iterator over the collection (at most Limit items),
@@ -609,23 +594,9 @@ func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any,
 		if p.empty {
 			return
 		}
-		if err := p.rd.all(ctx, routeYield(p.rt, yield)); err != nil {
+		if err := readAll(ctx, []*request{p.req}, c.limit, routeYield(p.rt, yield)); err != nil {
 			yield(nil, err)
 		}
-	}
-}
-
-// routeYield is the takeFn of an iterator over routed items.
-func routeYield(rt *router, yield func(any, error) bool) takeFn {
-	return func(item map[string]types.AttributeValue) (bool, error) {
-		v, ok, err := rt.route(item)
-		if err != nil || !ok {
-			return false, err
-		}
-		if !yield(v, nil) {
-			return true, errStop
-		}
-		return true, nil
 	}
 }
 
@@ -639,6 +610,6 @@ func (c *Collection) Request(targets ...*Target) (*dynamodb.QueryInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.rd.sizeNext(0)
-	return p.rd.src.query, nil
+	p.req.sizeFor(c.limit)
+	return p.req.src.query, nil
 }

@@ -36,13 +36,13 @@ func TestCollectionSortConditions(t *testing.T) {
 		cond singletable.SortCondition
 		want []string
 	}{
-		{"shape", s.candidates.SortShape(), []string{"Java", "Kotlin", "Python", "Rust"}},
-		{"ge", s.candidates.SortWhere(singletable.Ge, Candidate{Name: "P"}, "Name"), []string{"Python", "Rust"}},
-		{"gt equal value excluded", s.candidates.SortWhere(singletable.Gt, Candidate{Name: "Python"}, "Name"), []string{"Rust"}},
-		{"lt", s.candidates.SortWhere(singletable.Lt, Candidate{Name: "Kotlin"}, "Name"), []string{"Java"}},
-		{"eq", s.candidates.SortWhere(singletable.Eq, Candidate{Name: "Rust"}, "Name"), []string{"Rust"}},
-		{"between", s.candidates.SortBetween(Candidate{Name: "K"}, Candidate{Name: "Q"}, "Name"), []string{"Kotlin", "Python"}},
-		{"begins with", s.candidates.SortBeginsWith(Candidate{}, "J", "Name"), []string{"Java"}},
+		{"shape", s.candidates.Query(Candidate{}), []string{"Java", "Kotlin", "Python", "Rust"}},
+		{"ge", s.candidates.Query(Candidate{Name: "P"}).Where(singletable.Ge, "Name"), []string{"Python", "Rust"}},
+		{"gt equal value excluded", s.candidates.Query(Candidate{Name: "Python"}).Where(singletable.Gt, "Name"), []string{"Rust"}},
+		{"lt", s.candidates.Query(Candidate{Name: "Kotlin"}).Where(singletable.Lt, "Name"), []string{"Java"}},
+		{"eq", s.candidates.Query(Candidate{Name: "Rust"}).Where(singletable.Eq, "Name"), []string{"Rust"}},
+		{"between", s.candidates.Query(Candidate{Name: "K"}).Between(Candidate{Name: "Q"}, "Name"), []string{"Kotlin", "Python"}},
+		{"begins with", s.candidates.Query(Candidate{}).BeginsWith("J", "Name"), []string{"Java"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,14 +60,14 @@ func TestCollectionSortConditions(t *testing.T) {
 	// A constant sort key narrows to that one item.
 	var e Election
 	one := s.elections.IntoOne(&e)
-	_, err := fav.Where(s.elections.SortShape()).Collect(ctx, one)
+	_, err := fav.Where(s.elections.Query(Election{})).Collect(ctx, one)
 	require.NoError(t, err)
 	assert.Equal(t, 1, one.Count())
 	assert.Equal(t, "alice", e.Owner)
 
 	// A range that holds nothing sends nothing.
 	before := s.c.requests.Load()
-	got, err := fav.Where(s.candidates.SortBetween(Candidate{Name: "Z"}, Candidate{Name: "A"}, "Name")).Collect(ctx, s.candidates.Member())
+	got, err := fav.Where(s.candidates.Query(Candidate{Name: "Z"}).Between(Candidate{Name: "A"}, "Name")).Collect(ctx, s.candidates.Member())
 	require.NoError(t, err)
 	assert.Empty(t, got)
 	assert.Equal(t, before, s.c.requests.Load())
@@ -75,16 +75,17 @@ func TestCollectionSortConditions(t *testing.T) {
 	// With a filter and a projection; Fields names Go fields of the
 	// targets (Voter.Name is stored as voter_name).
 	var voters []Voter
-	_, err = fav.Where(s.voters.SortShape()).
+	_, err = s.elections.Collection(Election{Name: "Favorite Language"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }).
+		Where(s.voters.Query(Voter{})).
 		Filter(expression.Name("Name").GreaterThan(expression.Value("bob"))).
-		Fields("Name").
 		Collect(ctx, s.voters.Into(&voters))
 	require.NoError(t, err)
 	require.Len(t, voters, 3)
 	assert.Equal(t, "carol", voters[0].Name)
 
 	var ballots []Ballot
-	_, err = fav.Fields("Confirmation").SkipUnknown().Collect(ctx, s.ballots.Into(&ballots))
+	_, err = s.elections.Collection(Election{Name: "Favorite Language"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Confirmation"} }).
+		SkipUnknown().Collect(ctx, s.ballots.Into(&ballots))
 	require.NoError(t, err)
 	require.Len(t, ballots, 3)
 	assert.Equal(t, "c0", ballots[0].Confirmation)
@@ -95,7 +96,7 @@ func TestCollectionSortConditions(t *testing.T) {
 	// and a cursor of another condition is ErrInvalidCursor.
 	names := []string{}
 	cursor, pages := "", 0
-	cond := s.voters.SortWhere(singletable.Ge, Voter{Name: "b"}, "Name")
+	cond := s.voters.Query(Voter{Name: "b"}).Where(singletable.Ge, "Name")
 	for {
 		var page []Voter
 		p, err := fav.Where(cond).Limit(2).After(cursor).Page(ctx, s.voters.Into(&page))
@@ -108,7 +109,7 @@ func TestCollectionSortConditions(t *testing.T) {
 			break
 		}
 		if pages == 1 {
-			_, err := fav.Where(s.voters.SortWhere(singletable.Lt, Voter{Name: "b"}, "Name")).After(cursor).Page(ctx, s.voters.Member())
+			_, err := fav.Where(s.voters.Query(Voter{Name: "b"}).Where(singletable.Lt, "Name")).After(cursor).Page(ctx, s.voters.Member())
 			assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "a cursor outside the other condition")
 		}
 	}
@@ -137,7 +138,7 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 	// A table collection: john's skills before "s".
 	var list []UserSkill
 	_, err = users.Collection(User{Username: "ann"}).
-		Where(skills.SortWhere(singletable.Lt, UserSkill{SkillName: "s"}, "SkillName")).
+		Where(skills.Query(UserSkill{SkillName: "s"}).Where(singletable.Lt, "SkillName")).
 		Collect(ctx, skills.Into(&list))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"go"}, skillNames(list))
@@ -145,7 +146,7 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 	// A templated index (GSI1: LEVEL#{Level}#USER#{Username}).
 	var experts []UserSkill
 	_, err = skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).
-		Where(skills.SortWhere(singletable.Eq, UserSkill{Level: "Expert"}, "Level")).
+		Where(skills.QueryIndex("GSI1", UserSkill{Level: "Expert"}).Where(singletable.Eq, "Level")).
 		Collect(ctx, skills.Into(&experts))
 	require.NoError(t, err)
 	require.Len(t, experts, 2)
@@ -155,7 +156,7 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 	// A multi-attribute index (GSI2: SkillName, Level | Years, LastUsed).
 	var seasoned []UserSkill
 	_, err = skills.IndexCollection("GSI2", UserSkill{SkillName: "go", Level: "Beginner"}).
-		Where(skills.SortWhere(singletable.Ge, UserSkill{Years: 3}, "Years")).
+		Where(skills.QueryIndex("GSI2", UserSkill{Years: 3}).Where(singletable.Ge, "Years")).
 		Collect(ctx, skills.Into(&seasoned))
 	require.NoError(t, err)
 	require.Len(t, seasoned, 1)
@@ -170,13 +171,16 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"not a sort key field", errOf(coll.Where(skills.SortWhere(singletable.Ge, UserSkill{}, "Level")).Collect(ctx, skills.Member()))},
-		{"not the first sort field", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.SortWhere(singletable.Eq, UserSkill{}, "Username")).Collect(ctx, skills.Member()))},
-		{"entity without the index", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(users.SortShape()).Collect(ctx, skills.Member()))},
-		{"another table", errOf(coll.Where(otherUsers.SortShape()).Collect(ctx, users.Member()))},
-		{"two conditions", errOf(coll.Where(users.SortShape()).Where(skills.SortShape()).Collect(ctx, users.Member()))},
-		{"zero condition", errOf(coll.Where(singletable.SortCondition{}).Collect(ctx, users.Member()))},
-		{"unknown projected field", errOf(coll.Fields("Nope").Collect(ctx, users.Member()))},
+		{"not a sort key field", errOf(coll.Where(skills.Query(UserSkill{}).Where(singletable.Ge, "Level")).Collect(ctx, skills.Member()))},
+		{"not the first sort field", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.QueryIndex("GSI1", UserSkill{}).Where(singletable.Eq, "Username")).Collect(ctx, skills.Member()))},
+		{"entity without the index", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(users.QueryIndex("GSI1", User{})).Collect(ctx, skills.Member()))},
+		{"a query of another index", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.Query(UserSkill{Level: "Expert"}).Where(singletable.Eq, "Level")).Collect(ctx, skills.Member()))},
+		{"a query with more than a sort condition", errOf(coll.Where(skills.Query(UserSkill{SkillName: "s"}).Where(singletable.Lt, "SkillName").Limit(1)).Collect(ctx, skills.Member()))},
+		{"another table", errOf(coll.Where(otherUsers.Query(User{})).Collect(ctx, users.Member()))},
+		{"two conditions", errOf(coll.Where(users.Query(User{})).Where(skills.Query(UserSkill{})).Collect(ctx, users.Member()))},
+		{"nil condition", errOf(coll.Where(nil).Collect(ctx, users.Member()))},
+		{"nil query", errOf(coll.Where((*singletable.Query[UserSkill])(nil)).Collect(ctx, users.Member()))},
+		{"unknown projected field", errOf(users.Collection(User{Username: "ann"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx, users.Member()))},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -273,7 +273,7 @@ func TestCollectionOnIndex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ann"}, usernames(experts))
 
-	_, err = skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).ConsistentRead().Request(skills.Member())
+	_, err = skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Request(skills.Member())
 	var ve *singletable.ValidationError
 	assert.ErrorAs(t, err, &ve)
 }

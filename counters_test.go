@@ -128,10 +128,11 @@ func TestSequenceGapFreeEventLog(t *testing.T) {
 			defer wg.Done()
 			<-start
 			for i := range each {
-				n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-					events.TxCreate(tx, VoteEvent{Seq: n, When: time.Now().UTC(), Actor: fmt.Sprint("writer", w), Type: fmt.Sprint("E", i)})
-					counts.Update(Counts{}).Add("Elections", 1).Upsert().Tx(tx)
-					return nil
+				n, err := seq.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+					return []singletable.WriteOp{
+						events.CreateOp(VoteEvent{Seq: n, When: time.Now().UTC(), Actor: fmt.Sprint("writer", w), Type: fmt.Sprint("E", i)}),
+						counts.Update(Counts{}).Add("Elections", 1).Upsert().Op(),
+					}, nil
 				})
 				if !assert.NoError(t, err) {
 					return
@@ -167,16 +168,16 @@ func TestSequenceGapFreeEventLog(t *testing.T) {
 
 	// A failing append allocates nothing: no gap.
 	boom := errors.New("rejected")
-	_, err = seq.Append(ctx, func(tx *singletable.Txn, n int64) error { return boom })
+	_, err = seq.Append(ctx, func(int64) ([]singletable.WriteOp, error) { return nil, boom })
 	assert.Equal(t, boom, err)
-	_, err = seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-		events.TxCreate(tx, VoteEvent{Seq: 1, When: log[0].When}) // exists: the transaction is cancelled
-		return nil
+	_, err = seq.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+		return []singletable.WriteOp{
+			events.CreateOp(VoteEvent{Seq: 1, When: log[0].When}), // exists: the transaction is cancelled
+		}, nil
 	})
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
-	n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-		events.TxCreate(tx, VoteEvent{Seq: n, When: time.Now().UTC()})
-		return nil
+	n, err := seq.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+		return []singletable.WriteOp{events.CreateOp(VoteEvent{Seq: n, When: time.Now().UTC()})}, nil
 	})
 	require.NoError(t, err)
 	assert.Equal(t, int64(total+1), n)
@@ -191,20 +192,14 @@ func TestSequenceLostRaceIsAVersionConflict(t *testing.T) {
 
 	// Two transactions read the same counter; the second to commit loses.
 	when := time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
-	var first int64
-	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		n, err := seq.Next(ctx, tx)
-		require.NoError(t, err)
-		first = n
-		// Meanwhile another appender commits number 1.
-		_, err = seq.Append(ctx, func(tx2 *singletable.Txn, m int64) error {
-			events.TxCreate(tx2, VoteEvent{Seq: m, When: when, Type: "other"})
-			return nil
-		})
-		require.NoError(t, err)
-		events.TxCreate(tx, VoteEvent{Seq: n, When: when.Add(time.Second), Type: "mine"})
-		return nil
+	first, claim, err := seq.Next(ctx)
+	require.NoError(t, err)
+	// Meanwhile another appender commits number 1.
+	_, err = seq.Append(ctx, func(m int64) ([]singletable.WriteOp, error) {
+		return []singletable.WriteOp{events.CreateOp(VoteEvent{Seq: m, When: when, Type: "other"})}, nil
 	})
+	require.NoError(t, err)
+	err = singletable.Tx(ctx, []singletable.WriteOp{claim, events.CreateOp(VoteEvent{Seq: first, When: when.Add(time.Second), Type: "mine"})})
 	assert.Equal(t, int64(1), first)
 	var te *singletable.TransactionError
 	require.ErrorAs(t, err, &te)
@@ -217,17 +212,13 @@ func TestSequenceLostRaceIsAVersionConflict(t *testing.T) {
 	assert.Equal(t, "other", log[0].Type)
 
 	// Several numbers at once.
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		n, err := seq.Reserve(ctx, tx, 3)
-		if err != nil {
-			return err
-		}
-		for i := range int64(3) {
-			events.TxCreate(tx, VoteEvent{Seq: n + i, When: when})
-		}
-		return nil
-	})
+	n, claim, err := seq.Reserve(ctx, 3)
 	require.NoError(t, err)
+	ops := []singletable.WriteOp{claim}
+	for i := range int64(3) {
+		ops = append(ops, events.CreateOp(VoteEvent{Seq: n + i, When: when}))
+	}
+	require.NoError(t, singletable.Tx(ctx, ops))
 	cur, err := seq.Current(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), cur)

@@ -22,7 +22,7 @@ type CreateTableOptions struct {
 	// Wait is how long to wait for the table to become ACTIVE; default 2 minutes.
 	Wait time.Duration
 	// Stream, when set, enables the table's stream with this view type.
-	// Typed change events ([Table.Changes]) need the images:
+	// Typed change events (package streams) need the images:
 	// types.StreamViewTypeNewAndOldImages gives both.
 	Stream types.StreamViewType
 }
@@ -129,8 +129,8 @@ func (t *Table) ttlAttr() string {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	for _, e := range t.entities {
-		if e.ttlAttr != "" {
-			return e.ttlAttr
+		if a := e.ttlAttr(); a != "" {
+			return a
 		}
 	}
 	return ""

@@ -2,11 +2,11 @@ package singletable
 
 import (
 	"bytes"
-	"math/big"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
 )
@@ -119,7 +119,7 @@ func checkCursorKey(key map[string]types.AttributeValue, conds []keyCond, nPart 
 // holds reports whether the key attribute value v satisfies the
 // comparison, as DynamoDB evaluates a key condition.
 func (c keyCond) holds(v types.AttributeValue) bool {
-	cmp := func(w types.AttributeValue) (int, bool) { return compareKeyAV(v, w) }
+	cmp := func(w types.AttributeValue) (int, bool) { return attrvalue.Compare(v, w) }
 	switch c.op {
 	case opBeginsWith:
 		switch v := v.(type) {
@@ -153,30 +153,4 @@ func (c keyCond) holds(v types.AttributeValue) bool {
 		return r >= 0
 	}
 	return false
-}
-
-// compareKeyAV compares two key attribute values of the same type; ok is
-// false when either is missing or the types differ.
-func compareKeyAV(a, b types.AttributeValue) (int, bool) {
-	switch a.(type) {
-	case *types.AttributeValueMemberS:
-		_, ok := b.(*types.AttributeValueMemberS)
-		return compareAV(a, b), ok
-	case *types.AttributeValueMemberN:
-		bn, ok := b.(*types.AttributeValueMemberN)
-		if !ok {
-			return 0, false
-		}
-		an := a.(*types.AttributeValueMemberN)
-		x, okx := new(big.Float).SetString(an.Value)
-		y, oky := new(big.Float).SetString(bn.Value)
-		if !okx || !oky {
-			return 0, false
-		}
-		return x.Cmp(y), true
-	case *types.AttributeValueMemberB:
-		_, ok := b.(*types.AttributeValueMemberB)
-		return compareAV(a, b), ok
-	}
-	return 0, false
 }

@@ -142,8 +142,8 @@ func (t *Table) Describe() TableDescription {
 	t.mu.RLock()
 	ents := slices.Clone(t.entities)
 	t.mu.RUnlock()
-	for _, ei := range ents {
-		d.Entities = append(d.Entities, ei.describe(t.opts))
+	for _, e := range ents {
+		d.Entities = append(d.Entities, e.describe(t.opts))
 	}
 	for _, p := range t.indexes() {
 		ix := IndexDescription{Name: p.name, MultiAttribute: p.multi}

@@ -78,10 +78,10 @@
 // [Repo.Query] and [Repo.QueryIndex] take the partition fields from a key
 // value; sort conditions name the sort key fields they give ([Query.Where],
 // [Query.Between], [Query.BeginsWith]), because a zero value is a real value.
-// Every name a caller gives is a Go field name: in Where, Fields and
-// [Update.Set], and in the SDK expression.ConditionBuilder values given to
+// Every name a caller gives is a Go field name: in Where, [ReadOptions]
+// Fields and [Update.Set], and in the SDK expression.ConditionBuilder values given to
 // [Query.Filter], [Collection.Filter], [WriteOptions] If, [Update.If] and
-// [Repo.TxCheck], whose names the library rewrites to the stored attribute
+// [Repo.CheckOp], whose names the library rewrites to the stored attribute
 // names (the first element of each path; nested elements and map keys stay
 // as written). A
 // stored attribute name is accepted as is; any other name is a
@@ -95,16 +95,17 @@
 // # Options
 //
 // Operations take their options the way the AWS SDK does: an exported
-// options struct ([ReadOptions], [WriteOptions], [BatchGetOptions],
-// [BatchWriteOptions], [TxOptions], [CreateTableOptions]) set by functions
+// options struct ([ReadOptions], [WriteOptions], [BatchOptions],
+// [TxOptions], [CreateTableOptions]) set by functions
 // passed last:
 //
 //	u, err := users.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 //	_, err = users.Put(ctx, u, func(o *singletable.WriteOptions) { o.MustExist = true })
 //
-// Builders ([Query], [Update], [Collection]) describe a request being
-// assembled, with methods of the same names ([Query.ConsistentRead],
-// [Query.Fields]).
+// The reads that build a request take the same [ReadOptions] where they
+// start ([Repo.Query], [Repo.QueryIndex], [Repo.Scan], [Table.Scan],
+// [Repo.Collection], [Repo.IndexCollection]); builders ([Query], [Update],
+// [Collection]) then describe what is particular to the request.
 //
 // # Seeing requests before sending them
 //
@@ -118,11 +119,14 @@
 //
 // # Transactions
 //
-// [Tx] records the writes a function adds to a [Txn] ([Repo.TxCreate],
-// [Repo.TxPut], [Repo.TxDelete], [Repo.TxCheck], [Update.Tx]) and commits
-// them in one TransactWriteItems; the reads some of them need happen at
-// commit, with Tx's context. [TxGet] reads typed items of several
-// entities in one TransactGetItems.
+// A write of several items is a slice of [WriteOp]s, made by the
+// repositories ([Repo.CreateOp], [Repo.PutOp], [Repo.DeleteOp],
+// [Repo.CheckOp], [Update.Op]); a read of several items is a slice of
+// [GetOp]s ([Repo.GetOp]). [Tx] commits write ops in one
+// TransactWriteItems, all or nothing (the reads some of them need happen
+// then, with Tx's context), and [BatchWrite] sends puts and deletes in
+// BatchWriteItem requests; [TxGet] reads get ops as one snapshot in a
+// TransactGetItems, and [BatchGet] in BatchGetItem requests.
 //
 // # Errors
 //

@@ -86,13 +86,13 @@ type Schema[T any] struct {
 	// that (retrying if another writer gets in between), and Delete checks
 	// nothing. Put and Update store the previous version plus one, set
 	// rather than added, so a retried request cannot count twice. In a
-	// transaction ([Update.Tx]) and with [Update.Idempotent], an update with
+	// transaction ([Update.Op]) and with [Update.Idempotent], an update with
 	// version 0 adds 1 without reading (the transaction's token makes the
-	// ADD apply once) unless an index key holds the version; a [Repo.TxPut] with
-	// version 0 reads it, and a writer getting in before the commit makes
-	// the transaction fail with ErrVersionConflict. Only [Repo.PutOp]
-	// stores the version as given, for migrations. The version may be part
-	// of an index key.
+	// ADD apply once) unless an index key holds the version; a [Repo.PutOp] in
+	// a transaction with version 0 reads it, and a writer getting in before
+	// the commit makes the transaction fail with ErrVersionConflict. Only a
+	// PutOp in a [BatchWrite] stores the version as given, for migrations.
+	// The version may be part of an index key.
 	Version string
 	// CreatedAt and UpdatedAt name time.Time (or *time.Time) fields the
 	// library manages: CreatedAt is set on the first write when it is
@@ -401,27 +401,6 @@ func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
 	return v
 }
 
-// stampNow fills the managed timestamps of *v (see stamp), reading the
-// clock only when the entity has such fields.
-func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
-	if e.guards.created == nil && e.guards.updated == nil {
-		return
-	}
-	e.stamp(reflect.ValueOf(v).Elem(), stampTime(t.opts.Now()), keepUpdated)
-}
-
-// stampTime is now as the managed timestamps hold it: without its monotonic
-// reading, and in UTC when its offset is 0, which is how decoding the stored
-// text gives it back (RFC 3339 "Z" parses as UTC, an offset of the local
-// zone as Local). The stored text is the same as before: the offset now had.
-func stampTime(now time.Time) time.Time {
-	now = now.Round(0)
-	if _, off := now.Zone(); off == 0 {
-		return now.UTC()
-	}
-	return now
-}
-
 // truncateSeconds sets the times rv stores in a shape holding less than
 // the whole time (epoch seconds with the unixtime tag option and the TTL
 // field, rfc3339, date, …) to what a read decodes from the stored shape:
@@ -505,7 +484,7 @@ func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, o
 		return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
 	if !complete || e.foreign.loc != nil {
-		return e.decodeRest(&t.opts, item, out, complete)
+		return e.decodeRest(&t.opts, item, reflect.ValueOf(out).Elem(), complete)
 	}
 	return nil
 }
@@ -525,8 +504,19 @@ func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, e
 		// On the heap only here: out stays on the stack otherwise.
 		p := new(T)
 		*p = out
-		err = e.decodeRest(&t.opts, item, p, complete)
+		err = e.decodeRest(&t.opts, item, reflect.ValueOf(p).Elem(), complete)
 		out = *p
 	}
 	return out, err
+}
+
+// decodeValue is decode without T, for the code that does not know it
+// (the release of an item's guards): the item as an addressable struct
+// value of the entity's type.
+func (e *entityDef) decodeValue(o *TableOptions, item map[string]types.AttributeValue) (reflect.Value, error) {
+	rv := reflect.New(e.typ).Elem()
+	if err := codec.For(e.typ).Decode(item, rv); err != nil {
+		return rv, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
+	}
+	return rv, e.decodeRest(o, item, rv, false)
 }

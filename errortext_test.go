@@ -131,10 +131,9 @@ func TestErrorsDoNotQuoteValues(t *testing.T) {
 			return singletable.BatchWrite(ctx, []singletable.WriteOp{injected.PutOp(Reading{Sensor: "x", At: 2})})
 		},
 		"DynamoDB's ValidationException, transaction": func() error {
-			return singletable.Tx(ctx, injected.Table(), func(tx *singletable.Txn) error {
-				injected.TxPut(tx, Reading{Sensor: "x", At: 3})
-				injected.TxPut(tx, Reading{Sensor: "x", At: 4})
-				return nil
+			return singletable.Tx(ctx, []singletable.WriteOp{
+				injected.PutOp(Reading{Sensor: "x", At: 3}),
+				injected.PutOp(Reading{Sensor: "x", At: 4}),
 			})
 		},
 		"a transaction's cancellation message": func() error {

@@ -217,9 +217,8 @@ func runSequenceFaultSuite(t *testing.T, rate float64) {
 		g.Go(func() error {
 			for i := range each {
 				ref := fmt.Sprintf("w%d-%d", w, i)
-				n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-					events.TxCreate(tx, EventRec{Seq: n, Ref: ref})
-					return nil
+				n, err := seq.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+					return []singletable.WriteOp{events.CreateOp(EventRec{Seq: n, Ref: ref})}, nil
 				})
 				mu.Lock()
 				ops++
@@ -241,7 +240,7 @@ func runSequenceFaultSuite(t *testing.T, rate float64) {
 	ft.SetEnabled(false)
 	stats := ft.Stats()
 
-	all, err := events.Query(EventRec{}).ConsistentRead().Collect(ctx)
+	all, err := events.Query(EventRec{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Collect(ctx)
 	require.NoError(t, err)
 	last, err := seq.Current(ctx)
 	require.NoError(t, err)

@@ -216,7 +216,7 @@ func runFaultSuite(t *testing.T, rate float64) {
 	checked, lost, halfWritten, wrongIndex := 0, 0, 0, 0
 	for o := 0; o < owners; o++ {
 		owner := fmt.Sprintf("o%d", o)
-		items, err := recs.Query(Record{Owner: owner}).ConsistentRead().Collect(ctx)
+		items, err := recs.Query(Record{Owner: owner}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Collect(ctx)
 		require.NoError(t, err)
 		got := map[int]*Record{}
 		for _, r := range items {

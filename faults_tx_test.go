@@ -262,7 +262,7 @@ func runTransferFaultSuite(t *testing.T, rate float64) {
 	ctx := context.Background()
 	seed := uint64(rate*1000) + 11
 	var wallets *singletable.Repo[Wallet]
-	tbl, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { wallets = singletable.MustBind(tbl, Wallets) })
+	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { wallets = singletable.MustBind(tbl, Wallets) })
 	const workers, perWorker, steps, start = 6, 3, 40, 100
 	for w := range workers {
 		for i := range perWorker {
@@ -292,10 +292,9 @@ func runTransferFaultSuite(t *testing.T, rate float64) {
 				b := (a + 1 + rng.IntN(perWorker-1)) % perWorker
 				amt := 1 + rng.IntN(20)
 				wa, wb := cur[a], cur[b]
-				err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-					wallets.Update(Wallet{Owner: owner, ID: a, Version: wa.Version}).Add("Balance", -amt).Tx(tx)
-					wallets.Update(Wallet{Owner: owner, ID: b, Version: wb.Version}).Add("Balance", amt).Tx(tx)
-					return nil
+				err := singletable.Tx(ctx, []singletable.WriteOp{
+					wallets.Update(Wallet{Owner: owner, ID: a, Version: wa.Version}).Add("Balance", -amt).Op(),
+					wallets.Update(Wallet{Owner: owner, ID: b, Version: wb.Version}).Add("Balance", amt).Op(),
 				})
 				na, nb := wa, wb
 				na.Balance, na.Version = wa.Balance-amt, wa.Version+1

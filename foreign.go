@@ -87,13 +87,12 @@ func containsField(fs []*model.Field, f *model.Field) bool {
 // type attribute by their key shape ([Schema].MatchKeys).
 func (e *entityDef) MatchKeys() bool { return e.foreign.matchKeys }
 
-// decodeRest completes *out, decoded by the codec from item: the fields of
-// the primary key templates whose attributes item lacks are parsed from
-// its key attributes, and with a Location zone-less times are read in it.
-// complete is the codec's verdict (every field had its attribute): the
-// keys are then not looked at.
-func (e *Entity[T]) decodeRest(o *TableOptions, item map[string]types.AttributeValue, out *T, complete bool) error {
-	rv := reflect.ValueOf(out).Elem()
+// decodeRest completes rv, a struct decoded by the codec from item: the
+// fields of the primary key templates whose attributes item lacks are
+// parsed from its key attributes, and with a Location zone-less times are
+// read in it. complete is the codec's verdict (every field had its
+// attribute): the keys are then not looked at.
+func (e *entityDef) decodeRest(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value, complete bool) error {
 	if !complete {
 		if err := e.fillKeyFields(o, item, rv); err != nil {
 			return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}

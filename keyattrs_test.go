@@ -299,10 +299,7 @@ func TestIndexKeySizesBeforeNetwork(t *testing.T) {
 			return err
 		}},
 		{"Tx, multi-attribute sort attribute", "ByTitle", "Title", func() error {
-			return singletable.Tx(ctx, repo.Table(), func(tx *singletable.Txn) error {
-				repo.TxPut(tx, longTitle)
-				return nil
-			})
+			return singletable.Tx(ctx, []singletable.WriteOp{repo.PutOp(longTitle)})
 		}},
 	}
 	for _, tc := range cases {

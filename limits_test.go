@@ -186,10 +186,7 @@ func TestExpressionLimitsBeforeNetwork(t *testing.T) {
 			return err
 		}},
 		{"transaction check over 4 KB", func() error {
-			return singletable.Tx(ctx, users.Table(), func(tx *singletable.Txn) error {
-				users.TxCheck(tx, User{Username: "john"}, bigFilter)
-				return nil
-			})
+			return singletable.Tx(ctx, []singletable.WriteOp{users.CheckOp(User{Username: "john"}, bigFilter)})
 		}},
 	}
 	for _, tc := range cases {

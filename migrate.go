@@ -659,7 +659,7 @@ func (u *uniquePlan) fieldNames() []string {
 // [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
 func (t *Table) GetItems(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
 	read := types.KeysAndAttributes{ConsistentRead: aws.Bool(true)}
-	items, errs := t.getItems(ctx, newBatchRun(Backoff{}, 0, 1), read, keys)
+	items, errs := t.getItems(ctx, BatchOptions{Concurrency: 1}.run(), read, keys)
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -17,7 +17,7 @@ import (
 // Callers name fields by their Go names everywhere: in Where, Set and
 // Fields, and in the expression.ConditionBuilder values given to
 // [Query.Filter], [Collection.Filter], [WriteOptions] If, [Update.If] and
-// [Repo.TxCheck].
+// [Repo.CheckOp].
 // The library rewrites a condition's names when it writes the request
 // (expr.Builder.Conditions with the resolver made here): the first element
 // of each name path is resolved, nested path elements ("Meta.Tags[0].Kind":

@@ -220,17 +220,13 @@ func TestNamesUnknownRefused(t *testing.T) {
 	f.assertRefused(t, err, "Article", "Nope", "Update.If")
 	_, err = f.posts.Update(Article{Author: "ann", ID: "9"}).Set("Title", "x").Upsert().If(bad).Run(ctx)
 	f.assertRefused(t, err, "Article", "Nope", "Update.If, upsert")
-	err = singletable.Tx(ctx, f.tbl, func(tx *singletable.Txn) error {
-		f.comments.TxPut(tx, Comment{Author: "ann", ID: "c9"})
-		f.posts.TxCheck(tx, ann, bad)
-		return nil
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		f.comments.PutOp(Comment{Author: "ann", ID: "c9"}),
+		f.posts.CheckOp(ann, bad),
 	})
-	f.assertRefused(t, err, "Article", "Nope", "TxCheck")
-	err = singletable.Tx(ctx, f.tbl, func(tx *singletable.Txn) error {
-		f.posts.TxPut(tx, Article{Author: "ann", ID: "1"}, func(o *singletable.WriteOptions) { o.If = bad })
-		return nil
-	})
-	f.assertRefused(t, err, "Article", "Nope", "TxPut If")
+	f.assertRefused(t, err, "Article", "Nope", "CheckOp")
+	err = singletable.Tx(ctx, []singletable.WriteOp{f.posts.PutOp(Article{Author: "ann", ID: "1"}, func(o *singletable.WriteOptions) { o.If = bad })})
+	f.assertRefused(t, err, "Article", "Nope", "PutOp If")
 
 	// A field tagged dynamodbav:"-" is never stored: it says so.
 	_, err = f.posts.Query(Article{Author: "ann"}).Filter(expression.Name("Secret").AttributeExists()).Collect(ctx)
@@ -281,12 +277,11 @@ func TestNamesConditionsGoNames(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "post 3's Name (display) is Ann; Ann's is post 1's")
 	assert.Equal(t, []string{"update 2", "Name"}, []string{title("2"), title("3")})
 
-	// TxCheck: the transaction commits only when the check holds.
+	// CheckOp: the transaction commits only when the check holds.
 	tx := func(check Article, id string) error {
-		return singletable.Tx(ctx, f.tbl, func(tx *singletable.Txn) error {
-			f.posts.TxCheck(tx, check, public)
-			f.comments.TxPut(tx, Comment{Author: "ann", ID: id})
-			return nil
+		return singletable.Tx(ctx, []singletable.WriteOp{
+			f.posts.CheckOp(check, public),
+			f.comments.PutOp(Comment{Author: "ann", ID: id}),
 		})
 	}
 	require.NoError(t, tx(Article{Author: "ann", ID: "3"}, "c3"))
@@ -379,9 +374,9 @@ func TestNamesProjections(t *testing.T) {
 	var p Article
 	errs := map[string]error{}
 	_, errs["Get"] = f.posts.Get(ctx, ann, func(o *singletable.ReadOptions) { o.Fields = []string{"Public", "Nope"} })
-	_, errs["Query.Fields"] = f.posts.Query(Article{Author: "ann"}).Fields("Nope").Collect(ctx)
-	_, errs["BatchGet"] = f.posts.BatchGet(ctx, []Article{ann}, func(o *singletable.BatchGetOptions) { o.Fields = []string{"Nope"} })
-	_, errs["TxGet"] = singletable.TxGet(ctx, f.posts.GetOp(ann, &p, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }))
+	_, errs["Query"] = f.posts.Query(Article{Author: "ann"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx)
+	_, errs["BatchGet"] = singletable.BatchGet(ctx, []singletable.GetOp{f.posts.GetOp(ann, &p, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} })})
+	_, errs["TxGet"] = singletable.TxGet(ctx, []singletable.GetOp{f.posts.GetOp(ann, &p, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} })})
 	var texts []string
 	for what, err := range errs {
 		f.assertRefused(t, err, "Article", "Nope", what)

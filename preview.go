@@ -39,7 +39,7 @@ type Request struct {
 // Every request made with the ctx given to fn, or a context derived from
 // it, is recorded instead of being sent, through t or any other table
 // (a preview never writes): Get, Create, Put, Update, Upsert, Delete and
-// their Tx forms, Query and Collection pages, BatchGet, BatchWrite, Tx,
+// their op forms, Query and Collection pages, BatchGet, BatchWrite, Tx,
 // TxGet, Sequence. Operations must use that ctx: a request made with
 // another context is sent as usual.
 //

@@ -230,7 +230,7 @@ func TestPreviewEqualsSent(t *testing.T) {
 		require.NoError(t, err)
 	}
 	for range 2 {
-		_, err := seq.Append(ctx, func(*singletable.Txn, int64) error { return nil })
+		_, err := seq.Append(ctx, func(int64) ([]singletable.WriteOp, error) { return nil, nil })
 		require.NoError(t, err)
 	}
 	c.take()
@@ -314,38 +314,35 @@ func TestPreviewEqualsSent(t *testing.T) {
 			return err
 		}, []string{"Query"}, false},
 		{"BatchGet", func(ctx context.Context) error {
-			_, err := docs.BatchGet(ctx, []PDoc{{Team: "core", ID: "d0"}, {Team: "core", ID: "d1"}, {Team: "core", ID: "zz"}})
+			_, err := batchGet(ctx, docs, []PDoc{{Team: "core", ID: "d0"}, {Team: "core", ID: "d1"}, {Team: "core", ID: "zz"}}, nil)
 			return err
 		}, []string{"BatchGetItem"}, false},
 		{"BatchWrite of 60 ops", func(ctx context.Context) error {
 			return singletable.BatchWrite(ctx, batch)
 		}, []string{"BatchWriteItem", "BatchWriteItem", "BatchWriteItem"}, true},
 		{"Tx", func(ctx context.Context) error {
-			return singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-				docs.TxCreate(tx, PDoc{Team: "core", ID: "tx", Owner: "ann", Status: "new", Title: "X"})
-				docs.Update(PDoc{Team: "core", ID: "d0"}).Set("Status", "archived").Tx(tx)
-				docs.TxDelete(tx, PDoc{Team: "core", ID: "d1"})
-				members.TxCheck(tx, Member{ID: "m1"}, expression.Name("Email").AttributeExists())
-				return nil
+			return singletable.Tx(ctx, []singletable.WriteOp{
+				docs.CreateOp(PDoc{Team: "core", ID: "tx", Owner: "ann", Status: "new", Title: "X"}),
+				docs.Update(PDoc{Team: "core", ID: "d0"}).Set("Status", "archived").Op(),
+				docs.DeleteOp(PDoc{Team: "core", ID: "d1"}),
+				members.CheckOp(Member{ID: "m1"}, expression.Name("Email").AttributeExists()),
 			})
 		}, []string{"GetItem (sent)", "TransactWriteItems"}, false},
 		{"TxGet", func(ctx context.Context) error {
-			_, err := singletable.TxGet(ctx, docs.GetOp(PDoc{Team: "core", ID: "d0"}, &got), members.GetOp(Member{ID: "m1"}, &gotM))
+			_, err := singletable.TxGet(ctx, []singletable.GetOp{docs.GetOp(PDoc{Team: "core", ID: "d0"}, &got), members.GetOp(Member{ID: "m1"}, &gotM)})
 			return err
 		}, []string{"TransactGetItems"}, false},
 		{"Sequence.Append", func(ctx context.Context) error {
-			_, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-				docs.TxCreate(tx, PDoc{Team: "log", ID: fmt.Sprint(n), Owner: "seq", Status: "new", Title: "E"})
-				return nil
+			_, err := seq.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+				return []singletable.WriteOp{docs.CreateOp(PDoc{Team: "log", ID: fmt.Sprint(n), Owner: "seq", Status: "new", Title: "E"})}, nil
 			})
 			return err
 		}, []string{"GetItem (sent)", "TransactWriteItems"}, false},
 		{"Sequence adopting the highest number used", func(ctx context.Context) error {
 			// Highest's read tells the claim what to write: sent in the
 			// preview too, so that the previewed claim is the real one.
-			_, err := adopted.Append(ctx, func(tx *singletable.Txn, n int64) error {
-				docs.TxCreate(tx, PDoc{Team: "adopted", ID: fmt.Sprint(n), Owner: "seq", Status: "new", Title: "E"})
-				return nil
+			_, err := adopted.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+				return []singletable.WriteOp{docs.CreateOp(PDoc{Team: "adopted", ID: fmt.Sprint(n), Owner: "seq", Status: "new", Title: "E"})}, nil
 			})
 			return err
 		}, []string{"GetItem (sent)", "Query (sent)", "TransactWriteItems"}, false},

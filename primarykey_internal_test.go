@@ -53,7 +53,7 @@ func TestKeyText(t *testing.T) {
 func TestErrorsPrintKeysInKeyOrder(t *testing.T) {
 	tb := NewTable(nil, "t", func(o *TableOptions) { o.PartitionKey, o.SortKey = "Tenant", "At" })
 	key := map[string]types.AttributeValue{"At": sAV("b"), "Tenant": sAV("a")}
-	tx := &Txn{ops: []txOp{{kind: "Put", entity: "E", key: key}}, items: []txItem{{op: 0, table: tb, key: key}}}
+	tx := &txn{ops: []txOp{{kind: "Put", entity: "E", key: key}}, items: []txItem{{op: 0, table: tb, key: key}}}
 	code := "ConditionalCheckFailed"
 	te := tx.cancelled(&types.TransactionCanceledException{CancellationReasons: []types.CancellationReason{{Code: &code}}}, nil)
 	want := "singletable: transaction cancelled: op 0 (Put E {Tenant=a At=b}): ConditionalCheckFailed"
@@ -149,7 +149,7 @@ func TestGetItems(t *testing.T) {
 	}
 	f := &getFake{items: map[string]map[string]types.AttributeValue{"a": item("a"), "c": item("c")}, unprocessed: 2}
 	tb := NewTable(f, "t")
-	o := newBatchRun(Backoff{Base: -1}, 0, 0)
+	o := BatchOptions{Backoff: Backoff{Base: -1}}.run()
 	got, errs := tb.getItems(context.Background(), o, types.KeysAndAttributes{}, []map[string]types.AttributeValue{key("a"), key("b"), key("a"), key("c")})
 	if len(got) != 4 || len(errs) != 4 {
 		t.Fatalf("%d items, %d errors, want 4 of each", len(got), len(errs))
@@ -172,7 +172,7 @@ func TestGetItems(t *testing.T) {
 	// What is still unprocessed after the budget fails, at every position.
 	f = &getFake{items: f.items, unprocessed: 100}
 	tb = NewTable(f, "t")
-	o = newBatchRun(Backoff{Base: -1}, 3, 0)
+	o = BatchOptions{Backoff: Backoff{Base: -1}, MaxAttempts: 3}.run()
 	_, errs = tb.getItems(context.Background(), o, types.KeysAndAttributes{}, []map[string]types.AttributeValue{key("a"), key("c"), key("a")})
 	if !errors.Is(errs[0], ErrUnprocessed) || !errors.Is(errs[2], ErrUnprocessed) || errs[1] != nil {
 		t.Errorf("errors %v, want ErrUnprocessed for a (twice) only", errs)

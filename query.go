@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -70,7 +69,8 @@ const maxRune = "\U0010FFFF"
 // them before sending anything. A Query is a value you may reuse.
 //
 // Limit counts items returned to you (after filters); PageSize is
-// DynamoDB's Limit, the number of items read per request.
+// DynamoDB's Limit, the number of items read per request. A Query of a
+// member entity is also a collection's [SortCondition].
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Query[T any] struct {
@@ -102,19 +102,34 @@ type querySpec struct {
 
 // Query starts a query on the table's primary key: key supplies every field
 // of the PK template. Without a sort condition it returns all items of this
-// entity in the partition.
-func (r *Repo[T]) Query(key T) *Query[T] {
-	return &Query[T]{querySpec: querySpec{r: &r.boundEntity}, r: r, key: key}
+// entity in the partition. [ReadOptions] set by optFns apply to every
+// request: ConsistentRead, and Fields, which limits the attributes read to
+// the named Go fields plus the keys (which give back the fields of the
+// primary key templates).
+func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
+	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity}, r: r, key: key}
+	q.readOptions(optFns)
+	return q
 }
 
 // QueryIndex starts a query on the named index: key supplies every field of
-// the index's partition key.
-func (r *Repo[T]) QueryIndex(index string, key T) *Query[T] {
+// the index's partition key. optFns are as for [Repo.Query]; a global
+// secondary index has no consistent reads.
+func (r *Repo[T]) QueryIndex(index string, key T, optFns ...func(*ReadOptions)) *Query[T] {
 	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity, index: index}, r: r, key: key}
+	q.readOptions(optFns)
 	if _, err := r.e.index(index); err != nil {
 		q.errs = append(q.errs, err)
 	}
 	return q
+}
+
+// readOptions records the options of a read.
+func (q *querySpec) readOptions(optFns []func(*ReadOptions)) {
+	if len(optFns) > 0 {
+		o := readOpts(optFns)
+		q.project, q.consistent = o.Fields, o.ConsistentRead
+	}
 }
 
 func (q *Query[T]) clone() *Query[T] {
@@ -168,8 +183,9 @@ func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
 
 // Filter adds a filter applied after reading (FilterExpression); items it
 // drops still cost read capacity. Build cond with the SDK's expression
-// package, naming fields by their Go names, as in Where and Fields:
-// expression.Name("Public") for a field Public stored as "pub". The first
+// package, naming fields by their Go names, as in Where and in
+// [ReadOptions] Fields: expression.Name("Public") for a field Public
+// stored as "pub". The first
 // element of each name path is resolved (nested elements and map keys, as
 // in "Meta.Tags[0]", stay as written); an attribute name the items are
 // stored with (a field's dynamodbav name, a key or index attribute, the
@@ -180,22 +196,16 @@ func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
 // in (a date, epoch seconds, …), not the SDK's RFC 3339 text.
 func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	c := q.clone()
-	if c.filter != nil {
-		f := c.filter.And(cond)
-		c.filter = &f
-	} else {
-		c.filter = &cond
-	}
+	c.filter = andCond(c.filter, cond)
 	return c
 }
 
-// Fields limits the attributes read to the named Go fields, plus the keys
-// (which give back the fields of the primary key templates, as for
-// [ReadOptions].Fields).
-func (q *Query[T]) Fields(names ...string) *Query[T] {
-	c := q.clone()
-	c.project = append(append([]string(nil), q.project...), names...)
-	return c
+// andCond joins cond to f with AND; f nil, cond alone.
+func andCond(f *expression.ConditionBuilder, cond expression.ConditionBuilder) *expression.ConditionBuilder {
+	if f != nil {
+		cond = f.And(cond)
+	}
+	return &cond
 }
 
 // Desc returns items in descending sort key order.
@@ -226,9 +236,6 @@ func (q *Query[T]) PageSize(n int) *Query[T] {
 // cursor. An empty cursor starts from the beginning.
 func (q *Query[T]) After(cursor string) *Query[T] { c := q.clone(); c.after = cursor; return c }
 
-// ConsistentRead asks for strongly consistent reads (table queries only).
-func (q *Query[T]) ConsistentRead() *Query[T] { c := q.clone(); c.consistent = true; return c }
-
 // Page is one page of results. Cursor is empty when there are no more.
 type Page[T any] struct {
 	Items  []T
@@ -257,121 +264,198 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	if len(q.errs) > 0 {
 		return nil, errors.Join(q.errs...)
 	}
-	r, e, t := q.r, q.r.e, q.r.t
-	// conds is the key condition: the partition key first.
-	var conds []keyCond
-	var parts []string // the partition's key values
-	nPart := 1         // how many of conds are the partition's
-	p := &plan{}
 	var idx *indexPlan
 	if q.index != "" {
-		idx, _ = e.index(q.index)
-	}
-	switch {
-	case idx == nil || !idx.multi:
-		pkAttr, skAttr, pkKey, skKey, name := t.opts.PartitionKey, t.opts.SortKey, e.pk, e.sk, "PK"
-		if idx != nil {
-			pkAttr, skAttr, pkKey, skKey, name = idx.pkAttr, idx.skAttr, idx.pk, idx.sk, idx.pkAttr
-		}
-		pk, err := e.renderKey(pkKey, kv, q.index, name)
-		if err != nil {
-			return nil, err
-		}
-		parts = []string{pk}
-		conds = append(conds, keyCond{attr: pkAttr, op: expr.OpEq, v1: &types.AttributeValueMemberS{Value: pk}})
-		p.cursorKeys = []string{pkAttr}
-		if skAttr != "" {
-			p.cursorKeys = append(p.cursorKeys, skAttr)
-		}
-		kc, empty, err := q.templatedSort(skKey, skAttr, kv, hv)
-		if err != nil {
-			return nil, err
-		}
-		if kc != nil {
-			conds = append(conds, *kc)
-		}
-		p.empty = empty
-	default:
-		mc, mparts, err := q.multiKey(idx, kv, hv)
-		if err != nil {
-			return nil, err
-		}
-		conds, parts = mc, mparts
-		nPart = len(idx.partition)
-		for _, f := range idx.deps {
-			p.cursorKeys = append(p.cursorKeys, f.Attr)
-		}
-	}
-	if idx != nil {
-		p.cursorKeys = append(p.cursorKeys, t.opts.PartitionKey)
-		if t.opts.SortKey != "" {
-			p.cursorKeys = append(p.cursorKeys, t.opts.SortKey)
-		}
+		idx, _ = q.r.e.index(q.index)
 		if q.consistent {
-			return nil, validationErr(e.name, q.index, "global secondary indexes do not support consistent reads")
+			return nil, validationErr(q.r.e.name, q.index, "global secondary indexes do not support consistent reads")
 		}
+	}
+	kc, err := q.keyCondition(idx, kv, hv)
+	if err != nil {
+		return nil, err
 	}
 	dir := "asc"
 	if q.desc {
 		dir = "desc"
 	}
-	p.binding = partitionBinding(t.name, q.index, e.name, parts, dir)
+	p := &plan{cursorKeys: q.cursorKeys(idx), empty: kc.empty}
+	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, dir)
 	p.bind = p.binding.bind
-
 	var proj []string // attribute names to read, nil for all
 	if len(q.project) > 0 && !count {
-		attrs, err := r.projectionAttrs(q.project)
+		attrs, err := q.r.projectionAttrs(q.project)
 		if err != nil {
 			return nil, err
 		}
 		proj = append(attrs, p.cursorKeys...)
 	}
 	if idx != nil && idx.shards > 0 {
-		// A write-sharded index: one query per shard, merged by the caller.
-		shardConds := make([][]keyCond, idx.shards)
-		for shard := 0; shard < idx.shards; shard++ {
-			sc := slices.Clone(conds)
-			sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(parts[0], shard)}
-			shardConds[shard] = sc
-			in, err := q.input(sc, proj, count)
-			if err != nil {
-				return nil, err
-			}
-			p.shards = append(p.shards, in)
-		}
-		p.in = p.shards[0]
-		if q.after != "" {
-			pos, err := t.decodeShardCursor(q.after, p.bind, p.cursorKeys, idx.shards)
-			if err != nil {
-				return nil, err
-			}
-			for i, sp := range pos {
-				if sp.State == cursor.ShardAfter {
-					if err := checkCursorKey(sp.Key, shardConds[i], nPart); err != nil {
-						return nil, err
-					}
-				}
-			}
-			p.shardPos = pos
-		}
-		return p, nil
+		return p, q.planShards(p, kc, idx.shards, proj, count)
 	}
-	in, err := q.input(conds, proj, count)
+	if p.in, err = q.input(kc.conds, proj, count); err != nil || q.after == "" {
+		return p, err
+	}
+	start, err := q.r.t.decodeBoundCursor(q.after, p.binding, p.cursorKeys)
 	if err != nil {
 		return nil, err
 	}
-	if q.after != "" {
-		start, err := t.decodeBoundCursor(q.after, p.binding, p.cursorKeys)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkCursorKey(start, conds, nPart); err != nil {
-			return nil, err
-		}
-		in.ExclusiveStartKey = start
+	if err := checkCursorKey(start, kc.conds, kc.nPart); err != nil {
+		return nil, err
 	}
-	p.in = in
+	p.in.ExclusiveStartKey = start
 	return p, nil
+}
+
+// planShards plans a query of a write-sharded index: one request per
+// shard, merged by the reader, each resuming where the cursor says.
+func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []string, count bool) error {
+	shardConds := make([][]keyCond, shards)
+	for shard := range shards {
+		sc := slices.Clone(kc.conds)
+		sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(kc.parts[0], shard)}
+		shardConds[shard] = sc
+		in, err := q.input(sc, proj, count)
+		if err != nil {
+			return err
+		}
+		p.shards = append(p.shards, in)
+	}
+	p.in = p.shards[0]
+	if q.after == "" {
+		return nil
+	}
+	pos, err := q.r.t.decodeShardCursor(q.after, p.bind, p.cursorKeys, shards)
+	if err != nil {
+		return err
+	}
+	for i, sp := range pos {
+		if sp.State == cursor.ShardAfter {
+			if err := checkCursorKey(sp.Key, shardConds[i], kc.nPart); err != nil {
+				return err
+			}
+			p.shards[i].ExclusiveStartKey = sp.Key
+		}
+	}
+	p.shardPos = pos
+	return nil
+}
+
+// keyCondition is a query's key condition: the comparisons on the
+// partition's attributes (the first nPart), then on the sort key's.
+type keyCondition struct {
+	conds []keyCond
+	nPart int
+	parts []string // the partition's key values, which the cursor is bound to
+	empty bool     // the sort range holds nothing
+}
+
+// keyCondition builds the key condition on the index idx (nil: the table).
+func (q *querySpec) keyCondition(idx *indexPlan, kv, hv reflect.Value) (keyCondition, error) {
+	var kc keyCondition
+	if idx != nil && idx.multi {
+		for _, f := range idx.partition {
+			av, err := q.multiValue(idx, f, kv)
+			if err != nil {
+				return kc, err
+			}
+			kc.conds = append(kc.conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
+			kc.parts = append(kc.parts, avString(av))
+		}
+	} else {
+		t, e := q.r.t, q.r.e
+		pkAttr, pkKey, name := t.opts.PartitionKey, e.pk, "PK"
+		if idx != nil {
+			pkAttr, pkKey, name = idx.pkAttr, idx.pk, idx.pkAttr
+		}
+		pk, err := e.renderKey(pkKey, kv, q.index, name)
+		if err != nil {
+			return kc, err
+		}
+		kc.conds, kc.parts = []keyCond{*keyCmp(pkAttr, expr.OpEq, pk)}, []string{pk}
+	}
+	kc.nPart = len(kc.conds)
+	sc, empty, err := q.sortCondition(idx, kv, hv)
+	kc.conds, kc.empty = append(kc.conds, sc...), empty
+	return kc, err
+}
+
+// sortCondition builds the sort key part of the key condition on the
+// index idx (nil: the table); empty reports a range that holds nothing.
+func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds []keyCond, empty bool, err error) {
+	var c *keyCond
+	switch {
+	case idx == nil:
+		c, empty, err = q.templatedSort(q.r.e.sk, q.r.t.opts.SortKey, kv, hv)
+	case idx.multi:
+		conds, err = q.multiSort(idx, kv, hv)
+		return conds, false, err
+	default:
+		c, empty, err = q.templatedSort(idx.sk, idx.skAttr, kv, hv)
+	}
+	if c != nil {
+		conds = []keyCond{*c}
+	}
+	return conds, empty, err
+}
+
+// cursorKeys are the attributes a cursor of the query holds: the key of
+// the index read, then the table's.
+func (q *querySpec) cursorKeys(idx *indexPlan) []string {
+	var keys []string
+	switch {
+	case idx == nil:
+	case idx.multi:
+		for _, f := range idx.deps {
+			keys = append(keys, f.Attr)
+		}
+	default:
+		keys = append(keys, idx.pkAttr)
+		if idx.skAttr != "" {
+			keys = append(keys, idx.skAttr)
+		}
+	}
+	return append(keys, q.r.t.primaryKeyAttrs()...)
+}
+
+// collectionSort makes a Query a [SortCondition]: its sort condition, on
+// the sort key of the index it queries.
+func (q *Query[T]) collectionSort(t *Table, index string) ([]keyCond, bool, error) {
+	if q == nil {
+		return nil, false, validationErr("", "", "collection: nil sort condition (give a Query of a member entity)")
+	}
+	return q.querySpec.collectionSort(t, index, reflect.ValueOf(&q.key).Elem(), reflect.ValueOf(&q.hi).Elem())
+}
+
+// collectionSort is [Query.collectionSort] given the query's key values.
+func (q *querySpec) collectionSort(t *Table, index string, kv, hv reflect.Value) ([]keyCond, bool, error) {
+	e := q.r.e
+	errs := slices.Clone(q.errs)
+	if q.r.t != t {
+		errs = append(errs, validationErr(e.name, "", "collection: sort condition's repository is bound to table %s, the collection reads %s", q.r.t.name, t.name))
+	}
+	if q.index != index {
+		errs = append(errs, validationErr(e.name, q.index, "collection: the sort condition queries %s, the collection reads %s: use Query for a table collection, QueryIndex on its index for an index collection", indexText(q.index), indexText(index)))
+	}
+	if q.filter != nil || q.project != nil || q.consistent || q.desc || q.limit > 0 || q.pageSize > 0 || q.after != "" {
+		errs = append(errs, validationErr(e.name, "", "collection: a sort condition's query gives only the sort key condition: set Filter, Desc, Limit, PageSize, After and read options on the collection"))
+	}
+	if len(errs) > 0 {
+		return nil, false, errors.Join(errs...)
+	}
+	var idx *indexPlan
+	if index != "" {
+		idx, _ = e.index(index)
+	}
+	return q.sortCondition(idx, kv, hv)
+}
+
+// indexText names an index, or the table for "".
+func indexText(index string) string {
+	if index == "" {
+		return "the table"
+	}
+	return "index " + index
 }
 
 // keyCond is one comparison of a key condition.
@@ -440,27 +524,37 @@ func (q *querySpec) input(conds []keyCond, proj []string, count bool) (*dynamodb
 		in.ProjectionExpression = aws.String(b.Projection(proj...))
 		in.ExpressionAttributeNames = b.Names()
 	}
-	if err := checkExprLimits(e.name, exprParts{kinds: []string{"key condition", "filter", "projection"},
-		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
-		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
+	if err := finishQuery(in, e.name, q.index, q.desc, q.consistent, q.pageSize); err != nil {
 		return nil, err
-	}
-	if q.index != "" {
-		in.IndexName = aws.String(q.index)
-	}
-	if q.desc {
-		in.ScanIndexForward = aws.Bool(false)
-	}
-	if q.consistent {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	if q.pageSize > 0 {
-		in.Limit = aws.Int32(q.pageSize)
 	}
 	if count {
 		in.Select = types.SelectCount
 	}
 	return in, nil
+}
+
+// finishQuery checks the expressions of a Query's or a Collection's input
+// against DynamoDB's limits, and sets what both read with: the index, the
+// direction, the read consistency and the page size.
+func finishQuery(in *dynamodb.QueryInput, entity, index string, desc, consistent bool, pageSize int32) error {
+	if err := checkExprLimits(entity, exprParts{kinds: []string{"key condition", "filter", "projection"},
+		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
+		return err
+	}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	}
+	if desc {
+		in.ScanIndexForward = aws.Bool(false)
+	}
+	if consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	if pageSize > 0 {
+		in.Limit = aws.Int32(pageSize)
+	}
+	return nil
 }
 
 // sortFields checks that names are the first fields of the sort key, in
@@ -568,35 +662,83 @@ func (q *querySpec) checkSortSize(conds ...keyCond) error {
 
 // templatedSortCond is templatedSort before the size check.
 func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
-	e := q.r.e
+	if q.kind == sortNone {
+		return shapeCond(sk, attr), false, nil
+	}
 	where := attr
 	if q.index != "" {
 		where = "index " + q.index
 	}
-	if q.kind == sortNone {
-		if !sk.defined() {
-			return nil, false, nil
-		}
-		if cp := sk.tpl.ConstantPrefix(); cp != "" {
-			if len(sk.fields) == 0 {
-				return keyCmp(attr, expr.OpEq, cp), false, nil
-			}
-			return keyCmp(attr, opBeginsWith, cp), false, nil
-		}
-		return nil, false, nil
-	}
 	if !sk.defined() {
-		return nil, false, validationErr(e.name, where, "sort condition on a key without a sort key")
+		return nil, false, validationErr(q.r.e.name, where, "sort condition on a key without a sort key")
 	}
 	if err := q.sortFields(sk.fields, where); err != nil {
 		return nil, false, err
 	}
-	n := len(q.fields)
-	last, place := sk.fields[n-1], sk.places[n-1]
-	// P: the rendered key up to the last named field's value; L: the literal
-	// after that value ("" at the end of the template).
+	r, err := q.sortRange(sk, attr, kv)
+	if err != nil {
+		return nil, false, err
+	}
+	switch q.kind {
+	case sortBeginsWith:
+		return r.beginsWith(q.prefix)
+	case sortBetween:
+		lo, err := r.encode(kv)
+		if err != nil {
+			return nil, false, err
+		}
+		hi, err := r.encode(hv)
+		if err != nil {
+			return nil, false, err
+		}
+		return r.between(r.prefix+lo, r.eqHigh(hi))
+	}
+	E, err := r.encode(kv)
+	if err != nil {
+		return nil, false, err
+	}
+	if n := len(q.fields); q.op == Eq && n == len(sk.fields) {
+		return keyCmp(attr, expr.OpEq, sk.tpl.Render(append(q.renderedPrefixValues(sk, kv, n-1), E))), false, nil
+	}
+	return r.compare(q.op, E)
+}
+
+// shapeCond is the key condition of a query without a sort condition:
+// the sort keys of the entity's shape, those starting with the constant
+// text its template begins with (nil when it begins with a field).
+func shapeCond(sk compiledKey, attr string) *keyCond {
+	if !sk.defined() {
+		return nil
+	}
+	cp := sk.tpl.ConstantPrefix()
+	switch {
+	case cp == "":
+		return nil
+	case len(sk.fields) == 0:
+		return keyCmp(attr, expr.OpEq, cp)
+	}
+	return keyCmp(attr, opBeginsWith, cp)
+}
+
+// sortRange is a sort condition on a rendered sort key whose named fields
+// are all but the last equal to the key's. Because escaped values contain
+// no byte below '%' and every placeholder is followed by a delimiter below
+// '%' (or ends the key), comparing rendered keys compares field tuples;
+// the ranges rely on that.
+type sortRange struct {
+	q      *querySpec
+	attr   string
+	prefix string       // the rendered key up to the last named field's value
+	lit    string       // the literal after that value ("" at the end of the template)
+	last   *model.Field // the last named field
+	place  *keys.Part   // its placeholder
+}
+
+// sortRange renders the prefix of a sort condition on sk from kv.
+func (q *querySpec) sortRange(sk compiledKey, attr string, kv reflect.Value) (sortRange, error) {
+	e, n := q.r.e, len(q.fields)
+	r := sortRange{q: q, attr: attr, last: sk.fields[n-1], place: sk.places[n-1]}
 	var P strings.Builder
-	var L string
 	var buf []byte
 	i := 0
 	for j, part := range sk.tpl.Parts {
@@ -606,120 +748,113 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 		}
 		if i == n-1 {
 			if j+1 < len(sk.tpl.Parts) {
-				L = sk.tpl.Parts[j+1].Literal
+				r.lit = sk.tpl.Parts[j+1].Literal
 			}
 			break
 		}
 		f := sk.fields[i]
 		if !f.Present(kv) {
-			return nil, false, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.Name}}
+			return r, &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{f.Name}}
 		}
 		fv, _ := f.Get(kv)
 		var err error
 		if buf, err = sk.places[i].AppendValue(buf[:0], fv); err != nil {
-			return nil, false, valueKeyError(e.name, q.index, attr, f, err)
+			return r, valueKeyError(e.name, q.index, attr, f, err)
 		}
 		P.Write(buf)
 		i++
 	}
-	prefix := P.String()
-	encode := func(v reflect.Value) (string, error) {
-		if !last.Present(v) {
-			return "", &KeyError{Entity: e.name, Index: q.index, Key: attr, Missing: []string{last.Name}}
-		}
-		fv, _ := last.Get(v)
-		b, err := place.AppendValue(nil, fv)
-		if err != nil {
-			return "", valueKeyError(e.name, q.index, attr, last, err)
-		}
-		return string(b), nil
+	r.prefix = P.String()
+	return r, nil
+}
+
+// encode renders the last named field's value in v.
+func (r sortRange) encode(v reflect.Value) (string, error) {
+	e := r.q.r.e
+	if !r.last.Present(v) {
+		return "", &KeyError{Entity: e.name, Index: r.q.index, Key: r.attr, Missing: []string{r.last.Name}}
 	}
-	// eqHigh is the highest key whose last field equals E.
-	eqHigh := func(E string) string {
-		if L == "" {
-			return prefix + E
-		}
-		return prefix + E + L + maxRune
-	}
-	var c *keyCond
-	between := func(lo, hi string) (*keyCond, bool, error) {
-		if lo > hi {
-			return nil, true, nil
-		}
-		c := keyCmp(attr, opBetween, lo)
-		c.v2 = &types.AttributeValueMemberS{Value: hi}
-		return c, false, nil
-	}
-	switch q.kind {
-	case sortBeginsWith:
-		if k := last.Type.Kind(); place.Format == keys.Escaped && k != reflect.String && !(k == reflect.Pointer && last.Type.Elem().Kind() == reflect.String) {
-			return nil, false, validationErr(e.name, last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", last.Type)
-		}
-		if q.prefix == "" && prefix == "" {
-			return nil, false, nil
-		}
-		b, err := place.AppendPrefix([]byte(prefix), q.prefix)
-		if err != nil {
-			return nil, false, valueKeyError(e.name, q.index, attr, last, err)
-		}
-		return keyCmp(attr, opBeginsWith, string(b)), false, nil
-	case sortBetween:
-		lo, err := encode(kv)
-		if err != nil {
-			return nil, false, err
-		}
-		hi, err := encode(hv)
-		if err != nil {
-			return nil, false, err
-		}
-		return between(prefix+lo, eqHigh(hi))
-	}
-	E, err := encode(kv)
+	fv, _ := r.last.Get(v)
+	b, err := r.place.AppendValue(nil, fv)
 	if err != nil {
-		return nil, false, err
+		return "", valueKeyError(e.name, r.q.index, r.attr, r.last, err)
 	}
-	switch q.op {
+	return string(b), nil
+}
+
+// eqHigh is the highest key whose last named field's value is E.
+func (r sortRange) eqHigh(E string) string {
+	if r.lit == "" {
+		return r.prefix + E
+	}
+	return r.prefix + E + r.lit + maxRune
+}
+
+// between is the condition lo <= key <= hi; empty when lo > hi.
+func (r sortRange) between(lo, hi string) (*keyCond, bool, error) {
+	if lo > hi {
+		return nil, true, nil
+	}
+	c := keyCmp(r.attr, opBetween, lo)
+	c.v2 = &types.AttributeValueMemberS{Value: hi}
+	return c, false, nil
+}
+
+// beginsWith is the condition "the last named field starts with prefix".
+func (r sortRange) beginsWith(prefix string) (*keyCond, bool, error) {
+	e := r.q.r.e
+	if k := r.last.Type.Kind(); r.place.Format == keys.Escaped && k != reflect.String && !(k == reflect.Pointer && r.last.Type.Elem().Kind() == reflect.String) {
+		return nil, false, validationErr(e.name, r.last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", r.last.Type)
+	}
+	if prefix == "" && r.prefix == "" {
+		return nil, false, nil
+	}
+	b, err := r.place.AppendPrefix([]byte(r.prefix), prefix)
+	if err != nil {
+		return nil, false, valueKeyError(e.name, r.q.index, r.attr, r.last, err)
+	}
+	return keyCmp(r.attr, opBeginsWith, string(b)), false, nil
+}
+
+// compare is the condition "the last named field op E" (E rendered), the
+// fields before it equal to the key's; Eq here is a prefix match, the
+// sort key having fields after the last named one.
+func (r sortRange) compare(op SortOp, E string) (*keyCond, bool, error) {
+	P, L := r.prefix, r.lit
+	switch op {
 	case Eq:
-		if n == len(sk.fields) {
-			c = keyCmp(attr, expr.OpEq, sk.tpl.Render(append(q.renderedPrefixValues(sk, kv, n-1), E)))
-		} else {
-			c = keyCmp(attr, opBeginsWith, prefix+E+L)
-		}
+		return keyCmp(r.attr, opBeginsWith, P+E+L), false, nil
 	case Ge:
-		if prefix == "" {
-			c = keyCmp(attr, expr.OpGe, E)
-		} else {
-			return between(prefix+E, prefix+maxRune)
+		if P == "" {
+			return keyCmp(r.attr, expr.OpGe, E), false, nil
 		}
+		return r.between(P+E, P+maxRune)
 	case Gt:
 		// Escaped values continue with bytes from '%' up, and the
 		// delimiter after them is below it, so E+"%" is above every key
 		// holding E and at or below every key holding more.
 		above := E + "%"
-		if place.Format != keys.Escaped {
+		if r.place.Format != keys.Escaped {
 			above = formattedAbove(E, L)
 		}
-		if prefix == "" {
-			c = keyCmp(attr, expr.OpGe, above)
-		} else {
-			return between(prefix+above, prefix+maxRune)
+		if P == "" {
+			return keyCmp(r.attr, expr.OpGe, above), false, nil
 		}
+		return r.between(P+above, P+maxRune)
 	case Le:
-		if prefix == "" {
-			c = keyCmp(attr, expr.OpLe, eqHigh(E))
-		} else {
-			return between(prefix, eqHigh(E))
+		if P == "" {
+			return keyCmp(r.attr, expr.OpLe, r.eqHigh(E)), false, nil
 		}
-	case Lt:
-		if prefix == "" {
-			c = keyCmp(attr, expr.OpLt, E)
-		} else if place.Format != keys.Escaped {
-			return between(prefix, prefix+formattedBelow(E))
-		} else {
-			return between(prefix, prefix+predecessor(E)+maxRune)
-		}
+		return r.between(P, r.eqHigh(E))
 	}
-	return c, false, nil
+	// Lt
+	switch {
+	case P == "":
+		return keyCmp(r.attr, expr.OpLt, E), false, nil
+	case r.place.Format != keys.Escaped:
+		return r.between(P, P+formattedBelow(E))
+	}
+	return r.between(P, P+predecessor(E)+maxRune)
 }
 
 // renderedPrefixValues encodes the first n sort fields of kv.
@@ -769,23 +904,6 @@ func predecessor(E string) string {
 		r = 0xD7FF
 	}
 	return E[:len(E)-size] + string(r)
-}
-
-// multiKey builds the key conditions of a multi-attribute index: equality
-// on every partition attribute, then the sort attributes left to right.
-func (q *querySpec) multiKey(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, []string, error) {
-	var conds []keyCond
-	var parts []string
-	for _, f := range idx.partition {
-		av, err := q.multiValue(idx, f, kv)
-		if err != nil {
-			return nil, nil, err
-		}
-		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
-		parts = append(parts, avString(av))
-	}
-	sc, err := q.multiSort(idx, kv, hv)
-	return append(conds, sc...), parts, err
 }
 
 // multiValue is the key attribute value of field f of kv in a
@@ -871,88 +989,20 @@ func avString(av types.AttributeValue) string {
 	return ""
 }
 
-// cursorFor makes the cursor that resumes after item.
-func (q *querySpec) cursorFor(p *plan, item map[string]types.AttributeValue) (string, error) {
-	return q.r.t.encodeCursor(p.bind, p.cursorKeys, item)
-}
-
 // Page returns one page. With Limit(n) it holds exactly n items unless the
 // query runs out, and its cursor resumes right after the last item. Without
 // Limit it holds what one request returned (reading on past pages that the
-// filters emptied). Either way the cursor is empty when no item follows:
-// a page that ends where a response ended reads ahead (one request, more
-// when filters empty the responses) to find out.
+// filters emptied); on a write-sharded index, PageSize items (100 without
+// PageSize). Either way the cursor is empty when no item follows: a page
+// that ends where a response ended reads ahead (one request, more when
+// filters empty the responses) to find out.
 func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
-	var page Page[T]
 	p, err := q.plan(false)
 	if err != nil || p.empty {
-		return page, err
+		return Page[T]{}, err
 	}
-	if p.shards != nil {
-		return q.shardedPage(ctx, p)
-	}
-	in := p.in
-	for {
-		if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-			// One item more than wanted: when the query ends exactly at
-			// the page's end, DynamoDB says so (no LastEvaluatedKey) and
-			// the page gets no cursor to an empty page.
-			in.Limit = aws.Int32(int32(min(q.limit-len(page.Items)+1, 1000)))
-		}
-		out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
-		if err != nil {
-			return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
-		}
-		grow := len(out.Items)
-		if q.limit > 0 {
-			grow = min(grow, q.limit-len(page.Items)) // the extra item is not decoded
-		}
-		page.Items = slices.Grow(page.Items, grow)
-		for i, item := range out.Items {
-			if q.notMine(item) {
-				continue
-			}
-			// Decode in place: no copy of T per item.
-			n := len(page.Items)
-			page.Items = page.Items[:n+1]
-			if err := q.r.e.decodeInto(q.r.t, item, &page.Items[n]); err != nil {
-				return Page[T]{}, err
-			}
-			if q.limit > 0 && len(page.Items) == q.limit {
-				more := i < len(out.Items)-1 && (!q.r.e.foreign.matchKeys || slices.ContainsFunc(out.Items[i+1:], q.mine))
-				if !more && out.LastEvaluatedKey != nil {
-					if more, err = q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey, q.mine, false); err != nil {
-						return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
-					}
-				}
-				if more {
-					if page.Cursor, err = q.cursorFor(p, item); err != nil {
-						return Page[T]{}, err
-					}
-				}
-				return page, nil
-			}
-		}
-		if out.LastEvaluatedKey == nil {
-			return page, nil
-		}
-		if q.limit == 0 && len(page.Items) > 0 {
-			// A lookahead, as for a page that filled its Limit: the
-			// cursor only when an item follows. Without a filter of the
-			// caller's, the next item is mostly the entity's, so the
-			// first probe reads one item; later ones read a page's worth.
-			more, err := q.r.t.moreAfter(ctx, in, out.LastEvaluatedKey, q.mine, q.filter == nil)
-			if err != nil {
-				return Page[T]{}, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err)
-			}
-			if !more {
-				return page, nil
-			}
-			page.Cursor, err = q.cursorFor(p, out.LastEvaluatedKey)
-			return page, err
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+	f, limit := q.reader(p, true)
+	return pageOf(ctx, f, limit, q.r, q.mine)
 }
 
 // mine reports whether an item the query's filter let through is the
@@ -963,42 +1013,63 @@ func (q *querySpec) mine(item map[string]types.AttributeValue) bool {
 	return !q.r.e.foreign.matchKeys || q.r.e.owns(&q.r.t.opts, item)
 }
 
-// notMine is !mine, with the test of matchKeys inlined on the fast path.
-func (q *querySpec) notMine(item map[string]types.AttributeValue) bool {
-	return q.r.e.foreign.matchKeys && !q.r.e.owns(&q.r.t.opts, item)
+// sized reports whether a request may ask for the items a Limit still
+// wants, plus one: when no filter of the caller's drops items and no
+// PageSize is set.
+func (q *querySpec) sized() bool { return q.pageSize == 0 && q.filter == nil }
+
+// requests are the requests of the planned query: one, or one per shard
+// (for a count, those the cursor does not say are done).
+func (q *querySpec) requests(p *plan, count bool) []*request {
+	what := "query " + q.r.e.name
+	if count {
+		what = "count " + q.r.e.name
+	}
+	newRequest := func(in *dynamodb.QueryInput) *request {
+		// Without a filter of the caller's, the item after a response is
+		// mostly the entity's: a lookahead reads one item first.
+		return &request{t: q.r.t, src: source{query: in}, entity: q.r.e.name, what: what,
+			probeOne: q.filter == nil, bind: p.bind, cursorKeys: p.cursorKeys}
+	}
+	if p.shards == nil {
+		r := newRequest(p.in)
+		r.size = q.sized()
+		return []*request{r}
+	}
+	reqs := make([]*request, 0, len(p.shards))
+	for i, in := range p.shards {
+		if !count || p.shardPos == nil || p.shardPos[i].State != cursor.ShardDone {
+			reqs = append(reqs, newRequest(in))
+		}
+	}
+	return reqs
 }
 
-// moreAfter reports whether the query in still returns an item after
-// start: a page that filled its Limit exactly at the end of a response
-// that had more to read looks ahead, so that it gives a cursor only when
-// another item follows. Filters (the entity type's included) may drop
-// whole responses, so it reads on until an item or the end. Only items
-// mine accepts count (for an entity matching keys the filter's verdict on
-// an untyped item is not final, see Query.mine).
-//
-// With probeOne the first request reads one item (a likely hit costs half a
-// read unit); when that item does not count, the rest read as in does, so
-// k items of other entities cost 1 + k/PageSize requests, not k.
-func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start map[string]types.AttributeValue, mine func(map[string]types.AttributeValue) bool, probeOne bool) (bool, error) {
-	la := *in
-	la.ExclusiveStartKey = start
-	if probeOne {
-		la.Limit = aws.Int32(1)
+// reader returns what a page (or All, page false) of the planned query
+// reads and its limit: the query's request, or the merge of its shards.
+func (q *querySpec) reader(p *plan, page bool) (pager, int) {
+	reqs := q.requests(p, false)
+	if p.shards == nil {
+		return reqs[0], q.limit
 	}
-	for {
-		out, err := t.api(ctx, "").Query(ctx, &la)
-		if err != nil {
-			return false, err
+	perShard, limit := 0, q.limit
+	if q.limit > 0 && q.sized() {
+		// A page asks each shard for one item more than it holds, so that
+		// a shard ending exactly at the page's end says so.
+		perShard = q.limit
+		if page {
+			perShard++
 		}
-		if slices.ContainsFunc(out.Items, mine) {
-			return true, nil
-		}
-		if out.LastEvaluatedKey == nil {
-			return false, nil
-		}
-		la.ExclusiveStartKey = out.LastEvaluatedKey
-		la.Limit = in.Limit
 	}
+	if limit == 0 && page {
+		// Without Limit a sharded page holds one page's worth: PageSize
+		// items, or 100.
+		limit = 100
+		if q.pageSize > 0 {
+			limit = int(q.pageSize)
+		}
+	}
+	return newShardMerge(q.r.t, p, reqs, q.desc, perShard), limit
 }
 
 // All returns an iterator over every item the query matches (at most Limit,
@@ -1007,118 +1078,43 @@ func (t *Table) moreAfter(ctx context.Context, in *dynamodb.QueryInput, start ma
 // again.
 func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		var zero T
 		p, err := q.plan(false)
 		if err != nil {
+			var zero T
 			yield(zero, err)
 			return
 		}
 		if p.empty {
 			return
 		}
-		if p.shards != nil {
-			q.shardedAll(ctx, p, yield)
-			return
-		}
-		in := p.in
-		n := 0
-		for {
-			if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
-				// n+1, as Page asks (and Request shows): one request shape.
-				in.Limit = aws.Int32(int32(min(q.limit-n+1, 1000)))
-			}
-			out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
-			if err != nil {
-				yield(zero, fmt.Errorf("singletable: query %s: %w", q.r.e.name, err))
-				return
-			}
-			for _, item := range out.Items {
-				if q.notMine(item) {
-					continue
-				}
-				v, err := q.r.e.decode(q.r.t, item)
-				if !yield(v, err) || err != nil {
-					return
-				}
-				n++
-				if q.limit > 0 && n == q.limit {
-					return
-				}
-			}
-			if out.LastEvaluatedKey == nil {
-				return
-			}
-			in.ExclusiveStartKey = out.LastEvaluatedKey
+		f, limit := q.reader(p, false)
+		if _, err := paginate(ctx, f, limit, decodeYield(q.r, q.mine, yield), nil); err != nil {
+			var zero T
+			yield(zero, err)
 		}
 	}
 }
 
 // Collect reads every item the query matches (at most Limit) into a slice.
-func (q *Query[T]) Collect(ctx context.Context) ([]T, error) {
-	var out []T
-	for v, err := range q.All(ctx) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
+func (q *Query[T]) Collect(ctx context.Context) ([]T, error) { return collect(q.All(ctx)) }
 
 // Count returns how many items the query matches (after filters), reading
-// with Select COUNT so no item is sent back. Limit is ignored.
+// with Select COUNT so no item is sent back. Limit is ignored. For an
+// entity matching keys ([Schema].MatchKeys) untyped items must be told
+// apart by their keys, so the keys are read and the items counted.
 func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	p, err := q.plan(true)
 	if err != nil || p.empty {
 		return 0, err
 	}
-	if p.shards != nil {
-		return q.shardedCount(ctx, p)
+	reqs := q.requests(p, true)
+	if !q.r.e.foreign.matchKeys {
+		return count(ctx, reqs, nil)
 	}
-	total := 0
-	in := p.in
-	if q.r.e.foreign.matchKeys {
-		q.countByKeys(in)
+	for _, r := range reqs {
+		r.src.keysOnly(&q.r.t.opts)
 	}
-	for {
-		out, err := q.r.t.api(ctx, q.r.e.name).Query(ctx, in)
-		if err != nil {
-			return 0, fmt.Errorf("singletable: count %s: %w", q.r.e.name, err)
-		}
-		if in.Select != types.SelectCount {
-			for _, item := range out.Items {
-				if q.mine(item) {
-					total++
-				}
-			}
-		} else {
-			total += int(out.Count)
-		}
-		if out.LastEvaluatedKey == nil {
-			return total, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-}
-
-// countByKeys makes a count of an entity matching keys read the keys and
-// the entity type of the items instead (the filter's verdict on an untyped
-// item is not final, see Query.mine): Count checks each.
-func (q *querySpec) countByKeys(in *dynamodb.QueryInput) {
-	o := &q.r.t.opts
-	names := maps.Clone(in.ExpressionAttributeNames)
-	refs := make([]string, 0, 3)
-	for i, a := range []string{o.PartitionKey, o.SortKey, o.EntityTypeAttr} {
-		if a == "" {
-			continue
-		}
-		ref := fmt.Sprintf("#k%d", i)
-		names[ref] = a
-		refs = append(refs, ref)
-	}
-	in.Select = types.SelectSpecificAttributes
-	in.ProjectionExpression = aws.String(strings.Join(refs, ", "))
-	in.ExpressionAttributeNames = names
+	return count(ctx, reqs, q.mine)
 }
 
 // Request returns the QueryInput the query would send first, without
@@ -1130,7 +1126,7 @@ func (q *Query[T]) Request() (*dynamodb.QueryInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.limit > 0 && q.pageSize == 0 && q.filter == nil {
+	if q.limit > 0 && q.sized() {
 		p.in.Limit = aws.Int32(int32(min(q.limit+1, 1000)))
 	}
 	return p.in, nil

@@ -86,7 +86,7 @@ func seqsOf(days ...string) []string {
 }
 
 // A condition comparing a time field with expression.Value(t) (a Filter,
-// an Update.If, a WriteOptions.If, a TxCheck, a collection's or a scan's
+// an Update.If, a WriteOptions.If, a CheckOp, a collection's or a scan's
 // filter) holds for the items holding t, whatever form the field is
 // stored in. The SDK's expression builder writes expression.Value(t) as an
 // RFC 3339 text; the library writes it as the field is stored:

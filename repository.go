@@ -30,8 +30,9 @@ type ReadOptions struct {
 	Fields []string
 }
 
-// WriteOptions tunes a write of one item ([Repo.Put], [Repo.Delete] and
-// their transaction forms [Repo.TxPut], [Repo.TxDelete]):
+// WriteOptions tunes a write of one item ([Repo.Create], [Repo.Put],
+// [Repo.Delete] and their op forms [Repo.CreateOp], [Repo.PutOp],
+// [Repo.DeleteOp]):
 //
 //	_, err := users.Put(ctx, u, func(o *singletable.WriteOptions) { o.MustExist = true })
 type WriteOptions struct {
@@ -43,7 +44,9 @@ type WriteOptions struct {
 	// zero value (not IsSet) means no condition.
 	If expression.ConditionBuilder
 	// MustExist makes Put replace only an existing item, and Delete fail
-	// when there is nothing to delete; both return [ErrNotFound].
+	// when there is nothing to delete; both return [ErrNotFound]. A
+	// Create, which writes only an item that does not exist, refuses it
+	// with a *ValidationError before the network.
 	MustExist bool
 }
 
@@ -113,6 +116,9 @@ func (r *boundEntity) isMine(item map[string]types.AttributeValue) bool {
 // managed fields equal what a [Repo.Get] reads back. An entity with unique fields
 // is written with its guard items in one [TransactWriteItems].
 //
+// With [WriteOptions].If it writes only when the condition holds as well
+// ([ErrConditionFailed] otherwise).
+//
 // Create is safe to retry after a lost response: when an attempt may have
 // been applied without an answer and the retry finds an item exactly equal
 // to the one this call wrote (managed timestamps and version included),
@@ -122,11 +128,12 @@ func (r *boundEntity) isMine(item map[string]types.AttributeValue) bool {
 //
 // [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
-func (r *Repo[T]) Create(ctx context.Context, v T) (T, error) {
+func (r *Repo[T]) Create(ctx context.Context, v T, optFns ...func(*WriteOptions)) (T, error) {
+	o := writeOpts(optFns)
 	var w T
 	_, err := r.exec(ctx, "Create", func() ([]txItem, error) {
 		w = v // each attempt stamps a fresh copy
-		return r.createItems(&w, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
+		return r.createOpItems(&w, o)
 	})
 	return r.written(w, err)
 }

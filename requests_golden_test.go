@@ -160,7 +160,8 @@ func TestGoldenRequests(t *testing.T) {
 			})
 		}},
 		{"batch-get", func() error {
-			_, err := skills.BatchGet(ctx, []UserSkill{{Username: "john", SkillName: "go"}, {Username: "ann", SkillName: "go"}})
+			var a, b UserSkill
+			_, err := singletable.BatchGet(ctx, []singletable.GetOp{skills.GetOp(UserSkill{Username: "john", SkillName: "go"}, &a), skills.GetOp(UserSkill{Username: "ann", SkillName: "go"}, &b)})
 			return err
 		}},
 		{"create-unique", func() error {
@@ -172,17 +173,16 @@ func TestGoldenRequests(t *testing.T) {
 			return err
 		}},
 		{"transaction", func() error {
-			return singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-				skills.TxCreate(tx, UserSkill{Username: "john", SkillName: "rust", Level: "Novice", Years: 1})
-				users.TxCheck(tx, User{Username: "john"}, expression.Name("Name").Equal(expression.Value("Johnny")))
-				skills.TxDelete(tx, UserSkill{Username: "john", SkillName: "sql"})
-				return nil
+			return singletable.Tx(ctx, []singletable.WriteOp{
+				skills.CreateOp(UserSkill{Username: "john", SkillName: "rust", Level: "Novice", Years: 1}),
+				users.CheckOp(User{Username: "john"}, expression.Name("Name").Equal(expression.Value("Johnny"))),
+				skills.DeleteOp(UserSkill{Username: "john", SkillName: "sql"}),
 			})
 		}},
 		{"transaction-get", func() error {
 			var u User
 			var a Member
-			_, err := singletable.TxGet(ctx, users.GetOp(User{Username: "john"}, &u), members.GetOp(Member{ID: "a1"}, &a))
+			_, err := singletable.TxGet(ctx, []singletable.GetOp{users.GetOp(User{Username: "john"}, &u), members.GetOp(Member{ID: "a1"}, &a)})
 			return err
 		}},
 		{"delete-if", func() error {

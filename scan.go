@@ -6,7 +6,6 @@ import (
 	"iter"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -18,11 +17,11 @@ import (
 
 // Scan reads every item of one entity in the table ([Scan API]): the
 // admin reads that have no partition to query ("list all users", usage
-// statistics). Build it with [Repo.Scan]; it takes the builder vocabulary
-// of [Query] (Filter, Fields, Limit, PageSize, After, ConsistentRead) and
-// adds segments: [Scan.Segment] reads one segment of a parallel scan (one
-// per worker, each with its own cursors), [Scan.Segments] makes All,
-// Collect and Count read n segments at once.
+// statistics). Build it with [Repo.Scan], which takes [ReadOptions] as
+// [Repo.Query] does; it has the builder vocabulary of [Query] (Filter,
+// Limit, PageSize, After) and adds segments: [Scan.Segment] reads one
+// segment of a parallel scan (one per worker, each with its own cursors),
+// [Scan.Segments] makes All, Collect and Count read n segments at once.
 //
 // A scan reads (and bills) the whole table: items of other entities are
 // read and dropped by a filter on the entity type attribute, as a Query's
@@ -59,11 +58,30 @@ type scanSpec struct {
 	errs           []error
 }
 
-// Scan starts a scan of r's items.
-func (r *Repo[T]) Scan() *Scan[T] { return &Scan[T]{r: r} }
+// Scan starts a scan of r's items. [ReadOptions] set by optFns apply to
+// every request, as for [Repo.Query].
+func (r *Repo[T]) Scan(optFns ...func(*ReadOptions)) *Scan[T] {
+	q := &Scan[T]{r: r}
+	q.s.readOptions(optFns)
+	return q
+}
 
-// Scan starts a scan of every item of the table.
-func (t *Table) Scan() *TableScan { return &TableScan{t: t} }
+// Scan starts a scan of every item of the table. [ReadOptions] set by
+// optFns apply to every request; Fields names fields of the targets, as
+// for a [Collection].
+func (t *Table) Scan(optFns ...func(*ReadOptions)) *TableScan {
+	q := &TableScan{t: t}
+	q.s.readOptions(optFns)
+	return q
+}
+
+// readOptions records the options of a scan.
+func (s *scanSpec) readOptions(optFns []func(*ReadOptions)) {
+	if len(optFns) > 0 {
+		o := readOpts(optFns)
+		s.project, s.consistent = o.Fields, o.ConsistentRead
+	}
+}
 
 func (s scanSpec) clone() scanSpec {
 	s.errs = slices.Clone(s.errs)
@@ -83,15 +101,6 @@ func (s *scanSpec) segmentsOf(n int) {
 		s.errs = append(s.errs, validationErr("", "", "scan: Segments(%d): must be 1 to 1,000,000", n))
 	}
 	s.workers = n
-}
-
-func (s *scanSpec) filterBy(cond expression.ConditionBuilder) {
-	if s.filter != nil {
-		f := s.filter.And(cond)
-		s.filter = &f
-	} else {
-		s.filter = &cond
-	}
 }
 
 func (s *scanSpec) limitTo(n int) {
@@ -133,15 +142,7 @@ func (q *Scan[T]) Segments(n int) *Scan[T] {
 // do not count towards Limit.
 func (q *Scan[T]) Filter(cond expression.ConditionBuilder) *Scan[T] {
 	c := q.clone()
-	c.s.filterBy(cond)
-	return c
-}
-
-// Fields limits the attributes read to the named Go fields (plus the
-// keys), as [Query.Fields] does.
-func (q *Scan[T]) Fields(names ...string) *Scan[T] {
-	c := q.clone()
-	c.s.project = append(c.s.project, names...)
+	c.s.filter = andCond(c.s.filter, cond)
 	return c
 }
 
@@ -157,9 +158,6 @@ func (q *Scan[T]) PageSize(n int) *Scan[T] { c := q.clone(); c.s.pageSizeOf(n); 
 // cursor; an empty cursor starts from the beginning. A cursor from another
 // scan (another entity, another segment) is [ErrInvalidCursor].
 func (q *Scan[T]) After(cursor string) *Scan[T] { c := q.clone(); c.s.after = cursor; return c }
-
-// ConsistentRead asks for strongly consistent reads.
-func (q *Scan[T]) ConsistentRead() *Scan[T] { c := q.clone(); c.s.consistent = true; return c }
 
 func (q *Scan[T]) clone() *Scan[T] { return &Scan[T]{r: q.r, s: q.s.clone()} }
 
@@ -181,15 +179,7 @@ func (q *TableScan) Segments(n int) *TableScan {
 // [Collection.Filter] does.
 func (q *TableScan) Filter(cond expression.ConditionBuilder) *TableScan {
 	c := q.clone()
-	c.s.filterBy(cond)
-	return c
-}
-
-// Fields is [Scan.Fields], resolving names against the targets as
-// [Collection.Fields] does.
-func (q *TableScan) Fields(names ...string) *TableScan {
-	c := q.clone()
-	c.s.project = append(c.s.project, names...)
+	c.s.filter = andCond(c.s.filter, cond)
 	return c
 }
 
@@ -202,9 +192,6 @@ func (q *TableScan) PageSize(n int) *TableScan { c := q.clone(); c.s.pageSizeOf(
 // After is [Scan.After].
 func (q *TableScan) After(cursor string) *TableScan { c := q.clone(); c.s.after = cursor; return c }
 
-// ConsistentRead is [Scan.ConsistentRead].
-func (q *TableScan) ConsistentRead() *TableScan { c := q.clone(); c.s.consistent = true; return c }
-
 // SkipUnknown makes items that no target accepts be skipped, as
 // [Collection.SkipUnknown] does.
 func (q *TableScan) SkipUnknown() *TableScan { c := q.clone(); c.skipUnknown = true; return c }
@@ -213,18 +200,64 @@ func (q *TableScan) clone() *TableScan {
 	return &TableScan{t: q.t, s: q.s.clone(), skipUnknown: q.skipUnknown}
 }
 
-// scanPlan is a validated scan: one reader per segment to read.
-type scanPlan struct {
-	readers []*reader
+// scanned says what a scan reads: one entity's items, or the table's.
+type scanned struct {
+	entity     string                           // the entity read, "" for the table
+	typeFilter func(*expr.Builder) string       // the entity type items must carry; nil for the table
+	names      expr.Resolver                    // resolves the filter's names
+	project    func([]string) ([]string, error) // resolves the projection's
+	skipping   bool                             // whether some items read are skipped
 }
 
-// plan builds the scan's requests. reading names the scan in errors and
-// cursors (an entity type, or "" for the table); typeFilter, when set, is
-// the entity type the items must carry; names resolves the filter's
-// names and project the projection's; counts tells the items a lookahead
-// counts, skipping whether some items are skipped. count plans a Select
-// COUNT, paging a Page.
-func (s *scanSpec) plan(t *Table, reading string, typeFilter func(*expr.Builder) string, names expr.Resolver, project func([]string) ([]string, error), counts func(map[string]types.AttributeValue) bool, skipping, count, paging bool) (*scanPlan, error) {
+// plan builds the scan's requests, one per segment to read. count plans a
+// Select COUNT, paging a Page.
+func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, error) {
+	if err := s.check(sc.entity, paging); err != nil {
+		return nil, err
+	}
+	in, err := s.input(t, sc, count)
+	if err != nil {
+		return nil, err
+	}
+	what := "scan"
+	if sc.entity != "" {
+		what = "scan " + sc.entity
+	}
+	newRequest := func(in *dynamodb.ScanInput) *request {
+		seg := "all"
+		if in.TotalSegments != nil {
+			seg = strconv.Itoa(int(*in.Segment)) + "/" + strconv.Itoa(int(*in.TotalSegments))
+		}
+		return &request{t: t, src: source{scan: in}, entity: sc.entity, what: what,
+			size:     s.pageSize == 0 && s.filter == nil && !sc.skipping,
+			probeOne: sc.typeFilter == nil && s.filter == nil,
+			bind:     cursorBinding(t.name, "", "\x00scan", sc.entity, seg), cursorKeys: t.primaryKeyAttrs()}
+	}
+	if s.workers <= 1 {
+		if s.total > 0 {
+			in.Segment, in.TotalSegments = aws.Int32(int32(s.segment)), aws.Int32(int32(s.total))
+		}
+		r := newRequest(in)
+		if s.after != "" {
+			start, err := t.decodeCursor(s.after, r.bind, r.cursorKeys)
+			if err != nil {
+				return nil, err
+			}
+			in.ExclusiveStartKey = start
+		}
+		return []*request{r}, nil
+	}
+	reqs := make([]*request, s.workers)
+	for i := range reqs {
+		si := *in
+		si.Segment, si.TotalSegments = aws.Int32(int32(i)), aws.Int32(int32(s.workers))
+		reqs[i] = newRequest(&si)
+	}
+	return reqs, nil
+}
+
+// check reports the scan's mistakes.
+func (s *scanSpec) check(reading string, paging bool) error {
 	errs := slices.Clone(s.errs)
 	if s.workers > 0 && s.total > 0 {
 		errs = append(errs, validationErr(reading, "", "scan: Segment and Segments do not combine: a worker reading one segment takes Segment(i, n)"))
@@ -235,18 +268,20 @@ func (s *scanSpec) plan(t *Table, reading string, typeFilter func(*expr.Builder)
 	if s.workers > 1 && paging {
 		errs = append(errs, validationErr(reading, "", "scan: a page is read from one segment: use Segment(i, n), or All and Collect with Segments"))
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
+	return errors.Join(errs...)
+}
+
+// input builds the ScanInput every segment's request starts from.
+func (s *scanSpec) input(t *Table, sc scanned, count bool) (*dynamodb.ScanInput, error) {
 	var b expr.Builder
 	var filter string
-	if typeFilter != nil {
-		filter = typeFilter(&b)
+	if sc.typeFilter != nil {
+		filter = sc.typeFilter(&b)
 	}
 	if s.filter != nil {
-		user, err := b.Conditions(names, *s.filter)
+		user, err := b.Conditions(sc.names, *s.filter)
 		if err != nil {
-			return nil, condErr(reading, "bad scan filter", err)
+			return nil, condErr(sc.entity, "bad scan filter", err)
 		}
 		if filter != "" {
 			filter = expr.And(filter, user)
@@ -254,20 +289,19 @@ func (s *scanSpec) plan(t *Table, reading string, typeFilter func(*expr.Builder)
 			filter = user
 		}
 	}
-	keyAttrs := t.primaryKeyAttrs()
 	in := &dynamodb.ScanInput{TableName: &t.name}
 	if filter != "" {
 		in.FilterExpression = &filter
 	}
 	if len(s.project) > 0 && !count {
-		attrs, err := project(s.project)
+		attrs, err := sc.project(s.project)
 		if err != nil {
 			return nil, err
 		}
-		in.ProjectionExpression = aws.String(b.Projection(append(attrs, keyAttrs...)...))
+		in.ProjectionExpression = aws.String(b.Projection(append(attrs, t.primaryKeyAttrs()...)...))
 	}
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
-	if err := checkExprLimits(reading, exprParts{kinds: []string{"filter", "projection"},
+	if err := checkExprLimits(sc.entity, exprParts{kinds: []string{"filter", "projection"},
 		exprs: []*string{in.FilterExpression, in.ProjectionExpression},
 		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
 		return nil, err
@@ -281,60 +315,16 @@ func (s *scanSpec) plan(t *Table, reading string, typeFilter func(*expr.Builder)
 	if count {
 		in.Select = types.SelectCount
 	}
-	what := "scan"
-	if reading != "" {
-		what = "scan " + reading
-	}
-	newReader := func(in *dynamodb.ScanInput) *reader {
-		seg := "all"
-		if in.TotalSegments != nil {
-			seg = strconv.Itoa(int(*in.Segment)) + "/" + strconv.Itoa(int(*in.TotalSegments))
-		}
-		return &reader{
-			t:          t,
-			entity:     reading,
-			src:        source{scan: in},
-			limit:      s.limit,
-			size:       s.pageSize == 0 && s.filter == nil && !skipping,
-			probeOne:   filter == "",
-			bind:       cursorBinding(t.name, "", "\x00scan", reading, seg),
-			cursorKeys: keyAttrs,
-			what:       what,
-			counts:     counts,
-		}
-	}
-	p := &scanPlan{}
-	switch {
-	case s.total > 0:
-		in.Segment, in.TotalSegments = aws.Int32(int32(s.segment)), aws.Int32(int32(s.total))
-		p.readers = []*reader{newReader(in)}
-	case s.workers > 1:
-		for i := range s.workers {
-			si := *in
-			si.Segment, si.TotalSegments = aws.Int32(int32(i)), aws.Int32(int32(s.workers))
-			p.readers = append(p.readers, newReader(&si))
-		}
-	default:
-		p.readers = []*reader{newReader(in)}
-	}
-	if s.after != "" {
-		rd := p.readers[0]
-		start, err := t.decodeCursor(s.after, rd.bind, rd.cursorKeys)
-		if err != nil {
-			return nil, err
-		}
-		in.ExclusiveStartKey = start
-	}
-	return p, nil
+	return in, nil
 }
 
-func (q *Scan[T]) plan(count, paging bool) (*scanPlan, error) {
+func (q *Scan[T]) plan(count, paging bool) ([]*request, error) {
 	r := q.r
 	// An entity matching keys also reads items without the type attribute
 	// (the filter cannot parse keys), so those whose key is not its own
 	// are skipped here.
-	return q.s.plan(r.t, r.e.name, func(b *expr.Builder) string { return r.e.typeFilter(b, &r.t.opts) },
-		r.e.condNames(r.t, "filter"), r.projectionAttrs, q.mine, r.e.foreign.matchKeys, count, paging)
+	return q.s.plan(r.t, scanned{entity: r.e.name, typeFilter: func(b *expr.Builder) string { return r.e.typeFilter(b, &r.t.opts) },
+		names: r.e.condNames(r.t, "filter"), project: r.projectionAttrs, skipping: r.e.foreign.matchKeys}, count, paging)
 }
 
 // mine reports whether a scanned item is the entity's: always, unless the
@@ -343,7 +333,7 @@ func (q *Scan[T]) mine(item map[string]types.AttributeValue) bool {
 	return !q.r.e.foreign.matchKeys || q.r.e.owns(&q.r.t.opts, item)
 }
 
-func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) (*scanPlan, *router, error) {
+func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) ([]*request, *router, error) {
 	rt, errs := newRouter(q.t, targets, needTargets, q.skipUnknown)
 	if len(errs) > 0 {
 		q2 := q.clone()
@@ -351,8 +341,8 @@ func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) (*s
 		q = q2
 	}
 	project := func(fields []string) ([]string, error) { return mixedProjection(q.t, targets, fields, nil) }
-	p, err := q.s.plan(q.t, "", nil, collectionNames(q.t, targets), project, rt.counts, q.skipUnknown, count, paging)
-	return p, rt, err
+	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets), project: project, skipping: q.skipUnknown}, count, paging)
+	return reqs, rt, err
 }
 
 // Page returns one page of r's items: with Limit(n) exactly n unless the
@@ -360,23 +350,11 @@ func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) (*s
 // (reading on past responses that the filters emptied). The cursor is ""
 // when no item follows.
 func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
-	var page Page[T]
-	p, err := q.plan(false, true)
-	if err != nil {
-		return page, err
-	}
-	page.Cursor, err = p.readers[0].page(ctx, func(item map[string]types.AttributeValue) (bool, error) {
-		if !q.mine(item) {
-			return false, nil
-		}
-		n := len(page.Items)
-		page.Items = append(page.Items, *new(T))
-		return true, q.r.e.decodeInto(q.r.t, item, &page.Items[n])
-	})
+	reqs, err := q.plan(false, true)
 	if err != nil {
 		return Page[T]{}, err
 	}
-	return page, nil
+	return pageOf(ctx, reqs[0], q.s.limit, q.r, q.mine)
 }
 
 // All returns an iterator over r's items (at most Limit), reading one
@@ -385,96 +363,60 @@ func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
 // use scans again.
 func (q *Scan[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		var zero T
-		p, err := q.plan(false, false)
+		reqs, err := q.plan(false, false)
 		if err != nil {
+			var zero T
 			yield(zero, err)
 			return
 		}
-		take := func(item map[string]types.AttributeValue) (bool, error) {
-			if !q.mine(item) {
-				return false, nil
-			}
-			v, err := q.r.e.decode(q.r.t, item)
-			if err != nil {
-				return false, err
-			}
-			if !yield(v, nil) {
-				return true, errStop
-			}
-			return true, nil
-		}
-		if err := readAll(ctx, p, q.s.limit, take); err != nil {
+		if err := readAll(ctx, reqs, q.s.limit, decodeYield(q.r, q.mine, yield)); err != nil {
+			var zero T
 			yield(zero, err)
 		}
 	}
 }
 
 // Collect reads every item the scan returns (at most Limit) into a slice.
-func (q *Scan[T]) Collect(ctx context.Context) ([]T, error) {
-	var out []T
-	for v, err := range q.All(ctx) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
+func (q *Scan[T]) Collect(ctx context.Context) ([]T, error) { return collect(q.All(ctx)) }
 
 // Count returns how many of r's items the scan matches (after filters),
 // reading with Select COUNT so no item is sent back. Limit is ignored.
 // For an entity matching keys ([Schema].MatchKeys) untyped items must be
-// told apart by their keys, so the items are read (keys only) and counted.
+// told apart by their keys, so the keys are read and the items counted.
 func (q *Scan[T]) Count(ctx context.Context) (int, error) {
-	if q.r.e.foreign.matchKeys {
-		n := 0
-		for _, err := range q.Fields().All(ctx) {
-			if err != nil {
-				return 0, err
-			}
-			n++
-		}
-		return n, nil
-	}
-	p, err := q.plan(true, false)
+	reqs, err := q.plan(true, false)
 	if err != nil {
 		return 0, err
 	}
-	return countAll(ctx, p)
+	if !q.r.e.foreign.matchKeys {
+		return count(ctx, reqs, nil)
+	}
+	for _, r := range reqs {
+		r.src.keysOnly(&q.r.t.opts)
+	}
+	return count(ctx, reqs, q.mine)
 }
 
 // Request returns the ScanInput the scan sends first (the first
 // segment's, with Segments), without sending it. With Limit(n) and no
 // Filter or PageSize it asks for n+1 items, as Page and All send.
 func (q *Scan[T]) Request() (*dynamodb.ScanInput, error) {
-	p, err := q.plan(false, false)
+	reqs, err := q.plan(false, false)
 	if err != nil {
 		return nil, err
 	}
-	p.readers[0].sizeNext(0)
-	return p.readers[0].src.scan, nil
+	reqs[0].sizeFor(q.s.limit)
+	return reqs[0].src.scan, nil
 }
 
 // Page reads one page into the targets and returns the items delivered,
 // as decoded values in read order, as [Collection.Page] does.
 func (q *TableScan) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
-	var page Page[any]
-	p, rt, err := q.plan(targets, true, false, true)
-	if err != nil {
-		return page, err
-	}
-	page.Cursor, err = p.readers[0].page(ctx, func(item map[string]types.AttributeValue) (bool, error) {
-		v, ok, err := rt.route(item)
-		if ok {
-			page.Items = append(page.Items, v)
-		}
-		return ok, err
-	})
+	reqs, rt, err := q.plan(targets, true, false, true)
 	if err != nil {
 		return Page[any]{}, err
 	}
-	return page, nil
+	return rt.page(ctx, reqs[0], q.s.limit)
 }
 
 // All returns an iterator over the table's items (at most Limit), each
@@ -484,12 +426,12 @@ func (q *TableScan) Page(ctx context.Context, targets ...*Target) (Page[any], er
 // goroutine only, with or without Segments.
 func (q *TableScan) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
-		p, rt, err := q.plan(targets, true, false, false)
+		reqs, rt, err := q.plan(targets, true, false, false)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
-		if err := readAll(ctx, p, q.s.limit, routeYield(rt, yield)); err != nil {
+		if err := readAll(ctx, reqs, q.s.limit, routeYield(rt, yield)); err != nil {
 			yield(nil, err)
 		}
 	}
@@ -498,128 +440,26 @@ func (q *TableScan) All(ctx context.Context, targets ...*Target) iter.Seq2[any, 
 // Collect reads every item (at most Limit) into the targets and returns
 // the items delivered, as [Collection.Collect] does.
 func (q *TableScan) Collect(ctx context.Context, targets ...*Target) ([]any, error) {
-	var out []any
-	for v, err := range q.All(ctx, targets...) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return collect(q.All(ctx, targets...))
 }
 
 // Count returns how many items of any type the scan matches (after
 // filters) with Select COUNT; targets, optional, resolve a filter's names.
 func (q *TableScan) Count(ctx context.Context, targets ...*Target) (int, error) {
-	p, _, err := q.plan(targets, false, true, false)
+	reqs, _, err := q.plan(targets, false, true, false)
 	if err != nil {
 		return 0, err
 	}
-	return countAll(ctx, p)
+	return count(ctx, reqs, nil)
 }
 
 // Request returns the ScanInput the scan sends first, as [Scan.Request]
 // does; targets are optional here and only checked.
 func (q *TableScan) Request(targets ...*Target) (*dynamodb.ScanInput, error) {
-	p, _, err := q.plan(targets, false, false, false)
+	reqs, _, err := q.plan(targets, false, false, false)
 	if err != nil {
 		return nil, err
 	}
-	p.readers[0].sizeNext(0)
-	return p.readers[0].src.scan, nil
-}
-
-// readAll reads every reader's items into take (at most limit): in this
-// goroutine for one reader, else one goroutine per segment sending whole
-// responses to this one, which alone calls take.
-func readAll(ctx context.Context, p *scanPlan, limit int, take takeFn) error {
-	if len(p.readers) == 1 {
-		return p.readers[0].all(ctx, take)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type response struct {
-		items []map[string]types.AttributeValue
-		err   error
-	}
-	ch := make(chan response)
-	var wg sync.WaitGroup
-	for _, rd := range p.readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rd.sizeNext(0)
-			for {
-				items, next, _, err := rd.src.send(ctx, rd.t.api(ctx, rd.entity))
-				if err != nil {
-					err = rd.sendErr(err)
-				}
-				select {
-				case ch <- response{items, err}:
-				case <-ctx.Done():
-					return
-				}
-				if err != nil || next == nil {
-					return
-				}
-				rd.src.setStart(next)
-			}
-		}()
-	}
-	go func() { wg.Wait(); close(ch) }()
-	// Whatever ends the read, the workers stop (cancel) and the channel
-	// is drained so none stays blocked.
-	defer func() {
-		cancel()
-		for range ch {
-		}
-	}()
-	delivered := 0
-	for resp := range ch {
-		if resp.err != nil {
-			return resp.err
-		}
-		for _, item := range resp.items {
-			ok, err := take(item)
-			if err == errStop {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if ok {
-				delivered++
-				if limit > 0 && delivered == limit {
-					return nil
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// countAll sums the readers' counts, one goroutine per segment.
-func countAll(ctx context.Context, p *scanPlan) (int, error) {
-	if len(p.readers) == 1 {
-		return p.readers[0].count(ctx)
-	}
-	counts := make([]int, len(p.readers))
-	errs := make([]error, len(p.readers))
-	var wg sync.WaitGroup
-	for i, rd := range p.readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			counts[i], errs[i] = rd.count(ctx)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return 0, err
-	}
-	total := 0
-	for _, n := range counts {
-		total += n
-	}
-	return total, nil
+	reqs[0].sizeFor(q.s.limit)
+	return reqs[0].src.scan, nil
 }

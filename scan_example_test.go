@@ -9,8 +9,8 @@ import (
 )
 
 // A collection holds several entities whose sort keys have different
-// shapes; Where narrows it with a condition stated through one member's
-// fields. Here john's skills from "p" on: the condition is rendered on
+// shapes; Where narrows it with the sort condition of a query of one
+// member. Here john's skills from "p" on: the condition is rendered on
 // UserSkill's template SKILL#{SkillName}, so john's PROFILE item is not
 // read.
 func ExampleCollection_Where() {
@@ -19,7 +19,7 @@ func ExampleCollection_Where() {
 	skills := singletable.MustBind(table, UserSkills)
 
 	in, err := users.Collection(User{Username: "john"}).
-		Where(skills.SortWhere(singletable.Ge, UserSkill{SkillName: "p"}, "SkillName")).
+		Where(skills.Query(UserSkill{SkillName: "p"}).Where(singletable.Ge, "SkillName")).
 		Request()
 	if err != nil {
 		panic(err)
@@ -31,15 +31,15 @@ func ExampleCollection_Where() {
 	// [SKILL#p SKILL#􏿿 USER#john]
 }
 
-// SortShape narrows a collection to one member's key shape: the
-// election's candidates, without its voters and ballots.
-func ExampleRepo_SortShape() {
+// A query without a sort condition narrows a collection to its entity's
+// key shape: the election's candidates, without its voters and ballots.
+func ExampleCollection_Where_shape() {
 	table := singletable.NewTable(nil, "elections")
 	elections := singletable.MustBind(table, Elections)
 	candidates := singletable.MustBind(table, Candidates)
 
 	in, err := elections.Collection(Election{Name: "Favorite Language"}).
-		Where(candidates.SortShape()).
+		Where(candidates.Query(Candidate{})).
 		Request()
 	if err != nil {
 		panic(err)
@@ -58,10 +58,9 @@ func ExampleRepo_Scan() {
 	table := singletable.NewTable(nil, "glad-entities")
 	skills := singletable.MustBind(table, UserSkills)
 
-	in, err := skills.Scan().
+	in, err := skills.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"SkillName", "Years"} }).
 		Segment(1, 4).
 		Filter(expression.Name("Years").GreaterThanEqual(expression.Value(5))).
-		Fields("SkillName", "Years").
 		Request()
 	if err != nil {
 		panic(err)

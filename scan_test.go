@@ -129,10 +129,9 @@ func TestScanFilterFieldsLimitPages(t *testing.T) {
 	skillsFixture(t, users, skills, 30)
 
 	// Filter and Fields name Go fields (Level is stored as ProficiencyLevel).
-	experts := skills.Scan().
+	experts := skills.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"Years"} }).
 		Filter(expression.Name("Level").Equal(expression.Value("Expert"))).
-		Filter(expression.Name("Years").GreaterThanEqual(expression.Value(5))).
-		Fields("Years")
+		Filter(expression.Name("Years").GreaterThanEqual(expression.Value(5)))
 	got, err := experts.Collect(ctx)
 	require.NoError(t, err)
 	assert.Len(t, got, 15)
@@ -221,7 +220,7 @@ func TestScanRequestIsWhatIsSent(t *testing.T) {
 	for _, s := range []*singletable.Scan[User]{
 		users2.Scan().Limit(3),
 		users2.Scan().Limit(3).Filter(expression.Name("Name").BeginsWith("User")),
-		users2.Scan().Segment(1, 3).PageSize(2).Fields("Name"),
+		users2.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }).Segment(1, 3).PageSize(2),
 	} {
 		want, err := s.Request()
 		require.NoError(t, err)
@@ -295,9 +294,8 @@ func TestTableScanRoutesToTargets(t *testing.T) {
 
 	// Filter and Fields resolve Go field names against the targets.
 	var experts []UserSkill
-	_, err = tbl.Scan().SkipUnknown().
+	_, err = tbl.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"Years"} }).SkipUnknown().
 		Filter(expression.Name("Level").Equal(expression.Value("Expert"))).
-		Fields("Years").
 		Collect(ctx, skills.Into(&experts))
 	require.NoError(t, err)
 	assert.Len(t, experts, 20)
@@ -327,9 +325,9 @@ func TestScanValidatesFirst(t *testing.T) {
 		{"negative limit", errOf(users.Scan().Limit(-1).Collect(ctx))},
 		{"page size", errOf(users.Scan().PageSize(0).Collect(ctx))},
 		{"unknown filter field", errOf(users.Scan().Filter(expression.Name("Nope").AttributeExists()).Collect(ctx))},
-		{"unknown projected field", errOf(users.Scan().Fields("Nope").Collect(ctx))},
+		{"unknown projected field", errOf(users.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx))},
 		{"table scan without targets", errOf(tbl.Scan().Collect(ctx))},
-		{"table scan unknown field", errOf(tbl.Scan().Fields("Nope").Collect(ctx, users.Member()))},
+		{"table scan unknown field", errOf(tbl.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx, users.Member()))},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

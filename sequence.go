@@ -50,8 +50,8 @@ type SequenceOptions struct {
 // (partition key "SEQ#<name>") holding the last number allocated.
 //
 // Allocation is optimistic: [Sequence.Next] reads the counter (strongly
-// consistent) and adds to the transaction an update setting it to n+1 on
-// the condition that it is still n. The number is used only if that
+// consistent) and returns an op for [Tx] setting it to n+1 on the
+// condition that it is still n. The number is used only if that
 // transaction commits, together with the writes that use it, so a failed
 // or abandoned transaction leaves no gap; when two appenders read the same
 // n, one commits and the other is cancelled with [ErrVersionConflict].
@@ -155,22 +155,25 @@ func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
 	return 0, fmt.Errorf("singletable: sequence %s: start after %d: %w", s.name, n, err)
 }
 
-// Next allocates the next number in tx: it reads the counter now, with
-// ctx, and adds to tx the conditional update that claims the number. The number belongs to
-// the caller only if tx commits; if another transaction claimed it first,
-// tx fails with a *TransactionError matching [ErrVersionConflict], and the
-// whole transaction should be run again ([Sequence.Append] does that).
-func (s *Sequence) Next(ctx context.Context, tx *Txn) (int64, error) {
-	return s.Reserve(ctx, tx, 1)
+// Next reads the counter now, with ctx, and returns the next number with
+// the op that claims it (the conditional update of the counter): commit
+// the op with [Tx], together with the writes that use the number. The
+// number belongs to the caller only if that transaction commits; if another
+// transaction claimed it first, Tx fails with a *TransactionError matching
+// [ErrVersionConflict], and the whole transaction should be run again
+// ([Sequence.Append] does that). On error the op carries it too, so a
+// transaction given it fails before the network.
+func (s *Sequence) Next(ctx context.Context) (int64, WriteOp, error) {
+	return s.Reserve(ctx, 1)
 }
 
-// Reserve allocates k consecutive numbers in tx and returns the first: the
-// transaction claims first, first+1, …, first+k-1. See [Sequence.Next].
-func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
+// Reserve returns the first of k consecutive numbers and the op that
+// claims first, first+1, …, first+k-1. See [Sequence.Next].
+func (s *Sequence) Reserve(ctx context.Context, k int) (int64, WriteOp, error) {
+	op := WriteOp{table: s.t, entity: SequenceType, kind: "Sequence"}
 	if k < 1 {
-		err := validationErr(SequenceType, s.name, "Reserve needs a positive count, got %d", k)
-		tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return nil, err })
-		return 0, err
+		op.err = validationErr(SequenceType, s.name, "Reserve needs a positive count, got %d", k)
+		return 0, op, op.err
 	}
 	cur, exists, err := s.current(ctx, s.t.planAPI(ctx, ""))
 	if err == nil && !exists && s.opts.Highest != nil {
@@ -181,10 +184,8 @@ func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 		}
 	}
 	if err != nil {
-		// Recorded too, so a caller that drops the error cannot commit the
-		// transaction without its claim.
-		tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return nil, err })
-		return 0, err
+		op.err = err
+		return 0, op, err
 	}
 	next := cur + int64(k)
 	var b expr.Builder
@@ -209,26 +210,26 @@ func (s *Sequence) Reserve(ctx context.Context, tx *Txn, k int) (int64, error) {
 		}},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrVersionConflict, what, nil) },
 	}
-	tx.record("Sequence", SequenceType, func(context.Context) ([]txItem, error) { return []txItem{it}, nil })
-	return cur + 1, nil
+	op.src = opFunc(func(context.Context, bool) ([]txItem, error) { return []txItem{it}, nil })
+	return cur + 1, op, nil
 }
 
-// Append runs a transaction that allocates the next number and lets fn add
-// the writes that use it (the event carrying the number), and retries the
-// whole transaction while other appenders take the number first. It
-// returns the number allocated. fn may therefore run several times: it
-// should only record writes in tx. An error from fn, or a failure of
-// another op of the transaction, is returned as it is.
+// Append allocates the next number, lets fn return the writes that use it
+// (the event carrying the number), and commits the number's op and those
+// writes in one transaction, retrying the whole while other appenders take
+// the number first. It returns the number allocated. fn may therefore run
+// several times: it should only make ops. An error from fn, or a failure
+// of another op of the transaction, is returned as it is.
 //
 // A transaction whose outcome is unknown (an attempt got no answer, and the
 // next was cancelled by a conflict: [TransactionError].MaybeApplied) is
 // sent again with the same client request token rather than rebuilt, so a
 // lost response cannot append the same writes under two numbers.
-func (s *Sequence) Append(ctx context.Context, fn func(tx *Txn, n int64) error) (int64, error) {
+func (s *Sequence) Append(ctx context.Context, fn func(n int64) ([]WriteOp, error)) (int64, error) {
 	p := backoff.Policy{Base: 5 * time.Millisecond, Max: 250 * time.Millisecond, Attempts: 100}.
 		With(s.opts.Backoff.Base, s.opts.Backoff.Max, s.opts.MaxAttempts)
 	var in *dynamodb.TransactWriteItemsInput
-	var tx *Txn
+	var tx *txn
 	var log *attemptLog // the attempts of in, with its token
 	var n int64
 	// One loop, one budget: each try sends the transaction once. Only
@@ -237,15 +238,16 @@ func (s *Sequence) Append(ctx context.Context, fn func(tx *Txn, n int64) error) 
 	err := p.Do(ctx, nil, never, func(ctx context.Context) error {
 		var err error
 		if in == nil {
-			// A new transaction: read the counter and let fn add its writes.
-			tx = &Txn{t: s.t}
-			if n, err = s.Next(ctx, tx); err != nil {
+			// A new transaction: read the counter and let fn make its writes.
+			var seq WriteOp
+			if n, seq, err = s.Next(ctx); err != nil {
 				return err
 			}
-			if err = fn(tx, n); err != nil {
+			ops, err := fn(n)
+			if err != nil {
 				return err
 			}
-			if in, err = tx.request(ctx, ""); err != nil {
+			if tx, in, err = prepareTx(ctx, append([]WriteOp{seq}, ops...), ""); err != nil {
 				return err
 			}
 			log = &attemptLog{}

@@ -85,9 +85,8 @@ func TestSequenceContinuesAnotherServicesLog(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-				events.TxCreate(tx, VoteEvent{Seq: n, When: at.Add(time.Hour), Actor: fmt.Sprint("go", w), Type: "BallotCast"})
-				return nil
+			n, err := seq.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+				return []singletable.WriteOp{events.CreateOp(VoteEvent{Seq: n, When: at.Add(time.Hour), Actor: fmt.Sprint("go", w), Type: "BallotCast"})}, nil
 			})
 			assert.NoError(t, err)
 			got[w] = n
@@ -98,9 +97,8 @@ func TestSequenceContinuesAnotherServicesLog(t *testing.T) {
 	assert.Equal(t, []int64{4, 5, 6, 7, 8, 9, 10, 11}, got, "the Go service continues at 4 after the Kotlin service's 1..3")
 	before := calls.Load()
 	assert.GreaterOrEqual(t, before, int32(1))
-	n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-		events.TxCreate(tx, VoteEvent{Seq: n, When: at.Add(2 * time.Hour), Actor: "go", Type: "BallotCast"})
-		return nil
+	n, err := seq.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+		return []singletable.WriteOp{events.CreateOp(VoteEvent{Seq: n, When: at.Add(2 * time.Hour), Actor: "go", Type: "BallotCast"})}, nil
 	})
 	require.NoError(t, err)
 	assert.Equal(t, int64(12), n)
@@ -117,7 +115,7 @@ func TestSequenceStartAfter(t *testing.T) {
 	seq := singletable.NewSequence(tbl, "events")
 	appendOne := func() int64 {
 		t.Helper()
-		n, err := seq.Append(ctx, func(*singletable.Txn, int64) error { return nil })
+		n, err := seq.Append(ctx, func(int64) ([]singletable.WriteOp, error) { return nil, nil })
 		require.NoError(t, err)
 		return n
 	}
@@ -150,7 +148,7 @@ func TestSequenceStartAfter(t *testing.T) {
 			defer wg.Done()
 			<-started
 			for range 4 {
-				n, err := seq.Append(ctx, func(*singletable.Txn, int64) error { return nil })
+				n, err := seq.Append(ctx, func(int64) ([]singletable.WriteOp, error) { return nil, nil })
 				if assert.NoError(t, err) {
 					mu.Lock()
 					got = append(got, n)

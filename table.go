@@ -2,13 +2,18 @@ package singletable
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // Client is the part of *dynamodb.Client the library uses. Pass a
@@ -82,8 +87,11 @@ type Table struct {
 	client Client
 	opts   TableOptions
 
+	// entities are the bound entities, in the order they were bound: the
+	// table's indexes, TTL attribute, description and the guards an item
+	// holds all derive from their compiled declarations.
 	mu       sync.RWMutex
-	entities []entityInfo
+	entities []*entityDef
 }
 
 // NewTable returns a handle for the table called name, reached through
@@ -108,17 +116,6 @@ func (t *Table) Client() Client { return t.client }
 // Options returns a copy of the table's options.
 func (t *Table) Options() TableOptions { return t.opts }
 
-// entityInfo is the non-generic view of a bound entity.
-type entityInfo struct {
-	name     string
-	indexes  []physicalIndex
-	ttlAttr  string
-	describe func(TableOptions) EntityDescription // for Table.Describe
-	// guardReleases, for an entity with unique fields, returns the guard
-	// deletes of one of its items (Table.ReleaseExpiredGuards).
-	guardReleases func(t *Table, item map[string]types.AttributeValue) ([]guardRelease, error)
-}
-
 // physicalIndex is an index as the table sees it: its key attributes.
 type physicalIndex struct {
 	name      string
@@ -137,11 +134,9 @@ func (p physicalIndex) equal(q physicalIndex) bool {
 		slices.Equal(p.partition, q.partition) && slices.Equal(p.sort, q.sort)
 }
 
-func (e *entityDef) info() entityInfo {
-	ei := entityInfo{name: e.name, describe: e.describe}
-	if f := e.guards.ttl; f != nil {
-		ei.ttlAttr = f.Attr
-	}
+// physicalIndexes returns the entity's indexes as the table sees them.
+func (e *entityDef) physicalIndexes() []physicalIndex {
+	var out []physicalIndex
 	for _, p := range e.indexes {
 		pi := physicalIndex{name: p.name, multi: p.multi}
 		if p.multi {
@@ -159,38 +154,59 @@ func (e *entityDef) info() entityInfo {
 				pi.sort = []attrDef{{p.skAttr, types.ScalarAttributeTypeS}}
 			}
 		}
-		ei.indexes = append(ei.indexes, pi)
+		out = append(out, pi)
 	}
-	return ei
+	return out
+}
+
+// ttlAttr returns the entity's TTL attribute, or "".
+func (e *entityDef) ttlAttr() string {
+	if f := e.guards.ttl; f != nil {
+		return f.Attr
+	}
+	return ""
 }
 
 // register adds an entity to the table, checking it agrees with the
 // entities already there.
-func (t *Table) register(ei entityInfo, hasSK bool) error {
-	if hasSK != (t.opts.SortKey != "") {
+func (t *Table) register(e *entityDef) error {
+	if hasSK := e.sk.defined(); hasSK != (t.opts.SortKey != "") {
 		if hasSK {
-			return validationErr(ei.name, "SK", "the entity has a sort key template but table %s has no sort key", t.name)
+			return validationErr(e.name, "SK", "the entity has a sort key template but table %s has no sort key", t.name)
 		}
-		return validationErr(ei.name, "SK", "table %s has sort key %q but the entity has no SK template", t.name, t.opts.SortKey)
+		return validationErr(e.name, "SK", "table %s has sort key %q but the entity has no SK template", t.name, t.opts.SortKey)
 	}
+	ttl, indexes := e.ttlAttr(), e.physicalIndexes()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, other := range t.entities {
-		if other.name == ei.name {
-			return validationErr(ei.name, "", "entity type %q is already bound to table %s", ei.name, t.name)
+		if other.name == e.name {
+			return validationErr(e.name, "", "entity type %q is already bound to table %s", e.name, t.name)
 		}
-		if ei.ttlAttr != "" && other.ttlAttr != "" && ei.ttlAttr != other.ttlAttr {
-			return validationErr(ei.name, "TTL", "TTL attribute %q differs from entity %s's %q: a table has one TTL attribute", ei.ttlAttr, other.name, other.ttlAttr)
+		if o := other.ttlAttr(); ttl != "" && o != "" && ttl != o {
+			return validationErr(e.name, "TTL", "TTL attribute %q differs from entity %s's %q: a table has one TTL attribute", ttl, other.name, o)
 		}
-		for _, p := range ei.indexes {
-			for _, q := range other.indexes {
+		for _, p := range indexes {
+			for _, q := range other.physicalIndexes() {
 				if p.name == q.name && !p.equal(q) {
-					return validationErr(ei.name, "index "+p.name, "key attributes differ from entity %s's declaration of the same index", other.name)
+					return validationErr(e.name, "index "+p.name, "key attributes differ from entity %s's declaration of the same index", other.name)
 				}
 			}
 		}
 	}
-	t.entities = append(t.entities, ei)
+	t.entities = append(t.entities, e)
+	return nil
+}
+
+// entityNamed returns the bound entity called name, nil when none is.
+func (t *Table) entityNamed(name string) *entityDef {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, e := range t.entities {
+		if e.name == name {
+			return e
+		}
+	}
 	return nil
 }
 
@@ -200,7 +216,7 @@ func (t *Table) indexes() []physicalIndex {
 	defer t.mu.RUnlock()
 	var out []physicalIndex
 	for _, e := range t.entities {
-		for _, p := range e.indexes {
+		for _, p := range e.physicalIndexes() {
 			if !slices.ContainsFunc(out, func(q physicalIndex) bool { return q.name == p.name }) {
 				out = append(out, p)
 			}
@@ -245,11 +261,7 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if t.opts.OmitEntityType && !e.foreign.matchKeys {
 		return nil, validationErr(e.name, "MatchKeys", "table %s omits the entity type attribute (OmitEntityType), so the entity must recognise its items by their keys: set Schema.MatchKeys", t.name)
 	}
-	ei := e.info()
-	if len(e.guards.unique) > 0 {
-		ei.guardReleases = e.guardReleases
-	}
-	if err := t.register(ei, e.sk.defined()); err != nil {
+	if err := t.register(&e.entityDef); err != nil {
 		return nil, err
 	}
 	return &Repo[T]{boundEntity{t, &e.entityDef}, e}, nil
@@ -293,3 +305,112 @@ func (r *Repo[T]) Table() *Table { return r.t }
 func (r *Repo[T]) Entity() *Entity[T] { return r.e }
 
 func (t *Table) String() string { return fmt.Sprintf("singletable.Table(%s)", t.name) }
+
+// ReleaseGuards releases the unique guards (see [Schema].Unique) that
+// item held: item is an item of the named entity as it was before it was
+// deleted without the library, as DynamoDB's time to live deletes an item
+// alone, leaving its values claimed for ever. Package streams calls it for
+// the removals by time to live it decodes.
+//
+// Each guard is deleted in a transaction conditioned on the guard still
+// naming item's key as its owner and on no item under that key holding
+// its value again: a guard that another item holds, or that an item
+// re-created under the same key with the same value holds, is never
+// released; an item re-created there with other values, or an item of
+// another entity there (even with an attribute of the same name and
+// value), does not keep item's values claimed. It returns how many
+// guards it deleted: releasing the same item again deletes nothing and
+// returns 0. An entity that is not bound to the table or declares no
+// unique fields holds no guards.
+func (t *Table) ReleaseGuards(ctx context.Context, entity string, item map[string]types.AttributeValue) (released int, err error) {
+	e := t.entityNamed(entity)
+	if e == nil || len(e.guards.unique) == 0 || len(item) == 0 {
+		return 0, nil
+	}
+	rv, err := e.decodeValue(&t.opts, item)
+	if err != nil {
+		return 0, err
+	}
+	owner := make(map[string]types.AttributeValue, 2)
+	if err := e.putPrimaryKey(t, rv, owner); err != nil {
+		return 0, err
+	}
+	b := boundEntity{t, e}
+	for _, u := range e.guards.unique {
+		ok, err := b.releaseGuard(ctx, u, rv, item, owner)
+		if err != nil {
+			return released, err
+		}
+		if ok {
+			released++
+		}
+	}
+	return released, nil
+}
+
+// releaseGuard deletes the guard of u's values in rv, the decoded item,
+// if it exists, names owner and no item under owner's key holds the
+// values again; ok reports whether it was deleted.
+func (b boundEntity) releaseGuard(ctx context.Context, u *uniquePlan, rv reflect.Value, item, owner map[string]types.AttributeValue) (ok bool, err error) {
+	t := b.t
+	key, has, err := b.guardKey(u, rv)
+	if err != nil || !has {
+		return false, err
+	}
+	// ownedBy fails on an absent guard, so a guard already released is
+	// not counted again.
+	del, err := buildCondition(writeplan.Own(b.ownedBy(owner)), b.e.name, nil)
+	if err != nil {
+		return false, err
+	}
+	// The item under the owner's key, if any, does not hold the value: it
+	// is another entity's (its type differs from item's; an item of
+	// another entity with an attribute of the same name and value does not
+	// hold it), or one of the unique's attributes differs from item's. A
+	// field stored only in the key (KeyOnly) is the same for any item
+	// under that key.
+	var held []writeplan.Check
+	for _, a := range append([]string{t.opts.EntityTypeAttr}, u.attrs()...) {
+		if av, ok := item[a]; ok {
+			held = append(held, writeplan.AttrEq(a, av))
+		}
+	}
+	free := writeplan.AttrNotExists(t.opts.PartitionKey)
+	if len(held) > 0 {
+		free = writeplan.AnyOf(free, writeplan.Not(writeplan.AllOf(held...)))
+	}
+	check, err := buildCondition(writeplan.Own(free), b.e.name, nil)
+	if err != nil {
+		return false, err
+	}
+	_, err = t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Delete: &types.Delete{TableName: &t.name, Key: key, ConditionExpression: del.Text,
+			ExpressionAttributeNames: del.Names, ExpressionAttributeValues: del.Values}},
+		{ConditionCheck: &types.ConditionCheck{TableName: &t.name, Key: t.primaryKeyOf(item), ConditionExpression: check.Text,
+			ExpressionAttributeNames: check.Names, ExpressionAttributeValues: check.Values}},
+	}})
+	var tce *types.TransactionCanceledException
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &tce) && conditionFailedOnly(tce):
+		return false, nil // absent, another item's, or held again
+	}
+	return false, fmt.Errorf("singletable: release the unique %s guard of %s %s: %w", u.name, b.e.name, t.keyText(owner), err)
+}
+
+// conditionFailedOnly reports whether a transaction was cancelled only
+// because conditions did not hold.
+func conditionFailedOnly(tce *types.TransactionCanceledException) bool {
+	failed := false
+	for _, r := range tce.CancellationReasons {
+		switch aws.ToString(r.Code) {
+		case "", "None":
+		case "ConditionalCheckFailed":
+			failed = true
+		default:
+			return false
+		}
+	}
+	return failed
+}

@@ -6,15 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/singletable-go/singletable/internal/backoff"
-	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
@@ -44,31 +43,13 @@ type TxOptions struct {
 	Backoff Backoff
 }
 
-// Txn collects the writes and condition checks of one transaction. The
-// function given to [Tx] adds them with [Repo.TxPut], [Repo.TxCreate],
-// [Repo.TxDelete], [Repo.TxCheck], [Update.Tx] and [Sequence.Next]; a Txn
-// is not safe for concurrent use and is only valid inside that function: an
-// op added after Tx returned panics, since it could never be sent.
-//
-// A Txn holds no context. Each call records an op; Tx materialises the ops
-// when it commits, with its own context: the reads some writes need (an
-// entity with unique fields, a version to learn) happen then, in the order
-// the ops were recorded. Values passed to the calls are used then, so do
-// not change what they point to before Tx returns.
-type Txn struct {
-	t       *Table
-	pending []txPending
-	ops     []txOp
-	items   []txItem
-	errs    []error
-	// done is set when Tx returns: an op added later could never be sent.
-	done bool
-}
-
-// txPending is a recorded op, not yet turned into transaction items.
-type txPending struct {
-	kind, entity string
-	build        func(ctx context.Context) ([]txItem, error)
+// txn is one write transaction being built: the ops given to [Tx] made
+// into transaction items, with what explains a failure.
+type txn struct {
+	t     *Table // the first op's: the request goes through its client
+	ops   []txOp
+	items []txItem
+	errs  []error
 }
 
 // txOp is one recorded op: the caller's unit, which may expand
@@ -82,13 +63,13 @@ type txOp struct {
 // txItem is one TransactWriteItem with what is needed to explain its
 // failure.
 type txItem struct {
-	op    int    // index into Txn.ops
+	op    int    // index into txn.ops
 	guard string // "" for the op's own item, else what the guard item guards
 	// release marks the release of a unique guard (see guardDelete).
 	release bool
 	table   *Table
 	// key is the primary key of the item written. A put sent alone needs
-	// none, so putTxItem may leave it nil; Txn.add fills it in.
+	// none, so putTxItem may leave it nil; txn.add fills it in.
 	key  map[string]types.AttributeValue
 	tw   types.TransactWriteItem
 	size int
@@ -101,17 +82,18 @@ type txItem struct {
 	applied func(cur map[string]types.AttributeValue) bool
 }
 
-// Tx runs fn to collect writes and then commits them in one
-// [TransactWriteItems] request, all or nothing, through table's client
-// (items may belong to other tables reached by the same client). When fn
-// returns an error, nothing is sent and Tx returns it.
+// Tx commits ops in one [TransactWriteItems] request, all or nothing:
+// writes and checks of any entities and tables reached through one client
+// (the first op's table's; an op of a table with another client is a
+// *ValidationError). An empty ops sends nothing and returns nil.
 //
-// Before sending, Tx materialises the recorded ops with ctx (see [Txn])
-// and checks them, returning their errors (*ValidationError, *KeyError):
-// more than 100 items (guard items count), more than 4 MB, two writes to
-// one item. When DynamoDB cancels the transaction, the error is a
-// *TransactionError naming the failing op (its index among the recorded
-// ops, entity and key) and the reason; errors.Is matches
+// Before sending, Tx makes each op's transaction items with ctx, in order
+// (the reads some writes need, for an entity with unique fields or a
+// version to learn, happen then), and checks them, returning their errors
+// (*ValidationError, *KeyError): more than 100 items (guard items count),
+// more than 4 MB, two writes to one item. When DynamoDB cancels the
+// transaction, the error is a *TransactionError naming the failing op (its
+// index in ops, entity and key) and the reason; errors.Is matches
 // ErrAlreadyExists, ErrConditionFailed, ErrVersionConflict or ErrNotFound
 // according to that op, and errors.As still reaches the SDK's
 // *types.TransactionCanceledException.
@@ -121,41 +103,41 @@ type txItem struct {
 // ([TxOptions]).
 //
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
-func Tx(ctx context.Context, table *Table, fn func(tx *Txn) error, optFns ...func(*TxOptions)) error {
+func Tx(ctx context.Context, ops []WriteOp, optFns ...func(*TxOptions)) error {
 	o := applyOpts(optFns)
-	tx := &Txn{t: table}
-	defer func() { tx.done = true }()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	in, err := tx.request(ctx, o.ClientRequestToken)
+	tx, in, err := prepareTx(ctx, ops, o.ClientRequestToken)
 	if err != nil || in == nil {
 		return err
 	}
 	return tx.commit(ctx, in, o)
 }
 
-// record adds an op to be materialised at commit.
-func (tx *Txn) record(kind, entity string, build func(ctx context.Context) ([]txItem, error)) {
-	if tx.done {
-		panic("singletable: " + kind + " of " + entity + " added to a Txn after its Tx returned; add ops only inside the function given to Tx")
+// prepareTx makes the transaction items of ops, in order, checks them and
+// builds the request (nil when there is nothing to write).
+func prepareTx(ctx context.Context, ops []WriteOp, token string) (*txn, *dynamodb.TransactWriteItemsInput, error) {
+	tx := &txn{}
+	for i := range ops {
+		op := &ops[i]
+		if tx.t == nil {
+			tx.t = op.table
+		}
+		switch {
+		case op.err != nil:
+			tx.fail(op.kind, op.entity, op.err)
+		case op.src == nil:
+			tx.fail(op.kind, op.entity, validationErr("", "", "zero WriteOp: make ops with a Repo's PutOp, CreateOp, DeleteOp or CheckOp, or an Update's Op"))
+		default:
+			items, err := op.src.opItems(ctx, false)
+			tx.add(items, op.kind, op.entity, err)
+		}
 	}
-	tx.pending = append(tx.pending, txPending{kind: kind, entity: entity, build: build})
+	in, err := tx.request(token)
+	return tx, in, err
 }
 
-// materialise turns the recorded ops into transaction items, in order.
-func (tx *Txn) materialise(ctx context.Context) {
-	for _, p := range tx.pending {
-		items, err := p.build(ctx)
-		tx.add(items, p.kind, p.entity, err)
-	}
-	tx.pending = nil
-}
-
-// request materialises and validates the recorded ops and builds the request (nil when
-// there is nothing to write).
-func (tx *Txn) request(ctx context.Context, token string) (*dynamodb.TransactWriteItemsInput, error) {
-	tx.materialise(ctx)
+// request validates the transaction's items and builds the request (nil
+// when there is nothing to write).
+func (tx *txn) request(token string) (*dynamodb.TransactWriteItemsInput, error) {
 	if len(tx.errs) > 0 {
 		return nil, errors.Join(tx.errs...)
 	}
@@ -199,7 +181,7 @@ func guardText(g string) string {
 	return " (" + g + ")"
 }
 
-func (tx *Txn) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o TxOptions) error {
+func (tx *txn) commit(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o TxOptions) error {
 	p := backoff.Policy{Base: backoff.Default.Base, Max: backoff.Default.Max, Attempts: 5}.
 		With(o.Backoff.Base, o.Backoff.Max, o.MaxAttempts)
 	log := &attemptLog{}
@@ -217,7 +199,7 @@ func retryableTx(err error) bool { return backoff.IsRetryableTx(err) || inProgre
 
 // outcome turns the last error of a transaction's attempts, logged in log,
 // into the error to return.
-func (tx *Txn) outcome(err error, log *attemptLog) error {
+func (tx *txn) outcome(err error, log *attemptLog) error {
 	if err == nil {
 		return nil
 	}
@@ -240,7 +222,7 @@ func inProgress(err error) bool {
 	return errors.As(err, &ae) && ae.ErrorCode() == "TransactionInProgressException"
 }
 
-func (tx *Txn) cancelled(tce *types.TransactionCanceledException, err error) *TransactionError {
+func (tx *txn) cancelled(tce *types.TransactionCanceledException, err error) *TransactionError {
 	te := &TransactionError{Cause: err}
 	for i, r := range tce.CancellationReasons {
 		code := aws.ToString(r.Code)
@@ -270,31 +252,25 @@ func (tx *Txn) cancelled(tce *types.TransactionCanceledException, err error) *Tr
 
 // entity is the entity of every op of tx, or "" when they are of
 // several, for the Observe hook.
-func (tx *Txn) entity() string {
-	if len(tx.ops) == 0 {
+func (tx *txn) entity() string {
+	if len(tx.ops) == 0 || slices.ContainsFunc(tx.ops, func(op txOp) bool { return op.entity != tx.ops[0].entity }) {
 		return ""
 	}
-	e := tx.ops[0].entity
-	for _, op := range tx.ops[1:] {
-		if op.entity != e {
-			return ""
-		}
-	}
-	return e
+	return tx.ops[0].entity
 }
 
 // addOp records a helper call and returns its index.
-func (tx *Txn) addOp(kind, entity string, key map[string]types.AttributeValue) int {
+func (tx *txn) addOp(kind, entity string, key map[string]types.AttributeValue) int {
 	tx.ops = append(tx.ops, txOp{kind: kind, entity: entity, key: key})
 	return len(tx.ops) - 1
 }
 
-func (tx *Txn) fail(kind, entity string, err error) {
+func (tx *txn) fail(kind, entity string, err error) {
 	tx.errs = append(tx.errs, fmt.Errorf("singletable: transaction op %d (%s %s): %w", len(tx.ops), kind, entity, err))
 	tx.ops = append(tx.ops, txOp{kind: kind, entity: entity})
 }
 
-func (tx *Txn) add(items []txItem, kind, entity string, err error) {
+func (tx *txn) add(items []txItem, kind, entity string, err error) {
 	if err != nil {
 		tx.fail(kind, entity, err)
 		return
@@ -304,7 +280,7 @@ func (tx *Txn) add(items []txItem, kind, entity string, err error) {
 		if !sameClient(it.table, tx.t) {
 			// The request goes through tx.t's client, with its credentials
 			// and endpoint: a table reached through another one is refused.
-			tx.fail(kind, entity, validationErr(entity, "", "table %q goes through another client than the transaction's table %q; one transaction goes through one client",
+			tx.fail(kind, entity, validationErr(entity, "", "table %q goes through another client than the first op's table %q; one transaction goes through one client",
 				it.table.name, tx.t.name))
 			return
 		}
@@ -319,95 +295,8 @@ func (tx *Txn) add(items []txItem, kind, entity string, err error) {
 	}
 }
 
-// Len returns the number of ops recorded so far. Their guard items are
-// added when Tx materialises the ops, and count towards DynamoDB's limit
-// of 100 items.
-func (tx *Txn) Len() int { return len(tx.pending) + len(tx.ops) }
-
-// TxPut adds to tx a put of v, replacing any item with its key (like
-// [Repo.Put]; [WriteOptions] apply, and the entity's guards are kept).
-func (r *Repo[T]) TxPut(tx *Txn, v T, optFns ...func(*WriteOptions)) {
-	o := writeOpts(optFns)
-	tx.record("Put", r.e.name, func(ctx context.Context) ([]txItem, error) {
-		w := v
-		return r.putItems(ctx, &w, o)
-	})
-}
-
-// TxCreate adds to tx a put of v that fails with [ErrAlreadyExists] when
-// an item with its key exists (like [Repo.Create]).
-func (r *Repo[T]) TxCreate(tx *Txn, v T) {
-	tx.record("Create", r.e.name, func(context.Context) ([]txItem, error) {
-		w := v
-		return r.createItems(&w, r.expect("Create", writeplan.AbsentItem), writeplan.Condition{})
-	})
-}
-
-// Tx adds the update to tx instead of running it alone, with its
-// conditions: the item must exist unless u is an upsert. Changes made to
-// u after Tx are not part of the transaction.
-func (u *Update[T]) Tx(tx *Txn) {
-	c := u.clone()
-	tx.record("Update", u.r.e.name, func(ctx context.Context) ([]txItem, error) { return c.txItems(ctx, true) })
-}
-
-// TxDelete adds to tx a delete of the item with key's primary key (like
-// [Repo.Delete]; [WriteOptions] apply, and guard items are released).
-func (r *Repo[T]) TxDelete(tx *Txn, key T, optFns ...func(*WriteOptions)) {
-	o := writeOpts(optFns)
-	tx.record("Delete", r.e.name, func(ctx context.Context) ([]txItem, error) {
-		items, _, err := r.deleteItems(ctx, key, o)
-		return items, err
-	})
-}
-
-// TxCheck adds to tx a condition on the item with key's primary key that
-// the transaction requires without writing it; it fails with
-// [ErrConditionFailed] (or [ErrNotFound] when the item does not exist and
-// the condition needed it); an item of another entity under the key fails
-// it, as it fails the entity's writes. Name fields in cond by their Go names, as
-// [Query.Filter] describes; an unknown name fails the transaction with a
-// *ValidationError before anything is sent.
-func (r *Repo[T]) TxCheck(tx *Txn, key T, cond expression.ConditionBuilder) {
-	tx.record("Check", r.e.name, func(context.Context) ([]txItem, error) { return r.checkItems(key, cond) })
-}
-
-// checkItems is TxCheck as transaction items.
-func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem, error) {
-	k, err := r.e.key(r.t, key)
-	if err != nil {
-		return nil, err
-	}
-	// Like every op of the entity, a check is on its item (or on its
-	// absence), never on another entity's under the same key.
-	ce, err := buildCondition(r.ownership(writeplan.AnyItem).And(writeplan.User(cond)), r.e.name, r.condNames())
-	if err != nil {
-		return nil, err
-	}
-	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
-		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName:                           &r.t.name,
-			Key:                                 k,
-			ConditionExpression:                 ce.Text,
-			ExpressionAttributeNames:            ce.Names,
-			ExpressionAttributeValues:           ce.Values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
-		failed: func(old map[string]types.AttributeValue) error {
-			if old == nil {
-				return ErrNotFound
-			}
-			if !r.isMine(old) {
-				return wrapSentinel(ErrConditionFailed, "check "+r.e.name+": the item under this key is another entity's", nil)
-			}
-			return ErrConditionFailed
-		},
-	}
-	return []txItem{it}, nil
-}
-
 // putTxItem makes the transaction item putting item, whose primary key is
-// key (nil to leave it to Txn.add) and whose size is size (as
+// key (nil to leave it to txn.add) and whose size is size (as
 // [Entity.encodeSized] measured it), under cond (which may be empty).
 func (r *boundEntity) putTxItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
 	put := &types.Put{TableName: &r.t.name, Item: item}

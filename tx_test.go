@@ -2,7 +2,6 @@ package singletable_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -60,7 +59,7 @@ func txSeedTable(t *testing.T) (*txClient, *singletable.Table, *singletable.Repo
 func TestTxCommitsAcrossEntities(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c, tbl, users, skills := txSeedTable(t)
+	c, _, users, skills := txSeedTable(t)
 	_, err := users.Create(ctx, User{Username: "old", Name: "Old"})
 	require.NoError(t, err)
 	_, err = skills.Create(ctx, UserSkill{Username: "ann", SkillName: "go", Level: "Beginner"})
@@ -68,14 +67,12 @@ func TestTxCommitsAcrossEntities(t *testing.T) {
 	_, err = skills.Create(ctx, UserSkill{Username: "ann", SkillName: "sql", Level: "Beginner"})
 	require.NoError(t, err)
 
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.TxCreate(tx, User{Username: "ann", Name: "Ann"})
-		skills.TxPut(tx, UserSkill{Username: "ann", SkillName: "rust", Level: "Expert"})
-		skills.Update(UserSkill{Username: "ann", SkillName: "go"}).Set("Level", "Advanced").Add("Endorsements", 1).Tx(tx)
-		users.TxDelete(tx, User{Username: "old"}, func(o *singletable.WriteOptions) { o.MustExist = true })
-		skills.TxCheck(tx, UserSkill{Username: "ann", SkillName: "sql"}, expression.Name("ProficiencyLevel").Equal(expression.Value("Beginner")))
-		assert.Equal(t, 5, tx.Len())
-		return nil
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		users.CreateOp(User{Username: "ann", Name: "Ann"}),
+		skills.PutOp(UserSkill{Username: "ann", SkillName: "rust", Level: "Expert"}),
+		skills.Update(UserSkill{Username: "ann", SkillName: "go"}).Set("Level", "Advanced").Add("Endorsements", 1).Op(),
+		users.DeleteOp(User{Username: "old"}, func(o *singletable.WriteOptions) { o.MustExist = true }),
+		skills.CheckOp(UserSkill{Username: "ann", SkillName: "sql"}, expression.Name("ProficiencyLevel").Equal(expression.Value("Beginner"))),
 	})
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), c.requests.Load(), "one TransactWriteItems")
@@ -98,15 +95,14 @@ func TestTxCommitsAcrossEntities(t *testing.T) {
 func TestTxCancelledReportsTheFailingOp(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, tbl, users, skills := txSeedTable(t)
+	_, _, users, skills := txSeedTable(t)
 	_, err := users.Create(ctx, User{Username: "bob"})
 	require.NoError(t, err)
 
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.TxPut(tx, User{Username: "amy"})
-		users.TxCreate(tx, User{Username: "bob"}) // exists
-		skills.TxPut(tx, UserSkill{Username: "amy", SkillName: "go"})
-		return nil
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		users.PutOp(User{Username: "amy"}),
+		users.CreateOp(User{Username: "bob"}), // exists
+		skills.PutOp(UserSkill{Username: "amy", SkillName: "go"}),
 	})
 	var te *singletable.TransactionError
 	require.ErrorAs(t, err, &te)
@@ -126,46 +122,26 @@ func TestTxCancelledReportsTheFailingOp(t *testing.T) {
 
 	cases := []struct {
 		name string
-		fn   func(tx *singletable.Txn)
-		op   string
+		op   singletable.WriteOp
+		kind string
 		want error
 	}{
-		{"update of a missing item", func(tx *singletable.Txn) {
-			users.Update(User{Username: "ghost"}).Set("Name", "x").Tx(tx)
-		}, "Update", singletable.ErrNotFound},
-		{"update whose condition fails", func(tx *singletable.Txn) {
-			users.Update(User{Username: "bob"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))).Tx(tx)
-		}, "Update", singletable.ErrConditionFailed},
-		{"update with a condition on a missing item", func(tx *singletable.Txn) {
-			users.Update(User{Username: "ghost"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))).Tx(tx)
-		}, "Update", singletable.ErrNotFound},
-		{"delete that must exist", func(tx *singletable.Txn) {
-			users.TxDelete(tx, User{Username: "ghost"}, func(o *singletable.WriteOptions) { o.MustExist = true })
-		}, "Delete", singletable.ErrNotFound},
-		{"put that must exist", func(tx *singletable.Txn) {
-			users.TxPut(tx, User{Username: "ghost"}, func(o *singletable.WriteOptions) { o.MustExist = true })
-		}, "Put", singletable.ErrNotFound},
-		{"put with a condition", func(tx *singletable.Txn) {
-			users.TxPut(tx, User{Username: "bob"}, func(o *singletable.WriteOptions) { o.If = expression.Name("Name").Equal(expression.Value("Robert")) })
-		}, "Put", singletable.ErrConditionFailed},
-		{"check", func(tx *singletable.Txn) {
-			users.TxCheck(tx, User{Username: "bob"}, expression.Name("Name").Equal(expression.Value("Robert")))
-		}, "Check", singletable.ErrConditionFailed},
-		{"check of a missing item", func(tx *singletable.Txn) {
-			users.TxCheck(tx, User{Username: "ghost"}, expression.AttributeExists(expression.Name("PK")))
-		}, "Check", singletable.ErrNotFound},
+		{"update of a missing item", users.Update(User{Username: "ghost"}).Set("Name", "x").Op(), "Update", singletable.ErrNotFound},
+		{"update whose condition fails", users.Update(User{Username: "bob"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))).Op(), "Update", singletable.ErrConditionFailed},
+		{"update with a condition on a missing item", users.Update(User{Username: "ghost"}).Set("Name", "x").If(expression.Name("Name").Equal(expression.Value("Robert"))).Op(), "Update", singletable.ErrNotFound},
+		{"delete that must exist", users.DeleteOp(User{Username: "ghost"}, func(o *singletable.WriteOptions) { o.MustExist = true }), "Delete", singletable.ErrNotFound},
+		{"put that must exist", users.PutOp(User{Username: "ghost"}, func(o *singletable.WriteOptions) { o.MustExist = true }), "Put", singletable.ErrNotFound},
+		{"put with a condition", users.PutOp(User{Username: "bob"}, func(o *singletable.WriteOptions) { o.If = expression.Name("Name").Equal(expression.Value("Robert")) }), "Put", singletable.ErrConditionFailed},
+		{"check", users.CheckOp(User{Username: "bob"}, expression.Name("Name").Equal(expression.Value("Robert"))), "Check", singletable.ErrConditionFailed},
+		{"check of a missing item", users.CheckOp(User{Username: "ghost"}, expression.AttributeExists(expression.Name("PK"))), "Check", singletable.ErrNotFound},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-				skills.TxPut(tx, UserSkill{Username: "bob", SkillName: tc.name})
-				tc.fn(tx)
-				return nil
-			})
+			err := singletable.Tx(ctx, []singletable.WriteOp{skills.PutOp(UserSkill{Username: "bob", SkillName: tc.name}), tc.op})
 			var te *singletable.TransactionError
 			require.ErrorAs(t, err, &te)
 			assert.Equal(t, 1, te.Index)
-			assert.Equal(t, tc.op, te.Op)
+			assert.Equal(t, tc.kind, te.Op)
 			assert.ErrorIs(t, err, tc.want)
 			_, err = skills.Get(ctx, UserSkill{Username: "bob", SkillName: tc.name})
 			assert.ErrorIs(t, err, singletable.ErrNotFound, "nothing applied")
@@ -176,58 +152,47 @@ func TestTxCancelledReportsTheFailingOp(t *testing.T) {
 func TestTxRejectedBeforeTheNetwork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c, tbl, users, skills := txSeedTable(t)
+	c, _, users, skills := txSeedTable(t)
 
-	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		for i := range 101 {
-			skills.TxPut(tx, UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)})
+	puts := func(n int) []singletable.WriteOp {
+		ops := make([]singletable.WriteOp, n)
+		for i := range ops {
+			ops[i] = skills.PutOp(UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)})
 		}
-		return nil
-	})
+		return ops
+	}
+	err := singletable.Tx(ctx, puts(101))
 	var ve *singletable.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, err.Error(), "101 items")
 
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.TxPut(tx, User{Username: "a"})
-		users.TxDelete(tx, User{Username: "a"})
-		return nil
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		users.PutOp(User{Username: "a"}),
+		users.DeleteOp(User{Username: "a"}),
 	})
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, err.Error(), "twice")
 
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.TxPut(tx, User{Username: "a"})
-		users.TxCreate(tx, User{}) // no key
-		return nil
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		users.PutOp(User{Username: "a"}),
+		users.CreateOp(User{}), // no key
 	})
 	var ke *singletable.KeyError
 	require.ErrorAs(t, err, &ke)
 	assert.Contains(t, err.Error(), "op 1 (Create User)")
 
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.Update(User{Username: "a"}).Set("Nope", 1).Tx(tx)
-		return nil
-	})
+	err = singletable.Tx(ctx, []singletable.WriteOp{users.Update(User{Username: "a"}).Set("Nope", 1).Op()})
 	require.ErrorAs(t, err, &ve)
 
-	boom := errors.New("changed my mind")
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.TxPut(tx, User{Username: "a"})
-		return boom
-	})
-	assert.Equal(t, boom, err)
+	err = singletable.Tx(ctx, []singletable.WriteOp{{}})
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, err.Error(), "zero WriteOp")
 
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error { return nil }), "empty transaction")
+	require.NoError(t, singletable.Tx(ctx, nil), "empty transaction")
 	assert.Zero(t, c.requests.Load(), "nothing reached DynamoDB")
 
 	// Exactly 100 items is fine.
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		for i := range 100 {
-			skills.TxPut(tx, UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)})
-		}
-		return nil
-	}))
+	require.NoError(t, singletable.Tx(ctx, puts(100)))
 	n, err := skills.Query(UserSkill{Username: "u"}).Count(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 100, n)
@@ -237,7 +202,7 @@ func TestTxRejectedBeforeTheNetwork(t *testing.T) {
 // key (typed, or untyped for an entity that does not match keys) fails it
 // even when it satisfies the condition, as it fails the entity's writes;
 // an absent item is checked as absent.
-func TestTxCheckOnlyTheEntitysItem(t *testing.T) {
+func TestCheckOpOnlyTheEntitysItem(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, tbl, users, skills := txSeedTable(t)
@@ -254,21 +219,19 @@ func TestTxCheckOnlyTheEntitysItem(t *testing.T) {
 	put("typed", "Bot")
 	put("untyped", "")
 	for _, name := range []string{"typed", "untyped"} {
-		err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-			skills.TxPut(tx, UserSkill{Username: "bob", SkillName: name})
-			users.TxCheck(tx, User{Username: name}, expression.Name("Name").Equal(expression.Value("Robert")))
-			return nil
+		err := singletable.Tx(ctx, []singletable.WriteOp{
+			skills.PutOp(UserSkill{Username: "bob", SkillName: name}),
+			users.CheckOp(User{Username: name}, expression.Name("Name").Equal(expression.Value("Robert"))),
 		})
 		assert.ErrorIs(t, err, singletable.ErrConditionFailed, name)
 		_, err = skills.Get(ctx, UserSkill{Username: "bob", SkillName: name})
 		assert.ErrorIs(t, err, singletable.ErrNotFound, "nothing applied")
 	}
 	put("robert", "User")
-	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.TxCheck(tx, User{Username: "robert"}, expression.Name("Name").Equal(expression.Value("Robert")))
-		users.TxCheck(tx, User{Username: "ghost"}, expression.AttributeNotExists(expression.Name("Name")))
-		skills.TxPut(tx, UserSkill{Username: "bob", SkillName: "checked"})
-		return nil
+	err := singletable.Tx(ctx, []singletable.WriteOp{
+		users.CheckOp(User{Username: "robert"}, expression.Name("Name").Equal(expression.Value("Robert"))),
+		users.CheckOp(User{Username: "ghost"}, expression.AttributeNotExists(expression.Name("Name"))),
+		skills.PutOp(UserSkill{Username: "bob", SkillName: "checked"}),
 	})
 	require.NoError(t, err)
 }
@@ -276,16 +239,13 @@ func TestTxCheckOnlyTheEntitysItem(t *testing.T) {
 func TestTxIdempotentRetry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	c, tbl, users, _ := txSeedTable(t)
+	c, _, users, _ := txSeedTable(t)
 
 	// The first response is lost after DynamoDB applied the transaction: the
 	// retry carries the same token, so the Create is not applied again (it
 	// would fail with ErrAlreadyExists).
 	c.loseNext.Store(1)
-	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.TxCreate(tx, User{Username: "once", Name: "first"})
-		return nil
-	}, func(o *singletable.TxOptions) { o.Backoff = singletable.Backoff{Base: -1} })
+	err := singletable.Tx(ctx, []singletable.WriteOp{users.CreateOp(User{Username: "once", Name: "first"})}, func(o *singletable.TxOptions) { o.Backoff = singletable.Backoff{Base: -1} })
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), c.requests.Load())
 	c.mu.Lock()
@@ -298,10 +258,7 @@ func TestTxIdempotentRetry(t *testing.T) {
 	// Tokens are remembered across tables for 10 minutes: one per run.
 	token := fmt.Sprintf("order-42-%d", time.Now().UnixNano())
 	run := func(name string) error {
-		return singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-			users.TxCreate(tx, User{Username: "order42", Name: name})
-			return nil
-		}, func(o *singletable.TxOptions) { o.ClientRequestToken = token })
+		return singletable.Tx(ctx, []singletable.WriteOp{users.CreateOp(User{Username: "order42", Name: name})}, func(o *singletable.TxOptions) { o.ClientRequestToken = token })
 	}
 	require.NoError(t, run("x"))
 	require.NoError(t, run("x"), "same token, same items: already done")
@@ -310,10 +267,7 @@ func TestTxIdempotentRetry(t *testing.T) {
 	assert.Contains(t, err.Error(), "IdempotentParameterMismatch")
 
 	// Without a token, a second Create is a real second attempt.
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		users.TxCreate(tx, User{Username: "once"})
-		return nil
-	})
+	err = singletable.Tx(ctx, []singletable.WriteOp{users.CreateOp(User{Username: "once"})})
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
 }
 
@@ -331,42 +285,68 @@ type TxNoteBody struct {
 
 var TxNotes = singletable.MustDefine(singletable.Schema[TxNote]{Type: "TxNote", PK: "TXNOTE#{ID}", SK: "TXNOTE"})
 
-// Changes made to an Update after Update.Tx are not part of the
-// transaction, fields promoted from an embedded pointer included.
+// Changes made to an Update after Update.Op are not part of the op,
+// fields promoted from an embedded pointer included.
 func TestTxUpdateChangedAfterTx(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var notes *singletable.Repo[TxNote]
-	tbl, _ := newTable(t, func(tb *singletable.Table) { notes = singletable.MustBind(tb, TxNotes) })
+	newTable(t, func(tb *singletable.Table) { notes = singletable.MustBind(tb, TxNotes) })
 	_, err := notes.Create(ctx, TxNote{ID: "a", TxNoteBody: &TxNoteBody{Note: "n0"}, Other: "o0"})
 	require.NoError(t, err)
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		u := notes.Update(TxNote{ID: "a"}).Set("Note", "n1").Set("Other", "o1")
-		u.Tx(tx)
-		u.Set("Note", "after").Set("Other", "after")
-		return nil
-	}))
+	u := notes.Update(TxNote{ID: "a"}).Set("Note", "n1").Set("Other", "o1")
+	op := u.Op()
+	u.Set("Note", "after").Set("Other", "after")
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{op}))
 	got, err := notes.Get(ctx, TxNote{ID: "a"})
 	require.NoError(t, err)
 	assert.Equal(t, "o1", got.Other)
 	assert.Equal(t, "n1", got.Note)
 }
 
-// A Txn kept past its Tx cannot take ops that would never be sent.
-func TestTxnUsedAfterTxPanics(t *testing.T) {
+// Create takes the write options of Put and Delete, alone and as an op: If
+// must hold too (ErrConditionFailed), an existing item is still
+// ErrAlreadyExists, and MustExist, which contradicts a create, is refused
+// before the network.
+func TestCreateWriteOptions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var notes *singletable.Repo[TxNote]
-	tbl, c := newTable(t, func(tb *singletable.Table) { notes = singletable.MustBind(tb, TxNotes) })
-	var kept *singletable.Txn
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		kept = tx
-		notes.TxCreate(tx, TxNote{ID: "in", TxNoteBody: &TxNoteBody{Note: "n"}})
-		return nil
-	}))
+	c, _, users, skills := txSeedTable(t)
+	never := func(o *singletable.WriteOptions) { o.If = expression.Name("Name").Equal(expression.Value("x")) }
+	holds := func(o *singletable.WriteOptions) { o.If = expression.AttributeNotExists(expression.Name("Name")) }
+	must := func(o *singletable.WriteOptions) { o.MustExist = true }
+
+	_, err := users.Create(ctx, User{Username: "ann", Name: "Ann"}, never)
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed)
+	assert.NotErrorIs(t, err, singletable.ErrAlreadyExists)
+	created, err := users.Create(ctx, User{Username: "ann", Name: "Ann"}, holds)
+	require.NoError(t, err)
+	assert.Equal(t, "Ann", created.Name)
+	_, err = users.Create(ctx, User{Username: "ann"}, holds)
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+
 	before := c.requests.Load()
-	require.PanicsWithValue(t, "singletable: Create of TxNote added to a Txn after its Tx returned; add ops only inside the function given to Tx", func() {
-		notes.TxCreate(kept, TxNote{ID: "late", TxNoteBody: &TxNoteBody{Note: "n"}})
+	_, err = users.Create(ctx, User{Username: "bob"}, must)
+	var ve *singletable.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, err.Error(), "MustExist")
+	err = singletable.Tx(ctx, []singletable.WriteOp{users.CreateOp(User{Username: "bob"}, must)})
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, before, c.requests.Load(), "nothing sent")
+
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		skills.CreateOp(UserSkill{Username: "bob", SkillName: "go"}),
+		users.CreateOp(User{Username: "bob"}, never),
 	})
-	require.Equal(t, before, c.requests.Load())
+	var te *singletable.TransactionError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, 1, te.Index)
+	assert.Equal(t, "Create", te.Op)
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed)
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{
+		skills.CreateOp(UserSkill{Username: "bob", SkillName: "go"}),
+		users.CreateOp(User{Username: "bob"}, holds),
+	}))
+	_, err = users.Get(ctx, User{Username: "bob"})
+	require.NoError(t, err)
 }

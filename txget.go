@@ -13,34 +13,37 @@ import (
 // maxTxGetItems is DynamoDB's limit on the items of one TransactGetItems.
 const maxTxGetItems = 100
 
-// GetOp is one typed read of a read transaction ([TxGet]), made by
-// [Repo.GetOp]: the item's primary key and where to decode it. Ops of
-// several entities and tables travel together in one request, as
-// [WriteOp]s do in a batch. The key is rendered and checked when the op is
-// made; a bad key makes an op whose Err is set, and TxGet reports it
-// without sending anything.
+// GetOp is one typed read made by [Repo.GetOp]: the item's primary key,
+// its [ReadOptions] and where to decode it. Ops of several entities and
+// tables travel together in one request, [TxGet] or [BatchGet], as
+// [WriteOp]s do in [Tx] and [BatchWrite]. The key is rendered and checked
+// when the op is made; a bad key makes an op whose Err is set, reported
+// before anything is sent.
 type GetOp struct {
-	table  *Table
-	entity string
-	key    map[string]types.AttributeValue
-	proj   *string           // ProjectionExpression, when Fields was given
-	names  map[string]string // its ExpressionAttributeNames
-	err    error
+	table      *Table
+	entity     string
+	key        map[string]types.AttributeValue
+	proj       *string           // ProjectionExpression, when Fields was given
+	names      map[string]string // its ExpressionAttributeNames
+	consistent bool
+	err        error
 	// decode turns the item read (nil or empty when there is none) into a
 	// function that stores the result in the op's destination, and reports
-	// whether it is an item of the op's entity. Nothing is stored until
+	// whether it is an item of the op's entity. TxGet stores nothing until
 	// every op of the transaction has decoded.
 	decode func(item map[string]types.AttributeValue) (store func(), found bool, err error)
 }
 
 // GetOp returns a read of the item with key's primary key fields into
-// dest, for [TxGet]. The key is rendered as [Repo.Get] renders it, with the
-// same errors (a *KeyError for a missing or empty key field); a nil dest
-// is a *ValidationError. Both are reported by TxGet before any request.
+// dest, for [TxGet] and [BatchGet]. The key is rendered as [Repo.Get]
+// renders it, with the same errors (a *KeyError for a missing or empty key
+// field); a nil dest is a *ValidationError. Both are reported before any
+// request.
 //
 // [ReadOptions].Fields limits the read to the named fields, as for Get
-// (the other fields of dest are zeroed). ConsistentRead changes nothing: a
-// transaction always reads the latest committed items.
+// (the other fields of dest are zeroed). ConsistentRead applies in
+// BatchGet; it changes nothing in TxGet, since a transaction always reads
+// the latest committed items.
 func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 	op := GetOp{table: r.t, entity: r.e.name}
 	if dest == nil {
@@ -48,6 +51,7 @@ func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 		return op
 	}
 	o := readOpts(optFns)
+	op.consistent = o.ConsistentRead
 	op.key, op.err = r.e.key(r.t, key)
 	if op.err != nil {
 		return op
@@ -109,12 +113,8 @@ func (op GetOp) Err() error { return op.err }
 // are retried by the SDK's retryer. errors.As still reaches the SDK's
 // *types.TransactionCanceledException.
 //
-// TxGet has no options (a transaction always reads the latest committed
-// items, and the SDK's retryer paces its one request), so its ops are
-// variadic: TxGet(ctx, users.GetOp(k1, &u), skills.GetOp(k2, &s)).
-//
 // [TransactGetItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html
-func TxGet(ctx context.Context, ops ...GetOp) (found []bool, err error) {
+func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {
 	if len(ops) == 0 {
 		return []bool{}, nil // nothing to read, as for Tx and BatchGet
 	}
@@ -219,7 +219,7 @@ func sameClient(a, b *Table) bool {
 // *TransactionError, each op being its own single item, with the mapping
 // the write transactions use.
 func txGetCancelled(ops []GetOp, tce *types.TransactionCanceledException, err error) *TransactionError {
-	tx := &Txn{ops: make([]txOp, len(ops)), items: make([]txItem, len(ops))}
+	tx := &txn{ops: make([]txOp, len(ops)), items: make([]txItem, len(ops))}
 	for i, op := range ops {
 		tx.ops[i] = txOp{kind: "Get", entity: op.entity, key: op.key}
 		tx.items[i] = txItem{op: i, table: op.table, key: op.key}

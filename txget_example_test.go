@@ -22,26 +22,25 @@ func ExampleTxGet() {
 		panic(err)
 	}
 	defer table.DeleteTable(ctx)
-	if err := singletable.Tx(ctx, table, func(tx *singletable.Txn) error {
-		users.TxCreate(tx, User{Username: "john", Name: "John"})
-		skills.TxCreate(tx, UserSkill{Username: "john", SkillName: "go", Level: "Expert"})
-		return nil
+	if err := singletable.Tx(ctx, []singletable.WriteOp{
+		users.CreateOp(User{Username: "john", Name: "John"}),
+		skills.CreateOp(UserSkill{Username: "john", SkillName: "go", Level: "Expert"}),
 	}); err != nil {
 		panic(err)
 	}
 
 	var john User
 	var goSkill, rust UserSkill
-	found, err := singletable.TxGet(ctx,
+	found, err := singletable.TxGet(ctx, []singletable.GetOp{
 		users.GetOp(User{Username: "john"}, &john, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }),
 		skills.GetOp(UserSkill{Username: "john", SkillName: "go"}, &goSkill),
 		skills.GetOp(UserSkill{Username: "john", SkillName: "rust"}, &rust),
-	)
+	})
 	fmt.Println(found, err)
 	fmt.Println(john.Name, goSkill.Level, rust == UserSkill{})
 
 	// Bad input never reaches DynamoDB.
-	_, err = singletable.TxGet(ctx, skills.GetOp(UserSkill{Username: "john"}, &rust))
+	_, err = singletable.TxGet(ctx, []singletable.GetOp{skills.GetOp(UserSkill{Username: "john"}, &rust)})
 	fmt.Println(err)
 	// Output:
 	// [true true false] <nil>

@@ -95,11 +95,11 @@ func TestTxGetReadsSeveralEntitiesInOneRequest(t *testing.T) {
 	u := User{Username: "stale", Name: "stale"}
 	missing := UserSkill{Username: "stale", Years: 99}
 	alias := Alias{Username: "stale", Target: "stale"}
-	found, err := singletable.TxGet(ctx,
+	found, err := singletable.TxGet(ctx, []singletable.GetOp{
 		r.users.GetOp(User{Username: "ann"}, &u),
 		r.skills.GetOp(UserSkill{Username: "ann", SkillName: "rust"}, &missing), // no such item
 		r.aliases.GetOp(Alias{Username: "bob"}, &alias),                         // bob's key holds a User
-	)
+	})
 	require.NoError(t, err)
 	assert.Equal(t, []bool{true, false, false}, found)
 	assert.Equal(t, User{Username: "ann", Name: "Ann", PasswordHash: "h1"}, u)
@@ -112,7 +112,7 @@ func TestTxGetReadsSeveralEntitiesInOneRequest(t *testing.T) {
 	_, err = r.aliases.Get(ctx, Alias{Username: "bob"})
 	assert.ErrorIs(t, err, singletable.ErrNotFound)
 	var s UserSkill
-	found, err = singletable.TxGet(ctx, r.skills.GetOp(UserSkill{Username: "ann", SkillName: "go"}, &s))
+	found, err = singletable.TxGet(ctx, []singletable.GetOp{r.skills.GetOp(UserSkill{Username: "ann", SkillName: "go"}, &s)})
 	require.NoError(t, err)
 	assert.Equal(t, []bool{true}, found)
 	g, err := r.skills.Get(ctx, UserSkill{Username: "ann", SkillName: "go"})
@@ -136,10 +136,10 @@ func TestTxGetDecodesLikeGet(t *testing.T) {
 
 	var a Account
 	var u User
-	found, err := singletable.TxGet(ctx,
+	found, err := singletable.TxGet(ctx, []singletable.GetOp{
 		r.accounts.GetOp(Account{Username: "ann"}, &a),
 		r.users.GetOp(User{Username: "ann"}, &u), // another partition: none
-	)
+	})
 	require.NoError(t, err)
 	assert.Equal(t, []bool{true, false}, found)
 	assert.Equal(t, want, a, "managed fields decoded as Get decodes them")
@@ -148,10 +148,10 @@ func TestTxGetDecodesLikeGet(t *testing.T) {
 	_, err = r.users.Create(ctx, User{Username: "ann", Name: "Ann", PasswordHash: "secret"})
 	require.NoError(t, err)
 	a, u = Account{Name: "stale"}, User{PasswordHash: "stale"}
-	found, err = singletable.TxGet(ctx,
+	found, err = singletable.TxGet(ctx, []singletable.GetOp{
 		r.accounts.GetOp(Account{Username: "ann"}, &a, func(o *singletable.ReadOptions) { o.Fields = []string{"Version", "Name"} }),
 		r.users.GetOp(User{Username: "ann"}, &u, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }, func(o *singletable.ReadOptions) { o.ConsistentRead = true }),
-	)
+	})
 	require.NoError(t, err)
 	assert.Equal(t, []bool{true, true}, found)
 	// The key attributes are always read, and fill the key fields.
@@ -172,10 +172,10 @@ func TestTxGetDecodesLikeGet(t *testing.T) {
 	require.NoError(t, err)
 	u = User{Name: "untouched"}
 	s := UserSkill{Level: "untouched"}
-	found, err = singletable.TxGet(ctx,
+	found, err = singletable.TxGet(ctx, []singletable.GetOp{
 		r.users.GetOp(User{Username: "ann"}, &u),
 		r.skills.GetOp(UserSkill{Username: "ann", SkillName: "bad"}, &s),
-	)
+	})
 	require.Error(t, err)
 	assert.Nil(t, found)
 	assert.Contains(t, err.Error(), "op 1 (Get UserSkill")
@@ -198,7 +198,7 @@ func TestTxGetAcrossTablesOfOneClient(t *testing.T) {
 	c.requests.Store(0)
 
 	var a, b User
-	found, err := singletable.TxGet(ctx, r1.users.GetOp(User{Username: "ann"}, &a), r2.users.GetOp(User{Username: "ann"}, &b))
+	found, err := singletable.TxGet(ctx, []singletable.GetOp{r1.users.GetOp(User{Username: "ann"}, &a), r2.users.GetOp(User{Username: "ann"}, &b)})
 	require.NoError(t, err, "the same key in two tables is two items")
 	assert.Equal(t, []bool{true, true}, found)
 	assert.Equal(t, "Ann in 1", a.Name)
@@ -244,7 +244,7 @@ func TestTxGetRejectedBeforeTheNetwork(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			found, err := singletable.TxGet(ctx, tc.ops...)
+			found, err := singletable.TxGet(ctx, tc.ops)
 			require.Error(t, err)
 			assert.Nil(t, found)
 			switch target := tc.want.(type) {
@@ -259,7 +259,7 @@ func TestTxGetRejectedBeforeTheNetwork(t *testing.T) {
 		})
 	}
 	// Every op's error is reported, each naming its op.
-	_, err := singletable.TxGet(ctx, r.users.GetOp(User{}, &u), r.users.GetOp(User{Username: "a"}, &u), r.skills.GetOp(UserSkill{}, &s))
+	_, err := singletable.TxGet(ctx, []singletable.GetOp{r.users.GetOp(User{}, &u), r.users.GetOp(User{Username: "a"}, &u), r.skills.GetOp(UserSkill{}, &s)})
 	require.ErrorAs(t, err, &ke)
 	assert.Contains(t, err.Error(), "op 0 (Get User)")
 	assert.Contains(t, err.Error(), "op 2 (Get UserSkill)")
@@ -270,7 +270,7 @@ func TestTxGetRejectedBeforeTheNetwork(t *testing.T) {
 	assert.Same(t, r.tbl, op.Table())
 
 	// No ops is nothing to read, as for Tx and BatchGet.
-	found, err := singletable.TxGet(ctx)
+	found, err := singletable.TxGet(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, found)
 
@@ -289,7 +289,7 @@ func TestTxGetRejectedBeforeTheNetwork(t *testing.T) {
 	for i := range ops {
 		ops[i] = r.skills.GetOp(UserSkill{Username: "u", SkillName: fmt.Sprint("s", i)}, &dests[i])
 	}
-	found, err = singletable.TxGet(ctx, ops...)
+	found, err = singletable.TxGet(ctx, ops)
 	require.NoError(t, err)
 	require.Len(t, found, 100)
 	for i := range found {
@@ -335,7 +335,7 @@ func TestTxGetUnicodeAndDelimiterKeys(t *testing.T) {
 	ops = append(ops,
 		r.skills.GetOp(UserSkill{Username: "a", SkillName: "b#x"}, &ghost),
 		r.users.GetOp(User{Username: "a#SKILL#b#x"}, &ghostUser))
-	found, err := singletable.TxGet(ctx, ops...)
+	found, err := singletable.TxGet(ctx, ops)
 	require.NoError(t, err)
 	for i, n := range names {
 		assert.True(t, found[2*i], n)
@@ -365,9 +365,9 @@ func TestTxGetCancelled(t *testing.T) {
 	})
 	u := User{Name: "untouched"}
 	s := UserSkill{Level: "untouched"}
-	found, err := singletable.TxGet(ctx,
+	found, err := singletable.TxGet(ctx, []singletable.GetOp{
 		r.users.GetOp(User{Username: "ann"}, &u),
-		r.skills.GetOp(UserSkill{Username: "ann", SkillName: "go"}, &s))
+		r.skills.GetOp(UserSkill{Username: "ann", SkillName: "go"}, &s)})
 	assert.Nil(t, found)
 	var te *singletable.TransactionError
 	require.ErrorAs(t, err, &te)
@@ -387,14 +387,14 @@ func TestTxGetCancelled(t *testing.T) {
 	assert.Equal(t, UserSkill{Level: "untouched"}, s)
 
 	// Called again, it reads.
-	found, err = singletable.TxGet(ctx, r.users.GetOp(User{Username: "ann"}, &u), r.skills.GetOp(UserSkill{Username: "ann", SkillName: "go"}, &s))
+	found, err = singletable.TxGet(ctx, []singletable.GetOp{r.users.GetOp(User{Username: "ann"}, &u), r.skills.GetOp(UserSkill{Username: "ann", SkillName: "go"}, &s)})
 	require.NoError(t, err)
 	assert.Equal(t, []bool{true, false}, found)
 	assert.Equal(t, "Ann", u.Name)
 
 	// Other errors are wrapped, the SDK's type reachable.
 	gone := singletable.MustBind(singletable.NewTable(r.c, r.tbl.Name()+"-missing"), Users)
-	_, err = singletable.TxGet(ctx, gone.GetOp(User{Username: "ann"}, &u))
+	_, err = singletable.TxGet(ctx, []singletable.GetOp{gone.GetOp(User{Username: "ann"}, &u)})
 	var rnf *types.ResourceNotFoundException
 	require.ErrorAs(t, err, &rnf, "%v", err)
 	assert.Contains(t, err.Error(), "singletable: read transaction")
@@ -417,7 +417,7 @@ func TestTxGetSnapshotUnderTransfers(t *testing.T) {
 	ctx := context.Background()
 	c := newTxGetClient(t)
 	var pots *singletable.Repo[Pot]
-	tbl := newTableWith(t, c, func(tbl *singletable.Table) { pots = singletable.MustBind(tbl, Pots) })
+	newTableWith(t, c, func(tbl *singletable.Table) { pots = singletable.MustBind(tbl, Pots) })
 	const total = 1000
 	_, err := pots.Create(ctx, Pot{Name: "a", Amount: total})
 	require.NoError(t, err)
@@ -436,10 +436,9 @@ func TestTxGetSnapshotUnderTransfers(t *testing.T) {
 				if i%2 == 1 {
 					d = -d
 				}
-				err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-					pots.Update(Pot{Name: "a"}).Add("Amount", -d).Tx(tx)
-					pots.Update(Pot{Name: "b"}).Add("Amount", d).Tx(tx)
-					return nil
+				err := singletable.Tx(ctx, []singletable.WriteOp{
+					pots.Update(Pot{Name: "a"}).Add("Amount", -d).Op(),
+					pots.Update(Pot{Name: "b"}).Add("Amount", d).Op(),
 				}, func(o *singletable.TxOptions) {
 					o.MaxAttempts, o.Backoff = 20, singletable.Backoff{Base: time.Millisecond, Max: 10 * time.Millisecond}
 				})
@@ -475,7 +474,7 @@ func TestTxGetSnapshotUnderTransfers(t *testing.T) {
 				default:
 				}
 				var a, b Pot
-				found, err := singletable.TxGet(ctx, pots.GetOp(Pot{Name: "a"}, &a), pots.GetOp(Pot{Name: "b"}, &b))
+				found, err := singletable.TxGet(ctx, []singletable.GetOp{pots.GetOp(Pot{Name: "a"}, &a), pots.GetOp(Pot{Name: "b"}, &b)})
 				var te *singletable.TransactionError
 				switch {
 				case errors.As(err, &te):
@@ -512,7 +511,7 @@ func TestTxGetSnapshotUnderTransfers(t *testing.T) {
 	reading.Wait()
 
 	var a, b Pot
-	found, err := singletable.TxGet(ctx, pots.GetOp(Pot{Name: "a"}, &a), pots.GetOp(Pot{Name: "b"}, &b))
+	found, err := singletable.TxGet(ctx, []singletable.GetOp{pots.GetOp(Pot{Name: "a"}, &a), pots.GetOp(Pot{Name: "b"}, &b)})
 	require.NoError(t, err)
 	assert.Equal(t, []bool{true, true}, found)
 	assert.Equal(t, total, a.Amount+b.Amount)

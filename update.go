@@ -6,17 +6,11 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/singletable-go/singletable/internal/expr"
-	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -68,7 +62,7 @@ type updateSpec struct {
 	r      *boundEntity
 	set    []*model.Field
 	remove []*model.Field
-	ops    []fieldOp // Add, Subtract, Append, Prepend, Delete, SetIfNotExists
+	ops    []writeplan.Op // Add, Subtract, Append, Prepend, Delete, SetIfNotExists
 	cond   *expression.ConditionBuilder
 	upsert bool
 	errs   []error
@@ -90,7 +84,7 @@ func (u *updateSpec) fieldFor(name string, op string) *model.Field {
 		u.errs = append(u.errs, err)
 		return nil
 	}
-	if slices.Contains(u.r.e.pk.fields, f) || slices.Contains(u.r.e.sk.fields, f) {
+	if u.r.e.inPrimaryKey(f) {
 		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a primary key field: change the key by deleting and creating the item", op))
 		return nil
 	}
@@ -115,8 +109,9 @@ func (u *Update[T]) Set(name string, value any) *Update[T] {
 	if f == nil {
 		return u
 	}
-	v, ok := u.convert(f, name, "Set", value)
-	if !ok {
+	v, err := u.convert(f, name, "Set", value)
+	if err != nil {
+		u.errs = append(u.errs, err)
 		return u
 	}
 	fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.Index).Set(v)
@@ -155,19 +150,16 @@ func (u *Update[T]) SetFrom(v T, names ...string) *Update[T] {
 // Any other field (a list among them: see [Update.Append]) is a
 // *ValidationError before the network.
 func (u *Update[T]) Add(name string, v any) *Update[T] {
-	f := u.fieldFor(name, "Add")
-	if f == nil {
-		return u
-	}
-	ft := f.Type
-	if ft.Kind() == reflect.Pointer {
-		ft = ft.Elem()
-	}
-	if ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 {
-		u.setOp(f, name, "Add", opAddSet, v)
-		return u
-	}
-	u.numberOp(f, name, "Add", v, v)
+	u.operator(name, "Add", func(f *model.Field) (writeplan.Op, error) {
+		ft := f.Type
+		if ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 {
+			return u.setOp(f, name, "Add", writeplan.OpAddSet, v)
+		}
+		return u.numberOp(f, name, "Add", v, v)
+	})
 	return u
 }
 
@@ -334,7 +326,7 @@ func appliedDecodeErr(op, entity string, err error) error {
 // whose list is not a list (a NULL): the update appends or prepends, has
 // not read its lists yet, and may read (an Idempotent update may not).
 func (u *updateSpec) listOnNull(err error) bool {
-	if u.readLists || u.token != "" || !slices.ContainsFunc(u.ops, func(o fieldOp) bool { return o.kind == opAppend || o.kind == opPrepend }) {
+	if u.readLists || u.token != "" || !slices.ContainsFunc(u.ops, func(o writeplan.Op) bool { return o.Kind == writeplan.OpAppend || o.Kind == writeplan.OpPrepend }) {
 		return false
 	}
 	var ae smithy.APIError
@@ -342,570 +334,7 @@ func (u *updateSpec) listOnNull(err error) bool {
 		strings.Contains(ae.ErrorMessage(), "incorrect data type")
 }
 
-// build assembles the UpdateItem request of the update under key, with
-// what it changes (to recognise it applied after a lost response). x says
-// what the update expects and holds what was read before it (x.Snap).
-func (u *Update[T]) build(key map[string]types.AttributeValue, x *expectation) (in *dynamodb.UpdateItemInput, eff updateEffect, after T, err error) {
-	// merged holds every value known after the update: the key fields,
-	// the set fields (removed fields stay zero), the managed fields, and
-	// the fields read before the update.
-	merged, fromSnap, err := u.merged(x.Snap)
-	if err != nil {
-		return nil, updateEffect{}, after, err
-	}
-	in, eff, err = u.updateSpec.build(key, x, reflect.ValueOf(&merged).Elem(), fromSnap)
-	return in, eff, merged, err
-}
-
-// build is [Update.build] past merging: mv is the merged item (an
-// addressable T), fromSnap the fields merged from the snapshot.
-func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (in *dynamodb.UpdateItemInput, eff updateEffect, err error) {
-	r, e := u.r, u.r.e
-	g := &e.guards
-	now := stampTime(r.t.opts.Now())
-	touched := map[*model.Field]bool{}
-	set := slices.Clone(u.set)
-	if g.updated != nil {
-		// UpdatedAt is set like any field, so index keys built from it
-		// follow. CreatedAt is not: an update is not the item's first
-		// write, and a key holding it is rendered from the stored value
-		// (an item without one, another service's, keeps none).
-		e.stampField(mv, g.updated, now, false)
-		set = append(set, g.updated)
-	}
-	if g.version != nil && !x.AddVersion {
-		r.versioning(x, mv, x.Snap)
-		set = append(set, g.version)
-	}
-	var ops []fieldOp
-	for _, o := range u.ops {
-		if fromSnap[o.f] {
-			// Read before the update because an index key or a guard
-			// depends on it: set to the result, so that the key is exact.
-			set = appendUnique(set, o.f)
-		} else {
-			ops = append(ops, o)
-		}
-	}
-	for _, f := range slices.Concat(set, u.remove) {
-		touched[f] = true
-	}
-	counts := false
-	for _, o := range ops {
-		touched[o.f] = true
-		counts = counts || o.counts()
-	}
-
-	var b expr.Builder
-	var ub expr.Update
-	if !r.t.opts.OmitEntityType {
-		// An item another service wrote without it (MatchKeys) gets it.
-		ub.Set(b.Name(r.t.opts.EntityTypeAttr), b.ValueS(e.name))
-	}
-	// An upsert sent without reading may create the item: it carries its
-	// key fields and CreatedAt like any item, and every index key.
-	blind := u.upsert && x.Snap == nil
-	if blind {
-		for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
-			av, err := e.marshalFieldPlain(f, mv)
-			if err != nil {
-				return nil, updateEffect{}, err
-			}
-			if av != nil && !touched[f] && !containsField(e.foreign.keyOnly, f) {
-				ub.Set(b.Name(f.Attr), b.Value(av))
-			}
-		}
-		if g.created != nil {
-			sv := reflect.New(e.typ).Elem()
-			e.stamp(sv, now, false)
-			av, err := e.marshalFieldPlain(g.created, sv)
-			if err != nil {
-				return nil, updateEffect{}, &ValidationError{Entity: e.name, Field: g.created.Name, Reason: "cannot encode", Err: err}
-			}
-			ub.SetIfNotExists(b.Name(g.created.Attr), b.Value(av))
-		}
-	}
-	multiAttr := map[*model.Field]bool{}
-	for _, p := range e.indexes {
-		if p.multi {
-			for _, f := range p.deps {
-				multiAttr[f] = true
-			}
-		}
-	}
-	eff = updateEffect{entity: e.name, typeAttr: r.t.opts.EntityTypeAttr, untyped: r.t.opts.OmitEntityType, set: map[string]types.AttributeValue{},
-		stamped: g.updated != nil, adds: counts}
-	setAV := func(f *model.Field, av types.AttributeValue) {
-		if av == nil {
-			ub.Remove(b.Name(f.Attr))
-			eff.removed = append(eff.removed, f.Attr)
-			return
-		}
-		ub.Set(b.Name(f.Attr), b.Value(av))
-		eff.set[f.Attr] = av
-	}
-	for _, f := range set {
-		var av types.AttributeValue
-		if f == g.ttl {
-			setAV(f, ttlValue(f, mv))
-			continue
-		}
-		if multiAttr[f] {
-			if !f.Present(mv) {
-				setAV(f, nil)
-				continue
-			}
-			av, err = e.marshalField(f, mv)
-		} else {
-			av, err = e.marshalFieldPlain(f, mv)
-		}
-		var ke *KeyError
-		if errors.As(err, &ke) {
-			return nil, eff, ke
-		}
-		if err != nil {
-			return nil, eff, &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
-		}
-		setAV(f, av)
-	}
-	for _, f := range u.remove {
-		setAV(f, nil)
-	}
-	for _, o := range ops {
-		if multiAttr[o.f] {
-			return nil, updateEffect{}, &KeyError{Entity: e.name, Key: o.f.Attr, Missing: []string{o.f.Name},
-				Err: fmt.Errorf("%s on a multi-attribute key attribute cannot keep the index key canonical; use Set", o.name)}
-		}
-		if err := o.write(&b, &ub); err != nil {
-			return nil, eff, &ValidationError{Entity: e.name, Field: o.f.Name, Reason: "cannot encode", Err: err}
-		}
-	}
-	switch {
-	case x.AddVersion:
-		ub.Add(b.Name(g.version.Attr), b.Value(&types.AttributeValueMemberN{Value: "1"}))
-	case g.version != nil:
-		eff.versionAttr, eff.version = g.version.Attr, x.Version+1
-	}
-	known := u.known(fromSnap)
-	var rerender []*indexPlan
-	var unknown []indexNeed
-	for _, p := range e.indexes {
-		if p.multi {
-			continue
-		}
-		anyTouched := false
-		n := indexNeed{index: p.name}
-		for _, f := range p.deps {
-			anyTouched = anyTouched || touched[f]
-			if !known[f] {
-				n.fields = append(n.fields, f)
-			}
-		}
-		if !anyTouched && !blind {
-			continue
-		}
-		if len(n.fields) > 0 {
-			unknown = append(unknown, n)
-		}
-		rerender = append(rerender, p)
-	}
-	if len(unknown) > 0 {
-		// readFields reads every field a touched index needs, so this is
-		// a bug, not a caller's mistake; never write a stale key.
-		return nil, updateEffect{}, unknownKeyFields(e.name, unknown, "the update changes part of these keys but the other fields are unknown")
-	}
-	for _, p := range rerender {
-		pk, sk, ok, err := p.render(e, mv)
-		if err != nil {
-			return nil, updateEffect{}, err
-		}
-		if ok {
-			ub.Set(b.Name(p.pkAttr), b.ValueS(pk))
-			if p.skAttr != "" {
-				ub.Set(b.Name(p.skAttr), b.ValueS(sk))
-			}
-		} else {
-			ub.Remove(b.Name(p.pkAttr))
-			if p.skAttr != "" {
-				ub.Remove(b.Name(p.skAttr))
-			}
-		}
-	}
-
-	// The condition: the item is this entity's, the version is the one
-	// read, the fields read are as read, then the caller's conditions.
-	cond := r.ownership(x.Intent)
-	if x.VersionAttr != "" {
-		cond = cond.And(e.versionCond(x.Version))
-	}
-	if x.Snap != nil {
-		cond = cond.And(x.Snap.Cond(r.t.opts.PartitionKey))
-	}
-	if u.cond != nil {
-		cond = cond.And(writeplan.User(*u.cond))
-	}
-	condText, err := cond.Write(&b, r.condNames())
-	if err != nil {
-		return nil, updateEffect{}, condErr(e.name, "bad update condition", err)
-	}
-	update := ub.String()
-	in = &dynamodb.UpdateItemInput{
-		TableName:                 &r.t.name,
-		Key:                       key,
-		UpdateExpression:          &update,
-		ExpressionAttributeNames:  b.Names(),
-		ExpressionAttributeValues: b.Values(),
-		ReturnValues:              types.ReturnValueAllNew,
-	}
-	hasCond := condText != ""
-	if hasCond {
-		in.ConditionExpression = &condText
-	}
-	if err := checkExprLimits(e.name, exprParts{kinds: []string{"update", "condition"},
-		exprs: []*string{in.UpdateExpression, in.ConditionExpression}, update: in.UpdateExpression,
-		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
-		return nil, eff, err
-	}
-	if hasCond {
-		// Tells "missing item" from "condition false" from "stale version".
-		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	}
-	return in, eff, nil
-}
-
-// merged returns the item's values as the update leaves them, as far as
-// known: the key fields, the set fields (removed ones zero), the values
-// read before the update for the other fields it read (fromSnap lists
-// them), with the operators applied to those it changes.
-func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model.Field]bool, err error) {
-	e := u.r.e
-	merged = u.vals
-	mv := reflect.ValueOf(&merged).Elem()
-	kv := reflect.ValueOf(&u.key).Elem()
-	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
-		if fv, ok := f.Get(kv); ok {
-			fieldByIndexAlloc(mv, f.Index).Set(fv)
-		}
-	}
-	if g := &e.guards; g.version != nil {
-		if fv, ok := g.version.Get(kv); ok {
-			fieldByIndexAlloc(mv, g.version.Index).Set(fv)
-		}
-	}
-	fromSnap = map[*model.Field]bool{}
-	if s == nil || s.Item == nil {
-		return merged, fromSnap, nil
-	}
-	old, err := e.decode(u.r.t, s.Item)
-	if err != nil {
-		return merged, nil, err
-	}
-	ov := reflect.ValueOf(&old).Elem()
-	for _, f := range s.Fields {
-		if f == e.guards.version || u.setsOrRemoves(f) {
-			continue
-		}
-		fv, ok := f.Get(ov)
-		if !ok {
-			continue
-		}
-		dst := fieldByIndexAlloc(mv, f.Index)
-		dst.Set(fv)
-		stored, present := s.Item[f.Attr]
-		for _, o := range u.ops {
-			if o.f == f {
-				if !o.takes(stored) {
-					// Computing it in Go would rewrite another
-					// service's attribute in the field's shape (a set
-					// as a list, a text as a number).
-					return merged, nil, fmt.Errorf("singletable: update %s: %s on %s, which the stored item holds as %s: DynamoDB's operator does not take it; nothing was written",
-						e.name, o.name, f.Name, avKind(stored))
-				}
-				if err := o.apply(dst, present); err != nil {
-					return merged, nil, &ValidationError{Entity: e.name, Field: f.Name, Reason: o.name, Err: err}
-				}
-			}
-		}
-		fromSnap[f] = true
-	}
-	return merged, fromSnap, nil
-}
-
-// known is the set of fields whose values after the update are known.
-func (u *updateSpec) known(fromSnap map[*model.Field]bool) map[*model.Field]bool {
-	e := u.r.e
-	known := map[*model.Field]bool{}
-	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
-		known[f] = true
-	}
-	for f := range fromSnap {
-		known[f] = true
-	}
-	for _, f := range []*model.Field{e.guards.updated, e.guards.version} {
-		if f != nil {
-			known[f] = true // stamped, or the next version
-		}
-	}
-	return known
-}
-
-// indexReads lists the fields an update must read because an index key it
-// changes depends on them and the update does not give them: the other
-// fields of a touched templated index, and the fields an operator changes
-// in any index (the result is only known from the stored value).
-func (u *updateSpec) indexReads() []*model.Field {
-	var out []*model.Field
-	for _, n := range u.indexNeeds() {
-		for _, f := range n.fields {
-			out = appendUnique(out, f)
-		}
-	}
-	return out
-}
-
-// indexNeed is what one index needs read: the fields of its key the update
-// changes part of and does not give.
-type indexNeed struct {
-	index  string
-	fields []*model.Field
-}
-
-// indexNeeds lists, per index, the fields indexReads reads for it.
-func (u *updateSpec) indexNeeds() []indexNeed {
-	e := u.r.e
-	g := &e.guards
-	touched := func(f *model.Field) bool {
-		if u.setsOrRemoves(f) || (f != nil && (f == g.updated || f == g.version)) {
-			return true
-		}
-		return u.operates(f)
-	}
-	given := map[*model.Field]bool{}
-	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
-		given[f] = true
-	}
-	if g.updated != nil {
-		given[g.updated] = true
-	}
-	var out []indexNeed
-	for _, p := range e.indexes {
-		n := indexNeed{index: p.name}
-		for _, f := range p.deps {
-			switch {
-			case p.multi && u.operates(f):
-				n.fields = append(n.fields, f)
-			case !p.multi && !given[f] && f != g.version && slices.ContainsFunc(p.deps, touched):
-				n.fields = append(n.fields, f)
-			}
-		}
-		if len(n.fields) > 0 {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// unknownKeyFields is the one *KeyError of an update that changes part of
-// the keys of indexes without knowing the rest: it names every index and
-// every missing field, and why.
-func unknownKeyFields(entity string, needs []indexNeed, why string) *KeyError {
-	ke := &KeyError{Entity: entity}
-	var names, per []string
-	for _, n := range needs {
-		names = append(names, n.index)
-		var fs []string
-		for _, f := range n.fields {
-			fs = append(fs, f.Name)
-			if !slices.Contains(ke.Missing, f.Name) {
-				ke.Missing = append(ke.Missing, f.Name)
-			}
-		}
-		per = append(per, n.index+" needs "+strings.Join(fs, ", "))
-	}
-	ke.Index = strings.Join(names, ", ")
-	ke.Err = errors.New(strings.Join(per, "; ") + ": " + why)
-	return ke
-}
-
-// givesEveryIndex reports whether the update gives every field of every
-// index key of the entity (key fields, set and removed fields, UpdatedAt).
-func (u *updateSpec) givesEveryIndex() bool {
-	known := u.known(nil)
-	for _, p := range u.r.e.indexes {
-		for _, f := range p.deps {
-			if !known[f] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // operates reports whether an operator of the update changes f.
 func (u *updateSpec) operates(f *model.Field) bool {
-	return slices.ContainsFunc(u.ops, func(o fieldOp) bool { return o.f == f })
-}
-
-// check encodes the values the update sets and adds, so that bad values
-// are refused before the update reads or sends anything.
-func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue) error {
-	e := u.r.e
-	// The item after the update holds at least its key and the values set:
-	// past 400 KB, DynamoDB would refuse it.
-	size := itemsize.Of(key)
-	for _, f := range u.set {
-		if f == e.guards.ttl {
-			continue
-		}
-		marshal := e.marshalFieldPlain
-		for _, p := range e.indexes {
-			if p.multi && slices.Contains(p.deps, f) {
-				marshal = e.marshalField // with the key attribute's checks
-			}
-		}
-		av, err := marshal(f, vv)
-		var ke *KeyError
-		if errors.As(err, &ke) {
-			return ke
-		}
-		if err != nil {
-			return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
-		}
-		if av != nil {
-			n, _ := itemsize.Attr(f.Attr, av)
-			size += n
-		}
-	}
-	if size > itemsize.MaxItemBytes {
-		return &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
-	}
-	// DynamoDB allows one action per attribute in an update expression.
-	acts := map[*model.Field]string{}
-	act := func(f *model.Field, what string) error {
-		if prev, ok := acts[f]; ok {
-			return validationErr(e.name, f.Name, "%s and %s in one update: DynamoDB allows one action per attribute", prev, what)
-		}
-		acts[f] = what
-		return nil
-	}
-	for _, f := range u.set {
-		if err := act(f, "Set"); err != nil {
-			return err
-		}
-	}
-	for _, f := range u.remove {
-		if err := act(f, "Remove"); err != nil {
-			return err
-		}
-	}
-	for _, o := range u.ops {
-		if err := act(o.f, o.name); err != nil {
-			return err
-		}
-		if o.kind == opAdd {
-			if _, err := attributevalue.Marshal(o.n); err != nil {
-				return &ValidationError{Entity: e.name, Field: o.f.Name, Reason: "cannot encode", Err: err}
-			}
-		}
-	}
-	return nil
-}
-
-// readReason says why an update reads the item first.
-func (u *updateSpec) readReason(reads []*model.Field, whole bool) string {
-	var names []string
-	for _, f := range reads {
-		names = append(names, f.Name)
-	}
-	switch {
-	case len(names) > 0:
-		return "to learn " + strings.Join(names, ", ") + "; set them, or give the version"
-	case whole:
-		return "an upsert that does not set every index key field"
-	}
-	return ""
-}
-
-// addTo adds the number n to the numeric value dst.
-func addTo(dst reflect.Value, n any) error {
-	nv := reflect.ValueOf(n)
-	if dst.Kind() == reflect.Pointer {
-		if dst.IsNil() {
-			dst.Set(reflect.New(dst.Type().Elem()))
-		}
-		dst = dst.Elem()
-	}
-	switch {
-	case dst.CanInt() && nv.CanInt():
-		dst.SetInt(dst.Int() + nv.Int())
-	case dst.CanInt() && nv.CanUint():
-		dst.SetInt(dst.Int() + int64(nv.Uint()))
-	case dst.CanUint() && nv.CanUint():
-		dst.SetUint(dst.Uint() + nv.Uint())
-	case dst.CanUint() && nv.CanInt():
-		dst.SetUint(uint64(int64(dst.Uint()) + nv.Int()))
-	case dst.CanFloat() && nv.CanFloat():
-		dst.SetFloat(dst.Float() + nv.Float())
-	case dst.CanFloat() && nv.CanInt():
-		dst.SetFloat(dst.Float() + float64(nv.Int()))
-	case dst.CanFloat() && nv.CanUint():
-		dst.SetFloat(dst.Float() + float64(nv.Uint()))
-	default:
-		return fmt.Errorf("cannot add %T to a %s field", n, dst.Type())
-	}
-	return nil
-}
-
-// updateEffect is what an update makes visible in the item: the attributes
-// it sets and removes, and the version it stores when it checks one.
-type updateEffect struct {
-	entity, typeAttr string
-	untyped          bool // the update writes no entity type (OmitEntityType)
-	set              map[string]types.AttributeValue
-	removed          []string
-	versionAttr      string
-	version          int64 // the version stored; 0 when the update checks none
-	stamped          bool  // set includes the managed UpdatedAt, unique to this call
-	adds             bool  // the update ADDs to a field besides the version
-}
-
-// applied reports whether cur, the item as it is now, shows the update
-// applied. An ADD leaves no trace of its own (two increments of a counter
-// from the same version leave the same item), so an update with one counts
-// as applied only when it also stores a managed UpdatedAt timestamp made
-// for this call.
-func (ef updateEffect) applied(cur map[string]types.AttributeValue) bool {
-	if cur == nil {
-		return false
-	}
-	if t, ok := cur[ef.typeAttr].(*types.AttributeValueMemberS); ef.untyped {
-		if _, has := cur[ef.typeAttr]; has {
-			return false
-		}
-	} else if !ok || t.Value != ef.entity {
-		return false
-	}
-	if ef.adds && !ef.stamped {
-		return false
-	}
-	if !ef.stamped && ef.version == 0 && len(ef.set)+len(ef.removed) == 0 {
-		return false
-	}
-	for a, av := range ef.set {
-		if c, ok := cur[a]; !ok || !avEqual(c, av) {
-			return false
-		}
-	}
-	for _, a := range ef.removed {
-		if _, ok := cur[a]; ok {
-			return false
-		}
-	}
-	if ef.version != 0 {
-		n, ok := cur[ef.versionAttr].(*types.AttributeValueMemberN)
-		if !ok || !numEqual(n.Value, strconv.FormatInt(ef.version, 10)) {
-			return false
-		}
-	}
-	return true
+	return slices.ContainsFunc(u.ops, func(o writeplan.Op) bool { return o.Field == f })
 }

@@ -1,16 +1,14 @@
 package singletable
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"reflect"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
 // The update operators besides Set and Remove: each changes a field from
@@ -25,35 +23,6 @@ import (
 // operator in Go, and SETs the result conditioned on the value read, so
 // that the key is rendered from the value stored and never goes stale.
 
-// opKind is what an operator does to its field.
-type opKind uint8
-
-const (
-	opAdd         opKind = iota // ADD a number (Add, Subtract)
-	opAddSet                    // ADD elements to a set
-	opDeleteSet                 // DELETE elements from a set
-	opAppend                    // SET list_append(field, operand)
-	opPrepend                   // SET list_append(operand, field)
-	opIfNotExists               // SET if_not_exists(field, operand)
-)
-
-// fieldOp is one operator on one field.
-type fieldOp struct {
-	f    *model.Field
-	kind opKind
-	n    any                  // opAdd: the number added (negated by Subtract)
-	v    reflect.Value        // the other kinds: the operand as a value of the field's type
-	av   types.AttributeValue // the other kinds: the operand as stored
-	name string               // the method, for errors
-}
-
-// counts reports whether applying o twice differs from applying it once:
-// an ADD of a number or a list append leaves no trace of its own, so a
-// retry after a lost response could apply it again (see [Update.Run]).
-func (o fieldOp) counts() bool {
-	return o.kind == opAdd || o.kind == opAppend || o.kind == opPrepend
-}
-
 // Append appends values to the list field name (a slice or array stored as
 // a DynamoDB list): SET name = list_append(name, values), a missing
 // attribute counting as an empty list. A NULL (a nil slice stored without
@@ -66,13 +35,19 @@ func (o fieldOp) counts() bool {
 // numberset or binaryset, or a [][]byte) is a *ValidationError: use
 // [Update.Add].
 func (u *Update[T]) Append(name string, values ...any) *Update[T] {
-	return u.listOp(name, "Append", opAppend, values)
+	u.operator(name, "Append", func(f *model.Field) (writeplan.Op, error) {
+		return u.listOp(f, name, "Append", writeplan.OpAppend, values)
+	})
+	return u
 }
 
 // Prepend puts values before the elements of the list field name, as
 // [Update.Append] puts them after.
 func (u *Update[T]) Prepend(name string, values ...any) *Update[T] {
-	return u.listOp(name, "Prepend", opPrepend, values)
+	u.operator(name, "Prepend", func(f *model.Field) (writeplan.Op, error) {
+		return u.listOp(f, name, "Prepend", writeplan.OpPrepend, values)
+	})
+	return u
 }
 
 // Delete removes elems from the set field name (DynamoDB's DELETE; a
@@ -81,11 +56,9 @@ func (u *Update[T]) Prepend(name string, values ...any) *Update[T] {
 // The field must be stored as a set: a slice tagged stringset, numberset
 // or binaryset, or a [][]byte.
 func (u *Update[T]) Delete(name string, elems any) *Update[T] {
-	f := u.fieldFor(name, "Delete")
-	if f == nil {
-		return u
-	}
-	u.setOp(f, name, "Delete", opDeleteSet, elems)
+	u.operator(name, "Delete", func(f *model.Field) (writeplan.Op, error) {
+		return u.setOp(f, name, "Delete", writeplan.OpDeleteSet, elems)
+	})
 	return u
 }
 
@@ -94,19 +67,14 @@ func (u *Update[T]) Delete(name string, elems any) *Update[T] {
 // [Update.Set] checks it; a value the field stores as no attribute (the
 // zero value of an omitempty field) is a *ValidationError.
 func (u *Update[T]) SetIfNotExists(name string, value any) *Update[T] {
-	f := u.fieldFor(name, "SetIfNotExists")
-	if f == nil {
-		return u
-	}
-	v, ok := u.convert(f, name, "SetIfNotExists", value)
-	if !ok {
-		return u
-	}
-	av, ok := u.operand(f, name, "SetIfNotExists", v)
-	if !ok {
-		return u
-	}
-	u.ops = append(u.ops, fieldOp{f: f, kind: opIfNotExists, v: v, av: av, name: "SetIfNotExists"})
+	u.operator(name, "SetIfNotExists", func(f *model.Field) (writeplan.Op, error) {
+		v, err := u.convert(f, name, "SetIfNotExists", value)
+		if err != nil {
+			return writeplan.Op{}, err
+		}
+		av, err := u.operand(f, name, "SetIfNotExists", v)
+		return writeplan.Op{Field: f, Kind: writeplan.OpIfNotExists, V: v, AV: av, Name: "SetIfNotExists"}, err
+	})
 	return u
 }
 
@@ -115,66 +83,86 @@ func (u *Update[T]) SetIfNotExists(name string, value any) *Update[T] {
 // can end below zero, which it cannot decode: guard such a subtraction
 // with a condition ([Update.If]).
 func (u *Update[T]) Subtract(name string, n any) *Update[T] {
-	f := u.fieldFor(name, "Subtract")
-	if f == nil {
-		return u
-	}
-	neg, err := negate(n)
-	if err != nil {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "Subtract %v", err))
-		return u
-	}
-	u.numberOp(f, name, "Subtract", n, neg)
+	u.operator(name, "Subtract", func(f *model.Field) (writeplan.Op, error) {
+		neg, err := negate(n)
+		if err != nil {
+			return writeplan.Op{}, validationErr(u.r.e.name, name, "Subtract %v", err)
+		}
+		return u.numberOp(f, name, "Subtract", n, neg)
+	})
 	return u
 }
 
-// numberOp records an ADD of n (shown to the caller as given) to f after
+// operator records the operator that build makes for field name (op names
+// the method), or the mistake found in the field or in making it.
+func (u *updateSpec) operator(name, op string, build func(f *model.Field) (writeplan.Op, error)) {
+	f := u.fieldFor(name, op)
+	if f == nil {
+		return
+	}
+	o, err := build(f)
+	if err != nil {
+		u.errs = append(u.errs, err)
+		return
+	}
+	u.ops = append(u.ops, o)
+}
+
+// numberOp is an ADD of n (shown to the caller as given) to f, after
 // checking that f is a number that can hold it.
-func (u *updateSpec) numberOp(f *model.Field, name, op string, given, n any) {
+func (u *updateSpec) numberOp(f *model.Field, name, op string, given, n any) (writeplan.Op, error) {
+	e := u.r.e
 	nv := reflect.ValueOf(n)
 	if !isNumberKind(nv.Kind()) {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s takes a number, got %T", op, given))
-		return
+		return writeplan.Op{}, validationErr(e.name, name, "%s takes a number, got %T", op, given)
 	}
 	ft := f.Type
 	for ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
 	}
-	if !isNumberKind(ft.Kind()) {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field of type %s; it takes a number field (or a set, for Add)", op, f.Type))
-		return
-	}
 	switch {
-	case nv.CanFloat() && !(ft.Kind() == reflect.Float32 || ft.Kind() == reflect.Float64):
-		if nv.Float() != math.Trunc(nv.Float()) {
-			u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v to an integer field", op, given))
-			return
-		}
-	case nv.CanInt() && ft.Kind() != reflect.Float32 && ft.Kind() != reflect.Float64 && reflect.Zero(ft).CanInt() && reflect.Zero(ft).OverflowInt(nv.Int()):
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
-		return
-	case nv.CanUint() && reflect.Zero(ft).CanInt() && (nv.Uint() > math.MaxInt64 || reflect.Zero(ft).OverflowInt(int64(nv.Uint()))):
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
-		return
-	case nv.CanInt() && reflect.Zero(ft).CanUint() && reflect.Zero(ft).OverflowUint(absInt(nv.Int())):
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
-		return
-	case nv.CanUint() && reflect.Zero(ft).CanUint() && reflect.Zero(ft).OverflowUint(nv.Uint()):
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of %v overflows %s", op, given, ft))
-		return
+	case !isNumberKind(ft.Kind()):
+		return writeplan.Op{}, validationErr(e.name, name, "%s on a field of type %s; it takes a number field (or a set, for Add)", op, f.Type)
+	case nv.CanFloat() && ft.Kind() != reflect.Float32 && ft.Kind() != reflect.Float64 && nv.Float() != math.Trunc(nv.Float()):
+		return writeplan.Op{}, validationErr(e.name, name, "%s of %v to an integer field", op, given)
+	case overflows(nv, ft):
+		return writeplan.Op{}, validationErr(e.name, name, "%s of %v overflows %s", op, given, ft)
+	case !e.storedAsNumber(f):
+		return writeplan.Op{}, validationErr(e.name, name, "%s on a field not stored as a number", op)
 	}
-	// The field must be stored as a number (not, say, with the string tag
-	// option): encode 0 as the field would be.
-	probe := reflect.New(u.r.e.typ).Elem()
+	return writeplan.Op{Field: f, Kind: writeplan.OpAdd, N: n, Name: op}, nil
+}
+
+// overflows reports whether the integer nv is out of the range of the
+// integer type ft (a negative one, of an unsigned type, by its magnitude:
+// Subtract adds it).
+func overflows(nv reflect.Value, ft reflect.Type) bool {
+	z := reflect.Zero(ft)
+	switch {
+	case nv.CanInt() && z.CanInt():
+		return z.OverflowInt(nv.Int())
+	case nv.CanUint() && z.CanInt():
+		return nv.Uint() > math.MaxInt64 || z.OverflowInt(int64(nv.Uint()))
+	case nv.CanInt() && z.CanUint():
+		return z.OverflowUint(absInt(nv.Int()))
+	case nv.CanUint() && z.CanUint():
+		return z.OverflowUint(nv.Uint())
+	}
+	return false
+}
+
+// storedAsNumber reports whether the number field f is stored as a number
+// (not, say, with the string tag option): it encodes 0 as the field would
+// be.
+func (e *entityDef) storedAsNumber(f *model.Field) bool {
+	if f.OmitEmpty || f.Type.Kind() == reflect.Pointer {
+		return true
+	}
+	probe := reflect.New(e.typ).Elem()
 	fieldByIndexAlloc(probe, f.Index).Set(reflect.Zero(f.Type))
-	if !f.OmitEmpty {
-		av, err := u.r.e.marshalFieldPlain(f, probe)
-		if _, isN := av.(*types.AttributeValueMemberN); err == nil && av != nil && !isN && f.Type.Kind() != reflect.Pointer {
-			u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field not stored as a number", op))
-			return
-		}
-	}
-	u.ops = append(u.ops, fieldOp{f: f, kind: opAdd, n: n, name: op})
+	av, err := e.marshalFieldPlain(f, probe)
+	_, isN := av.(*types.AttributeValueMemberN)
+	return err != nil || av == nil || isN
 }
 
 func absInt(n int64) uint64 {
@@ -214,26 +202,20 @@ func negate(n any) (any, error) {
 	return -v.Float(), nil
 }
 
-// listOp records an Append or Prepend of values to the list field name.
-func (u *Update[T]) listOp(name, op string, kind opKind, values []any) *Update[T] {
-	f := u.fieldFor(name, op)
-	if f == nil {
-		return u
-	}
+// listOp is an Append or Prepend of values to the list field f.
+func (u *updateSpec) listOp(f *model.Field, name, op string, kind writeplan.OpKind, values []any) (writeplan.Op, error) {
+	e := u.r.e
 	ft := f.Type
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
 	}
 	if ft.Kind() != reflect.Slice && ft.Kind() != reflect.Array || ft.Elem().Kind() == reflect.Uint8 {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field of type %s; it takes a list (a slice)", op, f.Type))
-		return u
+		return writeplan.Op{}, validationErr(e.name, name, "%s on a field of type %s; it takes a list (a slice)", op, f.Type)
 	}
 	if len(values) == 0 {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of nothing", op))
-		return u
+		return writeplan.Op{}, validationErr(e.name, name, "%s of nothing", op)
 	}
-	st := reflect.SliceOf(ft.Elem())
-	list := reflect.MakeSlice(st, 0, len(values))
+	list := reflect.MakeSlice(reflect.SliceOf(ft.Elem()), 0, len(values))
 	if len(values) == 1 {
 		if v := reflect.ValueOf(values[0]); v.IsValid() && (v.Kind() == reflect.Slice || v.Kind() == reflect.Array) && v.Type().Elem() == ft.Elem() {
 			list = reflect.AppendSlice(list, sliceOf(v))
@@ -243,81 +225,71 @@ func (u *Update[T]) listOp(name, op string, kind opKind, values []any) *Update[T
 	for _, x := range values {
 		ev, ok := convertTo(x, ft.Elem())
 		if !ok {
-			u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a %T value; the elements are %s", op, x, ft.Elem()))
-			return u
+			return writeplan.Op{}, validationErr(e.name, name, "%s of a %T value; the elements are %s", op, x, ft.Elem())
 		}
 		list = reflect.Append(list, ev)
 	}
 	if list.Len() == 0 {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of nothing", op))
-		return u
+		return writeplan.Op{}, validationErr(e.name, name, "%s of nothing", op)
 	}
 	v, ok := asFieldType(list, f.Type)
 	if !ok {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field of type %s; it takes a list (a slice)", op, f.Type))
-		return u
+		return writeplan.Op{}, validationErr(e.name, name, "%s on a field of type %s; it takes a list (a slice)", op, f.Type)
 	}
-	av, ok := u.operand(f, name, op, v)
-	if !ok {
-		return u
+	av, err := u.operand(f, name, op, v)
+	if err != nil {
+		return writeplan.Op{}, err
 	}
 	if _, isL := av.(*types.AttributeValueMemberL); !isL {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s on a field stored as %s, not a list; Add and Delete change a set", op, avKind(av)))
-		return u
+		return writeplan.Op{}, validationErr(e.name, name, "%s on a field stored as %s, not a list; Add and Delete change a set", op, avKind(av))
 	}
-	u.ops = append(u.ops, fieldOp{f: f, kind: kind, v: v, av: av, name: op})
-	return u
+	return writeplan.Op{Field: f, Kind: kind, V: v, AV: av, Name: op}, nil
 }
 
-// setOp records an Add or Delete of elems to the set field f.
-func (u *updateSpec) setOp(f *model.Field, name, op string, kind opKind, elems any) {
+// setOp is an Add or Delete of elems to the set field f.
+func (u *updateSpec) setOp(f *model.Field, name, op string, kind writeplan.OpKind, elems any) (writeplan.Op, error) {
+	e := u.r.e
 	ft := f.Type
 	if ft.Kind() == reflect.Pointer {
 		ft = ft.Elem()
 	}
 	if ft.Kind() != reflect.Slice || ft.Elem().Kind() == reflect.Uint8 {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s with elements on a field of type %s; it takes a set (a slice tagged stringset, numberset or binaryset, or a [][]byte)", op, f.Type))
-		return
+		return writeplan.Op{}, validationErr(e.name, name, "%s with elements on a field of type %s; it takes a set (a slice tagged stringset, numberset or binaryset, or a [][]byte)", op, f.Type)
 	}
 	set := reflect.MakeSlice(reflect.SliceOf(ft.Elem()), 0, 1)
 	v := reflect.ValueOf(elems)
 	switch {
 	case !v.IsValid():
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of nothing", op))
-		return
+		return writeplan.Op{}, validationErr(e.name, name, "%s of nothing", op)
 	case (v.Kind() == reflect.Slice || v.Kind() == reflect.Array) && v.Type().Elem() != reflect.TypeOf(byte(0)) || v.Type() == ft:
 		for i := range v.Len() {
 			ev, ok := convertTo(v.Index(i).Interface(), ft.Elem())
 			if !ok {
-				u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a %s value; the elements are %s", op, v.Type(), ft.Elem()))
-				return
+				return writeplan.Op{}, validationErr(e.name, name, "%s of a %s value; the elements are %s", op, v.Type(), ft.Elem())
 			}
 			set = reflect.Append(set, ev)
 		}
 	default:
 		ev, ok := convertTo(elems, ft.Elem())
 		if !ok {
-			u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a %T value; the elements are %s", op, elems, ft.Elem()))
-			return
+			return writeplan.Op{}, validationErr(e.name, name, "%s of a %T value; the elements are %s", op, elems, ft.Elem())
 		}
 		set = reflect.Append(set, ev)
 	}
 	if set.Len() == 0 {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of no elements (DynamoDB has no empty sets)", op))
-		return
+		return writeplan.Op{}, validationErr(e.name, name, "%s of no elements (DynamoDB has no empty sets)", op)
 	}
 	fv, _ := asFieldType(set, f.Type)
-	av, ok := u.operand(f, name, op, fv)
-	if !ok {
-		return
+	av, err := u.operand(f, name, op, fv)
+	if err != nil {
+		return writeplan.Op{}, err
 	}
 	switch av.(type) {
 	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
 	default:
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s with elements on a field stored as %s, not a set; tag it stringset, numberset or binaryset (Append adds to a list)", op, avKind(av)))
-		return
+		return writeplan.Op{}, validationErr(e.name, name, "%s with elements on a field stored as %s, not a set; tag it stringset, numberset or binaryset (Append adds to a list)", op, avKind(av))
 	}
-	u.ops = append(u.ops, fieldOp{f: f, kind: kind, v: fv, av: av, name: op})
+	return writeplan.Op{Field: f, Kind: kind, V: fv, AV: av, Name: op}, nil
 }
 
 // sliceOf returns v (a slice or an array) as a slice.
@@ -377,7 +349,7 @@ func asFieldType(s reflect.Value, t reflect.Type) (reflect.Value, bool) {
 
 // convert returns value as a value of f's type, as Set accepts it:
 // assignable, convertible within its kind, or a value for a pointer field.
-func (u *Update[T]) convert(f *model.Field, name, op string, value any) (reflect.Value, bool) {
+func (u *updateSpec) convert(f *model.Field, name, op string, value any) (reflect.Value, error) {
 	var v reflect.Value
 	if value == nil {
 		v = reflect.Zero(f.Type)
@@ -393,30 +365,26 @@ func (u *Update[T]) convert(f *model.Field, name, op string, value any) (reflect
 		p.Elem().Set(v)
 		v = p
 	default:
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s with a %s value; the field is %s", op, v.Type(), f.Type))
-		return reflect.Value{}, false
+		return reflect.Value{}, validationErr(u.r.e.name, name, "%s with a %s value; the field is %s", op, v.Type(), f.Type)
 	}
-	return v, true
+	return v, nil
 }
 
 // operand encodes v, a value of f's type, as the field is stored.
-func (u *updateSpec) operand(f *model.Field, name, op string, v reflect.Value) (types.AttributeValue, bool) {
+func (u *updateSpec) operand(f *model.Field, name, op string, v reflect.Value) (types.AttributeValue, error) {
 	ov := reflect.New(u.r.e.typ).Elem()
 	fieldByIndexAlloc(ov, f.Index).Set(v)
 	av, err := u.r.e.marshalFieldPlain(f, ov)
 	if err != nil {
-		u.errs = append(u.errs, &ValidationError{Entity: u.r.e.name, Field: name, Reason: "cannot encode", Err: err})
-		return nil, false
+		return nil, &ValidationError{Entity: u.r.e.name, Field: name, Reason: "cannot encode", Err: err}
 	}
 	if av == nil {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a value the field stores as no attribute (empty, with omitempty)", op))
-		return nil, false
+		return nil, validationErr(u.r.e.name, name, "%s of a value the field stores as no attribute (empty, with omitempty)", op)
 	}
 	if _, null := av.(*types.AttributeValueMemberNULL); null {
-		u.errs = append(u.errs, validationErr(u.r.e.name, name, "%s of a value the field stores as NULL", op))
-		return nil, false
+		return nil, validationErr(u.r.e.name, name, "%s of a value the field stores as NULL", op)
 	}
-	return av, true
+	return av, nil
 }
 
 // avKind names the DynamoDB type of av.
@@ -442,138 +410,4 @@ func avKind(av types.AttributeValue) string {
 		return "a binary set (BS)"
 	}
 	return fmt.Sprintf("%T", av)
-}
-
-// takes reports whether av, the stored attribute o changes (nil when
-// absent), is of a type DynamoDB's operator takes, so that applying o in
-// Go to the value read computes what DynamoDB would: a number for ADD, a
-// set of the operand's type for set ADD and DELETE, a list for
-// list_append (or a NULL, which Append and Prepend read as an empty
-// list). if_not_exists takes anything.
-func (o fieldOp) takes(av types.AttributeValue) bool {
-	if av == nil {
-		return true
-	}
-	switch o.kind {
-	case opAdd:
-		_, ok := av.(*types.AttributeValueMemberN)
-		return ok
-	case opAddSet, opDeleteSet:
-		return reflect.TypeOf(av) == reflect.TypeOf(o.av)
-	case opAppend, opPrepend:
-		switch av.(type) {
-		case *types.AttributeValueMemberL, *types.AttributeValueMemberNULL:
-			return true
-		}
-		return false
-	}
-	return true
-}
-
-// apply applies o to dst, the field's value as read (present says whether
-// the item had the attribute), as DynamoDB would.
-func (o fieldOp) apply(dst reflect.Value, present bool) error {
-	if o.kind == opAdd {
-		return addTo(dst, o.n)
-	}
-	if o.kind == opIfNotExists {
-		if !present {
-			dst.Set(o.v)
-		}
-		return nil
-	}
-	ptr := dst.Kind() == reflect.Pointer
-	cur := dst
-	if ptr {
-		if dst.IsNil() {
-			cur = reflect.Zero(dst.Type().Elem())
-		} else {
-			cur = dst.Elem()
-		}
-	}
-	arg := o.v
-	if arg.Kind() == reflect.Pointer {
-		arg = arg.Elem()
-	}
-	if cur.Kind() == reflect.Array {
-		return fmt.Errorf("%s on an array field cannot be computed in Go; use a slice", o.name)
-	}
-	var res reflect.Value
-	switch o.kind {
-	case opAppend:
-		res = reflect.AppendSlice(reflect.AppendSlice(reflect.MakeSlice(cur.Type(), 0, cur.Len()+arg.Len()), cur), arg)
-	case opPrepend:
-		res = reflect.AppendSlice(reflect.AppendSlice(reflect.MakeSlice(cur.Type(), 0, cur.Len()+arg.Len()), arg), cur)
-	case opAddSet:
-		res = reflect.AppendSlice(reflect.MakeSlice(cur.Type(), 0, cur.Len()+arg.Len()), cur)
-		for i := range arg.Len() {
-			if !sliceHas(res, arg.Index(i)) {
-				res = reflect.Append(res, arg.Index(i))
-			}
-		}
-	case opDeleteSet:
-		res = reflect.MakeSlice(cur.Type(), 0, cur.Len())
-		for i := range cur.Len() {
-			if !sliceHas(arg, cur.Index(i)) {
-				res = reflect.Append(res, cur.Index(i))
-			}
-		}
-		if res.Len() == 0 {
-			dst.Set(reflect.Zero(dst.Type())) // DynamoDB removes an emptied set
-			return nil
-		}
-	}
-	if ptr {
-		p := reflect.New(res.Type())
-		p.Elem().Set(res)
-		res = p
-	}
-	dst.Set(res)
-	return nil
-}
-
-// sliceHas reports whether s has an element equal to x (bytes compared by
-// content, numbers by value).
-func sliceHas(s, x reflect.Value) bool {
-	for i := range s.Len() {
-		e := s.Index(i)
-		if b, ok := x.Interface().([]byte); ok {
-			if eb, ok := e.Interface().([]byte); ok && bytes.Equal(b, eb) {
-				return true
-			}
-			continue
-		}
-		if e.Equal(x) {
-			return true
-		}
-	}
-	return false
-}
-
-// write writes o into the update expression. Its operand value goes out
-// as encoded; an added number as attributevalue encodes it.
-func (o fieldOp) write(b *expr.Builder, ub *expr.Update) error {
-	name := b.Name(o.f.Attr)
-	switch o.kind {
-	case opAdd:
-		n, err := attributevalue.Marshal(o.n)
-		if err != nil {
-			return err
-		}
-		ub.Add(name, b.Value(n))
-	case opAddSet:
-		ub.Add(name, b.Value(o.av))
-	case opDeleteSet:
-		ub.Delete(name, b.Value(o.av))
-	case opIfNotExists:
-		ub.SetIfNotExists(name, b.Value(o.av))
-	case opAppend, opPrepend:
-		cur := expr.IfNotExists(name, b.Value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}))
-		if o.kind == opAppend {
-			ub.Set(name, expr.ListAppend(cur, b.Value(o.av)))
-		} else {
-			ub.Set(name, expr.ListAppend(b.Value(o.av), cur))
-		}
-	}
-	return nil
 }

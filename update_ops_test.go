@@ -121,10 +121,7 @@ func TestUpdateOperators(t *testing.T) {
 	assert.Equal(t, 1, labeled())
 
 	// In a transaction.
-	err = singletable.Tx(ctx, blogPosts.Table(), func(tx *singletable.Txn) error {
-		blogPosts.Update(key).Prepend("Tags", "tx").Tx(tx)
-		return nil
-	})
+	err = singletable.Tx(ctx, []singletable.WriteOp{blogPosts.Update(key).Prepend("Tags", "tx").Op()})
 	require.NoError(t, err)
 	got, err := blogPosts.Get(ctx, key)
 	require.NoError(t, err)

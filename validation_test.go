@@ -74,7 +74,7 @@ func TestBadInputBeforeNetwork(t *testing.T) {
 			return nil
 		}, nil},
 		{"consistent read on a GSI", func() error {
-			_, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}).ConsistentRead().Collect(ctx)
+			_, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Collect(ctx)
 			return err
 		}, new(*singletable.ValidationError)},
 	}

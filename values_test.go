@@ -111,7 +111,7 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var readings *singletable.Repo[Reading]
-	tbl, c := newEveryRequestTable(t, func(tbl *singletable.Table) { readings = singletable.MustBind(tbl, Readings) })
+	_, c := newEveryRequestTable(t, func(tbl *singletable.Table) { readings = singletable.MustBind(tbl, Readings) })
 	base := Reading{Sensor: "s1", At: 1, Value: 20.5}
 	_, err := readings.Put(ctx, base)
 	require.NoError(t, err)
@@ -179,18 +179,12 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 		_, err = readings.Create(ctx, r)
 		check("Create "+name, err)
 		check("PutOp "+name, singletable.BatchWrite(ctx, []singletable.WriteOp{readings.PutOp(base), readings.PutOp(r)}))
-		check("TxPut "+name, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-			readings.TxPut(tx, r)
-			return nil
-		}))
+		check("PutOp in a Tx "+name, singletable.Tx(ctx, []singletable.WriteOp{readings.PutOp(r)}))
 	}
 	for name, set := range sets {
 		_, err := set(readings.Update(base)).Run(ctx)
 		check("Update "+name, err)
-		check("Update.Tx "+name, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-			set(readings.Update(base)).Tx(tx)
-			return nil
-		}))
+		check("Update.Op "+name, singletable.Tx(ctx, []singletable.WriteOp{set(readings.Update(base)).Op()}))
 	}
 	_, err = readings.Put(ctx, base,
 		func(o *singletable.WriteOptions) {
@@ -201,10 +195,7 @@ func TestRefusedValuesBeforeNetwork(t *testing.T) {
 	check("Delete with a NaN condition", err)
 	_, err = readings.Query(Reading{Sensor: "s1"}).Filter(expression.Name("Value").GreaterThan(expression.Value(1e200))).Collect(ctx)
 	check("Query filtering on 1e200", err)
-	check("TxCheck on -Inf", singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		readings.TxCheck(tx, base, expression.Name("Value").Equal(expression.Value(math.Inf(-1))))
-		return nil
-	}))
+	check("CheckOp on -Inf", singletable.Tx(ctx, []singletable.WriteOp{readings.CheckOp(base, expression.Name("Value").Equal(expression.Value(math.Inf(-1))))}))
 	assert.Zero(t, c.n.Load(), "requests sent for values DynamoDB refuses")
 
 	// The edges of what DynamoDB accepts are stored and read back.

@@ -3,71 +3,183 @@ package singletable
 import (
 	"context"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// WriteOp is one typed write made by a repository ([Repo.PutOp],
-// [Repo.DeleteOp]) for use in batches and migrations, where writes of
-// several entities travel together. The item is rendered and validated
-// when the op is made; a bad item makes an op whose Err is set, and the
-// batch reports it without sending anything.
+// WriteOp is one typed write ([Repo.PutOp], [Repo.CreateOp],
+// [Repo.DeleteOp], [Repo.CheckOp], [Update.Op], [Sequence.Next]) sent with
+// others by [Tx] or [BatchWrite]; migrations' transforms return them. A put
+// renders its item, and a delete its key, when the op is made (a bad one
+// sets Err, reported before anything is sent); the rest (conditions, the
+// reads some writes need) is made when Tx commits, with Tx's context, so
+// do not change what the op's value points to before Tx returns.
 type WriteOp struct {
 	table  *Table
 	entity string
-	put    map[string]types.AttributeValue // the item, for a put
-	key    map[string]types.AttributeValue // the primary key, for a delete
+	kind   string                          // Put, Create, Delete, Update, Check or Sequence
+	put    map[string]types.AttributeValue // the item of a put, as a batch writes it
+	key    map[string]types.AttributeValue // the primary key of a delete
 	err    error
-	// guarded, for an entity with unique fields, writes the op with its
-	// guard items (a transaction, after reading the item) instead of in a
-	// batch request.
-	guarded func(ctx context.Context) error
+	// cond marks a put or delete with [WriteOptions]: a condition that a
+	// batch request cannot carry.
+	cond bool
+	// own, for an entity with unique fields, makes a batch write the op
+	// on its own with its guard items, as the single write does.
+	own *boundEntity
+	src opSource
 }
 
-// PutOp returns a put of v: the whole item, keys and indexes rendered.
-// Managed timestamps are filled only when zero and the version is stored as
-// given, so that a migration keeps what it copies; the put does not check
-// the version. Like every write, it never replaces another entity's item:
-// for an entity with unique fields, whose guard items a batch request
-// cannot keep, the batch writes the op on its own as [Repo.Put] does
-// (reading the item, claiming and releasing values in one transaction);
-// for the others, the batch request replaces what is under the key.
-func (r *Repo[T]) PutOp(v T) WriteOp {
-	op := WriteOp{table: r.t, entity: r.e.name}
-	r.e.stampNow(r.t, &v, true)
-	item, _, err := r.e.encodeSized(r.t, &v)
-	if err != nil {
-		op.err = err
-		return op
+// opSource makes an op's transaction items with ctx; batch is set when a
+// batch writes the op on its own (WriteOp.own), as its request would.
+type opSource interface {
+	opItems(ctx context.Context, batch bool) ([]txItem, error)
+}
+
+// opFunc is an opSource written as a function.
+type opFunc func(ctx context.Context, batch bool) ([]txItem, error)
+
+func (f opFunc) opItems(ctx context.Context, batch bool) ([]txItem, error) { return f(ctx, batch) }
+
+// writeSrc is a put, create or delete's opSource: one allocation per op.
+type writeSrc[T any] struct {
+	r    *Repo[T]
+	kind string
+	v    T // the value (a key for a delete)
+	w    T // a put's value as the batch writes it
+	o    writeOptions
+}
+
+func (s *writeSrc[T]) opItems(ctx context.Context, batch bool) ([]txItem, error) {
+	w := s.v // each build starts from the caller's value
+	switch s.kind {
+	case "Put":
+		o := s.o
+		o.load = batch
+		return s.r.putItems(ctx, &w, o)
+	case "Create":
+		return s.r.createOpItems(&w, s.o)
 	}
-	op.put = item // its key is in it: Key extracts it only when asked
-	if len(r.e.guards.unique) > 0 {
-		op.guarded = func(ctx context.Context) error {
-			_, err := r.exec(ctx, "Put", func() ([]txItem, error) {
-				w := v
-				return r.putItems(ctx, &w, writeOptions{load: true})
-			})
-			return err
-		}
-	}
+	items, _, err := s.r.deleteItems(ctx, s.v, s.o)
+	return items, err
+}
+
+// PutOp returns a put of v: like [Repo.Put] in a [Tx] ([WriteOptions]
+// apply, the version is checked, guards are swapped). A [BatchWrite]
+// (which refuses WriteOptions) writes the item rendered when the op is
+// made, whole: managed timestamps filled only when zero, the version
+// stored as given and not checked, so that a migration keeps what it
+// copies; for an entity with unique fields, whose guards a batch request
+// cannot keep, it writes the op on its own as Put does.
+func (r *Repo[T]) PutOp(v T, optFns ...func(*WriteOptions)) WriteOp {
+	src := &writeSrc[T]{r: r, kind: "Put", v: v, w: v, o: writeOpts(optFns)}
+	op := r.op("Put", src)
+	op.cond = src.o.If.IsSet() || src.o.MustExist
+	r.e.stampNow(r.t, &src.w, true)
+	op.put, _, op.err = r.e.encodeSized(r.t, &src.w) // its key is in it: Key extracts it only when asked
 	return op
 }
 
-// DeleteOp returns a delete of the item with key's primary key. For an
-// entity with unique fields, the batch deletes it on its own as
-// [Repo.Delete] does, releasing its guard items.
-func (r *Repo[T]) DeleteOp(key T) WriteOp {
-	op := WriteOp{table: r.t, entity: r.e.name}
+// CreateOp returns a create of v, which fails with [ErrAlreadyExists] when
+// an item with its key exists (like [Repo.Create]), for a [Tx].
+func (r *Repo[T]) CreateOp(v T, optFns ...func(*WriteOptions)) WriteOp {
+	return r.op("Create", &writeSrc[T]{r: r, kind: "Create", v: v, o: writeOpts(optFns)})
+}
+
+// DeleteOp returns a delete of the item with key's primary key, like
+// [Repo.Delete] ([WriteOptions] apply in a [Tx]; a [BatchWrite] refuses
+// them and deletes an entity with unique fields' item on its own).
+func (r *Repo[T]) DeleteOp(key T, optFns ...func(*WriteOptions)) WriteOp {
+	src := &writeSrc[T]{r: r, kind: "Delete", v: key, o: writeOpts(optFns)}
+	op := r.op("Delete", src)
+	op.cond = src.o.If.IsSet() || src.o.MustExist
 	op.key, op.err = r.e.key(r.t, key)
-	if op.err == nil && len(r.e.guards.unique) > 0 {
-		op.guarded = func(ctx context.Context) error {
-			_, err := r.exec(ctx, "Delete", func() ([]txItem, error) {
-				items, _, err := r.deleteItems(ctx, key, writeOptions{})
-				return items, err
-			})
-			return err
-		}
+	return op
+}
+
+// CheckOp returns a condition on the item with key's primary key that a
+// [Tx] requires without writing it; it fails with [ErrConditionFailed] (or
+// [ErrNotFound] when the item does not exist and the condition needed it);
+// an item of another entity under the key fails it, as it fails the
+// entity's writes. Name fields in cond by their Go names, as [Query.Filter]
+// describes; an unknown name fails the transaction with a *ValidationError
+// before anything is sent.
+func (r *Repo[T]) CheckOp(key T, cond expression.ConditionBuilder) WriteOp {
+	return r.op("Check", opFunc(func(context.Context, bool) ([]txItem, error) { return r.checkItems(key, cond) }))
+}
+
+// Op returns the update as an op for a [Tx], with its conditions: the item
+// must exist unless u is an upsert. Changes made to u after Op are not
+// part of the op.
+func (u *Update[T]) Op() WriteOp {
+	c := u.clone()
+	return u.r.op("Update", opFunc(func(ctx context.Context, _ bool) ([]txItem, error) { return c.txItems(ctx, true) }))
+}
+
+// op makes an op of kind whose transaction items src makes.
+func (r *Repo[T]) op(kind string, src opSource) WriteOp {
+	op := WriteOp{table: r.t, entity: r.e.name, kind: kind, src: src}
+	if len(r.e.guards.unique) > 0 {
+		op.own = &r.boundEntity
 	}
 	return op
+}
+
+// plainPut is an unconditional put of item, whose primary key is key, in
+// a batch or a transaction.
+func plainPut(t *Table, entity string, item, key map[string]types.AttributeValue) WriteOp {
+	it := txItem{table: t, key: key, size: itemsize.Of(item), tw: types.TransactWriteItem{Put: &types.Put{TableName: &t.name, Item: item}}}
+	return WriteOp{table: t, entity: entity, kind: "Put", put: item, key: key,
+		src: opFunc(func(context.Context, bool) ([]txItem, error) { return []txItem{it}, nil })}
+}
+
+// createOpItems is Create with options as transaction items.
+func (r *Repo[T]) createOpItems(v *T, o writeOptions) ([]txItem, error) {
+	if o.MustExist {
+		return nil, validationErr(r.e.name, "", "Create with MustExist: a create writes only an item that does not exist")
+	}
+	var cond writeplan.Condition
+	if o.If.IsSet() {
+		cond = writeplan.User(o.If)
+	}
+	return r.createItems(v, r.expect("Create", writeplan.AbsentItem), cond)
+}
+
+// checkItems is CheckOp as transaction items.
+func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem, error) {
+	k, err := r.e.key(r.t, key)
+	if err != nil {
+		return nil, err
+	}
+	// Like every op of the entity, a check is on its item (or on its
+	// absence), never on another entity's under the same key.
+	ce, err := buildCondition(r.ownership(writeplan.AnyItem).And(writeplan.User(cond)), r.e.name, r.condNames())
+	if err != nil {
+		return nil, err
+	}
+	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
+		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName:                           &r.t.name,
+			Key:                                 k,
+			ConditionExpression:                 ce.Text,
+			ExpressionAttributeNames:            ce.Names,
+			ExpressionAttributeValues:           ce.Values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		failed: func(old map[string]types.AttributeValue) error {
+			if old == nil {
+				return ErrNotFound
+			}
+			if !r.isMine(old) {
+				return wrapSentinel(ErrConditionFailed, "check "+r.e.name+": the item under this key is another entity's", nil)
+			}
+			return ErrConditionFailed
+		},
+	}
+	return []txItem{it}, nil
 }
 
 // Table returns the table the op writes to.
@@ -76,13 +188,12 @@ func (op WriteOp) Table() *Table { return op.table }
 // Entity returns the entity type the op writes.
 func (op WriteOp) Entity() string { return op.entity }
 
-// IsPut reports whether the op is a put (otherwise a delete).
-func (op WriteOp) IsPut() bool { return op.put != nil }
-
-// Item returns the rendered item of a put (nil for a delete). Do not modify it.
+// Item returns the rendered item of a put, as a batch writes it (nil for
+// the other ops). Do not modify it.
 func (op WriteOp) Item() map[string]types.AttributeValue { return op.put }
 
-// Key returns the primary key the op writes. Do not modify it.
+// Key returns the primary key of a put or delete (nil for the other ops,
+// whose items are made when a transaction commits). Do not modify it.
 func (op WriteOp) Key() map[string]types.AttributeValue {
 	if op.key == nil && op.put != nil {
 		return op.table.primaryKeyOf(op.put)

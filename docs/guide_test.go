@@ -209,16 +209,15 @@ func Example_guideCollection() {
 
 func Example_guideTransaction() {
 	ctx := context.Background()
-	table, users, skills, done := guideTable("guide-tx")
+	_, users, skills, done := guideTable("guide-tx")
 	defer done()
 
 	// AP8 done right: the skill is created only if the user exists, in
 	// one TransactWriteItems request.
 	addSkill := func(s UserSkill) error {
-		return singletable.Tx(ctx, table, func(tx *singletable.Txn) error {
-			users.TxCheck(tx, User{Username: s.Username}, expression.AttributeExists(expression.Name("PK")))
-			skills.TxCreate(tx, s)
-			return nil
+		return singletable.Tx(ctx, []singletable.WriteOp{
+			users.CheckOp(User{Username: s.Username}, expression.AttributeExists(expression.Name("PK"))),
+			skills.CreateOp(s),
 		})
 	}
 	err := addSkill(UserSkill{Username: "ghost", SkillName: "go", Level: "Expert", LastUsed: date("2024-01-01")})

@@ -18,10 +18,9 @@ func Example_guidePreview() {
 	// Show what a transaction moving a skill to another level would send,
 	// without sending it.
 	reqs, err := table.Preview(ctx, func(ctx context.Context) error {
-		return singletable.Tx(ctx, table, func(tx *singletable.Txn) error {
-			skills.TxCreate(tx, UserSkill{Username: "john", SkillName: "rust", Level: "Beginner"})
-			skills.Update(UserSkill{Username: "john", SkillName: "go"}).Set("Level", "Expert").Tx(tx)
-			return nil
+		return singletable.Tx(ctx, []singletable.WriteOp{
+			skills.CreateOp(UserSkill{Username: "john", SkillName: "rust", Level: "Beginner"}),
+			skills.Update(UserSkill{Username: "john", SkillName: "go"}).Set("Level", "Expert").Op(),
 		})
 	})
 	fmt.Println(err)

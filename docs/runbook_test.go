@@ -116,7 +116,7 @@ func importUsers(ctx context.Context, users *singletable.Repo[User], list []User
 	for i, u := range list {
 		ops[i] = users.PutOp(u)
 	}
-	err := singletable.BatchWrite(ctx, ops, func(o *singletable.BatchWriteOptions) {
+	err := singletable.BatchWrite(ctx, ops, func(o *singletable.BatchOptions) {
 		o.Concurrency = 2
 		o.MaxAttempts = 15
 		o.Backoff = singletable.Backoff{Base: 50 * time.Millisecond, Max: 5 * time.Second}

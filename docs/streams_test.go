@@ -30,7 +30,7 @@ func Example_guideStreams() {
 		log.Fatal(err)
 	}
 
-	changes, err := table.Changes([]*singletable.Target{users.Member(), skills.Member()})
+	changes, err := streams.NewChanges(table, []*singletable.Target{users.Member(), skills.Member()})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -50,13 +50,13 @@ func Example_guideStreams() {
 	}
 
 	counts := map[string]int{}
-	handle := func(ctx context.Context, ch singletable.Change) error {
+	handle := func(ctx context.Context, ch streams.Change) error {
 		switch ch.Kind {
-		case singletable.ChangeInsert:
+		case streams.ChangeInsert:
 			counts[ch.Entity]++
-		case singletable.ChangeRemove:
+		case streams.ChangeRemove:
 			counts[ch.Entity]--
-		case singletable.ChangeModify:
+		case streams.ChangeModify:
 			if before, ok := ch.Old.(UserSkill); ok {
 				after := ch.New.(UserSkill)
 				fmt.Println(after.Username, after.SkillName+":", before.Level, "->", after.Level)
@@ -66,7 +66,7 @@ func Example_guideStreams() {
 	}
 
 	reader := streams.NewReader(streamsClient, arn)
-	err = reader.Read(ctx, func(ctx context.Context, recs []singletable.StreamRecord) error {
+	err = reader.Read(ctx, func(ctx context.Context, recs []streams.Record) error {
 		return changes.Handle(ctx, recs, handle)
 	})
 	if err != nil {
@@ -79,7 +79,7 @@ func Example_guideStreams() {
 		log.Fatal(err)
 	}
 	resumed := streams.NewReader(streamsClient, arn, func(o *streams.Options) { o.From = saved })
-	err = resumed.Read(ctx, func(ctx context.Context, recs []singletable.StreamRecord) error {
+	err = resumed.Read(ctx, func(ctx context.Context, recs []streams.Record) error {
 		return changes.Handle(ctx, recs, handle)
 	})
 	if err != nil {

@@ -9,12 +9,11 @@ import (
 
 func Example_guideTxGet() {
 	ctx := context.Background()
-	table, users, skills, done := guideTable("guide-txget")
+	_, users, skills, done := guideTable("guide-txget")
 	defer done()
-	if err := singletable.Tx(ctx, table, func(tx *singletable.Txn) error {
-		users.TxCreate(tx, User{Username: "john", Name: "John"})
-		skills.TxCreate(tx, UserSkill{Username: "john", SkillName: "go", Level: "Expert", LastUsed: date("2024-06-01")})
-		return nil
+	if err := singletable.Tx(ctx, []singletable.WriteOp{
+		users.CreateOp(User{Username: "john", Name: "John"}),
+		skills.CreateOp(UserSkill{Username: "john", SkillName: "go", Level: "Expert", LastUsed: date("2024-06-01")}),
 	}); err != nil {
 		panic(err)
 	}
@@ -22,11 +21,11 @@ func Example_guideTxGet() {
 	// The profile and two skills as of one instant, in one TransactGetItems.
 	var profile User
 	var goSkill, rust UserSkill
-	found, err := singletable.TxGet(ctx,
+	found, err := singletable.TxGet(ctx, []singletable.GetOp{
 		users.GetOp(User{Username: "john"}, &profile),
 		skills.GetOp(UserSkill{Username: "john", SkillName: "go"}, &goSkill, func(o *singletable.ReadOptions) { o.Fields = []string{"Level"} }),
 		skills.GetOp(UserSkill{Username: "john", SkillName: "rust"}, &rust),
-	)
+	})
 	fmt.Println(found, err, profile.Name, goSkill.Level)
 	// Output:
 	// [true true false] <nil> John Expert

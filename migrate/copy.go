@@ -11,9 +11,12 @@ import (
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
+// isPut reports whether op, a put or a delete, is a put: it has an item.
+func isPut(op singletable.WriteOp) bool { return op.Item() != nil }
+
 // opKind names what op writes: "User put", "User delete".
 func opKind(op singletable.WriteOp) string {
-	if op.IsPut() {
+	if isPut(op) {
 		return op.Entity() + " put"
 	}
 	return op.Entity() + " delete"
@@ -21,7 +24,7 @@ func opKind(op singletable.WriteOp) string {
 
 // opUnits is the write capacity op consumes.
 func opUnits(op singletable.WriteOp) int64 {
-	if op.IsPut() {
+	if isPut(op) {
 		return itemsize.WriteUnits(op.Item())
 	}
 	return 1
@@ -66,6 +69,9 @@ func (c *copyKind) ops(item map[string]types.AttributeValue) ([]singletable.Writ
 		}
 		if op.Err() != nil {
 			return nil, op.Err()
+		}
+		if op.Key() == nil {
+			return nil, validationErr(op.Entity(), "", "transform returned an op that is neither a put nor a delete: a copy writes Repo.PutOp and Repo.DeleteOp ops")
 		}
 	}
 	return ops, nil
@@ -164,8 +170,8 @@ func (c *copyKind) write(ctx context.Context, r *runner, p *scanPage, ops []sing
 // unprocessed items. err is nil when every op was applied; otherwise
 // failed maps the index of each op that was not to why, or is nil when
 // err is not about single ops (then the run stops).
-func writeBatch(ctx context.Context, o singletable.BatchWriteOptions, ops []singletable.WriteOp) (failed map[int]error, err error) {
-	err = singletable.BatchWrite(ctx, ops, func(b *singletable.BatchWriteOptions) {
+func writeBatch(ctx context.Context, o singletable.BatchOptions, ops []singletable.WriteOp) (failed map[int]error, err error) {
+	err = singletable.BatchWrite(ctx, ops, func(b *singletable.BatchOptions) {
 		*b = o
 		b.Concurrency = 1
 	})
@@ -176,6 +182,26 @@ func writeBatch(ctx context.Context, o singletable.BatchWriteOptions, ops []sing
 	failed = make(map[int]error, len(be.Failed))
 	for _, f := range be.Failed {
 		failed[f.Index] = f.Err
+	}
+	if !be.Sent {
+		// Refused before anything was sent (an op a batch cannot carry,
+		// such as a put with WriteOptions): write the others.
+		var rest []singletable.WriteOp
+		var at []int
+		for i, op := range ops {
+			if _, bad := failed[i]; !bad {
+				rest, at = append(rest, op), append(at, i)
+			}
+		}
+		if len(rest) > 0 {
+			more, err := writeBatch(ctx, o, rest)
+			if err != nil && more == nil {
+				return nil, err
+			}
+			for k, ferr := range more {
+				failed[at[k]] = ferr
+			}
+		}
 	}
 	return failed, err
 }

@@ -59,7 +59,7 @@ func TestMigrateCopy20k(t *testing.T) {
 	for i := range keys {
 		keys[i] = User{Username: fmt.Sprintf("user%05d", i)}
 	}
-	got, err := users.BatchGet(ctx, keys)
+	got, err := batchGet(ctx, users, keys, nil)
 	require.NoError(t, err)
 	byName := make(map[string]User, len(got))
 	for _, u := range got {

@@ -218,7 +218,7 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 	for i := range keys {
 		keys[i] = User{Username: fmt.Sprintf("user%05d", i)}
 	}
-	found, err := users.BatchGet(ctx, keys)
+	found, err := batchGet(ctx, users, keys, nil)
 	require.NoError(t, err)
 	byName := make(map[string]User, len(found))
 	for _, u := range found {

@@ -186,10 +186,28 @@ func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singl
 }
 
 // fastRetries keeps fault tests quick: tiny delays, a generous budget.
-func fastRetries(o *singletable.BatchWriteOptions) {
+func fastRetries(o *singletable.BatchOptions) {
 	o.Concurrency = 4
 	o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
 	o.MaxAttempts = 60
+}
+
+// batchGet reads the items with keys' primary keys, as the root package's
+// batch_test.go does: the items found, in the order of keys.
+func batchGet[T any](ctx context.Context, r *singletable.Repo[T], keys []T, read []func(*singletable.ReadOptions), optFns ...func(*singletable.BatchOptions)) ([]T, error) {
+	dst := make([]T, len(keys))
+	ops := make([]singletable.GetOp, len(keys))
+	for i, k := range keys {
+		ops[i] = r.GetOp(k, &dst[i], read...)
+	}
+	found, err := singletable.BatchGet(ctx, ops, optFns...)
+	out := make([]T, 0, len(keys))
+	for i, ok := range found {
+		if ok {
+			out = append(out, dst[i])
+		}
+	}
+	return out, err
 }
 
 // usersTarget makes a fresh glad-entities table with User and UserSkill

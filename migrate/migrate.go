@@ -289,7 +289,7 @@ type RunOptions struct {
 	ProgressInterval time.Duration
 	// Batch tunes the retries of each batch write (its Concurrency is
 	// ignored: Writers says how many are in flight).
-	Batch singletable.BatchWriteOptions
+	Batch singletable.BatchOptions
 	// Lease is how long a run's claim on the migration lasts without
 	// renewal; default 1 minute. A crashed run blocks others that long
 	// (in a shared run: a crashed worker's segments wait that long before

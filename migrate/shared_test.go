@@ -272,7 +272,7 @@ func TestMigrateSharedRestartsFailed(t *testing.T) {
 }
 
 // A worker whose segment is taken from it (it was paused past its lease
-// and another worker claimed the segment) stops with ErrMigrationRunning:
+// and another worker claimed the segment) stops with ErrRunning:
 // its renewal and its next checkpoint are refused.
 func TestMigrateSharedLostLease(t *testing.T) {
 	t.Parallel()

@@ -246,7 +246,7 @@ func (c *copyKind) verify(ctx context.Context, t *table, o VerifyOptions) (*Veri
 				continue
 			}
 			for _, op := range ops {
-				if op.IsPut() {
+				if isPut(op) {
 					expected[op.Entity()]++
 				}
 			}
@@ -314,11 +314,11 @@ func (v *verifier) compare(ctx context.Context, ops []singletable.WriteOp) error
 		o := op.Table().Options()
 		d := Difference{Entity: op.Entity(), Key: op.Key(), pk: o.PartitionKey, sk: o.SortKey}
 		switch {
-		case !op.IsPut() && item != nil:
+		case !isPut(op) && item != nil:
 			d.Kind = "unexpected"
-		case op.IsPut() && item == nil:
+		case isPut(op) && item == nil:
 			d.Kind = "missing"
-		case op.IsPut():
+		case isPut(op):
 			if d.Attrs = diffAttrs(op.Item(), item); len(d.Attrs) > 0 {
 				d.Kind = "different"
 			}

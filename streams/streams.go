@@ -1,20 +1,27 @@
-// Package streams reads a table's DynamoDB stream with the [DynamoDB
-// Streams API]: a small reader that walks the stream's shards (parents
-// before their children, so the changes of one item arrive in order),
-// hands each batch of records to a function, and keeps a checkpoint per
-// shard so that a reader started again from the checkpoint continues
-// where the last one stopped, without losing or repeating a record.
+// Package streams turns a table's DynamoDB stream into typed change
+// events, reads the stream locally, and releases the unique guards of
+// items that time to live removed.
 //
-// It is meant for local use and tests, against DynamoDB Local or a real
-// table; in production, a Lambda function (see the streams/lambdaevent
-// module) or a Kinesis Client Library application reads the stream.
-// Records come out as [singletable.StreamRecord], which
-// [singletable.Table.Changes] decodes into typed change events:
+// [NewChanges] decodes stream records ([Record]) into [Change] values: the
+// kind of change, the entity, and the old and new images as the entity's
+// Go values, routed by entity type exactly as a [singletable.Collection]
+// routes its items. [Changes.ReleaseExpiredGuards] frees the unique values
+// of an item that DynamoDB's time to live deleted alone.
 //
-//	changes, _ := table.Changes([]*singletable.Target{users.Member(), skills.Member()})
+// [Reader] reads a stream with the [DynamoDB Streams API]: it walks the
+// stream's shards (parents before their children, so the changes of one
+// item arrive in order), hands each batch of records to a function, and
+// keeps a checkpoint per shard so that a reader started again from the
+// checkpoint continues where the last one stopped, without losing or
+// repeating a record. It is meant for local use and tests, against
+// DynamoDB Local or a real table; in production, a Lambda function (see
+// the streams/lambdaevent module) or a Kinesis Client Library application
+// reads the stream, and hands its records to the same [Changes]:
+//
+//	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Member(), skills.Member()})
 //	r := streams.NewReader(streamsClient, arn)
-//	err := r.Read(ctx, func(ctx context.Context, recs []singletable.StreamRecord) error {
-//		return changes.Handle(ctx, recs, func(ctx context.Context, ch singletable.Change) error {
+//	err := r.Read(ctx, func(ctx context.Context, recs []streams.Record) error {
+//		return changes.Handle(ctx, recs, func(ctx context.Context, ch streams.Change) error {
 //			...
 //		})
 //	})
@@ -37,7 +44,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
-	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/internal/backoff"
 )
 
 // Client is the part of *dynamodbstreams.Client the reader uses.
@@ -141,6 +148,9 @@ type Reader struct {
 	// one, or one DynamoDB refuses as trimmed, is replaced by a fresh one
 	// from the checkpoint.
 	next map[string]*string
+	// retake paces and bounds the fresh iterators taken in a row when
+	// the stream refuses them (see readShard).
+	retake backoff.Policy
 }
 
 // NewReader returns a reader of the stream with ARN arn (see
@@ -153,7 +163,7 @@ func NewReader(c Client, arn string, optFns ...func(*Options)) *Reader {
 	if o.Poll <= 0 {
 		o.Poll = time.Second
 	}
-	return &Reader{c: c, arn: arn, opts: o, cp: o.From.clone()}
+	return &Reader{c: c, arn: arn, opts: o, cp: o.From.clone(), retake: backoff.Default}
 }
 
 // Checkpoint returns a copy of the reader's checkpoint: every record up
@@ -174,7 +184,7 @@ func (r *Reader) Checkpoint() Checkpoint {
 // advances past a batch only when fn returns nil: when fn fails, Read
 // returns its error and the batch is handed on again by the next Read
 // (of this reader or of one started from its checkpoint).
-func (r *Reader) Read(ctx context.Context, fn func(context.Context, []singletable.StreamRecord) error) error {
+func (r *Reader) Read(ctx context.Context, fn func(context.Context, []Record) error) error {
 	shards, err := r.shards(ctx)
 	if err != nil {
 		return err
@@ -218,7 +228,7 @@ func nextShard(shards []types.Shard, done map[string]bool, cp Checkpoint) (s typ
 // Run reads the stream until ctx is done, calling [Reader.Read] and then
 // waiting Options.Poll before the next. It returns fn's error, a request's
 // error, or ctx's error once ctx is done.
-func (r *Reader) Run(ctx context.Context, fn func(context.Context, []singletable.StreamRecord) error) error {
+func (r *Reader) Run(ctx context.Context, fn func(context.Context, []Record) error) error {
 	for {
 		if err := r.Read(ctx, fn); err != nil {
 			return err
@@ -254,41 +264,70 @@ func (r *Reader) shards(ctx context.Context) ([]types.Shard, error) {
 }
 
 // readShard hands on the records of one shard past the checkpoint.
-func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.Context, []singletable.StreamRecord) error) error {
+//
+// An iterator the stream refuses as expired or trimmed is replaced by a
+// fresh one from the checkpoint, which neither skips nor repeats a record:
+// a kept iterator may have expired (after 15 minutes), and DynamoDB Local
+// refuses some iterators as pointing before the oldest record, kept ones
+// from a shard's empty start and, on a loaded machine, the first read of
+// a fresh one. Fresh iterators refused in a row are retaken with backoff
+// (r.retake); when every one is refused, the records past the checkpoint
+// are gone from the stream, and the error says so.
+func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.Context, []Record) error) error {
 	id := aws.ToString(s.ShardId)
 	closedShard := s.SequenceNumberRange != nil && s.SequenceNumberRange.EndingSequenceNumber != nil
 	r.mu.Lock()
-	iter, resumed := r.next[id], r.next[id] != nil
+	iter := r.next[id]
 	delete(r.next, id) // kept again only where this read stops cleanly
 	r.mu.Unlock()
-	if !resumed {
-		var err error
-		if iter, err = r.iterator(ctx, id); err != nil {
-			return err
+	retake := iter == nil // take a fresh iterator from the checkpoint
+	fresh := false        // iter is fresh from the checkpoint, not yet read
+	refused := 0          // fresh iterators refused in a row
+	for {
+		if retake {
+			if refused > 0 {
+				if err := sleep(ctx, r.retake.Delay(refused-1, nil)); err != nil {
+					return err
+				}
+			}
+			it, err := r.iterator(ctx, id)
+			if stale(err) {
+				if refused++; refused >= r.retake.Attempts {
+					return r.trimmed(id, refused, err)
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			iter, retake, fresh = it, false, true
 		}
-	}
-	for iter != nil {
+		if iter == nil {
+			break // no next iterator: the shard is closed and read to its end
+		}
 		rin := &dynamodbstreams.GetRecordsInput{ShardIterator: iter}
 		if r.opts.Limit > 0 {
 			rin.Limit = aws.Int32(r.opts.Limit)
 		}
 		out, err := r.c.GetRecords(ctx, rin)
-		if resumed && stale(err) {
-			resumed = false // the kept iterator is no good: start again from the checkpoint
-			if iter, err = r.iterator(ctx, id); err != nil {
-				return err
+		if stale(err) {
+			if fresh {
+				if refused++; refused >= r.retake.Attempts {
+					return r.trimmed(id, refused, err)
+				}
 			}
+			retake = true
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("singletable/streams: get records of %s: %w", id, err)
 		}
-		resumed = false
+		fresh, refused = false, 0
 		iter = out.NextShardIterator
 		if len(out.Records) > 0 {
-			recs := make([]singletable.StreamRecord, len(out.Records))
+			recs := make([]Record, len(out.Records))
 			for i, rec := range out.Records {
-				if recs[i], err = Record(rec); err != nil {
+				if recs[i], err = RecordFromAPI(rec); err != nil {
 					return err
 				}
 			}
@@ -315,20 +354,38 @@ func (r *Reader) readShard(ctx context.Context, s types.Shard, fn func(context.C
 			return nil // an open shard, read to its newest record or to an empty stretch
 		}
 	}
-	// No next iterator: the shard is closed and read to its end.
 	return r.advance(ctx, func(cp *Checkpoint) { cp.Closed = append(cp.Closed, id) })
 }
 
-// stale reports whether err refuses a kept iterator that a fresh one
-// from the checkpoint may replace: it has expired, or (DynamoDB Local
-// answers this for an iterator kept from a shard's empty start) it points
-// before the oldest record. Where the records past the checkpoint have
-// really been trimmed, the fresh iterator's read fails in turn, and that
-// error is returned.
+// stale reports whether err refuses an iterator that a fresh one from the
+// checkpoint may replace: it has expired, or it points before the oldest
+// record.
 func stale(err error) bool {
 	var expired *types.ExpiredIteratorException
 	var trimmed *types.TrimmedDataAccessException
 	return errors.As(err, &expired) || errors.As(err, &trimmed)
+}
+
+// trimmed is the error of a shard whose fresh iterators the stream
+// refused n times in a row with err.
+func (r *Reader) trimmed(id string, n int, err error) error {
+	from := "from its oldest record"
+	if seq := r.Checkpoint().Shards[id]; seq != "" {
+		from = "after sequence number " + seq
+	}
+	return fmt.Errorf("singletable/streams: shard %s: the stream refused %d fresh iterators %s in a row: its records past the checkpoint were trimmed from the stream: %w", id, n, from, err)
+}
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // iterator returns a new iterator of shard id just past the checkpoint,
@@ -359,12 +416,12 @@ func (r *Reader) advance(ctx context.Context, change func(*Checkpoint)) error {
 	return nil
 }
 
-// Record converts a record of the DynamoDB Streams API into the library's
-// form, its attribute values into the dynamodb package's.
-func Record(rec types.Record) (singletable.StreamRecord, error) {
-	out := singletable.StreamRecord{EventID: aws.ToString(rec.EventID), EventName: string(rec.EventName)}
+// RecordFromAPI converts a record of the DynamoDB Streams API into the
+// library's form, its attribute values into the dynamodb package's.
+func RecordFromAPI(rec types.Record) (Record, error) {
+	out := Record{EventID: aws.ToString(rec.EventID), EventName: string(rec.EventName)}
 	if u := rec.UserIdentity; u != nil {
-		out.UserIdentity = &singletable.StreamIdentity{PrincipalID: aws.ToString(u.PrincipalId), Type: aws.ToString(u.Type)}
+		out.UserIdentity = &Identity{PrincipalID: aws.ToString(u.PrincipalId), Type: aws.ToString(u.Type)}
 	}
 	d := rec.Dynamodb
 	if d == nil {

@@ -72,7 +72,7 @@ func TestReaderResumesFromCheckpoint(t *testing.T) {
 		return err
 	}
 	var ids []string
-	handle := func(_ context.Context, recs []singletable.StreamRecord) error {
+	handle := func(_ context.Context, recs []streams.Record) error {
 		for _, r := range recs {
 			ids = append(ids, r.NewImage["ID"].(*ddbtypes.AttributeValueMemberS).Value)
 		}
@@ -81,7 +81,7 @@ func TestReaderResumesFromCheckpoint(t *testing.T) {
 	errStop := errors.New("stop")
 	batches := 0
 	first := streams.NewReader(sc, arn, func(o *streams.Options) { o.Limit = 4; o.Save = save })
-	err := first.Read(ctx, func(ctx context.Context, recs []singletable.StreamRecord) error {
+	err := first.Read(ctx, func(ctx context.Context, recs []streams.Record) error {
 		if batches++; batches == 3 {
 			return errStop
 		}
@@ -126,7 +126,7 @@ func TestReaderRun(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- streams.NewReader(sc, arn, func(o *streams.Options) { o.Poll = 20 * time.Millisecond }).
-			Run(ctx, func(_ context.Context, recs []singletable.StreamRecord) error {
+			Run(ctx, func(_ context.Context, recs []streams.Record) error {
 				for _, r := range recs {
 					got <- r.Keys["PK"].(*ddbtypes.AttributeValueMemberS).Value
 				}
@@ -179,7 +179,7 @@ func TestRecord(t *testing.T) {
 		"NS": &types.AttributeValueMemberNS{Value: []string{"1"}},
 		"BS": &types.AttributeValueMemberBS{Value: [][]byte{{3}}},
 	}
-	rec, err := streams.Record(types.Record{
+	rec, err := streams.RecordFromAPI(types.Record{
 		EventID: aws.String("e1"), EventName: types.OperationTypeRemove,
 		UserIdentity: &types.Identity{PrincipalId: aws.String("dynamodb.amazonaws.com"), Type: aws.String("Service")},
 		Dynamodb: &types.StreamRecord{
@@ -189,7 +189,7 @@ func TestRecord(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	assert.Equal(t, singletable.StreamRecord{
+	assert.Equal(t, streams.Record{
 		EventID: "e1", EventName: "REMOVE", SequenceNumber: "123", ApproximateCreationDateTime: at,
 		Keys: map[string]ddbtypes.AttributeValue{"PK": &ddbtypes.AttributeValueMemberS{Value: "NOTE#1"}},
 		OldImage: map[string]ddbtypes.AttributeValue{
@@ -204,10 +204,10 @@ func TestRecord(t *testing.T) {
 			"NS": &ddbtypes.AttributeValueMemberNS{Value: []string{"1"}},
 			"BS": &ddbtypes.AttributeValueMemberBS{Value: [][]byte{{3}}},
 		},
-		UserIdentity: &singletable.StreamIdentity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"},
+		UserIdentity: &streams.Identity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"},
 	}, rec)
 
-	_, err = streams.Record(types.Record{EventID: aws.String("e2")})
+	_, err = streams.RecordFromAPI(types.Record{EventID: aws.String("e2")})
 	assert.ErrorContains(t, err, "no dynamodb part")
 }
 
@@ -266,7 +266,7 @@ func TestReaderGoesOnPastEmptyStretches(t *testing.T) {
 	putNotes(t, notes, 0, 3)
 	c := &emptyStretch{Client: ddblocal.Shared(t).StreamsClient(), emptyFirst: 1 << 30, fresh: map[string]bool{}, refuse: map[string]error{}}
 	var ids []string
-	handle := func(_ context.Context, recs []singletable.StreamRecord) error {
+	handle := func(_ context.Context, recs []streams.Record) error {
 		for _, r := range recs {
 			ids = append(ids, r.NewImage["ID"].(*ddbtypes.AttributeValueMemberS).Value)
 		}
@@ -295,14 +295,21 @@ func TestReaderGoesOnPastEmptyStretches(t *testing.T) {
 	assert.Equal(t, []string{"n000", "n001", "n002", "n003", "n004", "n005"}, ids)
 	assert.Equal(t, 3, c.issued)
 
-	// A fresh iterator refused too is the reader's error: the records past
-	// the checkpoint are gone from the stream.
+	// Fresh iterators refused every time, within the reader's bounded
+	// retakes, are the reader's error: the records past the checkpoint are
+	// gone from the stream, and the error says so and names the shard.
 	putNotes(t, notes, 6, 7)
 	trimmed := &types.TrimmedDataAccessException{Message: aws.String("trimmed")}
 	c.refuse[c.lastNext] = trimmed
 	c.emptyFirst = 0
 	c.Client = refuseFresh{c.Client, c, trimmed}
-	require.ErrorAs(t, r.Read(ctx, handle), &trimmed)
+	streams.NoRetakeWait(r)
+	issued := c.issued
+	err := r.Read(ctx, handle)
+	require.ErrorAs(t, err, &trimmed)
+	assert.ErrorContains(t, err, "records past the checkpoint were trimmed from the stream")
+	assert.ErrorContains(t, err, "shard shardId-")
+	assert.Equal(t, 10, c.issued-issued, "a bounded number of fresh iterators")
 	assert.Len(t, ids, 6, "nothing handed on")
 }
 
@@ -319,4 +326,74 @@ func (f refuseFresh) GetShardIterator(ctx context.Context, in *dynamodbstreams.G
 		f.c.refuse[aws.ToString(out.ShardIterator)] = f.err
 	}
 	return out, err
+}
+
+// refuseFirstReads answers the first GetRecords of each of the first n
+// iterators it hands out with err, as DynamoDB Local answers the first
+// read of a fresh TRIM_HORIZON iterator on a loaded machine
+// (TrimmedDataAccessException).
+type refuseFirstReads struct {
+	streams.Client
+	n, issued int
+	err       error
+	refuse    map[string]bool
+}
+
+func (c *refuseFirstReads) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error) {
+	out, err := c.Client.GetShardIterator(ctx, in, optFns...)
+	if err == nil {
+		if c.issued++; c.issued <= c.n {
+			c.refuse[aws.ToString(out.ShardIterator)] = true
+		}
+	}
+	return out, err
+}
+
+func (c *refuseFirstReads) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+	if it := aws.ToString(in.ShardIterator); c.refuse[it] {
+		delete(c.refuse, it)
+		return nil, c.err
+	}
+	return c.Client.GetRecords(ctx, in, optFns...)
+}
+
+// A fresh iterator whose first read the stream refuses as trimmed or
+// expired (DynamoDB Local does so for a TRIM_HORIZON iterator on a loaded
+// machine) is retaken from the checkpoint, with backoff, until one reads:
+// at the start of the stream and past a checkpoint, every record is
+// handed on once and in order.
+func TestReaderRetakesRefusedFreshIterators(t *testing.T) {
+	t.Parallel()
+	for _, refusal := range []error{
+		&types.TrimmedDataAccessException{Message: aws.String("The operation attempted to read past the oldest stream record in a shard.")},
+		&types.ExpiredIteratorException{Message: aws.String("Iterator expired")},
+	} {
+		t.Run(fmt.Sprintf("%T", refusal), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			notes, arn := noteTable(t)
+			putNotes(t, notes, 0, 5)
+			var ids []string
+			handle := func(_ context.Context, recs []streams.Record) error {
+				for _, r := range recs {
+					ids = append(ids, r.NewImage["ID"].(*ddbtypes.AttributeValueMemberS).Value)
+				}
+				return nil
+			}
+			c := &refuseFirstReads{Client: ddblocal.Shared(t).StreamsClient(), n: 3, err: refusal, refuse: map[string]bool{}}
+			r := streams.NewReader(c, arn, func(o *streams.Options) { o.Limit = 2 })
+			require.NoError(t, r.Read(ctx, handle))
+			assert.Equal(t, []string{"n000", "n001", "n002", "n003", "n004"}, ids)
+			assert.Equal(t, 4, c.issued, "three refused, the fourth read")
+
+			// Past a checkpoint: a reader started from it, whose fresh
+			// iterators are refused twice, hands on only the later records.
+			putNotes(t, notes, 5, 7)
+			ids = nil
+			c = &refuseFirstReads{Client: ddblocal.Shared(t).StreamsClient(), n: 2, err: refusal, refuse: map[string]bool{}}
+			require.NoError(t, streams.NewReader(c, arn, func(o *streams.Options) { o.From = r.Checkpoint() }).Read(ctx, handle))
+			assert.Equal(t, []string{"n005", "n006"}, ids)
+			assert.Equal(t, 3, c.issued)
+		})
+	}
 }

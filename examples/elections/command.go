@@ -50,12 +50,12 @@ var (
 const maxNamesPerCommand = 90
 
 // command runs one transaction made of the sequence allocation (op 0), the
-// event append (op 1) and the ops fn adds (op 2 and up). A lost race for
+// event append (op 1) and ops (op 2 and up). A lost race for
 // the sequence number (another command took it first) is retried with a
 // fresh number, so numbers are consecutive and each is used once. mapErr,
-// if set, turns the failure of op i (counted from fn's first op) into a
+// if set, turns the failure of op i (counted from ops' first) into a
 // domain error.
-func (s *Store) command(ctx context.Context, actor, eventType string, data any, fn func(tx *singletable.Txn), mapErr func(i int, reason error) error) (int64, error) {
+func (s *Store) command(ctx context.Context, actor, eventType string, data any, ops []singletable.WriteOp, mapErr func(i int, reason error) error) (int64, error) {
 	payload, err := json.Marshal(data)
 	if err != nil {
 		return 0, err
@@ -67,13 +67,11 @@ func (s *Store) command(ctx context.Context, actor, eventType string, data any, 
 		}
 		next := seq.LastEventID + 1
 		ev := Event{EventID: next, WhenOccurred: s.now(), Actor: actor, EventType: eventType, EventData: string(payload)}
-		err = singletable.Tx(ctx, s.Data, func(tx *singletable.Txn) error {
+		err = singletable.Tx(ctx, append([]singletable.WriteOp{
 			s.Sequence.Update(EventSequence{}).Set("LastEventID", next).
-				If(expression.Name("LastEventID").Equal(expression.Value(seq.LastEventID))).Tx(tx)
-			s.Events.TxCreate(tx, ev)
-			fn(tx)
-			return nil
-		})
+				If(expression.Name("LastEventID").Equal(expression.Value(seq.LastEventID))).Op(),
+			s.Events.CreateOp(ev),
+		}, ops...))
 		var te *singletable.TransactionError
 		switch {
 		case err == nil:
@@ -104,9 +102,9 @@ func (s *Store) AddUser(ctx context.Context, actor string, u User) error {
 		return fmt.Errorf("%w: a user needs a name and an email", ErrInvalid)
 	}
 	now := s.now()
-	_, err := s.command(singletable.WithPattern(ctx, "U5"), actor, "UserAdded", map[string]string{"name": u.Name, "email": u.Email, "role": u.Role}, func(tx *singletable.Txn) {
-		s.Users.TxCreate(tx, u)
-		s.CountsRepo.Update(Counts{}).Add("UserCount", 1).Set("LastUpdated", now).Tx(tx)
+	_, err := s.command(singletable.WithPattern(ctx, "U5"), actor, "UserAdded", map[string]string{"name": u.Name, "email": u.Email, "role": u.Role}, []singletable.WriteOp{
+		s.Users.CreateOp(u),
+		s.CountsRepo.Update(Counts{}).Add("UserCount", 1).Set("LastUpdated", now).Op(),
 	}, nil)
 	return err
 }
@@ -118,10 +116,10 @@ func (s *Store) AddElection(ctx context.Context, owner, name string) error {
 		return fmt.Errorf("%w: an election needs a name", ErrInvalid)
 	}
 	now := s.now()
-	_, err := s.command(singletable.WithPattern(ctx, "E3"), owner, "ElectionAdded", map[string]string{"owner": owner, "name": name}, func(tx *singletable.Txn) {
-		s.Users.TxCheck(tx, User{Name: owner}, s.exists(s.Data))
-		s.Elections.TxCreate(tx, Election{Name: name, OwnerName: owner, AllowEdit: true})
-		s.CountsRepo.Update(Counts{}).Add("ElectionCount", 1).Set("LastUpdated", now).Tx(tx)
+	_, err := s.command(singletable.WithPattern(ctx, "E3"), owner, "ElectionAdded", map[string]string{"owner": owner, "name": name}, []singletable.WriteOp{
+		s.Users.CheckOp(User{Name: owner}, s.exists(s.Data)),
+		s.Elections.CreateOp(Election{Name: name, OwnerName: owner, AllowEdit: true}),
+		s.CountsRepo.Update(Counts{}).Add("ElectionCount", 1).Set("LastUpdated", now).Op(),
 	}, func(i int, reason error) error {
 		if i == 0 {
 			return fmt.Errorf("owner %q: %w", owner, singletable.ErrNotFound)
@@ -138,10 +136,8 @@ func (s *Store) exists(t *singletable.Table) expression.ConditionBuilder {
 // ownerUpdate runs an update of an election's metadata that only its owner
 // may make: the ownership is a condition of the update itself.
 func (s *Store) ownerUpdate(ctx context.Context, actor, election, eventType string, data any, edit func(u *singletable.Update[Election]) *singletable.Update[Election]) error {
-	_, err := s.command(singletable.WithPattern(ctx, "E4"), actor, eventType, data, func(tx *singletable.Txn) {
-		u := s.Elections.Update(Election{Name: election}).If(expression.Name("OwnerName").Equal(expression.Value(actor)))
-		edit(u).Tx(tx)
-	}, func(i int, reason error) error {
+	u := s.Elections.Update(Election{Name: election}).If(expression.Name("OwnerName").Equal(expression.Value(actor)))
+	_, err := s.command(singletable.WithPattern(ctx, "E4"), actor, eventType, data, []singletable.WriteOp{edit(u).Op()}, func(i int, reason error) error {
 		if errors.Is(reason, singletable.ErrNotFound) {
 			return fmt.Errorf("election %q: %w", election, singletable.ErrNotFound)
 		}
@@ -194,7 +190,7 @@ func (s *Store) editCheck(actor string) expression.ConditionBuilder {
 }
 
 // editNames runs a candidate (pattern C3) or voter (V3) change.
-func (s *Store) editNames(ctx context.Context, pattern, actor, election, eventType string, names []string, op func(tx *singletable.Txn, name string)) error {
+func (s *Store) editNames(ctx context.Context, pattern, actor, election, eventType string, names []string, op func(name string) singletable.WriteOp) error {
 	if len(names) == 0 || len(names) > maxNamesPerCommand {
 		return fmt.Errorf("%w: give 1 to %d names", ErrInvalid, maxNamesPerCommand)
 	}
@@ -203,12 +199,11 @@ func (s *Store) editNames(ctx context.Context, pattern, actor, election, eventTy
 			return fmt.Errorf("%w: empty or repeated name %q", ErrInvalid, n)
 		}
 	}
-	_, err := s.command(singletable.WithPattern(ctx, pattern), actor, eventType, map[string]any{"election": election, "names": names}, func(tx *singletable.Txn) {
-		s.Elections.TxCheck(tx, Election{Name: election}, s.editCheck(actor))
-		for _, n := range names {
-			op(tx, n)
-		}
-	}, func(i int, reason error) error {
+	ops := []singletable.WriteOp{s.Elections.CheckOp(Election{Name: election}, s.editCheck(actor))}
+	for _, n := range names {
+		ops = append(ops, op(n))
+	}
+	_, err := s.command(singletable.WithPattern(ctx, pattern), actor, eventType, map[string]any{"election": election, "names": names}, ops, func(i int, reason error) error {
 		if i != 0 {
 			return nil
 		}
@@ -226,29 +221,29 @@ func (s *Store) editNames(ctx context.Context, pattern, actor, election, eventTy
 
 // AddCandidates adds candidates (adding one twice changes nothing).
 func (s *Store) AddCandidates(ctx context.Context, actor, election string, candidates ...string) error {
-	return s.editNames(ctx, "C3", actor, election, "CandidatesAdded", candidates, func(tx *singletable.Txn, n string) {
-		s.Candidates.TxPut(tx, Candidate{ElectionName: election, CandidateName: n})
+	return s.editNames(ctx, "C3", actor, election, "CandidatesAdded", candidates, func(n string) singletable.WriteOp {
+		return s.Candidates.PutOp(Candidate{ElectionName: election, CandidateName: n})
 	})
 }
 
 // RemoveCandidates removes candidates.
 func (s *Store) RemoveCandidates(ctx context.Context, actor, election string, candidates ...string) error {
-	return s.editNames(ctx, "C3", actor, election, "CandidatesRemoved", candidates, func(tx *singletable.Txn, n string) {
-		s.Candidates.TxDelete(tx, Candidate{ElectionName: election, CandidateName: n})
+	return s.editNames(ctx, "C3", actor, election, "CandidatesRemoved", candidates, func(n string) singletable.WriteOp {
+		return s.Candidates.DeleteOp(Candidate{ElectionName: election, CandidateName: n})
 	})
 }
 
 // AddVoters makes users eligible to vote.
 func (s *Store) AddVoters(ctx context.Context, actor, election string, voters ...string) error {
-	return s.editNames(ctx, "V3", actor, election, "VotersAdded", voters, func(tx *singletable.Txn, n string) {
-		s.Voters.TxPut(tx, Voter{ElectionName: election, VoterName: n})
+	return s.editNames(ctx, "V3", actor, election, "VotersAdded", voters, func(n string) singletable.WriteOp {
+		return s.Voters.PutOp(Voter{ElectionName: election, VoterName: n})
 	})
 }
 
 // RemoveVoters removes eligibility.
 func (s *Store) RemoveVoters(ctx context.Context, actor, election string, voters ...string) error {
-	return s.editNames(ctx, "V3", actor, election, "VotersRemoved", voters, func(tx *singletable.Txn, n string) {
-		s.Voters.TxDelete(tx, Voter{ElectionName: election, VoterName: n})
+	return s.editNames(ctx, "V3", actor, election, "VotersRemoved", voters, func(n string) singletable.WriteOp {
+		return s.Voters.DeleteOp(Voter{ElectionName: election, VoterName: n})
 	})
 }
 
@@ -282,10 +277,10 @@ func (s *Store) CastBallot(ctx context.Context, voter, election string, rankings
 	}
 	b := Ballot{ElectionName: election, VoterName: voter, Confirmation: s.NewConfirmation(), WhenCast: now, Rankings: rankings}
 	_, err = s.command(ctx, voter, "BallotCast", map[string]any{"election": election, "voter": voter, "confirmation": b.Confirmation, "rankings": rankings},
-		func(tx *singletable.Txn) {
-			s.Voters.TxCheck(tx, Voter{ElectionName: election, VoterName: voter}, s.exists(s.Data))
-			s.Elections.TxCheck(tx, Election{Name: election}, expression.Name("AllowVote").Equal(expression.Value(true)))
-			s.Ballots.TxPut(tx, b)
+		[]singletable.WriteOp{
+			s.Voters.CheckOp(Voter{ElectionName: election, VoterName: voter}, s.exists(s.Data)),
+			s.Elections.CheckOp(Election{Name: election}, expression.Name("AllowVote").Equal(expression.Value(true))),
+			s.Ballots.PutOp(b),
 		}, func(i int, reason error) error {
 			switch i {
 			case 0:

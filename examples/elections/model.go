@@ -229,7 +229,7 @@ func (s *Store) Init(ctx context.Context) error {
 // adoptEventLog makes the event sequence at least the highest event
 // number stored in the log.
 func (s *Store) adoptEventLog(ctx context.Context) error {
-	last, err := s.Events.Query(Event{}).Desc().Limit(1).ConsistentRead().Collect(ctx)
+	last, err := s.Events.Query(Event{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Desc().Limit(1).Collect(ctx)
 	if err != nil {
 		return err
 	}

@@ -283,7 +283,7 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 
 // eventsAfter is "read events since last sync": PK = EVENTS, SK > <id>.
 func (s *Store) eventsAfter(id int64) *singletable.Query[Event] {
-	return s.Events.Query(Event{EventID: id}).Where(singletable.Gt, "EventID").ConsistentRead()
+	return s.Events.Query(Event{EventID: id}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Where(singletable.Gt, "EventID")
 }
 
 // EventsSince returns the events after afterEventID, in sequence order.
@@ -293,7 +293,7 @@ func (s *Store) EventsSince(ctx context.Context, afterEventID int64) ([]Event, e
 
 // EventCount counts the events (a Query with Select COUNT).
 func (s *Store) EventCount(ctx context.Context) (int, error) {
-	return s.Events.Query(Event{}).ConsistentRead().Count(singletable.WithPattern(ctx, "L3"))
+	return s.Events.Query(Event{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Count(singletable.WithPattern(ctx, "L3"))
 }
 
 // LastSyncedEventID reads the sync state.

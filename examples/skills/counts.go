@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/streams"
 )
 
 // EntityCount is how many items of one entity the table holds (users,
@@ -28,8 +29,8 @@ var EntityCounts = singletable.MustDefine(singletable.Schema[EntityCount]{
 // Changes returns the decoder of the table's stream records into typed
 // changes of users, skills and counts. The table needs a stream with
 // both images (CreateTableOptions.Stream = NEW_AND_OLD_IMAGES).
-func (st *Store) Changes() *singletable.Changes {
-	c, err := st.Table.Changes([]*singletable.Target{st.Users.Member(), st.Skills.Member(), st.Counts.Member()})
+func (st *Store) Changes() *streams.Changes {
+	c, err := streams.NewChanges(st.Table, []*singletable.Target{st.Users.Member(), st.Skills.Member(), st.Counts.Member()})
 	if err != nil {
 		panic(err) // the targets are the store's own: a programming error
 	}
@@ -43,15 +44,15 @@ func (st *Store) Changes() *singletable.Changes {
 // are. A change handled twice counts twice: hand each change on once, as
 // the streams package's reader does with its checkpoint and Lambda does
 // with ReportBatchItemFailures.
-func (st *Store) CountChange(ctx context.Context, ch singletable.Change) error {
+func (st *Store) CountChange(ctx context.Context, ch streams.Change) error {
 	if ch.Entity == EntityCounts.Name() {
 		return nil
 	}
 	delta := 0
 	switch ch.Kind {
-	case singletable.ChangeInsert:
+	case streams.ChangeInsert:
 		delta = 1
-	case singletable.ChangeRemove:
+	case streams.ChangeRemove:
 		delta = -1
 	}
 	if delta == 0 {

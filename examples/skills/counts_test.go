@@ -56,7 +56,7 @@ func TestCountsFromStreamEqualItems(t *testing.T) {
 	require.NoError(t, err)
 	changes := st.Changes()
 	count := func(r *streams.Reader) {
-		require.NoError(t, r.Read(ctx, func(ctx context.Context, recs []singletable.StreamRecord) error {
+		require.NoError(t, r.Read(ctx, func(ctx context.Context, recs []streams.Record) error {
 			return changes.Handle(ctx, recs, st.CountChange)
 		}))
 	}

@@ -206,10 +206,9 @@ func (s *Service) AddSkill(ctx context.Context, username, skillName string, in S
 	}
 	sk.CreatedAt, sk.UpdatedAt = now, now
 	// One transaction: the user's profile exists and the skill is new.
-	err = singletable.Tx(ctx, s.store.Table, func(tx *singletable.Txn) error {
-		s.store.Users.TxCheck(tx, User{Username: username}, expression.AttributeExists(expression.Name(s.store.Table.Options().PartitionKey)))
-		s.store.Skills.TxCreate(tx, sk)
-		return nil
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		s.store.Users.CheckOp(User{Username: username}, expression.AttributeExists(expression.Name(s.store.Table.Options().PartitionKey))),
+		s.store.Skills.CreateOp(sk),
 	})
 	var te *singletable.TransactionError
 	if errors.As(err, &te) && te.Index == 0 {

@@ -264,11 +264,10 @@ func (m *Manager) Assign(ctx context.Context, adminID, taskID, userID string) (A
 	// cannot slip between a check and the write.
 	as := Assignment{TaskID: taskID, UserID: userID, AssignedBy: adminID, AssignedAt: m.now()}
 	pk := expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey))
-	err = singletable.Tx(singletable.WithPattern(ctx, "P7+"), m.Table, func(tx *singletable.Txn) error {
-		m.Tasks.TxCheck(tx, Task{TaskID: taskID}, pk)
-		m.Users.TxCheck(tx, User{UserID: userID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
-		m.Assignments.TxCreate(tx, as)
-		return nil
+	err = singletable.Tx(singletable.WithPattern(ctx, "P7+"), []singletable.WriteOp{
+		m.Tasks.CheckOp(Task{TaskID: taskID}, pk),
+		m.Users.CheckOp(User{UserID: userID}, expression.Name("UserStatus").Equal(expression.Value(UserActive))),
+		m.Assignments.CreateOp(as),
 	})
 	var te *singletable.TransactionError
 	if errors.As(err, &te) {
@@ -336,12 +335,23 @@ func (m *Manager) UserTasks(ctx context.Context, userID string) ([]Task, error) 
 	if err != nil || len(as) == 0 {
 		return nil, err
 	}
-	keys := make([]Task, len(as))
+	tasks := make([]Task, len(as))
+	ops := make([]singletable.GetOp, len(as))
 	for i, a := range as {
-		keys[i] = Task{TaskID: a.TaskID}
+		ops[i] = m.Tasks.GetOp(Task{TaskID: a.TaskID}, &tasks[i])
+	}
+	found, err := singletable.BatchGet(singletable.WithPattern(ctx, "P4+"), ops)
+	if err != nil {
+		return nil, err
 	}
 	// A task deleted since its assignment was read is left out.
-	return m.Tasks.BatchGet(singletable.WithPattern(ctx, "P4+"), keys)
+	out := tasks[:0]
+	for i, ok := range found {
+		if ok {
+			out = append(out, tasks[i])
+		}
+	}
+	return out, nil
 }
 
 // tasksByStatus is AP5: GSI2PK = STATUS#<status>, newest first.
@@ -389,11 +399,10 @@ func (m *Manager) SetStatus(ctx context.Context, actorID, taskID string, status 
 	// A member: the assignment must exist and the member stay active in
 	// the same transaction as the change, so an unassignment or a
 	// deactivation that lands first wins.
-	err = singletable.Tx(singletable.WithPattern(ctx, "T3"), m.Table, func(tx *singletable.Txn) error {
-		m.Assignments.TxCheck(tx, Assignment{TaskID: taskID, UserID: actorID}, expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey)))
-		m.Users.TxCheck(tx, User{UserID: actorID}, expression.Name("UserStatus").Equal(expression.Value(UserActive)))
-		upd.Tx(tx)
-		return nil
+	err = singletable.Tx(singletable.WithPattern(ctx, "T3"), []singletable.WriteOp{
+		m.Assignments.CheckOp(Assignment{TaskID: taskID, UserID: actorID}, expression.AttributeExists(expression.Name(m.Table.Options().PartitionKey))),
+		m.Users.CheckOp(User{UserID: actorID}, expression.Name("UserStatus").Equal(expression.Value(UserActive))),
+		upd.Op(),
 	})
 	var te *singletable.TransactionError
 	if errors.As(err, &te) {

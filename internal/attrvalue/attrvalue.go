@@ -1,12 +1,14 @@
 // Package attrvalue compares DynamoDB attribute values as DynamoDB does.
 // Every comparison of attribute values in the library (update snapshots,
-// re-keys, migration verification) goes through it.
+// re-keys, migration verification, cursor checks, the merge of a sharded
+// index's shards) goes through it.
 package attrvalue
 
 import (
 	"bytes"
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -49,6 +51,33 @@ func Equal(a, b types.AttributeValue) bool {
 		return ok && ItemsEqual(a.Value, b.Value)
 	}
 	return false
+}
+
+// Compare orders two key attribute values as DynamoDB orders keys: numbers
+// (N) by value as decimals ("10" after "9", "1.0" equal to "1"), strings (S)
+// by their UTF-8 bytes, binaries (B) by their bytes. ok is false when the
+// values cannot be ordered: either is missing or not N, S or B, their types
+// differ, or a number does not parse.
+func Compare(a, b types.AttributeValue) (c int, ok bool) {
+	switch a := a.(type) {
+	case *types.AttributeValueMemberS:
+		if b, ok := b.(*types.AttributeValueMemberS); ok {
+			return strings.Compare(a.Value, b.Value), true
+		}
+	case *types.AttributeValueMemberB:
+		if b, ok := b.(*types.AttributeValueMemberB); ok {
+			return bytes.Compare(a.Value, b.Value), true
+		}
+	case *types.AttributeValueMemberN:
+		if b, ok := b.(*types.AttributeValueMemberN); ok {
+			x, okx := new(big.Rat).SetString(a.Value)
+			y, oky := new(big.Rat).SetString(b.Value)
+			if okx && oky {
+				return x.Cmp(y), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // ItemsEqual reports whether two items (or maps) have the same attributes

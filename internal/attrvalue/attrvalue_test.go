@@ -48,3 +48,49 @@ func TestEqual(t *testing.T) {
 		})
 	}
 }
+
+// Key values order as DynamoDB orders keys: numbers as decimals, strings
+// and binaries by bytes; values of different types do not order.
+func TestCompare(t *testing.T) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	n := func(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+	b := func(v ...byte) types.AttributeValue { return &types.AttributeValueMemberB{Value: v} }
+	cases := []struct {
+		name string
+		a, b types.AttributeValue
+		want int
+		ok   bool
+	}{
+		{"strings", s("a"), s("b"), -1, true},
+		{"equal strings", s("é"), s("é"), 0, true},
+		{"strings by bytes, not runes", s("\uffff"), s("\U00010000"), -1, true},
+		{"uppercase before lowercase", s("Z"), s("a"), -1, true},
+		{"numbers by value", n("9"), n("10"), -1, true},
+		{"numbers with exponents", n("1e2"), n("99.5"), 1, true},
+		{"equal numbers written apart", n("1.0"), n("1"), 0, true},
+		{"negative numbers", n("-10"), n("-9"), -1, true},
+		// 38 significant digits, DynamoDB's precision: a float would
+		// round these to one value.
+		{"numbers at full precision", n("12345678901234567890123456789012345678"), n("12345678901234567890123456789012345679"), -1, true},
+		{"small decimals", n("0.000000000000000000000000000000000001"), n("0"), 1, true},
+		{"binaries", b(1, 2), b(1, 3), -1, true},
+		{"binary prefix first", b(1), b(1, 0), -1, true},
+		{"high byte after low", b(0xff), b(0x7f), 1, true},
+		{"types differ", s("1"), n("1"), 0, false},
+		{"missing", nil, s("a"), 0, false},
+		{"not a key type", &types.AttributeValueMemberBOOL{Value: true}, &types.AttributeValueMemberBOOL{Value: true}, 0, false},
+		{"number that does not parse", n("x"), n("1"), 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := Compare(c.a, c.b)
+			if got != c.want || ok != c.ok {
+				t.Errorf("Compare = %d, %v; want %d, %v", got, ok, c.want, c.ok)
+			}
+			got, ok = Compare(c.b, c.a)
+			if got != -c.want || ok != c.ok {
+				t.Errorf("Compare reversed = %d, %v; want %d, %v", got, ok, -c.want, c.ok)
+			}
+		})
+	}
+}

@@ -22,14 +22,15 @@ import (
 // Condition is the condition of one write: the checks the library makes
 // (the item exists, is this entity's, has the version read, still holds the
 // unique values read, …), which it writes itself, and the caller's
-// conditions (WriteOptions.If, Repo.TxCheck, Update.If), which the SDK's
+// conditions (WriteOptions.If, Repo.CheckOp, Update.If), which the SDK's
 // expression builder writes. All of them must hold. The zero value is no
 // condition.
 type Condition struct {
 	own  []Check
 	user []expression.ConditionBuilder
 	// OnlyOwnership marks the ownership condition alone (Repo.ownership
-	// for AnyItem), which Repo.buildCond takes ready-made; And clears it.
+	// for AnyItem), which Repo.buildCond takes ready-made; And with a
+	// condition that is not empty clears it.
 	OnlyOwnership bool
 }
 
@@ -85,8 +86,12 @@ func User(c expression.ConditionBuilder) Condition {
 	return Condition{user: []expression.ConditionBuilder{c}}
 }
 
-// And is the condition that holds when c and o do.
+// And is the condition that holds when c and o do: c itself when o is
+// empty (an ownership condition alone stays one, see OnlyOwnership).
 func (c Condition) And(o Condition) Condition {
+	if o.Empty() {
+		return c
+	}
 	return Condition{
 		own:  append(c.own[:len(c.own):len(c.own)], o.own...),
 		user: append(c.user[:len(c.user):len(c.user)], o.user...),

@@ -49,6 +49,13 @@ func TestConditionText(t *testing.T) {
 		t.Fatalf("two conditions from one base: names %v and %v", bx.Names(), by.Names())
 	}
 
+	// And with nothing is the condition itself: an ownership condition
+	// alone stays one (Repo.buildCond takes it ready-made).
+	owned := Ownership(AnyItem, "PK", "EntityType", "User", false)
+	if !owned.And(Condition{}).OnlyOwnership || owned.And(Own(AttrExists("A"))).OnlyOwnership {
+		t.Fatal("And: an empty condition must keep OnlyOwnership, another must clear it")
+	}
+
 	if ce, err := (Condition{}).Build(nil); err != nil || ce.Text != nil {
 		t.Fatalf("empty condition: %v, %v", ce.Text, err)
 	}

@@ -157,6 +157,28 @@ func (x *Expectation) Refuse(s *Snapshot) Outcome {
 	return Proceed
 }
 
+// VersionCheck is the condition that the stored version is the one x
+// expects (for 0: the item has none yet), empty when x checks none.
+func (x *Expectation) VersionCheck() Condition {
+	if x.VersionAttr == "" {
+		return Condition{}
+	}
+	eq := AttrEq(x.VersionAttr, &types.AttributeValueMemberN{Value: strconv.FormatInt(x.Version, 10)})
+	if x.Version == 0 {
+		return Own(AnyOf(AttrNotExists(x.VersionAttr), eq))
+	}
+	return Own(eq)
+}
+
+// SnapshotCheck holds while the item is as the library read it (x.Snap;
+// pk is the table's partition key attribute), empty when it read nothing.
+func (x *Expectation) SnapshotCheck(pk string) Condition {
+	if x.Snap == nil {
+		return Condition{}
+	}
+	return x.Snap.Cond(pk)
+}
+
 // Snapshot is what the library read of an item before a guarded write.
 type Snapshot struct {
 	Item   map[string]types.AttributeValue // nil when there was no item

@@ -3,6 +3,8 @@ package writeplan
 import (
 	"testing"
 
+	"github.com/singletable-go/singletable/internal/expr"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/model"
@@ -74,5 +76,27 @@ func TestFailed(t *testing.T) {
 	}
 	if StoredVersion(nil, "V") != 0 || StoredVersion(mine, "V") != 3 || StoredVersion(other, "V") != 0 {
 		t.Error("StoredVersion")
+	}
+}
+
+// The version check: the version expected, or for 0 no version yet; none
+// when the write checks no version, and no snapshot check without a read.
+func TestVersionCheck(t *testing.T) {
+	write := func(c Condition) string {
+		var b expr.Builder
+		text, _ := c.Write(&b, nil)
+		return text
+	}
+	x := &Expectation{VersionAttr: "V", Version: 3}
+	if got, want := write(x.VersionCheck()), "#n0 = :v0"; got != want {
+		t.Fatalf("version 3: %s, want %s", got, want)
+	}
+	x.Version = 0
+	if got, want := write(x.VersionCheck()), "(attribute_not_exists(#n0)) OR (#n0 = :v0)"; got != want {
+		t.Fatalf("version 0: %s, want %s", got, want)
+	}
+	none := &Expectation{}
+	if !none.VersionCheck().Empty() || !none.SnapshotCheck("PK").Empty() {
+		t.Fatal("no version, no snapshot: the checks must be empty")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/streams"
 	"github.com/singletable-go/singletable/streams/lambdaevent"
 )
 
@@ -19,11 +20,11 @@ import (
 func ExampleHandler() {
 	table := singletable.NewTable(nil, "accounts") // no request is sent here
 	accounts := singletable.MustBind(table, Accounts)
-	changes, err := table.Changes([]*singletable.Target{accounts.Member()})
+	changes, err := streams.NewChanges(table, []*singletable.Target{accounts.Member()})
 	if err != nil {
 		panic(err)
 	}
-	handler := lambdaevent.Handler(changes, func(ctx context.Context, ch singletable.Change) error {
+	handler := lambdaevent.Handler(changes, func(ctx context.Context, ch streams.Change) error {
 		a := ch.Value().(Account)
 		fmt.Println(ch.Kind, ch.Entity, a.Username, "ttl:", ch.TTL)
 		return nil
@@ -67,11 +68,11 @@ func Example_function() {
 	table := singletable.NewTable(dynamodb.NewFromConfig(aws.Config{}), "glad-entities")
 	users := singletable.MustBind(table, singletable.MustDefine(singletable.Schema[User]{Type: "User", PK: "USER#{Username}", SK: "PROFILE"}))
 	skills := singletable.MustBind(table, singletable.MustDefine(singletable.Schema[UserSkill]{Type: "UserSkill", PK: "USER#{Username}", SK: "SKILL#{SkillName}"}))
-	count := func(ctx context.Context, ch singletable.Change) error { return nil }
+	count := func(ctx context.Context, ch streams.Change) error { return nil }
 
-	changes, _ := table.Changes([]*singletable.Target{users.Member(), skills.Member()})
-	lambda.Start(lambdaevent.Handler(changes, func(ctx context.Context, ch singletable.Change) error {
-		if _, err := table.ReleaseExpiredGuards(ctx, ch); err != nil {
+	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Member(), skills.Member()})
+	lambda.Start(lambdaevent.Handler(changes, func(ctx context.Context, ch streams.Change) error {
+		if _, err := changes.ReleaseExpiredGuards(ctx, ch); err != nil {
 			return err
 		}
 		return count(ctx, ch)

@@ -1,8 +1,8 @@
 // Package lambdaevent turns the DynamoDB stream events a Lambda function
-// receives (aws-lambda-go's events.DynamoDBEvent) into
-// [singletable.StreamRecord] values, which [singletable.Table.Changes]
-// decodes into typed change events, and offers a handler that reports the
-// first record it could not handle as the batch's item failure.
+// receives (aws-lambda-go's events.DynamoDBEvent) into [streams.Record]
+// values, which a [streams.Changes] decodes into typed change events, and
+// offers a handler that reports the first record it could not handle as
+// the batch's item failure.
 //
 // It is a Go module of its own so that aws-lambda-go stays out of the
 // library's go.mod:
@@ -12,9 +12,9 @@
 // A function keeping per-entity counts, releasing the guards of expired
 // items on the way:
 //
-//	changes, _ := table.Changes([]*singletable.Target{users.Member(), skills.Member()})
-//	lambda.Start(lambdaevent.Handler(changes, func(ctx context.Context, ch singletable.Change) error {
-//		if _, err := table.ReleaseExpiredGuards(ctx, ch); err != nil {
+//	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Member(), skills.Member()})
+//	lambda.Start(lambdaevent.Handler(changes, func(ctx context.Context, ch streams.Change) error {
+//		if _, err := changes.ReleaseExpiredGuards(ctx, ch); err != nil {
 //			return err
 //		}
 //		return count(ctx, ch)
@@ -29,12 +29,12 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/streams"
 )
 
 // Records converts the records of a Lambda DynamoDB event, in order.
-func Records(ev events.DynamoDBEvent) ([]singletable.StreamRecord, error) {
-	out := make([]singletable.StreamRecord, len(ev.Records))
+func Records(ev events.DynamoDBEvent) ([]streams.Record, error) {
+	out := make([]streams.Record, len(ev.Records))
 	for i, r := range ev.Records {
 		var err error
 		if out[i], err = Record(r); err != nil {
@@ -46,16 +46,16 @@ func Records(ev events.DynamoDBEvent) ([]singletable.StreamRecord, error) {
 
 // Record converts one record of a Lambda DynamoDB event: its attribute
 // values into the dynamodb package's, the TTL identity into
-// StreamRecord.UserIdentity.
-func Record(r events.DynamoDBEventRecord) (singletable.StreamRecord, error) {
-	out := singletable.StreamRecord{
+// Record.UserIdentity.
+func Record(r events.DynamoDBEventRecord) (streams.Record, error) {
+	out := streams.Record{
 		EventID:                     r.EventID,
 		EventName:                   r.EventName,
 		SequenceNumber:              r.Change.SequenceNumber,
 		ApproximateCreationDateTime: r.Change.ApproximateCreationDateTime.Time,
 	}
 	if u := r.UserIdentity; u != nil {
-		out.UserIdentity = &singletable.StreamIdentity{PrincipalID: u.PrincipalID, Type: u.Type}
+		out.UserIdentity = &streams.Identity{PrincipalID: u.PrincipalID, Type: u.Type}
 	}
 	var err error
 	if out.Keys, err = convertMap(r.Change.Keys); err != nil {
@@ -79,12 +79,12 @@ func Record(r events.DynamoDBEventRecord) (singletable.StreamRecord, error) {
 // not handled again. The event source mapping must report batch item
 // failures (FunctionResponseTypes: ReportBatchItemFailures): without it,
 // Lambda ignores the response and the failed record would be lost.
-func Handler(changes *singletable.Changes, fn func(context.Context, singletable.Change) error) func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+func Handler(changes *streams.Changes, fn func(context.Context, streams.Change) error) func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 		for _, r := range ev.Records {
 			rec, err := Record(r)
 			if err == nil {
-				err = changes.Handle(ctx, []singletable.StreamRecord{rec}, fn)
+				err = changes.Handle(ctx, []streams.Record{rec}, fn)
 			}
 			if err != nil {
 				return events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{{ItemIdentifier: r.Change.SequenceNumber}}}, nil

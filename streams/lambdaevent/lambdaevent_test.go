@@ -161,7 +161,7 @@ func loadEvent(t *testing.T) events.DynamoDBEvent {
 }
 
 type seen struct {
-	kind     singletable.ChangeKind
+	kind     streams.ChangeKind
 	old, new any
 	ttl      bool
 }
@@ -172,10 +172,10 @@ func TestRecordedEvent(t *testing.T) {
 	ev := loadEvent(t)
 	tbl := singletable.NewTable(nil, "glad")
 	accounts := singletable.MustBind(tbl, Accounts)
-	changes, err := tbl.Changes([]*singletable.Target{accounts.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{accounts.Member()})
 	require.NoError(t, err)
 	var got []seen
-	resp, err := lambdaevent.Handler(changes, func(_ context.Context, ch singletable.Change) error {
+	resp, err := lambdaevent.Handler(changes, func(_ context.Context, ch streams.Change) error {
 		got = append(got, seen{ch.Kind, ch.Old, ch.New, ch.TTL})
 		return nil
 	})(context.Background(), ev)
@@ -185,11 +185,11 @@ func TestRecordedEvent(t *testing.T) {
 	anna := Account{Username: "ann", Email: "ann@example.com", Name: "Anna"}
 	bob := Account{Username: "bob", Email: "bob@example.com", Name: "Bob", Expires: expiry}
 	assert.Equal(t, []seen{
-		{singletable.ChangeInsert, nil, ann, false},
-		{singletable.ChangeModify, ann, anna, false},
-		{singletable.ChangeInsert, nil, bob, false},
-		{singletable.ChangeRemove, bob, nil, true},
-		{singletable.ChangeRemove, anna, nil, false},
+		{streams.ChangeInsert, nil, ann, false},
+		{streams.ChangeModify, ann, anna, false},
+		{streams.ChangeInsert, nil, bob, false},
+		{streams.ChangeRemove, bob, nil, true},
+		{streams.ChangeRemove, anna, nil, false},
 	}, got)
 
 	recs, err := lambdaevent.Records(ev)
@@ -204,11 +204,11 @@ func TestHandlerReportsFailedRecord(t *testing.T) {
 	ev := loadEvent(t)
 	tbl := singletable.NewTable(nil, "glad")
 	accounts := singletable.MustBind(tbl, Accounts)
-	changes, err := tbl.Changes([]*singletable.Target{accounts.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{accounts.Member()})
 	require.NoError(t, err)
 	n := 0
 	var failed string
-	resp, err := lambdaevent.Handler(changes, func(_ context.Context, ch singletable.Change) error {
+	resp, err := lambdaevent.Handler(changes, func(_ context.Context, ch streams.Change) error {
 		if n++; n == 3 {
 			failed = ch.Record.SequenceNumber
 			return errors.New("index unavailable")
@@ -239,11 +239,11 @@ func TestHandlerReleasesExpiredGuards(t *testing.T) {
 	_, err = accounts.Create(ctx, Account{Username: "bobby", Email: "bob@example.com"})
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
 
-	changes, err := tbl.Changes([]*singletable.Target{accounts.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{accounts.Member()})
 	require.NoError(t, err)
 	released := 0
-	resp, err := lambdaevent.Handler(changes, func(ctx context.Context, ch singletable.Change) error {
-		n, err := tbl.ReleaseExpiredGuards(ctx, ch)
+	resp, err := lambdaevent.Handler(changes, func(ctx context.Context, ch streams.Change) error {
+		n, err := changes.ReleaseExpiredGuards(ctx, ch)
 		released += n
 		return err
 	})(ctx, ev)

@@ -1,7 +1,7 @@
 package singletable_test
 
-// Regression tests for the write plan (writeplan.go): behaviours that once
-// differed between write paths, each held against DynamoDB Local.
+// Regression tests for the write plan (plan.go and its steps): behaviours
+// that once differed between write paths, each held against DynamoDB Local.
 
 import (
 	"context"
@@ -80,11 +80,8 @@ func TestWritesNeverReplaceAnotherEntitysItem(t *testing.T) {
 	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "Delete")
 	_, err = gadgets.Create(ctx, Gadget{Shop: "s", ID: "x"})
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "Create")
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		gadgets.TxPut(tx, Gadget{Shop: "s", ID: "x", Label: "tx"})
-		return nil
-	})
-	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "TxPut")
+	err = singletable.Tx(ctx, []singletable.WriteOp{gadgets.PutOp(Gadget{Shop: "s", ID: "x", Label: "tx"})})
+	assert.ErrorIs(t, err, singletable.ErrConditionFailed, "PutOp in a Tx")
 
 	assert.Equal(t, "Part", rawS(rawItem(t, tbl, "SHOP#s", "ITEM#x"), "EntityType"))
 	// The part's guard is still its own: deleting it frees the value.
@@ -288,12 +285,11 @@ func TestTxRefusesTablesBehindAnotherClient(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var docs, other *singletable.Repo[VDoc]
-	tbl, c := newTable(t, func(tbl *singletable.Table) { docs = singletable.MustBind(tbl, VDocs) })
+	_, c := newTable(t, func(tbl *singletable.Table) { docs = singletable.MustBind(tbl, VDocs) })
 	newTable(t, func(tbl *singletable.Table) { other = singletable.MustBind(tbl, VDocs) })
-	err := singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		docs.TxCreate(tx, VDoc{ID: "a"})
-		other.TxCreate(tx, VDoc{ID: "b"})
-		return nil
+	err := singletable.Tx(ctx, []singletable.WriteOp{
+		docs.CreateOp(VDoc{ID: "a"}),
+		other.CreateOp(VDoc{ID: "b"}),
 	})
 	var ve *singletable.ValidationError
 	require.ErrorAs(t, err, &ve)

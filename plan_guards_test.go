@@ -5,11 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -183,11 +186,10 @@ func TestUniqueTupleSwapsOnEveryField(t *testing.T) {
 	}, guardOwners(t, tbl))
 
 	// In transactions and batches.
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		crew.Update(Crewmate{ID: "a"}).Set("Nick", "rob").Tx(tx)
-		crew.TxDelete(tx, Crewmate{ID: "b"})
-		crew.TxCreate(tx, Crewmate{ID: "c", Org: "initech", Nick: "rob"})
-		return nil
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{
+		crew.Update(Crewmate{ID: "a"}).Set("Nick", "rob").Op(),
+		crew.DeleteOp(Crewmate{ID: "b"}),
+		crew.CreateOp(Crewmate{ID: "c", Org: "initech", Nick: "rob"}),
 	}))
 	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{
 		crew.PutOp(Crewmate{ID: "d", Org: "acme", Nick: "bob"}),
@@ -223,4 +225,206 @@ func TestUniqueDeclarationChecks(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want)
 		})
 	}
+}
+
+func TestUniqueEmailConcurrentRegistrations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, accounts, _ := accountsTable(t)
+
+	const n = 12
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			_, errs[i] = accounts.Create(ctx, Account{Username: fmt.Sprint("user", i), Email: "same@example.com"})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	winners := 0
+	for _, err := range errs {
+		if err == nil {
+			winners++
+			continue
+		}
+		require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+		assert.Contains(t, err.Error(), "Account.Email", "the error names the attribute")
+		var tce *types.TransactionCanceledException
+		assert.ErrorAs(t, err, &tce, "the SDK error stays reachable")
+	}
+	assert.Equal(t, 1, winners, "exactly one registration succeeds")
+	// The losers left nothing behind.
+	for i := range n {
+		_, err := accounts.Get(ctx, Account{Username: fmt.Sprint("user", i)})
+		if errs[i] == nil {
+			assert.NoError(t, err)
+		} else {
+			assert.ErrorIs(t, err, singletable.ErrNotFound)
+		}
+	}
+}
+
+func TestUniqueEmailChangeSwapsGuards(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, accounts, _ := accountsTable(t)
+	_, err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@old.example"})
+	require.NoError(t, err)
+	_, err = accounts.Create(ctx, Account{Username: "bob", Email: "bob@example.com"})
+	require.NoError(t, err)
+
+	// Update: the old email is released and the new one claimed.
+	got, err := accounts.Update(Account{Username: "ann"}).Set("Email", "ann@new.example").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "ann@new.example", got.Email)
+	assert.Equal(t, 2, got.Version)
+	_, err = accounts.Create(ctx, Account{Username: "eve", Email: "ann@new.example"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "the new email is taken")
+	_, err = accounts.Create(ctx, Account{Username: "cid", Email: "ann@old.example"})
+	require.NoError(t, err, "the old email is free")
+
+	// Changing to a taken email fails and changes nothing.
+	_, err = accounts.Update(Account{Username: "ann"}).Set("Email", "bob@example.com").Run(ctx)
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	assert.Contains(t, err.Error(), "Account.Email")
+	a, err := accounts.Get(ctx, Account{Username: "ann"})
+	require.NoError(t, err)
+	assert.Equal(t, "ann@new.example", a.Email)
+
+	// Put swaps guards too.
+	a.Email = "ann@put.example"
+	_, err = accounts.Put(ctx, a)
+	require.NoError(t, err)
+	_, err = accounts.Create(ctx, Account{Username: "dan", Email: "ann@new.example"})
+	require.NoError(t, err, "freed by Put")
+	_, err = accounts.Create(ctx, Account{Username: "fay", Email: "ann@put.example"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+
+	// Removing the email releases it; an absent value claims nothing.
+	_, err = accounts.Update(Account{Username: "ann"}).Remove("Email").Run(ctx)
+	require.NoError(t, err)
+	_, err = accounts.Create(ctx, Account{Username: "fay", Email: "ann@put.example"})
+	require.NoError(t, err)
+	_, err = accounts.Create(ctx, Account{Username: "gil"})
+	require.NoError(t, err)
+	_, err = accounts.Create(ctx, Account{Username: "hal"})
+	require.NoError(t, err, "many accounts without an email")
+
+	// Delete releases.
+	old, err := accounts.Delete(ctx, Account{Username: "bob"})
+	require.NoError(t, err)
+	assert.Equal(t, "bob@example.com", old.Email)
+	_, err = accounts.Create(ctx, Account{Username: "ivy", Email: "bob@example.com"})
+	require.NoError(t, err)
+	_, err = accounts.Delete(ctx, Account{Username: "bob"})
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+
+	// Updates not touching the email need no guard work and keep it.
+	u, err := accounts.Update(Account{Username: "ivy"}).Set("Name", "Ivy").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "bob@example.com", u.Email)
+	_, err = accounts.Create(ctx, Account{Username: "jon", Email: "bob@example.com"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+
+	// An update of a missing account.
+	_, err = accounts.Update(Account{Username: "nobody"}).Set("Email", "x@example.com").Run(ctx)
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+	_, err = accounts.Create(ctx, Account{Username: "kim", Email: "x@example.com"})
+	require.NoError(t, err, "a failed update claims nothing")
+}
+
+func TestUniqueEmailConcurrentChanges(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, accounts, _ := accountsTable(t)
+	_, err := accounts.Create(ctx, Account{Username: "ann", Email: "e0@example.com"})
+	require.NoError(t, err)
+	// Eight writers change the same account's email at once: each change
+	// re-reads when it races, and at the end exactly the final email is
+	// taken and every other one is free.
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := accounts.Update(Account{Username: "ann"}).Set("Email", fmt.Sprintf("e%d@example.com", i+1)).Run(ctx)
+			if err != nil {
+				assert.ErrorIs(t, err, singletable.ErrVersionConflict, "only a race past the retries may fail")
+			}
+		}()
+	}
+	wg.Wait()
+	a, err := accounts.Get(ctx, Account{Username: "ann"})
+	require.NoError(t, err)
+	for i := range 9 {
+		email := fmt.Sprintf("e%d@example.com", i)
+		_, err := accounts.Create(ctx, Account{Username: fmt.Sprint("probe", i), Email: email})
+		if email == a.Email {
+			assert.ErrorIs(t, err, singletable.ErrAlreadyExists, email)
+		} else {
+			assert.NoError(t, err, "%s is free", email)
+		}
+	}
+}
+
+func TestUniqueGuardsInTransactions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, accounts, _ := accountsTable(t)
+	// Users share the table: bind after creation is fine for writes.
+	users := singletable.MustBind(tbl, Users)
+	_, err := accounts.Create(ctx, Account{Username: "ann", Email: "ann@example.com"})
+	require.NoError(t, err)
+
+	err = singletable.Tx(ctx, []singletable.WriteOp{
+		users.PutOp(User{Username: "zed"}),
+		accounts.CreateOp(Account{Username: "zed", Email: "ann@example.com"}),
+	})
+	var te *singletable.TransactionError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, 1, te.Index)
+	assert.Equal(t, "Create", te.Op)
+	assert.Equal(t, "Account", te.Entity)
+	assert.Equal(t, "unique Email", te.Guard)
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	assert.Contains(t, err.Error(), "op 1 (Create Account")
+	_, err = users.Get(ctx, User{Username: "zed"})
+	assert.ErrorIs(t, err, singletable.ErrNotFound)
+
+	// Guarded writes compose: create one account, move another's email and
+	// delete a third, all or nothing.
+	_, err = accounts.Create(ctx, Account{Username: "bob", Email: "bob@example.com"})
+	require.NoError(t, err)
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{
+		accounts.CreateOp(Account{Username: "cat", Email: "bob@example.com.new"}),
+		accounts.Update(Account{Username: "ann"}).Set("Email", "ann@example.org").Op(),
+		accounts.DeleteOp(Account{Username: "bob"}),
+	}))
+	for _, free := range []string{"ann@example.com", "bob@example.com"} {
+		_, err := accounts.Create(ctx, Account{Username: "p" + free, Email: free})
+		require.NoError(t, err, free)
+	}
+	for _, taken := range []string{"ann@example.org", "bob@example.com.new"} {
+		_, err := accounts.Create(ctx, Account{Username: "q" + taken, Email: taken})
+		assert.ErrorIs(t, err, singletable.ErrAlreadyExists, taken)
+	}
+
+	// A batch PutOp of an entity with unique fields claims its values with
+	// guard items, like Put.
+	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{accounts.PutOp(Account{Username: "old", Email: "legacy@example.com", Version: 7})}))
+	_, err = accounts.Create(ctx, Account{Username: "dup", Email: "legacy@example.com"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "PutOp claimed the value")
+	// GuardOps backfills the guards of items written without them (by
+	// another service): unconditional puts, idempotent.
+	require.NoError(t, singletable.BatchWrite(ctx, accounts.GuardOps(Account{Username: "old", Email: "legacy@example.com"})))
+	_, err = accounts.Create(ctx, Account{Username: "dup", Email: "legacy@example.com"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	o, err := accounts.Get(ctx, Account{Username: "old"})
+	require.NoError(t, err)
+	assert.Equal(t, 7, o.Version, "PutOp stores the version as given")
 }

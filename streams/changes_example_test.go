@@ -1,4 +1,4 @@
-package singletable_test
+package streams_test
 
 import (
 	"context"
@@ -7,16 +7,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/streams"
 )
 
-// Table.Changes decodes stream records into typed change events: the
-// images become the entity's Go values, routed by entity type as a
+// NewChanges makes a decoder of stream records into typed change events:
+// the images become the entity's Go values, routed by entity type as a
 // Collection routes items. Here one record, as a stream reader or a
 // Lambda function hands it on; no request is sent.
-func ExampleTable_Changes() {
+func ExampleNewChanges() {
 	table := singletable.NewTable(nil, "glad-entities") // no client needed offline
 	skills := singletable.MustBind(table, UserSkills)
-	changes, err := table.Changes([]*singletable.Target{skills.Member()})
+	changes, err := streams.NewChanges(table, []*singletable.Target{skills.Member()})
 	if err != nil {
 		panic(err)
 	}
@@ -29,12 +30,12 @@ func ExampleTable_Changes() {
 		"PK": s("USER#john"), "SK": s("SKILL#go"), "EntityType": s("UserSkill"),
 		"Username": s("john"), "SkillName": s("go"), "ProficiencyLevel": s("Expert"),
 	}
-	records := []singletable.StreamRecord{{
+	records := []streams.Record{{
 		EventID: "1", EventName: "MODIFY", SequenceNumber: "100",
 		Keys:     map[string]types.AttributeValue{"PK": s("USER#john"), "SK": s("SKILL#go")},
 		OldImage: old, NewImage: updated,
 	}}
-	err = changes.Handle(context.Background(), records, func(_ context.Context, ch singletable.Change) error {
+	err = changes.Handle(context.Background(), records, func(_ context.Context, ch streams.Change) error {
 		before, after := ch.Old.(UserSkill), ch.New.(UserSkill)
 		fmt.Println(ch.Kind, ch.Entity, before.SkillName+":", before.Level, "->", after.Level)
 		return nil

@@ -40,7 +40,7 @@ func (c *hookClient) once(f func()) { c.afterGet.Store(&f) }
 
 // An Upsert's If condition must hold whatever the path: an upsert that
 // finds no item is sent as a Create, which drops the caller's condition
-// (update.go txItems → createItems): the item is created although the
+// (plan.go txItems → createItems): the item is created although the
 // condition (which a missing attribute cannot satisfy) is false.
 func TestUpsertCreateKeepsIfCondition(t *testing.T) {
 	t.Parallel()
@@ -114,7 +114,7 @@ func TestIdempotentUpsertRepeatAfterCreate(t *testing.T) {
 // Version 0 means the caller read none: "Put and Update read the stored
 // version themselves and are conditioned on that (retrying if another
 // writer gets in between)". With a token the race is not retried
-// (write.go execToken: token == "" in the retry predicate), so an
+// (plan_send.go execToken: token == "" in the retry predicate), so an
 // idempotent update that gave no version fails with ErrVersionConflict.
 func TestIdempotentUpdateRacedIsRetried(t *testing.T) {
 	t.Parallel()
@@ -145,9 +145,9 @@ func TestIdempotentUpdateRacedIsRetried(t *testing.T) {
 }
 
 // Typed errors come before the network. A Put or Update of a versioned
-// entity with version 0 now reads the stored version first (write.go
-// putItems: readBefore before encodeSized; update.go txItems: readBefore
-// before build), so an item that cannot be stored (invalid UTF-8, over
+// entity with version 0 now reads the stored version first (plan.go
+// putItems: readBefore before encodeSized; txItems: readBefore before
+// build), so an item that cannot be stored (invalid UTF-8, over
 // 400 KB) is refused only after a GetItem reached DynamoDB.
 func TestBadValuesRefusedBeforeTheNetwork(t *testing.T) {
 	t.Parallel()
@@ -178,7 +178,7 @@ func TestBadValuesRefusedBeforeTheNetwork(t *testing.T) {
 
 // A stale version the caller gave is ErrVersionConflict at once: nothing
 // changed while the library wrote, so there is nothing to retry. When the
-// write also read the item (unique fields, index reads), writeplan.go
+// write also read the item (unique fields, index reads), plan_ownership.go
 // failed() reports any version mismatch as raced() (a *raceError), so
 // execToken rebuilds and resends the doomed write 5 more times (each
 // with a GetItem) and the error says "the item changed while its unique
@@ -212,8 +212,8 @@ type Seat struct {
 var Seats = singletable.MustDefine(singletable.Schema[Seat]{Type: "Seat", PK: "HALL#{Hall}", SK: "WHO#{Who}", Unique: []singletable.Unique{{Fields: []string{"No"}}}})
 
 // Guards match live values: an Add on a unique field changes the value
-// without moving its guard (write.go txItems: moved lists only fields
-// setsOrRemoves; Add is neither), so the new value is unclaimed and the
+// without moving its guard (plan_guards.go movedUniques once listed
+// only fields setsOrRemoves; Add is neither), so the new value is unclaimed and the
 // old one stays taken. The upsert that creates (createItems) does claim
 // the added value, so the two paths of one Update differ.
 func TestAddOnUniqueFieldMovesItsGuard(t *testing.T) {
@@ -242,8 +242,8 @@ type TMulti struct {
 // Define refused a TTL field as a multi-attribute index key attribute
 // only after this test was written; before,
 // the table declares it S (gsi.go scalarType: a time is S) while every
-// write stores the TTL as N epoch seconds (encode.go: encodeTTL after the
-// index attributes; update.go build: the TTL branch before multiAttr), so
+// write stores the TTL as N epoch seconds (plan_keys.go: encodeTTL after the
+// index attributes; plan_update.go build: the TTL branch before multiAttr), so
 // every write fails at DynamoDB with a raw ValidationException "Type
 // mismatch for Index Key" instead of being refused by Define.
 func TestTTLInMultiAttributeIndex(t *testing.T) {
@@ -265,7 +265,7 @@ func TestTTLInMultiAttributeIndex(t *testing.T) {
 	require.Len(t, got, 1)
 }
 
-// Update.Tx with version 0: the library read the version outside the
+// Update.Op with version 0 in a Tx: the library read the version outside the
 // transaction; a writer getting in between makes the whole transaction
 // fail with ErrVersionConflict, a version the caller never gave (nothing
 // rebuilds it). Before the change a version-0 update checked no version.
@@ -274,14 +274,13 @@ func TestTxUpdateVersionZeroRaced(t *testing.T) {
 	ctx := context.Background()
 	hc := &hookClient{Client: ddblocal.Shared(t).Client()}
 	var vdocs *singletable.Repo[VDoc]
-	tbl := newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
+	newTableWith(t, hc, func(tbl *singletable.Table) { vdocs = singletable.MustBind(tbl, VDocs) })
 	_, err := vdocs.Create(ctx, VDoc{ID: "a", Body: "v1"})
 	require.NoError(t, err)
-	err = singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		vdocs.Update(VDoc{ID: "a"}).Set("Body", "tx").Tx(tx)
-		// Another writer gets in after the read, before the commit.
-		_, err := vdocs.Update(VDoc{ID: "a"}).Set("Body", "other").Run(ctx)
-		return err
-	})
+	op := vdocs.Update(VDoc{ID: "a"}).Set("Body", "tx").Op()
+	// Another writer gets in after the op is made, before the commit.
+	_, err = vdocs.Update(VDoc{ID: "a"}).Set("Body", "other").Run(ctx)
+	require.NoError(t, err)
+	err = singletable.Tx(ctx, []singletable.WriteOp{op})
 	require.NoError(t, err, "the caller read no version")
 }

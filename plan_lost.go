@@ -3,6 +3,8 @@ package singletable
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -11,13 +13,13 @@ import (
 	"github.com/aws/smithy-go/middleware"
 )
 
-// A single PutItem, UpdateItem or DeleteItem carries no client request
-// token, so when DynamoDB applies a conditional write and the response is
-// lost (a reset connection, a timeout, a 500 after the commit), the SDK's
-// retry of the same request meets the state the first attempt made: a
-// Create finds its own item and fails attribute_not_exists, a versioned
-// write finds its own version. Reporting ErrAlreadyExists or
-// ErrVersionConflict then would be wrong.
+// The plan's lost-response check. A single PutItem, UpdateItem or
+// DeleteItem carries no client request token, so when DynamoDB applies a
+// conditional write and the response is lost (a reset connection, a
+// timeout, a 500 after the commit), the SDK's retry of the same request
+// meets the state the first attempt made: a Create finds its own item and
+// fails attribute_not_exists, a versioned write finds its own version.
+// Reporting ErrAlreadyExists or ErrVersionConflict then would be wrong.
 //
 // The library tells these cases apart in two steps. First, attemptLog
 // records, per call, whether any attempt ended without a definite answer
@@ -35,7 +37,7 @@ import (
 // timestamps to the nanosecond, version). With CreatedAt/UpdatedAt managed
 // that does not happen; an entity without them that uses Create as a
 // mutual-exclusion lock with identical items should carry something
-// distinguishing (an owner id) or use [Repo.TxCreate] in a transaction, whose
+// distinguishing (an owner id) or use [Repo.CreateOp] in a transaction, whose
 // client request token makes the retry exact. Writes made of several items
 // (unique guards) are transactions and always carry a token.
 
@@ -83,12 +85,30 @@ func mayHaveApplied(err error) bool {
 	return true
 }
 
-// putApplied reports whether cur, the item as it is now, is exactly item.
-func putApplied(item map[string]types.AttributeValue) func(cur map[string]types.AttributeValue) bool {
-	return func(cur map[string]types.AttributeValue) bool {
-		return cur != nil && itemsEqual(cur, item)
+// conditionFailed is the outcome of a single write of it whose condition
+// failed (err), given the item as it is now (old, empty when none). When an
+// attempt of the call may have been applied unseen (maybeApplied) and old
+// is what the write makes, the write is done; when old is something else,
+// the lost attempt may have applied and been overwritten since, so the
+// failed condition proves nothing (ErrMaybeApplied; a Create's failure is
+// still what it says). Otherwise it is the write's own classification.
+func conditionFailed(kind, entity string, it txItem, maybeApplied bool, old map[string]types.AttributeValue, err error) (execResult, error) {
+	var res execResult
+	if len(old) == 0 {
+		old = nil
 	}
+	if maybeApplied && it.applied != nil && it.applied(old) {
+		// An earlier attempt of this call applied the write; this
+		// retry's condition failed on the state that attempt made.
+		if it.tw.Update != nil {
+			res.attrs = old
+		}
+		res.unseen = true
+		return res, nil
+	}
+	failed := it.failed(old)
+	if maybeApplied && it.applied != nil && kind != "Create" {
+		return res, wrapSentinel(ErrMaybeApplied, fmt.Sprintf("%s %s: the retry found: %s", strings.ToLower(kind), entity, strings.TrimPrefix(failed.Error(), "singletable: ")), err)
+	}
+	return res, withCause(failed, err)
 }
-
-// deleteApplied reports whether the item is gone.
-func deleteApplied(cur map[string]types.AttributeValue) bool { return cur == nil }

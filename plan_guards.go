@@ -16,6 +16,20 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
+// The plan's unique guards: a write claims its new values and releases the
+// old ones (read first), in one transaction with its item.
+
+// UniqueGuardType is the entity type stored on unique guard items (see
+// [Schema].Unique), so that scans and migrations can recognise them.
+const UniqueGuardType = "singletable.UniqueGuard"
+
+// Attributes of a unique guard item besides the table's keys: the primary
+// key of the item that owns the value.
+const (
+	guardOwnerPK = "OwnerPK"
+	guardOwnerSK = "OwnerSK"
+)
+
 // Unique declares values that must be unique among an entity's items (see
 // [Schema].Unique): one field, such as a user's Email, or a tuple of
 // fields, such as (TeamID, URL) for "a URL is unique within its team".
@@ -65,7 +79,7 @@ func (u *uniquePlan) attrs() []string {
 }
 
 // compileUnique checks and compiles the schema's Unique declarations.
-func (e *entityDef) compileUnique(decl []Unique, inPrimary func(*model.Field) bool) error {
+func (e *entityDef) compileUnique(decl []Unique) error {
 	g := &e.guards
 	seen := map[string]bool{}
 	for _, d := range decl {
@@ -85,7 +99,7 @@ func (e *entityDef) compileUnique(decl []Unique, inPrimary func(*model.Field) bo
 			if err := keys.TypeSupported(f.Type); err != nil {
 				return &ValidationError{Entity: e.name, Field: name, Reason: "Unique: the value cannot be rendered into a guard key", Err: err}
 			}
-			if !inPrimary(f) {
+			if !e.inPrimaryKey(f) {
 				keyOnly = false
 			}
 			u.fields = append(u.fields, f)
@@ -227,23 +241,16 @@ func (r *boundEntity) guardDelete(u *uniquePlan, key, owner map[string]types.Att
 	}
 	what := fmt.Sprintf("%s.%s: the guard of the old value belongs to another item", r.e.name, u.name)
 	id := r.t.itemID(key)
-	return txItem{table: r.t, key: key, guard: "release unique " + u.name, release: true, size: itemsize.Of(key),
-		tw: types.TransactWriteItem{Delete: &types.Delete{
-			TableName:                           &r.t.name,
-			Key:                                 key,
-			ConditionExpression:                 ce.Text,
-			ExpressionAttributeNames:            ce.Names,
-			ExpressionAttributeValues:           ce.Values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
-		failed: func(old map[string]types.AttributeValue) error {
-			err := wrapSentinel(ErrConditionFailed, what, nil)
-			if len(old) > 0 && !r.ownerIs(old, owner) {
-				return &foreignGuardError{guard: id, err: err}
-			}
-			return err
-		},
-	}, nil
+	it := r.deleteTxItem(key, ce)
+	it.guard, it.release = "release unique "+u.name, true
+	it.failed = func(old map[string]types.AttributeValue) error {
+		err := wrapSentinel(ErrConditionFailed, what, nil)
+		if len(old) > 0 && !r.ownerIs(old, owner) {
+			return &foreignGuardError{guard: id, err: err}
+		}
+		return err
+	}
+	return it, nil
 }
 
 // foreignGuardError is the failure of a guard release whose guard belongs
@@ -268,6 +275,59 @@ func withoutReleases(items []txItem, foreign []itemID) []txItem {
 	return slices.DeleteFunc(items, func(it txItem) bool {
 		return it.release && slices.Contains(foreign, it.table.itemID(it.key))
 	})
+}
+
+// movedUniques lists the uniques an update moves: those with a field it
+// sets, removes or changes by an operator.
+func (u *updateSpec) movedUniques() []*uniquePlan {
+	var moved []*uniquePlan
+	for _, g := range u.r.e.guards.unique {
+		if slices.ContainsFunc(g.fields, func(f *model.Field) bool { return u.setsOrRemoves(f) || u.operates(f) }) {
+			moved = append(moved, g)
+		}
+	}
+	return moved
+}
+
+// withGuards returns it, a write of the item under it.key, followed by the
+// guard items moving the uniques us from their values in the item s read
+// (none when s is nil or found no item of the entity) to those in newV
+// (none when it is the zero Value: a delete).
+func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot, newV reflect.Value) ([]txItem, error) {
+	if len(us) == 0 {
+		return []txItem{it}, nil
+	}
+	oldV, err := r.snapValue(s)
+	if err != nil {
+		return nil, err
+	}
+	guards, err := r.guardSwaps(us, oldV, newV, it.key)
+	if err != nil {
+		return nil, err
+	}
+	return append([]txItem{it}, guards...), nil
+}
+
+// GuardOps returns puts of the unique guard items claiming v's values, for
+// an item already in the table without its guards (written by another
+// service, or before the field was declared Unique; a [Repo.PutOp] claims
+// its own). The puts are unconditional: run them only when the values are
+// known to be unique. To adopt a table's items, checking every value and
+// reporting duplicates, run package migrate's UniqueGuards instead.
+func (r *Repo[T]) GuardOps(v T) []WriteOp {
+	owner, err := r.e.key(r.t, v)
+	if err != nil {
+		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+	}
+	items, err := r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
+	if err != nil {
+		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+	}
+	ops := make([]WriteOp, len(items))
+	for i, it := range items {
+		ops[i] = plainPut(r.t, UniqueGuardType, it.tw.Put.Item, it.key)
+	}
+	return ops
 }
 
 // guardSwaps returns the guard items that move the uniques in us from

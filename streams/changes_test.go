@@ -1,4 +1,4 @@
-package singletable_test
+package streams_test
 
 import (
 	"context"
@@ -60,12 +60,55 @@ func streamTable(t *testing.T) (*singletable.Table, *singletable.Repo[Subscriber
 	return tbl, subs, memos, streams.NewReader(sc, arn)
 }
 
-// readChanges reads every record the stream holds now and decodes it.
-func readChanges(t *testing.T, r *streams.Reader, changes *singletable.Changes) []singletable.Change {
+// UserSkill is a skill of a user, in the skills service's table.
+type UserSkill struct {
+	Username  string `dynamodbav:"Username"`
+	SkillName string `dynamodbav:"SkillName"`
+	Level     string `dynamodbav:"ProficiencyLevel"`
+}
+
+var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{Type: "UserSkill", PK: "USER#{Username}", SK: "SKILL#{SkillName}"})
+
+// ForeignVoter and ForeignCandidate are another service's items, without
+// the entity type attribute: recognised by their key shapes.
+type ForeignVoter struct {
+	Election string `dynamodbav:"election_name"`
+	Name     string `dynamodbav:"voter_name"`
+}
+
+type ForeignCandidate struct {
+	Election string `dynamodbav:"election_name"`
+	Name     string `dynamodbav:"candidate_name"`
+}
+
+var (
+	ForeignVoters = singletable.MustDefine(singletable.Schema[ForeignVoter]{
+		Type: "VOTER", PK: "ELECTION#{Election}", SK: "VOTER#{Name}", MatchKeys: true,
+	})
+	ForeignCandidates = singletable.MustDefine(singletable.Schema[ForeignCandidate]{
+		Type: "CANDIDATE", PK: "ELECTION#{Election}", SK: "CANDIDATE#{Name}", MatchKeys: true,
+	})
+)
+
+// newTable returns a fresh table bound by bind, without a stream, created
+// in DynamoDB Local and deleted when the test ends.
+func newTable(t *testing.T, bind func(*singletable.Table)) *singletable.Table {
 	t.Helper()
-	var out []singletable.Change
-	err := r.Read(context.Background(), func(ctx context.Context, recs []singletable.StreamRecord) error {
-		return changes.Handle(ctx, recs, func(_ context.Context, ch singletable.Change) error {
+	srv := ddblocal.Shared(t)
+	name := ddblocal.TableName(t)
+	tbl := singletable.NewTable(srv.Client(), name)
+	bind(tbl)
+	require.NoError(t, tbl.CreateTable(context.Background()))
+	ddblocal.DeleteTableOnCleanup(t, srv.Client(), name)
+	return tbl
+}
+
+// readChanges reads every record the stream holds now and decodes it.
+func readChanges(t *testing.T, r *streams.Reader, changes *streams.Changes) []streams.Change {
+	t.Helper()
+	var out []streams.Change
+	err := r.Read(context.Background(), func(ctx context.Context, recs []streams.Record) error {
+		return changes.Handle(ctx, recs, func(_ context.Context, ch streams.Change) error {
 			out = append(out, ch)
 			return nil
 		})
@@ -76,12 +119,12 @@ func readChanges(t *testing.T, r *streams.Reader, changes *singletable.Changes) 
 
 // event is what a test expects of one change.
 type event struct {
-	kind     singletable.ChangeKind
+	kind     streams.ChangeKind
 	entity   string
 	old, new any
 }
 
-func eventsOf(chs []singletable.Change) []event {
+func eventsOf(chs []streams.Change) []event {
 	out := make([]event, len(chs))
 	for i, ch := range chs {
 		out[i] = event{ch.Kind, ch.Entity, ch.Old, ch.New}
@@ -96,33 +139,32 @@ func TestChangesOneTypedEventPerWrite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tbl, subs, memos, reader := streamTable(t)
-	changes, err := tbl.Changes([]*singletable.Target{subs.Member(), memos.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member(), memos.Member()})
 	require.NoError(t, err)
 	var want []event
 
 	// Create, Update, Put (a new unique value: guards swap), Delete.
 	a1, err := subs.Create(ctx, Subscriber{ID: "a1", Email: "a1@example.com", Name: "Ann"})
 	require.NoError(t, err)
-	want = append(want, event{singletable.ChangeInsert, "Subscriber", nil, a1})
+	want = append(want, event{streams.ChangeInsert, "Subscriber", nil, a1})
 	a1b, err := subs.Update(Subscriber{ID: "a1"}).Set("Name", "Anna").Run(ctx)
 	require.NoError(t, err)
-	want = append(want, event{singletable.ChangeModify, "Subscriber", a1, a1b})
+	want = append(want, event{streams.ChangeModify, "Subscriber", a1, a1b})
 	a1c := a1b
 	a1c.Email = "anna@example.com"
 	a1c, err = subs.Put(ctx, a1c)
 	require.NoError(t, err)
-	want = append(want, event{singletable.ChangeModify, "Subscriber", a1b, a1c})
+	want = append(want, event{streams.ChangeModify, "Subscriber", a1b, a1c})
 
 	// A transaction: a create and a memo.
-	require.NoError(t, singletable.Tx(ctx, tbl, func(tx *singletable.Txn) error {
-		subs.TxCreate(tx, Subscriber{ID: "b2", Name: "Bob"})
-		memos.TxPut(tx, Memo{ID: "m0", Text: "in a transaction"})
-		return nil
+	require.NoError(t, singletable.Tx(ctx, []singletable.WriteOp{
+		subs.CreateOp(Subscriber{ID: "b2", Name: "Bob"}),
+		memos.PutOp(Memo{ID: "m0", Text: "in a transaction"}),
 	}))
 	b2, err := subs.Get(ctx, Subscriber{ID: "b2"})
 	require.NoError(t, err)
-	want = append(want, event{singletable.ChangeInsert, "Subscriber", nil, b2},
-		event{singletable.ChangeInsert, "Memo", nil, Memo{ID: "m0", Text: "in a transaction"}})
+	want = append(want, event{streams.ChangeInsert, "Subscriber", nil, b2},
+		event{streams.ChangeInsert, "Memo", nil, Memo{ID: "m0", Text: "in a transaction"}})
 
 	// A batch of 30 puts (two BatchWriteItem requests), then a batch of
 	// deletes and a replacement.
@@ -130,20 +172,20 @@ func TestChangesOneTypedEventPerWrite(t *testing.T) {
 	for i := range 30 {
 		m := Memo{ID: "m" + string(rune('a'+i/26)) + string(rune('a'+i%26)), Text: "batch"}
 		ops = append(ops, memos.PutOp(m))
-		want = append(want, event{singletable.ChangeInsert, "Memo", nil, m})
+		want = append(want, event{streams.ChangeInsert, "Memo", nil, m})
 	}
 	require.NoError(t, singletable.BatchWrite(ctx, ops))
 	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{
 		memos.DeleteOp(Memo{ID: "maa"}),
 		memos.PutOp(Memo{ID: "mab", Text: "replaced"}),
 	}))
-	want = append(want, event{singletable.ChangeRemove, "Memo", Memo{ID: "maa", Text: "batch"}, nil},
-		event{singletable.ChangeModify, "Memo", Memo{ID: "mab", Text: "batch"}, Memo{ID: "mab", Text: "replaced"}})
+	want = append(want, event{streams.ChangeRemove, "Memo", Memo{ID: "maa", Text: "batch"}, nil},
+		event{streams.ChangeModify, "Memo", Memo{ID: "mab", Text: "batch"}, Memo{ID: "mab", Text: "replaced"}})
 
 	old, err := subs.Delete(ctx, Subscriber{ID: "a1"})
 	require.NoError(t, err)
 	require.Equal(t, a1c, old)
-	want = append(want, event{singletable.ChangeRemove, "Subscriber", a1c, nil})
+	want = append(want, event{streams.ChangeRemove, "Subscriber", a1c, nil})
 
 	got := readChanges(t, reader, changes)
 	// One shard holds every record in write order, except that the items
@@ -151,7 +193,7 @@ func TestChangesOneTypedEventPerWrite(t *testing.T) {
 	// compare as multisets, then the order of each item's own changes.
 	assert.ElementsMatch(t, want, eventsOf(got))
 	require.Len(t, got, len(want))
-	var a1Kinds []singletable.ChangeKind
+	var a1Kinds []streams.ChangeKind
 	for _, ch := range got {
 		assert.False(t, ch.TTL)
 		assert.False(t, ch.Library)
@@ -159,7 +201,7 @@ func TestChangesOneTypedEventPerWrite(t *testing.T) {
 			a1Kinds = append(a1Kinds, ch.Kind)
 		}
 	}
-	assert.Equal(t, []singletable.ChangeKind{"INSERT", "MODIFY", "MODIFY", "REMOVE"}, a1Kinds)
+	assert.Equal(t, []streams.ChangeKind{"INSERT", "MODIFY", "MODIFY", "REMOVE"}, a1Kinds)
 
 	// Read again: nothing new, nothing repeated.
 	assert.Empty(t, readChanges(t, reader, changes))
@@ -174,14 +216,13 @@ func TestChangesLibraryItems(t *testing.T) {
 	_, err := subs.Create(ctx, Subscriber{ID: "c3", Email: "c3@example.com"})
 	require.NoError(t, err)
 	seq := singletable.NewSequence(tbl, "memos")
-	n, err := seq.Append(ctx, func(tx *singletable.Txn, n int64) error {
-		memos.TxCreate(tx, Memo{ID: "seq1", Text: "first"})
-		return nil
+	n, err := seq.Append(ctx, func(n int64) ([]singletable.WriteOp, error) {
+		return []singletable.WriteOp{memos.CreateOp(Memo{ID: "seq1", Text: "first"})}, nil
 	})
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)
 
-	all, err := tbl.Changes([]*singletable.Target{subs.Member(), memos.Member()}, func(o *singletable.ChangeOptions) { o.LibraryItems = true })
+	all, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member(), memos.Member()}, func(o *streams.ChangeOptions) { o.LibraryItems = true })
 	require.NoError(t, err)
 	got := readChanges(t, reader, all)
 	kinds := map[string]int{}
@@ -198,7 +239,7 @@ func TestChangesLibraryItems(t *testing.T) {
 
 	// The same records without LibraryItems: the entities' changes only.
 	reread := streams.NewReader(srvStreams(t), streamARN(t, tbl))
-	typed, err := tbl.Changes([]*singletable.Target{subs.Member(), memos.Member()})
+	typed, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member(), memos.Member()})
 	require.NoError(t, err)
 	var entities []string
 	for _, ch := range readChanges(t, reread, typed) {
@@ -223,29 +264,29 @@ func TestChangesUnknownAndInvalid(t *testing.T) {
 	tbl := singletable.NewTable(nil, "t")
 	subs := singletable.MustBind(tbl, Subscribers)
 	memos := singletable.MustBind(tbl, Memos)
-	changes, err := tbl.Changes([]*singletable.Target{subs.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member()})
 	require.NoError(t, err)
 	memo := map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: "MEMO#x"}, "SK": &types.AttributeValueMemberS{Value: "MEMO"},
 		"EntityType": &types.AttributeValueMemberS{Value: "Memo"}, "ID": &types.AttributeValueMemberS{Value: "x"},
 	}
-	rec := singletable.StreamRecord{EventID: "e1", EventName: "INSERT", SequenceNumber: "100",
+	rec := streams.Record{EventID: "e1", EventName: "INSERT", SequenceNumber: "100",
 		Keys: map[string]types.AttributeValue{"PK": memo["PK"], "SK": memo["SK"]}, NewImage: memo}
 	_, ok, err := changes.Decode(rec)
 	var ute *singletable.UnknownTypeError
 	require.ErrorAs(t, err, &ute)
 	assert.False(t, ok)
 	assert.Equal(t, "Memo", ute.Type)
-	assert.Contains(t, err.Error(), `change: no target for entity type "Memo"`)
+	assert.Contains(t, err.Error(), `no target for entity type "Memo" (item {PK=MEMO#x SK=MEMO})`)
 
 	// Handle names the record that failed.
-	err = changes.Handle(context.Background(), []singletable.StreamRecord{rec}, func(context.Context, singletable.Change) error { return nil })
-	var ce *singletable.ChangeError
+	err = changes.Handle(context.Background(), []streams.Record{rec}, func(context.Context, streams.Change) error { return nil })
+	var ce *streams.ChangeError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, "100", ce.SequenceNumber)
 	require.ErrorAs(t, err, &ute)
 
-	skip, err := tbl.Changes([]*singletable.Target{subs.Member()}, func(o *singletable.ChangeOptions) { o.SkipUnknown = true })
+	skip, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member()}, func(o *streams.ChangeOptions) { o.SkipUnknown = true })
 	require.NoError(t, err)
 	_, ok, err = skip.Decode(rec)
 	assert.NoError(t, err)
@@ -264,11 +305,11 @@ func TestChangesUnknownAndInvalid(t *testing.T) {
 	other := singletable.NewTable(nil, "other")
 	otherMemos := singletable.MustBind(other, Memos)
 	var ve *singletable.ValidationError
-	_, err = tbl.Changes(nil)
+	_, err = streams.NewChanges(tbl, nil)
 	assert.ErrorAs(t, err, &ve)
-	_, err = tbl.Changes([]*singletable.Target{memos.Member(), memos.Member()})
+	_, err = streams.NewChanges(tbl, []*singletable.Target{memos.Member(), memos.Member()})
 	assert.ErrorAs(t, err, &ve)
-	_, err = tbl.Changes([]*singletable.Target{otherMemos.Member()})
+	_, err = streams.NewChanges(tbl, []*singletable.Target{otherMemos.Member()})
 	assert.ErrorAs(t, err, &ve)
 }
 
@@ -283,13 +324,13 @@ func TestChangesNameUntypedEntity(t *testing.T) {
 		})
 		voters := singletable.MustBind(tbl, ForeignVoters)
 		candidates := singletable.MustBind(tbl, ForeignCandidates)
-		changes, err := tbl.Changes([]*singletable.Target{voters.Member(), candidates.Member()})
+		changes, err := streams.NewChanges(tbl, []*singletable.Target{voters.Member(), candidates.Member()})
 		require.NoError(t, err)
 		voter := map[string]types.AttributeValue{
 			"PK": &types.AttributeValueMemberS{Value: "ELECTION#e"}, "SK": &types.AttributeValueMemberS{Value: "VOTER#ann"},
 		}
 		keys := map[string]types.AttributeValue{"PK": voter["PK"], "SK": voter["SK"]}
-		for _, rec := range []singletable.StreamRecord{
+		for _, rec := range []streams.Record{
 			{EventName: "INSERT", Keys: keys, NewImage: voter},
 			{EventName: "REMOVE", Keys: keys, OldImage: voter},
 		} {
@@ -307,8 +348,8 @@ func TestChangesNameUntypedEntity(t *testing.T) {
 // the event name REMOVE nor that identity; a removal made with DeleteItem
 // alone (the guards stay, as after a real expiry) with TTL's identity is
 // the record DynamoDB sends.
-func ttlRecord(rec singletable.StreamRecord) singletable.StreamRecord {
-	rec.UserIdentity = &singletable.StreamIdentity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"}
+func ttlRecord(rec streams.Record) streams.Record {
+	rec.UserIdentity = &streams.Identity{PrincipalID: "dynamodb.amazonaws.com", Type: "Service"}
 	return rec
 }
 
@@ -327,7 +368,7 @@ func TestReleaseExpiredGuards(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tbl, subs, _, reader := streamTable(t)
-	changes, err := tbl.Changes([]*singletable.Target{subs.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member()})
 	require.NoError(t, err)
 	// The expiry is in the future: DynamoDB Local 3.3.1 deletes expired
 	// items itself, with stream records it names "UNKNOWN_TO_SDK_VERSION"
@@ -359,7 +400,7 @@ func TestReleaseExpiredGuards(t *testing.T) {
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists, "the expired item's guard still holds the value")
 
 	released := map[string]int{}
-	err = reader.Read(ctx, func(ctx context.Context, recs []singletable.StreamRecord) error {
+	err = reader.Read(ctx, func(ctx context.Context, recs []streams.Record) error {
 		for _, rec := range recs {
 			if rec.EventName == "REMOVE" && rec.NewImage == nil && rec.OldImage["ID"] != nil {
 				id := rec.OldImage["ID"].(*types.AttributeValueMemberS).Value
@@ -368,7 +409,7 @@ func TestReleaseExpiredGuards(t *testing.T) {
 				}
 			}
 			ch, ok, err := changes.Decode(rec)
-			if err != nil || !ok || ch.Kind != singletable.ChangeRemove {
+			if err != nil || !ok || ch.Kind != streams.ChangeRemove {
 				if err != nil {
 					return err
 				}
@@ -376,21 +417,18 @@ func TestReleaseExpiredGuards(t *testing.T) {
 			}
 			id := ch.Old.(Subscriber).ID
 			assert.Equal(t, id != "gone", ch.TTL, id)
-			n, err := tbl.ReleaseExpiredGuards(ctx, ch)
+			n, err := changes.ReleaseExpiredGuards(ctx, ch)
 			if err != nil {
 				return err
 			}
 			released[id] += n
-			// Handling the record again changes nothing.
-			n, err = tbl.ReleaseExpiredGuards(ctx, ch)
+			// Handling the record again changes nothing, and counts
+			// nothing: the guard it deleted is gone.
+			n, err = changes.ReleaseExpiredGuards(ctx, ch)
 			if err != nil {
 				return err
 			}
-			if id == "old" || id == "moved" {
-				assert.Equal(t, 1, n, "deleting an absent guard is harmless and counted")
-			} else {
-				assert.Zero(t, n, id)
-			}
+			assert.Zero(t, n, "%s handled again", id)
 		}
 		return nil
 	})
@@ -426,8 +464,8 @@ func TestReleaseExpiredGuardsKeyOnlyTuple(t *testing.T) {
 	handles := singletable.MustDefine(singletable.Schema[TeamHandle]{Type: "TeamHandle", PK: "TEAM#{Team}", SK: "H#{ID}",
 		KeyOnly: []string{"Team"}, TTL: "Expires", Unique: []singletable.Unique{{Fields: []string{"Team", "Handle"}}}})
 	var repo *singletable.Repo[TeamHandle]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { repo = singletable.MustBind(tbl, handles) })
-	changes, err := tbl.Changes([]*singletable.Target{repo.Member()})
+	tbl := newTable(t, func(tbl *singletable.Table) { repo = singletable.MustBind(tbl, handles) })
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{repo.Member()})
 	require.NoError(t, err)
 	for _, c := range []struct {
 		id, again string // again: the handle of the item re-created under the key, "" for none
@@ -443,10 +481,10 @@ func TestReleaseExpiredGuardsKeyOnlyTuple(t *testing.T) {
 			_, err = repo.Create(ctx, TeamHandle{Team: "t", ID: c.id, Handle: c.again})
 			require.NoError(t, err)
 		}
-		ch, ok, err := changes.Decode(ttlRecord(singletable.StreamRecord{EventID: c.id, EventName: "REMOVE", SequenceNumber: c.id, Keys: key, OldImage: del.Attributes}))
+		ch, ok, err := changes.Decode(ttlRecord(streams.Record{EventID: c.id, EventName: "REMOVE", SequenceNumber: c.id, Keys: key, OldImage: del.Attributes}))
 		require.NoError(t, err)
 		require.True(t, ok)
-		n, err := tbl.ReleaseExpiredGuards(ctx, ch)
+		n, err := changes.ReleaseExpiredGuards(ctx, ch)
 		require.NoError(t, err)
 		assert.Equal(t, c.released, n, "item %s re-created with %q", c.id, c.again)
 		_, err = repo.Create(ctx, TeamHandle{Team: "t", ID: "x" + c.id, Handle: "h" + c.id})
@@ -456,6 +494,35 @@ func TestReleaseExpiredGuardsKeyOnlyTuple(t *testing.T) {
 			require.ErrorIs(t, err, singletable.ErrAlreadyExists, "h%s is held again", c.id)
 		}
 	}
+}
+
+// Handling the same TTL removal twice releases its guard once and counts
+// it once: 1, then 0 (the count is of guards deleted, so counters built on
+// it stay right under at-least-once delivery).
+func TestReleaseExpiredGuardsCountsOnlyDeleted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var subs *singletable.Repo[Subscriber]
+	tbl := newTable(t, func(tbl *singletable.Table) { subs = singletable.MustBind(tbl, Subscribers) })
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member()})
+	require.NoError(t, err)
+	_, err = subs.Create(ctx, Subscriber{ID: "x", Email: "x@example.com", Expires: time.Now().Add(time.Hour)})
+	require.NoError(t, err)
+	key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "SUB#x"}, "SK": &types.AttributeValueMemberS{Value: "SUB"}}
+	del, err := tbl.Client().DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(tbl.Name()), Key: key, ReturnValues: types.ReturnValueAllOld})
+	require.NoError(t, err)
+	ch, ok, err := changes.Decode(ttlRecord(streams.Record{EventID: "x", EventName: "REMOVE", SequenceNumber: "1", Keys: key, OldImage: del.Attributes}))
+	require.NoError(t, err)
+	require.True(t, ok)
+	var counts []int
+	for range 2 {
+		n, err := changes.ReleaseExpiredGuards(ctx, ch)
+		require.NoError(t, err)
+		counts = append(counts, n)
+	}
+	assert.Equal(t, []int{1, 0}, counts)
+	_, err = subs.Create(ctx, Subscriber{ID: "y", Email: "x@example.com"})
+	require.NoError(t, err, "the value is free")
 }
 
 // RelA (unique Email) and RelB (not unique, an attribute Email too) share
@@ -475,12 +542,12 @@ func TestReleaseExpiredGuardsOtherEntitySameAttr(t *testing.T) {
 	ctx := context.Background()
 	var as *singletable.Repo[RelA]
 	var bs *singletable.Repo[RelB]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) {
+	tbl := newTable(t, func(tbl *singletable.Table) {
 		as = singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[RelA]{Type: "RelA", PK: "X#{ID}", SK: "X",
 			Unique: []singletable.Unique{{Fields: []string{"Email"}}}}))
 		bs = singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[RelB]{Type: "RelB", PK: "X#{ID}", SK: "X"}))
 	})
-	changes, err := tbl.Changes([]*singletable.Target{as.Member(), bs.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{as.Member(), bs.Member()})
 	require.NoError(t, err)
 	_, err = as.Create(ctx, RelA{ID: "1", Email: "e"})
 	require.NoError(t, err)
@@ -489,10 +556,10 @@ func TestReleaseExpiredGuardsOtherEntitySameAttr(t *testing.T) {
 	require.NoError(t, err)
 	_, err = bs.Create(ctx, RelB{ID: "1", Email: "e"})
 	require.NoError(t, err)
-	ch, ok, err := changes.Decode(ttlRecord(singletable.StreamRecord{EventID: "1", EventName: "REMOVE", SequenceNumber: "1", Keys: key, OldImage: del.Attributes}))
+	ch, ok, err := changes.Decode(ttlRecord(streams.Record{EventID: "1", EventName: "REMOVE", SequenceNumber: "1", Keys: key, OldImage: del.Attributes}))
 	require.NoError(t, err)
 	require.True(t, ok)
-	n, err := tbl.ReleaseExpiredGuards(ctx, ch)
+	n, err := changes.ReleaseExpiredGuards(ctx, ch)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	_, err = as.Create(ctx, RelA{ID: "2", Email: "e"})
@@ -503,16 +570,20 @@ func TestReleaseExpiredGuardsOtherEntitySameAttr(t *testing.T) {
 func TestReleaseExpiredGuardsIgnores(t *testing.T) {
 	t.Parallel()
 	tbl := singletable.NewTable(failingClient{}, "t")
-	singletable.MustBind(tbl, Subscribers)
-	singletable.MustBind(tbl, Memos)
+	subs := singletable.MustBind(tbl, Subscribers)
+	memos := singletable.MustBind(tbl, Memos)
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member(), memos.Member()})
+	require.NoError(t, err)
 	memo := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "MEMO#x"}, "SK": &types.AttributeValueMemberS{Value: "MEMO"}, "EntityType": &types.AttributeValueMemberS{Value: "Memo"}}
-	for _, ch := range []singletable.Change{
-		{Kind: singletable.ChangeRemove, Entity: "Memo", TTL: true, Record: singletable.StreamRecord{OldImage: memo}},        // no unique fields
-		{Kind: singletable.ChangeRemove, Entity: "Subscriber", TTL: false, Record: singletable.StreamRecord{OldImage: memo}}, // not TTL
-		{Kind: singletable.ChangeModify, Entity: "Subscriber", TTL: true, Record: singletable.StreamRecord{OldImage: memo}},
-		{Kind: singletable.ChangeRemove, Entity: "Subscriber", TTL: true}, // no old image
+	for _, ch := range []streams.Change{
+		{Kind: streams.ChangeRemove, Entity: "Memo", TTL: true, Record: streams.Record{OldImage: memo}},        // no unique fields
+		{Kind: streams.ChangeRemove, Entity: "Subscriber", TTL: false, Record: streams.Record{OldImage: memo}}, // not TTL
+		{Kind: streams.ChangeModify, Entity: "Subscriber", TTL: true, Record: streams.Record{OldImage: memo}},
+		{Kind: streams.ChangeRemove, Entity: "Subscriber", TTL: true}, // no old image
+		{Kind: streams.ChangeRemove, Entity: singletable.UniqueGuardType, TTL: true, Library: true, Record: streams.Record{OldImage: memo}},
+		{Kind: streams.ChangeRemove, Entity: "Unbound", TTL: true, Record: streams.Record{OldImage: memo}}, // not bound to the table
 	} {
-		n, err := tbl.ReleaseExpiredGuards(context.Background(), ch)
+		n, err := changes.ReleaseExpiredGuards(context.Background(), ch)
 		assert.NoError(t, err)
 		assert.Zero(t, n)
 	}

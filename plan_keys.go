@@ -1,14 +1,23 @@
 package singletable
 
 import (
+	"errors"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
+
+// The plan's keys. A put renders the whole item (encodeSized): primary
+// key, entity type, and every index whose keys apply (a sparse one is left
+// out). An update re-renders each index key it touches (writeIndexKeys),
+// from the stored values of the fields it does not give (indexReads).
 
 // encode turns v into a complete item: attributes from the struct, entity
 // type, primary key, and every index whose keys apply.
@@ -89,7 +98,7 @@ func (e *entityDef) writeSetFor(t *Table) *writeSet {
 	}
 	ws.direct = !dup
 	for _, n := range ws.all {
-		if ws.direct && !containsString(ws.recheck, n) && codec.MayHold(e.typ, n) {
+		if ws.direct && !slices.Contains(ws.recheck, n) && codec.MayHold(e.typ, n) {
 			ws.direct = false
 		}
 	}
@@ -119,15 +128,6 @@ func (e *entityDef) writeSetFor(t *Table) *writeSet {
 	}
 	e.written.Store(ws)
 	return ws
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // encodeSized is encode of *v (which it does not modify) that also returns
@@ -240,4 +240,179 @@ func (s *sizer) add(name string, av types.AttributeValue) {
 	n, bad := itemsize.Attr(name, av)
 	s.size += n
 	s.invalid = s.invalid || bad
+}
+
+// inPrimaryKey reports whether f is a field of the primary key.
+func (e *entityDef) inPrimaryKey(f *model.Field) bool {
+	return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
+}
+
+// inMultiKey reports whether f is a key attribute of a multi-attribute
+// index: it is written with the key attribute's checks (marshalField),
+// and an operator cannot change it.
+func (e *entityDef) inMultiKey(f *model.Field) bool {
+	return slices.ContainsFunc(e.indexes, func(p *indexPlan) bool { return p.multi && slices.Contains(p.deps, f) })
+}
+
+// writeKeyFields writes the primary key's fields the item holds (not only
+// in its key, see KeyOnly) into w: an upsert sent without reading may
+// create the item, which carries them like any item.
+func (u *updateSpec) writeKeyFields(w *updateExpr, mv reflect.Value, touched map[*model.Field]bool) error {
+	e := u.r.e
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
+		av, err := e.marshalFieldPlain(f, mv)
+		if err != nil {
+			return err
+		}
+		if av != nil && !touched[f] && !containsField(e.foreign.keyOnly, f) {
+			w.ub.Set(w.b.Name(f.Attr), w.b.Value(av))
+		}
+	}
+	return nil
+}
+
+// writeIndexKeys writes the keys of every templated index whose key
+// depends on a field the update touches (every index, for an upsert sent
+// without reading, blind) into w, rendered from mv, the item after the
+// update: SET when the index applies, REMOVE when it does not. known tells
+// the fields whose values after the update are known; the update read
+// the others it needs (indexReads), so one still unknown is a bug, not a
+// caller's mistake: the keys are never written stale.
+func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, known map[*model.Field]bool, blind bool) error {
+	e := u.r.e
+	var rerender []*indexPlan
+	var unknown []indexNeed
+	for _, p := range e.indexes {
+		if p.multi || !blind && !slices.ContainsFunc(p.deps, func(f *model.Field) bool { return touched[f] }) {
+			continue
+		}
+		n := indexNeed{index: p.name}
+		for _, f := range p.deps {
+			if !known[f] {
+				n.fields = append(n.fields, f)
+			}
+		}
+		if len(n.fields) > 0 {
+			unknown = append(unknown, n)
+		}
+		rerender = append(rerender, p)
+	}
+	if len(unknown) > 0 {
+		return unknownKeyFields(e.name, unknown, "the update changes part of these keys but the other fields are unknown")
+	}
+	for _, p := range rerender {
+		pk, sk, ok, err := p.render(e, mv)
+		if err != nil {
+			return err
+		}
+		for _, k := range []struct{ attr, val string }{{p.pkAttr, pk}, {p.skAttr, sk}} {
+			switch {
+			case k.attr == "":
+			case ok:
+				w.ub.Set(w.b.Name(k.attr), w.b.ValueS(k.val))
+			default:
+				w.ub.Remove(w.b.Name(k.attr))
+			}
+		}
+	}
+	return nil
+}
+
+// known is the set of fields whose values after the update are known: the
+// key's, the ones it sets or removes, those it read (fromSnap), UpdatedAt
+// (stamped) and the version (the next one).
+func (u *updateSpec) known(fromSnap map[*model.Field]bool) map[*model.Field]bool {
+	e := u.r.e
+	known := map[*model.Field]bool{}
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
+		known[f] = true
+	}
+	for f := range fromSnap {
+		known[f] = true
+	}
+	for _, f := range []*model.Field{e.guards.updated, e.guards.version} {
+		if f != nil {
+			known[f] = true // stamped, or the next version
+		}
+	}
+	return known
+}
+
+// indexReads lists the fields an update must read because an index key it
+// changes depends on them and the update does not give them: the other
+// fields of a touched templated index, and the fields an operator changes
+// in any index (the result is only known from the stored value).
+func (u *updateSpec) indexReads() []*model.Field {
+	var out []*model.Field
+	for _, n := range u.indexNeeds() {
+		for _, f := range n.fields {
+			out = appendUnique(out, f)
+		}
+	}
+	return out
+}
+
+// indexNeed is what one index needs read: the fields of its key the update
+// changes part of and does not give.
+type indexNeed struct {
+	index  string
+	fields []*model.Field
+}
+
+// indexNeeds lists, per index, the fields indexReads reads for it.
+func (u *updateSpec) indexNeeds() []indexNeed {
+	g := &u.r.e.guards
+	touched := func(f *model.Field) bool {
+		return u.setsOrRemoves(f) || u.operates(f) || f == g.updated || f == g.version
+	}
+	known := u.known(nil) // given by the update, stamped, or the next version
+	var out []indexNeed
+	for _, p := range u.r.e.indexes {
+		n := indexNeed{index: p.name}
+		for _, f := range p.deps {
+			if p.multi && u.operates(f) || !p.multi && !known[f] && slices.ContainsFunc(p.deps, touched) {
+				n.fields = append(n.fields, f)
+			}
+		}
+		if len(n.fields) > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// unknownKeyFields is the one *KeyError of an update that changes part of
+// the keys of indexes without knowing the rest: it names every index and
+// every missing field, and why.
+func unknownKeyFields(entity string, needs []indexNeed, why string) *KeyError {
+	ke := &KeyError{Entity: entity}
+	var names, per []string
+	for _, n := range needs {
+		names = append(names, n.index)
+		var fs []string
+		for _, f := range n.fields {
+			fs = append(fs, f.Name)
+			if !slices.Contains(ke.Missing, f.Name) {
+				ke.Missing = append(ke.Missing, f.Name)
+			}
+		}
+		per = append(per, n.index+" needs "+strings.Join(fs, ", "))
+	}
+	ke.Index = strings.Join(names, ", ")
+	ke.Err = errors.New(strings.Join(per, "; ") + ": " + why)
+	return ke
+}
+
+// givesEveryIndex reports whether the update gives every field of every
+// index key of the entity (key fields, set and removed fields, UpdatedAt).
+func (u *updateSpec) givesEveryIndex() bool {
+	known := u.known(nil)
+	for _, p := range u.r.e.indexes {
+		for _, f := range p.deps {
+			if !known[f] {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -1,0 +1,485 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+)
+
+// The paging loop. Every read that pages goes through paginate: a Query (of a
+// partition, or of the merged shards of a write-sharded index), a Scan
+// and a TableScan (of one segment or of several at once) and a
+// Collection. It keeps the pagination promise, written once here:
+//   - Limit(n) returns n items, however many the filters drop or the read
+//     skips: items that do not count are read past;
+//   - a page's cursor resumes exactly after its last item;
+//   - a page's cursor is "" when no item follows (the exact fit): a page
+//     that ends where a response ended reads ahead to know.
+//
+// A feed supplies the items: a request sent page after page, the merge of
+// a sharded index's shards, or the segments of a parallel scan.
+
+// feed is what the loop reads from.
+type feed interface {
+	// next returns the next items read and whether they are the last.
+	// want is how many items the read still wants (0 when it has no
+	// limit), for a feed that asks for no more than it needs.
+	next(ctx context.Context, want int) (items []map[string]types.AttributeValue, last bool, err error)
+}
+
+// pager is a feed a page can end in.
+type pager interface {
+	feed
+	// ahead reports whether an item that counts follows those next
+	// returned: a lookahead, which sends requests.
+	ahead(ctx context.Context, counts func(map[string]types.AttributeValue) bool) (bool, error)
+	// cursor resumes after item, the page's last, or, item nil, after
+	// everything next returned.
+	cursor(item map[string]types.AttributeValue) (string, error)
+}
+
+// takeFn takes one item read; taken is false when the item was skipped
+// (it does not count towards Limit). left is how many items the read may
+// still take from this response, this one included: a hint to grow a
+// slice once. errStop ends the read without error.
+type takeFn func(item map[string]types.AttributeValue, left int) (taken bool, err error)
+
+// errStop is a takeFn's way to end a read (the caller's loop broke).
+var errStop = errors.New("singletable: read stopped")
+
+// pageEnd ends the pages of a read: nil for a read of every item (All).
+type pageEnd struct {
+	f      pager
+	counts func(map[string]types.AttributeValue) bool // whether an item would be taken
+}
+
+// paginate is the paging loop: it reads f's items into take, at most limit
+// (0: every item). With a pageEnd it reads one page: limit items unless f
+// runs out, or without limit the items of one response (reading on past
+// responses that held none); it returns the page's cursor.
+func paginate(ctx context.Context, f feed, limit int, take takeFn, end *pageEnd) (string, error) {
+	taken := 0
+	for {
+		want := 0
+		if limit > 0 {
+			want = limit - taken
+		}
+		items, last, err := f.next(ctx, want)
+		if err != nil {
+			return "", err
+		}
+		for i, item := range items {
+			left := len(items) - i
+			if want > 0 {
+				left = min(left, limit-taken)
+			}
+			ok, err := take(item, left)
+			if err == errStop {
+				return "", nil
+			}
+			if err != nil {
+				return "", err
+			}
+			if !ok {
+				continue
+			}
+			taken++
+			if taken == limit {
+				return end.cursor(ctx, items[i+1:], last, item)
+			}
+		}
+		if last {
+			return "", nil
+		}
+		if limit == 0 && taken > 0 && end != nil {
+			return end.cursor(ctx, nil, false, nil)
+		}
+	}
+}
+
+// cursor is the exact fit: the cursor of a page whose last item is item
+// (nil: the page ends with the response), "" unless an item that counts
+// follows, among rest (the response's items after the page's) or, when
+// the response was not the last, read ahead.
+func (e *pageEnd) cursor(ctx context.Context, rest []map[string]types.AttributeValue, last bool, item map[string]types.AttributeValue) (string, error) {
+	if e == nil {
+		return "", nil
+	}
+	if !slices.ContainsFunc(rest, e.counts) {
+		if last {
+			return "", nil
+		}
+		more, err := e.f.ahead(ctx, e.counts)
+		if err != nil || !more {
+			return "", err
+		}
+	}
+	return e.f.cursor(item)
+}
+
+// readPage reads one page of f into take.
+func readPage(ctx context.Context, f pager, limit int, counts func(map[string]types.AttributeValue) bool, take takeFn) (string, error) {
+	return paginate(ctx, f, limit, take, &pageEnd{f: f, counts: counts})
+}
+
+// pageOf reads one page of r's items from f: those mine accepts, decoded
+// in place (no copy of T per item).
+func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], mine func(map[string]types.AttributeValue) bool) (Page[T], error) {
+	var page Page[T]
+	cursor, err := readPage(ctx, f, limit, mine, func(item map[string]types.AttributeValue, left int) (bool, error) {
+		if !mine(item) {
+			return false, nil
+		}
+		n := len(page.Items)
+		if n == cap(page.Items) {
+			page.Items = slices.Grow(page.Items, left)
+		}
+		page.Items = page.Items[:n+1]
+		return true, r.e.decodeInto(r.t, item, &page.Items[n])
+	})
+	if err != nil {
+		return Page[T]{}, err
+	}
+	page.Cursor = cursor
+	return page, nil
+}
+
+// decodeYield is the takeFn of an iterator over r's items: those mine
+// accepts, decoded and yielded.
+func decodeYield[T any](r *Repo[T], mine func(map[string]types.AttributeValue) bool, yield func(T, error) bool) takeFn {
+	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
+		if !mine(item) {
+			return false, nil
+		}
+		v, err := r.e.decode(r.t, item)
+		if err != nil {
+			return false, err
+		}
+		if !yield(v, nil) {
+			return true, errStop
+		}
+		return true, nil
+	}
+}
+
+// page reads one page of f into rt's targets: the items delivered, as
+// decoded values in read order.
+func (rt *router) page(ctx context.Context, f pager, limit int) (Page[any], error) {
+	var page Page[any]
+	cursor, err := readPage(ctx, f, limit, rt.counts, func(item map[string]types.AttributeValue, _ int) (bool, error) {
+		v, ok, err := rt.route(item)
+		if ok {
+			page.Items = append(page.Items, v)
+		}
+		return ok, err
+	})
+	if err != nil {
+		return Page[any]{}, err
+	}
+	page.Cursor = cursor
+	return page, nil
+}
+
+// routeYield is the takeFn of an iterator over routed items.
+func routeYield(rt *router, yield func(any, error) bool) takeFn {
+	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
+		v, ok, err := rt.route(item)
+		if err != nil || !ok {
+			return false, err
+		}
+		if !yield(v, nil) {
+			return true, errStop
+		}
+		return true, nil
+	}
+}
+
+// collect gathers what an iterator yields, stopping at the first error.
+func collect[V any](seq iter.Seq2[V, error]) ([]V, error) {
+	var out []V
+	for v, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// source is the input of a request: a Query or a Scan.
+type source struct {
+	query *dynamodb.QueryInput
+	scan  *dynamodb.ScanInput
+}
+
+func (s source) setStart(k map[string]types.AttributeValue) {
+	if s.query != nil {
+		s.query.ExclusiveStartKey = k
+	} else {
+		s.scan.ExclusiveStartKey = k
+	}
+}
+
+func (s source) limit() *int32 {
+	if s.query != nil {
+		return s.query.Limit
+	}
+	return s.scan.Limit
+}
+
+func (s source) setLimit(n *int32) {
+	if s.query != nil {
+		s.query.Limit = n
+	} else {
+		s.scan.Limit = n
+	}
+}
+
+// clone copies the input (not the maps it shares), for a lookahead.
+func (s source) clone() source {
+	if s.query != nil {
+		q := *s.query
+		return source{query: &q}
+	}
+	sc := *s.scan
+	return source{scan: &sc}
+}
+
+// send sends the request once.
+func (s source) send(ctx context.Context, c Client) (items []map[string]types.AttributeValue, next map[string]types.AttributeValue, count int32, err error) {
+	if s.query != nil {
+		out, err := c.Query(ctx, s.query)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		return out.Items, out.LastEvaluatedKey, out.Count, nil
+	}
+	out, err := c.Scan(ctx, s.scan)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return out.Items, out.LastEvaluatedKey, out.Count, nil
+}
+
+// keysOnly makes a count read the key attributes and the entity type of
+// the items instead of counting them on the server (Select COUNT): for an
+// entity matching keys, whose untyped items the filter checks only by
+// their keys' constant text (see Entity.owns), each is checked here.
+func (s source) keysOnly(o *TableOptions) {
+	keys := func(names map[string]string) (types.Select, *string, map[string]string) {
+		names = maps.Clone(names)
+		if names == nil {
+			names = make(map[string]string, 3)
+		}
+		refs := make([]string, 0, 3)
+		for i, a := range []string{o.PartitionKey, o.SortKey, o.EntityTypeAttr} {
+			if a != "" {
+				ref := fmt.Sprintf("#k%d", i)
+				names[ref] = a
+				refs = append(refs, ref)
+			}
+		}
+		return types.SelectSpecificAttributes, aws.String(strings.Join(refs, ", ")), names
+	}
+	if s.query != nil {
+		s.query.Select, s.query.ProjectionExpression, s.query.ExpressionAttributeNames = keys(s.query.ExpressionAttributeNames)
+	} else {
+		s.scan.Select, s.scan.ProjectionExpression, s.scan.ExpressionAttributeNames = keys(s.scan.ExpressionAttributeNames)
+	}
+}
+
+// request is the feed of one Query or Scan, sent page after page from its
+// ExclusiveStartKey.
+type request struct {
+	t      *Table
+	src    source
+	entity string // the entity read, for the Observe hook; "" for several
+	what   string // names the read in errors: "query User", "collection query"
+	// size makes each request ask for the items still wanted, plus one,
+	// so that a read ending with the page says so: set when every item
+	// read counts (no filter drops any, none is skipped) and no PageSize
+	// is set.
+	size bool
+	// probeOne lets a lookahead read one item first when the item after
+	// the response likely counts (nothing but the entity type filter, if
+	// that, drops items): a hit costs half a read unit.
+	probeOne   bool
+	bind       [16]byte
+	cursorKeys []string
+
+	sized bool                            // the last request asked for the items wanted plus one
+	after map[string]types.AttributeValue // the last response's LastEvaluatedKey
+	count int                             // the responses' Count, summed
+}
+
+// sizeFor asks for want items plus one, when the request is sized.
+func (r *request) sizeFor(want int) {
+	r.sized = r.size && want > 0
+	if r.sized {
+		r.src.setLimit(aws.Int32(int32(min(want+1, 1000))))
+	}
+}
+
+func (r *request) sendErr(err error) error {
+	return fmt.Errorf("singletable: %s: %w", r.what, err)
+}
+
+func (r *request) next(ctx context.Context, want int) ([]map[string]types.AttributeValue, bool, error) {
+	r.sizeFor(want)
+	items, after, count, err := r.src.send(ctx, r.t.api(ctx, r.entity))
+	if err != nil {
+		return nil, false, r.sendErr(err)
+	}
+	r.count += int(count)
+	r.after = after
+	if after != nil {
+		r.src.setStart(after)
+	}
+	return items, after == nil, nil
+}
+
+// ahead reads on from the last response until an item that counts or the
+// end, so that a cursor never leads to an empty page. It costs one request
+// (more when filters or skipped items empty the responses). With probeOne
+// the first reads one item, unless the last request was sized: then the
+// item it read past the page was dropped, and the next likely is too. When
+// that item does not count, the rest read as the request does, so k items
+// that do not count cost 1 + k/PageSize requests, not k.
+func (r *request) ahead(ctx context.Context, counts func(map[string]types.AttributeValue) bool) (bool, error) {
+	probe := r.src.clone()
+	if r.probeOne && !r.sized {
+		probe.setLimit(aws.Int32(1))
+	}
+	for {
+		items, after, _, err := probe.send(ctx, r.t.api(ctx, r.entity))
+		if err != nil {
+			return false, r.sendErr(err)
+		}
+		if slices.ContainsFunc(items, counts) {
+			return true, nil
+		}
+		if after == nil {
+			return false, nil
+		}
+		probe.setStart(after)
+		probe.setLimit(r.src.limit())
+	}
+}
+
+func (r *request) cursor(item map[string]types.AttributeValue) (string, error) {
+	if item == nil {
+		item = r.after
+	}
+	return r.t.encodeCursor(r.bind, r.cursorKeys, item)
+}
+
+// segments is the feed of a parallel scan: one goroutine per segment sends
+// whole responses to the reading goroutine, which alone takes the items;
+// they arrive in no fixed order. close stops the workers.
+type segments struct {
+	ch     chan segmentResponse
+	cancel context.CancelFunc
+}
+
+type segmentResponse struct {
+	items []map[string]types.AttributeValue
+	err   error
+}
+
+// readSegments starts reading reqs, one goroutine each, want items each
+// (0: all).
+func readSegments(ctx context.Context, reqs []*request, want int) *segments {
+	ctx, cancel := context.WithCancel(ctx)
+	s := &segments{ch: make(chan segmentResponse), cancel: cancel}
+	var g errgroup.Group
+	for _, r := range reqs {
+		g.Go(func() error {
+			for {
+				items, last, err := r.next(ctx, want)
+				select {
+				case s.ch <- segmentResponse{items, err}:
+				case <-ctx.Done():
+					return nil
+				}
+				if err != nil || last {
+					return nil
+				}
+			}
+		})
+	}
+	go func() { _ = g.Wait(); close(s.ch) }()
+	return s
+}
+
+func (s *segments) next(context.Context, int) ([]map[string]types.AttributeValue, bool, error) {
+	resp, ok := <-s.ch
+	return resp.items, !ok, resp.err
+}
+
+// close stops the workers and drains the channel, so that none stays
+// blocked, whatever ended the read.
+func (s *segments) close() {
+	s.cancel()
+	for range s.ch {
+	}
+}
+
+// readAll reads every item of reqs (at most limit) into take: in this
+// goroutine for one request, else one goroutine per segment.
+func readAll(ctx context.Context, reqs []*request, limit int, take takeFn) error {
+	var f feed = reqs[0]
+	if len(reqs) > 1 {
+		s := readSegments(ctx, reqs, limit)
+		defer s.close()
+		f = s
+	}
+	_, err := paginate(ctx, f, limit, take, nil)
+	return err
+}
+
+// count counts what reqs match, one goroutine per request:
+// the responses' Count (Select COUNT) or, with counts (a read of keys, see
+// keysOnly), the items counts accepts.
+func count(ctx context.Context, reqs []*request, counts func(map[string]types.AttributeValue) bool) (int, error) {
+	totals := make([]int, len(reqs))
+	one := func(i int) error {
+		for r := reqs[i]; ; {
+			items, last, err := r.next(ctx, 0)
+			if err != nil {
+				return err
+			}
+			if counts == nil {
+				totals[i] = r.count
+			}
+			for _, item := range items {
+				if counts != nil && counts(item) {
+					totals[i]++
+				}
+			}
+			if last {
+				return nil
+			}
+		}
+	}
+	var g errgroup.Group
+	for i := range reqs {
+		g.Go(func() error { return one(i) })
+	}
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, n := range totals {
+		total += n
+	}
+	return total, nil
+}

@@ -1,0 +1,411 @@
+package singletable
+
+import (
+	"reflect"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
+)
+
+// The plan's managed fields (see [Schema]): the version, CreatedAt,
+// UpdatedAt and TTL, with one meaning on every path.
+//
+// The version rule: a non-zero version is the one the caller read, and the
+// write is conditioned on it; version 0 means the caller read none, and the
+// library reads the stored version itself (Put, Update, Upsert) and writes
+// the next one, conditioned on what it read. Either way the stored version
+// is the previous one plus one, set (never added) so that a retried
+// request cannot count twice. Create stores version 1; Delete checks a
+// non-zero version and otherwise none. An update in a transaction (or
+// Idempotent) with version 0 adds 1 without reading, since the token makes
+// the ADD apply once, unless an index key holds the version.
+
+// guardPlan is what a schema declares beyond keys and indexes: the unique
+// guards (plan_guards.go) and the managed fields.
+type guardPlan struct {
+	unique           []*uniquePlan
+	version          *model.Field
+	created, updated *model.Field
+	ttl              *model.Field
+	// createdCut and updatedCut are the precision of the key formats
+	// holding CreatedAt and UpdatedAt (0: no cut): the library's stamps
+	// are cut to it, so that a key renders the stamp it made.
+	createdCut, updatedCut time.Duration
+}
+
+// managed reports whether the library sets f itself.
+func (g *guardPlan) managed(f *model.Field) bool {
+	return f != nil && (f == g.version || f == g.created || f == g.updated)
+}
+
+func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
+	g := &e.guards
+	field := func(role, name string) (*model.Field, error) {
+		f := e.byName[name]
+		if f == nil {
+			return nil, e.unknownField(name, role, name)
+		}
+		if e.inPrimaryKey(f) {
+			return nil, validationErr(e.name, name, "%s: the field is part of the primary key", role)
+		}
+		return f, nil
+	}
+	if err := e.compileUnique(s.Unique); err != nil {
+		return err
+	}
+	var err error
+	if s.Version != "" {
+		if g.version, err = field("Version", s.Version); err != nil {
+			return err
+		}
+		if k := g.version.Type.Kind(); k < reflect.Int || k > reflect.Uint64 {
+			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.Type)
+		}
+	}
+	stamp := func(role, name string) (*model.Field, error) {
+		if name == "" {
+			return nil, nil
+		}
+		f, err := field(role, name)
+		if err == nil && !isTimeType(f.Type) {
+			err = validationErr(e.name, name, "%s: the field is %s; it must be time.Time or *time.Time", role, f.Type)
+		}
+		return f, err
+	}
+	if g.created, err = stamp("CreatedAt", s.CreatedAt); err != nil {
+		return err
+	}
+	if g.updated, err = stamp("UpdatedAt", s.UpdatedAt); err != nil {
+		return err
+	}
+	if g.createdCut, err = e.stampCut(g.created, "CreatedAt"); err != nil {
+		return err
+	}
+	if g.updatedCut, err = e.stampCut(g.updated, "UpdatedAt"); err != nil {
+		return err
+	}
+	if s.TTL != "" {
+		if g.ttl, err = field("TTL", s.TTL); err != nil {
+			return err
+		}
+		if err := e.compileTTL(); err != nil {
+			return err
+		}
+	}
+	return e.checkRoles()
+}
+
+func isTimeType(t reflect.Type) bool {
+	return t == model.TimeType || (t.Kind() == reflect.Pointer && t.Elem() == model.TimeType)
+}
+
+// compileTTL checks the TTL field and sets how it is stored: as epoch
+// seconds, and not at all when zero. Keys hold it the same way (to the
+// second, absent when zero).
+func (e *entityDef) compileTTL() error {
+	f := e.guards.ttl
+	f.Form, f.OmitEmpty = codec.TimeUnix, true
+	for _, p := range e.indexes {
+		if p.multi && slices.Contains(p.deps, f) {
+			return validationErr(e.name, f.Name, "TTL: the field is a key attribute of multi-attribute index %s, whose type the table declares from the Go type, but DynamoDB's TTL is stored as a number of epoch seconds; index a copy of the time in another field", p.name)
+		}
+	}
+	switch k := f.Type.Kind(); {
+	case isTimeType(f.Type):
+	case k >= reflect.Int && k <= reflect.Uint64:
+	default:
+		return validationErr(e.name, f.Name, "TTL: the field is %s; it must be time.Time, *time.Time or an integer of epoch seconds", f.Type)
+	}
+	return nil
+}
+
+// checkRoles refuses a field given two roles among the managed fields and
+// the unique ones.
+func (e *entityDef) checkRoles() error {
+	g := &e.guards
+	roles := map[*model.Field]string{}
+	for _, r := range []struct {
+		f    *model.Field
+		role string
+	}{{g.version, "Version"}, {g.created, "CreatedAt"}, {g.updated, "UpdatedAt"}, {g.ttl, "TTL"}} {
+		if r.f == nil {
+			continue
+		}
+		if other, dup := roles[r.f]; dup {
+			return validationErr(e.name, r.f.Name, "the field is both %s and %s", other, r.role)
+		}
+		if slices.ContainsFunc(g.unique, func(u *uniquePlan) bool { return slices.Contains(u.fields, r.f) }) {
+			return validationErr(e.name, r.f.Name, "the field is both Unique and %s", r.role)
+		}
+		roles[r.f] = r.role
+	}
+	return nil
+}
+
+// encodeTTL stores the TTL field as epoch seconds, or leaves it out when
+// zero.
+func (e *entityDef) encodeTTL(rv reflect.Value, item map[string]types.AttributeValue) {
+	f := e.guards.ttl
+	if f == nil {
+		return
+	}
+	if av := ttlValue(f, rv); av != nil {
+		item[f.Attr] = av
+	} else {
+		delete(item, f.Attr)
+	}
+}
+
+// ttlValue is the epoch-seconds value of a TTL field, nil when zero.
+func ttlValue(f *model.Field, rv reflect.Value) types.AttributeValue {
+	fv, ok := f.Get(rv)
+	if !ok {
+		return nil
+	}
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			return nil
+		}
+		fv = fv.Elem()
+	}
+	var n int64
+	switch {
+	case fv.Type() == model.TimeType:
+		t := fv.Interface().(time.Time)
+		if t.IsZero() {
+			return nil
+		}
+		n = t.Unix()
+	case fv.CanInt():
+		n = fv.Int()
+	case fv.CanUint():
+		n = int64(fv.Uint())
+	}
+	if n == 0 {
+		return nil
+	}
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+// stampNow fills the managed timestamps of *v (see stamp), reading the
+// clock only when the entity has such fields.
+func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
+	if e.guards.created == nil && e.guards.updated == nil {
+		return
+	}
+	e.stamp(reflect.ValueOf(v).Elem(), stampTime(t.opts.Now()), keepUpdated)
+}
+
+// stampTime is now as the managed timestamps hold it: without its monotonic
+// reading, and in UTC when its offset is 0, which is how decoding the stored
+// text gives it back (RFC 3339 "Z" parses as UTC, an offset of the local
+// zone as Local). The stored text is the same as before: the offset now had.
+func stampTime(now time.Time) time.Time {
+	now = now.Round(0)
+	if _, off := now.Zone(); off == 0 {
+		return now.UTC()
+	}
+	return now
+}
+
+// stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt
+// always (or only when zero, with keepUpdated).
+func (e *entityDef) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
+	e.stampField(rv, e.guards.created, now, true)
+	e.stampField(rv, e.guards.updated, now, keepUpdated)
+}
+
+// stampField sets the managed timestamp f of rv (nil: none) to now, cut to
+// the precision of the key formats holding it; with onlyZero, only when it
+// is zero.
+func (e *entityDef) stampField(rv reflect.Value, f *model.Field, now time.Time, onlyZero bool) {
+	if f == nil {
+		return
+	}
+	if cut := e.guards.createdCut; f == e.guards.created && cut > 0 {
+		now = now.Truncate(cut)
+	} else if cut := e.guards.updatedCut; f == e.guards.updated && cut > 0 {
+		now = now.Truncate(cut)
+	}
+	fv := fieldByIndexAlloc(rv, f.Index)
+	if onlyZero && !fv.IsZero() && !(fv.Kind() == reflect.Pointer && fv.Elem().IsZero()) {
+		return
+	}
+	if fv.Kind() == reflect.Pointer {
+		t := now
+		fv.Set(reflect.ValueOf(&t))
+	} else {
+		fv.Set(reflect.ValueOf(now))
+	}
+}
+
+// versionOf returns the version field of rv.
+func (e *entityDef) versionOf(rv reflect.Value) int64 {
+	fv, ok := e.guards.version.Get(rv)
+	if !ok {
+		return 0
+	}
+	if fv.CanInt() {
+		return fv.Int()
+	}
+	return int64(fv.Uint())
+}
+
+func (e *entityDef) setVersion(rv reflect.Value, n int64) {
+	fv := fieldByIndexAlloc(rv, e.guards.version.Index)
+	if fv.CanInt() {
+		fv.SetInt(n)
+	} else {
+		fv.SetUint(uint64(n))
+	}
+}
+
+// versionIn is the version of the struct value rv, 0 for an unversioned
+// entity.
+func (r *boundEntity) versionIn(rv reflect.Value) int64 {
+	if r.e.guards.version == nil {
+		return 0
+	}
+	return r.e.versionOf(rv)
+}
+
+// versioning decides the version a write of rv checks and stores: the
+// caller's (non-zero) version, or, for 0, the one in s, the item the
+// library read (0 when absent). It sets rv's version to the next one and
+// records the check in x.
+func (r *boundEntity) versioning(x *expectation, rv reflect.Value, s *writeplan.Snapshot) {
+	g := &r.e.guards
+	if g.version == nil {
+		return
+	}
+	expected := r.e.versionOf(rv)
+	if expected == 0 && s != nil {
+		expected = writeplan.StoredVersion(s.Item, g.version.Attr)
+		x.VersionRead = true
+	}
+	x.VersionAttr, x.Version = g.version.Attr, expected
+	r.e.setVersion(rv, expected+1)
+}
+
+// deleteVersion records in x the version a delete with key kv checks: a
+// delete writes no version, and checks the caller's, if any. The version
+// read proves the item was there: if it is gone, the delete finds nothing
+// (ErrNotFound).
+func (r *boundEntity) deleteVersion(x *expectation, kv reflect.Value) {
+	if v := r.versionIn(kv); v != 0 {
+		x.Intent = writeplan.ExistingItem
+		x.VersionAttr, x.Version = r.e.guards.version.Attr, v
+	}
+}
+
+// addsVersion reports whether an update with key kv adds 1 to the version
+// instead of reading it: the caller gave none, the update is sent in a
+// transaction (inTx, or Idempotent) whose token makes the ADD apply once,
+// and no index key holds the version.
+func (u *updateSpec) addsVersion(kv reflect.Value, inTx bool) bool {
+	return u.r.e.guards.version != nil && u.r.versionIn(kv) == 0 && (inTx || u.token != "") && !u.r.e.versionInIndex()
+}
+
+// versionInIndex reports whether an index key of the entity holds the
+// version.
+func (e *entityDef) versionInIndex() bool {
+	for _, p := range e.indexes {
+		if e.guards.version != nil && slices.Contains(p.deps, e.guards.version) {
+			return true
+		}
+	}
+	return false
+}
+
+// managedSets stamps UpdatedAt and sets the next version (unless
+// x.AddVersion) in mv, the item after an update, and returns the fields
+// the update SETs: its own, then those. UpdatedAt is set like any field,
+// so index keys built from it follow. CreatedAt is not: an update is not
+// the item's first write, and a key holding it is rendered from the stored
+// value (an item without one, another service's, keeps none).
+func (u *updateSpec) managedSets(x *expectation, mv reflect.Value, now time.Time) []*model.Field {
+	g := &u.r.e.guards
+	set := slices.Clone(u.set)
+	if g.updated != nil {
+		u.r.e.stampField(mv, g.updated, now, false)
+		set = append(set, g.updated)
+	}
+	if g.version != nil && !x.AddVersion {
+		u.r.versioning(x, mv, x.Snap)
+		set = append(set, g.version)
+	}
+	return set
+}
+
+// writeCreatedAt writes CreatedAt = if_not_exists(CreatedAt, now): an
+// upsert sent without reading may create the item.
+func (u *updateSpec) writeCreatedAt(w *updateExpr, now time.Time) error {
+	e := u.r.e
+	f := e.guards.created
+	if f == nil {
+		return nil
+	}
+	sv := reflect.New(e.typ).Elem()
+	e.stamp(sv, now, false)
+	av, err := e.marshalFieldPlain(f, sv)
+	if err != nil {
+		return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
+	}
+	w.ub.SetIfNotExists(w.b.Name(f.Attr), w.b.Value(av))
+	return nil
+}
+
+// writeVersion writes the version's ADD of 1 (x.AddVersion), or records
+// the version the update stores (managedSets SETs it) in its effect.
+func (u *updateSpec) writeVersion(w *updateExpr, x *expectation) {
+	g := &u.r.e.guards
+	switch {
+	case x.AddVersion:
+		w.ub.Add(w.b.Name(g.version.Attr), w.b.Value(&types.AttributeValueMemberN{Value: "1"}))
+	case g.version != nil:
+		w.eff.VersionAttr, w.eff.Version = g.version.Attr, x.Version+1
+	}
+}
+
+// stampCut is the precision of the key formats of the templates holding
+// f, a managed timestamp (role names it): a second for rfc3339 and unix, a
+// millisecond for rfc3339milli and unixmilli, 0 when none cuts. A format
+// holding only the date is refused: the library's stamp has a time of day,
+// unless the field is stored as a date (tag option date), which cuts it.
+func (e *entityDef) stampCut(f *model.Field, role string) (time.Duration, error) {
+	if f == nil {
+		return 0, nil
+	}
+	tpls := []compiledKey{e.pk, e.sk}
+	for _, p := range e.indexes {
+		if !p.multi {
+			tpls = append(tpls, p.pk, p.sk)
+		}
+	}
+	var cut time.Duration
+	for _, k := range tpls {
+		for i, kf := range k.fields {
+			if kf != f {
+				continue
+			}
+			switch k.places[i].Format {
+			case keys.RFC3339, keys.Unix:
+				cut = max(cut, time.Second)
+			case keys.RFC3339Milli, keys.UnixMilli:
+				cut = max(cut, time.Millisecond)
+			case keys.Date:
+				if f.Form != codec.TimeDate {
+					return 0, validationErr(e.name, f.Name, "%s: the field is in key template %q as a date, but the time the library stamps has a time of day; store the field as a date (tag option date) or index a day field of your own", role, k.tpl.Raw)
+				}
+			}
+		}
+	}
+	return cut, nil
+}

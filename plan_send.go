@@ -1,0 +1,165 @@
+package singletable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/backoff"
+)
+
+// The plan's last step, sending: every write is first built as
+// transaction items (the entity's own item with its condition, plus the
+// guard items of its unique fields). A write of one item is sent as a
+// single PutItem, UpdateItem or DeleteItem; a write with guard items, or
+// an idempotency token, as a TransactWriteItems. The same items serve the
+// transaction forms, so a guarded write composes with others in one
+// transaction.
+
+// racePolicy paces how often a write is built again (re-reading the item)
+// after the item changed between the library's read and the write.
+var racePolicy = backoff.Policy{Base: 5 * time.Millisecond, Max: 100 * time.Millisecond, Attempts: 5}
+
+// execResult is what a write returns.
+type execResult struct {
+	// attrs are the attributes a single DeleteItem (old item) or
+	// UpdateItem (new item) returned; nil after a transaction.
+	attrs map[string]types.AttributeValue
+	// unseen is set when an attempt whose response was lost applied the
+	// write and a retry found it done (see plan_lost.go); attrs then hold
+	// the item as it is now (nil after a delete).
+	unseen bool
+	// noItem is set when a single UpdateItem was answered without the
+	// new item, which only a Table.Preview does.
+	noItem bool
+}
+
+// exec runs a write: one item as a single request, several as a
+// transaction. A guarded write that raced with another writer is built
+// again (re-reading the item).
+func (r *boundEntity) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (execResult, error) {
+	return r.execToken(ctx, kind, "", build)
+}
+
+// execToken is exec, sent as a transaction with the given client request
+// token when token is not empty (even for one item).
+func (r *boundEntity) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
+	var res execResult
+	var foreign []itemID // guards found held by another item: not released
+	err := racePolicy.Do(ctx, nil, func(err error) bool {
+		// A retry rebuilds the request, which a fixed token would refuse.
+		var re *raceError
+		var fg *foreignGuardError
+		return token == "" && (errors.As(err, &re) || errors.As(err, &fg))
+	}, func(ctx context.Context) error {
+		items, err := build()
+		if err != nil {
+			return err
+		}
+		items = withoutReleases(items, foreign)
+		if len(items) > 1 || token != "" {
+			err := r.t.execTx(ctx, kind, r.e.name, items, token)
+			var fg *foreignGuardError
+			if errors.As(err, &fg) {
+				foreign = append(foreign, fg.guard)
+			}
+			return err
+		}
+		res, err = r.t.execItem(ctx, kind, r.e.name, items[0])
+		return err
+	})
+	var ie *backoff.InterruptedError
+	if errors.As(err, &ie) {
+		err = ie.Last // the context ended while waiting: report what raced
+	}
+	return res, err
+}
+
+// execTx sends the items of one write as a transaction.
+func (t *Table) execTx(ctx context.Context, kind, entity string, items []txItem, token string) error {
+	tx := &txn{t: t}
+	tx.add(items, kind, entity, nil)
+	in, err := tx.request(token)
+	if err != nil {
+		return err
+	}
+	err = tx.commit(ctx, in, TxOptions{})
+	var te *TransactionError
+	if errors.As(err, &te) && te.TxReason.Err != nil {
+		// A single write reports its own failure, not a transaction's.
+		return withCause(te.TxReason.Err, te.Cause)
+	}
+	return err
+}
+
+// execItem sends one item as a single PutItem, DeleteItem or UpdateItem.
+// When an attempt may have been applied without an answer and the request
+// ends with a failed condition (or a delete that found nothing), the item
+// as it is now decides whether the write is in fact done (see
+// plan_lost.go).
+func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (execResult, error) {
+	var res execResult
+	var err error
+	// The log and the options slice passed to the client share one
+	// allocation.
+	call := &struct {
+		log  attemptLog
+		opts [1]func(*dynamodb.Options)
+	}{}
+	log := &call.log
+	call.opts[0] = log.option()
+	opt := call.opts[:]
+	switch {
+	case it.tw.Put != nil:
+		p := it.tw.Put
+		_, err = t.api(ctx, entity).PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: p.TableName, Item: p.Item,
+			ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
+			ExpressionAttributeValues:           p.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
+		}, opt...)
+	case it.tw.Delete != nil:
+		d := it.tw.Delete
+		var out *dynamodb.DeleteItemOutput
+		out, err = t.api(ctx, entity).DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: d.TableName, Key: d.Key,
+			ConditionExpression: d.ConditionExpression, ExpressionAttributeNames: d.ExpressionAttributeNames,
+			ExpressionAttributeValues:           d.ExpressionAttributeValues,
+			ReturnValues:                        types.ReturnValueAllOld,
+			ReturnValuesOnConditionCheckFailure: d.ReturnValuesOnConditionCheckFailure,
+		}, opt...)
+		if err == nil {
+			res.attrs = out.Attributes
+			// Nothing deleted by this attempt: an earlier one may have.
+			res.unseen = len(out.Attributes) == 0 && log.maybeApplied.Load()
+		}
+	case it.tw.Update != nil:
+		u := it.tw.Update
+		var out *dynamodb.UpdateItemOutput
+		out, err = t.api(ctx, entity).UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
+			ExpressionAttributeValues:           u.ExpressionAttributeValues,
+			ReturnValues:                        types.ReturnValueAllNew,
+			ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
+		}, opt...)
+		if err == nil {
+			res.attrs, res.noItem = out.Attributes, len(out.Attributes) == 0
+		}
+	default:
+		return res, validationErr(entity, "", "%s: nothing to write", strings.ToLower(kind))
+	}
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) && it.failed != nil {
+			return conditionFailed(kind, entity, it, log.maybeApplied.Load(), ccf.Item, err)
+		}
+		return res, fmt.Errorf("singletable: %s %s: %w", strings.ToLower(kind), entity, redactAPI(err))
+	}
+	return res, nil
+}

@@ -1,0 +1,348 @@
+package singletable
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
+)
+
+// The plan's update expression: what an [Update] SETs, REMOVEs and ADDs,
+// written step by step in a fixed order (build), so that a request's
+// placeholders never change. An operator on a field that an index key or a
+// guard depends on is applied in Go to the value read (merge) and SET.
+
+// updateExpr is the update expression of one request being written, with
+// what it makes visible in the item (its effect, see plan_lost.go).
+type updateExpr struct {
+	b   expr.Builder
+	ub  expr.Update
+	eff writeplan.Effect
+}
+
+// set SETs attribute attr to av, or REMOVEs it when av is nil.
+func (w *updateExpr) set(attr string, av types.AttributeValue) {
+	if av == nil {
+		w.ub.Remove(w.b.Name(attr))
+		w.eff.Removed = append(w.eff.Removed, attr)
+		return
+	}
+	w.ub.Set(w.b.Name(attr), w.b.Value(av))
+	w.eff.Set[attr] = av
+}
+
+// valid reports the mistakes the builder recorded, and an update that
+// changes nothing.
+func (u *updateSpec) valid() error {
+	if len(u.errs) > 0 {
+		return errors.Join(u.errs...)
+	}
+	if len(u.set)+len(u.remove)+len(u.ops) == 0 {
+		return validationErr(u.r.e.name, "", "update changes nothing")
+	}
+	return nil
+}
+
+// item is the update under key as a transaction item: x says what it
+// expects and holds what was read before it (x.Snap), mv is the item after
+// the update (merged) and fromSnap the fields merged from the snapshot.
+func (u *updateSpec) item(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (txItem, error) {
+	up, eff, err := u.build(key, x, mv, fromSnap)
+	if err != nil {
+		return txItem{}, err
+	}
+	return txItem{table: u.r.t, key: key, size: itemsize.Of(key) + itemsize.Of(up.ExpressionAttributeValues),
+		tw: types.TransactWriteItem{Update: up}, failed: x.failed, applied: eff.Applied}, nil
+}
+
+// build writes the update's request, with what it changes (to recognise
+// it applied after a lost response).
+func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (*types.Update, writeplan.Effect, error) {
+	r, e := u.r, u.r.e
+	now := stampTime(r.t.opts.Now())
+	set, ops := u.splitOps(u.managedSets(x, mv, now), fromSnap)
+	touched := map[*model.Field]bool{}
+	for _, f := range slices.Concat(set, u.remove) {
+		touched[f] = true
+	}
+	for _, o := range ops {
+		touched[o.Field] = true
+	}
+	w := &updateExpr{eff: writeplan.Effect{Entity: e.name, TypeAttr: r.t.opts.EntityTypeAttr, Untyped: r.t.opts.OmitEntityType,
+		Set: map[string]types.AttributeValue{}, Stamped: e.guards.updated != nil, Adds: slices.ContainsFunc(ops, writeplan.Op.Counts)}}
+	if !r.t.opts.OmitEntityType {
+		// An item another service wrote without it (MatchKeys) gets it.
+		w.ub.Set(w.b.Name(r.t.opts.EntityTypeAttr), w.b.ValueS(e.name))
+	}
+	// An upsert sent without reading may create the item: it carries its
+	// key fields and CreatedAt like any item, and every index key.
+	blind := u.upsert && x.Snap == nil
+	if blind {
+		if err := u.writeKeyFields(w, mv, touched); err != nil {
+			return nil, writeplan.Effect{}, err
+		}
+		if err := u.writeCreatedAt(w, now); err != nil {
+			return nil, writeplan.Effect{}, err
+		}
+	}
+	if err := u.writeFields(w, mv, set, ops); err != nil {
+		return nil, writeplan.Effect{}, err
+	}
+	u.writeVersion(w, x)
+	if err := u.writeIndexKeys(w, mv, touched, u.known(fromSnap), blind); err != nil {
+		return nil, writeplan.Effect{}, err
+	}
+	up, err := u.request(w, key, x)
+	return up, w.eff, err
+}
+
+// splitOps splits the update's operators: one on a field read before the
+// update (fromSnap: an index key or a guard depends on it) was applied in
+// Go (merge) and is SET to the result, added to set; the others are
+// returned, to be written as DynamoDB's own.
+func (u *updateSpec) splitOps(set []*model.Field, fromSnap map[*model.Field]bool) ([]*model.Field, []writeplan.Op) {
+	var ops []writeplan.Op
+	for _, o := range u.ops {
+		if fromSnap[o.Field] {
+			set = appendUnique(set, o.Field)
+		} else {
+			ops = append(ops, o)
+		}
+	}
+	return set, ops
+}
+
+// writeFields writes the fields the update sets (their values in mv), the
+// ones it removes, and its operators into w.
+func (u *updateSpec) writeFields(w *updateExpr, mv reflect.Value, set []*model.Field, ops []writeplan.Op) error {
+	e := u.r.e
+	for _, f := range set {
+		av, err := u.setValue(f, mv)
+		if err != nil {
+			return err
+		}
+		w.set(f.Attr, av)
+	}
+	for _, f := range u.remove {
+		w.set(f.Attr, nil)
+	}
+	for _, o := range ops {
+		if e.inMultiKey(o.Field) {
+			return &KeyError{Entity: e.name, Key: o.Field.Attr, Missing: []string{o.Field.Name},
+				Err: fmt.Errorf("%s on a multi-attribute key attribute cannot keep the index key canonical; use Set", o.Name)}
+		}
+		if err := o.Write(&w.b, &w.ub); err != nil {
+			return &ValidationError{Entity: e.name, Field: o.Field.Name, Reason: "cannot encode", Err: err}
+		}
+	}
+	return nil
+}
+
+// setValue is the value an update stores for f, set in mv: nil removes
+// the attribute. The TTL is stored in epoch seconds; a key attribute of a
+// multi-attribute index with the key attribute's checks, and removed when
+// absent (DynamoDB refuses an empty key attribute).
+func (u *updateSpec) setValue(f *model.Field, mv reflect.Value) (types.AttributeValue, error) {
+	e := u.r.e
+	if f == e.guards.ttl {
+		return ttlValue(f, mv), nil
+	}
+	var av types.AttributeValue
+	var err error
+	if e.inMultiKey(f) {
+		if !f.Present(mv) {
+			return nil, nil
+		}
+		av, err = e.marshalField(f, mv)
+	} else {
+		av, err = e.marshalFieldPlain(f, mv)
+	}
+	var ke *KeyError
+	if errors.As(err, &ke) {
+		return nil, ke
+	}
+	if err != nil {
+		return nil, &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
+	}
+	return av, nil
+}
+
+// request is the update's request under key: w's expression, on the
+// condition that the item is this entity's, the version is the one read,
+// the fields read are as read, then the caller's conditions.
+func (u *updateSpec) request(w *updateExpr, key map[string]types.AttributeValue, x *expectation) (*types.Update, error) {
+	r, e := u.r, u.r.e
+	cond := r.ownership(x.Intent).And(x.VersionCheck()).And(x.SnapshotCheck(r.t.opts.PartitionKey)).And(u.userCond())
+	condText, err := cond.Write(&w.b, r.condNames())
+	if err != nil {
+		return nil, condErr(e.name, "bad update condition", err)
+	}
+	update := w.ub.String()
+	up := &types.Update{TableName: &r.t.name, Key: key, UpdateExpression: &update,
+		ExpressionAttributeNames: w.b.Names(), ExpressionAttributeValues: w.b.Values()}
+	if condText != "" {
+		up.ConditionExpression = &condText
+		// Tells "missing item" from "condition false" from "stale version".
+		up.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
+	if err := checkExprLimits(e.name, exprParts{kinds: []string{"update", "condition"},
+		exprs: []*string{up.UpdateExpression, up.ConditionExpression}, update: up.UpdateExpression,
+		names: up.ExpressionAttributeNames, values: up.ExpressionAttributeValues}); err != nil {
+		return nil, err
+	}
+	return up, nil
+}
+
+// merged returns the item's values as the update leaves them, as far as
+// known (see merge), and the fields merged from the snapshot s.
+func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model.Field]bool, err error) {
+	merged = u.vals
+	var ov reflect.Value
+	if s != nil && s.Item != nil {
+		old, err := u.r.e.decode(u.r.t, s.Item)
+		if err != nil {
+			return merged, nil, err
+		}
+		ov = reflect.ValueOf(&old).Elem()
+	}
+	fromSnap, err = u.merge(reflect.ValueOf(&merged).Elem(), reflect.ValueOf(&u.key).Elem(), ov, s)
+	return merged, fromSnap, err
+}
+
+// merge completes mv, the values the update sets (removed fields zero),
+// into the item as the update leaves it, as far as known: the key fields
+// and version of kv, the update's key, and, from ov, the item the update
+// read (s; the zero Value when there was none), the other fields it read,
+// with the operators applied to those it changes. It returns the fields
+// merged from the snapshot.
+func (u *updateSpec) merge(mv, kv, ov reflect.Value, s *writeplan.Snapshot) (map[*model.Field]bool, error) {
+	e := u.r.e
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, []*model.Field{e.guards.version}) {
+		if f == nil {
+			continue
+		}
+		if fv, ok := f.Get(kv); ok {
+			fieldByIndexAlloc(mv, f.Index).Set(fv)
+		}
+	}
+	fromSnap := map[*model.Field]bool{}
+	if !ov.IsValid() {
+		return fromSnap, nil
+	}
+	for _, f := range s.Fields {
+		if f == e.guards.version || u.setsOrRemoves(f) {
+			continue
+		}
+		fv, ok := f.Get(ov)
+		if !ok {
+			continue
+		}
+		dst := fieldByIndexAlloc(mv, f.Index)
+		dst.Set(fv)
+		if err := u.applyOps(f, dst, s.Item); err != nil {
+			return nil, err
+		}
+		fromSnap[f] = true
+	}
+	return fromSnap, nil
+}
+
+// applyOps applies the update's operators on f to dst, its value read from
+// item, as DynamoDB would.
+func (u *updateSpec) applyOps(f *model.Field, dst reflect.Value, item map[string]types.AttributeValue) error {
+	stored, present := item[f.Attr]
+	for _, o := range u.ops {
+		if o.Field != f {
+			continue
+		}
+		if !o.Takes(stored) {
+			// Computing it in Go would rewrite another service's
+			// attribute in the field's shape (a set as a list, a text as
+			// a number).
+			return fmt.Errorf("singletable: update %s: %s on %s, which the stored item holds as %s: DynamoDB's operator does not take it; nothing was written",
+				u.r.e.name, o.Name, f.Name, avKind(stored))
+		}
+		if err := o.Apply(dst, present); err != nil {
+			return &ValidationError{Entity: u.r.e.name, Field: f.Name, Reason: o.Name, Err: err}
+		}
+	}
+	return nil
+}
+
+// check encodes the values the update sets and adds, so that bad values
+// are refused before the update reads or sends anything.
+func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue) error {
+	e := u.r.e
+	// The item after the update holds at least its key and the values set:
+	// past 400 KB, DynamoDB would refuse it.
+	size := itemsize.Of(key)
+	for _, f := range u.set {
+		if f == e.guards.ttl {
+			continue
+		}
+		marshal := e.marshalFieldPlain
+		if e.inMultiKey(f) {
+			marshal = e.marshalField // with the key attribute's checks
+		}
+		av, err := marshal(f, vv)
+		var ke *KeyError
+		if errors.As(err, &ke) {
+			return ke
+		}
+		if err != nil {
+			return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
+		}
+		if av != nil {
+			n, _ := itemsize.Attr(f.Attr, av)
+			size += n
+		}
+	}
+	if size > itemsize.MaxItemBytes {
+		return &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
+	}
+	return u.checkActions()
+}
+
+// checkActions refuses two actions on one attribute, which DynamoDB does
+// not allow in an update expression, and an added number that does not
+// encode.
+func (u *updateSpec) checkActions() error {
+	e := u.r.e
+	acts := map[*model.Field]string{}
+	act := func(f *model.Field, what string) error {
+		if prev, ok := acts[f]; ok {
+			return validationErr(e.name, f.Name, "%s and %s in one update: DynamoDB allows one action per attribute", prev, what)
+		}
+		acts[f] = what
+		return nil
+	}
+	for _, f := range u.set {
+		if err := act(f, "Set"); err != nil {
+			return err
+		}
+	}
+	for _, f := range u.remove {
+		if err := act(f, "Remove"); err != nil {
+			return err
+		}
+	}
+	for _, o := range u.ops {
+		if err := act(o.Field, o.Name); err != nil {
+			return err
+		}
+		if o.Kind == writeplan.OpAdd {
+			if _, err := attributevalue.Marshal(o.N); err != nil {
+				return &ValidationError{Entity: e.name, Field: o.Field.Name, Reason: "cannot encode", Err: err}
+			}
+		}
+	}
+	return nil
+}
