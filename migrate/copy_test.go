@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -254,6 +255,41 @@ func TestMigrateCopyFailures(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, vr.OK(), "%+v", vr)
 	assert.Equal(t, map[string]int64{"User": 297, "UserSkill": 30}, vr.Expected)
+}
+
+// A transform's op that a batch cannot carry fails its item and no other:
+// a create (only a Tx sends it) is refused when the transform returns it,
+// a put with WriteOptions when BatchWrite refuses its batch before
+// sending, after which the batch's other ops are written.
+func TestMigrateCopyOpsABatchCannotCarry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := newLegacyTable(t, 100)
+	tbl, users, _ := usersTarget(t)
+	transform := migrate.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
+		v := User{Username: u.Username, Name: u.Name}
+		switch {
+		case u.Deleted:
+			return nil, nil
+		case strings.HasSuffix(u.Username, "3"):
+			return []singletable.WriteOp{users.CreateOp(v)}, nil
+		case strings.HasSuffix(u.Username, "5"):
+			return []singletable.WriteOp{users.PutOp(v, func(o *singletable.WriteOptions) { o.MustExist = true })}, nil
+		}
+		return []singletable.WriteOp{users.PutOp(v)}, nil
+	})
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, transform))
+	require.NoError(t, err)
+	rep, err := m.Run(ctx, "000-users")
+	var me *migrate.Error
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, migrate.Counts{Scanned: 100, Read: 100, Written: 79, Skipped: 1, Failed: 20}, rep.Counts)
+	assert.Equal(t, map[string]int64{"User put": 79}, rep.Ops)
+	for _, f := range rep.Failures {
+		var ve *singletable.ValidationError
+		assert.ErrorAs(t, f.Err, &ve, "%v", f.Key)
+	}
+	assert.Len(t, contents(t, tbl), 79, "every put the batches could carry was written")
 }
 
 // Verify finds what differs after a copy.
