@@ -139,14 +139,16 @@
 //
 // # Migrations
 //
-// A [Migrator] runs a table's data migrations and records them in the table
-// itself: [CopyMigration] copies a legacy table through a typed [Transform],
-// [Repo.BackfillMigration] rewrites an entity's stored items after its keys or
-// indexes changed. Runs scan in parallel segments under an optional WCU
-// limit, checkpoint every page so a stopped run resumes, never run again once
-// completed, and [Migrator.Verify] compares the result with what was meant.
-// Package migratecli exposes them as `migrate status | run | verify`. See
-// docs/migrations.md.
+// Package migrate runs a table's data migrations and records them in the
+// table itself: a copy of a legacy table through a typed transform, a
+// backfill that rewrites an entity's stored items after its keys or indexes
+// changed, the adoption of unique guards. Runs scan in parallel segments
+// under an optional WCU limit, checkpoint every page so a stopped run
+// resumes, never run again once completed, and a verification compares the
+// result with what was meant; package migrate/migratecli exposes them as
+// `migrate status | run | verify`. From this package a migration needs only
+// what an entity offers: [Repo.StoredItems], whose [StoredChange]s go
+// through the write plan like every other write. See docs/migrations.md.
 //
 // # Describing the table
 //

@@ -75,7 +75,7 @@ type Schema[T any] struct {
 	// and Put, Delete and updates touching a unique field first read the
 	// item to learn the values to release. Items already in the table
 	// without their guards (another service's, or written before the
-	// declaration) get them from [Repo.UniqueGuardMigration].
+	// declaration) get them from package migrate's UniqueGuards.
 	Unique []Unique
 	// Version names an integer field used for optimistic locking, with one
 	// rule on every path. Create stores version 1. A non-zero version in

@@ -15,7 +15,6 @@ import (
 
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/format"
-	"github.com/singletable-go/singletable/internal/migration"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -214,18 +213,6 @@ func (e *entityDef) typeFilter(b *expr.Builder, o *TableOptions) string {
 	}
 	// Not parenthesised: And parenthesises it when it joins a filter.
 	return expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name)) + " OR " + untyped
-}
-
-// selection is how a migration's scan picks the entity's items: the
-// filter of its queries, and for an entity matching keys the key shape of
-// the untyped items that filter keeps (as Query.mine checks it).
-func (r *Repo[T]) selection() migration.Selection {
-	o := &r.t.opts
-	s := migration.Selection{Filter: func(b *expr.Builder) string { return r.e.typeFilter(b, o) }}
-	if r.e.foreign.matchKeys {
-		s.Owns = func(item map[string]types.AttributeValue) bool { return r.e.owns(o, item) }
-	}
-	return s
 }
 
 // ownershipOf is writeplan.Ownership for the entity in table options o.

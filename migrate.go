@@ -4,614 +4,666 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
+	"maps"
+	"reflect"
+	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/migration"
+	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// Migrations: a copy of another table through a transform
-// ([CopyMigration]) and a backfill that re-renders an entity's keys after
-// its declaration changed ([Repo.BackfillMigration]), run by a [Migrator]
-// that keeps their ledger in the table. This file is their public face;
-// the engine (runner, ledger, checkpoints, verification) is in
-// internal/migration, and migrate_backfill.go is the generic edge that
-// renders an entity's items and writes them through the write plan.
+// What an entity offers migrations. Package migrate (the engine: runner,
+// ledger, checkpoints, verification, and its CLI) runs a table's data
+// migrations; from this package it needs only what an entity must
+// provide: its stored items, raw, selected by a scan, read back, rendered
+// again with the current declaration, and rewritten through the write
+// plan like every other write (the ownership condition, the unique guards'
+// owner condition, the classification of failed conditions). That is
+// [StoredItems] and the [StoredChange]s it plans. A copy needs nothing
+// more than [Repo.PutOp], [BatchWrite] and [Table.GetItems].
 
-// Migration is one named data migration: a copy of another table through a
-// transform ([CopyMigration]) or a backfill that re-renders an entity's keys
-// after its declaration changed ([Repo.BackfillMigration]). Register
-// migrations with [NewMigrator], which records their progress in the table
-// itself.
-type Migration struct {
-	// ID names the migration in the ledger: 1 to 128 characters from
-	// [A-Za-z0-9._-], for example "000-users-to-glad-entities". IDs are
-	// forever: a finished migration never runs again under the same ID.
-	ID string
-	// Description says what the migration does, for `migrate status`.
-	Description string
+// MigrationLedgerType is the entity type of the items in which package
+// migrate keeps a table's migration ledger, for readers of the table's
+// stream and scans that skip them.
+const MigrationLedgerType = "_Migration"
 
-	kind string // "copy", "backfill" or "guards"
-	// engine makes the engine's form of the migration for a run on t whose
-	// batch writes use batch; it refuses a migration that cannot run on t.
-	engine func(t *Table, batch BatchOptions) (migration.Kind, error)
+// StoredItems is one entity's stored items in one table, raw, as a
+// migration reads and rewrites them: package migrate's backfill and
+// unique guard migrations plan each item's change with [StoredItems.Rewrite]
+// and [StoredItems.ClaimGuards] and apply it with [StoredChange.Apply],
+// under the conditions of the write plan. [Repo.StoredItems] returns it.
+type StoredItems struct {
+	boundEntity
+	// decode decodes a stored item into a new value of the entity's type
+	// (addressable) and, when render is set, renders that value again.
+	decode func(item map[string]types.AttributeValue, render bool) (reflect.Value, map[string]types.AttributeValue, error)
 }
 
-// Transform maps one raw item of a copy's source table to the writes it
-// becomes in the target: usually one put made with [Repo.PutOp], none to
-// skip the item, several to split it into entities.
-//
-// A transform must be deterministic (the same item gives the same ops) and
-// safe for concurrent use: a resumed or repeated run transforms items
-// again and must write the same content, and [Migrator.Verify] compares
-// the table with the transform's output.
-type Transform func(item map[string]types.AttributeValue) ([]WriteOp, error)
-
-// TransformAs returns a [Transform] that decodes each raw item into S with
-// the SDK's attributevalue.UnmarshalMap (so `dynamodbav` tags apply) and
-// passes it to fn. A decoding error fails the item.
-func TransformAs[S any](fn func(S) ([]WriteOp, error)) Transform {
-	return func(item map[string]types.AttributeValue) ([]WriteOp, error) {
-		var s S
-		if err := attributevalue.UnmarshalMap(item, &s); err != nil {
-			return nil, fmt.Errorf("singletable: transform: decode source item: %w", err)
-		}
-		return fn(s)
+// StoredItems returns r's stored items, for package migrate (nil for a
+// nil r).
+func (r *Repo[T]) StoredItems() *StoredItems {
+	if r == nil {
+		return nil
 	}
+	return &StoredItems{boundEntity: r.boundEntity, decode: r.decodeStored}
 }
 
-// CopySource names the table a copy migration reads.
-type CopySource struct {
-	// Table is the source table's name. Its key schema can be anything.
-	Table string
-	// Client reaches the source table; nil means the migrator's table's
-	// client.
-	Client Client
-}
-
-// CopyMigration returns a migration that scans src and writes what
-// transform makes of each item, with batch writes ([BatchWrite]) whose
-// unprocessed items are retried with backoff. See [Migrator.Run] for the
-// options (segments, writers, rate limit, dry run, progress) and
-// [MigrationCounts] for how items are counted.
-func CopyMigration(id string, src CopySource, transform Transform) Migration {
-	return Migration{ID: id, kind: "copy", engine: func(t *Table, batch BatchOptions) (migration.Kind, error) {
-		if src.Table == "" || transform == nil {
-			return nil, validationErr("", "CopySource", "a copy needs a source table and a transform")
-		}
-		return copyEngine(t, src, transform, batch), nil
-	}}
-}
-
-// MigrationState is the state of a migration as its ledger records it.
-type MigrationState string
-
-// The states of a migration.
-const (
-	// MigrationPending: the migration has never run.
-	MigrationPending MigrationState = "pending"
-	// MigrationRunning: a run holds the migration's lease now.
-	MigrationRunning MigrationState = "running"
-	// MigrationInterrupted: a run started and stopped before the end
-	// (cancelled, crashed, or an error); the next run resumes from the
-	// per-segment checkpoints.
-	MigrationInterrupted MigrationState = "interrupted"
-	// MigrationCompleted: every item was migrated; the migration does not
-	// run again.
-	MigrationCompleted MigrationState = "completed"
-	// MigrationFailed: a run reached the end with failed items; the next
-	// run starts again from the beginning (writes are idempotent).
-	MigrationFailed MigrationState = "failed"
-)
-
-// MigrationCounts counts what a migration did with the items it met. The
-// counts add up: Read = Written + Skipped + Failed.
-//
-// For a copy, Read counts source items; an item is Written when its
-// transform returned at least one op and every op was applied (in a dry
-// run: would be applied), Skipped when the transform returned no op, and
-// Failed when the transform returned an error or an invalid op, or any of
-// its ops could not be applied after the retries (its other ops may have
-// been applied; a later run applies them again, to the same content).
-// An item that becomes several ops counts once.
-//
-// For a backfill, Read counts the entity's items; an item is Written when
-// it was rewritten (an update of its index attributes, or a re-key),
-// Skipped when its keys were already those of the current declaration or
-// it was deleted meanwhile, and Failed otherwise. A re-keyed item may be
-// met again by the scan at its new key; it is then read again and skipped.
-type MigrationCounts struct {
-	// Scanned counts the items the scan evaluated, before its filter.
-	Scanned int64
-	Read    int64
-	Written int64
-	Skipped int64
-	Failed  int64
-}
-
-// RunOptions tunes [Migrator.Run]. Set fields in the option functions; the
-// zero value of a field means its default.
-type RunOptions struct {
-	// Segments is the number of parallel scan segments; default 4. It is
-	// fixed by a migration's first run: a resumed run uses the recorded
-	// number so that the checkpoints still mean the same thing.
-	Segments int
-	// Writers is the number of write requests in flight at once (batch
-	// writes of 25 for a copy, single-item rewrites for a backfill);
-	// default 8.
-	Writers int
-	// PageSize is the number of items a scan request evaluates; default
-	// 1000. A scan without a limit is slow on DynamoDB Local (quadratic)
-	// and checkpoints are taken once per page.
-	PageSize int32
-	// WCU limits the write capacity units consumed per second by the
-	// migration's writes to the base table (0: no limit). A put or update
-	// costs ceil(size/1 KB) units, a transactional write twice that.
-	WCU float64
-	// DryRun reports what would be written and writes nothing, not even
-	// the ledger. It scans from the beginning.
-	DryRun bool
-	// Progress, if set, is called every ProgressInterval (default 1s) and
-	// once at the end, from a single goroutine.
-	Progress func(Progress)
-	// ProgressInterval is how often Progress is called; default 1s.
-	ProgressInterval time.Duration
-	// Batch tunes the retries of each batch write (its Concurrency is
-	// ignored: Writers says how many are in flight).
-	Batch BatchOptions
-	// Lease is how long a run's claim on the migration lasts without
-	// renewal; default 1 minute. A crashed run blocks others that long
-	// (in a shared run: a crashed worker's segments wait that long before
-	// another worker takes them over).
-	Lease time.Duration
-	// Shared makes this run one worker of several, in this process or
-	// others, on this machine or others, that run the migration together.
-	// Instead of holding the whole migration, each worker claims scan
-	// segments one at a time, each by a lease of its own in the segment's
-	// checkpoint (renewed while it scans), and stays until every segment is
-	// done: a worker that dies has its segments taken over, from their
-	// last checkpoints, once their leases expire. The first worker's
-	// Segments fixes the number of segments; choose several per worker
-	// (for example 4 workers × WorkerSegments 2 × 2 = 16) so the work
-	// spreads evenly. Counts add up across workers: each report's Counts
-	// are the migration's totals and RunCounts this worker's share. The
-	// worker that sees the last segment done records the migration
-	// completed (or failed); the others report that state. Shared workers
-	// and a run without Shared keep each other out ([ErrMigrationRunning]).
-	// A dry run ignores Shared.
-	Shared bool
-	// WorkerSegments is how many segments a shared worker scans at once;
-	// default 2.
-	WorkerSegments int
-}
-
-// Progress is a snapshot of a running migration, passed to
-// [RunOptions].Progress.
-type Progress struct {
-	ID string
-	// MigrationCounts are totals so far, including earlier runs of the
-	// migration that this run resumes.
-	MigrationCounts
-	// Total estimates how many items the scan evaluates in all (the
-	// scanned table's item count, which DynamoDB updates about every six
-	// hours); 0 when unknown.
-	Total int64
-	// Elapsed is the time since this run started.
-	Elapsed time.Duration
-	// Rate is items read per second in this run.
-	Rate float64
-	// WCURate is write capacity units consumed per second in this run.
-	WCURate float64
-	// ETA estimates the time left; 0 when unknown.
-	ETA time.Duration
-	// Done is set on the last call.
-	Done bool
-}
-
-// ItemFailure is one item a migration could not migrate.
-type ItemFailure struct {
-	// Segment is the scan segment the item came from.
-	Segment int
-	// Key is the item's primary key in the scanned table.
-	Key map[string]types.AttributeValue
-	// Err says why.
-	Err error
-}
-
-// MigrationReport describes one call of [Migrator.Run].
-type MigrationReport struct {
-	ID   string
-	Kind string
-	// State is the migration's state after the call.
-	State MigrationState
-	// DryRun is set when nothing was written.
-	DryRun bool
-	// AlreadyCompleted is set when the migration had completed before and
-	// the call did nothing; Counts are those recorded.
-	AlreadyCompleted bool
-	// Resumed is set when the run continued from checkpoints of an earlier
-	// run.
-	Resumed bool
-	// Segments is the number of scan segments used.
-	Segments int
-	// Counts are the migration's totals, earlier runs (and, in a shared
-	// run, the other workers) included.
-	Counts MigrationCounts
-	// RunCounts are what this run itself migrated: the pages it
-	// checkpointed. The RunCounts of the workers of a shared run, and of the
-	// runs before them, add up to Counts.
-	RunCounts MigrationCounts
-	// Claimed counts the segments a shared run claimed, and TakenOver those
-	// of them another run had left part-way (its lease expired, or it
-	// stopped).
-	Claimed, TakenOver int
-	// Ops counts the writes of this run by entity type and kind, for
-	// example "User put", "UserSkill update", "UserSkill re-key". In a dry
-	// run these are the writes that would be made.
-	Ops map[string]int64
-	// Retried counts the rewrites of this run that were planned again
-	// because a concurrent writer changed the item meanwhile (backfill).
-	Retried int64
-	// WCU is the write capacity this run consumed (would consume, in a dry
-	// run), computed from item sizes.
-	WCU int64
-	// Elapsed is the duration of this run.
-	Elapsed time.Duration
-	// Failures lists the items this run failed, up to 1,000 of them
-	// (Counts.Failed has them all).
-	Failures []ItemFailure
-}
-
-// ErrMigrationRunning is returned by [Migrator.Run] when another run holds
-// the migration's lease, and when a run loses its lease (it stops at once).
-var ErrMigrationRunning = errors.New("singletable: migration is running elsewhere")
-
-// MigrationError reports a run that reached the end of its scan with
-// failed items. The migration is recorded as failed; running it again
-// starts over.
-type MigrationError struct {
-	ID       string
-	Failed   int64         // items that failed, in all
-	Failures []ItemFailure // the first of them
-}
-
-// Error lists the first failures.
-func (e *MigrationError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "singletable: migration %s: %d item(s) failed", e.ID, e.Failed)
-	for i, f := range e.Failures {
-		if i == 3 {
-			fmt.Fprintf(&b, "; and %d more", e.Failed-int64(i))
-			break
-		}
-		fmt.Fprintf(&b, "; %v", f.Err)
+// decodeStored is StoredItems.decode for T: the generic edge of the face.
+func (r *Repo[T]) decodeStored(item map[string]types.AttributeValue, render bool) (reflect.Value, map[string]types.AttributeValue, error) {
+	v, err := r.e.decode(r.t, item)
+	rv := reflect.ValueOf(&v).Elem()
+	if err != nil || !render {
+		return rv, nil, err
 	}
-	return b.String()
+	rendered, err := r.e.encode(r.t, v)
+	return rv, rendered, err
 }
 
-// Unwrap returns the distinct errors of the listed failures.
-func (e *MigrationError) Unwrap() []error {
-	var out []error
-	seen := map[string]bool{}
-	for _, f := range e.Failures {
-		if f.Err != nil && !seen[f.Err.Error()] {
-			seen[f.Err.Error()] = true
-			out = append(out, f.Err)
+// Table returns the table the items are in.
+func (s *StoredItems) Table() *Table { return s.t }
+
+// Describe describes the entity, as [Repo.Describe] does.
+func (s *StoredItems) Describe() EntityDescription { return s.e.describe(s.t.opts) }
+
+// FilterScan sets in's filter expression (and its names and values) to the
+// filter of the entity's queries: the entity type attribute naming it, or,
+// for an entity matching keys ([Schema].MatchKeys), none. Of the items it
+// keeps, those [StoredItems.Owns] refuses are not the entity's (untyped
+// items of another key shape, which a filter cannot tell).
+func (s *StoredItems) FilterScan(in *dynamodb.ScanInput) {
+	var b expr.Builder
+	in.FilterExpression = aws.String(s.e.typeFilter(&b, &s.t.opts))
+	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
+}
+
+// Owns reports whether item is the entity's: its entity type attribute
+// names the entity, or it has none, the entity matches keys and the
+// item's key parses with its templates.
+func (s *StoredItems) Owns(item map[string]types.AttributeValue) bool { return s.isMine(item) }
+
+// Read reads the item under key with a strongly consistent GetItem; nil
+// when there is none.
+func (s *StoredItems) Read(ctx context.Context, key map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	out, err := s.t.api(ctx, s.e.name).GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.t.name, Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, fmt.Errorf("singletable: %s: read: %w", s.e.name, err)
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
+}
+
+// StoredChange is the write that brings one stored item in line with its
+// entity's declaration, as [StoredItems.Rewrite] or
+// [StoredItems.ClaimGuards] planned it from the item as read.
+type StoredChange struct {
+	// Writes counts the items Apply writes: for a rewrite 1 (0 when the
+	// item is as the declaration renders it); for a claim, the guard items
+	// it claims (missing ones, and stale ones taken over).
+	Writes int
+	// Attrs names what changes: for a rewrite, the managed attributes it
+	// sets (sorted), then those it removes; for a claim, the Unique
+	// declarations ("Email", "(TeamID, URL)") whose guard the item does not
+	// hold.
+	Attrs []string
+	// Rekey is set when a rewrite moves the item to a new primary key.
+	Rekey bool
+	// Units is the write capacity Apply consumes (computed from item
+	// sizes; a transaction counts twice).
+	Units int64
+	// Holder, for a claim, is the primary key of another item of the
+	// entity that holds one of the item's unique values with its guard (a
+	// duplicate, which the claim leaves where it is), and Taken names the
+	// Go fields of that Unique; nil when there is none.
+	Holder map[string]types.AttributeValue
+	Taken  []string
+
+	apply func(ctx context.Context) error
+}
+
+// Apply writes the change. It returns an error matching
+// [ErrConditionFailed] when the item (or, for a claim, a guard or an
+// owner read) changed since it was read: read it again and plan anew.
+// For a re-key whose new key holds another item, or a guard held by
+// another item, it returns an error matching [ErrAlreadyExists].
+func (c *StoredChange) Apply(ctx context.Context) error {
+	if c.apply == nil {
+		return nil
+	}
+	return c.apply(ctx)
+}
+
+// errChanged is the error of a conditional write that found the item
+// changed since it was read.
+func errChanged(cause error) error {
+	return wrapSentinel(ErrConditionFailed, "item changed since it was read", cause)
+}
+
+// rewrite is how a stored item must change to match its entity's
+// declaration.
+type rewrite struct {
+	oldKey  map[string]types.AttributeValue
+	newItem map[string]types.AttributeValue // the item after the change
+	set     map[string]types.AttributeValue // managed attributes to set
+	remove  []string                        // managed attributes to remove
+	// keyChanged is set when the primary key changes (a re-key).
+	keyChanged bool
+	// guards are the unique guard items the item owns, which must follow
+	// it to its new key.
+	guards []guardMove
+}
+
+// guardMove is one unique guard item: its key and the unique it guards.
+type guardMove struct {
+	field string
+	key   map[string]types.AttributeValue
+}
+
+// Rewrite decodes item, a stored item of the entity, renders it again with
+// the current declaration and compares the managed attributes: the primary
+// key, templated index keys and the attributes of multi-attribute index
+// keys. Attributes the declaration does not manage, including ones the
+// entity does not know, are kept as they are.
+//
+// Apply makes the change. A change of index attributes only is an
+// UpdateItem that sets and removes just those attributes, on condition
+// that the item is still the entity's and the attributes they are rendered
+// from, and the ones it changes, still hold the values read. A change of
+// primary key is one transaction: a put of the item at its new key (which
+// must be free, the condition of a create), a delete of the old item on
+// condition that every attribute read is unchanged (and that no attribute
+// of the entity absent then has appeared), and the hand-over of its unique
+// guard items. If the new key holds exactly the item the re-key would
+// write, only the old item is deleted.
+func (s *StoredItems) Rewrite(item map[string]types.AttributeValue) (*StoredChange, error) {
+	e, t := s.e, s.t
+	rv, rendered, err := s.decode(item, true)
+	if err != nil {
+		return nil, err
+	}
+	w := &rewrite{oldKey: t.primaryKeyOf(item), newItem: maps.Clone(item), set: map[string]types.AttributeValue{}}
+	keys := []string{t.opts.PartitionKey, t.opts.SortKey}
+	for _, a := range e.managedAttrs(t) {
+		old, had := item[a]
+		nv, has := rendered[a]
+		switch {
+		case has && (!had || !avEqual(old, nv)):
+			w.set[a] = nv
+			w.newItem[a] = nv
+		case !has && had:
+			w.remove = append(w.remove, a)
+			delete(w.newItem, a)
+		default:
+			continue
+		}
+		if slices.Contains(keys, a) {
+			w.keyChanged = true
+		}
+	}
+	c := &StoredChange{Attrs: append(slices.Sorted(maps.Keys(w.set)), w.remove...), Rekey: w.keyChanged}
+	if len(c.Attrs) == 0 {
+		return c, nil
+	}
+	c.Writes = 1
+	c.Units = itemsize.WriteUnits(w.newItem)
+	if w.keyChanged {
+		// A transactional put and delete cost twice each.
+		c.Units = 2 * (c.Units + itemsize.WriteUnits(item))
+		for _, u := range e.guards.unique {
+			key, ok, err := s.guardKey(u, rv)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				w.guards = append(w.guards, guardMove{field: u.name, key: key})
+			}
+		}
+	}
+	c.apply = func(ctx context.Context) error {
+		if w.keyChanged {
+			return s.rekey(ctx, w, item)
+		}
+		return s.updateIndexAttrs(ctx, w, item)
+	}
+	return c, nil
+}
+
+// managedAttrs returns the attributes the declaration renders rather than
+// the struct: the primary key, templated index keys, and the attributes of
+// multi-attribute index keys (stored in their key form: see
+// IndexSchema.PartitionAttrs).
+func (e *entityDef) managedAttrs(t *Table) []string {
+	out := []string{t.opts.PartitionKey}
+	if e.sk.defined() && t.opts.SortKey != "" {
+		out = append(out, t.opts.SortKey)
+	}
+	for _, p := range e.indexes {
+		if p.multi {
+			for _, f := range p.deps {
+				out = appendAttr(out, f.Attr)
+			}
+			continue
+		}
+		out = appendAttr(out, p.pkAttr)
+		if p.skAttr != "" {
+			out = appendAttr(out, p.skAttr)
 		}
 	}
 	return out
 }
 
-// Migrator runs the migrations of one table and keeps their ledger in it:
-// items with partition key "_MIGRATION#<id>" and entity type "_Migration",
-// holding each migration's state, counts and per-segment scan positions.
-type Migrator struct {
-	t    *Table
-	list []Migration
-	byID map[string]int
+// sourceAttrs returns the attributes the managed attributes are rendered
+// from: the key template fields, index template and predicate fields.
+func (e *entityDef) sourceAttrs() []string {
+	var out []string
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
+		out = appendAttr(out, f.Attr)
+	}
+	for _, p := range e.indexes {
+		for _, f := range p.deps {
+			out = appendAttr(out, f.Attr)
+		}
+	}
+	return out
 }
 
-// NewMigrator returns a migrator for t's migrations. IDs must be valid and
-// unique; every migration must come from [CopyMigration] or
-// [Repo.BackfillMigration], and be able to run on t (a copy names its
-// source and transform; a backfill's repository is bound to t).
-func NewMigrator(t *Table, migrations ...Migration) (*Migrator, error) {
-	m := &Migrator{t: t, byID: map[string]int{}}
-	for i, mig := range migrations {
-		if err := checkMigrationID(mig.ID); err != nil {
-			return nil, err
-		}
-		if mig.engine == nil {
-			return nil, validationErr("", mig.ID, "migration not made by CopyMigration or Repo.BackfillMigration")
-		}
-		if _, err := mig.engine(t, BatchOptions{}); err != nil {
-			return nil, err
-		}
-		if _, dup := m.byID[mig.ID]; dup {
-			return nil, validationErr("", mig.ID, "duplicate migration ID")
-		}
-		m.byID[mig.ID] = i
-		m.list = append(m.list, mig)
+// holds is the check that attribute a holds av, or is absent when av is
+// nil.
+func holds(a string, av types.AttributeValue) writeplan.Check {
+	if av == nil {
+		return writeplan.AttrNotExists(a)
 	}
-	return m, nil
+	return writeplan.AttrEq(a, av)
 }
 
-func checkMigrationID(id string) error {
-	if id == "" || len(id) > 128 {
-		return validationErr("", "Migration.ID", "migration ID %q must be 1 to 128 characters", id)
+// updateIndexAttrs sets and removes the changed index attributes of an
+// existing item of the entity (the write plan's ownership condition),
+// provided the attributes they are rendered from, and the ones it changes,
+// still hold the values read.
+func (s *StoredItems) updateIndexAttrs(ctx context.Context, w *rewrite, old map[string]types.AttributeValue) error {
+	t := s.t
+	var eb expr.Builder
+	var u expr.Update
+	changed := slices.Sorted(maps.Keys(w.set))
+	for _, a := range changed {
+		u.Set(eb.Name(a), eb.Value(w.set[a]))
 	}
-	for _, c := range []byte(id) {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-'
-		if !ok {
-			return validationErr("", "Migration.ID", "migration ID %q: only [A-Za-z0-9._-] allowed", id)
+	for _, a := range w.remove {
+		u.Remove(eb.Name(a))
+	}
+	update := u.String()
+	watched := s.e.sourceAttrs()
+	for _, a := range slices.Concat(changed, w.remove) {
+		watched = appendAttr(watched, a)
+	}
+	var still []writeplan.Check
+	for _, a := range watched {
+		still = append(still, holds(a, old[a]))
+	}
+	cond, err := s.ownership(writeplan.ExistingItem).And(writeplan.Own(still...)).Write(&eb, nil)
+	if err != nil {
+		return err
+	}
+	_, err = t.api(ctx, s.e.name).UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &t.name,
+		Key:                       w.oldKey,
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  eb.Names(),
+		ExpressionAttributeValues: eb.Values(),
+	})
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return errChanged(err)
 		}
+		return fmt.Errorf("singletable: backfill %s: update: %w", s.e.name, err)
 	}
 	return nil
 }
 
-// engineMigration returns the registered migration id as the engine runs
-// it, its batch writes using batch.
-func (m *Migrator) engineMigration(id string, batch BatchOptions) (migration.Migration, error) {
-	i, ok := m.byID[id]
-	if !ok {
-		return migration.Migration{}, validationErr("", id, "unknown migration ID")
+// unchanged is the condition of a delete of the item old: it is the
+// entity's existing item (the write plan's ownership condition), every
+// attribute read holds its value, and no attribute of T that was absent
+// exists.
+func (s *StoredItems) unchanged(old map[string]types.AttributeValue) (writeplan.CondExpr, error) {
+	var still []writeplan.Check
+	for _, a := range slices.Sorted(maps.Keys(old)) {
+		still = append(still, holds(a, old[a]))
 	}
-	mig := m.list[i]
-	k, err := mig.engine(m.t, batch)
-	return migration.Migration{ID: mig.ID, Description: mig.Description, Kind: k}, err
+	for _, f := range s.e.fields {
+		if _, ok := old[f.Attr]; !ok {
+			still = append(still, holds(f.Attr, nil))
+		}
+	}
+	return buildCondition(s.ownership(writeplan.ExistingItem).And(writeplan.Own(still...)), s.e.name, nil)
 }
 
-// engineTable describes m's table to the engine.
-func (m *Migrator) engineTable() *migration.Table {
-	t := m.t
-	return &migration.Table{
-		Client:         migrationClient{t},
-		Name:           t.name,
-		PartitionKey:   t.opts.PartitionKey,
-		SortKey:        t.opts.SortKey,
-		EntityTypeAttr: t.opts.EntityTypeAttr,
-		Now:            t.opts.Now,
-		Wrap:           wrapSentinel,
-		Running:        ErrMigrationRunning,
-		KeyText:        keyNames{}.text,
+// rekey moves the item to its new primary key in one transaction: a put
+// that must create the item (the write plan's condition of a create), a
+// delete of the unchanged old item, and the hand-over of its unique guards.
+func (s *StoredItems) rekey(ctx context.Context, w *rewrite, old map[string]types.AttributeValue) error {
+	t := s.t
+	if err := itemsize.Check(w.newItem); err != nil {
+		return &ValidationError{Entity: s.e.name, Reason: "re-keyed item too large", Err: err}
 	}
+	put, err := buildCondition(s.ownership(writeplan.AbsentItem), s.e.name, nil)
+	if err != nil {
+		return err
+	}
+	del, err := s.unchanged(old)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{
+		{Put: &types.Put{
+			TableName:                           &t.name,
+			Item:                                w.newItem,
+			ConditionExpression:                 put.Text,
+			ExpressionAttributeNames:            put.Names,
+			ExpressionAttributeValues:           put.Values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		}},
+		{Delete: &types.Delete{
+			TableName:                 &t.name,
+			Key:                       w.oldKey,
+			ConditionExpression:       del.Text,
+			ExpressionAttributeNames:  del.Names,
+			ExpressionAttributeValues: del.Values,
+		}},
+	}
+	for _, g := range w.guards {
+		item, err := s.moveGuard(g, w)
+		if err != nil {
+			return err
+		}
+		items = append(items, item)
+	}
+	_, err = t.api(ctx, s.e.name).TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if err == nil {
+		return nil
+	}
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return fmt.Errorf("singletable: backfill %s: re-key: %w", s.e.name, err)
+	}
+	code := func(i int) string {
+		if i < len(tce.CancellationReasons) {
+			return aws.ToString(tce.CancellationReasons[i].Code)
+		}
+		return ""
+	}
+	switch {
+	case code(1) == "ConditionalCheckFailed":
+		return errChanged(err)
+	case code(0) == "ConditionalCheckFailed":
+		return s.occupied(ctx, w, old, tce.CancellationReasons[0].Item, err)
+	}
+	for i, g := range w.guards {
+		if code(2+i) == "ConditionalCheckFailed" {
+			return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: the unique guard of %s belongs to another item",
+				s.e.name, t.keyText(w.oldKey), g.field), err)
+		}
+	}
+	return fmt.Errorf("singletable: backfill %s: re-key: %w", s.e.name, err)
 }
 
-// Run runs the migration with the given ID, or resumes it from its
-// checkpoints if an earlier run stopped part-way. A completed migration
-// does not run again: Run returns its recorded counts with
-// AlreadyCompleted set. A migration that failed (items failed in its last
-// run) starts over from the beginning.
-//
-// The scan runs in parallel segments, a page at a time; after every page,
-// once all the page's writes are done, the segment's checkpoint (scan
-// position and counts) is saved in the ledger. A run stopped by ctx or by
-// an error leaves the migration interrupted, and the next run resumes
-// after the last saved page: the writes of unsaved pages are made again,
-// with the same content.
-//
-// Run returns a *MigrationError when items failed, [ErrMigrationRunning]
-// when another run holds the migration, and the cause when it stopped
-// early (ctx's error, a scan or ledger error). The report is returned in
-// every case but an unknown ID or a failure to read the ledger.
-func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOptions)) (*MigrationReport, error) {
-	var o RunOptions
-	for _, fn := range optFns {
-		fn(&o)
+// moveGuard hands a unique guard item over to the item's new key, on the
+// write plan's condition for guard items: it belongs to the old key (or is
+// missing, which the move repairs).
+func (s *StoredItems) moveGuard(g guardMove, w *rewrite) (types.TransactWriteItem, error) {
+	t := s.t
+	var eb expr.Builder
+	var u expr.Update
+	u.Set(eb.Name(t.opts.EntityTypeAttr), eb.ValueS(UniqueGuardType))
+	u.Set(eb.Name(guardOwnerPK), eb.Value(w.newItem[t.opts.PartitionKey]))
+	if t.opts.SortKey != "" {
+		u.Set(eb.Name(guardOwnerSK), eb.Value(w.newItem[t.opts.SortKey]))
 	}
-	mig, err := m.engineMigration(id, o.Batch)
+	update := u.String()
+	cond, err := s.ownerCond(w.oldKey).Write(&eb, nil)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                 &t.name,
+		Key:                       g.key,
+		UpdateExpression:          &update,
+		ConditionExpression:       &cond,
+		ExpressionAttributeNames:  eb.Names(),
+		ExpressionAttributeValues: eb.Values(),
+	}}, nil
+}
+
+// occupied handles a re-key whose new key is taken. If the item there is
+// exactly the one the re-key would write, the move was already made (by
+// the application writing the new key): the old item is deleted, on the
+// same condition. Otherwise the item fails with ErrAlreadyExists.
+func (s *StoredItems) occupied(ctx context.Context, w *rewrite, old, there map[string]types.AttributeValue, cause error) error {
+	t := s.t
+	if len(there) == 0 {
+		var err error
+		if there, err = s.Read(ctx, t.primaryKeyOf(w.newItem)); err != nil {
+			return err
+		}
+	}
+	if len(there) == 0 {
+		return errChanged(cause) // freed meanwhile: plan again
+	}
+	if !itemsEqual(there, w.newItem) {
+		return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: another item is at the new key %s",
+			s.e.name, t.keyText(w.oldKey), t.keyText(w.newItem)), cause)
+	}
+	del, err := s.unchanged(old)
+	if err != nil {
+		return err
+	}
+	_, err = t.api(ctx, s.e.name).DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 &t.name,
+		Key:                       w.oldKey,
+		ConditionExpression:       del.Text,
+		ExpressionAttributeNames:  del.Names,
+		ExpressionAttributeValues: del.Values,
+	})
+	if err != nil {
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return errChanged(err)
+		}
+		return fmt.Errorf("singletable: backfill %s: delete old key: %w", s.e.name, err)
+	}
+	return nil
+}
+
+// ClaimGuards reads the guard items of item's unique values (consistently)
+// and plans the transaction that claims the missing ones and takes over
+// the stale ones (whose owner no longer exists or no longer holds the
+// value); a guard the item holds is left alone, and one another stored
+// item of the entity holds with the same value is a duplicate, reported
+// in Holder and Taken and left where it is. The claims are conditioned on
+// the item (and any owner read) still holding the values read and on each
+// guard being as read, so Apply never overrides a concurrent writer.
+func (s *StoredItems) ClaimGuards(ctx context.Context, item map[string]types.AttributeValue) (*StoredChange, error) {
+	t := s.t
+	rv, _, err := s.decode(item, false)
 	if err != nil {
 		return nil, err
 	}
-	eo := migration.Options{
-		Segments: o.Segments, Writers: o.Writers, PageSize: o.PageSize, WCU: o.WCU, DryRun: o.DryRun,
-		ProgressInterval: o.ProgressInterval, Lease: o.Lease, Shared: o.Shared, WorkerSegments: o.WorkerSegments,
-	}
-	if o.Progress != nil {
-		eo.Progress = func(p migration.Progress) { o.Progress(publicProgress(p)) }
-	}
-	rep, err := migration.Run(ctx, m.engineTable(), mig, eo)
-	var fe *migration.FailedError
-	if errors.As(err, &fe) {
-		err = &MigrationError{ID: fe.ID, Failed: fe.Failed, Failures: publicFailures(fe.Failures)}
-	}
-	if rep == nil {
-		return nil, err
-	}
-	return publicReport(rep), err
-}
-
-// MigrationStatus is a migration's entry in the ledger, as [Migrator.Status]
-// reports it.
-type MigrationStatus struct {
-	ID          string
-	Kind        string
-	Description string
-	State       MigrationState
-	// Counts are totals over the segments' checkpoints.
-	Counts MigrationCounts
-	// Segments and SegmentsDone tell how far the scan is.
-	Segments, SegmentsDone int
-	// Runs counts the runs that started.
-	Runs int
-	// StartedAt is when the latest run started; FinishedAt when the
-	// migration completed or failed; UpdatedAt the latest ledger write.
-	StartedAt, UpdatedAt, FinishedAt time.Time
-	// LeaseOwner and LeaseUntil identify the run holding the migration.
-	LeaseOwner string
-	LeaseUntil time.Time
-	// Workers lists the shared runs holding a segment by an unexpired
-	// lease now (the State is then running).
-	Workers []string
-	// LastError is why the latest run stopped early, if it did.
-	LastError string
-}
-
-// Status reads the ledger entry of every registered migration (consistent
-// reads).
-func (m *Migrator) Status(ctx context.Context) ([]MigrationStatus, error) {
-	t := m.engineTable()
-	out := make([]MigrationStatus, 0, len(m.list))
-	for _, mig := range m.list {
-		st, err := migration.ReadStatus(ctx, t, mig.ID, mig.kind, mig.Description)
+	owner := t.primaryKeyOf(item)
+	c := &StoredChange{}
+	var claims []types.TransactWriteItem
+	holders := map[itemID]bool{}
+	watched := uniqueFields(s.e.guards.unique)
+	for _, u := range s.e.guards.unique {
+		key, ok, err := s.guardKey(u, rv)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, MigrationStatus{
-			ID: st.ID, Kind: st.Kind, Description: st.Description, State: MigrationState(st.State),
-			Counts: MigrationCounts(st.Counts), Segments: st.Segments, SegmentsDone: st.SegmentsDone, Runs: st.Runs,
-			StartedAt: st.StartedAt, UpdatedAt: st.UpdatedAt, FinishedAt: st.FinishedAt,
-			LeaseOwner: st.LeaseOwner, LeaseUntil: st.LeaseUntil, Workers: st.Workers, LastError: st.LastError,
-		})
-	}
-	return out, nil
-}
-
-// VerifyOptions tunes [Migrator.Verify]. The zero value of a field means
-// its default.
-type VerifyOptions struct {
-	// Sample is the fraction of items compared attribute by attribute, in
-	// (0, 1]; default 1, every item. The sample is chosen by a hash of
-	// each item's key, so it is the same on every call. Counts always
-	// cover every item.
-	Sample float64
-	// Segments is the number of parallel scan segments; default 4.
-	Segments int
-	// PageSize is the number of items a scan request evaluates; default 1000.
-	PageSize int32
-	// MaxDifferences caps VerifyReport.Differences; default 100.
-	MaxDifferences int
-}
-
-// VerifyReport is what [Migrator.Verify] found.
-type VerifyReport struct {
-	ID   string
-	Kind string
-	// SourceItems counts the items of the source (a copy's source table; a
-	// backfill's entity items).
-	SourceItems int64
-	// Expected counts, per entity type, the puts the migration makes: for
-	// a copy, what the transform makes of every source item; nil for a
-	// backfill.
-	Expected map[string]int64
-	// Found counts, per entity type, the items in the table (ledger items
-	// excluded).
-	Found map[string]int64
-	// Compared counts the items compared attribute by attribute.
-	Compared int64
-	// Missing counts items a copy should have put and the table lacks.
-	Missing int64
-	// Different counts items whose attributes differ from what the copy
-	// puts, or (backfill) whose keys are not those of the declaration.
-	Different int64
-	// Unexpected counts items a copy should have deleted and the table
-	// still holds.
-	Unexpected int64
-	// TransformErrors counts source items the transform rejected.
-	TransformErrors int64
-	// Differences lists the first differences found.
-	Differences []Difference
-}
-
-// OK reports whether nothing differs: no missing, different or unexpected
-// item, no transform error, and for a copy, as many items of each entity
-// type in the table as the transform makes.
-func (r *VerifyReport) OK() bool {
-	if r.Missing+r.Different+r.Unexpected+r.TransformErrors > 0 {
-		return false
-	}
-	for typ, n := range r.Expected {
-		if r.Found[typ] != n {
-			return false
+		if !ok {
+			continue // an absent value claims nothing
 		}
+		g, err := s.Read(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if len(g) > 0 && s.ownerIs(g, owner) {
+			continue // held already
+		}
+		c.Attrs = append(c.Attrs, u.name)
+		var cond writeplan.Condition
+		if len(g) == 0 {
+			cond = writeplan.Own(s.notExists())
+		} else {
+			holder, hold, dup, err := s.guardHolder(ctx, u, g, key)
+			if err != nil {
+				return nil, err
+			} else if dup {
+				if c.Holder == nil {
+					c.Holder, c.Taken = holder, u.fieldNames()
+				}
+				continue
+			}
+			cond = writeplan.Own(s.ownedBy(holder))
+			if id := t.itemID(holder); !holders[id] {
+				holders[id] = true
+				check, err := s.stillAsRead(holder, hold, watched)
+				if err != nil {
+					return nil, err
+				}
+				claims = append(claims, check)
+			}
+		}
+		ce, err := buildCondition(cond, s.e.name, nil)
+		if err != nil {
+			return nil, err
+		}
+		gi := s.guardItem(key, owner)
+		claims = append(claims, types.TransactWriteItem{Put: &types.Put{
+			TableName: &t.name, Item: gi,
+			ConditionExpression: ce.Text, ExpressionAttributeNames: ce.Names, ExpressionAttributeValues: ce.Values,
+		}})
+		c.Writes++
 	}
-	return true
-}
-
-// Difference is one item that does not match.
-type Difference struct {
-	// Entity is the item's entity type.
-	Entity string
-	// Key is the item's primary key in the table.
-	Key map[string]types.AttributeValue
-	// Kind is "missing", "different", "unexpected" or "stale" (a
-	// backfilled item whose keys are not those of the declaration).
-	Kind string
-	// Attrs names the attributes that differ, for "different" and "stale".
-	Attrs []string
-
-	keys keyNames // the table's, to print Key in key order
-}
-
-// String renders the difference for logs, e.g. "missing User {PK=USER#john SK=PROFILE}".
-func (d Difference) String() string {
-	s := fmt.Sprintf("%s %s %v", d.Kind, d.Entity, d.keys.text(d.Key))
-	if len(d.Attrs) > 0 {
-		s += fmt.Sprintf(" attrs %v", d.Attrs)
+	if c.Writes == 0 {
+		return c, nil
 	}
-	return s
-}
-
-// Verify compares what a migration should have produced with the table.
-// For a copy it scans the source, runs the transform on every item and
-// counts the expected items per entity type; it reads the sampled items'
-// targets (BatchGetItem, consistent) and compares them attribute by
-// attribute; and it counts the table's items per entity type. For a
-// backfill it checks that every item of the entity has the keys the
-// declaration renders. Verify writes nothing.
-func (m *Migrator) Verify(ctx context.Context, id string, optFns ...func(*VerifyOptions)) (*VerifyReport, error) {
-	var o VerifyOptions
-	for _, fn := range optFns {
-		fn(&o)
-	}
-	mig, err := m.engineMigration(id, BatchOptions{})
+	// The item itself must still hold what was read.
+	self, err := s.stillAsRead(owner, item, watched)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := migration.Verify(ctx, m.engineTable(), mig, migration.VerifyOptions(o))
-	if rep == nil {
-		return nil, err
-	}
-	out := &VerifyReport{
-		ID: rep.ID, Kind: rep.Kind, SourceItems: rep.SourceItems, Expected: rep.Expected, Found: rep.Found,
-		Compared: rep.Compared, Missing: rep.Missing, Different: rep.Different, Unexpected: rep.Unexpected,
-		TransformErrors: rep.TransformErrors,
-	}
-	for _, d := range rep.Differences {
-		pd := Difference{Entity: d.Entity, Key: d.Key, Kind: d.Kind, Attrs: d.Attrs}
-		if len(d.KeyAttrs) > 0 {
-			pd.keys.partition = d.KeyAttrs[0]
+	claims = append([]types.TransactWriteItem{self}, claims...)
+	c.Units = 2 * int64(len(claims)) // a guard item or a check: 1 unit, twice in a transaction
+	c.apply = func(ctx context.Context) error {
+		_, err := t.api(ctx, "").TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: claims})
+		var tce *types.TransactionCanceledException
+		if errors.As(err, &tce) {
+			for _, reason := range tce.CancellationReasons {
+				if aws.ToString(reason.Code) == "ConditionalCheckFailed" {
+					return errChanged(err)
+				}
+			}
 		}
-		if len(d.KeyAttrs) > 1 {
-			pd.keys.sort = d.KeyAttrs[1]
+		if err != nil {
+			return fmt.Errorf("singletable: guards %s: claim: %w", s.e.name, err)
 		}
-		out.Differences = append(out.Differences, pd)
+		return nil
 	}
-	return out, err
+	return c, nil
 }
 
-func publicProgress(p migration.Progress) Progress {
-	return Progress{ID: p.ID, MigrationCounts: MigrationCounts(p.Counts), Total: p.Total, Elapsed: p.Elapsed,
-		Rate: p.Rate, WCURate: p.WCURate, ETA: p.ETA, Done: p.Done}
+// guardHolder reads the owner of the guard g under key, which names
+// another owner than the item: a duplicate (dup) if that owner, hold as
+// read, holds the value too, else the guard is stale.
+func (s *StoredItems) guardHolder(ctx context.Context, u *uniquePlan, g, key map[string]types.AttributeValue) (holder, hold map[string]types.AttributeValue, dup bool, err error) {
+	t := s.t
+	if gt, _ := g[t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); gt == nil || gt.Value != UniqueGuardType {
+		return nil, nil, false, fmt.Errorf("the item at guard key %s is not a unique guard", t.keyText(key))
+	}
+	holder = map[string]types.AttributeValue{t.opts.PartitionKey: g[guardOwnerPK]}
+	if t.opts.SortKey != "" {
+		holder[t.opts.SortKey] = g[guardOwnerSK]
+	}
+	if hold, err = s.Read(ctx, holder); err != nil {
+		return nil, nil, false, err
+	}
+	dup, err = s.holdsValue(u, hold, key)
+	return holder, hold, dup, err
 }
 
-func publicFailures(fs []migration.ItemFailure) []ItemFailure {
-	out := make([]ItemFailure, len(fs))
-	for i, f := range fs {
-		out[i] = ItemFailure(f)
+// holdsValue reports whether hold, an item read, is of this entity and
+// holds the value whose guard is under key.
+func (s *StoredItems) holdsValue(u *uniquePlan, hold, key map[string]types.AttributeValue) (bool, error) {
+	if len(hold) == 0 || !s.isMine(hold) {
+		return false, nil
+	}
+	hv, _, err := s.decode(hold, false)
+	if err != nil {
+		return false, err
+	}
+	hk, ok, err := s.guardKey(u, hv)
+	if err != nil || !ok {
+		return false, err
+	}
+	return s.t.itemID(hk) == s.t.itemID(key), nil
+}
+
+// stillAsRead is the transaction's check that the item under key is as
+// read: absent if it was, else of the same type and with the attributes
+// of fields unchanged.
+func (s *StoredItems) stillAsRead(key, read map[string]types.AttributeValue, fields []*model.Field) (types.TransactWriteItem, error) {
+	t := s.t
+	var cond writeplan.Condition
+	if len(read) == 0 {
+		cond = writeplan.Own(s.notExists())
+	} else {
+		still := []writeplan.Check{writeplan.AttrExists(t.opts.PartitionKey), holds(t.opts.EntityTypeAttr, read[t.opts.EntityTypeAttr])}
+		for _, f := range fields {
+			still = append(still, holds(f.Attr, read[f.Attr]))
+		}
+		cond = writeplan.Own(still...)
+	}
+	ce, err := buildCondition(cond, s.e.name, nil)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: &t.name, Key: key,
+		ConditionExpression: ce.Text, ExpressionAttributeNames: ce.Names, ExpressionAttributeValues: ce.Values,
+	}}, nil
+}
+
+// fieldNames lists the Go names of u's fields.
+func (u *uniquePlan) fieldNames() []string {
+	out := make([]string, len(u.fields))
+	for i, f := range u.fields {
+		out[i] = f.Name
 	}
 	return out
 }
 
-func publicReport(r *migration.Report) *MigrationReport {
-	return &MigrationReport{
-		ID: r.ID, Kind: r.Kind, State: MigrationState(r.State), DryRun: r.DryRun,
-		AlreadyCompleted: r.AlreadyCompleted, Resumed: r.Resumed, Segments: r.Segments,
-		Counts: MigrationCounts(r.Counts), RunCounts: MigrationCounts(r.RunCounts),
-		Claimed: r.Claimed, TakenOver: r.TakenOver, Ops: r.Ops, Retried: r.Retried, WCU: r.WCU,
-		Elapsed: r.Elapsed, Failures: publicFailures(r.Failures),
+// GetItems reads the raw items under keys, primary keys of t, with
+// strongly consistent [BatchGetItem] requests sent one at a time through
+// the batch reader of [Repo.BatchGet] (unprocessed keys and throttled
+// requests retried with backoff): items[i] is the item under keys[i], nil
+// when there is none. It returns the first key's error when some keys
+// could not be read. Package migrate verifies a copy with it.
+//
+// [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
+func (t *Table) GetItems(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	read := types.KeysAndAttributes{ConsistentRead: aws.Bool(true)}
+	items, errs := t.getItems(ctx, BatchOptions{Concurrency: 1}.run(), read, keys)
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
+	return items, nil
 }

@@ -231,7 +231,7 @@ func (r *boundEntity) guardPut(u *uniquePlan, key, owner map[string]types.Attrib
 
 // guardDelete releases a unique value held by owner. When the guard
 // belongs to another item (two items held the value before the guards
-// were adopted, see [Repo.UniqueGuardMigration]), the release fails with a
+// were adopted, see package migrate's UniqueGuards), the release fails with a
 // *foreignGuardError: a single write is then made again without it, since
 // the value was never the item's to release.
 func (r *boundEntity) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
@@ -313,7 +313,7 @@ func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot,
 // service, or before the field was declared Unique; a [Repo.PutOp] claims
 // its own). The puts are unconditional: run them only when the values are
 // known to be unique. To adopt a table's items, checking every value and
-// reporting duplicates, run [Repo.UniqueGuardMigration] instead.
+// reporting duplicates, run package migrate's UniqueGuards instead.
 func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	owner, err := r.e.key(r.t, v)
 	if err != nil {
@@ -370,4 +370,12 @@ func (r *boundEntity) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, own
 		}
 	}
 	return items, nil
+}
+
+// ownerIs reports whether the guard item g belongs to owner.
+func (r *boundEntity) ownerIs(g, owner map[string]types.AttributeValue) bool {
+	if !avEqual(g[guardOwnerPK], owner[r.t.opts.PartitionKey]) {
+		return false
+	}
+	return r.t.opts.SortKey == "" || avEqual(g[guardOwnerSK], owner[r.t.opts.SortKey])
 }

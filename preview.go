@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -64,7 +63,8 @@ type Request struct {
 //
 // Table administration ([Table.CreateTable], [Table.Check],
 // [Table.DeleteTable]) is not previewed: it fails without sending.
-// Migrations run inside a preview send nothing either.
+// Package migrate's migrations refuse to run inside a preview and send
+// nothing either ([InPreview]).
 func (t *Table) Preview(ctx context.Context, fn func(ctx context.Context) error) ([]Request, error) {
 	p := &previewer{}
 	previews.Add(1)
@@ -78,6 +78,14 @@ func (t *Table) Preview(ctx context.Context, fn func(ctx context.Context) error)
 // previews counts the Preview calls running, so that requests outside
 // them cost one atomic load and no context lookup.
 var previews atomic.Int32
+
+// InPreview reports whether ctx is the context of a [Table.Preview]'s fn,
+// or derived from it: code that sends requests of its own rather than
+// through a table (package migrate's engine) refuses to run there, so
+// that a preview sends nothing.
+func InPreview(ctx context.Context) bool {
+	return previews.Load() != 0 && ctx.Value(previewKey{}) != nil
+}
 
 type previewKey struct{}
 
@@ -248,139 +256,4 @@ func (r *recording) UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLive
 
 func (r *recording) DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	return nil, r.errAdmin("DescribeTimeToLive")
-}
-
-// migrationClient is t's client as the migration engine holds it: it
-// calls it with each request's context, and inside a Preview refuses
-// every request, so that a migration run there sends nothing.
-type migrationClient struct{ t *Table }
-
-// errMigrationPreview refuses a migration's request inside a Preview.
-var errMigrationPreview = errors.New("singletable: migrations are not previewed; nothing was sent")
-
-func (c migrationClient) client(ctx context.Context) (Client, error) {
-	if previews.Load() != 0 && ctx.Value(previewKey{}) != nil {
-		return nil, errMigrationPreview
-	}
-	return c.t.client, nil
-}
-
-func (c migrationClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.GetItem(ctx, in, optFns...)
-}
-
-func (c migrationClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.PutItem(ctx, in, optFns...)
-}
-
-func (c migrationClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.UpdateItem(ctx, in, optFns...)
-}
-
-func (c migrationClient) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.DeleteItem(ctx, in, optFns...)
-}
-
-func (c migrationClient) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.Query(ctx, in, optFns...)
-}
-
-func (c migrationClient) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.Scan(ctx, in, optFns...)
-}
-
-func (c migrationClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.BatchGetItem(ctx, in, optFns...)
-}
-
-func (c migrationClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.BatchWriteItem(ctx, in, optFns...)
-}
-
-func (c migrationClient) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.TransactGetItems(ctx, in, optFns...)
-}
-
-func (c migrationClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.TransactWriteItems(ctx, in, optFns...)
-}
-
-func (c migrationClient) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.CreateTable(ctx, in, optFns...)
-}
-
-func (c migrationClient) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.DescribeTable(ctx, in, optFns...)
-}
-
-func (c migrationClient) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.DeleteTable(ctx, in, optFns...)
-}
-
-func (c migrationClient) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.UpdateTimeToLive(ctx, in, optFns...)
-}
-
-func (c migrationClient) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	cl, err := c.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cl.DescribeTimeToLive(ctx, in, optFns...)
 }

@@ -1,12 +1,9 @@
 package singletable
 
 import (
-	"encoding/base64"
-	"maps"
-	"slices"
-	"strings"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/attrvalue"
 )
 
 // A table's primary key: the attributes that hold it, the key of an item,
@@ -84,36 +81,7 @@ func (t *Table) keyText(key map[string]types.AttributeValue) string {
 
 // text renders key for messages, the same way every time: the partition
 // key, the sort key, then any other attribute in name order, e.g.
-// {PK=USER#john SK=PROFILE}. Strings and numbers print as they are,
-// binary values in base64.
+// {PK=USER#john SK=PROFILE} (see attrvalue.KeyText).
 func (n keyNames) text(key map[string]types.AttributeValue) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	write := func(a string) {
-		if b.Len() > 1 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(a)
-		b.WriteByte('=')
-		switch kind, v := keyValueOf(key[a]); kind {
-		case 'B':
-			b.WriteString(base64.StdEncoding.EncodeToString([]byte(v)))
-		case 0:
-			b.WriteByte('?') // not a key type: never in a key DynamoDB accepts
-		default:
-			b.WriteString(v)
-		}
-	}
-	for _, a := range [...]string{n.partition, n.sort} {
-		if _, ok := key[a]; ok && a != "" {
-			write(a)
-		}
-	}
-	for _, a := range slices.Sorted(maps.Keys(key)) {
-		if a != n.partition && a != n.sort {
-			write(a)
-		}
-	}
-	b.WriteByte('}')
-	return b.String()
+	return attrvalue.KeyText(key, n.partition, n.sort)
 }

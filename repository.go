@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -265,4 +266,11 @@ func projectionExpr(attrs []string) (*string, map[string]string) {
 	var b expr.Builder
 	p := b.Projection(attrs...)
 	return &p, b.Names()
+}
+
+func appendAttr(s []string, a string) []string {
+	if a == "" || slices.Contains(s, a) {
+		return s
+	}
+	return append(s, a)
 }

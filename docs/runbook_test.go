@@ -17,7 +17,8 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
-	"github.com/singletable-go/singletable/migratecli"
+	"github.com/singletable-go/singletable/migrate"
+	"github.com/singletable-go/singletable/migrate/migratecli"
 )
 
 // Runbook: create a table. CreateTableInput is the exact CreateTable
@@ -65,13 +66,13 @@ func checkAtStartup(ctx context.Context, table *singletable.Table) {
 // created in the table), new writes carry the index keys; the backfill
 // rewrites the old items, conditionally, so concurrent writes are not lost.
 func backfillGSI1(ctx context.Context, table *singletable.Table, skills *singletable.Repo[UserSkill]) error {
-	m, err := singletable.NewMigrator(table, skills.BackfillMigration("002-skills-gsi1"))
+	m, err := migrate.New(table, migrate.Backfill("002-skills-gsi1", skills))
 	if err != nil {
 		return err
 	}
-	rep, err := m.Run(ctx, "002-skills-gsi1", func(o *singletable.RunOptions) {
+	rep, err := m.Run(ctx, "002-skills-gsi1", func(o *migrate.RunOptions) {
 		o.WCU = 200 // leave capacity for live traffic
-		o.Progress = func(p singletable.Progress) {
+		o.Progress = func(p migrate.Progress) {
 			log.Printf("%s: %d read, %d written, ETA %s", p.ID, p.Read, p.Written, p.ETA)
 		}
 	})
@@ -84,8 +85,8 @@ func backfillGSI1(ctx context.Context, table *singletable.Table, skills *singlet
 
 // Runbook: migrations from the command line, in the service's own binary:
 // `myservice migrate status`, `migrate run ID`, `migrate verify ID`.
-func migrateCommand(ctx context.Context, table *singletable.Table, migrations ...singletable.Migration) int {
-	m, err := singletable.NewMigrator(table, migrations...)
+func migrateCommand(ctx context.Context, table *singletable.Table, migrations ...migrate.Migration) int {
+	m, err := migrate.New(table, migrations...)
 	if err != nil {
 		log.Print(err)
 		return migratecli.ExitFailure

@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable"
-	"github.com/singletable-go/singletable/internal/migration"
 )
 
 // ChangeKind is what a stream record says happened to an item: its
@@ -147,7 +146,7 @@ func NewChanges(table *singletable.Table, targets []*singletable.Target, optFns 
 // isLibraryType reports whether typ is the entity type of one of the
 // library's own items.
 func isLibraryType(typ string) bool {
-	return typ == singletable.UniqueGuardType || typ == singletable.SequenceType || typ == migration.LedgerType
+	return typ == singletable.UniqueGuardType || typ == singletable.SequenceType || typ == singletable.MigrationLedgerType
 }
 
 // Decode turns one stream record into a typed change. ok is false when

@@ -23,6 +23,7 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/elections"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 func TestSeedKeyStrings(t *testing.T) {
@@ -320,9 +321,9 @@ func TestSeedAdoptUsers(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, users, "the Kotlin service writes no GSI2PK")
 
-	m, err := singletable.NewMigrator(s.Data,
-		s.Users.UniqueGuardMigration("users-email-guards"),
-		s.Users.BackfillMigration("users-listing"))
+	m, err := migrate.New(s.Data,
+		migrate.UniqueGuards("users-email-guards", s.Users),
+		migrate.Backfill("users-listing", s.Users))
 	require.NoError(t, err)
 	_, err = m.Run(ctx, "users-email-guards")
 	require.NoError(t, err)

@@ -24,6 +24,7 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/goals"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // updateRecorder passes every request to DynamoDB Local and keeps the
@@ -211,7 +212,7 @@ func TestSeedBackfillRewritesIsoformatKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"503"}, goalIDs(page.Items))
 
-	m, err := singletable.NewMigrator(r.Table, r.Goals.BackfillMigration("goals-gsi1-sk"))
+	m, err := migrate.New(r.Table, migrate.Backfill("goals-gsi1-sk", r.Goals))
 	require.NoError(t, err)
 	_, err = m.Run(ctx, "goals-gsi1-sk")
 	require.NoError(t, err)

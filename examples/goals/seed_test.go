@@ -31,6 +31,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/examples/goals"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 func TestSeedKeyStrings(t *testing.T) {
@@ -269,7 +270,7 @@ func TestSeedPythonItemsThroughTheRepository(t *testing.T) {
 
 	// The Python service's profile holds no guard for its email
 	// until the guard migration claims it; then the email is taken.
-	m, err := singletable.NewMigrator(r.Table, r.Profiles.UniqueGuardMigration("profiles-email-guards"))
+	m, err := migrate.New(r.Table, migrate.UniqueGuards("profiles-email-guards", r.Profiles))
 	require.NoError(t, err)
 	_, err = m.Run(ctx, "profiles-email-guards")
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // LegacyTableName is the table the skills service migrates from.
@@ -30,8 +31,8 @@ const LegacyUsersMigrationID = "000-legacy-users"
 // single table. Items whose username the service would refuse are skipped
 // (counted, not copied); an unreadable timestamp fails the item. Checkpoints in the ledger make a
 // crashed run resume, and a finished one does not run again.
-func LegacyUsersMigration(st *Store, sourceTable string) singletable.Migration {
-	transform := singletable.TransformAs(func(l LegacyUser) ([]singletable.WriteOp, error) {
+func LegacyUsersMigration(st *Store, sourceTable string) migrate.Migration {
+	transform := migrate.TransformAs(func(l LegacyUser) ([]singletable.WriteOp, error) {
 		if ValidUsername(l.Username) != nil {
 			return nil, nil
 		}
@@ -49,7 +50,7 @@ func LegacyUsersMigration(st *Store, sourceTable string) singletable.Migration {
 			CreatedAt: created.UTC(), UpdatedAt: updated.UTC()}
 		return []singletable.WriteOp{st.Users.PutOp(u)}, nil
 	})
-	m := singletable.CopyMigration(LegacyUsersMigrationID, singletable.CopySource{Table: sourceTable}, transform)
+	m := migrate.Copy(LegacyUsersMigrationID, migrate.Source{Table: sourceTable}, transform)
 	m.Description = "legacy users table → " + st.Table.Name() + " (skills service, phase 1)"
 	return m
 }
@@ -64,14 +65,14 @@ const UsersListingMigrationID = "001-users-listing"
 // skills only), so until this has run ListUsers does not see those users.
 // It rewrites only the users whose listing keys are missing or stale,
 // setting just those two attributes, conditioned on the username read.
-func UsersListingMigration(st *Store) singletable.Migration {
-	m := st.Users.BackfillMigration(UsersListingMigrationID)
+func UsersListingMigration(st *Store) migrate.Migration {
+	m := migrate.Backfill(UsersListingMigrationID, st.Users)
 	m.Description = "GSI1 listing keys for users written without them (the Go service's profiles)"
 	return m
 }
 
 // Migrator returns the migration engine for the store's table with the
 // service's migrations: the legacy copy and the users' listing backfill.
-func Migrator(st *Store, legacyTable string) (*singletable.Migrator, error) {
-	return singletable.NewMigrator(st.Table, LegacyUsersMigration(st, legacyTable), UsersListingMigration(st))
+func Migrator(st *Store, legacyTable string) (*migrate.Migrator, error) {
+	return migrate.New(st.Table, LegacyUsersMigration(st, legacyTable), UsersListingMigration(st))
 }

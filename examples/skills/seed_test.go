@@ -28,6 +28,7 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/skills"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // seedUser and seedUserSkill are the design's items as its Go service
@@ -558,7 +559,7 @@ func TestSeedUsersListedAfterBackfill(t *testing.T) {
 	// declaration renders every key and index attribute they hold (SK,
 	// GSI1PK, GSI1SK and GSI2's four attributes, LastUsedDate a date) to
 	// the very bytes that service wrote.
-	bm, err := singletable.NewMigrator(svc.Store().Table, svc.Store().Skills.BackfillMigration("skills-check"))
+	bm, err := migrate.New(svc.Store().Table, migrate.Backfill("skills-check", svc.Store().Skills))
 	require.NoError(t, err)
 	rep, err = bm.Run(ctx, "skills-check")
 	require.NoError(t, err)

@@ -26,6 +26,7 @@ import (
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/skills"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 func main() {
@@ -103,7 +104,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	rep, err := m.Run(ctx, skills.LegacyUsersMigrationID, func(o *singletable.RunOptions) {
+	rep, err := m.Run(ctx, skills.LegacyUsersMigrationID, func(o *migrate.RunOptions) {
 		o.ProgressInterval = 100 * time.Millisecond
 		o.Progress = progressBar
 	})
@@ -387,7 +388,7 @@ func seedLegacy(ctx context.Context, client *dynamodb.Client) error {
 
 // progressBar draws the migration's progress: redrawn in place on a
 // terminal, only the final state otherwise.
-func progressBar(p singletable.Progress) {
+func progressBar(p migrate.Progress) {
 	const width = 30
 	if !p.Done && !isTerminal(os.Stdout) {
 		return

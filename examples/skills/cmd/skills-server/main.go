@@ -31,7 +31,7 @@ import (
 
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/skills"
-	"github.com/singletable-go/singletable/migratecli"
+	"github.com/singletable-go/singletable/migrate/migratecli"
 )
 
 func main() {

@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/singletable-go/singletable"
-	"github.com/singletable-go/singletable/migratecli"
+	"github.com/singletable-go/singletable/migrate"
+	"github.com/singletable-go/singletable/migrate/migratecli"
 )
 
 func TestMigrateCLI(t *testing.T) {
@@ -18,11 +18,11 @@ func TestMigrateCLI(t *testing.T) {
 	ctx := context.Background()
 	src := newLegacyTable(t, 300)
 	tbl, users, skills := usersTarget(t)
-	copyUsers := singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users))
+	copyUsers := migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users))
 	copyUsers.Description = "legacy users"
-	m, err := singletable.NewMigrator(tbl,
+	m, err := migrate.New(tbl,
 		copyUsers,
-		skills.BackfillMigration("001-skills-gsi1"),
+		migrate.Backfill("001-skills-gsi1", skills),
 	)
 	require.NoError(t, err)
 	var out, errOut bytes.Buffer
@@ -32,7 +32,7 @@ func TestMigrateCLI(t *testing.T) {
 		return migratecli.Main(ctx, m, args, func(o *migratecli.Options) {
 			o.Stdout, o.Stderr = &out, &errOut
 			o.LineInterval = 5 * time.Millisecond
-			o.Run = func(r *singletable.RunOptions) { r.PageSize = 50 }
+			o.Run = func(r *migrate.RunOptions) { r.PageSize = 50 }
 		})
 	}
 

@@ -1,4 +1,4 @@
-package migration
+package migrate
 
 import (
 	"errors"
@@ -8,17 +8,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/singletable-go/singletable"
 )
 
 // Engine unit tests: no DynamoDB needed. The migration behaviour is tested
-// through the public API in the root package (migrate_*_test.go), which
-// also resumes a run recorded by an earlier version of the ledger.
+// through the public API (package migrate_test), which also resumes a run
+// recorded by an earlier version of the ledger.
 
 var fixedNow = time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 
-func testTable(sortKey string) *Table {
-	return &Table{Name: "t", PartitionKey: "PK", SortKey: sortKey, EntityTypeAttr: "EntityType",
-		Now: func() time.Time { return fixedNow }}
+func testTable(sortKey string) *table {
+	return &table{name: "t", pk: "PK", sk: sortKey, typeAttr: "EntityType",
+		now: func() time.Time { return fixedNow }}
 }
 
 // The checkpoint item's stored form, which a resumed run of any version
@@ -84,21 +86,18 @@ func TestPageCountsAddUp(t *testing.T) {
 // A batch refused as a whole is one error for every op, other than an
 // unprocessed item; then the ops are sent one by one.
 func TestCopyRejectedWhole(t *testing.T) {
-	unprocessed := errors.New("unprocessed")
+	unprocessed := wrap(singletable.ErrUnprocessed, "PutItem", nil)
 	refused := errors.New("ValidationException")
-	c := &Copy{Unprocessed: unprocessed}
-	assert.True(t, c.rejectedWhole(map[int]error{0: refused, 1: refused}, 2))
-	assert.False(t, c.rejectedWhole(map[int]error{0: refused}, 2), "not every op")
-	assert.False(t, c.rejectedWhole(map[int]error{0: refused, 1: errors.New("ValidationException")}, 2), "not the same error")
-	assert.False(t, c.rejectedWhole(map[int]error{0: unprocessed, 1: unprocessed}, 2), "unprocessed items are retried, not refused")
+	assert.True(t, rejectedWhole(map[int]error{0: refused, 1: refused}, 2))
+	assert.False(t, rejectedWhole(map[int]error{0: refused}, 2), "not every op")
+	assert.False(t, rejectedWhole(map[int]error{0: refused, 1: errors.New("ValidationException")}, 2), "not the same error")
+	assert.False(t, rejectedWhole(map[int]error{0: unprocessed, 1: unprocessed}, 2), "unprocessed items are retried, not refused")
 }
 
 // The sample of a verification is chosen by the key, the same on every
 // call, and covers about the fraction asked for.
 func TestVerifySample(t *testing.T) {
-	tbl := testTable("SK")
-	tbl.KeyText = func(k map[string]types.AttributeValue) string { return k["PK"].(*types.AttributeValueMemberS).Value }
-	v := &verifier{t: tbl, o: VerifyOptions{Sample: 0.25}}
+	v := &verifier{t: testTable("SK"), o: VerifyOptions{Sample: 0.25}}
 	in := 0
 	for i := range 4000 {
 		key := map[string]types.AttributeValue{"PK": avS("USER#" + string(rune('a'+i%26)) + avN(int64(i)).(*types.AttributeValueMemberN).Value)}
@@ -109,4 +108,16 @@ func TestVerifySample(t *testing.T) {
 		}
 	}
 	assert.InDelta(t, 1000, in, 120)
+}
+
+// A difference and a duplicate print keys in the order of their table's
+// keys, as the root package's errors do.
+func TestKeysInKeyOrder(t *testing.T) {
+	key := map[string]types.AttributeValue{"At": avS("b"), "Tenant": avS("a")}
+	d := Difference{Entity: "E", Key: key, Kind: "missing", pk: "Tenant", sk: "At"}
+	assert.Equal(t, "missing E {Tenant=a At=b}", d.String())
+	holder := map[string]types.AttributeValue{"At": avS("c"), "Tenant": avS("a")}
+	e := &DuplicateError{Entity: "E", Fields: []string{"Email"}, Key: key, Holder: holder, pk: "Tenant", sk: "At"}
+	assert.Equal(t, "singletable: E [Email]: item {Tenant=a At=b} holds the same value as item {Tenant=a At=c}, which holds its guard; change or delete one of them, then run the migration again", e.Error())
+	assert.ErrorIs(t, e, singletable.ErrAlreadyExists)
 }

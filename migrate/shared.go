@@ -1,4 +1,4 @@
-package migration
+package migrate
 
 import (
 	"context"
@@ -37,8 +37,8 @@ import (
 var errHeaderChanged = errors.New("singletable: migration header changed")
 
 // runShared is Run for one worker of a shared run.
-func runShared(ctx context.Context, t *Table, mig Migration, o Options) (*Report, error) {
-	rep := &Report{ID: mig.ID, Kind: mig.Kind.Name()}
+func runShared(ctx context.Context, t *table, mig Migration, o RunOptions) (*Report, error) {
+	rep := &Report{ID: mig.ID, Kind: mig.kind.name()}
 	l := newLedger(t, mig.ID, newRunOwner())
 	l.lease = o.Lease
 	h, err := l.join(ctx, mig, o.Segments)
@@ -58,7 +58,7 @@ func runShared(ctx context.Context, t *Table, mig Migration, o Options) (*Report
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	spec, err := mig.Kind.source(runCtx, t)
+	spec, err := mig.kind.source(runCtx, t)
 	if err != nil {
 		rep.Segments = n
 		return rep, err
@@ -79,11 +79,11 @@ func runShared(ctx context.Context, t *Table, mig Migration, o Options) (*Report
 	if rerr == nil {
 		rep.Counts = Counts{}
 		for _, s := range segs {
-			rep.Counts.Add(s.Counts)
+			rep.Counts.add(s.Counts)
 		}
 	}
 	if err != nil {
-		if c := context.Cause(runCtx); c != nil && !errors.Is(err, c) && errors.Is(c, t.Running) {
+		if c := context.Cause(runCtx); c != nil && !errors.Is(err, c) && errors.Is(c, ErrRunning) {
 			err = c // a segment's lease was lost: that is why the run stopped
 		}
 		src.releaseAll(rctx)
@@ -96,7 +96,7 @@ func runShared(ctx context.Context, t *Table, mig Migration, o Options) (*Report
 		if !s.Done {
 			// The header changed under the run: restarted by another
 			// worker, or taken by an exclusive run.
-			return rep, t.Wrap(t.Running, mig.ID+": this worker can no longer claim segments", nil)
+			return rep, wrap(ErrRunning, mig.ID+": this worker can no longer claim segments", nil)
 		}
 	}
 	state := Completed
@@ -109,7 +109,7 @@ func runShared(ctx context.Context, t *Table, mig Migration, o Options) (*Report
 	}
 	rep.State = final
 	if final == Failed {
-		return rep, &FailedError{ID: mig.ID, Failed: rep.Counts.Failed, Failures: rep.Failures}
+		return rep, &Error{ID: mig.ID, Failed: rep.Counts.Failed, Failures: rep.Failures}
 	}
 	return rep, nil
 }
@@ -119,14 +119,14 @@ func runShared(ctx context.Context, t *Table, mig Migration, o Options) (*Report
 // new attempt (segments segments, every checkpoint stale), and otherwise
 // joins the running one with its recorded segments. It returns the header
 // as it is afterwards, errCompleted (with the header) for a completed
-// migration, and t.Running while an exclusive run holds the migration.
+// migration, and ErrRunning while an exclusive run holds the migration.
 func (l *ledger) join(ctx context.Context, mig Migration, segments int) (headerRecord, error) {
 	for range 10 {
 		h, ok, err := l.header(ctx)
 		if err != nil {
 			return h, err
 		}
-		now := l.t.Now()
+		now := l.t.now()
 		switch {
 		case ok && h.Status == Completed:
 			return h, errCompleted
@@ -150,14 +150,14 @@ func (l *ledger) join(ctx context.Context, mig Migration, segments int) (headerR
 		var cond string
 		switch {
 		case !ok:
-			cond = expr.AttributeNotExists(b.Name(l.t.PartitionKey))
+			cond = expr.AttributeNotExists(b.Name(l.t.pk))
 		case restart:
 			cond = expr.And(b.Holds(lgStatus, avS(string(Failed))), b.Holds(lgAttempt, attemptAV(h.Attempt)))
 		default:
 			cond = expr.And(b.Holds(lgStatus, avS(string(Running))), l.noExclusiveLease(&b, now))
 		}
-		out, err := l.t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 &l.t.Name,
+		out, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 &l.t.name,
 			Key:                       l.key(ledgerHeader),
 			UpdateExpression:          &update,
 			ConditionExpression:       &cond,
@@ -174,7 +174,7 @@ func (l *ledger) join(ctx context.Context, mig Migration, segments int) (headerR
 		}
 		return decodeHeader(out.Attributes), nil
 	}
-	return headerRecord{}, l.t.Wrap(l.t.Running, l.id+": its ledger keeps changing; could not join", nil)
+	return headerRecord{}, wrap(ErrRunning, l.id+": its ledger keeps changing; could not join", nil)
 }
 
 // noExclusiveLease writes the condition that no exclusive run holds the
@@ -199,7 +199,7 @@ func attemptAV(n int64) types.AttributeValue {
 // another run got there first, and errHeaderChanged when the header
 // refused.
 func (l *ledger) claimSegment(ctx context.Context, s *segmentState) (bool, error) {
-	now := l.t.Now()
+	now := l.t.now()
 	var hb expr.Builder
 	hcond := expr.And(hb.Holds(lgStatus, avS(string(Running))), hb.Holds(lgAttempt, attemptAV(l.attempt)),
 		l.noExclusiveLease(&hb, now))
@@ -211,16 +211,16 @@ func (l *ledger) claimSegment(ctx context.Context, s *segmentState) (bool, error
 	scond := expr.And(parts...)
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{ConditionCheck: &types.ConditionCheck{
-			TableName: &l.t.Name, Key: l.key(ledgerHeader), ConditionExpression: &hcond,
+			TableName: &l.t.name, Key: l.key(ledgerHeader), ConditionExpression: &hcond,
 			ExpressionAttributeNames: hb.Names(), ExpressionAttributeValues: hb.Values(),
 		}},
 		{Put: &types.Put{
-			TableName: &l.t.Name, Item: l.segmentItem(s), ConditionExpression: &scond,
+			TableName: &l.t.name, Item: l.segmentItem(s), ConditionExpression: &scond,
 			ExpressionAttributeNames: sb.Names(), ExpressionAttributeValues: sb.Values(),
 		}},
 	}}
 	err := backoff.Default.Do(ctx, nil, backoff.IsRetryableTx, func(ctx context.Context) error {
-		_, err := l.t.Client.TransactWriteItems(ctx, in)
+		_, err := l.t.client.TransactWriteItems(ctx, in)
 		return err
 	})
 	if err == nil {
@@ -235,8 +235,8 @@ func (l *ledger) claimSegment(ctx context.Context, s *segmentState) (bool, error
 	}
 	// The checkpoint changed: another run claimed it, or the SDK resent
 	// this claim after a lost response and the first one went through.
-	res, rerr := l.t.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &l.t.Name, Key: l.key(segmentSK(s.Segment)), ConsistentRead: aws.Bool(true),
+	res, rerr := l.t.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &l.t.name, Key: l.key(segmentSK(s.Segment)), ConsistentRead: aws.Bool(true),
 	})
 	if rerr != nil {
 		return false, fmt.Errorf("singletable: migration %s: read checkpoint: %w", l.id, rerr)
@@ -249,15 +249,15 @@ func (l *ledger) claimSegment(ctx context.Context, s *segmentState) (bool, error
 // the run no longer holds it (another run took it over) and true when it
 // does or the segment is done.
 func (l *ledger) renewSegment(ctx context.Context, n int) (ok bool, err error) {
-	now := l.t.Now()
+	now := l.t.now()
 	var b expr.Builder
 	var u expr.Update
 	u.Set(b.Name(lgLeaseUntil), b.Value(avN(now.Add(l.lease).UnixMilli())))
 	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(now)))
 	update := u.String()
 	cond := expr.And(b.Holds(lgOwner, avS(l.owner)), b.Holds(lgDone, &types.AttributeValueMemberBOOL{Value: false}))
-	_, err = l.t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &l.t.Name, Key: l.key(segmentSK(n)), UpdateExpression: &update, ConditionExpression: &cond,
+	_, err = l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &l.t.name, Key: l.key(segmentSK(n)), UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names(), ExpressionAttributeValues: b.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
@@ -277,11 +277,11 @@ func (l *ledger) releaseSegment(ctx context.Context, n int) {
 	var b expr.Builder
 	var u expr.Update
 	u.Remove(b.Name(lgLeaseUntil))
-	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(l.t.Now())))
+	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(l.t.now())))
 	update := u.String()
 	cond := b.Holds(lgOwner, avS(l.owner))
-	_, _ = l.t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &l.t.Name, Key: l.key(segmentSK(n)), UpdateExpression: &update, ConditionExpression: &cond,
+	_, _ = l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &l.t.name, Key: l.key(segmentSK(n)), UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names(), ExpressionAttributeValues: b.Values(),
 	})
 }
@@ -290,15 +290,15 @@ func (l *ledger) releaseSegment(ctx context.Context, n int) {
 // failed with totals c, unless another worker did first. It returns the
 // state recorded.
 func (l *ledger) finishShared(ctx context.Context, state State, c Counts) (State, error) {
-	now := l.t.Now()
+	now := l.t.now()
 	var b expr.Builder
 	var u expr.Update
 	setFinished(&b, &u, state, c, now)
 	update := u.String()
 	cond := expr.And(b.Holds(lgStatus, avS(string(Running))), b.Holds(lgAttempt, attemptAV(l.attempt)),
 		l.noExclusiveLease(&b, now))
-	_, err := l.t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &l.t.Name, Key: l.key(ledgerHeader), UpdateExpression: &update, ConditionExpression: &cond,
+	_, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: &l.t.name, Key: l.key(ledgerHeader), UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names(), ExpressionAttributeValues: b.Values(),
 	})
 	var ccf *types.ConditionalCheckFailedException
@@ -308,7 +308,7 @@ func (l *ledger) finishShared(ctx context.Context, state State, c Counts) (State
 			(h.Status == Completed || h.Status == Failed) {
 			return h.Status, nil
 		}
-		return "", l.t.Wrap(l.t.Running, l.id+": the migration changed before this worker could finish it", err)
+		return "", wrap(ErrRunning, l.id+": the migration changed before this worker could finish it", err)
 	}
 	if err != nil {
 		return "", fmt.Errorf("singletable: migration %s: write ledger: %w", l.id, err)
@@ -350,7 +350,7 @@ func (w *sharedSegments) next(ctx context.Context) (*segmentState, error) {
 		if err != nil {
 			return nil, err
 		}
-		now := w.l.t.Now()
+		now := w.l.t.now()
 		waiting := false
 		start := rand.IntN(w.n) // spread the workers' claims
 		for k := range w.n {
@@ -398,7 +398,7 @@ func (w *sharedSegments) next(ctx context.Context) (*segmentState, error) {
 			w.mu.Unlock()
 			s.Owner = w.l.owner
 			w.r.baseMu.Lock()
-			w.r.base.Add(s.Counts)
+			w.r.base.add(s.Counts)
 			w.r.baseMu.Unlock()
 			return s, nil
 		}
@@ -441,7 +441,7 @@ func (w *sharedSegments) finished(s *segmentState) {
 
 // keepLeases renews the leases of the segments this run holds every third
 // of the lease, until the returned function is called; a lease lost to
-// another run cancels the run with t.Running as the cause.
+// another run cancels the run with ErrRunning as the cause.
 func (w *sharedSegments) keepLeases(ctx context.Context, cancel context.CancelCauseFunc) (stop func()) {
 	ctx, stopCtx := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -461,7 +461,7 @@ func (w *sharedSegments) keepLeases(ctx context.Context, cancel context.CancelCa
 					return
 				}
 				if err == nil && !ok {
-					err = w.l.t.Wrap(w.l.t.Running, fmt.Sprintf("%s: this worker lost its lease on segment %d", w.l.id, n), nil)
+					err = wrap(ErrRunning, fmt.Sprintf("%s: this worker lost its lease on segment %d", w.l.id, n), nil)
 				}
 				if err != nil {
 					cancel(err)

@@ -1,28 +1,164 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddbfault"
+	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migrate"
 )
+
+// faultRates are the rates every fault suite runs at, as in the root
+// package's suites.
+var faultRates = []float64{0.10, 0.30}
+
+// faultSuiteTable makes a fresh table reached through a ddbfault Transport
+// at rate, with injection off until the caller turns it on.
+func faultSuiteTable(t *testing.T, rate float64, seed uint64, bind func(*singletable.Table)) (*singletable.Table, *ddbfault.Transport) {
+	t.Helper()
+	ft := ddbfault.New(nil, ddbfault.Config{Seed: seed, Rate: rate})
+	ft.SetEnabled(false)
+	client := ddblocal.Shared(t).Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
+	tbl := singletable.NewTable(client, ddblocal.TableName(t))
+	bind(tbl)
+	require.NoError(t, tbl.CreateTable(context.Background()))
+	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), tbl.Name())
+	return tbl, ft
+}
+
+// faultRow is one line of the fault table in docs/reliability.md, as the
+// root package's faults_test.go defines it.
+type faultRow struct {
+	Suite   string
+	Rate    float64
+	Ops     int // operations the suite ran
+	Errors  int // operations that returned an error
+	Faults  int // faults injected
+	Checked int // items checked against the model at the end
+	Lost    int // items missing or in a state no sequence of outcomes explains
+	Dups    int // items or effects present twice
+	Broken  int
+	Notes   string
+}
+
+// reliabilityRowsEnv names the file where `make reliability` collects the
+// fault rows of this package, which the root package's report includes.
+const reliabilityRowsEnv = "RELIABILITY_ROWS"
+
+var faultRows struct {
+	sync.Mutex
+	rows []faultRow
+}
+
+func reportFaults(r faultRow) {
+	faultRows.Lock()
+	faultRows.rows = append(faultRows.rows, r)
+	faultRows.Unlock()
+}
+
+// writeFaultRows appends the suites' rows to the file at path, one JSON
+// object a line.
+func writeFaultRows(path string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	faultRows.Lock()
+	defer faultRows.Unlock()
+	for _, r := range faultRows.rows {
+		if err := enc.Encode(r); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// A copy and a re-key through a client that throttles, fails, times out,
+// loses responses after applied writes, leaves batch items unprocessed and
+// reports transaction conflicts: nothing is lost, nothing fails, the
+// ledger ends completed.
+func TestMigrateUnderFaults(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const n = 2000
+	src := newLegacyTable(t, n)
+	ft := ddbfault.New(nil, ddbfault.Config{Seed: 7, Rate: 0.15})
+	// Which drawn fault lands on which request depends on goroutine
+	// timing, so script a few partial batches to be sure that path runs.
+	ft.Next("BatchWriteItem", ddbfault.PartialBatch, ddbfault.PartialBatch, ddbfault.PartialBatch)
+	faulty := ddblocal.NewClient(ddblocal.Shared(t).Endpoint(), func(o *dynamodb.Options) {
+		o.HTTPClient = &http.Client{Transport: ft}
+	})
+	tbl, users := usersTargetVia(t, faulty)
+	m, err := migrate.New(tbl,
+		migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
+	require.NoError(t, err)
+	rep, err := m.Run(ctx, "000-users", func(o *migrate.RunOptions) { o.PageSize = 200 })
+	require.NoError(t, err)
+	assert.Equal(t, migrate.Counts{Scanned: n, Read: n, Written: n - n/100, Skipped: n / 100}, rep.Counts)
+	stats := ft.Stats()
+	t.Logf("copy: %d requests, %d faults %v", stats.Requests, stats.Total(), stats.Faults)
+	require.Positive(t, stats.Faults[ddbfault.PartialBatch])
+
+	ft.SetEnabled(false)
+	vr, err := m.Verify(ctx, "000-users")
+	require.NoError(t, err)
+	assert.True(t, vr.OK(), "%+v", vr)
+	assert.Equal(t, migrate.Completed, must(m.Status(ctx))[0].State)
+
+	// Re-key 300 skills to a new sort key template under the same faults.
+	seedSkills(t, tbl, UserSkills, 300)
+	newTbl := singletable.NewTable(faulty, tbl.Name())
+	skills := singletable.MustBind(newTbl, userSkillsNewSK)
+	mk, err := migrate.New(newTbl, migrate.Backfill("002-skill-sk", skills))
+	require.NoError(t, err)
+	ft.SetEnabled(true)
+	before := ft.Stats().Total()
+	rk, err := mk.Run(ctx, "002-skill-sk", func(o *migrate.RunOptions) { o.PageSize = 100 })
+	require.NoError(t, err)
+	t.Logf("re-key: %+v, %d faults, %d retried", rk.Counts, ft.Stats().Total()-before, rk.Retried)
+	ft.SetEnabled(false)
+	assert.Equal(t, int64(0), rk.Counts.Failed)
+	assert.Equal(t, rk.Counts.Read, rk.Counts.Written+rk.Counts.Skipped)
+	skillsLeft := 0
+	for _, it := range scanRaw(t, tbl.Client(), tbl.Name()) {
+		if attrS(it, "EntityType") == "UserSkill" {
+			skillsLeft++
+			require.True(t, strings.HasPrefix(attrS(it, "SK"), "USKILL#"), attrS(it, "SK"))
+		}
+	}
+	assert.Equal(t, 300, skillsLeft)
+	vr, err = mk.Verify(ctx, "002-skill-sk")
+	require.NoError(t, err)
+	assert.True(t, vr.OK(), "%+v", vr)
+}
 
 // runToCompletion runs a migration through faults until it completes, as
 // an operator would: a run that stops on an error is run again and
 // resumes from its checkpoints; one refused because a failed run's lease
 // is still held waits for it to expire. It returns the last report and
 // how many runs it took.
-func runToCompletion(t *testing.T, m *singletable.Migrator, id string) (*singletable.MigrationReport, int) {
+func runToCompletion(t *testing.T, m *migrate.Migrator, id string) (*migrate.Report, int) {
 	t.Helper()
 	ctx := context.Background()
 	for run := 1; ; run++ {
-		rep, err := m.Run(ctx, id, func(o *singletable.RunOptions) {
+		rep, err := m.Run(ctx, id, func(o *migrate.RunOptions) {
 			o.Segments, o.Writers, o.PageSize = 4, 4, 250
 			fastRetries(&o.Batch)
 			o.Lease = 2 * time.Second
@@ -32,7 +168,7 @@ func runToCompletion(t *testing.T, m *singletable.Migrator, id string) (*singlet
 		}
 		require.Less(t, run, 25, "migration %s still failing after %d runs: %v", id, run, err)
 		t.Logf("run %d: %v", run, err)
-		if errors.Is(err, singletable.ErrMigrationRunning) {
+		if errors.Is(err, migrate.ErrRunning) {
 			time.Sleep(time.Second)
 		}
 	}
@@ -62,7 +198,7 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 		users = singletable.MustBind(tbl, Users)
 		singletable.MustBind(tbl, UserSkills)
 	})
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 	ft.SetEnabled(true)
 	rep, runs := runToCompletion(t, m, "000-users")
@@ -70,8 +206,8 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 	stats := ft.Stats()
 
 	c := rep.Counts
-	assert.Equal(t, singletable.MigrationCompleted, rep.State)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: n, Read: n, Written: n - deleted, Skipped: deleted}, c)
+	assert.Equal(t, migrate.Completed, rep.State)
+	assert.Equal(t, migrate.Counts{Scanned: n, Read: n, Written: n - deleted, Skipped: deleted}, c)
 	assert.Equal(t, c.Read, c.Written+c.Skipped+c.Failed, "counts add up")
 
 	// The target against the source model: every live user, exactly once,
@@ -142,7 +278,7 @@ func runBackfillFaultSuite(t *testing.T, rate float64) {
 		skills = singletable.MustBind(tbl, UserSkills)
 	})
 	seedSkills(t, tbl, userSkillsNoIndex, n)
-	m, err := singletable.NewMigrator(tbl, skills.BackfillMigration("001-skills-gsi1"))
+	m, err := migrate.New(tbl, migrate.Backfill("001-skills-gsi1", skills))
 	require.NoError(t, err)
 	ft.SetEnabled(true)
 	rep, runs := runToCompletion(t, m, "001-skills-gsi1")
@@ -150,7 +286,7 @@ func runBackfillFaultSuite(t *testing.T, rate float64) {
 	stats := ft.Stats()
 
 	c := rep.Counts
-	assert.Equal(t, singletable.MigrationCompleted, rep.State)
+	assert.Equal(t, migrate.Completed, rep.State)
 	assert.Equal(t, int64(n), c.Read)
 	assert.Zero(t, c.Failed)
 	assert.Equal(t, c.Read, c.Written+c.Skipped+c.Failed, "counts add up")

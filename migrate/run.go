@@ -1,4 +1,4 @@
-package migration
+package migrate
 
 import (
 	"context"
@@ -15,15 +15,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/time/rate"
 
+	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/expr"
-	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
-// Run runs mig on t, or resumes it from its checkpoints if an earlier run
-// stopped part-way. A completed migration does not run again: the report
-// has its recorded counts and AlreadyCompleted set. A migration that
-// failed (items failed in its last run) starts over from the beginning.
+// Run runs the migration with the given ID, or resumes it from its
+// checkpoints if an earlier run stopped part-way. A completed migration
+// does not run again: Run returns its recorded counts with
+// AlreadyCompleted set. A migration that failed (items failed in its last
+// run) starts over from the beginning.
 //
 // The scan runs in parallel segments, a page at a time; after every page,
 // once all the page's writes are done, the segment's checkpoint (scan
@@ -32,36 +33,55 @@ import (
 // after the last saved page: the writes of unsaved pages are made again,
 // with the same content.
 //
-// Run returns a *FailedError when items failed, t.Running (wrapped) when
-// another run holds the migration, and the cause when it stopped early.
-// The report is returned in every case but a failure to read the ledger.
-func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, error) {
-	o.Normalize()
-	rep := &Report{ID: mig.ID, Kind: mig.Kind.Name(), DryRun: o.DryRun}
+// Run returns an *[Error] when items failed, [ErrRunning] when another run
+// holds the migration, and the cause when it stopped early (ctx's error, a
+// scan or ledger error). The report is returned in every case but an
+// unknown ID or a failure to read the ledger. Inside a
+// [singletable.Table.Preview] it sends nothing and returns an error.
+func (m *Migrator) Run(ctx context.Context, id string, optFns ...func(*RunOptions)) (*Report, error) {
+	var o RunOptions
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	mig, err := m.migration(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	o.normalize()
+	switch {
+	case o.DryRun:
+		return runDry(ctx, m.t, mig, o)
+	case o.Shared:
+		return runShared(ctx, m.t, mig, o)
+	}
+	return runExclusive(ctx, m.t, mig, o)
+}
 
-	if o.DryRun {
-		st, err := ReadStatus(ctx, t, mig.ID, mig.Kind.Name(), mig.Description)
-		if err != nil {
-			return nil, err
-		}
-		rep.State = st.State
-		spec, err := mig.Kind.source(ctx, t)
-		if err != nil {
-			return rep, err
-		}
-		segs := make([]*segmentState, o.Segments)
-		for i := range segs {
-			segs[i] = &segmentState{Segment: i}
-		}
-		r := newRunner(t, mig, o, spec, nil)
-		err = r.run(ctx, segs)
-		r.fill(rep, segs)
+// runDry is Run for a dry run: from the beginning, writing nothing.
+func runDry(ctx context.Context, t *table, mig Migration, o RunOptions) (*Report, error) {
+	rep := &Report{ID: mig.ID, Kind: mig.kind.name(), DryRun: true}
+	st, err := readStatus(ctx, t, mig)
+	if err != nil {
+		return nil, err
+	}
+	rep.State = st.State
+	spec, err := mig.kind.source(ctx, t)
+	if err != nil {
 		return rep, err
 	}
-
-	if o.Shared {
-		return runShared(ctx, t, mig, o)
+	segs := make([]*segmentState, o.Segments)
+	for i := range segs {
+		segs[i] = &segmentState{Segment: i}
 	}
+	r := newRunner(t, mig, o, spec, nil)
+	err = r.run(ctx, segs)
+	r.fill(rep, segs)
+	return rep, err
+}
+
+// runExclusive is Run holding the migration's lease.
+func runExclusive(ctx context.Context, t *table, mig Migration, o RunOptions) (*Report, error) {
+	rep := &Report{ID: mig.ID, Kind: mig.kind.name()}
 	l := newLedger(t, mig.ID, newRunOwner())
 	prev, existed, err := l.acquire(ctx, mig, o.Segments, o.Lease)
 	if errors.Is(err, errCompleted) {
@@ -81,7 +101,7 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 	segs, err := prepare(runCtx, l, prev, existed, o)
 	var spec scanSpec
 	if err == nil {
-		spec, err = mig.Kind.source(runCtx, t)
+		spec, err = mig.kind.source(runCtx, t)
 	}
 	if err == nil {
 		for _, s := range segs {
@@ -95,7 +115,7 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 	}
 	stopRenew()
 	if err != nil {
-		if c := context.Cause(runCtx); c != nil && !errors.Is(err, c) && errors.Is(c, t.Running) {
+		if c := context.Cause(runCtx); c != nil && !errors.Is(err, c) && errors.Is(c, ErrRunning) {
 			err = c // the lease was lost: that is why the run stopped
 		}
 		// Record why, so `migrate status` can tell (not when another run
@@ -103,7 +123,7 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 		// context of its own, since ctx may be the reason.
 		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		cause := err
-		if errors.Is(err, t.Running) {
+		if errors.Is(err, ErrRunning) {
 			cause = nil
 		}
 		_ = l.release(rctx, cause)
@@ -114,7 +134,7 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 			if saved, rerr := l.segments(rctx, len(segs)); rerr == nil {
 				rep.Counts = Counts{}
 				for _, s := range saved {
-					rep.Counts.Add(s.Counts)
+					rep.Counts.add(s.Counts)
 				}
 			}
 		}
@@ -130,7 +150,7 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 	}
 	rep.State = state
 	if state == Failed {
-		return rep, &FailedError{ID: mig.ID, Failed: rep.Counts.Failed, Failures: rep.Failures}
+		return rep, &Error{ID: mig.ID, Failed: rep.Counts.Failed, Failures: rep.Failures}
 	}
 	return rep, nil
 }
@@ -139,7 +159,7 @@ func Run(ctx context.Context, t *Table, mig Migration, o Options) (*Report, erro
 // new or failed migration starts from scratch with o.Segments, an
 // interrupted one resumes with the number it started with. A segment that
 // a shared run holds by an unexpired lease keeps this run out.
-func prepare(ctx context.Context, l *ledger, prev headerRecord, existed bool, o Options) ([]*segmentState, error) {
+func prepare(ctx context.Context, l *ledger, prev headerRecord, existed bool, o RunOptions) ([]*segmentState, error) {
 	l.attempt = prev.Attempt
 	n := o.Segments
 	fresh := !existed || prev.Status == Failed || prev.Segments <= 0
@@ -169,13 +189,13 @@ func prepare(ctx context.Context, l *ledger, prev headerRecord, existed bool, o 
 	return segs, l.claim(ctx, segs)
 }
 
-// checkUnleased returns t.Running when another run holds one of segs by an
+// checkUnleased returns ErrRunning when another run holds one of segs by an
 // unexpired per-segment lease.
 func (l *ledger) checkUnleased(segs []*segmentState) error {
-	now := l.t.Now()
+	now := l.t.now()
 	for _, s := range segs {
 		if s.leased(l.owner, now) {
-			return l.t.Wrap(l.t.Running, fmt.Sprintf("%s: segment %d is held by %s until %s",
+			return wrap(ErrRunning, fmt.Sprintf("%s: segment %d is held by %s until %s",
 				l.id, s.Segment, s.Owner, s.LeaseUntil.UTC().Format(time.RFC3339)), nil)
 		}
 	}
@@ -209,12 +229,11 @@ func (l *ledger) keepLease(ctx context.Context, lease time.Duration, cancel cont
 
 // scanSpec describes the scan feeding a migration.
 type scanSpec struct {
-	client Client
+	client singletable.Client
 	table  string
-	// filter, when set, writes the scan's filter expression.
-	filter func(b *expr.Builder) string
-	// keep, when set, drops the items the filter kept that it refuses.
-	keep func(item map[string]types.AttributeValue) bool
+	// entity, when set, selects the entity's items: its filter, and the
+	// items the filter kept that it does not own are dropped.
+	entity *singletable.StoredItems
 	// keyAttrs are the scanned table's key attributes, for ItemFailure.Key.
 	keyAttrs []string
 	// total is the table's approximate item count (0: unknown).
@@ -222,7 +241,8 @@ type scanSpec struct {
 }
 
 // input is the request for the first page of one of segments scan
-// segments; projection, when set, is the one attribute to read.
+// segments; projection, when set, is the one attribute to read (a scan
+// of the whole table, without an entity).
 func (s scanSpec) input(segment, segments int, pageSize int32, projection string) *dynamodb.ScanInput {
 	in := &dynamodb.ScanInput{
 		TableName:     &s.table,
@@ -230,14 +250,14 @@ func (s scanSpec) input(segment, segments int, pageSize int32, projection string
 		Segment:       aws.Int32(int32(segment)),
 		TotalSegments: aws.Int32(int32(segments)),
 	}
-	var b expr.Builder
-	if s.filter != nil {
-		in.FilterExpression = aws.String(s.filter(&b))
+	if s.entity != nil {
+		s.entity.FilterScan(in)
 	}
 	if projection != "" {
+		var b expr.Builder
 		in.ProjectionExpression = aws.String(b.Projection(projection))
+		in.ExpressionAttributeNames = b.Names()
 	}
-	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
 	return in
 }
 
@@ -249,10 +269,10 @@ func (s scanSpec) page(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.S
 		out, err = s.client.Scan(ctx, in)
 		return err
 	})
-	if err == nil && s.keep != nil {
+	if err == nil && s.entity != nil {
 		kept := out.Items[:0:0]
 		for _, it := range out.Items {
-			if s.keep(it) {
+			if s.entity.Owns(it) {
 				kept = append(kept, it)
 			}
 		}
@@ -316,10 +336,10 @@ func newPage(segment int, out *dynamodb.ScanOutput) *scanPage {
 // retryItem runs attempt for item i of p under the default backoff until
 // it stops asking for another try (by returning [backoff.Again]). Each
 // attempt records the item's outcome itself (set, fail or abort), so what
-// is left to record here is a budget spent, a failure of kind
-// conditionFailed saying the item kept changing, or the run stopping.
-// what names the migration kind in the failure ("backfill").
-func (r *runner) retryItem(ctx context.Context, p *scanPage, i int, what string, conditionFailed error, attempt func(context.Context) error) {
+// is left to record here is a budget spent, a failure matching
+// [singletable.ErrConditionFailed] saying the item kept changing, or the
+// run stopping. what names the migration kind in the failure ("backfill").
+func (r *runner) retryItem(ctx context.Context, p *scanPage, i int, what string, attempt func(context.Context) error) {
 	policy := backoff.Default
 	never := func(error) bool { return false }
 	err := policy.Do(ctx, nil, never, attempt)
@@ -328,7 +348,7 @@ func (r *runner) retryItem(ctx context.Context, p *scanPage, i int, what string,
 	case stopsRun(ctx, err):
 		p.abort(err)
 	default:
-		p.fail(i, r.t.Wrap(conditionFailed, fmt.Sprintf("%s %s: item still changing after %d attempts", what, r.mig.ID, max(policy.Attempts, 1)), err))
+		p.fail(i, wrap(singletable.ErrConditionFailed, fmt.Sprintf("%s %s: item still changing after %d attempts", what, r.mig.ID, max(policy.Attempts, 1)), err))
 	}
 }
 
@@ -400,9 +420,9 @@ func (p *scanPage) counts() Counts {
 // runner executes one run: scan segments, a pool of writers, the rate
 // limit, checkpoints and progress.
 type runner struct {
-	t     *Table
+	t     *table
 	mig   Migration
-	o     Options
+	o     RunOptions
 	spec  scanSpec
 	led   *ledger // nil in a dry run
 	lim   *rate.Limiter
@@ -423,7 +443,7 @@ type runner struct {
 	failures []ItemFailure
 }
 
-func newRunner(t *Table, mig Migration, o Options, spec scanSpec, led *ledger) *runner {
+func newRunner(t *table, mig Migration, o RunOptions, spec scanSpec, led *ledger) *runner {
 	r := &runner{t: t, mig: mig, o: o, spec: spec, led: led, ops: map[string]int64{}}
 	if o.WCU > 0 && !o.DryRun {
 		// A bucket of half a second, starting empty: a writer that runs
@@ -442,7 +462,7 @@ func newRunner(t *Table, mig Migration, o Options, spec scanSpec, led *ledger) *
 func (r *runner) run(ctx context.Context, segs []*segmentState) error {
 	left := &fixedSegments{}
 	for _, s := range segs {
-		r.base.Add(s.Counts)
+		r.base.add(s.Counts)
 		if !s.Done {
 			left.segs = append(left.segs, s)
 		}
@@ -550,7 +570,7 @@ func (r *runner) segment(ctx context.Context, s *segmentState) {
 			break
 		}
 		p := newPage(seg, out)
-		r.mig.Kind.process(ctx, r, p)
+		r.mig.kind.process(ctx, r, p)
 		pages <- p
 		if len(out.LastEvaluatedKey) == 0 {
 			break
@@ -582,7 +602,7 @@ func (r *runner) commit(ctx context.Context, s *segmentState, pages <-chan *scan
 		}
 		c := p.counts()
 		next := *s
-		next.Counts.Add(c)
+		next.Counts.add(c)
 		next.LastKey = p.lastKey
 		next.Done = len(p.lastKey) == 0
 		next.Pages++
@@ -621,7 +641,7 @@ func (r *runner) committed(p *scanPage, c Counts) {
 		if o != outFailed && o != outPending {
 			continue
 		}
-		if len(r.failures) >= MaxFailureDetails {
+		if len(r.failures) >= maxFailureDetails {
 			break
 		}
 		err := p.errs[i]
@@ -698,7 +718,7 @@ func (r *runner) progress(done bool) Progress {
 	r.baseMu.Lock()
 	total := r.base
 	r.baseMu.Unlock()
-	total.Add(run)
+	total.add(run)
 	p := Progress{ID: r.mig.ID, Counts: total, Total: r.spec.total, Elapsed: time.Since(r.start), Done: done}
 	if secs := p.Elapsed.Seconds(); secs > 0 {
 		p.Rate = float64(run.Read) / secs
@@ -741,7 +761,7 @@ func (r *runner) fill(rep *Report, segs []*segmentState) {
 	rep.Segments = len(segs)
 	rep.Counts = Counts{}
 	for _, s := range segs {
-		rep.Counts.Add(s.Counts)
+		rep.Counts.add(s.Counts)
 	}
 	r.mu.Lock()
 	rep.Ops = maps.Clone(r.ops)
@@ -757,10 +777,4 @@ func (r *runner) fill(rep *Report, segs []*segmentState) {
 	rep.WCU = r.live.wcu.Load()
 	rep.Retried = r.live.retried.Load()
 	rep.Elapsed = time.Since(r.start)
-}
-
-// capacityUnits is the write capacity a put of item consumes: one unit per
-// started kilobyte.
-func capacityUnits(item map[string]types.AttributeValue) int64 {
-	return max(1, int64((itemsize.Of(item)+1023)/1024))
 }

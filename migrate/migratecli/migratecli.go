@@ -1,5 +1,5 @@
 // Package migratecli gives a service's own command the `migrate`
-// subcommands of a [singletable.Migrator]:
+// subcommands of a [migrate.Migrator]:
 //
 //	migrate status                 the ledger entry of every migration
 //	migrate run [flags] ID         run or resume a migration
@@ -10,9 +10,9 @@
 //
 //	func main() {
 //		if len(os.Args) > 1 && os.Args[1] == "migrate" {
-//			m, err := singletable.NewMigrator(table,
-//				singletable.CopyMigration("000-users", singletable.CopySource{Table: "users"}, transform),
-//				skills.BackfillMigration("001-skills-gsi1"),
+//			m, err := migrate.New(table,
+//				migrate.Copy("000-users", migrate.Source{Table: "users"}, transform),
+//				migrate.Backfill("001-skills-gsi1", skills),
 //			)
 //			if err != nil {
 //				log.Fatal(err)
@@ -45,7 +45,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // Options configures [Main]. The zero value of a field means its default.
@@ -60,7 +60,7 @@ type Options struct {
 	LineInterval time.Duration
 	// Run is applied to every run's options before the command-line flags,
 	// to set defaults for this service (a rate limit, more writers).
-	Run func(*singletable.RunOptions)
+	Run func(*migrate.RunOptions)
 }
 
 // Exit codes returned by [Main].
@@ -72,7 +72,7 @@ const (
 
 // Main runs the migrate subcommand in args (the arguments after "migrate")
 // and returns the process exit code.
-func Main(ctx context.Context, m *singletable.Migrator, args []string, optFns ...func(*Options)) int {
+func Main(ctx context.Context, m *migrate.Migrator, args []string, optFns ...func(*Options)) int {
 	o := Options{Stdout: os.Stdout, Stderr: os.Stderr, LineInterval: 10 * time.Second}
 	for _, fn := range optFns {
 		fn(&o)
@@ -135,7 +135,7 @@ func usage(w io.Writer) {
 `)
 }
 
-func status(ctx context.Context, m *singletable.Migrator, o Options) error {
+func status(ctx context.Context, m *migrate.Migrator, o Options) error {
 	sts, err := m.Status(ctx)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func status(ctx context.Context, m *singletable.Migrator, o Options) error {
 		return err
 	}
 	for _, s := range sts {
-		if s.LastError != "" && s.State != singletable.MigrationCompleted {
+		if s.LastError != "" && s.State != migrate.Completed {
 			fmt.Fprintf(o.Stdout, "%s: last run stopped: %s\n", s.ID, s.LastError)
 		}
 		if len(s.Workers) > 0 {
@@ -180,8 +180,8 @@ func parse(fs *flag.FlagSet, args []string) (string, error) {
 	return fs.Arg(0), nil
 }
 
-func run(ctx context.Context, m *singletable.Migrator, args []string, o Options) (int, error) {
-	var ro singletable.RunOptions
+func run(ctx context.Context, m *migrate.Migrator, args []string, o Options) (int, error) {
+	var ro migrate.RunOptions
 	if o.Run != nil {
 		o.Run(&ro)
 	}
@@ -201,7 +201,7 @@ func run(ctx context.Context, m *singletable.Migrator, args []string, o Options)
 	ro.PageSize = int32(*pageSize)
 
 	show := newProgressView(id, o)
-	rep, err := m.Run(ctx, id, func(r *singletable.RunOptions) {
+	rep, err := m.Run(ctx, id, func(r *migrate.RunOptions) {
 		*r = ro
 		r.Progress = show.update
 		r.ProgressInterval = show.interval
@@ -216,7 +216,7 @@ func run(ctx context.Context, m *singletable.Migrator, args []string, o Options)
 	return ExitOK, nil
 }
 
-func printReport(w io.Writer, r *singletable.MigrationReport) {
+func printReport(w io.Writer, r *migrate.Report) {
 	switch {
 	case r.AlreadyCompleted:
 		fmt.Fprintf(w, "%s: already completed; nothing to do\n", r.ID)
@@ -265,8 +265,8 @@ func printReport(w io.Writer, r *singletable.MigrationReport) {
 	}
 }
 
-func verify(ctx context.Context, m *singletable.Migrator, args []string, o Options) (int, error) {
-	var vo singletable.VerifyOptions
+func verify(ctx context.Context, m *migrate.Migrator, args []string, o Options) (int, error) {
+	var vo migrate.VerifyOptions
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	fs.Float64Var(&vo.Sample, "sample", 1, "")
 	fs.IntVar(&vo.Segments, "segments", 0, "")
@@ -275,7 +275,7 @@ func verify(ctx context.Context, m *singletable.Migrator, args []string, o Optio
 	if err != nil {
 		return ExitUsage, err
 	}
-	rep, err := m.Verify(ctx, id, func(v *singletable.VerifyOptions) { *v = vo })
+	rep, err := m.Verify(ctx, id, func(v *migrate.VerifyOptions) { *v = vo })
 	if err != nil {
 		return ExitFailure, err
 	}
@@ -368,7 +368,7 @@ func newProgressView(id string, o Options) *progressView {
 	return v
 }
 
-func (v *progressView) update(p singletable.Progress) {
+func (v *progressView) update(p migrate.Progress) {
 	if v.bar == nil {
 		if p.Done {
 			return // the report follows

@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"bufio"
@@ -19,7 +19,8 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
-	"github.com/singletable-go/singletable/migratecli"
+	"github.com/singletable-go/singletable/migrate"
+	"github.com/singletable-go/singletable/migrate/migratecli"
 )
 
 // The test binary doubles as a service's `migrate` command: with
@@ -42,7 +43,7 @@ func migrateWorkerMain() int {
 	tbl := singletable.NewTable(ddblocal.NewClient(os.Getenv(ddblocal.EndpointEnv)), tables[1])
 	users := singletable.MustBind(tbl, Users)
 	singletable.MustBind(tbl, UserSkills)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: tables[0]}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: tables[0]}, usersTransform(users)))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -159,11 +160,11 @@ func TestMigrateWorkerProcesses(t *testing.T) {
 	}
 	wall := time.Since(start)
 
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 	st := must(m.Status(ctx))[0]
-	want := singletable.MigrationCounts{Scanned: n, Read: n, Written: n - n/100, Skipped: n / 100}
-	assert.Equal(t, singletable.MigrationCompleted, st.State)
+	want := migrate.Counts{Scanned: n, Read: n, Written: n - n/100, Skipped: n / 100}
+	assert.Equal(t, migrate.Completed, st.State)
 	assert.Equal(t, want, st.Counts, "pages redone after the kill are counted once")
 	assert.Equal(t, 12, st.SegmentsDone)
 	assert.Equal(t, 3, st.Runs)

@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // testdata/migration_ledger_interrupted.json holds the ledger items, as
@@ -31,31 +31,31 @@ func TestMigrateLedgerResumesEarlierRun(t *testing.T) {
 		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: ptr(tbl.Name()), Item: item})
 		require.NoError(t, err)
 	}
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
 	sts, err := m.Status(ctx)
 	require.NoError(t, err)
 	require.Len(t, sts, 1)
-	assert.Equal(t, singletable.MigrationInterrupted, sts[0].State)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: 150, Read: 150, Written: 148, Skipped: 2}, sts[0].Counts)
+	assert.Equal(t, migrate.Interrupted, sts[0].State)
+	assert.Equal(t, migrate.Counts{Scanned: 150, Read: 150, Written: 148, Skipped: 2}, sts[0].Counts)
 	assert.Equal(t, 2, sts[0].Segments)
 	assert.Equal(t, "context canceled", sts[0].LastError)
 
 	// Other options than the first run's: the recorded segments win.
-	rep, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) { o.Segments = 3; o.PageSize = 50 })
+	rep, err := m.Run(ctx, "000-users", func(o *migrate.RunOptions) { o.Segments = 3; o.PageSize = 50 })
 	require.NoError(t, err)
 	assert.True(t, rep.Resumed)
-	assert.Equal(t, singletable.MigrationCompleted, rep.State)
+	assert.Equal(t, migrate.Completed, rep.State)
 	assert.Equal(t, 2, rep.Segments)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: 500, Read: 500, Written: 495, Skipped: 5}, rep.Counts)
+	assert.Equal(t, migrate.Counts{Scanned: 500, Read: 500, Written: 495, Skipped: 5}, rep.Counts)
 	// Only the items after the checkpoints were written by this run: 350
 	// read, 3 of them soft-deleted.
 	assert.Equal(t, map[string]int64{"User put": 347}, rep.Ops)
 
 	sts, err = m.Status(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, singletable.MigrationCompleted, sts[0].State)
+	assert.Equal(t, migrate.Completed, sts[0].State)
 	assert.Equal(t, 2, sts[0].Runs)
 	assert.Equal(t, 2, sts[0].SegmentsDone)
 }

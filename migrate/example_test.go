@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // The skills service's migration: the legacy users table (PK username) copied into
@@ -46,15 +47,15 @@ func ExampleMigrator() {
 	}
 	defer table.DeleteTable(ctx)
 
-	m, err := singletable.NewMigrator(table,
-		singletable.CopyMigration("000-users", singletable.CopySource{Table: legacy},
-			singletable.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
+	m, err := migrate.New(table,
+		migrate.Copy("000-users", migrate.Source{Table: legacy},
+			migrate.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
 				if u.Deleted {
 					return nil, nil // skipped
 				}
 				return []singletable.WriteOp{users.PutOp(User{Username: u.Username, Name: u.Name})}, nil
 			})),
-		skills.BackfillMigration("001-skills-gsi1"),
+		migrate.Backfill("001-skills-gsi1", skills),
 	)
 	if err != nil {
 		panic(err)

@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // Copy throughput against DynamoDB Local, and the raw SDK's batch-write
@@ -63,13 +63,13 @@ func BenchmarkMigrateCopy(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
 					tbl, users, _ := usersTarget(b)
-					m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("bench", singletable.CopySource{Table: src}, usersTransform(users)))
+					m, err := migrate.New(tbl, migrate.Copy("bench", migrate.Source{Table: src}, usersTransform(users)))
 					if err != nil {
 						b.Fatal(err)
 					}
 					b.StartTimer()
 					start := time.Now()
-					rep, err := m.Run(context.Background(), "bench", func(o *singletable.RunOptions) {
+					rep, err := m.Run(context.Background(), "bench", func(o *migrate.RunOptions) {
 						o.Segments, o.Writers = segments, writers
 					})
 					elapsed += time.Since(start)
@@ -220,12 +220,12 @@ func BenchmarkMigrateCopyVsRaw(b *testing.B) {
 		raw += int64(len(items))
 
 		tbl2, users2, _ := usersTarget(b)
-		m, err := singletable.NewMigrator(tbl2, singletable.CopyMigration("bench", singletable.CopySource{Table: src}, usersTransform(users2)))
+		m, err := migrate.New(tbl2, migrate.Copy("bench", migrate.Source{Table: src}, usersTransform(users2)))
 		if err != nil {
 			b.Fatal(err)
 		}
 		start = time.Now()
-		rep, err := m.Run(context.Background(), "bench", func(o *singletable.RunOptions) { o.Segments, o.Writers = 4, 16 })
+		rep, err := m.Run(context.Background(), "bench", func(o *migrate.RunOptions) { o.Segments, o.Writers = 4, 16 })
 		copyTime += time.Since(start)
 		if err != nil {
 			b.Fatal(err)

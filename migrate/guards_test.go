@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // VoteUser is the elections service's user item: PK USER#{name}, SK
@@ -49,7 +50,7 @@ func TestUniqueGuardMigrationAdoptsExistingUsers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var users *singletable.Repo[VoteUser]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, VoteUsers) },
+	tbl := newTable(t, func(tbl *singletable.Table) { users = singletable.MustBind(tbl, VoteUsers) },
 		func(o *singletable.TableOptions) { o.EntityTypeAttr = "entity_type" })
 
 	// The Kotlin service's users, one email twice; a user the Go service
@@ -70,7 +71,7 @@ func TestUniqueGuardMigrationAdoptsExistingUsers(t *testing.T) {
 	_, err = users.Delete(ctx, VoteUser{Name: "bob2"})
 	require.NoError(t, err)
 
-	m, err := singletable.NewMigrator(tbl, users.UniqueGuardMigration("guards-users-email"))
+	m, err := migrate.New(tbl, migrate.UniqueGuards("guards-users-email", users))
 	require.NoError(t, err)
 
 	// Verify and a dry run read only: they list what lacks a guard. Two
@@ -78,7 +79,7 @@ func TestUniqueGuardMigrationAdoptsExistingUsers(t *testing.T) {
 	vr, err := m.Verify(ctx, "guards-users-email")
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), vr.Missing, "alice, bob, carol, erin lack a guard: %+v", vr.Differences)
-	dry, err := m.Run(ctx, "guards-users-email", func(o *singletable.RunOptions) { o.DryRun = true })
+	dry, err := m.Run(ctx, "guards-users-email", func(o *migrate.RunOptions) { o.DryRun = true })
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), dry.Counts.Written)
 	assert.Equal(t, int64(1), dry.Counts.Skipped)
@@ -87,7 +88,7 @@ func TestUniqueGuardMigrationAdoptsExistingUsers(t *testing.T) {
 	_, err = users.Delete(ctx, VoteUser{Name: "bob3"})
 	require.NoError(t, err)
 
-	var me *singletable.MigrationError
+	var me *migrate.Error
 	rep, err := m.Run(ctx, "guards-users-email")
 	require.ErrorAs(t, err, &me, "a duplicate fails the migration: it picks no winner silently")
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
@@ -96,7 +97,7 @@ func TestUniqueGuardMigrationAdoptsExistingUsers(t *testing.T) {
 	assert.Equal(t, int64(1), rep.Counts.Skipped, "frank held his already")
 	assert.Equal(t, int64(1), rep.Counts.Failed)
 	require.Len(t, me.Failures, 1)
-	var dup *singletable.DuplicateError
+	var dup *migrate.DuplicateError
 	require.ErrorAs(t, me.Failures[0].Err, &dup)
 	assert.Equal(t, []string{"Email"}, dup.Fields)
 	pair := []string{attrS(dup.Key, "PK"), attrS(dup.Holder, "PK")}
@@ -124,7 +125,7 @@ func TestUniqueGuardMigrationAdoptsExistingUsers(t *testing.T) {
 	// The failed migration runs again from the start and completes.
 	rep, err = m.Run(ctx, "guards-users-email")
 	require.NoError(t, err)
-	assert.Equal(t, singletable.MigrationState("completed"), rep.State)
+	assert.Equal(t, migrate.State("completed"), rep.State)
 	assert.Equal(t, int64(0), rep.Counts.Failed)
 	assert.Equal(t, int64(5), rep.Counts.Read)
 	assert.Equal(t, int64(5), rep.Counts.Skipped, "the update claimed the new value itself")
@@ -142,9 +143,28 @@ func TestUniqueGuardMigrationAdoptsExistingUsers(t *testing.T) {
 	require.NoError(t, err)
 
 	// A migration of an entity without Unique is refused before it runs.
-	var plain *singletable.Repo[Election]
-	tbl2, _ := newTable(t, func(tbl *singletable.Table) { plain = singletable.MustBind(tbl, Elections) })
-	_, err = singletable.NewMigrator(tbl2, plain.UniqueGuardMigration("g"))
+	var plain *singletable.Repo[User]
+	tbl2 := newTable(t, func(tbl *singletable.Table) { plain = singletable.MustBind(tbl, Users) })
+	_, err = migrate.New(tbl2, migrate.UniqueGuards("g", plain))
 	var ve *singletable.ValidationError
 	assert.True(t, errors.As(err, &ve), "%v", err)
+}
+
+// guardOwners maps each guard item's partition key to its owner's, as the
+// root package's unique_test.go reads them.
+func guardOwners(t *testing.T, tbl *singletable.Table) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	typeAttr := tbl.Describe().EntityTypeAttr
+	p := dynamodb.NewScanPaginator(tbl.Client(), &dynamodb.ScanInput{TableName: aws.String(tbl.Name()), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		require.NoError(t, err)
+		for _, it := range page.Items {
+			if attrS(it, typeAttr) == singletable.UniqueGuardType {
+				out[attrS(it, "PK")] = attrS(it, "OwnerPK")
+			}
+		}
+	}
+	return out
 }

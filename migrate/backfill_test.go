@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // UserSkill as first deployed, before GSI1 and GSI2 were added.
@@ -77,13 +78,13 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 	seedSkills(t, tbl, userSkillsNoIndex, n)
 	_, err := users.Create(ctx, User{Username: "user0000", Name: "Zero"})
 	require.NoError(t, err)
-	m, err := singletable.NewMigrator(tbl, skills.BackfillMigration("001-skills-gsi1"))
+	m, err := migrate.New(tbl, migrate.Backfill("001-skills-gsi1", skills))
 	require.NoError(t, err)
 
-	dry, err := m.Run(ctx, "001-skills-gsi1", func(o *singletable.RunOptions) { o.DryRun = true })
+	dry, err := m.Run(ctx, "001-skills-gsi1", func(o *migrate.RunOptions) { o.DryRun = true })
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int64{"UserSkill update": n}, dry.Ops)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: n + 1, Read: n, Written: n}, dry.Counts)
+	assert.Equal(t, migrate.Counts{Scanned: n + 1, Read: n, Written: n}, dry.Counts)
 
 	// The application, already on the new declaration, keeps changing the
 	// level (a GSI1 key field) and the endorsements of the first 300.
@@ -127,7 +128,7 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 	for updates.Load() < 20 {
 		time.Sleep(time.Millisecond)
 	}
-	rep, err := m.Run(ctx, "001-skills-gsi1", func(o *singletable.RunOptions) { o.PageSize = 200 })
+	rep, err := m.Run(ctx, "001-skills-gsi1", func(o *migrate.RunOptions) { o.PageSize = 200 })
 	close(stop)
 	<-done
 	require.NoError(t, err)
@@ -199,7 +200,7 @@ func TestMigrateRekeySK(t *testing.T) {
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
 	singletable.MustBind(newTbl, Users)
 	skills := singletable.MustBind(newTbl, userSkillsNewSK)
-	m, err := singletable.NewMigrator(newTbl, skills.BackfillMigration("002-skill-sk"))
+	m, err := migrate.New(newTbl, migrate.Backfill("002-skill-sk", skills))
 	require.NoError(t, err)
 
 	// The old code keeps adding endorsements until the items move away.
@@ -232,7 +233,7 @@ func TestMigrateRekeySK(t *testing.T) {
 		}
 	}()
 	time.Sleep(20 * time.Millisecond)
-	rep, err := m.Run(ctx, "002-skill-sk", func(o *singletable.RunOptions) { o.PageSize = 250 })
+	rep, err := m.Run(ctx, "002-skill-sk", func(o *migrate.RunOptions) { o.PageSize = 250 })
 	close(stop)
 	<-done
 	require.NoError(t, err)
@@ -276,9 +277,9 @@ func TestMigrateRekeySK(t *testing.T) {
 	assert.True(t, vr.OK(), "%+v", vr)
 
 	// The old declaration's verification now sees every item as stale.
-	mold, err := singletable.NewMigrator(tbl, oldSkills.BackfillMigration("x"))
+	mold, err := migrate.New(tbl, migrate.Backfill("x", oldSkills))
 	require.NoError(t, err)
-	vr, err = mold.Verify(ctx, "x", func(o *singletable.VerifyOptions) { o.MaxDifferences = 1 })
+	vr, err = mold.Verify(ctx, "x", func(o *migrate.VerifyOptions) { o.MaxDifferences = 1 })
 	require.NoError(t, err)
 	assert.Equal(t, int64(n), vr.Different)
 	require.Len(t, vr.Differences, 1)
@@ -304,10 +305,10 @@ func TestMigrateRekeyConflict(t *testing.T) {
 	_, err = skills.Put(ctx, other)
 	require.NoError(t, err)
 
-	m, err := singletable.NewMigrator(newTbl, skills.BackfillMigration("rekey"))
+	m, err := migrate.New(newTbl, migrate.Backfill("rekey", skills))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "rekey")
-	var me *singletable.MigrationError
+	var me *migrate.Error
 	require.ErrorAs(t, err, &me)
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
 	assert.Equal(t, int64(1), rep.Counts.Failed)
@@ -351,19 +352,19 @@ func TestMigrateBackfillSparse(t *testing.T) {
 			When: func(p Post) bool { return p.Public }, WhenFields: []string{"Public"}}},
 	})
 	var old *singletable.Repo[Post]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { old = singletable.MustBind(tbl, dense) })
+	tbl := newTable(t, func(tbl *singletable.Table) { old = singletable.MustBind(tbl, dense) })
 	for i := range 40 {
 		_, err := old.Put(ctx, Post{Author: "ann", ID: i, Public: i%4 == 0})
 		require.NoError(t, err)
 	}
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
 	posts := singletable.MustBind(newTbl, sparse)
-	m, err := singletable.NewMigrator(newTbl, posts.BackfillMigration("posts-sparse"))
+	m, err := migrate.New(newTbl, migrate.Backfill("posts-sparse", posts))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "posts-sparse")
 	require.NoError(t, err)
 	// Scanned includes the ledger's header and four checkpoints.
-	assert.Equal(t, singletable.MigrationCounts{Scanned: 45, Read: 40, Written: 30, Skipped: 10}, rep.Counts)
+	assert.Equal(t, migrate.Counts{Scanned: 45, Read: 40, Written: 30, Skipped: 10}, rep.Counts)
 	feed, err := posts.QueryIndex("GSI1", Post{}).Collect(ctx)
 	require.NoError(t, err)
 	assert.Len(t, feed, 10)
@@ -380,7 +381,8 @@ func TestMigrateBackfillSparse(t *testing.T) {
 func TestMigrateRekeyMovesUniqueGuards(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tbl, accounts, _ := accountsTable(t)
+	var accounts *singletable.Repo[Account]
+	tbl := newTable(t, func(tbl *singletable.Table) { accounts = singletable.MustBind(tbl, Accounts) })
 	for _, u := range []string{"ann", "bob"} {
 		_, err := accounts.Create(ctx, Account{Username: u, Email: u + "@example.com", Name: u})
 		require.NoError(t, err)
@@ -392,7 +394,7 @@ func TestMigrateRekeyMovesUniqueGuards(t *testing.T) {
 	})
 	newTbl := singletable.NewTable(tbl.Client(), tbl.Name())
 	accounts2 := singletable.MustBind(newTbl, moved)
-	m, err := singletable.NewMigrator(newTbl, accounts2.BackfillMigration("accounts-sk"))
+	m, err := migrate.New(newTbl, migrate.Backfill("accounts-sk", accounts2))
 	require.NoError(t, err)
 	rep, err := m.Run(ctx, "accounts-sk")
 	require.NoError(t, err)

@@ -1,9 +1,10 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // The skills service: copy the legacy users table into glad-entities.
@@ -25,32 +27,32 @@ func TestMigrateCopy20k(t *testing.T) {
 	const deleted = n / 100 // legacyItem soft-deletes every 100th user
 	src := newLegacyTable(t, n)
 	tbl, users, _ := usersTarget(t)
-	copyUsers := singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users))
+	copyUsers := migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users))
 	copyUsers.Description = "legacy users → glad-entities"
-	m, err := singletable.NewMigrator(tbl, copyUsers)
+	m, err := migrate.New(tbl, copyUsers)
 	require.NoError(t, err)
 
-	var last singletable.Progress
+	var last migrate.Progress
 	calls := 0
 	start := time.Now()
-	rep, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) {
+	rep, err := m.Run(ctx, "000-users", func(o *migrate.RunOptions) {
 		o.Segments, o.Writers = 4, 8
 		o.ProgressInterval = 100 * time.Millisecond
-		o.Progress = func(p singletable.Progress) { calls++; last = p }
+		o.Progress = func(p migrate.Progress) { calls++; last = p }
 	})
 	require.NoError(t, err)
 	t.Logf("copied %d items in %v (%.0f items/s), %d progress calls", n, time.Since(start), float64(n)/time.Since(start).Seconds(), calls)
 
-	want := singletable.MigrationCounts{Scanned: n, Read: n, Written: n - deleted, Skipped: deleted}
+	want := migrate.Counts{Scanned: n, Read: n, Written: n - deleted, Skipped: deleted}
 	assert.Equal(t, want, rep.Counts)
 	assert.Equal(t, rep.Counts.Read, rep.Counts.Written+rep.Counts.Skipped+rep.Counts.Failed)
-	assert.Equal(t, singletable.MigrationCompleted, rep.State)
+	assert.Equal(t, migrate.Completed, rep.State)
 	assert.Equal(t, map[string]int64{"User put": n - deleted}, rep.Ops)
 	assert.Equal(t, int64(n-deleted), rep.WCU, "every user is under 1 KB: one WCU each")
 	assert.Equal(t, 4, rep.Segments)
 	assert.False(t, rep.Resumed)
 	assert.True(t, last.Done)
-	assert.Equal(t, want, last.MigrationCounts)
+	assert.Equal(t, want, last.Counts)
 	assert.Equal(t, int64(n), last.Total, "DescribeTable's ItemCount")
 
 	// Every user is readable through the repository, exactly as it was.
@@ -95,7 +97,7 @@ func TestMigrateCopy20k(t *testing.T) {
 	st, err := m.Status(ctx)
 	require.NoError(t, err)
 	require.Len(t, st, 1)
-	assert.Equal(t, singletable.MigrationCompleted, st[0].State)
+	assert.Equal(t, migrate.Completed, st[0].State)
 	assert.Equal(t, want, st[0].Counts)
 	assert.Equal(t, 1, st[0].Runs)
 	assert.Equal(t, "copy", st[0].Kind)
@@ -113,7 +115,7 @@ func TestMigrateCopyResume(t *testing.T) {
 	src := newLegacyTable(t, n)
 	rc := &recordingClient{Client: ddblocal.Shared(t).Client()}
 	tbl, users := usersTargetVia(t, rc)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -124,24 +126,24 @@ func TestMigrateCopyResume(t *testing.T) {
 			cancel()
 		}
 	}
-	first, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) { o.Segments, o.PageSize = 4, pageSize })
+	first, err := m.Run(ctx, "000-users", func(o *migrate.RunOptions) { o.Segments, o.PageSize = 4, pageSize })
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, first)
-	assert.Equal(t, singletable.MigrationInterrupted, first.State)
+	assert.Equal(t, migrate.Interrupted, first.State)
 	t.Logf("cancelled at batch %d: %+v checkpointed", stopAt, first.Counts)
 	st, err := m.Status(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, singletable.MigrationInterrupted, st[0].State)
+	assert.Equal(t, migrate.Interrupted, st[0].State)
 	assert.Equal(t, first.Counts, st[0].Counts)
 	assert.Contains(t, st[0].LastError, "context canceled")
 
 	// Resume: a different segment count is ignored, the recorded one is used.
 	rc.onBatch = nil
-	second, err := m.Run(context.Background(), "000-users", func(o *singletable.RunOptions) { o.Segments, o.PageSize = 7, pageSize })
+	second, err := m.Run(context.Background(), "000-users", func(o *migrate.RunOptions) { o.Segments, o.PageSize = 7, pageSize })
 	require.NoError(t, err)
 	assert.Equal(t, 4, second.Segments)
 	assert.Equal(t, first.Counts.Read > 0, second.Resumed)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: n, Read: n, Written: n - n/100, Skipped: n / 100}, second.Counts,
+	assert.Equal(t, migrate.Counts{Scanned: n, Read: n, Written: n - n/100, Skipped: n / 100}, second.Counts,
 		"pages redone after the cancel are counted once")
 
 	rc.mu.Lock()
@@ -151,7 +153,7 @@ func TestMigrateCopyResume(t *testing.T) {
 
 	// The same copy uninterrupted, into another table: same final state.
 	ref, refUsers, _ := usersTarget(t)
-	mref, err := singletable.NewMigrator(ref, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(refUsers)))
+	mref, err := migrate.New(ref, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(refUsers)))
 	require.NoError(t, err)
 	_, err = mref.Run(context.Background(), "000-users")
 	require.NoError(t, err)
@@ -177,15 +179,15 @@ func TestMigrateCopyDryRun(t *testing.T) {
 	ctx := context.Background()
 	src := newLegacyTable(t, 500)
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
-	rep, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) { o.DryRun = true; o.PageSize = 100 })
+	rep, err := m.Run(ctx, "000-users", func(o *migrate.RunOptions) { o.DryRun = true; o.PageSize = 100 })
 	require.NoError(t, err)
 	assert.True(t, rep.DryRun)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: 500, Read: 500, Written: 495, Skipped: 5}, rep.Counts)
+	assert.Equal(t, migrate.Counts{Scanned: 500, Read: 500, Written: 495, Skipped: 5}, rep.Counts)
 	assert.Equal(t, map[string]int64{"User put": 495}, rep.Ops)
 	assert.Equal(t, int64(495), rep.WCU)
-	assert.Equal(t, singletable.MigrationPending, rep.State)
+	assert.Equal(t, migrate.Pending, rep.State)
 	assert.Empty(t, scanRaw(t, tbl.Client(), tbl.Name()), "a dry run writes nothing, not even the ledger")
 }
 
@@ -203,7 +205,7 @@ func TestMigrateCopyFailures(t *testing.T) {
 	items[8]["name"] = &types.AttributeValueMemberS{Value: "no-key"}          // transform makes an invalid op
 	src := newRawTable(t, "username", items)
 	tbl, users, skills := usersTarget(t)
-	transform := singletable.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
+	transform := migrate.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
 		switch {
 		case u.Deleted:
 			return nil, nil
@@ -216,15 +218,15 @@ func TestMigrateCopyFailures(t *testing.T) {
 		}
 		return ops, nil
 	})
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("users-and-skills", singletable.CopySource{Table: src}, transform))
+	m, err := migrate.New(tbl, migrate.Copy("users-and-skills", migrate.Source{Table: src}, transform))
 	require.NoError(t, err)
 
-	rep, err := m.Run(ctx, "users-and-skills", func(o *singletable.RunOptions) { o.PageSize = 64; o.Segments = 2 })
-	var me *singletable.MigrationError
+	rep, err := m.Run(ctx, "users-and-skills", func(o *migrate.RunOptions) { o.PageSize = 64; o.Segments = 2 })
+	var me *migrate.Error
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, int64(2), me.Failed)
-	assert.Equal(t, singletable.MigrationFailed, rep.State)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: 300, Read: 300, Written: 295, Skipped: 3, Failed: 2}, rep.Counts)
+	assert.Equal(t, migrate.Failed, rep.State)
+	assert.Equal(t, migrate.Counts{Scanned: 300, Read: 300, Written: 295, Skipped: 3, Failed: 2}, rep.Counts)
 	assert.Equal(t, map[string]int64{"User put": 295, "UserSkill put": 30}, rep.Ops, "usernames ending in 0 also get a skill")
 	require.Len(t, rep.Failures, 2)
 	byUser := map[string]error{}
@@ -234,7 +236,7 @@ func TestMigrateCopyFailures(t *testing.T) {
 	assert.ErrorContains(t, byUser["user00007"], "decode")
 	var ke *singletable.KeyError
 	assert.ErrorAs(t, byUser["user00008"], &ke)
-	assert.Equal(t, singletable.MigrationFailed, must(m.Status(ctx))[0].State)
+	assert.Equal(t, migrate.Failed, must(m.Status(ctx))[0].State)
 
 	// Fix the source and run again: the migration starts over and completes.
 	fixed := map[string]types.AttributeValue{}
@@ -245,14 +247,49 @@ func TestMigrateCopyFailures(t *testing.T) {
 	rep, err = m.Run(ctx, "users-and-skills")
 	require.NoError(t, err)
 	assert.False(t, rep.Resumed)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: 300, Read: 300, Written: 297, Skipped: 3}, rep.Counts)
+	assert.Equal(t, migrate.Counts{Scanned: 300, Read: 300, Written: 297, Skipped: 3}, rep.Counts)
 	st := must(m.Status(ctx))[0]
-	assert.Equal(t, singletable.MigrationCompleted, st.State)
+	assert.Equal(t, migrate.Completed, st.State)
 	assert.Equal(t, 2, st.Runs)
 	vr, err := m.Verify(ctx, "users-and-skills")
 	require.NoError(t, err)
 	assert.True(t, vr.OK(), "%+v", vr)
 	assert.Equal(t, map[string]int64{"User": 297, "UserSkill": 30}, vr.Expected)
+}
+
+// A transform's op that a batch cannot carry fails its item and no other:
+// a create (only a Tx sends it) is refused when the transform returns it,
+// a put with WriteOptions when BatchWrite refuses its batch before
+// sending, after which the batch's other ops are written.
+func TestMigrateCopyOpsABatchCannotCarry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src := newLegacyTable(t, 100)
+	tbl, users, _ := usersTarget(t)
+	transform := migrate.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
+		v := User{Username: u.Username, Name: u.Name}
+		switch {
+		case u.Deleted:
+			return nil, nil
+		case strings.HasSuffix(u.Username, "3"):
+			return []singletable.WriteOp{users.CreateOp(v)}, nil
+		case strings.HasSuffix(u.Username, "5"):
+			return []singletable.WriteOp{users.PutOp(v, func(o *singletable.WriteOptions) { o.MustExist = true })}, nil
+		}
+		return []singletable.WriteOp{users.PutOp(v)}, nil
+	})
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, transform))
+	require.NoError(t, err)
+	rep, err := m.Run(ctx, "000-users")
+	var me *migrate.Error
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, migrate.Counts{Scanned: 100, Read: 100, Written: 79, Skipped: 1, Failed: 20}, rep.Counts)
+	assert.Equal(t, map[string]int64{"User put": 79}, rep.Ops)
+	for _, f := range rep.Failures {
+		var ve *singletable.ValidationError
+		assert.ErrorAs(t, f.Err, &ve, "%v", f.Key)
+	}
+	assert.Len(t, contents(t, tbl), 79, "every put the batches could carry was written")
 }
 
 // Verify finds what differs after a copy.
@@ -261,7 +298,7 @@ func TestMigrateVerifyFindsDifferences(t *testing.T) {
 	ctx := context.Background()
 	src := newLegacyTable(t, 400)
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 	_, err = m.Run(ctx, "000-users")
 	require.NoError(t, err)
@@ -292,9 +329,9 @@ func TestMigrateVerifyFindsDifferences(t *testing.T) {
 
 	// A sample compares fewer items, the same ones every time; counts
 	// still cover everything.
-	s1, err := m.Verify(ctx, "000-users", func(o *singletable.VerifyOptions) { o.Sample = 0.1 })
+	s1, err := m.Verify(ctx, "000-users", func(o *migrate.VerifyOptions) { o.Sample = 0.1 })
 	require.NoError(t, err)
-	s2, err := m.Verify(ctx, "000-users", func(o *singletable.VerifyOptions) { o.Sample = 0.1 })
+	s2, err := m.Verify(ctx, "000-users", func(o *migrate.VerifyOptions) { o.Sample = 0.1 })
 	require.NoError(t, err)
 	assert.Less(t, s1.Compared, int64(100))
 	assert.Equal(t, s1.Compared, s2.Compared)
@@ -307,30 +344,30 @@ func TestMigrateRegistry(t *testing.T) {
 	tf := usersTransform(users)
 	cases := []struct {
 		name string
-		ms   []singletable.Migration
+		ms   []migrate.Migration
 	}{
-		{"empty ID", []singletable.Migration{singletable.CopyMigration("", singletable.CopySource{Table: "x"}, tf)}},
-		{"bad character", []singletable.Migration{singletable.CopyMigration("a/b", singletable.CopySource{Table: "x"}, tf)}},
-		{"duplicate", []singletable.Migration{
-			singletable.CopyMigration("a", singletable.CopySource{Table: "x"}, tf),
-			users.BackfillMigration("a"),
+		{"empty ID", []migrate.Migration{migrate.Copy("", migrate.Source{Table: "x"}, tf)}},
+		{"bad character", []migrate.Migration{migrate.Copy("a/b", migrate.Source{Table: "x"}, tf)}},
+		{"duplicate", []migrate.Migration{
+			migrate.Copy("a", migrate.Source{Table: "x"}, tf),
+			migrate.Backfill("a", users),
 		}},
-		{"zero migration", []singletable.Migration{{ID: "a"}}},
-		{"copy without source", []singletable.Migration{singletable.CopyMigration("a", singletable.CopySource{}, tf)}},
-		{"copy without transform", []singletable.Migration{singletable.CopyMigration("a", singletable.CopySource{Table: "x"}, nil)}},
-		{"backfill of another table", []singletable.Migration{
-			singletable.MustBind(singletable.NewTable(nil, "other"), Users).BackfillMigration("a"),
+		{"zero migration", []migrate.Migration{{ID: "a"}}},
+		{"copy without source", []migrate.Migration{migrate.Copy("a", migrate.Source{}, tf)}},
+		{"copy without transform", []migrate.Migration{migrate.Copy("a", migrate.Source{Table: "x"}, nil)}},
+		{"backfill of another table", []migrate.Migration{
+			migrate.Backfill("a", singletable.MustBind(singletable.NewTable(nil, "other"), Users)),
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := singletable.NewMigrator(tbl, c.ms...)
+			_, err := migrate.New(tbl, c.ms...)
 			var ve *singletable.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.ErrorContains(t, err, "singletable:")
 		})
 	}
-	m, err := singletable.NewMigrator(tbl, users.BackfillMigration("b"))
+	m, err := migrate.New(tbl, migrate.Backfill("b", users))
 	require.NoError(t, err)
 	_, err = m.Run(context.Background(), "nope")
 	var ve *singletable.ValidationError
@@ -351,7 +388,7 @@ func TestMigrateLease(t *testing.T) {
 	ctx := context.Background()
 	src := newLegacyTable(t, 200)
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
 	// A slow run (rate-limited) holds the migration.
@@ -361,10 +398,10 @@ func TestMigrateLease(t *testing.T) {
 	defer cancelSlow()
 	go func() {
 		var once bool
-		_, err := m.Run(slowCtx, "000-users", func(o *singletable.RunOptions) {
+		_, err := m.Run(slowCtx, "000-users", func(o *migrate.RunOptions) {
 			o.WCU = 20
 			o.ProgressInterval = 10 * time.Millisecond
-			o.Progress = func(singletable.Progress) {
+			o.Progress = func(migrate.Progress) {
 				if !once {
 					once = true
 					close(started)
@@ -375,14 +412,14 @@ func TestMigrateLease(t *testing.T) {
 	}()
 	<-started
 	_, err = m.Run(ctx, "000-users")
-	require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+	require.ErrorIs(t, err, migrate.ErrRunning)
 	st := must(m.Status(ctx))[0]
-	assert.Equal(t, singletable.MigrationRunning, st.State)
+	assert.Equal(t, migrate.Running, st.State)
 	assert.NotEmpty(t, st.LeaseOwner)
 	assert.True(t, st.LeaseUntil.After(time.Now()))
 	cancelSlow()
 	require.ErrorIs(t, <-slowDone, context.Canceled)
-	assert.Equal(t, singletable.MigrationInterrupted, must(m.Status(ctx))[0].State)
+	assert.Equal(t, migrate.Interrupted, must(m.Status(ctx))[0].State)
 
 	// A crashed run: its lease is still in the ledger.
 	header := map[string]types.AttributeValue{
@@ -400,15 +437,15 @@ func TestMigrateLease(t *testing.T) {
 	}
 	setLease(time.Now().Add(time.Hour))
 	_, err = m.Run(ctx, "000-users")
-	require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+	require.ErrorIs(t, err, migrate.ErrRunning)
 	assert.ErrorContains(t, err, "crashed-host/1/x")
 
 	setLease(time.Now().Add(-time.Second))
-	assert.Equal(t, singletable.MigrationInterrupted, must(m.Status(ctx))[0].State)
+	assert.Equal(t, migrate.Interrupted, must(m.Status(ctx))[0].State)
 	rep, err := m.Run(ctx, "000-users")
 	require.NoError(t, err)
-	assert.Equal(t, singletable.MigrationCompleted, rep.State)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: 200, Read: 200, Written: 198, Skipped: 2}, rep.Counts)
+	assert.Equal(t, migrate.Completed, rep.State)
+	assert.Equal(t, migrate.Counts{Scanned: 200, Read: 200, Written: 198, Skipped: 2}, rep.Counts)
 	assert.Equal(t, 2, must(m.Status(ctx))[0].Runs, "refused runs do not count")
 }
 
@@ -418,13 +455,13 @@ func TestMigrateCopyMissingSource(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: "no-such-table"}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: "no-such-table"}, usersTransform(users)))
 	require.NoError(t, err)
 	_, err = m.Run(ctx, "000-users")
 	var rnf *types.ResourceNotFoundException
 	require.ErrorAs(t, err, &rnf)
 	assert.ErrorContains(t, err, "singletable: describe table no-such-table")
 	st := must(m.Status(ctx))[0]
-	assert.Equal(t, singletable.MigrationInterrupted, st.State)
+	assert.Equal(t, migrate.Interrupted, st.State)
 	assert.Contains(t, st.LastError, "no-such-table")
 }

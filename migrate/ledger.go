@@ -1,4 +1,4 @@
-package migration
+package migrate
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
@@ -25,10 +26,7 @@ import (
 // partition key). Their entity type "_Migration" keeps them out of every
 // entity's queries and backfills.
 const (
-	// LedgerType is the entity type of ledger items, for readers of the
-	// table's stream.
-	LedgerType   = ledgerEntity
-	ledgerEntity = "_Migration"
+	ledgerEntity = singletable.MigrationLedgerType
 	ledgerPrefix = "_MIGRATION#"
 	ledgerHeader = "STATUS"
 )
@@ -70,7 +68,7 @@ var errCompleted = errors.New("singletable: migration already completed")
 // ledger reads and writes one migration's ledger items on behalf of one
 // run (owner).
 type ledger struct {
-	t     *Table
+	t     *table
 	id    string
 	owner string
 	// attempt is the header's Attempt, written into every checkpoint.
@@ -80,7 +78,7 @@ type ledger struct {
 	lease time.Duration
 }
 
-func newLedger(t *Table, id, owner string) *ledger {
+func newLedger(t *table, id, owner string) *ledger {
 	return &ledger{t: t, id: id, owner: owner}
 }
 
@@ -94,11 +92,11 @@ func newRunOwner() string {
 }
 
 func (l *ledger) key(sk string) map[string]types.AttributeValue {
-	o := l.t
-	if o.SortKey == "" {
-		return map[string]types.AttributeValue{o.PartitionKey: avS(ledgerPrefix + l.id + "#" + sk)}
+	t := l.t
+	if t.sk == "" {
+		return map[string]types.AttributeValue{t.pk: avS(ledgerPrefix + l.id + "#" + sk)}
 	}
-	return map[string]types.AttributeValue{o.PartitionKey: avS(ledgerPrefix + l.id), o.SortKey: avS(sk)}
+	return map[string]types.AttributeValue{t.pk: avS(ledgerPrefix + l.id), t.sk: avS(sk)}
 }
 
 func segmentSK(n int) string { return fmt.Sprintf("SEGMENT#%05d", n) }
@@ -205,8 +203,8 @@ func avTime(t time.Time) types.AttributeValue { return avS(t.UTC().Format(time.R
 // header reads the header item (consistently); ok is false when the
 // migration has never run.
 func (l *ledger) header(ctx context.Context) (headerRecord, bool, error) {
-	out, err := l.t.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &l.t.Name, Key: l.key(ledgerHeader), ConsistentRead: aws.Bool(true),
+	out, err := l.t.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &l.t.name, Key: l.key(ledgerHeader), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return headerRecord{}, false, fmt.Errorf("singletable: migration %s: read ledger: %w", l.id, err)
@@ -220,9 +218,9 @@ func (l *ledger) header(ctx context.Context) (headerRecord, bool, error) {
 // acquire claims the migration for this run until now+lease, marking it
 // running. It returns the header as it was before (existed is false on a
 // first run). It fails with errCompleted when the migration has completed,
-// and with t.Running when another run holds an unexpired lease.
+// and with ErrRunning when another run holds an unexpired lease.
 func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease time.Duration) (prev headerRecord, existed bool, err error) {
-	now := l.t.Now()
+	now := l.t.now()
 	var b expr.Builder
 	var u expr.Update
 	l.startRun(&b, &u, mig, now)
@@ -233,14 +231,14 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 	// New, or not completed and free: no lease, an expired one, or this
 	// run's own claim, resent by the SDK after a lost response.
 	cond := expr.Or(
-		expr.AttributeNotExists(b.Name(l.t.PartitionKey)),
+		expr.AttributeNotExists(b.Name(l.t.pk)),
 		expr.And(
 			expr.Compare(b.Name(lgStatus), expr.OpNe, b.ValueS(string(Completed))),
 			expr.Or(l.noExclusiveLease(&b, now), b.Holds(lgLeaseOwner, avS(l.owner))),
 		),
 	)
-	out, err := l.t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           &l.t.Name,
+	out, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           &l.t.name,
 		Key:                                 l.key(ledgerHeader),
 		UpdateExpression:                    &update,
 		ConditionExpression:                 &cond,
@@ -271,9 +269,9 @@ func (l *ledger) acquire(ctx context.Context, mig Migration, segments int, lease
 // update times (the creation time on the first run), and no end or error.
 func (l *ledger) startRun(b *expr.Builder, u *expr.Update, mig Migration, now time.Time) {
 	nowV := b.Value(avTime(now))
-	u.Set(b.Name(l.t.EntityTypeAttr), b.ValueS(ledgerEntity))
+	u.Set(b.Name(l.t.typeAttr), b.ValueS(ledgerEntity))
 	u.Set(b.Name(lgID), b.ValueS(mig.ID))
-	u.Set(b.Name(lgKind), b.ValueS(mig.Kind.Name()))
+	u.Set(b.Name(lgKind), b.ValueS(mig.kind.name()))
 	u.Set(b.Name(lgDescription), b.ValueS(mig.Description))
 	u.Set(b.Name(lgStatus), b.ValueS(string(Running)))
 	runs := b.Name(lgRuns)
@@ -285,20 +283,20 @@ func (l *ledger) startRun(b *expr.Builder, u *expr.Update, mig Migration, now ti
 	u.Remove(b.Name(lgLastError))
 }
 
-// held is t.Running for a migration whose header h shows another run's
+// held is ErrRunning for a migration whose header h shows another run's
 // lease.
 func (l *ledger) held(h headerRecord, cause error) error {
-	return l.t.Wrap(l.t.Running,
+	return wrap(ErrRunning,
 		fmt.Sprintf("%s is held by %s until %s", l.id, h.LeaseOwner, h.LeaseUntil.UTC().Format(time.RFC3339)), cause)
 }
 
 // update applies u, written through b, to the header provided this run
-// still holds the lease; losing it is t.Running.
+// still holds the lease; losing it is ErrRunning.
 func (l *ledger) update(ctx context.Context, b *expr.Builder, u *expr.Update) error {
 	update := u.String()
 	cond := b.Holds(lgLeaseOwner, avS(l.owner))
-	_, err := l.t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &l.t.Name,
+	_, err := l.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &l.t.name,
 		Key:                       l.key(ledgerHeader),
 		UpdateExpression:          &update,
 		ConditionExpression:       &cond,
@@ -314,7 +312,7 @@ func (l *ledger) leaseErr(err error) error {
 	}
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		return l.t.Wrap(l.t.Running, l.id+": this run lost its lease", err)
+		return wrap(ErrRunning, l.id+": this run lost its lease", err)
 	}
 	return fmt.Errorf("singletable: migration %s: write ledger: %w", l.id, err)
 }
@@ -330,7 +328,7 @@ func (l *ledger) setSegments(ctx context.Context, n int) error {
 
 // renew extends the lease to now+lease.
 func (l *ledger) renew(ctx context.Context, lease time.Duration) error {
-	now := l.t.Now()
+	now := l.t.now()
 	var b expr.Builder
 	var u expr.Update
 	u.Set(b.Name(lgLeaseUntil), b.Value(avN(now.Add(lease).UnixMilli())))
@@ -342,7 +340,7 @@ func (l *ledger) renew(ctx context.Context, lease time.Duration) error {
 func (l *ledger) release(ctx context.Context, cause error) error {
 	var b expr.Builder
 	var u expr.Update
-	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(l.t.Now())))
+	u.Set(b.Name(lgUpdatedAt), b.Value(avTime(l.t.now())))
 	if cause != nil {
 		u.Set(b.Name(lgLastError), b.ValueS(cause.Error()))
 	}
@@ -367,11 +365,11 @@ func setFinished(b *expr.Builder, u *expr.Update, state State, c Counts, now tim
 func (l *ledger) finish(ctx context.Context, state State, c Counts) error {
 	var b expr.Builder
 	var u expr.Update
-	setFinished(&b, &u, state, c, l.t.Now())
+	setFinished(&b, &u, state, c, l.t.now())
 	u.Remove(b.Name(lgLeaseOwner))
 	u.Remove(b.Name(lgLeaseUntil))
 	err := l.update(ctx, &b, &u)
-	if errors.Is(err, l.t.Running) {
+	if errors.Is(err, ErrRunning) {
 		// The SDK may have resent the request after a lost response: if
 		// the first one was applied, the migration is finished and free.
 		if h, ok, rerr := l.header(ctx); rerr == nil && ok && h.Status == state && h.LeaseOwner == "" {
@@ -407,7 +405,7 @@ func (s *segmentState) leased(owner string, now time.Time) bool {
 
 func (l *ledger) segmentItem(s *segmentState) map[string]types.AttributeValue {
 	item := l.key(segmentSK(s.Segment))
-	item[l.t.EntityTypeAttr] = avS(ledgerEntity)
+	item[l.t.typeAttr] = avS(ledgerEntity)
 	item[lgID] = avS(l.id)
 	item[lgSegment] = avN(int64(s.Segment))
 	item[lgDone] = &types.AttributeValueMemberBOOL{Value: s.Done}
@@ -417,7 +415,7 @@ func (l *ledger) segmentItem(s *segmentState) map[string]types.AttributeValue {
 	putCounts(item, s.Counts)
 	item[lgPages] = avN(s.Pages)
 	item[lgOwner] = avS(l.owner)
-	now := l.t.Now()
+	now := l.t.now()
 	item[lgUpdatedAt] = avTime(now)
 	if l.attempt > 0 {
 		item[lgAttempt] = avN(l.attempt)
@@ -434,8 +432,8 @@ func (l *ledger) segmentItem(s *segmentState) map[string]types.AttributeValue {
 func (l *ledger) segments(ctx context.Context, n int) ([]*segmentState, error) {
 	out := make([]*segmentState, n)
 	for i := range n {
-		res, err := l.t.Client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName: &l.t.Name, Key: l.key(segmentSK(i)), ConsistentRead: aws.Bool(true),
+		res, err := l.t.client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName: &l.t.name, Key: l.key(segmentSK(i)), ConsistentRead: aws.Bool(true),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("singletable: migration %s: read checkpoint: %w", l.id, err)
@@ -470,7 +468,7 @@ func (l *ledger) segments(ctx context.Context, n int) ([]*segmentState, error) {
 // once a newer run claimed them.
 func (l *ledger) claim(ctx context.Context, segs []*segmentState) error {
 	for _, s := range segs {
-		_, err := l.t.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &l.t.Name, Item: l.segmentItem(s)})
+		_, err := l.t.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &l.t.name, Item: l.segmentItem(s)})
 		if err != nil {
 			return fmt.Errorf("singletable: migration %s: write checkpoint: %w", l.id, err)
 		}
@@ -483,8 +481,8 @@ func (l *ledger) claim(ctx context.Context, segs []*segmentState) error {
 func (l *ledger) save(ctx context.Context, s *segmentState) error {
 	var b expr.Builder
 	cond := b.Holds(lgOwner, avS(l.owner))
-	_, err := l.t.Client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 &l.t.Name,
+	_, err := l.t.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                 &l.t.name,
 		Item:                      l.segmentItem(s),
 		ConditionExpression:       &cond,
 		ExpressionAttributeNames:  b.Names(),

@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // Test helpers for the migration tests: the skills service's legacy users table
@@ -33,8 +34,8 @@ type legacyUser struct {
 
 // usersTransform is the skills service's migration: USER#<username> / PROFILE, the
 // legacy soft-deleted users left behind.
-func usersTransform(users *singletable.Repo[User]) singletable.Transform {
-	return singletable.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
+func usersTransform(users *singletable.Repo[User]) migrate.Transform {
+	return migrate.TransformAs(func(u legacyUser) ([]singletable.WriteOp, error) {
 		if u.Deleted {
 			return nil, nil
 		}
@@ -172,13 +173,50 @@ func attrN(item map[string]types.AttributeValue, a string) string {
 	return ""
 }
 
+// newTable returns a fresh, uniquely named table bound to the given
+// binders, created in DynamoDB Local and deleted when the test ends.
+func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singletable.TableOptions)) *singletable.Table {
+	t.Helper()
+	c := ddblocal.Shared(t).Client()
+	tbl := singletable.NewTable(c, ddblocal.TableName(t), optFns...)
+	bind(tbl)
+	require.NoError(t, tbl.CreateTable(context.Background()))
+	ddblocal.DeleteTableOnCleanup(t, c, tbl.Name())
+	return tbl
+}
+
+// fastRetries keeps fault tests quick: tiny delays, a generous budget.
+func fastRetries(o *singletable.BatchOptions) {
+	o.Concurrency = 4
+	o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
+	o.MaxAttempts = 60
+}
+
+// batchGet reads the items with keys' primary keys, as the root package's
+// batch_test.go does: the items found, in the order of keys.
+func batchGet[T any](ctx context.Context, r *singletable.Repo[T], keys []T, read []func(*singletable.ReadOptions), optFns ...func(*singletable.BatchOptions)) ([]T, error) {
+	dst := make([]T, len(keys))
+	ops := make([]singletable.GetOp, len(keys))
+	for i, k := range keys {
+		ops[i] = r.GetOp(k, &dst[i], read...)
+	}
+	found, err := singletable.BatchGet(ctx, ops, optFns...)
+	out := make([]T, 0, len(keys))
+	for i, ok := range found {
+		if ok {
+			out = append(out, dst[i])
+		}
+	}
+	return out, err
+}
+
 // usersTarget makes a fresh glad-entities table with User and UserSkill
 // bound.
 func usersTarget(t testing.TB) (*singletable.Table, *singletable.Repo[User], *singletable.Repo[UserSkill]) {
 	t.Helper()
 	var users *singletable.Repo[User]
 	var skills *singletable.Repo[UserSkill]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) {
+	tbl := newTable(t, func(tbl *singletable.Table) {
 		users = singletable.MustBind(tbl, Users)
 		skills = singletable.MustBind(tbl, UserSkills)
 	})

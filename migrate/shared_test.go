@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // Shared runs in one process (the multi-process run with a SIGKILL is
@@ -29,9 +29,9 @@ func TestMigrateSharedWorkers(t *testing.T) {
 	const n = 3000
 	src := newLegacyTable(t, n)
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
-	shared := func(o *singletable.RunOptions) {
+	shared := func(o *migrate.RunOptions) {
 		o.Shared, o.Segments, o.WorkerSegments, o.PageSize, o.Writers = true, 9, 2, 100, 4
 		o.Lease = 2 * time.Second
 	}
@@ -40,19 +40,19 @@ func TestMigrateSharedWorkers(t *testing.T) {
 	// segments' leases up, so that others take them over at once.
 	cancelCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	reps := make([]*singletable.MigrationReport, 3)
+	reps := make([]*migrate.Report, 3)
 	errs := make([]error, 3)
-	reps[0], errs[0] = m.Run(cancelCtx, "000-users", shared, func(o *singletable.RunOptions) {
+	reps[0], errs[0] = m.Run(cancelCtx, "000-users", shared, func(o *migrate.RunOptions) {
 		o.ProgressInterval = 5 * time.Millisecond
-		o.Progress = func(p singletable.Progress) {
+		o.Progress = func(p migrate.Progress) {
 			if p.Read > 0 {
 				cancel()
 			}
 		}
 	})
 	require.ErrorIs(t, errs[0], context.Canceled)
-	assert.Equal(t, singletable.MigrationInterrupted, reps[0].State)
-	assert.Equal(t, singletable.MigrationInterrupted, must(m.Status(ctx))[0].State)
+	assert.Equal(t, migrate.Interrupted, reps[0].State)
+	assert.Equal(t, migrate.Interrupted, must(m.Status(ctx))[0].State)
 
 	var wg sync.WaitGroup
 	for w := 1; w < 3; w++ {
@@ -64,8 +64,8 @@ func TestMigrateSharedWorkers(t *testing.T) {
 	}
 	wg.Wait()
 
-	want := singletable.MigrationCounts{Scanned: n, Read: n, Written: n - n/100, Skipped: n / 100}
-	var sum singletable.MigrationCounts
+	want := migrate.Counts{Scanned: n, Read: n, Written: n - n/100, Skipped: n / 100}
+	var sum migrate.Counts
 	taken := 0
 	for w, rep := range reps {
 		t.Logf("worker %d: %+v, %d segments claimed, %d taken over, %v", w, rep.RunCounts, rep.Claimed, rep.TakenOver, rep.Elapsed)
@@ -78,7 +78,7 @@ func TestMigrateSharedWorkers(t *testing.T) {
 		assert.Positive(t, rep.Claimed)
 		if w > 0 {
 			require.NoError(t, errs[w])
-			assert.Equal(t, singletable.MigrationCompleted, rep.State)
+			assert.Equal(t, migrate.Completed, rep.State)
 			assert.Equal(t, want, rep.Counts, "every worker reports the migration's totals")
 			assert.Equal(t, 9, rep.Segments)
 		}
@@ -89,7 +89,7 @@ func TestMigrateSharedWorkers(t *testing.T) {
 	assert.True(t, reps[1].Resumed || reps[2].Resumed)
 
 	st := must(m.Status(ctx))[0]
-	assert.Equal(t, singletable.MigrationCompleted, st.State)
+	assert.Equal(t, migrate.Completed, st.State)
 	assert.Equal(t, want, st.Counts)
 	assert.Equal(t, 9, st.SegmentsDone)
 	assert.Equal(t, 3, st.Runs)
@@ -97,7 +97,7 @@ func TestMigrateSharedWorkers(t *testing.T) {
 
 	// The table is what a single run makes.
 	ref, refUsers, _ := usersTarget(t)
-	mref, err := singletable.NewMigrator(ref, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(refUsers)))
+	mref, err := migrate.New(ref, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(refUsers)))
 	require.NoError(t, err)
 	_, err = mref.Run(ctx, "000-users")
 	require.NoError(t, err)
@@ -121,22 +121,22 @@ func TestMigrateSharedExclusion(t *testing.T) {
 	ctx := context.Background()
 	src := newLegacyTable(t, 400)
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
 	// holdWhileRunning runs the migration slowly (rate-limited) with opts,
 	// calls check once it is running, then cancels it.
-	holdWhileRunning := func(opt func(*singletable.RunOptions), check func()) {
+	holdWhileRunning := func(opt func(*migrate.RunOptions), check func()) {
 		started := make(chan struct{})
 		done := make(chan error, 1)
 		runCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go func() {
 			var once sync.Once
-			_, err := m.Run(runCtx, "000-users", opt, func(o *singletable.RunOptions) {
+			_, err := m.Run(runCtx, "000-users", opt, func(o *migrate.RunOptions) {
 				o.WCU, o.PageSize = 40, 50
 				o.ProgressInterval = 10 * time.Millisecond
-				o.Progress = func(p singletable.Progress) {
+				o.Progress = func(p migrate.Progress) {
 					if p.Read > 0 {
 						once.Do(func() { close(started) })
 					}
@@ -150,16 +150,16 @@ func TestMigrateSharedExclusion(t *testing.T) {
 		require.ErrorIs(t, <-done, context.Canceled)
 	}
 
-	holdWhileRunning(func(*singletable.RunOptions) {}, func() {
-		_, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) { o.Shared = true })
-		require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+	holdWhileRunning(func(*migrate.RunOptions) {}, func() {
+		_, err := m.Run(ctx, "000-users", func(o *migrate.RunOptions) { o.Shared = true })
+		require.ErrorIs(t, err, migrate.ErrRunning)
 	})
-	holdWhileRunning(func(o *singletable.RunOptions) { o.Shared = true }, func() {
+	holdWhileRunning(func(o *migrate.RunOptions) { o.Shared = true }, func() {
 		st := must(m.Status(ctx))[0]
-		assert.Equal(t, singletable.MigrationRunning, st.State)
+		assert.Equal(t, migrate.Running, st.State)
 		require.Len(t, st.Workers, 1)
 		_, err := m.Run(ctx, "000-users")
-		require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+		require.ErrorIs(t, err, migrate.ErrRunning)
 		assert.ErrorContains(t, err, st.Workers[0])
 	})
 	// The cancelled worker gave its segments up: a plain run resumes
@@ -167,7 +167,7 @@ func TestMigrateSharedExclusion(t *testing.T) {
 	rep, err := m.Run(ctx, "000-users")
 	require.NoError(t, err)
 	assert.True(t, rep.Resumed)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: 400, Read: 400, Written: 396, Skipped: 4}, rep.Counts)
+	assert.Equal(t, migrate.Counts{Scanned: 400, Read: 400, Written: 396, Skipped: 4}, rep.Counts)
 }
 
 // The ledger of a plain run recorded by an earlier version
@@ -183,34 +183,34 @@ func TestMigrateSharedResumesEarlierLedger(t *testing.T) {
 		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: item})
 		require.NoError(t, err)
 	}
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
 	var wg sync.WaitGroup
-	reps := make([]*singletable.MigrationReport, 2)
+	reps := make([]*migrate.Report, 2)
 	for w := range reps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var err error
-			reps[w], err = m.Run(ctx, "000-users", func(o *singletable.RunOptions) {
+			reps[w], err = m.Run(ctx, "000-users", func(o *migrate.RunOptions) {
 				o.Shared, o.Segments, o.WorkerSegments, o.PageSize = true, 5, 1, 50
 			})
 			assert.NoError(t, err)
 		}()
 	}
 	wg.Wait()
-	want := singletable.MigrationCounts{Scanned: 500, Read: 500, Written: 495, Skipped: 5}
+	want := migrate.Counts{Scanned: 500, Read: 500, Written: 495, Skipped: 5}
 	var read int64
 	for _, rep := range reps {
-		assert.Equal(t, singletable.MigrationCompleted, rep.State)
+		assert.Equal(t, migrate.Completed, rep.State)
 		assert.Equal(t, 2, rep.Segments, "the recorded segment count wins")
 		assert.Equal(t, want, rep.Counts)
 		read += rep.RunCounts.Read
 	}
 	assert.Equal(t, int64(350), read, "only the items after the checkpoints were read again")
 	st := must(m.Status(ctx))[0]
-	assert.Equal(t, singletable.MigrationCompleted, st.State)
+	assert.Equal(t, migrate.Completed, st.State)
 	assert.Equal(t, 3, st.Runs)
 }
 
@@ -227,23 +227,23 @@ func TestMigrateSharedRestartsFailed(t *testing.T) {
 	items[7]["created_at"] = &types.AttributeValueMemberS{Value: "yesterday"} // cannot decode
 	src := newRawTable(t, "username", items)
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
-	shared := func(segments int) func(*singletable.RunOptions) {
-		return func(o *singletable.RunOptions) { o.Shared, o.Segments, o.PageSize = true, segments, 40 }
+	shared := func(segments int) func(*migrate.RunOptions) {
+		return func(o *migrate.RunOptions) { o.Shared, o.Segments, o.PageSize = true, segments, 40 }
 	}
 
 	rep, err := m.Run(ctx, "000-users", shared(3))
-	var me *singletable.MigrationError
+	var me *migrate.Error
 	require.ErrorAs(t, err, &me)
-	assert.Equal(t, singletable.MigrationFailed, rep.State)
-	assert.Equal(t, singletable.MigrationCounts{Scanned: 300, Read: 300, Written: 296, Skipped: 3, Failed: 1}, rep.Counts)
+	assert.Equal(t, migrate.Failed, rep.State)
+	assert.Equal(t, migrate.Counts{Scanned: 300, Read: 300, Written: 296, Skipped: 3, Failed: 1}, rep.Counts)
 	require.Len(t, rep.Failures, 1)
-	assert.Equal(t, singletable.MigrationFailed, must(m.Status(ctx))[0].State)
+	assert.Equal(t, migrate.Failed, must(m.Status(ctx))[0].State)
 
 	seedRaw(t, ddblocal.Shared(t).Client(), src, []map[string]types.AttributeValue{legacyItem(7)})
 	var wg sync.WaitGroup
-	reps := make([]*singletable.MigrationReport, 2)
+	reps := make([]*migrate.Report, 2)
 	for w := range reps {
 		wg.Add(1)
 		go func() {
@@ -254,10 +254,10 @@ func TestMigrateSharedRestartsFailed(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	want := singletable.MigrationCounts{Scanned: 300, Read: 300, Written: 297, Skipped: 3}
+	want := migrate.Counts{Scanned: 300, Read: 300, Written: 297, Skipped: 3}
 	var read int64
 	for _, rep := range reps {
-		assert.Equal(t, singletable.MigrationCompleted, rep.State)
+		assert.Equal(t, migrate.Completed, rep.State)
 		assert.Equal(t, want, rep.Counts)
 		assert.False(t, rep.Resumed)
 		read += rep.RunCounts.Read
@@ -272,25 +272,25 @@ func TestMigrateSharedRestartsFailed(t *testing.T) {
 }
 
 // A worker whose segment is taken from it (it was paused past its lease
-// and another worker claimed the segment) stops with ErrMigrationRunning:
+// and another worker claimed the segment) stops with ErrRunning:
 // its renewal and its next checkpoint are refused.
 func TestMigrateSharedLostLease(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	src := newLegacyTable(t, 400)
 	tbl, users, _ := usersTarget(t)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("000-users", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
 	started := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
 		var once sync.Once
-		_, err := m.Run(ctx, "000-users", func(o *singletable.RunOptions) {
+		_, err := m.Run(ctx, "000-users", func(o *migrate.RunOptions) {
 			o.Shared, o.Segments, o.WorkerSegments, o.PageSize, o.WCU = true, 1, 1, 50, 40
 			o.Lease = 900 * time.Millisecond
 			o.ProgressInterval = 10 * time.Millisecond
-			o.Progress = func(p singletable.Progress) {
+			o.Progress = func(p migrate.Progress) {
 				if p.Read > 0 {
 					once.Do(func() { close(started) })
 				}
@@ -316,7 +316,7 @@ func TestMigrateSharedLostLease(t *testing.T) {
 	require.NoError(t, err)
 	select {
 	case err := <-done:
-		require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+		require.ErrorIs(t, err, migrate.ErrRunning)
 		assert.ErrorContains(t, err, "lost its lease")
 	case <-time.After(20 * time.Second):
 		t.Fatal("the worker kept going after its segment was taken")
@@ -324,6 +324,6 @@ func TestMigrateSharedLostLease(t *testing.T) {
 	st := must(m.Status(ctx))[0]
 	assert.Equal(t, []string{"other-host/7/abc"}, st.Workers)
 	_, err = m.Run(ctx, "000-users")
-	require.ErrorIs(t, err, singletable.ErrMigrationRunning)
+	require.ErrorIs(t, err, migrate.ErrRunning)
 	assert.ErrorContains(t, err, "other-host/7/abc")
 }

@@ -1,4 +1,4 @@
-package singletable_test
+package migrate_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/migrate"
 )
 
 // The WCU limit holds within 10% over a 10 s copy, measured from the
@@ -40,10 +40,10 @@ func TestMigrateRateLimit(t *testing.T) {
 	src := newRawTable(t, "username", items)
 	rc := &recordingClient{Client: ddblocal.Shared(t).Client()}
 	tbl, users := usersTargetVia(t, rc)
-	m, err := singletable.NewMigrator(tbl, singletable.CopyMigration("rate", singletable.CopySource{Table: src}, usersTransform(users)))
+	m, err := migrate.New(tbl, migrate.Copy("rate", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
-	rep, err := m.Run(context.Background(), "rate", func(o *singletable.RunOptions) {
+	rep, err := m.Run(context.Background(), "rate", func(o *migrate.RunOptions) {
 		o.WCU = limit
 		o.Segments, o.Writers, o.PageSize = 4, 16, 50
 	})
