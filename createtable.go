@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -46,28 +47,21 @@ func (t *Table) createTableInput(opts CreateTableOptions) *dynamodb.CreateTableI
 	in := &dynamodb.CreateTableInput{TableName: aws.String(t.name), KeySchema: ks}
 	for _, p := range t.indexes() {
 		g := types.GlobalSecondaryIndex{
-			IndexName:  aws.String(p.name),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			IndexName:             aws.String(p.Name),
+			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			ProvisionedThroughput: opts.Provisioned,
 		}
-		for _, a := range p.partition {
-			defs[a.name] = a.typ
-			g.KeySchema = append(g.KeySchema, types.KeySchemaElement{AttributeName: aws.String(a.name), KeyType: types.KeyTypeHash})
+		for _, a := range p.Partition {
+			defs[a.Name] = a.Type
+			g.KeySchema = append(g.KeySchema, types.KeySchemaElement{AttributeName: aws.String(a.Name), KeyType: types.KeyTypeHash})
 		}
-		for _, a := range p.sort {
-			defs[a.name] = a.typ
-			g.KeySchema = append(g.KeySchema, types.KeySchemaElement{AttributeName: aws.String(a.name), KeyType: types.KeyTypeRange})
-		}
-		if opts.Provisioned != nil {
-			g.ProvisionedThroughput = opts.Provisioned
+		for _, a := range p.Sort {
+			defs[a.Name] = a.Type
+			g.KeySchema = append(g.KeySchema, types.KeySchemaElement{AttributeName: aws.String(a.Name), KeyType: types.KeyTypeRange})
 		}
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, g)
 	}
-	names := make([]string, 0, len(defs))
-	for n := range defs {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(defs)) {
 		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: defs[n]})
 	}
 	if opts.Stream != "" {
@@ -161,12 +155,9 @@ func (t *Table) waitActive(ctx context.Context, limit time.Duration) error {
 }
 
 func gsisActive(td *types.TableDescription) bool {
-	for _, g := range td.GlobalSecondaryIndexes {
-		if g.IndexStatus != types.IndexStatusActive {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(td.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool {
+		return g.IndexStatus != types.IndexStatusActive
+	})
 }
 
 // Check compares the live table ([DescribeTable]) with the declarations:

@@ -145,16 +145,7 @@ func (t *Table) Describe() TableDescription {
 	for _, e := range ents {
 		d.Entities = append(d.Entities, e.describe(t.opts))
 	}
-	for _, p := range t.indexes() {
-		ix := IndexDescription{Name: p.name, MultiAttribute: p.multi}
-		for _, a := range p.partition {
-			ix.Partition = append(ix.Partition, KeyAttribute{a.name, a.typ})
-		}
-		for _, a := range p.sort {
-			ix.Sort = append(ix.Sort, KeyAttribute{a.name, a.typ})
-		}
-		d.Indexes = append(d.Indexes, ix)
-	}
+	d.Indexes = t.indexes()
 	return d
 }
 

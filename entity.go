@@ -265,9 +265,13 @@ func (e *entityDef) Name() string { return e.name }
 // on every write (a product's SK field stored as "sku-123" would read back
 // as "META"). A field whose attribute differs from attr only in case is
 // refused too: decoding matches attribute names ignoring case, as
-// attributevalue does, so the field would read back attr's value.
+// attributevalue does, so the field would read back attr's value. An
+// empty attr (no such attribute) is no clash.
 func (e *entityDef) checkNotStored(attr, what string) error {
 	for _, f := range e.fields {
+		if attr == "" {
+			break
+		}
 		switch {
 		case f.Attr == attr:
 			return validationErr(e.name, f.Name, "field %s is stored as attribute %q, %s, which the library writes: the field's value would be overwritten; store the field under another name (a dynamodbav tag)", f.Name, attr, what)
@@ -433,10 +437,11 @@ func (e *entityDef) truncateSeconds(rv reflect.Value) {
 
 // putPrimaryKey renders the primary key of rv into item.
 func (e *entityDef) putPrimaryKey(t *Table, rv reflect.Value, item map[string]types.AttributeValue) error {
+	n := 1
 	if e.sk.defined() {
-		return e.putPrimaryKeyAVs(t, rv, item, make([]types.AttributeValueMemberS, 2))
+		n = 2
 	}
-	return e.putPrimaryKeyAVs(t, rv, item, make([]types.AttributeValueMemberS, 1))
+	return e.putPrimaryKeyAVs(t, rv, item, make([]types.AttributeValueMemberS, n))
 }
 
 // putPrimaryKeyAVs renders the primary key of rv into item, using avs (two

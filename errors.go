@@ -49,26 +49,20 @@ type KeyError struct {
 
 // Error names the entity, index, key and missing fields.
 func (e *KeyError) Error() string {
-	var b strings.Builder
-	b.WriteString("singletable: ")
-	b.WriteString(e.Entity)
+	s := "singletable: " + e.Entity
 	if e.Index != "" {
-		b.WriteString(" index ")
-		b.WriteString(e.Index)
+		s += " index " + e.Index
 	}
 	if e.Key != "" {
-		b.WriteString(" key ")
-		b.WriteString(e.Key)
+		s += " key " + e.Key
 	}
 	if len(e.Missing) > 0 {
-		b.WriteString(": missing ")
-		b.WriteString(strings.Join(e.Missing, ", "))
+		s += ": missing " + strings.Join(e.Missing, ", ")
 	}
 	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		s += ": " + e.Err.Error()
 	}
-	return b.String()
+	return s
 }
 
 // Unwrap returns the underlying cause.
@@ -96,22 +90,18 @@ type ValidationError struct {
 
 // Error names the entity, field and reason.
 func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString("singletable: ")
+	s := "singletable: "
 	if e.Entity != "" {
-		b.WriteString(e.Entity)
-		b.WriteString(": ")
+		s += e.Entity + ": "
 	}
 	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
+		s += e.Field + ": "
 	}
-	b.WriteString(e.Reason)
+	s += e.Reason
 	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
+		s += ": " + e.Err.Error()
 	}
-	return b.String()
+	return s
 }
 
 // Unwrap returns the underlying cause.

@@ -7,8 +7,8 @@ package singletable
 // Repo.ownership.
 
 import (
-	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -42,24 +42,21 @@ func (e *entityDef) compileForeign(s Schema[reflect.Value]) error {
 		if f == nil {
 			return e.unknownField("KeyOnly", "KeyOnly", name)
 		}
-		if !containsField(e.pk.fields, f) && !containsField(e.sk.fields, f) {
+		if !slices.Contains(e.pk.fields, f) && !slices.Contains(e.sk.fields, f) {
 			return validationErr(e.name, name, "KeyOnly: field %s is in neither primary key template (PK %q, SK %q): it would not be stored anywhere", name, e.pk.tpl.Raw, e.sk.tpl.Raw)
 		}
 		for _, p := range e.indexes {
-			if containsField(p.deps, f) {
-				// An update recomputing the index key reads the stored
-				// item; the key gives the field back, so this is fine for
-				// templated indexes, but a multi-attribute index stores
-				// the field itself as its key attribute.
-				if p.multi {
-					return validationErr(e.name, name, "KeyOnly: field %s is a key attribute of multi-attribute index %s, which stores it as an attribute", name, p.name)
-				}
+			// A templated index's key is rendered from the field, which
+			// the primary key gives back; a multi-attribute index stores
+			// the field itself as its key attribute.
+			if p.multi && slices.Contains(p.deps, f) {
+				return validationErr(e.name, name, "KeyOnly: field %s is a key attribute of multi-attribute index %s, which stores it as an attribute", name, p.name)
 			}
 		}
 		if g := &e.guards; g.version == f || g.created == f || g.updated == f || g.ttl == f {
 			return validationErr(e.name, name, "KeyOnly: field %s is managed by the library (Version, CreatedAt, UpdatedAt or TTL)", name)
 		}
-		if !containsField(e.foreign.keyOnly, f) {
+		if !slices.Contains(e.foreign.keyOnly, f) {
 			e.foreign.keyOnly = append(e.foreign.keyOnly, f)
 		}
 	}
@@ -72,15 +69,6 @@ func (e *entityDef) compileForeign(s Schema[reflect.Value]) error {
 		}
 	}
 	return nil
-}
-
-func containsField(fs []*model.Field, f *model.Field) bool {
-	for _, x := range fs {
-		if x == f {
-			return true
-		}
-	}
-	return false
 }
 
 // MatchKeys reports whether the entity recognises items without the entity
@@ -135,7 +123,7 @@ func (e *entityDef) fillKeyFields(o *TableOptions, item map[string]types.Attribu
 		if !ok {
 			continue
 		}
-		if err := e.parseKeyMissing(*k.ck, s.Value, rv, item); err != nil {
+		if err := e.parseKey(*k.ck, s.Value, rv, item); err != nil {
 			return &KeyError{Entity: e.name, Key: k.name, Err: err}
 		}
 	}
@@ -151,38 +139,19 @@ func missingAny(item map[string]types.AttributeValue, fs []*model.Field) bool {
 	return false
 }
 
-// parseKeyMissing is parseKey setting only the fields item has no
-// attribute for: a stored attribute wins over the key's copy.
-func (e *entityDef) parseKeyMissing(k compiledKey, key string, dst reflect.Value, item map[string]types.AttributeValue) error {
-	vals, err := k.tpl.Split(key)
-	if err != nil {
-		return err
-	}
-	for i, f := range k.fields {
-		if _, ok := item[f.Attr]; ok {
-			continue
-		}
-		fv := fieldByIndexAlloc(dst, f.Index)
-		if err := k.places[i].DecodeValue(vals[i], fv); err != nil {
-			return fmt.Errorf("field %s: %w", f.Name, err)
-		}
-	}
-	return nil
-}
-
 // keysMatch reports whether item's primary key parses with the entity's
 // templates: how an item without the entity type attribute is recognised.
 func (e *entityDef) keysMatch(o *TableOptions, item map[string]types.AttributeValue) bool {
 	rv := reflect.New(e.typ).Elem()
 	pk, ok := item[o.PartitionKey].(*types.AttributeValueMemberS)
-	if !ok || e.parseKey(e.pk, pk.Value, rv) != nil {
+	if !ok || e.parseKey(e.pk, pk.Value, rv, nil) != nil {
 		return false
 	}
 	if !e.sk.defined() {
 		return true
 	}
 	sk, ok := item[o.SortKey].(*types.AttributeValueMemberS)
-	return ok && e.parseKey(e.sk, sk.Value, rv) == nil
+	return ok && e.parseKey(e.sk, sk.Value, rv, nil) == nil
 }
 
 // owns reports whether item is the entity's: its entity type attribute

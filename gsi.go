@@ -141,10 +141,8 @@ func (e *entityDef) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.V
 	if err := e.checkNotStored(p.pkAttr, "index "+is.Name+"'s partition key attribute"); err != nil {
 		return err
 	}
-	if p.skAttr != "" {
-		if err := e.checkNotStored(p.skAttr, "index "+is.Name+"'s sort key attribute"); err != nil {
-			return err
-		}
+	if err := e.checkNotStored(p.skAttr, "index "+is.Name+"'s sort key attribute"); err != nil {
+		return err
 	}
 	var err error
 	if p.pk, err = e.compileKey(is.PK, is.Name, p.pkAttr, false); err != nil {

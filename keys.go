@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
 )
@@ -123,18 +125,18 @@ func keyLimit(sort bool) int {
 }
 
 // parseKey fills dst's template fields from a rendered key: the inverse of
-// rendering.
-func (e *entityDef) parseKey(k compiledKey, key string, dst reflect.Value) error {
+// rendering. The fields item has an attribute for are left alone (a
+// stored attribute wins over the key's copy); item is nil to fill all.
+func (e *entityDef) parseKey(k compiledKey, key string, dst reflect.Value, item map[string]types.AttributeValue) error {
 	vals, err := k.tpl.Split(key)
 	if err != nil {
 		return err
 	}
 	for i, f := range k.fields {
-		fv, err := dst.FieldByIndexErr(f.Index)
-		if err != nil {
-			return err
+		if _, ok := item[f.Attr]; ok {
+			continue
 		}
-		if err := k.places[i].DecodeValue(vals[i], fv); err != nil {
+		if err := k.places[i].DecodeValue(vals[i], fieldByIndexAlloc(dst, f.Index)); err != nil {
 			return fmt.Errorf("field %s: %w", f.Name, err)
 		}
 	}
@@ -146,11 +148,11 @@ func (e *entityDef) parseKey(k compiledKey, key string, dst reflect.Value) error
 func (e *Entity[T]) ParseKeys(pk, sk string) (T, error) {
 	var out T
 	v := reflect.ValueOf(&out).Elem()
-	if err := e.parseKey(e.pk, pk, v); err != nil {
+	if err := e.parseKey(e.pk, pk, v, nil); err != nil {
 		return out, &KeyError{Entity: e.name, Key: "PK", Err: err}
 	}
 	if e.sk.defined() {
-		if err := e.parseKey(e.sk, sk, v); err != nil {
+		if err := e.parseKey(e.sk, sk, v, nil); err != nil {
 			return out, &KeyError{Entity: e.name, Key: "SK", Err: err}
 		}
 	}

@@ -105,7 +105,7 @@ func (e *entityDef) operandOf(attr string) expr.Operand {
 	}
 	inKey := false
 	for _, p := range e.indexes {
-		inKey = inKey || (p.multi && containsField(p.deps, f))
+		inKey = inKey || (p.multi && slices.Contains(p.deps, f))
 	}
 	if f.Form == nil && !inKey {
 		return nil

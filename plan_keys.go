@@ -264,7 +264,7 @@ func (u *updateSpec) writeKeyFields(w *updateExpr, mv reflect.Value, touched map
 		if err != nil {
 			return err
 		}
-		if av != nil && !touched[f] && !containsField(e.foreign.keyOnly, f) {
+		if av != nil && !touched[f] && !slices.Contains(e.foreign.keyOnly, f) {
 			w.ub.Set(w.b.Name(f.Attr), w.b.Value(av))
 		}
 	}

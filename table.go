@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -116,45 +117,28 @@ func (t *Table) Client() Client { return t.client }
 // Options returns a copy of the table's options.
 func (t *Table) Options() TableOptions { return t.opts }
 
-// physicalIndex is an index as the table sees it: its key attributes.
-type physicalIndex struct {
-	name      string
-	multi     bool
-	partition []attrDef
-	sort      []attrDef
-}
-
-type attrDef struct {
-	name string
-	typ  types.ScalarAttributeType
-}
-
-func (p physicalIndex) equal(q physicalIndex) bool {
-	return p.name == q.name && p.multi == q.multi &&
-		slices.Equal(p.partition, q.partition) && slices.Equal(p.sort, q.sort)
-}
-
-// physicalIndexes returns the entity's indexes as the table sees them.
-func (e *entityDef) physicalIndexes() []physicalIndex {
-	var out []physicalIndex
+// physicalIndexes returns the entity's indexes as the table sees them:
+// their key attributes.
+func (e *entityDef) physicalIndexes() []IndexDescription {
+	var out []IndexDescription
 	for _, p := range e.indexes {
-		pi := physicalIndex{name: p.name, multi: p.multi}
+		ix := IndexDescription{Name: p.name, MultiAttribute: p.multi}
 		if p.multi {
 			for _, f := range p.partition {
 				st, _ := scalarType(f)
-				pi.partition = append(pi.partition, attrDef{f.Attr, st})
+				ix.Partition = append(ix.Partition, KeyAttribute{f.Attr, st})
 			}
 			for _, f := range p.sort {
 				st, _ := scalarType(f)
-				pi.sort = append(pi.sort, attrDef{f.Attr, st})
+				ix.Sort = append(ix.Sort, KeyAttribute{f.Attr, st})
 			}
 		} else {
-			pi.partition = []attrDef{{p.pkAttr, types.ScalarAttributeTypeS}}
+			ix.Partition = []KeyAttribute{{p.pkAttr, types.ScalarAttributeTypeS}}
 			if p.skAttr != "" {
-				pi.sort = []attrDef{{p.skAttr, types.ScalarAttributeTypeS}}
+				ix.Sort = []KeyAttribute{{p.skAttr, types.ScalarAttributeTypeS}}
 			}
 		}
-		out = append(out, pi)
+		out = append(out, ix)
 	}
 	return out
 }
@@ -188,8 +172,9 @@ func (t *Table) register(e *entityDef) error {
 		}
 		for _, p := range indexes {
 			for _, q := range other.physicalIndexes() {
-				if p.name == q.name && !p.equal(q) {
-					return validationErr(e.name, "index "+p.name, "key attributes differ from entity %s's declaration of the same index", other.name)
+				if p.Name == q.Name && !(p.MultiAttribute == q.MultiAttribute &&
+					slices.Equal(p.Partition, q.Partition) && slices.Equal(p.Sort, q.Sort)) {
+					return validationErr(e.name, "index "+p.Name, "key attributes differ from entity %s's declaration of the same index", other.name)
 				}
 			}
 		}
@@ -211,26 +196,18 @@ func (t *Table) entityNamed(name string) *entityDef {
 }
 
 // indexes returns every index declared by the bound entities, by name.
-func (t *Table) indexes() []physicalIndex {
+func (t *Table) indexes() []IndexDescription {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	var out []physicalIndex
+	var out []IndexDescription
 	for _, e := range t.entities {
 		for _, p := range e.physicalIndexes() {
-			if !slices.ContainsFunc(out, func(q physicalIndex) bool { return q.name == p.name }) {
+			if !slices.ContainsFunc(out, func(q IndexDescription) bool { return q.Name == p.Name }) {
 				out = append(out, p)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b physicalIndex) int {
-		switch {
-		case a.name < b.name:
-			return -1
-		case a.name > b.name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b IndexDescription) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -272,16 +249,8 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 // attribute), which every write sets: see [Entity.checkNotStored].
 func (e *entityDef) checkTableAttrs(t *Table) error {
 	o := t.opts
-	attrs := []struct{ name, what string }{
-		{o.PartitionKey, "table " + t.name + "'s partition key attribute"},
-		{o.SortKey, "table " + t.name + "'s sort key attribute"},
-		{o.EntityTypeAttr, "table " + t.name + "'s entity type attribute"},
-	}
-	for _, a := range attrs {
-		if a.name == "" {
-			continue
-		}
-		if err := e.checkNotStored(a.name, a.what); err != nil {
+	for _, a := range [][2]string{{o.PartitionKey, "partition key"}, {o.SortKey, "sort key"}, {o.EntityTypeAttr, "entity type"}} {
+		if err := e.checkNotStored(a[0], "table "+t.name+"'s "+a[1]+" attribute"); err != nil {
 			return err
 		}
 	}
