@@ -277,64 +277,40 @@ func (q *Query[T]) Describe() QueryDescription {
 	return d
 }
 
+// describeTemplatedSort describes the condition templatedSortCond builds
+// on sort key sk, with the template's placeholders for the values.
 func (q *querySpec) describeTemplatedSort(sk compiledKey, attr string) []string {
-	if !sk.defined() {
-		return nil
-	}
-	if q.kind == sortNone {
-		cp := sk.tpl.ConstantPrefix()
-		switch {
-		case cp == "":
-			return nil
-		case len(sk.fields) == 0:
-			return []string{attr + " = " + cp}
+	if c := shapeCond(sk, attr); c != nil && q.kind == sortNone {
+		v := c.v1.(*types.AttributeValueMemberS).Value
+		if c.op == opBeginsWith {
+			return []string{"begins_with(" + attr + ", " + v + ")"}
 		}
-		return []string{"begins_with(" + attr + ", " + cp + ")"}
+		return []string{attr + c.op + v}
 	}
 	n := min(len(q.fields), len(sk.fields))
 	if n == 0 {
 		return nil
 	}
-	// P: the template up to the n-th placeholder; L: the literal after it.
-	var P strings.Builder
-	var L, last, lastP string
-	i := 0
-	for j := range sk.tpl.Parts {
-		part := &sk.tpl.Parts[j]
-		if part.Field == "" {
-			P.WriteString(part.Literal)
-			continue
+	// The template up to the n-th placeholder.
+	var prefix strings.Builder
+	for j := 0; &sk.tpl.Parts[j] != sk.places[n-1]; j++ {
+		if p := &sk.tpl.Parts[j]; p.IsPlaceholder() {
+			prefix.WriteString(p.Placeholder())
+		} else {
+			prefix.WriteString(p.Literal)
 		}
-		if i == n-1 {
-			last, lastP = part.Field, part.Placeholder()
-			if j+1 < len(sk.tpl.Parts) {
-				L = sk.tpl.Parts[j+1].Literal
-			}
-			break
-		}
-		P.WriteString(part.Placeholder())
-		i++
 	}
-	prefix := P.String()
-	switch q.kind {
-	case sortBeginsWith:
-		return []string{"begins_with(" + attr + ", " + prefix + "{" + last + ":prefix})"}
-	case sortBetween:
-		return []string{attr + " BETWEEN " + prefix + lastP + " AND " + prefix + "{" + last + ":high}"}
+	last := sk.places[n-1]
+	switch {
+	case q.op == Eq && n == len(sk.fields):
+		return []string{attr + " = " + sk.tpl.Raw}
+	case q.op == Eq:
+		return []string{"begins_with(" + attr + ", " + prefix.String() + last.Placeholder() + sk.tpl.LiteralAfter(n-1) + ")"}
 	}
-	if q.op == Eq {
-		if n == len(sk.fields) {
-			return []string{attr + " = " + sk.tpl.Raw}
-		}
-		return []string{"begins_with(" + attr + ", " + prefix + lastP + L + ")"}
-	}
-	return []string{attr + " " + q.op.String() + " " + prefix + lastP}
+	return []string{q.describeLast(attr, prefix.String(), last.Field, last.Placeholder())}
 }
 
 func (q *querySpec) describeMultiSort(idx *indexPlan) []string {
-	if q.kind == sortNone {
-		return nil
-	}
 	n := min(len(q.fields), len(idx.sort))
 	var out []string
 	for _, f := range idx.sort[:max(n-1, 0)] {
@@ -344,13 +320,17 @@ func (q *querySpec) describeMultiSort(idx *indexPlan) []string {
 		return out
 	}
 	last := idx.sort[n-1]
-	switch {
-	case q.kind == sortBeginsWith:
-		out = append(out, "begins_with("+last.Attr+", {"+last.Name+":prefix})")
-	case q.kind == sortBetween:
-		out = append(out, last.Attr+" BETWEEN {"+last.Name+"} AND {"+last.Name+":high}")
-	default:
-		out = append(out, last.Attr+" "+q.op.String()+" {"+last.Name+"}")
+	return append(out, q.describeLast(last.Attr, "", last.Name, "{"+last.Name+"}"))
+}
+
+// describeLast describes the condition on the last named sort field,
+// field, whose placeholder is place, after prefix in the key.
+func (q *querySpec) describeLast(attr, prefix, field, place string) string {
+	switch q.kind {
+	case sortBeginsWith:
+		return "begins_with(" + attr + ", " + prefix + "{" + field + ":prefix})"
+	case sortBetween:
+		return attr + " BETWEEN " + prefix + place + " AND " + prefix + "{" + field + ":high}"
 	}
-	return out
+	return attr + " " + q.op.String() + " " + prefix + place
 }

@@ -446,26 +446,17 @@ func (e *entityDef) putPrimaryKey(t *Table, rv reflect.Value, item map[string]ty
 
 // putPrimaryKeyAVs renders the primary key of rv into item, using avs (two
 // values, or one for a table without a sort key) as the attribute values.
-// Both keys are rendered into one buffer and share one string.
 func (e *entityDef) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) error {
-	var arr [192]byte
-	buf, err := appendKey(arr[:0], e.pk, rv, e.name, "", "PK")
+	pk, sk, err := e.renderPair(rv, "", e.pk, e.sk, "PK", "SK", 0)
 	if err != nil {
 		return err
 	}
-	if !e.sk.defined() {
-		avs[0].Value = string(buf)
-		item[t.opts.PartitionKey] = &avs[0]
-		return nil
-	}
-	n := len(buf)
-	if buf, err = appendKey(buf, e.sk, rv, e.name, "", "SK"); err != nil {
-		return err
-	}
-	s := string(buf)
-	avs[0].Value, avs[1].Value = s[:n], s[n:]
+	avs[0].Value = pk
 	item[t.opts.PartitionKey] = &avs[0]
-	item[t.opts.SortKey] = &avs[1]
+	if e.sk.defined() {
+		avs[1].Value = sk
+		item[t.opts.SortKey] = &avs[1]
+	}
 	return nil
 }
 

@@ -313,7 +313,6 @@ func (p *indexPlan) apply(e *entityDef, rv reflect.Value, item map[string]types.
 
 // render renders a templated index's keys. ok is false when the item does
 // not belong in the index: a template field is absent or When is false.
-// Both keys share one string.
 func (p *indexPlan) render(e *entityDef, rv reflect.Value) (pk, sk string, ok bool, err error) {
 	base := model.StructBase(rv)
 	for _, f := range p.keyFields {
@@ -324,26 +323,8 @@ func (p *indexPlan) render(e *entityDef, rv reflect.Value) (pk, sk string, ok bo
 	if p.when != nil && !p.when(rv) {
 		return "", "", false, nil
 	}
-	var arr [192]byte
-	buf, err := appendKey(arr[:0], p.pk, rv, e.name, p.name, p.pkAttr)
-	if err != nil {
-		return "", "", false, err
-	}
-	if p.shards > 0 {
-		shard, err := e.shardOf(rv, p.shards)
-		if err != nil {
-			return "", "", false, err
-		}
-		buf = appendShard(buf, shard)
-	}
-	n := len(buf)
-	if p.sk.defined() {
-		if buf, err = appendKey(buf, p.sk, rv, e.name, p.name, p.skAttr); err != nil {
-			return "", "", false, err
-		}
-	}
-	keys := string(buf)
-	return keys[:n], keys[n:], true, nil
+	pk, sk, err = e.renderPair(rv, p.name, p.pk, p.sk, p.pkAttr, p.skAttr, p.shards)
+	return pk, sk, err == nil, err
 }
 
 // shardKey is the partition key of one write shard.
@@ -361,17 +342,13 @@ func appendShard(dst []byte, shard int) []byte {
 // primary key, so every write of one item lands in the same shard and an
 // update can recompute it from the key alone.
 func (e *entityDef) shardOf(rv reflect.Value, shards int) (int, error) {
-	pk, err := e.renderKey(e.pk, rv, "", "PK")
+	pk, sk, err := e.renderPair(rv, "", e.pk, e.sk, "PK", "SK", 0)
 	if err != nil {
 		return 0, err
 	}
 	h := fnv.New32a()
 	h.Write([]byte(pk))
 	if e.sk.defined() {
-		sk, err := e.renderKey(e.sk, rv, "", "SK")
-		if err != nil {
-			return 0, err
-		}
 		h.Write([]byte{0})
 		h.Write([]byte(sk))
 	}

@@ -74,6 +74,28 @@ func (e *entityDef) renderKey(k compiledKey, v reflect.Value, index, attr string
 	return string(buf), nil
 }
 
+// renderPair renders keys pk and sk (sk "" when not defined) from struct
+// value rv into one string; with shards > 0, pk ends with rv's write
+// shard suffix.
+func (e *entityDef) renderPair(rv reflect.Value, index string, pk, sk compiledKey, pkAttr, skAttr string, shards int) (string, string, error) {
+	var arr [192]byte
+	buf, err := appendKey(arr[:0], pk, rv, e.name, index, pkAttr)
+	if err == nil && shards > 0 {
+		var shard int
+		shard, err = e.shardOf(rv, shards)
+		buf = appendShard(buf, shard)
+	}
+	n := len(buf)
+	if err == nil && sk.defined() {
+		buf, err = appendKey(buf, sk, rv, e.name, index, skAttr)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	keys := string(buf)
+	return keys[:n], keys[n:], nil
+}
+
 // appendKey appends the key rendered from k and struct value v to dst,
 // through the one key renderer (keys.Template.Append). Missing or empty
 // fields are reported in a *KeyError of entity, as is a key over
@@ -165,16 +187,7 @@ func (e *Entity[T]) ParseKeys(pk, sk string) (T, error) {
 // and sends nothing; a missing field or a value its format cannot write is
 // a *[KeyError].
 func (e *Entity[T]) RenderKeys(v T) (pk, sk string, err error) {
-	rv := reflect.ValueOf(&v).Elem()
-	if pk, err = e.renderKey(e.pk, rv, "", "PK"); err != nil {
-		return "", "", err
-	}
-	if e.sk.defined() {
-		if sk, err = e.renderKey(e.sk, rv, "", "SK"); err != nil {
-			return "", "", err
-		}
-	}
-	return pk, sk, nil
+	return e.renderPair(reflect.ValueOf(&v).Elem(), "", e.pk, e.sk, "PK", "SK", 0)
 }
 
 // RenderIndexKeys renders the keys of the named templated index from v
@@ -191,14 +204,5 @@ func (e *Entity[T]) RenderIndexKeys(index string, v T) (pk, sk string, err error
 	if p.multi {
 		return "", "", validationErr(e.name, index, "a multi-attribute index has no rendered keys")
 	}
-	rv := reflect.ValueOf(&v).Elem()
-	if pk, err = e.renderKey(p.pk, rv, index, p.pkAttr); err != nil {
-		return "", "", err
-	}
-	if p.sk.defined() {
-		if sk, err = e.renderKey(p.sk, rv, index, p.skAttr); err != nil {
-			return "", "", err
-		}
-	}
-	return pk, sk, nil
+	return e.renderPair(reflect.ValueOf(&v).Elem(), index, p.pk, p.sk, p.pkAttr, p.skAttr, 0)
 }
