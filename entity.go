@@ -344,8 +344,7 @@ func (e *entityDef) marshalKeyAttr(f *model.Field, v reflect.Value) (types.Attri
 	// unless its tag option chooses the shape it is stored in (rfc3339,
 	// date, unix, …): then the key attribute is that very attribute, as
 	// another service writing the index's keys stores it.
-	isTime := fv.Type() == model.TimeType || (fv.Kind() == reflect.Pointer && fv.Type().Elem() == model.TimeType)
-	if isTime && f.Form == nil {
+	if isTimeType(fv.Type()) && f.Form == nil {
 		if fv.Kind() == reflect.Pointer {
 			if fv.IsNil() {
 				return nil, nil
@@ -416,22 +415,23 @@ func (e *entityDef) truncateSeconds(rv reflect.Value) {
 			continue
 		}
 		fv, ok := f.Get(rv)
-		if !ok || !fv.CanSet() {
+		if !ok || !fv.CanSet() || !isTimeType(fv.Type()) || (fv.Kind() == reflect.Pointer && fv.IsNil()) {
 			continue
 		}
 		// A zero time that omitempty leaves out is read back as zero.
-		switch {
-		case fv.Type() == model.TimeType:
-			if t := fv.Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
-				fv.Set(reflect.ValueOf(f.Form.Stored(t, e.foreign.loc)))
-			}
-		case fv.Kind() == reflect.Pointer && fv.Type().Elem() == model.TimeType && !fv.IsNil():
-			if t := fv.Elem().Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
-				// A fresh pointer: the caller's time is not changed.
-				tt := f.Form.Stored(t, e.foreign.loc)
-				fv.Set(reflect.ValueOf(&tt))
-			}
+		if t := reflect.Indirect(fv).Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
+			setTime(fv, f.Form.Stored(t, e.foreign.loc))
 		}
+	}
+}
+
+// setTime sets fv, a time.Time or *time.Time, to t: a pointer to a fresh
+// copy, so that a caller's time is not changed.
+func setTime(fv reflect.Value, t time.Time) {
+	if fv.Kind() == reflect.Pointer {
+		fv.Set(reflect.ValueOf(&t))
+	} else {
+		fv.Set(reflect.ValueOf(t))
 	}
 }
 

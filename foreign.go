@@ -63,7 +63,7 @@ func (e *entityDef) compileForeign(s Schema[reflect.Value]) error {
 	if s.Location != nil {
 		e.foreign.loc = s.Location
 		for _, f := range e.fields {
-			if (f.Type == model.TimeType || f.Type == reflect.PointerTo(model.TimeType)) && !f.Form.Number() {
+			if isTimeType(f.Type) && !f.Form.Number() {
 				e.foreign.times = append(e.foreign.times, f)
 			}
 		}
@@ -92,15 +92,9 @@ func (e *entityDef) decodeRest(o *TableOptions, item map[string]types.AttributeV
 			if !ok || !format.Zoneless(s.Value) {
 				continue
 			}
-			tm, _ := format.ParseStored(s.Value, loc)
-			fv, ok := f.Get(rv)
-			if !ok {
-				continue
-			}
-			if fv.Kind() == reflect.Pointer {
-				fv.Set(reflect.ValueOf(&tm))
-			} else {
-				fv.Set(reflect.ValueOf(tm))
+			if fv, ok := f.Get(rv); ok {
+				tm, _ := format.ParseStored(s.Value, loc)
+				setTime(fv, tm)
 			}
 		}
 	}

@@ -83,16 +83,10 @@ func (e *entityDef) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, err
 	case !templated && !multi:
 		return nil, validationErr(e.name, where(is.Name, ""), "no key: give PK (and SK) templates or PartitionAttrs")
 	}
-	var err error
 	if multi {
-		err = e.compileMultiIndex(p, is)
-	} else {
-		err = e.compileTemplatedIndex(p, is)
+		return p, e.compileMultiIndex(p, is)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return p, e.compileTemplatedIndex(p, is)
 }
 
 // compileMultiIndex resolves a multi-attribute index's key fields.
@@ -104,21 +98,15 @@ func (e *entityDef) compileMultiIndex(p *indexPlan, is IndexSchema[reflect.Value
 	if is.When != nil {
 		return validationErr(e.name, where(is.Name, ""), "When is only supported on templated indexes (a multi-attribute index is keyed by the item's own attributes, which cannot be removed to hide it)")
 	}
-	for _, n := range is.PartitionAttrs {
-		f, err := e.multiField(n, is.Name, false)
+	for i, n := range append(slices.Clone(is.PartitionAttrs), is.SortAttrs...) {
+		f, err := e.multiField(n, is.Name, i >= len(is.PartitionAttrs))
 		if err != nil {
 			return err
 		}
-		p.partition = append(p.partition, f)
+		p.deps = append(p.deps, f)
 	}
-	for _, n := range is.SortAttrs {
-		f, err := e.multiField(n, is.Name, true)
-		if err != nil {
-			return err
-		}
-		p.sort = append(p.sort, f)
-	}
-	p.deps = append(slices.Clone(p.partition), p.sort...)
+	n := len(is.PartitionAttrs)
+	p.partition, p.sort = p.deps[:n:n], p.deps[n:]
 	return nil
 }
 

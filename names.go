@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/singletable-go/singletable/internal/expr"
-	"github.com/singletable-go/singletable/internal/model"
 )
 
 // Names in the caller's conditions and filters.
@@ -100,7 +99,7 @@ func (e *entityDef) condNames(t *Table, role string) expr.Resolver {
 // the caller wrote the stored form.
 func (e *entityDef) operandOf(attr string) expr.Operand {
 	f := e.byAttr[attr]
-	if f == nil || (f.Type != model.TimeType && f.Type != reflect.PointerTo(model.TimeType)) {
+	if f == nil || !isTimeType(f.Type) {
 		return nil
 	}
 	inKey := false
@@ -120,12 +119,7 @@ func (e *entityDef) operandOf(attr string) expr.Operand {
 			return av, nil
 		}
 		item := reflect.New(e.typ).Elem()
-		fv := fieldByIndexAlloc(item, f.Index)
-		if fv.Kind() == reflect.Pointer {
-			fv.Set(reflect.ValueOf(&at))
-		} else {
-			fv.Set(reflect.ValueOf(at))
-		}
+		setTime(fieldByIndexAlloc(item, f.Index), at)
 		var stored types.AttributeValue
 		switch {
 		case f == e.guards.ttl:
