@@ -67,11 +67,9 @@ func (t *Table) createTableInput(opts CreateTableOptions) *dynamodb.CreateTableI
 	if opts.Stream != "" {
 		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: opts.Stream}
 	}
+	in.BillingMode = types.BillingModePayPerRequest
 	if opts.Provisioned != nil {
-		in.BillingMode = types.BillingModeProvisioned
-		in.ProvisionedThroughput = opts.Provisioned
-	} else {
-		in.BillingMode = types.BillingModePayPerRequest
+		in.BillingMode, in.ProvisionedThroughput = types.BillingModeProvisioned, opts.Provisioned
 	}
 	return in
 }
