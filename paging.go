@@ -131,12 +131,12 @@ func readPage(ctx context.Context, f pager, limit int, counts func(map[string]ty
 	return paginate(ctx, f, limit, take, &pageEnd{f: f, counts: counts})
 }
 
-// pageOf reads one page of r's items from f: those mine accepts, decoded
-// in place (no copy of T per item).
-func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], mine func(map[string]types.AttributeValue) bool) (Page[T], error) {
+// pageOf reads one page of r's items from f: those r.mine accepts,
+// decoded in place (no copy of T per item).
+func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T]) (Page[T], error) {
 	var page Page[T]
-	cursor, err := readPage(ctx, f, limit, mine, func(item map[string]types.AttributeValue, left int) (bool, error) {
-		if !mine(item) {
+	cursor, err := readPage(ctx, f, limit, r.mine, func(item map[string]types.AttributeValue, left int) (bool, error) {
+		if !r.mine(item) {
 			return false, nil
 		}
 		n := len(page.Items)
@@ -153,11 +153,11 @@ func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], mine fun
 	return page, nil
 }
 
-// decodeYield is the takeFn of an iterator over r's items: those mine
+// decodeYield is the takeFn of an iterator over r's items: those r.mine
 // accepts, decoded and yielded.
-func decodeYield[T any](r *Repo[T], mine func(map[string]types.AttributeValue) bool, yield func(T, error) bool) takeFn {
+func decodeYield[T any](r *Repo[T], yield func(T, error) bool) takeFn {
 	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
-		if !mine(item) {
+		if !r.mine(item) {
 			return false, nil
 		}
 		v, err := r.e.decode(r.t, item)
@@ -200,6 +200,17 @@ func routeYield(rt *router, yield func(any, error) bool) takeFn {
 			return true, errStop
 		}
 		return true, nil
+	}
+}
+
+// seqOf is the iterator of a read: run yields the items and returns the
+// error that ends the read, yielded last.
+func seqOf[V any](run func(yield func(V, error) bool) error) iter.Seq2[V, error] {
+	return func(yield func(V, error) bool) {
+		if err := run(yield); err != nil {
+			var zero V
+			yield(zero, err)
+		}
 	}
 }
 

@@ -84,20 +84,28 @@ type Query[T any] struct {
 // for Between): the part that does not depend on T, compiled once rather
 // than once per entity type. Its r is the repository's boundEntity.
 type querySpec struct {
-	r          *boundEntity
-	index      string
-	kind       int
-	op         SortOp
-	fields     []string
-	prefix     string
-	filter     *expression.ConditionBuilder
-	project    []string
-	desc       bool
-	limit      int
-	pageSize   int32
-	after      string
-	consistent bool
-	errs       []error
+	readSpec
+	r      *boundEntity
+	index  string
+	kind   int
+	op     SortOp
+	fields []string
+	prefix string
+}
+
+// readSpec is what the builders of every read record (Query, Scan,
+// TableScan, Collection). entity and what name the read in the mistakes
+// its builder methods record.
+type readSpec struct {
+	entity, what string
+	filter       *expression.ConditionBuilder
+	project      []string
+	desc         bool
+	limit        int
+	pageSize     int32
+	after        string
+	consistent   bool
+	errs         []error
 }
 
 // Query starts a query on the table's primary key: key supplies every field
@@ -107,7 +115,7 @@ type querySpec struct {
 // the named Go fields plus the keys (which give back the fields of the
 // primary key templates).
 func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
-	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity}, r: r, key: key}
+	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity, readSpec: readSpec{entity: r.e.name}}, r: r, key: key}
 	q.readOptions(optFns)
 	return q
 }
@@ -116,8 +124,8 @@ func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
 // the index's partition key. optFns are as for [Repo.Query]; a global
 // secondary index has no consistent reads.
 func (r *Repo[T]) QueryIndex(index string, key T, optFns ...func(*ReadOptions)) *Query[T] {
-	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity, index: index}, r: r, key: key}
-	q.readOptions(optFns)
+	q := r.Query(key, optFns...)
+	q.index = index
 	if _, err := r.e.index(index); err != nil {
 		q.errs = append(q.errs, err)
 	}
@@ -125,26 +133,51 @@ func (r *Repo[T]) QueryIndex(index string, key T, optFns ...func(*ReadOptions)) 
 }
 
 // readOptions records the options of a read.
-func (q *querySpec) readOptions(optFns []func(*ReadOptions)) {
+func (s *readSpec) readOptions(optFns []func(*ReadOptions)) {
 	if len(optFns) > 0 {
 		o := readOpts(optFns)
-		q.project, q.consistent = o.Fields, o.ConsistentRead
+		s.project, s.consistent = o.Fields, o.ConsistentRead
 	}
+}
+
+func (s readSpec) clone() readSpec {
+	s.errs = slices.Clone(s.errs)
+	s.project = slices.Clone(s.project)
+	return s
+}
+
+// fail records a mistake of the read's builder.
+func (s *readSpec) fail(format string, args ...any) {
+	s.errs = append(s.errs, validationErr(s.entity, "", s.what+format, args...))
+}
+
+func (s *readSpec) limitTo(n int) {
+	if n < 0 {
+		s.fail("negative Limit")
+	}
+	s.limit = n
+}
+
+func (s *readSpec) pageSizeOf(n int) {
+	if n < 1 || n > 1<<30 {
+		s.fail("PageSize must be positive")
+	}
+	s.pageSize = int32(n)
 }
 
 func (q *Query[T]) clone() *Query[T] {
 	c := *q
-	c.errs = append([]error(nil), q.errs...)
+	c.readSpec = q.readSpec.clone()
 	return &c
 }
 
 func (q *Query[T]) setSort(kind int, op SortOp, fields []string) *Query[T] {
 	c := q.clone()
 	if c.kind != sortNone {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "only one sort key condition per query"))
+		c.fail("only one sort key condition per query")
 	}
 	if len(fields) == 0 {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "a sort key condition names at least one field"))
+		c.fail("a sort key condition names at least one field")
 	}
 	c.kind, c.op, c.fields = kind, op, fields
 	return c
@@ -158,7 +191,7 @@ func (q *Query[T]) setSort(kind int, op SortOp, fields []string) *Query[T] {
 func (q *Query[T]) Where(op SortOp, fields ...string) *Query[T] {
 	c := q.setSort(sortCmp, op, fields)
 	if op < Eq || op > Ge {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "unknown sort operator %d", int(op)))
+		c.fail("unknown sort operator %d", int(op))
 	}
 	return c
 }
@@ -213,24 +246,10 @@ func (q *Query[T]) Desc() *Query[T] { c := q.clone(); c.desc = true; return c }
 
 // Limit caps the items returned: a page holds exactly n items unless the
 // query runs out, however many the filters drop.
-func (q *Query[T]) Limit(n int) *Query[T] {
-	c := q.clone()
-	if n < 0 {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "negative Limit"))
-	}
-	c.limit = n
-	return c
-}
+func (q *Query[T]) Limit(n int) *Query[T] { c := q.clone(); c.limitTo(n); return c }
 
 // PageSize sets how many items each request reads (DynamoDB's Limit).
-func (q *Query[T]) PageSize(n int) *Query[T] {
-	c := q.clone()
-	if n < 1 || n > 1<<30 {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "PageSize must be positive"))
-	}
-	c.pageSize = int32(n)
-	return c
-}
+func (q *Query[T]) PageSize(n int) *Query[T] { c := q.clone(); c.pageSizeOf(n); return c }
 
 // After resumes the query after the last item of the page that returned
 // cursor. An empty cursor starts from the beginning.
@@ -279,7 +298,7 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	if q.desc {
 		dir = "desc"
 	}
-	p := &plan{cursorKeys: q.cursorKeys(idx), empty: kc.empty}
+	p := &plan{cursorKeys: q.r.t.cursorKeys(idx), empty: kc.empty}
 	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, dir)
 	p.bind = p.binding.bind
 	var proj []string // attribute names to read, nil for all
@@ -353,31 +372,41 @@ type keyCondition struct {
 // keyCondition builds the key condition on the index idx (nil: the table).
 func (q *querySpec) keyCondition(idx *indexPlan, kv, hv reflect.Value) (keyCondition, error) {
 	var kc keyCondition
-	if idx != nil && idx.multi {
-		for _, f := range idx.partition {
-			av, err := q.multiValue(idx, f, kv)
-			if err != nil {
-				return kc, err
-			}
-			kc.conds = append(kc.conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
-			kc.parts = append(kc.parts, avString(av))
-		}
-	} else {
-		t, e := q.r.t, q.r.e
-		pkAttr, pkKey, name := t.opts.PartitionKey, e.pk, "PK"
-		if idx != nil {
-			pkAttr, pkKey, name = idx.pkAttr, idx.pk, idx.pkAttr
-		}
-		pk, err := e.renderKey(pkKey, kv, q.index, name)
-		if err != nil {
-			return kc, err
-		}
-		kc.conds, kc.parts = []keyCond{*keyCmp(pkAttr, expr.OpEq, pk)}, []string{pk}
+	var err error
+	if kc.conds, kc.parts, err = q.r.partitionCond(idx, kv); err != nil {
+		return kc, err
 	}
 	kc.nPart = len(kc.conds)
 	sc, empty, err := q.sortCondition(idx, kv, hv)
 	kc.conds, kc.empty = append(kc.conds, sc...), empty
 	return kc, err
+}
+
+// partitionCond is the key condition on the partition of the index idx
+// (nil: the table) that kv belongs to, and the partition's key values.
+func (r *boundEntity) partitionCond(idx *indexPlan, kv reflect.Value) ([]keyCond, []string, error) {
+	if idx == nil || !idx.multi {
+		pkAttr, pkKey, index, name := r.t.opts.PartitionKey, r.e.pk, "", "PK"
+		if idx != nil {
+			pkAttr, pkKey, index, name = idx.pkAttr, idx.pk, idx.name, idx.pkAttr
+		}
+		pk, err := r.e.renderKey(pkKey, kv, index, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []keyCond{*keyCmp(pkAttr, expr.OpEq, pk)}, []string{pk}, nil
+	}
+	var conds []keyCond
+	var parts []string
+	for _, f := range idx.partition {
+		av, err := r.multiValue(idx, f, kv)
+		if err != nil {
+			return nil, nil, err
+		}
+		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
+		parts = append(parts, avString(av))
+	}
+	return conds, parts, nil
 }
 
 // sortCondition builds the sort key part of the key condition on the
@@ -399,9 +428,9 @@ func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds [
 	return conds, empty, err
 }
 
-// cursorKeys are the attributes a cursor of the query holds: the key of
-// the index read, then the table's.
-func (q *querySpec) cursorKeys(idx *indexPlan) []string {
+// cursorKeys are the attributes a cursor of a read of the index idx (nil:
+// the table) holds: the key of the index read, then the table's.
+func (t *Table) cursorKeys(idx *indexPlan) []string {
 	var keys []string
 	switch {
 	case idx == nil:
@@ -415,7 +444,7 @@ func (q *querySpec) cursorKeys(idx *indexPlan) []string {
 			keys = append(keys, idx.skAttr)
 		}
 	}
-	return append(keys, q.r.t.primaryKeyAttrs()...)
+	return append(keys, t.primaryKeyAttrs()...)
 }
 
 // collectionSort makes a Query a [SortCondition]: its sort condition, on
@@ -875,8 +904,8 @@ func predecessor(E string) string {
 
 // multiValue is the key attribute value of field f of kv in a
 // multi-attribute index.
-func (q *querySpec) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
-	e := q.r.e
+func (r *boundEntity) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+	e := r.e
 	if !f.Present(v) {
 		return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
 	}
@@ -894,7 +923,7 @@ func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, 
 	if q.kind == sortNone {
 		return nil, nil
 	}
-	value := func(f *model.Field, v reflect.Value) (types.AttributeValue, error) { return q.multiValue(idx, f, v) }
+	value := func(f *model.Field, v reflect.Value) (types.AttributeValue, error) { return q.r.multiValue(idx, f, v) }
 	var conds []keyCond
 	where := "index " + idx.name
 	if err := q.sortFields(idx.sort, where); err != nil {
@@ -969,15 +998,28 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		return Page[T]{}, err
 	}
 	f, limit := q.reader(p, true)
-	return pageOf(ctx, f, limit, q.r, q.mine)
+	return pageOf(ctx, f, limit, q.r)
 }
 
-// mine reports whether an item the query's filter let through is the
+// mine reports whether an item a read's filter let through is the
 // entity's: always, unless the entity matches keys, whose untyped items
 // the filter checks only by their keys' constant text, and whose key must
 // also parse with the entity's templates (see Entity.owns).
-func (q *querySpec) mine(item map[string]types.AttributeValue) bool {
-	return !q.r.e.foreign.matchKeys || q.r.e.owns(&q.r.t.opts, item)
+func (r *boundEntity) mine(item map[string]types.AttributeValue) bool {
+	return !r.e.foreign.matchKeys || r.e.owns(&r.t.opts, item)
+}
+
+// countItems counts the entity's items among those reqs match: with
+// Select COUNT or, for an entity matching keys ([Schema].MatchKeys), whose
+// untyped items must be told apart by their keys, by reading the keys.
+func (r *boundEntity) countItems(ctx context.Context, reqs []*request) (int, error) {
+	if !r.e.foreign.matchKeys {
+		return count(ctx, reqs, nil)
+	}
+	for _, req := range reqs {
+		req.src.keysOnly(&r.t.opts)
+	}
+	return count(ctx, reqs, r.mine)
 }
 
 // sized reports whether a request may ask for the items a Limit still
@@ -1044,22 +1086,15 @@ func (q *querySpec) reader(p *plan, page bool) (pager, int) {
 // stops after yielding an error. Each call to the iterator runs the query
 // again.
 func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
+	return seqOf(func(yield func(T, error) bool) error {
 		p, err := q.plan(false)
-		if err != nil {
-			var zero T
-			yield(zero, err)
-			return
-		}
-		if p.empty {
-			return
+		if err != nil || p.empty {
+			return err
 		}
 		f, limit := q.reader(p, false)
-		if _, err := paginate(ctx, f, limit, decodeYield(q.r, q.mine, yield), nil); err != nil {
-			var zero T
-			yield(zero, err)
-		}
-	}
+		_, err = paginate(ctx, f, limit, decodeYield(q.r, yield), nil)
+		return err
+	})
 }
 
 // Collect reads every item the query matches (at most Limit) into a slice.
@@ -1074,14 +1109,7 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	if err != nil || p.empty {
 		return 0, err
 	}
-	reqs := q.requests(p, true)
-	if !q.r.e.foreign.matchKeys {
-		return count(ctx, reqs, nil)
-	}
-	for _, r := range reqs {
-		r.src.keysOnly(&q.r.t.opts)
-	}
-	return count(ctx, reqs, q.mine)
+	return q.r.countItems(ctx, q.requests(p, true))
 }
 
 // Request returns the QueryInput the query would send first, without
