@@ -35,20 +35,15 @@ const (
 	Ge
 )
 
+// sortOps are the SortOps' key condition operators.
+var sortOps = [...]string{Eq: expr.OpEq, Lt: expr.OpLt, Le: expr.OpLe, Gt: expr.OpGt, Ge: expr.OpGe}
+
+// String returns the operator as a key condition writes it ("<=").
 func (op SortOp) String() string {
-	switch op {
-	case Eq:
-		return "="
-	case Lt:
-		return "<"
-	case Le:
-		return "<="
-	case Gt:
-		return ">"
-	case Ge:
-		return ">="
+	if op < Eq || op > Ge {
+		return fmt.Sprintf("SortOp(%d)", int(op))
 	}
-	return fmt.Sprintf("SortOp(%d)", int(op))
+	return strings.TrimSpace(sortOps[op])
 }
 
 const (
@@ -418,14 +413,17 @@ func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds [
 		c, empty, err = q.templatedSort(q.r.e.sk, q.r.t.opts.SortKey, kv, hv)
 	case idx.multi:
 		conds, err = q.multiSort(idx, kv, hv)
-		return conds, false, err
 	default:
 		c, empty, err = q.templatedSort(idx.sk, idx.skAttr, kv, hv)
 	}
 	if c != nil {
 		conds = []keyCond{*c}
 	}
-	return conds, empty, err
+	if err != nil || len(conds) == 0 {
+		return nil, empty, err
+	}
+	clampUpper(&conds[len(conds)-1])
+	return conds, false, q.checkSortSize(conds...)
 }
 
 // cursorKeys are the attributes a cursor of a read of the index idx (nil:
@@ -614,20 +612,6 @@ func fieldNames(fs []*model.Field) string {
 	return strings.Join(names, ", ")
 }
 
-// templatedSort builds the key condition on a rendered sort key. Because
-// escaped values contain no byte below '%' and every placeholder is followed
-// by a delimiter below '%' (or ends the key), comparing rendered keys
-// compares field tuples; the ranges below rely on that. empty reports a
-// range that can hold nothing.
-func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
-	c, empty, err := q.templatedSortCond(sk, attr, kv, hv)
-	if err == nil && c != nil {
-		clampUpper(c)
-		err = q.checkSortSize(*c)
-	}
-	return c, empty, err
-}
-
 // clampUpper rewrites a sort key condition whose upper bound U is longer
 // than a sort key can be (the library's bounds end in U+10FFFF, so a key
 // near the limit gives one) into the condition that matches the same keys
@@ -689,8 +673,9 @@ func (q *querySpec) checkSortSize(conds ...keyCond) error {
 	return nil
 }
 
-// templatedSortCond is templatedSort before the size check.
-func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
+// templatedSort builds the key condition on a rendered sort key (see
+// sortRange); empty reports a range that can hold nothing.
+func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
 	if q.kind == sortNone {
 		return shapeCond(sk, attr), false, nil
 	}
@@ -919,19 +904,16 @@ func (r *boundEntity) multiValue(idx *indexPlan, f *model.Field, v reflect.Value
 // multiSort builds the sort key conditions of a multi-attribute index:
 // the sort attributes left to right.
 func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, error) {
-	e := q.r.e
 	if q.kind == sortNone {
 		return nil, nil
 	}
-	value := func(f *model.Field, v reflect.Value) (types.AttributeValue, error) { return q.r.multiValue(idx, f, v) }
-	var conds []keyCond
-	where := "index " + idx.name
-	if err := q.sortFields(idx.sort, where); err != nil {
+	if err := q.sortFields(idx.sort, "index "+idx.name); err != nil {
 		return nil, err
 	}
+	var conds []keyCond
 	n := len(q.fields)
 	for _, f := range idx.sort[:n-1] {
-		av, err := value(f, kv)
+		av, err := q.r.multiValue(idx, f, kv)
 		if err != nil {
 			return nil, err
 		}
@@ -940,37 +922,22 @@ func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, 
 	last := idx.sort[n-1]
 	if q.kind == sortBeginsWith {
 		if st, _ := scalarType(last); st != types.ScalarAttributeTypeS {
-			return nil, validationErr(e.name, last.Name, "BeginsWith needs a string attribute")
+			return nil, validationErr(q.r.e.name, last.Name, "BeginsWith needs a string attribute")
 		}
-		conds = append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix))
-		return conds, q.checkSortSize(conds...)
+		return append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix)), nil
 	}
-	av, err := value(last, kv)
+	av, err := q.r.multiValue(idx, last, kv)
 	if err != nil {
 		return nil, err
 	}
-	c := keyCond{attr: last.Attr, v1: av}
-	switch {
-	case q.kind == sortBetween:
-		hi, err := value(last, hv)
-		if err != nil {
+	c := keyCond{attr: last.Attr, op: sortOps[q.op], v1: av}
+	if q.kind == sortBetween {
+		if c.v2, err = q.r.multiValue(idx, last, hv); err != nil {
 			return nil, err
 		}
-		c.op, c.v2 = opBetween, hi
-	case q.op == Eq:
-		c.op = expr.OpEq
-	case q.op == Lt:
-		c.op = expr.OpLt
-	case q.op == Le:
-		c.op = expr.OpLe
-	case q.op == Gt:
-		c.op = expr.OpGt
-	case q.op == Ge:
-		c.op = expr.OpGe
+		c.op = opBetween
 	}
-	clampUpper(&c)
-	conds = append(conds, c)
-	return conds, q.checkSortSize(conds...)
+	return append(conds, c), nil
 }
 
 func avString(av types.AttributeValue) string {
