@@ -37,8 +37,8 @@ type Collection struct {
 	readSpec
 	t           *Table
 	index       string
-	keyConds    []keyCond // the partition's
-	parts       []string  // the partition's key values
+	keyConds    []expr.KeyCond // the partition's
+	parts       []string       // the partition's key values
 	sort        SortCondition
 	cursorKeys  []string
 	skipUnknown bool
@@ -156,7 +156,7 @@ type SortCondition interface {
 	// collectionSort renders the condition for a collection of table t
 	// on index ("": the table's sort key): the key conditions after the
 	// partition's, and whether the range is empty.
-	collectionSort(t *Table, index string) ([]keyCond, bool, error)
+	collectionSort(t *Table, index string) ([]expr.KeyCond, bool, error)
 }
 
 // Where narrows the collection to the sort keys cond matches: the sort
@@ -459,9 +459,9 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 
 // input assembles the collection's QueryInput with the key condition
 // conds.
-func (c *Collection) input(conds []keyCond, targets []*Target) (*dynamodb.QueryInput, error) {
+func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.QueryInput, error) {
 	var b expr.Builder
-	kc := writeKeyConds(&b, conds)
+	kc := b.KeyCondition(conds)
 	in := &dynamodb.QueryInput{TableName: &c.t.name, KeyConditionExpression: &kc}
 	if c.filter != nil {
 		f, err := b.Conditions(collectionNames(c.t, targets), *c.filter)

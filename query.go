@@ -324,10 +324,10 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 // planShards plans a query of a write-sharded index: one request per
 // shard, merged by the reader, each resuming where the cursor says.
 func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []string, count bool) error {
-	shardConds := make([][]keyCond, shards)
+	shardConds := make([][]expr.KeyCond, shards)
 	for shard := range shards {
 		sc := slices.Clone(kc.conds)
-		sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(kc.parts[0], shard)}
+		sc[0].V1 = &types.AttributeValueMemberS{Value: shardKey(kc.parts[0], shard)}
 		shardConds[shard] = sc
 		in, err := q.input(sc, proj, count)
 		if err != nil {
@@ -358,7 +358,7 @@ func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []stri
 // keyCondition is a query's key condition: the comparisons on the
 // partition's attributes (the first nPart), then on the sort key's.
 type keyCondition struct {
-	conds []keyCond
+	conds []expr.KeyCond
 	nPart int
 	parts []string // the partition's key values, which the cursor is bound to
 	empty bool     // the sort range holds nothing
@@ -379,7 +379,7 @@ func (q *querySpec) keyCondition(idx *indexPlan, kv, hv reflect.Value) (keyCondi
 
 // partitionCond is the key condition on the partition of the index idx
 // (nil: the table) that kv belongs to, and the partition's key values.
-func (r *boundEntity) partitionCond(idx *indexPlan, kv reflect.Value) ([]keyCond, []string, error) {
+func (r *boundEntity) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, []string, error) {
 	if idx == nil || !idx.multi {
 		pkAttr, pkKey, index, name := r.t.opts.PartitionKey, r.e.pk, "", "PK"
 		if idx != nil {
@@ -389,16 +389,16 @@ func (r *boundEntity) partitionCond(idx *indexPlan, kv reflect.Value) ([]keyCond
 		if err != nil {
 			return nil, nil, err
 		}
-		return []keyCond{*keyCmp(pkAttr, expr.OpEq, pk)}, []string{pk}, nil
+		return []expr.KeyCond{*expr.KeyCmp(pkAttr, expr.OpEq, pk)}, []string{pk}, nil
 	}
-	var conds []keyCond
+	var conds []expr.KeyCond
 	var parts []string
 	for _, f := range idx.partition {
 		av, err := r.multiValue(idx, f, kv)
 		if err != nil {
 			return nil, nil, err
 		}
-		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
+		conds = append(conds, expr.KeyCond{Attr: f.Attr, Op: expr.OpEq, V1: av})
 		parts = append(parts, avString(av))
 	}
 	return conds, parts, nil
@@ -406,8 +406,8 @@ func (r *boundEntity) partitionCond(idx *indexPlan, kv reflect.Value) ([]keyCond
 
 // sortCondition builds the sort key part of the key condition on the
 // index idx (nil: the table); empty reports a range that holds nothing.
-func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds []keyCond, empty bool, err error) {
-	var c *keyCond
+func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds []expr.KeyCond, empty bool, err error) {
+	var c *expr.KeyCond
 	switch {
 	case idx == nil:
 		c, empty, err = q.templatedSort(q.r.e.sk, q.r.t.opts.SortKey, kv, hv)
@@ -417,7 +417,7 @@ func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds [
 		c, empty, err = q.templatedSort(idx.sk, idx.skAttr, kv, hv)
 	}
 	if c != nil {
-		conds = []keyCond{*c}
+		conds = []expr.KeyCond{*c}
 	}
 	if err != nil || len(conds) == 0 {
 		return nil, empty, err
@@ -447,7 +447,7 @@ func (t *Table) cursorKeys(idx *indexPlan) []string {
 
 // collectionSort makes a Query a [SortCondition]: its sort condition, on
 // the sort key of the index it queries.
-func (q *Query[T]) collectionSort(t *Table, index string) ([]keyCond, bool, error) {
+func (q *Query[T]) collectionSort(t *Table, index string) ([]expr.KeyCond, bool, error) {
 	if q == nil {
 		return nil, false, validationErr("", "", "collection: nil sort condition (give a Query of a member entity)")
 	}
@@ -455,7 +455,7 @@ func (q *Query[T]) collectionSort(t *Table, index string) ([]keyCond, bool, erro
 }
 
 // collectionSort is [Query.collectionSort] given the query's key values.
-func (q *querySpec) collectionSort(t *Table, index string, kv, hv reflect.Value) ([]keyCond, bool, error) {
+func (q *querySpec) collectionSort(t *Table, index string, kv, hv reflect.Value) ([]expr.KeyCond, bool, error) {
 	e := q.r.e
 	errs := slices.Clone(q.errs)
 	if q.r.t != t {
@@ -485,52 +485,12 @@ func indexText(index string) string {
 	return "index " + index
 }
 
-// keyCond is one comparison of a key condition.
-type keyCond struct {
-	attr   string
-	op     string // an expr.Op constant, or between or beginsWith
-	v1, v2 types.AttributeValue
-}
-
-const (
-	opBetween    = "BETWEEN"
-	opBeginsWith = "begins_with"
-)
-
-func keyCmp(attr, op string, v string) *keyCond {
-	return &keyCond{attr: attr, op: op, v1: &types.AttributeValueMemberS{Value: v}}
-}
-
-// write writes the comparison into a key condition.
-func (c keyCond) write(b *expr.Builder) string {
-	name, v1 := b.Name(c.attr), b.Value(c.v1)
-	switch c.op {
-	case opBetween:
-		return expr.Between(name, v1, b.Value(c.v2))
-	case opBeginsWith:
-		return expr.BeginsWith(name, v1)
-	}
-	return expr.Compare(name, c.op, v1)
-}
-
-// writeKeyConds writes a key condition: the comparisons joined by AND.
-func writeKeyConds(b *expr.Builder, conds []keyCond) string {
-	if len(conds) == 1 {
-		return conds[0].write(b)
-	}
-	parts := make([]string, len(conds))
-	for i, c := range conds {
-		parts[i] = c.write(b)
-	}
-	return strings.Join(parts, " AND ")
-}
-
 // input assembles one QueryInput: the key condition, the entity type
 // filter (and the caller's filter), and the projection.
-func (q *querySpec) input(conds []keyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
+func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
 	t, e := q.r.t, q.r.e
 	var b expr.Builder
-	keyCond := writeKeyConds(&b, conds)
+	kc := b.KeyCondition(conds)
 	// Only this entity's items: a partition may hold several entity types.
 	filter := e.typeFilter(&b, &t.opts)
 	if q.filter != nil {
@@ -542,7 +502,7 @@ func (q *querySpec) input(conds []keyCond, proj []string, count bool) (*dynamodb
 	}
 	in := &dynamodb.QueryInput{
 		TableName:                 &t.name,
-		KeyConditionExpression:    &keyCond,
+		KeyConditionExpression:    &kc,
 		FilterExpression:          &filter,
 		ExpressionAttributeNames:  b.Names(),
 		ExpressionAttributeValues: b.Values(),
@@ -619,7 +579,7 @@ func fieldNames(fs []*model.Field) string {
 // below U exactly when it is at or below U cut at its last rune boundary
 // within the limit, followed by the greatest string that fits in the bytes
 // left. (Below U is the same as at or below for such a key.)
-func clampUpper(c *keyCond) {
+func clampUpper(c *expr.KeyCond) {
 	limit := keyLimit(true)
 	long := func(av types.AttributeValue) (string, bool) {
 		if s, ok := av.(*types.AttributeValueMemberS); ok && len(s.Value) > limit {
@@ -627,14 +587,14 @@ func clampUpper(c *keyCond) {
 		}
 		return "", false
 	}
-	switch c.op {
-	case opBetween:
-		if u, ok := long(c.v2); ok {
-			c.v2 = &types.AttributeValueMemberS{Value: clampBound(u, limit)}
+	switch c.Op {
+	case expr.OpBetween:
+		if u, ok := long(c.V2); ok {
+			c.V2 = &types.AttributeValueMemberS{Value: clampBound(u, limit)}
 		}
 	case expr.OpLe, expr.OpLt:
-		if u, ok := long(c.v1); ok {
-			c.op, c.v1 = expr.OpLe, &types.AttributeValueMemberS{Value: clampBound(u, limit)}
+		if u, ok := long(c.V1); ok {
+			c.Op, c.V1 = expr.OpLe, &types.AttributeValueMemberS{Value: clampBound(u, limit)}
 		}
 	}
 }
@@ -661,11 +621,11 @@ func clampBound(u string, limit int) string {
 // checkSortSize refuses, before the network, a sort key condition with a
 // value DynamoDB refuses: one over its 1024-byte limit of a sort key
 // attribute (as long as a key no item can have).
-func (q *querySpec) checkSortSize(conds ...keyCond) error {
+func (q *querySpec) checkSortSize(conds ...expr.KeyCond) error {
 	for _, c := range conds {
-		for _, av := range []types.AttributeValue{c.v1, c.v2} {
+		for _, av := range []types.AttributeValue{c.V1, c.V2} {
 			if n, limit := keyBytes(av), keyLimit(true); n > limit {
-				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.attr,
+				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.Attr,
 					Err: fmt.Errorf("sort key condition value is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 			}
 		}
@@ -675,7 +635,7 @@ func (q *querySpec) checkSortSize(conds ...keyCond) error {
 
 // templatedSort builds the key condition on a rendered sort key (see
 // sortRange); empty reports a range that can hold nothing.
-func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
+func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*expr.KeyCond, bool, error) {
 	if q.kind == sortNone {
 		return shapeCond(sk, attr), false, nil
 	}
@@ -712,7 +672,7 @@ func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Va
 		return nil, false, err
 	}
 	if n := len(q.fields); q.op == Eq && n == len(sk.fields) {
-		return keyCmp(attr, expr.OpEq, r.prefix+E+r.lit), false, nil // the whole key: lit ends it
+		return expr.KeyCmp(attr, expr.OpEq, r.prefix+E+r.lit), false, nil // the whole key: lit ends it
 	}
 	return r.compare(q.op, E)
 }
@@ -720,7 +680,7 @@ func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Va
 // shapeCond is the key condition of a query without a sort condition:
 // the sort keys of the entity's shape, those starting with the constant
 // text its template begins with (nil when it begins with a field).
-func shapeCond(sk compiledKey, attr string) *keyCond {
+func shapeCond(sk compiledKey, attr string) *expr.KeyCond {
 	if !sk.defined() {
 		return nil
 	}
@@ -729,9 +689,9 @@ func shapeCond(sk compiledKey, attr string) *keyCond {
 	case cp == "":
 		return nil
 	case len(sk.fields) == 0:
-		return keyCmp(attr, expr.OpEq, cp)
+		return expr.KeyCmp(attr, expr.OpEq, cp)
 	}
-	return keyCmp(attr, opBeginsWith, cp)
+	return expr.KeyCmp(attr, expr.OpBeginsWith, cp)
 }
 
 // sortRange is a sort condition on a rendered sort key whose named fields
@@ -783,17 +743,17 @@ func (r sortRange) eqHigh(E string) string {
 }
 
 // between is the condition lo <= key <= hi; empty when lo > hi.
-func (r sortRange) between(lo, hi string) (*keyCond, bool, error) {
+func (r sortRange) between(lo, hi string) (*expr.KeyCond, bool, error) {
 	if lo > hi {
 		return nil, true, nil
 	}
-	c := keyCmp(r.attr, opBetween, lo)
-	c.v2 = &types.AttributeValueMemberS{Value: hi}
+	c := expr.KeyCmp(r.attr, expr.OpBetween, lo)
+	c.V2 = &types.AttributeValueMemberS{Value: hi}
 	return c, false, nil
 }
 
 // beginsWith is the condition "the last named field starts with prefix".
-func (r sortRange) beginsWith(prefix string) (*keyCond, bool, error) {
+func (r sortRange) beginsWith(prefix string) (*expr.KeyCond, bool, error) {
 	e := r.q.r.e
 	if k := r.last.Type.Kind(); r.place.Format == nil && k != reflect.String && !(k == reflect.Pointer && r.last.Type.Elem().Kind() == reflect.String) {
 		return nil, false, validationErr(e.name, r.last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", r.last.Type)
@@ -805,20 +765,20 @@ func (r sortRange) beginsWith(prefix string) (*keyCond, bool, error) {
 	if err != nil {
 		return nil, false, valueKeyError(e.name, r.q.index, r.attr, r.last.Name, err)
 	}
-	return keyCmp(r.attr, opBeginsWith, string(b)), false, nil
+	return expr.KeyCmp(r.attr, expr.OpBeginsWith, string(b)), false, nil
 }
 
 // compare is the condition "the last named field op E" (E rendered), the
 // fields before it equal to the key's; Eq here is a prefix match, the
 // sort key having fields after the last named one.
-func (r sortRange) compare(op SortOp, E string) (*keyCond, bool, error) {
+func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 	P, L := r.prefix, r.lit
 	switch op {
 	case Eq:
-		return keyCmp(r.attr, opBeginsWith, P+E+L), false, nil
+		return expr.KeyCmp(r.attr, expr.OpBeginsWith, P+E+L), false, nil
 	case Ge:
 		if P == "" {
-			return keyCmp(r.attr, expr.OpGe, E), false, nil
+			return expr.KeyCmp(r.attr, expr.OpGe, E), false, nil
 		}
 		return r.between(P+E, P+maxRune)
 	case Gt:
@@ -830,19 +790,19 @@ func (r sortRange) compare(op SortOp, E string) (*keyCond, bool, error) {
 			above = formattedAbove(E, L)
 		}
 		if P == "" {
-			return keyCmp(r.attr, expr.OpGe, above), false, nil
+			return expr.KeyCmp(r.attr, expr.OpGe, above), false, nil
 		}
 		return r.between(P+above, P+maxRune)
 	case Le:
 		if P == "" {
-			return keyCmp(r.attr, expr.OpLe, r.eqHigh(E)), false, nil
+			return expr.KeyCmp(r.attr, expr.OpLe, r.eqHigh(E)), false, nil
 		}
 		return r.between(P, r.eqHigh(E))
 	}
 	// Lt
 	switch {
 	case P == "":
-		return keyCmp(r.attr, expr.OpLt, E), false, nil
+		return expr.KeyCmp(r.attr, expr.OpLt, E), false, nil
 	case r.place.Format != nil:
 		return r.between(P, P+formattedBelow(E))
 	}
@@ -903,39 +863,39 @@ func (r *boundEntity) multiValue(idx *indexPlan, f *model.Field, v reflect.Value
 
 // multiSort builds the sort key conditions of a multi-attribute index:
 // the sort attributes left to right.
-func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, error) {
+func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]expr.KeyCond, error) {
 	if q.kind == sortNone {
 		return nil, nil
 	}
 	if err := q.sortFields(idx.sort, "index "+idx.name); err != nil {
 		return nil, err
 	}
-	var conds []keyCond
+	var conds []expr.KeyCond
 	n := len(q.fields)
 	for _, f := range idx.sort[:n-1] {
 		av, err := q.r.multiValue(idx, f, kv)
 		if err != nil {
 			return nil, err
 		}
-		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
+		conds = append(conds, expr.KeyCond{Attr: f.Attr, Op: expr.OpEq, V1: av})
 	}
 	last := idx.sort[n-1]
 	if q.kind == sortBeginsWith {
 		if st, _ := scalarType(last); st != types.ScalarAttributeTypeS {
 			return nil, validationErr(q.r.e.name, last.Name, "BeginsWith needs a string attribute")
 		}
-		return append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix)), nil
+		return append(conds, *expr.KeyCmp(last.Attr, expr.OpBeginsWith, q.prefix)), nil
 	}
 	av, err := q.r.multiValue(idx, last, kv)
 	if err != nil {
 		return nil, err
 	}
-	c := keyCond{attr: last.Attr, op: sortOps[q.op], v1: av}
+	c := expr.KeyCond{Attr: last.Attr, Op: sortOps[q.op], V1: av}
 	if q.kind == sortBetween {
-		if c.v2, err = q.r.multiValue(idx, last, hv); err != nil {
+		if c.V2, err = q.r.multiValue(idx, last, hv); err != nil {
 			return nil, err
 		}
-		c.op = opBetween
+		c.Op = expr.OpBetween
 	}
 	return append(conds, c), nil
 }
