@@ -434,22 +434,13 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	if err != nil {
 		return nil, err
 	}
-	dir := "asc"
-	if c.desc {
-		dir = "desc"
-	}
 	// A collection cursor is bound to the partition and direction, not to
 	// the targets: another set of targets resumes at the same place.
-	b := partitionBinding(c.t.name, c.index, "\x00collection", c.parts, dir)
+	b := partitionBinding(c.t.name, c.index, "\x00collection", c.parts, c.dir())
 	if c.after != "" {
-		start, err := c.t.decodeBoundCursor(c.after, b, c.cursorKeys)
-		if err != nil {
+		if in.ExclusiveStartKey, err = c.t.decodeBoundCursor(c.after, b, c.cursorKeys, conds, len(c.keyConds)); err != nil {
 			return nil, err
 		}
-		if err := checkCursorKey(start, conds, len(c.keyConds)); err != nil {
-			return nil, err
-		}
-		in.ExclusiveStartKey = start
 	}
 	req := &request{t: c.t, src: source{query: in}, what: "collection query",
 		size:     c.pageSize == 0 && !c.skipUnknown && c.filter == nil,

@@ -71,16 +71,20 @@ func (t *Table) decodeCursor(s string, bind [16]byte, attrs []string) (map[strin
 }
 
 // decodeBoundCursor decodes a cursor bound to b, accepting b's legacy
-// binding when it has one.
-func (t *Table) decodeBoundCursor(s string, b binding, attrs []string) (map[string]types.AttributeValue, error) {
+// binding when it has one, of a read whose key condition is conds (see
+// checkCursorKey).
+func (t *Table) decodeBoundCursor(s string, b binding, attrs []string, conds []expr.KeyCond, nPart int) (map[string]types.AttributeValue, error) {
 	c := t.cursorCodec()
 	key, err := c.Decode(s, b.bind, attrs)
 	if err != nil && b.hasLegacy {
 		if k, lerr := c.Decode(s, b.legacy, attrs); lerr == nil {
-			return k, nil
+			key, err = k, nil
 		}
 	}
-	return key, cursorErr(err)
+	if err != nil {
+		return nil, cursorErr(err)
+	}
+	return key, checkCursorKey(key, conds, nPart)
 }
 
 func (t *Table) encodeShardCursor(bind [16]byte, attrs []string, pos []cursor.ShardPos) (string, error) {

@@ -146,6 +146,14 @@ func (s *readSpec) fail(format string, args ...any) {
 	s.errs = append(s.errs, validationErr(s.entity, "", s.what+format, args...))
 }
 
+// dir names the read's direction in its cursors' binding.
+func (s *readSpec) dir() string {
+	if s.desc {
+		return "desc"
+	}
+	return "asc"
+}
+
 func (s *readSpec) limitTo(n int) {
 	if n < 0 {
 		s.fail("negative Limit")
@@ -289,12 +297,8 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := "asc"
-	if q.desc {
-		dir = "desc"
-	}
 	p := &plan{cursorKeys: q.r.t.cursorKeys(idx), empty: kc.empty}
-	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, dir)
+	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, q.dir())
 	p.bind = p.binding.bind
 	var proj []string // attribute names to read, nil for all
 	if len(q.project) > 0 && !count {
@@ -310,14 +314,9 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	if p.in, err = q.input(kc.conds, proj, count); err != nil || q.after == "" {
 		return p, err
 	}
-	start, err := q.r.t.decodeBoundCursor(q.after, p.binding, p.cursorKeys)
-	if err != nil {
+	if p.in.ExclusiveStartKey, err = q.r.t.decodeBoundCursor(q.after, p.binding, p.cursorKeys, kc.conds, kc.nPart); err != nil {
 		return nil, err
 	}
-	if err := checkCursorKey(start, kc.conds, kc.nPart); err != nil {
-		return nil, err
-	}
-	p.in.ExclusiveStartKey = start
 	return p, nil
 }
 
