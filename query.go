@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -52,10 +51,6 @@ const (
 	sortBetween
 	sortBeginsWith
 )
-
-// maxRune is the largest code point. The key codec escapes it, so
-// prefix+maxRune is above every key that starts with prefix.
-const maxRune = "\U0010FFFF"
 
 // Query reads the items of one partition of the table or of an index
 // ([Query API]), optionally narrowed by a sort key condition. Build it with
@@ -589,32 +584,13 @@ func clampUpper(c *expr.KeyCond) {
 	switch c.Op {
 	case expr.OpBetween:
 		if u, ok := long(c.V2); ok {
-			c.V2 = &types.AttributeValueMemberS{Value: clampBound(u, limit)}
+			c.V2 = &types.AttributeValueMemberS{Value: keys.ClampBound(u, limit)}
 		}
 	case expr.OpLe, expr.OpLt:
 		if u, ok := long(c.V1); ok {
-			c.Op, c.V1 = expr.OpLe, &types.AttributeValueMemberS{Value: clampBound(u, limit)}
+			c.Op, c.V1 = expr.OpLe, &types.AttributeValueMemberS{Value: keys.ClampBound(u, limit)}
 		}
 	}
-}
-
-// clampBound is the greatest string of at most limit bytes of UTF-8 that
-// is at or below u on the strings of at most limit bytes (len(u) > limit).
-func clampBound(u string, limit int) string {
-	j := limit
-	for j > 0 && !utf8.RuneStart(u[j]) {
-		j--
-	}
-	// The rune at j does not fit; the greatest rune of the bytes left does.
-	switch limit - j {
-	case 0:
-		return u[:j]
-	case 1:
-		return u[:j] + "\x7f"
-	case 2:
-		return u[:j] + "\u07ff"
-	}
-	return u[:j] + "\uffff"
 }
 
 // checkSortSize refuses, before the network, a sort key condition with a
@@ -738,7 +714,7 @@ func (r sortRange) eqHigh(E string) string {
 	if r.lit == "" {
 		return r.prefix + E
 	}
-	return r.prefix + E + r.lit + maxRune
+	return r.prefix + E + r.lit + keys.AboveAll
 }
 
 // between is the condition lo <= key <= hi; empty when lo > hi.
@@ -779,19 +755,19 @@ func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 		if P == "" {
 			return expr.KeyCmp(r.attr, expr.OpGe, E), false, nil
 		}
-		return r.between(P+E, P+maxRune)
+		return r.between(P+E, P+keys.AboveAll)
 	case Gt:
 		// Escaped values continue with bytes from '%' up, and the
 		// delimiter after them is below it, so E+"%" is above every key
 		// holding E and at or below every key holding more.
 		above := E + "%"
 		if r.place.Format != nil {
-			above = formattedAbove(E, L)
+			above = keys.FormattedAbove(E, L)
 		}
 		if P == "" {
 			return expr.KeyCmp(r.attr, expr.OpGe, above), false, nil
 		}
-		return r.between(P+above, P+maxRune)
+		return r.between(P+above, P+keys.AboveAll)
 	case Le:
 		if P == "" {
 			return expr.KeyCmp(r.attr, expr.OpLe, r.eqHigh(E)), false, nil
@@ -803,47 +779,9 @@ func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 	case P == "":
 		return expr.KeyCmp(r.attr, expr.OpLt, E), false, nil
 	case r.place.Format != nil:
-		return r.between(P, P+formattedBelow(E))
+		return r.between(P, P+keys.FormattedBelow(E))
 	}
-	return r.between(P, P+predecessor(E)+maxRune)
-}
-
-// formattedAbove returns the lowest string, after the prefix, of the keys
-// whose value for a formatted placeholder is above E (L is the literal
-// after it): every key holding E is prefix+E+L+… (below prefix+E+L+maxRune,
-// which no key equals) or, at the end of the template, prefix+E itself,
-// whose successor is E+"\x00". A raw value continuing E is above both
-// when it holds no byte below the delimiter (the catalog lint warns where
-// it may).
-func formattedAbove(E, L string) string {
-	if L == "" {
-		return E + "\x00"
-	}
-	return E + L + maxRune
-}
-
-// formattedBelow returns the highest string of the keys whose value for a
-// formatted placeholder is below E (an inclusive bound): the strings below
-// E are those at or below E without its last byte when that byte is NUL,
-// and otherwise those below E with its last rune decremented, followed by
-// anything (maxRune).
-func formattedBelow(E string) string {
-	if E[len(E)-1] == 0 {
-		return E[:len(E)-1]
-	}
-	return predecessor(E) + maxRune
-}
-
-// predecessor returns E with its last rune decremented: every encoded value
-// below E, followed by anything, sorts at or below predecessor(E)+maxRune.
-// Encoded values end in a rune >= '&', so the result stays valid UTF-8.
-func predecessor(E string) string {
-	r, size := utf8.DecodeLastRuneInString(E)
-	r--
-	if r >= 0xD800 && r <= 0xDFFF {
-		r = 0xD7FF
-	}
-	return E[:len(E)-size] + string(r)
+	return r.between(P, P+keys.Predecessor(E)+keys.AboveAll)
 }
 
 // multiValue is the key attribute value of field f of kv in a

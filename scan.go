@@ -210,11 +210,9 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 		}
 		r := newRequest(in)
 		if s.after != "" {
-			start, err := t.decodeCursor(s.after, r.bind, r.cursorKeys)
-			if err != nil {
+			if in.ExclusiveStartKey, err = t.decodeCursor(s.after, r.bind, r.cursorKeys); err != nil {
 				return nil, err
 			}
-			in.ExclusiveStartKey = start
 		}
 		return []*request{r}, nil
 	}
@@ -254,11 +252,7 @@ func (s *scanSpec) input(t *Table, sc scanned, count bool) (*dynamodb.ScanInput,
 		if err != nil {
 			return nil, condErr(sc.entity, "bad scan filter", err)
 		}
-		if filter != "" {
-			filter = expr.And(filter, user)
-		} else {
-			filter = user
-		}
+		filter = expr.And(filter, user)
 	}
 	in := &dynamodb.ScanInput{TableName: &t.name}
 	if filter != "" {
