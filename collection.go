@@ -506,7 +506,7 @@ func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any,
 		if err != nil || p.empty {
 			return err
 		}
-		return readAll(ctx, []*request{p.req}, c.limit, routeYield(p.rt, yield))
+		return readAll(ctx, []*request{p.req}, c.limit, yielder(p.rt.route, yield))
 	})
 }
 

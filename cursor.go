@@ -45,8 +45,8 @@ func partitionBinding(table, index, reader string, parts []string, dir string) b
 	}
 }
 
-func (t *Table) cursorCodec() cursor.Codec {
-	return cursor.Codec{Keys: t.opts.CursorKeys, TTL: t.opts.CursorTTL, Now: t.opts.Now}
+func (t *Table) cursorCodec() *cursor.Codec {
+	return &cursor.Codec{Keys: t.opts.CursorKeys, TTL: t.opts.CursorTTL, Now: t.opts.Now}
 }
 
 // cursorErr returns a cursor that does not decode as ErrInvalidCursor.
@@ -60,13 +60,11 @@ func cursorErr(err error) error {
 }
 
 func (t *Table) encodeCursor(bind [16]byte, attrs []string, key map[string]types.AttributeValue) (string, error) {
-	c := t.cursorCodec()
-	return c.Encode(bind, attrs, key)
+	return t.cursorCodec().Encode(bind, attrs, key)
 }
 
 func (t *Table) decodeCursor(s string, bind [16]byte, attrs []string) (map[string]types.AttributeValue, error) {
-	c := t.cursorCodec()
-	key, err := c.Decode(s, bind, attrs)
+	key, err := t.cursorCodec().Decode(s, bind, attrs)
 	return key, cursorErr(err)
 }
 
@@ -88,13 +86,11 @@ func (t *Table) decodeBoundCursor(s string, b binding, attrs []string, conds []e
 }
 
 func (t *Table) encodeShardCursor(bind [16]byte, attrs []string, pos []cursor.ShardPos) (string, error) {
-	c := t.cursorCodec()
-	return c.EncodeShards(bind, attrs, pos)
+	return t.cursorCodec().EncodeShards(bind, attrs, pos)
 }
 
 func (t *Table) decodeShardCursor(s string, bind [16]byte, attrs []string, shards int) ([]cursor.ShardPos, error) {
-	c := t.cursorCodec()
-	pos, err := c.DecodeShards(s, bind, attrs, shards)
+	pos, err := t.cursorCodec().DecodeShards(s, bind, attrs, shards)
 	return pos, cursorErr(err)
 }
 

@@ -126,16 +126,11 @@ func (e *pageEnd) cursor(ctx context.Context, rest []map[string]types.AttributeV
 	return e.f.cursor(item)
 }
 
-// readPage reads one page of f into take.
-func readPage(ctx context.Context, f pager, limit int, counts func(map[string]types.AttributeValue) bool, take takeFn) (string, error) {
-	return paginate(ctx, f, limit, take, &pageEnd{f: f, counts: counts})
-}
-
 // pageOf reads one page of r's items from f: those r.mine accepts,
 // decoded in place (no copy of T per item).
 func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T]) (Page[T], error) {
 	var page Page[T]
-	cursor, err := readPage(ctx, f, limit, r.mine, func(item map[string]types.AttributeValue, left int) (bool, error) {
+	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
 		if !r.mine(item) {
 			return false, nil
 		}
@@ -145,7 +140,7 @@ func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T]) (Page[T]
 		}
 		page.Items = page.Items[:n+1]
 		return true, r.e.decodeInto(r.t, item, &page.Items[n])
-	})
+	}, &pageEnd{f: f, counts: r.mine})
 	if err != nil {
 		return Page[T]{}, err
 	}
@@ -153,35 +148,27 @@ func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T]) (Page[T]
 	return page, nil
 }
 
-// decodeYield is the takeFn of an iterator over r's items: those r.mine
-// accepts, decoded and yielded.
-func decodeYield[T any](r *Repo[T], yield func(T, error) bool) takeFn {
-	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
-		if !r.mine(item) {
-			return false, nil
-		}
-		v, err := r.e.decode(r.t, item)
-		if err != nil {
-			return false, err
-		}
-		if !yield(v, nil) {
-			return true, errStop
-		}
-		return true, nil
+// take decodes an item of a read of r's items; ok is false for one that
+// r.mine refuses.
+func (r *Repo[T]) take(item map[string]types.AttributeValue) (v T, ok bool, err error) {
+	if !r.mine(item) {
+		return v, false, nil
 	}
+	v, err = r.e.decode(r.t, item)
+	return v, err == nil, err
 }
 
 // page reads one page of f into rt's targets: the items delivered, as
 // decoded values in read order.
 func (rt *router) page(ctx context.Context, f pager, limit int) (Page[any], error) {
 	var page Page[any]
-	cursor, err := readPage(ctx, f, limit, rt.counts, func(item map[string]types.AttributeValue, _ int) (bool, error) {
+	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, _ int) (bool, error) {
 		v, ok, err := rt.route(item)
 		if ok {
 			page.Items = append(page.Items, v)
 		}
 		return ok, err
-	})
+	}, &pageEnd{f: f, counts: rt.counts})
 	if err != nil {
 		return Page[any]{}, err
 	}
@@ -189,10 +176,11 @@ func (rt *router) page(ctx context.Context, f pager, limit int) (Page[any], erro
 	return page, nil
 }
 
-// routeYield is the takeFn of an iterator over routed items.
-func routeYield(rt *router, yield func(any, error) bool) takeFn {
+// yielder is the takeFn of an iterator yielding the values take makes of
+// the items it takes (ok false: skipped), such as [router.route].
+func yielder[V any](take func(map[string]types.AttributeValue) (V, bool, error), yield func(V, error) bool) takeFn {
 	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
-		v, ok, err := rt.route(item)
+		v, ok, err := take(item)
 		if err != nil || !ok {
 			return false, err
 		}

@@ -670,10 +670,8 @@ func shapeCond(sk compiledKey, attr string) *expr.KeyCond {
 }
 
 // sortRange is a sort condition on a rendered sort key whose named fields
-// are all but the last equal to the key's. Because escaped values contain
-// no byte below '%' and every placeholder is followed by a delimiter below
-// '%' (or ends the key), comparing rendered keys compares field tuples;
-// the ranges rely on that.
+// are all but the last equal to the key's; its ranges rely on rendered
+// keys comparing as their field tuples (see internal/keys/order.go).
 type sortRange struct {
 	q      *querySpec
 	attr   string
@@ -956,7 +954,7 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			return err
 		}
 		f, limit := q.reader(p, false)
-		_, err = paginate(ctx, f, limit, decodeYield(q.r, yield), nil)
+		_, err = paginate(ctx, f, limit, yielder(q.r.take, yield), nil)
 		return err
 	})
 }

@@ -178,12 +178,13 @@ type scanned struct {
 	names      expr.Resolver                    // resolves the filter's names
 	project    func([]string) ([]string, error) // resolves the projection's
 	skipping   bool                             // whether some items read are skipped
+	errs       []error                          // the targets' mistakes
 }
 
 // plan builds the scan's requests, one per segment to read. count plans a
 // Select COUNT, paging a Page.
 func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, error) {
-	if err := s.check(sc.entity, paging); err != nil {
+	if err := s.check(sc, paging); err != nil {
 		return nil, err
 	}
 	in, err := s.input(t, sc, count)
@@ -226,8 +227,8 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 }
 
 // check reports the scan's mistakes.
-func (s *scanSpec) check(reading string, paging bool) error {
-	errs := slices.Clone(s.errs)
+func (s *scanSpec) check(sc scanned, paging bool) error {
+	errs, reading := append(slices.Clone(s.errs), sc.errs...), sc.entity
 	if s.workers > 0 && s.total > 0 {
 		errs = append(errs, validationErr(reading, "", "scan: Segment and Segments do not combine: a worker reading one segment takes Segment(i, n)"))
 	}
@@ -294,13 +295,8 @@ func (q *Scan[T]) plan(count, paging bool) ([]*request, error) {
 
 func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) ([]*request, *router, error) {
 	rt, errs := newRouter(q.t, targets, needTargets, q.skipUnknown)
-	if len(errs) > 0 {
-		q2 := q.clone()
-		q2.s.errs = append(q2.s.errs, errs...)
-		q = q2
-	}
 	project := func(fields []string) ([]string, error) { return mixedProjection(q.t, targets, fields, nil) }
-	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets), project: project, skipping: q.skipUnknown}, count, paging)
+	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets), project: project, skipping: q.skipUnknown, errs: errs}, count, paging)
 	return reqs, rt, err
 }
 
@@ -326,7 +322,7 @@ func (q *Scan[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		if err != nil {
 			return err
 		}
-		return readAll(ctx, reqs, q.s.limit, decodeYield(q.r, yield))
+		return readAll(ctx, reqs, q.s.limit, yielder(q.r.take, yield))
 	})
 }
 
@@ -378,7 +374,7 @@ func (q *TableScan) All(ctx context.Context, targets ...*Target) iter.Seq2[any, 
 		if err != nil {
 			return err
 		}
-		return readAll(ctx, reqs, q.s.limit, routeYield(rt, yield))
+		return readAll(ctx, reqs, q.s.limit, yielder(rt.route, yield))
 	})
 }
 
