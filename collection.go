@@ -227,7 +227,8 @@ func (r *Repo[T]) Member() *Target { return r.target(false, func(T) error { retu
 
 // target returns a target handing each of r's items, decoded, to deliver.
 func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), one: one, decode: func(item map[string]types.AttributeValue) (any, error) {
+	image := func(item map[string]types.AttributeValue) (any, error) { return r.e.decode(r.t, item) }
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: image, keysMatch: r.keysMatch(), one: one, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
@@ -469,7 +470,7 @@ func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.Q
 		in.ProjectionExpression = aws.String(b.Projection(attrs...))
 	}
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
-	return in, finishQuery(in, "", c.index, c.desc, c.consistent, c.pageSize)
+	return in, c.finishQuery(in, c.index)
 }
 
 // Page reads one page into the targets and returns it: the items

@@ -262,8 +262,7 @@ type Page[T any] struct {
 // plan is a validated query, ready to send.
 type plan struct {
 	in         *dynamodb.QueryInput
-	bind       [16]byte
-	binding    binding // bind, and the legacy binding cursors may carry
+	binding    binding // what cursors are bound to
 	cursorKeys []string
 	empty      bool // the sort range is empty: no request needed
 
@@ -294,7 +293,6 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	}
 	p := &plan{cursorKeys: q.r.t.cursorKeys(idx), empty: kc.empty}
 	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, q.dir())
-	p.bind = p.binding.bind
 	var proj []string // attribute names to read, nil for all
 	if len(q.project) > 0 && !count {
 		attrs, err := q.r.projectionAttrs(q.project)
@@ -333,7 +331,7 @@ func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []stri
 	if q.after == "" {
 		return nil
 	}
-	pos, err := q.r.t.decodeShardCursor(q.after, p.bind, p.cursorKeys, shards)
+	pos, err := q.r.t.decodeShardCursor(q.after, p.binding.bind, p.cursorKeys, shards)
 	if err != nil {
 		return err
 	}
@@ -505,7 +503,7 @@ func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dyn
 		in.ProjectionExpression = aws.String(b.Projection(proj...))
 		in.ExpressionAttributeNames = b.Names()
 	}
-	if err := finishQuery(in, e.name, q.index, q.desc, q.consistent, q.pageSize); err != nil {
+	if err := q.finishQuery(in, q.index); err != nil {
 		return nil, err
 	}
 	if count {
@@ -517,8 +515,8 @@ func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dyn
 // finishQuery checks the expressions of a Query's or a Collection's input
 // against DynamoDB's limits, and sets what both read with: the index, the
 // direction, the read consistency and the page size.
-func finishQuery(in *dynamodb.QueryInput, entity, index string, desc, consistent bool, pageSize int32) error {
-	if err := checkExprLimits(entity, exprParts{kinds: []string{"key condition", "filter", "projection"},
+func (s *readSpec) finishQuery(in *dynamodb.QueryInput, index string) error {
+	if err := checkExprLimits(s.entity, exprParts{kinds: []string{"key condition", "filter", "projection"},
 		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
 		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
 		return err
@@ -526,20 +524,20 @@ func finishQuery(in *dynamodb.QueryInput, entity, index string, desc, consistent
 	if index != "" {
 		in.IndexName = aws.String(index)
 	}
-	if desc {
+	if s.desc {
 		in.ScanIndexForward = aws.Bool(false)
 	}
-	if consistent {
+	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	if pageSize > 0 {
-		in.Limit = aws.Int32(pageSize)
+	if s.pageSize > 0 {
+		in.Limit = aws.Int32(s.pageSize)
 	}
 	return nil
 }
 
-// sortFields checks that names are the first fields of the sort key, in
-// order, and returns how many.
+// sortFields checks that the condition's fields are the first fields of
+// the sort key have, in order.
 func (q *querySpec) sortFields(have []*model.Field, what string) error {
 	if len(q.fields) > len(have) {
 		return validationErr(q.r.e.name, what, "sort condition names %d fields; the sort key has %d (%s)", len(q.fields), len(have), fieldNames(have))
@@ -900,7 +898,7 @@ func (q *querySpec) requests(p *plan, count bool) []*request {
 		// Without a filter of the caller's, the item after a response is
 		// mostly the entity's: a lookahead reads one item first.
 		return &request{t: q.r.t, src: source{query: in}, entity: q.r.e.name, what: what,
-			probeOne: q.filter == nil, bind: p.bind, cursorKeys: p.cursorKeys}
+			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys}
 	}
 	if p.shards == nil {
 		r := newRequest(p.in)
