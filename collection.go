@@ -443,7 +443,7 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 			return nil, err
 		}
 	}
-	req := &request{t: c.t, src: source{query: in}, what: "collection query",
+	req := &request{t: c.t, src: querySource(in), what: "collection query",
 		size:     c.pageSize == 0 && !c.skipUnknown && c.filter == nil,
 		probeOne: c.filter == nil, bind: b.bind, cursorKeys: c.cursorKeys}
 	return &collPlan{req: req, rt: rt, empty: empty}, nil

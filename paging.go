@@ -214,43 +214,31 @@ func collect[V any](seq iter.Seq2[V, error]) ([]V, error) {
 	return out, nil
 }
 
-// source is the input of a request: a Query or a Scan.
+// source is the input of a request, a Query or a Scan, with the fields
+// a read sets in either.
 type source struct {
 	query *dynamodb.QueryInput
 	scan  *dynamodb.ScanInput
+	start *map[string]types.AttributeValue // ExclusiveStartKey
+	limit **int32                          // Limit
 }
 
-func (s source) setStart(k map[string]types.AttributeValue) {
-	if s.query != nil {
-		s.query.ExclusiveStartKey = k
-	} else {
-		s.scan.ExclusiveStartKey = k
-	}
+func querySource(in *dynamodb.QueryInput) source {
+	return source{query: in, start: &in.ExclusiveStartKey, limit: &in.Limit}
 }
 
-func (s source) limit() *int32 {
-	if s.query != nil {
-		return s.query.Limit
-	}
-	return s.scan.Limit
-}
-
-func (s source) setLimit(n *int32) {
-	if s.query != nil {
-		s.query.Limit = n
-	} else {
-		s.scan.Limit = n
-	}
+func scanSource(in *dynamodb.ScanInput) source {
+	return source{scan: in, start: &in.ExclusiveStartKey, limit: &in.Limit}
 }
 
 // clone copies the input (not the maps it shares), for a lookahead.
 func (s source) clone() source {
 	if s.query != nil {
 		q := *s.query
-		return source{query: &q}
+		return querySource(&q)
 	}
 	sc := *s.scan
-	return source{scan: &sc}
+	return scanSource(&sc)
 }
 
 // send sends the request once.
@@ -324,7 +312,7 @@ type request struct {
 func (r *request) sizeFor(want int) {
 	r.sized = r.size && want > 0
 	if r.sized {
-		r.src.setLimit(aws.Int32(int32(min(want+1, 1000))))
+		*r.src.limit = aws.Int32(int32(min(want+1, 1000)))
 	}
 }
 
@@ -341,7 +329,7 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 	r.count += int(count)
 	r.after = after
 	if after != nil {
-		r.src.setStart(after)
+		*r.src.start = after
 	}
 	return items, after == nil, nil
 }
@@ -356,7 +344,7 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 func (r *request) ahead(ctx context.Context, counts func(map[string]types.AttributeValue) bool) (bool, error) {
 	probe := r.src.clone()
 	if r.probeOne && !r.sized {
-		probe.setLimit(aws.Int32(1))
+		*probe.limit = aws.Int32(1)
 	}
 	for {
 		items, after, _, err := probe.send(ctx, r.t.api(ctx, r.entity))
@@ -369,8 +357,7 @@ func (r *request) ahead(ctx context.Context, counts func(map[string]types.Attrib
 		if after == nil {
 			return false, nil
 		}
-		probe.setStart(after)
-		probe.setLimit(r.src.limit())
+		*probe.start, *probe.limit = after, *r.src.limit
 	}
 }
 

@@ -897,7 +897,7 @@ func (q *querySpec) requests(p *plan, count bool) []*request {
 	newRequest := func(in *dynamodb.QueryInput) *request {
 		// Without a filter of the caller's, the item after a response is
 		// mostly the entity's: a lookahead reads one item first.
-		return &request{t: q.r.t, src: source{query: in}, entity: q.r.e.name, what: what,
+		return &request{t: q.r.t, src: querySource(in), entity: q.r.e.name, what: what,
 			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys}
 	}
 	if p.shards == nil {

@@ -200,7 +200,7 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 		if in.TotalSegments != nil {
 			seg = strconv.Itoa(int(*in.Segment)) + "/" + strconv.Itoa(int(*in.TotalSegments))
 		}
-		return &request{t: t, src: source{scan: in}, entity: sc.entity, what: what,
+		return &request{t: t, src: scanSource(in), entity: sc.entity, what: what,
 			size:     s.pageSize == 0 && s.filter == nil && !sc.skipping,
 			probeOne: sc.typeFilter == nil && s.filter == nil,
 			bind:     cursorBinding(t.name, "", "\x00scan", sc.entity, seg), cursorKeys: t.primaryKeyAttrs()}
