@@ -26,7 +26,7 @@ MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable
 ## fail rather than skip (plain `go test` skips it with the reason).
 test: need-java need-cc
 	$(GO) vet ./...
-	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
+	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## ci: what .ci/run runs after `make deps`: lint, cross-compile, short fuzz runs,
 ## the bench module's request-shape test, the launcher's, the Lambda events' and
@@ -95,7 +95,7 @@ fuzz-short:
 ## otel: the OpenTelemetry adapter's own module (otelsingletable), vet and tests
 ## against DynamoDB Local with the SDK's in-memory exporters
 otel: need-java
-	cd otelsingletable && $(GO) vet ./... && SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
+	cd otelsingletable && $(GO) vet ./... && SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## testcontainers: the testcontainers launcher's own module (its tests skip, saying
 ## why, where there is no Docker engine; SINGLETABLE_REQUIRE_DOCKER=1 makes that a failure)
@@ -107,7 +107,7 @@ testcontainers:
 ## its tests, the recorded event in testdata and a run against DynamoDB Local
 lambdaevent: need-java
 	cd streams/lambdaevent && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && \
-		SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 ./...
+		SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## same-requests: the bench module's TestSameRequests, which pins the requests the
 ## library sends against hand-written SDK code (no DynamoDB Local needed)

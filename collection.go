@@ -34,21 +34,14 @@ import (
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Collection struct {
+	readSpec
 	t           *Table
 	index       string
-	keyConds    []keyCond // the partition's
-	parts       []string  // the partition's key values
+	keyConds    []expr.KeyCond // the partition's
+	parts       []string       // the partition's key values
 	sort        SortCondition
-	project     []string
 	cursorKeys  []string
 	skipUnknown bool
-	desc        bool
-	consistent  bool
-	limit       int
-	pageSize    int32
-	after       string
-	filter      *expression.ConditionBuilder
-	errs        []error
 }
 
 // Collection returns the collection in the table partition that key
@@ -60,18 +53,7 @@ type Collection struct {
 // [Collection.Filter]'s names are), and the entity type and key
 // attributes, which routing and cursors need, are read too.
 func (r *Repo[T]) Collection(key T, optFns ...func(*ReadOptions)) *Collection {
-	c := &Collection{t: r.t}
-	c.readOptions(optFns)
-	kv := reflect.ValueOf(&key).Elem()
-	pk, err := r.e.renderKey(r.e.pk, kv, "", "PK")
-	if err != nil {
-		c.errs = append(c.errs, err)
-		return c
-	}
-	c.parts = []string{pk}
-	c.keyConds = []keyCond{*keyCmp(r.t.opts.PartitionKey, expr.OpEq, pk)}
-	c.cursorKeys = r.t.primaryKeyAttrs()
-	return c
+	return r.collection("", reflect.ValueOf(&key).Elem(), optFns)
 }
 
 // IndexCollection returns the collection in a partition of the named
@@ -82,65 +64,41 @@ func (r *Repo[T]) Collection(key T, optFns ...func(*ReadOptions)) *Collection {
 // before any request; read it with [Repo.QueryIndex]. optFns are as for
 // [Repo.Collection]; a global secondary index has no consistent reads.
 func (r *Repo[T]) IndexCollection(index string, key T, optFns ...func(*ReadOptions)) *Collection {
-	c := &Collection{t: r.t, index: index}
+	return r.collection(index, reflect.ValueOf(&key).Elem(), optFns)
+}
+
+// collection is [Repo.IndexCollection] given the key's value kv (index
+// "": [Repo.Collection]).
+func (r *boundEntity) collection(index string, kv reflect.Value, optFns []func(*ReadOptions)) *Collection {
+	c := &Collection{t: r.t, index: index, readSpec: readSpec{what: "collection: "}}
 	c.readOptions(optFns)
-	idx, err := r.e.index(index)
+	var idx *indexPlan
+	if index != "" {
+		var err error
+		if idx, err = r.e.index(index); err != nil {
+			c.errs = append(c.errs, err)
+			return c
+		}
+		if idx.shards > 0 {
+			// The partition is spread over shard partitions of mixed entity
+			// types; one request per page would read only the unsuffixed key
+			// and find nothing. Refuse rather than return an empty collection.
+			c.errs = append(c.errs, validationErr(r.e.name, index, "collection on write-sharded index %s (%d shards) is not supported: read it with QueryIndex, which merges the shards", index, idx.shards))
+			return c
+		}
+	}
+	conds, parts, err := r.partitionCond(idx, kv)
 	if err != nil {
 		c.errs = append(c.errs, err)
 		return c
 	}
-	if idx.shards > 0 {
-		// The partition is spread over shard partitions of mixed entity
-		// types; one request per page would read only the unsuffixed key
-		// and find nothing. Refuse rather than return an empty collection.
-		c.errs = append(c.errs, validationErr(r.e.name, index, "collection on write-sharded index %s (%d shards) is not supported: read it with QueryIndex, which merges the shards", index, idx.shards))
-		return c
-	}
-	kv := reflect.ValueOf(&key).Elem()
-	if !idx.multi {
-		pk, err := r.e.renderKey(idx.pk, kv, idx.name, idx.pkAttr)
-		if err != nil {
-			c.errs = append(c.errs, err)
-			return c
-		}
-		c.parts = []string{pk}
-		c.keyConds = []keyCond{*keyCmp(idx.pkAttr, expr.OpEq, pk)}
-		c.cursorKeys = []string{idx.pkAttr}
-		if idx.skAttr != "" {
-			c.cursorKeys = append(c.cursorKeys, idx.skAttr)
-		}
-	} else {
-		for _, f := range idx.partition {
-			var av types.AttributeValue
-			if f.Present(kv) {
-				av, err = r.e.marshalField(f, kv)
-			}
-			if err != nil || av == nil {
-				c.errs = append(c.errs, keyErrorOr(err, &KeyError{Entity: r.e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err}))
-				return c
-			}
-			c.keyConds = append(c.keyConds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
-			c.parts = append(c.parts, avString(av))
-		}
-		for _, f := range idx.deps {
-			c.cursorKeys = append(c.cursorKeys, f.Attr)
-		}
-	}
-	c.cursorKeys = append(c.cursorKeys, r.t.primaryKeyAttrs()...)
+	c.keyConds, c.parts, c.cursorKeys = conds, parts, r.t.cursorKeys(idx)
 	return c
-}
-
-// readOptions records the options of a collection read.
-func (c *Collection) readOptions(optFns []func(*ReadOptions)) {
-	if len(optFns) > 0 {
-		o := readOpts(optFns)
-		c.project, c.consistent = o.Fields, o.ConsistentRead
-	}
 }
 
 func (c *Collection) clone() *Collection {
 	d := *c
-	d.errs = append([]error(nil), c.errs...)
+	d.readSpec = c.readSpec.clone()
 	return &d
 }
 
@@ -155,24 +113,10 @@ func (c *Collection) Desc() *Collection { d := c.clone(); d.desc = true; return 
 // Limit caps the items delivered to targets: a page holds exactly n items
 // unless the partition runs out, and its cursor resumes right after the
 // last one.
-func (c *Collection) Limit(n int) *Collection {
-	d := c.clone()
-	if n < 0 {
-		d.errs = append(d.errs, validationErr("", "", "collection: negative Limit"))
-	}
-	d.limit = n
-	return d
-}
+func (c *Collection) Limit(n int) *Collection { d := c.clone(); d.limitTo(n); return d }
 
 // PageSize sets how many items each request reads (DynamoDB's Limit).
-func (c *Collection) PageSize(n int) *Collection {
-	d := c.clone()
-	if n < 1 || n > 1<<30 {
-		d.errs = append(d.errs, validationErr("", "", "collection: PageSize must be positive"))
-	}
-	d.pageSize = int32(n)
-	return d
-}
+func (c *Collection) PageSize(n int) *Collection { d := c.clone(); d.pageSizeOf(n); return d }
 
 // Filter adds a filter applied after reading (FilterExpression), joined
 // with AND to any filter already given; items it drops are still read and
@@ -212,7 +156,7 @@ type SortCondition interface {
 	// collectionSort renders the condition for a collection of table t
 	// on index ("": the table's sort key): the key conditions after the
 	// partition's, and whether the range is empty.
-	collectionSort(t *Table, index string) ([]keyCond, bool, error)
+	collectionSort(t *Table, index string) ([]expr.KeyCond, bool, error)
 }
 
 // Where narrows the collection to the sort keys cond matches: the sort
@@ -226,9 +170,9 @@ func (c *Collection) Where(cond SortCondition) *Collection {
 	d := c.clone()
 	switch {
 	case cond == nil:
-		d.errs = append(d.errs, validationErr("", "", "collection: nil sort condition (give a Query of a member entity)"))
+		d.fail("nil sort condition (give a Query of a member entity)")
 	case d.sort != nil:
-		d.errs = append(d.errs, validationErr("", "", "collection: only one sort key condition per collection"))
+		d.fail("only one sort key condition per collection")
 	}
 	d.sort = cond
 	return d
@@ -263,51 +207,33 @@ func (t *Target) Entity() string { return t.entity }
 
 // Into returns a target appending r's items to *dst.
 func (r *Repo[T]) Into(dst *[]T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(r.t, item)
-		if err != nil {
-			return nil, err
-		}
-		*dst = append(*dst, v)
-		return v, nil
-	}}
+	return r.target(false, func(v T) error { *dst = append(*dst, v); return nil })
 }
 
 // IntoOne returns a target storing r's item in *dst; a second item of that
 // type is an error. *dst is left as it is when there is none: check
 // [Target.Count].
 func (r *Repo[T]) IntoOne(dst *T) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), one: true, decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(r.t, item)
-		if err != nil {
-			return nil, err
-		}
-		*dst = v
-		return v, nil
-	}}
+	return r.target(true, func(v T) error { *dst = v; return nil })
 }
 
 // IntoFunc returns a target calling fn with each of r's items; an error
 // from fn stops the read and is returned.
-func (r *Repo[T]) IntoFunc(fn func(T) error) *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
-		v, err := r.e.decode(r.t, item)
-		if err != nil {
-			return nil, err
-		}
-		return v, fn(v)
-	}}
-}
+func (r *Repo[T]) IntoFunc(fn func(T) error) *Target { return r.target(false, fn) }
 
 // Member returns a target that decodes r's items and stores them nowhere:
 // for [Collection.All], which yields the decoded values.
-func (r *Repo[T]) Member() *Target {
-	return &Target{entity: r.e.name, table: r.t, names: r.e, image: r.image, keysMatch: r.keysMatch(), decode: func(item map[string]types.AttributeValue) (any, error) {
+func (r *Repo[T]) Member() *Target { return r.target(false, func(T) error { return nil }) }
+
+// target returns a target handing each of r's items, decoded, to deliver.
+func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
+	image := func(item map[string]types.AttributeValue) (any, error) { return r.e.decode(r.t, item) }
+	return &Target{entity: r.e.name, table: r.t, names: r.e, image: image, keysMatch: r.keysMatch(), one: one, decode: func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
-		return v, nil
+		return v, deliver(v)
 	}}
 }
 
@@ -509,24 +435,15 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	if err != nil {
 		return nil, err
 	}
-	dir := "asc"
-	if c.desc {
-		dir = "desc"
-	}
 	// A collection cursor is bound to the partition and direction, not to
 	// the targets: another set of targets resumes at the same place.
-	b := partitionBinding(c.t.name, c.index, "\x00collection", c.parts, dir)
+	b := partitionBinding(c.t.name, c.index, "\x00collection", c.parts, c.dir())
 	if c.after != "" {
-		start, err := c.t.decodeBoundCursor(c.after, b, c.cursorKeys)
-		if err != nil {
+		if in.ExclusiveStartKey, err = c.t.decodeBoundCursor(c.after, b, c.cursorKeys, conds, len(c.keyConds)); err != nil {
 			return nil, err
 		}
-		if err := checkCursorKey(start, conds, len(c.keyConds)); err != nil {
-			return nil, err
-		}
-		in.ExclusiveStartKey = start
 	}
-	req := &request{t: c.t, src: source{query: in}, what: "collection query",
+	req := &request{t: c.t, src: querySource(in), what: "collection query",
 		size:     c.pageSize == 0 && !c.skipUnknown && c.filter == nil,
 		probeOne: c.filter == nil, bind: b.bind, cursorKeys: c.cursorKeys}
 	return &collPlan{req: req, rt: rt, empty: empty}, nil
@@ -534,9 +451,9 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 
 // input assembles the collection's QueryInput with the key condition
 // conds.
-func (c *Collection) input(conds []keyCond, targets []*Target) (*dynamodb.QueryInput, error) {
+func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.QueryInput, error) {
 	var b expr.Builder
-	kc := writeKeyConds(&b, conds)
+	kc := b.KeyCondition(conds)
 	in := &dynamodb.QueryInput{TableName: &c.t.name, KeyConditionExpression: &kc}
 	if c.filter != nil {
 		f, err := b.Conditions(collectionNames(c.t, targets), *c.filter)
@@ -553,7 +470,7 @@ func (c *Collection) input(conds []keyCond, targets []*Target) (*dynamodb.QueryI
 		in.ProjectionExpression = aws.String(b.Projection(attrs...))
 	}
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
-	return in, finishQuery(in, "", c.index, c.desc, c.consistent, c.pageSize)
+	return in, c.finishQuery(in, c.index)
 }
 
 // Page reads one page into the targets and returns it: the items
@@ -585,19 +502,13 @@ func (c *Collection) Collect(ctx context.Context, targets ...*Target) ([]any, er
 // without storing. The iterator stops after yielding an error; each use
 // runs the query again.
 func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {
-	return func(yield func(any, error) bool) {
+	return seqOf(func(yield func(any, error) bool) error {
 		p, err := c.plan(targets, true)
-		if err != nil {
-			yield(nil, err)
-			return
+		if err != nil || p.empty {
+			return err
 		}
-		if p.empty {
-			return
-		}
-		if err := readAll(ctx, []*request{p.req}, c.limit, routeYield(p.rt, yield)); err != nil {
-			yield(nil, err)
-		}
-	}
+		return readAll(ctx, []*request{p.req}, c.limit, yielder(p.rt.route, yield))
+	})
 }
 
 // Request returns the QueryInput that [Collection.Page] and

@@ -1,12 +1,10 @@
 package singletable
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
 )
@@ -47,8 +45,8 @@ func partitionBinding(table, index, reader string, parts []string, dir string) b
 	}
 }
 
-func (t *Table) cursorCodec() cursor.Codec {
-	return cursor.Codec{Keys: t.opts.CursorKeys, TTL: t.opts.CursorTTL, Now: t.opts.Now}
+func (t *Table) cursorCodec() *cursor.Codec {
+	return &cursor.Codec{Keys: t.opts.CursorKeys, TTL: t.opts.CursorTTL, Now: t.opts.Now}
 }
 
 // cursorErr returns a cursor that does not decode as ErrInvalidCursor.
@@ -62,37 +60,37 @@ func cursorErr(err error) error {
 }
 
 func (t *Table) encodeCursor(bind [16]byte, attrs []string, key map[string]types.AttributeValue) (string, error) {
-	c := t.cursorCodec()
-	return c.Encode(bind, attrs, key)
+	return t.cursorCodec().Encode(bind, attrs, key)
 }
 
 func (t *Table) decodeCursor(s string, bind [16]byte, attrs []string) (map[string]types.AttributeValue, error) {
-	c := t.cursorCodec()
-	key, err := c.Decode(s, bind, attrs)
+	key, err := t.cursorCodec().Decode(s, bind, attrs)
 	return key, cursorErr(err)
 }
 
 // decodeBoundCursor decodes a cursor bound to b, accepting b's legacy
-// binding when it has one.
-func (t *Table) decodeBoundCursor(s string, b binding, attrs []string) (map[string]types.AttributeValue, error) {
+// binding when it has one, of a read whose key condition is conds (see
+// checkCursorKey).
+func (t *Table) decodeBoundCursor(s string, b binding, attrs []string, conds []expr.KeyCond, nPart int) (map[string]types.AttributeValue, error) {
 	c := t.cursorCodec()
 	key, err := c.Decode(s, b.bind, attrs)
 	if err != nil && b.hasLegacy {
 		if k, lerr := c.Decode(s, b.legacy, attrs); lerr == nil {
-			return k, nil
+			key, err = k, nil
 		}
 	}
-	return key, cursorErr(err)
+	if err != nil {
+		return nil, cursorErr(err)
+	}
+	return key, checkCursorKey(key, conds, nPart)
 }
 
 func (t *Table) encodeShardCursor(bind [16]byte, attrs []string, pos []cursor.ShardPos) (string, error) {
-	c := t.cursorCodec()
-	return c.EncodeShards(bind, attrs, pos)
+	return t.cursorCodec().EncodeShards(bind, attrs, pos)
 }
 
 func (t *Table) decodeShardCursor(s string, bind [16]byte, attrs []string, shards int) ([]cursor.ShardPos, error) {
-	c := t.cursorCodec()
-	pos, err := c.DecodeShards(s, bind, attrs, shards)
+	pos, err := t.cursorCodec().DecodeShards(s, bind, attrs, shards)
 	return pos, cursorErr(err)
 }
 
@@ -103,9 +101,9 @@ func (t *Table) decodeShardCursor(s string, bind [16]byte, attrs []string, shard
 // another sort condition (the binding does not cover it). DynamoDB would
 // refuse either start key with a raw ValidationException. The first
 // nPart conditions are the partition's.
-func checkCursorKey(key map[string]types.AttributeValue, conds []keyCond, nPart int) error {
+func checkCursorKey(key map[string]types.AttributeValue, conds []expr.KeyCond, nPart int) error {
 	for i, c := range conds {
-		if c.holds(key[c.attr]) {
+		if c.Holds(key[c.Attr]) {
 			continue
 		}
 		if i < nPart {
@@ -114,43 +112,4 @@ func checkCursorKey(key map[string]types.AttributeValue, conds []keyCond, nPart 
 		return wrapSentinel(ErrInvalidCursor, "cursor key is outside the query's sort condition (a cursor resumes only the query it came from)", nil)
 	}
 	return nil
-}
-
-// holds reports whether the key attribute value v satisfies the
-// comparison, as DynamoDB evaluates a key condition.
-func (c keyCond) holds(v types.AttributeValue) bool {
-	cmp := func(w types.AttributeValue) (int, bool) { return attrvalue.Compare(v, w) }
-	switch c.op {
-	case opBeginsWith:
-		switch v := v.(type) {
-		case *types.AttributeValueMemberS:
-			p, ok := c.v1.(*types.AttributeValueMemberS)
-			return ok && strings.HasPrefix(v.Value, p.Value)
-		case *types.AttributeValueMemberB:
-			p, ok := c.v1.(*types.AttributeValueMemberB)
-			return ok && bytes.HasPrefix(v.Value, p.Value)
-		}
-		return false
-	case opBetween:
-		lo, ok1 := cmp(c.v1)
-		hi, ok2 := cmp(c.v2)
-		return ok1 && ok2 && lo >= 0 && hi <= 0
-	}
-	r, ok := cmp(c.v1)
-	if !ok {
-		return false
-	}
-	switch c.op {
-	case expr.OpEq:
-		return r == 0
-	case expr.OpLt:
-		return r < 0
-	case expr.OpLe:
-		return r <= 0
-	case expr.OpGt:
-		return r > 0
-	case expr.OpGe:
-		return r >= 0
-	}
-	return false
 }

@@ -48,9 +48,3 @@ func (d *Decoder) Decode(item map[string]types.AttributeValue) (entity string, v
 	v, err = tg.image(item)
 	return typ, v, err
 }
-
-// image decodes item into T without delivering it: a [Target]'s decoding
-// for a [Decoder].
-func (r *Repo[T]) image(item map[string]types.AttributeValue) (any, error) {
-	return r.e.decode(r.t, item)
-}

@@ -126,17 +126,12 @@ func (e *pageEnd) cursor(ctx context.Context, rest []map[string]types.AttributeV
 	return e.f.cursor(item)
 }
 
-// readPage reads one page of f into take.
-func readPage(ctx context.Context, f pager, limit int, counts func(map[string]types.AttributeValue) bool, take takeFn) (string, error) {
-	return paginate(ctx, f, limit, take, &pageEnd{f: f, counts: counts})
-}
-
-// pageOf reads one page of r's items from f: those mine accepts, decoded
-// in place (no copy of T per item).
-func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], mine func(map[string]types.AttributeValue) bool) (Page[T], error) {
+// pageOf reads one page of r's items from f: those r.mine accepts,
+// decoded in place (no copy of T per item).
+func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T]) (Page[T], error) {
 	var page Page[T]
-	cursor, err := readPage(ctx, f, limit, mine, func(item map[string]types.AttributeValue, left int) (bool, error) {
-		if !mine(item) {
+	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
+		if !r.mine(item) {
 			return false, nil
 		}
 		n := len(page.Items)
@@ -145,7 +140,7 @@ func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], mine fun
 		}
 		page.Items = page.Items[:n+1]
 		return true, r.e.decodeInto(r.t, item, &page.Items[n])
-	})
+	}, &pageEnd{f: f, counts: r.mine})
 	if err != nil {
 		return Page[T]{}, err
 	}
@@ -153,35 +148,27 @@ func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], mine fun
 	return page, nil
 }
 
-// decodeYield is the takeFn of an iterator over r's items: those mine
-// accepts, decoded and yielded.
-func decodeYield[T any](r *Repo[T], mine func(map[string]types.AttributeValue) bool, yield func(T, error) bool) takeFn {
-	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
-		if !mine(item) {
-			return false, nil
-		}
-		v, err := r.e.decode(r.t, item)
-		if err != nil {
-			return false, err
-		}
-		if !yield(v, nil) {
-			return true, errStop
-		}
-		return true, nil
+// take decodes an item of a read of r's items; ok is false for one that
+// r.mine refuses.
+func (r *Repo[T]) take(item map[string]types.AttributeValue) (v T, ok bool, err error) {
+	if !r.mine(item) {
+		return v, false, nil
 	}
+	v, err = r.e.decode(r.t, item)
+	return v, err == nil, err
 }
 
 // page reads one page of f into rt's targets: the items delivered, as
 // decoded values in read order.
 func (rt *router) page(ctx context.Context, f pager, limit int) (Page[any], error) {
 	var page Page[any]
-	cursor, err := readPage(ctx, f, limit, rt.counts, func(item map[string]types.AttributeValue, _ int) (bool, error) {
+	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, _ int) (bool, error) {
 		v, ok, err := rt.route(item)
 		if ok {
 			page.Items = append(page.Items, v)
 		}
 		return ok, err
-	})
+	}, &pageEnd{f: f, counts: rt.counts})
 	if err != nil {
 		return Page[any]{}, err
 	}
@@ -189,10 +176,11 @@ func (rt *router) page(ctx context.Context, f pager, limit int) (Page[any], erro
 	return page, nil
 }
 
-// routeYield is the takeFn of an iterator over routed items.
-func routeYield(rt *router, yield func(any, error) bool) takeFn {
+// yielder is the takeFn of an iterator yielding the values take makes of
+// the items it takes (ok false: skipped), such as [router.route].
+func yielder[V any](take func(map[string]types.AttributeValue) (V, bool, error), yield func(V, error) bool) takeFn {
 	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
-		v, ok, err := rt.route(item)
+		v, ok, err := take(item)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -200,6 +188,17 @@ func routeYield(rt *router, yield func(any, error) bool) takeFn {
 			return true, errStop
 		}
 		return true, nil
+	}
+}
+
+// seqOf is the iterator of a read: run yields the items and returns the
+// error that ends the read, yielded last.
+func seqOf[V any](run func(yield func(V, error) bool) error) iter.Seq2[V, error] {
+	return func(yield func(V, error) bool) {
+		if err := run(yield); err != nil {
+			var zero V
+			yield(zero, err)
+		}
 	}
 }
 
@@ -215,43 +214,31 @@ func collect[V any](seq iter.Seq2[V, error]) ([]V, error) {
 	return out, nil
 }
 
-// source is the input of a request: a Query or a Scan.
+// source is the input of a request, a Query or a Scan, with the fields
+// a read sets in either.
 type source struct {
 	query *dynamodb.QueryInput
 	scan  *dynamodb.ScanInput
+	start *map[string]types.AttributeValue // ExclusiveStartKey
+	limit **int32                          // Limit
 }
 
-func (s source) setStart(k map[string]types.AttributeValue) {
-	if s.query != nil {
-		s.query.ExclusiveStartKey = k
-	} else {
-		s.scan.ExclusiveStartKey = k
-	}
+func querySource(in *dynamodb.QueryInput) source {
+	return source{query: in, start: &in.ExclusiveStartKey, limit: &in.Limit}
 }
 
-func (s source) limit() *int32 {
-	if s.query != nil {
-		return s.query.Limit
-	}
-	return s.scan.Limit
-}
-
-func (s source) setLimit(n *int32) {
-	if s.query != nil {
-		s.query.Limit = n
-	} else {
-		s.scan.Limit = n
-	}
+func scanSource(in *dynamodb.ScanInput) source {
+	return source{scan: in, start: &in.ExclusiveStartKey, limit: &in.Limit}
 }
 
 // clone copies the input (not the maps it shares), for a lookahead.
 func (s source) clone() source {
 	if s.query != nil {
 		q := *s.query
-		return source{query: &q}
+		return querySource(&q)
 	}
 	sc := *s.scan
-	return source{scan: &sc}
+	return scanSource(&sc)
 }
 
 // send sends the request once.
@@ -325,7 +312,7 @@ type request struct {
 func (r *request) sizeFor(want int) {
 	r.sized = r.size && want > 0
 	if r.sized {
-		r.src.setLimit(aws.Int32(int32(min(want+1, 1000))))
+		*r.src.limit = aws.Int32(int32(min(want+1, 1000)))
 	}
 }
 
@@ -342,7 +329,7 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 	r.count += int(count)
 	r.after = after
 	if after != nil {
-		r.src.setStart(after)
+		*r.src.start = after
 	}
 	return items, after == nil, nil
 }
@@ -357,7 +344,7 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 func (r *request) ahead(ctx context.Context, counts func(map[string]types.AttributeValue) bool) (bool, error) {
 	probe := r.src.clone()
 	if r.probeOne && !r.sized {
-		probe.setLimit(aws.Int32(1))
+		*probe.limit = aws.Int32(1)
 	}
 	for {
 		items, after, _, err := probe.send(ctx, r.t.api(ctx, r.entity))
@@ -370,8 +357,7 @@ func (r *request) ahead(ctx context.Context, counts func(map[string]types.Attrib
 		if after == nil {
 			return false, nil
 		}
-		probe.setStart(after)
-		probe.setLimit(r.src.limit())
+		*probe.start, *probe.limit = after, *r.src.limit
 	}
 }
 

@@ -147,8 +147,12 @@ func uniqueFields(us []*uniquePlan) []*model.Field {
 const hashMark = "$SHA256:"
 
 // guardKey renders the key of the guard item claiming u's values in rv;
-// ok is false when a value is absent (the tuple claims nothing).
+// ok is false when a value is absent (the tuple claims nothing) or rv is
+// the zero Value (no item).
 func (r *boundEntity) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
+	if !rv.IsValid() {
+		return nil, false, nil
+	}
 	for _, f := range u.fields {
 		if !f.Present(rv) {
 			return nil, false, nil
@@ -332,24 +336,19 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 
 // guardSwaps returns the guard items that move the uniques in us from
 // their values in oldV to those in newV, the items as struct values
-// (either may be the zero Value: no item before, or no item after). A tuple whose values are all unchanged keeps
-// its guard; a change of any of its fields releases the old tuple's guard
-// and claims the new one's.
+// (either may be the zero Value: no item before, or no item after). A
+// tuple whose values are all unchanged keeps its guard; a change of any
+// of its fields releases the old tuple's guard and claims the new one's.
 func (r *boundEntity) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[string]types.AttributeValue) ([]txItem, error) {
 	var items []txItem
 	for _, u := range us {
-		var oldKey, newKey map[string]types.AttributeValue
-		var hadOld, hasNew bool
-		var err error
-		if oldV.IsValid() {
-			if oldKey, hadOld, err = r.guardKey(u, oldV); err != nil {
-				return nil, err
-			}
+		oldKey, hadOld, err := r.guardKey(u, oldV)
+		if err != nil {
+			return nil, err
 		}
-		if newV.IsValid() {
-			if newKey, hasNew, err = r.guardKey(u, newV); err != nil {
-				return nil, err
-			}
+		newKey, hasNew, err := r.guardKey(u, newV)
+		if err != nil {
+			return nil, err
 		}
 		if hadOld && hasNew && r.t.itemID(oldKey) == r.t.itemID(newKey) {
 			continue // unchanged: the guard stays
@@ -378,4 +377,13 @@ func (r *boundEntity) ownerIs(g, owner map[string]types.AttributeValue) bool {
 		return false
 	}
 	return r.t.opts.SortKey == "" || avEqual(g[guardOwnerSK], owner[r.t.opts.SortKey])
+}
+
+// fieldNames lists the Go names of u's fields.
+func (u *uniquePlan) fieldNames() []string {
+	out := make([]string, len(u.fields))
+	for i, f := range u.fields {
+		out[i] = f.Name
+	}
+	return out
 }

@@ -103,22 +103,13 @@ func (r *boundEntity) readPut(ctx context.Context, x *expectation, rv reflect.Va
 	return key, x.refuse(x.Snap)
 }
 
-// readBefore reads the item under key when fields is not empty (or all
-// is set): the snapshot a write is conditioned on.
+// readBefore reads the item under key (strongly consistent) when fields
+// is not empty (or all is set): the snapshot a write is conditioned on.
+// With all false, only the attributes a guarded write needs are read.
 func (r *boundEntity) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (*writeplan.Snapshot, error) {
 	if len(fields) == 0 && !all {
 		return nil, nil
 	}
-	s, err := r.readSnapshot(ctx, key, fields, all)
-	if err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
-// readSnapshot reads the item under key (strongly consistent). With all
-// false, only the attributes a guarded write needs are read.
-func (r *boundEntity) readSnapshot(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (writeplan.Snapshot, error) {
 	in := &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)}
 	if !all {
 		attrs := []string{r.t.opts.EntityTypeAttr, r.t.opts.PartitionKey}
@@ -137,9 +128,9 @@ func (r *boundEntity) readSnapshot(ctx context.Context, key map[string]types.Att
 	}
 	out, err := r.t.planAPI(ctx, r.e.name).GetItem(ctx, in)
 	if err != nil {
-		return writeplan.Snapshot{}, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
+		return nil, fmt.Errorf("singletable: read %s before a guarded write: %w", r.e.name, err)
 	}
-	s := writeplan.Snapshot{Fields: fields}
+	s := &writeplan.Snapshot{Fields: fields}
 	if len(out.Item) > 0 {
 		s.Item, s.Mine = out.Item, r.isMine(out.Item)
 	}

@@ -100,7 +100,8 @@ func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, 
 	if err := u.writeIndexKeys(w, mv, touched, u.known(fromSnap), blind); err != nil {
 		return nil, writeplan.Effect{}, err
 	}
-	up, err := u.request(w, key, x)
+	cond := r.ownership(x.Intent).And(x.VersionCheck()).And(x.SnapshotCheck(r.t.opts.PartitionKey)).And(u.userCond())
+	up, err := r.updateRequest(w, key, cond)
 	return up, w.eff, err
 }
 
@@ -175,12 +176,11 @@ func (u *updateSpec) setValue(f *model.Field, mv reflect.Value) (types.Attribute
 	return av, nil
 }
 
-// request is the update's request under key: w's expression, on the
-// condition that the item is this entity's, the version is the one read,
-// the fields read are as read, then the caller's conditions.
-func (u *updateSpec) request(w *updateExpr, key map[string]types.AttributeValue, x *expectation) (*types.Update, error) {
-	r, e := u.r, u.r.e
-	cond := r.ownership(x.Intent).And(x.VersionCheck()).And(x.SnapshotCheck(r.t.opts.PartitionKey)).And(u.userCond())
+// updateRequest is the update request under key: w's expression on cond
+// (an update's: the item is this entity's, the version is the one read,
+// the fields read are as read, then the caller's conditions).
+func (r *boundEntity) updateRequest(w *updateExpr, key map[string]types.AttributeValue, cond writeplan.Condition) (*types.Update, error) {
+	e := r.e
 	condText, err := cond.Write(&w.b, r.condNames())
 	if err != nil {
 		return nil, condErr(e.name, "bad update condition", err)

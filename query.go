@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -35,20 +34,15 @@ const (
 	Ge
 )
 
+// sortOps are the SortOps' key condition operators.
+var sortOps = [...]string{Eq: expr.OpEq, Lt: expr.OpLt, Le: expr.OpLe, Gt: expr.OpGt, Ge: expr.OpGe}
+
+// String returns the operator as a key condition writes it ("<=").
 func (op SortOp) String() string {
-	switch op {
-	case Eq:
-		return "="
-	case Lt:
-		return "<"
-	case Le:
-		return "<="
-	case Gt:
-		return ">"
-	case Ge:
-		return ">="
+	if op < Eq || op > Ge {
+		return fmt.Sprintf("SortOp(%d)", int(op))
 	}
-	return fmt.Sprintf("SortOp(%d)", int(op))
+	return strings.TrimSpace(sortOps[op])
 }
 
 const (
@@ -57,10 +51,6 @@ const (
 	sortBetween
 	sortBeginsWith
 )
-
-// maxRune is the largest code point. The key codec escapes it, so
-// prefix+maxRune is above every key that starts with prefix.
-const maxRune = "\U0010FFFF"
 
 // Query reads the items of one partition of the table or of an index
 // ([Query API]), optionally narrowed by a sort key condition. Build it with
@@ -84,20 +74,28 @@ type Query[T any] struct {
 // for Between): the part that does not depend on T, compiled once rather
 // than once per entity type. Its r is the repository's boundEntity.
 type querySpec struct {
-	r          *boundEntity
-	index      string
-	kind       int
-	op         SortOp
-	fields     []string
-	prefix     string
-	filter     *expression.ConditionBuilder
-	project    []string
-	desc       bool
-	limit      int
-	pageSize   int32
-	after      string
-	consistent bool
-	errs       []error
+	readSpec
+	r      *boundEntity
+	index  string
+	kind   int
+	op     SortOp
+	fields []string
+	prefix string
+}
+
+// readSpec is what the builders of every read record (Query, Scan,
+// TableScan, Collection). entity and what name the read in the mistakes
+// its builder methods record.
+type readSpec struct {
+	entity, what string
+	filter       *expression.ConditionBuilder
+	project      []string
+	desc         bool
+	limit        int
+	pageSize     int32
+	after        string
+	consistent   bool
+	errs         []error
 }
 
 // Query starts a query on the table's primary key: key supplies every field
@@ -107,7 +105,7 @@ type querySpec struct {
 // the named Go fields plus the keys (which give back the fields of the
 // primary key templates).
 func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
-	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity}, r: r, key: key}
+	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity, readSpec: readSpec{entity: r.e.name}}, r: r, key: key}
 	q.readOptions(optFns)
 	return q
 }
@@ -116,8 +114,8 @@ func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
 // the index's partition key. optFns are as for [Repo.Query]; a global
 // secondary index has no consistent reads.
 func (r *Repo[T]) QueryIndex(index string, key T, optFns ...func(*ReadOptions)) *Query[T] {
-	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity, index: index}, r: r, key: key}
-	q.readOptions(optFns)
+	q := r.Query(key, optFns...)
+	q.index = index
 	if _, err := r.e.index(index); err != nil {
 		q.errs = append(q.errs, err)
 	}
@@ -125,26 +123,59 @@ func (r *Repo[T]) QueryIndex(index string, key T, optFns ...func(*ReadOptions)) 
 }
 
 // readOptions records the options of a read.
-func (q *querySpec) readOptions(optFns []func(*ReadOptions)) {
+func (s *readSpec) readOptions(optFns []func(*ReadOptions)) {
 	if len(optFns) > 0 {
 		o := readOpts(optFns)
-		q.project, q.consistent = o.Fields, o.ConsistentRead
+		s.project, s.consistent = o.Fields, o.ConsistentRead
 	}
+}
+
+func (s readSpec) clone() readSpec {
+	s.errs = slices.Clone(s.errs)
+	s.project = slices.Clone(s.project)
+	return s
+}
+
+// fail records a mistake of the read's builder.
+func (s *readSpec) fail(format string, args ...any) {
+	s.errs = append(s.errs, validationErr(s.entity, "", s.what+format, args...))
+}
+
+// dir names the read's direction in its cursors' binding.
+func (s *readSpec) dir() string {
+	if s.desc {
+		return "desc"
+	}
+	return "asc"
+}
+
+func (s *readSpec) limitTo(n int) {
+	if n < 0 {
+		s.fail("negative Limit")
+	}
+	s.limit = n
+}
+
+func (s *readSpec) pageSizeOf(n int) {
+	if n < 1 || n > 1<<30 {
+		s.fail("PageSize must be positive")
+	}
+	s.pageSize = int32(n)
 }
 
 func (q *Query[T]) clone() *Query[T] {
 	c := *q
-	c.errs = append([]error(nil), q.errs...)
+	c.readSpec = q.readSpec.clone()
 	return &c
 }
 
 func (q *Query[T]) setSort(kind int, op SortOp, fields []string) *Query[T] {
 	c := q.clone()
 	if c.kind != sortNone {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "only one sort key condition per query"))
+		c.fail("only one sort key condition per query")
 	}
 	if len(fields) == 0 {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "a sort key condition names at least one field"))
+		c.fail("a sort key condition names at least one field")
 	}
 	c.kind, c.op, c.fields = kind, op, fields
 	return c
@@ -158,7 +189,7 @@ func (q *Query[T]) setSort(kind int, op SortOp, fields []string) *Query[T] {
 func (q *Query[T]) Where(op SortOp, fields ...string) *Query[T] {
 	c := q.setSort(sortCmp, op, fields)
 	if op < Eq || op > Ge {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "unknown sort operator %d", int(op)))
+		c.fail("unknown sort operator %d", int(op))
 	}
 	return c
 }
@@ -213,24 +244,10 @@ func (q *Query[T]) Desc() *Query[T] { c := q.clone(); c.desc = true; return c }
 
 // Limit caps the items returned: a page holds exactly n items unless the
 // query runs out, however many the filters drop.
-func (q *Query[T]) Limit(n int) *Query[T] {
-	c := q.clone()
-	if n < 0 {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "negative Limit"))
-	}
-	c.limit = n
-	return c
-}
+func (q *Query[T]) Limit(n int) *Query[T] { c := q.clone(); c.limitTo(n); return c }
 
 // PageSize sets how many items each request reads (DynamoDB's Limit).
-func (q *Query[T]) PageSize(n int) *Query[T] {
-	c := q.clone()
-	if n < 1 || n > 1<<30 {
-		c.errs = append(c.errs, validationErr(q.r.e.name, "", "PageSize must be positive"))
-	}
-	c.pageSize = int32(n)
-	return c
-}
+func (q *Query[T]) PageSize(n int) *Query[T] { c := q.clone(); c.pageSizeOf(n); return c }
 
 // After resumes the query after the last item of the page that returned
 // cursor. An empty cursor starts from the beginning.
@@ -245,8 +262,7 @@ type Page[T any] struct {
 // plan is a validated query, ready to send.
 type plan struct {
 	in         *dynamodb.QueryInput
-	bind       [16]byte
-	binding    binding // bind, and the legacy binding cursors may carry
+	binding    binding // what cursors are bound to
 	cursorKeys []string
 	empty      bool // the sort range is empty: no request needed
 
@@ -275,13 +291,8 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := "asc"
-	if q.desc {
-		dir = "desc"
-	}
-	p := &plan{cursorKeys: q.cursorKeys(idx), empty: kc.empty}
-	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, dir)
-	p.bind = p.binding.bind
+	p := &plan{cursorKeys: q.r.t.cursorKeys(idx), empty: kc.empty}
+	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, q.dir())
 	var proj []string // attribute names to read, nil for all
 	if len(q.project) > 0 && !count {
 		attrs, err := q.r.projectionAttrs(q.project)
@@ -296,24 +307,19 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	if p.in, err = q.input(kc.conds, proj, count); err != nil || q.after == "" {
 		return p, err
 	}
-	start, err := q.r.t.decodeBoundCursor(q.after, p.binding, p.cursorKeys)
-	if err != nil {
+	if p.in.ExclusiveStartKey, err = q.r.t.decodeBoundCursor(q.after, p.binding, p.cursorKeys, kc.conds, kc.nPart); err != nil {
 		return nil, err
 	}
-	if err := checkCursorKey(start, kc.conds, kc.nPart); err != nil {
-		return nil, err
-	}
-	p.in.ExclusiveStartKey = start
 	return p, nil
 }
 
 // planShards plans a query of a write-sharded index: one request per
 // shard, merged by the reader, each resuming where the cursor says.
 func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []string, count bool) error {
-	shardConds := make([][]keyCond, shards)
+	shardConds := make([][]expr.KeyCond, shards)
 	for shard := range shards {
 		sc := slices.Clone(kc.conds)
-		sc[0].v1 = &types.AttributeValueMemberS{Value: shardKey(kc.parts[0], shard)}
+		sc[0].V1 = &types.AttributeValueMemberS{Value: shardKey(kc.parts[0], shard)}
 		shardConds[shard] = sc
 		in, err := q.input(sc, proj, count)
 		if err != nil {
@@ -325,7 +331,7 @@ func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []stri
 	if q.after == "" {
 		return nil
 	}
-	pos, err := q.r.t.decodeShardCursor(q.after, p.bind, p.cursorKeys, shards)
+	pos, err := q.r.t.decodeShardCursor(q.after, p.binding.bind, p.cursorKeys, shards)
 	if err != nil {
 		return err
 	}
@@ -344,7 +350,7 @@ func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []stri
 // keyCondition is a query's key condition: the comparisons on the
 // partition's attributes (the first nPart), then on the sort key's.
 type keyCondition struct {
-	conds []keyCond
+	conds []expr.KeyCond
 	nPart int
 	parts []string // the partition's key values, which the cursor is bound to
 	empty bool     // the sort range holds nothing
@@ -353,26 +359,9 @@ type keyCondition struct {
 // keyCondition builds the key condition on the index idx (nil: the table).
 func (q *querySpec) keyCondition(idx *indexPlan, kv, hv reflect.Value) (keyCondition, error) {
 	var kc keyCondition
-	if idx != nil && idx.multi {
-		for _, f := range idx.partition {
-			av, err := q.multiValue(idx, f, kv)
-			if err != nil {
-				return kc, err
-			}
-			kc.conds = append(kc.conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
-			kc.parts = append(kc.parts, avString(av))
-		}
-	} else {
-		t, e := q.r.t, q.r.e
-		pkAttr, pkKey, name := t.opts.PartitionKey, e.pk, "PK"
-		if idx != nil {
-			pkAttr, pkKey, name = idx.pkAttr, idx.pk, idx.pkAttr
-		}
-		pk, err := e.renderKey(pkKey, kv, q.index, name)
-		if err != nil {
-			return kc, err
-		}
-		kc.conds, kc.parts = []keyCond{*keyCmp(pkAttr, expr.OpEq, pk)}, []string{pk}
+	var err error
+	if kc.conds, kc.parts, err = q.r.partitionCond(idx, kv); err != nil {
+		return kc, err
 	}
 	kc.nPart = len(kc.conds)
 	sc, empty, err := q.sortCondition(idx, kv, hv)
@@ -380,28 +369,58 @@ func (q *querySpec) keyCondition(idx *indexPlan, kv, hv reflect.Value) (keyCondi
 	return kc, err
 }
 
+// partitionCond is the key condition on the partition of the index idx
+// (nil: the table) that kv belongs to, and the partition's key values.
+func (r *boundEntity) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, []string, error) {
+	if idx == nil || !idx.multi {
+		pkAttr, pkKey, index, name := r.t.opts.PartitionKey, r.e.pk, "", "PK"
+		if idx != nil {
+			pkAttr, pkKey, index, name = idx.pkAttr, idx.pk, idx.name, idx.pkAttr
+		}
+		pk, err := r.e.renderKey(pkKey, kv, index, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []expr.KeyCond{*expr.KeyCmp(pkAttr, expr.OpEq, pk)}, []string{pk}, nil
+	}
+	var conds []expr.KeyCond
+	var parts []string
+	for _, f := range idx.partition {
+		av, err := r.multiValue(idx, f, kv)
+		if err != nil {
+			return nil, nil, err
+		}
+		conds = append(conds, expr.KeyCond{Attr: f.Attr, Op: expr.OpEq, V1: av})
+		parts = append(parts, avString(av))
+	}
+	return conds, parts, nil
+}
+
 // sortCondition builds the sort key part of the key condition on the
 // index idx (nil: the table); empty reports a range that holds nothing.
-func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds []keyCond, empty bool, err error) {
-	var c *keyCond
+func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds []expr.KeyCond, empty bool, err error) {
+	var c *expr.KeyCond
 	switch {
 	case idx == nil:
 		c, empty, err = q.templatedSort(q.r.e.sk, q.r.t.opts.SortKey, kv, hv)
 	case idx.multi:
 		conds, err = q.multiSort(idx, kv, hv)
-		return conds, false, err
 	default:
 		c, empty, err = q.templatedSort(idx.sk, idx.skAttr, kv, hv)
 	}
 	if c != nil {
-		conds = []keyCond{*c}
+		conds = []expr.KeyCond{*c}
 	}
-	return conds, empty, err
+	if err != nil || len(conds) == 0 {
+		return nil, empty, err
+	}
+	clampUpper(&conds[len(conds)-1])
+	return conds, false, q.checkSortSize(conds...)
 }
 
-// cursorKeys are the attributes a cursor of the query holds: the key of
-// the index read, then the table's.
-func (q *querySpec) cursorKeys(idx *indexPlan) []string {
+// cursorKeys are the attributes a cursor of a read of the index idx (nil:
+// the table) holds: the key of the index read, then the table's.
+func (t *Table) cursorKeys(idx *indexPlan) []string {
 	var keys []string
 	switch {
 	case idx == nil:
@@ -415,12 +434,12 @@ func (q *querySpec) cursorKeys(idx *indexPlan) []string {
 			keys = append(keys, idx.skAttr)
 		}
 	}
-	return append(keys, q.r.t.primaryKeyAttrs()...)
+	return append(keys, t.primaryKeyAttrs()...)
 }
 
 // collectionSort makes a Query a [SortCondition]: its sort condition, on
 // the sort key of the index it queries.
-func (q *Query[T]) collectionSort(t *Table, index string) ([]keyCond, bool, error) {
+func (q *Query[T]) collectionSort(t *Table, index string) ([]expr.KeyCond, bool, error) {
 	if q == nil {
 		return nil, false, validationErr("", "", "collection: nil sort condition (give a Query of a member entity)")
 	}
@@ -428,7 +447,7 @@ func (q *Query[T]) collectionSort(t *Table, index string) ([]keyCond, bool, erro
 }
 
 // collectionSort is [Query.collectionSort] given the query's key values.
-func (q *querySpec) collectionSort(t *Table, index string, kv, hv reflect.Value) ([]keyCond, bool, error) {
+func (q *querySpec) collectionSort(t *Table, index string, kv, hv reflect.Value) ([]expr.KeyCond, bool, error) {
 	e := q.r.e
 	errs := slices.Clone(q.errs)
 	if q.r.t != t {
@@ -458,52 +477,12 @@ func indexText(index string) string {
 	return "index " + index
 }
 
-// keyCond is one comparison of a key condition.
-type keyCond struct {
-	attr   string
-	op     string // an expr.Op constant, or between or beginsWith
-	v1, v2 types.AttributeValue
-}
-
-const (
-	opBetween    = "BETWEEN"
-	opBeginsWith = "begins_with"
-)
-
-func keyCmp(attr, op string, v string) *keyCond {
-	return &keyCond{attr: attr, op: op, v1: &types.AttributeValueMemberS{Value: v}}
-}
-
-// write writes the comparison into a key condition.
-func (c keyCond) write(b *expr.Builder) string {
-	name, v1 := b.Name(c.attr), b.Value(c.v1)
-	switch c.op {
-	case opBetween:
-		return expr.Between(name, v1, b.Value(c.v2))
-	case opBeginsWith:
-		return expr.BeginsWith(name, v1)
-	}
-	return expr.Compare(name, c.op, v1)
-}
-
-// writeKeyConds writes a key condition: the comparisons joined by AND.
-func writeKeyConds(b *expr.Builder, conds []keyCond) string {
-	if len(conds) == 1 {
-		return conds[0].write(b)
-	}
-	parts := make([]string, len(conds))
-	for i, c := range conds {
-		parts[i] = c.write(b)
-	}
-	return strings.Join(parts, " AND ")
-}
-
 // input assembles one QueryInput: the key condition, the entity type
 // filter (and the caller's filter), and the projection.
-func (q *querySpec) input(conds []keyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
+func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
 	t, e := q.r.t, q.r.e
 	var b expr.Builder
-	keyCond := writeKeyConds(&b, conds)
+	kc := b.KeyCondition(conds)
 	// Only this entity's items: a partition may hold several entity types.
 	filter := e.typeFilter(&b, &t.opts)
 	if q.filter != nil {
@@ -515,7 +494,7 @@ func (q *querySpec) input(conds []keyCond, proj []string, count bool) (*dynamodb
 	}
 	in := &dynamodb.QueryInput{
 		TableName:                 &t.name,
-		KeyConditionExpression:    &keyCond,
+		KeyConditionExpression:    &kc,
 		FilterExpression:          &filter,
 		ExpressionAttributeNames:  b.Names(),
 		ExpressionAttributeValues: b.Values(),
@@ -524,7 +503,7 @@ func (q *querySpec) input(conds []keyCond, proj []string, count bool) (*dynamodb
 		in.ProjectionExpression = aws.String(b.Projection(proj...))
 		in.ExpressionAttributeNames = b.Names()
 	}
-	if err := finishQuery(in, e.name, q.index, q.desc, q.consistent, q.pageSize); err != nil {
+	if err := q.finishQuery(in, q.index); err != nil {
 		return nil, err
 	}
 	if count {
@@ -536,8 +515,8 @@ func (q *querySpec) input(conds []keyCond, proj []string, count bool) (*dynamodb
 // finishQuery checks the expressions of a Query's or a Collection's input
 // against DynamoDB's limits, and sets what both read with: the index, the
 // direction, the read consistency and the page size.
-func finishQuery(in *dynamodb.QueryInput, entity, index string, desc, consistent bool, pageSize int32) error {
-	if err := checkExprLimits(entity, exprParts{kinds: []string{"key condition", "filter", "projection"},
+func (s *readSpec) finishQuery(in *dynamodb.QueryInput, index string) error {
+	if err := checkExprLimits(s.entity, exprParts{kinds: []string{"key condition", "filter", "projection"},
 		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
 		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
 		return err
@@ -545,20 +524,20 @@ func finishQuery(in *dynamodb.QueryInput, entity, index string, desc, consistent
 	if index != "" {
 		in.IndexName = aws.String(index)
 	}
-	if desc {
+	if s.desc {
 		in.ScanIndexForward = aws.Bool(false)
 	}
-	if consistent {
+	if s.consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
-	if pageSize > 0 {
-		in.Limit = aws.Int32(pageSize)
+	if s.pageSize > 0 {
+		in.Limit = aws.Int32(s.pageSize)
 	}
 	return nil
 }
 
-// sortFields checks that names are the first fields of the sort key, in
-// order, and returns how many.
+// sortFields checks that the condition's fields are the first fields of
+// the sort key have, in order.
 func (q *querySpec) sortFields(have []*model.Field, what string) error {
 	if len(q.fields) > len(have) {
 		return validationErr(q.r.e.name, what, "sort condition names %d fields; the sort key has %d (%s)", len(q.fields), len(have), fieldNames(have))
@@ -585,20 +564,6 @@ func fieldNames(fs []*model.Field) string {
 	return strings.Join(names, ", ")
 }
 
-// templatedSort builds the key condition on a rendered sort key. Because
-// escaped values contain no byte below '%' and every placeholder is followed
-// by a delimiter below '%' (or ends the key), comparing rendered keys
-// compares field tuples; the ranges below rely on that. empty reports a
-// range that can hold nothing.
-func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
-	c, empty, err := q.templatedSortCond(sk, attr, kv, hv)
-	if err == nil && c != nil {
-		clampUpper(c)
-		err = q.checkSortSize(*c)
-	}
-	return c, empty, err
-}
-
 // clampUpper rewrites a sort key condition whose upper bound U is longer
 // than a sort key can be (the library's bounds end in U+10FFFF, so a key
 // near the limit gives one) into the condition that matches the same keys
@@ -606,7 +571,7 @@ func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Va
 // below U exactly when it is at or below U cut at its last rune boundary
 // within the limit, followed by the greatest string that fits in the bytes
 // left. (Below U is the same as at or below for such a key.)
-func clampUpper(c *keyCond) {
+func clampUpper(c *expr.KeyCond) {
 	limit := keyLimit(true)
 	long := func(av types.AttributeValue) (string, bool) {
 		if s, ok := av.(*types.AttributeValueMemberS); ok && len(s.Value) > limit {
@@ -614,45 +579,26 @@ func clampUpper(c *keyCond) {
 		}
 		return "", false
 	}
-	switch c.op {
-	case opBetween:
-		if u, ok := long(c.v2); ok {
-			c.v2 = &types.AttributeValueMemberS{Value: clampBound(u, limit)}
+	switch c.Op {
+	case expr.OpBetween:
+		if u, ok := long(c.V2); ok {
+			c.V2 = &types.AttributeValueMemberS{Value: keys.ClampBound(u, limit)}
 		}
 	case expr.OpLe, expr.OpLt:
-		if u, ok := long(c.v1); ok {
-			c.op, c.v1 = expr.OpLe, &types.AttributeValueMemberS{Value: clampBound(u, limit)}
+		if u, ok := long(c.V1); ok {
+			c.Op, c.V1 = expr.OpLe, &types.AttributeValueMemberS{Value: keys.ClampBound(u, limit)}
 		}
 	}
-}
-
-// clampBound is the greatest string of at most limit bytes of UTF-8 that
-// is at or below u on the strings of at most limit bytes (len(u) > limit).
-func clampBound(u string, limit int) string {
-	j := limit
-	for j > 0 && !utf8.RuneStart(u[j]) {
-		j--
-	}
-	// The rune at j does not fit; the greatest rune of the bytes left does.
-	switch limit - j {
-	case 0:
-		return u[:j]
-	case 1:
-		return u[:j] + "\x7f"
-	case 2:
-		return u[:j] + "\u07ff"
-	}
-	return u[:j] + "\uffff"
 }
 
 // checkSortSize refuses, before the network, a sort key condition with a
 // value DynamoDB refuses: one over its 1024-byte limit of a sort key
 // attribute (as long as a key no item can have).
-func (q *querySpec) checkSortSize(conds ...keyCond) error {
+func (q *querySpec) checkSortSize(conds ...expr.KeyCond) error {
 	for _, c := range conds {
-		for _, av := range []types.AttributeValue{c.v1, c.v2} {
+		for _, av := range []types.AttributeValue{c.V1, c.V2} {
 			if n, limit := keyBytes(av), keyLimit(true); n > limit {
-				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.attr,
+				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.Attr,
 					Err: fmt.Errorf("sort key condition value is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
 			}
 		}
@@ -660,8 +606,9 @@ func (q *querySpec) checkSortSize(conds ...keyCond) error {
 	return nil
 }
 
-// templatedSortCond is templatedSort before the size check.
-func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflect.Value) (*keyCond, bool, error) {
+// templatedSort builds the key condition on a rendered sort key (see
+// sortRange); empty reports a range that can hold nothing.
+func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*expr.KeyCond, bool, error) {
 	if q.kind == sortNone {
 		return shapeCond(sk, attr), false, nil
 	}
@@ -698,7 +645,7 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 		return nil, false, err
 	}
 	if n := len(q.fields); q.op == Eq && n == len(sk.fields) {
-		return keyCmp(attr, expr.OpEq, r.prefix+E+r.lit), false, nil // the whole key: lit ends it
+		return expr.KeyCmp(attr, expr.OpEq, r.prefix+E+r.lit), false, nil // the whole key: lit ends it
 	}
 	return r.compare(q.op, E)
 }
@@ -706,7 +653,7 @@ func (q *querySpec) templatedSortCond(sk compiledKey, attr string, kv, hv reflec
 // shapeCond is the key condition of a query without a sort condition:
 // the sort keys of the entity's shape, those starting with the constant
 // text its template begins with (nil when it begins with a field).
-func shapeCond(sk compiledKey, attr string) *keyCond {
+func shapeCond(sk compiledKey, attr string) *expr.KeyCond {
 	if !sk.defined() {
 		return nil
 	}
@@ -715,16 +662,14 @@ func shapeCond(sk compiledKey, attr string) *keyCond {
 	case cp == "":
 		return nil
 	case len(sk.fields) == 0:
-		return keyCmp(attr, expr.OpEq, cp)
+		return expr.KeyCmp(attr, expr.OpEq, cp)
 	}
-	return keyCmp(attr, opBeginsWith, cp)
+	return expr.KeyCmp(attr, expr.OpBeginsWith, cp)
 }
 
 // sortRange is a sort condition on a rendered sort key whose named fields
-// are all but the last equal to the key's. Because escaped values contain
-// no byte below '%' and every placeholder is followed by a delimiter below
-// '%' (or ends the key), comparing rendered keys compares field tuples;
-// the ranges rely on that.
+// are all but the last equal to the key's; its ranges rely on rendered
+// keys comparing as their field tuples (see internal/keys/order.go).
 type sortRange struct {
 	q      *querySpec
 	attr   string
@@ -765,21 +710,21 @@ func (r sortRange) eqHigh(E string) string {
 	if r.lit == "" {
 		return r.prefix + E
 	}
-	return r.prefix + E + r.lit + maxRune
+	return r.prefix + E + r.lit + keys.AboveAll
 }
 
 // between is the condition lo <= key <= hi; empty when lo > hi.
-func (r sortRange) between(lo, hi string) (*keyCond, bool, error) {
+func (r sortRange) between(lo, hi string) (*expr.KeyCond, bool, error) {
 	if lo > hi {
 		return nil, true, nil
 	}
-	c := keyCmp(r.attr, opBetween, lo)
-	c.v2 = &types.AttributeValueMemberS{Value: hi}
+	c := expr.KeyCmp(r.attr, expr.OpBetween, lo)
+	c.V2 = &types.AttributeValueMemberS{Value: hi}
 	return c, false, nil
 }
 
 // beginsWith is the condition "the last named field starts with prefix".
-func (r sortRange) beginsWith(prefix string) (*keyCond, bool, error) {
+func (r sortRange) beginsWith(prefix string) (*expr.KeyCond, bool, error) {
 	e := r.q.r.e
 	if k := r.last.Type.Kind(); r.place.Format == nil && k != reflect.String && !(k == reflect.Pointer && r.last.Type.Elem().Kind() == reflect.String) {
 		return nil, false, validationErr(e.name, r.last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", r.last.Type)
@@ -791,92 +736,54 @@ func (r sortRange) beginsWith(prefix string) (*keyCond, bool, error) {
 	if err != nil {
 		return nil, false, valueKeyError(e.name, r.q.index, r.attr, r.last.Name, err)
 	}
-	return keyCmp(r.attr, opBeginsWith, string(b)), false, nil
+	return expr.KeyCmp(r.attr, expr.OpBeginsWith, string(b)), false, nil
 }
 
 // compare is the condition "the last named field op E" (E rendered), the
 // fields before it equal to the key's; Eq here is a prefix match, the
 // sort key having fields after the last named one.
-func (r sortRange) compare(op SortOp, E string) (*keyCond, bool, error) {
+func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 	P, L := r.prefix, r.lit
 	switch op {
 	case Eq:
-		return keyCmp(r.attr, opBeginsWith, P+E+L), false, nil
+		return expr.KeyCmp(r.attr, expr.OpBeginsWith, P+E+L), false, nil
 	case Ge:
 		if P == "" {
-			return keyCmp(r.attr, expr.OpGe, E), false, nil
+			return expr.KeyCmp(r.attr, expr.OpGe, E), false, nil
 		}
-		return r.between(P+E, P+maxRune)
+		return r.between(P+E, P+keys.AboveAll)
 	case Gt:
 		// Escaped values continue with bytes from '%' up, and the
 		// delimiter after them is below it, so E+"%" is above every key
 		// holding E and at or below every key holding more.
 		above := E + "%"
 		if r.place.Format != nil {
-			above = formattedAbove(E, L)
+			above = keys.FormattedAbove(E, L)
 		}
 		if P == "" {
-			return keyCmp(r.attr, expr.OpGe, above), false, nil
+			return expr.KeyCmp(r.attr, expr.OpGe, above), false, nil
 		}
-		return r.between(P+above, P+maxRune)
+		return r.between(P+above, P+keys.AboveAll)
 	case Le:
 		if P == "" {
-			return keyCmp(r.attr, expr.OpLe, r.eqHigh(E)), false, nil
+			return expr.KeyCmp(r.attr, expr.OpLe, r.eqHigh(E)), false, nil
 		}
 		return r.between(P, r.eqHigh(E))
 	}
 	// Lt
 	switch {
 	case P == "":
-		return keyCmp(r.attr, expr.OpLt, E), false, nil
+		return expr.KeyCmp(r.attr, expr.OpLt, E), false, nil
 	case r.place.Format != nil:
-		return r.between(P, P+formattedBelow(E))
+		return r.between(P, P+keys.FormattedBelow(E))
 	}
-	return r.between(P, P+predecessor(E)+maxRune)
-}
-
-// formattedAbove returns the lowest string, after the prefix, of the keys
-// whose value for a formatted placeholder is above E (L is the literal
-// after it): every key holding E is prefix+E+L+… (below prefix+E+L+maxRune,
-// which no key equals) or, at the end of the template, prefix+E itself,
-// whose successor is E+"\x00". A raw value continuing E is above both
-// when it holds no byte below the delimiter (the catalog lint warns where
-// it may).
-func formattedAbove(E, L string) string {
-	if L == "" {
-		return E + "\x00"
-	}
-	return E + L + maxRune
-}
-
-// formattedBelow returns the highest string of the keys whose value for a
-// formatted placeholder is below E (an inclusive bound): the strings below
-// E are those at or below E without its last byte when that byte is NUL,
-// and otherwise those below E with its last rune decremented, followed by
-// anything (maxRune).
-func formattedBelow(E string) string {
-	if E[len(E)-1] == 0 {
-		return E[:len(E)-1]
-	}
-	return predecessor(E) + maxRune
-}
-
-// predecessor returns E with its last rune decremented: every encoded value
-// below E, followed by anything, sorts at or below predecessor(E)+maxRune.
-// Encoded values end in a rune >= '&', so the result stays valid UTF-8.
-func predecessor(E string) string {
-	r, size := utf8.DecodeLastRuneInString(E)
-	r--
-	if r >= 0xD800 && r <= 0xDFFF {
-		r = 0xD7FF
-	}
-	return E[:len(E)-size] + string(r)
+	return r.between(P, P+keys.Predecessor(E)+keys.AboveAll)
 }
 
 // multiValue is the key attribute value of field f of kv in a
 // multi-attribute index.
-func (q *querySpec) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
-	e := q.r.e
+func (r *boundEntity) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+	e := r.e
 	if !f.Present(v) {
 		return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
 	}
@@ -889,59 +796,41 @@ func (q *querySpec) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) 
 
 // multiSort builds the sort key conditions of a multi-attribute index:
 // the sort attributes left to right.
-func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]keyCond, error) {
-	e := q.r.e
+func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]expr.KeyCond, error) {
 	if q.kind == sortNone {
 		return nil, nil
 	}
-	value := func(f *model.Field, v reflect.Value) (types.AttributeValue, error) { return q.multiValue(idx, f, v) }
-	var conds []keyCond
-	where := "index " + idx.name
-	if err := q.sortFields(idx.sort, where); err != nil {
+	if err := q.sortFields(idx.sort, "index "+idx.name); err != nil {
 		return nil, err
 	}
+	var conds []expr.KeyCond
 	n := len(q.fields)
 	for _, f := range idx.sort[:n-1] {
-		av, err := value(f, kv)
+		av, err := q.r.multiValue(idx, f, kv)
 		if err != nil {
 			return nil, err
 		}
-		conds = append(conds, keyCond{attr: f.Attr, op: expr.OpEq, v1: av})
+		conds = append(conds, expr.KeyCond{Attr: f.Attr, Op: expr.OpEq, V1: av})
 	}
 	last := idx.sort[n-1]
 	if q.kind == sortBeginsWith {
 		if st, _ := scalarType(last); st != types.ScalarAttributeTypeS {
-			return nil, validationErr(e.name, last.Name, "BeginsWith needs a string attribute")
+			return nil, validationErr(q.r.e.name, last.Name, "BeginsWith needs a string attribute")
 		}
-		conds = append(conds, *keyCmp(last.Attr, opBeginsWith, q.prefix))
-		return conds, q.checkSortSize(conds...)
+		return append(conds, *expr.KeyCmp(last.Attr, expr.OpBeginsWith, q.prefix)), nil
 	}
-	av, err := value(last, kv)
+	av, err := q.r.multiValue(idx, last, kv)
 	if err != nil {
 		return nil, err
 	}
-	c := keyCond{attr: last.Attr, v1: av}
-	switch {
-	case q.kind == sortBetween:
-		hi, err := value(last, hv)
-		if err != nil {
+	c := expr.KeyCond{Attr: last.Attr, Op: sortOps[q.op], V1: av}
+	if q.kind == sortBetween {
+		if c.V2, err = q.r.multiValue(idx, last, hv); err != nil {
 			return nil, err
 		}
-		c.op, c.v2 = opBetween, hi
-	case q.op == Eq:
-		c.op = expr.OpEq
-	case q.op == Lt:
-		c.op = expr.OpLt
-	case q.op == Le:
-		c.op = expr.OpLe
-	case q.op == Gt:
-		c.op = expr.OpGt
-	case q.op == Ge:
-		c.op = expr.OpGe
+		c.Op = expr.OpBetween
 	}
-	clampUpper(&c)
-	conds = append(conds, c)
-	return conds, q.checkSortSize(conds...)
+	return append(conds, c), nil
 }
 
 func avString(av types.AttributeValue) string {
@@ -969,15 +858,28 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		return Page[T]{}, err
 	}
 	f, limit := q.reader(p, true)
-	return pageOf(ctx, f, limit, q.r, q.mine)
+	return pageOf(ctx, f, limit, q.r)
 }
 
-// mine reports whether an item the query's filter let through is the
+// mine reports whether an item a read's filter let through is the
 // entity's: always, unless the entity matches keys, whose untyped items
 // the filter checks only by their keys' constant text, and whose key must
 // also parse with the entity's templates (see Entity.owns).
-func (q *querySpec) mine(item map[string]types.AttributeValue) bool {
-	return !q.r.e.foreign.matchKeys || q.r.e.owns(&q.r.t.opts, item)
+func (r *boundEntity) mine(item map[string]types.AttributeValue) bool {
+	return !r.e.foreign.matchKeys || r.e.owns(&r.t.opts, item)
+}
+
+// countItems counts the entity's items among those reqs match: with
+// Select COUNT or, for an entity matching keys ([Schema].MatchKeys), whose
+// untyped items must be told apart by their keys, by reading the keys.
+func (r *boundEntity) countItems(ctx context.Context, reqs []*request) (int, error) {
+	if !r.e.foreign.matchKeys {
+		return count(ctx, reqs, nil)
+	}
+	for _, req := range reqs {
+		req.src.keysOnly(&r.t.opts)
+	}
+	return count(ctx, reqs, r.mine)
 }
 
 // sized reports whether a request may ask for the items a Limit still
@@ -995,8 +897,8 @@ func (q *querySpec) requests(p *plan, count bool) []*request {
 	newRequest := func(in *dynamodb.QueryInput) *request {
 		// Without a filter of the caller's, the item after a response is
 		// mostly the entity's: a lookahead reads one item first.
-		return &request{t: q.r.t, src: source{query: in}, entity: q.r.e.name, what: what,
-			probeOne: q.filter == nil, bind: p.bind, cursorKeys: p.cursorKeys}
+		return &request{t: q.r.t, src: querySource(in), entity: q.r.e.name, what: what,
+			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys}
 	}
 	if p.shards == nil {
 		r := newRequest(p.in)
@@ -1044,22 +946,15 @@ func (q *querySpec) reader(p *plan, page bool) (pager, int) {
 // stops after yielding an error. Each call to the iterator runs the query
 // again.
 func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
+	return seqOf(func(yield func(T, error) bool) error {
 		p, err := q.plan(false)
-		if err != nil {
-			var zero T
-			yield(zero, err)
-			return
-		}
-		if p.empty {
-			return
+		if err != nil || p.empty {
+			return err
 		}
 		f, limit := q.reader(p, false)
-		if _, err := paginate(ctx, f, limit, decodeYield(q.r, q.mine, yield), nil); err != nil {
-			var zero T
-			yield(zero, err)
-		}
-	}
+		_, err = paginate(ctx, f, limit, yielder(q.r.take, yield), nil)
+		return err
+	})
 }
 
 // Collect reads every item the query matches (at most Limit) into a slice.
@@ -1074,14 +969,7 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	if err != nil || p.empty {
 		return 0, err
 	}
-	reqs := q.requests(p, true)
-	if !q.r.e.foreign.matchKeys {
-		return count(ctx, reqs, nil)
-	}
-	for _, r := range reqs {
-		r.src.keysOnly(&q.r.t.opts)
-	}
-	return count(ctx, reqs, q.mine)
+	return q.r.countItems(ctx, q.requests(p, true))
 }
 
 // Request returns the QueryInput the query would send first, without

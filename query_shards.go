@@ -60,7 +60,7 @@ type shardMerge struct {
 // from the start). Each request asks for limit items when the caller set
 // no PageSize (limit 0: as many as DynamoDB returns).
 func newShardMerge(t *Table, p *plan, reqs []*request, desc bool, limit int) *shardMerge {
-	m := &shardMerge{t: t, order: p.cursorKeys[1:], desc: desc, bind: p.bind, cursorKeys: p.cursorKeys}
+	m := &shardMerge{t: t, order: p.cursorKeys[1:], desc: desc, bind: p.binding.bind, cursorKeys: p.cursorKeys}
 	for i, r := range reqs {
 		s := &shardStream{r: r}
 		if p.shardPos != nil {

@@ -47,21 +47,15 @@ type TableScan struct {
 
 // scanSpec is what a Scan and a TableScan are built from.
 type scanSpec struct {
+	readSpec
 	segment, total int // Segment(segment, total); total 0: the whole table
 	workers        int // Segments(n)
-	filter         *expression.ConditionBuilder
-	project        []string
-	limit          int
-	pageSize       int32
-	after          string
-	consistent     bool
-	errs           []error
 }
 
 // Scan starts a scan of r's items. [ReadOptions] set by optFns apply to
 // every request, as for [Repo.Query].
 func (r *Repo[T]) Scan(optFns ...func(*ReadOptions)) *Scan[T] {
-	q := &Scan[T]{r: r}
+	q := &Scan[T]{r: r, s: scanSpec{readSpec: readSpec{what: "scan: "}}}
 	q.s.readOptions(optFns)
 	return q
 }
@@ -70,51 +64,28 @@ func (r *Repo[T]) Scan(optFns ...func(*ReadOptions)) *Scan[T] {
 // optFns apply to every request; Fields names fields of the targets, as
 // for a [Collection].
 func (t *Table) Scan(optFns ...func(*ReadOptions)) *TableScan {
-	q := &TableScan{t: t}
+	q := &TableScan{t: t, s: scanSpec{readSpec: readSpec{what: "scan: "}}}
 	q.s.readOptions(optFns)
 	return q
 }
 
-// readOptions records the options of a scan.
-func (s *scanSpec) readOptions(optFns []func(*ReadOptions)) {
-	if len(optFns) > 0 {
-		o := readOpts(optFns)
-		s.project, s.consistent = o.Fields, o.ConsistentRead
-	}
-}
-
 func (s scanSpec) clone() scanSpec {
-	s.errs = slices.Clone(s.errs)
-	s.project = slices.Clone(s.project)
+	s.readSpec = s.readSpec.clone()
 	return s
 }
 
 func (s *scanSpec) segmentOf(i, total int) {
 	if total < 1 || total > 1000000 || i < 0 || i >= total {
-		s.errs = append(s.errs, validationErr("", "", "scan: Segment(%d, %d): total must be 1 to 1,000,000 and the segment 0 to total-1", i, total))
+		s.fail("Segment(%d, %d): total must be 1 to 1,000,000 and the segment 0 to total-1", i, total)
 	}
 	s.segment, s.total = i, total
 }
 
 func (s *scanSpec) segmentsOf(n int) {
 	if n < 1 || n > 1000000 {
-		s.errs = append(s.errs, validationErr("", "", "scan: Segments(%d): must be 1 to 1,000,000", n))
+		s.fail("Segments(%d): must be 1 to 1,000,000", n)
 	}
 	s.workers = n
-}
-
-func (s *scanSpec) limitTo(n int) {
-	if n < 0 {
-		s.errs = append(s.errs, validationErr("", "", "scan: negative Limit"))
-	}
-	s.limit = n
-}
-
-func (s *scanSpec) pageSizeOf(n int) {
-	if n < 1 || n > 1<<30 {
-		s.errs = append(s.errs, validationErr("", "", "scan: PageSize must be positive"))
-	}
-	s.pageSize = int32(n)
 }
 
 // Segment makes the scan read segment i of total (0 <= i < total), as
@@ -207,12 +178,13 @@ type scanned struct {
 	names      expr.Resolver                    // resolves the filter's names
 	project    func([]string) ([]string, error) // resolves the projection's
 	skipping   bool                             // whether some items read are skipped
+	errs       []error                          // the targets' mistakes
 }
 
 // plan builds the scan's requests, one per segment to read. count plans a
 // Select COUNT, paging a Page.
 func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, error) {
-	if err := s.check(sc.entity, paging); err != nil {
+	if err := s.check(sc, paging); err != nil {
 		return nil, err
 	}
 	in, err := s.input(t, sc, count)
@@ -228,7 +200,7 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 		if in.TotalSegments != nil {
 			seg = strconv.Itoa(int(*in.Segment)) + "/" + strconv.Itoa(int(*in.TotalSegments))
 		}
-		return &request{t: t, src: source{scan: in}, entity: sc.entity, what: what,
+		return &request{t: t, src: scanSource(in), entity: sc.entity, what: what,
 			size:     s.pageSize == 0 && s.filter == nil && !sc.skipping,
 			probeOne: sc.typeFilter == nil && s.filter == nil,
 			bind:     cursorBinding(t.name, "", "\x00scan", sc.entity, seg), cursorKeys: t.primaryKeyAttrs()}
@@ -239,11 +211,9 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 		}
 		r := newRequest(in)
 		if s.after != "" {
-			start, err := t.decodeCursor(s.after, r.bind, r.cursorKeys)
-			if err != nil {
+			if in.ExclusiveStartKey, err = t.decodeCursor(s.after, r.bind, r.cursorKeys); err != nil {
 				return nil, err
 			}
-			in.ExclusiveStartKey = start
 		}
 		return []*request{r}, nil
 	}
@@ -257,8 +227,8 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 }
 
 // check reports the scan's mistakes.
-func (s *scanSpec) check(reading string, paging bool) error {
-	errs := slices.Clone(s.errs)
+func (s *scanSpec) check(sc scanned, paging bool) error {
+	errs, reading := append(slices.Clone(s.errs), sc.errs...), sc.entity
 	if s.workers > 0 && s.total > 0 {
 		errs = append(errs, validationErr(reading, "", "scan: Segment and Segments do not combine: a worker reading one segment takes Segment(i, n)"))
 	}
@@ -283,11 +253,7 @@ func (s *scanSpec) input(t *Table, sc scanned, count bool) (*dynamodb.ScanInput,
 		if err != nil {
 			return nil, condErr(sc.entity, "bad scan filter", err)
 		}
-		if filter != "" {
-			filter = expr.And(filter, user)
-		} else {
-			filter = user
-		}
+		filter = expr.And(filter, user)
 	}
 	in := &dynamodb.ScanInput{TableName: &t.name}
 	if filter != "" {
@@ -327,21 +293,10 @@ func (q *Scan[T]) plan(count, paging bool) ([]*request, error) {
 		names: r.e.condNames(r.t, "filter"), project: r.projectionAttrs, skipping: r.e.foreign.matchKeys}, count, paging)
 }
 
-// mine reports whether a scanned item is the entity's: always, unless the
-// entity matches keys and the item is untyped with a key of another shape.
-func (q *Scan[T]) mine(item map[string]types.AttributeValue) bool {
-	return !q.r.e.foreign.matchKeys || q.r.e.owns(&q.r.t.opts, item)
-}
-
 func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) ([]*request, *router, error) {
 	rt, errs := newRouter(q.t, targets, needTargets, q.skipUnknown)
-	if len(errs) > 0 {
-		q2 := q.clone()
-		q2.s.errs = append(q2.s.errs, errs...)
-		q = q2
-	}
 	project := func(fields []string) ([]string, error) { return mixedProjection(q.t, targets, fields, nil) }
-	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets), project: project, skipping: q.skipUnknown}, count, paging)
+	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets), project: project, skipping: q.skipUnknown, errs: errs}, count, paging)
 	return reqs, rt, err
 }
 
@@ -354,7 +309,7 @@ func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
 	if err != nil {
 		return Page[T]{}, err
 	}
-	return pageOf(ctx, reqs[0], q.s.limit, q.r, q.mine)
+	return pageOf(ctx, reqs[0], q.s.limit, q.r)
 }
 
 // All returns an iterator over r's items (at most Limit), reading one
@@ -362,18 +317,13 @@ func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
 // Segments(n), one per segment). It stops after yielding an error; each
 // use scans again.
 func (q *Scan[T]) All(ctx context.Context) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
+	return seqOf(func(yield func(T, error) bool) error {
 		reqs, err := q.plan(false, false)
 		if err != nil {
-			var zero T
-			yield(zero, err)
-			return
+			return err
 		}
-		if err := readAll(ctx, reqs, q.s.limit, decodeYield(q.r, q.mine, yield)); err != nil {
-			var zero T
-			yield(zero, err)
-		}
-	}
+		return readAll(ctx, reqs, q.s.limit, yielder(q.r.take, yield))
+	})
 }
 
 // Collect reads every item the scan returns (at most Limit) into a slice.
@@ -388,13 +338,7 @@ func (q *Scan[T]) Count(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if !q.r.e.foreign.matchKeys {
-		return count(ctx, reqs, nil)
-	}
-	for _, r := range reqs {
-		r.src.keysOnly(&q.r.t.opts)
-	}
-	return count(ctx, reqs, q.mine)
+	return q.r.countItems(ctx, reqs)
 }
 
 // Request returns the ScanInput the scan sends first (the first
@@ -425,16 +369,13 @@ func (q *TableScan) Page(ctx context.Context, targets ...*Target) (Page[any], er
 // Segments(n), one per segment). Targets are used by the iterating
 // goroutine only, with or without Segments.
 func (q *TableScan) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {
-	return func(yield func(any, error) bool) {
+	return seqOf(func(yield func(any, error) bool) error {
 		reqs, rt, err := q.plan(targets, true, false, false)
 		if err != nil {
-			yield(nil, err)
-			return
+			return err
 		}
-		if err := readAll(ctx, reqs, q.s.limit, routeYield(rt, yield)); err != nil {
-			yield(nil, err)
-		}
-	}
+		return readAll(ctx, reqs, q.s.limit, yielder(rt.route, yield))
+	})
 }
 
 // Collect reads every item (at most Limit) into the targets and returns

@@ -218,7 +218,9 @@ func (u *updateSpec) listOp(f *model.Field, name, op string, kind writeplan.OpKi
 	list := reflect.MakeSlice(reflect.SliceOf(ft.Elem()), 0, len(values))
 	if len(values) == 1 {
 		if v := reflect.ValueOf(values[0]); v.IsValid() && (v.Kind() == reflect.Slice || v.Kind() == reflect.Array) && v.Type().Elem() == ft.Elem() {
-			list = reflect.AppendSlice(list, sliceOf(v))
+			for i := range v.Len() {
+				list = reflect.Append(list, v.Index(i))
+			}
 			values = nil
 		}
 	}
@@ -290,16 +292,6 @@ func (u *updateSpec) setOp(f *model.Field, name, op string, kind writeplan.OpKin
 		return writeplan.Op{}, validationErr(e.name, name, "%s with elements on a field stored as %s, not a set; tag it stringset, numberset or binaryset (Append adds to a list)", op, avKind(av))
 	}
 	return writeplan.Op{Field: f, Kind: kind, V: fv, AV: av, Name: op}, nil
-}
-
-// sliceOf returns v (a slice or an array) as a slice.
-func sliceOf(v reflect.Value) reflect.Value {
-	if v.Kind() == reflect.Slice {
-		return v
-	}
-	s := reflect.MakeSlice(reflect.SliceOf(v.Type().Elem()), v.Len(), v.Len())
-	reflect.Copy(s, v)
-	return s
 }
 
 // convertTo returns x as a value of type t when it is assignable, or
