@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/model"
 )
 
@@ -281,11 +282,11 @@ func (q *Query[T]) Describe() QueryDescription {
 // on sort key sk, with the template's placeholders for the values.
 func (q *querySpec) describeTemplatedSort(sk compiledKey, attr string) []string {
 	if c := shapeCond(sk, attr); c != nil && q.kind == sortNone {
-		v := c.v1.(*types.AttributeValueMemberS).Value
-		if c.op == opBeginsWith {
+		v := c.V1.(*types.AttributeValueMemberS).Value
+		if c.Op == expr.OpBeginsWith {
 			return []string{"begins_with(" + attr + ", " + v + ")"}
 		}
-		return []string{attr + c.op + v}
+		return []string{attr + c.Op + v}
 	}
 	n := min(len(q.fields), len(sk.fields))
 	if n == 0 {
