@@ -178,16 +178,17 @@ func (r *recording) around(ctx context.Context, op string, in any, send func(con
 // the input (operations set fields such as ExclusiveStartKey on the input
 // they send again) and a function sending that copy through next, with
 // extra call options; a nil response and error means an empty response.
+// next is nil in a Preview of a table without a client.
 type wrapped struct {
 	next Client
 	hook func(ctx context.Context, op string, in any, send func(context.Context, ...func(*dynamodb.Options)) (any, error)) (any, error)
 }
 
 func through[I, O any](w *wrapped, ctx context.Context, op string, in *I, optFns []func(*dynamodb.Options),
-	send func(context.Context, *I, ...func(*dynamodb.Options)) (*O, error)) (*O, error) {
+	send func(Client, context.Context, *I, ...func(*dynamodb.Options)) (*O, error)) (*O, error) {
 	cp := *in
 	out, err := w.hook(ctx, op, &cp, func(ctx context.Context, extra ...func(*dynamodb.Options)) (any, error) {
-		out, err := send(ctx, &cp, append(optFns[:len(optFns):len(optFns)], extra...)...)
+		out, err := send(w.next, ctx, &cp, append(optFns[:len(optFns):len(optFns)], extra...)...)
 		if out == nil {
 			return nil, err // an untyped nil, for the hook
 		}
@@ -203,61 +204,61 @@ func through[I, O any](w *wrapped, ctx context.Context, op string, in *I, optFns
 }
 
 func (w *wrapped) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return through(w, ctx, "GetItem", in, optFns, w.next.GetItem)
+	return through(w, ctx, "GetItem", in, optFns, Client.GetItem)
 }
 
 func (w *wrapped) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return through(w, ctx, "PutItem", in, optFns, w.next.PutItem)
+	return through(w, ctx, "PutItem", in, optFns, Client.PutItem)
 }
 
 func (w *wrapped) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return through(w, ctx, "UpdateItem", in, optFns, w.next.UpdateItem)
+	return through(w, ctx, "UpdateItem", in, optFns, Client.UpdateItem)
 }
 
 func (w *wrapped) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return through(w, ctx, "DeleteItem", in, optFns, w.next.DeleteItem)
+	return through(w, ctx, "DeleteItem", in, optFns, Client.DeleteItem)
 }
 
 func (w *wrapped) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return through(w, ctx, "Query", in, optFns, w.next.Query)
+	return through(w, ctx, "Query", in, optFns, Client.Query)
 }
 
 func (w *wrapped) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return through(w, ctx, "Scan", in, optFns, w.next.Scan)
+	return through(w, ctx, "Scan", in, optFns, Client.Scan)
 }
 
 func (w *wrapped) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return through(w, ctx, "BatchGetItem", in, optFns, w.next.BatchGetItem)
+	return through(w, ctx, "BatchGetItem", in, optFns, Client.BatchGetItem)
 }
 
 func (w *wrapped) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return through(w, ctx, "BatchWriteItem", in, optFns, w.next.BatchWriteItem)
+	return through(w, ctx, "BatchWriteItem", in, optFns, Client.BatchWriteItem)
 }
 
 func (w *wrapped) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return through(w, ctx, "TransactGetItems", in, optFns, w.next.TransactGetItems)
+	return through(w, ctx, "TransactGetItems", in, optFns, Client.TransactGetItems)
 }
 
 func (w *wrapped) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return through(w, ctx, "TransactWriteItems", in, optFns, w.next.TransactWriteItems)
+	return through(w, ctx, "TransactWriteItems", in, optFns, Client.TransactWriteItems)
 }
 
 func (w *wrapped) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return through(w, ctx, "CreateTable", in, optFns, w.next.CreateTable)
+	return through(w, ctx, "CreateTable", in, optFns, Client.CreateTable)
 }
 
 func (w *wrapped) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return through(w, ctx, "DescribeTable", in, optFns, w.next.DescribeTable)
+	return through(w, ctx, "DescribeTable", in, optFns, Client.DescribeTable)
 }
 
 func (w *wrapped) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return through(w, ctx, "DeleteTable", in, optFns, w.next.DeleteTable)
+	return through(w, ctx, "DeleteTable", in, optFns, Client.DeleteTable)
 }
 
 func (w *wrapped) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	return through(w, ctx, "UpdateTimeToLive", in, optFns, w.next.UpdateTimeToLive)
+	return through(w, ctx, "UpdateTimeToLive", in, optFns, Client.UpdateTimeToLive)
 }
 
 func (w *wrapped) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return through(w, ctx, "DescribeTimeToLive", in, optFns, w.next.DescribeTimeToLive)
+	return through(w, ctx, "DescribeTimeToLive", in, optFns, Client.DescribeTimeToLive)
 }
