@@ -198,11 +198,7 @@ func BatchWrite(ctx context.Context, ops []WriteOp, optFns ...func(*BatchOptions
 		}
 		runBounded(ctx, run.concurrency, chunks, b.send)
 	}
-	if len(b.failed) == 0 {
-		return nil
-	}
-	sortFailures(b.failed)
-	return &BatchError{Op: "BatchWriteItem", Sent: true, Failed: b.failed}
+	return sentErr("BatchWriteItem", b.failed)
 }
 
 // writeRounds splits ops into rounds: the n-th op on a key goes to round
@@ -476,6 +472,12 @@ func runBounded(ctx context.Context, n int, chunks [][]int, fn func(context.Cont
 	wg.Wait()
 }
 
-func sortFailures(f []BatchFailure) {
-	slices.SortStableFunc(f, func(a, b BatchFailure) int { return a.Index - b.Index })
+// sentErr is the error of a batch whose requests were sent: nil, or a
+// *BatchError listing failed in input order.
+func sentErr(op string, failed []BatchFailure) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(failed, func(a, b BatchFailure) int { return a.Index - b.Index })
+	return &BatchError{Op: op, Sent: true, Failed: failed}
 }

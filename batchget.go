@@ -64,11 +64,7 @@ func BatchGet(ctx context.Context, ops []GetOp, optFns ...func(*BatchOptions)) (
 			}
 		}
 	}
-	if len(failed) == 0 {
-		return found, nil
-	}
-	sortFailures(failed)
-	return found, &BatchError{Op: "BatchGetItem", Sent: true, Failed: failed}
+	return found, sentErr("BatchGetItem", failed)
 }
 
 // getGroup is the ops of a BatchGet that one table reads with the same

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
@@ -145,71 +146,64 @@ func PatternOf(ctx context.Context) string {
 	return s
 }
 
-// observing is the Client through which a table with an Observe hook sends
+// observing is the hook through which a table with an Observe hook sends
 // a request: it asks for the consumed capacity, counts the SDK's attempts
 // and reports the request to the hook. It is made per request (it holds the
 // entity), only when a hook is installed.
 type observing struct {
 	t      *Table
-	next   Client
 	entity string
 	plan   bool
 }
 
-// observe sends a copy of in through send, with ReturnConsumedCapacity
-// set where the operation has it, and reports the request; fill takes from
-// the input and output what the Observation holds.
-func observe[I, O any](c *observing, ctx context.Context, op string, in *I, optFns []func(*dynamodb.Options),
-	send func(context.Context, *I, ...func(*dynamodb.Options)) (*O, error), fill func(*Observation, *I, *O)) (*O, error) {
-	cp := *in
-	askCapacity(&cp)
+// around sends in with ReturnConsumedCapacity set where the operation has
+// it, and reports the request.
+func (c *observing) around(ctx context.Context, op string, in any, send func(context.Context, ...func(*dynamodb.Options)) (any, error)) (any, error) {
+	if rc := capacityField(in); rc != nil && *rc == "" {
+		*rc = types.ReturnConsumedCapacityIndexes
+	}
 	att := &attemptCounter{}
-	opts := append(optFns[:len(optFns):len(optFns)], afterRetry("singletable.observe", att.handle))
 	start := time.Now()
-	out, err := send(ctx, &cp, opts...)
+	out, err := send(ctx, afterRetry("singletable.observe", att.handle))
 	o := Observation{
 		Op: op, Table: c.t.name, Entity: c.entity, Pattern: PatternOf(ctx), PlanRead: c.plan,
 		Latency: time.Since(start), Err: err, Retry: backoff.Retry(ctx),
 		Attempts: att.attempts, Throttles: att.throttles,
 	}
-	if fill != nil {
-		fill(&o, &cp, out)
+	if c.t.opts.ObserveKeys {
+		o.Keys = c.requestKeys(in)
 	}
+	fillResult(&o, in, out)
 	c.t.opts.Observe(ctx, &o)
 	return out, err
 }
 
-// askCapacity asks for the consumed capacity per index on a request that
-// can return it and does not ask already.
-func askCapacity(in any) {
-	var rc *types.ReturnConsumedCapacity
+// capacityField returns the ReturnConsumedCapacity field of a request, nil
+// for table administration, which has none.
+func capacityField(in any) *types.ReturnConsumedCapacity {
 	switch in := in.(type) {
 	case *dynamodb.GetItemInput:
-		rc = &in.ReturnConsumedCapacity
+		return &in.ReturnConsumedCapacity
 	case *dynamodb.PutItemInput:
-		rc = &in.ReturnConsumedCapacity
+		return &in.ReturnConsumedCapacity
 	case *dynamodb.UpdateItemInput:
-		rc = &in.ReturnConsumedCapacity
+		return &in.ReturnConsumedCapacity
 	case *dynamodb.DeleteItemInput:
-		rc = &in.ReturnConsumedCapacity
+		return &in.ReturnConsumedCapacity
 	case *dynamodb.QueryInput:
-		rc = &in.ReturnConsumedCapacity
+		return &in.ReturnConsumedCapacity
 	case *dynamodb.ScanInput:
-		rc = &in.ReturnConsumedCapacity
+		return &in.ReturnConsumedCapacity
 	case *dynamodb.BatchGetItemInput:
-		rc = &in.ReturnConsumedCapacity
+		return &in.ReturnConsumedCapacity
 	case *dynamodb.BatchWriteItemInput:
-		rc = &in.ReturnConsumedCapacity
+		return &in.ReturnConsumedCapacity
 	case *dynamodb.TransactGetItemsInput:
-		rc = &in.ReturnConsumedCapacity
+		return &in.ReturnConsumedCapacity
 	case *dynamodb.TransactWriteItemsInput:
-		rc = &in.ReturnConsumedCapacity
-	default:
-		return // administration requests have no capacity
+		return &in.ReturnConsumedCapacity
 	}
-	if *rc == "" {
-		*rc = types.ReturnConsumedCapacityIndexes
-	}
+	return nil
 }
 
 // attemptCounter counts a request's HTTP attempts and the throttled ones.
@@ -235,10 +229,53 @@ func (c *observing) itemKey(item map[string]types.AttributeValue) map[string]typ
 	return k
 }
 
-func (c *observing) keys(o *Observation, ks ...map[string]types.AttributeValue) {
-	if c.t.opts.ObserveKeys {
-		o.Keys = append(o.Keys, ks...)
+// requestKeys returns the primary keys of the items a request addresses.
+func (c *observing) requestKeys(in any) (ks []map[string]types.AttributeValue) {
+	switch in := in.(type) {
+	case *dynamodb.GetItemInput:
+		ks = append(ks, in.Key)
+	case *dynamodb.PutItemInput:
+		ks = append(ks, c.itemKey(in.Item))
+	case *dynamodb.UpdateItemInput:
+		ks = append(ks, in.Key)
+	case *dynamodb.DeleteItemInput:
+		ks = append(ks, in.Key)
+	case *dynamodb.BatchGetItemInput:
+		for _, ka := range in.RequestItems {
+			ks = append(ks, ka.Keys...)
+		}
+	case *dynamodb.BatchWriteItemInput:
+		for _, wrs := range in.RequestItems {
+			for _, wr := range wrs {
+				switch {
+				case wr.PutRequest != nil:
+					ks = append(ks, c.itemKey(wr.PutRequest.Item))
+				case wr.DeleteRequest != nil:
+					ks = append(ks, wr.DeleteRequest.Key)
+				}
+			}
+		}
+	case *dynamodb.TransactGetItemsInput:
+		for _, ti := range in.TransactItems {
+			if ti.Get != nil {
+				ks = append(ks, ti.Get.Key)
+			}
+		}
+	case *dynamodb.TransactWriteItemsInput:
+		for _, ti := range in.TransactItems {
+			switch {
+			case ti.Put != nil:
+				ks = append(ks, c.itemKey(ti.Put.Item))
+			case ti.Update != nil:
+				ks = append(ks, ti.Update.Key)
+			case ti.Delete != nil:
+				ks = append(ks, ti.Delete.Key)
+			case ti.ConditionCheck != nil:
+				ks = append(ks, ti.ConditionCheck.Key)
+			}
+		}
 	}
+	return ks
 }
 
 func capacityOf(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
@@ -248,174 +285,55 @@ func capacityOf(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 	return []types.ConsumedCapacity{*cc}
 }
 
-// read fills what a Query or Scan page reports.
-func read(o *Observation, index *string, startKey map[string]types.AttributeValue, cc *types.ConsumedCapacity, count, scanned int32) {
-	if index != nil {
-		o.Index = *index
+// fillResult fills what the request reports: a Query's or Scan's index
+// and start key, and what its output says (capacity, counts, unprocessed
+// items).
+func fillResult(o *Observation, in, out any) {
+	switch in := in.(type) {
+	case *dynamodb.QueryInput:
+		o.Index, o.Continued = aws.ToString(in.IndexName), in.ExclusiveStartKey != nil
+	case *dynamodb.ScanInput:
+		o.Index, o.Continued = aws.ToString(in.IndexName), in.ExclusiveStartKey != nil
 	}
-	o.Continued = startKey != nil
-	o.Capacity = capacityOf(cc)
-	o.Count, o.Scanned = int(count), int(scanned)
-}
-
-func (c *observing) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return observe(c, ctx, "GetItem", in, optFns, c.next.GetItem, func(o *Observation, in *dynamodb.GetItemInput, out *dynamodb.GetItemOutput) {
-		c.keys(o, in.Key)
-		if out != nil {
-			o.Capacity = capacityOf(out.ConsumedCapacity)
-			if len(out.Item) > 0 {
-				o.Count = 1
-			}
-			o.Scanned = o.Count
+	switch out := out.(type) { // nil when the request failed
+	case *dynamodb.GetItemOutput:
+		o.Capacity = capacityOf(out.ConsumedCapacity)
+		if len(out.Item) > 0 {
+			o.Count, o.Scanned = 1, 1
 		}
-	})
-}
-
-func (c *observing) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return observe(c, ctx, "PutItem", in, optFns, c.next.PutItem, func(o *Observation, in *dynamodb.PutItemInput, out *dynamodb.PutItemOutput) {
-		if c.t.opts.ObserveKeys {
-			c.keys(o, c.itemKey(in.Item))
+	case *dynamodb.PutItemOutput:
+		o.Capacity = capacityOf(out.ConsumedCapacity)
+	case *dynamodb.UpdateItemOutput:
+		o.Capacity = capacityOf(out.ConsumedCapacity)
+	case *dynamodb.DeleteItemOutput:
+		o.Capacity = capacityOf(out.ConsumedCapacity)
+	case *dynamodb.QueryOutput:
+		o.Capacity, o.Count, o.Scanned = capacityOf(out.ConsumedCapacity), int(out.Count), int(out.ScannedCount)
+	case *dynamodb.ScanOutput:
+		o.Capacity, o.Count, o.Scanned = capacityOf(out.ConsumedCapacity), int(out.Count), int(out.ScannedCount)
+	case *dynamodb.BatchGetItemOutput:
+		o.Capacity = out.ConsumedCapacity
+		for _, items := range out.Responses {
+			o.Count += len(items)
 		}
-		if out != nil {
-			o.Capacity = capacityOf(out.ConsumedCapacity)
+		o.Scanned = o.Count
+		for _, ka := range out.UnprocessedKeys {
+			o.Unprocessed += len(ka.Keys)
 		}
-	})
-}
-
-func (c *observing) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return observe(c, ctx, "UpdateItem", in, optFns, c.next.UpdateItem, func(o *Observation, in *dynamodb.UpdateItemInput, out *dynamodb.UpdateItemOutput) {
-		c.keys(o, in.Key)
-		if out != nil {
-			o.Capacity = capacityOf(out.ConsumedCapacity)
+	case *dynamodb.BatchWriteItemOutput:
+		o.Capacity = out.ConsumedCapacity
+		for _, wrs := range out.UnprocessedItems {
+			o.Unprocessed += len(wrs)
 		}
-	})
-}
-
-func (c *observing) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return observe(c, ctx, "DeleteItem", in, optFns, c.next.DeleteItem, func(o *Observation, in *dynamodb.DeleteItemInput, out *dynamodb.DeleteItemOutput) {
-		c.keys(o, in.Key)
-		if out != nil {
-			o.Capacity = capacityOf(out.ConsumedCapacity)
-		}
-	})
-}
-
-func (c *observing) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return observe(c, ctx, "Query", in, optFns, c.next.Query, func(o *Observation, in *dynamodb.QueryInput, out *dynamodb.QueryOutput) {
-		if out == nil {
-			out = &dynamodb.QueryOutput{}
-		}
-		read(o, in.IndexName, in.ExclusiveStartKey, out.ConsumedCapacity, out.Count, out.ScannedCount)
-	})
-}
-
-func (c *observing) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return observe(c, ctx, "Scan", in, optFns, c.next.Scan, func(o *Observation, in *dynamodb.ScanInput, out *dynamodb.ScanOutput) {
-		if out == nil {
-			out = &dynamodb.ScanOutput{}
-		}
-		read(o, in.IndexName, in.ExclusiveStartKey, out.ConsumedCapacity, out.Count, out.ScannedCount)
-	})
-}
-
-func (c *observing) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return observe(c, ctx, "BatchGetItem", in, optFns, c.next.BatchGetItem, func(o *Observation, in *dynamodb.BatchGetItemInput, out *dynamodb.BatchGetItemOutput) {
-		for _, ka := range in.RequestItems {
-			c.keys(o, ka.Keys...)
-		}
-		if out != nil {
-			o.Capacity = out.ConsumedCapacity
-			for _, items := range out.Responses {
-				o.Count += len(items)
-			}
-			o.Scanned = o.Count
-			for _, ka := range out.UnprocessedKeys {
-				o.Unprocessed += len(ka.Keys)
+	case *dynamodb.TransactGetItemsOutput:
+		o.Capacity = out.ConsumedCapacity
+		for _, r := range out.Responses {
+			if len(r.Item) > 0 {
+				o.Count++
 			}
 		}
-	})
-}
-
-func (c *observing) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return observe(c, ctx, "BatchWriteItem", in, optFns, c.next.BatchWriteItem, func(o *Observation, in *dynamodb.BatchWriteItemInput, out *dynamodb.BatchWriteItemOutput) {
-		if c.t.opts.ObserveKeys {
-			for _, wrs := range in.RequestItems {
-				for _, wr := range wrs {
-					switch {
-					case wr.PutRequest != nil:
-						c.keys(o, c.itemKey(wr.PutRequest.Item))
-					case wr.DeleteRequest != nil:
-						c.keys(o, wr.DeleteRequest.Key)
-					}
-				}
-			}
-		}
-		if out != nil {
-			o.Capacity = out.ConsumedCapacity
-			for _, wrs := range out.UnprocessedItems {
-				o.Unprocessed += len(wrs)
-			}
-		}
-	})
-}
-
-func (c *observing) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return observe(c, ctx, "TransactGetItems", in, optFns, c.next.TransactGetItems, func(o *Observation, in *dynamodb.TransactGetItemsInput, out *dynamodb.TransactGetItemsOutput) {
-		for _, ti := range in.TransactItems {
-			if ti.Get != nil {
-				c.keys(o, ti.Get.Key)
-			}
-		}
-		if out != nil {
-			o.Capacity = out.ConsumedCapacity
-			for _, r := range out.Responses {
-				if len(r.Item) > 0 {
-					o.Count++
-				}
-			}
-			o.Scanned = o.Count
-		}
-	})
-}
-
-func (c *observing) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return observe(c, ctx, "TransactWriteItems", in, optFns, c.next.TransactWriteItems, func(o *Observation, in *dynamodb.TransactWriteItemsInput, out *dynamodb.TransactWriteItemsOutput) {
-		if c.t.opts.ObserveKeys {
-			for _, ti := range in.TransactItems {
-				switch {
-				case ti.Put != nil:
-					c.keys(o, c.itemKey(ti.Put.Item))
-				case ti.Update != nil:
-					c.keys(o, ti.Update.Key)
-				case ti.Delete != nil:
-					c.keys(o, ti.Delete.Key)
-				case ti.ConditionCheck != nil:
-					c.keys(o, ti.ConditionCheck.Key)
-				}
-			}
-		}
-		if out != nil {
-			o.Capacity = out.ConsumedCapacity
-		}
-	})
-}
-
-func (c *observing) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return observe[dynamodb.CreateTableInput, dynamodb.CreateTableOutput](c, ctx, "CreateTable", in, optFns, c.next.CreateTable, nil)
-}
-
-func (c *observing) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return observe[dynamodb.DescribeTableInput, dynamodb.DescribeTableOutput](c, ctx, "DescribeTable", in, optFns, c.next.DescribeTable, nil)
-}
-
-func (c *observing) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return observe[dynamodb.DeleteTableInput, dynamodb.DeleteTableOutput](c, ctx, "DeleteTable", in, optFns, c.next.DeleteTable, nil)
-}
-
-func (c *observing) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	return observe[dynamodb.UpdateTimeToLiveInput, dynamodb.UpdateTimeToLiveOutput](c, ctx, "UpdateTimeToLive", in, optFns, c.next.UpdateTimeToLive, nil)
-}
-
-func (c *observing) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return observe[dynamodb.DescribeTimeToLiveInput, dynamodb.DescribeTimeToLiveOutput](c, ctx, "DescribeTimeToLive", in, optFns, c.next.DescribeTimeToLive, nil)
+		o.Scanned = o.Count
+	case *dynamodb.TransactWriteItemsOutput:
+		o.Capacity = out.ConsumedCapacity
+	}
 }

@@ -127,7 +127,7 @@ func (t *Table) planAPI(ctx context.Context, entity string) Client {
 func (t *Table) wrapClient(ctx context.Context, entity string, plan bool) Client {
 	c := t.client
 	if t.opts.Observe != nil {
-		c = &observing{t: t, next: c, entity: entity, plan: plan}
+		c = &wrapped{next: c, hook: (&observing{t: t, entity: entity, plan: plan}).around}
 	}
 	if previews.Load() == 0 {
 		return c
@@ -137,7 +137,7 @@ func (t *Table) wrapClient(ctx context.Context, entity string, plan bool) Client
 		return c
 	}
 	plan = plan || ctx.Value(planReadKey{}) != nil
-	return &recording{real: c, p: p, send: plan, table: t.name}
+	return &wrapped{next: c, hook: (&recording{p: p, send: plan, table: t.name}).around}
 }
 
 type planReadKey struct{}
@@ -152,108 +152,113 @@ func planReads(ctx context.Context) context.Context {
 	return context.WithValue(ctx, planReadKey{}, true)
 }
 
-// recording is the Client of a Preview: it records each request, and sends
+// recording is the hook of a Preview: it records each request, and sends
 // it only when send is set.
 type recording struct {
-	real  Client
 	p     *previewer
 	send  bool
 	table string
 }
 
-// record records in (a copy of the struct, since operations set fields
-// such as ExclusiveStartKey on the input they send again) and returns
-// the real response when r sends, and an empty one otherwise.
-func record[I, O any](r *recording, op string, in *I, send func(*I) (*O, error)) (*O, error) {
-	cp := *in
-	r.p.add(op, &cp, r.send)
-	if r.send {
-		return send(in)
+// around records in and returns the real response when r sends, and
+// none (an empty one) otherwise. It refuses table administration.
+func (r *recording) around(ctx context.Context, op string, in any, send func(context.Context, ...func(*dynamodb.Options)) (any, error)) (any, error) {
+	if capacityField(in) == nil {
+		return nil, fmt.Errorf("singletable: %s of table %s: table administration is not previewed; nothing was sent", op, r.table)
 	}
-	return new(O), nil
+	r.p.add(op, in, r.send)
+	if r.send {
+		return send(ctx)
+	}
+	return nil, nil
 }
 
-// errAdmin refuses table administration inside a Preview.
-func (r *recording) errAdmin(op string) error {
-	return fmt.Errorf("singletable: %s of table %s: table administration is not previewed; nothing was sent", op, r.table)
+// wrapped is a Client that passes every request through hook: the one
+// mechanism under both the Observe hook and Preview. hook gets a copy of
+// the input (operations set fields such as ExclusiveStartKey on the input
+// they send again) and a function sending that copy through next, with
+// extra call options; a nil response and error means an empty response.
+// next is nil in a Preview of a table without a client.
+type wrapped struct {
+	next Client
+	hook func(ctx context.Context, op string, in any, send func(context.Context, ...func(*dynamodb.Options)) (any, error)) (any, error)
 }
 
-func (r *recording) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return record(r, "GetItem", in, func(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
-		return r.real.GetItem(ctx, in, optFns...)
+func through[I, O any](w *wrapped, ctx context.Context, op string, in *I, optFns []func(*dynamodb.Options),
+	send func(Client, context.Context, *I, ...func(*dynamodb.Options)) (*O, error)) (*O, error) {
+	cp := *in
+	out, err := w.hook(ctx, op, &cp, func(ctx context.Context, extra ...func(*dynamodb.Options)) (any, error) {
+		out, err := send(w.next, ctx, &cp, append(optFns[:len(optFns):len(optFns)], extra...)...)
+		if out == nil {
+			return nil, err // an untyped nil, for the hook
+		}
+		return out, err
 	})
+	if out == nil {
+		if err != nil {
+			return nil, err
+		}
+		return new(O), nil
+	}
+	return out.(*O), err
 }
 
-func (r *recording) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return record(r, "PutItem", in, func(in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
-		return r.real.PutItem(ctx, in, optFns...)
-	})
+func (w *wrapped) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return through(w, ctx, "GetItem", in, optFns, Client.GetItem)
 }
 
-func (r *recording) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return record(r, "UpdateItem", in, func(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
-		return r.real.UpdateItem(ctx, in, optFns...)
-	})
+func (w *wrapped) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	return through(w, ctx, "PutItem", in, optFns, Client.PutItem)
 }
 
-func (r *recording) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return record(r, "DeleteItem", in, func(in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
-		return r.real.DeleteItem(ctx, in, optFns...)
-	})
+func (w *wrapped) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	return through(w, ctx, "UpdateItem", in, optFns, Client.UpdateItem)
 }
 
-func (r *recording) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return record(r, "Query", in, func(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-		return r.real.Query(ctx, in, optFns...)
-	})
+func (w *wrapped) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	return through(w, ctx, "DeleteItem", in, optFns, Client.DeleteItem)
 }
 
-func (r *recording) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return record(r, "Scan", in, func(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
-		return r.real.Scan(ctx, in, optFns...)
-	})
+func (w *wrapped) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	return through(w, ctx, "Query", in, optFns, Client.Query)
 }
 
-func (r *recording) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return record(r, "BatchGetItem", in, func(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
-		return r.real.BatchGetItem(ctx, in, optFns...)
-	})
+func (w *wrapped) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	return through(w, ctx, "Scan", in, optFns, Client.Scan)
 }
 
-func (r *recording) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return record(r, "BatchWriteItem", in, func(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
-		return r.real.BatchWriteItem(ctx, in, optFns...)
-	})
+func (w *wrapped) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	return through(w, ctx, "BatchGetItem", in, optFns, Client.BatchGetItem)
 }
 
-func (r *recording) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return record(r, "TransactGetItems", in, func(in *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {
-		return r.real.TransactGetItems(ctx, in, optFns...)
-	})
+func (w *wrapped) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	return through(w, ctx, "BatchWriteItem", in, optFns, Client.BatchWriteItem)
 }
 
-func (r *recording) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return record(r, "TransactWriteItems", in, func(in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
-		return r.real.TransactWriteItems(ctx, in, optFns...)
-	})
+func (w *wrapped) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
+	return through(w, ctx, "TransactGetItems", in, optFns, Client.TransactGetItems)
 }
 
-func (r *recording) CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return nil, r.errAdmin("CreateTable")
+func (w *wrapped) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	return through(w, ctx, "TransactWriteItems", in, optFns, Client.TransactWriteItems)
 }
 
-func (r *recording) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return nil, r.errAdmin("DescribeTable")
+func (w *wrapped) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	return through(w, ctx, "CreateTable", in, optFns, Client.CreateTable)
 }
 
-func (r *recording) DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return nil, r.errAdmin("DeleteTable")
+func (w *wrapped) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return through(w, ctx, "DescribeTable", in, optFns, Client.DescribeTable)
 }
 
-func (r *recording) UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	return nil, r.errAdmin("UpdateTimeToLive")
+func (w *wrapped) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	return through(w, ctx, "DeleteTable", in, optFns, Client.DeleteTable)
 }
 
-func (r *recording) DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return nil, r.errAdmin("DescribeTimeToLive")
+func (w *wrapped) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	return through(w, ctx, "UpdateTimeToLive", in, optFns, Client.UpdateTimeToLive)
+}
+
+func (w *wrapped) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	return through(w, ctx, "DescribeTimeToLive", in, optFns, Client.DescribeTimeToLive)
 }

@@ -259,12 +259,6 @@ func (tx *txn) entity() string {
 	return tx.ops[0].entity
 }
 
-// addOp records a helper call and returns its index.
-func (tx *txn) addOp(kind, entity string, key map[string]types.AttributeValue) int {
-	tx.ops = append(tx.ops, txOp{kind: kind, entity: entity, key: key})
-	return len(tx.ops) - 1
-}
-
 func (tx *txn) fail(kind, entity string, err error) {
 	tx.errs = append(tx.errs, fmt.Errorf("singletable: transaction op %d (%s %s): %w", len(tx.ops), kind, entity, err))
 	tx.ops = append(tx.ops, txOp{kind: kind, entity: entity})
@@ -288,9 +282,9 @@ func (tx *txn) add(items []txItem, kind, entity string, err error) {
 			it.key = it.table.primaryKeyOf(it.tw.Put.Item)
 		}
 	}
-	op := tx.addOp(kind, entity, items[0].key)
+	tx.ops = append(tx.ops, txOp{kind: kind, entity: entity, key: items[0].key})
 	for _, it := range items {
-		it.op = op
+		it.op = len(tx.ops) - 1
 		tx.items = append(tx.items, it)
 	}
 }
