@@ -69,7 +69,7 @@ func (r *Repo[T]) IndexCollection(index string, key T, optFns ...func(*ReadOptio
 
 // collection is [Repo.IndexCollection] given the key's value kv (index
 // "": [Repo.Collection]).
-func (r *boundEntity) collection(index string, kv reflect.Value, optFns []func(*ReadOptions)) *Collection {
+func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOptions)) *Collection {
 	c := &Collection{t: r.t, index: index, readSpec: readSpec{what: "collection: "}}
 	c.readOptions(optFns)
 	var idx *indexPlan
@@ -239,7 +239,7 @@ func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
 
 // keysMatch is the Target's test of an untyped item: nil unless the entity
 // matches keys.
-func (r *boundEntity) keysMatch() func(item map[string]types.AttributeValue) bool {
+func (r *repo) keysMatch() func(item map[string]types.AttributeValue) bool {
 	if !r.e.foreign.matchKeys {
 		return nil
 	}

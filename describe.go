@@ -156,7 +156,7 @@ func (r *Repo[T]) Describe() EntityDescription { return r.e.describe(r.t.opts) }
 
 // describe builds the entity's description with the table's key
 // attribute names.
-func (e *entityDef) describe(o TableOptions) EntityDescription {
+func (e *entityPlan) describe(o TableOptions) EntityDescription {
 	d := EntityDescription{Type: e.name, PK: describeKey(o.PartitionKey, e.pk)}
 	if e.sk.defined() {
 		d.SK = describeKey(o.SortKey, e.sk)

@@ -141,12 +141,15 @@ type Schema[T any] struct {
 // Entity is a checked declaration: templates parsed, fields resolved, codec
 // plan built. Create it once with [Define] or [MustDefine] and share it.
 type Entity[T any] struct {
-	entityDef
+	entityPlan
 }
 
-// entityDef is an Entity's declaration, which does not depend on T: the
-// code working with it is compiled once, not once per entity type.
-type entityDef struct {
+// entityPlan is an Entity without its T: the declaration compiled (fields,
+// key templates, indexes, guards, foreign-item rules), so the code working
+// with it is compiled once, not once per entity type. The stages of an
+// entity are: Schema[T] (declared) -> Define -> Entity[T] = entityPlan
+// (compiled) -> Bind -> Repo[T] = repo (bound to a table).
+type entityPlan struct {
 	name     string
 	typ      reflect.Type
 	fields   []*model.Field
@@ -200,14 +203,14 @@ func (s Schema[T]) untyped() Schema[reflect.Value] {
 }
 
 // define checks s, declared for struct type t, and builds e from it.
-func (e *entityDef) define(t reflect.Type, s Schema[reflect.Value]) error {
+func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 	if t.Kind() != reflect.Struct {
 		return validationErr(s.Type, "", "entity type %s is not a struct", t)
 	}
 	if s.Type == "" {
 		return validationErr("", "", "Schema.Type is empty for %s", t)
 	}
-	*e = entityDef{name: s.Type, typ: t, fields: model.StructFields(t),
+	*e = entityPlan{name: s.Type, typ: t, fields: model.StructFields(t),
 		byName: map[string]*model.Field{}, byAttr: map[string]*model.Field{}, excluded: model.ExcludedFields(t)}
 	for _, f := range e.fields {
 		e.byName[f.Name] = f
@@ -257,7 +260,7 @@ func MustDefine[T any](s Schema[T]) *Entity[T] {
 }
 
 // Name returns the entity type stored on every item.
-func (e *entityDef) Name() string { return e.name }
+func (e *entityPlan) Name() string { return e.name }
 
 // checkNotStored returns a *ValidationError when a field of the entity is
 // stored under attr, an attribute the library writes itself (what, e.g.
@@ -267,7 +270,7 @@ func (e *entityDef) Name() string { return e.name }
 // refused too: decoding matches attribute names ignoring case, as
 // attributevalue does, so the field would read back attr's value. An
 // empty attr (no such attribute) is no clash.
-func (e *entityDef) checkNotStored(attr, what string) error {
+func (e *entityPlan) checkNotStored(attr, what string) error {
 	for _, f := range e.fields {
 		if attr == "" {
 			break
@@ -293,7 +296,7 @@ func where(index, key string) string {
 }
 
 // field returns the named field or a ValidationError.
-func (e *entityDef) field(name string) (*model.Field, error) {
+func (e *entityPlan) field(name string) (*model.Field, error) {
 	if f := e.byName[name]; f != nil {
 		return f, nil
 	}
@@ -306,7 +309,7 @@ func (e *entityDef) field(name string) (*model.Field, error) {
 // field tagged `dynamodbav:"-"` is said to be excluded by its tag: it
 // exists, but is never stored, so no key, index, guard or update can use
 // it.
-func (e *entityDef) unknownField(where, role, name string) *ValidationError {
+func (e *entityPlan) unknownField(where, role, name string) *ValidationError {
 	if where == "" {
 		where = name
 	}
@@ -323,7 +326,7 @@ func (e *entityDef) unknownField(where, role, name string) *ValidationError {
 // field has in v: as the item codec stores it, except that times use the
 // fixed-width key form so that they sort by instant. It is nil when the
 // attribute is not stored (nil pointer, omitempty zero).
-func (e *entityDef) marshalField(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+func (e *entityPlan) marshalField(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	av, err := e.marshalKeyAttr(f, v)
 	if err == nil && av != nil && f.KeyMax > 0 {
 		err = e.checkKeyAttr(f, av)
@@ -335,7 +338,7 @@ func (e *entityDef) marshalField(f *model.Field, v reflect.Value) (types.Attribu
 }
 
 // marshalKeyAttr is marshalField without the size check.
-func (e *entityDef) marshalKeyAttr(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+func (e *entityPlan) marshalKeyAttr(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	fv, ok := f.KeyValue(v)
 	if !ok {
 		return nil, nil
@@ -366,7 +369,7 @@ func (e *entityDef) marshalKeyAttr(f *model.Field, v reflect.Value) (types.Attri
 // marshalFieldPlain returns the attribute value the field has in v exactly
 // as the item codec stores it (nil when not stored), tag options (string,
 // omitempty, unixtime, …) applied as they are in an item.
-func (e *entityDef) marshalFieldPlain(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+func (e *entityPlan) marshalFieldPlain(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	fv, ok := f.Get(v)
 	if !ok {
 		return nil, nil
@@ -409,7 +412,7 @@ func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
 // field, rfc3339, date, …) to what a read decodes from the stored shape:
 // cut to the second, in local time for epoch numbers (time.Unix), in UTC
 // for the rfc3339 forms, midnight for a date (see format.Format.Stored).
-func (e *entityDef) truncateSeconds(rv reflect.Value) {
+func (e *entityPlan) truncateSeconds(rv reflect.Value) {
 	for _, f := range e.fields {
 		if f.Form == nil {
 			continue
@@ -436,7 +439,7 @@ func setTime(fv reflect.Value, t time.Time) {
 }
 
 // putPrimaryKey renders the primary key of rv into item.
-func (e *entityDef) putPrimaryKey(t *Table, rv reflect.Value, item map[string]types.AttributeValue) error {
+func (e *entityPlan) putPrimaryKey(t *Table, rv reflect.Value, item map[string]types.AttributeValue) error {
 	n := 1
 	if e.sk.defined() {
 		n = 2
@@ -446,7 +449,7 @@ func (e *entityDef) putPrimaryKey(t *Table, rv reflect.Value, item map[string]ty
 
 // putPrimaryKeyAVs renders the primary key of rv into item, using avs (two
 // values, or one for a table without a sort key) as the attribute values.
-func (e *entityDef) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) error {
+func (e *entityPlan) putPrimaryKeyAVs(t *Table, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) error {
 	pk, sk, err := e.renderPair(rv, "", e.pk, e.sk, "PK", "SK", 0)
 	if err != nil {
 		return err
@@ -509,7 +512,7 @@ func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, e
 // decodeValue is decode without T, for the code that does not know it
 // (the release of an item's guards): the item as an addressable struct
 // value of the entity's type.
-func (e *entityDef) decodeValue(o *TableOptions, item map[string]types.AttributeValue) (reflect.Value, error) {
+func (e *entityPlan) decodeValue(o *TableOptions, item map[string]types.AttributeValue) (reflect.Value, error) {
 	rv := reflect.New(e.typ).Elem()
 	if err := codec.For(e.typ).Decode(item, rv); err != nil {
 		return rv, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}

@@ -35,7 +35,7 @@ type foreignPlan struct {
 
 // compileForeign checks and records the schema's MatchKeys, KeyOnly and
 // Location.
-func (e *entityDef) compileForeign(s Schema[reflect.Value]) error {
+func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 	e.foreign.matchKeys = s.MatchKeys
 	for _, name := range s.KeyOnly {
 		f := e.byName[name]
@@ -73,14 +73,14 @@ func (e *entityDef) compileForeign(s Schema[reflect.Value]) error {
 
 // MatchKeys reports whether the entity recognises items without the entity
 // type attribute by their key shape ([Schema].MatchKeys).
-func (e *entityDef) MatchKeys() bool { return e.foreign.matchKeys }
+func (e *entityPlan) MatchKeys() bool { return e.foreign.matchKeys }
 
 // decodeRest completes rv, a struct decoded by the codec from item: the
 // fields of the primary key templates whose attributes item lacks are
 // parsed from its key attributes, and with a Location zone-less times are
 // read in it. complete is the codec's verdict (every field had its
 // attribute): the keys are then not looked at.
-func (e *entityDef) decodeRest(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value, complete bool) error {
+func (e *entityPlan) decodeRest(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value, complete bool) error {
 	if !complete {
 		if err := e.fillKeyFields(o, item, rv); err != nil {
 			return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
@@ -104,7 +104,7 @@ func (e *entityDef) decodeRest(o *TableOptions, item map[string]types.AttributeV
 // fillKeyFields sets the fields of the primary key templates whose
 // attributes item lacks from item's key attributes (when it has them: a
 // projection may leave them out).
-func (e *entityDef) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
+func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
 	for _, k := range []struct {
 		ck   *compiledKey
 		attr string
@@ -135,7 +135,7 @@ func missingAny(item map[string]types.AttributeValue, fs []*model.Field) bool {
 
 // keysMatch reports whether item's primary key parses with the entity's
 // templates: how an item without the entity type attribute is recognised.
-func (e *entityDef) keysMatch(o *TableOptions, item map[string]types.AttributeValue) bool {
+func (e *entityPlan) keysMatch(o *TableOptions, item map[string]types.AttributeValue) bool {
 	rv := reflect.New(e.typ).Elem()
 	pk, ok := item[o.PartitionKey].(*types.AttributeValueMemberS)
 	if !ok || e.parseKey(e.pk, pk.Value, rv, nil) != nil {
@@ -151,7 +151,7 @@ func (e *entityDef) keysMatch(o *TableOptions, item map[string]types.AttributeVa
 // owns reports whether item is the entity's: its entity type attribute
 // names the entity, or it has none, the entity matches keys and item's
 // key parses with its templates.
-func (e *entityDef) owns(o *TableOptions, item map[string]types.AttributeValue) bool {
+func (e *entityPlan) owns(o *TableOptions, item map[string]types.AttributeValue) bool {
 	if s, ok := item[o.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
 		return s.Value == e.name
 	}
@@ -166,7 +166,7 @@ func (e *entityDef) owns(o *TableOptions, item map[string]types.AttributeValue) 
 // such attribute. (A filter cannot test the key attributes of what is
 // queried, so the shape of an untyped item's key is checked by owns once
 // it is read: Query.mine.)
-func (e *entityDef) typeFilter(b *expr.Builder, o *TableOptions) string {
+func (e *entityPlan) typeFilter(b *expr.Builder, o *TableOptions) string {
 	if !e.foreign.matchKeys {
 		return expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
 	}
@@ -179,13 +179,13 @@ func (e *entityDef) typeFilter(b *expr.Builder, o *TableOptions) string {
 }
 
 // ownershipOf is writeplan.Ownership for the entity in table options o.
-func (e *entityDef) ownershipOf(o *TableOptions, i writeplan.Intent) writeplan.Condition {
+func (e *entityPlan) ownershipOf(o *TableOptions, i writeplan.Intent) writeplan.Condition {
 	return writeplan.Ownership(i, o.PartitionKey, o.EntityTypeAttr, e.name, e.foreign.matchKeys)
 }
 
 // dropKeyOnly removes the KeyOnly fields' attributes from item, returning
 // the bytes they took.
-func (e *entityDef) dropKeyOnly(item map[string]types.AttributeValue) int {
+func (e *entityPlan) dropKeyOnly(item map[string]types.AttributeValue) int {
 	n := 0
 	for _, f := range e.foreign.keyOnly {
 		if av, ok := item[f.Attr]; ok {

@@ -66,7 +66,7 @@ type indexPlan struct {
 	keyFields      []*model.Field           // the fields of a templated index's keys, each once
 }
 
-func (e *entityDef) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, error) {
+func (e *entityPlan) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, error) {
 	p := &indexPlan{name: is.Name, when: is.When, whenFields: slices.Clone(is.WhenFields)}
 	switch {
 	case is.Shards == 1 || is.Shards < 0 || is.Shards > 100:
@@ -90,7 +90,7 @@ func (e *entityDef) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, err
 }
 
 // compileMultiIndex resolves a multi-attribute index's key fields.
-func (e *entityDef) compileMultiIndex(p *indexPlan, is IndexSchema[reflect.Value]) error {
+func (e *entityPlan) compileMultiIndex(p *indexPlan, is IndexSchema[reflect.Value]) error {
 	p.multi = true
 	if len(is.PartitionAttrs) == 0 || len(is.PartitionAttrs) > 4 || len(is.SortAttrs) > 4 {
 		return validationErr(e.name, where(is.Name, ""), "multi-attribute keys take 1-4 partition and 0-4 sort attributes")
@@ -112,7 +112,7 @@ func (e *entityDef) compileMultiIndex(p *indexPlan, is IndexSchema[reflect.Value
 
 // compileTemplatedIndex compiles a templated index's key templates and
 // attributes, and its When predicate's fields.
-func (e *entityDef) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.Value]) error {
+func (e *entityPlan) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.Value]) error {
 	if is.PK == "" {
 		return validationErr(e.name, where(is.Name, "PK"), "partition key template is empty")
 	}
@@ -155,7 +155,7 @@ func (e *entityDef) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.V
 
 // compileWhen checks a templated index's When and WhenFields and adds the
 // fields the predicate reads to the index's dependencies.
-func (e *entityDef) compileWhen(p *indexPlan, is IndexSchema[reflect.Value]) error {
+func (e *entityPlan) compileWhen(p *indexPlan, is IndexSchema[reflect.Value]) error {
 	if is.When != nil && len(is.WhenFields) == 0 {
 		return validationErr(e.name, where(is.Name, ""), "When needs WhenFields: the fields the predicate reads, so updates know when to re-evaluate it")
 	}
@@ -174,7 +174,7 @@ func (e *entityDef) compileWhen(p *indexPlan, is IndexSchema[reflect.Value]) err
 	return nil
 }
 
-func (e *entityDef) multiField(name, index string, sort bool) (*model.Field, error) {
+func (e *entityPlan) multiField(name, index string, sort bool) (*model.Field, error) {
 	f := e.byName[name]
 	if f == nil {
 		return nil, e.unknownField(where(index, ""), "", name)
@@ -191,7 +191,7 @@ func (e *entityDef) multiField(name, index string, sort bool) (*model.Field, err
 // checkKeyAttr returns a *KeyError when av, the value of field f as a key
 // attribute of a multi-attribute index, is longer than DynamoDB allows.
 // Numbers (at most 38 digits) always fit.
-func (e *entityDef) checkKeyAttr(f *model.Field, av types.AttributeValue) error {
+func (e *entityPlan) checkKeyAttr(f *model.Field, av types.AttributeValue) error {
 	n := keyBytes(av)
 	if n <= f.KeyMax {
 		return nil
@@ -245,7 +245,7 @@ func scalarType(f *model.Field) (types.ScalarAttributeType, error) {
 	return "", fmt.Errorf("type %s is not a string, number, time or []byte", t)
 }
 
-func (e *entityDef) index(name string) (*indexPlan, error) {
+func (e *entityPlan) index(name string) (*indexPlan, error) {
 	for _, p := range e.indexes {
 		if p.name == name {
 			return p, nil
@@ -258,7 +258,7 @@ func (e *entityDef) index(name string) (*indexPlan, error) {
 // avs (two values) for a templated index's keys. For a templated index
 // that applies, it returns the keys it set (sk "" when the index has no
 // sort key); pk is "" otherwise.
-func (p *indexPlan) apply(e *entityDef, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) (pk, sk string, err error) {
+func (p *indexPlan) apply(e *entityPlan, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) (pk, sk string, err error) {
 	if p.multi {
 		for _, f := range p.deps {
 			if !f.Present(rv) {
@@ -301,7 +301,7 @@ func (p *indexPlan) apply(e *entityDef, rv reflect.Value, item map[string]types.
 
 // render renders a templated index's keys. ok is false when the item does
 // not belong in the index: a template field is absent or When is false.
-func (p *indexPlan) render(e *entityDef, rv reflect.Value) (pk, sk string, ok bool, err error) {
+func (p *indexPlan) render(e *entityPlan, rv reflect.Value) (pk, sk string, ok bool, err error) {
 	base := model.StructBase(rv)
 	for _, f := range p.keyFields {
 		if !f.PresentAt(base, rv) {
@@ -329,7 +329,7 @@ func appendShard(dst []byte, shard int) []byte {
 // shardOf picks the write shard of the item rv: a hash of its rendered
 // primary key, so every write of one item lands in the same shard and an
 // update can recompute it from the key alone.
-func (e *entityDef) shardOf(rv reflect.Value, shards int) (int, error) {
+func (e *entityPlan) shardOf(rv reflect.Value, shards int) (int, error) {
 	pk, sk, err := e.renderPair(rv, "", e.pk, e.sk, "PK", "SK", 0)
 	if err != nil {
 		return 0, err

@@ -30,7 +30,7 @@ type compiledKey struct {
 
 func (k compiledKey) defined() bool { return k.tpl.Raw != "" }
 
-func (e *entityDef) compileKey(tpl, index, key string, sort bool) (compiledKey, error) {
+func (e *entityPlan) compileKey(tpl, index, key string, sort bool) (compiledKey, error) {
 	kt, err := keys.Parse(tpl)
 	if err != nil {
 		return compiledKey{}, &ValidationError{Entity: e.name, Field: where(index, key), Reason: "bad key template", Err: err}
@@ -51,7 +51,7 @@ func (e *entityDef) compileKey(tpl, index, key string, sort bool) (compiledKey, 
 	return ck, nil
 }
 
-func (e *entityDef) keyField(p *keys.Part, index, key string) (*model.Field, error) {
+func (e *entityPlan) keyField(p *keys.Part, index, key string) (*model.Field, error) {
 	name := p.Field
 	f := e.byName[name]
 	if f == nil {
@@ -65,7 +65,7 @@ func (e *entityDef) keyField(p *keys.Part, index, key string) (*model.Field, err
 
 // renderKey renders a compiled template from struct value v. Missing or
 // empty fields are reported in a *KeyError.
-func (e *entityDef) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
+func (e *entityPlan) renderKey(k compiledKey, v reflect.Value, index, attr string) (string, error) {
 	var arr [128]byte
 	buf, err := appendKey(arr[:0], k, v, e.name, index, attr)
 	if err != nil {
@@ -77,7 +77,7 @@ func (e *entityDef) renderKey(k compiledKey, v reflect.Value, index, attr string
 // renderPair renders keys pk and sk (sk "" when not defined) from struct
 // value rv into one string; with shards > 0, pk ends with rv's write
 // shard suffix.
-func (e *entityDef) renderPair(rv reflect.Value, index string, pk, sk compiledKey, pkAttr, skAttr string, shards int) (string, string, error) {
+func (e *entityPlan) renderPair(rv reflect.Value, index string, pk, sk compiledKey, pkAttr, skAttr string, shards int) (string, string, error) {
 	var arr [192]byte
 	buf, err := appendKey(arr[:0], pk, rv, e.name, index, pkAttr)
 	if err == nil && shards > 0 {
@@ -149,7 +149,7 @@ func keyLimit(sort bool) int {
 // parseKey fills dst's template fields from a rendered key: the inverse of
 // rendering. The fields item has an attribute for are left alone (a
 // stored attribute wins over the key's copy); item is nil to fill all.
-func (e *entityDef) parseKey(k compiledKey, key string, dst reflect.Value, item map[string]types.AttributeValue) error {
+func (e *entityPlan) parseKey(k compiledKey, key string, dst reflect.Value, item map[string]types.AttributeValue) error {
 	vals, err := k.tpl.Split(key)
 	if err != nil {
 		return err

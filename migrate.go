@@ -33,7 +33,7 @@ const MigrationLedgerType = "_Migration"
 // and [StoredItems.ClaimGuards] and apply it with [StoredChange.Apply],
 // under the conditions of the write plan. [Repo.StoredItems] returns it.
 type StoredItems struct {
-	boundEntity
+	repo
 	// decode decodes a stored item into a new value of the entity's type
 	// (addressable) and, when render is set, renders that value again.
 	decode func(item map[string]types.AttributeValue, render bool) (reflect.Value, map[string]types.AttributeValue, error)
@@ -45,7 +45,7 @@ func (r *Repo[T]) StoredItems() *StoredItems {
 	if r == nil {
 		return nil
 	}
-	return &StoredItems{boundEntity: r.boundEntity, decode: r.decodeStored}
+	return &StoredItems{repo: r.repo, decode: r.decodeStored}
 }
 
 // decodeStored is StoredItems.decode for T: the generic edge of the face.

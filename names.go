@@ -48,7 +48,7 @@ import (
 
 // attrOf resolves name, the head of a name path in a condition on e's
 // items in table t: the attribute it stands for, and whether it is known.
-func (e *entityDef) attrOf(t *Table, name string) (string, bool) {
+func (e *entityPlan) attrOf(t *Table, name string) (string, bool) {
 	if f := e.byName[name]; f != nil {
 		return f.Attr, true
 	}
@@ -70,7 +70,7 @@ func (e *entityDef) attrOf(t *Table, name string) (string, bool) {
 // unknownName is the *ValidationError for a name in a condition (role:
 // "filter", "condition") that is neither a field of e nor an attribute
 // its items are stored with.
-func (e *entityDef) unknownName(role, name string) *ValidationError {
+func (e *entityPlan) unknownName(role, name string) *ValidationError {
 	if e.excluded[name] {
 		return validationErr(e.name, name, "%s names field %s, which is excluded by its dynamodbav:\"-\" tag (it is never stored)", role, name)
 	}
@@ -79,7 +79,7 @@ func (e *entityDef) unknownName(role, name string) *ValidationError {
 
 // condNames is the resolver of the names of a caller's condition (role as
 // for unknownName) on e's items in table t.
-func (e *entityDef) condNames(t *Table, role string) expr.Resolver {
+func (e *entityPlan) condNames(t *Table, role string) expr.Resolver {
 	return func(name string) (string, expr.Operand, error) {
 		if a, ok := e.attrOf(t, name); ok {
 			return a, e.operandOf(a), nil
@@ -97,7 +97,7 @@ func (e *entityDef) condNames(t *Table, role string) expr.Resolver {
 // text that never equals or orders against it. A value given as a
 // number, or as text that is not an RFC 3339 time, is compared as given:
 // the caller wrote the stored form.
-func (e *entityDef) operandOf(attr string) expr.Operand {
+func (e *entityPlan) operandOf(attr string) expr.Operand {
 	f := e.byAttr[attr]
 	if f == nil || !isTimeType(f.Type) {
 		return nil
@@ -144,11 +144,11 @@ type attrNamer interface {
 	excludes(name string) bool
 }
 
-func (e *entityDef) excludes(name string) bool { return e.excluded[name] }
+func (e *entityPlan) excludes(name string) bool { return e.excluded[name] }
 
 // condNames is the resolver of the names of the caller's conditions on
 // r's items.
-func (r *boundEntity) condNames() expr.Resolver { return r.e.condNames(r.t, "condition") }
+func (r *repo) condNames() expr.Resolver { return r.e.condNames(r.t, "condition") }
 
 // collectionNames is the resolver of the names of a collection's filter:
 // a name resolves when the targets that know it agree on its attribute

@@ -95,7 +95,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem,
 
 // putItem is the put of item (key and size as putTxItem takes them) on
 // cond, whose failure x classifies.
-func (r *boundEntity) putItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, x *expectation) (txItem, error) {
+func (r *repo) putItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, x *expectation) (txItem, error) {
 	it, err := r.putTxItem(item, key, size, cond, x.failed)
 	if err != nil {
 		return txItem{}, err
@@ -124,7 +124,7 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 
 // deleteItem is the delete of the item under k (kv its key as a struct
 // value), and what it expects.
-func (r *boundEntity) deleteItem(ctx context.Context, k map[string]types.AttributeValue, kv reflect.Value, o writeOptions) (txItem, *expectation, error) {
+func (r *repo) deleteItem(ctx context.Context, k map[string]types.AttributeValue, kv reflect.Value, o writeOptions) (txItem, *expectation, error) {
 	x := r.expect("Delete", o.intent())
 	r.deleteVersion(&x, kv)
 	us := r.e.guards.unique
@@ -144,7 +144,7 @@ func (r *boundEntity) deleteItem(ctx context.Context, k map[string]types.Attribu
 
 // deleteTxItem is the transaction item deleting the item under key on ce,
 // which asks for the item as it was when the condition fails.
-func (r *boundEntity) deleteTxItem(key map[string]types.AttributeValue, ce writeplan.CondExpr) txItem {
+func (r *repo) deleteTxItem(key map[string]types.AttributeValue, ce writeplan.CondExpr) txItem {
 	return txItem{table: r.t, key: key, size: itemsize.Of(key), tw: types.TransactWriteItem{Delete: &types.Delete{
 		TableName: &r.t.name, Key: key,
 		ConditionExpression: ce.Text, ExpressionAttributeNames: ce.Names, ExpressionAttributeValues: ce.Values,

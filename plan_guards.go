@@ -79,7 +79,7 @@ func (u *uniquePlan) attrs() []string {
 }
 
 // compileUnique checks and compiles the schema's Unique declarations.
-func (e *entityDef) compileUnique(decl []Unique) error {
+func (e *entityPlan) compileUnique(decl []Unique) error {
 	g := &e.guards
 	seen := map[string]bool{}
 	for _, d := range decl {
@@ -149,7 +149,7 @@ const hashMark = "$SHA256:"
 // guardKey renders the key of the guard item claiming u's values in rv;
 // ok is false when a value is absent (the tuple claims nothing) or rv is
 // the zero Value (no item).
-func (r *boundEntity) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
+func (r *repo) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
 	if !rv.IsValid() {
 		return nil, false, nil
 	}
@@ -185,12 +185,12 @@ func (r *boundEntity) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]
 }
 
 // ownerCond holds when the guard item does not exist or belongs to owner.
-func (r *boundEntity) ownerCond(owner map[string]types.AttributeValue) writeplan.Condition {
+func (r *repo) ownerCond(owner map[string]types.AttributeValue) writeplan.Condition {
 	return writeplan.Own(writeplan.AnyOf(r.notExists(), r.ownedBy(owner)))
 }
 
 // ownedBy holds when the guard item belongs to owner.
-func (r *boundEntity) ownedBy(owner map[string]types.AttributeValue) writeplan.Check {
+func (r *repo) ownedBy(owner map[string]types.AttributeValue) writeplan.Check {
 	mine := writeplan.AttrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
 	if r.t.opts.SortKey != "" {
 		mine = writeplan.AllOf(mine, writeplan.AttrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
@@ -199,7 +199,7 @@ func (r *boundEntity) ownedBy(owner map[string]types.AttributeValue) writeplan.C
 }
 
 // guardItem is the guard item under key claimed by owner.
-func (r *boundEntity) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
+func (r *repo) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
 	item := map[string]types.AttributeValue{
 		r.t.opts.EntityTypeAttr: &types.AttributeValueMemberS{Value: UniqueGuardType},
 		guardOwnerPK:            owner[r.t.opts.PartitionKey],
@@ -214,7 +214,7 @@ func (r *boundEntity) guardItem(key, owner map[string]types.AttributeValue) map[
 }
 
 // guardPut claims a unique value for owner.
-func (r *boundEntity) guardPut(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
+func (r *repo) guardPut(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
 	item := r.guardItem(key, owner)
 	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
@@ -238,7 +238,7 @@ func (r *boundEntity) guardPut(u *uniquePlan, key, owner map[string]types.Attrib
 // were adopted, see package migrate's UniqueGuards), the release fails with a
 // *foreignGuardError: a single write is then made again without it, since
 // the value was never the item's to release.
-func (r *boundEntity) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
+func (r *repo) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
 	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
@@ -339,7 +339,7 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 // (either may be the zero Value: no item before, or no item after). A
 // tuple whose values are all unchanged keeps its guard; a change of any
 // of its fields releases the old tuple's guard and claims the new one's.
-func (r *boundEntity) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[string]types.AttributeValue) ([]txItem, error) {
+func (r *repo) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[string]types.AttributeValue) ([]txItem, error) {
 	var items []txItem
 	for _, u := range us {
 		oldKey, hadOld, err := r.guardKey(u, oldV)
@@ -372,7 +372,7 @@ func (r *boundEntity) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, own
 }
 
 // ownerIs reports whether the guard item g belongs to owner.
-func (r *boundEntity) ownerIs(g, owner map[string]types.AttributeValue) bool {
+func (r *repo) ownerIs(g, owner map[string]types.AttributeValue) bool {
 	if !avEqual(g[guardOwnerPK], owner[r.t.opts.PartitionKey]) {
 		return false
 	}

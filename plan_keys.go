@@ -56,7 +56,7 @@ type writeSet struct {
 
 // writeSetFor returns the entity's writeSet for t (cached for the last
 // table asked for: an entity is usually bound to one).
-func (e *entityDef) writeSetFor(t *Table) *writeSet {
+func (e *entityPlan) writeSetFor(t *Table) *writeSet {
 	if ws := e.written.Load(); ws != nil && ws.table == t {
 		return ws
 	}
@@ -172,7 +172,7 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 	}
 	var added sizer
 	for i, p := range e.indexes {
-		pk, sk, err := p.apply(&e.entityDef, rv, item, avs[3+2*i:5+2*i])
+		pk, sk, err := p.apply(&e.entityPlan, rv, item, avs[3+2*i:5+2*i])
 		if err != nil {
 			return nil, 0, err
 		}
@@ -211,7 +211,7 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 // holding a value DynamoDB would refuse or alter, for the reason given: it
 // names the Go field (and the attribute, when its name differs), never the
 // value, which may be anything a user typed.
-func (e *entityDef) invalidValue(attr, reason string) *ValidationError {
+func (e *entityPlan) invalidValue(attr, reason string) *ValidationError {
 	f := e.byAttr[attr]
 	if f == nil {
 		return validationErr(e.name, attr, "%s", reason)
@@ -243,14 +243,14 @@ func (s *sizer) add(name string, av types.AttributeValue) {
 }
 
 // inPrimaryKey reports whether f is a field of the primary key.
-func (e *entityDef) inPrimaryKey(f *model.Field) bool {
+func (e *entityPlan) inPrimaryKey(f *model.Field) bool {
 	return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
 }
 
 // inMultiKey reports whether f is a key attribute of a multi-attribute
 // index: it is written with the key attribute's checks (marshalField),
 // and an operator cannot change it.
-func (e *entityDef) inMultiKey(f *model.Field) bool {
+func (e *entityPlan) inMultiKey(f *model.Field) bool {
 	return slices.ContainsFunc(e.indexes, func(p *indexPlan) bool { return p.multi && slices.Contains(p.deps, f) })
 }
 

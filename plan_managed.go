@@ -44,7 +44,7 @@ func (g *guardPlan) managed(f *model.Field) bool {
 	return f != nil && (f == g.version || f == g.created || f == g.updated)
 }
 
-func (e *entityDef) compileGuards(s Schema[reflect.Value]) error {
+func (e *entityPlan) compileGuards(s Schema[reflect.Value]) error {
 	g := &e.guards
 	field := func(role, name string) (*model.Field, error) {
 		f := e.byName[name]
@@ -108,7 +108,7 @@ func isTimeType(t reflect.Type) bool {
 // compileTTL checks the TTL field and sets how it is stored: as epoch
 // seconds, and not at all when zero. Keys hold it the same way (to the
 // second, absent when zero).
-func (e *entityDef) compileTTL() error {
+func (e *entityPlan) compileTTL() error {
 	f := e.guards.ttl
 	f.Form, f.OmitEmpty = format.Unix, true
 	for _, p := range e.indexes {
@@ -127,7 +127,7 @@ func (e *entityDef) compileTTL() error {
 
 // checkRoles refuses a field given two roles among the managed fields and
 // the unique ones.
-func (e *entityDef) checkRoles() error {
+func (e *entityPlan) checkRoles() error {
 	g := &e.guards
 	roles := map[*model.Field]string{}
 	for _, r := range []struct {
@@ -150,7 +150,7 @@ func (e *entityDef) checkRoles() error {
 
 // encodeTTL stores the TTL field as epoch seconds, or leaves it out when
 // zero.
-func (e *entityDef) encodeTTL(rv reflect.Value, item map[string]types.AttributeValue) {
+func (e *entityPlan) encodeTTL(rv reflect.Value, item map[string]types.AttributeValue) {
 	f := e.guards.ttl
 	if f == nil {
 		return
@@ -216,7 +216,7 @@ func stampTime(now time.Time) time.Time {
 
 // stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt
 // always (or only when zero, with keepUpdated).
-func (e *entityDef) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
+func (e *entityPlan) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
 	e.stampField(rv, e.guards.created, now, true)
 	e.stampField(rv, e.guards.updated, now, keepUpdated)
 }
@@ -224,7 +224,7 @@ func (e *entityDef) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
 // stampField sets the managed timestamp f of rv (nil: none) to now, cut to
 // the precision of the key formats holding it; with onlyZero, only when it
 // is zero.
-func (e *entityDef) stampField(rv reflect.Value, f *model.Field, now time.Time, onlyZero bool) {
+func (e *entityPlan) stampField(rv reflect.Value, f *model.Field, now time.Time, onlyZero bool) {
 	if f == nil {
 		return
 	}
@@ -246,7 +246,7 @@ func (e *entityDef) stampField(rv reflect.Value, f *model.Field, now time.Time, 
 }
 
 // versionOf returns the version field of rv.
-func (e *entityDef) versionOf(rv reflect.Value) int64 {
+func (e *entityPlan) versionOf(rv reflect.Value) int64 {
 	fv, ok := e.guards.version.Get(rv)
 	if !ok {
 		return 0
@@ -257,7 +257,7 @@ func (e *entityDef) versionOf(rv reflect.Value) int64 {
 	return int64(fv.Uint())
 }
 
-func (e *entityDef) setVersion(rv reflect.Value, n int64) {
+func (e *entityPlan) setVersion(rv reflect.Value, n int64) {
 	fv := fieldByIndexAlloc(rv, e.guards.version.Index)
 	if fv.CanInt() {
 		fv.SetInt(n)
@@ -268,7 +268,7 @@ func (e *entityDef) setVersion(rv reflect.Value, n int64) {
 
 // versionIn is the version of the struct value rv, 0 for an unversioned
 // entity.
-func (r *boundEntity) versionIn(rv reflect.Value) int64 {
+func (r *repo) versionIn(rv reflect.Value) int64 {
 	if r.e.guards.version == nil {
 		return 0
 	}
@@ -279,7 +279,7 @@ func (r *boundEntity) versionIn(rv reflect.Value) int64 {
 // caller's (non-zero) version, or, for 0, the one in s, the item the
 // library read (0 when absent). It sets rv's version to the next one and
 // records the check in x.
-func (r *boundEntity) versioning(x *expectation, rv reflect.Value, s *writeplan.Snapshot) {
+func (r *repo) versioning(x *expectation, rv reflect.Value, s *writeplan.Snapshot) {
 	g := &r.e.guards
 	if g.version == nil {
 		return
@@ -297,7 +297,7 @@ func (r *boundEntity) versioning(x *expectation, rv reflect.Value, s *writeplan.
 // delete writes no version, and checks the caller's, if any. The version
 // read proves the item was there: if it is gone, the delete finds nothing
 // (ErrNotFound).
-func (r *boundEntity) deleteVersion(x *expectation, kv reflect.Value) {
+func (r *repo) deleteVersion(x *expectation, kv reflect.Value) {
 	if v := r.versionIn(kv); v != 0 {
 		x.Intent = writeplan.ExistingItem
 		x.VersionAttr, x.Version = r.e.guards.version.Attr, v
@@ -314,7 +314,7 @@ func (u *updateSpec) addsVersion(kv reflect.Value, inTx bool) bool {
 
 // versionInIndex reports whether an index key of the entity holds the
 // version.
-func (e *entityDef) versionInIndex() bool {
+func (e *entityPlan) versionInIndex() bool {
 	for _, p := range e.indexes {
 		if e.guards.version != nil && slices.Contains(p.deps, e.guards.version) {
 			return true
@@ -378,7 +378,7 @@ func (u *updateSpec) writeVersion(w *updateExpr, x *expectation) {
 // millisecond for rfc3339milli and unixmilli, 0 when none cuts. A format
 // holding only the date is refused: the library's stamp has a time of day,
 // unless the field is stored as a date (tag option date), which cuts it.
-func (e *entityDef) stampCut(f *model.Field, role string) (time.Duration, error) {
+func (e *entityPlan) stampCut(f *model.Field, role string) (time.Duration, error) {
 	if f == nil {
 		return 0, nil
 	}

@@ -19,7 +19,7 @@ import (
 // ownership is the condition that the item under the key is as i expects:
 // whatever else a write checks, it never replaces or removes an item of
 // another entity that happens to share its primary key.
-func (r *boundEntity) ownership(i writeplan.Intent) writeplan.Condition {
+func (r *repo) ownership(i writeplan.Intent) writeplan.Condition {
 	return r.e.ownershipOf(&r.t.opts, i)
 }
 
@@ -49,7 +49,7 @@ func (u *updateSpec) userCond() writeplan.Condition {
 
 // buildCond writes cond, taking the ownership condition of an unguarded
 // write ready-made.
-func (r *boundEntity) buildCond(cond writeplan.Condition) (writeplan.CondExpr, error) {
+func (r *repo) buildCond(cond writeplan.Condition) (writeplan.CondExpr, error) {
 	if cond.OnlyOwnership {
 		if ce := r.e.writeSetFor(r.t).owned; ce.Text != nil {
 			return ce, nil
@@ -94,7 +94,7 @@ type expectation struct {
 	writeplan.Expectation
 }
 
-func (r *boundEntity) expect(op string, i writeplan.Intent) expectation {
+func (r *repo) expect(op string, i writeplan.Intent) expectation {
 	return expectation{writeplan.Expectation{Op: op, Entity: r.e.name, TypeAttr: r.t.opts.EntityTypeAttr, Untyped: r.e.foreign.matchKeys, Intent: i}}
 }
 

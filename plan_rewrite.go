@@ -114,7 +114,7 @@ func (s *StoredItems) send(ctx context.Context, kind string, build func() ([]txI
 // the struct: the primary key, templated index keys, and the attributes of
 // multi-attribute index keys (stored in their key form: see
 // IndexSchema.PartitionAttrs).
-func (e *entityDef) managedAttrs(t *Table) []string {
+func (e *entityPlan) managedAttrs(t *Table) []string {
 	out := []string{t.opts.PartitionKey}
 	if e.sk.defined() && t.opts.SortKey != "" {
 		out = append(out, t.opts.SortKey)
@@ -133,7 +133,7 @@ func (e *entityDef) managedAttrs(t *Table) []string {
 
 // sourceAttrs returns the attributes the managed attributes are rendered
 // from: the key template fields, index template and predicate fields.
-func (e *entityDef) sourceAttrs() []string {
+func (e *entityPlan) sourceAttrs() []string {
 	var out []string
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
 		out = appendAttr(out, f.Attr)

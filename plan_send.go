@@ -42,13 +42,13 @@ type execResult struct {
 // exec runs a write: one item as a single request, several as a
 // transaction. A guarded write that raced with another writer is built
 // again (re-reading the item).
-func (r *boundEntity) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (execResult, error) {
+func (r *repo) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (execResult, error) {
 	return r.execToken(ctx, kind, "", build)
 }
 
 // execToken is exec, sent as a transaction with the given client request
 // token when token is not empty (even for one item).
-func (r *boundEntity) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
+func (r *repo) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
 	var res execResult
 	var foreign []itemID // guards found held by another item: not released
 	err := racePolicy.Do(ctx, nil, func(err error) bool {

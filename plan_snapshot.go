@@ -23,7 +23,7 @@ import (
 // readFields lists the fields a write of an entity must read before it
 // writes: the unique fields it moves and, when the caller gave no version
 // (0), the version.
-func (r *boundEntity) readFields(unique []*model.Field, rv reflect.Value) []*model.Field {
+func (r *repo) readFields(unique []*model.Field, rv reflect.Value) []*model.Field {
 	fields := unique
 	if v := r.e.guards.version; v != nil && r.e.versionOf(rv) == 0 {
 		fields = append(fields[:len(fields):len(fields)], v)
@@ -91,7 +91,7 @@ func readReason(reads []*model.Field, whole bool) string {
 
 // readPut reads, for a put of rv, the fields in reads (x.Snap) and refuses
 // a put that cannot succeed. It returns the item's key.
-func (r *boundEntity) readPut(ctx context.Context, x *expectation, rv reflect.Value, reads []*model.Field) (map[string]types.AttributeValue, error) {
+func (r *repo) readPut(ctx context.Context, x *expectation, rv reflect.Value, reads []*model.Field) (map[string]types.AttributeValue, error) {
 	key := make(map[string]types.AttributeValue, 2)
 	if err := r.e.putPrimaryKey(r.t, rv, key); err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (r *boundEntity) readPut(ctx context.Context, x *expectation, rv reflect.Va
 // readBefore reads the item under key (strongly consistent) when fields
 // is not empty (or all is set): the snapshot a write is conditioned on.
 // With all false, only the attributes a guarded write needs are read.
-func (r *boundEntity) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (*writeplan.Snapshot, error) {
+func (r *repo) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (*writeplan.Snapshot, error) {
 	if len(fields) == 0 && !all {
 		return nil, nil
 	}

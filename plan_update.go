@@ -179,7 +179,7 @@ func (u *updateSpec) setValue(f *model.Field, mv reflect.Value) (types.Attribute
 // updateRequest is the update request under key: w's expression on cond
 // (an update's: the item is this entity's, the version is the one read,
 // the fields read are as read, then the caller's conditions).
-func (r *boundEntity) updateRequest(w *updateExpr, key map[string]types.AttributeValue, cond writeplan.Condition) (*types.Update, error) {
+func (r *repo) updateRequest(w *updateExpr, key map[string]types.AttributeValue, cond writeplan.Condition) (*types.Update, error) {
 	e := r.e
 	condText, err := cond.Write(&w.b, r.condNames())
 	if err != nil {

@@ -72,10 +72,10 @@ type Query[T any] struct {
 
 // querySpec is what a Query says apart from its key values (key, and hi
 // for Between): the part that does not depend on T, compiled once rather
-// than once per entity type. Its r is the repository's boundEntity.
+// than once per entity type. Its r is the repository's repo.
 type querySpec struct {
 	readSpec
-	r      *boundEntity
+	r      *repo
 	index  string
 	kind   int
 	op     SortOp
@@ -105,7 +105,7 @@ type readSpec struct {
 // the named Go fields plus the keys (which give back the fields of the
 // primary key templates).
 func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
-	q := &Query[T]{querySpec: querySpec{r: &r.boundEntity, readSpec: readSpec{entity: r.e.name}}, r: r, key: key}
+	q := &Query[T]{querySpec: querySpec{r: &r.repo, readSpec: readSpec{entity: r.e.name}}, r: r, key: key}
 	q.readOptions(optFns)
 	return q
 }
@@ -371,7 +371,7 @@ func (q *querySpec) keyCondition(idx *indexPlan, kv, hv reflect.Value) (keyCondi
 
 // partitionCond is the key condition on the partition of the index idx
 // (nil: the table) that kv belongs to, and the partition's key values.
-func (r *boundEntity) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, []string, error) {
+func (r *repo) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, []string, error) {
 	if idx == nil || !idx.multi {
 		pkAttr, pkKey, index, name := r.t.opts.PartitionKey, r.e.pk, "", "PK"
 		if idx != nil {
@@ -782,7 +782,7 @@ func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 
 // multiValue is the key attribute value of field f of kv in a
 // multi-attribute index.
-func (r *boundEntity) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+func (r *repo) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	e := r.e
 	if !f.Present(v) {
 		return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
@@ -865,14 +865,14 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 // entity's: always, unless the entity matches keys, whose untyped items
 // the filter checks only by their keys' constant text, and whose key must
 // also parse with the entity's templates (see Entity.owns).
-func (r *boundEntity) mine(item map[string]types.AttributeValue) bool {
+func (r *repo) mine(item map[string]types.AttributeValue) bool {
 	return !r.e.foreign.matchKeys || r.e.owns(&r.t.opts, item)
 }
 
 // countItems counts the entity's items among those reqs match: with
 // Select COUNT or, for an entity matching keys ([Schema].MatchKeys), whose
 // untyped items must be told apart by their keys, by reading the keys.
-func (r *boundEntity) countItems(ctx context.Context, reqs []*request) (int, error) {
+func (r *repo) countItems(ctx context.Context, reqs []*request) (int, error) {
 	if !r.e.foreign.matchKeys {
 		return count(ctx, reqs, nil)
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// ReadOptions tunes a read of one item ([Repo.Get], [Repo.GetOp]). Set
-// its fields in the option functions passed to the read:
+// ReadOptions tunes every read: [Repo.Get], [Repo.GetOp] (and so [BatchGet]
+// and [TxGet]), [Repo.Query], [Repo.QueryIndex], [Repo.Scan], [Table.Scan],
+// [Repo.Collection] and [Repo.IndexCollection]. Set its fields in the
+// option functions passed to the read:
 //
 //	u, err := users.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 type ReadOptions struct {
@@ -62,7 +64,7 @@ type writeOptions struct {
 }
 
 // notExists holds when the item does not exist.
-func (r *boundEntity) notExists() writeplan.Check {
+func (r *repo) notExists() writeplan.Check {
 	return writeplan.AttrNotExists(r.t.opts.PartitionKey)
 }
 
@@ -99,7 +101,7 @@ func (r *Repo[T]) Get(ctx context.Context, key T, optFns ...func(*ReadOptions)) 
 // isMine reports whether item belongs to this repository's entity.
 // An item without the entity type attribute is when the entity matches
 // keys and its key parses with the entity's templates ([Schema].MatchKeys).
-func (r *boundEntity) isMine(item map[string]types.AttributeValue) bool {
+func (r *repo) isMine(item map[string]types.AttributeValue) bool {
 	if s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
 		return s.Value == r.e.name
 	}
@@ -230,7 +232,7 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 // attribute, the fields' attributes and the primary key attributes, from
 // which decoding fills the fields of the key templates (and tells an
 // untyped item's entity, see Schema.MatchKeys).
-func (r *boundEntity) projectionAttrs(fields []string) ([]string, error) {
+func (r *repo) projectionAttrs(fields []string) ([]string, error) {
 	attrs := make([]string, 0, len(fields)+4)
 	attrs = append(attrs, r.t.opts.EntityTypeAttr)
 	for _, name := range fields {
@@ -247,7 +249,7 @@ func (r *boundEntity) projectionAttrs(fields []string) ([]string, error) {
 // fieldsProjection writes the projection of a read of fields ([ReadOptions].Fields):
 // the entity type, the fields' attributes and then extra attributes,
 // checked against DynamoDB's expression limits.
-func (r *boundEntity) fieldsProjection(fields []string, extra ...string) (*string, map[string]string, error) {
+func (r *repo) fieldsProjection(fields []string, extra ...string) (*string, map[string]string, error) {
 	attrs, err := r.projectionAttrs(fields)
 	if err != nil {
 		return nil, nil, err

@@ -92,7 +92,7 @@ type Table struct {
 	// table's indexes, TTL attribute, description and the guards an item
 	// holds all derive from their compiled declarations.
 	mu       sync.RWMutex
-	entities []*entityDef
+	entities []*entityPlan
 }
 
 // NewTable returns a handle for the table called name, reached through
@@ -119,7 +119,7 @@ func (t *Table) Options() TableOptions { return t.opts }
 
 // physicalIndexes returns the entity's indexes as the table sees them:
 // their key attributes.
-func (e *entityDef) physicalIndexes() []IndexDescription {
+func (e *entityPlan) physicalIndexes() []IndexDescription {
 	var out []IndexDescription
 	for _, p := range e.indexes {
 		ix := IndexDescription{Name: p.name, MultiAttribute: p.multi}
@@ -144,7 +144,7 @@ func (e *entityDef) physicalIndexes() []IndexDescription {
 }
 
 // ttlAttr returns the entity's TTL attribute, or "".
-func (e *entityDef) ttlAttr() string {
+func (e *entityPlan) ttlAttr() string {
 	if f := e.guards.ttl; f != nil {
 		return f.Attr
 	}
@@ -153,7 +153,7 @@ func (e *entityDef) ttlAttr() string {
 
 // register adds an entity to the table, checking it agrees with the
 // entities already there.
-func (t *Table) register(e *entityDef) error {
+func (t *Table) register(e *entityPlan) error {
 	if hasSK := e.sk.defined(); hasSK != (t.opts.SortKey != "") {
 		if hasSK {
 			return validationErr(e.name, "SK", "the entity has a sort key template but table %s has no sort key", t.name)
@@ -184,7 +184,7 @@ func (t *Table) register(e *entityDef) error {
 }
 
 // entityNamed returns the bound entity called name, nil when none is.
-func (t *Table) entityNamed(name string) *entityDef {
+func (t *Table) entityNamed(name string) *entityPlan {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	for _, e := range t.entities {
@@ -213,16 +213,16 @@ func (t *Table) indexes() []IndexDescription {
 
 // Repo is the typed repository of one entity in one table.
 type Repo[T any] struct {
-	boundEntity
+	repo
 	e *Entity[T]
 }
 
-// boundEntity is an entity's declaration bound to a table: what the parts of
-// a repository that do not depend on T work with, compiled once rather
-// than once per entity type.
-type boundEntity struct {
+// repo is a Repo without its T: an entity's plan bound to a table, what the
+// parts of a repository that do not depend on T work with, compiled once
+// rather than once per entity type.
+type repo struct {
 	t *Table
-	e *entityDef
+	e *entityPlan
 }
 
 // Bind binds entity e to table t and returns its typed repository,
@@ -238,16 +238,16 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if t.opts.OmitEntityType && !e.foreign.matchKeys {
 		return nil, validationErr(e.name, "MatchKeys", "table %s omits the entity type attribute (OmitEntityType), so the entity must recognise its items by their keys: set Schema.MatchKeys", t.name)
 	}
-	if err := t.register(&e.entityDef); err != nil {
+	if err := t.register(&e.entityPlan); err != nil {
 		return nil, err
 	}
-	return &Repo[T]{boundEntity{t, &e.entityDef}, e}, nil
+	return &Repo[T]{repo{t, &e.entityPlan}, e}, nil
 }
 
 // checkTableAttrs refuses an entity with a field stored under one of the
 // attributes the table's options name (its keys and the entity type
 // attribute), which every write sets: see [Entity.checkNotStored].
-func (e *entityDef) checkTableAttrs(t *Table) error {
+func (e *entityPlan) checkTableAttrs(t *Table) error {
 	o := t.opts
 	for _, a := range [][2]string{{o.PartitionKey, "partition key"}, {o.SortKey, "sort key"}, {o.EntityTypeAttr, "entity type"}} {
 		if err := e.checkNotStored(a[0], "table "+t.name+"'s "+a[1]+" attribute"); err != nil {
@@ -257,7 +257,7 @@ func (e *entityDef) checkTableAttrs(t *Table) error {
 	return nil
 }
 
-// MustBind is like [Bind] but panics on error: boundEntity mistakes are
+// MustBind is like [Bind] but panics on error: binding mistakes are
 // programming errors found at start-up, like a bad regexp in MustCompile.
 func MustBind[T any](t *Table, e *Entity[T]) *Repo[T] {
 	r, err := Bind(t, e)
@@ -304,7 +304,7 @@ func (t *Table) ReleaseGuards(ctx context.Context, entity string, item map[strin
 	if err := e.putPrimaryKey(t, rv, owner); err != nil {
 		return 0, err
 	}
-	b := boundEntity{t, e}
+	b := repo{t, e}
 	for _, u := range e.guards.unique {
 		ok, err := b.releaseGuard(ctx, u, rv, item, owner)
 		if err != nil {
@@ -320,7 +320,7 @@ func (t *Table) ReleaseGuards(ctx context.Context, entity string, item map[strin
 // releaseGuard deletes the guard of u's values in rv, the decoded item,
 // if it exists, names owner and no item under owner's key holds the
 // values again; ok reports whether it was deleted.
-func (b boundEntity) releaseGuard(ctx context.Context, u *uniquePlan, rv reflect.Value, item, owner map[string]types.AttributeValue) (ok bool, err error) {
+func (b repo) releaseGuard(ctx context.Context, u *uniquePlan, rv reflect.Value, item, owner map[string]types.AttributeValue) (ok bool, err error) {
 	t := b.t
 	key, has, err := b.guardKey(u, rv)
 	if err != nil || !has {

@@ -292,7 +292,7 @@ func (tx *txn) add(items []txItem, kind, entity string, err error) {
 // putTxItem makes the transaction item putting item, whose primary key is
 // key (nil to leave it to txn.add) and whose size is size (as
 // [Entity.encodeSized] measured it), under cond (which may be empty).
-func (r *boundEntity) putTxItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
+func (r *repo) putTxItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
 	put := &types.Put{TableName: &r.t.name, Item: item}
 	if !cond.Empty() {
 		ce, err := r.buildCond(cond)

@@ -57,9 +57,9 @@ type Update[T any] struct {
 
 // updateSpec is what an Update says, apart from its key and values: the
 // part that does not depend on T, compiled once rather than once per
-// entity type. Its r is the repository's boundEntity.
+// entity type. Its r is the repository's repo.
 type updateSpec struct {
-	r      *boundEntity
+	r      *repo
 	set    []*model.Field
 	remove []*model.Field
 	ops    []writeplan.Op // Add, Subtract, Append, Prepend, Delete, SetIfNotExists
@@ -75,7 +75,7 @@ type updateSpec struct {
 // Update starts a partial update of the item with key's primary key. The
 // item must exist unless [Update.Upsert] is called.
 func (r *Repo[T]) Update(key T) *Update[T] {
-	return &Update[T]{updateSpec: updateSpec{r: &r.boundEntity}, r: r, key: key}
+	return &Update[T]{updateSpec: updateSpec{r: &r.repo}, r: r, key: key}
 }
 
 func (u *updateSpec) fieldFor(name string, op string) *model.Field {

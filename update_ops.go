@@ -154,7 +154,7 @@ func overflows(nv reflect.Value, ft reflect.Type) bool {
 // storedAsNumber reports whether the number field f is stored as a number
 // (not, say, with the string tag option): it encodes 0 as the field would
 // be.
-func (e *entityDef) storedAsNumber(f *model.Field) bool {
+func (e *entityPlan) storedAsNumber(f *model.Field) bool {
 	if f.OmitEmpty || f.Type.Kind() == reflect.Pointer {
 		return true
 	}

@@ -29,7 +29,7 @@ type WriteOp struct {
 	cond bool
 	// own, for an entity with unique fields, makes a batch write the op
 	// on its own with its guard items, as the single write does.
-	own *boundEntity
+	own *repo
 	src opSource
 }
 
@@ -123,7 +123,7 @@ func (u *Update[T]) Op() WriteOp {
 func (r *Repo[T]) op(kind string, src opSource) WriteOp {
 	op := WriteOp{table: r.t, entity: r.e.name, kind: kind, src: src}
 	if len(r.e.guards.unique) > 0 {
-		op.own = &r.boundEntity
+		op.own = &r.repo
 	}
 	return op
 }
