@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -232,7 +233,7 @@ func (u *updateSpec) listOp(f *model.Field, name, op string, kind writeplan.OpKi
 		return writeplan.Op{}, err
 	}
 	if _, isL := av.(*types.AttributeValueMemberL); !isL {
-		return writeplan.Op{}, validationErr(e.name, name, "%s on a field stored as %s, not a list; Add and Delete change a set", op, avKind(av))
+		return writeplan.Op{}, validationErr(e.name, name, "%s on a field stored as %s, not a list; Add and Delete change a set", op, attrvalue.TypeText(av))
 	}
 	return writeplan.Op{Field: f, Kind: kind, V: v, AV: av, Name: op}, nil
 }
@@ -278,7 +279,7 @@ func (u *updateSpec) setOp(f *model.Field, name, op string, kind writeplan.OpKin
 	switch av.(type) {
 	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
 	default:
-		return writeplan.Op{}, validationErr(e.name, name, "%s with elements on a field stored as %s, not a set; tag it stringset, numberset or binaryset (Append adds to a list)", op, avKind(av))
+		return writeplan.Op{}, validationErr(e.name, name, "%s with elements on a field stored as %s, not a set; tag it stringset, numberset or binaryset (Append adds to a list)", op, attrvalue.TypeText(av))
 	}
 	return writeplan.Op{Field: f, Kind: kind, V: fv, AV: av, Name: op}, nil
 }
@@ -366,29 +367,4 @@ func (u *updateSpec) operand(f *model.Field, name, op string, v reflect.Value) (
 		return nil, validationErr(u.r.e.name, name, "%s of a value the field stores as NULL", op)
 	}
 	return av, nil
-}
-
-// avKind names the DynamoDB type of av.
-func avKind(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return "a string (S)"
-	case *types.AttributeValueMemberN:
-		return "a number (N)"
-	case *types.AttributeValueMemberB:
-		return "binary (B)"
-	case *types.AttributeValueMemberBOOL:
-		return "a boolean (BOOL)"
-	case *types.AttributeValueMemberL:
-		return "a list (L)"
-	case *types.AttributeValueMemberM:
-		return "a map (M)"
-	case *types.AttributeValueMemberSS:
-		return "a string set (SS)"
-	case *types.AttributeValueMemberNS:
-		return "a number set (NS)"
-	case *types.AttributeValueMemberBS:
-		return "a binary set (BS)"
-	}
-	return fmt.Sprintf("%T", av)
 }
