@@ -14,10 +14,9 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's keys. A put renders the whole item (encodeSized): primary
-// key, entity type, and every index whose keys apply (a sparse one is left
-// out). An update re-renders each index key it touches (writeIndexKeys),
-// from the stored values of the fields it does not give (indexReads).
+// The plan's keys. A put renders the whole item (encodeSized); an update
+// re-renders each index key it touches (writeIndexKeys), from the stored
+// values of the fields it does not give (indexReads).
 
 // encode turns v into a complete item: attributes from the struct, entity
 // type, primary key, and every index whose keys apply.
@@ -34,22 +33,19 @@ type writeSet struct {
 	all []string
 	// direct is set when the entity type, primary key and templated index
 	// key attributes are distinct and no field is stored under their
-	// names: the codec's item cannot hold them, so they are sized as they
-	// are set, and only the attributes in recheck (multi-attribute index
-	// and TTL attributes, which are fields the codec also encodes) are
-	// looked up before and after. Otherwise every name in all is.
+	// names: they are sized as they are set, and only the attributes in
+	// recheck (multi-attribute index and TTL attributes, which the codec
+	// also encodes) are looked up before and after. Otherwise all are.
 	direct  bool
 	recheck []string
 	// In direct mode: the size of the entity type attribute and of the
-	// primary key attributes' names (fixed, invalid when a name or the
-	// type is not valid UTF-8), and of each templated index's key names.
-	// Rendered keys are valid UTF-8 (keys.AppendEscaped), so their values
-	// count their length.
+	// primary key's names (invalid: some is not valid UTF-8), and of each
+	// templated index's key names. Rendered keys are valid UTF-8, so their
+	// values count their length.
 	fixed      int
 	invalid    bool
 	indexNames []int
-	// owned is the ownership condition of a write that expects the item
-	// absent or this entity's (see Repo.ownership), written once: a Put
+	// owned is the ownership condition of AnyItem, written once: a Put
 	// with no other condition sends it as is (its maps are only read).
 	owned writeplan.CondExpr
 }
@@ -60,10 +56,15 @@ func (e *entityPlan) writeSetFor(t *Table) *writeSet {
 	if ws := e.written.Load(); ws != nil && ws.table == t {
 		return ws
 	}
-	ws := &writeSet{table: t}
+	ws := &writeSet{table: t, indexNames: make([]int, len(e.indexes))}
 	seen := map[string]bool{}
 	dup := false
-	add := func(name string, recheck bool) {
+	// add records name, once, among the attributes set or removed, and
+	// sizes it into sz (when not nil).
+	add := func(name string, recheck bool, sz *sizer) {
+		if sz != nil {
+			sz.str(name)
+		}
 		if seen[name] {
 			dup = true
 			return
@@ -74,53 +75,37 @@ func (e *entityPlan) writeSetFor(t *Table) *writeSet {
 			ws.recheck = append(ws.recheck, name)
 		}
 	}
+	var fixed sizer
 	if !t.opts.OmitEntityType {
-		add(t.opts.EntityTypeAttr, false)
+		add(t.opts.EntityTypeAttr, false, &fixed)
+		fixed.str(e.name)
 	}
-	add(t.opts.PartitionKey, false)
+	add(t.opts.PartitionKey, false, &fixed)
 	if e.sk.defined() {
-		add(t.opts.SortKey, false)
+		add(t.opts.SortKey, false, &fixed)
 	}
-	for _, p := range e.indexes {
+	for i, p := range e.indexes {
 		if p.multi {
 			for _, f := range p.deps {
-				add(f.Attr, true)
+				add(f.Attr, true, nil)
 			}
 			continue
 		}
-		add(p.pkAttr, false)
+		var sz sizer
+		add(p.pkAttr, false, &sz)
 		if p.skAttr != "" {
-			add(p.skAttr, false)
+			add(p.skAttr, false, &sz)
 		}
+		ws.indexNames[i] = sz.size
+		fixed.invalid = fixed.invalid || sz.invalid
 	}
 	if e.guards.ttl != nil {
-		add(e.guards.ttl.Attr, true)
+		add(e.guards.ttl.Attr, true, nil)
 	}
+	ws.fixed, ws.invalid = fixed.size, fixed.invalid
 	ws.direct = !dup
 	for _, n := range ws.all {
-		if ws.direct && !slices.Contains(ws.recheck, n) && codec.MayHold(e.typ, n) {
-			ws.direct = false
-		}
-	}
-	var sz sizer
-	if !t.opts.OmitEntityType {
-		sz.str(t.opts.EntityTypeAttr)
-		sz.str(e.name)
-	}
-	sz.str(t.opts.PartitionKey)
-	if e.sk.defined() {
-		sz.str(t.opts.SortKey)
-	}
-	ws.fixed, ws.invalid = sz.size, sz.invalid
-	ws.indexNames = make([]int, len(e.indexes))
-	for i, p := range e.indexes {
-		if !p.multi {
-			var sz sizer
-			sz.str(p.pkAttr)
-			sz.str(p.skAttr)
-			ws.indexNames[i] = sz.size
-			ws.invalid = ws.invalid || sz.invalid
-		}
+		ws.direct = ws.direct && (slices.Contains(ws.recheck, n) || !codec.MayHold(e.typ, n))
 	}
 	owned, err := buildCondition(e.ownershipOf(&t.opts, writeplan.AnyItem), e.name, nil)
 	if err == nil {
