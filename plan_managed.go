@@ -14,17 +14,10 @@ import (
 )
 
 // The plan's managed fields (see [Schema]): the version, CreatedAt,
-// UpdatedAt and TTL, with one meaning on every path.
-//
-// The version rule: a non-zero version is the one the caller read, and the
-// write is conditioned on it; version 0 means the caller read none, and the
-// library reads the stored version itself (Put, Update, Upsert) and writes
-// the next one, conditioned on what it read. Either way the stored version
-// is the previous one plus one, set (never added) so that a retried
-// request cannot count twice. Create stores version 1; Delete checks a
-// non-zero version and otherwise none. An update in a transaction (or
-// Idempotent) with version 0 adds 1 without reading, since the token makes
-// the ADD apply once, unless an index key holds the version.
+// UpdatedAt and TTL, with one meaning on every path (the version rule is
+// in docs/architecture.md). The stored version is the previous one plus
+// one, SET (never added) so that a retried request cannot count twice,
+// except where a transaction's token makes an ADD apply once.
 
 // guardPlan is what a schema declares beyond keys and indexes: the unique
 // guards (plan_guards.go) and the managed fields.

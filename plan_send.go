@@ -13,13 +13,9 @@ import (
 	"github.com/singletable-go/singletable/internal/backoff"
 )
 
-// The plan's last step, sending: every write is first built as
-// transaction items (the entity's own item with its condition, plus the
-// guard items of its unique fields). A write of one item is sent as a
-// single PutItem, UpdateItem or DeleteItem; a write with guard items, or
-// an idempotency token, as a TransactWriteItems. The same items serve the
-// transaction forms, so a guarded write composes with others in one
-// transaction.
+// The plan's last step, sending: a write of one item goes as a single
+// PutItem, UpdateItem or DeleteItem; one with guard items, or a token, as
+// a TransactWriteItems. The same items serve the transaction forms.
 
 // racePolicy paces how often a write is built again (re-reading the item)
 // after the item changed between the library's read and the write.

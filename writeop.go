@@ -12,11 +12,9 @@ import (
 
 // WriteOp is one typed write ([Repo.PutOp], [Repo.CreateOp],
 // [Repo.DeleteOp], [Repo.CheckOp], [Update.Op], [Sequence.Next]) sent with
-// others by [Tx] or [BatchWrite]; migrations' transforms return them. A put
-// renders its item, and a delete its key, when the op is made (a bad one
-// sets Err, reported before anything is sent); the rest (conditions, the
-// reads some writes need) is made when Tx commits, with Tx's context, so
-// do not change what the op's value points to before Tx returns.
+// others by [Tx] or [BatchWrite]. A put renders its item, and a delete its
+// key, when the op is made (a bad one sets Err); the rest is made when Tx
+// commits, so do not change what the op's value points to before then.
 type WriteOp struct {
 	table  *Table
 	entity string
@@ -24,12 +22,8 @@ type WriteOp struct {
 	put    map[string]types.AttributeValue // the item of a put, as a batch writes it
 	key    map[string]types.AttributeValue // the primary key of a delete
 	err    error
-	// cond marks a put or delete with [WriteOptions]: a condition that a
-	// batch request cannot carry.
-	cond bool
-	// own, for an entity with unique fields, makes a batch write the op
-	// on its own with its guard items, as the single write does.
-	own *repo
+	cond bool  // a put or delete with [WriteOptions], which a batch cannot carry
+	own  *repo // an entity with unique fields': a batch writes it on its own
 	src opSource
 }
 
@@ -102,11 +96,9 @@ func (r *Repo[T]) DeleteOp(key T, optFns ...func(*WriteOptions)) WriteOp {
 
 // CheckOp returns a condition on the item with key's primary key that a
 // [Tx] requires without writing it; it fails with [ErrConditionFailed] (or
-// [ErrNotFound] when the item does not exist and the condition needed it);
-// an item of another entity under the key fails it, as it fails the
-// entity's writes. Name fields in cond by their Go names, as [Query.Filter]
-// describes; an unknown name fails the transaction with a *ValidationError
-// before anything is sent.
+// [ErrNotFound] when the item does not exist), as does another entity's
+// item under the key. Name fields in cond by their Go names, as
+// [Query.Filter] describes.
 func (r *Repo[T]) CheckOp(key T, cond expression.ConditionBuilder) WriteOp {
 	return r.op("Check", opFunc(func(context.Context, bool) ([]txItem, error) { return r.checkItems(key, cond) }))
 }
@@ -154,8 +146,6 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 	if err != nil {
 		return nil, err
 	}
-	// Like every op of the entity, a check is on its item (or on its
-	// absence), never on another entity's under the same key.
 	ce, err := buildCondition(r.ownership(writeplan.AnyItem).And(writeplan.User(cond)), r.e.name, r.condNames())
 	if err != nil {
 		return nil, err
