@@ -22,9 +22,9 @@ type WriteOp struct {
 	put    map[string]types.AttributeValue // the item of a put, as a batch writes it
 	key    map[string]types.AttributeValue // the primary key of a delete
 	err    error
-	cond bool  // a put or delete with [WriteOptions], which a batch cannot carry
-	own  *repo // an entity with unique fields': a batch writes it on its own
-	src opSource
+	cond   bool  // a put or delete with [WriteOptions], which a batch cannot carry
+	own    *repo // an entity with unique fields': a batch writes it on its own
+	src    opSource
 }
 
 // opSource makes an op's transaction items with ctx; batch is set when a
