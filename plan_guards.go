@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,9 +16,6 @@ import (
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
-
-// The plan's unique guards: a write claims its new values and releases the
-// old ones (read first), in one transaction with its item.
 
 // UniqueGuardType is the entity type stored on unique guard items (see
 // [Schema].Unique), so that scans and migrations can recognise them.
@@ -42,8 +40,7 @@ const (
 //
 // (sort key "UNIQUE" on a table with one), the values in the default key
 // encoding (escaped, fixed-width), whatever format the item's own key
-// templates give the field. The form of one field is the one guards had
-// before tuples existed, so guards already in a table stay valid.
+// templates give the field.
 type Unique struct {
 	// Fields are the Go field names whose values, together, must be
 	// unique. A tuple is claimed only when every field is present (a
@@ -51,10 +48,9 @@ type Unique struct {
 	// claims nothing. Fields of the primary key may be part of a tuple
 	// (the team of a team-scoped URL), but not the whole of it.
 	Fields []string
-	// Hash keys the guard by the SHA-256 of the values instead of the
-	// values themselves, so that long values (URLs) stay under DynamoDB's
-	// 2,048-byte partition key limit. Without it a value too long for a
-	// guard key is a *KeyError before the network.
+	// Hash keys the guard by the SHA-256 of the values, so that long
+	// values (URLs) stay under DynamoDB's 2,048-byte partition key limit;
+	// without it a value too long is a *KeyError before the network.
 	Hash bool
 }
 
@@ -62,11 +58,8 @@ type Unique struct {
 type uniquePlan struct {
 	fields []*model.Field
 	hash   bool
-	// name says which values the guard holds in messages and in
-	// transaction reasons: "Email", or "(TeamID, URL)".
-	name string
-	// prefix is "UNIQUE#<Type>#<attr 1>#…#<attr n>#".
-	prefix []byte
+	name   string // in messages and transaction reasons: "Email", "(TeamID, URL)"
+	prefix []byte // "UNIQUE#<Type>#<attr 1>#…#<attr n>#"
 }
 
 // attrs lists the stored attributes of the unique's fields.
@@ -115,16 +108,14 @@ func (e *entityPlan) compileUnique(decl []Unique) error {
 			u.name = "(" + strings.Join(d.Fields, ", ") + ")"
 		}
 		set := slices.Sorted(slices.Values(u.attrs()))
-		if id := strings.Join(set, "\x00"); seen[id] {
+		id := strings.Join(set, "\x00")
+		if seen[id] {
 			return validationErr(e.name, d.Fields[0], "Unique: %s listed twice", u.name)
-		} else {
-			seen[id] = true
 		}
-		u.prefix = keys.AppendEscaped([]byte("UNIQUE#"), e.name)
-		u.prefix = append(u.prefix, '#')
-		for _, f := range u.fields {
-			u.prefix = keys.AppendEscaped(u.prefix, f.Attr)
-			u.prefix = append(u.prefix, '#')
+		seen[id] = true
+		u.prefix = []byte("UNIQUE#")
+		for _, s := range append([]string{e.name}, u.attrs()...) {
+			u.prefix = append(keys.AppendEscaped(u.prefix, s), '#')
 		}
 		g.unique = append(g.unique, u)
 	}
@@ -200,13 +191,9 @@ func (r *repo) ownedBy(owner map[string]types.AttributeValue) writeplan.Check {
 
 // guardItem is the guard item under key claimed by owner.
 func (r *repo) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
-	item := map[string]types.AttributeValue{
-		r.t.opts.EntityTypeAttr: &types.AttributeValueMemberS{Value: UniqueGuardType},
-		guardOwnerPK:            owner[r.t.opts.PartitionKey],
-	}
-	for a, v := range key {
-		item[a] = v
-	}
+	item := maps.Clone(key)
+	item[r.t.opts.EntityTypeAttr] = &types.AttributeValueMemberS{Value: UniqueGuardType}
+	item[guardOwnerPK] = owner[r.t.opts.PartitionKey]
 	if r.t.opts.SortKey != "" {
 		item[guardOwnerSK] = owner[r.t.opts.SortKey]
 	}
@@ -235,9 +222,8 @@ func (r *repo) guardPut(u *uniquePlan, key, owner map[string]types.AttributeValu
 
 // guardDelete releases a unique value held by owner. When the guard
 // belongs to another item (two items held the value before the guards
-// were adopted, see package migrate's UniqueGuards), the release fails with a
-// *foreignGuardError: a single write is then made again without it, since
-// the value was never the item's to release.
+// were adopted), the release fails with a *foreignGuardError: a single
+// write is made again without it.
 func (r *repo) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
 	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
@@ -259,7 +245,7 @@ func (r *repo) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeV
 
 // foreignGuardError is the failure of a guard release whose guard belongs
 // to another item. It matches ErrConditionFailed (the outcome in a
-// caller's transaction); a single write retries without the release.
+// caller's transaction).
 type foreignGuardError struct {
 	guard itemID
 	err   error
@@ -313,17 +299,16 @@ func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot,
 }
 
 // GuardOps returns puts of the unique guard items claiming v's values, for
-// an item already in the table without its guards (written by another
-// service, or before the field was declared Unique; a [Repo.PutOp] claims
-// its own). The puts are unconditional: run them only when the values are
-// known to be unique. To adopt a table's items, checking every value and
-// reporting duplicates, run package migrate's UniqueGuards instead.
+// an item already in the table without its guards. The puts are
+// unconditional: run them only when the values are known to be unique. To
+// adopt a table's items, checking every value and reporting duplicates,
+// run package migrate's UniqueGuards instead.
 func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	owner, err := r.e.key(r.t, v)
-	if err != nil {
-		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+	var items []txItem
+	if err == nil {
+		items, err = r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
 	}
-	items, err := r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
 	if err != nil {
 		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
 	}
@@ -335,10 +320,8 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 }
 
 // guardSwaps returns the guard items that move the uniques in us from
-// their values in oldV to those in newV, the items as struct values
-// (either may be the zero Value: no item before, or no item after). A
-// tuple whose values are all unchanged keeps its guard; a change of any
-// of its fields releases the old tuple's guard and claims the new one's.
+// their values in oldV to those in newV (either may be the zero Value: no
+// item). A tuple whose values are all unchanged keeps its guard.
 func (r *repo) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[string]types.AttributeValue) ([]txItem, error) {
 	var items []txItem
 	for _, u := range us {
