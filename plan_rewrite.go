@@ -14,26 +14,19 @@ import (
 )
 
 // The plan's rewrite of a stored item, for package migrate through
-// [StoredItems]: the item rendered again with the current declaration and
-// written back (its index attributes updated, or the item re-keyed with
-// its unique guards), or its missing guards claimed. Each is a write of
-// the plan's transaction items, on its ownership and guard conditions,
-// sent by exec; any failed condition but a taken key or guard means the
+// [StoredItems]. Any failed condition but a taken key or guard means the
 // item changed since it was read.
 
 // rewrite is how a stored item must change to match its entity's
 // declaration.
 type rewrite struct {
-	old     map[string]types.AttributeValue // the item as read
-	oldKey  map[string]types.AttributeValue
-	newItem map[string]types.AttributeValue // the item after the change
-	set     map[string]types.AttributeValue // managed attributes to set
-	remove  []string                        // managed attributes to remove
-	// keyChanged is set when the primary key changes (a re-key).
-	keyChanged bool
-	// guards are the unique guard items the item owns, which must follow
-	// it to its new key.
-	guards []guardMove
+	old        map[string]types.AttributeValue // the item as read
+	oldKey     map[string]types.AttributeValue
+	newItem    map[string]types.AttributeValue // the item after the change
+	set        map[string]types.AttributeValue // managed attributes to set
+	remove     []string                        // managed attributes to remove
+	keyChanged bool                            // a re-key
+	guards     []guardMove                     // the item's guards, which follow it to its new key
 }
 
 // guardMove is one unique guard item: its key and the unique it guards.
@@ -103,17 +96,15 @@ func (s *StoredItems) planRewrite(item map[string]types.AttributeValue) (*Stored
 	return c, nil
 }
 
-// send writes items (made by build, or its error) as one write: exec's
-// single request or transaction.
+// send writes the items build makes as one write.
 func (s *StoredItems) send(ctx context.Context, kind string, build func() ([]txItem, error)) error {
 	_, err := s.exec(ctx, kind, build)
 	return err
 }
 
 // managedAttrs returns the attributes the declaration renders rather than
-// the struct: the primary key, templated index keys, and the attributes of
-// multi-attribute index keys (stored in their key form: see
-// IndexSchema.PartitionAttrs).
+// the struct: the primary key, index keys (multi-attribute ones' in their
+// key form).
 func (e *entityPlan) managedAttrs(t *Table) []string {
 	out := []string{t.opts.PartitionKey}
 	if e.sk.defined() && t.opts.SortKey != "" {
@@ -202,9 +193,8 @@ func (s *StoredItems) unchangedDelete(key, old map[string]types.AttributeValue) 
 }
 
 // rekey moves the item to its new primary key (see [StoredItems.Rewrite]).
-// A guard is handed over on the plan's guard condition: it belongs to the
-// old key, or is missing, which the move repairs. The transaction's first
-// failed item (the delete first) says what failed.
+// A guard is handed over on condition that it belongs to the old key, or
+// is missing, which the move repairs.
 func (s *StoredItems) rekey(ctx context.Context, w *rewrite) error {
 	t := s.t
 	if err := itemsize.Check(w.newItem); err != nil {
@@ -240,10 +230,9 @@ func (s *StoredItems) rekey(ctx context.Context, w *rewrite) error {
 	return err
 }
 
-// occupied handles a re-key whose new key is taken. If the item there is
-// exactly the one the re-key would write, the move was already made (by
-// the application writing the new key): the old item is deleted, on the
-// same condition. Otherwise the item fails with ErrAlreadyExists.
+// occupied handles a re-key whose new key is taken: if the item there is
+// exactly the one the re-key would write, the move was already made and
+// the old item is deleted, on the same condition; else ErrAlreadyExists.
 func (s *StoredItems) occupied(ctx context.Context, w *rewrite, there map[string]types.AttributeValue, cause error) error {
 	t := s.t
 	if len(there) == 0 {

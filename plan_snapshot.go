@@ -15,11 +15,6 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's snapshot: what a write reads before it writes, in one
-// consistent GetItem, and is conditioned on. When the item changed in
-// between, the write fails with a raceError: a single write is built again
-// (plan_send.go), a transaction reports ErrVersionConflict.
-
 // readFields lists the fields a write of an entity must read before it
 // writes: the unique fields it moves and, when the caller gave no version
 // (0), the version.
@@ -32,12 +27,9 @@ func (r *repo) readFields(unique []*model.Field, rv reflect.Value) []*model.Fiel
 }
 
 // updateReads lists what an update must read before it writes: every field
-// of a unique it moves (the guard key needs every value of a tuple), the
-// version when it has none and does not add 1 (addVersion), the index key
-// fields it changes part of without giving (indexReads), and with
-// readLists the lists it appends to. whole is set for an upsert that must
-// read the item to tell creating from updating: one that reads anything,
-// or does not give every field of every index key.
+// of a unique it moves, the version unless it has one or adds 1, the index
+// key fields of indexReads, and with readLists the lists it appends to.
+// whole is set for an upsert that must read the whole item.
 func (u *updateSpec) updateReads(moved []*uniquePlan, kv reflect.Value, addVersion bool) (reads []*model.Field, whole bool) {
 	reads = uniqueFields(moved)
 	if !addVersion {
@@ -104,8 +96,8 @@ func (r *repo) readPut(ctx context.Context, x *expectation, rv reflect.Value, re
 }
 
 // readBefore reads the item under key (strongly consistent) when fields
-// is not empty (or all is set): the snapshot a write is conditioned on.
-// With all false, only the attributes a guarded write needs are read.
+// is not empty (or all is set, to read it whole): the snapshot a write is
+// conditioned on.
 func (r *repo) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (*writeplan.Snapshot, error) {
 	if len(fields) == 0 && !all {
 		return nil, nil
@@ -151,9 +143,8 @@ func (r *Repo[T]) snapValue(s *writeplan.Snapshot) (reflect.Value, error) {
 }
 
 // raceError marks a write that failed because the item changed between the
-// library's own read (to learn the unique values to release) and the
-// write. Single writes retry it; in a transaction it is reported as
-// ErrVersionConflict.
+// library's read and the write. Single writes retry it; in a transaction
+// it is reported as ErrVersionConflict.
 type raceError struct{ err error }
 
 // Error returns the wrapped error's text.

@@ -15,13 +15,11 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's update expression: what an [Update] SETs, REMOVEs and ADDs,
-// written step by step in a fixed order (build), so that a request's
-// placeholders never change. An operator on a field that an index key or a
-// guard depends on is applied in Go to the value read (merge) and SET.
+// The plan's update expression, written in a fixed order (build) so that a
+// request's placeholders never change.
 
 // updateExpr is the update expression of one request being written, with
-// what it makes visible in the item (its effect, see plan_lost.go).
+// its effect (see plan_lost.go).
 type updateExpr struct {
 	b   expr.Builder
 	ub  expr.Update
@@ -51,9 +49,8 @@ func (u *updateSpec) valid() error {
 	return nil
 }
 
-// item is the update under key as a transaction item: x says what it
-// expects and holds what was read before it (x.Snap), mv is the item after
-// the update (merged) and fromSnap the fields merged from the snapshot.
+// item is the update under key as a transaction item: x is what it expects
+// (and read), mv the item after it, fromSnap the fields merged from x.Snap.
 func (u *updateSpec) item(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (txItem, error) {
 	up, eff, err := u.build(key, x, mv, fromSnap)
 	if err != nil {
@@ -63,8 +60,7 @@ func (u *updateSpec) item(key map[string]types.AttributeValue, x *expectation, m
 		tw: types.TransactWriteItem{Update: up}, failed: x.failed, applied: eff.Applied}, nil
 }
 
-// build writes the update's request, with what it changes (to recognise
-// it applied after a lost response).
+// build writes the update's request, with its effect.
 func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (*types.Update, writeplan.Effect, error) {
 	r, e := u.r, u.r.e
 	now := stampTime(r.t.opts.Now())
@@ -105,10 +101,9 @@ func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, 
 	return up, w.eff, err
 }
 
-// splitOps splits the update's operators: one on a field read before the
-// update (fromSnap: an index key or a guard depends on it) was applied in
-// Go (merge) and is SET to the result, added to set; the others are
-// returned, to be written as DynamoDB's own.
+// splitOps splits the update's operators: one on a field read before
+// (fromSnap) was applied in Go (merge) and is SET, added to set; the
+// others are returned, to be written as DynamoDB's own.
 func (u *updateSpec) splitOps(set []*model.Field, fromSnap map[*model.Field]bool) ([]*model.Field, []writeplan.Op) {
 	var ops []writeplan.Op
 	for _, o := range u.ops {
@@ -147,10 +142,9 @@ func (u *updateSpec) writeFields(w *updateExpr, mv reflect.Value, set []*model.F
 	return nil
 }
 
-// setValue is the value an update stores for f, set in mv: nil removes
-// the attribute. The TTL is stored in epoch seconds; a key attribute of a
-// multi-attribute index with the key attribute's checks, and removed when
-// absent (DynamoDB refuses an empty key attribute).
+// setValue is the value an update stores for f, set in mv (nil removes
+// it). A multi-attribute index's key attribute is removed when absent
+// (DynamoDB refuses an empty key attribute).
 func (u *updateSpec) setValue(f *model.Field, mv reflect.Value) (types.AttributeValue, error) {
 	e := u.r.e
 	if f == e.guards.ttl {
@@ -176,9 +170,7 @@ func (u *updateSpec) setValue(f *model.Field, mv reflect.Value) (types.Attribute
 	return av, nil
 }
 
-// updateRequest is the update request under key: w's expression on cond
-// (an update's: the item is this entity's, the version is the one read,
-// the fields read are as read, then the caller's conditions).
+// updateRequest is the update request under key: w's expression on cond.
 func (r *repo) updateRequest(w *updateExpr, key map[string]types.AttributeValue, cond writeplan.Condition) (*types.Update, error) {
 	e := r.e
 	condText, err := cond.Write(&w.b, r.condNames())
@@ -217,12 +209,10 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 	return merged, fromSnap, err
 }
 
-// merge completes mv, the values the update sets (removed fields zero),
-// into the item as the update leaves it, as far as known: the key fields
-// and version of kv, the update's key, and, from ov, the item the update
-// read (s; the zero Value when there was none), the other fields it read,
-// with the operators applied to those it changes. It returns the fields
-// merged from the snapshot.
+// merge completes mv, the values the update sets, into the item as the
+// update leaves it, as far as known: the key fields and version of kv,
+// and the other fields read (from ov, s's item; the zero Value when none),
+// with the operators applied. It returns the fields merged from s.
 func (u *updateSpec) merge(mv, kv, ov reflect.Value, s *writeplan.Snapshot) (map[*model.Field]bool, error) {
 	e := u.r.e
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, []*model.Field{e.guards.version}) {
