@@ -61,26 +61,22 @@ func (e *entityPlan) compileGuards(s Schema[reflect.Value]) error {
 			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.Type)
 		}
 	}
-	stamp := func(role, name string) (*model.Field, error) {
+	stamp := func(role, name string) (f *model.Field, cut time.Duration, err error) {
 		if name == "" {
-			return nil, nil
+			return nil, 0, nil
 		}
-		f, err := field(role, name)
-		if err == nil && !isTimeType(f.Type) {
+		if f, err = field(role, name); err == nil && !isTimeType(f.Type) {
 			err = validationErr(e.name, name, "%s: the field is %s; it must be time.Time or *time.Time", role, f.Type)
 		}
-		return f, err
+		if err == nil {
+			cut, err = e.stampCut(f, role)
+		}
+		return f, cut, err
 	}
-	if g.created, err = stamp("CreatedAt", s.CreatedAt); err != nil {
+	if g.created, g.createdCut, err = stamp("CreatedAt", s.CreatedAt); err != nil {
 		return err
 	}
-	if g.updated, err = stamp("UpdatedAt", s.UpdatedAt); err != nil {
-		return err
-	}
-	if g.createdCut, err = e.stampCut(g.created, "CreatedAt"); err != nil {
-		return err
-	}
-	if g.updatedCut, err = e.stampCut(g.updated, "UpdatedAt"); err != nil {
+	if g.updated, g.updatedCut, err = stamp("UpdatedAt", s.UpdatedAt); err != nil {
 		return err
 	}
 	if s.TTL != "" {
@@ -372,9 +368,6 @@ func (u *updateSpec) writeVersion(w *updateExpr, x *expectation) {
 // holding only the date is refused: the library's stamp has a time of day,
 // unless the field is stored as a date (tag option date), which cuts it.
 func (e *entityPlan) stampCut(f *model.Field, role string) (time.Duration, error) {
-	if f == nil {
-		return 0, nil
-	}
 	tpls := []compiledKey{e.pk, e.sk}
 	for _, p := range e.indexes {
 		if !p.multi {

@@ -150,16 +150,21 @@ func (u *updateSpec) setValue(f *model.Field, mv reflect.Value) (types.Attribute
 	if f == e.guards.ttl {
 		return ttlValue(f, mv), nil
 	}
-	var av types.AttributeValue
-	var err error
-	if e.inMultiKey(f) {
-		if !f.Present(mv) {
-			return nil, nil
-		}
-		av, err = e.marshalField(f, mv)
-	} else {
-		av, err = e.marshalFieldPlain(f, mv)
+	if e.inMultiKey(f) && !f.Present(mv) {
+		return nil, nil
 	}
+	return u.encodeSet(f, mv)
+}
+
+// encodeSet encodes f's value in v, a multi-attribute index's key attribute
+// with the key attribute's checks.
+func (u *updateSpec) encodeSet(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+	e := u.r.e
+	marshal := e.marshalFieldPlain
+	if e.inMultiKey(f) {
+		marshal = e.marshalField
+	}
+	av, err := marshal(f, v)
 	var ke *KeyError
 	if errors.As(err, &ke) {
 		return nil, ke
@@ -278,17 +283,9 @@ func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue
 		if f == e.guards.ttl {
 			continue
 		}
-		marshal := e.marshalFieldPlain
-		if e.inMultiKey(f) {
-			marshal = e.marshalField // with the key attribute's checks
-		}
-		av, err := marshal(f, vv)
-		var ke *KeyError
-		if errors.As(err, &ke) {
-			return ke
-		}
+		av, err := u.encodeSet(f, vv)
 		if err != nil {
-			return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
+			return err
 		}
 		if av != nil {
 			n, _ := itemsize.Attr(f.Attr, av)
