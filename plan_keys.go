@@ -18,8 +18,7 @@ import (
 // re-renders each index key it touches (writeIndexKeys), from the stored
 // values of the fields it does not give (indexReads).
 
-// encode turns v into a complete item: attributes from the struct, entity
-// type, primary key, and every index whose keys apply.
+// encode turns v into a complete item (see encodeSized).
 func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, error) {
 	item, _, err := e.encodeSized(t, &v)
 	return item, err
@@ -115,11 +114,10 @@ func (e *entityPlan) writeSetFor(t *Table) *writeSet {
 	return ws
 }
 
-// encodeSized is encode of *v (which it does not modify) that also returns
-// the item's size as [itemsize.Of] computes it, so that callers need not
-// walk the item again. It refuses items with invalid UTF-8 (naming the
-// attribute itemsize.Scan names: the smallest name, if several) and items
-// over the size limit.
+// encodeSized turns *v (unmodified) into a complete item: attributes from
+// the struct, entity type, primary key, and every index whose keys apply
+// (a sparse one is left out), with its size as [itemsize.Of] computes it.
+// It refuses items with invalid UTF-8 and items over the size limit.
 func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue, int, error) {
 	ws := e.writeSetFor(t)
 	// Room for the entity type, the primary key and the index keys.
@@ -176,10 +174,9 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 		}
 	}
 	size += added.size
-	// DynamoDB strings are UTF-8 (the SDK would silently send U+FFFD for
-	// bad bytes) and items are at most 400 KB. When some string is invalid
-	// (an attribute the codec made may since have been replaced), the
-	// attribute to name is looked for in the whole item.
+	// When some string is invalid (an attribute the codec made may since
+	// have been replaced), the attribute to name is looked for in the whole
+	// item.
 	if bad != "" || added.invalid {
 		_, bad = itemsize.Scan(item)
 	}
@@ -193,9 +190,8 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 }
 
 // invalidValue is the *ValidationError for attribute attr of an item
-// holding a value DynamoDB would refuse or alter, for the reason given: it
-// names the Go field (and the attribute, when its name differs), never the
-// value, which may be anything a user typed.
+// holding a value DynamoDB would refuse or alter: it names the Go field
+// (and the attribute), never the value, which may be anything a user typed.
 func (e *entityPlan) invalidValue(attr, reason string) *ValidationError {
 	f := e.byAttr[attr]
 	if f == nil {
@@ -233,15 +229,13 @@ func (e *entityPlan) inPrimaryKey(f *model.Field) bool {
 }
 
 // inMultiKey reports whether f is a key attribute of a multi-attribute
-// index: it is written with the key attribute's checks (marshalField),
-// and an operator cannot change it.
+// index.
 func (e *entityPlan) inMultiKey(f *model.Field) bool {
 	return slices.ContainsFunc(e.indexes, func(p *indexPlan) bool { return p.multi && slices.Contains(p.deps, f) })
 }
 
 // writeKeyFields writes the primary key's fields the item holds (not only
-// in its key, see KeyOnly) into w: an upsert sent without reading may
-// create the item, which carries them like any item.
+// in its key, see KeyOnly) into w, for an upsert sent without reading.
 func (u *updateSpec) writeKeyFields(w *updateExpr, mv reflect.Value, touched map[*model.Field]bool) error {
 	e := u.r.e
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
@@ -257,12 +251,10 @@ func (u *updateSpec) writeKeyFields(w *updateExpr, mv reflect.Value, touched map
 }
 
 // writeIndexKeys writes the keys of every templated index whose key
-// depends on a field the update touches (every index, for an upsert sent
-// without reading, blind) into w, rendered from mv, the item after the
-// update: SET when the index applies, REMOVE when it does not. known tells
-// the fields whose values after the update are known; the update read
-// the others it needs (indexReads), so one still unknown is a bug, not a
-// caller's mistake: the keys are never written stale.
+// depends on a field the update touches (every index, blind) into w,
+// rendered from mv, the item after the update: SET when the index applies,
+// REMOVE when it does not. A field not known (after indexReads) is an
+// error: the keys are never written stale.
 func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, known map[*model.Field]bool, blind bool) error {
 	e := u.r.e
 	var rerender []*indexPlan
@@ -304,8 +296,8 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 }
 
 // known is the set of fields whose values after the update are known: the
-// key's, the ones it sets or removes, those it read (fromSnap), UpdatedAt
-// (stamped) and the version (the next one).
+// key's, those it sets, removes or read (fromSnap), UpdatedAt and the
+// version.
 func (u *updateSpec) known(fromSnap map[*model.Field]bool) map[*model.Field]bool {
 	e := u.r.e
 	known := map[*model.Field]bool{}
@@ -324,9 +316,7 @@ func (u *updateSpec) known(fromSnap map[*model.Field]bool) map[*model.Field]bool
 }
 
 // indexReads lists the fields an update must read because an index key it
-// changes depends on them and the update does not give them: the other
-// fields of a touched templated index, and the fields an operator changes
-// in any index (the result is only known from the stored value).
+// changes depends on them and it does not give them (indexNeeds).
 func (u *updateSpec) indexReads() []*model.Field {
 	var out []*model.Field
 	for _, n := range u.indexNeeds() {
@@ -337,14 +327,15 @@ func (u *updateSpec) indexReads() []*model.Field {
 	return out
 }
 
-// indexNeed is what one index needs read: the fields of its key the update
-// changes part of and does not give.
+// indexNeed is what one index needs read.
 type indexNeed struct {
 	index  string
 	fields []*model.Field
 }
 
-// indexNeeds lists, per index, the fields indexReads reads for it.
+// indexNeeds lists, per index, the fields an update must read for it: the
+// other fields of a touched templated index, and the fields an operator
+// changes in any index (the result is only known from the stored value).
 func (u *updateSpec) indexNeeds() []indexNeed {
 	g := &u.r.e.guards
 	touched := func(f *model.Field) bool {
@@ -366,9 +357,8 @@ func (u *updateSpec) indexNeeds() []indexNeed {
 	return out
 }
 
-// unknownKeyFields is the one *KeyError of an update that changes part of
-// the keys of indexes without knowing the rest: it names every index and
-// every missing field, and why.
+// unknownKeyFields is the *KeyError of an update that changes part of the
+// keys of indexes without knowing the rest, naming them all and why.
 func unknownKeyFields(entity string, needs []indexNeed, why string) *KeyError {
 	ke := &KeyError{Entity: entity}
 	var names, per []string
@@ -388,8 +378,8 @@ func unknownKeyFields(entity string, needs []indexNeed, why string) *KeyError {
 	return ke
 }
 
-// givesEveryIndex reports whether the update gives every field of every
-// index key of the entity (key fields, set and removed fields, UpdatedAt).
+// givesEveryIndex reports whether the update knows every field of every
+// index key of the entity.
 func (u *updateSpec) givesEveryIndex() bool {
 	known := u.known(nil)
 	for _, p := range u.r.e.indexes {
