@@ -281,8 +281,7 @@ func (u *updateSpec) movedUniques() []*uniquePlan {
 
 // withGuards returns it, a write of the item under it.key, followed by the
 // guard items moving the uniques us from their values in the item s read
-// (none when s is nil or found no item of the entity) to those in newV
-// (none when it is the zero Value: a delete).
+// (if any) to those in newV (the zero Value for a delete).
 func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot, newV reflect.Value) ([]txItem, error) {
 	if len(us) == 0 {
 		return []txItem{it}, nil

@@ -265,10 +265,8 @@ func (s *StoredItems) planClaims(ctx context.Context, item map[string]types.Attr
 	var claims []txItem
 	holders := map[itemID]bool{}
 	var watched []string
-	for _, u := range s.e.guards.unique {
-		for _, a := range u.attrs() {
-			watched = appendAttr(watched, a)
-		}
+	for _, f := range uniqueFields(s.e.guards.unique) {
+		watched = append(watched, f.Attr)
 	}
 	for _, u := range s.e.guards.unique {
 		key, ok, err := s.guardKey(u, rv)
@@ -331,9 +329,8 @@ func (s *StoredItems) planClaims(ctx context.Context, item map[string]types.Attr
 	return c, nil
 }
 
-// guardHolder reads the owner of the guard g under key, which names
-// another owner than the item: a duplicate (dup) if that owner, hold as
-// read, holds the value too, else the guard is stale.
+// guardHolder reads the owner of the guard g under key (not the item): a
+// duplicate (dup) if that owner, hold as read, holds the value too.
 func (s *StoredItems) guardHolder(ctx context.Context, u *uniquePlan, g, key map[string]types.AttributeValue) (holder, hold map[string]types.AttributeValue, dup bool, err error) {
 	t := s.t
 	if gt, _ := g[t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); gt == nil || gt.Value != UniqueGuardType {
@@ -365,9 +362,5 @@ func (s *StoredItems) checkAsRead(key, read map[string]types.AttributeValue, att
 		cond = writeplan.Own(writeplan.AttrExists(t.opts.PartitionKey)).And(asRead(read, append([]string{t.opts.EntityTypeAttr}, attrs...)))
 	}
 	ce, err := buildCondition(cond, s.e.name, nil)
-	return txItem{table: t, key: key, size: itemsize.Of(key), failed: changedSince,
-		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: &t.name, Key: key,
-			ConditionExpression: ce.Text, ExpressionAttributeNames: ce.Names, ExpressionAttributeValues: ce.Values,
-		}}}, err
+	return s.checkTxItem(key, ce, changedSince), err
 }

@@ -61,13 +61,11 @@ func (s *writeSrc[T]) opItems(ctx context.Context, batch bool) ([]txItem, error)
 	return items, err
 }
 
-// PutOp returns a put of v: like [Repo.Put] in a [Tx] ([WriteOptions]
-// apply, the version is checked, guards are swapped). A [BatchWrite]
+// PutOp returns a put of v: like [Repo.Put] in a [Tx]. A [BatchWrite]
 // (which refuses WriteOptions) writes the item rendered when the op is
 // made, whole: managed timestamps filled only when zero, the version
 // stored as given and not checked, so that a migration keeps what it
-// copies; for an entity with unique fields, whose guards a batch request
-// cannot keep, it writes the op on its own as Put does.
+// copies; an entity with unique fields' op is written on its own as Put.
 func (r *Repo[T]) PutOp(v T, optFns ...func(*WriteOptions)) WriteOp {
 	src := &writeSrc[T]{r: r, kind: "Put", v: v, w: v, o: writeOpts(optFns)}
 	op := r.op("Put", src)
@@ -150,26 +148,24 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 	if err != nil {
 		return nil, err
 	}
-	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
-		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName:                           &r.t.name,
-			Key:                                 k,
-			ConditionExpression:                 ce.Text,
-			ExpressionAttributeNames:            ce.Names,
-			ExpressionAttributeValues:           ce.Values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
-		failed: func(old map[string]types.AttributeValue) error {
-			if old == nil {
-				return ErrNotFound
-			}
-			if !r.isMine(old) {
-				return wrapSentinel(ErrConditionFailed, "check "+r.e.name+": the item under this key is another entity's", nil)
-			}
-			return ErrConditionFailed
-		},
-	}
+	it := r.checkTxItem(k, ce, func(old map[string]types.AttributeValue) error {
+		if old == nil {
+			return ErrNotFound
+		}
+		if !r.isMine(old) {
+			return wrapSentinel(ErrConditionFailed, "check "+r.e.name+": the item under this key is another entity's", nil)
+		}
+		return ErrConditionFailed
+	})
+	it.tw.ConditionCheck.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	return []txItem{it}, nil
+}
+
+// checkTxItem is the transaction item checking ce on the item under key.
+func (r *repo) checkTxItem(key map[string]types.AttributeValue, ce writeplan.CondExpr, failed func(map[string]types.AttributeValue) error) txItem {
+	return txItem{table: r.t, key: key, size: itemsize.Of(key), failed: failed,
+		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &r.t.name, Key: key,
+			ConditionExpression: ce.Text, ExpressionAttributeNames: ce.Names, ExpressionAttributeValues: ce.Values}}}
 }
 
 // Table returns the table the op writes to.
@@ -191,8 +187,7 @@ func (op WriteOp) Key() map[string]types.AttributeValue {
 	return op.key
 }
 
-// keyed returns a map holding the op's primary key attributes: the key of
-// a delete, the item of a put (for itemID, which reads only the keys).
+// keyed returns a map holding the op's primary key attributes (for itemID).
 func (op *WriteOp) keyed() map[string]types.AttributeValue {
 	if op.put != nil {
 		return op.put
