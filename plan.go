@@ -85,8 +85,8 @@ func (r *repo) putItem(item, key map[string]types.AttributeValue, size int, cond
 	return it, nil
 }
 
-// deleteItems is Delete as transaction items. For an entity with unique
-// fields it reads the item first (returned as snap), to release its values.
+// deleteItems is Delete as transaction items, and the item it read first
+// (an entity with unique fields', to release its values).
 func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txItem, *writeplan.Snapshot, error) {
 	k, err := r.e.key(r.t, key)
 	if err != nil {
@@ -150,8 +150,6 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 		return nil, err
 	}
 	if x.Snap != nil && x.Snap.Item == nil {
-		// An upsert of a missing item is a Create of what the update
-		// sets, so the new item is whole: index keys included.
 		v, _, err := u.merged(nil)
 		if err == nil {
 			err = u.asCreate(x, kv, reflect.ValueOf(&v).Elem())
@@ -206,8 +204,7 @@ func (u *updateSpec) prepare(ctx context.Context, key map[string]types.Attribute
 }
 
 // asCreate turns an upsert that found no item into a Create of vv, the
-// values it sets with its key: its operators are applied to the zero
-// values, and a version given with its key is a conflict.
+// values it sets with its key (its operators applied to zero values).
 func (u *updateSpec) asCreate(x *expectation, kv, vv reflect.Value) error {
 	if kver := u.r.versionIn(kv); kver != 0 {
 		return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read but there is no item", x.What(), kver), nil)

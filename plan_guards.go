@@ -18,7 +18,7 @@ import (
 )
 
 // UniqueGuardType is the entity type stored on unique guard items (see
-// [Schema].Unique), so that scans and migrations can recognise them.
+// [Unique]).
 const UniqueGuardType = "singletable.UniqueGuard"
 
 // Attributes of a unique guard item besides the table's keys: the primary
@@ -44,9 +44,8 @@ const (
 type Unique struct {
 	// Fields are the Go field names whose values, together, must be
 	// unique. A tuple is claimed only when every field is present (a
-	// non-empty string, a non-nil pointer); a tuple with an absent field
-	// claims nothing. Fields of the primary key may be part of a tuple
-	// (the team of a team-scoped URL), but not the whole of it.
+	// non-empty string, a non-nil pointer). Fields of the primary key may
+	// be part of a tuple, but not the whole of it.
 	Fields []string
 	// Hash keys the guard by the SHA-256 of the values, so that long
 	// values (URLs) stay under DynamoDB's 2,048-byte partition key limit;
@@ -138,8 +137,7 @@ func uniqueFields(us []*uniquePlan) []*model.Field {
 const hashMark = "$SHA256:"
 
 // guardKey renders the key of the guard item claiming u's values in rv;
-// ok is false when a value is absent (the tuple claims nothing) or rv is
-// the zero Value (no item).
+// ok is false when a value is absent or rv is the zero Value (no item).
 func (r *repo) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
 	if !rv.IsValid() {
 		return nil, false, nil
@@ -251,10 +249,8 @@ type foreignGuardError struct {
 	err   error
 }
 
-// Error returns the wrapped error's text.
 func (e *foreignGuardError) Error() string { return e.err.Error() }
 
-// Unwrap returns the wrapped error.
 func (e *foreignGuardError) Unwrap() error { return e.err }
 
 // withoutReleases drops the releases of the guards in foreign from items.

@@ -69,10 +69,9 @@ func mayHaveApplied(err error) bool {
 
 // conditionFailed is the outcome of a single write of it whose condition
 // failed (err), given the item as it is now (old). When an attempt may have
-// been applied unseen (maybeApplied) and old is what the write makes, the
-// write is done; when old is something else, the lost attempt may have been
-// overwritten since, so the failure proves nothing (ErrMaybeApplied, except
-// for a Create). Otherwise it is the write's own classification.
+// been applied unseen (maybeApplied), old that is what the write makes
+// means done, and any other old proves nothing (ErrMaybeApplied, except
+// for a Create), since the lost attempt may have been overwritten.
 func conditionFailed(kind, entity string, it txItem, maybeApplied bool, old map[string]types.AttributeValue, err error) (execResult, error) {
 	var res execResult
 	if len(old) == 0 {

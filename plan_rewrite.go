@@ -41,8 +41,7 @@ func errChanged(cause error) error {
 	return wrapSentinel(ErrConditionFailed, "item changed since it was read", cause)
 }
 
-// changedSince is the failed of a rewrite's transaction items: the item
-// (or a guard or owner read) changed since it was read.
+// changedSince is the failed of a rewrite's transaction items.
 func changedSince(map[string]types.AttributeValue) error { return errChanged(nil) }
 
 // errOccupied marks a re-key whose new key holds an item (see occupied).
@@ -176,8 +175,8 @@ func (s *StoredItems) indexUpdate(w *rewrite) func() ([]txItem, error) {
 }
 
 // unchangedDelete is the delete of the item old under key, on condition
-// that it is the entity's existing item, every attribute read holds its
-// value, and no attribute of the entity that was absent exists.
+// that it is the entity's item and every attribute of it or of the entity
+// is as read.
 func (s *StoredItems) unchangedDelete(key, old map[string]types.AttributeValue) (txItem, error) {
 	attrs := slices.Sorted(maps.Keys(old))
 	for _, f := range s.e.fields {

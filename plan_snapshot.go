@@ -15,9 +15,8 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// readFields lists the fields a write of an entity must read before it
-// writes: the unique fields it moves and, when the caller gave no version
-// (0), the version.
+// readFields lists the fields a write must read before it writes: the
+// unique fields it moves and, when the caller gave no version, the version.
 func (r *repo) readFields(unique []*model.Field, rv reflect.Value) []*model.Field {
 	fields := unique
 	if v := r.e.guards.version; v != nil && r.e.versionOf(rv) == 0 {
@@ -43,9 +42,8 @@ func (u *updateSpec) updateReads(moved []*uniquePlan, kv reflect.Value, addVersi
 			}
 		}
 	}
-	// An upsert that gives every field of every index key can be sent
-	// without reading: whether it creates or updates, the keys it writes
-	// are the ones a Put of the item would.
+	// An upsert that gives every field of every index key need not read:
+	// either way the keys it writes are the ones a Put would.
 	whole = u.upsert && (len(reads) > 0 || !u.givesEveryIndex())
 	return reads, whole
 }
@@ -147,10 +145,8 @@ func (r *Repo[T]) snapValue(s *writeplan.Snapshot) (reflect.Value, error) {
 // it is reported as ErrVersionConflict.
 type raceError struct{ err error }
 
-// Error returns the wrapped error's text.
 func (e *raceError) Error() string { return e.err.Error() }
 
-// Unwrap returns the wrapped error.
 func (e *raceError) Unwrap() error { return e.err }
 
 func raced(what string) error {

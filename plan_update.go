@@ -79,7 +79,7 @@ func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, 
 		w.ub.Set(w.b.Name(r.t.opts.EntityTypeAttr), w.b.ValueS(e.name))
 	}
 	// An upsert sent without reading may create the item: it carries its
-	// key fields and CreatedAt like any item, and every index key.
+	// key fields, CreatedAt and every index key.
 	blind := u.upsert && x.Snap == nil
 	if blind {
 		if err := u.writeKeyFields(w, mv, touched); err != nil {
@@ -260,8 +260,7 @@ func (u *updateSpec) applyOps(f *model.Field, dst reflect.Value, item map[string
 		}
 		if !o.Takes(stored) {
 			// Computing it in Go would rewrite another service's
-			// attribute in the field's shape (a set as a list, a text as
-			// a number).
+			// attribute in the field's shape (a set as a list).
 			return fmt.Errorf("singletable: update %s: %s on %s, which the stored item holds as %s: DynamoDB's operator does not take it; nothing was written",
 				u.r.e.name, o.Name, f.Name, avKind(stored))
 		}
@@ -272,12 +271,11 @@ func (u *updateSpec) applyOps(f *model.Field, dst reflect.Value, item map[string
 	return nil
 }
 
-// check encodes the values the update sets and adds, so that bad values
-// are refused before the update reads or sends anything.
+// check refuses bad values the update sets and adds before it reads or
+// sends anything.
 func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue) error {
 	e := u.r.e
-	// The item after the update holds at least its key and the values set:
-	// past 400 KB, DynamoDB would refuse it.
+	// The item after the update holds at least its key and the values set.
 	size := itemsize.Of(key)
 	for _, f := range u.set {
 		if f == e.guards.ttl {
@@ -299,8 +297,7 @@ func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue
 }
 
 // checkActions refuses two actions on one attribute, which DynamoDB does
-// not allow in an update expression, and an added number that does not
-// encode.
+// not allow, and an added number that does not encode.
 func (u *updateSpec) checkActions() error {
 	e := u.r.e
 	acts := map[*model.Field]string{}

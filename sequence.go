@@ -75,10 +75,8 @@ func NewSequence(t *Table, name string, optFns ...func(*SequenceOptions)) *Seque
 // Name returns the sequence's name.
 func (s *Sequence) Name() string { return s.name }
 
-// Current returns the last number allocated (0 before the first), with a
-// strongly consistent [GetItem].
-//
-// [GetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GetItem.html
+// Current returns the last number allocated (0 before the first), read
+// strongly consistent.
 func (s *Sequence) Current(ctx context.Context) (int64, error) {
 	n, _, err := s.current(ctx, s.t.api(ctx, ""))
 	return n, err
@@ -140,11 +138,10 @@ func (s *Sequence) counterUpdate(b *expr.Builder, val, next, cond string) *types
 }
 
 // Next reads the counter now and returns the next number with the op that
-// claims it: commit the op with [Tx], together with the writes that use
-// the number. If another transaction claimed it first, Tx fails with a
-// *TransactionError matching [ErrVersionConflict], and the whole
-// transaction should be run again ([Sequence.Append] does that). On error
-// the op carries it too.
+// claims it, to commit with [Tx] together with the writes that use it. If
+// another transaction claimed it first, Tx fails matching
+// [ErrVersionConflict], to be run again ([Sequence.Append] does that). On
+// error the op carries it too.
 func (s *Sequence) Next(ctx context.Context) (int64, WriteOp, error) {
 	return s.Reserve(ctx, 1)
 }
@@ -247,8 +244,7 @@ func (s *Sequence) Append(ctx context.Context, fn func(n int64) ([]WriteOp, erro
 }
 
 // lost reports whether err is a transaction cancelled because the
-// sequence's number was taken (or its item was locked by a concurrent
-// transaction): the cases where running the transaction again helps.
+// sequence's number was taken or its item locked: running it again helps.
 func (s *Sequence) lost(err error) bool {
 	var te *TransactionError
 	if !errors.As(err, &te) {

@@ -28,7 +28,7 @@ type WriteOp struct {
 }
 
 // opSource makes an op's transaction items with ctx; batch is set when a
-// batch writes the op on its own (WriteOp.own), as its request would.
+// batch writes the op on its own (WriteOp.own).
 type opSource interface {
 	opItems(ctx context.Context, batch bool) ([]txItem, error)
 }
