@@ -56,6 +56,7 @@ type Unique struct {
 // uniquePlan is a compiled [Unique].
 type uniquePlan struct {
 	fields []*model.Field
+	names  []string // the fields' Go names
 	hash   bool
 	name   string // in messages and transaction reasons: "Email", "(TeamID, URL)"
 	prefix []byte // "UNIQUE#<Type>#<attr 1>#…#<attr n>#"
@@ -78,7 +79,7 @@ func (e *entityPlan) compileUnique(decl []Unique) error {
 		if len(d.Fields) == 0 {
 			return validationErr(e.name, "", "Unique: a declaration names no field")
 		}
-		u := &uniquePlan{hash: d.Hash}
+		u := &uniquePlan{hash: d.Hash, names: slices.Clone(d.Fields)}
 		keyOnly := true
 		for _, name := range d.Fields {
 			f := e.byName[name]
@@ -355,13 +356,4 @@ func (r *repo) ownerIs(g, owner map[string]types.AttributeValue) bool {
 		return false
 	}
 	return r.t.opts.SortKey == "" || avEqual(g[guardOwnerSK], owner[r.t.opts.SortKey])
-}
-
-// fieldNames lists the Go names of u's fields.
-func (u *uniquePlan) fieldNames() []string {
-	out := make([]string, len(u.fields))
-	for i, f := range u.fields {
-		out[i] = f.Name
-	}
-	return out
 }

@@ -301,17 +301,13 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 func (u *updateSpec) known(fromSnap map[*model.Field]bool) map[*model.Field]bool {
 	e := u.r.e
 	known := map[*model.Field]bool{}
-	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove, []*model.Field{e.guards.updated, e.guards.version}) {
 		known[f] = true
 	}
 	for f := range fromSnap {
 		known[f] = true
 	}
-	for _, f := range []*model.Field{e.guards.updated, e.guards.version} {
-		if f != nil {
-			known[f] = true // stamped, or the next version
-		}
-	}
+	delete(known, nil) // no UpdatedAt or version
 	return known
 }
 

@@ -290,7 +290,7 @@ func (s *StoredItems) planClaims(ctx context.Context, item map[string]types.Attr
 				return nil, err
 			} else if dup {
 				if c.Holder == nil {
-					c.Holder, c.Taken = holder, u.fieldNames()
+					c.Holder, c.Taken = holder, slices.Clone(u.names)
 				}
 				continue
 			}

@@ -301,25 +301,23 @@ func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue
 func (u *updateSpec) checkActions() error {
 	e := u.r.e
 	acts := map[*model.Field]string{}
-	act := func(f *model.Field, what string) error {
-		if prev, ok := acts[f]; ok {
-			return validationErr(e.name, f.Name, "%s and %s in one update: DynamoDB allows one action per attribute", prev, what)
+	act := func(what string, fs ...*model.Field) error {
+		for _, f := range fs {
+			if prev, ok := acts[f]; ok {
+				return validationErr(e.name, f.Name, "%s and %s in one update: DynamoDB allows one action per attribute", prev, what)
+			}
+			acts[f] = what
 		}
-		acts[f] = what
 		return nil
 	}
-	for _, f := range u.set {
-		if err := act(f, "Set"); err != nil {
-			return err
-		}
+	if err := act("Set", u.set...); err != nil {
+		return err
 	}
-	for _, f := range u.remove {
-		if err := act(f, "Remove"); err != nil {
-			return err
-		}
+	if err := act("Remove", u.remove...); err != nil {
+		return err
 	}
 	for _, o := range u.ops {
-		if err := act(o.Field, o.Name); err != nil {
+		if err := act(o.Name, o.Field); err != nil {
 			return err
 		}
 		if o.Kind == writeplan.OpAdd {
