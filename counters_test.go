@@ -245,9 +245,9 @@ var Tallies = singletable.MustDefine(singletable.Schema[Tally]{
 	ExactlyOnceCounters: true,
 })
 
-// CountsOnce is Counts declared ExactlyOnceCounters.
+// CountsOnce is Counts declared ExactlyOnceCounters, on an item of its own.
 var CountsOnce = singletable.MustDefine(singletable.Schema[Counts]{
-	Type: "COUNTS", PK: "METADATA", SK: "COUNTS", ExactlyOnceCounters: true,
+	Type: "COUNTS_ONCE", PK: "METADATA", SK: "COUNTS_ONCE", ExactlyOnceCounters: true,
 })
 
 // raceTxClient makes a write of its own (race) just before the first
@@ -351,4 +351,49 @@ func TestExactlyOnceCounters(t *testing.T) {
 	got, err := tallies.Get(ctx, Tally{Name: "t"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	require.NoError(t, err)
 	assert.Equal(t, 2, got.N)
+}
+
+// TestExactlyOnceCountersPrice measures what ExactlyOnceCounters costs an
+// increment, as DynamoDB reports the capacity consumed: by default one
+// UpdateItem of 1 write unit; with the option a one-item transaction of 2
+// write units and the consistent read of the item Run returns, 1 read unit.
+func TestExactlyOnceCountersPrice(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	type sent struct {
+		op          string
+		read, write float64
+	}
+	price := func(e *singletable.Entity[Counts]) []sent {
+		var mu sync.Mutex
+		var got []sent
+		var counts *singletable.Repo[Counts]
+		newTable(t, func(tbl *singletable.Table) { counts = singletable.MustBind(tbl, e) }, func(o *singletable.TableOptions) {
+			o.Observe = func(_ context.Context, o *singletable.Observation) {
+				if o.Op == "CreateTable" || o.Op == "DescribeTable" || o.Op == "UpdateTimeToLive" {
+					return
+				}
+				r, w := o.Units()
+				mu.Lock()
+				got = append(got, sent{o.Op, r, w})
+				mu.Unlock()
+			}
+		})
+		_, err := counts.Update(Counts{}).Add("Users", 1).Upsert().Run(ctx) // creates the item
+		require.NoError(t, err)
+		mu.Lock()
+		got = nil
+		mu.Unlock()
+		c, err := counts.Update(Counts{}).Add("Users", 1).Run(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 2, c.Users)
+		mu.Lock()
+		defer mu.Unlock()
+		return got
+	}
+	plain, once := price(CountsEntity), price(CountsOnce)
+	assert.Equal(t, []sent{{"UpdateItem", 0, 1}}, plain, "default: one UpdateItem, 1 write unit")
+	assert.Equal(t, []sent{{"TransactWriteItems", 0, 2}, {"GetItem", 1, 0}}, once,
+		"ExactlyOnceCounters: a one-item transaction, 2 write units, and the read-back, 1 read unit")
+	t.Logf("default %v; ExactlyOnceCounters %v", plain, once)
 }

@@ -131,8 +131,8 @@ type entityPlan struct {
 	indexes  []*indexPlan
 	guards   guardPlan
 	foreign  foreignPlan
-	once     bool // ExactlyOnceCounters
 	written  atomic.Pointer[writeSet] // encodeSized's plan for the last table
+	once     bool                     // Schema.ExactlyOnceCounters
 }
 
 // Define checks a schema and builds its entity. Errors are
