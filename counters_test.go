@@ -351,6 +351,7 @@ func TestExactlyOnceCounters(t *testing.T) {
 	got, err := tallies.Get(ctx, Tally{Name: "t"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	require.NoError(t, err)
 	assert.Equal(t, 2, got.N)
+	assert.Equal(t, 6, got.Version, "created, then five updates, each moving the version once")
 }
 
 // TestExactlyOnceCountersPrice measures what ExactlyOnceCounters costs an
