@@ -8,6 +8,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,12 +246,21 @@ func keyRefusals(t *testing.T, k format.Kind) []keyRefusal {
 	return nil
 }
 
-// countingTx counts TransactGetItems too, which everyRequest passes on
-// uncounted.
-type countingTx struct{ *everyRequest }
+// countingTx counts reads apart from writes, and TransactGetItems too,
+// which everyRequest passes on uncounted.
+type countingTx struct {
+	*everyRequest
+	reads *atomic.Int64
+}
+
+func (c countingTx) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.reads.Add(1)
+	return c.everyRequest.GetItem(ctx, in, o...)
+}
 
 func (c countingTx) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
 	c.n.Add(1)
+	c.reads.Add(1)
 	return c.Client.TransactGetItems(ctx, in, o...)
 }
 
@@ -280,15 +290,15 @@ func TestKeyFormatErrorsDoNotQuoteValues(t *testing.T) {
 	for i, c := range cases {
 		ph := c.placeholder()
 		variants = append(variants,
-			&variant{c: c, entity: fmt.Sprintf("SensPrimary%d", i), schema: singletable.Schema[Sensitive]{PK: "S#{ID}", SK: ph + "#X"}},
-			&variant{c: c, entity: fmt.Sprintf("SensIndex%d", i), schema: singletable.Schema[Sensitive]{PK: "S#{ID}", SK: "S",
+			&variant{c: c, entity: fmt.Sprintf("SensPrimary%d", i), schema: singletable.Schema[Sensitive]{PK: "S#{ID}", SK: fmt.Sprintf("P%d#", i) + ph + "#X"}},
+			&variant{c: c, entity: fmt.Sprintf("SensIndex%d", i), schema: singletable.Schema[Sensitive]{PK: "S#{ID}", SK: fmt.Sprintf("I%d", i),
 				Indexes: []singletable.IndexSchema[Sensitive]{{Name: "GSI1", PK: "P#{ID}", SK: ph + "#X"}}}})
 		if c.f == nil {
 			variants = append(variants, &variant{c: c, entity: fmt.Sprintf("SensUnique%d", i), schema: singletable.Schema[Sensitive]{
-				PK: "S#{ID}", SK: "S", Unique: []singletable.Unique{{Fields: []string{c.field}}}}})
+				PK: "S#{ID}", SK: fmt.Sprintf("U%d", i), Unique: []singletable.Unique{{Fields: []string{c.field}}}}})
 		}
 	}
-	c := countingTx{&everyRequest{Client: ddblocal.Shared(t).Client()}}
+	c := countingTx{&everyRequest{Client: ddblocal.Shared(t).Client()}, new(atomic.Int64)}
 	tbl := singletable.NewTable(c, ddblocal.TableName(t))
 	for _, v := range variants {
 		v.schema.Type = v.entity
@@ -300,7 +310,9 @@ func TestKeyFormatErrorsDoNotQuoteValues(t *testing.T) {
 	good := Sensitive{ID: "id1", Email: "ok@example.com", Birthday: time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC), Count: 5, Note: "n"}
 	tried := 0
 	for _, v := range variants {
-		index := v.schema.Indexes != nil
+		index, unique := v.schema.Indexes != nil, len(v.schema.Unique) > 0
+		_, err := v.repo.Put(ctx, good) // stored, so that updates of it reach their keys
+		require.NoError(t, err, v.entity)
 		for _, h := range keyRefusals(t, func() format.Kind {
 			if v.c.f != nil {
 				return v.c.f.Kind
@@ -310,25 +322,29 @@ func TestKeyFormatErrorsDoNotQuoteValues(t *testing.T) {
 			if h.formatted && v.c.f == nil || v.c.field != h.fieldOf() {
 				continue
 			}
-			if len(v.schema.Unique) > 0 && h.name == "empty" {
-				continue // an empty unique value is not claimed: nothing to render
+			if (index || len(v.schema.Unique) > 0) && h.name == "empty" {
+				continue // an empty index or unique value is not indexed or claimed: nothing to render
 			}
 			bad := good
 			h.set(&bad)
 			r := v.repo
-			ops := keyRenderingOps(ctx, r, good, bad, v.c.field, index, len(v.schema.Unique) > 0)
+			ops := keyRenderingOps(ctx, r, good, bad, v.c.field, index, unique)
 			for opName, run := range ops {
 				where := fmt.Sprintf("%s %s, %s: %s", v.entity, v.c.placeholder(), h.name, opName)
 				if h.name == "too long" && strings.HasSuffix(opName, "Between") {
 					continue // an upper bound longer than any key is clamped (clampUpper), not refused
 				}
-				before := c.n.Load()
+				before, readsBefore := c.n.Load(), c.reads.Load()
 				err := run()
 				tried++
 				if !assert.Error(t, err, where) {
 					continue
 				}
-				assert.Equal(t, before, c.n.Load(), "%s: a request was sent", where)
+				reads := c.reads.Load() - readsBefore
+				assert.Equal(t, reads, c.n.Load()-before, "%s: a write was sent", where)
+				if !unique || !strings.Contains(opName, "Put") && !strings.Contains(opName, "Update") {
+					assert.Zero(t, reads, "%s: a request was sent", where)
+				} // a unique entity's Put and Update read the stored item to swap its guards
 				var ke *singletable.KeyError
 				var ve *singletable.ValidationError
 				assert.True(t, errors.As(err, &ke) || errors.As(err, &ve), "%s: %T %v", where, err, err)
@@ -352,7 +368,7 @@ func TestKeyFormatErrorsDoNotQuoteValues(t *testing.T) {
 		if v.c.f == nil || v.schema.Indexes == nil {
 			continue
 		}
-		prefix, rule := "2031-"+secret, "no value in format "+v.c.f.Name
+		prefix, rule := "2031-"+secret, "no value in format "+strings.TrimSuffix(v.c.placeholder()[len(v.c.field)+2:], "}")
 		if v.c.f.Kind == format.Text {
 			prefix, rule = "mallory."+secret+"#x", `delimiter '#'`
 		}
