@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/model"
@@ -268,7 +269,7 @@ func (u *updateSpec) applyOps(f *model.Field, dst reflect.Value, item map[string
 			// attribute in the field's shape (a set as a list, a text as
 			// a number).
 			return fmt.Errorf("singletable: update %s: %s on %s, which the stored item holds as %s: DynamoDB's operator does not take it; nothing was written",
-				u.r.e.name, o.Name, f.Name, avKind(stored))
+				u.r.e.name, o.Name, f.Name, attrvalue.TypeText(stored))
 		}
 		if err := o.Apply(dst, present); err != nil {
 			return &ValidationError{Entity: u.r.e.name, Field: f.Name, Reason: o.Name, Err: err}
