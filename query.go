@@ -599,7 +599,7 @@ func (q *querySpec) checkSortSize(conds ...expr.KeyCond) error {
 		for _, av := range []types.AttributeValue{c.V1, c.V2} {
 			if n, limit := keyBytes(av), keyLimit(true); n > limit {
 				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.Attr,
-					Err: fmt.Errorf("sort key condition value is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
+					Err: fmt.Errorf("sort key condition value on %s is %d bytes, over DynamoDB's %d-byte limit", strings.Join(q.fields, ", "), n, limit)}
 			}
 		}
 	}
