@@ -129,7 +129,7 @@ func (c *Collection) PageSize(n int) *Collection { d := c.clone(); d.pageSizeOf(
 // a test of it (attribute_exists, a comparison), as in DynamoDB.
 func (c *Collection) Filter(cond expression.ConditionBuilder) *Collection {
 	d := c.clone()
-	d.filter = andCond(d.filter, cond)
+	d.filterBy(cond)
 	return d
 }
 

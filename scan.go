@@ -91,21 +91,13 @@ func (s *scanSpec) segmentsOf(n int) {
 // Segment makes the scan read segment i of total (0 <= i < total), as
 // one worker of a parallel scan: every item is in exactly one segment.
 // Each segment pages with its own cursors.
-func (q *Scan[T]) Segment(i, total int) *Scan[T] {
-	c := q.clone()
-	c.s.segmentOf(i, total)
-	return c
-}
+func (q *Scan[T]) Segment(i, total int) *Scan[T] { c := q.clone(); c.s.segmentOf(i, total); return c }
 
 // Segments makes All, Collect and Count read the table as n segments at
 // once, one goroutine each; items arrive in no fixed order, and All holds
 // at most one response per segment plus the one it is yielding. A page
 // is read from one segment: Page and After take [Scan.Segment] instead.
-func (q *Scan[T]) Segments(n int) *Scan[T] {
-	c := q.clone()
-	c.s.segmentsOf(n)
-	return c
-}
+func (q *Scan[T]) Segments(n int) *Scan[T] { c := q.clone(); c.s.segmentsOf(n); return c }
 
 // Filter adds a filter applied after reading (FilterExpression), joined
 // with AND to any filter already given, naming fields by their Go names
@@ -113,7 +105,7 @@ func (q *Scan[T]) Segments(n int) *Scan[T] {
 // do not count towards Limit.
 func (q *Scan[T]) Filter(cond expression.ConditionBuilder) *Scan[T] {
 	c := q.clone()
-	c.s.filter = andCond(c.s.filter, cond)
+	c.s.filterBy(cond)
 	return c
 }
 
@@ -140,17 +132,13 @@ func (q *TableScan) Segment(i, total int) *TableScan {
 }
 
 // Segments is [Scan.Segments].
-func (q *TableScan) Segments(n int) *TableScan {
-	c := q.clone()
-	c.s.segmentsOf(n)
-	return c
-}
+func (q *TableScan) Segments(n int) *TableScan { c := q.clone(); c.s.segmentsOf(n); return c }
 
 // Filter is [Scan.Filter], resolving names against the targets as
 // [Collection.Filter] does.
 func (q *TableScan) Filter(cond expression.ConditionBuilder) *TableScan {
 	c := q.clone()
-	c.s.filter = andCond(c.s.filter, cond)
+	c.s.filterBy(cond)
 	return c
 }
 
