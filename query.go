@@ -313,9 +313,9 @@ func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []stri
 	if q.after == "" {
 		return nil
 	}
-	pos, err := q.r.t.decodeShardCursor(q.after, p.binding.bind, p.cursorKeys, shards)
+	pos, err := q.r.t.cursorCodec().DecodeShards(q.after, p.binding.bind, p.cursorKeys, shards)
 	if err != nil {
-		return err
+		return cursorErr(err)
 	}
 	for i, sp := range pos {
 		if sp.State == cursor.ShardAfter {
