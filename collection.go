@@ -17,15 +17,12 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// Collection reads an item collection: every item of one partition of the
-// table or of an index, whatever its entity type, with one [Query API]
-// request per page. Each item is routed by its entity type attribute to
-// the [Target] made for that entity and decoded there, so a user profile
-// and its skills come back in one read as typed values. An item no target
-// accepts is an *UnknownTypeError unless [Collection.SkipUnknown] is set.
-// Build it with [Repo.Collection] or [Repo.IndexCollection]; builder
-// methods return a copy and record mistakes, which the final call reports
-// before sending anything.
+// Collection reads every item of one partition of the table or of an
+// index, whatever its entity type, with one [Query API] request per page,
+// routing each by its entity type to the [Target] made for that entity (an
+// item no target accepts is an *UnknownTypeError unless
+// [Collection.SkipUnknown]). Build it with [Repo.Collection] or
+// [Repo.IndexCollection]; builder methods are as [Query]'s.
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Collection struct {
@@ -214,8 +211,8 @@ func (r *repo) keysMatch() func(item map[string]types.AttributeValue) bool {
 // target accepts (Type is "" when the item has no entity type attribute).
 type UnknownTypeError struct {
 	Type string
-	// Ambiguous names the target entities matching keys whose templates
-	// all parse the key of an item without an entity type.
+	// Ambiguous names the entities whose templates all parse the key of
+	// an item without an entity type ([Schema].MatchKeys).
 	Ambiguous []string
 	// Key is the item's primary key.
 	Key map[string]types.AttributeValue

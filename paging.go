@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -21,9 +22,8 @@ import (
 
 // feed is what the loop reads from.
 type feed interface {
-	// next returns the next items read and whether they are the last.
-	// want is how many items the read still wants (0 when it has no
-	// limit), for a feed that asks for no more than it needs.
+	// next returns the next items read and whether they are the last;
+	// want is how many items the read still wants (0: no limit).
 	next(ctx context.Context, want int) (items []map[string]types.AttributeValue, last bool, err error)
 }
 
@@ -264,8 +264,7 @@ func (s source) keysOnly(o *TableOptions) {
 	}
 }
 
-// request is the feed of one Query or Scan, sent page after page from its
-// ExclusiveStartKey.
+// request is the feed of one Query or Scan, sent page after page.
 type request struct {
 	t      *Table
 	src    source
@@ -356,8 +355,7 @@ type segmentResponse struct {
 	err   error
 }
 
-// readSegments starts reading reqs, one goroutine each, want items each
-// (0: all).
+// readSegments starts reading reqs, one goroutine each, want items each.
 func readSegments(ctx context.Context, reqs []*request, want int) *segments {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &segments{ch: make(chan segmentResponse), cancel: cancel}
@@ -386,8 +384,7 @@ func (s *segments) next(context.Context, int) ([]map[string]types.AttributeValue
 	return resp.items, !ok, resp.err
 }
 
-// close stops the workers and drains the channel, so that none stays
-// blocked.
+// close stops the workers and drains the channel, so that none blocks.
 func (s *segments) close() {
 	s.cancel()
 	for range s.ch {
@@ -410,36 +407,31 @@ func readAll(ctx context.Context, reqs []*request, limit int, take takeFn) error
 // count counts what reqs match, one goroutine per request: the responses'
 // Count or, with counts (see keysOnly), the items counts accepts.
 func count(ctx context.Context, reqs []*request, counts func(map[string]types.AttributeValue) bool) (int, error) {
-	totals := make([]int, len(reqs))
-	one := func(i int) error {
-		for r := reqs[i]; ; {
-			items, last, err := r.next(ctx, 0)
-			if err != nil {
-				return err
-			}
-			if counts == nil {
-				totals[i] = r.count
-			}
-			for _, item := range items {
-				if counts != nil && counts(item) {
-					totals[i]++
+	var total atomic.Int64
+	var g errgroup.Group
+	for _, r := range reqs {
+		g.Go(func() error {
+			for {
+				items, last, err := r.next(ctx, 0)
+				if err != nil {
+					return err
+				}
+				for _, item := range items {
+					if counts != nil && counts(item) {
+						total.Add(1)
+					}
+				}
+				if last {
+					if counts == nil {
+						total.Add(int64(r.count))
+					}
+					return nil
 				}
 			}
-			if last {
-				return nil
-			}
-		}
-	}
-	var g errgroup.Group
-	for i := range reqs {
-		g.Go(func() error { return one(i) })
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return 0, err
 	}
-	total := 0
-	for _, n := range totals {
-		total += n
-	}
-	return total, nil
+	return int(total.Load()), nil
 }

@@ -201,14 +201,11 @@ func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
 	return c
 }
 
-// Filter adds a filter applied after reading (FilterExpression), joined
-// with AND to any filter already given; items it drops still cost read
-// capacity. Build cond with the SDK's expression package, naming fields by
-// their Go names (expression.Name("Public") for a field stored as "pub");
-// the first element of each name path is resolved, and a stored attribute
-// name is accepted as is (a Go field name wins over a stored name spelled
-// the same). Any other name is a *ValidationError. A time
-// value compared with a time field is written in the field's stored form.
+// Filter adds a filter applied after reading (FilterExpression), ANDed to
+// any given; items it drops still cost read capacity. Name fields by their
+// Go names in cond (expression.Name("Public") for a field stored as "pub");
+// a stored attribute name is accepted too (a Go field name wins), any
+// other is a *ValidationError. Times compare in the field's stored form.
 func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	c := q.clone()
 	c.filterBy(cond)
@@ -463,7 +460,6 @@ func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dyn
 	t, e := q.r.t, q.r.e
 	var b expr.Builder
 	kc := b.KeyCondition(conds)
-	// Only this entity's items: a partition may hold several entity types.
 	filter := e.typeFilter(&b, &t.opts)
 	if q.filter != nil {
 		user, err := b.Conditions(e.condNames(t, "filter"), *q.filter)
@@ -739,7 +735,6 @@ func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 		}
 		return r.between(P, r.eqHigh(E))
 	}
-	// Lt
 	switch {
 	case P == "":
 		return expr.KeyCmp(r.attr, expr.OpLt, E), false, nil
@@ -813,9 +808,8 @@ func avString(av types.AttributeValue) string {
 }
 
 // Page returns one page: with Limit(n) exactly n items unless the query
-// runs out; without it what one request returned (on a write-sharded index,
-// PageSize items, 100 without PageSize). The cursor is empty when no item
-// follows (found out by reading ahead).
+// runs out; without it one response's items (on a write-sharded index,
+// PageSize items, or 100). The cursor is empty when no item follows.
 func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	p, err := q.plan(false)
 	if err != nil || p.empty {
@@ -856,8 +850,7 @@ func (q *querySpec) requests(p *plan, count bool) []*request {
 		what = "count " + q.r.e.name
 	}
 	newRequest := func(in *dynamodb.QueryInput) *request {
-		// Without a filter of the caller's, the item after a response is
-		// mostly the entity's: a lookahead reads one item first.
+		// Without the caller's filter the next item likely counts: probe one.
 		return &request{t: q.r.t, src: querySource(in), entity: q.r.e.name, what: what,
 			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys}
 	}

@@ -43,8 +43,7 @@ type scanSpec struct {
 	workers        int // Segments(n)
 }
 
-// Scan starts a scan of r's items. [ReadOptions] set by optFns apply to
-// every request, as for [Repo.Query].
+// Scan starts a scan of r's items; optFns are as for [Repo.Query].
 func (r *Repo[T]) Scan(optFns ...func(*ReadOptions)) *Scan[T] {
 	q := &Scan[T]{r: r, s: scanSpec{readSpec: readSpec{what: "scan: "}}}
 	q.s.readOptions(optFns)
@@ -133,8 +132,7 @@ func (q *TableScan) PageSize(n int) *TableScan { c := q.clone(); c.s.pageSizeOf(
 // After is [Scan.After].
 func (q *TableScan) After(cursor string) *TableScan { c := q.clone(); c.s.after = cursor; return c }
 
-// SkipUnknown makes items that no target accepts be skipped, as
-// [Collection.SkipUnknown] does.
+// SkipUnknown is [Collection.SkipUnknown].
 func (q *TableScan) SkipUnknown() *TableScan { c := q.clone(); c.skipUnknown = true; return c }
 
 func (q *TableScan) clone() *TableScan {
@@ -267,8 +265,7 @@ func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) ([]
 	return reqs, rt, err
 }
 
-// Page returns one page of r's items (of one segment), as [Query.Page]
-// does.
+// Page returns one page of r's items (of one segment), as [Query.Page] does.
 func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
 	reqs, err := q.plan(false, true)
 	if err != nil {
@@ -293,8 +290,7 @@ func (q *Scan[T]) All(ctx context.Context) iter.Seq2[T, error] {
 // Collect reads every item the scan returns (at most Limit) into a slice.
 func (q *Scan[T]) Collect(ctx context.Context) ([]T, error) { return collect(q.All(ctx)) }
 
-// Count returns how many of r's items the scan matches, as [Query.Count]
-// does.
+// Count returns how many of r's items the scan matches, as [Query.Count] does.
 func (q *Scan[T]) Count(ctx context.Context) (int, error) {
 	reqs, err := q.plan(true, false)
 	if err != nil {
@@ -314,8 +310,7 @@ func (q *Scan[T]) Request() (*dynamodb.ScanInput, error) {
 	return reqs[0].src.scan, nil
 }
 
-// Page reads one page into the targets and returns the items delivered,
-// as decoded values in read order, as [Collection.Page] does.
+// Page is [Collection.Page] for the table's items.
 func (q *TableScan) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
 	reqs, rt, err := q.plan(targets, true, false, true)
 	if err != nil {
@@ -336,8 +331,7 @@ func (q *TableScan) All(ctx context.Context, targets ...*Target) iter.Seq2[any, 
 	})
 }
 
-// Collect reads every item (at most Limit) into the targets and returns
-// the items delivered, as [Collection.Collect] does.
+// Collect is [Collection.Collect] for the table's items.
 func (q *TableScan) Collect(ctx context.Context, targets ...*Target) ([]any, error) {
 	return collect(q.All(ctx, targets...))
 }
