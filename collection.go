@@ -45,11 +45,9 @@ func (r *Repo[T]) Collection(key T, optFns ...func(*ReadOptions)) *Collection {
 	return r.collection("", reflect.ValueOf(&key).Elem(), optFns)
 }
 
-// IndexCollection returns the collection in a partition of the named
-// global secondary index: key supplies the fields of r's partition key for
-// that index. A write-sharded index has no collection (a *ValidationError;
-// read it with [Repo.QueryIndex]). optFns are as for [Repo.Collection]; a
-// global secondary index has no consistent reads.
+// IndexCollection returns the collection in the partition of the named
+// index that key belongs to. A write-sharded index has no collection (read
+// it with [Repo.QueryIndex]); optFns are as for [Repo.Collection].
 func (r *Repo[T]) IndexCollection(index string, key T, optFns ...func(*ReadOptions)) *Collection {
 	return r.collection(index, reflect.ValueOf(&key).Elem(), optFns)
 }
@@ -188,23 +186,19 @@ func (r *Repo[T]) Member() *Target { return r.target(false, func(T) error { retu
 
 // target returns a target handing each of r's items, decoded, to deliver.
 func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
-	image := func(item map[string]types.AttributeValue) (any, error) { return r.e.decode(r.t, item) }
-	return &Target{entity: r.e.name, table: r.t, names: r.e, image: image, keysMatch: r.keysMatch(), one: one, decode: func(item map[string]types.AttributeValue) (any, error) {
+	tg := &Target{entity: r.e.name, table: r.t, names: r.e, one: one}
+	tg.image = func(item map[string]types.AttributeValue) (any, error) { return r.e.decode(r.t, item) }
+	tg.decode = func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
 		return v, deliver(v)
-	}}
-}
-
-// keysMatch is the Target's test of an untyped item: nil unless the entity
-// matches keys.
-func (r *repo) keysMatch() func(item map[string]types.AttributeValue) bool {
-	if !r.e.foreign.matchKeys {
-		return nil
 	}
-	return func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
+	if r.e.foreign.matchKeys {
+		tg.keysMatch = func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
+	}
+	return tg
 }
 
 // UnknownTypeError reports an item of a collection whose entity type no

@@ -313,9 +313,8 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 
 // ahead reads on from the last response until an item that counts or the
 // end. With probeOne the first request reads one item (unless the last was
-// sized: the item it read past the page was dropped, the next likely is
-// too); the rest read as the request does, so k dropped items cost
-// 1 + k/PageSize requests, not k.
+// sized: the item it read past the page was dropped); the rest read as the
+// request does, so k dropped items cost 1 + k/PageSize requests, not k.
 func (r *request) ahead(ctx context.Context, counts func(map[string]types.AttributeValue) bool) (bool, error) {
 	probe := r.src.clone()
 	if r.probeOne && !r.sized {
