@@ -221,6 +221,9 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 		// Deleted by an attempt whose response (and the old item) was lost.
 		return zero, nil
 	}
+	if len(attrs) == 0 && InPreview(ctx) {
+		return zero, nil // previewed: nothing was deleted, nothing came back
+	}
 	if len(attrs) == 0 || !r.isMine(attrs) {
 		return zero, ErrNotFound
 	}

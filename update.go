@@ -302,6 +302,9 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 		return zero, nil // previewed: nothing was sent, nothing came back
 	case attrs == nil:
 		v, err := u.r.Get(ctx, u.key, consistentRead)
+		if errors.Is(err, ErrNotFound) && InPreview(ctx) {
+			return zero, nil // the read-back of a previewed transaction: nothing was written
+		}
 		return v, appliedDecodeErr("update", u.r.e.name, err)
 	}
 	v, err := u.r.e.decode(u.r.t, attrs)
