@@ -35,7 +35,10 @@ func TestMigrateSharedWorkers(t *testing.T) {
 	require.NoError(t, err)
 	shared := func(o *migrate.RunOptions) {
 		o.Shared, o.Segments, o.WorkerSegments, o.PageSize, o.Writers = true, 9, 2, 100, 4
-		o.Lease = 2 * time.Second
+		// Long enough that a loaded machine renews it in time (a lost lease
+		// stops a worker); the cancelled worker gives its leases up, so
+		// nothing waits for one to expire.
+		o.Lease = 10 * time.Second
 	}
 
 	// Worker 0 is cancelled at its first checkpoint: it gives its
