@@ -83,7 +83,8 @@ func seedSkills(ctx context.Context, skills *singletable.Repo[UserSkill]) {
 func Example_guideBind() {
 	ctx := context.Background()
 	client := ddblocal.Shared(nil).Client() // any *dynamodb.Client, or a wrapper
-	table := singletable.NewTable(client, ddblocal.UniqueTableName("glad-entities")) // in production: "glad-entities"
+	// A table of its own; in production, NewTable(client, "glad-entities").
+	table := singletable.NewTable(client, ddblocal.UniqueTableName("glad-entities"))
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)
 	// Create the table with every index the bound entities declare, or
