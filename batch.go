@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/redact"
 )
 
 // DynamoDB's per-request limits for batches.
@@ -319,7 +320,7 @@ func sendUntilDone(ctx context.Context, p backoff.Policy, api string, send func(
 	case errors.Is(err, backoff.ErrWorkLeft):
 		return wrapSentinel(ErrUnprocessed, fmt.Sprintf("%s, after %d attempts", api, max(p.Attempts, 1)), nil)
 	}
-	return fmt.Errorf("singletable: %s: %w", api, redactAPI(err))
+	return fmt.Errorf("singletable: %s: %w", api, redact.API(err))
 }
 
 // unprocessed maps what came back unprocessed to the pending ops, by table

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/redact"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
@@ -212,7 +213,7 @@ func (tx *txn) outcome(err error, log *attemptLog) error {
 		te.MaybeApplied = log.maybeApplied.Load() && !te.conditionFailed()
 		return te
 	}
-	return fmt.Errorf("singletable: transaction: %w", redactAPI(err))
+	return fmt.Errorf("singletable: transaction: %w", redact.API(err))
 }
 
 // inProgress reports a TransactionInProgressException: an earlier attempt
