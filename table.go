@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -281,16 +280,11 @@ func (t *Table) String() string { return fmt.Sprintf("singletable.Table(%s)", t.
 // alone, leaving its values claimed for ever. Package streams calls it for
 // the removals by time to live it decodes.
 //
-// Each guard is deleted in a transaction conditioned on the guard still
-// naming item's key as its owner and on no item under that key holding
-// its value again: a guard that another item holds, or that an item
-// re-created under the same key with the same value holds, is never
-// released; an item re-created there with other values, or an item of
-// another entity there (even with an attribute of the same name and
-// value), does not keep item's values claimed. It returns how many
-// guards it deleted: releasing the same item again deletes nothing and
-// returns 0. An entity that is not bound to the table or declares no
-// unique fields holds no guards.
+// A guard is released only while it names item's key as its owner and no
+// item under that key (of the same entity, with the same values) holds
+// its values again. It returns how many guards it deleted: releasing the
+// same item again returns 0. An entity that is not bound to the table or
+// declares no unique fields holds no guards.
 func (t *Table) ReleaseGuards(ctx context.Context, entity string, item map[string]types.AttributeValue) (released int, err error) {
 	e := t.entityNamed(entity)
 	if e == nil || len(e.guards.unique) == 0 || len(item) == 0 {
@@ -332,12 +326,9 @@ func (b repo) releaseGuard(ctx context.Context, u *uniquePlan, rv reflect.Value,
 	if err != nil {
 		return false, err
 	}
-	// The item under the owner's key, if any, does not hold the value: it
-	// is another entity's (its type differs from item's; an item of
-	// another entity with an attribute of the same name and value does not
-	// hold it), or one of the unique's attributes differs from item's. A
-	// field stored only in the key (KeyOnly) is the same for any item
-	// under that key.
+	// The item under the owner's key, if any, holds the value only if it
+	// has item's entity type and unique attributes (a KeyOnly field is the
+	// same for any item under that key).
 	var held []writeplan.Check
 	for _, a := range append([]string{t.opts.EntityTypeAttr}, u.attrs()...) {
 		if av, ok := item[a]; ok {
@@ -352,34 +343,17 @@ func (b repo) releaseGuard(ctx context.Context, u *uniquePlan, rv reflect.Value,
 	if err != nil {
 		return false, err
 	}
-	_, err = t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Delete: &types.Delete{TableName: &t.name, Key: key, ConditionExpression: del.Text,
-			ExpressionAttributeNames: del.Names, ExpressionAttributeValues: del.Values}},
-		{ConditionCheck: &types.ConditionCheck{TableName: &t.name, Key: t.primaryKeyOf(item), ConditionExpression: check.Text,
-			ExpressionAttributeNames: check.Names, ExpressionAttributeValues: check.Values}},
-	}})
-	var tce *types.TransactionCanceledException
+	ownerKey := t.primaryKeyOf(item)
+	err = t.execTx(ctx, "Delete", b.e.name, []txItem{b.deleteTxItem(key, del), {table: t, key: ownerKey,
+		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &t.name, Key: ownerKey,
+			ConditionExpression: check.Text, ExpressionAttributeNames: check.Names, ExpressionAttributeValues: check.Values}}}}, "")
+	var te *TransactionError
+	notCondition := func(r TxReason) bool { return r.Code != "ConditionalCheckFailed" }
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.As(err, &tce) && conditionFailedOnly(tce):
+	case errors.As(err, &te) && len(te.Reasons) > 0 && !slices.ContainsFunc(te.Reasons, notCondition):
 		return false, nil // absent, another item's, or held again
 	}
 	return false, fmt.Errorf("singletable: release the unique %s guard of %s %s: %w", u.name, b.e.name, t.keyText(owner), err)
-}
-
-// conditionFailedOnly reports whether a transaction was cancelled only
-// because conditions did not hold.
-func conditionFailedOnly(tce *types.TransactionCanceledException) bool {
-	failed := false
-	for _, r := range tce.CancellationReasons {
-		switch aws.ToString(r.Code) {
-		case "", "None":
-		case "ConditionalCheckFailed":
-			failed = true
-		default:
-			return false
-		}
-	}
-	return failed
 }
