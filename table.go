@@ -63,19 +63,13 @@ type TableOptions struct {
 	CursorTTL time.Duration
 	// Now returns the current time; default time.Now. Tests replace it.
 	Now func() time.Time
-	// Observe, when set, is called after every request the table sends to
-	// DynamoDB, with what the request was for (operation, index, entity,
-	// access pattern named with [WithPattern]), the capacity it consumed
-	// (the table asks for it, total and per index, only when Observe is
-	// set), items read and returned, retries, throttles, latency and error.
-	// It is called on the goroutine that sent the request, concurrently
-	// for concurrent requests, and must not keep o. A table without
-	// Observe pays nothing for it. Requests a [Table.Preview] does not
-	// send are not observed, nor the migration engine's own requests.
+	// Observe, when set, is called after every request the table sends,
+	// with an [Observation] of it, on the goroutine that sent it
+	// (concurrently for concurrent requests); it must not keep o. Requests
+	// a [Table.Preview] does not send are not observed.
 	Observe func(ctx context.Context, o *Observation)
 	// ObserveKeys adds to each [Observation] the primary keys of the
-	// items the request addresses. Off by default: an Observation holds
-	// no values at all.
+	// items the request addresses.
 	ObserveKeys bool
 }
 
@@ -87,9 +81,7 @@ type Table struct {
 	client Client
 	opts   TableOptions
 
-	// entities are the bound entities, in the order they were bound: the
-	// table's indexes, TTL attribute, description and the guards an item
-	// holds all derive from their compiled declarations.
+	// entities are the bound entities, in the order they were bound.
 	mu       sync.RWMutex
 	entities []*entityPlan
 }
