@@ -169,30 +169,19 @@ func (e *entityPlan) describe(o TableOptions) EntityDescription {
 	}
 	g := e.guards
 	for _, u := range g.unique {
-		fields := make([]string, len(u.fields))
-		for i, f := range u.fields {
-			fields[i] = f.Name
-		}
-		d.Unique = append(d.Unique, Unique{Fields: fields, Hash: u.hash})
+		d.Unique = append(d.Unique, Unique{Fields: u.fieldNames(), Hash: u.hash})
 	}
 	d.Version, d.CreatedAt, d.UpdatedAt, d.TTL = name(g.version), name(g.created), name(g.updated), name(g.ttl)
 	d.MatchKeys = e.foreign.matchKeys
 	for _, f := range e.foreign.keyOnly {
 		d.KeyOnly = append(d.KeyOnly, f.Name)
 	}
-	for _, f := range e.fields {
-		d.Fields = append(d.Fields, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
-	}
+	d.Fields = describeFields(e.fields)
 	for _, p := range e.indexes {
 		ix := EntityIndexDescription{Name: p.name, MultiAttribute: p.multi, Shards: p.shards,
 			HasWhen: p.when != nil, WhenFields: slices.Clone(p.whenFields)}
 		if p.multi {
-			for _, f := range p.partition {
-				ix.Partition = append(ix.Partition, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
-			}
-			for _, f := range p.sort {
-				ix.Sort = append(ix.Sort, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
-			}
+			ix.Partition, ix.Sort = describeFields(p.partition), describeFields(p.sort)
 		} else {
 			ix.PK = describeKey(p.pkAttr, p.pk)
 			if p.sk.defined() {
@@ -202,6 +191,15 @@ func (e *entityPlan) describe(o TableOptions) EntityDescription {
 		d.Indexes = append(d.Indexes, ix)
 	}
 	return d
+}
+
+// describeFields describes fs, nil when there are none.
+func describeFields(fs []*model.Field) []FieldDescription {
+	var out []FieldDescription
+	for _, f := range fs {
+		out = append(out, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
+	}
+	return out
 }
 
 func describeKey(attr string, k compiledKey) KeyDescription {
