@@ -11,12 +11,9 @@ import (
 	"github.com/singletable-go/singletable/internal/model"
 )
 
-// Descriptions of the table as declared: what the entities bound to it
-// store, under which keys and indexes. They are plain values, built afresh
-// on each call, for tools that read the design (the catalog package, a
-// linter, a cost report); changing them changes nothing in the table.
-// Nothing here sends a request: [Table.Check] compares the declarations
-// with the live table.
+// Descriptions of the table as declared, as plain values built afresh on
+// each call, for tools that read the design (package catalog). Nothing
+// here sends a request.
 
 // TableDescription describes a [Table] and the entities bound to it.
 type TableDescription struct {
