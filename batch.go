@@ -68,9 +68,7 @@ type BatchFailure struct {
 	// rendered).
 	Key map[string]types.AttributeValue
 	// Err says why: the op's own validation error (nothing was sent), the
-	// request's error (wrapping the SDK's), [ErrUnprocessed] when DynamoDB
-	// still left the item unprocessed after the retry budget, or the
-	// context's error.
+	// request's error, [ErrUnprocessed], or the context's error.
 	Err error
 }
 

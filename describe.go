@@ -216,10 +216,9 @@ type QueryDescription struct {
 	// Index is the index queried; "" for the table's primary key.
 	Index string
 	// Partition is the partition key condition, e.g.
-	// "GSI1PK = SKILL#{SkillName}"; a write-sharded index's reads
-	// "USERS#shard_{0..3}", a multi-attribute index's joins one equality
-	// per attribute with AND ("SkillName = {SkillName} AND ..."). It is ""
-	// when the index is not declared by the entity.
+	// "GSI1PK = SKILL#{SkillName}" ("USERS#shard_{0..3}" for a sharded
+	// index; equalities joined with AND for a multi-attribute one); "" when
+	// the entity does not declare the index.
 	Partition string
 	// Sort is the sort key condition, e.g. "begins_with(GSI1SK,
 	// LEVEL#{Level}#)" or "SK BETWEEN DAY#{Day} AND DAY#{Day:high}"; ""

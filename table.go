@@ -216,12 +216,10 @@ type repo struct {
 	e *entityPlan
 }
 
-// Bind binds entity e to table t and returns its typed repository,
-// checking that e agrees with the entities already bound (same index names
-// must mean the same key attributes; entity type names must be unique in
-// the table) and that no field of e is stored under the table's key or
-// entity type attributes, which every write sets (a *ValidationError
-// naming the field and the attribute).
+// Bind binds entity e to table t and returns its typed repository. It
+// returns a *ValidationError when e disagrees with the entities already
+// bound (an index name with other key attributes, a type name taken) or
+// stores a field under the table's key or entity type attributes.
 func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if err := e.checkTableAttrs(t); err != nil {
 		return nil, err
@@ -235,9 +233,8 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	return &Repo[T]{repo{t, &e.entityPlan}, e}, nil
 }
 
-// checkTableAttrs refuses an entity with a field stored under one of the
-// attributes the table's options name (its keys and the entity type
-// attribute), which every write sets: see [Entity.checkNotStored].
+// checkTableAttrs refuses an entity with a field stored under the table's
+// key or entity type attributes, which every write sets.
 func (e *entityPlan) checkTableAttrs(t *Table) error {
 	o := t.opts
 	for _, a := range [][2]string{{o.PartitionKey, "partition key"}, {o.SortKey, "sort key"}, {o.EntityTypeAttr, "entity type"}} {
