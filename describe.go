@@ -166,7 +166,7 @@ func (e *entityPlan) describe(o TableOptions) EntityDescription {
 	}
 	g := e.guards
 	for _, u := range g.unique {
-		d.Unique = append(d.Unique, Unique{Fields: u.fieldNames(), Hash: u.hash})
+		d.Unique = append(d.Unique, Unique{Fields: slices.Clone(u.names), Hash: u.hash})
 	}
 	d.Version, d.CreatedAt, d.UpdatedAt, d.TTL = name(g.version), name(g.created), name(g.updated), name(g.ttl)
 	d.MatchKeys = e.foreign.matchKeys

@@ -39,10 +39,11 @@ type Request struct {
 // Every request made with fn's ctx (or a context derived from it), through
 // any table, is recorded instead of sent; a request made with another
 // context is sent as usual. Each gets an empty successful response: a Get
-// finds nothing, a Query page is empty, a transaction commits, so a
-// request that would only follow from a response (a next page, unprocessed
-// items) is not shown. fn's own error is returned with the requests
-// recorded until then.
+// finds nothing, a Query page is empty, every valid write succeeds (an
+// Update or Delete returns the zero value, as DynamoDB's answer would hold
+// the item), so a request that would only follow from a response (a next
+// page, unprocessed items) is not shown. fn's own error is returned with
+// the requests recorded until then.
 //
 // A write that must read the item before it can be built (a version to
 // learn, unique values to release, an index key's other fields, an
