@@ -1497,16 +1497,16 @@ type mFailure struct {
 }
 
 type mRun struct {
-	env    *mEnv
-	rate   float64
-	mode   string // a ddbfault mode (modelModes), "" for none
-	ops    []mop
-	st     mstate
-	raws   map[string]map[string]types.AttributeValue
-	bad    map[string]bool // guard violations of the current state
-	log    []string
-	fails  []mFailure
-	errs   int
+	env   *mEnv
+	rate  float64
+	mode  string // a ddbfault mode (modelModes), "" for none
+	ops   []mop
+	st    mstate
+	raws  map[string]map[string]types.AttributeValue
+	bad   map[string]bool // guard violations of the current state
+	log   []string
+	fails []mFailure
+	errs  int
 	// envErrs counts, in a mode run, the ops that ended with a conflict
 	// or a throttle (envRefusal).
 	envErrs int
