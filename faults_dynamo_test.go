@@ -276,7 +276,8 @@ func TestTransactionConflicts(t *testing.T) {
 // drawn conflicts, and a hot partition (one account each worker writes,
 // 50% of its requests throttled). Each worker owns its accounts, so after
 // every write it knows the state: a success is the new state; any error
-// must be a refusal the library documents (ErrAlreadyExists when another
+// must be an applied update whose read-back failed (the error says so) or
+// a refusal the library documents (ErrAlreadyExists when another
 // worker holds the email, a *TransactionError for a conflict or a
 // throttle that outlasted the retries, the SDK's
 // TransactionConflictException or ProvisionedThroughputExceededException
@@ -328,9 +329,12 @@ func TestGuardedWritesUnderConflictsAndHotKeys(t *testing.T) {
 					_, err = accounts.Delete(ctx, Account{Username: name, Version: before.Version})
 				}
 				var te *singletable.TransactionError
+				refused := err != nil
 				switch {
 				case err == nil:
 					cur[name] = after
+				case strings.Contains(err.Error(), "was applied, but reading the item back failed"):
+					cur[name], refused = after, false
 				case errors.As(err, &te) && te.MaybeApplied, errors.Is(err, singletable.ErrMaybeApplied):
 					t.Errorf("%s: maybe applied, though every attempt was answered: %v", name, err)
 				case errors.Is(err, singletable.ErrAlreadyExists) && (after == nil || before == nil || after.Version == 1 || after.Email != before.Email):
@@ -352,7 +356,7 @@ func TestGuardedWritesUnderConflictsAndHotKeys(t *testing.T) {
 				default:
 					t.Errorf("%s: unexpected error: %v", name, err)
 				}
-				if err != nil {
+				if refused {
 					got, gerr := retryRead(t, func() (Account, error) {
 						return accounts.Get(ctx, Account{Username: name}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 					})
@@ -476,6 +480,36 @@ func TestHotKeyThrottling(t *testing.T) {
 			singleAttempts, pte.ErrorCode(), txAttempts, te.Code)
 	})
 
+	t.Run("an applied unique update whose read-back is throttled says it was applied", func(t *testing.T) {
+		t.Parallel()
+		// Requests go through plain until a transaction commits, then
+		// through a transport where the account's partition is always hot:
+		// the update's read-back after its transaction is throttled.
+		plain := ddbfault.New(nil, ddbfault.Config{})
+		hot := ddbfault.New(nil, ddbfault.Config{Hot: []ddbfault.Hot{{Value: "ACCOUNT#fay", Rate: 1}}})
+		sw := &switchAfterTx{before: plain, after: hot}
+		var accounts *singletable.Repo[Account]
+		client := ddblocal.Shared(t).Client(func(o *dynamodb.Options) {
+			o.HTTPClient = &http.Client{Transport: sw}
+			o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) { so.MaxBackoff = 20 * time.Millisecond })
+		})
+		newTableWith(t, client, func(tbl *singletable.Table) { accounts = singletable.MustBind(tbl, Accounts) })
+		_, err := accounts.Create(ctx, Account{Username: "fay", Email: "fay@example.com", Name: "Fay"})
+		require.NoError(t, err)
+		sw.reset()
+		_, err = accounts.Update(Account{Username: "fay", Version: 1}).Set("Email", "fay@new.example").Run(ctx)
+		require.Error(t, err, "the read-back never gets through")
+		assert.Contains(t, err.Error(), "update Account was applied, but reading the item back failed",
+			"an applied write must not read as a throttled (unapplied) one: a caller retrying it would get ErrVersionConflict")
+		assert.Positive(t, hot.Stats().HotThrottles)
+		sw.reset()
+		got, gerr := accounts.Get(ctx, Account{Username: "fay"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+		require.NoError(t, gerr)
+		assert.Equal(t, "fay@new.example", got.Email)
+		assert.Equal(t, 2, got.Version)
+		t.Logf("read-back throttled %d times: %v", hot.Stats().HotThrottles, err)
+	})
+
 	t.Run("batches finish the other items", func(t *testing.T) {
 		t.Parallel()
 		ft, _, _, records := setup(t, ddbfault.Hot{Value: "OWNER#hot", Throttles: 3}, ddbfault.Hot{Value: "OWNER#stuck", Rate: 1})
@@ -501,3 +535,29 @@ func TestHotKeyThrottling(t *testing.T) {
 }
 
 func accountsTableName(r *singletable.Repo[Account]) string { return r.Table().Name() }
+
+// switchAfterTx sends requests through before until a TransactWriteItems
+// succeeds, then through after (until reset).
+type switchAfterTx struct {
+	before, after http.RoundTripper
+	mu            sync.Mutex
+	switched      bool
+}
+
+func (s *switchAfterTx) reset() { s.mu.Lock(); s.switched = false; s.mu.Unlock() }
+
+func (s *switchAfterTx) RoundTrip(req *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	next := s.before
+	if s.switched {
+		next = s.after
+	}
+	s.mu.Unlock()
+	resp, err := next.RoundTrip(req)
+	if err == nil && resp.StatusCode == 200 && strings.HasSuffix(req.Header.Get("X-Amz-Target"), ".TransactWriteItems") {
+		s.mu.Lock()
+		s.switched = true
+		s.mu.Unlock()
+	}
+	return resp, err
+}
