@@ -21,36 +21,11 @@ import (
 // the template or by a delimiter such as '#'; values are escaped so that no
 // value can forge a delimiter. See [Define] for the checks made.
 //
-// # Key formats
-//
 // A placeholder may name a format, {Field:format}, to read and write the
-// exact key strings another service already stores, instead of the
-// library's escaped, fixed-width encoding (the default, and the safer
-// choice where you pick the format):
-//
-//	{At:rfc3339}       time.Time in UTC to the second      2025-01-15T10:30:00Z
-//	{At:rfc3339milli}  time.Time in UTC to the millisecond 2025-01-15T11:00:00.000Z
-//	{Day:date}         time.Time at midnight UTC           2024-03-01
-//	{At:unix}          time.Time as epoch seconds          1736937000
-//	{At:unixmilli}     time.Time as epoch milliseconds     1736937000000
-//	{Seq:%08d}         integer, zero-padded to 8 digits    00000042
-//	{Name:raw}         string (or TextMarshaler) verbatim  Favorite Language
-//
-// (time formats accept *time.Time too, and every format a pointer). The
-// literal after a formatted placeholder must start with a byte the format
-// never writes ('#' after a time or a number; any ASCII byte after raw),
-// so keys still split into their values in exactly one way: rendering
-// ([Entity.RenderKeys]), parsing ([Entity.ParseKeys]), sort conditions,
-// cursors and the catalog all use the declared format. A value the format
-// cannot write exactly is a *[KeyError] before any request, never altered:
-// a raw value that is empty, holds the delimiter after it, U+10FFFF or
-// invalid UTF-8; a negative integer, or one wider than %0Nd; a time before
-// year 0000 or after 9999, or with a fraction its format would drop (a
-// millisecond in rfc3339, a time of day in date: truncate first). Byte
-// order is value order for rfc3339, rfc3339milli, date and %0Nd, and for
-// raw at the end of a template; unix and unixmilli are not fixed width, and
-// a raw value before a delimiter sorts by its bytes against that delimiter
-// ("a b#" before "a#"), which the catalog lint points out.
+// exact key strings another service already stores: rfc3339,
+// rfc3339milli, date, unix, unixmilli (time.Time), %0Nd (integers) or raw
+// (strings, verbatim). A value the format cannot write exactly is a
+// *[KeyError] before any request. See docs/adopting.md, "Key formats".
 type Schema[T any] struct {
 	// Type is stored in the table's entity type attribute (default
 	// "EntityType") on every item, e.g. "UserSkill".
@@ -64,45 +39,33 @@ type Schema[T any] struct {
 	Indexes []IndexSchema[T]
 
 	// Unique declares values that must be unique among the entity's
-	// items: one field, e.g. a user's Email ({Fields: []string{"Email"}}),
-	// or a tuple, e.g. a URL unique within its team ({Fields:
-	// []string{"TeamID", "URL"}}), hashed when values are long (see
-	// [Unique]). Each present value is claimed by a guard item written in
-	// the same transaction as the item: a clash is [ErrAlreadyExists]
-	// naming the fields, changing any field of a tuple swaps its guards,
-	// deleting the item releases them. An absent value (empty string, nil
-	// pointer) claims nothing. Writes of such an entity are transactions,
-	// and Put, Delete and updates touching a unique field first read the
-	// item to learn the values to release. Items already in the table
-	// without their guards (another service's, or written before the
-	// declaration) get them from package migrate's UniqueGuards.
+	// items: one field ({Fields: []string{"Email"}}) or a tuple
+	// ({Fields: []string{"TeamID", "URL"}}). Each present value is claimed
+	// by a guard item written in the same transaction as the item: a clash
+	// is [ErrAlreadyExists]; deleting the item releases its guards; an
+	// absent value (empty string, nil pointer) claims nothing. Writes of
+	// such an entity are transactions, and Put, Delete and updates touching
+	// a unique field first read the item. See [Unique], and package
+	// migrate's UniqueGuards for items written without their guards.
 	Unique []Unique
-	// Version names an integer field used for optimistic locking, with one
-	// rule on every path. Create stores version 1. A non-zero version in
-	// the value (or key) given to Put, Update or Delete is the one the
-	// caller read: the write is conditioned on it, and a stale one is
-	// [ErrVersionConflict]. Version 0 means the caller read none: Put and
-	// Update read the stored version themselves and are conditioned on
-	// that (retrying if another writer gets in between), and Delete checks
-	// nothing. Put and Update store the previous version plus one, set
-	// rather than added, so a retried request cannot count twice. In a
-	// transaction ([Update.Op]) and with [Update.Idempotent], an update with
-	// version 0 adds 1 without reading (the transaction's token makes the
-	// ADD apply once) unless an index key holds the version; a [Repo.PutOp] in
-	// a transaction with version 0 reads it, and a writer getting in before
-	// the commit makes the transaction fail with ErrVersionConflict. Only a
-	// PutOp in a [BatchWrite] stores the version as given, for migrations.
+	// Version names an integer field used for optimistic locking. Create
+	// stores version 1. A non-zero version given to Put, Update or Delete
+	// is the one the caller read: the write is conditioned on it, and a
+	// stale one is [ErrVersionConflict]. Version 0 means the caller read
+	// none: Put and Update read the stored version and are conditioned on
+	// it, and Delete checks nothing. The next version is set, not added, so
+	// a retried request cannot count twice; only a version-0 update in a
+	// transaction or with [Update.Idempotent] adds 1 without reading
+	// (unless an index key holds the version), and a PutOp in a
+	// [BatchWrite] stores the version as given (for migrations).
 	// The version may be part of an index key.
 	Version string
 	// CreatedAt and UpdatedAt name time.Time (or *time.Time) fields the
 	// library manages: CreatedAt is set on the first write when it is
-	// zero, UpdatedAt on every Create, Put and Update. Update.Set refuses
-	// them. [Repo.PutOp] fills them only when zero, so that migrations keep
-	// the values they copy.
-	// A stamp is cut to the precision of the key formats holding the field
-	// (a second for rfc3339 and unix, a millisecond for rfc3339milli and
-	// unixmilli), so that the key renders it; a key holding it as a date is
-	// refused unless the field is stored as a date (tag option date).
+	// zero, UpdatedAt on every Create, Put and Update ([Repo.PutOp] fills
+	// them only when zero, so that migrations keep the values they copy).
+	// Update.Set refuses them. A stamp is cut to the precision of the key
+	// formats holding the field, so that the key renders it.
 	CreatedAt, UpdatedAt string
 	// TTL names a time.Time, *time.Time or integer (epoch seconds) field
 	// stored as epoch seconds, DynamoDB's time-to-live format; a zero value
@@ -112,29 +75,19 @@ type Schema[T any] struct {
 
 	// MatchKeys makes the entity recognise its items by their key shape
 	// when they have no entity type attribute, as items another service
-	// writes often have not (the elections service's METADATA/COUNTS
-	// item, its events). Such an item belongs to the entity when its PK
-	// and SK parse with the entity's templates; it is got, queried,
-	// decoded, updated and deleted like the entity's own items, and the
-	// ownership condition of writes accepts it ("attribute_not_exists(type)
-	// OR type = :type" under the entity's own key). An item carrying
-	// another entity's type is still refused. In a [Collection] such an
-	// item goes to the one target whose entity matches keys and whose
-	// templates parse its key; no such target, or more than one, is an
-	// [*UnknownTypeError]. Two entities matching keys on one table should
-	// not have key shapes that can parse the same key: catalog lint warns.
+	// writes often have not: such an item is the entity's when its PK and
+	// SK parse with the entity's templates, and is read, written and routed
+	// in a [Collection] like the entity's own. An item carrying another
+	// entity's type is still refused. See docs/adopting.md, "Items without
+	// the entity type attribute".
 	MatchKeys bool
 	// KeyOnly names fields (Go names) of the primary key templates that
 	// are not stored as attributes: the key holds them. Every decode fills
-	// the fields of the PK and SK templates whose attribute an item lacks
-	// from its parsed keys, KeyOnly or not, so items another service wrote
-	// with values only in the key (a usage log's date and action in its
-	// SK) decode whole.
+	// the key template fields an item lacks from its parsed keys, KeyOnly
+	// or not (docs/adopting.md, "Fields held only in the key").
 	KeyOnly []string
-	// Location is where time texts without a zone (Python's
-	// utcnow().isoformat(), "2025-01-15T10:30:00.123456") and bare dates
-	// are read, for the entity's top-level time fields; nil reads them as
-	// UTC.
+	// Location is where time texts without a zone and bare dates are read,
+	// for the entity's top-level time fields; nil reads them as UTC.
 	Location *time.Location
 }
 
@@ -165,13 +118,9 @@ type entityPlan struct {
 
 // Define checks a schema and builds its entity. Errors are
 // *ValidationError values naming the entity, index and field concerned:
-// T not a struct, unknown placeholder field, key field of an unsupported
-// type, template syntax, duplicate index names, an index that is both
-// templated and multi-attribute, more than 4 partition or sort attributes,
-// a sparse predicate without WhenFields, a field stored under a templated
-// index's key attribute (the rendered key would overwrite it; names that
-// differ only in case too, as decoding ignores case). A name given for a
-// field tagged `dynamodbav:"-"` is reported as excluded by its tag.
+// T not a struct, an unknown or excluded field, a key field of an
+// unsupported type, template syntax, duplicate index names, a field stored
+// under a key attribute the library writes, and the like.
 func Define[T any](s Schema[T]) (*Entity[T], error) {
 	e := &Entity[T]{}
 	if err := e.define(reflect.TypeFor[T](), s.untyped()); err != nil {
@@ -264,12 +213,8 @@ func (e *entityPlan) Name() string { return e.name }
 
 // checkNotStored returns a *ValidationError when a field of the entity is
 // stored under attr, an attribute the library writes itself (what, e.g.
-// "the table's sort key attribute"): the field's value would be replaced
-// on every write (a product's SK field stored as "sku-123" would read back
-// as "META"). A field whose attribute differs from attr only in case is
-// refused too: decoding matches attribute names ignoring case, as
-// attributevalue does, so the field would read back attr's value. An
-// empty attr (no such attribute) is no clash.
+// "the table's sort key attribute"), or one differing from it only in case
+// (decoding matches names ignoring case). An empty attr is no clash.
 func (e *entityPlan) checkNotStored(attr, what string) error {
 	for _, f := range e.fields {
 		if attr == "" {
@@ -305,10 +250,7 @@ func (e *entityPlan) field(name string) (*model.Field, error) {
 
 // unknownField is the *ValidationError for a name that is no field of the
 // entity, where (the ValidationError's Field; name when "") the schema or
-// call names it, in the role given ("Unique", "Version", …; may be ""). A
-// field tagged `dynamodbav:"-"` is said to be excluded by its tag: it
-// exists, but is never stored, so no key, index, guard or update can use
-// it.
+// call names it, in the role given ("Unique", "Version", …; may be "").
 func (e *entityPlan) unknownField(where, role, name string) *ValidationError {
 	if where == "" {
 		where = name
@@ -408,10 +350,8 @@ func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
 }
 
 // truncateSeconds sets the times rv stores in a shape holding less than
-// the whole time (epoch seconds with the unixtime tag option and the TTL
-// field, rfc3339, date, …) to what a read decodes from the stored shape:
-// cut to the second, in local time for epoch numbers (time.Unix), in UTC
-// for the rfc3339 forms, midnight for a date (see format.Format.Stored).
+// the whole time (unixtime, TTL, rfc3339, date, …) to what a read decodes
+// from the stored shape (see format.Format.Stored).
 func (e *entityPlan) truncateSeconds(rv reflect.Value) {
 	for _, f := range e.fields {
 		if f.Form == nil {
@@ -472,11 +412,9 @@ func (e *Entity[T]) key(t *Table, v T) (map[string]types.AttributeValue, error) 
 	return key, nil
 }
 
-// decodeInto decodes an item of table t into *out, which should be the
-// zero value and already on the heap (a page's slice element): it is
-// decoded in place, without the copy Unmarshal makes to keep a caller's
-// variable on the stack. Fields of the key templates the item has no
-// attribute for are parsed from its keys (see decodeRest).
+// decodeInto decodes an item of table t into *out, the zero value already
+// on the heap (a page's slice element), in place; key template fields the
+// item lacks are parsed from its keys (see decodeRest).
 func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, out *T) error {
 	complete, err := codec.UnmarshalInPlaceComplete(item, out)
 	if err != nil {

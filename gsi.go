@@ -26,13 +26,10 @@ type IndexSchema[T any] struct {
 	PKAttr, SKAttr string
 
 	// Multi-attribute keys: Go field names, in key order. Each field's
-	// own attribute is the key attribute: a string or []byte as stored, a
-	// number as an N, a time in the key codec's fixed-width UTC form (an S
-	// that sorts), or, when its dynamodbav tag chooses a shape (rfc3339,
-	// rfc3339milli, date, unix, unixmilli), in that shape, cut as it is
-	// stored: "LastUsedDate,date" keys the index by "2024-03-01", as
-	// another service writing the same index stores it (unix and unixmilli
-	// make the key attribute an N).
+	// own attribute is the key attribute, as stored; a time is in the key
+	// codec's fixed-width UTC form (an S that sorts) unless its dynamodbav
+	// tag chooses a shape (rfc3339, date, unix, …), as another service
+	// writing the same index stores it.
 	PartitionAttrs, SortAttrs []string
 
 	// When, if set, makes a templated index sparse by predicate: the item
@@ -42,12 +39,11 @@ type IndexSchema[T any] struct {
 	When       func(T) bool
 	WhenFields []string
 
-	// Shards, when 2 or more, write-shards a templated index whose
+	// Shards, when 2 to 100, write-shards a templated index whose
 	// partitions would run hot: each item's index partition key gets a
-	// suffix "#shard_<n>", n chosen by a hash of the item's primary key (so
-	// an item stays in its shard), and queries on the index fan out to
-	// every shard and merge the results in sort key order, with one
-	// cursor. At most 100.
+	// suffix "#shard_<n>", n a hash of the item's primary key, and queries
+	// on the index fan out to every shard and merge the results in sort
+	// key order.
 	Shards int
 }
 
@@ -124,8 +120,7 @@ func (e *entityPlan) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.
 		p.skAttr = is.Name + "SK"
 	}
 	// The rendered keys are written to these attributes: no field may be
-	// stored there. (A multi-attribute index's key attributes are the
-	// fields themselves.)
+	// stored there.
 	if err := e.checkNotStored(p.pkAttr, "index "+is.Name+"'s partition key attribute"); err != nil {
 		return err
 	}
@@ -146,9 +141,7 @@ func (e *entityPlan) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.
 	}
 	p.deps = append(slices.Clone(p.pk.fields), p.sk.fields...)
 	for _, f := range p.deps {
-		if !slices.Contains(p.keyFields, f) {
-			p.keyFields = append(p.keyFields, f)
-		}
+		p.keyFields = appendUnique(p.keyFields, f)
 	}
 	return e.compileWhen(p, is)
 }
@@ -167,9 +160,7 @@ func (e *entityPlan) compileWhen(p *indexPlan, is IndexSchema[reflect.Value]) er
 		if f == nil {
 			return e.unknownField(where(is.Name, "When"), "", n)
 		}
-		if !slices.Contains(p.deps, f) {
-			p.deps = append(p.deps, f)
-		}
+		p.deps = appendUnique(p.deps, f)
 	}
 	return nil
 }
@@ -230,17 +221,13 @@ func scalarType(f *model.Field) (types.ScalarAttributeType, error) {
 		}
 		return types.ScalarAttributeTypeS, nil
 	}
-	switch t.Kind() {
-	case reflect.String:
+	switch {
+	case t.Kind() == reflect.String:
 		return types.ScalarAttributeTypeS, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
+	case isNumberKind(t.Kind()):
 		return types.ScalarAttributeTypeN, nil
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return types.ScalarAttributeTypeB, nil
-		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		return types.ScalarAttributeTypeB, nil
 	}
 	return "", fmt.Errorf("type %s is not a string, number, time or []byte", t)
 }

@@ -1,11 +1,10 @@
 package singletable
 
 import (
-	"strings"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
 )
 
@@ -48,12 +47,12 @@ func checkExprLimits(entity string, p exprParts) error {
 		if n := len(*e); n > maxExprBytes {
 			return validationErr(entity, "", "the %s expression is %d bytes; DynamoDB allows %d (fewer fields or conditions per request)", kind, n, maxExprBytes)
 		}
-		if n := maxInList(*e); n > maxInOperands {
+		if n := expr.MaxInList(*e); n > maxInOperands {
 			return validationErr(entity, "", "an IN in the %s expression has %d operands; DynamoDB allows %d", kind, n, maxInOperands)
 		}
 	}
 	if p.update != nil {
-		if n := updateOps(*p.update); n > maxUpdateOps {
+		if n := expr.UpdateOps(*p.update); n > maxUpdateOps {
 			return validationErr(entity, "", "the update expression has %d operators and functions; DynamoDB allows %d (split the update)", n, maxUpdateOps)
 		}
 	}
@@ -81,44 +80,4 @@ func checkExprLimits(entity string, p exprParts) error {
 		return validationErr(entity, "", "the expression attribute names and values are %d bytes; DynamoDB allows %d", total, maxSubstitutionBytes)
 	}
 	return nil
-}
-
-// maxInList returns the largest operand count of the IN comparators in an
-// expression rendered by the SDK's expression builder ("#0 IN (:0, :1)").
-// Placeholders contain no parentheses or commas, so counting commas up to
-// the closing parenthesis counts the operands.
-func maxInList(expr string) int {
-	most := 0
-	for rest := expr; ; {
-		i := strings.Index(rest, " IN (")
-		if i < 0 {
-			return most
-		}
-		rest = rest[i+len(" IN ("):]
-		end := strings.IndexByte(rest, ')')
-		if end < 0 {
-			return most
-		}
-		most = max(most, strings.Count(rest[:end], ",")+1)
-		rest = rest[end:]
-	}
-}
-
-// updateOps counts the operators and functions of an update expression
-// as DynamoDB counts them against its limit: each function call
-// (if_not_exists, list_append, …) and each arithmetic + or -. The = of a
-// SET action is assignment, not an operator, and clause keywords and
-// commas count nothing: DynamoDB Local accepts 400 plain SET actions and
-// refuses 301 actions of the form "#a = :a + :b" with "operator count:
-// 301" (TestUpdateOperatorLimitMatchesDynamoDB). Names and values are
-// placeholders (#n0, :v0), so a '-' or '(' is always syntax.
-func updateOps(expr string) int {
-	n := 0
-	for _, c := range expr {
-		switch c {
-		case '(', '+', '-':
-			n++
-		}
-	}
-	return n
 }

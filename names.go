@@ -10,41 +10,20 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// Names in the caller's conditions and filters.
+// Names in the caller's conditions and filters: callers name fields by
+// their Go names everywhere. The library rewrites the first element of
+// each name path when it writes the request (nested elements and map keys
+// stay verbatim) to, in this order: a Go field's stored attribute name (a
+// Go name wins over another field's stored name spelled the same); a
+// stored attribute name the entity's items carry, kept as is; anything
+// else is a *ValidationError before any request is sent. The SDK splits
+// expression.Name at dots: a stored name holding a dot is named by its
+// field's Go name, or with expression.NameNoDotSplit.
 //
-// Callers name fields by their Go names everywhere: in Where, Set and
-// Fields, and in the expression.ConditionBuilder values given to
-// [Query.Filter], [Collection.Filter], [WriteOptions] If, [Update.If] and
-// [Repo.CheckOp].
-// The library rewrites a condition's names when it writes the request
-// (expr.Builder.Conditions with the resolver made here): the first element
-// of each name path is resolved, nested path elements ("Meta.Tags[0].Kind":
-// "Tags" and "Kind") and map keys stay verbatim. A first element is, in
-// this order:
-//
-//   - a Go field name of the entity: the field's stored attribute name. A
-//     Go field name wins over another field's stored name that is spelled
-//     the same (the Go names are the vocabulary; name that other field by
-//     its Go name);
-//   - a stored attribute name the entity's items carry: a field's
-//     attribute, the table's key attributes, the entity's index key
-//     attributes, the entity type attribute: kept as is;
-//   - anything else: a *ValidationError naming it and the entity, before
-//     any request is sent.
-//
-// The SDK splits expression.Name at dots, so expression.Name("a.b") is
-// the path a → b; a stored attribute whose name holds a dot is named by
-// its field's Go name, or with expression.NameNoDotSplit.
-//
-// Values compared with a whole time field (=, <>, <, <=, >, >=, BETWEEN,
-// IN; either side) are written in the form the field is stored in, where
-// that is not the SDK's RFC 3339 text: a tag option's (date,
-// rfc3339milli, unix, …), the TTL field's epoch seconds, a
-// multi-attribute index key's fixed-width form. So
-// expression.Name("Day").Equal(expression.Value(day)) holds for the items
-// holding day whatever Day's tag. A value given as a number, or as text
-// that is not an RFC 3339 time, is taken to be in the stored form already
-// and is compared as given (TestFilterOnTimeStoredInKeyForm).
+// Values compared with a whole time field are written in the form the
+// field is stored in (see operandOf), so
+// expression.Name("Day").Equal(expression.Value(day)) holds whatever Day's
+// tag (TestFilterOnTimeStoredInKeyForm).
 
 // attrOf resolves name, the head of a name path in a condition on e's
 // items in table t: the attribute it stands for, and whether it is known.
@@ -88,15 +67,12 @@ func (e *entityPlan) condNames(t *Table, role string) expr.Resolver {
 	}
 }
 
-// operandOf is how a value a caller's condition compares attribute attr
-// with is written in the form the attribute is stored in, or nil where
-// the SDK's encoding of the value is that form. Only times differ: one
-// stored under a tag option (date, rfc3339milli, unix, …, and the TTL
-// field's epoch seconds) or as a multi-attribute index key attribute (the
-// fixed-width form), which expression.Value(t) would write as an RFC 3339
-// text that never equals or orders against it. A value given as a
-// number, or as text that is not an RFC 3339 time, is compared as given:
-// the caller wrote the stored form.
+// operandOf writes a value a caller's condition compares attribute attr
+// with in the form attr is stored in, or is nil where the SDK's encoding is
+// that form. Only times differ: one under a tag option (date, unix, …, the
+// TTL field) or in a multi-attribute index key, which expression.Value
+// would write as RFC 3339 text. A number, or text that is not an RFC 3339
+// time, is compared as given: the caller wrote the stored form.
 func (e *entityPlan) operandOf(attr string) expr.Operand {
 	f := e.byAttr[attr]
 	if f == nil || !isTimeType(f.Type) {
@@ -151,10 +127,9 @@ func (e *entityPlan) excludes(name string) bool { return e.excluded[name] }
 func (r *repo) condNames() expr.Resolver { return r.e.condNames(r.t, "condition") }
 
 // collectionNames is the resolver of the names of a collection's filter:
-// a name resolves when the targets that know it agree on its attribute
-// (a target that does not know it has no such attribute, so the filter's
-// test of it fails on that target's items, as it would on the table); two
-// targets resolving it to different attributes make it ambiguous.
+// a name resolves when the targets that know it agree on its attribute (on
+// the others' items the filter's test of it fails, as on the table); two
+// attributes for one name make it ambiguous.
 func collectionNames(t *Table, targets []*Target) expr.Resolver {
 	return func(name string) (string, expr.Operand, error) {
 		attr, by := "", ""

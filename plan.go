@@ -11,30 +11,12 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The write plan: every write of an entity (Create, Put, Update, Upsert,
-// Delete, their transaction forms, the guarded ops of a batch) takes the
-// same steps, each written once, in a file named for it:
-//
-//   - plan_ownership.go: the intent (absent, this entity's item, or
-//     either), the ownership condition the other checks are ANDed to, and
-//     the one classification of a failed condition;
-//   - plan_snapshot.go: what a write reads first, and the race it can lose;
-//   - plan_managed.go: Version, CreatedAt, UpdatedAt and TTL;
-//   - plan_keys.go: the item a put renders, the index keys an update
-//     recomputes from the stored item;
-//   - plan_update.go: an update's SET, REMOVE and ADD;
-//   - plan_guards.go: the unique guards a write claims and releases;
-//   - plan_send.go: one request or a transaction, built again after a race;
-//   - plan_lost.go: a write whose response was lost.
-//
-// This file holds each operation's path through them. Generic code only
-// encodes or decodes T. The T-free core (conditions, intents, snapshots,
-// the classification as an Outcome, operators, effects) is
-// internal/writeplan.
+// The write plan (docs/architecture.md): this file holds each write's path
+// through the steps, each in a plan_*.go file named for it. Generic code
+// only encodes or decodes T; the T-free core is internal/writeplan.
 
-// createItems is Create as transaction items (x says which operation it
-// serves: Create, or an Upsert that found no item; extra is ANDed to its
-// condition).
+// createItems is Create as transaction items (x: Create, or an Upsert that
+// found no item; extra is ANDed to its condition).
 func (r *Repo[T]) createItems(v *T, x expectation, extra writeplan.Condition) ([]txItem, error) {
 	rv := reflect.ValueOf(v).Elem()
 	r.e.stampNow(r.t, v, false)
@@ -56,9 +38,8 @@ func (r *Repo[T]) createItems(v *T, x expectation, extra writeplan.Condition) ([
 	return r.withGuards(it, r.e.guards.unique, nil, rv)
 }
 
-// putItems is Put as transaction items. It reads the item first when the
-// entity has unique fields (to release the values it replaces) or the
-// caller gave no version (to learn the stored one).
+// putItems is Put as transaction items. It reads the item first to release
+// the unique values it replaces, or to learn the stored version.
 func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem, error) {
 	rv := reflect.ValueOf(v).Elem()
 	r.e.stampNow(r.t, v, o.load)
@@ -104,8 +85,8 @@ func (r *repo) putItem(item, key map[string]types.AttributeValue, size int, cond
 	return it, nil
 }
 
-// deleteItems is Delete as transaction items. For an entity with unique
-// fields it reads the item first (returned as snap), to release its values.
+// deleteItems is Delete as transaction items, and the item it read first
+// (an entity with unique fields', to release its values).
 func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txItem, *writeplan.Snapshot, error) {
 	k, err := r.e.key(r.t, key)
 	if err != nil {
@@ -152,16 +133,9 @@ func (r *repo) deleteTxItem(key map[string]types.AttributeValue, ce writeplan.Co
 	}}}
 }
 
-// txItems is the update as transaction items. An update reads the item
-// first when it moves unique guards, when the caller gave no version, when
-// an index key it changes needs fields it does not give, and when it is an
-// upsert (which creates the item, like Create, when there is none).
-//
-// An update sent in a transaction (inTx, or Idempotent) whose caller gave
-// no version adds 1 to the version instead of reading it, since the
-// transaction's token makes the ADD apply once: the request then does not
-// depend on a read, and no race can make it fail. An Idempotent update
-// must not read at all: a repeat with its token must be the same request.
+// txItems is the update as transaction items (inTx: sent in a transaction;
+// see addsVersion). What it reads first is updateReads'; an upsert that
+// finds no item is a Create.
 func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	if err := u.valid(); err != nil {
 		return nil, err
@@ -176,8 +150,6 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 		return nil, err
 	}
 	if x.Snap != nil && x.Snap.Item == nil {
-		// An upsert of a missing item is a Create of what the update
-		// sets, so the new item is whole: index keys included.
 		v, _, err := u.merged(nil)
 		if err == nil {
 			err = u.asCreate(x, kv, reflect.ValueOf(&v).Elem())
@@ -199,10 +171,10 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	return u.r.withGuards(it, moved, x.Snap, mv)
 }
 
-// prepare is an update's plan up to its values: it checks the values (vals)
-// before anything is read, decides what the update under key (kv as a
-// struct value) expects, whether it adds to the version, and what it
-// reads, and reads it (x.Snap). moved lists the uniques it moves.
+// prepare is an update's plan up to its values: it checks vals before
+// anything is read, decides what the update under key (kv as a struct
+// value) expects and reads, and reads it (x.Snap). moved lists the uniques
+// it moves.
 func (u *updateSpec) prepare(ctx context.Context, key map[string]types.AttributeValue, kv, vals reflect.Value, inTx bool) (x *expectation, moved []*uniquePlan, err error) {
 	if err := u.check(vals, key); err != nil {
 		return nil, nil, err
@@ -232,8 +204,7 @@ func (u *updateSpec) prepare(ctx context.Context, key map[string]types.Attribute
 }
 
 // asCreate turns an upsert that found no item into a Create of vv, the
-// values it sets with its key: its operators are applied to the zero
-// values, and a version given with its key is a conflict.
+// values it sets with its key (its operators applied to zero values).
 func (u *updateSpec) asCreate(x *expectation, kv, vv reflect.Value) error {
 	if kver := u.r.versionIn(kv); kver != 0 {
 		return wrapSentinel(ErrVersionConflict, fmt.Sprintf("%s: version %d was read but there is no item", x.What(), kver), nil)
@@ -246,8 +217,6 @@ func (u *updateSpec) asCreate(x *expectation, kv, vv reflect.Value) error {
 	x.Intent = writeplan.AbsentItem
 	return nil
 }
-
-// The options a write (and a read) is planned from.
 
 // writeOpts applies optFns to the zero WriteOptions.
 func writeOpts(optFns []func(*WriteOptions)) writeOptions {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -16,11 +17,8 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's unique guards: a write claims its new values and releases the
-// old ones (read first), in one transaction with its item.
-
 // UniqueGuardType is the entity type stored on unique guard items (see
-// [Schema].Unique), so that scans and migrations can recognise them.
+// [Unique]).
 const UniqueGuardType = "singletable.UniqueGuard"
 
 // Attributes of a unique guard item besides the table's keys: the primary
@@ -42,31 +40,26 @@ const (
 //
 // (sort key "UNIQUE" on a table with one), the values in the default key
 // encoding (escaped, fixed-width), whatever format the item's own key
-// templates give the field. The form of one field is the one guards had
-// before tuples existed, so guards already in a table stay valid.
+// templates give the field.
 type Unique struct {
 	// Fields are the Go field names whose values, together, must be
 	// unique. A tuple is claimed only when every field is present (a
-	// non-empty string, a non-nil pointer); a tuple with an absent field
-	// claims nothing. Fields of the primary key may be part of a tuple
-	// (the team of a team-scoped URL), but not the whole of it.
+	// non-empty string, a non-nil pointer). Fields of the primary key may
+	// be part of a tuple, but not the whole of it.
 	Fields []string
-	// Hash keys the guard by the SHA-256 of the values instead of the
-	// values themselves, so that long values (URLs) stay under DynamoDB's
-	// 2,048-byte partition key limit. Without it a value too long for a
-	// guard key is a *KeyError before the network.
+	// Hash keys the guard by the SHA-256 of the values, so that long
+	// values (URLs) stay under DynamoDB's 2,048-byte partition key limit;
+	// without it a value too long is a *KeyError before the network.
 	Hash bool
 }
 
 // uniquePlan is a compiled [Unique].
 type uniquePlan struct {
 	fields []*model.Field
+	names  []string // the fields' Go names
 	hash   bool
-	// name says which values the guard holds in messages and in
-	// transaction reasons: "Email", or "(TeamID, URL)".
-	name string
-	// prefix is "UNIQUE#<Type>#<attr 1>#…#<attr n>#".
-	prefix []byte
+	name   string // in messages and transaction reasons: "Email", "(TeamID, URL)"
+	prefix []byte // "UNIQUE#<Type>#<attr 1>#…#<attr n>#"
 }
 
 // attrs lists the stored attributes of the unique's fields.
@@ -86,7 +79,7 @@ func (e *entityPlan) compileUnique(decl []Unique) error {
 		if len(d.Fields) == 0 {
 			return validationErr(e.name, "", "Unique: a declaration names no field")
 		}
-		u := &uniquePlan{hash: d.Hash}
+		u := &uniquePlan{hash: d.Hash, names: slices.Clone(d.Fields)}
 		keyOnly := true
 		for _, name := range d.Fields {
 			f := e.byName[name]
@@ -115,16 +108,14 @@ func (e *entityPlan) compileUnique(decl []Unique) error {
 			u.name = "(" + strings.Join(d.Fields, ", ") + ")"
 		}
 		set := slices.Sorted(slices.Values(u.attrs()))
-		if id := strings.Join(set, "\x00"); seen[id] {
+		id := strings.Join(set, "\x00")
+		if seen[id] {
 			return validationErr(e.name, d.Fields[0], "Unique: %s listed twice", u.name)
-		} else {
-			seen[id] = true
 		}
-		u.prefix = keys.AppendEscaped([]byte("UNIQUE#"), e.name)
-		u.prefix = append(u.prefix, '#')
-		for _, f := range u.fields {
-			u.prefix = keys.AppendEscaped(u.prefix, f.Attr)
-			u.prefix = append(u.prefix, '#')
+		seen[id] = true
+		u.prefix = []byte("UNIQUE#")
+		for _, s := range append([]string{e.name}, u.attrs()...) {
+			u.prefix = append(keys.AppendEscaped(u.prefix, s), '#')
 		}
 		g.unique = append(g.unique, u)
 	}
@@ -147,8 +138,7 @@ func uniqueFields(us []*uniquePlan) []*model.Field {
 const hashMark = "$SHA256:"
 
 // guardKey renders the key of the guard item claiming u's values in rv;
-// ok is false when a value is absent (the tuple claims nothing) or rv is
-// the zero Value (no item).
+// ok is false when a value is absent or rv is the zero Value (no item).
 func (r *repo) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
 	if !rv.IsValid() {
 		return nil, false, nil
@@ -200,13 +190,9 @@ func (r *repo) ownedBy(owner map[string]types.AttributeValue) writeplan.Check {
 
 // guardItem is the guard item under key claimed by owner.
 func (r *repo) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
-	item := map[string]types.AttributeValue{
-		r.t.opts.EntityTypeAttr: &types.AttributeValueMemberS{Value: UniqueGuardType},
-		guardOwnerPK:            owner[r.t.opts.PartitionKey],
-	}
-	for a, v := range key {
-		item[a] = v
-	}
+	item := maps.Clone(key)
+	item[r.t.opts.EntityTypeAttr] = &types.AttributeValueMemberS{Value: UniqueGuardType}
+	item[guardOwnerPK] = owner[r.t.opts.PartitionKey]
 	if r.t.opts.SortKey != "" {
 		item[guardOwnerSK] = owner[r.t.opts.SortKey]
 	}
@@ -235,9 +221,8 @@ func (r *repo) guardPut(u *uniquePlan, key, owner map[string]types.AttributeValu
 
 // guardDelete releases a unique value held by owner. When the guard
 // belongs to another item (two items held the value before the guards
-// were adopted, see package migrate's UniqueGuards), the release fails with a
-// *foreignGuardError: a single write is then made again without it, since
-// the value was never the item's to release.
+// were adopted), the release fails with a *foreignGuardError: a single
+// write is made again without it.
 func (r *repo) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
 	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
 	if err != nil {
@@ -259,16 +244,14 @@ func (r *repo) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeV
 
 // foreignGuardError is the failure of a guard release whose guard belongs
 // to another item. It matches ErrConditionFailed (the outcome in a
-// caller's transaction); a single write retries without the release.
+// caller's transaction).
 type foreignGuardError struct {
 	guard itemID
 	err   error
 }
 
-// Error returns the wrapped error's text.
 func (e *foreignGuardError) Error() string { return e.err.Error() }
 
-// Unwrap returns the wrapped error.
 func (e *foreignGuardError) Unwrap() error { return e.err }
 
 // withoutReleases drops the releases of the guards in foreign from items.
@@ -295,8 +278,7 @@ func (u *updateSpec) movedUniques() []*uniquePlan {
 
 // withGuards returns it, a write of the item under it.key, followed by the
 // guard items moving the uniques us from their values in the item s read
-// (none when s is nil or found no item of the entity) to those in newV
-// (none when it is the zero Value: a delete).
+// (if any) to those in newV (the zero Value for a delete).
 func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot, newV reflect.Value) ([]txItem, error) {
 	if len(us) == 0 {
 		return []txItem{it}, nil
@@ -313,17 +295,16 @@ func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot,
 }
 
 // GuardOps returns puts of the unique guard items claiming v's values, for
-// an item already in the table without its guards (written by another
-// service, or before the field was declared Unique; a [Repo.PutOp] claims
-// its own). The puts are unconditional: run them only when the values are
-// known to be unique. To adopt a table's items, checking every value and
-// reporting duplicates, run package migrate's UniqueGuards instead.
+// an item already in the table without its guards. The puts are
+// unconditional: run them only when the values are known to be unique. To
+// adopt a table's items, checking every value and reporting duplicates,
+// run package migrate's UniqueGuards instead.
 func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	owner, err := r.e.key(r.t, v)
-	if err != nil {
-		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
+	var items []txItem
+	if err == nil {
+		items, err = r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
 	}
-	items, err := r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
 	if err != nil {
 		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
 	}
@@ -335,10 +316,8 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 }
 
 // guardSwaps returns the guard items that move the uniques in us from
-// their values in oldV to those in newV, the items as struct values
-// (either may be the zero Value: no item before, or no item after). A
-// tuple whose values are all unchanged keeps its guard; a change of any
-// of its fields releases the old tuple's guard and claims the new one's.
+// their values in oldV to those in newV (either may be the zero Value: no
+// item). A tuple whose values are all unchanged keeps its guard.
 func (r *repo) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[string]types.AttributeValue) ([]txItem, error) {
 	var items []txItem
 	for _, u := range us {
@@ -377,13 +356,4 @@ func (r *repo) ownerIs(g, owner map[string]types.AttributeValue) bool {
 		return false
 	}
 	return r.t.opts.SortKey == "" || avEqual(g[guardOwnerSK], owner[r.t.opts.SortKey])
-}
-
-// fieldNames lists the Go names of u's fields.
-func (u *uniquePlan) fieldNames() []string {
-	out := make([]string, len(u.fields))
-	for i, f := range u.fields {
-		out[i] = f.Name
-	}
-	return out
 }

@@ -14,13 +14,11 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's keys. A put renders the whole item (encodeSized): primary
-// key, entity type, and every index whose keys apply (a sparse one is left
-// out). An update re-renders each index key it touches (writeIndexKeys),
-// from the stored values of the fields it does not give (indexReads).
+// The plan's keys. A put renders the whole item (encodeSized); an update
+// re-renders each index key it touches (writeIndexKeys), from the stored
+// values of the fields it does not give (indexReads).
 
-// encode turns v into a complete item: attributes from the struct, entity
-// type, primary key, and every index whose keys apply.
+// encode turns v into a complete item (see encodeSized).
 func (e *Entity[T]) encode(t *Table, v T) (map[string]types.AttributeValue, error) {
 	item, _, err := e.encodeSized(t, &v)
 	return item, err
@@ -34,22 +32,19 @@ type writeSet struct {
 	all []string
 	// direct is set when the entity type, primary key and templated index
 	// key attributes are distinct and no field is stored under their
-	// names: the codec's item cannot hold them, so they are sized as they
-	// are set, and only the attributes in recheck (multi-attribute index
-	// and TTL attributes, which are fields the codec also encodes) are
-	// looked up before and after. Otherwise every name in all is.
+	// names: they are sized as they are set, and only the attributes in
+	// recheck (multi-attribute index and TTL attributes, which the codec
+	// also encodes) are looked up before and after. Otherwise all are.
 	direct  bool
 	recheck []string
 	// In direct mode: the size of the entity type attribute and of the
-	// primary key attributes' names (fixed, invalid when a name or the
-	// type is not valid UTF-8), and of each templated index's key names.
-	// Rendered keys are valid UTF-8 (keys.AppendEscaped), so their values
-	// count their length.
+	// primary key's names (invalid: some is not valid UTF-8), and of each
+	// templated index's key names. Rendered keys are valid UTF-8, so their
+	// values count their length.
 	fixed      int
 	invalid    bool
 	indexNames []int
-	// owned is the ownership condition of a write that expects the item
-	// absent or this entity's (see Repo.ownership), written once: a Put
+	// owned is the ownership condition of AnyItem, written once: a Put
 	// with no other condition sends it as is (its maps are only read).
 	owned writeplan.CondExpr
 }
@@ -60,10 +55,15 @@ func (e *entityPlan) writeSetFor(t *Table) *writeSet {
 	if ws := e.written.Load(); ws != nil && ws.table == t {
 		return ws
 	}
-	ws := &writeSet{table: t}
+	ws := &writeSet{table: t, indexNames: make([]int, len(e.indexes))}
 	seen := map[string]bool{}
 	dup := false
-	add := func(name string, recheck bool) {
+	// add records name, once, among the attributes set or removed, and
+	// sizes it into sz (when not nil).
+	add := func(name string, recheck bool, sz *sizer) {
+		if sz != nil {
+			sz.str(name)
+		}
 		if seen[name] {
 			dup = true
 			return
@@ -74,53 +74,37 @@ func (e *entityPlan) writeSetFor(t *Table) *writeSet {
 			ws.recheck = append(ws.recheck, name)
 		}
 	}
+	var fixed sizer
 	if !t.opts.OmitEntityType {
-		add(t.opts.EntityTypeAttr, false)
+		add(t.opts.EntityTypeAttr, false, &fixed)
+		fixed.str(e.name)
 	}
-	add(t.opts.PartitionKey, false)
+	add(t.opts.PartitionKey, false, &fixed)
 	if e.sk.defined() {
-		add(t.opts.SortKey, false)
+		add(t.opts.SortKey, false, &fixed)
 	}
-	for _, p := range e.indexes {
+	for i, p := range e.indexes {
 		if p.multi {
 			for _, f := range p.deps {
-				add(f.Attr, true)
+				add(f.Attr, true, nil)
 			}
 			continue
 		}
-		add(p.pkAttr, false)
+		var sz sizer
+		add(p.pkAttr, false, &sz)
 		if p.skAttr != "" {
-			add(p.skAttr, false)
+			add(p.skAttr, false, &sz)
 		}
+		ws.indexNames[i] = sz.size
+		fixed.invalid = fixed.invalid || sz.invalid
 	}
 	if e.guards.ttl != nil {
-		add(e.guards.ttl.Attr, true)
+		add(e.guards.ttl.Attr, true, nil)
 	}
+	ws.fixed, ws.invalid = fixed.size, fixed.invalid
 	ws.direct = !dup
 	for _, n := range ws.all {
-		if ws.direct && !slices.Contains(ws.recheck, n) && codec.MayHold(e.typ, n) {
-			ws.direct = false
-		}
-	}
-	var sz sizer
-	if !t.opts.OmitEntityType {
-		sz.str(t.opts.EntityTypeAttr)
-		sz.str(e.name)
-	}
-	sz.str(t.opts.PartitionKey)
-	if e.sk.defined() {
-		sz.str(t.opts.SortKey)
-	}
-	ws.fixed, ws.invalid = sz.size, sz.invalid
-	ws.indexNames = make([]int, len(e.indexes))
-	for i, p := range e.indexes {
-		if !p.multi {
-			var sz sizer
-			sz.str(p.pkAttr)
-			sz.str(p.skAttr)
-			ws.indexNames[i] = sz.size
-			ws.invalid = ws.invalid || sz.invalid
-		}
+		ws.direct = ws.direct && (slices.Contains(ws.recheck, n) || !codec.MayHold(e.typ, n))
 	}
 	owned, err := buildCondition(e.ownershipOf(&t.opts, writeplan.AnyItem), e.name, nil)
 	if err == nil {
@@ -130,11 +114,10 @@ func (e *entityPlan) writeSetFor(t *Table) *writeSet {
 	return ws
 }
 
-// encodeSized is encode of *v (which it does not modify) that also returns
-// the item's size as [itemsize.Of] computes it, so that callers need not
-// walk the item again. It refuses items with invalid UTF-8 (naming the
-// attribute itemsize.Scan names: the smallest name, if several) and items
-// over the size limit.
+// encodeSized turns *v (unmodified) into a complete item: attributes from
+// the struct, entity type, primary key, and every index whose keys apply
+// (a sparse one is left out), with its size as [itemsize.Of] computes it.
+// It refuses items with invalid UTF-8 and items over the size limit.
 func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue, int, error) {
 	ws := e.writeSetFor(t)
 	// Room for the entity type, the primary key and the index keys.
@@ -191,10 +174,9 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 		}
 	}
 	size += added.size
-	// DynamoDB strings are UTF-8 (the SDK would silently send U+FFFD for
-	// bad bytes) and items are at most 400 KB. When some string is invalid
-	// (an attribute the codec made may since have been replaced), the
-	// attribute to name is looked for in the whole item.
+	// When some string is invalid (an attribute the codec made may since
+	// have been replaced), the attribute to name is looked for in the whole
+	// item.
 	if bad != "" || added.invalid {
 		_, bad = itemsize.Scan(item)
 	}
@@ -208,9 +190,8 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 }
 
 // invalidValue is the *ValidationError for attribute attr of an item
-// holding a value DynamoDB would refuse or alter, for the reason given: it
-// names the Go field (and the attribute, when its name differs), never the
-// value, which may be anything a user typed.
+// holding a value DynamoDB would refuse or alter: it names the Go field
+// (and the attribute), never the value, which may be anything a user typed.
 func (e *entityPlan) invalidValue(attr, reason string) *ValidationError {
 	f := e.byAttr[attr]
 	if f == nil {
@@ -248,15 +229,13 @@ func (e *entityPlan) inPrimaryKey(f *model.Field) bool {
 }
 
 // inMultiKey reports whether f is a key attribute of a multi-attribute
-// index: it is written with the key attribute's checks (marshalField),
-// and an operator cannot change it.
+// index.
 func (e *entityPlan) inMultiKey(f *model.Field) bool {
 	return slices.ContainsFunc(e.indexes, func(p *indexPlan) bool { return p.multi && slices.Contains(p.deps, f) })
 }
 
 // writeKeyFields writes the primary key's fields the item holds (not only
-// in its key, see KeyOnly) into w: an upsert sent without reading may
-// create the item, which carries them like any item.
+// in its key, see KeyOnly) into w, for an upsert sent without reading.
 func (u *updateSpec) writeKeyFields(w *updateExpr, mv reflect.Value, touched map[*model.Field]bool) error {
 	e := u.r.e
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields) {
@@ -272,12 +251,10 @@ func (u *updateSpec) writeKeyFields(w *updateExpr, mv reflect.Value, touched map
 }
 
 // writeIndexKeys writes the keys of every templated index whose key
-// depends on a field the update touches (every index, for an upsert sent
-// without reading, blind) into w, rendered from mv, the item after the
-// update: SET when the index applies, REMOVE when it does not. known tells
-// the fields whose values after the update are known; the update read
-// the others it needs (indexReads), so one still unknown is a bug, not a
-// caller's mistake: the keys are never written stale.
+// depends on a field the update touches (every index, blind) into w,
+// rendered from mv, the item after the update: SET when the index applies,
+// REMOVE when it does not. A field not known (after indexReads) is an
+// error: the keys are never written stale.
 func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, known map[*model.Field]bool, blind bool) error {
 	e := u.r.e
 	var rerender []*indexPlan
@@ -319,29 +296,23 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 }
 
 // known is the set of fields whose values after the update are known: the
-// key's, the ones it sets or removes, those it read (fromSnap), UpdatedAt
-// (stamped) and the version (the next one).
+// key's, those it sets, removes or read (fromSnap), UpdatedAt and the
+// version.
 func (u *updateSpec) known(fromSnap map[*model.Field]bool) map[*model.Field]bool {
 	e := u.r.e
 	known := map[*model.Field]bool{}
-	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove) {
+	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, u.set, u.remove, []*model.Field{e.guards.updated, e.guards.version}) {
 		known[f] = true
 	}
 	for f := range fromSnap {
 		known[f] = true
 	}
-	for _, f := range []*model.Field{e.guards.updated, e.guards.version} {
-		if f != nil {
-			known[f] = true // stamped, or the next version
-		}
-	}
+	delete(known, nil) // no UpdatedAt or version
 	return known
 }
 
 // indexReads lists the fields an update must read because an index key it
-// changes depends on them and the update does not give them: the other
-// fields of a touched templated index, and the fields an operator changes
-// in any index (the result is only known from the stored value).
+// changes depends on them and it does not give them (indexNeeds).
 func (u *updateSpec) indexReads() []*model.Field {
 	var out []*model.Field
 	for _, n := range u.indexNeeds() {
@@ -352,14 +323,15 @@ func (u *updateSpec) indexReads() []*model.Field {
 	return out
 }
 
-// indexNeed is what one index needs read: the fields of its key the update
-// changes part of and does not give.
+// indexNeed is what one index needs read.
 type indexNeed struct {
 	index  string
 	fields []*model.Field
 }
 
-// indexNeeds lists, per index, the fields indexReads reads for it.
+// indexNeeds lists, per index, the fields an update must read for it: the
+// other fields of a touched templated index, and the fields an operator
+// changes in any index (the result is only known from the stored value).
 func (u *updateSpec) indexNeeds() []indexNeed {
 	g := &u.r.e.guards
 	touched := func(f *model.Field) bool {
@@ -381,9 +353,8 @@ func (u *updateSpec) indexNeeds() []indexNeed {
 	return out
 }
 
-// unknownKeyFields is the one *KeyError of an update that changes part of
-// the keys of indexes without knowing the rest: it names every index and
-// every missing field, and why.
+// unknownKeyFields is the *KeyError of an update that changes part of the
+// keys of indexes without knowing the rest, naming them all and why.
 func unknownKeyFields(entity string, needs []indexNeed, why string) *KeyError {
 	ke := &KeyError{Entity: entity}
 	var names, per []string
@@ -403,8 +374,8 @@ func unknownKeyFields(entity string, needs []indexNeed, why string) *KeyError {
 	return ke
 }
 
-// givesEveryIndex reports whether the update gives every field of every
-// index key of the entity (key fields, set and removed fields, UpdatedAt).
+// givesEveryIndex reports whether the update knows every field of every
+// index key of the entity.
 func (u *updateSpec) givesEveryIndex() bool {
 	known := u.known(nil)
 	for _, p := range u.r.e.indexes {

@@ -14,17 +14,10 @@ import (
 )
 
 // The plan's managed fields (see [Schema]): the version, CreatedAt,
-// UpdatedAt and TTL, with one meaning on every path.
-//
-// The version rule: a non-zero version is the one the caller read, and the
-// write is conditioned on it; version 0 means the caller read none, and the
-// library reads the stored version itself (Put, Update, Upsert) and writes
-// the next one, conditioned on what it read. Either way the stored version
-// is the previous one plus one, set (never added) so that a retried
-// request cannot count twice. Create stores version 1; Delete checks a
-// non-zero version and otherwise none. An update in a transaction (or
-// Idempotent) with version 0 adds 1 without reading, since the token makes
-// the ADD apply once, unless an index key holds the version.
+// UpdatedAt and TTL, with one meaning on every path (the version rule is
+// in docs/architecture.md). The stored version is the previous one plus
+// one, SET (never added) so that a retried request cannot count twice,
+// except where a transaction's token makes an ADD apply once.
 
 // guardPlan is what a schema declares beyond keys and indexes: the unique
 // guards (plan_guards.go) and the managed fields.
@@ -34,8 +27,8 @@ type guardPlan struct {
 	created, updated *model.Field
 	ttl              *model.Field
 	// createdCut and updatedCut are the precision of the key formats
-	// holding CreatedAt and UpdatedAt (0: no cut): the library's stamps
-	// are cut to it, so that a key renders the stamp it made.
+	// holding CreatedAt and UpdatedAt (0: none): stamps are cut to it, so
+	// that a key renders the stamp stored.
 	createdCut, updatedCut time.Duration
 }
 
@@ -68,26 +61,22 @@ func (e *entityPlan) compileGuards(s Schema[reflect.Value]) error {
 			return validationErr(e.name, s.Version, "Version: the field is %s; it must be an integer", g.version.Type)
 		}
 	}
-	stamp := func(role, name string) (*model.Field, error) {
+	stamp := func(role, name string) (f *model.Field, cut time.Duration, err error) {
 		if name == "" {
-			return nil, nil
+			return nil, 0, nil
 		}
-		f, err := field(role, name)
-		if err == nil && !isTimeType(f.Type) {
+		if f, err = field(role, name); err == nil && !isTimeType(f.Type) {
 			err = validationErr(e.name, name, "%s: the field is %s; it must be time.Time or *time.Time", role, f.Type)
 		}
-		return f, err
+		if err == nil {
+			cut, err = e.stampCut(f, role)
+		}
+		return f, cut, err
 	}
-	if g.created, err = stamp("CreatedAt", s.CreatedAt); err != nil {
+	if g.created, g.createdCut, err = stamp("CreatedAt", s.CreatedAt); err != nil {
 		return err
 	}
-	if g.updated, err = stamp("UpdatedAt", s.UpdatedAt); err != nil {
-		return err
-	}
-	if g.createdCut, err = e.stampCut(g.created, "CreatedAt"); err != nil {
-		return err
-	}
-	if g.updatedCut, err = e.stampCut(g.updated, "UpdatedAt"); err != nil {
+	if g.updated, g.updatedCut, err = stamp("UpdatedAt", s.UpdatedAt); err != nil {
 		return err
 	}
 	if s.TTL != "" {
@@ -105,9 +94,8 @@ func isTimeType(t reflect.Type) bool {
 	return t == model.TimeType || (t.Kind() == reflect.Pointer && t.Elem() == model.TimeType)
 }
 
-// compileTTL checks the TTL field and sets how it is stored: as epoch
-// seconds, and not at all when zero. Keys hold it the same way (to the
-// second, absent when zero).
+// compileTTL checks the TTL field and sets how it is stored (and held in
+// keys): as epoch seconds, and not at all when zero.
 func (e *entityPlan) compileTTL() error {
 	f := e.guards.ttl
 	f.Form, f.OmitEmpty = format.Unix, true
@@ -193,8 +181,7 @@ func ttlValue(f *model.Field, rv reflect.Value) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
-// stampNow fills the managed timestamps of *v (see stamp), reading the
-// clock only when the entity has such fields.
+// stampNow fills the managed timestamps of *v (see stamp).
 func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
 	if e.guards.created == nil && e.guards.updated == nil {
 		return
@@ -204,8 +191,7 @@ func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
 
 // stampTime is now as the managed timestamps hold it: without its monotonic
 // reading, and in UTC when its offset is 0, which is how decoding the stored
-// text gives it back (RFC 3339 "Z" parses as UTC, an offset of the local
-// zone as Local). The stored text is the same as before: the offset now had.
+// text gives it back ("Z" parses as UTC).
 func stampTime(now time.Time) time.Time {
 	now = now.Round(0)
 	if _, off := now.Zone(); off == 0 {
@@ -222,8 +208,7 @@ func (e *entityPlan) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
 }
 
 // stampField sets the managed timestamp f of rv (nil: none) to now, cut to
-// the precision of the key formats holding it; with onlyZero, only when it
-// is zero.
+// its key formats' precision; with onlyZero, only when it is zero.
 func (e *entityPlan) stampField(rv reflect.Value, f *model.Field, now time.Time, onlyZero bool) {
 	if f == nil {
 		return
@@ -275,10 +260,9 @@ func (r *repo) versionIn(rv reflect.Value) int64 {
 	return r.e.versionOf(rv)
 }
 
-// versioning decides the version a write of rv checks and stores: the
-// caller's (non-zero) version, or, for 0, the one in s, the item the
-// library read (0 when absent). It sets rv's version to the next one and
-// records the check in x.
+// versioning decides the version a write of rv checks (the caller's, or
+// for 0 the one in s, the item read) and records it in x; it sets rv's
+// version to the next one.
 func (r *repo) versioning(x *expectation, rv reflect.Value, s *writeplan.Snapshot) {
 	g := &r.e.guards
 	if g.version == nil {
@@ -293,10 +277,8 @@ func (r *repo) versioning(x *expectation, rv reflect.Value, s *writeplan.Snapsho
 	r.e.setVersion(rv, expected+1)
 }
 
-// deleteVersion records in x the version a delete with key kv checks: a
-// delete writes no version, and checks the caller's, if any. The version
-// read proves the item was there: if it is gone, the delete finds nothing
-// (ErrNotFound).
+// deleteVersion records in x the version a delete with key kv checks: the
+// caller's, if any, which proves the item was there (gone: ErrNotFound).
 func (r *repo) deleteVersion(x *expectation, kv reflect.Value) {
 	if v := r.versionIn(kv); v != 0 {
 		x.Intent = writeplan.ExistingItem
@@ -305,9 +287,8 @@ func (r *repo) deleteVersion(x *expectation, kv reflect.Value) {
 }
 
 // addsVersion reports whether an update with key kv adds 1 to the version
-// instead of reading it: the caller gave none, the update is sent in a
-// transaction (inTx, or Idempotent) whose token makes the ADD apply once,
-// and no index key holds the version.
+// instead of reading it: the caller gave none, a transaction's token (inTx,
+// or Idempotent) makes the ADD apply once, and no index key holds it.
 func (u *updateSpec) addsVersion(kv reflect.Value, inTx bool) bool {
 	return u.r.e.guards.version != nil && u.r.versionIn(kv) == 0 && (inTx || u.token != "") && !u.r.e.versionInIndex()
 }
@@ -325,10 +306,8 @@ func (e *entityPlan) versionInIndex() bool {
 
 // managedSets stamps UpdatedAt and sets the next version (unless
 // x.AddVersion) in mv, the item after an update, and returns the fields
-// the update SETs: its own, then those. UpdatedAt is set like any field,
-// so index keys built from it follow. CreatedAt is not: an update is not
-// the item's first write, and a key holding it is rendered from the stored
-// value (an item without one, another service's, keeps none).
+// the update SETs: its own, then those (so index keys built from them
+// follow). CreatedAt is not an update's to set.
 func (u *updateSpec) managedSets(x *expectation, mv reflect.Value, now time.Time) []*model.Field {
 	g := &u.r.e.guards
 	set := slices.Clone(u.set)
@@ -373,15 +352,11 @@ func (u *updateSpec) writeVersion(w *updateExpr, x *expectation) {
 	}
 }
 
-// stampCut is the precision of the key formats of the templates holding
-// f, a managed timestamp (role names it): a second for rfc3339 and unix, a
-// millisecond for rfc3339milli and unixmilli, 0 when none cuts. A format
-// holding only the date is refused: the library's stamp has a time of day,
-// unless the field is stored as a date (tag option date), which cuts it.
+// stampCut is the precision of the key formats holding f, a managed
+// timestamp (role names it), 0 when none cuts. A format holding only the
+// date is refused (the stamp has a time of day), unless the field is
+// stored as a date (tag option date).
 func (e *entityPlan) stampCut(f *model.Field, role string) (time.Duration, error) {
-	if f == nil {
-		return 0, nil
-	}
 	tpls := []compiledKey{e.pk, e.sk}
 	for _, p := range e.indexes {
 		if !p.multi {

@@ -11,11 +11,6 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's intent and ownership: what a write expects under its key
-// (absent, this entity's item, or either) gives the first clause of its
-// condition, to which the version, snapshot and caller's checks are ANDed,
-// and the meaning of a failed condition (expectation.failed).
-
 // ownership is the condition that the item under the key is as i expects:
 // whatever else a write checks, it never replaces or removes an item of
 // another entity that happens to share its primary key.
@@ -59,9 +54,8 @@ func (r *repo) buildCond(cond writeplan.Condition) (writeplan.CondExpr, error) {
 }
 
 // buildCondition writes c as a request's only expression, checked against
-// DynamoDB's limits. names resolves the names of the caller's conditions
-// (see names.go); it may be nil only when there are none. An error writing
-// a caller's condition is a *ValidationError of entity.
+// DynamoDB's limits. names resolves the names of the caller's conditions;
+// it may be nil only when there are none.
 func buildCondition(c writeplan.Condition, entity string, names expr.Resolver) (writeplan.CondExpr, error) {
 	ce, err := c.Build(names)
 	if err != nil {
@@ -77,9 +71,8 @@ func buildCondition(c writeplan.Condition, entity string, names expr.Resolver) (
 	return ce, nil
 }
 
-// condErr wraps an error writing a caller's condition or filter (reason:
-// "bad condition", …) as a *ValidationError of entity, unless it is one
-// already (a name the resolver refused), which is returned as is.
+// condErr wraps an error writing a caller's condition or filter as a
+// *ValidationError of entity, unless it is one already.
 func condErr(entity, reason string, err error) error {
 	var ve *ValidationError
 	if errors.As(err, &ve) {
@@ -98,9 +91,8 @@ func (r *repo) expect(op string, i writeplan.Intent) expectation {
 	return expectation{writeplan.Expectation{Op: op, Entity: r.e.name, TypeAttr: r.t.opts.EntityTypeAttr, Untyped: r.e.foreign.matchKeys, Intent: i}}
 }
 
-// failed says what a failed condition means, given the item as it was
-// (nil when there was none): writeplan.Expectation.Failed, the one
-// classification every write uses, as the error the caller sees.
+// failed is the error of a failed condition, given the item as it was
+// (nil when there was none).
 func (x *expectation) failed(old map[string]types.AttributeValue) error {
 	return x.err(x.Failed(old))
 }
@@ -111,8 +103,7 @@ func (x *expectation) refuse(s *writeplan.Snapshot) error {
 	return x.err(x.Refuse(s))
 }
 
-// err is the error of outcome o of the write: a sentinel error
-// (errors.Is), or a race (raced) that a single write plans again.
+// err is the error of outcome o of the write.
 func (x *expectation) err(o writeplan.Outcome) error {
 	switch o {
 	case writeplan.Proceed:

@@ -14,26 +14,19 @@ import (
 )
 
 // The plan's rewrite of a stored item, for package migrate through
-// [StoredItems]: the item rendered again with the current declaration and
-// written back (its index attributes updated, or the item re-keyed with
-// its unique guards), or its missing guards claimed. Each is a write of
-// the plan's transaction items, on its ownership and guard conditions,
-// sent by exec; any failed condition but a taken key or guard means the
+// [StoredItems]. Any failed condition but a taken key or guard means the
 // item changed since it was read.
 
 // rewrite is how a stored item must change to match its entity's
 // declaration.
 type rewrite struct {
-	old     map[string]types.AttributeValue // the item as read
-	oldKey  map[string]types.AttributeValue
-	newItem map[string]types.AttributeValue // the item after the change
-	set     map[string]types.AttributeValue // managed attributes to set
-	remove  []string                        // managed attributes to remove
-	// keyChanged is set when the primary key changes (a re-key).
-	keyChanged bool
-	// guards are the unique guard items the item owns, which must follow
-	// it to its new key.
-	guards []guardMove
+	old        map[string]types.AttributeValue // the item as read
+	oldKey     map[string]types.AttributeValue
+	newItem    map[string]types.AttributeValue // the item after the change
+	set        map[string]types.AttributeValue // managed attributes to set
+	remove     []string                        // managed attributes to remove
+	keyChanged bool                            // a re-key
+	guards     []guardMove                     // the item's guards, which follow it to its new key
 }
 
 // guardMove is one unique guard item: its key and the unique it guards.
@@ -48,8 +41,7 @@ func errChanged(cause error) error {
 	return wrapSentinel(ErrConditionFailed, "item changed since it was read", cause)
 }
 
-// changedSince is the failed of a rewrite's transaction items: the item
-// (or a guard or owner read) changed since it was read.
+// changedSince is the failed of a rewrite's transaction items.
 func changedSince(map[string]types.AttributeValue) error { return errChanged(nil) }
 
 // errOccupied marks a re-key whose new key holds an item (see occupied).
@@ -103,17 +95,15 @@ func (s *StoredItems) planRewrite(item map[string]types.AttributeValue) (*Stored
 	return c, nil
 }
 
-// send writes items (made by build, or its error) as one write: exec's
-// single request or transaction.
+// send writes the items build makes as one write.
 func (s *StoredItems) send(ctx context.Context, kind string, build func() ([]txItem, error)) error {
 	_, err := s.exec(ctx, kind, build)
 	return err
 }
 
 // managedAttrs returns the attributes the declaration renders rather than
-// the struct: the primary key, templated index keys, and the attributes of
-// multi-attribute index keys (stored in their key form: see
-// IndexSchema.PartitionAttrs).
+// the struct: the primary key, index keys (multi-attribute ones' in their
+// key form).
 func (e *entityPlan) managedAttrs(t *Table) []string {
 	out := []string{t.opts.PartitionKey}
 	if e.sk.defined() && t.opts.SortKey != "" {
@@ -185,8 +175,8 @@ func (s *StoredItems) indexUpdate(w *rewrite) func() ([]txItem, error) {
 }
 
 // unchangedDelete is the delete of the item old under key, on condition
-// that it is the entity's existing item, every attribute read holds its
-// value, and no attribute of the entity that was absent exists.
+// that it is the entity's item and every attribute of it or of the entity
+// is as read.
 func (s *StoredItems) unchangedDelete(key, old map[string]types.AttributeValue) (txItem, error) {
 	attrs := slices.Sorted(maps.Keys(old))
 	for _, f := range s.e.fields {
@@ -202,9 +192,8 @@ func (s *StoredItems) unchangedDelete(key, old map[string]types.AttributeValue) 
 }
 
 // rekey moves the item to its new primary key (see [StoredItems.Rewrite]).
-// A guard is handed over on the plan's guard condition: it belongs to the
-// old key, or is missing, which the move repairs. The transaction's first
-// failed item (the delete first) says what failed.
+// A guard is handed over on condition that it belongs to the old key, or
+// is missing, which the move repairs.
 func (s *StoredItems) rekey(ctx context.Context, w *rewrite) error {
 	t := s.t
 	if err := itemsize.Check(w.newItem); err != nil {
@@ -240,10 +229,9 @@ func (s *StoredItems) rekey(ctx context.Context, w *rewrite) error {
 	return err
 }
 
-// occupied handles a re-key whose new key is taken. If the item there is
-// exactly the one the re-key would write, the move was already made (by
-// the application writing the new key): the old item is deleted, on the
-// same condition. Otherwise the item fails with ErrAlreadyExists.
+// occupied handles a re-key whose new key is taken: if the item there is
+// exactly the one the re-key would write, the move was already made and
+// the old item is deleted, on the same condition; else ErrAlreadyExists.
 func (s *StoredItems) occupied(ctx context.Context, w *rewrite, there map[string]types.AttributeValue, cause error) error {
 	t := s.t
 	if len(there) == 0 {
@@ -276,10 +264,8 @@ func (s *StoredItems) planClaims(ctx context.Context, item map[string]types.Attr
 	var claims []txItem
 	holders := map[itemID]bool{}
 	var watched []string
-	for _, u := range s.e.guards.unique {
-		for _, a := range u.attrs() {
-			watched = appendAttr(watched, a)
-		}
+	for _, f := range uniqueFields(s.e.guards.unique) {
+		watched = append(watched, f.Attr)
 	}
 	for _, u := range s.e.guards.unique {
 		key, ok, err := s.guardKey(u, rv)
@@ -304,7 +290,7 @@ func (s *StoredItems) planClaims(ctx context.Context, item map[string]types.Attr
 				return nil, err
 			} else if dup {
 				if c.Holder == nil {
-					c.Holder, c.Taken = holder, u.fieldNames()
+					c.Holder, c.Taken = holder, slices.Clone(u.names)
 				}
 				continue
 			}
@@ -342,9 +328,8 @@ func (s *StoredItems) planClaims(ctx context.Context, item map[string]types.Attr
 	return c, nil
 }
 
-// guardHolder reads the owner of the guard g under key, which names
-// another owner than the item: a duplicate (dup) if that owner, hold as
-// read, holds the value too, else the guard is stale.
+// guardHolder reads the owner of the guard g under key (not the item): a
+// duplicate (dup) if that owner, hold as read, holds the value too.
 func (s *StoredItems) guardHolder(ctx context.Context, u *uniquePlan, g, key map[string]types.AttributeValue) (holder, hold map[string]types.AttributeValue, dup bool, err error) {
 	t := s.t
 	if gt, _ := g[t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); gt == nil || gt.Value != UniqueGuardType {
@@ -376,9 +361,5 @@ func (s *StoredItems) checkAsRead(key, read map[string]types.AttributeValue, att
 		cond = writeplan.Own(writeplan.AttrExists(t.opts.PartitionKey)).And(asRead(read, append([]string{t.opts.EntityTypeAttr}, attrs...)))
 	}
 	ce, err := buildCondition(cond, s.e.name, nil)
-	return txItem{table: t, key: key, size: itemsize.Of(key), failed: changedSince,
-		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName: &t.name, Key: key,
-			ConditionExpression: ce.Text, ExpressionAttributeNames: ce.Names, ExpressionAttributeValues: ce.Values,
-		}}}, err
+	return s.checkTxItem(key, ce, changedSince), err
 }

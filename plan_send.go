@@ -13,16 +13,11 @@ import (
 	"github.com/singletable-go/singletable/internal/backoff"
 )
 
-// The plan's last step, sending: every write is first built as
-// transaction items (the entity's own item with its condition, plus the
-// guard items of its unique fields). A write of one item is sent as a
-// single PutItem, UpdateItem or DeleteItem; a write with guard items, or
-// an idempotency token, as a TransactWriteItems. The same items serve the
-// transaction forms, so a guarded write composes with others in one
-// transaction.
+// The plan's last step, sending: a write of one item goes as a single
+// PutItem, UpdateItem or DeleteItem; one with guard items, or a token, as
+// a TransactWriteItems. The same items serve the transaction forms.
 
-// racePolicy paces how often a write is built again (re-reading the item)
-// after the item changed between the library's read and the write.
+// racePolicy paces how often a write that raced is built again.
 var racePolicy = backoff.Policy{Base: 5 * time.Millisecond, Max: 100 * time.Millisecond, Attempts: 5}
 
 // execResult is what a write returns.
@@ -30,18 +25,15 @@ type execResult struct {
 	// attrs are the attributes a single DeleteItem (old item) or
 	// UpdateItem (new item) returned; nil after a transaction.
 	attrs map[string]types.AttributeValue
-	// unseen is set when an attempt whose response was lost applied the
-	// write and a retry found it done (see plan_lost.go); attrs then hold
-	// the item as it is now (nil after a delete).
+	// unseen is set when a lost attempt applied the write (plan_lost.go);
+	// attrs then hold the item as it is now (nil after a delete).
 	unseen bool
-	// noItem is set when a single UpdateItem was answered without the
-	// new item, which only a Table.Preview does.
+	// noItem: a single UpdateItem answered without the new item (Preview).
 	noItem bool
 }
 
 // exec runs a write: one item as a single request, several as a
-// transaction. A guarded write that raced with another writer is built
-// again (re-reading the item).
+// transaction; one that raced is built again.
 func (r *repo) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (execResult, error) {
 	return r.execToken(ctx, kind, "", build)
 }
@@ -97,16 +89,12 @@ func (t *Table) execTx(ctx context.Context, kind, entity string, items []txItem,
 	return err
 }
 
-// execItem sends one item as a single PutItem, DeleteItem or UpdateItem.
-// When an attempt may have been applied without an answer and the request
-// ends with a failed condition (or a delete that found nothing), the item
-// as it is now decides whether the write is in fact done (see
-// plan_lost.go).
+// execItem sends one item as a single PutItem, DeleteItem or UpdateItem
+// (a lost response's retry is judged as plan_lost.go says).
 func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (execResult, error) {
 	var res execResult
 	var err error
-	// The log and the options slice passed to the client share one
-	// allocation.
+	// The log and the options slice share one allocation.
 	call := &struct {
 		log  attemptLog
 		opts [1]func(*dynamodb.Options)

@@ -15,14 +15,8 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's snapshot: what a write reads before it writes, in one
-// consistent GetItem, and is conditioned on. When the item changed in
-// between, the write fails with a raceError: a single write is built again
-// (plan_send.go), a transaction reports ErrVersionConflict.
-
-// readFields lists the fields a write of an entity must read before it
-// writes: the unique fields it moves and, when the caller gave no version
-// (0), the version.
+// readFields lists the fields a write must read before it writes: the
+// unique fields it moves and, when the caller gave no version, the version.
 func (r *repo) readFields(unique []*model.Field, rv reflect.Value) []*model.Field {
 	fields := unique
 	if v := r.e.guards.version; v != nil && r.e.versionOf(rv) == 0 {
@@ -32,12 +26,9 @@ func (r *repo) readFields(unique []*model.Field, rv reflect.Value) []*model.Fiel
 }
 
 // updateReads lists what an update must read before it writes: every field
-// of a unique it moves (the guard key needs every value of a tuple), the
-// version when it has none and does not add 1 (addVersion), the index key
-// fields it changes part of without giving (indexReads), and with
-// readLists the lists it appends to. whole is set for an upsert that must
-// read the item to tell creating from updating: one that reads anything,
-// or does not give every field of every index key.
+// of a unique it moves, the version unless it has one or adds 1, the index
+// key fields of indexReads, and with readLists the lists it appends to.
+// whole is set for an upsert that must read the whole item.
 func (u *updateSpec) updateReads(moved []*uniquePlan, kv reflect.Value, addVersion bool) (reads []*model.Field, whole bool) {
 	reads = uniqueFields(moved)
 	if !addVersion {
@@ -51,9 +42,8 @@ func (u *updateSpec) updateReads(moved []*uniquePlan, kv reflect.Value, addVersi
 			}
 		}
 	}
-	// An upsert that gives every field of every index key can be sent
-	// without reading: whether it creates or updates, the keys it writes
-	// are the ones a Put of the item would.
+	// An upsert that gives every field of every index key need not read:
+	// either way the keys it writes are the ones a Put would.
 	whole = u.upsert && (len(reads) > 0 || !u.givesEveryIndex())
 	return reads, whole
 }
@@ -104,8 +94,8 @@ func (r *repo) readPut(ctx context.Context, x *expectation, rv reflect.Value, re
 }
 
 // readBefore reads the item under key (strongly consistent) when fields
-// is not empty (or all is set): the snapshot a write is conditioned on.
-// With all false, only the attributes a guarded write needs are read.
+// is not empty (or all is set, to read it whole): the snapshot a write is
+// conditioned on.
 func (r *repo) readBefore(ctx context.Context, key map[string]types.AttributeValue, fields []*model.Field, all bool) (*writeplan.Snapshot, error) {
 	if len(fields) == 0 && !all {
 		return nil, nil
@@ -151,15 +141,12 @@ func (r *Repo[T]) snapValue(s *writeplan.Snapshot) (reflect.Value, error) {
 }
 
 // raceError marks a write that failed because the item changed between the
-// library's own read (to learn the unique values to release) and the
-// write. Single writes retry it; in a transaction it is reported as
-// ErrVersionConflict.
+// library's read and the write. Single writes retry it; in a transaction
+// it is reported as ErrVersionConflict.
 type raceError struct{ err error }
 
-// Error returns the wrapped error's text.
 func (e *raceError) Error() string { return e.err.Error() }
 
-// Unwrap returns the wrapped error.
 func (e *raceError) Unwrap() error { return e.err }
 
 func raced(what string) error {

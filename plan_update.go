@@ -9,19 +9,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The plan's update expression: what an [Update] SETs, REMOVEs and ADDs,
-// written step by step in a fixed order (build), so that a request's
-// placeholders never change. An operator on a field that an index key or a
-// guard depends on is applied in Go to the value read (merge) and SET.
+// The plan's update expression, written in a fixed order (build) so that a
+// request's placeholders never change.
 
 // updateExpr is the update expression of one request being written, with
-// what it makes visible in the item (its effect, see plan_lost.go).
+// its effect (see plan_lost.go).
 type updateExpr struct {
 	b   expr.Builder
 	ub  expr.Update
@@ -51,9 +50,8 @@ func (u *updateSpec) valid() error {
 	return nil
 }
 
-// item is the update under key as a transaction item: x says what it
-// expects and holds what was read before it (x.Snap), mv is the item after
-// the update (merged) and fromSnap the fields merged from the snapshot.
+// item is the update under key as a transaction item: x is what it expects
+// (and read), mv the item after it, fromSnap the fields merged from x.Snap.
 func (u *updateSpec) item(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (txItem, error) {
 	up, eff, err := u.build(key, x, mv, fromSnap)
 	if err != nil {
@@ -63,8 +61,7 @@ func (u *updateSpec) item(key map[string]types.AttributeValue, x *expectation, m
 		tw: types.TransactWriteItem{Update: up}, failed: x.failed, applied: eff.Applied}, nil
 }
 
-// build writes the update's request, with what it changes (to recognise
-// it applied after a lost response).
+// build writes the update's request, with its effect.
 func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (*types.Update, writeplan.Effect, error) {
 	r, e := u.r, u.r.e
 	now := stampTime(r.t.opts.Now())
@@ -83,7 +80,7 @@ func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, 
 		w.ub.Set(w.b.Name(r.t.opts.EntityTypeAttr), w.b.ValueS(e.name))
 	}
 	// An upsert sent without reading may create the item: it carries its
-	// key fields and CreatedAt like any item, and every index key.
+	// key fields, CreatedAt and every index key.
 	blind := u.upsert && x.Snap == nil
 	if blind {
 		if err := u.writeKeyFields(w, mv, touched); err != nil {
@@ -105,10 +102,9 @@ func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, 
 	return up, w.eff, err
 }
 
-// splitOps splits the update's operators: one on a field read before the
-// update (fromSnap: an index key or a guard depends on it) was applied in
-// Go (merge) and is SET to the result, added to set; the others are
-// returned, to be written as DynamoDB's own.
+// splitOps splits the update's operators: one on a field read before
+// (fromSnap) was applied in Go (merge) and is SET, added to set; the
+// others are returned, to be written as DynamoDB's own.
 func (u *updateSpec) splitOps(set []*model.Field, fromSnap map[*model.Field]bool) ([]*model.Field, []writeplan.Op) {
 	var ops []writeplan.Op
 	for _, o := range u.ops {
@@ -147,25 +143,29 @@ func (u *updateSpec) writeFields(w *updateExpr, mv reflect.Value, set []*model.F
 	return nil
 }
 
-// setValue is the value an update stores for f, set in mv: nil removes
-// the attribute. The TTL is stored in epoch seconds; a key attribute of a
-// multi-attribute index with the key attribute's checks, and removed when
-// absent (DynamoDB refuses an empty key attribute).
+// setValue is the value an update stores for f, set in mv (nil removes
+// it). A multi-attribute index's key attribute is removed when absent
+// (DynamoDB refuses an empty key attribute).
 func (u *updateSpec) setValue(f *model.Field, mv reflect.Value) (types.AttributeValue, error) {
 	e := u.r.e
 	if f == e.guards.ttl {
 		return ttlValue(f, mv), nil
 	}
-	var av types.AttributeValue
-	var err error
-	if e.inMultiKey(f) {
-		if !f.Present(mv) {
-			return nil, nil
-		}
-		av, err = e.marshalField(f, mv)
-	} else {
-		av, err = e.marshalFieldPlain(f, mv)
+	if e.inMultiKey(f) && !f.Present(mv) {
+		return nil, nil
 	}
+	return u.encodeSet(f, mv)
+}
+
+// encodeSet encodes f's value in v, a multi-attribute index's key attribute
+// with the key attribute's checks.
+func (u *updateSpec) encodeSet(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+	e := u.r.e
+	marshal := e.marshalFieldPlain
+	if e.inMultiKey(f) {
+		marshal = e.marshalField
+	}
+	av, err := marshal(f, v)
 	var ke *KeyError
 	if errors.As(err, &ke) {
 		return nil, ke
@@ -176,9 +176,7 @@ func (u *updateSpec) setValue(f *model.Field, mv reflect.Value) (types.Attribute
 	return av, nil
 }
 
-// updateRequest is the update request under key: w's expression on cond
-// (an update's: the item is this entity's, the version is the one read,
-// the fields read are as read, then the caller's conditions).
+// updateRequest is the update request under key: w's expression on cond.
 func (r *repo) updateRequest(w *updateExpr, key map[string]types.AttributeValue, cond writeplan.Condition) (*types.Update, error) {
 	e := r.e
 	condText, err := cond.Write(&w.b, r.condNames())
@@ -217,12 +215,10 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 	return merged, fromSnap, err
 }
 
-// merge completes mv, the values the update sets (removed fields zero),
-// into the item as the update leaves it, as far as known: the key fields
-// and version of kv, the update's key, and, from ov, the item the update
-// read (s; the zero Value when there was none), the other fields it read,
-// with the operators applied to those it changes. It returns the fields
-// merged from the snapshot.
+// merge completes mv, the values the update sets, into the item as the
+// update leaves it, as far as known: the key fields and version of kv,
+// and the other fields read (from ov, s's item; the zero Value when none),
+// with the operators applied. It returns the fields merged from s.
 func (u *updateSpec) merge(mv, kv, ov reflect.Value, s *writeplan.Snapshot) (map[*model.Field]bool, error) {
 	e := u.r.e
 	for _, f := range slices.Concat(e.pk.fields, e.sk.fields, []*model.Field{e.guards.version}) {
@@ -265,10 +261,9 @@ func (u *updateSpec) applyOps(f *model.Field, dst reflect.Value, item map[string
 		}
 		if !o.Takes(stored) {
 			// Computing it in Go would rewrite another service's
-			// attribute in the field's shape (a set as a list, a text as
-			// a number).
+			// attribute in the field's shape (a set as a list).
 			return fmt.Errorf("singletable: update %s: %s on %s, which the stored item holds as %s: DynamoDB's operator does not take it; nothing was written",
-				u.r.e.name, o.Name, f.Name, avKind(stored))
+				u.r.e.name, o.Name, f.Name, attrvalue.TypeText(stored))
 		}
 		if err := o.Apply(dst, present); err != nil {
 			return &ValidationError{Entity: u.r.e.name, Field: f.Name, Reason: o.Name, Err: err}
@@ -277,28 +272,19 @@ func (u *updateSpec) applyOps(f *model.Field, dst reflect.Value, item map[string
 	return nil
 }
 
-// check encodes the values the update sets and adds, so that bad values
-// are refused before the update reads or sends anything.
+// check refuses bad values the update sets and adds before it reads or
+// sends anything.
 func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue) error {
 	e := u.r.e
-	// The item after the update holds at least its key and the values set:
-	// past 400 KB, DynamoDB would refuse it.
+	// The item after the update holds at least its key and the values set.
 	size := itemsize.Of(key)
 	for _, f := range u.set {
 		if f == e.guards.ttl {
 			continue
 		}
-		marshal := e.marshalFieldPlain
-		if e.inMultiKey(f) {
-			marshal = e.marshalField // with the key attribute's checks
-		}
-		av, err := marshal(f, vv)
-		var ke *KeyError
-		if errors.As(err, &ke) {
-			return ke
-		}
+		av, err := u.encodeSet(f, vv)
 		if err != nil {
-			return &ValidationError{Entity: e.name, Field: f.Name, Reason: "cannot encode", Err: err}
+			return err
 		}
 		if av != nil {
 			n, _ := itemsize.Attr(f.Attr, av)
@@ -312,30 +298,27 @@ func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue
 }
 
 // checkActions refuses two actions on one attribute, which DynamoDB does
-// not allow in an update expression, and an added number that does not
-// encode.
+// not allow, and an added number that does not encode.
 func (u *updateSpec) checkActions() error {
 	e := u.r.e
 	acts := map[*model.Field]string{}
-	act := func(f *model.Field, what string) error {
-		if prev, ok := acts[f]; ok {
-			return validationErr(e.name, f.Name, "%s and %s in one update: DynamoDB allows one action per attribute", prev, what)
+	act := func(what string, fs ...*model.Field) error {
+		for _, f := range fs {
+			if prev, ok := acts[f]; ok {
+				return validationErr(e.name, f.Name, "%s and %s in one update: DynamoDB allows one action per attribute", prev, what)
+			}
+			acts[f] = what
 		}
-		acts[f] = what
 		return nil
 	}
-	for _, f := range u.set {
-		if err := act(f, "Set"); err != nil {
-			return err
-		}
+	if err := act("Set", u.set...); err != nil {
+		return err
 	}
-	for _, f := range u.remove {
-		if err := act(f, "Remove"); err != nil {
-			return err
-		}
+	if err := act("Remove", u.remove...); err != nil {
+		return err
 	}
 	for _, o := range u.ops {
-		if err := act(o.Field, o.Name); err != nil {
+		if err := act(o.Name, o.Field); err != nil {
 			return err
 		}
 		if o.Kind == writeplan.OpAdd {

@@ -46,7 +46,9 @@ type Request struct {
 // Each recorded request gets an empty successful response, so operations
 // go on as if DynamoDB had answered: a Get finds nothing ([ErrNotFound]),
 // a Query page is empty, a batch records every chunk (a BatchWrite of 60
-// ops shows three BatchWriteItem requests), a transaction commits. A
+// ops shows three BatchWriteItem requests), a transaction commits, and
+// every valid write succeeds (an Update or Delete returns the zero value,
+// since the item it returns would come from DynamoDB's answer). A
 // request that would only follow from a response (a query's next page,
 // unprocessed items sent again) is therefore not shown. fn's own error is
 // returned with the requests recorded until then; requests that several

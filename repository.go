@@ -39,11 +39,8 @@ type ReadOptions struct {
 //	_, err := users.Put(ctx, u, func(o *singletable.WriteOptions) { o.MustExist = true })
 type WriteOptions struct {
 	// If, when set, makes the write conditional: it fails with
-	// [ErrConditionFailed] when the condition does not hold. Build it with
-	// the SDK's expression package, naming fields by their Go names, as
-	// [Query.Filter] describes (a stored attribute name is accepted too;
-	// any other name is a *ValidationError before the write is sent). The
-	// zero value (not IsSet) means no condition.
+	// [ErrConditionFailed] when the condition does not hold. Name fields by
+	// their Go names, as [Query.Filter] describes.
 	If expression.ConditionBuilder
 	// MustExist makes Put replace only an existing item, and Delete fail
 	// when there is nothing to delete; both return [ErrNotFound]. A
@@ -109,24 +106,16 @@ func (r *repo) isMine(item map[string]types.AttributeValue) bool {
 }
 
 // Create writes v as a new item ([PutItem] with attribute_not_exists) and
-// returns the item as stored. It returns [ErrAlreadyExists] when an item
-// with the same primary key exists, or when a unique field's value is
-// taken (the error names the field). Managed fields are filled in:
-// CreatedAt (when zero), UpdatedAt, Version 1. The item returned is v as
-// written: with those fields as the library set them and
-// times stored as epoch seconds (unixtime, TTL) cut to the second, so its
-// managed fields equal what a [Repo.Get] reads back. An entity with unique fields
-// is written with its guard items in one [TransactWriteItems].
+// returns the item as written, managed fields filled in (CreatedAt when
+// zero, UpdatedAt, Version 1) as a [Repo.Get] reads them back. It returns
+// [ErrAlreadyExists] when an item with the same primary key exists, or
+// when a unique field's value is taken (the error names the field); an
+// entity with unique fields is written with its guard items in one
+// [TransactWriteItems]. With [WriteOptions].If it writes only when the
+// condition holds as well ([ErrConditionFailed] otherwise).
 //
-// With [WriteOptions].If it writes only when the condition holds as well
-// ([ErrConditionFailed] otherwise).
-//
-// Create is safe to retry after a lost response: when an attempt may have
-// been applied without an answer and the retry finds an item exactly equal
-// to the one this call wrote (managed timestamps and version included),
-// Create succeeds rather than report its own item as ErrAlreadyExists.
-// Only a byte-identical item written by someone else in between is
-// indistinguishable; see docs/reliability.md.
+// Create is safe to retry after a lost response: a retry finding exactly
+// the item this call wrote succeeds (see docs/reliability.md).
 //
 // [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
@@ -141,23 +130,16 @@ func (r *Repo[T]) Create(ctx context.Context, v T, optFns ...func(*WriteOptions)
 }
 
 // Put writes v, replacing any item with the same primary key ([PutItem]),
-// and returns the item as written (managed fields as the library filled
-// them in, as for [Repo.Create]). With [WriteOptions].If it writes only when the condition holds
+// and returns the item as written, as [Repo.Create] does. With
+// [WriteOptions].If it writes only when the condition holds
 // ([ErrConditionFailed] otherwise); with MustExist only when the item
-// exists ([ErrNotFound]).
+// exists ([ErrNotFound]). Put never replaces an item of another entity
+// under the same key ([ErrConditionFailed]).
 //
-// Put never replaces an item of another entity under the same key
-// ([ErrConditionFailed]). For a versioned entity a non-zero version in v
-// is the one the caller read: the write is conditioned on it and stores it
-// plus one, or fails with [ErrVersionConflict]; with version 0 Put reads
-// the stored version itself (see [Schema].Version). For an entity with
-// unique fields, Put reads the item first (strongly consistent) and swaps
-// the guards of the values it changes in the same transaction; if the item
-// changes in between, Put reads and tries again.
-//
-// A conditional Put whose attempt was applied without an answer succeeds
-// when the retry finds exactly the item this call wrote (not
-// ErrVersionConflict for its own version).
+// For a versioned entity the write is conditioned on the version (see
+// [Schema].Version): a stale one is [ErrVersionConflict]. For an entity
+// with unique fields, Put reads the item first and swaps the guards of the
+// values it changes in the same transaction.
 func (r *Repo[T]) Put(ctx context.Context, v T, optFns ...func(*WriteOptions)) (T, error) {
 	o := writeOpts(optFns)
 	var w T
@@ -168,10 +150,8 @@ func (r *Repo[T]) Put(ctx context.Context, v T, optFns ...func(*WriteOptions)) (
 	return r.written(w, err)
 }
 
-// written is what Create and Put return: the value they encoded, with the
-// managed fields as the library set them and times stored as epoch seconds
-// cut to the second, as a read of the item decodes them (without a second
-// decode: the item was encoded from this value).
+// written is what Create and Put return: the value they encoded, with
+// times cut as a read of the item decodes them.
 func (r *Repo[T]) written(w T, err error) (T, error) {
 	if err != nil {
 		var zero T
@@ -182,24 +162,19 @@ func (r *Repo[T]) written(w T, err error) (T, error) {
 }
 
 // Delete removes the item with key's primary key ([DeleteItem]) and returns
-// it as it was. It returns [ErrNotFound] when there was no such item (the
-// call is still a successful, idempotent delete). When the old item does
-// not decode (another service stored an attribute in a shape the field
-// cannot hold), it was deleted all the same: Delete returns an error
-// wrapping the codec's, not a *ValidationError. With [WriteOptions].If it
-// deletes only when the condition holds; with MustExist the absence is
-// checked in the request itself.
-//
+// it as it was, or [ErrNotFound] when there was no such item (the delete
+// still succeeded). With [WriteOptions].If it deletes only when the
+// condition holds; with MustExist the absence is checked in the request.
 // Delete never removes an item of another entity under the same key
 // ([ErrConditionFailed]). For a versioned entity a non-zero version in key
-// is checked ([ErrVersionConflict] when stale, [ErrNotFound] when the item
-// is gone). For an entity with unique fields,
+// is checked ([ErrVersionConflict]). For an entity with unique fields,
 // Delete reads the item first and releases its guards in the same
-// transaction; the item returned is the one read.
+// transaction.
 //
-// When an attempt may have deleted the item without an answer (a lost
-// response) and the retry finds it gone, Delete succeeds and returns the
-// zero value: the old item went with the lost response.
+// When the old item does not decode, it was deleted all the same: Delete
+// returns an error wrapping the codec's, not a *ValidationError. When a
+// retry after a lost response finds the item gone, Delete succeeds and
+// returns the zero value.
 //
 // [DeleteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteItem.html
 func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOptions)) (T, error) {
@@ -221,6 +196,9 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 		// Deleted by an attempt whose response (and the old item) was lost.
 		return zero, nil
 	}
+	if len(attrs) == 0 && InPreview(ctx) {
+		return zero, nil // previewed: nothing was deleted, nothing came back
+	}
 	if len(attrs) == 0 || !r.isMine(attrs) {
 		return zero, ErrNotFound
 	}
@@ -228,10 +206,9 @@ func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOption
 	return v, appliedDecodeErr("delete", r.e.name, err)
 }
 
-// projectionAttrs is projection as attribute names: the entity type
-// attribute, the fields' attributes and the primary key attributes, from
-// which decoding fills the fields of the key templates (and tells an
-// untyped item's entity, see Schema.MatchKeys).
+// projectionAttrs is a read of fields as attribute names: the entity type
+// attribute, the fields' attributes and the primary key attributes (which
+// fill the key template fields and tell an untyped item's entity).
 func (r *repo) projectionAttrs(fields []string) ([]string, error) {
 	attrs := make([]string, 0, len(fields)+4)
 	attrs = append(attrs, r.t.opts.EntityTypeAttr)

@@ -33,32 +33,24 @@ type SequenceOptions struct {
 	Backoff Backoff
 	// Highest, when set, returns the highest number already used in the
 	// data, for a sequence adopted from another service that numbered
-	// items before the counter existed (the elections service's event
-	// log, whose events 1..3 another service wrote). It is called only
-	// while the counter item does not exist, and the first number
-	// allocated is the one after it. Two appenders that both find no
-	// counter both ask it, and both claim the next number on condition that
-	// the counter still does not exist: one wins, the other reads the
-	// counter it made and takes the number after. See also
-	// [Sequence.StartAfter].
+	// items before the counter existed. It is called only while the
+	// counter item does not exist; the first number allocated is the one
+	// after it (two appenders that find no counter both ask it; one wins).
+	// See also [Sequence.StartAfter].
 	Highest func(ctx context.Context) (int64, error)
 }
 
-// Sequence allocates gap-free numbers 1, 2, 3, … inside transactions: the
-// elections service's event log, where each event carries the next sequence number
-// and no number may be skipped or used twice. The counter is one item
-// (partition key "SEQ#<name>") holding the last number allocated.
+// Sequence allocates gap-free numbers 1, 2, 3, … inside transactions, for
+// logs where no number may be skipped or used twice. The counter is one
+// item (partition key "SEQ#<name>") holding the last number allocated.
 //
-// Allocation is optimistic: [Sequence.Next] reads the counter (strongly
-// consistent) and returns an op for [Tx] setting it to n+1 on the
-// condition that it is still n. The number is used only if that
-// transaction commits, together with the writes that use it, so a failed
-// or abandoned transaction leaves no gap; when two appenders read the same
-// n, one commits and the other is cancelled with [ErrVersionConflict].
+// Allocation is optimistic: [Sequence.Next] reads the counter and returns
+// an op for [Tx] setting it to n+1 on the condition that it is still n, so
+// a failed or abandoned transaction leaves no gap, and of two appenders
+// that read the same n one is cancelled with [ErrVersionConflict].
 // [Sequence.Append] runs such a transaction and retries it until it wins.
-//
-// A sequence is a single item, so every append serialises on it: expect a
-// few hundred appends per second at most, fewer under contention.
+// Every append serialises on the one item: expect a few hundred appends
+// per second at most.
 type Sequence struct {
 	t    *Table
 	name string
@@ -83,18 +75,15 @@ func NewSequence(t *Table, name string, optFns ...func(*SequenceOptions)) *Seque
 // Name returns the sequence's name.
 func (s *Sequence) Name() string { return s.name }
 
-// Current returns the last number allocated (0 before the first), with a
-// strongly consistent [GetItem].
-//
-// [GetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GetItem.html
+// Current returns the last number allocated (0 before the first), read
+// strongly consistent.
 func (s *Sequence) Current(ctx context.Context) (int64, error) {
 	n, _, err := s.current(ctx, s.t.api(ctx, ""))
 	return n, err
 }
 
-// current reads the counter through client (the table's, or, for
-// [Sequence.Reserve], the one of the reads a write's plan makes): its
-// value and whether the counter exists.
+// current reads the counter through client: its value and whether the
+// counter exists.
 func (s *Sequence) current(ctx context.Context, client Client) (int64, bool, error) {
 	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.t.name, Key: s.key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
@@ -111,20 +100,11 @@ func (s *Sequence) current(ctx context.Context, client Client) (int64, bool, err
 	return v, true, nil
 }
 
-// StartAfter makes the sequence continue after n: when the counter is
-// below n (or does not exist yet), it is set to n, so the next number
-// allocated is n+1; when it is at n or beyond, it is left as it is, since
-// numbers are never handed out twice. It returns the counter afterwards.
-// Use it to adopt a sequence whose numbers another service, or data
-// written before the counter existed, already used: the highest number in
-// the data, found by a query, is n.
-//
-// It is one conditional UpdateItem ("the counter is absent or below n"),
-// safe beside concurrent appenders and other StartAfter calls: an
-// appender that read the counter before it moved is cancelled with
-// [ErrVersionConflict] and [Sequence.Append] takes the next number after
-// n. A number already allocated below n stays allocated; n is not checked
-// against the data.
+// StartAfter makes the sequence continue after n: a counter below n (or
+// absent) is set to n, so the next number allocated is n+1; one at n or
+// beyond is left as it is. It returns the counter afterwards. Use it to
+// adopt a sequence whose numbers data written before the counter already
+// used. It is one conditional UpdateItem, safe beside concurrent appenders.
 func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
 	if n < 0 {
 		return 0, validationErr(SequenceType, s.name, "StartAfter needs a number >= 0, got %d", n)
@@ -132,19 +112,10 @@ func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
 	var b expr.Builder
 	val := b.Name(sequenceAttr)
 	nv := b.Value(avN(n))
-	cond := expr.Or(expr.AttributeNotExists(val), expr.Compare(val, expr.OpLt, nv))
-	var u expr.Update
-	u.Set(val, nv)
-	u.Set(b.Name(s.t.opts.EntityTypeAttr), b.ValueS(SequenceType))
-	update := u.String()
-	_, err := s.t.api(ctx, "").UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.t.name,
-		Key:                       s.key,
-		UpdateExpression:          &update,
-		ConditionExpression:       &cond,
-		ExpressionAttributeNames:  b.Names(),
-		ExpressionAttributeValues: b.Values(),
-	})
+	up := s.counterUpdate(&b, val, nv, expr.Or(expr.AttributeNotExists(val), expr.Compare(val, expr.OpLt, nv)))
+	_, err := s.t.api(ctx, "").UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: up.TableName, Key: up.Key,
+		UpdateExpression: up.UpdateExpression, ConditionExpression: up.ConditionExpression,
+		ExpressionAttributeNames: up.ExpressionAttributeNames, ExpressionAttributeValues: up.ExpressionAttributeValues})
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case err == nil:
@@ -155,14 +126,22 @@ func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
 	return 0, fmt.Errorf("singletable: sequence %s: start after %d: %w", s.name, n, err)
 }
 
-// Next reads the counter now, with ctx, and returns the next number with
-// the op that claims it (the conditional update of the counter): commit
-// the op with [Tx], together with the writes that use the number. The
-// number belongs to the caller only if that transaction commits; if another
-// transaction claimed it first, Tx fails with a *TransactionError matching
-// [ErrVersionConflict], and the whole transaction should be run again
-// ([Sequence.Append] does that). On error the op carries it too, so a
-// transaction given it fails before the network.
+// counterUpdate is the update setting the counter to next (a value of b,
+// whose name for the counter is val) on cond.
+func (s *Sequence) counterUpdate(b *expr.Builder, val, next, cond string) *types.Update {
+	var u expr.Update
+	u.Set(val, next)
+	u.Set(b.Name(s.t.opts.EntityTypeAttr), b.ValueS(SequenceType))
+	update := u.String()
+	return &types.Update{TableName: &s.t.name, Key: s.key, UpdateExpression: &update, ConditionExpression: &cond,
+		ExpressionAttributeNames: b.Names(), ExpressionAttributeValues: b.Values()}
+}
+
+// Next reads the counter now and returns the next number with the op that
+// claims it, to commit with [Tx] together with the writes that use it. If
+// another transaction claimed it first, Tx fails matching
+// [ErrVersionConflict], to be run again ([Sequence.Append] does that). On
+// error the op carries it too.
 func (s *Sequence) Next(ctx context.Context) (int64, WriteOp, error) {
 	return s.Reserve(ctx, 1)
 }
@@ -194,37 +173,22 @@ func (s *Sequence) Reserve(ctx context.Context, k int) (int64, WriteOp, error) {
 	if exists {
 		cond = expr.Compare(val, expr.OpEq, b.Value(avN(cur)))
 	}
-	var u expr.Update
-	u.Set(val, b.Value(avN(next)))
-	u.Set(b.Name(s.t.opts.EntityTypeAttr), b.ValueS(SequenceType))
-	update := u.String()
 	what := fmt.Sprintf("sequence %s: number %d was taken by another transaction", s.name, cur+1)
 	it := txItem{table: s.t, key: s.key, size: itemsize.Of(s.key) + 16,
-		tw: types.TransactWriteItem{Update: &types.Update{
-			TableName:                 &s.t.name,
-			Key:                       s.key,
-			UpdateExpression:          &update,
-			ConditionExpression:       &cond,
-			ExpressionAttributeNames:  b.Names(),
-			ExpressionAttributeValues: b.Values(),
-		}},
+		tw:     types.TransactWriteItem{Update: s.counterUpdate(&b, val, b.Value(avN(next)), cond)},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrVersionConflict, what, nil) },
 	}
 	op.src = opFunc(func(context.Context, bool) ([]txItem, error) { return []txItem{it}, nil })
 	return cur + 1, op, nil
 }
 
-// Append allocates the next number, lets fn return the writes that use it
-// (the event carrying the number), and commits the number's op and those
-// writes in one transaction, retrying the whole while other appenders take
-// the number first. It returns the number allocated. fn may therefore run
-// several times: it should only make ops. An error from fn, or a failure
-// of another op of the transaction, is returned as it is.
-//
-// A transaction whose outcome is unknown (an attempt got no answer, and the
-// next was cancelled by a conflict: [TransactionError].MaybeApplied) is
-// sent again with the same client request token rather than rebuilt, so a
-// lost response cannot append the same writes under two numbers.
+// Append allocates the next number, lets fn return the writes that use it,
+// and commits the number's op and those writes in one transaction,
+// retrying the whole while other appenders take the number first. It
+// returns the number allocated. fn may run several times: it should only
+// make ops. An error from fn, or a failure of another op, is returned as
+// it is. A transaction whose outcome is unknown is sent again with the
+// same client request token, never rebuilt under another number.
 func (s *Sequence) Append(ctx context.Context, fn func(n int64) ([]WriteOp, error)) (int64, error) {
 	p := backoff.Policy{Base: 5 * time.Millisecond, Max: 250 * time.Millisecond, Attempts: 100}.
 		With(s.opts.Backoff.Base, s.opts.Backoff.Max, s.opts.MaxAttempts)
@@ -232,8 +196,7 @@ func (s *Sequence) Append(ctx context.Context, fn func(n int64) ([]WriteOp, erro
 	var tx *txn
 	var log *attemptLog // the attempts of in, with its token
 	var n int64
-	// One loop, one budget: each try sends the transaction once. Only
-	// what Again marks is retried.
+	// Each try sends the transaction once; only what Again marks is retried.
 	never := func(error) bool { return false }
 	err := p.Do(ctx, nil, never, func(ctx context.Context) error {
 		var err error
@@ -261,9 +224,8 @@ func (s *Sequence) Append(ctx context.Context, fn func(n int64) ([]WriteOp, erro
 		var te *TransactionError
 		switch {
 		case retry, errors.As(err, &te) && te.MaybeApplied:
-			// Throttled, in conflict, or perhaps committed: send the same
-			// request with the same token again, never a new one that
-			// would append twice.
+			// Throttled, in conflict, or perhaps committed: the same
+			// request with the same token again.
 		case s.lost(err):
 			in = nil // the number was taken: start over with the next one
 		default:
@@ -282,8 +244,7 @@ func (s *Sequence) Append(ctx context.Context, fn func(n int64) ([]WriteOp, erro
 }
 
 // lost reports whether err is a transaction cancelled because the
-// sequence's number was taken (or its item was locked by a concurrent
-// transaction): the cases where running the transaction again helps.
+// sequence's number was taken or its item locked: running it again helps.
 func (s *Sequence) lost(err error) bool {
 	var te *TransactionError
 	if !errors.As(err, &te) {

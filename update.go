@@ -21,32 +21,18 @@ import (
 // them before sending anything.
 //
 // Every index key that depends on a changed field is recomputed in the same
-// request: set again when all its fields are known and its predicate holds,
-// removed when it stops applying. The fields of such a key that the update
-// neither sets nor has in its key (CreatedAt included) are read from the
-// stored item first, and the update is conditioned on them being as read,
-// so a concurrent change is never undone and the key never goes stale; the
-// caller need not resupply them.
-//
-// The read is the default, not an option: without it the only safe
-// answers are a *KeyError (the caller resupplies values it read earlier,
-// which undoes a concurrent change of them: a lost update) or a stale
-// index. Its cost is one strongly consistent GetItem of just those
-// attributes (1 read unit for an item up to 4 KB), only for an update that
-// changes part of an index key without giving the rest; an update that
-// gives every field of the keys it touches, or touches none, is one
-// UpdateItem. A change between the read and the write fails the
-// condition, and the update is read and built again a bounded number of
-// times (5 attempts, 5 to 100 ms apart) before reporting
-// [ErrVersionConflict] (nothing applied). An update that cannot read
-// ([Update.Idempotent]) is refused with one *[KeyError] listing every
-// missing field of every affected index.
+// request. The fields of such a key that the update neither sets nor has in
+// its key are read from the stored item first (one consistent GetItem), and
+// the update is conditioned on them being as read, so a concurrent change is
+// never undone; after 5 attempts meeting such changes Run reports
+// [ErrVersionConflict]. An update that cannot read ([Update.Idempotent]) is
+// refused with one *[KeyError] listing every missing field. See
+// docs/single-table-design.md, "Reads and writes".
 //
 // Besides [Update.Set] and [Update.Remove], operators change a field from
-// its stored value: [Update.Add] (numbers and sets), [Update.Subtract],
-// [Update.Append], [Update.Prepend], [Update.Delete] (from sets) and
-// [Update.SetIfNotExists]. Each is checked against the field's Go type
-// before the network. One update changes an attribute by one action.
+// its stored value: [Update.Add], [Update.Subtract], [Update.Append],
+// [Update.Prepend], [Update.Delete] and [Update.SetIfNotExists]. One update
+// changes an attribute by one action.
 //
 // [UpdateItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html
 type Update[T any] struct {
@@ -138,18 +124,12 @@ func (u *Update[T]) SetFrom(v T, names ...string) *Update[T] {
 	return u
 }
 
-// Add atomically adds v to a field (DynamoDB's ADD):
-//
-//   - to a number field, the number v (a missing attribute counts as 0);
-//     a float to an integer field, or a value the field's type cannot
-//     hold, is a *ValidationError;
-//   - to a set field (a slice tagged stringset, numberset or binaryset, or
-//     a [][]byte), the elements of v: a value of the field's type, a
-//     slice of its elements, or one element. A missing attribute counts
-//     as the empty set.
-//
-// Any other field (a list among them: see [Update.Append]) is a
-// *ValidationError before the network.
+// Add atomically adds v to a field (DynamoDB's ADD): to a number field, the
+// number v (a missing attribute counts as 0); to a set field (a slice
+// tagged stringset, numberset or binaryset, or a [][]byte), the elements of
+// v: a value of the field's type, a slice of its elements, or one element.
+// A value the field cannot hold, or any other field (a list: see
+// [Update.Append]), is a *ValidationError before the network.
 func (u *Update[T]) Add(name string, v any) *Update[T] {
 	u.operator(name, "Add", func(f *model.Field) (writeplan.Op, error) {
 		ft := f.Type
@@ -188,30 +168,17 @@ func (u *Update[T]) If(cond expression.ConditionBuilder) *Update[T] {
 	return u
 }
 
-// Idempotent makes Run apply the update at most once for token: it is sent
-// as a one-item [TransactWriteItems] with token as the client request
-// token, and a repeat with the same token and the same update within
-// DynamoDB's 10-minute idempotency window succeeds without applying it
-// again. Use it for increments ([Update.Add]) that a caller may retry after
-// a timeout or lost response, when a double count would be wrong: derive
-// the token from the request being handled (a message id, an order id), at
-// most 36 characters. The library's own retries reuse the token too.
-//
-// Without a token, an ADD retried after a lost response (by the caller or
-// the SDK's retryer) can be applied twice. The other way to make an
-// increment safe to retry is a condition on the value read:
-// Add("Count", 1).If(expression.Name("Count").Equal(expression.Value(read)))
-// fails with ErrConditionFailed once applied, however late the retry; it
-// suits a single writer, since concurrent writers also make it fail.
-//
-// The idempotent form costs a transaction (twice the write capacity) and
-// Run reads the item back afterwards. Its request must not depend on what
-// is stored, so Run refuses, before the network, an idempotent update
-// that would read the item first: one that moves a unique value, or an
-// upsert that does not set every index key field, with a *ValidationError;
-// one that changes part of an index key without setting the rest of it
-// with a *KeyError naming every missing field (see [Update]). A versioned
-// entity's version is added to, not read (see [Schema].Version).
+// Idempotent makes Run apply the update at most once for token (1 to 36
+// characters, derived from the request being handled): it is sent as a
+// one-item [TransactWriteItems] with token as the client request token, so
+// a repeat within DynamoDB's 10-minute window succeeds without applying it
+// again. Use it for increments ([Update.Add]) a caller may retry after a
+// lost response. It costs a transaction, and Run reads the item back
+// afterwards. Its request must not depend on what is stored, so an
+// idempotent update that would read the item first (one moving a unique
+// value, an upsert not setting every index key field, one changing part of
+// an index key) is refused before the network. A versioned entity's
+// version is added to, not read. See docs/reliability.md.
 //
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func (u *Update[T]) Idempotent(token string) *Update[T] {
@@ -222,21 +189,18 @@ func (u *Update[T]) Idempotent(token string) *Update[T] {
 	return u
 }
 
-// Upsert lets the update create the item when it does not exist. An upsert
-// that finds no item is a Create of the key and the values the update
-// sets (added amounts included): the new item carries its managed fields
-// and every index key a Put of it would. Unless the update gives every
-// field of every index key (and a version or unique values make no read
-// necessary), Run reads the item first to tell the two cases apart.
+// Upsert lets the update create the item when it does not exist, as a
+// Create of the key and the values the update sets (managed fields and
+// index keys included). Unless the update gives every field of every index
+// key, Run reads the item first to tell the two cases apart.
 func (u *Update[T]) Upsert() *Update[T] {
 	u.upsert = true
 	return u
 }
 
-// clone returns a copy of u that later changes to u do not reach. A copy
-// of u.vals would share the structs its embedded pointers point to (a
-// field promoted from an embedded *Base), so the set fields are copied
-// into fresh ones.
+// clone returns a copy of u that later changes to u do not reach; the set
+// fields are copied into a fresh vals, which would otherwise share the
+// structs its embedded pointers point to.
 func (u *Update[T]) clone() *Update[T] {
 	c := *u
 	c.set, c.remove, c.ops, c.errs = slices.Clip(u.set), slices.Clip(u.remove), slices.Clip(u.ops), slices.Clip(u.errs)
@@ -261,27 +225,20 @@ func appendUnique(s []*model.Field, f *model.Field) []*model.Field {
 // Run sends the update and returns the item as it is afterwards. It returns
 // [ErrNotFound] when the item does not exist (without Upsert),
 // [ErrConditionFailed] when an [Update.If] condition fails, and
-// [ErrVersionConflict] when the key's version (for a versioned entity, when
-// non-zero) is not the stored one. The next version is stored and
-// UpdatedAt set on every update (see [Schema].Version for version 0).
+// [ErrVersionConflict] when the key's non-zero version is not the stored
+// one. The next version is stored and UpdatedAt set on every update.
 //
 // An update that sets or removes a unique field reads the item first and
-// swaps the guards in one transaction (retrying if the item changes in
-// between); the item it returns is then read back afterwards.
+// swaps the guards in one transaction.
 //
 // When an attempt was applied without an answer and the retry fails its
-// condition, Run succeeds if the item shows this update: every set and
-// removed attribute as the update made them and, when it checked one, the
-// next version. An update with an ADD counts as shown only through the
-// managed UpdatedAt timestamp it stored; without one its retry after a
-// lost response may double-apply (no condition) or report
-// ErrVersionConflict for an increment it made (versioned): use
-// [Update.Idempotent] for counters.
+// condition, Run succeeds if the item shows this update. An ADD shows only
+// through a managed UpdatedAt: without one, use [Update.Idempotent] for
+// counters.
 //
-// When the item afterwards does not decode (another service stored an
-// attribute in a shape the field cannot hold), the update was applied: Run
-// returns an error wrapping the codec's, not the *ValidationError of a
-// refused request, so that the caller does not send it again.
+// When the item afterwards does not decode, the update was applied: Run
+// returns an error wrapping the codec's, not a *ValidationError, so that
+// the caller does not send it again.
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
 	res, err := u.r.execToken(ctx, "Update", u.token, func() ([]txItem, error) { return u.txItems(ctx, false) })
@@ -306,6 +263,9 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 		// safe to repeat); an error left must not read as a refusal.
 		var v T
 		err := backoff.Default.Do(ctx, nil, nil, func(ctx context.Context) (err error) { v, err = u.r.Get(ctx, u.key, consistentRead); return err })
+		if errors.Is(err, ErrNotFound) && InPreview(ctx) {
+			return zero, nil // the read-back of a previewed transaction: nothing was written
+		}
 		if derr := appliedDecodeErr("update", u.r.e.name, err); err == nil || derr != err {
 			return v, derr
 		}
@@ -316,11 +276,9 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 }
 
 // appliedDecodeErr is the error of a write that was applied but whose item
-// (as it returned it, or read back) does not decode: another service
-// stored an attribute in a shape the field cannot hold. It wraps the
-// codec's error, not the *ValidationError a read returns, which would say
-// that nothing was sent: a caller must not retry an applied write. Other
-// errors pass unchanged.
+// does not decode: it wraps the codec's error, not the *ValidationError a
+// read returns, which would say that nothing was sent. Other errors pass
+// unchanged.
 func appliedDecodeErr(op, entity string, err error) error {
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Reason != reasonDecode {

@@ -7,33 +7,25 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// The update operators besides Set and Remove: each changes a field from
-// its stored value, in DynamoDB's own expression (ADD, DELETE,
-// list_append, if_not_exists), so concurrent operators on one item all
-// count. Each is checked against the field's Go type, and its operand
-// encoded as the field would be, before anything is sent.
-//
-// When an index key (or its When predicate), or a unique guard, depends
-// on the field, the result is computed from the stored value instead (the
-// rule Add has always followed): the update reads the field, applies the
-// operator in Go, and SETs the result conditioned on the value read, so
-// that the key is rendered from the value stored and never goes stale.
+// The update operators besides Set and Remove change a field from its
+// stored value in DynamoDB's own expression (ADD, DELETE, list_append,
+// if_not_exists), so concurrent operators on one item all count. When an
+// index key, its When predicate or a unique guard depends on the field,
+// the update reads the field, applies the operator in Go, and SETs the
+// result conditioned on the value read, so the key never goes stale.
 
 // Append appends values to the list field name (a slice or array stored as
 // a DynamoDB list): SET name = list_append(name, values), a missing
-// attribute counting as an empty list. A NULL (a nil slice stored without
-// omitempty), which list_append refuses, counts as one too: the update then
-// reads the field and sets the joined list, on condition that the field is
-// still what it read (two more requests, once; an Idempotent update, which
-// may not read, returns DynamoDB's refusal). Each value must be assignable or
-// convertible to the element type; a single value of the field's own type
-// appends its elements. A field stored as a set (tagged stringset,
-// numberset or binaryset, or a [][]byte) is a *ValidationError: use
-// [Update.Add].
+// attribute or a NULL counting as an empty list (a NULL costs a read, and
+// an Idempotent update, which may not read, gets DynamoDB's refusal). Each
+// value must be assignable or convertible to the element type; a single
+// value of the field's own type appends its elements. A field stored as a
+// set is a *ValidationError: use [Update.Add].
 func (u *Update[T]) Append(name string, values ...any) *Update[T] {
 	u.operator(name, "Append", func(f *model.Field) (writeplan.Op, error) {
 		return u.listOp(f, name, "Append", writeplan.OpAppend, values)
@@ -134,8 +126,7 @@ func (u *updateSpec) numberOp(f *model.Field, name, op string, given, n any) (wr
 }
 
 // overflows reports whether the integer nv is out of the range of the
-// integer type ft (a negative one, of an unsigned type, by its magnitude:
-// Subtract adds it).
+// integer type ft (a negative one, for an unsigned type, by its magnitude).
 func overflows(nv reflect.Value, ft reflect.Type) bool {
 	z := reflect.Zero(ft)
 	switch {
@@ -152,8 +143,7 @@ func overflows(nv reflect.Value, ft reflect.Type) bool {
 }
 
 // storedAsNumber reports whether the number field f is stored as a number
-// (not, say, with the string tag option): it encodes 0 as the field would
-// be.
+// (not, say, with the string tag option).
 func (e *entityPlan) storedAsNumber(f *model.Field) bool {
 	if f.OmitEmpty || f.Type.Kind() == reflect.Pointer {
 		return true
@@ -243,7 +233,7 @@ func (u *updateSpec) listOp(f *model.Field, name, op string, kind writeplan.OpKi
 		return writeplan.Op{}, err
 	}
 	if _, isL := av.(*types.AttributeValueMemberL); !isL {
-		return writeplan.Op{}, validationErr(e.name, name, "%s on a field stored as %s, not a list; Add and Delete change a set", op, avKind(av))
+		return writeplan.Op{}, validationErr(e.name, name, "%s on a field stored as %s, not a list; Add and Delete change a set", op, attrvalue.TypeText(av))
 	}
 	return writeplan.Op{Field: f, Kind: kind, V: v, AV: av, Name: op}, nil
 }
@@ -289,7 +279,7 @@ func (u *updateSpec) setOp(f *model.Field, name, op string, kind writeplan.OpKin
 	switch av.(type) {
 	case *types.AttributeValueMemberSS, *types.AttributeValueMemberNS, *types.AttributeValueMemberBS:
 	default:
-		return writeplan.Op{}, validationErr(e.name, name, "%s with elements on a field stored as %s, not a set; tag it stringset, numberset or binaryset (Append adds to a list)", op, avKind(av))
+		return writeplan.Op{}, validationErr(e.name, name, "%s with elements on a field stored as %s, not a set; tag it stringset, numberset or binaryset (Append adds to a list)", op, attrvalue.TypeText(av))
 	}
 	return writeplan.Op{Field: f, Kind: kind, V: fv, AV: av, Name: op}, nil
 }
@@ -377,29 +367,4 @@ func (u *updateSpec) operand(f *model.Field, name, op string, v reflect.Value) (
 		return nil, validationErr(u.r.e.name, name, "%s of a value the field stores as NULL", op)
 	}
 	return av, nil
-}
-
-// avKind names the DynamoDB type of av.
-func avKind(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return "a string (S)"
-	case *types.AttributeValueMemberN:
-		return "a number (N)"
-	case *types.AttributeValueMemberB:
-		return "binary (B)"
-	case *types.AttributeValueMemberBOOL:
-		return "a boolean (BOOL)"
-	case *types.AttributeValueMemberL:
-		return "a list (L)"
-	case *types.AttributeValueMemberM:
-		return "a map (M)"
-	case *types.AttributeValueMemberSS:
-		return "a string set (SS)"
-	case *types.AttributeValueMemberNS:
-		return "a number set (NS)"
-	case *types.AttributeValueMemberBS:
-		return "a binary set (BS)"
-	}
-	return fmt.Sprintf("%T", av)
 }

@@ -12,11 +12,9 @@ import (
 
 // WriteOp is one typed write ([Repo.PutOp], [Repo.CreateOp],
 // [Repo.DeleteOp], [Repo.CheckOp], [Update.Op], [Sequence.Next]) sent with
-// others by [Tx] or [BatchWrite]; migrations' transforms return them. A put
-// renders its item, and a delete its key, when the op is made (a bad one
-// sets Err, reported before anything is sent); the rest (conditions, the
-// reads some writes need) is made when Tx commits, with Tx's context, so
-// do not change what the op's value points to before Tx returns.
+// others by [Tx] or [BatchWrite]. A put renders its item, and a delete its
+// key, when the op is made (a bad one sets Err); the rest is made when Tx
+// commits, so do not change what the op's value points to before then.
 type WriteOp struct {
 	table  *Table
 	entity string
@@ -24,17 +22,13 @@ type WriteOp struct {
 	put    map[string]types.AttributeValue // the item of a put, as a batch writes it
 	key    map[string]types.AttributeValue // the primary key of a delete
 	err    error
-	// cond marks a put or delete with [WriteOptions]: a condition that a
-	// batch request cannot carry.
-	cond bool
-	// own, for an entity with unique fields, makes a batch write the op
-	// on its own with its guard items, as the single write does.
-	own *repo
-	src opSource
+	cond   bool  // a put or delete with [WriteOptions], which a batch cannot carry
+	own    *repo // an entity with unique fields': a batch writes it on its own
+	src    opSource
 }
 
 // opSource makes an op's transaction items with ctx; batch is set when a
-// batch writes the op on its own (WriteOp.own), as its request would.
+// batch writes the op on its own (WriteOp.own).
 type opSource interface {
 	opItems(ctx context.Context, batch bool) ([]txItem, error)
 }
@@ -67,13 +61,11 @@ func (s *writeSrc[T]) opItems(ctx context.Context, batch bool) ([]txItem, error)
 	return items, err
 }
 
-// PutOp returns a put of v: like [Repo.Put] in a [Tx] ([WriteOptions]
-// apply, the version is checked, guards are swapped). A [BatchWrite]
+// PutOp returns a put of v: like [Repo.Put] in a [Tx]. A [BatchWrite]
 // (which refuses WriteOptions) writes the item rendered when the op is
 // made, whole: managed timestamps filled only when zero, the version
 // stored as given and not checked, so that a migration keeps what it
-// copies; for an entity with unique fields, whose guards a batch request
-// cannot keep, it writes the op on its own as Put does.
+// copies; an entity with unique fields' op is written on its own as Put.
 func (r *Repo[T]) PutOp(v T, optFns ...func(*WriteOptions)) WriteOp {
 	src := &writeSrc[T]{r: r, kind: "Put", v: v, w: v, o: writeOpts(optFns)}
 	op := r.op("Put", src)
@@ -102,11 +94,9 @@ func (r *Repo[T]) DeleteOp(key T, optFns ...func(*WriteOptions)) WriteOp {
 
 // CheckOp returns a condition on the item with key's primary key that a
 // [Tx] requires without writing it; it fails with [ErrConditionFailed] (or
-// [ErrNotFound] when the item does not exist and the condition needed it);
-// an item of another entity under the key fails it, as it fails the
-// entity's writes. Name fields in cond by their Go names, as [Query.Filter]
-// describes; an unknown name fails the transaction with a *ValidationError
-// before anything is sent.
+// [ErrNotFound] when the item does not exist), as does another entity's
+// item under the key. Name fields in cond by their Go names, as
+// [Query.Filter] describes.
 func (r *Repo[T]) CheckOp(key T, cond expression.ConditionBuilder) WriteOp {
 	return r.op("Check", opFunc(func(context.Context, bool) ([]txItem, error) { return r.checkItems(key, cond) }))
 }
@@ -154,32 +144,28 @@ func (r *Repo[T]) checkItems(key T, cond expression.ConditionBuilder) ([]txItem,
 	if err != nil {
 		return nil, err
 	}
-	// Like every op of the entity, a check is on its item (or on its
-	// absence), never on another entity's under the same key.
 	ce, err := buildCondition(r.ownership(writeplan.AnyItem).And(writeplan.User(cond)), r.e.name, r.condNames())
 	if err != nil {
 		return nil, err
 	}
-	it := txItem{table: r.t, key: k, size: itemsize.Of(k),
-		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			TableName:                           &r.t.name,
-			Key:                                 k,
-			ConditionExpression:                 ce.Text,
-			ExpressionAttributeNames:            ce.Names,
-			ExpressionAttributeValues:           ce.Values,
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-		}},
-		failed: func(old map[string]types.AttributeValue) error {
-			if old == nil {
-				return ErrNotFound
-			}
-			if !r.isMine(old) {
-				return wrapSentinel(ErrConditionFailed, "check "+r.e.name+": the item under this key is another entity's", nil)
-			}
-			return ErrConditionFailed
-		},
-	}
+	it := r.checkTxItem(k, ce, func(old map[string]types.AttributeValue) error {
+		if old == nil {
+			return ErrNotFound
+		}
+		if !r.isMine(old) {
+			return wrapSentinel(ErrConditionFailed, "check "+r.e.name+": the item under this key is another entity's", nil)
+		}
+		return ErrConditionFailed
+	})
+	it.tw.ConditionCheck.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	return []txItem{it}, nil
+}
+
+// checkTxItem is the transaction item checking ce on the item under key.
+func (r *repo) checkTxItem(key map[string]types.AttributeValue, ce writeplan.CondExpr, failed func(map[string]types.AttributeValue) error) txItem {
+	return txItem{table: r.t, key: key, size: itemsize.Of(key), failed: failed,
+		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &r.t.name, Key: key,
+			ConditionExpression: ce.Text, ExpressionAttributeNames: ce.Names, ExpressionAttributeValues: ce.Values}}}
 }
 
 // Table returns the table the op writes to.
@@ -201,8 +187,7 @@ func (op WriteOp) Key() map[string]types.AttributeValue {
 	return op.key
 }
 
-// keyed returns a map holding the op's primary key attributes: the key of
-// a delete, the item of a put (for itemID, which reads only the keys).
+// keyed returns a map holding the op's primary key attributes (for itemID).
 func (op *WriteOp) keyed() map[string]types.AttributeValue {
 	if op.put != nil {
 		return op.put

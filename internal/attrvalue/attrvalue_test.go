@@ -94,3 +94,17 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
+
+func TestTypeText(t *testing.T) {
+	cases := map[string]types.AttributeValue{
+		"a string (S)":                    &types.AttributeValueMemberS{Value: "x"},
+		"a number set (NS)":               &types.AttributeValueMemberNS{Value: []string{"1"}},
+		"a list (L)":                      &types.AttributeValueMemberL{},
+		"*types.AttributeValueMemberNULL": &types.AttributeValueMemberNULL{Value: true},
+	}
+	for want, av := range cases {
+		if got := TypeText(av); got != want {
+			t.Errorf("TypeText(%T) = %q, want %q", av, got, want)
+		}
+	}
+}
