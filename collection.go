@@ -17,20 +17,12 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// Collection reads an item collection: every item of one partition of the
-// table or of an index, whatever its entity type, with one [Query API]
-// request per page. Each item is routed by its entity type attribute to
-// the [Target] made for that entity ([Repo.Into], [Repo.IntoOne],
-// [Repo.IntoFunc], [Repo.Member]) and decoded there, so a user profile and its skills, or an
-// election with its candidates, voters and ballots, come back in one read
-// as typed values.
-//
-// An item whose type no target accepts is an *UnknownTypeError unless
-// [Collection.SkipUnknown] is set: it is never decoded into the wrong
-// type. Build a Collection with [Repo.Collection] or
-// [Repo.IndexCollection]; builder methods return a copy and record
-// mistakes, which the final call ([Collection.Collect], [Collection.Page],
-// [Collection.All]) reports before sending anything.
+// Collection reads every item of one partition of the table or of an
+// index, whatever its entity type, with one [Query API] request per page,
+// routing each by its entity type to the [Target] made for that entity (an
+// item no target accepts is an *UnknownTypeError unless
+// [Collection.SkipUnknown]). Build it with [Repo.Collection] or
+// [Repo.IndexCollection]; builder methods are as [Query]'s.
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Collection struct {
@@ -45,30 +37,22 @@ type Collection struct {
 }
 
 // Collection returns the collection in the table partition that key
-// belongs to: key supplies the fields of r's partition key template, and
-// every item with that partition key, of any entity, is in the collection.
-// For the skills service, users.Collection(User{Username: "john"}) holds
-// john's profile and his skills. [ReadOptions] set by optFns apply to
-// every request; Fields names Go fields of the targets (resolved as
-// [Collection.Filter]'s names are), and the entity type and key
-// attributes, which routing and cursors need, are read too.
+// belongs to (key supplies the fields of r's partition key template):
+// users.Collection(User{Username: "john"}) holds john's profile and his
+// skills. [ReadOptions] set by optFns apply to every request; Fields names
+// Go fields of the targets, read with the entity type and key attributes.
 func (r *Repo[T]) Collection(key T, optFns ...func(*ReadOptions)) *Collection {
 	return r.collection("", reflect.ValueOf(&key).Elem(), optFns)
 }
 
-// IndexCollection returns the collection in a partition of the named
-// global secondary index: key supplies the fields of r's partition key for
-// that index (templated or multi-attribute), and every item of any entity
-// in that index partition is in the collection. A write-sharded index
-// (Shards > 0) has no collection: the call reports a *ValidationError
-// before any request; read it with [Repo.QueryIndex]. optFns are as for
-// [Repo.Collection]; a global secondary index has no consistent reads.
+// IndexCollection returns the collection in the partition of the named
+// index that key belongs to. A write-sharded index has no collection (read
+// it with [Repo.QueryIndex]); optFns are as for [Repo.Collection].
 func (r *Repo[T]) IndexCollection(index string, key T, optFns ...func(*ReadOptions)) *Collection {
 	return r.collection(index, reflect.ValueOf(&key).Elem(), optFns)
 }
 
-// collection is [Repo.IndexCollection] given the key's value kv (index
-// "": [Repo.Collection]).
+// collection is [Repo.IndexCollection] given the key kv (index "": the table).
 func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOptions)) *Collection {
 	c := &Collection{t: r.t, index: index, readSpec: readSpec{what: "collection: "}}
 	c.readOptions(optFns)
@@ -80,9 +64,8 @@ func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOpt
 			return c
 		}
 		if idx.shards > 0 {
-			// The partition is spread over shard partitions of mixed entity
-			// types; one request per page would read only the unsuffixed key
-			// and find nothing. Refuse rather than return an empty collection.
+			// One request per page would read only the unsuffixed key and
+			// find nothing.
 			c.errs = append(c.errs, validationErr(r.e.name, index, "collection on write-sharded index %s (%d shards) is not supported: read it with QueryIndex, which merges the shards", index, idx.shards))
 			return c
 		}
@@ -102,70 +85,47 @@ func (c *Collection) clone() *Collection {
 	return &d
 }
 
-// SkipUnknown makes items of entity types that no target accepts (and
-// items without an entity type) be skipped instead of failing the read.
-// Skipped items do not count towards Limit.
+// SkipUnknown skips items no target accepts instead of failing the read;
+// they do not count towards Limit.
 func (c *Collection) SkipUnknown() *Collection { d := c.clone(); d.skipUnknown = true; return d }
 
 // Desc reads the partition in descending sort key order.
 func (c *Collection) Desc() *Collection { d := c.clone(); d.desc = true; return d }
 
 // Limit caps the items delivered to targets: a page holds exactly n items
-// unless the partition runs out, and its cursor resumes right after the
-// last one.
+// unless the partition runs out.
 func (c *Collection) Limit(n int) *Collection { d := c.clone(); d.limitTo(n); return d }
 
 // PageSize sets how many items each request reads (DynamoDB's Limit).
 func (c *Collection) PageSize(n int) *Collection { d := c.clone(); d.pageSizeOf(n); return d }
 
-// Filter adds a filter applied after reading (FilterExpression), joined
-// with AND to any filter already given; items it drops are still read and
-// billed, and do not count towards Limit. Name fields by their Go names
-// (see [Query.Filter]); as a collection holds several entities, a name
-// must mean one attribute to every target that knows it: a Go field name
-// two targets store under different attributes is refused as ambiguous (a
-// *ValidationError naming it, before any request is sent), and a name no
-// target knows is refused too. Items of an entity without the field fail
-// a test of it (attribute_exists, a comparison), as in DynamoDB.
+// Filter is [Query.Filter] for a collection: a name must mean one
+// attribute to every target that knows it (a Go field name two targets
+// store differently is ambiguous, a *ValidationError), and a name no target
+// knows is refused. Items of an entity without the field fail a test of it.
 func (c *Collection) Filter(cond expression.ConditionBuilder) *Collection {
 	d := c.clone()
-	d.filter = andCond(d.filter, cond)
+	d.filterBy(cond)
 	return d
 }
 
 // SortCondition is a sort key condition for a [Collection]
-// ([Collection.Where]), stated as a [Query] of one member entity on the
-// collection's index: *Query[T] is a SortCondition. A collection holds
-// several entities whose sort keys have different shapes (PROFILE,
-// SKILL#{Name}); the query's condition reads the range its entity's key
-// shape and values describe, so it is as typed as [Query.Where] and needs
-// no knowledge of the rendered keys. A Query without a sort condition
-// narrows to its entity's shape: the sort keys starting with the constant
-// text its template begins with (all of SKILL#{SkillName}'s, "SKILL#"); a
-// template starting with a field, or a multi-attribute index, has no shape
-// to narrow to and reads every sort key.
-//
-// Make it with [Repo.Query] for a table collection and [Repo.QueryIndex]
-// on the same index for an [Repo.IndexCollection]; the query's key gives
-// only the sort key values (its partition is the collection's), and the
-// rest of the read (Filter, Limit, [ReadOptions], …) is the collection's.
-// Mistakes (a field that is not in the sort key, a missing value, a query
-// of another index, table or with more than a sort condition) are reported
-// by the collection's final call, before any request is sent.
+// ([Collection.Where]): a *Query[T] of one member entity, from
+// [Repo.Query] for a table collection or [Repo.QueryIndex] on the
+// collection's index. Its key gives only the sort key values; the rest of
+// the read (Filter, Limit, [ReadOptions], …) is the collection's. A Query
+// without a sort condition narrows to the sort keys starting with its
+// template's constant prefix ("SKILL#" for SKILL#{SkillName}), if any.
 type SortCondition interface {
 	// collectionSort renders the condition for a collection of table t
-	// on index ("": the table's sort key): the key conditions after the
-	// partition's, and whether the range is empty.
+	// on index: the key conditions after the partition's, and whether
+	// the range is empty.
 	collectionSort(t *Table, index string) ([]expr.KeyCond, bool, error)
 }
 
-// Where narrows the collection to the sort keys cond matches: the sort
-// condition of a query of one member entity, as in
-// users.Collection(User{Username: "john"}).Where(skills.Query(UserSkill{SkillName: "p"}).Where(singletable.Ge, "SkillName")),
-// which reads john's skills from "p" on (see [SortCondition]). It is a key
-// condition, so only the matching range is read and billed. Items of every
-// entity whose sort keys fall in the range are in it (routed to their
-// targets as usual); a collection takes one sort condition.
+// Where narrows the collection, by key condition, to the sort keys cond
+// matches: Where(skills.Query(UserSkill{SkillName: "p"}).Where(singletable.Ge, "SkillName"))
+// reads the skills from "p" on, and items of any entity in that range.
 func (c *Collection) Where(cond SortCondition) *Collection {
 	d := c.clone()
 	switch {
@@ -178,14 +138,13 @@ func (c *Collection) Where(cond SortCondition) *Collection {
 	return d
 }
 
-// After resumes the collection after the last item of the page that
-// returned cursor. An empty cursor starts from the beginning. A cursor from
-// another query is [ErrInvalidCursor].
+// After resumes the collection after the page that returned cursor ("":
+// from the beginning). A cursor from another query is [ErrInvalidCursor].
 func (c *Collection) After(cursor string) *Collection { d := c.clone(); d.after = cursor; return d }
 
 // Target receives the items of one entity type from a [Collection] (or a
 // transaction's reads). Make it with [Repo.Into], [Repo.IntoOne],
-// [Repo.IntoFunc] or [Repo.Member]. A Target may be passed to several calls; it keeps counting.
+// [Repo.IntoFunc] or [Repo.Member]. It keeps counting across calls.
 type Target struct {
 	entity string
 	table  *Table
@@ -227,34 +186,27 @@ func (r *Repo[T]) Member() *Target { return r.target(false, func(T) error { retu
 
 // target returns a target handing each of r's items, decoded, to deliver.
 func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
-	image := func(item map[string]types.AttributeValue) (any, error) { return r.e.decode(r.t, item) }
-	return &Target{entity: r.e.name, table: r.t, names: r.e, image: image, keysMatch: r.keysMatch(), one: one, decode: func(item map[string]types.AttributeValue) (any, error) {
+	tg := &Target{entity: r.e.name, table: r.t, names: r.e, one: one}
+	tg.image = func(item map[string]types.AttributeValue) (any, error) { return r.e.decode(r.t, item) }
+	tg.decode = func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
 			return nil, err
 		}
 		return v, deliver(v)
-	}}
-}
-
-// keysMatch is the Target's test of an untyped item: nil unless the entity
-// matches keys.
-func (r *repo) keysMatch() func(item map[string]types.AttributeValue) bool {
-	if !r.e.foreign.matchKeys {
-		return nil
 	}
-	return func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
+	if r.e.foreign.matchKeys {
+		tg.keysMatch = func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
+	}
+	return tg
 }
 
 // UnknownTypeError reports an item of a collection whose entity type no
 // target accepts (Type is "" when the item has no entity type attribute).
-// An item without one goes to the target whose entity matches keys
-// ([Schema].MatchKeys) and whose templates parse its key; Ambiguous names
-// the entities when several do.
 type UnknownTypeError struct {
 	Type string
-	// Ambiguous names the target entities matching keys whose templates
-	// all parse the key of an item without an entity type.
+	// Ambiguous names the entities whose templates all parse the key of
+	// an item without an entity type ([Schema].MatchKeys).
 	Ambiguous []string
 	// Key is the item's primary key.
 	Key map[string]types.AttributeValue
@@ -287,8 +239,7 @@ type router struct {
 	skipUnknown bool
 }
 
-// newRouter checks targets (at least one when needTargets) and indexes
-// them by entity type.
+// newRouter checks targets (at least one when needTargets).
 func newRouter(t *Table, targets []*Target, needTargets, skipUnknown bool) (*router, []error) {
 	var errs []error
 	if needTargets && len(targets) == 0 {
@@ -315,10 +266,8 @@ func newRouter(t *Table, targets []*Target, needTargets, skipUnknown bool) (*rou
 	return &router{t: t, targets: byType, untyped: untyped, skipUnknown: skipUnknown}, errs
 }
 
-// target returns the target of item's entity type, nil when none. An item
-// without the entity type attribute goes to the one target whose entity
-// matches keys and whose templates parse its key; when several do, none
-// is chosen (never guess) and ambiguous names them.
+// target returns the target of item's entity type, nil when none (see
+// routeUntyped for an item without the entity type attribute).
 func (rt *router) target(item map[string]types.AttributeValue) (tg *Target, typ string, ambiguous []string) {
 	if s, isS := item[rt.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); isS {
 		typ = s.Value
@@ -388,9 +337,7 @@ func (rt *router) route(item map[string]types.AttributeValue) (v any, ok bool, e
 }
 
 // mixedProjection is the projection of a read routed to targets: the
-// entity type attribute (routing needs it), the named fields' attributes
-// as the targets store them (resolved as a filter's names are), and the
-// key attributes (cursors, and decoding key fields).
+// entity type attribute, the named fields' attributes and keyAttrs.
 func mixedProjection(t *Table, targets []*Target, fields, keyAttrs []string) ([]string, error) {
 	names := collectionNames(t, targets)
 	attrs := make([]string, 0, len(fields)+len(keyAttrs)+1)
@@ -449,8 +396,7 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	return &collPlan{req: req, rt: rt, empty: empty}, nil
 }
 
-// input assembles the collection's QueryInput with the key condition
-// conds.
+// input assembles the collection's QueryInput.
 func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.QueryInput, error) {
 	var b expr.Builder
 	kc := b.KeyCondition(conds)
@@ -473,13 +419,10 @@ func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.Q
 	return in, c.finishQuery(in, c.index)
 }
 
-// Page reads one page into the targets and returns it: the items
-// delivered, as decoded values in read order (a T for a target made from a
-// *Repo[T]), and the cursor of the next page, "" when no item follows
-// (a page ending where a DynamoDB response ended reads ahead to know;
-// see [Collection.Limit]). With [Collection.Limit] the page holds exactly
-// that many items unless the collection runs out; without it, the items
-// of one response (reading on past responses that held none).
+// Page reads one page into the targets and returns the items delivered,
+// as decoded values in read order (a T for a target of a *Repo[T]), and
+// the next page's cursor, "" when no item follows. Without Limit a page
+// holds the items of one response.
 func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
 	p, err := c.plan(targets, true)
 	if err != nil || p.empty {
@@ -489,18 +432,15 @@ func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], e
 }
 
 // Collect reads the whole collection (at most Limit items) into the
-// targets and returns the items delivered, as decoded values in read
-// order (the same values [Collection.All] yields).
+// targets and returns the values [Collection.All] yields.
 func (c *Collection) Collect(ctx context.Context, targets ...*Target) ([]any, error) {
 	return collect(c.All(ctx, targets...))
 }
 
-// All returns an iterator over the collection (at most Limit items),
-// reading page by page. Each item is delivered to its target and then
-// yielded as the decoded value (a T for a target made from a *Repo[T]), so
-// a type switch tells the entities apart; use [Repo.Member] targets to decode
-// without storing. The iterator stops after yielding an error; each use
-// runs the query again.
+// All returns an iterator over the collection (at most Limit items). Each
+// item is delivered to its target, then yielded as the decoded value (a
+// type switch tells the entities apart; [Repo.Member] targets store
+// nothing). It stops after yielding an error; each use reads again.
 func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {
 	return seqOf(func(yield func(any, error) bool) error {
 		p, err := c.plan(targets, true)
@@ -511,11 +451,9 @@ func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any,
 	})
 }
 
-// Request returns the QueryInput that [Collection.Page] and
-// [Collection.All] send first, without sending it; with a Limit of n and
-// nothing to drop items (no Filter, PageSize or SkipUnknown) it asks for
-// n+1 items, the extra one telling whether the collection continues.
-// Targets are optional here and only checked.
+// Request returns the QueryInput the collection sends first, without
+// sending it, as [Query.Request] does (with SkipUnknown, too, it asks for
+// no extra item). Targets are optional here and only checked.
 func (c *Collection) Request(targets ...*Target) (*dynamodb.QueryInput, error) {
 	p, err := c.plan(targets, false)
 	if err != nil {

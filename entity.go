@@ -45,8 +45,10 @@ type Schema[T any] struct {
 	// is [ErrAlreadyExists]; deleting the item releases its guards; an
 	// absent value (empty string, nil pointer) claims nothing. Writes of
 	// such an entity are transactions, and Put, Delete and updates touching
-	// a unique field first read the item. See [Unique], and package
-	// migrate's UniqueGuards for items written without their guards.
+	// a unique field first read the item. A Put or Update that keeps a
+	// value also reads its guard, and claims it when no guard holds it
+	// (another service stored the value without one). See [Unique], and
+	// package migrate's UniqueGuards to adopt a table's unguarded items.
 	Unique []Unique
 	// Version names an integer field used for optimistic locking. Create
 	// stores version 1. A non-zero version given to Put, Update or Delete

@@ -2,9 +2,7 @@ package singletable
 
 // Items other services write: without the entity type attribute (matched
 // by their key shape), with fields held only in the key, with times
-// without a zone. What is decided once per entity is here; the read paths
-// call decode, isMine and the query filter below, the write paths
-// Repo.ownership.
+// without a zone.
 
 import (
 	"reflect"
@@ -21,12 +19,8 @@ import (
 
 // foreignPlan is what an entity needs to read items other services wrote.
 type foreignPlan struct {
-	// matchKeys: an item without the entity type attribute is the
-	// entity's when its primary key parses with the entity's templates.
-	matchKeys bool
-	// keyOnly holds the attributes of the Schema.KeyOnly fields, which
-	// writes leave out.
-	keyOnly []*model.Field
+	matchKeys bool           // Schema.MatchKeys
+	keyOnly   []*model.Field // the Schema.KeyOnly fields, which writes leave out
 	// loc reads zone-less time texts (nil: UTC, as the codec reads them);
 	// times lists the top-level time fields stored as text, re-read in loc.
 	loc   *time.Location
@@ -75,11 +69,9 @@ func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 // type attribute by their key shape ([Schema].MatchKeys).
 func (e *entityPlan) MatchKeys() bool { return e.foreign.matchKeys }
 
-// decodeRest completes rv, a struct decoded by the codec from item: the
-// fields of the primary key templates whose attributes item lacks are
-// parsed from its key attributes, and with a Location zone-less times are
-// read in it. complete is the codec's verdict (every field had its
-// attribute): the keys are then not looked at.
+// decodeRest completes rv, decoded by the codec from item: key fields
+// item lacks are parsed from its keys (unless complete, the codec having
+// found every field), and with a Location zone-less times are read in it.
 func (e *entityPlan) decodeRest(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value, complete bool) error {
 	if !complete {
 		if err := e.fillKeyFields(o, item, rv); err != nil {
@@ -101,9 +93,8 @@ func (e *entityPlan) decodeRest(o *TableOptions, item map[string]types.Attribute
 	return nil
 }
 
-// fillKeyFields sets the fields of the primary key templates whose
-// attributes item lacks from item's key attributes (when it has them: a
-// projection may leave them out).
+// fillKeyFields sets the key fields whose attributes item lacks from its
+// key attributes, when it has them.
 func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
 	for _, k := range []struct {
 		ck   *compiledKey
@@ -148,9 +139,8 @@ func (e *entityPlan) keysMatch(o *TableOptions, item map[string]types.AttributeV
 	return ok && e.parseKey(e.sk, sk.Value, rv, nil) == nil
 }
 
-// owns reports whether item is the entity's: its entity type attribute
-// names the entity, or it has none, the entity matches keys and item's
-// key parses with its templates.
+// owns reports whether item is the entity's, by its entity type
+// attribute or, when it has none, by keysMatch.
 func (e *entityPlan) owns(o *TableOptions, item map[string]types.AttributeValue) bool {
 	if s, ok := item[o.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
 		return s.Value == e.name
@@ -161,11 +151,8 @@ func (e *entityPlan) owns(o *TableOptions, item map[string]types.AttributeValue)
 	return e.keysMatch(o, item)
 }
 
-// typeFilter writes the filter keeping a query to the entity's items: the
-// entity type attribute naming it, or, for an entity matching keys, no
-// such attribute. (A filter cannot test the key attributes of what is
-// queried, so the shape of an untyped item's key is checked by owns once
-// it is read: Query.mine.)
+// typeFilter writes the filter keeping a read to the entity's items (and,
+// for an entity matching keys, untyped ones, checked by repo.mine).
 func (e *entityPlan) typeFilter(b *expr.Builder, o *TableOptions) string {
 	if !e.foreign.matchKeys {
 		return expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name))
@@ -184,7 +171,7 @@ func (e *entityPlan) ownershipOf(o *TableOptions, i writeplan.Intent) writeplan.
 }
 
 // dropKeyOnly removes the KeyOnly fields' attributes from item, returning
-// the bytes they took.
+// their size.
 func (e *entityPlan) dropKeyOnly(item map[string]types.AttributeValue) int {
 	n := 0
 	for _, f := range e.foreign.keyOnly {

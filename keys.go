@@ -111,10 +111,10 @@ func appendKey(dst []byte, k compiledKey, v reflect.Value, entity, index, attr s
 	if n, limit := len(dst)-start, keyLimit(k.sort); n+k.reserve > limit {
 		if k.reserve > 0 {
 			return dst, &KeyError{Entity: entity, Index: index, Key: attr,
-				Err: fmt.Errorf("rendered key is %d bytes; with its write-shard suffix (up to %d bytes) it would be over DynamoDB's %d-byte limit", n, k.reserve, limit)}
+				Err: fmt.Errorf("rendered key %s is %d bytes; with its write-shard suffix (up to %d bytes) it would be over DynamoDB's %d-byte limit", k.tpl.Raw, n, k.reserve, limit)}
 		}
 		return dst, &KeyError{Entity: entity, Index: index, Key: attr,
-			Err: fmt.Errorf("rendered key is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
+			Err: fmt.Errorf("rendered key %s is %d bytes, over DynamoDB's %d-byte limit", k.tpl.Raw, n, limit)}
 	}
 	return dst, nil
 }

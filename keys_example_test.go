@@ -42,5 +42,5 @@ func ExampleEntity_RenderKeys() {
 	// 42 2025-01-15T10:30:00Z
 	// ELECTION#Favorite Language METADATA
 	// true
-	// singletable: VoteEvent key SK: field At: value cannot be written in the key format: {At:rfc3339}: time 2025-01-15 10:30:00.25 +0000 UTC has a fraction of a second the format cannot show (truncate it: t.Truncate(time.Second))
+	// singletable: VoteEvent key SK: field At: value cannot be written in the key format: {At:rfc3339}: time has a fraction of a second the format cannot show (truncate it: t.Truncate(time.Second))
 }

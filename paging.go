@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -15,24 +16,14 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// The paging loop. Every read that pages goes through paginate: a Query (of a
-// partition, or of the merged shards of a write-sharded index), a Scan
-// and a TableScan (of one segment or of several at once) and a
-// Collection. It keeps the pagination promise, written once here:
-//   - Limit(n) returns n items, however many the filters drop or the read
-//     skips: items that do not count are read past;
-//   - a page's cursor resumes exactly after its last item;
-//   - a page's cursor is "" when no item follows (the exact fit): a page
-//     that ends where a response ended reads ahead to know.
-//
-// A feed supplies the items: a request sent page after page, the merge of
-// a sharded index's shards, or the segments of a parallel scan.
+// The paging loop, paginate, is the one every read pages through: Limit(n)
+// returns n items however many are dropped, a cursor resumes exactly after
+// the page's last item and is "" when no item follows (the exact fit).
 
 // feed is what the loop reads from.
 type feed interface {
-	// next returns the next items read and whether they are the last.
-	// want is how many items the read still wants (0 when it has no
-	// limit), for a feed that asks for no more than it needs.
+	// next returns the next items read and whether they are the last;
+	// want is how many items the read still wants (0: no limit).
 	next(ctx context.Context, want int) (items []map[string]types.AttributeValue, last bool, err error)
 }
 
@@ -47,10 +38,9 @@ type pager interface {
 	cursor(item map[string]types.AttributeValue) (string, error)
 }
 
-// takeFn takes one item read; taken is false when the item was skipped
-// (it does not count towards Limit). left is how many items the read may
-// still take from this response, this one included: a hint to grow a
-// slice once. errStop ends the read without error.
+// takeFn takes one item read; taken is false when the item was skipped.
+// left, how many items the read may still take from this response, is a
+// hint to grow a slice once. errStop ends the read without error.
 type takeFn func(item map[string]types.AttributeValue, left int) (taken bool, err error)
 
 // errStop is a takeFn's way to end a read (the caller's loop broke).
@@ -62,10 +52,9 @@ type pageEnd struct {
 	counts func(map[string]types.AttributeValue) bool // whether an item would be taken
 }
 
-// paginate is the paging loop: it reads f's items into take, at most limit
-// (0: every item). With a pageEnd it reads one page: limit items unless f
-// runs out, or without limit the items of one response (reading on past
-// responses that held none); it returns the page's cursor.
+// paginate reads f's items into take, at most limit (0: every item). With
+// a pageEnd it reads one page (without limit, one response's items) and
+// returns its cursor.
 func paginate(ctx context.Context, f feed, limit int, take takeFn, end *pageEnd) (string, error) {
 	taken := 0
 	for {
@@ -106,10 +95,8 @@ func paginate(ctx context.Context, f feed, limit int, take takeFn, end *pageEnd)
 	}
 }
 
-// cursor is the exact fit: the cursor of a page whose last item is item
-// (nil: the page ends with the response), "" unless an item that counts
-// follows, among rest (the response's items after the page's) or, when
-// the response was not the last, read ahead.
+// cursor is the exact fit: the cursor after item (nil: after the
+// response), "" unless an item that counts follows in rest or read ahead.
 func (e *pageEnd) cursor(ctx context.Context, rest []map[string]types.AttributeValue, last bool, item map[string]types.AttributeValue) (string, error) {
 	if e == nil {
 		return "", nil
@@ -126,8 +113,7 @@ func (e *pageEnd) cursor(ctx context.Context, rest []map[string]types.AttributeV
 	return e.f.cursor(item)
 }
 
-// pageOf reads one page of r's items from f: those r.mine accepts,
-// decoded in place (no copy of T per item).
+// pageOf reads one page of r's items from f, decoded in place.
 func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T]) (Page[T], error) {
 	var page Page[T]
 	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
@@ -148,8 +134,7 @@ func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T]) (Page[T]
 	return page, nil
 }
 
-// take decodes an item of a read of r's items; ok is false for one that
-// r.mine refuses.
+// take decodes an item of a read of r's items; ok is false for another's.
 func (r *Repo[T]) take(item map[string]types.AttributeValue) (v T, ok bool, err error) {
 	if !r.mine(item) {
 		return v, false, nil
@@ -158,8 +143,7 @@ func (r *Repo[T]) take(item map[string]types.AttributeValue) (v T, ok bool, err 
 	return v, err == nil, err
 }
 
-// page reads one page of f into rt's targets: the items delivered, as
-// decoded values in read order.
+// page reads one page of f into rt's targets.
 func (rt *router) page(ctx context.Context, f pager, limit int) (Page[any], error) {
 	var page Page[any]
 	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, _ int) (bool, error) {
@@ -176,8 +160,7 @@ func (rt *router) page(ctx context.Context, f pager, limit int) (Page[any], erro
 	return page, nil
 }
 
-// yielder is the takeFn of an iterator yielding the values take makes of
-// the items it takes (ok false: skipped), such as [router.route].
+// yielder is the takeFn of an iterator yielding the values take makes.
 func yielder[V any](take func(map[string]types.AttributeValue) (V, bool, error), yield func(V, error) bool) takeFn {
 	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
 		v, ok, err := take(item)
@@ -214,8 +197,7 @@ func collect[V any](seq iter.Seq2[V, error]) ([]V, error) {
 	return out, nil
 }
 
-// source is the input of a request, a Query or a Scan, with the fields
-// a read sets in either.
+// source is the input of a request, a Query or a Scan.
 type source struct {
 	query *dynamodb.QueryInput
 	scan  *dynamodb.ScanInput
@@ -257,10 +239,8 @@ func (s source) send(ctx context.Context, c Client) (items []map[string]types.At
 	return out.Items, out.LastEvaluatedKey, out.Count, nil
 }
 
-// keysOnly makes a count read the key attributes and the entity type of
-// the items instead of counting them on the server (Select COUNT): for an
-// entity matching keys, whose untyped items the filter checks only by
-// their keys' constant text (see Entity.owns), each is checked here.
+// keysOnly makes a count read the keys and entity type of the items
+// instead of Select COUNT, for an entity matching keys (see repo.mine).
 func (s source) keysOnly(o *TableOptions) {
 	keys := func(names map[string]string) (types.Select, *string, map[string]string) {
 		names = maps.Clone(names)
@@ -284,21 +264,18 @@ func (s source) keysOnly(o *TableOptions) {
 	}
 }
 
-// request is the feed of one Query or Scan, sent page after page from its
-// ExclusiveStartKey.
+// request is the feed of one Query or Scan, sent page after page.
 type request struct {
 	t      *Table
 	src    source
 	entity string // the entity read, for the Observe hook; "" for several
 	what   string // names the read in errors: "query User", "collection query"
 	// size makes each request ask for the items still wanted, plus one,
-	// so that a read ending with the page says so: set when every item
-	// read counts (no filter drops any, none is skipped) and no PageSize
-	// is set.
+	// so that a read ending with the page says so; set when every item
+	// read counts and no PageSize is set.
 	size bool
-	// probeOne lets a lookahead read one item first when the item after
-	// the response likely counts (nothing but the entity type filter, if
-	// that, drops items): a hit costs half a read unit.
+	// probeOne lets a lookahead read one item first, when the item after
+	// the response likely counts.
 	probeOne   bool
 	bind       [16]byte
 	cursorKeys []string
@@ -335,12 +312,9 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 }
 
 // ahead reads on from the last response until an item that counts or the
-// end, so that a cursor never leads to an empty page. It costs one request
-// (more when filters or skipped items empty the responses). With probeOne
-// the first reads one item, unless the last request was sized: then the
-// item it read past the page was dropped, and the next likely is too. When
-// that item does not count, the rest read as the request does, so k items
-// that do not count cost 1 + k/PageSize requests, not k.
+// end. With probeOne the first request reads one item (unless the last was
+// sized: the item it read past the page was dropped); the rest read as the
+// request does, so k dropped items cost 1 + k/PageSize requests, not k.
 func (r *request) ahead(ctx context.Context, counts func(map[string]types.AttributeValue) bool) (bool, error) {
 	probe := r.src.clone()
 	if r.probeOne && !r.sized {
@@ -369,8 +343,7 @@ func (r *request) cursor(item map[string]types.AttributeValue) (string, error) {
 }
 
 // segments is the feed of a parallel scan: one goroutine per segment sends
-// whole responses to the reading goroutine, which alone takes the items;
-// they arrive in no fixed order. close stops the workers.
+// whole responses to the reading goroutine, which alone takes the items.
 type segments struct {
 	ch     chan segmentResponse
 	cancel context.CancelFunc
@@ -381,8 +354,7 @@ type segmentResponse struct {
 	err   error
 }
 
-// readSegments starts reading reqs, one goroutine each, want items each
-// (0: all).
+// readSegments starts reading reqs, one goroutine each, want items each.
 func readSegments(ctx context.Context, reqs []*request, want int) *segments {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &segments{ch: make(chan segmentResponse), cancel: cancel}
@@ -411,8 +383,7 @@ func (s *segments) next(context.Context, int) ([]map[string]types.AttributeValue
 	return resp.items, !ok, resp.err
 }
 
-// close stops the workers and drains the channel, so that none stays
-// blocked, whatever ended the read.
+// close stops the workers and drains the channel, so that none blocks.
 func (s *segments) close() {
 	s.cancel()
 	for range s.ch {
@@ -432,40 +403,34 @@ func readAll(ctx context.Context, reqs []*request, limit int, take takeFn) error
 	return err
 }
 
-// count counts what reqs match, one goroutine per request:
-// the responses' Count (Select COUNT) or, with counts (a read of keys, see
-// keysOnly), the items counts accepts.
+// count counts what reqs match, one goroutine per request: the responses'
+// Count or, with counts (see keysOnly), the items counts accepts.
 func count(ctx context.Context, reqs []*request, counts func(map[string]types.AttributeValue) bool) (int, error) {
-	totals := make([]int, len(reqs))
-	one := func(i int) error {
-		for r := reqs[i]; ; {
-			items, last, err := r.next(ctx, 0)
-			if err != nil {
-				return err
-			}
-			if counts == nil {
-				totals[i] = r.count
-			}
-			for _, item := range items {
-				if counts != nil && counts(item) {
-					totals[i]++
+	var total atomic.Int64
+	var g errgroup.Group
+	for _, r := range reqs {
+		g.Go(func() error {
+			for {
+				items, last, err := r.next(ctx, 0)
+				if err != nil {
+					return err
+				}
+				for _, item := range items {
+					if counts != nil && counts(item) {
+						total.Add(1)
+					}
+				}
+				if last {
+					if counts == nil {
+						total.Add(int64(r.count))
+					}
+					return nil
 				}
 			}
-			if last {
-				return nil
-			}
-		}
-	}
-	var g errgroup.Group
-	for i := range reqs {
-		g.Go(func() error { return one(i) })
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return 0, err
 	}
-	total := 0
-	for _, n := range totals {
-		total += n
-	}
-	return total, nil
+	return int(total.Load()), nil
 }

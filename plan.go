@@ -35,7 +35,7 @@ func (r *Repo[T]) createItems(v *T, x expectation, extra writeplan.Condition) ([
 	if err != nil {
 		return nil, err
 	}
-	return r.withGuards(it, r.e.guards.unique, nil, rv)
+	return r.withGuards(it, r.e.guards.unique, nil, rv, nil)
 }
 
 // putItems is Put as transaction items. It reads the item first to release
@@ -71,7 +71,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem,
 	if err != nil {
 		return nil, err
 	}
-	return r.withGuards(it, r.e.guards.unique, x.Snap, rv)
+	return r.withGuards(it, r.e.guards.unique, x.Snap, rv, r.heldBy(ctx, it.key))
 }
 
 // putItem is the put of item (key and size as putTxItem takes them) on
@@ -96,7 +96,7 @@ func (r *Repo[T]) deleteItems(ctx context.Context, key T, o writeOptions) ([]txI
 	if err != nil {
 		return nil, nil, err
 	}
-	items, err := r.withGuards(it, r.e.guards.unique, x.Snap, reflect.Value{})
+	items, err := r.withGuards(it, r.e.guards.unique, x.Snap, reflect.Value{}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -168,7 +168,7 @@ func (u *Update[T]) txItems(ctx context.Context, inTx bool) ([]txItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return u.r.withGuards(it, moved, x.Snap, mv)
+	return u.r.withGuards(it, moved, x.Snap, mv, u.r.heldBy(ctx, it.key))
 }
 
 // prepare is an update's plan up to its values: it checks vals before

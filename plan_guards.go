@@ -1,6 +1,7 @@
 package singletable
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/itemsize"
@@ -278,8 +281,9 @@ func (u *updateSpec) movedUniques() []*uniquePlan {
 
 // withGuards returns it, a write of the item under it.key, followed by the
 // guard items moving the uniques us from their values in the item s read
-// (if any) to those in newV (the zero Value for a delete).
-func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot, newV reflect.Value) ([]txItem, error) {
+// (if any) to those in newV (the zero Value for a delete). held, when not
+// nil, tells whether a value the write keeps is guarded (see guardSwaps).
+func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot, newV reflect.Value, held func(key map[string]types.AttributeValue) (bool, error)) ([]txItem, error) {
 	if len(us) == 0 {
 		return []txItem{it}, nil
 	}
@@ -287,11 +291,24 @@ func (r *Repo[T]) withGuards(it txItem, us []*uniquePlan, s *writeplan.Snapshot,
 	if err != nil {
 		return nil, err
 	}
-	guards, err := r.guardSwaps(us, oldV, newV, it.key)
+	guards, err := r.guardSwaps(us, oldV, newV, it.key, held)
 	if err != nil {
 		return nil, err
 	}
 	return append([]txItem{it}, guards...), nil
+}
+
+// heldBy returns the check a write makes of each unique value it keeps:
+// whether owner holds the value's guard, by a strongly consistent read of
+// the guard item.
+func (r *repo) heldBy(ctx context.Context, owner map[string]types.AttributeValue) func(key map[string]types.AttributeValue) (bool, error) {
+	return func(key map[string]types.AttributeValue) (bool, error) {
+		out, err := r.t.planAPI(ctx, r.e.name).GetItem(ctx, &dynamodb.GetItemInput{TableName: &r.t.name, Key: key, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			return false, fmt.Errorf("singletable: read the guard of a unique value of %s before a write: %w", r.e.name, err)
+		}
+		return len(out.Item) > 0 && r.ownerIs(out.Item, owner), nil
+	}
 }
 
 // GuardOps returns puts of the unique guard items claiming v's values, for
@@ -303,7 +320,7 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 	owner, err := r.e.key(r.t, v)
 	var items []txItem
 	if err == nil {
-		items, err = r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner)
+		items, err = r.guardSwaps(r.e.guards.unique, reflect.Value{}, reflect.ValueOf(&v).Elem(), owner, nil)
 	}
 	if err != nil {
 		return []WriteOp{{table: r.t, entity: r.e.name, err: err}}
@@ -317,8 +334,11 @@ func (r *Repo[T]) GuardOps(v T) []WriteOp {
 
 // guardSwaps returns the guard items that move the uniques in us from
 // their values in oldV to those in newV (either may be the zero Value: no
-// item). A tuple whose values are all unchanged keeps its guard.
-func (r *repo) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[string]types.AttributeValue) ([]txItem, error) {
+// item). A tuple whose values are all unchanged keeps its guard; when
+// held says owner does not hold it (another service stored the value
+// without a guard, or before the field was declared Unique), the write
+// claims it, and fails with ErrAlreadyExists if another item holds it.
+func (r *repo) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[string]types.AttributeValue, held func(key map[string]types.AttributeValue) (bool, error)) ([]txItem, error) {
 	var items []txItem
 	for _, u := range us {
 		oldKey, hadOld, err := r.guardKey(u, oldV)
@@ -330,7 +350,17 @@ func (r *repo) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[
 			return nil, err
 		}
 		if hadOld && hasNew && r.t.itemID(oldKey) == r.t.itemID(newKey) {
-			continue // unchanged: the guard stays
+			if held == nil {
+				continue
+			}
+			ok, err := held(newKey)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				continue // kept, and guarded: the guard stays
+			}
+			hadOld = false // kept without a guard of its own: claim it
 		}
 		if hadOld {
 			it, err := r.guardDelete(u, oldKey, owner)

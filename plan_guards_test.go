@@ -428,3 +428,60 @@ func TestUniqueGuardsInTransactions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 7, o.Version, "PutOp stores the version as given")
 }
+
+// TestUniqueClaimsUnguardedValue: another service stored an account whose
+// email has no guard item. A Put or an Update that keeps that email claims
+// it, so that no other account can take it; a kept value another item's
+// guard holds fails the write clearly and changes nothing.
+func TestUniqueClaimsUnguardedValue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tbl, accounts, _ := accountsTable(t)
+	foreign := func(user, email string) {
+		t.Helper()
+		_, err := tbl.Client().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "ACCOUNT#" + user}, "SK": &types.AttributeValueMemberS{Value: "PROFILE"},
+			tbl.Describe().EntityTypeAttr: &types.AttributeValueMemberS{Value: "Account"},
+			"Username":                    &types.AttributeValueMemberS{Value: user},
+			"email":                       &types.AttributeValueMemberS{Value: email},
+			"Version":                     &types.AttributeValueMemberN{Value: "1"},
+		}})
+		require.NoError(t, err)
+	}
+
+	// Put keeping the stored, unguarded email claims it.
+	foreign("fay", "fay@example.com")
+	fay, err := accounts.Get(ctx, Account{Username: "fay"})
+	require.NoError(t, err)
+	fay.Name = "Fay"
+	_, err = accounts.Put(ctx, fay)
+	require.NoError(t, err)
+	assert.Equal(t, "ACCOUNT#fay", guardOwners(t, tbl)["UNIQUE#Account#email#fay@example.com"], "the kept email is guarded now")
+	_, err = accounts.Create(ctx, Account{Username: "gus", Email: "fay@example.com"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "no second account with fay's email")
+
+	// A Put that keeps a guarded email reads the guard and writes nothing more.
+	_, err = accounts.Put(ctx, Account{Username: "fay", Email: "fay@example.com", Name: "Fay F."})
+	require.NoError(t, err)
+
+	// Update setting the stored, unguarded email again claims it.
+	foreign("hal", "hal@example.com")
+	_, err = accounts.Update(Account{Username: "hal"}).Set("Email", "hal@example.com").Run(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "ACCOUNT#hal", guardOwners(t, tbl)["UNIQUE#Account#email#hal@example.com"])
+	_, err = accounts.Create(ctx, Account{Username: "ida", Email: "hal@example.com"})
+	assert.ErrorIs(t, err, singletable.ErrAlreadyExists)
+
+	// Another service stored a second account with an email an account's
+	// guard already holds: keeping it fails clearly, and changes nothing.
+	foreign("jon", "fay@example.com")
+	_, err = accounts.Put(ctx, Account{Username: "jon", Email: "fay@example.com", Name: "Jon"})
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	assert.Contains(t, err.Error(), "Account.Email")
+	_, err = accounts.Update(Account{Username: "jon"}).Set("Email", "fay@example.com").Run(ctx)
+	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
+	jon, err := accounts.Get(ctx, Account{Username: "jon"})
+	require.NoError(t, err)
+	assert.Equal(t, "", jon.Name, "the refused writes changed nothing")
+	assert.Equal(t, "ACCOUNT#fay", guardOwners(t, tbl)["UNIQUE#Account#email#fay@example.com"])
+}

@@ -54,13 +54,9 @@ const (
 
 // Query reads the items of one partition of the table or of an index
 // ([Query API]), optionally narrowed by a sort key condition. Build it with
-// [Repo.Query] or [Repo.QueryIndex], then call [Query.Page], [Query.All] or
-// [Query.Count]. Builder methods record mistakes; the final call reports
-// them before sending anything. A Query is a value you may reuse.
-//
-// Limit counts items returned to you (after filters); PageSize is
-// DynamoDB's Limit, the number of items read per request. A Query of a
-// member entity is also a collection's [SortCondition].
+// [Repo.Query] or [Repo.QueryIndex]; builder methods return a copy and
+// record mistakes, which the final call reports before sending anything.
+// A Query of a member entity is also a collection's [SortCondition].
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Query[T any] struct {
@@ -70,9 +66,8 @@ type Query[T any] struct {
 	hi  T
 }
 
-// querySpec is what a Query says apart from its key values (key, and hi
-// for Between): the part that does not depend on T, compiled once rather
-// than once per entity type. Its r is the repository's repo.
+// querySpec is a Query apart from its key values: the part that does not
+// depend on T, compiled once rather than once per entity type.
 type querySpec struct {
 	readSpec
 	r      *repo
@@ -83,9 +78,8 @@ type querySpec struct {
 	prefix string
 }
 
-// readSpec is what the builders of every read record (Query, Scan,
-// TableScan, Collection). entity and what name the read in the mistakes
-// its builder methods record.
+// readSpec is what the builders of every read record; entity and what
+// name the read in their mistakes.
 type readSpec struct {
 	entity, what string
 	filter       *expression.ConditionBuilder
@@ -101,9 +95,7 @@ type readSpec struct {
 // Query starts a query on the table's primary key: key supplies every field
 // of the PK template. Without a sort condition it returns all items of this
 // entity in the partition. [ReadOptions] set by optFns apply to every
-// request: ConsistentRead, and Fields, which limits the attributes read to
-// the named Go fields plus the keys (which give back the fields of the
-// primary key templates).
+// request; Fields reads the named Go fields plus the keys.
 func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
 	q := &Query[T]{querySpec: querySpec{r: &r.repo, readSpec: readSpec{entity: r.e.name}}, r: r, key: key}
 	q.readOptions(optFns)
@@ -181,11 +173,9 @@ func (q *Query[T]) setSort(kind int, op SortOp, fields []string) *Query[T] {
 	return c
 }
 
-// Where adds a sort key condition on the named sort key fields, whose values
-// come from the query's key. The fields must be the sort key's first fields,
-// in order: Where(Ge, "Level", "Years") means Level = key.Level and
-// Years >= key.Years. A zero value is a real value: name only the fields you
-// mean to give.
+// Where adds a sort key condition on the named sort key fields, the sort
+// key's first fields in order, whose values come from the query's key:
+// Where(Ge, "Level", "Years") means Level = key.Level and Years >= key.Years.
 func (q *Query[T]) Where(op SortOp, fields ...string) *Query[T] {
 	c := q.setSort(sortCmp, op, fields)
 	if op < Eq || op > Ge {
@@ -203,40 +193,31 @@ func (q *Query[T]) Between(hi T, fields ...string) *Query[T] {
 }
 
 // BeginsWith adds the sort key condition "the final named field starts with
-// prefix" (a string field), the fields before it equal to the key's. This is
-// a deliberate partial match: BeginsWith("2024-01", "Date") matches every
-// date in January 2024.
+// prefix" (a string field), the fields before it equal to the key's:
+// BeginsWith("2024-01", "Date") matches every date in January 2024.
 func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
 	c := q.setSort(sortBeginsWith, 0, fields)
 	c.prefix = prefix
 	return c
 }
 
-// Filter adds a filter applied after reading (FilterExpression); items it
-// drops still cost read capacity. Build cond with the SDK's expression
-// package, naming fields by their Go names, as in Where and in
-// [ReadOptions] Fields: expression.Name("Public") for a field Public
-// stored as "pub". The first
-// element of each name path is resolved (nested elements and map keys, as
-// in "Meta.Tags[0]", stay as written); an attribute name the items are
-// stored with (a field's dynamodbav name, a key or index attribute, the
-// entity type attribute) is accepted as is, and a Go field name wins over
-// another field's stored name spelled the same. Any other name is a
-// *ValidationError naming it, before a request is sent. A time value
-// compared with a time field is written in the form the field is stored
-// in (a date, epoch seconds, …), not the SDK's RFC 3339 text.
+// Filter adds a filter applied after reading (FilterExpression), ANDed to
+// any given; items it drops still cost read capacity. Name fields by their
+// Go names in cond (expression.Name("Public") for a field stored as "pub");
+// a stored attribute name is accepted too (a Go field name wins), any
+// other is a *ValidationError. Times compare in the field's stored form.
 func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	c := q.clone()
-	c.filter = andCond(c.filter, cond)
+	c.filterBy(cond)
 	return c
 }
 
-// andCond joins cond to f with AND; f nil, cond alone.
-func andCond(f *expression.ConditionBuilder, cond expression.ConditionBuilder) *expression.ConditionBuilder {
-	if f != nil {
-		cond = f.And(cond)
+// filterBy joins cond to the read's filter with AND.
+func (s *readSpec) filterBy(cond expression.ConditionBuilder) {
+	if s.filter != nil {
+		cond = s.filter.And(cond)
 	}
-	return &cond
+	s.filter = &cond
 }
 
 // Desc returns items in descending sort key order.
@@ -274,8 +255,7 @@ func (q *Query[T]) plan(count bool) (*plan, error) {
 	return q.querySpec.plan(count, reflect.ValueOf(&q.key).Elem(), reflect.ValueOf(&q.hi).Elem())
 }
 
-// plan is [Query.plan] given the query's key values: kv the key, hv the
-// upper bound of Between (addressable Ts).
+// plan is [Query.plan] given the key kv and Between's upper bound hv.
 func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	if len(q.errs) > 0 {
 		return nil, errors.Join(q.errs...)
@@ -313,8 +293,7 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	return p, nil
 }
 
-// planShards plans a query of a write-sharded index: one request per
-// shard, merged by the reader, each resuming where the cursor says.
+// planShards plans one request per shard of a write-sharded index.
 func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []string, count bool) error {
 	shardConds := make([][]expr.KeyCond, shards)
 	for shard := range shards {
@@ -331,9 +310,9 @@ func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []stri
 	if q.after == "" {
 		return nil
 	}
-	pos, err := q.r.t.decodeShardCursor(q.after, p.binding.bind, p.cursorKeys, shards)
+	pos, err := q.r.t.cursorCodec().DecodeShards(q.after, p.binding.bind, p.cursorKeys, shards)
 	if err != nil {
-		return err
+		return cursorErr(err)
 	}
 	for i, sp := range pos {
 		if sp.State == cursor.ShardAfter {
@@ -347,8 +326,8 @@ func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []stri
 	return nil
 }
 
-// keyCondition is a query's key condition: the comparisons on the
-// partition's attributes (the first nPart), then on the sort key's.
+// keyCondition is a query's key condition: the first nPart on the
+// partition's attributes, then on the sort key's.
 type keyCondition struct {
 	conds []expr.KeyCond
 	nPart int
@@ -369,8 +348,8 @@ func (q *querySpec) keyCondition(idx *indexPlan, kv, hv reflect.Value) (keyCondi
 	return kc, err
 }
 
-// partitionCond is the key condition on the partition of the index idx
-// (nil: the table) that kv belongs to, and the partition's key values.
+// partitionCond is the key condition on kv's partition of the index idx
+// (nil: the table), and the partition's key values.
 func (r *repo) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, []string, error) {
 	if idx == nil || !idx.multi {
 		pkAttr, pkKey, index, name := r.t.opts.PartitionKey, r.e.pk, "", "PK"
@@ -397,7 +376,7 @@ func (r *repo) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, 
 }
 
 // sortCondition builds the sort key part of the key condition on the
-// index idx (nil: the table); empty reports a range that holds nothing.
+// index idx (nil: the table); empty reports an empty range.
 func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds []expr.KeyCond, empty bool, err error) {
 	var c *expr.KeyCond
 	switch {
@@ -437,8 +416,7 @@ func (t *Table) cursorKeys(idx *indexPlan) []string {
 	return append(keys, t.primaryKeyAttrs()...)
 }
 
-// collectionSort makes a Query a [SortCondition]: its sort condition, on
-// the sort key of the index it queries.
+// collectionSort makes a Query a [SortCondition].
 func (q *Query[T]) collectionSort(t *Table, index string) ([]expr.KeyCond, bool, error) {
 	if q == nil {
 		return nil, false, validationErr("", "", "collection: nil sort condition (give a Query of a member entity)")
@@ -477,13 +455,11 @@ func indexText(index string) string {
 	return "index " + index
 }
 
-// input assembles one QueryInput: the key condition, the entity type
-// filter (and the caller's filter), and the projection.
+// input assembles one QueryInput.
 func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
 	t, e := q.r.t, q.r.e
 	var b expr.Builder
 	kc := b.KeyCondition(conds)
-	// Only this entity's items: a partition may hold several entity types.
 	filter := e.typeFilter(&b, &t.opts)
 	if q.filter != nil {
 		user, err := b.Conditions(e.condNames(t, "filter"), *q.filter)
@@ -512,9 +488,8 @@ func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dyn
 	return in, nil
 }
 
-// finishQuery checks the expressions of a Query's or a Collection's input
-// against DynamoDB's limits, and sets what both read with: the index, the
-// direction, the read consistency and the page size.
+// finishQuery checks a Query's or a Collection's expressions against
+// DynamoDB's limits and sets the index, direction, consistency and page size.
 func (s *readSpec) finishQuery(in *dynamodb.QueryInput, index string) error {
 	if err := checkExprLimits(s.entity, exprParts{kinds: []string{"key condition", "filter", "projection"},
 		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
@@ -536,8 +511,7 @@ func (s *readSpec) finishQuery(in *dynamodb.QueryInput, index string) error {
 	return nil
 }
 
-// sortFields checks that the condition's fields are the first fields of
-// the sort key have, in order.
+// sortFields checks that the condition's fields are the first of have.
 func (q *querySpec) sortFields(have []*model.Field, what string) error {
 	if len(q.fields) > len(have) {
 		return validationErr(q.r.e.name, what, "sort condition names %d fields; the sort key has %d (%s)", len(q.fields), len(have), fieldNames(have))
@@ -564,13 +538,9 @@ func fieldNames(fs []*model.Field) string {
 	return strings.Join(names, ", ")
 }
 
-// clampUpper rewrites a sort key condition whose upper bound U is longer
-// than a sort key can be (the library's bounds end in U+10FFFF, so a key
-// near the limit gives one) into the condition that matches the same keys
-// and that DynamoDB accepts: a key of at most 1024 bytes of UTF-8 is at or
-// below U exactly when it is at or below U cut at its last rune boundary
-// within the limit, followed by the greatest string that fits in the bytes
-// left. (Below U is the same as at or below for such a key.)
+// clampUpper rewrites an upper bound longer than a sort key can be (bounds
+// end in U+10FFFF) into one DynamoDB accepts that matches the same keys
+// (see keys.ClampBound).
 func clampUpper(c *expr.KeyCond) {
 	limit := keyLimit(true)
 	long := func(av types.AttributeValue) (string, bool) {
@@ -591,23 +561,22 @@ func clampUpper(c *expr.KeyCond) {
 	}
 }
 
-// checkSortSize refuses, before the network, a sort key condition with a
-// value DynamoDB refuses: one over its 1024-byte limit of a sort key
-// attribute (as long as a key no item can have).
+// checkSortSize refuses a sort key condition value over DynamoDB's
+// 1024-byte limit before sending it.
 func (q *querySpec) checkSortSize(conds ...expr.KeyCond) error {
 	for _, c := range conds {
 		for _, av := range []types.AttributeValue{c.V1, c.V2} {
 			if n, limit := keyBytes(av), keyLimit(true); n > limit {
 				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.Attr,
-					Err: fmt.Errorf("sort key condition value is %d bytes, over DynamoDB's %d-byte limit", n, limit)}
+					Err: fmt.Errorf("sort key condition value on %s is %d bytes, over DynamoDB's %d-byte limit", strings.Join(q.fields, ", "), n, limit)}
 			}
 		}
 	}
 	return nil
 }
 
-// templatedSort builds the key condition on a rendered sort key (see
-// sortRange); empty reports a range that can hold nothing.
+// templatedSort builds the key condition on a rendered sort key; empty
+// reports an empty range.
 func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*expr.KeyCond, bool, error) {
 	if q.kind == sortNone {
 		return shapeCond(sk, attr), false, nil
@@ -650,9 +619,8 @@ func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Va
 	return r.compare(q.op, E)
 }
 
-// shapeCond is the key condition of a query without a sort condition:
-// the sort keys of the entity's shape, those starting with the constant
-// text its template begins with (nil when it begins with a field).
+// shapeCond is the key condition of a query without a sort condition: the
+// sort keys starting with the template's constant prefix (nil: none).
 func shapeCond(sk compiledKey, attr string) *expr.KeyCond {
 	if !sk.defined() {
 		return nil
@@ -667,9 +635,8 @@ func shapeCond(sk compiledKey, attr string) *expr.KeyCond {
 	return expr.KeyCmp(attr, expr.OpBeginsWith, cp)
 }
 
-// sortRange is a sort condition on a rendered sort key whose named fields
-// are all but the last equal to the key's; its ranges rely on rendered
-// keys comparing as their field tuples (see internal/keys/order.go).
+// sortRange is a sort condition on a rendered sort key; its ranges rely on
+// rendered keys comparing as their field tuples (internal/keys/order.go).
 type sortRange struct {
 	q      *querySpec
 	attr   string
@@ -739,9 +706,8 @@ func (r sortRange) beginsWith(prefix string) (*expr.KeyCond, bool, error) {
 	return expr.KeyCmp(r.attr, expr.OpBeginsWith, string(b)), false, nil
 }
 
-// compare is the condition "the last named field op E" (E rendered), the
-// fields before it equal to the key's; Eq here is a prefix match, the
-// sort key having fields after the last named one.
+// compare is the condition "the last named field op E" (E rendered); Eq
+// is a prefix match, the sort key having fields after the last named one.
 func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 	P, L := r.prefix, r.lit
 	switch op {
@@ -753,9 +719,8 @@ func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 		}
 		return r.between(P+E, P+keys.AboveAll)
 	case Gt:
-		// Escaped values continue with bytes from '%' up, and the
-		// delimiter after them is below it, so E+"%" is above every key
-		// holding E and at or below every key holding more.
+		// Escaped values continue with bytes from '%' up and delimiters
+		// are below it: E+"%" is above E and at or below anything longer.
 		above := E + "%"
 		if r.place.Format != nil {
 			above = keys.FormattedAbove(E, L)
@@ -770,7 +735,6 @@ func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 		}
 		return r.between(P, r.eqHigh(E))
 	}
-	// Lt
 	switch {
 	case P == "":
 		return expr.KeyCmp(r.attr, expr.OpLt, E), false, nil
@@ -780,8 +744,7 @@ func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
 	return r.between(P, P+keys.Predecessor(E)+keys.AboveAll)
 }
 
-// multiValue is the key attribute value of field f of kv in a
-// multi-attribute index.
+// multiValue is field f's key attribute value in a multi-attribute index.
 func (r *repo) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	e := r.e
 	if !f.Present(v) {
@@ -794,8 +757,7 @@ func (r *repo) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (type
 	return av, nil
 }
 
-// multiSort builds the sort key conditions of a multi-attribute index:
-// the sort attributes left to right.
+// multiSort builds the sort key conditions of a multi-attribute index.
 func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]expr.KeyCond, error) {
 	if q.kind == sortNone {
 		return nil, nil
@@ -845,13 +807,9 @@ func avString(av types.AttributeValue) string {
 	return ""
 }
 
-// Page returns one page. With Limit(n) it holds exactly n items unless the
-// query runs out, and its cursor resumes right after the last item. Without
-// Limit it holds what one request returned (reading on past pages that the
-// filters emptied); on a write-sharded index, PageSize items (100 without
-// PageSize). Either way the cursor is empty when no item follows: a page
-// that ends where a response ended reads ahead (one request, more when
-// filters empty the responses) to find out.
+// Page returns one page: with Limit(n) exactly n items unless the query
+// runs out; without it one response's items (on a write-sharded index,
+// PageSize items, or 100). The cursor is empty when no item follows.
 func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	p, err := q.plan(false)
 	if err != nil || p.empty {
@@ -862,16 +820,14 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 }
 
 // mine reports whether an item a read's filter let through is the
-// entity's: always, unless the entity matches keys, whose untyped items
-// the filter checks only by their keys' constant text, and whose key must
-// also parse with the entity's templates (see Entity.owns).
+// entity's: for an entity matching keys, the filter cannot check an
+// untyped item's key (see entityPlan.owns).
 func (r *repo) mine(item map[string]types.AttributeValue) bool {
 	return !r.e.foreign.matchKeys || r.e.owns(&r.t.opts, item)
 }
 
 // countItems counts the entity's items among those reqs match: with
-// Select COUNT or, for an entity matching keys ([Schema].MatchKeys), whose
-// untyped items must be told apart by their keys, by reading the keys.
+// Select COUNT or, for an entity matching keys, by reading the keys.
 func (r *repo) countItems(ctx context.Context, reqs []*request) (int, error) {
 	if !r.e.foreign.matchKeys {
 		return count(ctx, reqs, nil)
@@ -883,8 +839,7 @@ func (r *repo) countItems(ctx context.Context, reqs []*request) (int, error) {
 }
 
 // sized reports whether a request may ask for the items a Limit still
-// wants, plus one: when no filter of the caller's drops items and no
-// PageSize is set.
+// wants, plus one.
 func (q *querySpec) sized() bool { return q.pageSize == 0 && q.filter == nil }
 
 // requests are the requests of the planned query: one, or one per shard
@@ -895,8 +850,7 @@ func (q *querySpec) requests(p *plan, count bool) []*request {
 		what = "count " + q.r.e.name
 	}
 	newRequest := func(in *dynamodb.QueryInput) *request {
-		// Without a filter of the caller's, the item after a response is
-		// mostly the entity's: a lookahead reads one item first.
+		// Without the caller's filter the next item likely counts: probe one.
 		return &request{t: q.r.t, src: querySource(in), entity: q.r.e.name, what: what,
 			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys}
 	}
@@ -914,8 +868,7 @@ func (q *querySpec) requests(p *plan, count bool) []*request {
 	return reqs
 }
 
-// reader returns what a page (or All, page false) of the planned query
-// reads and its limit: the query's request, or the merge of its shards.
+// reader returns what a page (or All, page false) reads, and its limit.
 func (q *querySpec) reader(p *plan, page bool) (pager, int) {
 	reqs := q.requests(p, false)
 	if p.shards == nil {
@@ -931,8 +884,6 @@ func (q *querySpec) reader(p *plan, page bool) (pager, int) {
 		}
 	}
 	if limit == 0 && page {
-		// Without Limit a sharded page holds one page's worth: PageSize
-		// items, or 100.
 		limit = 100
 		if q.pageSize > 0 {
 			limit = int(q.pageSize)
@@ -941,10 +892,9 @@ func (q *querySpec) reader(p *plan, page bool) (pager, int) {
 	return newShardMerge(q.r.t, p, reqs, q.desc, perShard), limit
 }
 
-// All returns an iterator over every item the query matches (at most Limit,
-// when set), reading pages as it goes: only one page is held at a time. It
-// stops after yielding an error. Each call to the iterator runs the query
-// again.
+// All returns an iterator over every item the query matches (at most
+// Limit), holding one page at a time. It stops after yielding an error;
+// each use runs the query again.
 func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return seqOf(func(yield func(T, error) bool) error {
 		p, err := q.plan(false)
@@ -960,10 +910,9 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 // Collect reads every item the query matches (at most Limit) into a slice.
 func (q *Query[T]) Collect(ctx context.Context) ([]T, error) { return collect(q.All(ctx)) }
 
-// Count returns how many items the query matches (after filters), reading
-// with Select COUNT so no item is sent back. Limit is ignored. For an
-// entity matching keys ([Schema].MatchKeys) untyped items must be told
-// apart by their keys, so the keys are read and the items counted.
+// Count returns how many items the query matches (after filters), with
+// Select COUNT. Limit is ignored. For an entity matching keys
+// ([Schema].MatchKeys) the keys are read and the items counted.
 func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	p, err := q.plan(true)
 	if err != nil || p.empty {
@@ -973,9 +922,8 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 }
 
 // Request returns the QueryInput the query would send first, without
-// sending it: for logging, golden tests and learning what the library does.
-// With Limit(n) and no Filter or PageSize it asks for n+1 items, as Page
-// and All send: the extra item tells whether the query continues.
+// sending it. With Limit(n) and no Filter or PageSize it asks for n+1
+// items, as Page and All do: the extra one tells whether the query goes on.
 func (q *Query[T]) Request() (*dynamodb.QueryInput, error) {
 	p, err := q.plan(false)
 	if err != nil {

@@ -11,12 +11,8 @@ import (
 	"github.com/singletable-go/singletable/internal/cursor"
 )
 
-// A query on a write-sharded index reads every shard and merges the
-// streams: at each step it takes the smallest head (by index sort key, then
-// the table's key; largest when descending). The cursor records, per shard,
-// the key of the last item taken from it, so the next page resumes every
-// shard exactly where this one stopped. The merge is a pager: the paging
-// loop reads it one item at a time.
+// A query on a write-sharded index merges its shards by sort key; its
+// cursor records each shard's position.
 
 // shardStream is one shard's side of a merge.
 type shardStream struct {
@@ -56,9 +52,8 @@ type shardMerge struct {
 	one        [1]map[string]types.AttributeValue // what next returns
 }
 
-// newShardMerge merges reqs, one per shard, from the positions pos (nil:
-// from the start). Each request asks for limit items when the caller set
-// no PageSize (limit 0: as many as DynamoDB returns).
+// newShardMerge merges reqs, one per shard, from p's positions. Each
+// request without a PageSize asks for limit items (0: any number).
 func newShardMerge(t *Table, p *plan, reqs []*request, desc bool, limit int) *shardMerge {
 	m := &shardMerge{t: t, order: p.cursorKeys[1:], desc: desc, bind: p.binding.bind, cursorKeys: p.cursorKeys}
 	for i, r := range reqs {
@@ -102,8 +97,7 @@ func (m *shardMerge) next(ctx context.Context, _ int) ([]map[string]types.Attrib
 	return m.one[:], false, nil
 }
 
-// load reads a page for every shard that needs one, in parallel: on the
-// first call that is all of them.
+// load reads a page for every shard that needs one, in parallel.
 func (m *shardMerge) load(ctx context.Context) error {
 	var g errgroup.Group
 	for _, s := range m.streams {
@@ -114,8 +108,7 @@ func (m *shardMerge) load(ctx context.Context) error {
 	return g.Wait()
 }
 
-// ahead reads a page for each shard whose buffer ran out with more to
-// read, and reports whether any shard holds an item.
+// ahead reports whether any shard holds another item.
 func (m *shardMerge) ahead(ctx context.Context, _ func(map[string]types.AttributeValue) bool) (bool, error) {
 	if err := m.load(ctx); err != nil {
 		return false, err
@@ -134,7 +127,7 @@ func (m *shardMerge) cursor(map[string]types.AttributeValue) (string, error) {
 	for i, s := range m.streams {
 		pos[i] = s.pos
 	}
-	return m.t.encodeShardCursor(m.bind, m.cursorKeys, pos)
+	return m.t.cursorCodec().EncodeShards(m.bind, m.cursorKeys, pos)
 }
 
 func (m *shardMerge) less(a, b map[string]types.AttributeValue) bool {

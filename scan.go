@@ -15,18 +15,11 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// Scan reads every item of one entity in the table ([Scan API]): the
-// admin reads that have no partition to query ("list all users", usage
-// statistics). Build it with [Repo.Scan], which takes [ReadOptions] as
-// [Repo.Query] does; it has the builder vocabulary of [Query] (Filter,
-// Limit, PageSize, After) and adds segments: [Scan.Segment] reads one
-// segment of a parallel scan (one per worker, each with its own cursors),
-// [Scan.Segments] makes All, Collect and Count read n segments at once.
-//
-// A scan reads (and bills) the whole table: items of other entities are
-// read and dropped by a filter on the entity type attribute, as a Query's
-// are. Builder methods return a copy and record mistakes, which the final
-// call reports before sending anything.
+// Scan reads every item of one entity in the table ([Scan API]), for
+// reads with no partition to query. It reads (and bills) the whole table,
+// dropping other entities' items by a filter. Build it with [Repo.Scan];
+// builder methods return a copy and record mistakes, which the final call
+// reports before sending anything.
 //
 // [Scan API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html
 type Scan[T any] struct {
@@ -34,11 +27,9 @@ type Scan[T any] struct {
 	s scanSpec
 }
 
-// TableScan reads every item of the table, whatever its entity type,
-// routing each to the [Target] made for its entity as a [Collection] does
-// (an item no target accepts is an *UnknownTypeError unless
-// [TableScan.SkipUnknown] is set). Build it with [Table.Scan]; it has the
-// builder methods of [Scan].
+// TableScan reads every item of the table, routing each to the [Target]
+// made for its entity as a [Collection] does. Build it with [Table.Scan];
+// it has the builder methods of [Scan].
 type TableScan struct {
 	t           *Table
 	s           scanSpec
@@ -52,17 +43,15 @@ type scanSpec struct {
 	workers        int // Segments(n)
 }
 
-// Scan starts a scan of r's items. [ReadOptions] set by optFns apply to
-// every request, as for [Repo.Query].
+// Scan starts a scan of r's items; optFns are as for [Repo.Query].
 func (r *Repo[T]) Scan(optFns ...func(*ReadOptions)) *Scan[T] {
 	q := &Scan[T]{r: r, s: scanSpec{readSpec: readSpec{what: "scan: "}}}
 	q.s.readOptions(optFns)
 	return q
 }
 
-// Scan starts a scan of every item of the table. [ReadOptions] set by
-// optFns apply to every request; Fields names fields of the targets, as
-// for a [Collection].
+// Scan starts a scan of every item of the table. optFns are as for
+// [Repo.Collection].
 func (t *Table) Scan(optFns ...func(*ReadOptions)) *TableScan {
 	q := &TableScan{t: t, s: scanSpec{readSpec: readSpec{what: "scan: "}}}
 	q.s.readOptions(optFns)
@@ -89,45 +78,30 @@ func (s *scanSpec) segmentsOf(n int) {
 }
 
 // Segment makes the scan read segment i of total (0 <= i < total), as
-// one worker of a parallel scan: every item is in exactly one segment.
-// Each segment pages with its own cursors.
-func (q *Scan[T]) Segment(i, total int) *Scan[T] {
-	c := q.clone()
-	c.s.segmentOf(i, total)
-	return c
-}
+// one worker of a parallel scan; each segment pages with its own cursors.
+func (q *Scan[T]) Segment(i, total int) *Scan[T] { c := q.clone(); c.s.segmentOf(i, total); return c }
 
-// Segments makes All, Collect and Count read the table as n segments at
-// once, one goroutine each; items arrive in no fixed order, and All holds
-// at most one response per segment plus the one it is yielding. A page
-// is read from one segment: Page and After take [Scan.Segment] instead.
-func (q *Scan[T]) Segments(n int) *Scan[T] {
-	c := q.clone()
-	c.s.segmentsOf(n)
-	return c
-}
+// Segments makes All, Collect and Count read n segments at once, one
+// goroutine each; items arrive in no fixed order. Page and After take
+// [Scan.Segment] instead.
+func (q *Scan[T]) Segments(n int) *Scan[T] { c := q.clone(); c.s.segmentsOf(n); return c }
 
-// Filter adds a filter applied after reading (FilterExpression), joined
-// with AND to any filter already given, naming fields by their Go names
-// as [Query.Filter] does. Items it drops are still read and billed, and
-// do not count towards Limit.
+// Filter is [Query.Filter].
 func (q *Scan[T]) Filter(cond expression.ConditionBuilder) *Scan[T] {
 	c := q.clone()
-	c.s.filter = andCond(c.s.filter, cond)
+	c.s.filterBy(cond)
 	return c
 }
 
 // Limit caps the items returned: a page holds exactly n items unless the
-// scan runs out, however many the filters drop; All and Collect stop
-// after n.
+// scan runs out.
 func (q *Scan[T]) Limit(n int) *Scan[T] { c := q.clone(); c.s.limitTo(n); return c }
 
 // PageSize sets how many items each request reads (DynamoDB's Limit).
 func (q *Scan[T]) PageSize(n int) *Scan[T] { c := q.clone(); c.s.pageSizeOf(n); return c }
 
-// After resumes the scan after the last item of the page that returned
-// cursor; an empty cursor starts from the beginning. A cursor from another
-// scan (another entity, another segment) is [ErrInvalidCursor].
+// After resumes the scan after the page that returned cursor ("": from
+// the beginning). A cursor from another scan or segment is [ErrInvalidCursor].
 func (q *Scan[T]) After(cursor string) *Scan[T] { c := q.clone(); c.s.after = cursor; return c }
 
 func (q *Scan[T]) clone() *Scan[T] { return &Scan[T]{r: q.r, s: q.s.clone()} }
@@ -140,17 +114,12 @@ func (q *TableScan) Segment(i, total int) *TableScan {
 }
 
 // Segments is [Scan.Segments].
-func (q *TableScan) Segments(n int) *TableScan {
-	c := q.clone()
-	c.s.segmentsOf(n)
-	return c
-}
+func (q *TableScan) Segments(n int) *TableScan { c := q.clone(); c.s.segmentsOf(n); return c }
 
-// Filter is [Scan.Filter], resolving names against the targets as
-// [Collection.Filter] does.
+// Filter is [Collection.Filter].
 func (q *TableScan) Filter(cond expression.ConditionBuilder) *TableScan {
 	c := q.clone()
-	c.s.filter = andCond(c.s.filter, cond)
+	c.s.filterBy(cond)
 	return c
 }
 
@@ -163,8 +132,7 @@ func (q *TableScan) PageSize(n int) *TableScan { c := q.clone(); c.s.pageSizeOf(
 // After is [Scan.After].
 func (q *TableScan) After(cursor string) *TableScan { c := q.clone(); c.s.after = cursor; return c }
 
-// SkipUnknown makes items that no target accepts be skipped, as
-// [Collection.SkipUnknown] does.
+// SkipUnknown is [Collection.SkipUnknown].
 func (q *TableScan) SkipUnknown() *TableScan { c := q.clone(); c.skipUnknown = true; return c }
 
 func (q *TableScan) clone() *TableScan {
@@ -181,8 +149,7 @@ type scanned struct {
 	errs       []error                          // the targets' mistakes
 }
 
-// plan builds the scan's requests, one per segment to read. count plans a
-// Select COUNT, paging a Page.
+// plan builds the scan's requests, one per segment to read.
 func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, error) {
 	if err := s.check(sc, paging); err != nil {
 		return nil, err
@@ -286,9 +253,7 @@ func (s *scanSpec) input(t *Table, sc scanned, count bool) (*dynamodb.ScanInput,
 
 func (q *Scan[T]) plan(count, paging bool) ([]*request, error) {
 	r := q.r
-	// An entity matching keys also reads items without the type attribute
-	// (the filter cannot parse keys), so those whose key is not its own
-	// are skipped here.
+	// An entity matching keys skips untyped items whose key is not its own.
 	return q.s.plan(r.t, scanned{entity: r.e.name, typeFilter: func(b *expr.Builder) string { return r.e.typeFilter(b, &r.t.opts) },
 		names: r.e.condNames(r.t, "filter"), project: r.projectionAttrs, skipping: r.e.foreign.matchKeys}, count, paging)
 }
@@ -300,10 +265,7 @@ func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) ([]
 	return reqs, rt, err
 }
 
-// Page returns one page of r's items: with Limit(n) exactly n unless the
-// scan (or its segment) runs out, without it the items of one response
-// (reading on past responses that the filters emptied). The cursor is ""
-// when no item follows.
+// Page returns one page of r's items (of one segment), as [Query.Page] does.
 func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
 	reqs, err := q.plan(false, true)
 	if err != nil {
@@ -312,10 +274,9 @@ func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
 	return pageOf(ctx, reqs[0], q.s.limit, q.r)
 }
 
-// All returns an iterator over r's items (at most Limit), reading one
-// response at a time: only the response being yielded is held (with
-// Segments(n), one per segment). It stops after yielding an error; each
-// use scans again.
+// All returns an iterator over r's items (at most Limit), holding one
+// response at a time (per segment). It stops after yielding an error;
+// each use scans again.
 func (q *Scan[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return seqOf(func(yield func(T, error) bool) error {
 		reqs, err := q.plan(false, false)
@@ -329,10 +290,7 @@ func (q *Scan[T]) All(ctx context.Context) iter.Seq2[T, error] {
 // Collect reads every item the scan returns (at most Limit) into a slice.
 func (q *Scan[T]) Collect(ctx context.Context) ([]T, error) { return collect(q.All(ctx)) }
 
-// Count returns how many of r's items the scan matches (after filters),
-// reading with Select COUNT so no item is sent back. Limit is ignored.
-// For an entity matching keys ([Schema].MatchKeys) untyped items must be
-// told apart by their keys, so the keys are read and the items counted.
+// Count returns how many of r's items the scan matches, as [Query.Count] does.
 func (q *Scan[T]) Count(ctx context.Context) (int, error) {
 	reqs, err := q.plan(true, false)
 	if err != nil {
@@ -342,8 +300,7 @@ func (q *Scan[T]) Count(ctx context.Context) (int, error) {
 }
 
 // Request returns the ScanInput the scan sends first (the first
-// segment's, with Segments), without sending it. With Limit(n) and no
-// Filter or PageSize it asks for n+1 items, as Page and All send.
+// segment's), as [Query.Request] does.
 func (q *Scan[T]) Request() (*dynamodb.ScanInput, error) {
 	reqs, err := q.plan(false, false)
 	if err != nil {
@@ -353,8 +310,7 @@ func (q *Scan[T]) Request() (*dynamodb.ScanInput, error) {
 	return reqs[0].src.scan, nil
 }
 
-// Page reads one page into the targets and returns the items delivered,
-// as decoded values in read order, as [Collection.Page] does.
+// Page is [Collection.Page] for the table's items.
 func (q *TableScan) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
 	reqs, rt, err := q.plan(targets, true, false, true)
 	if err != nil {
@@ -363,11 +319,8 @@ func (q *TableScan) Page(ctx context.Context, targets ...*Target) (Page[any], er
 	return rt.page(ctx, reqs[0], q.s.limit)
 }
 
-// All returns an iterator over the table's items (at most Limit), each
-// delivered to its target and yielded as the decoded value, as
-// [Collection.All] does; it holds one response at a time (with
-// Segments(n), one per segment). Targets are used by the iterating
-// goroutine only, with or without Segments.
+// All returns an iterator over the table's items (at most Limit), as
+// [Collection.All] does. Targets are used by the iterating goroutine only.
 func (q *TableScan) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {
 	return seqOf(func(yield func(any, error) bool) error {
 		reqs, rt, err := q.plan(targets, true, false, false)
@@ -378,8 +331,7 @@ func (q *TableScan) All(ctx context.Context, targets ...*Target) iter.Seq2[any, 
 	})
 }
 
-// Collect reads every item (at most Limit) into the targets and returns
-// the items delivered, as [Collection.Collect] does.
+// Collect is [Collection.Collect] for the table's items.
 func (q *TableScan) Collect(ctx context.Context, targets ...*Target) ([]any, error) {
 	return collect(q.All(ctx, targets...))
 }

@@ -2,6 +2,7 @@ package singletable_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -61,7 +62,10 @@ func TestCreateAndPutReturnTheStoredItem(t *testing.T) {
 
 		// Put with version 0 reads the stored version; the result carries
 		// the next one and the new UpdatedAt, and keeps CreatedAt.
-		time.Sleep(2 * time.Millisecond)
+		// UpdatedAt can only move on once the clock has passed this one.
+		for !time.Now().After(created.Updated) {
+			runtime.Gosched()
+		}
 		next := created
 		next.Version, next.Note = 0, "two"
 		put, err := leases.Put(ctx, next, func(o *singletable.WriteOptions) { o.MustExist = true })

@@ -143,6 +143,15 @@ func TestTableName(t *testing.T) {
 			}
 		})
 	}
+	for _, base := range []string{"glad-entities", "", "é", strings.Repeat("z", 300)} {
+		a, b := ddblocal.UniqueTableName(base), ddblocal.UniqueTableName(base)
+		if !validTableName.MatchString(a) || a == b {
+			t.Errorf("UniqueTableName(%.10q) = %q, %q: want two different valid names", base, a, b)
+		}
+	}
+	if n := ddblocal.UniqueTableName("glad-entities"); !strings.HasPrefix(n, "glad-entities-") {
+		t.Errorf("UniqueTableName(\"glad-entities\") = %q, want it to start with the base", n)
+	}
 	t.Run("long names are usable", func(t *testing.T) {
 		t.Run(strings.Repeat("y", 300), func(t *testing.T) {
 			c := ddblocal.Shared(t).Client()

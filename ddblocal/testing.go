@@ -136,26 +136,34 @@ const maxTableName = 255
 // valid for DynamoDB however the test or its subtests are named.
 func TableName(t testing.TB) string {
 	t.Helper()
+	return UniqueTableName(strings.ReplaceAll(t.Name(), "/", "."))
+}
+
+// UniqueTableName returns base plus a random suffix, a table name unique to
+// this call, for code that has no testing.TB (an Example): test binaries
+// that share one DynamoDB Local server, run at once, never meet on a fixed
+// name. Characters DynamoDB does not allow in a table name become '_' and a
+// long base is cut, so the result is valid (3 to 255 characters from
+// [a-zA-Z0-9_.-]).
+func UniqueTableName(base string) string {
 	const suffixLen = 1 + 16 // "-" + 16 hex digits
 	var b strings.Builder
-	for _, r := range t.Name() {
+	for _, r := range base {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '.', r == '-':
 			b.WriteRune(r)
-		case r == '/':
-			b.WriteByte('.')
 		default:
 			b.WriteByte('_')
 		}
 	}
-	base := b.String()
-	if len(base) > maxTableName-suffixLen {
-		base = base[:maxTableName-suffixLen]
+	name := b.String()
+	if len(name) > maxTableName-suffixLen {
+		name = name[:maxTableName-suffixLen]
 	}
-	if base == "" {
-		base = "test"
+	if name == "" {
+		name = "test"
 	}
-	return fmt.Sprintf("%s-%016x", base, rand.Uint64())
+	return fmt.Sprintf("%s-%016x", name, rand.Uint64())
 }
 
 // DeleteTableOnCleanup registers a t.Cleanup that deletes table name with c.

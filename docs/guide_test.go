@@ -48,7 +48,7 @@ var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
 // repositories and a function that deletes it.
 func guideTable(name string) (*singletable.Table, *singletable.Repo[User], *singletable.Repo[UserSkill], func()) {
 	ctx := context.Background()
-	table := singletable.NewTable(ddblocal.Shared(nil).Client(), name)
+	table := singletable.NewTable(ddblocal.Shared(nil).Client(), ddblocal.UniqueTableName(name))
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)
 	if err := table.CreateTable(ctx); err != nil {
@@ -83,7 +83,8 @@ func seedSkills(ctx context.Context, skills *singletable.Repo[UserSkill]) {
 func Example_guideBind() {
 	ctx := context.Background()
 	client := ddblocal.Shared(nil).Client() // any *dynamodb.Client, or a wrapper
-	table := singletable.NewTable(client, "glad-entities")
+	// A table of its own; in production, NewTable(client, "glad-entities").
+	table := singletable.NewTable(client, ddblocal.UniqueTableName("glad-entities"))
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)
 	// Create the table with every index the bound entities declare, or
@@ -241,7 +242,7 @@ var ListedUsers = singletable.MustDefine(singletable.Schema[User]{
 
 func Example_guideListAll() {
 	ctx := context.Background()
-	table := singletable.NewTable(ddblocal.Shared(nil).Client(), "guide-list")
+	table := singletable.NewTable(ddblocal.Shared(nil).Client(), ddblocal.UniqueTableName("guide-list"))
 	users := singletable.MustBind(table, ListedUsers)
 	if err := table.CreateTable(ctx); err != nil {
 		log.Fatal(err)

@@ -86,7 +86,7 @@ func Example_protocolLint() {
 // other (see testing.md); here, the access patterns of the new entity.
 func Example_protocolProjects() {
 	ctx := context.Background()
-	table := singletable.NewTable(ddblocal.Shared(nil).Client(), "protocol-projects")
+	table := singletable.NewTable(ddblocal.Shared(nil).Client(), ddblocal.UniqueTableName("protocol-projects"))
 	projects := singletable.MustBind(table, Projects)
 	if err := table.CreateTable(ctx); err != nil {
 		log.Fatal(err)

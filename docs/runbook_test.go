@@ -141,7 +141,7 @@ func isThrottled(err error) bool {
 // The runbook's functions are exercised here against DynamoDB Local.
 func Example_runbook() {
 	ctx := context.Background()
-	table := singletable.NewTable(ddblocal.Shared(nil).Client(), "runbook")
+	table := singletable.NewTable(ddblocal.Shared(nil).Client(), ddblocal.UniqueTableName("runbook"))
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)
 	if err := table.CreateTable(ctx); err != nil {

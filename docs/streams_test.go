@@ -17,7 +17,7 @@ import (
 // reader resumed from its checkpoint.
 func Example_guideStreams() {
 	ctx := context.Background()
-	name := "guide-streams"
+	name := ddblocal.UniqueTableName("guide-streams")
 	table := singletable.NewTable(ddblocal.Shared(nil).Client(), name)
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)

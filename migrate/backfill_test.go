@@ -95,6 +95,7 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 	var mu sync.Mutex
 	final := map[UserSkill]state{}
 	var updates atomic.Int64
+	twenty := make(chan struct{}) // closed at the 20th update
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -122,11 +123,15 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 			mu.Lock()
 			final[key] = state{got.Level, got.Endorsements}
 			mu.Unlock()
-			updates.Add(1)
+			if updates.Add(1) == 20 {
+				close(twenty)
+			}
 		}
 	}()
-	for updates.Load() < 20 {
-		time.Sleep(time.Millisecond)
+	// The migration starts among the updates.
+	select {
+	case <-twenty:
+	case <-done: // the updates stopped early: their t.Errorf says why
 	}
 	rep, err := m.Run(ctx, "001-skills-gsi1", func(o *migrate.RunOptions) { o.PageSize = 200 })
 	close(stop)
@@ -206,6 +211,8 @@ func TestMigrateRekeySK(t *testing.T) {
 	// The old code keeps adding endorsements until the items move away.
 	var mu sync.Mutex
 	added := map[UserSkill]int{}
+	adds := 0                     // the goroutine's own count
+	twenty := make(chan struct{}) // closed at its 20th endorsement
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -230,9 +237,16 @@ func TestMigrateRekeySK(t *testing.T) {
 			mu.Lock()
 			added[key]++
 			mu.Unlock()
+			if adds++; adds == 20 {
+				close(twenty)
+			}
 		}
 	}()
-	time.Sleep(20 * time.Millisecond)
+	// The migration starts among the old code's updates.
+	select {
+	case <-twenty:
+	case <-done: // the updates stopped early: their t.Errorf says why
+	}
 	rep, err := m.Run(ctx, "002-skill-sk", func(o *migrate.RunOptions) { o.PageSize = 250 })
 	close(stop)
 	<-done

@@ -391,17 +391,21 @@ func TestMigrateLease(t *testing.T) {
 	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
-	// A slow run (rate-limited) holds the migration.
+	// A run held part-way by a gate holds the migration, however fast or
+	// slow the machine.
+	g := newGate()
+	held, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, g.transform(usersTransform(users))))
+	require.NoError(t, err)
+	defer g.open()
 	started := make(chan struct{})
 	slowDone := make(chan error, 1)
 	slowCtx, cancelSlow := context.WithCancel(ctx)
 	defer cancelSlow()
 	go func() {
 		var once bool
-		_, err := m.Run(slowCtx, "000-users", func(o *migrate.RunOptions) {
-			o.WCU = 20
+		_, err := held.Run(slowCtx, "000-users", func(o *migrate.RunOptions) {
 			o.ProgressInterval = 10 * time.Millisecond
-			o.Progress = func(migrate.Progress) {
+			o.Progress = func(migrate.Progress) { // called once the run holds the lease
 				if !once {
 					once = true
 					close(started)
@@ -418,6 +422,7 @@ func TestMigrateLease(t *testing.T) {
 	assert.NotEmpty(t, st.LeaseOwner)
 	assert.True(t, st.LeaseUntil.After(time.Now()))
 	cancelSlow()
+	g.open()
 	require.ErrorIs(t, <-slowDone, context.Canceled)
 	assert.Equal(t, migrate.Interrupted, must(m.Status(ctx))[0].State)
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -152,25 +153,54 @@ func TestMigrateUnderFaults(t *testing.T) {
 // runToCompletion runs a migration through faults until it completes, as
 // an operator would: a run that stops on an error is run again and
 // resumes from its checkpoints; one refused because a failed run's lease
-// is still held waits for it to expire. It returns the last report and
-// how many runs it took.
+// is still held (its release was lost to a fault) waits until the ledger
+// shows that lease expired, and is not counted as a run. It returns the
+// last report and how many runs it took.
 func runToCompletion(t *testing.T, m *migrate.Migrator, id string) (*migrate.Report, int) {
 	t.Helper()
 	ctx := context.Background()
-	for run := 1; ; run++ {
+	refused := 0
+	for run := 1; ; {
 		rep, err := m.Run(ctx, id, func(o *migrate.RunOptions) {
 			o.Segments, o.Writers, o.PageSize = 4, 4, 250
 			fastRetries(&o.Batch)
-			o.Lease = 2 * time.Second
+			// Long enough that a loaded machine renews it in time; a lease
+			// left by a lost release is waited out (waitLeaseExpired).
+			o.Lease = 10 * time.Second
 		})
 		if err == nil {
 			return rep, run
 		}
+		if errors.Is(err, migrate.ErrRunning) && !strings.Contains(err.Error(), "lost its lease") {
+			// Every refusal is by the lease of a run before it.
+			refused++
+			require.LessOrEqual(t, refused, run, "run %d refused %d times: %v", run, refused, err)
+			t.Logf("run %d refused: %v", run, err)
+			waitLeaseExpired(t, m, id)
+			continue
+		}
 		require.Less(t, run, 25, "migration %s still failing after %d runs: %v", id, run, err)
 		t.Logf("run %d: %v", run, err)
-		if errors.Is(err, migrate.ErrRunning) {
-			time.Sleep(time.Second)
+		run++
+	}
+}
+
+// waitLeaseExpired waits until the ledger shows no live lease on migration
+// id, reading it again after each error (the faults are still on).
+func waitLeaseExpired(t *testing.T, m *migrate.Migrator, id string) {
+	t.Helper()
+	for {
+		all, err := m.Status(context.Background())
+		if err != nil {
+			continue
 		}
+		i := slices.IndexFunc(all, func(s migrate.Status) bool { return s.ID == id })
+		require.GreaterOrEqual(t, i, 0, "no status for %s", id)
+		left := time.Until(all[i].LeaseUntil)
+		if all[i].LeaseOwner == "" || left < 0 {
+			return
+		}
+		time.Sleep(left + time.Millisecond) // until the lease the ledger shows has expired; then read it again
 	}
 }
 

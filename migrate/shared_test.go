@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/migrate"
 )
@@ -33,7 +35,10 @@ func TestMigrateSharedWorkers(t *testing.T) {
 	require.NoError(t, err)
 	shared := func(o *migrate.RunOptions) {
 		o.Shared, o.Segments, o.WorkerSegments, o.PageSize, o.Writers = true, 9, 2, 100, 4
-		o.Lease = 2 * time.Second
+		// Long enough that a loaded machine renews it in time (a lost lease
+		// stops a worker); the cancelled worker gives its leases up, so
+		// nothing waits for one to expire.
+		o.Lease = 10 * time.Second
 	}
 
 	// Worker 0 is cancelled at its first checkpoint: it gives its
@@ -124,29 +129,26 @@ func TestMigrateSharedExclusion(t *testing.T) {
 	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
-	// holdWhileRunning runs the migration slowly (rate-limited) with opts,
-	// calls check once it is running, then cancels it.
+	// holdWhileRunning starts the migration with opt, held part-way by a
+	// gate (one item goes through, every later one waits), waits until the
+	// run has checkpointed that item, calls check, then cancels the run.
 	holdWhileRunning := func(opt func(*migrate.RunOptions), check func()) {
-		started := make(chan struct{})
+		g := newGate()
+		held, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, g.transform(usersTransform(users))))
+		require.NoError(t, err)
+		before := must(m.Status(ctx))[0].Counts.Read
 		done := make(chan error, 1)
 		runCtx, cancel := context.WithCancel(ctx)
+		defer g.open()
 		defer cancel()
 		go func() {
-			var once sync.Once
-			_, err := m.Run(runCtx, "000-users", opt, func(o *migrate.RunOptions) {
-				o.WCU, o.PageSize = 40, 50
-				o.ProgressInterval = 10 * time.Millisecond
-				o.Progress = func(p migrate.Progress) {
-					if p.Read > 0 {
-						once.Do(func() { close(started) })
-					}
-				}
-			})
+			_, err := held.Run(runCtx, "000-users", opt, func(o *migrate.RunOptions) { o.PageSize = 1 })
 			done <- err
 		}()
-		<-started
+		waitCheckpointed(t, m, before, done)
 		check()
 		cancel()
+		g.open()
 		require.ErrorIs(t, <-done, context.Canceled)
 	}
 
@@ -282,23 +284,20 @@ func TestMigrateSharedLostLease(t *testing.T) {
 	m, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
-	started := make(chan struct{})
+	// The worker is held by a gate after its first checkpoint, so that it
+	// cannot finish before the claim lands, however slow the machine.
+	g := newGate()
+	held, err := migrate.New(tbl, migrate.Copy("000-users", migrate.Source{Table: src}, g.transform(usersTransform(users))))
+	require.NoError(t, err)
+	defer g.open()
 	done := make(chan error, 1)
 	go func() {
-		var once sync.Once
-		_, err := m.Run(ctx, "000-users", func(o *migrate.RunOptions) {
-			o.Shared, o.Segments, o.WorkerSegments, o.PageSize, o.WCU = true, 1, 1, 50, 40
-			o.Lease = 900 * time.Millisecond
-			o.ProgressInterval = 10 * time.Millisecond
-			o.Progress = func(p migrate.Progress) {
-				if p.Read > 0 {
-					once.Do(func() { close(started) })
-				}
-			}
+		_, err := held.Run(ctx, "000-users", func(o *migrate.RunOptions) {
+			o.Shared, o.Segments, o.WorkerSegments, o.PageSize = true, 1, 1, 1
 		})
 		done <- err
 	}()
-	<-started
+	waitCheckpointed(t, m, 0, done)
 	// Another worker's claim, as it lands in the checkpoint.
 	_, err = tbl.Client().UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(tbl.Name()),
@@ -314,16 +313,51 @@ func TestMigrateSharedLostLease(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	select {
-	case err := <-done:
-		require.ErrorIs(t, err, migrate.ErrRunning)
-		assert.ErrorContains(t, err, "lost its lease")
-	case <-time.After(20 * time.Second):
-		t.Fatal("the worker kept going after its segment was taken")
-	}
+	g.open()
+	// Its next checkpoint, or its next renewal, is refused: it stops (the
+	// test binary's -timeout bounds a worker that kept going).
+	err = <-done
+	require.ErrorIs(t, err, migrate.ErrRunning)
+	assert.ErrorContains(t, err, "lost its lease")
 	st := must(m.Status(ctx))[0]
 	assert.Equal(t, []string{"other-host/7/abc"}, st.Workers)
 	_, err = m.Run(ctx, "000-users")
 	require.ErrorIs(t, err, migrate.ErrRunning)
 	assert.ErrorContains(t, err, "other-host/7/abc")
+}
+
+// gate holds a migration part-way, however fast or slow the machine: its
+// transform lets the first item through and holds every later one until
+// open is called.
+type gate struct {
+	passed  atomic.Bool
+	release chan struct{}
+	once    sync.Once
+}
+
+func newGate() *gate { return &gate{release: make(chan struct{})} }
+
+func (g *gate) transform(tr migrate.Transform) migrate.Transform {
+	return func(item map[string]types.AttributeValue) ([]singletable.WriteOp, error) {
+		if !g.passed.CompareAndSwap(false, true) {
+			<-g.release
+		}
+		return tr(item)
+	}
+}
+
+func (g *gate) open() { g.once.Do(func() { close(g.release) }) }
+
+// waitCheckpointed waits until the ledger of m's first migration counts
+// more items read than before: a run has checkpointed a page. It fails the
+// test if the run (whose result done carries) stops first.
+func waitCheckpointed(t *testing.T, m *migrate.Migrator, before int64, done <-chan error) {
+	t.Helper()
+	for must(m.Status(context.Background()))[0].Counts.Read <= before {
+		select {
+		case err := <-done:
+			t.Fatalf("the run stopped before its first checkpoint: %v", err)
+		case <-time.After(5 * time.Millisecond): // poll the ledger
+		}
+	}
 }

@@ -97,7 +97,10 @@ func TestMigrateWorkerProcesses(t *testing.T) {
 	const n = 20000
 	src := newLegacyTable(t, n)
 	endpoint := ddblocal.Shared(t).Endpoint()
-	args := "run -shared -segments 12 -worker-segments 2 -writers 8 -page-size 250 -lease 3s 000-users"
+	// The lease is long enough that a loaded machine renews it in time (a
+	// survivor that lost one would stop); the killed worker's segments wait
+	// that long before they are taken over.
+	args := "run -shared -segments 12 -worker-segments 2 -writers 8 -page-size 250 -lease 10s 000-users"
 	worker := func(dst string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), migrateWorkerEnv+"="+src+" "+dst, migrateWorkerArgsEnv+"="+args,

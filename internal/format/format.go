@@ -223,6 +223,19 @@ func Key(spec string) (*Format, error) {
 	return nil, fmt.Errorf("unknown key format %q (want %s)", spec, names(InKeys))
 }
 
+// Keyed returns the formats a key placeholder can name, in table order
+// (Padded standing for its family %01d to %020d), for tests that must
+// cover every format.
+func Keyed() []*Format {
+	var out []*Format
+	for _, f := range table {
+		if f.Use&InKeys != 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Attr returns the time format a dynamodbav tag option names, or nil.
 func Attr(option string) *Format {
 	if f := named(option, InAttrs); f != nil && f.Kind == Time {

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -44,7 +45,7 @@ func (f *Format) FromEpoch(n int64) time.Time {
 func (f *Format) Check(t time.Time) error {
 	u := t.UTC()
 	if y := u.Year(); y < 0 || y > 9999 {
-		return fmt.Errorf("time %v: year outside 0000–9999", t)
+		return errors.New("time with a year outside 0000–9999")
 	}
 	h, m, s := u.Clock()
 	day := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second + time.Duration(u.Nanosecond())
@@ -52,10 +53,10 @@ func (f *Format) Check(t time.Time) error {
 	case day%f.Cut == 0:
 		return nil
 	case f.Cut >= 24*time.Hour:
-		return fmt.Errorf("time %v is not midnight UTC; a date key holds the day only (use time.Date(y, m, d, 0, 0, 0, 0, time.UTC))", t)
+		return errors.New("time is not midnight UTC; a date key holds the day only (use time.Date(y, m, d, 0, 0, 0, 0, time.UTC))")
 	}
 	unit := map[time.Duration]string{time.Microsecond: "Microsecond", time.Millisecond: "Millisecond", time.Second: "Second", time.Minute: "Minute"}[f.Cut]
-	return fmt.Errorf("time %v has a fraction of a %s the format cannot show (truncate it: t.Truncate(time.%s))", t, strings.ToLower(unit), unit)
+	return fmt.Errorf("time has a fraction of a %s the format cannot show (truncate it: t.Truncate(time.%s))", strings.ToLower(unit), unit)
 }
 
 // ParseTime reads s, a time written in f in a key, accepting only what
@@ -156,7 +157,7 @@ func Zoneless(s string) bool {
 // digits), refusing a value wider than f.Width.
 func (f *Format) AppendUint(dst []byte, x uint64) ([]byte, error) {
 	if digits := decimalLen(x); digits > f.Width {
-		return dst, fmt.Errorf("%d has %d digits, wider than %d", x, digits, f.Width)
+		return dst, fmt.Errorf("value is wider than %d digits", f.Width)
 	}
 	return AppendDigits(dst, x, f.Width), nil
 }
@@ -164,7 +165,7 @@ func (f *Format) AppendUint(dst []byte, x uint64) ([]byte, error) {
 // AppendInt is AppendUint for a signed value, refusing a negative one.
 func (f *Format) AppendInt(dst []byte, n int64) ([]byte, error) {
 	if n < 0 {
-		return dst, fmt.Errorf("negative value %d", n)
+		return dst, errors.New("negative value")
 	}
 	return f.AppendUint(dst, uint64(n))
 }

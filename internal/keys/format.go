@@ -155,11 +155,11 @@ func (p *Part) checkRaw(s string) error {
 	case s == "":
 		return ErrEmptyValue
 	case !utf8.ValidString(s):
-		return p.unrepresentable("%q is not valid UTF-8", s)
+		return p.unrepresentable("value is not valid UTF-8")
 	case strings.ContainsRune(s, MaxRune):
-		return p.unrepresentable("%q contains U+10FFFF, reserved as the upper bound of keys", s)
+		return p.unrepresentable("value contains U+10FFFF, reserved as the upper bound of keys")
 	case p.Delim >= 0 && strings.IndexByte(s, byte(p.Delim)) >= 0:
-		return p.unrepresentable("%q contains %q, the delimiter that follows it", s, byte(p.Delim))
+		return p.unrepresentable("value contains the delimiter %q that follows it", byte(p.Delim))
 	}
 	return nil
 }
@@ -227,7 +227,7 @@ func (p *Part) AppendPrefix(dst []byte, prefix string) ([]byte, error) {
 	}
 	for i := 0; i < len(prefix); i++ {
 		if !p.Produces(prefix[i]) {
-			return dst, p.unrepresentable("prefix %q: no value in this format contains %q", prefix, prefix[i])
+			return dst, p.unrepresentable("BeginsWith prefix: no value in format %s contains its byte %d", p.Spec(), i+1)
 		}
 	}
 	return append(dst, prefix...), nil

@@ -2,6 +2,7 @@ package keys
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -208,6 +209,90 @@ func TestFormatsRefuse(t *testing.T) {
 				t.Fatalf("encode(%v) = %q, %v; want %v mentioning %q", c.v, got, err, c.want, c.text)
 			}
 		})
+	}
+}
+
+// Issue 23, item 2: a refusal names the placeholder and the rule, never
+// the value, for every format of internal/format's table (a new format is
+// covered when listed; a new kind fails until its values are listed here)
+// and for the default; BeginsWith prefixes likewise.
+func TestFormatsRefuseWithoutQuoting(t *testing.T) {
+	const secret = "S3CRET-7f1c"
+	frac := time.Date(2031, 7, 19, 13, 37, 42, 123456789, time.UTC)
+	late, early := time.Date(12345, 6, 7, 8, 9, 10, 0, time.UTC), time.Date(-4242, 6, 7, 8, 9, 10, 0, time.UTC)
+	type refusal struct {
+		v     any
+		rule  string
+		leaks []string
+	}
+	timeLeaks := func(tm time.Time) []string {
+		return []string{tm.String(), tm.Format(time.RFC3339Nano), fmt.Sprint(tm.Unix()), fmt.Sprint(tm.UnixMilli()), fmt.Sprint(tm.Year())}
+	}
+	refusals := map[format.Kind][]refusal{
+		format.Text: {
+			{"m." + secret + "#x", "delimiter '#'", []string{secret, "m."}},
+			{secret + "\xff", "not valid UTF-8", []string{secret}},
+			{secret + "\U0010FFFF", "U+10FFFF", []string{secret}},
+		},
+		format.Time: {
+			{late, "year outside 0000–9999", timeLeaks(late)},
+			{early, "year outside 0000–9999", timeLeaks(early)},
+			{frac, "", append(timeLeaks(frac), "13:37", "123456789", "2031")},
+		},
+		format.Integer: {
+			{int64(-4242424242), "negative", []string{"4242424242"}},
+			{uint64(987654321), "wider than 8 digits", []string{"987654321"}},
+		},
+	}
+	check := func(where string, err error, rule string, leaks []string) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s: no error", where)
+			return
+		}
+		if !strings.Contains(err.Error(), rule) {
+			t.Errorf("%s: %q does not name the rule %q", where, err, rule)
+		}
+		for _, leak := range leaks {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("%s: %q quotes %q", where, err, leak)
+			}
+		}
+	}
+	for _, f := range format.Keyed() {
+		spec := f.Name
+		if f == format.Padded {
+			spec = "%08d"
+		}
+		rs, ok := refusals[f.Kind]
+		if !ok {
+			t.Fatalf("format %s: no refusals listed for its kind", f.Name)
+		}
+		_, p := formatPart(t, "X#{V:"+spec+"}#Y")
+		for _, r := range rs {
+			_, err := formatEncode(p, r.v)
+			rule := r.rule
+			if rule == "" && f.Cut >= 24*time.Hour {
+				rule = "not midnight UTC"
+			} else if rule == "" {
+				rule = "the format cannot show"
+			}
+			where := fmt.Sprintf("{V:%s} %v", spec, r.v)
+			check(where, err, rule, r.leaks)
+			if !errors.Is(err, ErrUnrepresentable) || !strings.Contains(err.Error(), p.Placeholder()) {
+				t.Errorf("%s: %v does not wrap ErrUnrepresentable naming %s", where, err, p.Placeholder())
+			}
+		}
+		prefix, rule := "2031-"+secret, "no value in format "+spec
+		if f.Kind == format.Text {
+			prefix, rule = "m."+secret+"#", "delimiter '#'"
+		}
+		_, err := p.AppendPrefix(nil, prefix)
+		check(fmt.Sprintf("{V:%s} prefix %q", spec, prefix), err, rule, []string{secret, "2031", "m."})
+	}
+	for _, r := range refusals[format.Time][:2] {
+		_, err := AppendValue(nil, reflect.ValueOf(r.v))
+		check(fmt.Sprintf("default %v", r.v), err, r.rule, r.leaks)
 	}
 }
 

@@ -645,7 +645,7 @@ func keyTimeOf(v reflect.Value) time.Time {
 // format.KeyTime, refusing a year it cannot hold.
 func appendKeyTime(dst []byte, t time.Time) ([]byte, error) {
 	if err := format.KeyTime.Check(t); err != nil {
-		return dst, fmt.Errorf("singletable: time %v cannot be used in a key: year outside 0000–9999", t.UTC())
+		return dst, errors.New("singletable: time cannot be used in a key: year outside 0000–9999")
 	}
 	return format.KeyTime.AppendTime(dst, t), nil
 }
