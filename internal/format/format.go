@@ -239,7 +239,7 @@ func Key(spec string) (*Format, error) {
 			return &padded[w], nil
 		}
 	}
-	if strings.ContainsAny(spec, "0123456789") && !strings.HasPrefix(spec, "%") {
+	if spec != "" && (spec[0] >= '0' && spec[0] <= '9' || spec[0] == '_') { // a Go layout starts with an element: 2006, 15, 02, _2, …
 		return Layout(spec)
 	}
 	return nil, fmt.Errorf("unknown key format %q (want %s, or a Go time layout such as 2006-01-02T15:04:05)", spec, names(InKeys))
