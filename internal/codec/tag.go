@@ -44,7 +44,7 @@ func parseTag(st reflect.StructTag) tag {
 	}
 	for _, opt := range parts[1:] {
 		f, _ := format.Attr(opt) // a layout the table refuses: TagError
-		if f == format.Unix { // attributevalue's unixtime, by the name key templates use
+		if f == format.Unix {    // attributevalue's unixtime, by the name key templates use
 			opt, f = "unixtime", nil
 		}
 		for _, o := range tagOptions {
