@@ -156,6 +156,7 @@ type Target struct {
 	// keysMatch, set when the entity matches keys (Schema.MatchKeys),
 	// reports whether an item without the entity type attribute is its.
 	keysMatch func(item map[string]types.AttributeValue) bool
+	selected  func(item map[string]types.AttributeValue) error // repo.selected, with keysMatch
 }
 
 // Count returns how many items the target has received.
@@ -191,12 +192,13 @@ func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
 	tg.decode = func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
-			return nil, err
+			return nil, r.undecoded(item, err)
 		}
 		return v, deliver(v)
 	}
 	if r.e.foreign.matchKeys {
 		tg.keysMatch = func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
+		tg.selected = r.selected
 	}
 	return tg
 }
@@ -307,19 +309,34 @@ func routeUntyped(untyped []*Target, item map[string]types.AttributeValue) (*Tar
 	return found, nil
 }
 
-// counts reports whether route would not skip item.
+// counts reports whether route would take or report item.
 func (rt *router) counts(item map[string]types.AttributeValue) bool {
 	if !rt.skipUnknown {
 		return true
 	}
 	tg, _, _ := rt.target(item)
-	return tg != nil
+	return tg != nil || rt.selected(item) != nil
 }
 
-// route hands item to its target. ok is false when the item was skipped.
+// selected is the *DecodeError of an item no target takes that a
+// target's key shape selected (see repo.selected), nil for any other.
+func (rt *router) selected(item map[string]types.AttributeValue) error {
+	for _, tg := range rt.untyped {
+		if err := tg.selected(item); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// route hands item to its target. ok is false when the item was skipped;
+// err is a *DecodeError for an item reported (see Page.Skipped).
 func (rt *router) route(item map[string]types.AttributeValue) (v any, ok bool, err error) {
 	tg, typ, ambiguous := rt.target(item)
 	if tg == nil {
+		if err := rt.selected(item); err != nil && ambiguous == nil {
+			return nil, false, err
+		}
 		if rt.skipUnknown {
 			return nil, false, nil
 		}
@@ -428,7 +445,7 @@ func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], e
 	if err != nil || p.empty {
 		return Page[any]{}, err
 	}
-	return p.rt.page(ctx, p.req, c.limit)
+	return p.rt.page(ctx, p.req, c.limit, c.strict)
 }
 
 // Collect reads the whole collection (at most Limit items) into the
@@ -447,7 +464,7 @@ func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any,
 		if err != nil || p.empty {
 			return err
 		}
-		return readAll(ctx, []*request{p.req}, c.limit, yielder(p.rt.route, yield))
+		return readAll(ctx, []*request{p.req}, c.limit, yielder(p.rt.route, yield, c.strict))
 	})
 }
 
