@@ -842,9 +842,11 @@ func (r *repo) accounts(item map[string]types.AttributeValue) bool {
 // but that its key shape selected: an item without the entity type
 // attribute, read for an entity matching keys, whose keys start with the
 // literal prefixes of the entity's templates (one at least not empty) but
-// do not parse, and that no other entity bound to the table owns (its
-// templates parse the keys, or its literal prefixes match more of them).
-// nil for any other item.
+// fail to parse before their end, and that no other entity bound to the
+// table owns (its templates parse the keys, or its literal prefixes match
+// more of them). A key holding a whole key of the entity's and more (an
+// item below it, "VOTER#bob#note" for VOTER#{Name}) is another's. nil
+// for any other item.
 func (r *repo) selected(item map[string]types.AttributeValue) error {
 	e, o := r.e, &r.t.opts
 	if _, typed := item[o.EntityTypeAttr]; typed || !e.foreign.matchKeys {
@@ -859,7 +861,7 @@ func (r *repo) selected(item map[string]types.AttributeValue) error {
 			return nil
 		}
 	}
-	if err := e.keysErr(o, item); err != nil {
+	if err := e.keysErr(o, item); err != nil && !errors.Is(err, keys.ErrLonger) {
 		return r.undecoded(item, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err})
 	}
 	return nil

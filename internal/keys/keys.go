@@ -56,6 +56,9 @@ var (
 	// ErrMismatch is wrapped by Template.Split when a key was not
 	// rendered from the template.
 	ErrMismatch = errors.New("key does not match template")
+	// ErrLonger is wrapped, with ErrMismatch, when the key holds a whole
+	// key of the template and goes on after it.
+	ErrLonger = errors.New("longer than the template")
 )
 
 // DelimLimit is the byte boundary of the codec: escaped values contain no
@@ -403,10 +406,10 @@ func (t Template) Split(key string) ([]string, error) {
 		rest = rest[end:]
 	}
 	if n := len(t.Parts); rest != "" && n > 0 && t.Parts[n-1].Field != "" {
-		return nil, fmt.Errorf("singletable: key %q: %w %q: {%s} ends at %q, the end of the key expected", key, ErrMismatch, t.Raw, t.Parts[n-1].Field, rest)
+		return nil, fmt.Errorf("singletable: key %q: %w %q: {%s} ends at %q: %w", key, ErrMismatch, t.Raw, t.Parts[n-1].Field, rest, ErrLonger)
 	}
 	if rest != "" {
-		return nil, fmt.Errorf("singletable: key %q: %w %q: unexpected %q at the end", key, ErrMismatch, t.Raw, rest)
+		return nil, fmt.Errorf("singletable: key %q: %w %q: unexpected %q at the end: %w", key, ErrMismatch, t.Raw, rest, ErrLonger)
 	}
 	return vals, nil
 }
