@@ -86,7 +86,8 @@ func (c *Collection) clone() *Collection {
 }
 
 // SkipUnknown skips items no target accepts instead of failing the read;
-// they do not count towards Limit.
+// they do not count towards Limit. An untyped item a target's key shape
+// selects is reported all the same (see [Page].Skipped).
 func (c *Collection) SkipUnknown() *Collection { d := c.clone(); d.skipUnknown = true; return d }
 
 // Desc reads the partition in descending sort key order.
@@ -457,7 +458,8 @@ func (c *Collection) Collect(ctx context.Context, targets ...*Target) ([]any, er
 // All returns an iterator over the collection (at most Limit items). Each
 // item is delivered to its target, then yielded as the decoded value (a
 // type switch tells the entities apart; [Repo.Member] targets store
-// nothing). It stops after yielding an error; each use reads again.
+// nothing). It yields an item it reads past as a *DecodeError and goes
+// on, as [Query.All] does; it stops after any other error. Each use reads again.
 func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {
 	return seqOf(func(yield func(any, error) bool) error {
 		p, err := c.plan(targets, true)

@@ -275,8 +275,7 @@ func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
 }
 
 // All returns an iterator over r's items (at most Limit), holding one
-// response at a time (per segment). It stops after yielding an error;
-// each use scans again.
+// response at a time (per segment), as [Query.All] does; each use scans again.
 func (q *Scan[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return seqOf(func(yield func(T, error) bool) error {
 		reqs, err := q.plan(false, false)
