@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/model"
 )
 
@@ -224,7 +225,7 @@ func scalarType(f *model.Field) (types.ScalarAttributeType, error) {
 	switch {
 	case t.Kind() == reflect.String:
 		return types.ScalarAttributeTypeS, nil
-	case isNumberKind(t.Kind()):
+	case codec.IsNumberKind(t.Kind()):
 		return types.ScalarAttributeTypeN, nil
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
 		return types.ScalarAttributeTypeB, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/attrvalue"
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -105,7 +106,7 @@ func (u *updateSpec) operator(name, op string, build func(f *model.Field) (write
 func (u *updateSpec) numberOp(f *model.Field, name, op string, given, n any) (writeplan.Op, error) {
 	e := u.r.e
 	nv := reflect.ValueOf(n)
-	if !isNumberKind(nv.Kind()) {
+	if !codec.IsNumberKind(nv.Kind()) {
 		return writeplan.Op{}, validationErr(e.name, name, "%s takes a number, got %T", op, given)
 	}
 	ft := f.Type
@@ -113,7 +114,7 @@ func (u *updateSpec) numberOp(f *model.Field, name, op string, given, n any) (wr
 		ft = ft.Elem()
 	}
 	switch {
-	case !isNumberKind(ft.Kind()):
+	case !codec.IsNumberKind(ft.Kind()):
 		return writeplan.Op{}, validationErr(e.name, name, "%s on a field of type %s; it takes a number field (or a set, for Add)", op, f.Type)
 	case nv.CanFloat() && ft.Kind() != reflect.Float32 && ft.Kind() != reflect.Float64 && nv.Float() != math.Trunc(nv.Float()):
 		return writeplan.Op{}, validationErr(e.name, name, "%s of %v to an integer field", op, given)
@@ -162,21 +163,11 @@ func absInt(n int64) uint64 {
 	return uint64(n)
 }
 
-func isNumberKind(k reflect.Kind) bool {
-	switch k {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return true
-	}
-	return false
-}
-
 // negate returns -n for a Go number n.
 func negate(n any) (any, error) {
 	v := reflect.ValueOf(n)
 	switch {
-	case !v.IsValid() || !isNumberKind(v.Kind()):
+	case !v.IsValid() || !codec.IsNumberKind(v.Kind()):
 		return nil, fmt.Errorf("takes a number, got %T", n)
 	case v.CanInt():
 		if v.Int() == math.MinInt64 {
@@ -295,7 +286,7 @@ func convertTo(x any, t reflect.Type) (reflect.Value, bool) {
 		n := reflect.New(t).Elem()
 		n.Set(v)
 		return n, true
-	case v.Type().ConvertibleTo(t) && (v.Kind() == t.Kind() || isNumberKind(v.Kind()) && isNumberKind(t.Kind()) && !v.CanFloat()):
+	case v.Type().ConvertibleTo(t) && (v.Kind() == t.Kind() || codec.IsNumberKind(v.Kind()) && codec.IsNumberKind(t.Kind()) && !v.CanFloat()):
 		if v.CanInt() && reflect.Zero(t).CanInt() && reflect.Zero(t).OverflowInt(v.Int()) {
 			return reflect.Value{}, false
 		}

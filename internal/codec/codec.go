@@ -187,7 +187,7 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 		switch {
 		case plainString(ft) || isTimeType(ft) && !hasMarshaler(ft) && !f.timeForm().Number():
 			p.sHint++
-		case isNumberKind(ft.Kind()) && !hasMarshaler(ft) || isTimeType(ft) && f.timeForm().Number():
+		case IsNumberKind(ft.Kind()) && !hasMarshaler(ft) || isTimeType(ft) && f.timeForm().Number():
 			p.nHint++
 		}
 	}
@@ -220,7 +220,9 @@ func (b *builder) plan(t reflect.Type, addr bool) *Plan {
 	return p
 }
 
-func isNumberKind(k reflect.Kind) bool {
+// IsNumberKind reports whether k is a Go integer or float kind: a field
+// of such a kind is stored as a DynamoDB number.
+func IsNumberKind(k reflect.Kind) bool {
 	switch k {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
