@@ -287,7 +287,7 @@ func decodeString(s string, v reflect.Value, tg tag) error {
 }
 
 // decodeEpoch reads an epoch number of format f (nil: seconds, as
-// attributevalue reads any N into a time) in local time.
+// attributevalue reads any N into a time) in UTC, as every time decodes.
 func decodeEpoch(n string, f *format.Format) (time.Time, error) {
 	x, err := strconv.ParseInt(n, 10, 64)
 	if err != nil {
