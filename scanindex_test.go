@@ -32,7 +32,7 @@ func scanIndexFixture(t *testing.T, docs *singletable.Repo[Doc]) []string {
 		default:
 			d.Category = "rust"
 		}
-		d.Deleted = i == 7
+		d.Deleted = i == 8
 		_, err := docs.Create(ctx, d)
 		require.NoError(t, err)
 		if d.Visibility == "public" && !d.Deleted && d.Category == "go" {
