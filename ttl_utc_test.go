@@ -12,7 +12,7 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-type Lease struct {
+type EpochLease struct {
 	ID      string    `dynamodbav:"ID"`
 	Expires time.Time `dynamodbav:"expires"`
 	Seen    time.Time `dynamodbav:"seen,unixtime"`
@@ -20,8 +20,8 @@ type Lease struct {
 	At      time.Time `dynamodbav:"at"`
 }
 
-var Leases = singletable.MustDefine(singletable.Schema[Lease]{
-	Type: "Lease", PK: "LEASE#{ID}", SK: "LEASE", TTL: "Expires",
+var EpochLeases = singletable.MustDefine(singletable.Schema[EpochLease]{
+	Type: "EpochLease", PK: "LEASE#{ID}", SK: "LEASE", TTL: "Expires",
 })
 
 // TestEpochTimesDecodeInUTC: the TTL field and unixtime and unixmilli
@@ -33,34 +33,34 @@ var Leases = singletable.MustDefine(singletable.Schema[Lease]{
 func TestEpochTimesDecodeInUTC(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var leases *singletable.Repo[Lease]
-	tbl, _ := newTable(t, func(tbl *singletable.Table) { leases = singletable.MustBind(tbl, Leases) })
+	var leases *singletable.Repo[EpochLease]
+	tbl, _ := newTable(t, func(tbl *singletable.Table) { leases = singletable.MustBind(tbl, EpochLeases) })
 	zone := time.FixedZone("X", -(3*3600 + 1800))
 	// In the future: DynamoDB Local deletes items whose TTL has passed.
 	at := time.Date(2036, 3, 4, 5, 6, 7, 0, time.UTC)
-	want := Lease{ID: "a", Expires: at.Add(time.Hour), Seen: at, Milli: at.Add(123 * time.Millisecond), At: at}
+	want := EpochLease{ID: "a", Expires: at.Add(time.Hour), Seen: at, Milli: at.Add(123 * time.Millisecond), At: at}
 
-	created, err := leases.Create(ctx, Lease{ID: "a", Expires: want.Expires.In(zone), Seen: at.In(zone),
+	created, err := leases.Create(ctx, EpochLease{ID: "a", Expires: want.Expires.In(zone), Seen: at.In(zone),
 		Milli: want.Milli.In(zone), At: at})
 	require.NoError(t, err)
 	assert.Equal(t, want, created, "Create returns the times as a read decodes them")
 	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("LEASE#b"), "SK": sAV("LEASE"), "ID": sAV("b"),
-		"EntityType": sAV("Lease"), "expires": nAV("2082758400"), "seen": nAV("2082758400"), "milli": nAV("2082758400123"),
+		"EntityType": sAV("EpochLease"), "expires": nAV("2082758400"), "seen": nAV("2082758400"), "milli": nAV("2082758400123"),
 		"at": sAV("2036-01-01T00:00:00Z")})
 	jan := time.Date(2036, 1, 1, 0, 0, 0, 0, time.UTC)
-	wantB := Lease{ID: "b", Expires: jan, Seen: jan, Milli: jan.Add(123 * time.Millisecond), At: jan}
+	wantB := EpochLease{ID: "b", Expires: jan, Seen: jan, Milli: jan.Add(123 * time.Millisecond), At: jan}
 
-	utc := func(what string, l Lease) {
+	utc := func(what string, l EpochLease) {
 		t.Helper()
 		for name, tm := range map[string]time.Time{"Expires": l.Expires, "Seen": l.Seen, "Milli": l.Milli, "At": l.At} {
 			assert.Same(t, time.UTC, tm.Location(), "%s: %s", what, name)
 		}
 	}
-	got, err := leases.Get(ctx, Lease{ID: "a"})
+	got, err := leases.Get(ctx, EpochLease{ID: "a"})
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	utc("Get", got)
-	got, err = leases.Get(ctx, Lease{ID: "b"})
+	got, err = leases.Get(ctx, EpochLease{ID: "b"})
 	require.NoError(t, err)
 	assert.Equal(t, wantB, got, "another service's epoch numbers")
 	utc("Get of another service's item", got)
