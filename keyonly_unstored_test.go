@@ -58,6 +58,10 @@ func TestKeyOnlyFieldsTaggedDash(t *testing.T) {
 	got, err := logs.Get(ctx, DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02"})
 	require.NoError(t, err)
 	assert.Equal(t, a, got)
+	part, err := logs.Get(ctx, DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02"},
+		func(o *singletable.ReadOptions) { o.Fields = []string{"DeviceID", "Owner"} })
+	require.NoError(t, err)
+	assert.Equal(t, DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02", Owner: "ann"}, part, "Fields naming one reads the keys")
 	open, err := logs.Query(DeviceLog{DeviceID: "d1", State: "open"}).Where(singletable.Eq, "State").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []DeviceLog{a}, open)
