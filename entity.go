@@ -86,7 +86,9 @@ type Schema[T any] struct {
 	// KeyOnly names fields (Go names) of the primary key templates that
 	// are not stored as attributes: the key holds them. Every decode fills
 	// the key template fields an item lacks from its parsed keys, KeyOnly
-	// or not (docs/adopting.md, "Fields held only in the key").
+	// or not (docs/adopting.md, "Fields held only in the key"). A KeyOnly
+	// field may be tagged `dynamodbav:"-"`; a filter or condition cannot
+	// name such a field.
 	KeyOnly []string
 	// Location is where time texts without a zone and bare dates are read,
 	// for the entity's top-level time fields; nil reads them as UTC.
@@ -187,6 +189,7 @@ func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 		e.byName[f.Name] = f
 		e.byAttr[f.Attr] = f
 	}
+	e.addUnstoredKeyFields(s.KeyOnly)
 	var err error
 	if s.PK == "" {
 		return validationErr(s.Type, "PK", "partition key template is empty")
@@ -218,6 +221,22 @@ func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 		return err
 	}
 	return e.compileForeign(s)
+}
+
+// addUnstoredKeyFields makes the KeyOnly fields that a dynamodbav:"-" tag
+// keeps out of the item fields of e, with no attribute (Attr ""): the key
+// templates render them and every decode parses them back from the keys.
+func (e *entityPlan) addUnstoredKeyFields(keyOnly []string) {
+	for _, name := range keyOnly {
+		sf, ok := e.typ.FieldByName(name)
+		if !e.excluded[name] || e.byName[name] != nil || !ok {
+			continue
+		}
+		f := &model.Field{Name: name, Index: sf.Index, Type: sf.Type}
+		e.fields = append(e.fields, f)
+		e.byName[name] = f
+		e.foreign.unstored = true
+	}
 }
 
 // MustDefine is like [Define] but panics on error; use it for package-level
@@ -442,6 +461,7 @@ func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, o
 	if err != nil {
 		return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
+	complete = complete && !e.foreign.unstored
 	if !complete || e.foreign.loc != nil {
 		return e.decodeRest(&t.opts, item, reflect.ValueOf(out).Elem(), complete)
 	}
@@ -459,6 +479,7 @@ func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, e
 	if err != nil {
 		return out, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
+	complete = complete && !e.foreign.unstored
 	if !complete || e.foreign.loc != nil {
 		// On the heap only here: out stays on the stack otherwise.
 		p := new(T)

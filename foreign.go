@@ -23,6 +23,7 @@ import (
 type foreignPlan struct {
 	matchKeys bool           // Schema.MatchKeys
 	keyOnly   []*model.Field // the Schema.KeyOnly fields, which writes leave out
+	unstored  bool           // some are tagged dynamodbav:"-": the codec never fills them
 	// loc reads zone-less time texts (nil: UTC, as the codec reads them);
 	// times lists the top-level time fields stored as text, re-read in loc.
 	loc   *time.Location

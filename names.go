@@ -28,7 +28,7 @@ import (
 // attrOf resolves name, the head of a name path in a condition on e's
 // items in table t: the attribute it stands for, and whether it is known.
 func (e *entityPlan) attrOf(t *Table, name string) (string, bool) {
-	if f := e.byName[name]; f != nil {
+	if f := e.byName[name]; f != nil && f.Attr != "" { // "": a KeyOnly field tagged "-"
 		return f.Attr, true
 	}
 	if e.byAttr[name] != nil {

@@ -221,7 +221,9 @@ func (r *repo) projectionAttrs(fields []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		attrs = append(attrs, f.Attr)
+		if f.Attr != "" { // "": a KeyOnly field tagged "-", read from the keys
+			attrs = append(attrs, f.Attr)
+		}
 	}
 	attrs = appendAttr(attrs, r.t.opts.PartitionKey)
 	return appendAttr(attrs, r.t.opts.SortKey), nil

@@ -15,11 +15,13 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// Scan reads every item of one entity in the table ([Scan API]), for
-// reads with no partition to query. It reads (and bills) the whole table,
-// dropping other entities' items by a filter. Build it with [Repo.Scan];
-// builder methods return a copy and record mistakes, which the final call
-// reports before sending anything.
+// Scan reads every item of one entity in the table or in one of its
+// indexes ([Scan API]), for reads with no partition to query. It reads
+// (and bills) the whole table or index, dropping other entities' items by
+// a filter; a sparse index holds only the items that have its keys. Build
+// it with [Repo.Scan] or [Repo.ScanIndex]; builder methods return a copy
+// and record mistakes, which the final call reports before sending
+// anything.
 //
 // [Scan API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html
 type Scan[T any] struct {
@@ -39,14 +41,29 @@ type TableScan struct {
 // scanSpec is what a Scan and a TableScan are built from.
 type scanSpec struct {
 	readSpec
-	segment, total int // Segment(segment, total); total 0: the whole table
-	workers        int // Segments(n)
+	segment, total int    // Segment(segment, total); total 0: the whole table
+	workers        int    // Segments(n)
+	index          string // the index scanned ("": the table)
 }
 
 // Scan starts a scan of r's items; optFns are as for [Repo.Query].
 func (r *Repo[T]) Scan(optFns ...func(*ReadOptions)) *Scan[T] {
 	q := &Scan[T]{r: r, s: scanSpec{readSpec: readSpec{what: "scan: "}}}
 	q.s.readOptions(optFns)
+	return q
+}
+
+// ScanIndex starts a scan of r's items in the named index, as
+// [Repo.QueryIndex] starts a query: a sparse index gives only the items
+// holding its keys. optFns are as for [Repo.Query]; a global secondary
+// index has no consistent reads. Cursors resume only a scan of the same
+// index.
+func (r *Repo[T]) ScanIndex(index string, optFns ...func(*ReadOptions)) *Scan[T] {
+	q := r.Scan(optFns...)
+	q.s.index = index
+	if _, err := r.e.index(index); err != nil {
+		q.s.errs = append(q.s.errs, err)
+	}
 	return q
 }
 
@@ -146,6 +163,7 @@ type scanned struct {
 	names      expr.Resolver                    // resolves the filter's names
 	project    func([]string) ([]string, error) // resolves the projection's
 	skipping   bool                             // whether some items read are skipped
+	cursorKeys []string                         // the attributes a cursor holds
 	errs       []error                          // the targets' mistakes
 }
 
@@ -162,6 +180,9 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 	if sc.entity != "" {
 		what = "scan " + sc.entity
 	}
+	if s.index != "" {
+		what += " index " + s.index
+	}
 	newRequest := func(in *dynamodb.ScanInput) *request {
 		seg := "all"
 		if in.TotalSegments != nil {
@@ -170,7 +191,7 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 		return &request{t: t, src: scanSource(in), entity: sc.entity, what: what,
 			size:     s.pageSize == 0 && s.filter == nil && !sc.skipping,
 			probeOne: sc.typeFilter == nil && s.filter == nil,
-			bind:     cursorBinding(t.name, "", "\x00scan", sc.entity, seg), cursorKeys: t.primaryKeyAttrs()}
+			bind:     cursorBinding(t.name, s.index, "\x00scan", sc.entity, seg), cursorKeys: sc.cursorKeys}
 	}
 	if s.workers <= 1 {
 		if s.total > 0 {
@@ -205,6 +226,9 @@ func (s *scanSpec) check(sc scanned, paging bool) error {
 	if s.workers > 1 && paging {
 		errs = append(errs, validationErr(reading, "", "scan: a page is read from one segment: use Segment(i, n), or All and Collect with Segments"))
 	}
+	if s.index != "" && s.consistent {
+		errs = append(errs, validationErr(reading, s.index, "global secondary indexes do not support consistent reads"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -223,6 +247,9 @@ func (s *scanSpec) input(t *Table, sc scanned, count bool) (*dynamodb.ScanInput,
 		filter = expr.And(filter, user)
 	}
 	in := &dynamodb.ScanInput{TableName: &t.name}
+	if s.index != "" {
+		in.IndexName = aws.String(s.index)
+	}
 	if filter != "" {
 		in.FilterExpression = &filter
 	}
@@ -231,7 +258,7 @@ func (s *scanSpec) input(t *Table, sc scanned, count bool) (*dynamodb.ScanInput,
 		if err != nil {
 			return nil, err
 		}
-		in.ProjectionExpression = aws.String(b.Projection(append(attrs, t.primaryKeyAttrs()...)...))
+		in.ProjectionExpression = aws.String(b.Projection(append(attrs, sc.cursorKeys...)...))
 	}
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
 	if err := checkExprLimits(sc.entity, exprParts{kinds: []string{"filter", "projection"},
@@ -253,15 +280,21 @@ func (s *scanSpec) input(t *Table, sc scanned, count bool) (*dynamodb.ScanInput,
 
 func (q *Scan[T]) plan(count, paging bool) ([]*request, error) {
 	r := q.r
+	var idx *indexPlan // nil for the table, or an unknown index check reports
+	if q.s.index != "" {
+		idx, _ = r.e.index(q.s.index)
+	}
 	// An entity matching keys skips untyped items whose key is not its own.
 	return q.s.plan(r.t, scanned{entity: r.e.name, typeFilter: func(b *expr.Builder) string { return r.e.typeFilter(b, &r.t.opts) },
-		names: r.e.condNames(r.t, "filter"), project: r.projectionAttrs, skipping: r.e.foreign.matchKeys}, count, paging)
+		names: r.e.condNames(r.t, "filter"), project: r.projectionAttrs, skipping: r.e.foreign.matchKeys,
+		cursorKeys: r.t.cursorKeys(idx)}, count, paging)
 }
 
 func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) ([]*request, *router, error) {
 	rt, errs := newRouter(q.t, targets, needTargets, q.skipUnknown)
 	project := func(fields []string) ([]string, error) { return mixedProjection(q.t, targets, fields, nil) }
-	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets), project: project, skipping: q.skipUnknown, errs: errs}, count, paging)
+	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets), project: project, skipping: q.skipUnknown,
+		cursorKeys: q.t.primaryKeyAttrs(), errs: errs}, count, paging)
 	return reqs, rt, err
 }
 

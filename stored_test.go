@@ -111,7 +111,7 @@ var Stamps = singletable.MustDefine(singletable.Schema[Stamp]{
 })
 
 // Times stored as epoch seconds come back from Create and Put as a read
-// decodes them (cut to the second, in local time), whatever zone they were
+// decodes them (cut to the second, in UTC), whatever zone they were
 // given or stamped in; the caller's own time is left as it was.
 func TestCreateAndPutReturnEpochSecondsAsRead(t *testing.T) {
 	t.Parallel()

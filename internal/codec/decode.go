@@ -311,7 +311,7 @@ func isEpochText(s string) bool {
 }
 
 // decodeEpoch reads an epoch number of format f (nil: seconds, as
-// attributevalue reads any N into a time) in local time.
+// attributevalue reads any N into a time) in UTC, as every time decodes.
 func decodeEpoch(n string, f *format.Format) (time.Time, error) {
 	x, err := strconv.ParseInt(n, 10, 64)
 	if err != nil {

@@ -643,7 +643,13 @@ func equalValues(a, b reflect.Value) bool {
 		return true
 	case reflect.Struct:
 		if a.Type() == timeType || a.Type().ConvertibleTo(timeType) {
-			return reflect.DeepEqual(a.Convert(timeType).Interface(), b.Convert(timeType).Interface())
+			ta, tb := a.Convert(timeType).Interface().(time.Time), b.Convert(timeType).Interface().(time.Time)
+			// The one deliberate difference: an epoch number decodes in
+			// UTC, where attributevalue gives local time.
+			if ta.Location() == time.Local && tb.Location() == time.UTC {
+				ta = ta.UTC()
+			}
+			return reflect.DeepEqual(ta, tb)
 		}
 		for i := 0; i < a.NumField(); i++ {
 			if !equalValues(a.Field(i), b.Field(i)) {

@@ -34,11 +34,11 @@ func (f *Format) epochOf(t time.Time) int64 {
 	return t.Unix()*int64(time.Second/f.Epoch) + int64(t.Nanosecond())/int64(f.Epoch)
 }
 
-// FromEpoch returns the time n units of f's epoch after 1970, in local
-// time, as attributevalue reads an epoch number.
+// FromEpoch returns the time n units of f's epoch after 1970, in UTC as
+// every time a read decodes (attributevalue reads one in local time).
 func (f *Format) FromEpoch(n int64) time.Time {
 	per := int64(time.Second / f.Epoch)
-	return time.Unix(n/per, n%per*int64(f.Epoch))
+	return time.Unix(n/per, n%per*int64(f.Epoch)).UTC()
 }
 
 // Check returns why t cannot be written exactly in f in a key (where every
@@ -147,8 +147,8 @@ func parseCanonicalInt(s string) (int64, bool) {
 }
 
 // Stored returns t as reading back an attribute written in f gives it:
-// cut to f's precision; in UTC for a UTC layout, in local time for an
-// epoch number (as attributevalue reads one), and for a zone-less layout
+// cut to f's precision; in UTC for a UTC layout and an epoch number
+// (attributevalue reads one in local time), and for a zone-less layout
 // the wall clock of t read in loc (nil: UTC). A nil f, the default,
 // keeps t.
 func (f *Format) Stored(t time.Time, loc *time.Location) time.Time {

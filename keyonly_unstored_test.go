@@ -1,0 +1,94 @@
+package singletable_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/singletable-go/singletable"
+)
+
+// DeviceLog's key fields are tagged "-": the keys hold them, the item
+// has no attribute of their own, under any name.
+type DeviceLog struct {
+	DeviceID string `dynamodbav:"-"`
+	State    string `dynamodbav:"-"`
+	Date     string `dynamodbav:"-"`
+	Owner    string `dynamodbav:"owner"`
+	Note     string `dynamodbav:"note"`
+}
+
+var DeviceLogs = singletable.MustDefine(singletable.Schema[DeviceLog]{
+	Type: "DeviceLog", PK: "DEV#{DeviceID}", SK: "{State}#{Date}",
+	KeyOnly: []string{"DeviceID", "State", "Date"},
+	Indexes: []singletable.IndexSchema[DeviceLog]{{Name: "GSI1", PK: "OWNER#{Owner}", SK: "DEV#{DeviceID}#{Date}"}},
+})
+
+// TestKeyOnlyFieldsTaggedDash: KeyOnly fields tagged dynamodbav:"-" are
+// written in the keys only, and every read fills them from the keys: Get,
+// Query, a query of an index whose key renders one, Scan, an update's
+// result; the item another service writes reads the same. A filter
+// naming one is refused before the network, not sent to match nothing.
+func TestKeyOnlyFieldsTaggedDash(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var logs *singletable.Repo[DeviceLog]
+	tbl, c := newTable(t, func(tbl *singletable.Table) { logs = singletable.MustBind(tbl, DeviceLogs) })
+
+	a := DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02", Owner: "ann", Note: "a"}
+	_, err := logs.Create(ctx, a)
+	require.NoError(t, err)
+	item := rawGet(t, tbl, "DEV#d1", "open#2024-01-02")
+	assert.Equal(t, sAV("ann"), item["owner"])
+	for _, attr := range []string{"DeviceID", "State", "Date", ""} {
+		assert.NotContains(t, item, attr, "a key-only field is not stored")
+	}
+	assert.Equal(t, sAV("OWNER#ann"), item["GSI1PK"])
+	assert.Equal(t, sAV("DEV#d1#2024-01-02"), item["GSI1SK"])
+	// Another service's item: the keys and its own attributes only.
+	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("DEV#d1"), "SK": sAV("closed#2024-01-01"),
+		"EntityType": sAV("DeviceLog"), "owner": sAV("ann"), "note": sAV("b"),
+		"GSI1PK": sAV("OWNER#ann"), "GSI1SK": sAV("DEV#d1#2024-01-01")})
+	b := DeviceLog{DeviceID: "d1", State: "closed", Date: "2024-01-01", Owner: "ann", Note: "b"}
+
+	got, err := logs.Get(ctx, DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02"})
+	require.NoError(t, err)
+	assert.Equal(t, a, got)
+	part, err := logs.Get(ctx, DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02"},
+		func(o *singletable.ReadOptions) { o.Fields = []string{"DeviceID", "Owner"} })
+	require.NoError(t, err)
+	assert.Equal(t, DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02", Owner: "ann"}, part, "Fields naming one reads the keys")
+	open, err := logs.Query(DeviceLog{DeviceID: "d1", State: "open"}).Where(singletable.Eq, "State").Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []DeviceLog{a}, open)
+	all, err := logs.Query(DeviceLog{DeviceID: "d1"}).Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []DeviceLog{b, a}, all)
+	owned, err := logs.QueryIndex("GSI1", DeviceLog{Owner: "ann"}).Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []DeviceLog{b, a}, owned)
+	scanned, err := logs.Scan().Collect(ctx)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []DeviceLog{a, b}, scanned)
+
+	updated, err := logs.Update(DeviceLog{DeviceID: "d1", State: "closed", Date: "2024-01-01"}).Set("Note", "c").Run(ctx)
+	require.NoError(t, err)
+	b.Note = "c"
+	assert.Equal(t, b, updated)
+	got, err = logs.Get(ctx, DeviceLog{DeviceID: "d1", State: "closed", Date: "2024-01-01"})
+	require.NoError(t, err)
+	assert.Equal(t, b, got)
+	assert.NotContains(t, rawGet(t, tbl, "DEV#d1", "closed#2024-01-01"), "DeviceID")
+
+	c.requests.Store(0)
+	var ve *singletable.ValidationError
+	_, err = logs.Query(DeviceLog{DeviceID: "d1"}).Filter(expression.Name("State").Equal(expression.Value("open"))).Collect(ctx)
+	require.ErrorAs(t, err, &ve)
+	assert.Contains(t, err.Error(), "State")
+	assert.Zero(t, c.requests.Load(), "refused before the network")
+	assert.Equal(t, []string{"DeviceID", "State", "Date"}, tbl.Describe().Entities[0].KeyOnly)
+}
