@@ -18,11 +18,9 @@ import (
 )
 
 // Collection reads every item of one partition of the table or of an
-// index, whatever its entity type, with one [Query API] request per page,
-// routing each by its entity type to the [Target] made for that entity (an
-// item no target accepts is an *UnknownTypeError unless
-// [Collection.SkipUnknown]). Build it with [Repo.Collection] or
-// [Repo.IndexCollection]; builder methods are as [Query]'s.
+// index ([Query API]), routing each by its entity type to its [Target]; an
+// item no target accepts is an *UnknownTypeError unless SkipUnknown.
+// Builder methods are as [Query]'s.
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Collection struct {
@@ -36,11 +34,9 @@ type Collection struct {
 	skipUnknown bool
 }
 
-// Collection returns the collection in the table partition that key
-// belongs to (key supplies the fields of r's partition key template):
-// users.Collection(User{Username: "john"}) holds john's profile and his
-// skills. [ReadOptions] set by optFns apply to every request; Fields names
-// Go fields of the targets, read with the entity type and key attributes.
+// Collection returns the collection in key's table partition (key supplies
+// r's partition key fields). optFns are as for [Repo.Query]; Fields names Go
+// fields of the targets, read with the entity type and key attributes.
 func (r *Repo[T]) Collection(key T, optFns ...func(*ReadOptions)) *Collection {
 	return r.collection("", reflect.ValueOf(&key).Elem(), optFns)
 }
@@ -64,8 +60,7 @@ func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOpt
 			return c
 		}
 		if idx.shards > 0 {
-			// One request per page would read only the unsuffixed key and
-			// find nothing.
+			// One request per page would read only the unsuffixed key.
 			c.errs = append(c.errs, validationErr(r.e.name, index, "collection on write-sharded index %s (%d shards) is not supported: read it with QueryIndex, which merges the shards", index, idx.shards))
 			return c
 		}
@@ -100,27 +95,21 @@ func (c *Collection) Limit(n int) *Collection { d := c.clone(); d.limitTo(n); re
 // PageSize sets how many items each request reads (DynamoDB's Limit).
 func (c *Collection) PageSize(n int) *Collection { d := c.clone(); d.pageSizeOf(n); return d }
 
-// Filter is [Query.Filter] for a collection: a name must mean one
-// attribute to every target that knows it (a Go field name two targets
-// store differently is ambiguous, a *ValidationError), and a name no target
-// knows is refused. Items of an entity without the field fail a test of it.
+// Filter is [Query.Filter] for a collection: a name must mean one attribute
+// to every target that knows it, and one no target knows is refused.
 func (c *Collection) Filter(cond expression.ConditionBuilder) *Collection {
 	d := c.clone()
 	d.filterBy(cond)
 	return d
 }
 
-// SortCondition is a sort key condition for a [Collection]
-// ([Collection.Where]): a *Query[T] of one member entity, from
-// [Repo.Query] for a table collection or [Repo.QueryIndex] on the
-// collection's index. Its key gives only the sort key values; the rest of
-// the read (Filter, Limit, [ReadOptions], …) is the collection's. A Query
-// without a sort condition narrows to the sort keys starting with its
-// template's constant prefix ("SKILL#" for SKILL#{SkillName}), if any.
+// SortCondition is a sort key condition for [Collection.Where]: a *Query[T]
+// of a member entity on the collection's table or index, giving only sort
+// key values. Without a sort condition it narrows to its template's
+// constant prefix ("SKILL#" for SKILL#{SkillName}), if any.
 type SortCondition interface {
-	// collectionSort renders the condition for a collection of table t
-	// on index: the key conditions after the partition's, and whether
-	// the range is empty.
+	// collectionSort renders the key conditions after the partition's for
+	// a collection of table t on index, and whether the range is empty.
 	collectionSort(t *Table, index string) ([]expr.KeyCond, bool, error)
 }
 
@@ -147,17 +136,15 @@ func (c *Collection) After(cursor string) *Collection { d := c.clone(); d.after 
 // transaction's reads). Make it with [Repo.Into], [Repo.IntoOne],
 // [Repo.IntoFunc] or [Repo.Member]. It keeps counting across calls.
 type Target struct {
-	entity string
-	table  *Table
-	one    bool
-	n      int
-	decode func(item map[string]types.AttributeValue) (any, error)
-	names  attrNamer                                               // resolves the names of a collection's filter
-	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
-	// keysMatch, set when the entity matches keys (Schema.MatchKeys),
-	// reports whether an item without the entity type attribute is its.
-	keysMatch func(item map[string]types.AttributeValue) bool
-	selected  func(item map[string]types.AttributeValue) error // repo.selected, with keysMatch
+	entity    string
+	table     *Table
+	one       bool
+	n         int
+	decode    func(item map[string]types.AttributeValue) (any, error)
+	names     attrNamer                                               // resolves the names of a collection's filter
+	image     func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
+	keysMatch func(item map[string]types.AttributeValue) bool         // with Schema.MatchKeys: whether an untyped item is its
+	selected  func(item map[string]types.AttributeValue) error        // repo.selected, with keysMatch
 }
 
 // Count returns how many items the target has received.
@@ -437,10 +424,8 @@ func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.Q
 	return in, c.finishQuery(in, c.index)
 }
 
-// Page reads one page into the targets and returns the items delivered,
-// as decoded values in read order (a T for a target of a *Repo[T]), and
-// the next page's cursor, "" when no item follows. Without Limit a page
-// holds the items of one response.
+// Page reads one page into the targets and returns the items delivered in
+// read order (a T for a target of a *Repo[T]), as [Query.Page] does.
 func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
 	p, err := c.plan(targets, true)
 	if err != nil || p.empty {
@@ -455,11 +440,8 @@ func (c *Collection) Collect(ctx context.Context, targets ...*Target) ([]any, er
 	return collect(c.All(ctx, targets...))
 }
 
-// All returns an iterator over the collection (at most Limit items). Each
-// item is delivered to its target, then yielded as the decoded value (a
-// type switch tells the entities apart; [Repo.Member] targets store
-// nothing). It yields an item it reads past as a *DecodeError and goes
-// on, as [Query.All] does; it stops after any other error. Each use reads again.
+// All delivers each item to its target and yields the decoded value (a
+// type switch tells the entities apart), as [Query.All] does.
 func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {
 	return seqOf(func(yield func(any, error) bool) error {
 		p, err := c.plan(targets, true)
@@ -470,9 +452,8 @@ func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any,
 	})
 }
 
-// Request returns the QueryInput the collection sends first, without
-// sending it, as [Query.Request] does (with SkipUnknown, too, it asks for
-// no extra item). Targets are optional here and only checked.
+// Request is [Query.Request] (with SkipUnknown, no extra item is asked
+// for); targets are optional here and only checked.
 func (c *Collection) Request(targets ...*Target) (*dynamodb.QueryInput, error) {
 	p, err := c.plan(targets, false)
 	if err != nil {

@@ -52,11 +52,9 @@ const (
 	sortBeginsWith
 )
 
-// Query reads the items of one partition of the table or of an index
-// ([Query API]), optionally narrowed by a sort key condition. Build it with
-// [Repo.Query] or [Repo.QueryIndex]; builder methods return a copy and
-// record mistakes, which the final call reports before sending anything.
-// A Query of a member entity is also a collection's [SortCondition].
+// Query reads one partition of the table or of an index ([Query API]),
+// optionally narrowed by a sort key condition. Builder methods return a
+// copy and record mistakes, which the final call reports before sending.
 //
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Query[T any] struct {
@@ -93,10 +91,9 @@ type readSpec struct {
 	errs         []error
 }
 
-// Query starts a query on the table's primary key: key supplies every field
-// of the PK template. Without a sort condition it returns all items of this
-// entity in the partition. [ReadOptions] set by optFns apply to every
-// request; Fields reads the named Go fields plus the keys.
+// Query starts a query of the entity's items in key's partition (key
+// supplies every field of the PK template). optFns' [ReadOptions] apply to
+// every request; Fields reads the named Go fields plus the keys.
 func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
 	q := &Query[T]{querySpec: querySpec{r: &r.repo, readSpec: readSpec{entity: r.e.name}}, r: r, key: key}
 	q.readOptions(optFns)
@@ -202,11 +199,9 @@ func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
 	return c
 }
 
-// Filter adds a filter applied after reading (FilterExpression), ANDed to
-// any given; items it drops still cost read capacity. Name fields by their
-// Go names in cond (expression.Name("Public") for a field stored as "pub");
-// a stored attribute name is accepted too (a Go field name wins), any
-// other is a *ValidationError. Times compare in the field's stored form.
+// Filter adds a FilterExpression, ANDed to any given; items it drops still
+// cost read capacity. cond names Go fields (or stored attribute names; a Go
+// name wins), any other name is a *ValidationError.
 func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
 	c := q.clone()
 	c.filterBy(cond)
@@ -235,11 +230,9 @@ func (q *Query[T]) PageSize(n int) *Query[T] { c := q.clone(); c.pageSizeOf(n); 
 // cursor. An empty cursor starts from the beginning.
 func (q *Query[T]) After(cursor string) *Query[T] { c := q.clone(); c.after = cursor; return c }
 
-// Page is one page of results. Cursor is empty when there are no more.
-// Skipped lists the items the page read past without returning them, one
-// *DecodeError each: items it could not decode, and items its key shape
-// selected whose key does not parse (docs/adopting.md). They do not count
-// towards Limit; the cursor moves past them, so each is reported once.
+// Page is one page of results; Cursor is empty when there are no more.
+// Skipped holds a *DecodeError for each item read past (see [DecodeError]);
+// they do not count towards Limit and the cursor moves past them.
 type Page[T any] struct {
 	Items   []T
 	Cursor  string
@@ -544,9 +537,8 @@ func fieldNames(fs []*model.Field) string {
 	return strings.Join(names, ", ")
 }
 
-// clampUpper rewrites an upper bound longer than a sort key can be (bounds
-// end in U+10FFFF) into one DynamoDB accepts that matches the same keys
-// (see keys.ClampBound).
+// clampUpper rewrites an upper bound longer than a sort key can be into one
+// DynamoDB accepts that matches the same keys (keys.ClampBound).
 func clampUpper(c *expr.KeyCond) {
 	limit := keyLimit(true)
 	long := func(av types.AttributeValue) (string, bool) {
@@ -825,9 +817,8 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 	return pageOf(ctx, f, limit, q.r, q.strict)
 }
 
-// mine reports whether an item a read's filter let through is the
-// entity's: for an entity matching keys, the filter cannot check an
-// untyped item's key (see entityPlan.owns).
+// mine reports whether an item the filter let through is the entity's: the
+// filter cannot check an untyped item's key (entityPlan.owns).
 func (r *repo) mine(item map[string]types.AttributeValue) bool {
 	return !r.e.foreign.matchKeys || r.e.owns(&r.t.opts, item)
 }
@@ -838,15 +829,10 @@ func (r *repo) accounts(item map[string]types.AttributeValue) bool {
 	return r.mine(item) || r.selected(item) != nil
 }
 
-// selected returns the *DecodeError of an item that is not the entity's
-// but that its key shape selected: an item without the entity type
-// attribute, read for an entity matching keys, whose keys start with the
-// literal prefixes of the entity's templates (one at least not empty) but
-// fail to parse before their end, and that no other entity bound to the
-// table owns (its templates parse the keys, or its literal prefixes match
-// more of them). A key holding a whole key of the entity's and more (an
-// item below it, "VOTER#bob#note" for VOTER#{Name}) is another's. nil
-// for any other item.
+// selected returns the *DecodeError of an untyped item, read for an entity
+// matching keys, whose keys start with the entity's literal prefixes but
+// fail to parse before their end, and that no other entity owns or shares
+// a longer prefix with; nil for any other item (docs/adopting.md).
 func (r *repo) selected(item map[string]types.AttributeValue) error {
 	e, o := r.e, &r.t.opts
 	if _, typed := item[o.EntityTypeAttr]; typed || !e.foreign.matchKeys {
@@ -933,10 +919,9 @@ func (q *querySpec) reader(p *plan, page bool) (pager, int) {
 	return newShardMerge(q.r.t, p, reqs, q.desc, perShard), limit
 }
 
-// All returns an iterator over every item the query matches (at most
-// Limit), holding one page at a time. It yields each item it reads past
-// (see [Page]) as a *DecodeError and goes on; it stops after yielding any
-// other error. Each use runs the query again.
+// All iterates over the items the query matches (at most Limit), one page
+// in memory at a time. An item read past is yielded as a *DecodeError and
+// the read goes on; any other error ends it. Each use runs the query again.
 func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return seqOf(func(yield func(T, error) bool) error {
 		p, err := q.plan(false)
