@@ -1,9 +1,5 @@
 package singletable
 
-// Items other services write: without the entity type attribute (matched
-// by their key shape), with fields held only in the key, with times
-// without a zone.
-
 import (
 	"fmt"
 	"reflect"
@@ -19,7 +15,8 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// foreignPlan is what an entity needs to read items other services wrote.
+// foreignPlan is what an entity needs to read items other services wrote:
+// untyped (matched by key shape), with fields only in the key, zone-less times.
 type foreignPlan struct {
 	matchKeys bool           // Schema.MatchKeys
 	keyOnly   []*model.Field // the Schema.KeyOnly fields, which writes leave out
@@ -30,8 +27,7 @@ type foreignPlan struct {
 	times []*model.Field
 }
 
-// compileForeign checks and records the schema's MatchKeys, KeyOnly and
-// Location.
+// compileForeign checks and records the schema's MatchKeys, KeyOnly, Location.
 func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 	e.foreign.matchKeys = s.MatchKeys
 	for _, name := range s.KeyOnly {
@@ -43,9 +39,8 @@ func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 			return validationErr(e.name, name, "KeyOnly: field %s is in neither primary key template (PK %q, SK %q): it would not be stored anywhere", name, e.pk.tpl.Raw, e.sk.tpl.Raw)
 		}
 		for _, p := range e.indexes {
-			// A templated index's key is rendered from the field, which
-			// the primary key gives back; a multi-attribute index stores
-			// the field itself as its key attribute.
+			// A templated index key is rendered from the field, which the
+			// primary key gives back; a multi-attribute one stores it.
 			if p.multi && slices.Contains(p.deps, f) {
 				return validationErr(e.name, name, "KeyOnly: field %s is a key attribute of multi-attribute index %s, which stores it as an attribute", name, p.name)
 			}
@@ -155,9 +150,8 @@ func (e *entityPlan) keysErr(o *TableOptions, item map[string]types.AttributeVal
 	return nil
 }
 
-// sharedPrefix reports whether item's primary key starts with the literal
-// prefixes of the entity's templates, one at least not empty, and their
-// length.
+// sharedPrefix reports whether item's primary key starts with the entity's
+// literal prefixes, one at least not empty, and their length.
 func (e *entityPlan) sharedPrefix(o *TableOptions, item map[string]types.AttributeValue) (int, bool) {
 	n, ok := 0, true
 	for _, k := range [...]struct {

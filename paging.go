@@ -16,10 +16,6 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// The paging loop, paginate, is the one every read pages through: Limit(n)
-// returns n items however many are dropped, a cursor resumes exactly after
-// the page's last item and is "" when no item follows (the exact fit).
-
 // feed is what the loop reads from.
 type feed interface {
 	// next returns the next items read and whether they are the last;
@@ -52,9 +48,9 @@ type pageEnd struct {
 	counts func(map[string]types.AttributeValue) bool // whether an item would be taken
 }
 
-// paginate reads f's items into take, at most limit (0: every item). With
-// a pageEnd it reads one page (without limit, one response's items) and
-// returns its cursor.
+// paginate, the loop every read pages through, reads f's items into take,
+// at most limit (0: every item). With a pageEnd it reads one page (without
+// limit, one response's items) and returns its cursor.
 func paginate(ctx context.Context, f feed, limit int, take takeFn, end *pageEnd) (string, error) {
 	taken := 0
 	for {
@@ -113,19 +109,15 @@ func (e *pageEnd) cursor(ctx context.Context, rest []map[string]types.AttributeV
 	return e.f.cursor(item)
 }
 
-// DecodeError reports an item a read selected but could not decode, or
-// an item without the entity type that the read's key shape selected but
-// whose key does not parse (docs/adopting.md says which). A page goes on
-// without it: [Page].Skipped lists it, All yields it and goes on, unless
-// [ReadOptions].StrictDecode makes it fail the read.
+// DecodeError reports an item a read selected but could not decode, or an
+// untyped item its key shape selected whose key does not parse
+// (docs/adopting.md). The read goes on without it unless
+// [ReadOptions].StrictDecode.
 type DecodeError struct {
-	Entity string // the entity the item was read as
-	// Key is the item's primary key; the error holds none of its other
-	// values.
-	Key map[string]types.AttributeValue
-	// Err is a *ValidationError (Reason "cannot decode item"): errors.As
-	// finds in it a *KeyError naming the key and the placeholder whose
-	// part did not parse, or the codec's error naming the attribute.
+	Entity string                          // the entity the item was read as
+	Key    map[string]types.AttributeValue // the item's primary key, none of its other values
+	// Err is a *ValidationError (Reason "cannot decode item") holding a
+	// *KeyError or the codec's error.
 	Err  error
 	keys keyNames
 }
@@ -326,13 +318,10 @@ type request struct {
 	src    source
 	entity string // the entity read, for the Observe hook; "" for several
 	what   string // names the read in errors: "query User", "collection query"
-	// size makes each request ask for the items still wanted, plus one,
-	// so that a read ending with the page says so; set when every item
-	// read counts and no PageSize is set.
-	size bool
-	// probeOne lets a lookahead read one item first, when the item after
-	// the response likely counts.
-	probeOne   bool
+	// size makes each request ask for the items still wanted plus one, so
+	// that a read ending with the page says so (every item read counts).
+	size       bool
+	probeOne   bool // a lookahead reads one item first: the next likely counts
 	bind       [16]byte
 	cursorKeys []string
 
@@ -367,10 +356,9 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 	return items, after == nil, nil
 }
 
-// ahead reads on from the last response until an item that counts or the
-// end. With probeOne the first request reads one item (unless the last was
-// sized: the item it read past the page was dropped); the rest read as the
-// request does, so k dropped items cost 1 + k/PageSize requests, not k.
+// ahead reads on until an item that counts or the end. With probeOne (and
+// the last request not sized) the first request reads one item, the rest
+// as the request does: k dropped items cost 1 + k/PageSize requests.
 func (r *request) ahead(ctx context.Context, counts func(map[string]types.AttributeValue) bool) (bool, error) {
 	probe := r.src.clone()
 	if r.probeOne && !r.sized {

@@ -15,13 +15,9 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// Scan reads every item of one entity in the table or in one of its
-// indexes ([Scan API]), for reads with no partition to query. It reads
-// (and bills) the whole table or index, dropping other entities' items by
-// a filter; a sparse index holds only the items that have its keys. Build
-// it with [Repo.Scan] or [Repo.ScanIndex]; builder methods return a copy
-// and record mistakes, which the final call reports before sending
-// anything.
+// Scan reads every item of one entity in the table or an index ([Scan
+// API]): it reads (and bills) the whole table or index, dropping other
+// entities' items by a filter. Builder methods are as [Query]'s.
 //
 // [Scan API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html
 type Scan[T any] struct {
@@ -53,11 +49,8 @@ func (r *Repo[T]) Scan(optFns ...func(*ReadOptions)) *Scan[T] {
 	return q
 }
 
-// ScanIndex starts a scan of r's items in the named index, as
-// [Repo.QueryIndex] starts a query: a sparse index gives only the items
-// holding its keys. optFns are as for [Repo.Query]; a global secondary
-// index has no consistent reads. Cursors resume only a scan of the same
-// index.
+// ScanIndex starts a scan of r's items in the named index (a sparse index
+// holds only the items with its keys); optFns are as for [Repo.QueryIndex].
 func (r *Repo[T]) ScanIndex(index string, optFns ...func(*ReadOptions)) *Scan[T] {
 	q := r.Scan(optFns...)
 	q.s.index = index
