@@ -9,9 +9,6 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// cursorBinding hashes what a cursor is bound to.
-func cursorBinding(parts ...string) [16]byte { return cursor.Binding(parts...) }
-
 // binding is what a cursor is bound to: the hash new cursors carry and,
 // for a multi-attribute partition, the legacy one older cursors carry.
 type binding struct {
@@ -26,14 +23,14 @@ type binding struct {
 // refusing one of another partition.
 func partitionBinding(table, index, reader string, parts []string, dir string) binding {
 	if len(parts) == 1 {
-		return binding{bind: cursorBinding(table, index, reader, parts[0], dir)}
+		return binding{bind: cursor.Binding(table, index, reader, parts[0], dir)}
 	}
 	all := make([]string, 0, len(parts)+5)
 	all = append(all, table, index, reader, "\x00multi")
 	all = append(all, parts...)
 	return binding{
-		bind:      cursorBinding(append(all, dir)...),
-		legacy:    cursorBinding(table, index, reader, strings.Join(parts, "\x00"), dir),
+		bind:      cursor.Binding(append(all, dir)...),
+		legacy:    cursor.Binding(table, index, reader, strings.Join(parts, "\x00"), dir),
 		hasLegacy: true,
 	}
 }
@@ -51,17 +48,8 @@ func cursorErr(err error) error {
 	return err
 }
 
-func (t *Table) encodeCursor(bind [16]byte, attrs []string, key map[string]types.AttributeValue) (string, error) {
-	return t.cursorCodec().Encode(bind, attrs, key)
-}
-
-func (t *Table) decodeCursor(s string, bind [16]byte, attrs []string) (map[string]types.AttributeValue, error) {
-	key, err := t.cursorCodec().Decode(s, bind, attrs)
-	return key, cursorErr(err)
-}
-
 // decodeBoundCursor decodes a cursor bound to b (or its legacy binding) of
-// a read whose key condition is conds.
+// a read whose key condition is conds (none for a scan).
 func (t *Table) decodeBoundCursor(s string, b binding, attrs []string, conds []expr.KeyCond, nPart int) (map[string]types.AttributeValue, error) {
 	c := t.cursorCodec()
 	key, err := c.Decode(s, b.bind, attrs)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/cursor"
 )
 
 // BenchmarkCursor measures the cursor round trip a query page pays: encode
@@ -23,19 +25,19 @@ func BenchmarkCursor(b *testing.B) {
 		"GSI1PK": &types.AttributeValueMemberS{Value: "SKILL#go"},
 		"GSI1SK": &types.AttributeValueMemberS{Value: "LEVEL#EXPERT#USER#john.doe@example.com"},
 	}
-	bind := cursorBinding("bench", "GSI1", "Profile", "SKILL#go", "asc")
+	bind := cursor.Binding("bench", "GSI1", "Profile", "SKILL#go", "asc")
 	for _, tc := range []struct {
 		name string
 		t    *Table
 	}{{"Plain", plain}, {"Sealed", sealed}} {
-		s, err := tc.t.encodeCursor(bind, attrs, key)
+		s, err := tc.t.cursorCodec().Encode(bind, attrs, key)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(tc.name+"/Encode", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := tc.t.encodeCursor(bind, attrs, key); err != nil {
+				if _, err := tc.t.cursorCodec().Encode(bind, attrs, key); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -43,7 +45,7 @@ func BenchmarkCursor(b *testing.B) {
 		b.Run(tc.name+"/Decode", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := tc.t.decodeCursor(s, bind, attrs); err != nil {
+				if _, err := tc.t.cursorCodec().Decode(s, bind, attrs); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -52,7 +54,7 @@ func BenchmarkCursor(b *testing.B) {
 	b.Run("Binding", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_ = cursorBinding("bench", "GSI1", "Profile", "SKILL#go", "asc")
+			_ = cursor.Binding("bench", "GSI1", "Profile", "SKILL#go", "asc")
 		}
 	})
 }

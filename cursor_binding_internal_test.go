@@ -1,6 +1,10 @@
 package singletable
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/singletable-go/singletable/internal/cursor"
+)
 
 // TestPartitionBindingInjective: a multi-attribute partition binds each
 // value apart, so values that joined with NUL alike no longer collide;
@@ -15,7 +19,7 @@ func TestPartitionBindingInjective(t *testing.T) {
 		t.Fatal("the legacy binding is the NUL-joined one")
 	}
 	one := partitionBinding("t", "", "E", []string{"USER#a"}, "asc")
-	if one.hasLegacy || one.bind != cursorBinding("t", "", "E", "USER#a", "asc") {
+	if one.hasLegacy || one.bind != cursor.Binding("t", "", "E", "USER#a", "asc") {
 		t.Fatal("a single-attribute partition keeps its binding byte for byte")
 	}
 }

@@ -383,7 +383,7 @@ func (r *request) cursor(item map[string]types.AttributeValue) (string, error) {
 	if item == nil {
 		item = r.after
 	}
-	return r.t.encodeCursor(r.bind, r.cursorKeys, item)
+	return r.t.cursorCodec().Encode(r.bind, r.cursorKeys, item)
 }
 
 // segments is the feed of a parallel scan: one goroutine per segment sends

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
@@ -184,7 +185,7 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 		return &request{t: t, src: scanSource(in), entity: sc.entity, what: what,
 			size:     s.pageSize == 0 && s.filter == nil && !sc.skipping,
 			probeOne: sc.typeFilter == nil && s.filter == nil,
-			bind:     cursorBinding(t.name, s.index, "\x00scan", sc.entity, seg), cursorKeys: sc.cursorKeys}
+			bind:     cursor.Binding(t.name, s.index, "\x00scan", sc.entity, seg), cursorKeys: sc.cursorKeys}
 	}
 	if s.workers <= 1 {
 		if s.total > 0 {
@@ -192,7 +193,7 @@ func (s *scanSpec) plan(t *Table, sc scanned, count, paging bool) ([]*request, e
 		}
 		r := newRequest(in)
 		if s.after != "" {
-			if in.ExclusiveStartKey, err = t.decodeCursor(s.after, r.bind, r.cursorKeys); err != nil {
+			if in.ExclusiveStartKey, err = t.decodeBoundCursor(s.after, binding{bind: r.bind}, r.cursorKeys, nil, 0); err != nil {
 				return nil, err
 			}
 		}
