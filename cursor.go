@@ -18,9 +18,7 @@ type binding struct {
 
 // partitionBinding binds a cursor to table, index, reader (an entity type
 // or "\x00collection"), the partition's key values and the direction. The
-// values of a multi-attribute partition are separate parts; cursors from
-// when they were joined with NUL still decode (legacy), checkCursorKey
-// refusing one of another partition.
+// legacy binding joins a multi-attribute partition's values with NUL.
 func partitionBinding(table, index, reader string, parts []string, dir string) binding {
 	if len(parts) == 1 {
 		return binding{bind: cursor.Binding(table, index, reader, parts[0], dir)}

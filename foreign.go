@@ -94,11 +94,7 @@ func (e *entityPlan) decodeRest(o *TableOptions, item map[string]types.Attribute
 // fillKeyFields sets the key fields whose attributes item lacks from its
 // key attributes, when it has them.
 func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
-	for _, k := range []struct {
-		ck   *compiledKey
-		attr string
-		name string
-	}{{&e.pk, o.PartitionKey, "PK"}, {&e.sk, o.SortKey, "SK"}} {
+	for _, k := range e.primaryKeys(o) {
 		if !k.ck.defined() || !missingAny(item, k.ck.fields) {
 			continue
 		}
@@ -111,6 +107,16 @@ func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.Attrib
 		}
 	}
 	return nil
+}
+
+// primaryKey is one of an entity's primary key templates and its attribute.
+type primaryKey struct {
+	ck         *compiledKey
+	attr, name string
+}
+
+func (e *entityPlan) primaryKeys(o *TableOptions) [2]primaryKey {
+	return [2]primaryKey{{&e.pk, o.PartitionKey, "PK"}, {&e.sk, o.SortKey, "SK"}}
 }
 
 func missingAny(item map[string]types.AttributeValue, fs []*model.Field) bool {
@@ -132,10 +138,7 @@ func (e *entityPlan) keysMatch(o *TableOptions, item map[string]types.AttributeV
 // parse with the entity's template, naming the part that did not.
 func (e *entityPlan) keysErr(o *TableOptions, item map[string]types.AttributeValue) error {
 	rv := reflect.New(e.typ).Elem()
-	for _, k := range [...]struct {
-		ck         *compiledKey
-		attr, name string
-	}{{&e.pk, o.PartitionKey, "PK"}, {&e.sk, o.SortKey, "SK"}} {
+	for _, k := range e.primaryKeys(o) {
 		if !k.ck.defined() {
 			continue
 		}
@@ -154,10 +157,7 @@ func (e *entityPlan) keysErr(o *TableOptions, item map[string]types.AttributeVal
 // literal prefixes, one at least not empty, and their length.
 func (e *entityPlan) sharedPrefix(o *TableOptions, item map[string]types.AttributeValue) (int, bool) {
 	n, ok := 0, true
-	for _, k := range [...]struct {
-		ck   *compiledKey
-		attr string
-	}{{&e.pk, o.PartitionKey}, {&e.sk, o.SortKey}} {
+	for _, k := range e.primaryKeys(o) {
 		if !k.ck.defined() {
 			continue
 		}

@@ -865,8 +865,7 @@ func (r *repo) countItems(ctx context.Context, reqs []*request) (int, error) {
 	return count(ctx, reqs, r.mine)
 }
 
-// sized reports whether a request may ask for the items a Limit still
-// wants, plus one.
+// sized reports whether a request may ask for the items Limit wants, plus one.
 func (q *querySpec) sized() bool { return q.pageSize == 0 && q.filter == nil }
 
 // requests are the requests of the planned query: one, or one per shard
