@@ -194,12 +194,9 @@ func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
 // UnknownTypeError reports an item of a collection whose entity type no
 // target accepts (Type is "" when the item has no entity type attribute).
 type UnknownTypeError struct {
-	Type string
-	// Ambiguous names the entities whose templates all parse the key of
-	// an item without an entity type ([Schema].MatchKeys).
-	Ambiguous []string
-	// Key is the item's primary key.
-	Key map[string]types.AttributeValue
+	Type      string
+	Ambiguous []string                        // the entities whose templates all parse an untyped item's key
+	Key       map[string]types.AttributeValue // the item's primary key
 
 	keys keyNames // the table's, to print Key in key order
 	in   string   // what read the item: "" for a collection, "decode" for a Decoder
