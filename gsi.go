@@ -23,6 +23,16 @@ type IndexSchema[T any] struct {
 	// Templated keys.
 	PK, SK string
 	// Attribute names for the templated keys; default Name+"PK", Name+"SK".
+	// A key attribute may be one the item holds anyway, as DynamoDB
+	// allows: the table's PK or SK or the entity type attribute, whose
+	// template must then be the entity's own for it (an inverted index:
+	// PK = the SK template, PKAttr "SK"); or a string field's own
+	// attribute, whose template must be {Field:raw}, so that the stored
+	// value is the key. The library never writes or removes such an
+	// attribute for the index: the primary key, entity type or field does
+	// (a field's is removed when empty). An item is in the index exactly
+	// when it holds every key attribute. Two indexes may share a rendered
+	// attribute only with the same template, fields and no When.
 	PKAttr, SKAttr string
 
 	// Multi-attribute keys: Go field names, in key order. Each field's
@@ -201,7 +211,7 @@ func (e *entityPlan) ownKeyField(index, attr, role string, k compiledKey, sort b
 // When or Shards needs a key of its own to hide or shard.
 func (e *entityPlan) checkIndexTableAttrs(t *Table) error {
 	o := &t.opts
-	for _, p := range e.indexes {
+	for i, p := range e.indexes {
 		if p.multi {
 			continue
 		}
@@ -224,6 +234,34 @@ func (e *entityPlan) checkIndexTableAttrs(t *Table) error {
 		}
 		if p.when != nil && !rendered {
 			return validationErr(e.name, where(p.name, ""), "When: no key attribute of the index is the index's own (each is table %s's key or entity type attribute, or a field's), so the library cannot remove one to hide the item", t.name)
+		}
+		if err := e.checkSharedKeyAttrs(o, i, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSharedKeyAttrs refuses a key attribute that templated index p (the
+// i-th) renders and an index before it renders too, unless both write
+// the same value under the same conditions: the same template, fields and
+// shards, and no When (else one would remove what the other sets).
+func (e *entityPlan) checkSharedKeyAttrs(o *TableOptions, i int, p *indexPlan) error {
+	for _, q := range e.indexes[:i] {
+		if q.multi {
+			continue
+		}
+		for _, a := range [][2]string{{p.pkAttr, p.pk.tpl.Raw}, {p.skAttr, p.sk.tpl.Raw}} {
+			if _, held := tableHeld(o, e, a[0]); a[0] == "" || held || e.byAttr[a[0]] != nil {
+				continue
+			}
+			for _, b := range [][2]string{{q.pkAttr, q.pk.tpl.Raw}, {q.skAttr, q.sk.tpl.Raw}} {
+				same := a == b && p.when == nil && q.when == nil && p.shards == q.shards &&
+					len(p.keyFields) == len(q.keyFields) && !slices.ContainsFunc(p.keyFields, func(f *model.Field) bool { return !slices.Contains(q.keyFields, f) })
+				if a[0] == b[0] && !same {
+					return validationErr(e.name, where(p.name, a[0]), "key attribute %s is also index %s's, which renders it from %q (this one from %q) or keeps it under other conditions (When, Shards, the fields both keys need): one attribute holds one value", a[0], q.name, b[1], a[1])
+				}
+			}
 		}
 	}
 	return nil

@@ -70,6 +70,10 @@ func TestIndexKeyIsTableSortKey(t *testing.T) {
 		defs = append(defs, aws.ToString(d.AttributeName)+" "+string(d.AttributeType))
 	}
 	assert.Equal(t, []string{"EscalatedTo S", "PK S", "SK S"}, defs)
+	assert.Equal(t, []singletable.IndexDescription{
+		{Name: "GSI2", Partition: []singletable.KeyAttribute{{Name: "EscalatedTo", Type: "S"}}, Sort: []singletable.KeyAttribute{{Name: "SK", Type: "S"}}},
+		{Name: "Inverted", Partition: []singletable.KeyAttribute{{Name: "SK", Type: "S"}}, Sort: []singletable.KeyAttribute{{Name: "PK", Type: "S"}}},
+	}, tbl.Describe().Indexes)
 
 	// The library's writes: Create, Put, BatchWrite and Tx, in and out of
 	// the sparse index.
@@ -256,6 +260,26 @@ func TestIndexKeyAttributeRefusals(t *testing.T) {
 		{"shards on the table's key", "index Inv SK", "shard suffix",
 			bind(singletable.IndexSchema[Counted]{Name: "Inv", PK: "META", PKAttr: "SK", SK: "ID#{ID}", SKAttr: "PK", Shards: 4})},
 	}
+	two := func(a, b singletable.IndexSchema[Counted]) error {
+		e, err := singletable.Define(singletable.Schema[Counted]{Type: "Counted", PK: "ID#{ID}", SK: "META", Indexes: []singletable.IndexSchema[Counted]{a, b}})
+		if err != nil {
+			return err
+		}
+		_, err = singletable.Bind(singletable.NewTable(nil, "offline"), e)
+		return err
+	}
+	cases = append(cases, []struct {
+		name, where, reason string
+		err                 error
+	}{
+		{"two templates for one attribute", "index B Shared", "one attribute holds one value",
+			two(singletable.IndexSchema[Counted]{Name: "A", PK: "X#{ID}", PKAttr: "Shared"}, singletable.IndexSchema[Counted]{Name: "B", PK: "Y#{ID}", PKAttr: "Shared"})},
+		{"one attribute kept under other conditions", "index B Shared", "other conditions",
+			two(singletable.IndexSchema[Counted]{Name: "A", PK: "X#{ID}", PKAttr: "Shared"},
+				singletable.IndexSchema[Counted]{Name: "B", PK: "X#{ID}", PKAttr: "Shared", SK: "{Owner}"})},
+	}...)
+	assert.NoError(t, two(singletable.IndexSchema[Counted]{Name: "A", PK: "X#{ID}", PKAttr: "Shared", SK: "{Owner}", SKAttr: "ASK"},
+		singletable.IndexSchema[Counted]{Name: "B", PK: "X#{ID}", PKAttr: "Shared", SK: "{Owner}", SKAttr: "BSK"}))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var ve *singletable.ValidationError
