@@ -103,6 +103,18 @@ func TestIndexKeyIsTableSortKey(t *testing.T) {
 	assert.Equal(t, []string{"d4/WARNING1#2020-04-27T10:00:00", "d1/WARNING2#2020-04-24T14:50:00", "d2/WARNING2#2020-04-25T09:00:00"},
 		escalated(t, repo, "Sara", ""))
 	assert.Equal(t, []string{"d4/WARNING1#2020-04-27T10:00:00"}, escalated(t, repo, "Sara", "WARNING1"))
+	// Paged one by one: a cursor of GSI2 holds EscalatedTo and SK, and PK.
+	var paged []string
+	for cur, n := "", 0; n == 0 || cur != ""; n++ {
+		require.Less(t, n, 5)
+		page, err := repo.QueryIndex("GSI2", DeviceLog{EscalatedTo: "Sara"}).PageSize(1).Limit(1).After(cur).Page(ctx)
+		require.NoError(t, err)
+		for _, l := range page.Items {
+			paged = append(paged, l.DeviceID)
+		}
+		cur = page.Cursor
+	}
+	assert.Equal(t, []string{"d4", "d1", "d2"}, paged)
 	got, err := repo.QueryIndex("GSI2", DeviceLog{EscalatedTo: "Sara", State: "WARNING2", Date: "2020-04-25T00:00:00"}).
 		Where(singletable.Ge, "State", "Date").Collect(ctx)
 	require.NoError(t, err)
