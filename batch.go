@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/redact"
 )
 
 // DynamoDB's per-request limits for batches.
@@ -67,9 +68,7 @@ type BatchFailure struct {
 	// rendered).
 	Key map[string]types.AttributeValue
 	// Err says why: the op's own validation error (nothing was sent), the
-	// request's error (wrapping the SDK's), [ErrUnprocessed] when DynamoDB
-	// still left the item unprocessed after the retry budget, or the
-	// context's error.
+	// request's error, [ErrUnprocessed], or the context's error.
 	Err error
 }
 
@@ -123,29 +122,20 @@ func (e *BatchError) Unwrap() []error {
 // applied, and otherwise a *BatchError listing each op that was not.
 //
 // Every op is checked first: if any carries an error ([WriteOp.Err]) or is
-// one a batch request cannot carry (a create, update, check, sequence op,
-// or a put or delete with [WriteOptions]: send those with [Tx]), nothing is
-// sent and the *BatchError lists those ops.
+// one a batch request cannot carry (anything but a put or delete without
+// [WriteOptions]: send those with [Tx]), nothing is sent and the
+// *BatchError lists those ops.
 //
 // UnprocessedItems and throttled or transiently failed requests are
-// retried with exponential backoff and jitter, each op at most
-// MaxAttempts times; what is still unprocessed after that fails with
-// [ErrUnprocessed]. A request that fails for good (a ValidationException,
-// a missing table, a cancelled context) fails its own ops; the other
-// requests still run.
+// retried with backoff, each op at most MaxAttempts times; what is still
+// unprocessed then fails with [ErrUnprocessed]. A request that fails for
+// good fails its own ops; the other requests still run.
 //
-// DynamoDB rejects a request naming one key twice, so several ops on the
-// same key are applied in rounds: round n holds the n-th op on each key,
-// and a round starts only after the previous one is finished. The ops on
-// a key are therefore applied in the order given, as if written one by
-// one; ops on different keys have no order (batch writes are not
-// transactions). Batches of unique keys, the common case, take one round.
-//
-// Batch writes carry no conditions: a put replaces the item whole,
-// whatever version it has. Ops of an entity with unique fields are the
-// exception: each is written on its own, with its guard items, in a
-// transaction (see [Repo.PutOp]), so that no value is claimed or released
-// silently.
+// Several ops on one key are applied in the order given, in successive
+// rounds (DynamoDB refuses a request naming a key twice); ops on different
+// keys have no order. Batch writes carry no conditions, except that an op
+// of an entity with unique fields is written on its own, with its guard
+// items, in a transaction (see [Repo.PutOp]).
 //
 // [BatchWriteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
 func BatchWrite(ctx context.Context, ops []WriteOp, optFns ...func(*BatchOptions)) error {
@@ -301,10 +291,9 @@ func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 }
 
 // sendUntilDone calls send, which sends one request of a batch and reports
-// whether work is left (UnprocessedItems or UnprocessedKeys), with policy
-// p until nothing is left, retrying throttled requests too. It returns
-// nil, or the error of what is left: ErrUnprocessed when the budget ran
-// out, and otherwise why the request failed.
+// whether work is left, with policy p until nothing is left, retrying
+// throttled requests too. It returns nil, ErrUnprocessed when the budget
+// ran out, or why the request failed.
 func sendUntilDone(ctx context.Context, p backoff.Policy, api string, send func(context.Context) (left bool, err error)) error {
 	err := p.Do(ctx, nil, backoff.IsRetryable, func(ctx context.Context) error {
 		left, err := send(ctx)
@@ -319,7 +308,7 @@ func sendUntilDone(ctx context.Context, p backoff.Policy, api string, send func(
 	case errors.Is(err, backoff.ErrWorkLeft):
 		return wrapSentinel(ErrUnprocessed, fmt.Sprintf("%s, after %d attempts", api, max(p.Attempts, 1)), nil)
 	}
-	return fmt.Errorf("singletable: %s: %w", api, redactAPI(err))
+	return fmt.Errorf("singletable: %s: %w", api, redact.API(err))
 }
 
 // unprocessed maps what came back unprocessed to the pending ops, by table

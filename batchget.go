@@ -98,17 +98,11 @@ func getGroups(ops []GetOp) []getGroup {
 }
 
 // getItems reads the items under keys, primary keys of t, with
-// BatchGetItem: requests of up to 100 distinct keys (a key given twice is
-// read once), each with ka's projection and consistency, at most
-// o.Concurrency in flight. UnprocessedKeys and throttled requests are
-// retried with o's backoff, each key at most o.MaxAttempts times.
-//
-// items[i] is the item under keys[i] (nil when there is none) and errs[i]
-// is why keys[i] could not be read (nil when it was): ErrUnprocessed when
-// the retry budget ran out, or the request's error.
-//
-// It is the one BatchGetItem engine: [BatchGet] reads through it, and so
-// do migration checks.
+// BatchGetItem requests of up to 100 distinct keys, each with ka's
+// projection and consistency, retried as o says: items[i] is the item
+// under keys[i] (nil when there is none) and errs[i] why keys[i] could not
+// be read. It is the one BatchGetItem engine: BatchGet and Table.GetItems
+// read through it.
 func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue) (items []map[string]types.AttributeValue, errs []error) {
 	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys))}
 	at := make([]int, len(keys)) // keys[i] is g.keys[at[i]]

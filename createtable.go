@@ -29,10 +29,8 @@ type CreateTableOptions struct {
 }
 
 // CreateTableInput returns the CreateTable request [Table.CreateTable]
-// sends: key schema and attribute definitions from the table options and
-// every index the bound entities declare (multi-attribute ones included),
-// projecting all attributes, on-demand billing unless the options say
-// otherwise.
+// sends: the table's keys and every index the bound entities declare,
+// projecting all attributes, on-demand unless the options say otherwise.
 func (t *Table) CreateTableInput(optFns ...func(*CreateTableOptions)) *dynamodb.CreateTableInput {
 	return t.createTableInput(applyOpts(optFns))
 }

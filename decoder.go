@@ -8,11 +8,9 @@ import (
 
 // Decoder decodes items that the library did not read itself (the images
 // of a stream record, the items of an export) into their entities' Go
-// values, routing each by its entity type to the [Target] made for its
-// entity exactly as a [Collection] routes the items it reads. Package
-// streams decodes stream records with it. Make it with [Table.Decoder].
-// Decoding delivers nothing to the targets (nothing is appended, stored,
-// called or counted), so a Decoder is safe for concurrent use.
+// values, routing each to its entity's [Target] as a [Collection] does.
+// It delivers nothing to the targets, so it is safe for concurrent use.
+// Make it with [Table.Decoder].
 type Decoder struct {
 	rt *router
 }

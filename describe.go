@@ -11,12 +11,9 @@ import (
 	"github.com/singletable-go/singletable/internal/model"
 )
 
-// Descriptions of the table as declared: what the entities bound to it
-// store, under which keys and indexes. They are plain values, built afresh
-// on each call, for tools that read the design (the catalog package, a
-// linter, a cost report); changing them changes nothing in the table.
-// Nothing here sends a request: [Table.Check] compares the declarations
-// with the live table.
+// Descriptions of the table as declared, as plain values built afresh on
+// each call, for tools that read the design (package catalog). Nothing
+// here sends a request.
 
 // TableDescription describes a [Table] and the entities bound to it.
 type TableDescription struct {
@@ -169,30 +166,19 @@ func (e *entityPlan) describe(o TableOptions) EntityDescription {
 	}
 	g := e.guards
 	for _, u := range g.unique {
-		fields := make([]string, len(u.fields))
-		for i, f := range u.fields {
-			fields[i] = f.Name
-		}
-		d.Unique = append(d.Unique, Unique{Fields: fields, Hash: u.hash})
+		d.Unique = append(d.Unique, Unique{Fields: slices.Clone(u.names), Hash: u.hash})
 	}
 	d.Version, d.CreatedAt, d.UpdatedAt, d.TTL = name(g.version), name(g.created), name(g.updated), name(g.ttl)
 	d.MatchKeys = e.foreign.matchKeys
 	for _, f := range e.foreign.keyOnly {
 		d.KeyOnly = append(d.KeyOnly, f.Name)
 	}
-	for _, f := range e.fields {
-		d.Fields = append(d.Fields, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
-	}
+	d.Fields = describeFields(e.fields)
 	for _, p := range e.indexes {
 		ix := EntityIndexDescription{Name: p.name, MultiAttribute: p.multi, Shards: p.shards,
 			HasWhen: p.when != nil, WhenFields: slices.Clone(p.whenFields)}
 		if p.multi {
-			for _, f := range p.partition {
-				ix.Partition = append(ix.Partition, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
-			}
-			for _, f := range p.sort {
-				ix.Sort = append(ix.Sort, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
-			}
+			ix.Partition, ix.Sort = describeFields(p.partition), describeFields(p.sort)
 		} else {
 			ix.PK = describeKey(p.pkAttr, p.pk)
 			if p.sk.defined() {
@@ -202,6 +188,15 @@ func (e *entityPlan) describe(o TableOptions) EntityDescription {
 		d.Indexes = append(d.Indexes, ix)
 	}
 	return d
+}
+
+// describeFields describes fs, nil when there are none.
+func describeFields(fs []*model.Field) []FieldDescription {
+	var out []FieldDescription
+	for _, f := range fs {
+		out = append(out, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
+	}
+	return out
 }
 
 func describeKey(attr string, k compiledKey) KeyDescription {
@@ -221,10 +216,9 @@ type QueryDescription struct {
 	// Index is the index queried; "" for the table's primary key.
 	Index string
 	// Partition is the partition key condition, e.g.
-	// "GSI1PK = SKILL#{SkillName}"; a write-sharded index's reads
-	// "USERS#shard_{0..3}", a multi-attribute index's joins one equality
-	// per attribute with AND ("SkillName = {SkillName} AND ..."). It is ""
-	// when the index is not declared by the entity.
+	// "GSI1PK = SKILL#{SkillName}" ("USERS#shard_{0..3}" for a sharded
+	// index; equalities joined with AND for a multi-attribute one); "" when
+	// the entity does not declare the index.
 	Partition string
 	// Sort is the sort key condition, e.g. "begins_with(GSI1SK,
 	// LEVEL#{Level}#)" or "SK BETWEEN DAY#{Day} AND DAY#{Day:high}"; ""

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
+
+	"github.com/singletable-go/singletable/internal/redact"
 )
 
 // Sentinel errors. Match them with [errors.Is]; where DynamoDB returned an
@@ -23,13 +24,9 @@ var (
 	// ErrVersionConflict: the item's version is not the one the caller read.
 	ErrVersionConflict = errors.New("singletable: version conflict")
 	// ErrMaybeApplied: a single-item Put, Update or Delete whose outcome is
-	// unknown. An attempt got no answer (a lost response, a timeout, a
-	// 5xx), the SDK's retry of the same request failed its condition, and
-	// the item as it is now does not show this write: the first attempt
-	// may have been applied and then overwritten by another writer, or not
-	// applied at all. It is not ErrVersionConflict or ErrConditionFailed,
-	// so a read-modify-write loop does not blindly apply its change again:
-	// treat it like a timeout (see docs/reliability.md).
+	// unknown: an attempt got no answer, the SDK's retry failed its
+	// condition, and the item does not show this write. Treat it like a
+	// timeout, not a conflict (see docs/reliability.md).
 	ErrMaybeApplied = errors.New("singletable: outcome unknown (an attempt got no answer and may have been applied)")
 	// ErrInvalidCursor: a cursor that is malformed, tampered with, expired, or
 	// from another query.
@@ -68,9 +65,7 @@ func (e *KeyError) Error() string {
 // Unwrap returns the underlying cause.
 func (e *KeyError) Unwrap() error { return e.Err }
 
-// keyErrorOr returns err when it is a *KeyError already (naming the index
-// and key concerned), and otherwise the *KeyError wrapping it the caller
-// made.
+// keyErrorOr returns err when it is a *KeyError already, else wrapped.
 func keyErrorOr(err error, wrapped *KeyError) error {
 	if ke, ok := err.(*KeyError); ok {
 		return ke
@@ -140,9 +135,8 @@ func wrapSentinel(sentinel error, detail string, cause error) error {
 	return &opError{sentinel: sentinel, detail: detail, cause: cause}
 }
 
-// ErrUnprocessed: DynamoDB still left an item of a batch unprocessed
-// (UnprocessedItems or UnprocessedKeys) after the retry budget was spent.
-// The item was neither written nor read; it is reported in a *BatchError.
+// ErrUnprocessed: DynamoDB still left an item of a batch unprocessed after
+// the retry budget was spent; it is reported in a *BatchError.
 var ErrUnprocessed = errors.New("singletable: unprocessed after retries")
 
 // withCause returns err with cause attached when err is a sentinel error
@@ -169,10 +163,8 @@ type TxReason struct {
 	// Entity is the op's entity type.
 	Entity string
 	// Key is the primary key of the item that failed: the op's own item,
-	// or a guard item (see Guard).
-	Key map[string]types.AttributeValue
-	// Guard is "" when the op's own item failed, or says which guard item
-	// failed, e.g. "unique Email".
+	// or the guard item Guard names ("unique Email"; "" for the op's own).
+	Key   map[string]types.AttributeValue
 	Guard string
 	// Code is DynamoDB's cancellation code, e.g. "ConditionalCheckFailed",
 	// "TransactionConflict", "ValidationError".
@@ -198,14 +190,11 @@ type TransactionError struct {
 	Reasons []TxReason
 	// Cause is the SDK's error (a *types.TransactionCanceledException within).
 	Cause error
-	// MaybeApplied is set when an earlier attempt of this transaction got
-	// no answer (a lost response, a timeout, a 5xx) and the last attempt
-	// was cancelled only by conflicts or throttling: the earlier attempt
-	// may have committed. Sending the same request with the same client
-	// request token within 10 minutes settles it (success if it had
-	// committed); building a new transaction could apply the writes twice.
-	// A cancellation by a failed condition is never MaybeApplied: a retry
-	// of a committed transaction with its token succeeds instead.
+	// MaybeApplied is set when an earlier attempt got no answer and the
+	// last was cancelled only by conflicts or throttling: the earlier one
+	// may have committed. Resending the same request with the same client
+	// request token within 10 minutes settles it; a new transaction could
+	// apply the writes twice.
 	MaybeApplied bool
 }
 
@@ -231,7 +220,7 @@ func (e *TransactionError) Error() string {
 		if r.Err != nil {
 			fmt.Fprintf(&b, ": %s", strings.TrimPrefix(r.Err.Error(), "singletable: "))
 		} else if r.Message != "" {
-			fmt.Fprintf(&b, ": %s", redactMessage(r.Message))
+			fmt.Fprintf(&b, ": %s", redact.Message(r.Message))
 		}
 	}
 	if len(e.Reasons) == 0 {
@@ -255,82 +244,4 @@ func (e *TransactionError) Unwrap() []error {
 		out = append(out, e.Cause)
 	}
 	return out
-}
-
-// redactAPI returns err, an error of the SDK, with the values DynamoDB's
-// message quotes left out of its text: a ValidationException for a set
-// with duplicate members lists the members ("Input collection [a, a]
-// contains duplicates"), and one for a number that does not parse quotes
-// it. Errors never contain non-key attribute values (docs/security.md).
-// The result unwraps to err, so errors.As still reaches the SDK's types,
-// whose fields hold DynamoDB's message unchanged.
-func redactAPI(err error) error {
-	var ae smithy.APIError
-	if err == nil || !errors.As(err, &ae) {
-		return err
-	}
-	msg := ae.ErrorMessage()
-	safe := redactMessage(msg)
-	if safe == msg {
-		return err
-	}
-	return &redactedError{text: strings.ReplaceAll(err.Error(), msg, safe), err: err}
-}
-
-// redactedError is an SDK error with another text (see redactAPI).
-type redactedError struct {
-	text string
-	err  error
-}
-
-func (e *redactedError) Error() string { return e.text }
-func (e *redactedError) Unwrap() error { return e.err }
-
-// redactMessage leaves out of a DynamoDB error message the parts that
-// quote values: what follows "numeric value:", and what lies between
-// brackets (the members of a set) unless it is a list of cancellation
-// reason codes, as a TransactionCanceledException's message has.
-func redactMessage(msg string) string {
-	out := msg
-	if i := strings.Index(out, "numeric value:"); i >= 0 {
-		out = out[:i+len("numeric value:")] + " (value left out)"
-	}
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(out, '[')
-		if i < 0 {
-			b.WriteString(out)
-			break
-		}
-		j := strings.IndexByte(out[i:], ']')
-		if j < 0 {
-			b.WriteString(out[:i])
-			b.WriteString("[…]")
-			break
-		}
-		inner := out[i+1 : i+j]
-		b.WriteString(out[:i+1])
-		if reasonCodes(inner) {
-			b.WriteString(inner)
-		} else {
-			b.WriteString("…")
-		}
-		b.WriteByte(']')
-		out = out[i+j+1:]
-	}
-	return b.String()
-}
-
-// reasonCodes reports whether s is a list of DynamoDB's cancellation
-// reason codes ("ConditionalCheckFailed, None"), which quote no value.
-func reasonCodes(s string) bool {
-	for _, c := range strings.Split(s, ",") {
-		switch strings.TrimSpace(c) {
-		case "None", "ConditionalCheckFailed", "ItemCollectionSizeLimitExceeded", "TransactionConflict",
-			"ProvisionedThroughputExceeded", "ThrottlingError", "ValidationError":
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -12,15 +12,8 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// What an entity offers migrations. Package migrate (the engine: runner,
-// ledger, checkpoints, verification, and its CLI) runs a table's data
-// migrations; from this package it needs only what an entity must
-// provide: its stored items, raw, selected by a scan, read back, rendered
-// again with the current declaration, and rewritten through the write
-// plan like every other write (the ownership condition, the unique guards'
-// owner condition, the classification of failed conditions). That is
-// [StoredItems] and the [StoredChange]s it plans. A copy needs nothing
-// more than [Repo.PutOp], [BatchWrite] and [Table.GetItems].
+// What an entity offers package migrate: [StoredItems] and the
+// [StoredChange]s it plans through the write plan.
 
 // MigrationLedgerType is the entity type of the items in which package
 // migrate keeps a table's migration ledger, for readers of the table's
@@ -135,43 +128,33 @@ func (c *StoredChange) Apply(ctx context.Context) error {
 }
 
 // Rewrite decodes item, a stored item of the entity, renders it again with
-// the current declaration and compares the managed attributes: the primary
-// key, templated index keys and the attributes of multi-attribute index
-// keys. Attributes the declaration does not manage, including ones the
-// entity does not know, are kept as they are.
+// the current declaration and compares the managed attributes (primary
+// key and index keys); other attributes are kept as they are.
 //
-// Apply makes the change. A change of index attributes only is an
-// UpdateItem that sets and removes just those attributes, on condition
-// that the item is still the entity's and the attributes they are rendered
-// from, and the ones it changes, still hold the values read. A change of
-// primary key is one transaction: a put of the item at its new key (which
-// must be free, the condition of a create), a delete of the old item on
-// condition that every attribute read is unchanged (and that no attribute
-// of the entity absent then has appeared), and the hand-over of its unique
-// guard items. If the new key holds exactly the item the re-key would
-// write, only the old item is deleted.
+// A change of index attributes only is an UpdateItem of just those,
+// conditioned on the attributes they derive from being as read. A change
+// of primary key is one transaction: a create at the new key, a delete of
+// the old item on condition it is unchanged, and the hand-over of its
+// unique guards; if the new key already holds exactly that item, only the
+// old item is deleted.
 func (s *StoredItems) Rewrite(item map[string]types.AttributeValue) (*StoredChange, error) {
 	return s.planRewrite(item)
 }
 
 // ClaimGuards reads the guard items of item's unique values (consistently)
 // and plans the transaction that claims the missing ones and takes over
-// the stale ones (whose owner no longer exists or no longer holds the
-// value); a guard the item holds is left alone, and one another stored
-// item of the entity holds with the same value is a duplicate, reported
-// in Holder and Taken and left where it is. The claims are conditioned on
-// the item (and any owner read) still holding the values read and on each
-// guard being as read, so Apply never overrides a concurrent writer.
+// stale ones (whose owner no longer holds the value); a guard another item
+// holds with the same value is a duplicate, reported in Holder and Taken.
+// Every claim is conditioned on what was read, so Apply never overrides a
+// concurrent writer.
 func (s *StoredItems) ClaimGuards(ctx context.Context, item map[string]types.AttributeValue) (*StoredChange, error) {
 	return s.planClaims(ctx, item)
 }
 
 // GetItems reads the raw items under keys, primary keys of t, with
-// strongly consistent [BatchGetItem] requests sent one at a time through
-// the batch reader of [Repo.BatchGet] (unprocessed keys and throttled
-// requests retried with backoff): items[i] is the item under keys[i], nil
-// when there is none. It returns the first key's error when some keys
-// could not be read. Package migrate verifies a copy with it.
+// strongly consistent [BatchGetItem] requests sent one at a time, retried
+// as [BatchGet]'s are: items[i] is the item under keys[i], nil when there
+// is none. It returns the first error when some keys could not be read.
 //
 // [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
 func (t *Table) GetItems(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {

@@ -79,6 +79,18 @@ import (
 // table must then be in the state before or after it (all or nothing,
 // except batches, whose items are independent).
 //
+// It also runs under two of ddbfault's modes for what DynamoDB Local
+// hides (modelModes): "conflicts" (20% of writes meet a concurrent
+// transaction: TransactionConflictException for a single write, a
+// TransactionCanceledException with one TransactionConflict reason for a
+// transaction) and "hot" (the partition P#p0 is hot: 60% of the requests
+// touching it are throttled with ProvisionedThroughputExceededException
+// or a ThrottlingError reason). These answers are definite refusals, and
+// no response is lost, so there an error is never an unknown outcome: an
+// operation that ends with a conflict or a throttle must leave the table
+// exactly as before it (envRefusal), and any other error is judged as in
+// the run without faults.
+//
 // MODEL_SEED (default 1; "random" draws one) and MODEL_OPS (default 200
 // per run) choose the sequence; make model runs it longer. A failure
 // prints the random seed, the failing operation and the operations that touched
@@ -92,9 +104,45 @@ func TestModel(t *testing.T) {
 	for i, rate := range []float64{0, 0.10, 0.30} {
 		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
 			t.Parallel()
-			runModel(t, seed, ops, i, rate)
+			runModel(t, seed, ops, i, rate, "")
 		})
 	}
+	for i, mode := range []string{"conflicts", "hot"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			t.Parallel()
+			runModel(t, seed, ops, 3+i, 0, mode)
+		})
+	}
+}
+
+// modelModes are the ddbfault modes TestModel runs under, by name.
+var modelModes = map[string]func(cfg *ddbfault.Config){
+	"conflicts": func(cfg *ddbfault.Config) { cfg.Conflicts = ddbfault.Conflicts{Rate: 0.20} },
+	"hot":       func(cfg *ddbfault.Config) { cfg.Hot = []ddbfault.Hot{{Value: "P#p0", Rate: 0.60}} },
+}
+
+// envRefusal reports whether err is DynamoDB refusing a request for a
+// reason of its own, not the data: a conflict with a transaction or a
+// throttle, for a single write or (every reason other than None) a
+// transaction. Such a refusal wrote nothing.
+func envRefusal(err error) bool {
+	var tce *types.TransactionConflictException
+	var pte *types.ProvisionedThroughputExceededException
+	var cancel *types.TransactionCanceledException
+	switch {
+	case errors.As(err, &tce), errors.As(err, &pte):
+		return true
+	case errors.As(err, &cancel):
+		for _, r := range cancel.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "None", "TransactionConflict", "ThrottlingError":
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func modelSeed(t *testing.T) uint64 {
@@ -916,10 +964,14 @@ type mEnv struct {
 	changes *streams.Changes
 }
 
-func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
+func newModelEnv(t *testing.T, rate float64, faultSeed uint64, mode string) *mEnv {
 	t.Helper()
 	env := &mEnv{raw: ddblocal.Shared(t).Client(), clock: &modelClock{}, infos: map[string]*mInfo{}}
-	env.ft = ddbfault.New(nil, ddbfault.Config{Seed: faultSeed, Rate: rate})
+	cfg := ddbfault.Config{Seed: faultSeed, Rate: rate}
+	if mode != "" {
+		modelModes[mode](&cfg)
+	}
+	env.ft = ddbfault.New(nil, cfg)
 	env.ft.SetEnabled(false)
 	faulty := ddblocal.Shared(t).Client(func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: env.ft}
@@ -1004,8 +1056,7 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64) *mEnv {
 	if env.changes, err = streams.NewChanges(env.tbl, targets); err != nil {
 		t.Fatalf("changes: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := context.Background()
 	if err := env.tbl.CreateTable(ctx); err != nil {
 		t.Fatalf("create table: %v", err)
 	}
@@ -1445,16 +1496,20 @@ type mFailure struct {
 }
 
 type mRun struct {
-	env    *mEnv
-	rate   float64
-	ops    []mop
-	st     mstate
-	raws   map[string]map[string]types.AttributeValue
-	bad    map[string]bool // guard violations of the current state
-	log    []string
-	fails  []mFailure
-	errs   int
-	stopAt string // replays: stop at the first failure of this class
+	env   *mEnv
+	rate  float64
+	mode  string // a ddbfault mode (modelModes), "" for none
+	ops   []mop
+	st    mstate
+	raws  map[string]map[string]types.AttributeValue
+	bad   map[string]bool // guard violations of the current state
+	log   []string
+	fails []mFailure
+	errs  int
+	// envErrs counts, in a mode run, the ops that ended with a conflict
+	// or a throttle (envRefusal).
+	envErrs int
+	stopAt  string // replays: stop at the first failure of this class
 	// checked is the state of the last read check (readCheck); reads
 	// counts the checks and readTime their time.
 	checked  mstate
@@ -1636,8 +1691,8 @@ func (r *mRun) plan(st mstate, o mop) (x *mexpect, run func(context.Context) err
 }
 
 func (r *mRun) step(ctx context.Context, i int, o mop) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
+	// No timeout of its own: on a loaded machine an operation may take
+	// minutes; a hung one is go test's -timeout to report.
 	before := r.st
 	switch o.Kind {
 	case "QueryDelete":
@@ -1697,7 +1752,7 @@ func (r *mRun) queryDelete(ctx context.Context, i int, o mop) error {
 	desc := fmt.Sprintf("QueryDelete %s %s pick %d", in.name, pk, o.Pick)
 	keys, del, err := e.query(ctx, o.Part)
 	if err != nil {
-		if r.rate == 0 {
+		if r.rate == 0 && (r.mode == "" || !envRefusal(err)) {
 			r.fail(i, "Query "+in.name+": error", fmt.Sprintf("op %d %s: %v", i, desc, err))
 		}
 		r.log = append(r.log, fmt.Sprintf("%4d %s -> query: %s", i, desc, errClass(err)))
@@ -1736,7 +1791,7 @@ func (r *mRun) queryDelete(ctx context.Context, i int, o mop) error {
 func (r *mRun) expire(ctx context.Context, i int, o mop) error {
 	e := r.ent(o.Ent)
 	in := e.info()
-	faults := r.rate > 0
+	faults := r.rate > 0 || r.mode != ""
 	var slots []mop
 	for p := range 2 {
 		for k := range 4 {
@@ -1796,7 +1851,7 @@ func (r *mRun) expire(ctx context.Context, i int, o mop) error {
 		ae := r.ent(a.Ent)
 		x := writeExpect(mid, ae.info(), a, k, "Create", 0, false, faults)
 		cdesc := fmt.Sprintf("op %d %s, then %s", i, desc, r.describe(a, 0))
-		if a.Lost && faults {
+		if a.Lost && r.rate > 0 {
 			r.env.ft.Next(r.writeAPI(a), ddbfault.LostResponse)
 			cdesc += " (response lost)"
 		}
@@ -1851,7 +1906,7 @@ func (r *mRun) expire(ctx context.Context, i int, o mop) error {
 		}
 	}
 	head := fmt.Sprintf("op %d %s\n      model: release %v", i, desc, release)
-	if o.Lost && faults && sends > 0 {
+	if o.Lost && r.rate > 0 && sends > 0 {
 		r.env.ft.Next("TransactWriteItems", ddbfault.LostResponse)
 		head += " (response lost)"
 	}
@@ -2088,6 +2143,9 @@ func (r *mRun) judge(ctx context.Context, i int, desc, class string, x *mexpect,
 	}
 	if err != nil {
 		r.errs++
+		if r.mode != "" && envRefusal(err) {
+			r.envErrs++
+		}
 	}
 	r.log = append(r.log, fmt.Sprintf("%4d %s -> %s", i, desc, errClass(err)))
 	want := before.clone()
@@ -2139,7 +2197,7 @@ func (r *mRun) judgeOutcome(i int, desc, class string, x *mexpect, err error, be
 			detail += "\n      table changed (" + s + "):" + d
 		}
 		r.fail(i, class+": unexpected success", detail)
-	case !unknown && x.refused(err):
+	case !unknown && x.refused(err), r.mode != "" && envRefusal(err):
 		if s, d := diffTo(before); s != "" {
 			r.fail(i, class+": refused ("+errClass(err)+") but the table changed ("+s+")", head+d)
 		}
@@ -2185,7 +2243,9 @@ func (r *mRun) judgeBatch(i int, desc, class string, x *mexpect, err error, befo
 		for _, f := range be.Failed {
 			failed[f.Index] = f.Err
 		}
-	case r.rate > 0:
+	case r.rate > 0, r.mode != "" && envRefusal(err):
+		// A batch of several requests may be partly applied when one of
+		// them is refused.
 		unknownAll = true
 	default:
 		r.fail(i, class+": unexpected "+errClass(err), head)
@@ -2211,7 +2271,7 @@ func (r *mRun) judgeBatch(i int, desc, class string, x *mexpect, err error, befo
 		case !isFailed:
 			r.fail(i, fmt.Sprintf("%s: unexpected success of %s", class, sx.what),
 				fmt.Sprintf("%s\n      op %d of the batch, %s: the model allows %s (%s)", head, j, sx.what, sx.wantText(), strings.Join(sx.why, "; ")))
-		case sx.refused(ferr):
+		case sx.refused(ferr), r.mode != "" && envRefusal(ferr):
 			continue
 		default:
 			r.fail(i, fmt.Sprintf("%s: unexpected %s from %s", class, errClass(ferr), sx.what),
@@ -2408,7 +2468,7 @@ func (r *mRun) runAll(ctx context.Context) error {
 		if err := r.step(ctx, i, o); err != nil {
 			return err
 		}
-		if r.rate == 0 {
+		if r.rate == 0 && r.mode == "" {
 			if err := r.readCheck(ctx, i); err != nil {
 				return err
 			}
@@ -2424,12 +2484,12 @@ func (r *mRun) runAll(ctx context.Context) error {
 
 // ---- driver, shrinking and the report ----
 
-func runModel(t *testing.T, seed uint64, n, stream int, rate float64) {
+func runModel(t *testing.T, seed uint64, n, stream int, rate float64, mode string) {
 	ctx := context.Background()
 	faultSeed := seed*31 + uint64(stream)
-	env := newModelEnv(t, rate, faultSeed)
+	env := newModelEnv(t, rate, faultSeed, mode)
 	ops := genOps(seed, stream, n)
-	r := &mRun{env: env, rate: rate, ops: ops}
+	r := &mRun{env: env, rate: rate, mode: mode, ops: ops}
 	start := time.Now()
 	if err := r.runAll(ctx); err != nil {
 		t.Fatalf("seed %d: %v", seed, err)
@@ -2438,15 +2498,23 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64) {
 	t.Logf("seed %d, %d ops in %v: %d returned an error; %d requests, %d faults injected %v; %d read checks in %v; %d failures",
 		seed, n, time.Since(start).Round(time.Millisecond), r.errs, stats.Requests, stats.Total(), stats.Faults,
 		r.reads, r.readTime.Round(time.Millisecond), len(r.fails))
-	if rate > 0 {
+	if rate > 0 || mode != "" {
 		if stats.Total() == 0 {
-			t.Errorf("no faults injected at rate %.0f%%", rate*100)
+			t.Errorf("no faults injected at rate %.0f%% mode %q", rate*100, mode)
 		}
+	}
+	if mode != "" {
+		t.Logf("mode %s: %d conflicts, %d hot throttles injected; %d ops returned an error, %d of them a conflict or throttle (the table as before each)",
+			mode, stats.Conflicts, stats.HotThrottles, r.errs, r.envErrs)
 	}
 	if len(r.fails) == 0 {
 		return
 	}
-	logPath := filepath.Join(os.TempDir(), fmt.Sprintf("singletable-model-seed%d-rate%.0f.log", seed, rate*100))
+	run := fmt.Sprintf("rate=%.0f%%", rate*100)
+	if mode != "" {
+		run = "mode=" + mode
+	}
+	logPath := filepath.Join(os.TempDir(), fmt.Sprintf("singletable-model-seed%d-%s.log", seed, strings.NewReplacer("=", "", "%", "").Replace(run)))
 	if err := os.WriteFile(logPath, []byte(strings.Join(r.log, "\n")+"\n"), 0o644); err != nil {
 		logPath = "(not written: " + err.Error() + ")"
 	}
@@ -2468,8 +2536,8 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64) {
 		g.count++
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "model failures, seed %d, rate %.0f%%: %d failures in %d classes\n", seed, rate*100, len(r.fails), len(order))
-	fmt.Fprintf(&b, "replay: MODEL_SEED=%d MODEL_OPS=%d go test -race -count=1 -v -run 'TestModel/rate=%.0f%%' .\n", seed, n, rate*100)
+	fmt.Fprintf(&b, "model failures, seed %d, %s: %d failures in %d classes\n", seed, run, len(r.fails), len(order))
+	fmt.Fprintf(&b, "replay: MODEL_SEED=%d MODEL_OPS=%d go test -race -count=1 -v -run 'TestModel/%s' .\n", seed, n, run)
 	fmt.Fprintf(&b, "every operation: %s\n", logPath)
 	budget := 15 * time.Second
 	if s := os.Getenv("MODEL_SHRINK_SECONDS"); s != "" {
@@ -2496,11 +2564,11 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64) {
 		for _, j := range slice {
 			fmt.Fprintf(&b, "      %s\n", r.log[j])
 		}
-		if rate > 0 || time.Now().After(deadline) {
+		if rate > 0 || mode != "" || time.Now().After(deadline) {
 			continue
 		}
 		if shrinkEnv == nil {
-			shrinkEnv = newModelEnv(t, 0, 0)
+			shrinkEnv = newModelEnv(t, 0, 0, "")
 		}
 		// Each class gets an equal share of the time left.
 		share := time.Until(deadline) / time.Duration(len(order)-ci)

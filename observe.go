@@ -17,10 +17,8 @@ import (
 // item values: at most the keys of the items a request addresses, and only
 // with [TableOptions.ObserveKeys].
 type Observation struct {
-	// Op is the DynamoDB API called: "GetItem", "PutItem", "UpdateItem",
-	// "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem",
-	// "TransactGetItems", "TransactWriteItems" (table administration is
-	// observed too: "CreateTable", "DescribeTable", ...).
+	// Op is the DynamoDB API called: "GetItem", "Query",
+	// "TransactWriteItems", and so on (table administration included).
 	Op string
 	// Table is the table's name; Index the index a Query or Scan reads
 	// ("" for the table).
@@ -37,10 +35,8 @@ type Observation struct {
 	// sequence's counter): they are part of the write's cost.
 	PlanRead bool
 	// Capacity is the capacity the request consumed, as DynamoDB reported
-	// it (ReturnConsumedCapacity INDEXES, which the library asks for when
-	// a hook is installed): one entry per table, with the table's and
-	// each index's share. Nil when the request failed or DynamoDB did not
-	// say. [Observation.Units] sums it.
+	// it (ReturnConsumedCapacity INDEXES): one entry per table, with each
+	// index's share; nil when the request failed. [Observation.Units] sums it.
 	Capacity []types.ConsumedCapacity
 	// Count is the number of items the request returned (Query, Scan:
 	// after the filter; GetItem: 0 or 1; BatchGetItem: items found);
@@ -51,13 +47,11 @@ type Observation struct {
 	// one (it carries ExclusiveStartKey): an operation's pages are its
 	// observations, the first without Continued.
 	Continued bool
-	// Unprocessed is the number of items a batch left unprocessed
-	// (DynamoDB's throttling of batches): the library sends them again,
-	// in a request observed with Retry above 0.
+	// Unprocessed is the number of items a batch left unprocessed; the
+	// library sends them again in a request observed with Retry above 0.
 	Unprocessed int
-	// Retry is 0 for a request the library sends the first time, and n
-	// for its n-th retry by the library's own backoff (unprocessed batch
-	// items, throttled or conflicting transactions).
+	// Retry is n for the n-th retry by the library's own backoff, 0 for a
+	// first try.
 	Retry int
 	// Attempts is the number of HTTP attempts the SDK made for this
 	// request (1 + its own retries), and Throttles how many of them were
@@ -69,11 +63,8 @@ type Observation struct {
 	Latency time.Duration
 	// Err is the request's error, nil when it succeeded.
 	Err error
-	// Keys are the primary keys of the items the request addresses
-	// (GetItem, PutItem, UpdateItem, DeleteItem: one; batches and
-	// transactions: each item's), only with [TableOptions.ObserveKeys].
-	// Query and Scan name no item. Key values are the only values an
-	// Observation holds.
+	// Keys are the primary keys of the items the request addresses (none
+	// for Query and Scan), only with [TableOptions.ObserveKeys].
 	Keys []map[string]types.AttributeValue
 }
 
@@ -126,10 +117,8 @@ func isWriteOp(op string) bool {
 type patternKey struct{}
 
 // WithPattern returns a context naming the access pattern that the
-// requests made with it serve, for [TableOptions.Observe]: the name of
-// the pattern as the catalog lists it (for example "AP3" or "Get user
-// by email"), so that observations and measured capacity are reported
-// per pattern.
+// requests made with it serve, as the catalog lists it ("AP3"), so that
+// [TableOptions.Observe] reports observations per pattern.
 //
 //	ctx = singletable.WithPattern(ctx, "AP3")
 //	page, err := orders.Query(key).Page(ctx)
@@ -148,8 +137,7 @@ func PatternOf(ctx context.Context) string {
 
 // observing is the hook through which a table with an Observe hook sends
 // a request: it asks for the consumed capacity, counts the SDK's attempts
-// and reports the request to the hook. It is made per request (it holds the
-// entity), only when a hook is installed.
+// and reports the request.
 type observing struct {
 	t      *Table
 	entity string

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/redact"
 )
 
 // The plan's last step, sending: a write of one item goes as a single
@@ -147,7 +148,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 		if errors.As(err, &ccf) && it.failed != nil {
 			return conditionFailed(kind, entity, it, log.maybeApplied.Load(), ccf.Item, err)
 		}
-		return res, fmt.Errorf("singletable: %s %s: %w", strings.ToLower(kind), entity, redactAPI(err))
+		return res, fmt.Errorf("singletable: %s %s: %w", strings.ToLower(kind), entity, redact.API(err))
 	}
 	return res, nil
 }

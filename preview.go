@@ -27,8 +27,8 @@ type Request struct {
 }
 
 // Preview runs fn and returns the requests that fn's operations would
-// send, in the order they were made, without sending them: ElectroDB's
-// params() for every operation. Nothing is written.
+// send, in the order they were made, without sending them. Nothing is
+// written.
 //
 //	reqs, err := t.Preview(ctx, func(ctx context.Context) error {
 //		_, err := users.Create(ctx, u)
@@ -36,37 +36,20 @@ type Request struct {
 //	})
 //	in := reqs[0].Input.(*dynamodb.PutItemInput)
 //
-// Every request made with the ctx given to fn, or a context derived from
-// it, is recorded instead of being sent, through t or any other table
-// (a preview never writes): Get, Create, Put, Update, Upsert, Delete and
-// their op forms, Query and Collection pages, BatchGet, BatchWrite, Tx,
-// TxGet, Sequence. Operations must use that ctx: a request made with
-// another context is sent as usual.
+// Every request made with fn's ctx (or a context derived from it), through
+// any table, is recorded instead of sent; a request made with another
+// context is sent as usual. Each gets an empty successful response: a Get
+// finds nothing, a Query page is empty, every valid write succeeds (an
+// Update or Delete returns the zero value, as DynamoDB's answer would hold
+// the item), so a request that would only follow from a response (a next
+// page, unprocessed items) is not shown. fn's own error is returned with
+// the requests recorded until then.
 //
-// Each recorded request gets an empty successful response, so operations
-// go on as if DynamoDB had answered: a Get finds nothing ([ErrNotFound]),
-// a Query page is empty, a batch records every chunk (a BatchWrite of 60
-// ops shows three BatchWriteItem requests), a transaction commits, and
-// every valid write succeeds (an Update or Delete returns the zero value,
-// since the item it returns would come from DynamoDB's answer). A
-// request that would only follow from a response (a query's next page,
-// unprocessed items sent again) is therefore not shown. fn's own error is
-// returned with the requests recorded until then; requests that several
-// goroutines make at once (batch chunks, sharded queries) are listed in
-// the order they were made.
-//
-// A write that must read the item before it can be built (a Put or
-// Update of a versioned entity without a version, a write that moves a
-// unique value, an Update of an index key field that needs the key's other
-// fields, an Upsert, a Delete releasing unique values, [Sequence.Next]
-// learning the counter) does send that read, strongly consistent like any
-// such read: the write cannot be built without it. Those reads are listed
-// too, with Sent set.
-//
-// Table administration ([Table.CreateTable], [Table.Check],
-// [Table.DeleteTable]) is not previewed: it fails without sending.
-// Package migrate's migrations refuse to run inside a preview and send
-// nothing either ([InPreview]).
+// A write that must read the item before it can be built (a version to
+// learn, unique values to release, an index key's other fields, an
+// Upsert, [Sequence.Next]'s counter) sends that read, listed with Sent
+// set. Table administration is not previewed: it fails without sending,
+// and package migrate refuses to run in a preview ([InPreview]).
 func (t *Table) Preview(ctx context.Context, fn func(ctx context.Context) error) ([]Request, error) {
 	p := &previewer{}
 	previews.Add(1)
@@ -109,7 +92,7 @@ func (p *previewer) add(op string, in any, sent bool) {
 // recording them instead.
 func (t *Table) api(ctx context.Context, entity string) Client {
 	if previews.Load() == 0 && t.opts.Observe == nil {
-		return t.client
+		return t.client // inlined: the hot paths' one check
 	}
 	return t.wrapClient(ctx, entity, false)
 }
@@ -124,8 +107,7 @@ func (t *Table) planAPI(ctx context.Context, entity string) Client {
 }
 
 // wrapClient is the client of api and planAPI when a Preview runs or a
-// hook is installed: the observing client sits next to t's own, so that
-// only requests actually sent are observed.
+// hook is installed. The observing client sits next to t's own, so that only requests actually sent are observed.
 func (t *Table) wrapClient(ctx context.Context, entity string, plan bool) Client {
 	c := t.client
 	if t.opts.Observe != nil {
@@ -175,12 +157,10 @@ func (r *recording) around(ctx context.Context, op string, in any, send func(con
 	return nil, nil
 }
 
-// wrapped is a Client that passes every request through hook: the one
-// mechanism under both the Observe hook and Preview. hook gets a copy of
-// the input (operations set fields such as ExclusiveStartKey on the input
-// they send again) and a function sending that copy through next, with
-// extra call options; a nil response and error means an empty response.
-// next is nil in a Preview of a table without a client.
+// wrapped is a Client that passes every request through hook, under both
+// Observe and Preview. hook gets a copy of the input (operations reuse
+// theirs) and a function sending that copy through next with extra call
+// options; a nil response and error means an empty response.
 type wrapped struct {
 	next Client
 	hook func(ctx context.Context, op string, in any, send func(context.Context, ...func(*dynamodb.Options)) (any, error)) (any, error)

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -64,19 +63,13 @@ type TableOptions struct {
 	CursorTTL time.Duration
 	// Now returns the current time; default time.Now. Tests replace it.
 	Now func() time.Time
-	// Observe, when set, is called after every request the table sends to
-	// DynamoDB, with what the request was for (operation, index, entity,
-	// access pattern named with [WithPattern]), the capacity it consumed
-	// (the table asks for it, total and per index, only when Observe is
-	// set), items read and returned, retries, throttles, latency and error.
-	// It is called on the goroutine that sent the request, concurrently
-	// for concurrent requests, and must not keep o. A table without
-	// Observe pays nothing for it. Requests a [Table.Preview] does not
-	// send are not observed, nor the migration engine's own requests.
+	// Observe, when set, is called after every request the table sends,
+	// with an [Observation] of it, on the goroutine that sent it
+	// (concurrently for concurrent requests); it must not keep o. Requests
+	// a [Table.Preview] does not send are not observed.
 	Observe func(ctx context.Context, o *Observation)
 	// ObserveKeys adds to each [Observation] the primary keys of the
-	// items the request addresses. Off by default: an Observation holds
-	// no values at all.
+	// items the request addresses.
 	ObserveKeys bool
 }
 
@@ -88,9 +81,7 @@ type Table struct {
 	client Client
 	opts   TableOptions
 
-	// entities are the bound entities, in the order they were bound: the
-	// table's indexes, TTL attribute, description and the guards an item
-	// holds all derive from their compiled declarations.
+	// entities are the bound entities, in the order they were bound.
 	mu       sync.RWMutex
 	entities []*entityPlan
 }
@@ -225,12 +216,10 @@ type repo struct {
 	e *entityPlan
 }
 
-// Bind binds entity e to table t and returns its typed repository,
-// checking that e agrees with the entities already bound (same index names
-// must mean the same key attributes; entity type names must be unique in
-// the table) and that no field of e is stored under the table's key or
-// entity type attributes, which every write sets (a *ValidationError
-// naming the field and the attribute).
+// Bind binds entity e to table t and returns its typed repository. It
+// returns a *ValidationError when e disagrees with the entities already
+// bound (an index name with other key attributes, a type name taken) or
+// stores a field under the table's key or entity type attributes.
 func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if err := e.checkTableAttrs(t); err != nil {
 		return nil, err
@@ -244,9 +233,8 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	return &Repo[T]{repo{t, &e.entityPlan}, e}, nil
 }
 
-// checkTableAttrs refuses an entity with a field stored under one of the
-// attributes the table's options name (its keys and the entity type
-// attribute), which every write sets: see [Entity.checkNotStored].
+// checkTableAttrs refuses an entity with a field stored under the table's
+// key or entity type attributes, which every write sets.
 func (e *entityPlan) checkTableAttrs(t *Table) error {
 	o := t.opts
 	for _, a := range [][2]string{{o.PartitionKey, "partition key"}, {o.SortKey, "sort key"}, {o.EntityTypeAttr, "entity type"}} {
@@ -281,16 +269,11 @@ func (t *Table) String() string { return fmt.Sprintf("singletable.Table(%s)", t.
 // alone, leaving its values claimed for ever. Package streams calls it for
 // the removals by time to live it decodes.
 //
-// Each guard is deleted in a transaction conditioned on the guard still
-// naming item's key as its owner and on no item under that key holding
-// its value again: a guard that another item holds, or that an item
-// re-created under the same key with the same value holds, is never
-// released; an item re-created there with other values, or an item of
-// another entity there (even with an attribute of the same name and
-// value), does not keep item's values claimed. It returns how many
-// guards it deleted: releasing the same item again deletes nothing and
-// returns 0. An entity that is not bound to the table or declares no
-// unique fields holds no guards.
+// A guard is released only while it names item's key as its owner and no
+// item under that key (of the same entity, with the same values) holds
+// its values again. It returns how many guards it deleted: releasing the
+// same item again returns 0. An entity that is not bound to the table or
+// declares no unique fields holds no guards.
 func (t *Table) ReleaseGuards(ctx context.Context, entity string, item map[string]types.AttributeValue) (released int, err error) {
 	e := t.entityNamed(entity)
 	if e == nil || len(e.guards.unique) == 0 || len(item) == 0 {
@@ -332,12 +315,9 @@ func (b repo) releaseGuard(ctx context.Context, u *uniquePlan, rv reflect.Value,
 	if err != nil {
 		return false, err
 	}
-	// The item under the owner's key, if any, does not hold the value: it
-	// is another entity's (its type differs from item's; an item of
-	// another entity with an attribute of the same name and value does not
-	// hold it), or one of the unique's attributes differs from item's. A
-	// field stored only in the key (KeyOnly) is the same for any item
-	// under that key.
+	// The item under the owner's key, if any, holds the value only if it
+	// has item's entity type and unique attributes (a KeyOnly field is the
+	// same for any item under that key).
 	var held []writeplan.Check
 	for _, a := range append([]string{t.opts.EntityTypeAttr}, u.attrs()...) {
 		if av, ok := item[a]; ok {
@@ -352,34 +332,17 @@ func (b repo) releaseGuard(ctx context.Context, u *uniquePlan, rv reflect.Value,
 	if err != nil {
 		return false, err
 	}
-	_, err = t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Delete: &types.Delete{TableName: &t.name, Key: key, ConditionExpression: del.Text,
-			ExpressionAttributeNames: del.Names, ExpressionAttributeValues: del.Values}},
-		{ConditionCheck: &types.ConditionCheck{TableName: &t.name, Key: t.primaryKeyOf(item), ConditionExpression: check.Text,
-			ExpressionAttributeNames: check.Names, ExpressionAttributeValues: check.Values}},
-	}})
-	var tce *types.TransactionCanceledException
+	ownerKey := t.primaryKeyOf(item)
+	err = t.execTx(ctx, "Delete", b.e.name, []txItem{b.deleteTxItem(key, del), {table: t, key: ownerKey,
+		tw: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &t.name, Key: ownerKey,
+			ConditionExpression: check.Text, ExpressionAttributeNames: check.Names, ExpressionAttributeValues: check.Values}}}}, "")
+	var te *TransactionError
+	notCondition := func(r TxReason) bool { return r.Code != "ConditionalCheckFailed" }
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.As(err, &tce) && conditionFailedOnly(tce):
+	case errors.As(err, &te) && len(te.Reasons) > 0 && !slices.ContainsFunc(te.Reasons, notCondition):
 		return false, nil // absent, another item's, or held again
 	}
 	return false, fmt.Errorf("singletable: release the unique %s guard of %s %s: %w", u.name, b.e.name, t.keyText(owner), err)
-}
-
-// conditionFailedOnly reports whether a transaction was cancelled only
-// because conditions did not hold.
-func conditionFailedOnly(tce *types.TransactionCanceledException) bool {
-	failed := false
-	for _, r := range tce.CancellationReasons {
-		switch aws.ToString(r.Code) {
-		case "", "None":
-		case "ConditionalCheckFailed":
-			failed = true
-		default:
-			return false
-		}
-	}
-	return failed
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/redact"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
@@ -26,12 +27,9 @@ const (
 // TxOptions tunes [Tx].
 type TxOptions struct {
 	// ClientRequestToken makes the transaction idempotent: DynamoDB applies
-	// a transaction with a given token at most once in 10 minutes, and a
-	// repeat with the same token and items succeeds without writing again.
-	// By default each call of Tx makes a random token and uses it for all
-	// of its attempts, so a retry after a lost response cannot apply the
-	// writes twice. Set it to retry a transaction across processes; a
-	// token reused with other items is an IdempotentParameterMismatch.
+	// a transaction with a given token at most once in 10 minutes. By
+	// default each call of Tx uses a random token for all of its attempts;
+	// set it to retry a transaction across processes.
 	ClientRequestToken string
 	// MaxAttempts is how many times TransactWriteItems is tried when it is
 	// throttled, fails transiently, or is cancelled only by conflicts with
@@ -88,19 +86,13 @@ type txItem struct {
 // *ValidationError). An empty ops sends nothing and returns nil.
 //
 // Before sending, Tx makes each op's transaction items with ctx, in order
-// (the reads some writes need, for an entity with unique fields or a
-// version to learn, happen then), and checks them, returning their errors
-// (*ValidationError, *KeyError): more than 100 items (guard items count),
-// more than 4 MB, two writes to one item. When DynamoDB cancels the
-// transaction, the error is a *TransactionError naming the failing op (its
-// index in ops, entity and key) and the reason; errors.Is matches
-// ErrAlreadyExists, ErrConditionFailed, ErrVersionConflict or ErrNotFound
-// according to that op, and errors.As still reaches the SDK's
-// *types.TransactionCanceledException.
-//
-// Throttling, transient server errors and cancellations caused only by
-// conflicting transactions are retried with the same client request token
-// ([TxOptions]).
+// (the reads some writes need happen then), and checks them: more than 100
+// items (guard items count), more than 4 MB or two writes to one item is
+// a *ValidationError. A cancelled transaction is a *TransactionError
+// naming the failing op and matching its sentinel with errors.Is; errors.As
+// still reaches the SDK's *types.TransactionCanceledException. Throttling,
+// transient errors and cancellations only by conflicts are retried with
+// the same client request token ([TxOptions]).
 //
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func Tx(ctx context.Context, ops []WriteOp, optFns ...func(*TxOptions)) error {
@@ -212,7 +204,7 @@ func (tx *txn) outcome(err error, log *attemptLog) error {
 		te.MaybeApplied = log.maybeApplied.Load() && !te.conditionFailed()
 		return te
 	}
-	return fmt.Errorf("singletable: transaction: %w", redactAPI(err))
+	return fmt.Errorf("singletable: transaction: %w", redact.API(err))
 }
 
 // inProgress reports a TransactionInProgressException: an earlier attempt

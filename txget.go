@@ -13,12 +13,10 @@ import (
 // maxTxGetItems is DynamoDB's limit on the items of one TransactGetItems.
 const maxTxGetItems = 100
 
-// GetOp is one typed read made by [Repo.GetOp]: the item's primary key,
-// its [ReadOptions] and where to decode it. Ops of several entities and
-// tables travel together in one request, [TxGet] or [BatchGet], as
-// [WriteOp]s do in [Tx] and [BatchWrite]. The key is rendered and checked
-// when the op is made; a bad key makes an op whose Err is set, reported
-// before anything is sent.
+// GetOp is one typed read made by [Repo.GetOp], for [TxGet] and
+// [BatchGet]: the item's primary key, its [ReadOptions] and where to
+// decode it. A bad key makes an op whose Err is set, reported before
+// anything is sent.
 type GetOp struct {
 	table      *Table
 	entity     string
@@ -89,29 +87,21 @@ func (op GetOp) Err() error { return op.err }
 
 // TxGet reads the items of ops in one [TransactGetItems] request: a
 // serializable snapshot across items of any entities and tables reached
-// through the same client. No write transaction is seen half applied, so
-// invariants that span items (a total moved between two accounts by [Tx])
-// hold in what TxGet returns, which two Gets do not promise.
+// through the same client, in which no write transaction is seen half
+// applied.
 //
 // found has one entry per op, in order. An op whose item does not exist,
 // or whose key holds an item of another entity type, is not found and its
-// dest is set to the zero value (as [Repo.Get] would return
-// [ErrNotFound]); a found item is decoded into dest as Get decodes it,
-// managed fields included. On any error no dest is modified.
+// dest is set to the zero value; a found item is decoded into dest as
+// [Repo.Get] decodes it. On any error no dest is modified.
 //
-// Before sending, TxGet checks the ops and reports their errors (the
-// *KeyError or *ValidationError made by [Repo.GetOp]) and a
-// *ValidationError for more than 100 ops, two ops on one item, or
-// tables with different clients (compared with ==); nothing is sent then.
-//
-// When DynamoDB cancels the transaction, the error is a
-// *TransactionError whose reasons name each refused op (Op "Get", its
-// index, entity and key) and DynamoDB's code: "TransactionConflict" when
-// a write transaction on one of the items was in progress. A read has no
-// effect, so a cancelled TxGet can simply be called again; TxGet itself
-// sends one request, and throttling and TransactionInProgressException
-// are retried by the SDK's retryer. errors.As still reaches the SDK's
-// *types.TransactionCanceledException.
+// Before sending, TxGet reports the ops' errors, and a *ValidationError
+// for more than 100 ops, two ops on one item, or tables with different
+// clients. A cancelled transaction is a *TransactionError naming each
+// refused op (Op "Get") and DynamoDB's code ("TransactionConflict" when a
+// write transaction was in progress; errors.As reaches the SDK's
+// *types.TransactionCanceledException); a read has no effect, so TxGet can
+// simply be called again.
 //
 // [TransactGetItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html
 func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {

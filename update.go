@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/smithy-go"
 
+	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -258,11 +259,17 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	case res.noItem:
 		return zero, nil // previewed: nothing was sent, nothing came back
 	case attrs == nil:
-		v, err := u.r.Get(ctx, u.key, consistentRead)
+		// Applied: read it back, retrying throttles and 5xx (a read is
+		// safe to repeat); an error left must not read as a refusal.
+		var v T
+		err := backoff.Default.Do(ctx, nil, nil, func(ctx context.Context) (err error) { v, err = u.r.Get(ctx, u.key, consistentRead); return err })
 		if errors.Is(err, ErrNotFound) && InPreview(ctx) {
 			return zero, nil // the read-back of a previewed transaction: nothing was written
 		}
-		return v, appliedDecodeErr("update", u.r.e.name, err)
+		if derr := appliedDecodeErr("update", u.r.e.name, err); err == nil || derr != err {
+			return v, derr
+		}
+		return v, fmt.Errorf("singletable: update %s was applied, but reading the item back failed: %w", u.r.e.name, err)
 	}
 	v, err := u.r.e.decode(u.r.t, attrs)
 	return v, appliedDecodeErr("update", u.r.e.name, err)

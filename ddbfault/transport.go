@@ -96,21 +96,47 @@ type Config struct {
 	// ("PutItem", "BatchWriteItem", …). Control-plane calls (CreateTable,
 	// DescribeTable, DeleteTable, UpdateTimeToLive) never get faults.
 	Operations []string
+
+	// The modes below model what real DynamoDB does and DynamoDB Local
+	// hides. They are independent of Rate and Kinds (their random draws
+	// come from a source of their own, seeded by Seed) and can be
+	// combined with them; SetEnabled(false) stops their drawn and hot
+	// faults, not Hold, IndexLag or InFlight conflicts.
+
+	// IndexLag, above 0, makes index reads (Query and Scan with an
+	// IndexName) see the table as it was IndexLag item writes ago: see
+	// "Lagging indexes" in lag.go, Pending and CatchUp.
+	IndexLag int
+	// Conflicts makes writes meet concurrent transactions
+	// (TransactionConflictException, TransactionCanceledException with
+	// TransactionConflict reasons); see [Conflicts] and Hold.
+	Conflicts Conflicts
+	// Hot throttles the requests touching hot partition key values; see
+	// [Hot].
+	Hot []Hot
 }
 
 // Stats counts requests and injected faults.
 type Stats struct {
 	Requests int
 	Faults   map[Kind]int
+	// Conflicts counts the requests answered with a conflict by the
+	// Conflicts mode or Hold; HotThrottles those throttled by Hot.
+	Conflicts, HotThrottles int
+	// IndexReads counts the index reads answered from a lagging replica
+	// (IndexLag), LaggedReads those of them made while at least one write
+	// was still pending: the reads that could miss or misstate an item.
+	IndexReads, LaggedReads int
 }
 
-// Total returns the number of faults injected.
+// Total returns the number of faults injected by Rate, Next and the
+// Conflicts and Hot modes.
 func (s Stats) Total() int {
 	n := 0
 	for _, v := range s.Faults {
 		n += v
 	}
-	return n
+	return n + s.Conflicts + s.HotThrottles
 }
 
 // Transport is an http.RoundTripper that injects faults. Create it with New;
@@ -124,6 +150,15 @@ type Transport struct {
 	stats  Stats
 	off    bool
 	script map[string][]Kind // faults queued by Next, per operation
+
+	modeRng *rand.Rand         // draws of the Conflicts and Hot modes
+	schemas map[string]*schema // key schemas, by table
+	holds   []*held            // items held by Hold
+	locks   map[*lock]bool     // requests in flight (Conflicts.InFlight)
+	hotSeen []int              // requests seen per Hot entry (Throttles)
+
+	lagMu sync.Mutex // serializes the replicas' work (IndexLag)
+	lag   map[string]*lagTable
 }
 
 // New returns a Transport that forwards to base (http.DefaultTransport when
@@ -136,14 +171,16 @@ func New(base http.RoundTripper, cfg Config) *Transport {
 		cfg.Kinds = AllKinds()
 	}
 	return &Transport{base: base, cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
-		stats: Stats{Faults: map[Kind]int{}}}
+		modeRng: rand.New(rand.NewPCG(cfg.Seed^0x5851f42d4c957f2d, cfg.Seed)),
+		hotSeen: make([]int, len(cfg.Hot)), stats: Stats{Faults: map[Kind]int{}}}
 }
 
 // Stats returns a copy of the counts so far.
 func (t *Transport) Stats() Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := Stats{Requests: t.stats.Requests, Faults: map[Kind]int{}}
+	s := t.stats
+	s.Faults = map[Kind]int{}
 	for k, v := range t.stats.Faults {
 		s.Faults[k] = v
 	}
@@ -229,9 +266,37 @@ func contains(s []string, v string) bool {
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	target := req.Header.Get("X-Amz-Target")
 	op := target[strings.LastIndexByte(target, '.')+1:]
+	if !t.modesOn() || controlPlane[op] {
+		return t.roundTrip(req, op, nil, nil)
+	}
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
+	}
+	req = withBody(req, body)
+	tcs := touched(op, body)
+	resp, hold, err := t.hot(req, op, body, tcs)
+	if err != nil || resp != nil {
+		return resp, err
+	}
+	resp, release, err := t.conflict(req, op, tcs)
+	if err != nil || resp != nil {
+		return resp, err
+	}
+	defer release()
+	return t.roundTrip(req, op, body, hold)
+}
+
+// roundTrip injects Rate's and Next's faults and sends what is left. body
+// is req's body when the modes read it (nil otherwise); hold, when not
+// nil, names the batch items Hot leaves unprocessed.
+func (t *Transport) roundTrip(req *http.Request, op string, body []byte, hold func(table string, i, n int) bool) (*http.Response, error) {
 	k, frac, ok := t.draw(op)
 	if !ok {
-		return t.base.RoundTrip(req)
+		if hold != nil {
+			return t.partialBatch(req, op, hold)
+		}
+		return t.send(req, op, body)
 	}
 	switch k {
 	case Throttle:
@@ -247,7 +312,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		drain(req)
 		return nil, &timeoutError{}
 	case LostResponse:
-		resp, err := t.base.RoundTrip(req)
+		resp, err := t.send(req, op, body)
 		if err != nil {
 			return nil, err
 		}
@@ -268,9 +333,53 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			"Transaction cancelled, please refer cancellation reasons for specific reasons (injected)",
 			map[string]any{"CancellationReasons": reasons}), nil
 	case PartialBatch:
-		return t.partialBatch(req, op, frac)
+		return t.partialBatch(req, op, func(table string, i, n int) bool {
+			return i >= int(frac*float64(n)) || hold != nil && hold(table, i, n)
+		})
 	}
-	return t.base.RoundTrip(req)
+	return t.send(req, op, body)
+}
+
+// send sends req to the server, through the index replicas when IndexLag
+// is set.
+func (t *Transport) send(req *http.Request, op string, body []byte) (*http.Response, error) {
+	if t.cfg.IndexLag <= 0 {
+		return t.base.RoundTrip(req)
+	}
+	if body == nil {
+		var err error
+		if body, err = readBody(req); err != nil {
+			return nil, err
+		}
+		req = withBody(req, body)
+	}
+	if op == "Query" || op == "Scan" {
+		if resp, ok, err := t.indexRead(req, body); ok {
+			return resp, err
+		}
+		return t.base.RoundTrip(req)
+	}
+	if !lagWrites[op] {
+		return t.base.RoundTrip(req)
+	}
+	tcs := touched(op, body)
+	if err := t.beforeWrite(req, tcs); err != nil {
+		return nil, err
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.StatusCode != 200 {
+		return resp, err
+	}
+	if err := t.afterWrite(req, tcs); err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	return resp, nil
+}
+
+func readAll(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
 }
 
 type timeoutError struct{}
@@ -338,9 +447,10 @@ func jsonResponse(req *http.Request, status int, body []byte) *http.Response {
 	}
 }
 
-// partialBatch forwards the first part (a random share) of a batch request and
-// merges the held-back part into the response's unprocessed map.
-func (t *Transport) partialBatch(req *http.Request, op string, frac float64) (*http.Response, error) {
+// partialBatch forwards the part of a batch request that hold does not
+// name (hold is asked about item i of n of each table's list) and merges
+// the held-back part into the response's unprocessed map.
+func (t *Transport) partialBatch(req *http.Request, op string, hold func(table string, i, n int) bool) (*http.Response, error) {
 	body, err := readBody(req)
 	if err != nil {
 		return nil, err
@@ -349,14 +459,14 @@ func (t *Transport) partialBatch(req *http.Request, op string, frac float64) (*h
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, err
 	}
-	var send, hold map[string]json.RawMessage
+	var send, held map[string]json.RawMessage
 	var unprocessedField string
 	switch op {
 	case "BatchWriteItem":
-		send, hold, err = splitWrites(in["RequestItems"], frac)
+		send, held, err = splitWrites(in["RequestItems"], hold)
 		unprocessedField = "UnprocessedItems"
 	default:
-		send, hold, err = splitGets(in["RequestItems"], frac)
+		send, held, err = splitGets(in["RequestItems"], hold)
 		unprocessedField = "UnprocessedKeys"
 	}
 	if err != nil {
@@ -372,11 +482,7 @@ func (t *Transport) partialBatch(req *http.Request, op string, frac float64) (*h
 		sendItems, _ := json.Marshal(send)
 		in["RequestItems"] = sendItems
 		nb, _ := json.Marshal(in)
-		r2 := req.Clone(req.Context())
-		r2.Body = io.NopCloser(bytes.NewReader(nb))
-		r2.ContentLength = int64(len(nb))
-		r2.Header.Set("Content-Length", strconv.Itoa(len(nb)))
-		hr, err := t.base.RoundTrip(r2)
+		hr, err := t.send(withBody(req, nb), op, nb)
 		if err != nil {
 			return nil, err
 		}
@@ -392,7 +498,7 @@ func (t *Transport) partialBatch(req *http.Request, op string, frac float64) (*h
 			return nil, err
 		}
 	}
-	merged, err := mergeUnprocessed(resp[unprocessedField], hold, op == "BatchWriteItem")
+	merged, err := mergeUnprocessed(resp[unprocessedField], held, op == "BatchWriteItem")
 	if err != nil {
 		return nil, err
 	}
@@ -401,39 +507,53 @@ func (t *Transport) partialBatch(req *http.Request, op string, frac float64) (*h
 	return jsonResponse(req, 200, out), nil
 }
 
-// splitWrites keeps a share frac of each table's write requests to send and
-// holds back the rest.
-func splitWrites(raw json.RawMessage, frac float64) (send, hold map[string]json.RawMessage, err error) {
+// splitWrites splits each table's write requests into those to send and
+// those hold names.
+func splitWrites(raw json.RawMessage, hold func(table string, i, n int) bool) (send, held map[string]json.RawMessage, err error) {
 	var items map[string][]json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, nil, err
 	}
-	send, hold = map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	send, held = map[string]json.RawMessage{}, map[string]json.RawMessage{}
 	for table, reqs := range items {
-		n := int(frac * float64(len(reqs)))
-		if n > 0 {
-			send[table], _ = json.Marshal(reqs[:n])
+		var s, h []json.RawMessage
+		for i, r := range reqs {
+			if hold(table, i, len(reqs)) {
+				h = append(h, r)
+			} else {
+				s = append(s, r)
+			}
 		}
-		if n < len(reqs) {
-			hold[table], _ = json.Marshal(reqs[n:])
+		if len(s) > 0 {
+			send[table], _ = json.Marshal(s)
+		}
+		if len(h) > 0 {
+			held[table], _ = json.Marshal(h)
 		}
 	}
-	return send, hold, nil
+	return send, held, nil
 }
 
 // splitGets does the same for BatchGetItem's per-table Keys lists.
-func splitGets(raw json.RawMessage, frac float64) (send, hold map[string]json.RawMessage, err error) {
+func splitGets(raw json.RawMessage, hold func(table string, i, n int) bool) (send, held map[string]json.RawMessage, err error) {
 	var items map[string]map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, nil, err
 	}
-	send, hold = map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	send, held = map[string]json.RawMessage{}, map[string]json.RawMessage{}
 	for table, ka := range items {
 		var keys []json.RawMessage
 		if err := json.Unmarshal(ka["Keys"], &keys); err != nil {
 			return nil, nil, err
 		}
-		n := int(frac * float64(len(keys)))
+		var s, h []json.RawMessage
+		for i, k := range keys {
+			if hold(table, i, len(keys)) {
+				h = append(h, k)
+			} else {
+				s = append(s, k)
+			}
+		}
 		part := func(ks []json.RawMessage) json.RawMessage {
 			m := map[string]json.RawMessage{}
 			for k, v := range ka {
@@ -443,14 +563,14 @@ func splitGets(raw json.RawMessage, frac float64) (send, hold map[string]json.Ra
 			b, _ := json.Marshal(m)
 			return b
 		}
-		if n > 0 {
-			send[table] = part(keys[:n])
+		if len(s) > 0 {
+			send[table] = part(s)
 		}
-		if n < len(keys) {
-			hold[table] = part(keys[n:])
+		if len(h) > 0 {
+			held[table] = part(h)
 		}
 	}
-	return send, hold, nil
+	return send, held, nil
 }
 
 // mergeUnprocessed adds the held-back requests to what the server itself
