@@ -195,7 +195,7 @@ func (e *entityPlan) ownKeyField(index, attr, role string, k compiledKey, sort b
 		if t.Kind() != reflect.String {
 			why = fmt.Sprintf("a templated key is a string and the field is a %s: declare the index with PartitionAttrs/SortAttrs", f.Type)
 		}
-		return nil, validationErr(e.name, where(index, attr), "%s key attribute %s is field %s's own attribute: %s", role, attr, f.Name, why)
+		return nil, validationErr(e.name, f.Name, "field %s is stored as attribute %q, index %s's %s key attribute: %s; or store the field under another name (a dynamodbav tag)", f.Name, attr, index, role, why)
 	}
 	if limit := keyLimit(sort); f.KeyMax == 0 || limit < f.KeyMax {
 		f.KeyMax, f.KeyIndex, f.KeySort = limit, index, sort

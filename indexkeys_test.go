@@ -3,6 +3,7 @@ package singletable_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -244,13 +245,13 @@ func TestIndexKeyAttributeRefusals(t *testing.T) {
 		name, where, reason string
 		err                 error
 	}{
-		{"escaped template on a field's attribute", "index ByOwner owner", "must be {Owner:raw}",
+		{"escaped template on a field's attribute", "Owner", "must be {Owner:raw}",
 			define(singletable.IndexSchema[Counted]{Name: "ByOwner", PK: "{Owner}", PKAttr: "owner"})},
-		{"template with a literal on a field's attribute", "index ByOwner owner", "must be {Owner:raw}",
+		{"template with a literal on a field's attribute", "Owner", "must be {Owner:raw}",
 			define(singletable.IndexSchema[Counted]{Name: "ByOwner", PK: "O#{Owner:raw}", PKAttr: "owner"})},
-		{"number field's attribute", "index ByCount n", "PartitionAttrs",
+		{"number field's attribute", "Count", "PartitionAttrs",
 			define(singletable.IndexSchema[Counted]{Name: "ByCount", PK: "{Count}", PKAttr: "n"})},
-		{"another field's placeholder", "index ByOwner owner", "must be {Owner:raw}",
+		{"another field's placeholder", "Owner", "must be {Owner:raw}",
 			define(singletable.IndexSchema[Counted]{Name: "ByOwner", PK: "{ID:raw}", PKAttr: "owner"})},
 		{"shards on a field's attribute", "index ByOwner owner", "shard suffix",
 			define(singletable.IndexSchema[Counted]{Name: "ByOwner", PK: "{Owner:raw}", PKAttr: "owner", Shards: 4})},
@@ -298,6 +299,9 @@ func TestIndexKeyAttributeRefusals(t *testing.T) {
 			require.True(t, errors.As(c.err, &ve), "got %v", c.err)
 			assert.Equal(t, c.where, ve.Field)
 			assert.Contains(t, ve.Error(), c.reason)
+			if !strings.HasPrefix(c.where, "index ") {
+				assert.Contains(t, ve.Error(), "is stored as attribute")
+			}
 		})
 	}
 	for _, ix := range []singletable.IndexSchema[Counted]{
