@@ -91,6 +91,24 @@ type Schema[T any] struct {
 	// Location is where time texts without a zone and bare dates are read,
 	// for the entity's top-level time fields; nil reads them as UTC.
 	Location *time.Location
+
+	// ExactlyOnceCounters makes every [Repo.Update] with an operator that
+	// a repeat would apply again ([Update.Add] or [Update.Subtract] of a
+	// number, [Update.Append], [Update.Prepend]) a one-item
+	// [TransactWriteItems] with a client request token drawn for the
+	// attempt, as [Update.Idempotent] sends it with the caller's: the
+	// SDK's and the library's retries after a lost response then cannot
+	// apply it twice. By default such an update is one UpdateItem (1 write
+	// unit for an item up to 1 KB, one round trip), which a retry after a
+	// lost response may apply twice. The price of the option: 2 write
+	// units (a transaction's) and a consistent GetItem for the item Run
+	// returns (1 read unit up to 4 KB), in two round trips. A caller's own
+	// retry of Run after an error is a new request with a new token, not
+	// covered: use [Update.Idempotent] with a token derived from the
+	// request being handled. See docs/reliability.md, "Counters".
+	//
+	// [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+	ExactlyOnceCounters bool
 }
 
 // Entity is a checked declaration: templates parsed, fields resolved, codec
@@ -116,6 +134,7 @@ type entityPlan struct {
 	guards   guardPlan
 	foreign  foreignPlan
 	written  atomic.Pointer[writeSet] // encodeSized's plan for the last table
+	once     bool                     // Schema.ExactlyOnceCounters
 }
 
 // Define checks a schema and builds its entity. Errors are
@@ -136,7 +155,8 @@ func Define[T any](s Schema[T]) (*Entity[T], error) {
 // TestSchemaUntypedKeepsEveryField checks that no field is left behind.
 func (s Schema[T]) untyped() Schema[reflect.Value] {
 	u := Schema[reflect.Value]{Type: s.Type, PK: s.PK, SK: s.SK, Unique: s.Unique, Version: s.Version,
-		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, TTL: s.TTL, MatchKeys: s.MatchKeys, KeyOnly: s.KeyOnly, Location: s.Location}
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, TTL: s.TTL, MatchKeys: s.MatchKeys, KeyOnly: s.KeyOnly, Location: s.Location,
+		ExactlyOnceCounters: s.ExactlyOnceCounters}
 	for _, is := range s.Indexes {
 		ui := IndexSchema[reflect.Value]{Name: is.Name, PK: is.PK, SK: is.SK, PKAttr: is.PKAttr, SKAttr: is.SKAttr,
 			PartitionAttrs: is.PartitionAttrs, SortAttrs: is.SortAttrs, WhenFields: is.WhenFields, Shards: is.Shards}
@@ -162,7 +182,7 @@ func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 		return validationErr("", "", "Schema.Type is empty for %s", t)
 	}
 	*e = entityPlan{name: s.Type, typ: t, fields: model.StructFields(t),
-		byName: map[string]*model.Field{}, byAttr: map[string]*model.Field{}, excluded: model.ExcludedFields(t)}
+		byName: map[string]*model.Field{}, byAttr: map[string]*model.Field{}, excluded: model.ExcludedFields(t), once: s.ExactlyOnceCounters}
 	for _, f := range e.fields {
 		e.byName[f.Name] = f
 		e.byAttr[f.Attr] = f

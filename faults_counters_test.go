@@ -32,9 +32,14 @@ var Meters = singletable.MustDefine(singletable.Schema[Meter]{
 
 // TestCountersUnderFaults increments shared counters from several
 // goroutines under faults, each caller retrying an increment until it
-// succeeds, in three ways:
+// succeeds, in four ways:
 //   - Idempotent (a client request token per increment): the count is
 //     exact, whatever was lost and retried;
+//   - an Add of an ExactlyOnceCounters entity (a token drawn per attempt,
+//     none from the caller), repeated by the caller only after an error
+//     proving it was not applied: no increment is applied twice, the count
+//     lying between the increments acknowledged and those plus the ones
+//     whose Run ended in doubt (the caller's own retry is not covered);
 //   - a versioned read-increment-write: the count equals the version's
 //     moves, lies between the increments known applied and those plus the
 //     unknown ones, and retries after a lost response recognise their own
@@ -56,8 +61,10 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 	seed := uint64(rate*1000) + 13
 	var counts *singletable.Repo[Counts]
 	var meters *singletable.Repo[Meter]
+	var once *singletable.Repo[Counts]
 	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) {
 		counts = singletable.MustBind(tbl, CountsEntity)
+		once = singletable.MustBind(tbl, CountsOnce)
 		meters = singletable.MustBind(tbl, Meters)
 	})
 	_, err := meters.Create(ctx, Meter{Name: "m"})
@@ -70,6 +77,7 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 	var mu sync.Mutex
 	var ops, errs int
 	var meterApplied, meterUnknown int
+	var onceApplied, onceUnknown int
 	count := func(err error) {
 		mu.Lock()
 		ops++
@@ -92,6 +100,26 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 					}
 					if try == 50 {
 						return fmt.Errorf("idempotent increment %s: %w", token, err)
+					}
+				}
+				// ExactlyOnceCounters: no token of the caller's; repeated
+				// only after an error proving nothing was applied.
+				for try := 0; ; try++ {
+					_, err := once.Update(Counts{}).Add("Users", 1).Upsert().Run(ctx)
+					count(err)
+					mu.Lock()
+					switch {
+					case err == nil:
+						onceApplied++
+					case !notApplied(err):
+						onceUnknown++
+					}
+					mu.Unlock()
+					if err == nil || !notApplied(err) {
+						break
+					}
+					if try == 50 {
+						return fmt.Errorf("exactly-once increment: %w", err)
 					}
 				}
 				// Plain ADD, retried by the caller until it succeeds.
@@ -140,6 +168,8 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 	require.NoError(t, err)
 	m, err := meters.Get(ctx, Meter{Name: "m"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 	require.NoError(t, err)
+	o, err := once.Get(ctx, Counts{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+	require.NoError(t, err)
 	want := workers * each
 	lost, dups := 0, 0
 	if c.Users != want {
@@ -159,12 +189,19 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 	if m.N > meterApplied+meterUnknown {
 		dups += m.N - meterApplied - meterUnknown
 	}
+	assert.GreaterOrEqual(t, o.Users, onceApplied, "ExactlyOnceCounters: no acknowledged increment lost")
+	assert.LessOrEqual(t, o.Users, onceApplied+onceUnknown, "ExactlyOnceCounters: no increment applied twice")
+	assert.Equal(t, want, onceApplied+onceUnknown, "every increment ran to an answer")
+	onceLost, onceDups := max(onceApplied-o.Users, 0), max(o.Users-onceApplied-onceUnknown, 0)
 	assert.GreaterOrEqual(t, c.Elections, want, "plain ADD: never fewer")
-	t.Logf("rate %.0f%%: %d ops (%d errors), %d faults %v; idempotent %d/%d, versioned %d (acknowledged %d, unknown %d), plain ADD %d for %d (%d double-applied)",
-		rate*100, ops, errs, stats.Total(), stats.Faults, c.Users, want, m.N, meterApplied, meterUnknown, c.Elections, want, c.Elections-want)
+	t.Logf("rate %.0f%%: %d ops (%d errors), %d faults %v; idempotent %d/%d, versioned %d (acknowledged %d, unknown %d), exactly-once %d (acknowledged %d, unknown %d), plain ADD %d for %d (%d double-applied)",
+		rate*100, ops, errs, stats.Total(), stats.Faults, c.Users, want, m.N, meterApplied, meterUnknown, o.Users, onceApplied, onceUnknown, c.Elections, want, c.Elections-want)
 	reportFaults(faultRow{Suite: "Counters: Idempotent ADD and versioned increments", Rate: rate, Ops: ops, Errors: errs,
 		Faults: stats.Total(), Checked: 2, Lost: lost, Dups: dups,
 		Notes: fmt.Sprintf("token count exact (%d); versioned count = version moves, between acknowledged and acknowledged+unknown", want)})
+	reportFaults(faultRow{Suite: "Counters: Add of an ExactlyOnceCounters entity (no caller token)", Rate: rate, Ops: want, Errors: onceUnknown,
+		Faults: stats.Faults[ddbfault.LostResponse], Checked: 1, Lost: onceLost, Dups: onceDups,
+		Notes: fmt.Sprintf("%d of %d acknowledged, count %d: none applied twice by the SDK's or the library's retries; errors = Runs ended in doubt, not repeated (a caller's retry is not covered); faults = lost responses in the run", onceApplied, want, o.Users)})
 	reportFaults(faultRow{Suite: "Counters: plain ADD retried by the caller (contrast, not a library guarantee)", Rate: rate, Ops: workers * each,
 		Faults: stats.Faults[ddbfault.LostResponse], Checked: 1, Dups: c.Elections - want,
 		Notes: "duplicated = increments applied twice after lost responses: why counters need a token or a condition; faults = lost responses in the run", Contrast: true})

@@ -775,3 +775,101 @@ func TestKeyFormatsMultiAttributeTimes(t *testing.T) {
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-06-01"}, item["LastUsedDate"])
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "1717200000"}, item["SeenAt"])
 }
+
+// PyGoal is a goal keyed as a Python service keys it: GSI1SK is
+// f'{created_at.isoformat()}#{goal_id}', Day a zone-less layout, Slot a
+// time of day, and Seen epoch seconds another service stores as an S.
+type PyGoal struct {
+	User    string    `dynamodbav:"user_id"`
+	ID      string    `dynamodbav:"goal_id"`
+	Created time.Time `dynamodbav:"created_at,isoformat"`
+	Local   time.Time `dynamodbav:"local_at,layout=2006-01-02T15:04:05"`
+	Slot    time.Time `dynamodbav:"slot,layout=15:04:05"`
+	Seen    time.Time `dynamodbav:"seen,unixtime,string"`
+}
+
+var pyGoals = singletable.MustDefine(singletable.Schema[PyGoal]{
+	Type: "PyGoal", PK: "USER#{User:raw}", SK: "GOAL#{ID:raw}",
+	Indexes: []singletable.IndexSchema[PyGoal]{
+		{Name: "GSI1", PK: "GOALS#{User:raw}", SK: "{Created:isoformat}#{ID:raw}"},
+		{Name: "GSI2", PK: "LOCAL#{User:raw}", SK: "{Local:2006-01-02T15:04:05}#{Slot:15:04:05}#{ID:raw}"},
+	},
+})
+
+// isoformat keys at second and microsecond boundaries, as Python's
+// isoformat() writes them (aware and naive), found by ranges; zone-less
+// and time-of-day layouts; epoch seconds in an S.
+func TestKeyFormatsISOFormatAndLayouts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var r *singletable.Repo[PyGoal]
+	tbl, c := newTable(t, func(tbl *singletable.Table) { r = singletable.MustBind(tbl, pyGoals) })
+	sec := time.Date(2024, 1, 10, 10, 0, 0, 0, time.UTC)
+	us := time.Microsecond
+	items := []struct {
+		id  string
+		at  time.Time
+		key string // gsi1_sk as Python writes it
+	}{
+		{"459", sec.Add(-us), "2024-01-10T09:59:59.999999+00:00#459"},
+		{"460", sec, "2024-01-10T10:00:00+00:00#460"},
+		{"461", sec.Add(us), "2024-01-10T10:00:00.000001+00:00#461"},
+		{"462", sec.Add(us), "2024-01-10T10:00:00.000001#462"}, // naive utcnow()
+		{"463", sec.Add(time.Second), "2024-01-10T10:00:01#463"},
+	}
+	for _, it := range items {
+		rawPutFormats(t, c, tbl.Name(), map[string]any{"PK": "USER#u", "SK": "GOAL#" + it.id, "EntityType": "PyGoal",
+			"user_id": "u", "goal_id": it.id, "created_at": strings.TrimSuffix(it.key, "#"+it.id),
+			"GSI1PK": "GOALS#u", "GSI1SK": it.key, "local_at": "2024-01-10T11:00:00", "slot": "08:30:00", "seen": "1736937000",
+			"GSI2PK": "LOCAL#u", "GSI2SK": "2024-01-10T11:00:00#08:30:00#" + it.id})
+	}
+	ids := func(q *singletable.Query[PyGoal]) []string {
+		t.Helper()
+		got, err := q.Collect(ctx)
+		require.NoError(t, err)
+		out := []string{}
+		for _, g := range got {
+			out = append(out, g.ID)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		at   time.Time
+		op   singletable.SortOp
+		want []string
+	}{
+		{sec, singletable.Ge, []string{"460", "462", "461", "463"}}, // a range starting at the second finds 460
+		{sec, singletable.Gt, []string{"462", "461", "463"}},
+		{sec, singletable.Lt, []string{"459"}},
+		{sec, singletable.Le, []string{"459", "460"}},
+		{sec.Add(us), singletable.Eq, []string{"461"}}, // the naive 462 at the bound's instant: the documented miss
+		{sec.Add(us), singletable.Gt, []string{"463"}},
+		{sec.Add(us), singletable.Le, []string{"459", "460", "462", "461"}},
+	} {
+		assert.Equal(t, c.want, ids(r.QueryIndex("GSI1", PyGoal{User: "u", Created: c.at}).Where(c.op, "Created")), "%v %v", c.op, c.at)
+	}
+	g, err := r.Get(ctx, PyGoal{User: "u", ID: "462"})
+	require.NoError(t, err)
+	assert.True(t, g.Created.Equal(sec.Add(us)), "naive isoformat read as UTC: %v", g.Created)
+	assert.Equal(t, time.Date(2024, 1, 10, 11, 0, 0, 0, time.UTC), g.Local)
+	assert.Equal(t, time.Date(0, 1, 1, 8, 30, 0, 0, time.UTC), g.Slot)
+	assert.True(t, g.Seen.Equal(time.Unix(1736937000, 0)), "epoch seconds in an S: %v", g.Seen)
+	assert.Equal(t, []string{"459", "460", "461", "462", "463"}, ids(r.QueryIndex("GSI2", PyGoal{User: "u", Local: g.Local, Slot: g.Slot}).Where(singletable.Eq, "Local", "Slot")))
+
+	// The library writes the canonical forms.
+	mine := PyGoal{User: "v", ID: "1", Created: sec.Add(us), Local: g.Local, Slot: g.Slot, Seen: time.Unix(1736937000, 0)}
+	_, err = r.Put(ctx, mine)
+	require.NoError(t, err)
+	item := rawGetFormats(t, c, tbl.Name(), "USER#v", "GOAL#1")
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-10T10:00:00.000001+00:00#1"}, item["GSI1SK"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-10T10:00:00.000001+00:00"}, item["created_at"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-10T11:00:00#08:30:00#1"}, item["GSI2SK"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "1736937000"}, item["seen"])
+	// A field stored with the same option is cut to what it stores
+	// before its key is rendered, so key and attribute agree.
+	_, err = r.Put(ctx, PyGoal{User: "v", ID: "2", Created: sec.Add(us + time.Nanosecond), Local: g.Local, Slot: sec.Add(8 * time.Hour)})
+	require.NoError(t, err)
+	item = rawGetFormats(t, c, tbl.Name(), "USER#v", "GOAL#2")
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-10T10:00:00.000001+00:00#2"}, item["GSI1SK"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-10T11:00:00#18:00:00#2"}, item["GSI2SK"])
+}

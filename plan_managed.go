@@ -288,9 +288,10 @@ func (r *repo) deleteVersion(x *expectation, kv reflect.Value) {
 
 // addsVersion reports whether an update with key kv adds 1 to the version
 // instead of reading it: the caller gave none, a transaction's token (inTx,
-// or Idempotent) makes the ADD apply once, and no index key holds it.
+// Idempotent or countsOnce) makes the ADD apply once, and no index key
+// holds it.
 func (u *updateSpec) addsVersion(kv reflect.Value, inTx bool) bool {
-	return u.r.e.guards.version != nil && u.r.versionIn(kv) == 0 && (inTx || u.token != "") && !u.r.e.versionInIndex()
+	return u.r.e.guards.version != nil && u.r.versionIn(kv) == 0 && (inTx || u.token != "" || u.countsOnce()) && !u.r.e.versionInIndex()
 }
 
 // versionInIndex reports whether an index key of the entity holds the

@@ -15,8 +15,9 @@ import (
 )
 
 // The plan's last step, sending: a write of one item goes as a single
-// PutItem, UpdateItem or DeleteItem; one with guard items, or a token, as
-// a TransactWriteItems. The same items serve the transaction forms.
+// PutItem, UpdateItem or DeleteItem; one with guard items, a caller's
+// token or an exactly-once counter, as a TransactWriteItems. The same
+// items serve the transaction forms.
 
 // racePolicy paces how often a write that raced is built again.
 var racePolicy = backoff.Policy{Base: 5 * time.Millisecond, Max: 100 * time.Millisecond, Attempts: 5}
@@ -36,16 +37,21 @@ type execResult struct {
 // exec runs a write: one item as a single request, several as a
 // transaction; one that raced is built again.
 func (r *repo) exec(ctx context.Context, kind string, build func() ([]txItem, error)) (execResult, error) {
-	return r.execToken(ctx, kind, "", build)
+	return r.execToken(ctx, kind, "", false, build)
 }
 
-// execToken is exec, sent as a transaction with the given client request
-// token when token is not empty (even for one item).
-func (r *repo) execToken(ctx context.Context, kind, token string, build func() ([]txItem, error)) (execResult, error) {
+// execToken is exec, sent as a transaction even for one item when token
+// (the caller's client request token) is not empty or oneTx is set. Without
+// a caller's token, each attempt's transaction carries a token drawn for
+// it (txn.request), which the SDK's and commit's retries of that attempt
+// reuse.
+func (r *repo) execToken(ctx context.Context, kind, token string, oneTx bool, build func() ([]txItem, error)) (execResult, error) {
 	var res execResult
 	var foreign []itemID // guards found held by another item: not released
 	err := racePolicy.Do(ctx, nil, func(err error) bool {
-		// A retry rebuilds the request, which a fixed token would refuse.
+		// A retry rebuilds the request, which a fixed token would refuse;
+		// a drawn token is drawn again, the raced attempt having been
+		// answered (its outcome is known: not applied).
 		var re *raceError
 		var fg *foreignGuardError
 		return token == "" && (errors.As(err, &re) || errors.As(err, &fg))
@@ -55,7 +61,7 @@ func (r *repo) execToken(ctx context.Context, kind, token string, build func() (
 			return err
 		}
 		items = withoutReleases(items, foreign)
-		if len(items) > 1 || token != "" {
+		if len(items) > 1 || token != "" || oneTx {
 			err := r.t.execTx(ctx, kind, r.e.name, items, token)
 			var fg *foreignGuardError
 			if errors.As(err, &fg) {

@@ -174,7 +174,8 @@ func (u *Update[T]) If(cond expression.ConditionBuilder) *Update[T] {
 // a repeat within DynamoDB's 10-minute window succeeds without applying it
 // again. Use it for increments ([Update.Add]) a caller may retry after a
 // lost response. It costs a transaction, and Run reads the item back
-// afterwards. Its request must not depend on what is stored, so an
+// afterwards ([Schema.ExactlyOnceCounters] has the price). It overrides
+// the token that option draws. Its request must not depend on what is stored, so an
 // idempotent update that would read the item first (one moving a unique
 // value, an upsert not setting every index key field, one changing part of
 // an index key) is refused before the network. A versioned entity's
@@ -233,15 +234,17 @@ func appendUnique(s []*model.Field, f *model.Field) []*model.Field {
 //
 // When an attempt was applied without an answer and the retry fails its
 // condition, Run succeeds if the item shows this update. An ADD shows only
-// through a managed UpdatedAt: without one, use [Update.Idempotent] for
-// counters.
+// through a managed UpdatedAt, and an unconditional one is simply applied
+// again: for counters, declare the entity's
+// [Schema.ExactlyOnceCounters], or use [Update.Idempotent], which also
+// covers the caller's own repeat of Run.
 //
 // When the item afterwards does not decode, the update was applied: Run
 // returns an error wrapping the codec's, not a *ValidationError, so that
 // the caller does not send it again.
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
-	res, err := u.r.execToken(ctx, "Update", u.token, func() ([]txItem, error) { return u.txItems(ctx, false) })
+	res, err := u.r.execToken(ctx, "Update", u.token, u.countsOnce(), func() ([]txItem, error) { return u.txItems(ctx, false) })
 	if err != nil && u.listOnNull(err) {
 		// A list stored as NULL (a nil slice saved without omitempty):
 		// list_append cannot take it, so the update reads the field,
@@ -297,6 +300,13 @@ func (u *updateSpec) listOnNull(err error) bool {
 	var ae smithy.APIError
 	return errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" &&
 		strings.Contains(ae.ErrorMessage(), "incorrect data type")
+}
+
+// countsOnce reports whether the update is sent as a one-item transaction
+// under a drawn token ([Schema.ExactlyOnceCounters]): a repeat of one of
+// its operators would apply it again.
+func (u *updateSpec) countsOnce() bool {
+	return u.r.e.once && slices.ContainsFunc(u.ops, writeplan.Op.Counts)
 }
 
 // operates reports whether an operator of the update changes f.

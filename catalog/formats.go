@@ -97,7 +97,7 @@ func lintKeyFormats(entity, index string, k singletable.KeyDescription, stored m
 		if i+1 < len(k.Parts) {
 			next = k.Parts[i+1].Literal
 		}
-		text, warn := f.Lint("{"+p.Field+":"+p.Format+"}", p.Field, next, format.Attr(stored[p.Field]))
+		text, warn := f.Lint("{"+p.Field+":"+p.Format+"}", p.Field, next, storedForm(stored[p.Field]))
 		if text == "" {
 			continue
 		}
@@ -108,4 +108,14 @@ func lintKeyFormats(entity, index string, k singletable.KeyDescription, stored m
 		fs = append(fs, Finding{sev, entity, index, k.Attr + " = " + k.Template + ": " + text})
 	}
 	return fs
+}
+
+// storedForm is the table entry of a time field's stored option (a name,
+// or a layout as FieldDescription.TimeForm gives it), nil for the default.
+func storedForm(option string) *format.Format {
+	if f, _ := format.Attr(option); f != nil || option == "" {
+		return f
+	}
+	f, _ := format.Key(option)
+	return f
 }

@@ -46,14 +46,16 @@ func (s *stub) Query(_ context.Context, in *dynamodb.QueryInput, _ ...func(*dyna
 	return &dynamodb.QueryOutput{Items: s.page, Count: int32(len(s.page))}, nil
 }
 
-var profiles = singletable.MustDefine(singletable.Schema[benchfix.Profile]{
+var profiles = singletable.MustDefine(profilesSchema)
+
+var profilesSchema = singletable.Schema[benchfix.Profile]{
 	Type: "Profile",
 	PK:   "USER#{Username}",
 	SK:   "SKILL#{SkillName}",
 	Indexes: []singletable.IndexSchema[benchfix.Profile]{
 		{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
 	},
-})
+}
 
 type fixture struct {
 	stub *stub

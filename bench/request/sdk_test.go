@@ -2,6 +2,8 @@ package request
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,10 +57,12 @@ func sdkClient(f *fixture) *dynamodb.Client {
 		BaseEndpoint: aws.String("http://localhost:1"),
 		Credentials:  aws.AnonymousCredentials{},
 		HTTPClient: &http.Client{Transport: canned{
-			"PutItem":        []byte(`{}`),
-			"GetItem":        mustJSON(map[string]any{"Item": wireItem(f.stub.item)}),
-			"Query":          mustJSON(map[string]any{"Items": page, "Count": len(page), "ScannedCount": len(page)}),
-			"BatchWriteItem": []byte(`{"UnprocessedItems":{}}`),
+			"PutItem":            []byte(`{}`),
+			"GetItem":            mustJSON(map[string]any{"Item": wireItem(f.stub.item)}),
+			"Query":              mustJSON(map[string]any{"Items": page, "Count": len(page), "ScannedCount": len(page)}),
+			"BatchWriteItem":     []byte(`{"UnprocessedItems":{}}`),
+			"UpdateItem":         mustJSON(map[string]any{"Attributes": wireItem(f.stub.item)}),
+			"TransactWriteItems": []byte(`{}`),
 		}},
 	})
 }
@@ -192,4 +196,90 @@ func BenchmarkBatchWrite25SDK(b *testing.B) {
 			}
 		})
 	})
+}
+
+// profilesOnce is profiles declared ExactlyOnceCounters.
+var profilesOnce = func() *singletable.Entity[benchfix.Profile] {
+	s := profilesSchema
+	s.ExactlyOnceCounters = true
+	return singletable.MustDefine(s)
+}()
+
+// BenchmarkAddSDK and BenchmarkAddExactlyOnceSDK are an increment
+// (Update.Add) through a real SDK client on a canned transport: by default
+// one UpdateItem; under Schema.ExactlyOnceCounters a one-item
+// TransactWriteItems under a drawn token and the consistent GetItem of the
+// item Run returns. hand-raw does the same requests by hand.
+func BenchmarkAddSDK(b *testing.B) {
+	f, c := sdkFixture()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := f.repo.Update(f.key).Add("Endorsements", 1).Run(ctx); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			out, err := c.UpdateItem(ctx, rawAddInput(f.key.Username, f.key.SkillName))
+			var p benchfix.Profile
+			if err == nil {
+				err = benchfix.HandDecode(out.Attributes, &p)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+func BenchmarkAddExactlyOnceSDK(b *testing.B) {
+	f, c := sdkFixture()
+	repo := singletable.MustBind(singletable.NewTable(c, "bench"), profilesOnce)
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if _, err := repo.Update(f.key).Add("Endorsements", 1).Run(ctx); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			in := rawAddInput(f.key.Username, f.key.SkillName)
+			var tok [16]byte
+			_, _ = rand.Read(tok[:])
+			_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+				ClientRequestToken: aws.String(hex.EncodeToString(tok[:])),
+				TransactItems: []types.TransactWriteItem{{Update: &types.Update{TableName: in.TableName, Key: in.Key,
+					UpdateExpression: in.UpdateExpression, ConditionExpression: in.ConditionExpression,
+					ExpressionAttributeNames: in.ExpressionAttributeNames, ExpressionAttributeValues: in.ExpressionAttributeValues,
+					ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}},
+			})
+			var out *dynamodb.GetItemOutput
+			if err == nil {
+				out, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: in.TableName, Key: in.Key, ConsistentRead: aws.Bool(true)})
+			}
+			var p benchfix.Profile
+			if err == nil {
+				err = benchfix.HandDecode(out.Item, &p)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
+// rawAddInput is the library's increment of Endorsements, written out.
+func rawAddInput(username, skill string) *dynamodb.UpdateItemInput {
+	return &dynamodb.UpdateItemInput{
+		TableName:                           aws.String("bench"),
+		Key:                                 map[string]types.AttributeValue{"PK": s("USER#" + username), "SK": s("SKILL#" + skill)},
+		ConditionExpression:                 aws.String("attribute_exists(#pk) AND #type = :type"),
+		UpdateExpression:                    aws.String("SET #type = :type ADD #e :one"),
+		ExpressionAttributeNames:            map[string]string{"#pk": "PK", "#type": "EntityType", "#e": "Endorsements"},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":type": s("Profile"), ":one": &types.AttributeValueMemberN{Value: "1"}},
+		ReturnValues:                        types.ReturnValueAllNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -263,6 +264,22 @@ func decodeString(s string, v reflect.Value, tg tag) error {
 		return decodeNumber(s, v, tg)
 	}
 	if v.Kind() == reflect.Struct && v.Type().ConvertibleTo(timeType) {
+		if f := tg.timeForm(); f.Number() && isEpochText(s) {
+			// An epoch number another service stored as an S.
+			tm, err := decodeEpoch(s, f)
+			if err != nil {
+				return err
+			}
+			setTime(v, tm)
+			return nil
+		} else if f.Custom() {
+			tm, ok := f.ParseIn(s, nil)
+			if !ok {
+				return &attributevalue.UnmarshalError{Err: fmt.Errorf("not a time in layout %s", f.Layout), Value: s, Type: timeType}
+			}
+			setTime(v, tm)
+			return nil
+		}
 		tm, err := time.Parse(time.RFC3339, s)
 		if err != nil {
 			// Beyond attributevalue: the zone-less and date-only texts
@@ -284,6 +301,13 @@ func decodeString(s string, v reflect.Value, tg tag) error {
 		return typeErr("string", v.Type())
 	}
 	return nil
+}
+
+// isEpochText reports whether s is a decimal integer, as an epoch number
+// stored as an S is.
+func isEpochText(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
 }
 
 // decodeEpoch reads an epoch number of format f (nil: seconds, as

@@ -191,9 +191,9 @@ func scalarEnc(t reflect.Type, tg tag) encFunc {
 		if !isTimeType(t) {
 			return nil
 		}
-		form := tg.timeForm()
+		form, asString := tg.timeForm(), tg.AsString
 		return func(st *encState, v reflect.Value) (types.AttributeValue, error) {
-			return st.encTime(timeOf(v), form), nil
+			return st.encTime(timeOf(v), form, asString), nil
 		}
 	}
 	return nil
@@ -291,13 +291,13 @@ func (st *encState) encFloat(x float64, bits int, omit, null, asString bool) typ
 // encTime encodes a time in format f: by default (nil) an S in RFC 3339
 // with nanoseconds, format.StoredTime; with the unixtime option an N of
 // its Unix seconds; in a tag option's format otherwise (an N for an epoch
-// format). Structs are never "zero" for attributevalue: a zero time is
-// stored.
-func (st *encState) encTime(t time.Time, f *format.Format) types.AttributeValue {
+// format, an S with the string option). Structs are never "zero" for
+// attributevalue: a zero time is stored.
+func (st *encState) encTime(t time.Time, f *format.Format, asString bool) types.AttributeValue {
 	off := len(st.buf)
 	if f.Number() {
 		st.buf = f.AppendTime(st.buf, t)
-		return st.number(off, false)
+		return st.number(off, asString)
 	}
 	if f == nil {
 		f = format.StoredTime

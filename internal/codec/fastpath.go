@@ -81,7 +81,7 @@ const (
 // fastKindOf returns the fast shape of a field of type t decoded under tag
 // tg, or fkNone.
 func fastKindOf(t reflect.Type, tg tag) fastKind {
-	if !noUnmarshaler(t) || tg.JSON || tg.TimeForm.Number() { // the fast path reads an N time as seconds
+	if !noUnmarshaler(t) || tg.JSON || tg.TimeForm.Number() || tg.TimeForm.Custom() { // the fast path reads an N time as seconds, an S as RFC 3339
 		return fkNone
 	}
 	if k := scalarKind(t); k != fkNone {
@@ -528,7 +528,7 @@ func encodeFast(st *encState, f *planField, base unsafe.Pointer) (types.Attribut
 	case fkFloat32:
 		return st.encFloat(float64(*(*float32)(p)), 32, o.omit, o.null, o.asString), nil
 	case fkTime:
-		return st.encTime(*(*time.Time)(p), o.form), nil
+		return st.encTime(*(*time.Time)(p), o.form, o.asString), nil
 	}
 	// Pointers, slices and maps: nil is left out under omitempty and is
 	// a NULL otherwise (nullempty or not); the value pointed to is not

@@ -182,3 +182,54 @@ func TestJSONOption(t *testing.T) {
 		t.Errorf("chan: got %v, want *JSONError", err)
 	}
 }
+
+// Epoch times stored as an S, time layouts and isoformat as tag options:
+// what each writes, and what it reads back.
+func TestTimeLayoutOptions(t *testing.T) {
+	type item struct {
+		Epoch  time.Time `dynamodbav:"e,unixtime,string"`
+		EpochN time.Time `dynamodbav:"n,unixtime"`
+		Milli  time.Time `dynamodbav:"m,unixmilli,string"`
+		Naive  time.Time `dynamodbav:"z,layout=2006-01-02T15:04:05"`
+		Clock  time.Time `dynamodbav:"c,layout=15:04:05"`
+		ISO    time.Time `dynamodbav:"i,isoformat"`
+	}
+	at := time.Date(2025, 1, 15, 10, 30, 0, 0, time.UTC)
+	in := item{Epoch: at, EpochN: at, Milli: at, Naive: at, Clock: time.Date(0, 1, 1, 10, 30, 0, 0, time.UTC), ISO: at.Add(500 * time.Microsecond)}
+	av, err := Marshal(&in, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]types.AttributeValue{
+		"e": &types.AttributeValueMemberS{Value: "1736937000"}, "n": &types.AttributeValueMemberN{Value: "1736937000"},
+		"m": &types.AttributeValueMemberS{Value: "1736937000000"}, "z": &types.AttributeValueMemberS{Value: "2025-01-15T10:30:00"},
+		"c": &types.AttributeValueMemberS{Value: "10:30:00"}, "i": &types.AttributeValueMemberS{Value: "2025-01-15T10:30:00.000500+00:00"},
+	}
+	for k, v := range want {
+		if g := dump(map[string]types.AttributeValue{k: av[k]}); g != dump(map[string]types.AttributeValue{k: v}) || len(av) != len(want) {
+			t.Errorf("Marshal %s: got %s, want %s", k, g, dump(map[string]types.AttributeValue{k: v}))
+		}
+	}
+	// Another service's epoch seconds in an S, and the naive isoformat().
+	foreign := map[string]types.AttributeValue{}
+	for k, v := range want {
+		foreign[k] = v
+	}
+	foreign["n"] = &types.AttributeValueMemberS{Value: "1736937000"}
+	foreign["i"] = &types.AttributeValueMemberS{Value: "2025-01-15T10:30:00.000500"}
+	for _, m := range []map[string]types.AttributeValue{want, foreign} {
+		var got item
+		if err := Unmarshal(m, &got); err != nil {
+			t.Fatalf("Unmarshal %s: %v", dump(m), err)
+		}
+		for name, pair := range map[string][2]time.Time{"e": {got.Epoch, in.Epoch}, "n": {got.EpochN, in.EpochN}, "m": {got.Milli, in.Milli},
+			"z": {got.Naive, in.Naive}, "c": {got.Clock, in.Clock}, "i": {got.ISO, in.ISO}} {
+			if !pair[0].Equal(pair[1]) {
+				t.Errorf("%s from %s: got %v, want %v", name, dump(m), pair[0], pair[1])
+			}
+		}
+	}
+	if err := TagError(`dynamodbav:"at,layout=Jan 2 2006"`); err == nil {
+		t.Error("TagError accepts a layout with a month name")
+	}
+}

@@ -20,8 +20,9 @@ type tag struct {
 	AsUnixTime                   bool
 	// TimeForm is the stored format of a time field beyond
 	// attributevalue's options, a time format of internal/format's table
-	// (rfc3339, rfc3339milli, date, unixmilli); unix is AsUnixTime,
-	// attributevalue's unixtime.
+	// (rfc3339, rfc3339milli, date, unixmilli, isoformat, or a Go layout
+	// as layout=15:04:05); unix is AsUnixTime, attributevalue's unixtime.
+	// With the string option an epoch format is stored as an S.
 	TimeForm *format.Format
 	// JSON stores the value as JSON text in an S (the json option).
 	JSON bool
@@ -42,8 +43,8 @@ func parseTag(st reflect.StructTag) tag {
 		t.Name = parts[0]
 	}
 	for _, opt := range parts[1:] {
-		f := format.Attr(opt)
-		if f == format.Unix { // attributevalue's unixtime, by the name key templates use
+		f, _ := format.Attr(opt) // a layout the table refuses: TagError
+		if f == format.Unix {    // attributevalue's unixtime, by the name key templates use
 			opt, f = "unixtime", nil
 		}
 		for _, o := range tagOptions {
@@ -99,8 +100,19 @@ func (t tag) timeForm() *format.Format {
 }
 
 // FormOf returns the time format a dynamodbav tag's options give a field
-// ("rfc3339", "unixtime", …), nil for the default.
+// ("rfc3339", "unixtime", "layout=15:04:05", …), nil for the default.
 func FormOf(st reflect.StructTag) *format.Format { return parseTag(st).timeForm() }
+
+// TagError returns why a dynamodbav tag's layout= option cannot be used,
+// or nil.
+func TagError(st reflect.StructTag) error {
+	for _, opt := range strings.Split(st.Get(tagKey), ",")[1:] {
+		if _, err := format.Attr(opt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // structTag renders t back into a struct tag naming the field name, for the
 // single-field structs that delegate a value to attributevalue.
@@ -111,7 +123,11 @@ func (t tag) structTag(name string) reflect.StructTag {
 			opts = append(opts, o.name)
 		}
 		if o.name == "unixtime" && t.TimeForm != nil {
-			opts = append(opts, t.TimeForm.String())
+			if t.TimeForm.Custom() {
+				opts = append(opts, format.LayoutOption+t.TimeForm.Layout)
+			} else {
+				opts = append(opts, t.TimeForm.String())
+			}
 		}
 	}
 	return reflect.StructTag(tagKey + `:"` + strings.Join(opts, ",") + `"`)

@@ -101,8 +101,12 @@ type Format struct {
 	// value order: a fmt template taking the placeholder, its field and
 	// the delimiter after it, as %[1]s, %[2]s and %[3]s.
 	Caveat string
+	// Note is the lint's warning for an ordered format that reads forms
+	// it does not write (isoformat), in Caveat's terms.
+	Note string
 
 	writer   writer    // a hand-written layout for a hot default
+	custom   bool      // a layout given in a placeholder or tag (layout.go)
 	alphabet [256]bool // the bytes a value can contain
 }
 
@@ -115,6 +119,7 @@ const (
 	byLayout    writer = iota // time.AppendFormat, or an epoch number
 	keyNano                   // appendKeyTime
 	rfc3339Nano               // appendRFC3339Nano
+	pyISO                     // appendISOFormat
 )
 
 // The named formats and the two defaults: the table. Each is written once
@@ -141,6 +146,13 @@ var (
 	// UnixMilli is a time as decimal epoch milliseconds: 1736937000000.
 	UnixMilli = &Format{Name: "unixmilli", Kind: Time, Use: InKeys | InAttrs, Epoch: time.Millisecond,
 		Cut: time.Millisecond, Order: Unordered, Holds: "whole milliseconds", Caveat: epochCaveat}
+	// ISOFormat is Python's datetime.isoformat() of a UTC time, to the
+	// microsecond: 2024-01-10T10:00:00+00:00, and
+	// 2024-01-10T10:00:00.500000+00:00 when the microseconds are not zero
+	// (the canonical form it writes). It also reads what isoformat()
+	// writes for a naive time, the same without "+00:00", as UTC.
+	ISOFormat = &Format{Name: "isoformat", Kind: Time, Use: InKeys | InAttrs, Layout: "2006-01-02T15:04:05.000000-07:00", UTC: true,
+		Cut: time.Microsecond, Holds: "whole microseconds", writer: pyISO, Note: isoNote}
 	// Padded writes a non-negative integer as exactly Width decimal
 	// digits ("%08d": 00000042); it stands for the family %01d to %020d.
 	Padded = &Format{Name: "%0Nd", Kind: Integer, Use: InKeys, Holds: "0 up to the largest number of its width"}
@@ -165,8 +177,12 @@ var table = []*Format{
 	Date,
 	Unix,
 	UnixMilli,
+	ISOFormat,
 	Padded,
 }
+
+// isoNote is what the lint says of isoformat: which keys a bound misses.
+const isoNote = `%[1]s writes Python's isoformat() of a UTC time (2024-01-10T10:00:00+00:00, or …T10:00:00.500000+00:00 with microseconds) and also reads the naive forms another service may write (…T10:00:00, …T10:00:00.500000). Keys in every form sort by time, but a naive key sorts just before the canonical key of its own instant (the '+00:00' suffix sorts after the delimiter %[3]q), so a range bound at exactly that instant misplaces it: Ge and Between's lower bound miss it, Lt includes it; Gt, Le and every other instant are exact. A backfill (migrate.Backfill) rewrites such keys in the canonical form`
 
 const epochCaveat = "%[1]s is not fixed width, so keys sort by time only among times with as many digits (epoch seconds have 10 digits from 2001 to 2286) and never across negative ones; prefer rfc3339 or rfc3339milli where you choose the format"
 
@@ -204,6 +220,9 @@ func (f *Format) setAlphabet() {
 		for i := 0; i < len(f.Layout); i++ {
 			f.alphabet[f.Layout[i]] = true
 		}
+		if strings.Contains(f.Layout, "07") { // a zone offset: +hh or -hh
+			f.alphabet['+'], f.alphabet['-'] = true, true
+		}
 	}
 }
 
@@ -220,7 +239,10 @@ func Key(spec string) (*Format, error) {
 			return &padded[w], nil
 		}
 	}
-	return nil, fmt.Errorf("unknown key format %q (want %s)", spec, names(InKeys))
+	if spec != "" && (spec[0] >= '0' && spec[0] <= '9' || spec[0] == '_') { // a Go layout starts with an element: 2006, 15, 02, _2, …
+		return Layout(spec)
+	}
+	return nil, fmt.Errorf("unknown key format %q (want %s, or a Go time layout such as 2006-01-02T15:04:05)", spec, names(InKeys))
 }
 
 // Keyed returns the formats a key placeholder can name, in table order
@@ -236,12 +258,22 @@ func Keyed() []*Format {
 	return out
 }
 
-// Attr returns the time format a dynamodbav tag option names, or nil.
-func Attr(option string) *Format {
-	if f := named(option, InAttrs); f != nil && f.Kind == Time {
-		return f
+// LayoutOption is the dynamodbav tag option that gives a time layout:
+// `dynamodbav:"at,layout=2006-01-02T15:04:05"` (attributevalue ignores
+// options it does not know; a layout in a tag cannot hold a comma).
+const LayoutOption = "layout="
+
+// Attr returns the time format a dynamodbav tag option names (a named
+// format, or layout=<Go layout>), or nil; a layout it cannot use is an
+// error.
+func Attr(option string) (*Format, error) {
+	if l, ok := strings.CutPrefix(option, LayoutOption); ok {
+		return Layout(l)
 	}
-	return nil
+	if f := named(option, InAttrs); f != nil && f.Kind == Time {
+		return f, nil
+	}
+	return nil, nil
 }
 
 func named(name string, use Use) *Format {
@@ -292,11 +324,13 @@ func (f *Format) Produces(b byte) bool { return f.alphabet[b] }
 func (f *Format) Lint(ph, field, next string, stored *Format) (text string, warn bool) {
 	switch {
 	case f.Order == Unordered || f.Order == OrderedAtEnd && next != "":
-		delim := ""
-		if next != "" {
-			delim = next[:1]
+		return fmt.Sprintf(f.Caveat, ph, field, delimOf(next)), true
+	case f.Note != "":
+		text := fmt.Sprintf(f.Note, ph, field, delimOf(next))
+		if next != "" && next[0] > '+' {
+			text += fmt.Sprintf("; and as %q sorts after '+' and '.', a naive whole-second key sorts after the keys of its second that hold microseconds: follow %s with a delimiter below '+', such as '#'", next[:1], ph)
 		}
-		return fmt.Sprintf(f.Caveat, ph, field, delim), true
+		return text, true
 	case f.Kind == Integer:
 		return fmt.Sprintf("%s holds %s; a negative or wider value is refused (*KeyError) rather than written out of order", ph, f.Holds), false
 	case f.Kind != Time:
@@ -305,6 +339,13 @@ func (f *Format) Lint(ph, field, next string, stored *Format) (text string, warn
 		return fmt.Sprintf("%s holds %s; %s is stored with the %s option, which cuts times to what it holds before the key is rendered", ph, f.Holds, field, stored.Name), false
 	}
 	return fmt.Sprintf("%s holds %s; a time with more precision is refused (*KeyError), not cut, so truncate times before writing (or store the field with a time option that cuts them, such as %s)", ph, f.Holds, f.Name), false
+}
+
+func delimOf(next string) string {
+	if next == "" {
+		return ""
+	}
+	return next[:1]
 }
 
 // Title names f in a finding: its name, or for the key default what it

@@ -63,7 +63,7 @@ func TestTableEntries(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	if got, want := names(InKeys), "raw, rfc3339, rfc3339milli, date, unix, unixmilli, %0Nd (N from 1 to 20)"; got != want {
+	if got, want := names(InKeys), "raw, rfc3339, rfc3339milli, date, unix, unixmilli, isoformat, %0Nd (N from 1 to 20)"; got != want {
 		t.Errorf("names(InKeys) = %q, want %q", got, want)
 	}
 	for _, c := range []struct {
@@ -82,8 +82,8 @@ func TestNames(t *testing.T) {
 	for _, c := range []struct {
 		option string
 		want   *Format
-	}{{"rfc3339milli", RFC3339Milli}, {"date", Date}, {"unix", Unix}, {"unixmilli", UnixMilli}, {"raw", nil}, {"%08d", nil}, {"unixtime", nil}, {"", nil}} {
-		if f := Attr(c.option); f != c.want {
+	}{{"rfc3339milli", RFC3339Milli}, {"date", Date}, {"unix", Unix}, {"unixmilli", UnixMilli}, {"raw", nil}, {"%08d", nil}, {"unixtime", nil}, {"", nil}, {"isoformat", ISOFormat}} {
+		if f, err := Attr(c.option); f != c.want || err != nil {
 			t.Errorf("Attr(%q) = %v, want %v", c.option, f, c.want)
 		}
 	}

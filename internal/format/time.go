@@ -19,6 +19,8 @@ func (f *Format) AppendTime(dst []byte, t time.Time) []byte {
 		return appendKeyTime(dst, t)
 	case f.writer == rfc3339Nano:
 		return appendRFC3339Nano(dst, t)
+	case f.writer == pyISO:
+		return appendISOFormat(dst, t)
 	case f.Epoch != 0:
 		return strconv.AppendInt(dst, f.epochOf(t), 10)
 	case f.UTC:
@@ -51,12 +53,30 @@ func (f *Format) Check(t time.Time) error {
 	day := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second + time.Duration(u.Nanosecond())
 	switch {
 	case day%f.Cut == 0:
+		if f.custom {
+			return f.checkLayout(u)
+		}
 		return nil
 	case f.Cut >= 24*time.Hour:
 		return errors.New("time is not midnight UTC; a date key holds the day only (use time.Date(y, m, d, 0, 0, 0, 0, time.UTC))")
 	}
-	unit := map[time.Duration]string{time.Microsecond: "Microsecond", time.Millisecond: "Millisecond", time.Second: "Second", time.Minute: "Minute"}[f.Cut]
+	unit := map[time.Duration]string{time.Microsecond: "Microsecond", time.Millisecond: "Millisecond", time.Second: "Second", time.Minute: "Minute", time.Hour: "Hour"}[f.Cut]
+	if unit == "" {
+		return fmt.Errorf("time has a fraction of a second finer than the format's %s (truncate it: t.Truncate(%d))", f.Cut, f.Cut)
+	}
 	return fmt.Errorf("time has a fraction of a %s the format cannot show (truncate it: t.Truncate(time.%s))", strings.ToLower(unit), unit)
+}
+
+// checkLayout refuses a UTC time that a custom layout does not write
+// whole: one with a date a time-of-day layout leaves out (it reads back
+// as 0000-01-01), an afternoon a 12-hour clock without PM drops, a year a
+// two-digit year cannot tell.
+func (f *Format) checkLayout(u time.Time) error {
+	var buf [64]byte
+	if back, ok := f.ParseIn(string(f.AppendTime(buf[:0], u)), time.UTC); !ok || !back.Equal(u) {
+		return fmt.Errorf("time holds a part the layout %s does not write (a layout without a date holds times on 0000-01-01)", f.Layout)
+	}
+	return nil
 }
 
 // ParseTime reads s, a time written in f in a key, accepting only what
@@ -71,15 +91,43 @@ func (f *Format) ParseTime(s string) (time.Time, bool) {
 		}
 		t = f.FromEpoch(n).UTC()
 	} else {
+		layout := f.Layout
+		if f.writer == pyISO {
+			s, layout = strings.TrimSuffix(s, "+00:00"), "2006-01-02T15:04:05.999999"
+		}
 		var err error
-		if t, err = time.ParseInLocation(f.Layout, s, time.UTC); err != nil {
+		if t, err = time.ParseInLocation(layout, s, time.UTC); err != nil {
 			return t, false
 		}
 	}
 	// Writing the result back refuses every other spelling of the time
-	// (a fraction time.Parse accepts after the seconds, a sign, …).
+	// (a fraction time.Parse accepts after the seconds, a sign, …);
+	// isoformat reads its form without "+00:00" too (a naive time).
 	var buf [64]byte
-	return t, f.Check(t) == nil && string(f.AppendTime(buf[:0], t)) == s
+	w := f.AppendTime(buf[:0], t)
+	if f.writer == pyISO {
+		w = w[:len(w)-len("+00:00")]
+	}
+	return t, f.Check(t) == nil && string(w) == s
+}
+
+// appendISOFormat writes t in UTC as Python's datetime.isoformat() does:
+// the microseconds only when they are not zero, and "+00:00".
+func appendISOFormat(dst []byte, t time.Time) []byte {
+	t = t.UTC()
+	dst = t.AppendFormat(dst, "2006-01-02T15:04:05")
+	if us := t.Nanosecond() / 1000; us != 0 {
+		dst = AppendDigits(append(dst, '.'), uint64(us), 6)
+	}
+	return append(dst, "+00:00"...)
+}
+
+// ISOForms returns the texts isoformat reads for t (a UTC time of whole
+// microseconds): what isoformat() writes for it aware (+00:00, the form
+// AppendTime writes) and naive, for tests and backfill checks.
+func ISOForms(t time.Time) [2]string {
+	aware := string(appendISOFormat(nil, t))
+	return [2]string{aware, strings.TrimSuffix(aware, "+00:00")}
 }
 
 // parseCanonicalInt parses a decimal int64 as strconv.AppendInt writes it:
@@ -107,6 +155,9 @@ func (f *Format) Stored(t time.Time, loc *time.Location) time.Time {
 	switch {
 	case f == nil:
 		return t
+	case f.custom: // the wall clock (UTC for a zone) written, read in loc
+		back, _ := f.ParseIn(string(f.AppendTime(nil, t)), loc)
+		return back
 	case f.Epoch != 0:
 		return f.FromEpoch(f.epochOf(t))
 	case f.UTC:

@@ -107,7 +107,40 @@ func fuzzTimeFormat(t *testing.T, k *fuzzKey, keep time.Duration, ordered bool, 
 			t.Fatalf("%s: compare(%q, %q) = %d for %v, %v; want %d", tmpl, encs[0], encs[1], got, times[0], times[1], want)
 		}
 	}
+	if p.Format == format.ISOFormat {
+		fuzzISOForms(t, p, times, s)
+		return
+	}
 	fuzzCanonical[time.Time](t, p, s)
+}
+
+// fuzzISOForms checks isoformat's reading of the forms Python writes:
+// decoding s succeeds only for the aware or naive isoformat() of the
+// decoded time, and keys in either form, followed by '#', sort by time
+// (the naive form first within an instant).
+func fuzzISOForms(t *testing.T, p *Part, times [2]time.Time, s string) {
+	var v time.Time
+	if p.DecodeValue(s, reflect.ValueOf(&v).Elem()) == nil {
+		if forms := format.ISOForms(v); s != forms[0] && s != forms[1] {
+			t.Fatalf("decode(%q) = %v, whose isoformat() forms are %q", s, v, forms)
+		}
+	}
+	if times[0].IsZero() || times[1].IsZero() {
+		return
+	}
+	fa, fb := format.ISOForms(times[0]), format.ISOForms(times[1])
+	for i, a := range fa {
+		for j, b := range fb {
+			got := strings.Compare(a+"#", b+"#")
+			want := times[0].Compare(times[1])
+			if want == 0 {
+				want = cmp.Compare(j, i) // the naive form (1) first
+			}
+			if got != want {
+				t.Fatalf("compare(%q, %q) = %d for %v, %v; want %d", a, b, got, times[0], times[1], want)
+			}
+		}
+	}
 }
 
 // fuzzCanonical checks that decoding s succeeds only if s is what the
@@ -144,6 +177,41 @@ func FuzzFormatRFC3339Milli(f *testing.F) {
 	k := bindFuzzKey(f, "{T:rfc3339milli}#", time.Time{})
 	f.Fuzz(func(t *testing.T, a, b, na, nb int64, s string) {
 		fuzzTimeFormat(t, k, time.Millisecond, true, a, b, na, nb, s)
+	})
+}
+
+func FuzzFormatISO(f *testing.F) {
+	timeSeeds(f)
+	f.Add(int64(1704880800), int64(1704880800), int64(0), int64(460000), "2024-01-10T10:00:00.000460")
+	k := bindFuzzKey(f, "{T:isoformat}#", time.Time{})
+	f.Fuzz(func(t *testing.T, a, b, na, nb int64, s string) {
+		fuzzTimeFormat(t, k, time.Microsecond, true, a, b, na, nb, s)
+	})
+}
+
+// Layouts given in the placeholder: zone-less to the second and to the
+// microsecond (ordered, as the lint says), refusing a finer fraction.
+func FuzzFormatLayout(f *testing.F) {
+	timeSeeds(f)
+	f.Add(int64(1704880800), int64(1704880801), int64(0), int64(0), "2024-01-10T10:00:00")
+	sec := bindFuzzKey(f, "{T:2006-01-02T15:04:05}#", time.Time{})
+	micro := bindFuzzKey(f, "{T:2006-01-02T15:04:05.000000}#", time.Time{})
+	f.Fuzz(func(t *testing.T, a, b, na, nb int64, s string) {
+		fuzzTimeFormat(t, sec, time.Second, sec.tp.Parts[0].Format.Order == format.Ordered, a, b, na, nb, s)
+		fuzzTimeFormat(t, micro, time.Microsecond, micro.tp.Parts[0].Format.Order == format.Ordered, a, b, na, nb, s)
+	})
+}
+
+// A layout the lint calls unordered (day before month) still round-trips
+// and refuses what it cannot write.
+func FuzzFormatLayoutUnordered(f *testing.F) {
+	timeSeeds(f)
+	k := bindFuzzKey(f, "{T:02/01/2006 15:04}#", time.Time{})
+	if k.tp.Parts[0].Format.Order == format.Ordered {
+		f.Fatal("the lint calls 02/01/2006 ordered")
+	}
+	f.Fuzz(func(t *testing.T, a, b, na, nb int64, s string) {
+		fuzzTimeFormat(t, k, time.Minute, false, a, b, na, nb, s)
 	})
 }
 
