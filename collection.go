@@ -86,7 +86,8 @@ func (c *Collection) clone() *Collection {
 }
 
 // SkipUnknown skips items no target accepts instead of failing the read;
-// they do not count towards Limit.
+// they do not count towards Limit. An untyped item a target's key shape
+// selects is reported all the same (see [Page].Skipped).
 func (c *Collection) SkipUnknown() *Collection { d := c.clone(); d.skipUnknown = true; return d }
 
 // Desc reads the partition in descending sort key order.
@@ -156,6 +157,7 @@ type Target struct {
 	// keysMatch, set when the entity matches keys (Schema.MatchKeys),
 	// reports whether an item without the entity type attribute is its.
 	keysMatch func(item map[string]types.AttributeValue) bool
+	selected  func(item map[string]types.AttributeValue) error // repo.selected, with keysMatch
 }
 
 // Count returns how many items the target has received.
@@ -191,12 +193,13 @@ func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
 	tg.decode = func(item map[string]types.AttributeValue) (any, error) {
 		v, err := r.e.decode(r.t, item)
 		if err != nil {
-			return nil, err
+			return nil, r.undecoded(item, err)
 		}
 		return v, deliver(v)
 	}
 	if r.e.foreign.matchKeys {
 		tg.keysMatch = func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
+		tg.selected = r.selected
 	}
 	return tg
 }
@@ -307,19 +310,34 @@ func routeUntyped(untyped []*Target, item map[string]types.AttributeValue) (*Tar
 	return found, nil
 }
 
-// counts reports whether route would not skip item.
+// counts reports whether route would take or report item.
 func (rt *router) counts(item map[string]types.AttributeValue) bool {
 	if !rt.skipUnknown {
 		return true
 	}
 	tg, _, _ := rt.target(item)
-	return tg != nil
+	return tg != nil || rt.selected(item) != nil
 }
 
-// route hands item to its target. ok is false when the item was skipped.
+// selected is the *DecodeError of an item no target takes that a
+// target's key shape selected (see repo.selected), nil for any other.
+func (rt *router) selected(item map[string]types.AttributeValue) error {
+	for _, tg := range rt.untyped {
+		if err := tg.selected(item); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// route hands item to its target. ok is false when the item was skipped;
+// err is a *DecodeError for an item reported (see Page.Skipped).
 func (rt *router) route(item map[string]types.AttributeValue) (v any, ok bool, err error) {
 	tg, typ, ambiguous := rt.target(item)
 	if tg == nil {
+		if err := rt.selected(item); err != nil && ambiguous == nil {
+			return nil, false, err
+		}
 		if rt.skipUnknown {
 			return nil, false, nil
 		}
@@ -428,7 +446,7 @@ func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], e
 	if err != nil || p.empty {
 		return Page[any]{}, err
 	}
-	return p.rt.page(ctx, p.req, c.limit)
+	return p.rt.page(ctx, p.req, c.limit, c.strict)
 }
 
 // Collect reads the whole collection (at most Limit items) into the
@@ -440,14 +458,15 @@ func (c *Collection) Collect(ctx context.Context, targets ...*Target) ([]any, er
 // All returns an iterator over the collection (at most Limit items). Each
 // item is delivered to its target, then yielded as the decoded value (a
 // type switch tells the entities apart; [Repo.Member] targets store
-// nothing). It stops after yielding an error; each use reads again.
+// nothing). It yields an item it reads past as a *DecodeError and goes
+// on, as [Query.All] does; it stops after any other error. Each use reads again.
 func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {
 	return seqOf(func(yield func(any, error) bool) error {
 		p, err := c.plan(targets, true)
 		if err != nil || p.empty {
 			return err
 		}
-		return readAll(ctx, []*request{p.req}, c.limit, yielder(p.rt.route, yield))
+		return readAll(ctx, []*request{p.req}, c.limit, yielder(p.rt.route, yield, c.strict))
 	})
 }
 

@@ -5,8 +5,10 @@ package singletable
 // without a zone.
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -127,16 +129,49 @@ func missingAny(item map[string]types.AttributeValue, fs []*model.Field) bool {
 // keysMatch reports whether item's primary key parses with the entity's
 // templates: how an item without the entity type attribute is recognised.
 func (e *entityPlan) keysMatch(o *TableOptions, item map[string]types.AttributeValue) bool {
+	return e.keysErr(o, item) == nil
+}
+
+// keysErr is the *KeyError of item's first primary key that does not
+// parse with the entity's template, naming the part that did not.
+func (e *entityPlan) keysErr(o *TableOptions, item map[string]types.AttributeValue) error {
 	rv := reflect.New(e.typ).Elem()
-	pk, ok := item[o.PartitionKey].(*types.AttributeValueMemberS)
-	if !ok || e.parseKey(e.pk, pk.Value, rv, nil) != nil {
-		return false
+	for _, k := range [...]struct {
+		ck         *compiledKey
+		attr, name string
+	}{{&e.pk, o.PartitionKey, "PK"}, {&e.sk, o.SortKey, "SK"}} {
+		if !k.ck.defined() {
+			continue
+		}
+		s, ok := item[k.attr].(*types.AttributeValueMemberS)
+		if !ok {
+			return &KeyError{Entity: e.name, Key: k.name, Err: fmt.Errorf("no string attribute %s", k.attr)}
+		}
+		if err := e.parseKey(*k.ck, s.Value, rv, nil); err != nil {
+			return &KeyError{Entity: e.name, Key: k.name, Err: err}
+		}
 	}
-	if !e.sk.defined() {
-		return true
+	return nil
+}
+
+// sharedPrefix reports whether item's primary key starts with the literal
+// prefixes of the entity's templates, one at least not empty, and their
+// length.
+func (e *entityPlan) sharedPrefix(o *TableOptions, item map[string]types.AttributeValue) (int, bool) {
+	n, ok := 0, true
+	for _, k := range [...]struct {
+		ck   *compiledKey
+		attr string
+	}{{&e.pk, o.PartitionKey}, {&e.sk, o.SortKey}} {
+		if !k.ck.defined() {
+			continue
+		}
+		s, isS := item[k.attr].(*types.AttributeValueMemberS)
+		p := k.ck.tpl.ConstantPrefix()
+		ok = ok && isS && strings.HasPrefix(s.Value, p)
+		n += len(p)
 	}
-	sk, ok := item[o.SortKey].(*types.AttributeValueMemberS)
-	return ok && e.parseKey(e.sk, sk.Value, rv, nil) == nil
+	return n, ok && n > 0
 }
 
 // owns reports whether item is the entity's, by its entity type

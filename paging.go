@@ -113,20 +113,66 @@ func (e *pageEnd) cursor(ctx context.Context, rest []map[string]types.AttributeV
 	return e.f.cursor(item)
 }
 
+// DecodeError reports an item a read selected but could not decode, or
+// an item without the entity type that the read's key shape selected but
+// whose key does not parse (docs/adopting.md says which). A page goes on
+// without it: [Page].Skipped lists it, All yields it and goes on, unless
+// [ReadOptions].StrictDecode makes it fail the read.
+type DecodeError struct {
+	Entity string // the entity the item was read as
+	// Key is the item's primary key; the error holds none of its other
+	// values.
+	Key map[string]types.AttributeValue
+	// Err is a *ValidationError (Reason "cannot decode item"): errors.As
+	// finds in it a *KeyError naming the key and the placeholder whose
+	// part did not parse, or the codec's error naming the attribute.
+	Err  error
+	keys keyNames
+}
+
+// Error names the entity, the item's key and why.
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("singletable: %s item %s not decoded: %v", e.Entity, e.keys.text(e.Key), e.Err)
+}
+
+// Unwrap returns Err.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// undecoded makes err, item's decode error, a *DecodeError.
+func (r *repo) undecoded(item map[string]types.AttributeValue, err error) error {
+	return &DecodeError{Entity: r.e.name, Key: r.t.primaryKeyOf(item), Err: err, keys: r.t.keyNames()}
+}
+
+// skip takes err, an item's: a *DecodeError a read goes on after (not
+// strict) is added to *skipped; any other error is returned.
+func skip(err error, strict bool, skipped *[]*DecodeError) error {
+	de, ok := err.(*DecodeError)
+	if !ok || strict {
+		return err
+	}
+	*skipped = append(*skipped, de)
+	return nil
+}
+
 // pageOf reads one page of r's items from f, decoded in place.
-func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T]) (Page[T], error) {
+func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], strict bool) (Page[T], error) {
 	var page Page[T]
 	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
 		if !r.mine(item) {
-			return false, nil
+			return false, skip(r.selected(item), strict, &page.Skipped)
 		}
 		n := len(page.Items)
 		if n == cap(page.Items) {
 			page.Items = slices.Grow(page.Items, left)
 		}
 		page.Items = page.Items[:n+1]
-		return true, r.e.decodeInto(r.t, item, &page.Items[n])
-	}, &pageEnd{f: f, counts: r.mine})
+		if err := r.e.decodeInto(r.t, item, &page.Items[n]); err != nil {
+			var zero T // the next item decodes into this element
+			page.Items[n], page.Items = zero, page.Items[:n]
+			return false, skip(r.undecoded(item, err), strict, &page.Skipped)
+		}
+		return true, nil
+	}, &pageEnd{f: f, counts: r.accounts})
 	if err != nil {
 		return Page[T]{}, err
 	}
@@ -137,21 +183,24 @@ func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T]) (Page[T]
 // take decodes an item of a read of r's items; ok is false for another's.
 func (r *Repo[T]) take(item map[string]types.AttributeValue) (v T, ok bool, err error) {
 	if !r.mine(item) {
-		return v, false, nil
+		return v, false, r.selected(item)
 	}
-	v, err = r.e.decode(r.t, item)
-	return v, err == nil, err
+	if v, err = r.e.decode(r.t, item); err != nil {
+		var zero T
+		return zero, false, r.undecoded(item, err)
+	}
+	return v, true, nil
 }
 
 // page reads one page of f into rt's targets.
-func (rt *router) page(ctx context.Context, f pager, limit int) (Page[any], error) {
+func (rt *router) page(ctx context.Context, f pager, limit int, strict bool) (Page[any], error) {
 	var page Page[any]
 	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, _ int) (bool, error) {
 		v, ok, err := rt.route(item)
 		if ok {
 			page.Items = append(page.Items, v)
 		}
-		return ok, err
+		return ok, skip(err, strict, &page.Skipped)
 	}, &pageEnd{f: f, counts: rt.counts})
 	if err != nil {
 		return Page[any]{}, err
@@ -160,10 +209,17 @@ func (rt *router) page(ctx context.Context, f pager, limit int) (Page[any], erro
 	return page, nil
 }
 
-// yielder is the takeFn of an iterator yielding the values take makes.
-func yielder[V any](take func(map[string]types.AttributeValue) (V, bool, error), yield func(V, error) bool) takeFn {
+// yielder is the takeFn of an iterator yielding the values take makes; a
+// *DecodeError is yielded and the read goes on, unless strict.
+func yielder[V any](take func(map[string]types.AttributeValue) (V, bool, error), yield func(V, error) bool, strict bool) takeFn {
 	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
 		v, ok, err := take(item)
+		if de, isDE := err.(*DecodeError); isDE && !strict {
+			if !yield(v, de) {
+				return false, errStop
+			}
+			return false, nil
+		}
 		if err != nil || !ok {
 			return false, err
 		}

@@ -89,6 +89,7 @@ type readSpec struct {
 	pageSize     int32
 	after        string
 	consistent   bool
+	strict       bool // ReadOptions.StrictDecode
 	errs         []error
 }
 
@@ -118,7 +119,7 @@ func (r *Repo[T]) QueryIndex(index string, key T, optFns ...func(*ReadOptions)) 
 func (s *readSpec) readOptions(optFns []func(*ReadOptions)) {
 	if len(optFns) > 0 {
 		o := readOpts(optFns)
-		s.project, s.consistent = o.Fields, o.ConsistentRead
+		s.project, s.consistent, s.strict = o.Fields, o.ConsistentRead, o.StrictDecode
 	}
 }
 
@@ -235,9 +236,14 @@ func (q *Query[T]) PageSize(n int) *Query[T] { c := q.clone(); c.pageSizeOf(n); 
 func (q *Query[T]) After(cursor string) *Query[T] { c := q.clone(); c.after = cursor; return c }
 
 // Page is one page of results. Cursor is empty when there are no more.
+// Skipped lists the items the page read past without returning them, one
+// *DecodeError each: items it could not decode, and items its key shape
+// selected whose key does not parse (docs/adopting.md). They do not count
+// towards Limit; the cursor moves past them, so each is reported once.
 type Page[T any] struct {
-	Items  []T
-	Cursor string
+	Items   []T
+	Cursor  string
+	Skipped []*DecodeError
 }
 
 // plan is a validated query, ready to send.
@@ -816,7 +822,7 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		return Page[T]{}, err
 	}
 	f, limit := q.reader(p, true)
-	return pageOf(ctx, f, limit, q.r)
+	return pageOf(ctx, f, limit, q.r, q.strict)
 }
 
 // mine reports whether an item a read's filter let through is the
@@ -824,6 +830,41 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 // untyped item's key (see entityPlan.owns).
 func (r *repo) mine(item map[string]types.AttributeValue) bool {
 	return !r.e.foreign.matchKeys || r.e.owns(&r.t.opts, item)
+}
+
+// accounts reports whether a page accounts for item: it is the entity's
+// or selected (see selected).
+func (r *repo) accounts(item map[string]types.AttributeValue) bool {
+	return r.mine(item) || r.selected(item) != nil
+}
+
+// selected returns the *DecodeError of an item that is not the entity's
+// but that its key shape selected: an item without the entity type
+// attribute, read for an entity matching keys, whose keys start with the
+// literal prefixes of the entity's templates (one at least not empty) but
+// fail to parse before their end, and that no other entity bound to the
+// table owns (its templates parse the keys, or its literal prefixes match
+// more of them). A key holding a whole key of the entity's and more (an
+// item below it, "VOTER#bob#note" for VOTER#{Name}) is another's. nil
+// for any other item.
+func (r *repo) selected(item map[string]types.AttributeValue) error {
+	e, o := r.e, &r.t.opts
+	if _, typed := item[o.EntityTypeAttr]; typed || !e.foreign.matchKeys {
+		return nil
+	}
+	n, ok := e.sharedPrefix(o, item)
+	if !ok {
+		return nil
+	}
+	for _, other := range r.t.entities {
+		if m, ok := other.sharedPrefix(o, item); other != e && (ok && m > n || other.keysMatch(o, item)) {
+			return nil
+		}
+	}
+	if err := e.keysErr(o, item); err != nil && !errors.Is(err, keys.ErrLonger) {
+		return r.undecoded(item, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err})
+	}
+	return nil
 }
 
 // countItems counts the entity's items among those reqs match: with
@@ -893,8 +934,9 @@ func (q *querySpec) reader(p *plan, page bool) (pager, int) {
 }
 
 // All returns an iterator over every item the query matches (at most
-// Limit), holding one page at a time. It stops after yielding an error;
-// each use runs the query again.
+// Limit), holding one page at a time. It yields each item it reads past
+// (see [Page]) as a *DecodeError and goes on; it stops after yielding any
+// other error. Each use runs the query again.
 func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return seqOf(func(yield func(T, error) bool) error {
 		p, err := q.plan(false)
@@ -902,12 +944,13 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			return err
 		}
 		f, limit := q.reader(p, false)
-		_, err = paginate(ctx, f, limit, yielder(q.r.take, yield), nil)
+		_, err = paginate(ctx, f, limit, yielder(q.r.take, yield, q.strict), nil)
 		return err
 	})
 }
 
-// Collect reads every item the query matches (at most Limit) into a slice.
+// Collect reads every item the query matches (at most Limit) into a
+// slice; an item All yields a *DecodeError for fails it.
 func (q *Query[T]) Collect(ctx context.Context) ([]T, error) { return collect(q.All(ctx)) }
 
 // Count returns how many items the query matches (after filters), with

@@ -30,6 +30,10 @@ type ReadOptions struct {
 	// fields of the key templates; the other fields of the result keep
 	// their zero values.
 	Fields []string
+	// StrictDecode makes an item a read selected but cannot decode fail
+	// the read with its *DecodeError: a page then ends there, instead of
+	// listing it in [Page].Skipped and going on.
+	StrictDecode bool
 }
 
 // WriteOptions tunes a write of one item ([Repo.Create], [Repo.Put],

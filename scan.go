@@ -271,19 +271,18 @@ func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
 	if err != nil {
 		return Page[T]{}, err
 	}
-	return pageOf(ctx, reqs[0], q.s.limit, q.r)
+	return pageOf(ctx, reqs[0], q.s.limit, q.r, q.s.strict)
 }
 
 // All returns an iterator over r's items (at most Limit), holding one
-// response at a time (per segment). It stops after yielding an error;
-// each use scans again.
+// response at a time (per segment), as [Query.All] does; each use scans again.
 func (q *Scan[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return seqOf(func(yield func(T, error) bool) error {
 		reqs, err := q.plan(false, false)
 		if err != nil {
 			return err
 		}
-		return readAll(ctx, reqs, q.s.limit, yielder(q.r.take, yield))
+		return readAll(ctx, reqs, q.s.limit, yielder(q.r.take, yield, q.s.strict))
 	})
 }
 
@@ -316,7 +315,7 @@ func (q *TableScan) Page(ctx context.Context, targets ...*Target) (Page[any], er
 	if err != nil {
 		return Page[any]{}, err
 	}
-	return rt.page(ctx, reqs[0], q.s.limit)
+	return rt.page(ctx, reqs[0], q.s.limit, q.s.strict)
 }
 
 // All returns an iterator over the table's items (at most Limit), as
@@ -327,7 +326,7 @@ func (q *TableScan) All(ctx context.Context, targets ...*Target) iter.Seq2[any, 
 		if err != nil {
 			return err
 		}
-		return readAll(ctx, reqs, q.s.limit, yielder(rt.route, yield))
+		return readAll(ctx, reqs, q.s.limit, yielder(rt.route, yield, q.s.strict))
 	})
 }
 

@@ -1,6 +1,8 @@
 package docs_test
 
 import (
+	"context"
+	"log"
 	"time"
 
 	"github.com/singletable-go/singletable"
@@ -46,3 +48,36 @@ type ForeignBallot struct {
 var _ = singletable.MustDefine(singletable.Schema[ForeignBallot]{
 	Type: "BALLOT", PK: "ELECTION#{Election}", SK: "BALLOT#{Voter}",
 })
+
+// Receipt is the receipts of "Items a read cannot decode";
+// undecodable_test.go in the root reads them against DynamoDB Local.
+type Receipt struct {
+	User   string    `dynamodbav:"user"`
+	At     time.Time `dynamodbav:"at"`
+	ID     string    `dynamodbav:"id"`
+	Amount int       `dynamodbav:"amount"`
+}
+
+var Receipts = singletable.MustDefine(singletable.Schema[Receipt]{
+	Type: "RECEIPT", PK: "USER#{User}", SK: "REC#{At:date}#{ID}", MatchKeys: true,
+})
+
+var _ = receiptsOf
+
+func receiptsOf(ctx context.Context, receipts *singletable.Repo[Receipt], user string) ([]Receipt, error) {
+	var out []Receipt
+	q := receipts.Query(Receipt{User: user}).Limit(100)
+	for cursor := ""; ; {
+		page, err := q.After(cursor).Page(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Items...)
+		for _, de := range page.Skipped {
+			log.Printf("receipt not read: %v", de) // the key and why, no values
+		}
+		if cursor = page.Cursor; cursor == "" {
+			return out, nil
+		}
+	}
+}

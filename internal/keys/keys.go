@@ -56,6 +56,9 @@ var (
 	// ErrMismatch is wrapped by Template.Split when a key was not
 	// rendered from the template.
 	ErrMismatch = errors.New("key does not match template")
+	// ErrLonger is wrapped, with ErrMismatch, when the key holds a whole
+	// key of the template and goes on after it.
+	ErrLonger = errors.New("longer than the template")
 )
 
 // DelimLimit is the byte boundary of the codec: escaped values contain no
@@ -368,9 +371,12 @@ func (t Template) NumFields() int {
 func (t Template) Split(key string) ([]string, error) {
 	vals := make([]string, 0, t.NumFields())
 	rest := key
-	for _, p := range t.Parts {
+	for i, p := range t.Parts {
 		if p.Field == "" {
 			if !strings.HasPrefix(rest, p.Literal) {
+				if i > 0 { // name the value that did not end where the literal starts
+					return nil, fmt.Errorf("singletable: key %q: %w %q: {%s} ends at %q, where literal %q should follow", key, ErrMismatch, t.Raw, t.Parts[i-1].Field, rest, p.Literal)
+				}
 				return nil, fmt.Errorf("singletable: key %q: %w %q: literal %q not found", key, ErrMismatch, t.Raw, p.Literal)
 			}
 			rest = rest[len(p.Literal):]
@@ -399,8 +405,11 @@ func (t Template) Split(key string) ([]string, error) {
 		vals = append(vals, rest[:end])
 		rest = rest[end:]
 	}
+	if n := len(t.Parts); rest != "" && n > 0 && t.Parts[n-1].Field != "" {
+		return nil, fmt.Errorf("singletable: key %q: %w %q: {%s} ends at %q: %w", key, ErrMismatch, t.Raw, t.Parts[n-1].Field, rest, ErrLonger)
+	}
 	if rest != "" {
-		return nil, fmt.Errorf("singletable: key %q: %w %q: unexpected %q at the end", key, ErrMismatch, t.Raw, rest)
+		return nil, fmt.Errorf("singletable: key %q: %w %q: unexpected %q at the end: %w", key, ErrMismatch, t.Raw, rest, ErrLonger)
 	}
 	return vals, nil
 }
