@@ -24,6 +24,16 @@ type IndexSchema[T any] struct {
 	// Templated keys.
 	PK, SK string
 	// Attribute names for the templated keys; default Name+"PK", Name+"SK".
+	// A key attribute may be one the item holds anyway, as DynamoDB
+	// allows: the table's PK or SK or the entity type attribute, whose
+	// template must then be the entity's own for it (an inverted index:
+	// PK = the SK template, PKAttr "SK"); or a string field's own
+	// attribute, whose template must be {Field:raw}, so that the stored
+	// value is the key. The library never writes or removes such an
+	// attribute for the index: the primary key, entity type or field does
+	// (a field's is removed when empty). An item is in the index exactly
+	// when it holds every key attribute. Two indexes may share a rendered
+	// attribute only with the same template, fields and no When.
 	PKAttr, SKAttr string
 
 	// Multi-attribute keys: Go field names, in key order. Each field's
@@ -60,7 +70,12 @@ type indexPlan struct {
 	shards         int                      // write shards of a templated index; 0 when not sharded
 	whenFields     []string                 // as declared, for Table.Describe
 	deps           []*model.Field           // every field the index's attributes depend on
-	keyFields      []*model.Field           // the fields of a templated index's keys, each once
+	keyFields      []*model.Field           // the fields of a templated index's rendered keys, each once
+	// pkOwn, skOwn: the field whose own attribute is the templated
+	// index's partition (sort) key attribute, its template {Field:raw}:
+	// the field's stored value is the key, written and removed with the
+	// field, never rendered. nil for a rendered key.
+	pkOwn, skOwn *model.Field
 }
 
 func (e *entityPlan) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, error) {
@@ -117,34 +132,158 @@ func (e *entityPlan) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.
 	if p.pkAttr == "" {
 		p.pkAttr = is.Name + "PK"
 	}
+	if is.SK == "" && p.skAttr != "" {
+		return validationErr(e.name, where(is.Name, p.skAttr), "SKAttr %q is given without an SK template", p.skAttr)
+	}
 	if p.skAttr == "" && is.SK != "" {
 		p.skAttr = is.Name + "SK"
-	}
-	// The rendered keys are written to these attributes: no field may be
-	// stored there.
-	if err := e.checkNotStored(p.pkAttr, "index "+is.Name+"'s partition key attribute"); err != nil {
-		return err
-	}
-	if err := e.checkNotStored(p.skAttr, "index "+is.Name+"'s sort key attribute"); err != nil {
-		return err
 	}
 	var err error
 	if p.pk, err = e.compileKey(is.PK, is.Name, p.pkAttr, false); err != nil {
 		return err
 	}
+	if p.pkOwn, err = e.ownKeyField(is.Name, p.pkAttr, "partition", p.pk, false); err != nil {
+		return err
+	}
 	if p.shards > 0 {
+		if p.pkOwn != nil {
+			return validationErr(e.name, where(is.Name, p.pkAttr), "Shards: the partition key attribute %s is field %s's own attribute, which cannot carry a shard suffix", p.pkAttr, p.pkOwn.Name)
+		}
 		p.pk.reserve = len(appendShard(nil, p.shards-1))
 	}
 	if is.SK != "" {
 		if p.sk, err = e.compileKey(is.SK, is.Name, p.skAttr, true); err != nil {
 			return err
 		}
+		if p.skOwn, err = e.ownKeyField(is.Name, p.skAttr, "sort", p.sk, true); err != nil {
+			return err
+		}
 	}
-	p.deps = append(slices.Clone(p.pk.fields), p.sk.fields...)
+	if p.pkOwn == nil {
+		p.deps = slices.Clone(p.pk.fields)
+	}
+	if p.skOwn == nil {
+		p.deps = append(p.deps, p.sk.fields...)
+	}
 	for _, f := range p.deps {
 		p.keyFields = appendUnique(p.keyFields, f)
 	}
+	if is.When != nil && p.pkOwn != nil && (p.skAttr == "" || p.skOwn != nil) {
+		return validationErr(e.name, where(is.Name, ""), "When: every key attribute of the index is a field's own attribute, which the library cannot remove to hide the item without losing the field")
+	}
 	return e.compileWhen(p, is)
+}
+
+// ownKeyField returns the field stored under attr, the templated index's
+// partition or sort (role) key attribute, or nil when none is. Such a
+// field's stored value is the key, so its template k must be {Field:raw}
+// for a string field: any other template would render a key differing
+// from the stored value (a *ValidationError naming index, attribute and
+// why). A field whose attribute differs from attr only in case is refused
+// (see checkNotStored).
+func (e *entityPlan) ownKeyField(index, attr, role string, k compiledKey, sort bool) (*model.Field, error) {
+	f := e.byAttr[attr]
+	if f == nil {
+		return nil, e.checkNotStored(attr, "index "+index+"'s "+role+" key attribute")
+	}
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	want := "{" + f.Name + ":raw}"
+	if k.tpl.Raw != want || t.Kind() != reflect.String {
+		why := fmt.Sprintf("the template must be %s, so that the key is the stored value, not %q", want, k.tpl.Raw)
+		if t.Kind() != reflect.String {
+			why = fmt.Sprintf("a templated key is a string and the field is a %s: declare the index with PartitionAttrs/SortAttrs", f.Type)
+		}
+		return nil, validationErr(e.name, f.Name, "field %s is stored as attribute %q, index %s's %s key attribute: %s; or store the field under another name (a dynamodbav tag)", f.Name, attr, index, role, why)
+	}
+	if limit := keyLimit(sort); f.KeyMax == 0 || limit < f.KeyMax {
+		f.KeyMax, f.KeyIndex, f.KeySort = limit, index, sort
+	}
+	return f, nil
+}
+
+// checkIndexTableAttrs refuses a templated index whose key attribute is
+// one table t's items hold from the primary key or entity type (the
+// table's PK or SK, the entity type attribute) with a template that would
+// render another value: the attribute holds one value. Writes leave such
+// an attribute to the primary key: it is never removed, so an index with
+// When or Shards needs a key of its own to hide or shard.
+func (e *entityPlan) checkIndexTableAttrs(t *Table) error {
+	o := &t.opts
+	for i, p := range e.indexes {
+		if p.multi {
+			continue
+		}
+		rendered := false
+		for _, k := range []struct {
+			attr string
+			ck   compiledKey
+			own  *model.Field
+		}{{p.pkAttr, p.pk, p.pkOwn}, {p.skAttr, p.sk, p.skOwn}} {
+			want, owned := tableHeld(o, e, k.attr)
+			switch {
+			case k.attr == "":
+			case !owned:
+				rendered = rendered || k.own == nil
+			case k.ck.tpl.Raw != want:
+				return validationErr(e.name, where(p.name, k.attr), "key attribute %s is table %s's own (the primary key or entity type writes it), so the index's template must be %q, not %q: one attribute holds one value", k.attr, t.name, want, k.ck.tpl.Raw)
+			case k.attr == p.pkAttr && p.shards > 0:
+				return validationErr(e.name, where(p.name, k.attr), "Shards: the partition key attribute %s is table %s's own, which cannot carry a shard suffix", k.attr, t.name)
+			}
+		}
+		if p.when != nil && !rendered {
+			return validationErr(e.name, where(p.name, ""), "When: no key attribute of the index is the index's own (each is table %s's key or entity type attribute, or a field's), so the library cannot remove one to hide the item", t.name)
+		}
+		if err := e.checkSharedKeyAttrs(o, i, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSharedKeyAttrs refuses a key attribute that templated index p (the
+// i-th) renders and an index before it renders too, unless both write
+// the same value under the same conditions: the same template, fields and
+// shards, and no When (else one would remove what the other sets).
+func (e *entityPlan) checkSharedKeyAttrs(o *TableOptions, i int, p *indexPlan) error {
+	for _, q := range e.indexes[:i] {
+		if q.multi {
+			continue
+		}
+		for _, a := range [][2]string{{p.pkAttr, p.pk.tpl.Raw}, {p.skAttr, p.sk.tpl.Raw}} {
+			if _, held := tableHeld(o, e, a[0]); a[0] == "" || held || e.byAttr[a[0]] != nil {
+				continue
+			}
+			for _, b := range [][2]string{{q.pkAttr, q.pk.tpl.Raw}, {q.skAttr, q.sk.tpl.Raw}} {
+				same := a == b && p.when == nil && q.when == nil && p.shards == q.shards &&
+					len(p.keyFields) == len(q.keyFields) && !slices.ContainsFunc(p.keyFields, func(f *model.Field) bool { return !slices.Contains(q.keyFields, f) })
+				if a[0] == b[0] && !same {
+					return validationErr(e.name, where(p.name, a[0]), "key attribute %s is also index %s's, which renders it from %q (this one from %q) or keeps it under other conditions (When, Shards, the fields both keys need): one attribute holds one value", a[0], q.name, b[1], a[1])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// tableHeld reports whether the library writes attr on every item of e
+// in a table with options o (its key attributes, the entity type
+// attribute unless omitted), and the template that value is rendered
+// from.
+func tableHeld(o *TableOptions, e *entityPlan, attr string) (string, bool) {
+	switch {
+	case attr == "":
+		return "", false
+	case attr == o.PartitionKey:
+		return e.pk.tpl.Raw, true
+	case attr == o.SortKey:
+		return e.sk.tpl.Raw, true
+	case attr == o.EntityTypeAttr && !o.OmitEntityType:
+		return e.name, true
+	}
+	return "", false
 }
 
 // compileWhen checks a templated index's When and WhenFields and adds the
@@ -242,27 +381,18 @@ func (e *entityPlan) index(name string) (*indexPlan, error) {
 	return nil, validationErr(e.name, name, "unknown index")
 }
 
-// apply writes (or leaves out) the index's attributes for item v, using
-// avs (two values) for a templated index's keys. For a templated index
-// that applies, it returns the keys it set (sk "" when the index has no
-// sort key); pk is "" otherwise.
-func (p *indexPlan) apply(e *entityPlan, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) (pk, sk string, err error) {
+// apply writes (or leaves out) the index's attributes for item v in a
+// table with options o, using avs (two values) for a templated index's
+// keys. A key attribute the table holds from the primary key or entity
+// type is left to them, and a field's own attribute to the field (removed
+// when absent: DynamoDB refuses an empty key). For a templated index that
+// applies, it returns the keys it set (sk "" when the index has no sort
+// key); pk is "" otherwise.
+func (p *indexPlan) apply(e *entityPlan, o *TableOptions, rv reflect.Value, item map[string]types.AttributeValue, avs []types.AttributeValueMemberS) (pk, sk string, err error) {
 	if p.multi {
 		for _, f := range p.deps {
-			if !f.Present(rv) {
-				// DynamoDB rejects empty strings in key attributes; an
-				// absent attribute keeps the item out of the index.
-				delete(item, f.Attr)
-				continue
-			}
-			av, err := e.marshalField(f, rv)
-			if err != nil {
-				return "", "", keyErrorOr(err, &KeyError{Entity: e.name, Index: p.name, Key: f.Attr, Err: err})
-			}
-			if av == nil {
-				delete(item, f.Attr)
-			} else {
-				item[f.Attr] = av
+			if err := e.applyKeyAttr(p.name, f, rv, item); err != nil {
+				return "", "", err
 			}
 		}
 		return "", "", nil
@@ -271,24 +401,54 @@ func (p *indexPlan) apply(e *entityPlan, rv reflect.Value, item map[string]types
 	if err != nil {
 		return "", "", err
 	}
-	if !ok {
-		delete(item, p.pkAttr)
-		if p.skAttr != "" {
-			delete(item, p.skAttr)
+	for i, k := range [2]struct {
+		attr, val string
+		own       *model.Field
+	}{{p.pkAttr, pk, p.pkOwn}, {p.skAttr, sk, p.skOwn}} {
+		_, held := tableHeld(o, e, k.attr)
+		switch {
+		case k.attr == "" || held:
+		case k.own != nil:
+			if err := e.applyKeyAttr(p.name, k.own, rv, item); err != nil {
+				return "", "", err
+			}
+		case ok:
+			avs[i].Value = k.val
+			item[k.attr] = &avs[i]
+		default:
+			delete(item, k.attr)
 		}
-		return "", "", nil
 	}
-	avs[0].Value = pk
-	item[p.pkAttr] = &avs[0]
-	if p.skAttr != "" {
-		avs[1].Value = sk
-		item[p.skAttr] = &avs[1]
+	if !ok {
+		return "", "", nil
 	}
 	return pk, sk, nil
 }
 
-// render renders a templated index's keys. ok is false when the item does
-// not belong in the index: a template field is absent or When is false.
+// applyKeyAttr writes field f, a key attribute of index, into item as the
+// key attribute it is, or removes it when absent: DynamoDB rejects empty
+// strings in key attributes, and an absent attribute keeps the item out of
+// the index.
+func (e *entityPlan) applyKeyAttr(index string, f *model.Field, rv reflect.Value, item map[string]types.AttributeValue) error {
+	if !f.Present(rv) {
+		delete(item, f.Attr)
+		return nil
+	}
+	av, err := e.marshalField(f, rv)
+	if err != nil {
+		return keyErrorOr(err, &KeyError{Entity: e.name, Index: index, Key: f.Attr, Err: err})
+	}
+	if av == nil {
+		delete(item, f.Attr)
+	} else {
+		item[f.Attr] = av
+	}
+	return nil
+}
+
+// render renders a templated index's keys (a key that is a field's own
+// attribute is left ""). ok is false when the item does not belong in the
+// index: a field of a rendered key is absent or When is false.
 func (p *indexPlan) render(e *entityPlan, rv reflect.Value) (pk, sk string, ok bool, err error) {
 	base := model.StructBase(rv)
 	for _, f := range p.keyFields {
@@ -299,7 +459,14 @@ func (p *indexPlan) render(e *entityPlan, rv reflect.Value) (pk, sk string, ok b
 	if p.when != nil && !p.when(rv) {
 		return "", "", false, nil
 	}
-	pk, sk, err = e.renderPair(rv, p.name, p.pk, p.sk, p.pkAttr, p.skAttr, p.shards)
+	pkKey, skKey := p.pk, p.sk
+	if p.pkOwn != nil {
+		pkKey = compiledKey{}
+	}
+	if p.skOwn != nil {
+		skKey = compiledKey{}
+	}
+	pk, sk, err = e.renderPair(rv, p.name, pkKey, skKey, p.pkAttr, p.skAttr, p.shards)
 	return pk, sk, err == nil, err
 }
 

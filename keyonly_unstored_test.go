@@ -12,9 +12,9 @@ import (
 	"github.com/singletable-go/singletable"
 )
 
-// DeviceLog's key fields are tagged "-": the keys hold them, the item
+// UnstoredLog's key fields are tagged "-": the keys hold them, the item
 // has no attribute of their own, under any name.
-type DeviceLog struct {
+type UnstoredLog struct {
 	DeviceID string `dynamodbav:"-"`
 	State    string `dynamodbav:"-"`
 	Date     string `dynamodbav:"-"`
@@ -22,10 +22,10 @@ type DeviceLog struct {
 	Note     string `dynamodbav:"note"`
 }
 
-var DeviceLogs = singletable.MustDefine(singletable.Schema[DeviceLog]{
-	Type: "DeviceLog", PK: "DEV#{DeviceID}", SK: "{State}#{Date}",
+var UnstoredLogs = singletable.MustDefine(singletable.Schema[UnstoredLog]{
+	Type: "UnstoredLog", PK: "DEV#{DeviceID}", SK: "{State}#{Date}",
 	KeyOnly: []string{"DeviceID", "State", "Date"},
-	Indexes: []singletable.IndexSchema[DeviceLog]{{Name: "GSI1", PK: "OWNER#{Owner}", SK: "DEV#{DeviceID}#{Date}"}},
+	Indexes: []singletable.IndexSchema[UnstoredLog]{{Name: "GSI1", PK: "OWNER#{Owner}", SK: "DEV#{DeviceID}#{Date}"}},
 })
 
 // TestKeyOnlyFieldsTaggedDash: KeyOnly fields tagged dynamodbav:"-" are
@@ -36,10 +36,10 @@ var DeviceLogs = singletable.MustDefine(singletable.Schema[DeviceLog]{
 func TestKeyOnlyFieldsTaggedDash(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	var logs *singletable.Repo[DeviceLog]
-	tbl, c := newTable(t, func(tbl *singletable.Table) { logs = singletable.MustBind(tbl, DeviceLogs) })
+	var logs *singletable.Repo[UnstoredLog]
+	tbl, c := newTable(t, func(tbl *singletable.Table) { logs = singletable.MustBind(tbl, UnstoredLogs) })
 
-	a := DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02", Owner: "ann", Note: "a"}
+	a := UnstoredLog{DeviceID: "d1", State: "open", Date: "2024-01-02", Owner: "ann", Note: "a"}
 	_, err := logs.Create(ctx, a)
 	require.NoError(t, err)
 	item := rawGet(t, tbl, "DEV#d1", "open#2024-01-02")
@@ -51,42 +51,42 @@ func TestKeyOnlyFieldsTaggedDash(t *testing.T) {
 	assert.Equal(t, sAV("DEV#d1#2024-01-02"), item["GSI1SK"])
 	// Another service's item: the keys and its own attributes only.
 	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("DEV#d1"), "SK": sAV("closed#2024-01-01"),
-		"EntityType": sAV("DeviceLog"), "owner": sAV("ann"), "note": sAV("b"),
+		"EntityType": sAV("UnstoredLog"), "owner": sAV("ann"), "note": sAV("b"),
 		"GSI1PK": sAV("OWNER#ann"), "GSI1SK": sAV("DEV#d1#2024-01-01")})
-	b := DeviceLog{DeviceID: "d1", State: "closed", Date: "2024-01-01", Owner: "ann", Note: "b"}
+	b := UnstoredLog{DeviceID: "d1", State: "closed", Date: "2024-01-01", Owner: "ann", Note: "b"}
 
-	got, err := logs.Get(ctx, DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02"})
+	got, err := logs.Get(ctx, UnstoredLog{DeviceID: "d1", State: "open", Date: "2024-01-02"})
 	require.NoError(t, err)
 	assert.Equal(t, a, got)
-	part, err := logs.Get(ctx, DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02"},
+	part, err := logs.Get(ctx, UnstoredLog{DeviceID: "d1", State: "open", Date: "2024-01-02"},
 		func(o *singletable.ReadOptions) { o.Fields = []string{"DeviceID", "Owner"} })
 	require.NoError(t, err)
-	assert.Equal(t, DeviceLog{DeviceID: "d1", State: "open", Date: "2024-01-02", Owner: "ann"}, part, "Fields naming one reads the keys")
-	open, err := logs.Query(DeviceLog{DeviceID: "d1", State: "open"}).Where(singletable.Eq, "State").Collect(ctx)
+	assert.Equal(t, UnstoredLog{DeviceID: "d1", State: "open", Date: "2024-01-02", Owner: "ann"}, part, "Fields naming one reads the keys")
+	open, err := logs.Query(UnstoredLog{DeviceID: "d1", State: "open"}).Where(singletable.Eq, "State").Collect(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []DeviceLog{a}, open)
-	all, err := logs.Query(DeviceLog{DeviceID: "d1"}).Collect(ctx)
+	assert.Equal(t, []UnstoredLog{a}, open)
+	all, err := logs.Query(UnstoredLog{DeviceID: "d1"}).Collect(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []DeviceLog{b, a}, all)
-	owned, err := logs.QueryIndex("GSI1", DeviceLog{Owner: "ann"}).Collect(ctx)
+	assert.Equal(t, []UnstoredLog{b, a}, all)
+	owned, err := logs.QueryIndex("GSI1", UnstoredLog{Owner: "ann"}).Collect(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []DeviceLog{b, a}, owned)
+	assert.Equal(t, []UnstoredLog{b, a}, owned)
 	scanned, err := logs.Scan().Collect(ctx)
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []DeviceLog{a, b}, scanned)
+	assert.ElementsMatch(t, []UnstoredLog{a, b}, scanned)
 
-	updated, err := logs.Update(DeviceLog{DeviceID: "d1", State: "closed", Date: "2024-01-01"}).Set("Note", "c").Run(ctx)
+	updated, err := logs.Update(UnstoredLog{DeviceID: "d1", State: "closed", Date: "2024-01-01"}).Set("Note", "c").Run(ctx)
 	require.NoError(t, err)
 	b.Note = "c"
 	assert.Equal(t, b, updated)
-	got, err = logs.Get(ctx, DeviceLog{DeviceID: "d1", State: "closed", Date: "2024-01-01"})
+	got, err = logs.Get(ctx, UnstoredLog{DeviceID: "d1", State: "closed", Date: "2024-01-01"})
 	require.NoError(t, err)
 	assert.Equal(t, b, got)
 	assert.NotContains(t, rawGet(t, tbl, "DEV#d1", "closed#2024-01-01"), "DeviceID")
 
 	c.requests.Store(0)
 	var ve *singletable.ValidationError
-	_, err = logs.Query(DeviceLog{DeviceID: "d1"}).Filter(expression.Name("State").Equal(expression.Value("open"))).Collect(ctx)
+	_, err = logs.Query(UnstoredLog{DeviceID: "d1"}).Filter(expression.Name("State").Equal(expression.Value("open"))).Collect(ctx)
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, err.Error(), "State")
 	assert.Zero(t, c.requests.Load(), "refused before the network")

@@ -155,7 +155,7 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 	}
 	var added sizer
 	for i, p := range e.indexes {
-		pk, sk, err := p.apply(&e.entityPlan, rv, item, avs[3+2*i:5+2*i])
+		pk, sk, err := p.apply(&e.entityPlan, &t.opts, rv, item, avs[3+2*i:5+2*i])
 		if err != nil {
 			return nil, 0, err
 		}
@@ -228,10 +228,13 @@ func (e *entityPlan) inPrimaryKey(f *model.Field) bool {
 	return slices.Contains(e.pk.fields, f) || slices.Contains(e.sk.fields, f)
 }
 
-// inMultiKey reports whether f is a key attribute of a multi-attribute
-// index.
+// inMultiKey reports whether f's own attribute is an index key attribute:
+// a key attribute of a multi-attribute index, or a templated index's key
+// that is the field's own attribute (pkOwn, skOwn).
 func (e *entityPlan) inMultiKey(f *model.Field) bool {
-	return slices.ContainsFunc(e.indexes, func(p *indexPlan) bool { return p.multi && slices.Contains(p.deps, f) })
+	return slices.ContainsFunc(e.indexes, func(p *indexPlan) bool {
+		return p.multi && slices.Contains(p.deps, f) || p.pkOwn == f || p.skOwn == f
+	})
 }
 
 // writeKeyFields writes the primary key's fields the item holds (not only
@@ -253,8 +256,10 @@ func (u *updateSpec) writeKeyFields(w *updateExpr, mv reflect.Value, touched map
 // writeIndexKeys writes the keys of every templated index whose key
 // depends on a field the update touches (every index, blind) into w,
 // rendered from mv, the item after the update: SET when the index applies,
-// REMOVE when it does not. A field not known (after indexReads) is an
-// error: the keys are never written stale.
+// REMOVE when it does not. A key attribute the table holds from its
+// primary key or entity type is never written or removed here, nor a
+// field's own attribute (the field's update writes it). A field not known
+// (after indexReads) is an error: the keys are never written stale.
 func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, known map[*model.Field]bool, blind bool) error {
 	e := u.r.e
 	var rerender []*indexPlan
@@ -282,9 +287,13 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 		if err != nil {
 			return err
 		}
-		for _, k := range []struct{ attr, val string }{{p.pkAttr, pk}, {p.skAttr, sk}} {
+		for _, k := range []struct {
+			attr, val string
+			own       *model.Field
+		}{{p.pkAttr, pk, p.pkOwn}, {p.skAttr, sk, p.skOwn}} {
+			_, held := tableHeld(&u.r.t.opts, e, k.attr)
 			switch {
-			case k.attr == "":
+			case k.attr == "" || held || k.own != nil:
 			case ok:
 				w.ub.Set(w.b.Name(k.attr), w.b.ValueS(k.val))
 			default:

@@ -242,7 +242,7 @@ func (e *entityPlan) checkTableAttrs(t *Table) error {
 			return err
 		}
 	}
-	return nil
+	return e.checkIndexTableAttrs(t)
 }
 
 // MustBind is like [Bind] but panics on error: binding mistakes are
