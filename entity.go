@@ -143,6 +143,9 @@ func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 	*e = entityPlan{name: s.Type, typ: t, fields: model.StructFields(t),
 		byName: map[string]*model.Field{}, byAttr: map[string]*model.Field{}, excluded: model.ExcludedFields(t), once: s.ExactlyOnceCounters}
 	for _, f := range e.fields {
+		if f.FormErr != nil {
+			return &ValidationError{Entity: s.Type, Field: f.Name, Reason: "its dynamodbav tag's layout= option is not a usable time layout", Err: f.FormErr}
+		}
 		e.byName[f.Name] = f
 		e.byAttr[f.Attr] = f
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -185,4 +186,30 @@ func TestBindConflicts(t *testing.T) {
 	assert.ErrorContains(t, err, "already bound")
 	_, err = singletable.Bind(tbl, noSK)
 	assert.ErrorContains(t, err, "no SK template")
+}
+
+// A dynamodbav tag whose layout= option the format table refuses is a
+// *ValidationError at Define naming the entity, the field and why, even
+// for a field no key holds; before, the option was dropped and the time
+// stored in the default format.
+func TestDefineRefusesBadTagLayout(t *testing.T) {
+	type Ev struct {
+		ID string
+		At time.Time `dynamodbav:"at,layout=Jan 2 2006"`
+	}
+	_, err := singletable.Define(singletable.Schema[Ev]{Type: "Ev", PK: "E#{ID}"})
+	var ve *singletable.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "Ev", ve.Entity)
+	assert.Equal(t, "At", ve.Field)
+	assert.Contains(t, ve.Reason, "layout=")
+	require.Error(t, ve.Err, "the layout's own error")
+	assert.Contains(t, err.Error(), ve.Err.Error())
+
+	type Ok struct {
+		ID string
+		At time.Time `dynamodbav:"at,layout=2006-01-02T15:04:05"`
+	}
+	_, err = singletable.Define(singletable.Schema[Ok]{Type: "Ok", PK: "E#{ID}"})
+	assert.NoError(t, err)
 }

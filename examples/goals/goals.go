@@ -45,14 +45,16 @@ type Profile struct {
 
 // Goal is a user's goal: pk USER#<userId>, sk GOAL#<goalId>; in EmailIndex
 // under GOALS#<status>, sorted by creation time (gsi1_sk
-// <created_at>#<goalId>, in the form of the playbook's example item).
+// <created_at.isoformat()>#<goalId>, as the playbook's create_goal writes
+// it). created_at is stored as attributevalue stores a time (RFC 3339,
+// "Z" for UTC), the text pydantic writes for a UTC time of whole seconds.
 type Goal struct {
 	UserID    string     `dynamodbav:"user_id"`
 	GoalID    string     `dynamodbav:"goal_id"`
 	Title     string     `dynamodbav:"title"`
 	Status    GoalStatus `dynamodbav:"status"`
 	Target    float64    `dynamodbav:"target"`
-	CreatedAt time.Time  `dynamodbav:"created_at,rfc3339"`
+	CreatedAt time.Time  `dynamodbav:"created_at"`
 }
 
 // Meal is a meal a user logged: pk USER#<userId>, sk
@@ -88,14 +90,14 @@ func gsi1[T any](pk, sk string) singletable.IndexSchema[T] {
 	return singletable.IndexSchema[T]{Name: IndexName, PK: pk, SK: sk, PKAttr: "gsi1_pk", SKAttr: "gsi1_sk"}
 }
 
-// The entity declarations, in the key strings of the playbook's example
-// item: IDs, statuses, emails and categories verbatim ({…:raw}), times
-// UTC to the second with "Z" ({…:rfc3339}, 2024-01-07T10:00:00Z#456),
-// activity dates as dates ({Date:date}, 2024-01-07). The playbook's
-// create_goal code keys goals by created_at.isoformat() instead
-// (2024-01-07T10:00:00+00:00#456), which sorts before the declared key
-// of its second; see the README for what that changes and how to align
-// the two services.
+// The entity declarations, in the key strings the playbook's code
+// writes: IDs, statuses, emails and categories verbatim ({…:raw}); a
+// goal's gsi1_sk as create_goal builds it, from created_at.isoformat()
+// ({CreatedAt:isoformat}, 2024-01-07T10:00:00+00:00#456, with
+// .ffffff when the microseconds are not zero; the naive form a
+// datetime.utcnow() writes is read too); meal times UTC to the second
+// with "Z" ({EatenAt:rfc3339}); activity dates as dates ({Date:date},
+// 2024-01-07).
 var (
 	Profiles = singletable.MustDefine(singletable.Schema[Profile]{
 		Type: "UserProfile", PK: "USER#{UserID:raw}", SK: "PROFILE",
@@ -104,7 +106,7 @@ var (
 	})
 	Goals = singletable.MustDefine(singletable.Schema[Goal]{
 		Type: "Goal", PK: "USER#{UserID:raw}", SK: "GOAL#{GoalID:raw}",
-		Indexes: []singletable.IndexSchema[Goal]{gsi1[Goal]("GOALS#{Status:raw}", "{CreatedAt:rfc3339}#{GoalID:raw}")},
+		Indexes: []singletable.IndexSchema[Goal]{gsi1[Goal]("GOALS#{Status:raw}", "{CreatedAt:isoformat}#{GoalID:raw}")},
 	})
 	Meals = singletable.MustDefine(singletable.Schema[Meal]{
 		Type: "Meal", PK: "USER#{UserID:raw}", SK: "MEAL#{EatenAt:rfc3339}#{MealID:raw}",
@@ -203,7 +205,8 @@ func (r *Repository) ProfileByEmail(ctx context.Context, email string) (Profile,
 }
 
 // CreateGoal creates a goal: a conditional write, so an existing goal ID
-// is singletable.ErrAlreadyExists, never overwritten.
+// is singletable.ErrAlreadyExists, never overwritten. CreatedAt is kept
+// in UTC to the microsecond, what a Python datetime holds.
 func (r *Repository) CreateGoal(ctx context.Context, g Goal) error {
 	if !g.Status.Valid() {
 		return &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", g.Status)}
@@ -211,6 +214,7 @@ func (r *Repository) CreateGoal(ctx context.Context, g Goal) error {
 	if err := keyID("Goal", "GoalID", g.GoalID); err != nil {
 		return err
 	}
+	g.CreatedAt = g.CreatedAt.UTC().Truncate(time.Microsecond)
 	_, err := r.Goals.Create(ctx, g)
 	return err
 }
@@ -261,10 +265,10 @@ func (r *Repository) GoalsByStatus(ctx context.Context, status GoalStatus, since
 // <created_at>#<goalId>) also depends on created_at, which the library
 // reads itself (a strongly consistent GetItem of that attribute) to
 // render gsi1_sk, conditioning the write on it being as read. created_at
-// is never written back, so a time the Python service stored with
-// microseconds keeps them byte for byte; gsi1_sk is rewritten in the
-// documented form ({CreatedAt:rfc3339}, to the second with "Z"). The
-// update and its read name pattern G6, the first read G2.
+// is never written back, so the Python service's text is kept byte for
+// byte; gsi1_sk is rewritten in create_goal's form (isoformat() with
+// "+00:00", microseconds kept; a naive key gains "+00:00"). The update
+// and its read name pattern G6, the first read G2.
 func (r *Repository) SetGoalStatus(ctx context.Context, userID, goalID string, status GoalStatus) (Goal, error) {
 	if !status.Valid() {
 		return Goal{}, &singletable.ValidationError{Entity: "Goal", Field: "Status", Reason: fmt.Sprintf("unknown status %q", status)}

@@ -108,7 +108,7 @@ func TestProfilesAndGoals(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "Goal"}, out.Item["EntityType"])
 	assert.Equal(t, &types.AttributeValueMemberS{Value: "GOALS#ACTIVE"}, out.Item["gsi1_pk"])
-	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-07T10:00:00Z#g1"}, out.Item["gsi1_sk"])
+	assert.Equal(t, &types.AttributeValueMemberS{Value: "2024-01-07T10:00:00+00:00#g1"}, out.Item["gsi1_sk"])
 
 	// A user's goals.
 	ug, err := r.UserGoals(ctx, "u1")
@@ -307,14 +307,14 @@ func TestGoalStatusChange(t *testing.T) {
 	// The goal read for its status, then the update's own read of
 	// created_at (the status is all it sends), then the update.
 	assert.Equal(t, []string{"GetItem", "GetItem (plan read)", "UpdateItem"}, ops)
-	assert.Equal(t, [2]string{"GOALS#COMPLETED", "2024-01-07T10:00:00Z#g1"}, gsi1())
+	assert.Equal(t, [2]string{"GOALS#COMPLETED", "2024-01-07T10:00:00+00:00#g1"}, gsi1())
 
 	ops = nil
 	g, err = r.Goals.Update(goals.Goal{UserID: "u1", GoalID: "g1"}).Set("Status", goals.GoalAbandoned).Run(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, at("2024-01-07T10:00:00Z"), g.CreatedAt)
 	assert.Equal(t, []string{"GetItem (plan read)", "UpdateItem"}, ops)
-	assert.Equal(t, [2]string{"GOALS#ABANDONED", "2024-01-07T10:00:00Z#g1"}, gsi1())
+	assert.Equal(t, [2]string{"GOALS#ABANDONED", "2024-01-07T10:00:00+00:00#g1"}, gsi1())
 
 	// Another writer changes the status between SetGoalStatus's read and
 	// its write: the write is refused, the other writer's status stays.
@@ -331,5 +331,5 @@ func TestGoalStatusChange(t *testing.T) {
 	g, err = r.GetGoal(ctx, "u1", "g1")
 	require.NoError(t, err)
 	assert.Equal(t, goals.GoalActive, g.Status)
-	assert.Equal(t, [2]string{"GOALS#ACTIVE", "2024-01-07T10:00:00Z#g1"}, gsi1())
+	assert.Equal(t, [2]string{"GOALS#ACTIVE", "2024-01-07T10:00:00+00:00#g1"}, gsi1())
 }

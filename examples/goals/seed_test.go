@@ -8,14 +8,13 @@ package goals_test
 // repository; and they find the repository's own writes with the Python
 // service's key expressions.
 //
-// The key strings here are the playbook's documented example forms: its
-// "Add EntityType Field" item (gsi1_sk 2024-01-07T10:00:00Z#456) and its
-// date-range and activity patterns. They are not byte for byte what its
-// create_goal code writes: that builds gsi1_sk from
-// created_at.isoformat(), which writes 2024-01-07T10:00:00+00:00 for a
-// UTC time; isoformat_test.go writes goals exactly so and shows what the
-// repository makes of them. The playbook shows no code rendering a meal's
-// or an activity's keys; their time parts here are the declared forms.
+// A goal's gsi1_sk here is what the playbook's create_goal code writes,
+// f'{goal.created_at.isoformat()}#{goal.goal_id}' (2024-01-07T10:00:00+00:00#456
+// for a UTC time; its hand-written "Add EntityType Field" item shows
+// 2024-01-07T10:00:00Z#456, which no code writes); isoformat_test.go adds
+// microseconds and range bounds. The playbook shows no code rendering a
+// meal's or an activity's keys: their time parts here are the declared
+// forms, and its date-range and activity patterns.
 
 import (
 	"context"
@@ -49,10 +48,9 @@ func TestSeedKeyStrings(t *testing.T) {
 		got  [2]string
 		want [2]string
 	}{
-		// The playbook's "Add EntityType Field" example item, byte for
-		// byte (its create_goal writes isoformat(): isoformat_test.go).
+		// What the playbook's create_goal writes, byte for byte.
 		{"goal", render(goals.Goals.RenderKeys(goal)), [2]string{"USER#123", "GOAL#456"}},
-		{"goal EmailIndex", render(goals.Goals.RenderIndexKeys(goals.IndexName, goal)), [2]string{"GOALS#ACTIVE", "2024-01-07T10:00:00Z#456"}},
+		{"goal EmailIndex", render(goals.Goals.RenderIndexKeys(goals.IndexName, goal)), [2]string{"GOALS#ACTIVE", "2024-01-07T10:00:00+00:00#456"}},
 		// "Meals for a date range": sk between MEAL#<date> bounds.
 		{"meal", render(goals.Meals.RenderKeys(meal)), [2]string{"USER#123", "MEAL#2024-01-07T12:30:00Z#789"}},
 		// "User's items by category".
@@ -79,11 +77,13 @@ func TestSeedKeyStrings(t *testing.T) {
 	var ke *singletable.KeyError
 	_, _, err = goals.Activities.RenderKeys(goals.Activity{UserID: "123", GoalID: "4#5", Date: date("2024-01-07"), ActivityID: "a1"})
 	assert.ErrorAs(t, err, &ke, "a goal ID holding the delimiter after it")
-	// CreatedAt is stored as an rfc3339 attribute too (tag option), so the
-	// field's value is the second it stores: the key agrees with it.
+	// isoformat() writes microseconds when they are not zero, and a Go
+	// time finer than that is refused (CreateGoal cuts it first).
 	_, sk, err := goals.Goals.RenderIndexKeys(goals.IndexName, goals.Goal{UserID: "123", GoalID: "456", Status: goals.GoalActive, CreatedAt: created.Add(time.Millisecond)})
 	require.NoError(t, err)
-	assert.Equal(t, "2024-01-07T10:00:00Z#456", sk)
+	assert.Equal(t, "2024-01-07T10:00:00.001000+00:00#456", sk)
+	_, _, err = goals.Goals.RenderIndexKeys(goals.IndexName, goals.Goal{UserID: "123", GoalID: "456", Status: goals.GoalActive, CreatedAt: created.Add(time.Nanosecond)})
+	assert.ErrorAs(t, err, &ke, "a time finer than a microsecond")
 }
 
 func sv(s string) types.AttributeValue   { return &types.AttributeValueMemberS{Value: s} }
@@ -105,10 +105,8 @@ func rawPut(t *testing.T, c *dynamodb.Client, table string, item map[string]type
 // None fields as NULL (boto3 stores None so), no gsi1 attributes where
 // the item is in no index, and no user_id inside a goal (create_goal
 // takes it apart from the Goal model). Goals 455, 456 and 458 carry
-// gsi1_sk in the playbook's documented example form
-// (2024-01-07T10:00:00Z#456), which is what a Python service writing
-// created_at.isoformat(timespec='seconds').replace('+00:00', 'Z') stores;
-// goal 457 is exactly what create_goal writes for a naive
+// gsi1_sk as create_goal writes it for a UTC-aware created_at
+// (2024-01-07T10:00:00+00:00#456); goal 457 is what it writes for a naive
 // datetime.utcnow() at a whole second (no offset in created_at or in
 // gsi1_sk). Meals and activities are keyed in the declared forms.
 func writeAsPython(t *testing.T, c *dynamodb.Client, table string) {
@@ -123,9 +121,9 @@ func writeAsPython(t *testing.T, c *dynamodb.Client, table string) {
 			"goal_id": sv(id), "title": sv("goal " + id), "status": sv(status), "target": nv("5"),
 			"created_at": sv(created), "description": null()})
 	}
-	goal("455", "ACTIVE", "2024-01-07T09:59:59Z", "2024-01-07T09:59:59Z#455")
-	goal("456", "ACTIVE", "2024-01-07T10:00:00Z", "2024-01-07T10:00:00Z#456")
-	goal("458", "ACTIVE", "2024-01-07T10:00:01Z", "2024-01-07T10:00:01Z#458")
+	goal("455", "ACTIVE", "2024-01-07T09:59:59Z", "2024-01-07T09:59:59+00:00#455")
+	goal("456", "ACTIVE", "2024-01-07T10:00:00Z", "2024-01-07T10:00:00+00:00#456")
+	goal("458", "ACTIVE", "2024-01-07T10:00:01Z", "2024-01-07T10:00:01+00:00#458")
 	goal("457", "ACTIVE", "2024-01-03T09:00:00", "2024-01-03T09:00:00#457")
 	meal := func(id, eaten string, category types.AttributeValue, calories string) {
 		item := map[string]types.AttributeValue{
@@ -244,7 +242,8 @@ func TestSeedPythonItemsThroughTheRepository(t *testing.T) {
 	assert.Equal(t, []string{"a1", "a2", "a3"}, aids(aq.Between(goals.Activity{Date: date("2024-01-08")}, "GoalID", "Date")))
 
 	// Updated through the repository: the Python goal moves to COMPLETED
-	// with its index key in the playbook's form, the zone-less one too,
+	// with its index key in create_goal's form, the zone-less one gaining
+	// "+00:00",
 	// created_at is not written (the zone-less one keeps its text), and an
 	// attribute the Go type does not know (description) is kept.
 	_, err = r.SetGoalStatus(ctx, "123", "456", goals.GoalCompleted)
@@ -260,12 +259,12 @@ func TestSeedPythonItemsThroughTheRepository(t *testing.T) {
 	}
 	item := get("USER#123", "GOAL#456")
 	assert.Equal(t, "GOALS#COMPLETED", sOf(item["gsi1_pk"]))
-	assert.Equal(t, "2024-01-07T10:00:00Z#456", sOf(item["gsi1_sk"]))
+	assert.Equal(t, "2024-01-07T10:00:00+00:00#456", sOf(item["gsi1_sk"]))
 	assert.Equal(t, "2024-01-07T10:00:00Z", sOf(item["created_at"]))
 	assert.Equal(t, "COMPLETED", sOf(item["status"]))
 	assert.Equal(t, null(), item["description"])
 	item = get("USER#123", "GOAL#457")
-	assert.Equal(t, "2024-01-03T09:00:00Z#457", sOf(item["gsi1_sk"]))
+	assert.Equal(t, "2024-01-03T09:00:00+00:00#457", sOf(item["gsi1_sk"]))
 	assert.Equal(t, "2024-01-03T09:00:00", sOf(item["created_at"]))
 
 	// The Python service's profile holds no guard for its email
@@ -287,8 +286,9 @@ func TestSeedRepositoryWritesFoundByPython(t *testing.T) {
 	require.NoError(t, r.CreateProfile(ctx, goals.Profile{UserID: "123", Email: "ann@example.com", Name: "Ann"}))
 	for _, g := range []goals.Goal{
 		{UserID: "123", GoalID: "456", Title: "Run 5k", Status: goals.GoalActive, Target: 5, CreatedAt: at("2024-01-07T10:00:00Z")},
-		// A fraction of a second is cut to what the playbook stores.
-		{UserID: "123", GoalID: "457", Title: "Swim", Status: goals.GoalActive, Target: 1, CreatedAt: at("2024-01-07T10:00:01.75Z")},
+		// A fraction finer than a microsecond is cut to what a Python
+		// datetime holds.
+		{UserID: "123", GoalID: "457", Title: "Swim", Status: goals.GoalActive, Target: 1, CreatedAt: at("2024-01-07T10:00:01.750000300Z")},
 		{UserID: "321", GoalID: "900", Title: "Read", Status: goals.GoalCompleted, Target: 12, CreatedAt: at("2024-01-02T08:00:00Z")},
 	} {
 		require.NoError(t, r.CreateGoal(ctx, g))
@@ -337,12 +337,12 @@ func TestSeedRepositoryWritesFoundByPython(t *testing.T) {
 	require.Len(t, items, 2)
 	assert.Equal(t, map[string]types.AttributeValue{
 		"pk": sv("USER#123"), "sk": sv("GOAL#456"), "EntityType": sv("Goal"),
-		"gsi1_pk": sv("GOALS#ACTIVE"), "gsi1_sk": sv("2024-01-07T10:00:00Z#456"),
+		"gsi1_pk": sv("GOALS#ACTIVE"), "gsi1_sk": sv("2024-01-07T10:00:00+00:00#456"),
 		"user_id": sv("123"), "goal_id": sv("456"), "title": sv("Run 5k"), "status": sv("ACTIVE"),
 		"target": nv("5"), "created_at": sv("2024-01-07T10:00:00Z"),
 	}, items[0])
-	assert.Equal(t, "2024-01-07T10:00:01Z", sOf(items[1]["created_at"]))
-	assert.Equal(t, "2024-01-07T10:00:01Z#457", sOf(items[1]["gsi1_sk"]))
+	assert.Equal(t, "2024-01-07T10:00:01.75Z", sOf(items[1]["created_at"]))
+	assert.Equal(t, "2024-01-07T10:00:01.750000+00:00#457", sOf(items[1]["gsi1_sk"]))
 
 	// query_goals_by_status: EmailIndex, gsi1_pk = GOALS#ACTIVE, oldest first.
 	items = query(goals.IndexName, "gsi1_pk = :pk", map[string]types.AttributeValue{":pk": sv("GOALS#ACTIVE")})
@@ -384,7 +384,7 @@ func TestSeedRepositoryWritesFoundByPython(t *testing.T) {
 	require.NoError(t, err)
 	items = query(goals.IndexName, "gsi1_pk = :pk", map[string]types.AttributeValue{":pk": sv("GOALS#COMPLETED")})
 	assert.Equal(t, []string{"900", "456"}, field(items, "goal_id"))
-	assert.Equal(t, "2024-01-07T10:00:00Z#456", sOf(items[1]["gsi1_sk"]))
+	assert.Equal(t, "2024-01-07T10:00:00+00:00#456", sOf(items[1]["gsi1_sk"]))
 }
 
 // The key conditions the repository sends, next to the playbook's: a meal

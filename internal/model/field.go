@@ -30,6 +30,10 @@ type Field struct {
 	// back (cut to the second, the day, …), so that the key of the value
 	// written is the key of the value read back.
 	Form *format.Format
+	// FormErr is why the tag's layout= option cannot be used (a layout
+	// the format table refuses), or nil; Form is nil then, and the
+	// entity's definition reports it.
+	FormErr error
 	// KeyString is set when the field is a string without methods (so a
 	// key holds it escaped, as is) lying at offset Off from the start of
 	// the struct, no pointer on the way: StringAt reads it without
@@ -101,7 +105,7 @@ func StructFields(t reflect.Type) []*Field {
 					fi.OmitEmpty = true
 				}
 			}
-			fi.Form = codec.FormOf(sf.Tag)
+			fi.Form, fi.FormErr = codec.FormOf(sf.Tag), codec.TagError(sf.Tag)
 			out = append(out, fi)
 		}
 		for _, d := range embedded {

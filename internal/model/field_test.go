@@ -89,3 +89,23 @@ func TestStructFields(t *testing.T) {
 		t.Errorf("KeyValue of a unixtime field: %v", k)
 	}
 }
+
+// A layout= option the format table refuses is kept as the field's
+// FormErr (Define reports it), a usable one as its Form.
+func TestStructFieldsLayoutOption(t *testing.T) {
+	type ev struct {
+		Bad   time.Time `dynamodbav:"bad,layout=Jan 2 2006"`
+		Good  time.Time `dynamodbav:"good,layout=15:04:05"`
+		Plain time.Time
+	}
+	fs := StructFields(reflect.TypeOf(ev{}))
+	if fs[0].FormErr == nil || fs[0].Form != nil {
+		t.Errorf("bad layout: Form %v, FormErr %v", fs[0].Form, fs[0].FormErr)
+	}
+	if fs[1].FormErr != nil || fs[1].Form == nil || fs[1].Form.Layout != "15:04:05" {
+		t.Errorf("good layout: Form %v, FormErr %v", fs[1].Form, fs[1].FormErr)
+	}
+	if fs[2].FormErr != nil || fs[2].Form != nil {
+		t.Errorf("no option: Form %v, FormErr %v", fs[2].Form, fs[2].FormErr)
+	}
+}
