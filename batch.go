@@ -116,26 +116,13 @@ func (e *BatchError) Unwrap() []error {
 }
 
 // BatchWrite writes ops (puts and deletes, of any entities and tables)
-// with [BatchWriteItem]: requests of up to 25 ops, at most
-// [BatchOptions].Concurrency in flight, grouped by client (ops of
-// several tables share a request). It returns nil when every op was
-// applied, and otherwise a *BatchError listing each op that was not.
-//
-// Every op is checked first: if any carries an error ([WriteOp.Err]) or is
-// one a batch request cannot carry (anything but a put or delete without
-// [WriteOptions]: send those with [Tx]), nothing is sent and the
-// *BatchError lists those ops.
-//
-// UnprocessedItems and throttled or transiently failed requests are
-// retried with backoff, each op at most MaxAttempts times; what is still
-// unprocessed then fails with [ErrUnprocessed]. A request that fails for
-// good fails its own ops; the other requests still run.
-//
-// Several ops on one key are applied in the order given, in successive
-// rounds (DynamoDB refuses a request naming a key twice); ops on different
-// keys have no order. Batch writes carry no conditions, except that an op
-// of an entity with unique fields is written on its own, with its guard
-// items, in a transaction (see [Repo.PutOp]).
+// with [BatchWriteItem], in requests of up to 25 ops. It returns nil when
+// every op was applied, and otherwise a *BatchError listing each op that
+// was not. If any op carries an error or options a batch cannot carry
+// (send those with [Tx]), nothing is sent. Unprocessed items and throttled
+// requests are retried, each op at most MaxAttempts times, then fail with
+// [ErrUnprocessed]. Ops on one key are applied in the order given; an op
+// of an entity with unique fields is a transaction with its guards.
 //
 // [BatchWriteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
 func BatchWrite(ctx context.Context, ops []WriteOp, optFns ...func(*BatchOptions)) error {
@@ -198,9 +185,8 @@ func writeRounds(ops []WriteOp) [][]int {
 	round := make([]int, len(ops)) // round of each op
 	rounds := 1
 	if len(ops) <= 2*maxBatchWrite {
-		// Few ops: compare each key with the ones before it, which costs
-		// less than a map; a hash of the key values rules most pairs out
-		// with one comparison.
+		// Few ops: comparing with the keys before (hash first) is cheaper
+		// than a map.
 		var arr [2 * maxBatchWrite]itemID
 		var sums [2 * maxBatchWrite]uint64
 		ids := arr[:len(ops)]

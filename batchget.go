@@ -13,20 +13,11 @@ import (
 )
 
 // BatchGet reads the items of ops ([BatchGetItem]), of any entities and
-// tables, and decodes each into its op's dest. found has one entry per op,
-// in order: an op whose item does not exist, or whose key holds an item of
-// another entity type, is not found and its dest is set to the zero value;
-// a found item is decoded as [Repo.Get] decodes it. A key given twice is
-// read once. Each op's [ReadOptions] apply (ops of one table with other
-// options go in other requests).
-//
-// Ops are checked first: an op that carries an error ([GetOp.Err]) makes a
-// *BatchError (Sent false) listing the bad ops, and nothing is sent.
-// Requests carry up to 100 distinct keys, at most [BatchOptions].Concurrency
-// in flight; UnprocessedKeys and throttled requests are retried with
-// backoff. If some ops still cannot be read, BatchGet returns found with
-// the *BatchError listing them: their dests are not modified and found is
-// false for them (do not read them as missing).
+// tables, into their dests. found has one entry per op, in order; an op not
+// found (or holding another entity's item) has its dest set to the zero
+// value. If any op carries an error nothing is sent. Ops still unread
+// after retries are listed in the returned *BatchError: their dests are
+// untouched and found is false for them (do not read them as missing).
 //
 // [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
 func BatchGet(ctx context.Context, ops []GetOp, optFns ...func(*BatchOptions)) (found []bool, err error) {
@@ -97,12 +88,9 @@ func getGroups(ops []GetOp) []getGroup {
 	return groups
 }
 
-// getItems reads the items under keys, primary keys of t, with
-// BatchGetItem requests of up to 100 distinct keys, each with ka's
-// projection and consistency, retried as o says: items[i] is the item
-// under keys[i] (nil when there is none) and errs[i] why keys[i] could not
-// be read. It is the one BatchGetItem engine: BatchGet and Table.GetItems
-// read through it.
+// getItems reads the items under keys, primary keys of t, with ka's
+// projection and consistency: items[i] is the item under keys[i] (nil when
+// there is none) and errs[i] why keys[i] could not be read.
 func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue) (items []map[string]types.AttributeValue, errs []error) {
 	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys))}
 	at := make([]int, len(keys)) // keys[i] is g.keys[at[i]]

@@ -16,16 +16,12 @@ import (
 // Schema declares one entity: its Go type T, the value of its entity type
 // attribute, its primary key templates and its secondary indexes.
 //
-// Templates are literal text with {Field} placeholders naming Go fields of T,
-// for example "USER#{Username}". A placeholder must be followed by the end of
-// the template or by a delimiter such as '#'; values are escaped so that no
-// value can forge a delimiter. See [Define] for the checks made.
-//
-// A placeholder may name a format, {Field:format}, to read and write the
-// exact key strings another service already stores: rfc3339,
-// rfc3339milli, date, unix, unixmilli (time.Time), %0Nd (integers) or raw
-// (strings, verbatim). A value the format cannot write exactly is a
-// *[KeyError] before any request. See docs/adopting.md, "Key formats".
+// Templates are literal text with {Field} placeholders naming Go fields of
+// T, e.g. "USER#{Username}", each followed by the end or a delimiter such as
+// '#'; values are escaped. {Field:format} reads and writes another service's
+// key strings: rfc3339, rfc3339milli, date, unix, unixmilli (time.Time),
+// %0Nd (integers) or raw (strings); a value it cannot write exactly is a
+// *[KeyError]. See docs/adopting.md, "Key formats".
 type Schema[T any] struct {
 	// Type is stored in the table's entity type attribute (default
 	// "EntityType") on every item, e.g. "UserSkill".
@@ -38,36 +34,21 @@ type Schema[T any] struct {
 	// Indexes are the entity's global secondary indexes.
 	Indexes []IndexSchema[T]
 
-	// Unique declares values that must be unique among the entity's
-	// items: one field ({Fields: []string{"Email"}}) or a tuple
-	// ({Fields: []string{"TeamID", "URL"}}). Each present value is claimed
-	// by a guard item written in the same transaction as the item: a clash
-	// is [ErrAlreadyExists]; deleting the item releases its guards; an
-	// absent value (empty string, nil pointer) claims nothing. Writes of
-	// such an entity are transactions, and Put, Delete and updates touching
-	// a unique field first read the item. A Put or Update that keeps a
-	// value also reads its guard, and claims it when no guard holds it
-	// (another service stored the value without one). See [Unique], and
-	// package migrate's UniqueGuards to adopt a table's unguarded items.
+	// Unique declares values (one field or a tuple) unique among the
+	// entity's items, each claimed by a guard item written in the item's
+	// transaction: a clash is [ErrAlreadyExists], a delete releases it, an
+	// absent value claims nothing. Put, Delete and updates of a unique field
+	// read the item first. See [Unique] and docs/reliability.md.
 	Unique []Unique
-	// Version names an integer field used for optimistic locking. Create
-	// stores version 1. A non-zero version given to Put, Update or Delete
-	// is the one the caller read: the write is conditioned on it, and a
-	// stale one is [ErrVersionConflict]. Version 0 means the caller read
-	// none: Put and Update read the stored version and are conditioned on
-	// it, and Delete checks nothing. The next version is set, not added, so
-	// a retried request cannot count twice; only a version-0 update in a
-	// transaction or with [Update.Idempotent] adds 1 without reading
-	// (unless an index key holds the version), and a PutOp in a
-	// [BatchWrite] stores the version as given (for migrations).
-	// The version may be part of an index key.
+	// Version names an integer field for optimistic locking. Create stores
+	// 1; a non-zero version given to Put, Update or Delete conditions the
+	// write ([ErrVersionConflict] when stale); version 0 makes Put and
+	// Update read the stored one and Delete check nothing. A PutOp in a
+	// [BatchWrite] stores the version as given.
 	Version string
 	// CreatedAt and UpdatedAt name time.Time (or *time.Time) fields the
-	// library manages: CreatedAt is set on the first write when it is
-	// zero, UpdatedAt on every Create, Put and Update ([Repo.PutOp] fills
-	// them only when zero, so that migrations keep the values they copy).
-	// Update.Set refuses them. A stamp is cut to the precision of the key
-	// formats holding the field, so that the key renders it.
+	// library manages: CreatedAt set on the first write when zero, UpdatedAt
+	// on every Create, Put and Update ([Repo.PutOp]: only when zero).
 	CreatedAt, UpdatedAt string
 	// TTL names a time.Time, *time.Time or integer (epoch seconds) field
 	// stored as epoch seconds, DynamoDB's time-to-live format; a zero value
@@ -75,41 +56,23 @@ type Schema[T any] struct {
 	// enables TTL on that attribute; a table has at most one.
 	TTL string
 
-	// MatchKeys makes the entity recognise its items by their key shape
-	// when they have no entity type attribute, as items another service
-	// writes often have not: such an item is the entity's when its PK and
-	// SK parse with the entity's templates, and is read, written and routed
-	// in a [Collection] like the entity's own. An item carrying another
-	// entity's type is still refused. See docs/adopting.md, "Items without
-	// the entity type attribute".
+	// MatchKeys makes an item without the entity type attribute the
+	// entity's when its keys parse with the entity's templates. See
+	// docs/adopting.md, "Items without the entity type attribute".
 	MatchKeys bool
-	// KeyOnly names fields (Go names) of the primary key templates that
-	// are not stored as attributes: the key holds them. Every decode fills
-	// the key template fields an item lacks from its parsed keys, KeyOnly
-	// or not (docs/adopting.md, "Fields held only in the key"). A KeyOnly
-	// field may be tagged `dynamodbav:"-"`; a filter or condition cannot
-	// name such a field.
+	// KeyOnly names primary key template fields not stored as attributes
+	// (they may be tagged `dynamodbav:"-"`; filters cannot name them). See
+	// docs/adopting.md, "Fields held only in the key".
 	KeyOnly []string
 	// Location is where time texts without a zone and bare dates are read,
 	// for the entity's top-level time fields; nil reads them as UTC.
 	Location *time.Location
 
-	// ExactlyOnceCounters makes every [Repo.Update] with an operator that
-	// a repeat would apply again ([Update.Add] or [Update.Subtract] of a
-	// number, [Update.Append], [Update.Prepend]) a one-item
-	// [TransactWriteItems] with a client request token drawn for the
-	// attempt, as [Update.Idempotent] sends it with the caller's: the
-	// SDK's and the library's retries after a lost response then cannot
-	// apply it twice. By default such an update is one UpdateItem (1 write
-	// unit for an item up to 1 KB, one round trip), which a retry after a
-	// lost response may apply twice. The price of the option: 2 write
-	// units (a transaction's) and a consistent GetItem for the item Run
-	// returns (1 read unit up to 4 KB), in two round trips. A caller's own
-	// retry of Run after an error is a new request with a new token, not
-	// covered: use [Update.Idempotent] with a token derived from the
-	// request being handled. See docs/reliability.md, "Counters".
-	//
-	// [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+	// ExactlyOnceCounters sends every [Repo.Update] with an operator a
+	// repeat would apply again (Add, Subtract, Append, Prepend) as a
+	// one-item transaction under a drawn client request token, so that
+	// retries after a lost response cannot apply it twice; it costs 2 write
+	// units and a consistent read back. See docs/reliability.md, "Counters".
 	ExactlyOnceCounters bool
 }
 
@@ -119,11 +82,8 @@ type Entity[T any] struct {
 	entityPlan
 }
 
-// entityPlan is an Entity without its T: the declaration compiled (fields,
-// key templates, indexes, guards, foreign-item rules), so the code working
-// with it is compiled once, not once per entity type. The stages of an
-// entity are: Schema[T] (declared) -> Define -> Entity[T] = entityPlan
-// (compiled) -> Bind -> Repo[T] = repo (bound to a table).
+// entityPlan is an Entity without its T, so that the code working with it
+// is compiled once, not once per entity type.
 type entityPlan struct {
 	name     string
 	typ      reflect.Type
@@ -140,10 +100,7 @@ type entityPlan struct {
 }
 
 // Define checks a schema and builds its entity. Errors are
-// *ValidationError values naming the entity, index and field concerned:
-// T not a struct, an unknown or excluded field, a key field of an
-// unsupported type, template syntax, duplicate index names, a field stored
-// under a key attribute the library writes, and the like.
+// *ValidationError values naming the entity, index and field concerned.
 func Define[T any](s Schema[T]) (*Entity[T], error) {
 	e := &Entity[T]{}
 	if err := e.define(reflect.TypeFor[T](), s.untyped()); err != nil {
@@ -329,10 +286,8 @@ func (e *entityPlan) marshalKeyAttr(f *model.Field, v reflect.Value) (types.Attr
 	if !ok {
 		return nil, nil
 	}
-	// A time is held in the key codec's fixed-width form, which sorts,
-	// unless its tag option chooses the shape it is stored in (rfc3339,
-	// date, unix, …): then the key attribute is that very attribute, as
-	// another service writing the index's keys stores it.
+	// A time is held in the key codec's sortable form unless its tag option
+	// chooses the stored shape (rfc3339, unix, …).
 	if isTimeType(fv.Type()) && f.Form == nil {
 		if fv.Kind() == reflect.Pointer {
 			if fv.IsNil() {

@@ -192,9 +192,7 @@ type TransactionError struct {
 	Cause error
 	// MaybeApplied is set when an earlier attempt got no answer and the
 	// last was cancelled only by conflicts or throttling: the earlier one
-	// may have committed. Resending the same request with the same client
-	// request token within 10 minutes settles it; a new transaction could
-	// apply the writes twice.
+	// may have committed (resend with the same client request token).
 	MaybeApplied bool
 }
 

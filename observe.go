@@ -31,8 +31,7 @@ type Observation struct {
 	// [WithPattern] on its context; "" when none was named.
 	Pattern string
 	// PlanRead is set for the reads a write makes to learn what is stored
-	// (a version, old unique values, the other fields of an index key, a
-	// sequence's counter): they are part of the write's cost.
+	// (a version, old unique values, ...): part of the write's cost.
 	PlanRead bool
 	// Capacity is the capacity the request consumed, as DynamoDB reported
 	// it (ReturnConsumedCapacity INDEXES): one entry per table, with each
@@ -53,10 +52,9 @@ type Observation struct {
 	// Retry is n for the n-th retry by the library's own backoff, 0 for a
 	// first try.
 	Retry int
-	// Attempts is the number of HTTP attempts the SDK made for this
-	// request (1 + its own retries), and Throttles how many of them were
-	// throttled. Both count only when the table's client is the SDK's
-	// (or passes its option functions on to it).
+	// Attempts is the number of HTTP attempts the SDK made (1 + its own
+	// retries), Throttles how many were throttled; both only with the SDK's
+	// client.
 	Attempts, Throttles int
 	// Latency is the time from sending the request to its answer, SDK
 	// retries included.
@@ -68,10 +66,8 @@ type Observation struct {
 	Keys []map[string]types.AttributeValue
 }
 
-// Units returns the capacity units o consumed: read units and write
-// units, table and indexes together. Which one the capacity counts as is
-// decided by the operation: writes consume write units, every other
-// request read units.
+// Units returns the read and write units o consumed, table and indexes
+// together (writes consume write units, other requests read units).
 func (o *Observation) Units() (read, write float64) {
 	var total float64
 	for _, c := range o.Capacity {

@@ -15,10 +15,8 @@ import (
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
-// ReadOptions tunes every read: [Repo.Get], [Repo.GetOp] (and so [BatchGet]
-// and [TxGet]), [Repo.Query], [Repo.QueryIndex], [Repo.Scan], [Table.Scan],
-// [Repo.Collection] and [Repo.IndexCollection]. Set its fields in the
-// option functions passed to the read:
+// ReadOptions tunes every read. Set its fields in the option functions
+// passed to the read:
 //
 //	u, err := users.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
 type ReadOptions struct {
@@ -110,19 +108,12 @@ func (r *repo) isMine(item map[string]types.AttributeValue) bool {
 }
 
 // Create writes v as a new item ([PutItem] with attribute_not_exists) and
-// returns the item as written, managed fields filled in (CreatedAt when
-// zero, UpdatedAt, Version 1) as a [Repo.Get] reads them back. It returns
-// [ErrAlreadyExists] when an item with the same primary key exists, or
-// when a unique field's value is taken (the error names the field); an
-// entity with unique fields is written with its guard items in one
-// [TransactWriteItems]. With [WriteOptions].If it writes only when the
-// condition holds as well ([ErrConditionFailed] otherwise).
-//
-// Create is safe to retry after a lost response: a retry finding exactly
-// the item this call wrote succeeds (see docs/reliability.md).
+// returns the item as written, managed fields filled in. It returns
+// [ErrAlreadyExists] when an item with the same primary key exists or a
+// unique field's value is taken; with [WriteOptions].If it writes only
+// when the condition holds as well ([ErrConditionFailed] otherwise).
 //
 // [PutItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
-// [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func (r *Repo[T]) Create(ctx context.Context, v T, optFns ...func(*WriteOptions)) (T, error) {
 	o := writeOpts(optFns)
 	var w T
@@ -140,10 +131,7 @@ func (r *Repo[T]) Create(ctx context.Context, v T, optFns ...func(*WriteOptions)
 // exists ([ErrNotFound]). Put never replaces an item of another entity
 // under the same key ([ErrConditionFailed]).
 //
-// For a versioned entity the write is conditioned on the version (see
-// [Schema].Version): a stale one is [ErrVersionConflict]. For an entity
-// with unique fields, Put reads the item first and swaps the guards of the
-// values it changes in the same transaction.
+// A stale version ([Schema].Version) is [ErrVersionConflict].
 func (r *Repo[T]) Put(ctx context.Context, v T, optFns ...func(*WriteOptions)) (T, error) {
 	o := writeOpts(optFns)
 	var w T
@@ -170,15 +158,10 @@ func (r *Repo[T]) written(w T, err error) (T, error) {
 // still succeeded). With [WriteOptions].If it deletes only when the
 // condition holds; with MustExist the absence is checked in the request.
 // Delete never removes an item of another entity under the same key
-// ([ErrConditionFailed]). For a versioned entity a non-zero version in key
-// is checked ([ErrVersionConflict]). For an entity with unique fields,
-// Delete reads the item first and releases its guards in the same
-// transaction.
-//
-// When the old item does not decode, it was deleted all the same: Delete
-// returns an error wrapping the codec's, not a *ValidationError. When a
-// retry after a lost response finds the item gone, Delete succeeds and
-// returns the zero value.
+// ([ErrConditionFailed]); a non-zero version in key is checked
+// ([ErrVersionConflict]). When the old item does not decode, it was
+// deleted all the same: the error wraps the codec's, not a
+// *ValidationError.
 //
 // [DeleteItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteItem.html
 func (r *Repo[T]) Delete(ctx context.Context, key T, optFns ...func(*WriteOptions)) (T, error) {

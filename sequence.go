@@ -32,11 +32,8 @@ type SequenceOptions struct {
 	// 250ms, with full jitter.
 	Backoff Backoff
 	// Highest, when set, returns the highest number already used in the
-	// data, for a sequence adopted from another service that numbered
-	// items before the counter existed. It is called only while the
-	// counter item does not exist; the first number allocated is the one
-	// after it (two appenders that find no counter both ask it; one wins).
-	// See also [Sequence.StartAfter].
+	// data (an adopted sequence); it is called only while the counter item
+	// does not exist, and numbering continues after it.
 	Highest func(ctx context.Context) (int64, error)
 }
 
@@ -44,13 +41,9 @@ type SequenceOptions struct {
 // logs where no number may be skipped or used twice. The counter is one
 // item (partition key "SEQ#<name>") holding the last number allocated.
 //
-// Allocation is optimistic: [Sequence.Next] reads the counter and returns
-// an op for [Tx] setting it to n+1 on the condition that it is still n, so
-// a failed or abandoned transaction leaves no gap, and of two appenders
-// that read the same n one is cancelled with [ErrVersionConflict].
-// [Sequence.Append] runs such a transaction and retries it until it wins.
-// Every append serialises on the one item: expect a few hundred appends
-// per second at most.
+// [Sequence.Next] returns an op for [Tx] setting the counter to n+1 on
+// condition that it is still n ([ErrVersionConflict] otherwise);
+// [Sequence.Append] retries until it wins. Appends serialise on one item.
 type Sequence struct {
 	t    *Table
 	name string
@@ -101,10 +94,8 @@ func (s *Sequence) current(ctx context.Context, client Client) (int64, bool, err
 }
 
 // StartAfter makes the sequence continue after n: a counter below n (or
-// absent) is set to n, so the next number allocated is n+1; one at n or
-// beyond is left as it is. It returns the counter afterwards. Use it to
-// adopt a sequence whose numbers data written before the counter already
-// used. It is one conditional UpdateItem, safe beside concurrent appenders.
+// absent) is set to n; one at n or beyond is left as it is. It returns the
+// counter afterwards, and is safe beside concurrent appenders.
 func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
 	if n < 0 {
 		return 0, validationErr(SequenceType, s.name, "StartAfter needs a number >= 0, got %d", n)

@@ -31,10 +31,8 @@ type TxOptions struct {
 	// default each call of Tx uses a random token for all of its attempts;
 	// set it to retry a transaction across processes.
 	ClientRequestToken string
-	// MaxAttempts is how many times TransactWriteItems is tried when it is
-	// throttled, fails transiently, or is cancelled only by conflicts with
-	// other transactions (conditions are evaluated again on each try);
-	// default 5. Cancellations by a condition are never retried.
+	// MaxAttempts is how many times a throttled, transiently failed or
+	// conflict-cancelled transaction is tried; default 5.
 	MaxAttempts int
 	// Backoff paces those retries; the zero value means 25ms doubling up
 	// to 2s.
@@ -80,19 +78,12 @@ type txItem struct {
 	applied func(cur map[string]types.AttributeValue) bool
 }
 
-// Tx commits ops in one [TransactWriteItems] request, all or nothing:
-// writes and checks of any entities and tables reached through one client
-// (the first op's table's; an op of a table with another client is a
-// *ValidationError). An empty ops sends nothing and returns nil.
-//
-// Before sending, Tx makes each op's transaction items with ctx, in order
-// (the reads some writes need happen then), and checks them: more than 100
-// items (guard items count), more than 4 MB or two writes to one item is
-// a *ValidationError. A cancelled transaction is a *TransactionError
-// naming the failing op and matching its sentinel with errors.Is; errors.As
-// still reaches the SDK's *types.TransactionCanceledException. Throttling,
-// transient errors and cancellations only by conflicts are retried with
-// the same client request token ([TxOptions]).
+// Tx commits ops in one [TransactWriteItems] request, all or nothing,
+// across entities and tables reached through the first op's client. An
+// empty ops sends nothing. More than 100 items (guards count), more than
+// 4 MB or two writes to one item is a *ValidationError before sending; a
+// cancelled transaction is a *TransactionError naming the failing op and
+// matching its sentinel with errors.Is.
 //
 // [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
 func Tx(ctx context.Context, ops []WriteOp, optFns ...func(*TxOptions)) error {
@@ -127,8 +118,7 @@ func prepareTx(ctx context.Context, ops []WriteOp, token string) (*txn, *dynamod
 	return tx, in, err
 }
 
-// request validates the transaction's items and builds the request (nil
-// when there is nothing to write).
+// request validates the transaction's items and builds the request.
 func (tx *txn) request(token string) (*dynamodb.TransactWriteItemsInput, error) {
 	if len(tx.errs) > 0 {
 		return nil, errors.Join(tx.errs...)

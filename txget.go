@@ -33,15 +33,9 @@ type GetOp struct {
 }
 
 // GetOp returns a read of the item with key's primary key fields into
-// dest, for [TxGet] and [BatchGet]. The key is rendered as [Repo.Get]
-// renders it, with the same errors (a *KeyError for a missing or empty key
-// field); a nil dest is a *ValidationError. Both are reported before any
-// request.
-//
-// [ReadOptions].Fields limits the read to the named fields, as for Get
-// (the other fields of dest are zeroed). ConsistentRead applies in
-// BatchGet; it changes nothing in TxGet, since a transaction always reads
-// the latest committed items.
+// dest, for [TxGet] and [BatchGet]. Key errors (as [Repo.Get]'s) and a nil
+// dest are reported before any request. ConsistentRead changes nothing in
+// TxGet, which always reads the latest committed items.
 func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 	op := GetOp{table: r.t, entity: r.e.name}
 	if dest == nil {
@@ -86,22 +80,14 @@ func (op GetOp) Key() map[string]types.AttributeValue { return op.key }
 func (op GetOp) Err() error { return op.err }
 
 // TxGet reads the items of ops in one [TransactGetItems] request: a
-// serializable snapshot across items of any entities and tables reached
-// through the same client, in which no write transaction is seen half
-// applied.
+// serializable snapshot across entities and tables reached through the
+// same client.
 //
-// found has one entry per op, in order. An op whose item does not exist,
-// or whose key holds an item of another entity type, is not found and its
-// dest is set to the zero value; a found item is decoded into dest as
-// [Repo.Get] decodes it. On any error no dest is modified.
-//
-// Before sending, TxGet reports the ops' errors, and a *ValidationError
-// for more than 100 ops, two ops on one item, or tables with different
-// clients. A cancelled transaction is a *TransactionError naming each
-// refused op (Op "Get") and DynamoDB's code ("TransactionConflict" when a
-// write transaction was in progress; errors.As reaches the SDK's
-// *types.TransactionCanceledException); a read has no effect, so TxGet can
-// simply be called again.
+// found has one entry per op, in order; an op not found (or holding
+// another entity's item) has its dest set to the zero value. On any error
+// no dest is modified. More than 100 ops or two ops on one item is a
+// *ValidationError; a cancelled transaction is a *TransactionError naming
+// each refused op, and TxGet can simply be called again.
 //
 // [TransactGetItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html
 func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {

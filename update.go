@@ -21,18 +21,8 @@ import (
 // them before sending anything.
 //
 // Every index key that depends on a changed field is recomputed in the same
-// request. The fields of such a key that the update neither sets nor has in
-// its key are read from the stored item first (one consistent GetItem), and
-// the update is conditioned on them being as read, so a concurrent change is
-// never undone; after 5 attempts meeting such changes Run reports
-// [ErrVersionConflict]. An update that cannot read ([Update.Idempotent]) is
-// refused with one *[KeyError] listing every missing field. See
-// docs/single-table-design.md, "Reads and writes".
-//
-// Besides [Update.Set] and [Update.Remove], operators change a field from
-// its stored value: [Update.Add], [Update.Subtract], [Update.Append],
-// [Update.Prepend], [Update.Delete] and [Update.SetIfNotExists]. One update
-// changes an attribute by one action.
+// request, its other fields read first when needed (the update conditioned
+// on them as read). See docs/single-table-design.md, "Reads and writes".
 //
 // [UpdateItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html
 type Update[T any] struct {
@@ -169,19 +159,9 @@ func (u *Update[T]) If(cond expression.ConditionBuilder) *Update[T] {
 }
 
 // Idempotent makes Run apply the update at most once for token (1 to 36
-// characters, derived from the request being handled): it is sent as a
-// one-item [TransactWriteItems] with token as the client request token, so
-// a repeat within DynamoDB's 10-minute window succeeds without applying it
-// again. Use it for increments ([Update.Add]) a caller may retry after a
-// lost response. It costs a transaction, and Run reads the item back
-// afterwards ([Schema.ExactlyOnceCounters] has the price). It overrides
-// the token that option draws. Its request must not depend on what is stored, so an
-// idempotent update that would read the item first (one moving a unique
-// value, an upsert not setting every index key field, one changing part of
-// an index key) is refused before the network. A versioned entity's
-// version is added to, not read. See docs/reliability.md.
-//
-// [TransactWriteItems]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+// characters, derived from the request being handled), sent as a one-item
+// transaction's client request token. An idempotent update that would read
+// the item first is refused before the network. See docs/reliability.md.
 func (u *Update[T]) Idempotent(token string) *Update[T] {
 	if token == "" || len(token) > 36 {
 		u.errs = append(u.errs, validationErr(u.r.e.name, "", "Idempotent: the token must be 1 to 36 characters"))
@@ -229,27 +209,14 @@ func appendUnique(s []*model.Field, f *model.Field) []*model.Field {
 // [ErrVersionConflict] when the key's non-zero version is not the stored
 // one. The next version is stored and UpdatedAt set on every update.
 //
-// An update that sets or removes a unique field reads the item first and
-// swaps the guards in one transaction.
-//
-// When an attempt was applied without an answer and the retry fails its
-// condition, Run succeeds if the item shows this update. An ADD shows only
-// through a managed UpdatedAt, and an unconditional one is simply applied
-// again: for counters, declare the entity's
-// [Schema.ExactlyOnceCounters], or use [Update.Idempotent], which also
-// covers the caller's own repeat of Run.
-//
 // When the item afterwards does not decode, the update was applied: Run
-// returns an error wrapping the codec's, not a *ValidationError, so that
-// the caller does not send it again.
+// returns an error wrapping the codec's, not a *ValidationError.
 func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	var zero T
 	res, err := u.r.execToken(ctx, "Update", u.token, u.countsOnce(), func() ([]txItem, error) { return u.txItems(ctx, false) })
 	if err != nil && u.listOnNull(err) {
-		// A list stored as NULL (a nil slice saved without omitempty):
-		// list_append cannot take it, so the update reads the field,
-		// appends in Go, and sets the result on condition that the field
-		// is still what it read.
+		// list_append cannot take a list stored as NULL: read, append in
+		// Go and set the result, conditioned on the field as read.
 		c := u.clone()
 		c.readLists = true
 		return c.Run(ctx)
@@ -278,10 +245,8 @@ func (u *Update[T]) Run(ctx context.Context) (T, error) {
 	return v, appliedDecodeErr("update", u.r.e.name, err)
 }
 
-// appliedDecodeErr is the error of a write that was applied but whose item
-// does not decode: it wraps the codec's error, not the *ValidationError a
-// read returns, which would say that nothing was sent. Other errors pass
-// unchanged.
+// appliedDecodeErr is the error of a write applied but whose item does not
+// decode: the codec's error wrapped, not a *ValidationError (nothing sent).
 func appliedDecodeErr(op, entity string, err error) error {
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Reason != reasonDecode {
