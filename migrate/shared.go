@@ -381,6 +381,12 @@ func (w *sharedSegments) next(ctx context.Context) (*segmentState, error) {
 				break
 			}
 			if err != nil {
+				// The claim may have been applied without an answer (the
+				// run cancelled while it was in flight): held, it is
+				// released with the others (only if it is this run's).
+				w.mu.Lock()
+				w.held[s.Segment] = s
+				w.mu.Unlock()
 				return nil, err
 			}
 			if !ok {
