@@ -32,6 +32,22 @@ var UsageLogs = singletable.MustDefine(singletable.Schema[UsageLog]{
 	Type: "UsageLog", PK: "USER#{User}", SK: "USAGE#{Day}#{Action}", KeyOnly: []string{"Day", "Action"},
 })
 
+type DeviceLog struct {
+	DeviceID    string
+	State       string
+	Date        string
+	EscalatedTo string
+	Message     string
+}
+
+var DeviceLogs = singletable.MustDefine(singletable.Schema[DeviceLog]{
+	Type: "DeviceLog", PK: "DEVICE#{DeviceID}", SK: "{State}#{Date}",
+	Indexes: []singletable.IndexSchema[DeviceLog]{
+		{Name: "GSI2", PK: "{EscalatedTo:raw}", PKAttr: "EscalatedTo", SK: "{State}#{Date}", SKAttr: "SK"},
+		{Name: "Inverted", PK: "{State}#{Date}", PKAttr: "SK", SK: "DEVICE#{DeviceID}", SKAttr: "PK"},
+	},
+})
+
 type ForeignRanking struct {
 	Candidate string `json:"candidate_name"`
 	Rank      int    `json:"rank"`
