@@ -45,7 +45,7 @@ var Accounts = singletable.MustDefine(singletable.Schema[Account]{
 const eventFile = "testdata/dynamodb_event.json"
 
 // expiry is bob's TTL in the recorded event.
-var expiry = time.Unix(1736937000, 0) // 2025-01-15T10:30:00Z
+var expiry = time.Unix(1736937000, 0).UTC() // 2025-01-15T10:30:00Z, as a TTL decodes
 
 // The recorded event: the records DynamoDB Local's stream held after
 // these writes through the library, in the JSON a Lambda function
