@@ -18,24 +18,14 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/designs"
 )
 
-// Account has every guard: a unique email, a version, managed timestamps.
-type Account struct {
-	Username string    `dynamodbav:"Username"`
-	Email    string    `dynamodbav:"email,omitempty"`
-	Name     string    `dynamodbav:"Name"`
-	Version  int       `dynamodbav:"Version"`
-	Created  time.Time `dynamodbav:"CreatedAt"`
-	Updated  time.Time `dynamodbav:"UpdatedAt"`
-}
+// Account has every guard: a unique email, a version, managed timestamps
+// (declared once for the root's and package migrate's tests).
+type Account = designs.Account
 
-var Accounts = singletable.MustDefine(singletable.Schema[Account]{
-	Type: "Account", PK: "ACCOUNT#{Username}", SK: "PROFILE",
-	Unique:    []singletable.Unique{{Fields: []string{"Email"}}},
-	Version:   "Version",
-	CreatedAt: "Created", UpdatedAt: "Updated",
-})
+var Accounts = designs.Accounts
 
 // VDoc is versioned only: its writes stay single requests.
 type VDoc struct {

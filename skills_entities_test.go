@@ -5,42 +5,21 @@ import (
 	"time"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/internal/designs"
 )
 
 // The skills service's design: users and their skills in glad-entities.
 
-type User struct {
-	Username     string    `dynamodbav:"Username"`
-	Name         string    `dynamodbav:"Name"`
-	PasswordHash string    `dynamodbav:"PasswordHash"`
-	CreatedAt    time.Time `dynamodbav:"CreatedAt"`
-	UpdatedAt    time.Time `dynamodbav:"UpdatedAt"`
-}
-
-type UserSkill struct {
-	Username     string    `dynamodbav:"Username"`
-	SkillName    string    `dynamodbav:"SkillName"`
-	Level        string    `dynamodbav:"ProficiencyLevel"`
-	Years        int       `dynamodbav:"YearsOfExperience"`
-	Endorsements int       `dynamodbav:"Endorsements"`
-	LastUsed     time.Time `dynamodbav:"LastUsedDate"`
-}
+// Declared once, in internal/designs, for the root's and package
+// migrate's tests.
+type (
+	User      = designs.User
+	UserSkill = designs.UserSkill
+)
 
 var (
-	Users = singletable.MustDefine(singletable.Schema[User]{
-		Type: "User",
-		PK:   "USER#{Username}",
-		SK:   "PROFILE",
-	})
-	UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
-		Type: "UserSkill",
-		PK:   "USER#{Username}",
-		SK:   "SKILL#{SkillName}",
-		Indexes: []singletable.IndexSchema[UserSkill]{
-			{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
-			{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
-		},
-	})
+	Users      = designs.Users
+	UserSkills = designs.UserSkills
 )
 
 func skillsTable(t *testing.T) (*singletable.Table, *singletable.Repo[User], *singletable.Repo[UserSkill], *countingClient) {
