@@ -159,11 +159,10 @@ func modelEventSchema() singletable.Schema[MEvent] {
 
 // modelIndexAttrs are the attributes compared with what the library
 // renders from the decoded item: the primary key, every templated index
-// key, the multi-attribute index attributes, the fields whose own
-// attributes are index keys (MLog's Owner and Tag) and the TTL attribute.
+// key, the multi-attribute index attributes and the TTL attribute.
 var modelIndexAttrs = []string{"EntityType", "PK", "SK",
 	"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK", "GSI4PK", "GSI4SK",
-	"GSI5PK", "GSI5SK", "GSI6PK", "GSI6SK", "GSI7PK", "GSI7SK", "GSI9PK", "Status", "Rank", "Tier", "CreatedAt", "Expires", "Owner", "Tag"}
+	"GSI5PK", "GSI5SK", "GSI6PK", "GSI6SK", "GSI7PK", "GSI7SK", "GSI9PK", "Status", "Rank", "Tier", "CreatedAt", "Expires"}
 
 // modelBase is the instant the model's times are built from.
 var modelBase = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -186,7 +185,7 @@ func modelExpires(h int) time.Time {
 
 // Canonical attribute values, as the model writes them and as it reads
 // them from raw items: "S:x", "N:1", "BOOL:true", "-" for absent. "?"
-// matches anything, "?+" any present value.
+// matches anything, "?+" any present value, "?0" absent or a zero value.
 func canonS(s string) string { return "S:" + s }
 func canonOmit(s string) string {
 	if s == "" {
@@ -330,6 +329,19 @@ func (d mLogDesign) indexes() []string {
 	return out
 }
 
+// mLogUnqueried are the indexes QueryIndex leaves out: the items of TYP
+// (partition key the entity type attribute) are written and checked, but
+// a query of it is refused by DynamoDB (ValidationException: Filter
+// Expression can only contain non-primary key attributes: EntityType),
+// because QueryIndex filters on the entity type attribute, here the
+// index's partition key.
+var mLogUnqueried = []string{"TYP"}
+
+// queried are the names of d's indexes QueryIndex queries.
+func (d mLogDesign) queried() []string {
+	return slices.DeleteFunc(d.indexes(), func(n string) bool { return slices.Contains(mLogUnqueried, n) })
+}
+
 // modelLogSchema declares d for T (MLog or MLogH); hot reads Hot.
 func modelLogSchema[T any](d mLogDesign, hot func(T) bool) singletable.Schema[T] {
 	s := singletable.Schema[T]{Type: "MLog", PK: mLogPK, SK: mLogSK, KeyOnly: slices.Clone(d.KeyOnly)}
@@ -421,7 +433,8 @@ func (d mLogDesign) field(attrs map[string]string, f string) string {
 
 // derive sets the index key attributes the library renders (GSI9PK) from
 // the fields in attrs: present exactly when Lvl is and (in the When
-// variant) Hot is true; "?" when a field it depends on is unknown. The
+// variant) Hot is true; "?" when a field it depends on is unknown ("?0",
+// absent or zero, is empty and false). The
 // other indexes' key attributes are the table key, the entity type or a
 // field's own attribute, which the item holds as they are.
 func (d mLogDesign) derive(attrs map[string]string) {
@@ -432,7 +445,7 @@ func (d mLogDesign) derive(attrs map[string]string) {
 	switch {
 	case lvl == "?" || d.Lvl == 2 && hot == "?":
 		attrs["GSI9PK"] = "?"
-	case lvl == "-" || lvl == canonS("") || d.Lvl == 2 && hot != canonB(true):
+	case lvl == "-" || lvl == "?0" || lvl == canonS("") || d.Lvl == 2 && hot != canonB(true):
 		attrs["GSI9PK"] = "-"
 	default:
 		attrs["GSI9PK"] = canonS("LVL#" + uval(lvl))

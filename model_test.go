@@ -598,6 +598,8 @@ func canonMatch(want, got string) bool {
 		return true
 	case "?+":
 		return got != "-"
+	case "?0":
+		return slices.Contains([]string{"-", "S:", "N:0", "BOOL:false"}, got)
 	}
 	return want == got
 }
@@ -719,10 +721,10 @@ type mInfo struct {
 	derive     func(attrs map[string]string)
 	derived    []string
 	deriveDeps []string
-	// exact: an Upsert that creates the item writes only the key, the
-	// fields it sets and what they derive (else the model allows anything
-	// for the fields it does not set).
-	exact bool
+	// unsetZero: an Upsert that creates the item leaves each field it
+	// does not set absent or zero ("?0"; else the model allows anything,
+	// "?"), and the attributes derived from them as derive says.
+	unsetZero bool
 }
 
 var modelManaged = map[string]bool{"Version": true, "CreatedAt": true, "UpdatedAt": true}
@@ -1153,7 +1155,7 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64, mode string, desi
 func newLogAdapter[T any](d mLogDesign, tbl, plain, twin *singletable.Table, conv func(MLog) T, hot func(T) bool) *mAdapter[T] {
 	e := singletable.MustDefine(modelLogSchema(d, hot))
 	in := &mInfo{name: "MLog", keyFields: mLogTableKeyFields, indexDeps: d.indexDeps(), full: d.full,
-		keyOnly: d.KeyOnly, keyVals: d.keyVals, derive: d.derive, deriveDeps: mLogDeriveDeps, exact: true}
+		keyOnly: d.KeyOnly, keyVals: d.keyVals, derive: d.derive, deriveDeps: mLogDeriveDeps, unsetZero: true}
 	if d.Lvl > 0 {
 		in.derived = []string{"GSI9PK"}
 	}
@@ -1534,8 +1536,8 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 				it = mitem{ent: in.name, attrs: map[string]string{}}
 				for _, a := range in.attrs {
 					it.attrs[a] = "?"
-					if in.exact {
-						it.attrs[a] = "-"
+					if in.unsetZero {
+						it.attrs[a] = "?0"
 					}
 				}
 				for _, f := range in.keyFields {
@@ -1634,6 +1636,9 @@ type mRun struct {
 	reads    int
 	readTime time.Duration
 	done     bool
+	// indexQueries counts the QueryIndex ops that read an index, and
+	// indexItems the items they returned and checked.
+	indexQueries, indexItems int
 }
 
 func (r *mRun) fail(i int, class, detail string) {
@@ -1911,7 +1916,7 @@ func (r *mRun) queryIndex(ctx context.Context, i int, o mop) error {
 	e := r.ent(o.Ent)
 	in := e.info()
 	d := r.env.design
-	names := d.indexes()
+	names := d.queried()
 	if len(names) == 0 {
 		r.log = append(r.log, fmt.Sprintf("%4d QueryIndex %s -> no index in %s", i, in.name, d))
 		return nil
@@ -1949,6 +1954,8 @@ func (r *mRun) queryIndex(ctx context.Context, i int, o mop) error {
 				fmt.Sprintf("op %d %s (%s)\n      %s: the table has %s, the query decoded %s", i, desc, d, k, it, mitem{ent: in.name, attrs: canons[j]}))
 		}
 	}
+	r.indexQueries++
+	r.indexItems += len(keys)
 	r.log = append(r.log, fmt.Sprintf("%4d %s -> %d items", i, desc, len(keys)))
 	return nil
 }
@@ -2672,9 +2679,9 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64, mode strin
 		t.Fatalf("seed %d: %v", seed, err)
 	}
 	stats := env.ft.Stats()
-	t.Logf("seed %d, %d ops in %v: %d returned an error; %d requests, %d faults injected %v; %d read checks in %v; %d failures",
+	t.Logf("seed %d, %d ops in %v: %d returned an error; %d requests, %d faults injected %v; %d read checks in %v; %d index queries checked %d items; %d failures",
 		seed, n, time.Since(start).Round(time.Millisecond), r.errs, stats.Requests, stats.Total(), stats.Faults,
-		r.reads, r.readTime.Round(time.Millisecond), len(r.fails))
+		r.reads, r.readTime.Round(time.Millisecond), r.indexQueries, r.indexItems, len(r.fails))
 	if rate > 0 || mode != "" {
 		if stats.Total() == 0 {
 			t.Errorf("no faults injected at rate %.0f%% mode %q", rate*100, mode)
