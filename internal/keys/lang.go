@@ -21,6 +21,7 @@ package keys
 
 import (
 	"slices"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -86,6 +87,17 @@ func (s runeSet) pick() rune {
 	return s[0]
 }
 
+// pickPreferring returns the first of the preferred runes in s, else
+// pick's.
+func (s runeSet) pickPreferring(prefer ...rune) rune {
+	for _, r := range prefer {
+		if r >= 0 && !s.intersect(runeSet{r, r}).empty() {
+			return r
+		}
+	}
+	return s.pick()
+}
+
 var (
 	anyRune     = runeSet{0, MaxRune - 1}
 	escapedRune = runeSet{DelimLimit + 1, MaxRune - 1}
@@ -108,9 +120,10 @@ type langState struct {
 }
 
 type langEdge struct {
-	set  runeSet
-	to   int
-	part int // the placeholder the rune is in (counting from 0), or -1 in a literal
+	set    runeSet
+	to     int
+	part   int  // the placeholder the rune is in (counting from 0), or -1 in a literal
+	prefer rune // the rune an example key takes here when it can (a real date's digit), or -1
 }
 
 func (l *Lang) add() int {
@@ -118,9 +131,11 @@ func (l *Lang) add() int {
 	return len(l.states) - 1
 }
 
-func (l *Lang) edge(from, to int, set runeSet, part int) {
+func (l *Lang) edge(from, to int, set runeSet, part int) { l.edgePrefer(from, to, set, part, -1) }
+
+func (l *Lang) edgePrefer(from, to int, set runeSet, part int, prefer rune) {
 	if !set.empty() {
-		l.states[from].edges = append(l.states[from].edges, langEdge{set, to, part})
+		l.states[from].edges = append(l.states[from].edges, langEdge{set, to, part, prefer})
 	}
 }
 
@@ -185,6 +200,14 @@ func (l *Lang) placeholder(cur int, p *Part, part int) int {
 		return l.constrained(cur, p, part)
 	}
 	set := p.alphabet()
+	if cols := p.timeColumns(); cols != nil {
+		for _, c := range cols {
+			next := l.add()
+			l.edgePrefer(cur, next, c.set, part, c.prefer)
+			cur = next
+		}
+		return cur
+	}
 	end := l.add()
 	if w := p.Format.Width; w > 0 {
 		for i := 1; i < w; i++ {
@@ -221,6 +244,62 @@ func (p *Part) alphabet() runeSet {
 		}
 	}
 	return set
+}
+
+// column is what one position of a fixed-width time format holds.
+type column struct {
+	set    runeSet
+	prefer rune
+}
+
+// timeSamples are times whose every digit differs from the others' at
+// some position of any numeric layout (2024/1999/0815, 01/12/10, 03/23/14,
+// …), so a position that holds one rune in all three is a literal.
+var timeSamples = []time.Time{
+	time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.UTC),
+	time.Date(1999, 12, 31, 23, 59, 58, 987654321, time.UTC),
+	time.Date(815, 10, 20, 14, 37, 46, 555555555, time.UTC),
+}
+
+// timeColumns returns, for a fixed-width time format, what each position
+// holds: a literal, a digit, or (a position holding a non-digit that
+// varies, AM/PM) the format's alphabet; nil for other formats. Writing
+// sample times finds the positions from the format itself.
+func (p *Part) timeColumns() []column {
+	f := p.Format
+	if f.Kind != format.Time || f.Width == 0 {
+		return nil
+	}
+	var rows []string
+	for _, t := range timeSamples {
+		t = t.Truncate(f.Cut)
+		if f.Check(t) != nil {
+			return nil
+		}
+		if row := string(f.AppendTime(nil, t)); len(row) == f.Width && utf8.RuneCountInString(row) == f.Width {
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) != len(timeSamples) {
+		return nil
+	}
+	cols := make([]column, f.Width)
+	for i := range cols {
+		c, same, digits := rows[0][i], true, true
+		for _, row := range rows {
+			same = same && row[i] == c
+			digits = digits && '0' <= row[i] && row[i] <= '9'
+		}
+		switch {
+		case same:
+			cols[i] = column{runeSet{rune(c), rune(c)}, rune(c)}
+		case digits:
+			cols[i] = column{decDigit, rune(c)}
+		default:
+			cols[i] = column{p.alphabet(), rune(c)}
+		}
+	}
+	return cols
 }
 
 // constrained adds the states of a raw placeholder with a constraint: one
@@ -341,7 +420,7 @@ func search(a, b *Lang, parted bool) (Forgery, bool) {
 				for _, y := range cb {
 					for _, eb := range b.states[y].edges {
 						if in := ea.set.intersect(eb.set); !in.empty() {
-							visit(langNode{ea.to, eb.to, n.div || (ea.part < 0) != (eb.part < 0)}, langStep{i, in.pick(), ea.part, eb.part})
+							visit(langNode{ea.to, eb.to, n.div || (ea.part < 0) != (eb.part < 0)}, langStep{i, in.pickPreferring(ea.prefer, eb.prefer), ea.part, eb.part})
 						}
 					}
 				}
