@@ -402,6 +402,9 @@ func (t Template) Split(key string) ([]string, error) {
 		if end == 0 {
 			return nil, fmt.Errorf("singletable: key %q: %w %q: empty value for {%s}", key, ErrMismatch, t.Raw, p.Field)
 		}
+		if err := p.checkSplit(key, t.Raw, rest[:end]); err != nil {
+			return nil, err
+		}
 		vals = append(vals, rest[:end])
 		rest = rest[end:]
 	}

@@ -324,3 +324,13 @@ func placeholderEnd(s string, open int) (int, error) {
 	}
 	return open + 1 + end, nil
 }
+
+// checkSplit refuses, as a key not rendered from template tmpl, a key
+// whose value v of a constrained raw placeholder does not match the
+// constraint: no value the template accepts renders it.
+func (p *Part) checkSplit(key, tmpl, v string) error {
+	if p.Pattern == nil || p.Pattern.Match(v) {
+		return nil
+	}
+	return fmt.Errorf("singletable: key %q: %w %q: the value of %s does not match its constraint", key, ErrMismatch, tmpl, p.Placeholder())
+}

@@ -113,6 +113,25 @@ func TestConstraintRefusesWithoutQuoting(t *testing.T) {
 			t.Errorf("decode %q: %v, want ErrUnrepresentable without the value", s, err)
 		}
 	}
+	// Splitting a stored key: one whose constrained value breaks the
+	// constraint was not rendered from the template, wherever the value
+	// is (a field with an attribute of its own is not decoded from the
+	// key, but its key is split).
+	for tmpl, keys := range map[string]map[string]bool{
+		"u#{UserID:raw=[0-9]+}":          {"u#12345": true, "u#12345#follower": false, "u#x": false},
+		"u#{UserID:raw=[0-9]+}#follower": {"u#12345#follower": true, "u#1x#follower": false},
+	} {
+		tp := mustParse(t, tmpl)
+		for key, ok := range keys {
+			vals, err := tp.Split(key)
+			if (err == nil) != ok {
+				t.Errorf("%s: Split(%q) = %q, %v; want ok %v", tmpl, key, vals, err, ok)
+			}
+			if err != nil && (!errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "{UserID:raw=[0-9]+} does not match its constraint")) {
+				t.Errorf("%s: Split(%q): %v, want ErrMismatch naming the constraint", tmpl, key, err)
+			}
+		}
+	}
 	// A BeginsWith prefix must start some value the constraint matches.
 	_, date := formatPart(t, "{Day:raw=[0-9]{4}-[0-9]{2}-[0-9]{2}}")
 	for prefix, ok := range map[string]bool{"": true, "2024": true, "2024-0": true, "2024-01-31": true, "2024-01-311": false, "24-": false, "x": false} {
