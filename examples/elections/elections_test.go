@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,19 +28,6 @@ var update = flag.Bool("update", false, "rewrite docs/catalog.md")
 
 func TestMain(m *testing.M) { os.Exit(ddblocal.Run(m)) }
 
-func newStore(t *testing.T) *elections.Store {
-	t.Helper()
-	client := ddblocal.Shared(t).Client()
-	data, log := ddblocal.TableName(t), ddblocal.TableName(t)
-	s := elections.New(client, data, log)
-	require.NoError(t, s.CreateTables(context.Background()))
-	ddblocal.DeleteTableOnCleanup(t, client, data)
-	ddblocal.DeleteTableOnCleanup(t, client, log)
-	var n atomic.Int64
-	s.NewConfirmation = func() string { return fmt.Sprintf("conf-%03d", n.Add(1)) }
-	return s
-}
-
 func addUsers(t *testing.T, s *elections.Store, names ...string) {
 	t.Helper()
 	for _, n := range names {
@@ -49,10 +35,10 @@ func addUsers(t *testing.T, s *elections.Store, names ...string) {
 	}
 }
 
-func TestUsers(t *testing.T) {
-	t.Parallel()
+func TestUsers(t *testing.T) { t.Parallel(); onEachTable(t, testUsers) }
+
+func testUsers(t *testing.T, s *elections.Store) {
 	ctx := context.Background()
-	s := newStore(t)
 	addUsers(t, s, "carol", "alice", "bob")
 	err := s.AddUser(ctx, "system", elections.User{Name: "alice", Email: "other@example.com"})
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
@@ -99,10 +85,10 @@ func TestUsers(t *testing.T) {
 	assert.Equal(t, 3, c.UserCount, "the failed duplicate did not count")
 }
 
-func TestElectionLifecycle(t *testing.T) {
-	t.Parallel()
+func TestElectionLifecycle(t *testing.T) { t.Parallel(); onEachTable(t, testElectionLifecycle) }
+
+func testElectionLifecycle(t *testing.T, s *elections.Store) {
 	ctx := context.Background()
-	s := newStore(t)
 	addUsers(t, s, "alice", "bob", "carol")
 	const fav = "Favorite Language"
 
@@ -248,10 +234,10 @@ func TestElectionLifecycle(t *testing.T) {
 }
 
 // The Wikipedia Schulze example, cast through the store by 45 voters.
-func TestTallyWikipediaExample(t *testing.T) {
-	t.Parallel()
+func TestTallyWikipediaExample(t *testing.T) { t.Parallel(); onEachTable(t, testTallyWikipediaExample) }
+
+func testTallyWikipediaExample(t *testing.T, s *elections.Store) {
 	ctx := context.Background()
-	s := newStore(t)
 	addUsers(t, s, "owner")
 	const name = "Wikipedia"
 	require.NoError(t, s.AddElection(ctx, "owner", name))
@@ -291,10 +277,10 @@ func TestTallyWikipediaExample(t *testing.T) {
 	assert.Equal(t, 30, tally.Preferences[0][3], "d[A,D] from the article")
 }
 
-func TestEventLog(t *testing.T) {
-	t.Parallel()
+func TestEventLog(t *testing.T) { t.Parallel(); onEachTable(t, testEventLog) }
+
+func testEventLog(t *testing.T, s *elections.Store) {
 	ctx := context.Background()
-	s := newStore(t)
 	addUsers(t, s, "alice")
 	require.NoError(t, s.AddElection(ctx, "alice", "E1"))
 	require.ErrorIs(t, s.AddElection(ctx, "alice", "E1"), singletable.ErrAlreadyExists) // no event for a refused command
@@ -367,10 +353,10 @@ func TestEventLog(t *testing.T) {
 	assert.Equal(t, int64(24), last)
 }
 
-func TestQueryModelHidesKeys(t *testing.T) {
-	t.Parallel()
+func TestQueryModelHidesKeys(t *testing.T) { t.Parallel(); onEachTable(t, testQueryModelHidesKeys) }
+
+func testQueryModelHidesKeys(t *testing.T, s *elections.Store) {
 	// Everything a caller needs goes through the interfaces, in natural keys.
-	s := newStore(t)
 	var q elections.QueryModel = s
 	var c elections.CommandModel = s
 	ctx := context.Background()
@@ -386,6 +372,12 @@ func TestQueryModelHidesKeys(t *testing.T) {
 	voters, err := q.ListEligibleVoters(ctx, "Q#1")
 	require.NoError(t, err)
 	assert.Empty(t, voters, "candidates never leak into the voter query")
+	users, err := q.ListUsers(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Ann #1"}, userNames(users))
+	es, err := q.ListElections(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Q#1"}, electionNames(es))
 }
 
 func TestCatalogIsCurrent(t *testing.T) {

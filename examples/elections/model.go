@@ -153,7 +153,8 @@ var (
 	// declares them, without GSI-2 ([ByScan]): the Kotlin service's table.
 	DesignUsers     = singletable.MustDefine(userSchema(ByScan))
 	DesignElections = singletable.MustDefine(electionSchema(ByScan))
-	Candidates      = singletable.MustDefine(singletable.Schema[Candidate]{
+
+	Candidates = singletable.MustDefine(singletable.Schema[Candidate]{
 		Type: "CANDIDATE", PK: "ELECTION#{ElectionName:raw}", SK: "CANDIDATE#{CandidateName:raw}",
 	})
 	Voters = singletable.MustDefine(singletable.Schema[Voter]{
