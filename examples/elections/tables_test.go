@@ -75,10 +75,10 @@ func createTable(t *testing.T, c *dynamodb.Client, in *dynamodb.CreateTableInput
 	require.NoError(t, dynamodb.NewTableExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: in.TableName}, 2*time.Minute))
 }
 
-// createTables makes a fresh pair of tables for the listing: the store's
-// own (CreateTables from the declarations: GSI-1 and GSI-2), or the
+// createTables makes a fresh pair of empty tables for the listing: the
+// store's own (created from its declarations: GSI-1 and GSI-2), or the
 // Kotlin service's (kotlinDataTable, kotlinLogTable, by the raw SDK). It
-// returns their names and the raw client.
+// returns the raw client and the tables' names.
 func createTables(t *testing.T, l elections.Listing) (*dynamodb.Client, string, string) {
 	t.Helper()
 	client := ddblocal.Shared(t).Client()
@@ -90,7 +90,9 @@ func createTables(t *testing.T, l elections.Listing) (*dynamodb.Client, string, 
 	}
 	ddblocal.DeleteTableOnCleanup(t, client, data)
 	ddblocal.DeleteTableOnCleanup(t, client, log)
-	require.NoError(t, elections.New(client, data, log).CreateTables(context.Background()))
+	s := elections.New(client, data, log)
+	require.NoError(t, s.Data.CreateTable(context.Background()))
+	require.NoError(t, s.Log.CreateTable(context.Background()))
 	return client, data, log
 }
 
@@ -185,18 +187,7 @@ func TestDetectListing(t *testing.T) {
 	// GSI-2 added to it (an UpdateTable, as a migration to the listing
 	// index would do): listed from GSI-2 once it is ACTIVE, by Scan while
 	// it is being created or backfilled.
-	_, err := client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(kotlin),
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("GSI2PK"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("GSI2SK"), AttributeType: types.ScalarAttributeTypeS}},
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-			IndexName: aws.String(elections.ListIndex),
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String("GSI2PK"), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String("GSI2SK"), KeyType: types.KeyTypeRange}},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
-	require.NoError(t, err)
-	waitIndexActive(t, client, kotlin, elections.ListIndex)
+	addListIndex(t, client, kotlin)
 	assert.Equal(t, elections.ByIndex, detect(client, kotlin))
 	assert.Equal(t, elections.ByScan, detect(describeAs{client, types.IndexStatusCreating, false}, kotlin))
 	assert.Equal(t, elections.ByScan, detect(describeAs{client, types.IndexStatusActive, true}, kotlin))
