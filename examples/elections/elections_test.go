@@ -361,7 +361,7 @@ func testQueryModelHidesKeys(t *testing.T, s *elections.Store) {
 	var c elections.CommandModel = s
 	ctx := context.Background()
 	require.NoError(t, c.AddUser(ctx, "system", elections.User{Name: "Ann #1", Email: "ann@example.com"}))
-	u, err := q.FindUserByName(ctx, "Ann #1") // a '#' in a natural key is escaped by the codec
+	u, err := q.FindUserByName(ctx, "Ann #1") // a raw name ends its key: a '#' in it is verbatim
 	require.NoError(t, err)
 	assert.Equal(t, "ann@example.com", u.Email)
 	require.NoError(t, c.AddElection(ctx, "Ann #1", "Q#1"))
