@@ -130,7 +130,7 @@ func Export(t *singletable.Table, optFns ...func(*ExportOptions)) (*Model, error
 type exporter struct {
 	d      singletable.TableDescription
 	facets []*facet
-	other  []Item          // items no entity claims
+	other  []Item            // items no entity claims
 	types  map[string]string // attribute → type, from values or Go types
 	order  []string          // attributes in the order first met
 	notes  []string
