@@ -79,6 +79,8 @@ type facetGen struct {
 
 type indexGen struct {
 	name, pkAttr, skAttr string
+	multi                []string // a multi-attribute key's fields: partition, then sort
+	skip                 bool
 	pk, sk               keyInference
 	notes                []string
 }
@@ -277,11 +279,33 @@ func (fg *facetGen) inferIndex(ix Index, sources []string) {
 		ig.skAttr = ix.KeyAttributes.SortKey.AttributeName
 		ig.sk = key(ig.skAttr)
 	}
+	ownPK, ownSK := fg.ownField(ig.pk, pkA), fg.ownField(ig.sk, ig.skAttr)
+	switch {
+	case ownPK != nil && (ig.skAttr == "" || ownSK != nil):
+		// Keyed on plain attributes: a multi-attribute key, each as stored.
+		ig.multi = []string{ownPK.name}
+		if ownSK != nil {
+			ig.multi = append(ig.multi, ownSK.name)
+		}
+	case ownPK != nil && ownPK.attrType != "S", ownSK != nil && ownSK.attrType != "S":
+		ig.skip = true
+		ig.notes = append(ig.notes, fmt.Sprintf("%s mixes a key on a plain non-string attribute with a templated one, which the library cannot declare: it is left out.", ix.IndexName))
+	}
 	if len(idx) < len(fg.items) {
 		ig.notes = append(ig.notes, fmt.Sprintf("Sparse: %d of %d samples are in %s; the others must miss a field of its templates (a zero value), or the index needs a When.",
 			len(idx), len(fg.items), ix.IndexName))
 	}
 	fg.indexes = append(fg.indexes, ig)
+}
+
+// ownField returns the field whose own attribute attr is the key
+// inference k: a lone placeholder of that field.
+func (fg *facetGen) ownField(k keyInference, attr string) *field {
+	f := fg.fieldOf(attr)
+	if f == nil || !strings.HasPrefix(k.template, "{"+f.name) || strings.Count(k.template, "{") != 1 || !strings.HasSuffix(k.template, "}") {
+		return nil
+	}
+	return f
 }
 
 // addField adds the field of attribute attr, typed from the model.
@@ -324,6 +348,10 @@ func (fg *facetGen) bind(c candidate) *field {
 	f := fg.addField(c.attr)
 	if !f.bound {
 		f.bound, f.goType, f.timeOpt = true, c.goType, c.attrOp
+		if c.kind == "time" {
+			f.notes = append(f.notes, fmt.Sprintf("%s reads as a time in every sample key (%s): declared time.Time; declare a string and {%s:raw} if it is text.",
+				c.attr, keyFmtName(c.keyFmt), f.name))
+		}
 	}
 	return f
 }
@@ -566,6 +594,17 @@ func (fg *facetGen) source(b *bytes.Buffer) {
 		w("\tIndexes: []singletable.IndexSchema[%s]{\n", fg.goName)
 		for _, ix := range fg.indexes {
 			comment(b, "\t\t", ix.notes)
+			if ix.skip {
+				continue
+			}
+			if ix.multi != nil {
+				w("\t\t{Name: %q, PartitionAttrs: []string{%q}", ix.name, ix.multi[0])
+				if len(ix.multi) > 1 {
+					w(", SortAttrs: []string{%q}", ix.multi[1])
+				}
+				w("},\n")
+				continue
+			}
 			comment(b, "\t\t", ix.pk.notes)
 			comment(b, "\t\t", ix.sk.notes)
 			w("\t\t{Name: %q, PK: %q, PKAttr: %q", ix.name, ix.pk.template, ix.pkAttr)
@@ -612,6 +651,9 @@ func goName(s string) string {
 			b.WriteString(up)
 			continue
 		}
+		if w == strings.ToUpper(w) {
+			w = strings.ToLower(w) // TASK → Task
+		}
 		r := []rune(w)
 		b.WriteString(strings.ToUpper(string(r[0])) + string(r[1:]))
 	}
@@ -635,6 +677,13 @@ func snake(name string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+func keyFmtName(f string) string {
+	if f == "" {
+		return "the key codec's default"
+	}
+	return f
 }
 
 func sortedKeys(it Item) []string {

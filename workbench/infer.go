@@ -50,13 +50,13 @@ func (c candidate) id() string { return c.attr + "\x00" + c.kind + "\x00" + c.ke
 // library's default (fixed width, nine fraction digits) first.
 var keyTimeFormats = []string{"", "rfc3339", "rfc3339milli", "date", "isoformat",
 	"2006-01-02T15:04:05", "2006-01-02T15:04:05.000", "2006-01-02T15:04:05.000000", "2006-01-02 15:04:05",
-	"2006-01-02T15:04", "20060102", "20060102150405"}
+	"2006-01-02T15:04"}
 
 // attrTimeOptions are the tag options a stored time text is tried in
 // ("" is attributevalue's RFC 3339).
 var attrTimeOptions = []string{"", "rfc3339", "rfc3339milli", "date", "isoformat",
 	"layout=2006-01-02T15:04:05", "layout=2006-01-02T15:04:05.000", "layout=2006-01-02T15:04:05.000000",
-	"layout=2006-01-02 15:04:05", "layout=2006-01-02T15:04", "layout=20060102", "layout=20060102150405"}
+	"layout=2006-01-02 15:04:05", "layout=2006-01-02T15:04"}
 
 // parseExact reads s in the key format spec ("" the default), only when
 // writing the time back gives s again.
@@ -112,13 +112,15 @@ func candidates(p string, it Item, sources []string) []candidate {
 		switch v.Type() {
 		case "S":
 			s := *v.S
+			// A time first: text that reads as a time in a layout the
+			// library writes is declared a time.Time.
+			out = append(out, timeCandidates(a, s, p)...)
 			if s == p && s != "" {
 				out = append(out, candidate{attr: a, kind: "raw", keyFmt: "raw", goType: "string"})
 			}
 			if s != "" && string(keys.AppendEscaped(nil, s)) == p {
 				out = append(out, candidate{attr: a, kind: "escaped", goType: "string"})
 			}
-			out = append(out, timeCandidates(a, s, p)...)
 		case "N":
 			n, err := strconv.ParseInt(*v.N, 10, 64)
 			if err != nil || n < 0 || !digits(p) {
@@ -148,7 +150,6 @@ func timeCandidates(attr, stored, p string) []candidate {
 		for _, ao := range attrTimeOptions {
 			if at, ok := parseAttrTime(ao, stored); ok && at.Equal(kt) {
 				out = append(out, candidate{attr: attr, kind: "time", keyFmt: kf, attrOp: ao, goType: "time.Time"})
-				break
 			}
 		}
 	}
