@@ -25,12 +25,12 @@ import (
 type field struct {
 	name, attr string
 	goType     string
-	opts       []string // dynamodbav tag options after the name
-	keyOnly    bool     // not stored: a part of a primary key
-	derived    bool     // a part of an index key only, stored though no sample holds it
-	attrType   string   // the model's type of the attribute
-	timeOpt    string   // a time's tag option
-	bound      bool     // goType and timeOpt settled by a key placeholder
+	opts       []string       // dynamodbav tag options after the name
+	keyOnly    bool           // not stored: a part of a primary key
+	derived    bool           // a part of an index key only, stored though no sample holds it
+	attrType   string         // the model's type of the attribute
+	timeOpt    string         // a time's tag option
+	bound      bool           // goType and timeOpt settled by a key placeholder
 	vals       map[int]string // a key-only field's value in each item, by index
 	notes      []string
 }
@@ -44,7 +44,9 @@ type candidate struct {
 	goType string
 }
 
-func (c candidate) id() string { return c.attr + "\x00" + c.kind + "\x00" + c.keyFmt + "\x00" + c.attrOp }
+func (c candidate) id() string {
+	return c.attr + "\x00" + c.kind + "\x00" + c.keyFmt + "\x00" + c.attrOp
+}
 
 // keyTimeFormats are the key formats a time part is tried in, the
 // library's default (fixed width, nine fraction digits) first.
