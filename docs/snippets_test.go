@@ -21,6 +21,7 @@ var checkedDocs = []string{
 	"streams.md",
 	"observability.md",
 	"workbench.md",
+	"security.md",
 	filepath.Join("..", "README.md"),
 }
 
