@@ -74,7 +74,6 @@ type facetGen struct {
 	newField string // the key-only field the last placeholder made
 	pk, sk   keyInference
 	indexes  []indexGen
-	notes    []string
 }
 
 type indexGen struct {
