@@ -28,7 +28,8 @@ type wireSink[T any] struct {
 
 type wireHeads struct {
 	typ      reflect.Type
-	keep     codec.KeepNames
+	plan     *codec.Plan // codec.StructPlan(typ)
+	keep     *codec.Keep
 	heads    []map[string]types.AttributeValue
 	complete []bool
 	errs     []error
@@ -52,8 +53,8 @@ func (s *wireSink[T]) Item(d *codec.JSON, _ string, _ int) error {
 func (s *wireHeads) Done() { s.done = true }
 
 func (s *wireHeads) add(d *codec.JSON, ptr unsafe.Pointer) error {
-	head := make(map[string]types.AttributeValue, len(s.keep))
-	complete, ferr, err := codec.UnmarshalJSON(d, s.typ, ptr, s.keep, head)
+	head := make(map[string]types.AttributeValue, s.keep.Size())
+	complete, ferr, err := codec.UnmarshalJSON(d, s.typ, s.plan, ptr, s.keep, head)
 	if err != nil {
 		return err
 	}
@@ -70,20 +71,29 @@ type wireFeed interface {
 func (s *wireHeads) direct() *wireHeads { return s }
 
 // wireKeep lists the attributes a read of e looks at besides its fields:
-// the keys, the entity type, the cursor's keys, the attributes of the
-// fields the keys fill (decodeRest), the times re-read in a Location.
-func (e *entityPlan) wireKeep(o *TableOptions, cursorKeys []string) codec.KeepNames {
-	keep := append(codec.KeepNames{o.PartitionKey, o.SortKey, o.EntityTypeAttr}, cursorKeys...)
+// the values of the keys, the entity type, the cursor's keys and the
+// times re-read in a Location; whether the fields the keys fill are there
+// (decodeRest).
+func (e *entityPlan) wireKeep(o *TableOptions, cursorKeys []string) *codec.Keep {
+	vals := append([]string{o.PartitionKey, o.SortKey, o.EntityTypeAttr}, cursorKeys...)
+	for _, f := range e.foreign.times {
+		vals = append(vals, f.Attr)
+	}
+	var present []string
 	for _, k := range e.primaryKeys(o) {
 		for _, f := range k.ck.fields {
-			keep = append(keep, f.Attr)
+			if !slices.Contains(vals, f.Attr) && !slices.Contains(present, f.Attr) {
+				present = append(present, f.Attr)
+			}
 		}
 	}
-	for _, f := range e.foreign.times {
-		keep = append(keep, f.Attr)
-	}
-	slices.Sort(keep)
-	return slices.Compact(keep)
+	slices.Sort(vals)
+	return &codec.Keep{Values: slices.Compact(vals), Present: present}
+}
+
+// wireHeads starts the sink of a read of e.
+func (e *entityPlan) wireHeads(o *TableOptions, cursorKeys []string) wireHeads {
+	return wireHeads{typ: e.typ, plan: codec.StructPlan(e.typ), keep: e.wireKeep(o, cursorKeys)}
 }
 
 // wireOn reports whether a request of t through c takes the direct path:
@@ -97,7 +107,7 @@ func wirePage[T any](f pager, r *Repo[T]) *wireSink[T] {
 	if !ok || !r.t.wire {
 		return nil
 	}
-	s := &wireSink[T]{wireHeads: wireHeads{typ: r.e.typ, keep: r.e.wireKeep(&r.t.opts, req.cursorKeys)}}
+	s := &wireSink[T]{wireHeads: r.e.wireHeads(&r.t.opts, req.cursorKeys)}
 	req.sink = s
 	return s
 }
@@ -164,7 +174,7 @@ func (r *Repo[T]) getWire(ctx context.Context, in *dynamodb.GetItemInput) (v T, 
 	if !r.t.wireOn(c) {
 		return v, false, nil
 	}
-	s := &wireSink[T]{wireHeads: wireHeads{typ: r.e.typ, keep: r.e.wireKeep(&r.t.opts, nil)}}
+	s := &wireSink[T]{wireHeads: r.e.wireHeads(&r.t.opts, nil)}
 	out, err := c.GetItem(wire.With(ctx, in, s), in)
 	switch {
 	case err != nil:

@@ -9,25 +9,37 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// Keep lists the attributes a direct read keeps as attribute values
+// Keep lists the attributes a direct read keeps in an item's head
 // besides decoding them (keys, the entity type: what the library reads of
-// an item besides its fields).
-type Keep interface {
-	Keeps(name []byte) bool
+// an item besides its fields): Values as attribute values, Present only
+// as there (the value Here).
+type Keep struct {
+	Values, Present []string
 }
 
-// KeepNames is a Keep of a few names.
-type KeepNames []string
+// Here stands in a head for an attribute of Keep.Present.
+var Here types.AttributeValue = &types.AttributeValueMemberNULL{Value: true}
 
-// Keeps reports whether name is one of k.
-func (k KeepNames) Keeps(name []byte) bool {
-	for _, n := range k {
+// keeps reports whether k keeps name, and whether its value.
+func (k *Keep) keeps(name []byte) (kept, value bool) {
+	if k == nil {
+		return false, false
+	}
+	for _, n := range k.Values {
 		if n == string(name) {
-			return true
+			return true, true
 		}
 	}
-	return false
+	for _, n := range k.Present {
+		if n == string(name) {
+			return true, false
+		}
+	}
+	return false, false
 }
+
+// Size is how many attributes k keeps at most.
+func (k *Keep) Size() int { return len(k.Values) + len(k.Present) }
 
 // folded is an attribute whose name matches a field only ignoring case:
 // decoded after the others, as Decode does.
@@ -46,7 +58,7 @@ type folded struct {
 // complete is as for decodeAtN. A field that does not decode is ferr (the
 // item is read to its end, the rest of it not decoded); err is malformed
 // JSON, after which d cannot go on.
-func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep Keep, head map[string]types.AttributeValue) (complete bool, ferr, err error) {
+func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[string]types.AttributeValue) (complete bool, ferr, err error) {
 	if p.whole || p.self || p.dupNames {
 		return p.decodeJSONItem(d, base, keep, head)
 	}
@@ -69,7 +81,15 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep Keep, head map[stri
 			break
 		}
 		i, isField := p.exactField(k)
-		if keep != nil && keep.Keeps(k) {
+		kept, value := keep.keeps(k)
+		if kept && !value {
+			name := d.copyString(k)
+			if isField {
+				name = p.fields[i].name
+			}
+			head[name] = Here
+		}
+		if value {
 			name := d.copyString(k)
 			if isField {
 				name = p.fields[i].name
@@ -106,11 +126,14 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep Keep, head map[stri
 			continue
 		}
 		hits++
+		f := &p.fields[i]
+		if ferr == nil && d.listFast(f, base) {
+			continue
+		}
 		av, fresh, err := d.scalarAV(&sc)
 		if err != nil {
 			return false, nil, err
 		}
-		f := &p.fields[i]
 		if ferr != nil || f.fkind != fkNone && decodeFast(f, av, base) {
 			continue
 		}
@@ -124,6 +147,30 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep Keep, head map[stri
 		}
 	}
 	return hits == len(p.fields), ferr, nil
+}
+
+// listFast decodes an L into a nil []string field, an M into a nil
+// map[string]string field, straight from the text when decodeFast would
+// decode them; false (d unchanged) otherwise.
+func (d *JSON) listFast(f *planField, base unsafe.Pointer) bool {
+	if base == nil || f.fkind != fkStrings && f.fkind != fkStringMap {
+		return false
+	}
+	i, depth := d.i, d.depth
+	kind, err := d.avKind()
+	switch {
+	case err != nil:
+	case kind == "L" && f.fkind == fkStrings && *(*[]string)(unsafe.Add(base, f.off)) == nil:
+		if d.stringsFast((*[]string)(unsafe.Add(base, f.off))) && d.avEnd() == nil {
+			return true
+		}
+	case kind == "M" && f.fkind == fkStringMap && *(*map[string]string)(unsafe.Add(base, f.off)) == nil:
+		if d.stringMapFast((*map[string]string)(unsafe.Add(base, f.off))) && d.avEnd() == nil {
+			return true
+		}
+	}
+	d.i, d.depth = i, depth
+	return false
 }
 
 // decodeJSONField decodes av into field f; *v is the struct as a
@@ -171,7 +218,7 @@ func (p *Plan) foldField(k []byte, extras *[]string) (int, bool) {
 
 // decodeJSONItem is DecodeJSON through the whole item, for the plans Decode
 // does not decode field by field.
-func (p *Plan) decodeJSONItem(d *JSON, base unsafe.Pointer, keep Keep, head map[string]types.AttributeValue) (complete bool, ferr, err error) {
+func (p *Plan) decodeJSONItem(d *JSON, base unsafe.Pointer, keep *Keep, head map[string]types.AttributeValue) (complete bool, ferr, err error) {
 	item, err := d.Item()
 	if err != nil {
 		return false, nil, err
@@ -190,8 +237,8 @@ func (p *Plan) decodeJSONItem(d *JSON, base unsafe.Pointer, keep Keep, head map[
 // the value of type t at ptr (zero, on the heap), keeping the attributes
 // keep names in head (see DecodeJSON). ferr is as UnmarshalInPlaceComplete
 // returns it; err is malformed JSON.
-func UnmarshalJSON(d *JSON, t reflect.Type, ptr unsafe.Pointer, keep Keep, head map[string]types.AttributeValue) (complete bool, ferr, err error) {
-	if t.Kind() != reflect.Struct {
+func UnmarshalJSON(d *JSON, t reflect.Type, p *Plan, ptr unsafe.Pointer, keep *Keep, head map[string]types.AttributeValue) (complete bool, ferr, err error) {
+	if p == nil {
 		item, err := d.Item()
 		if err != nil {
 			return false, nil, err
@@ -199,7 +246,6 @@ func UnmarshalJSON(d *JSON, t reflect.Type, ptr unsafe.Pointer, keep Keep, head 
 		keepOf(item, keep, head)
 		return false, decodeError(attributevalue.UnmarshalMap(item, reflect.NewAt(t, ptr).Interface())), nil
 	}
-	p := forValue(t)
 	complete, ferr, err = p.DecodeJSON(d, ptr, keep, head)
 	if p.whole || p.self {
 		complete = false
@@ -207,14 +253,23 @@ func UnmarshalJSON(d *JSON, t reflect.Type, ptr unsafe.Pointer, keep Keep, head 
 	return complete, decodeError(ferr), err
 }
 
-// keepOf adds item's attributes keep names to head.
-func keepOf(item map[string]types.AttributeValue, keep Keep, head map[string]types.AttributeValue) {
-	if keep == nil {
-		return
+// StructPlan is the plan UnmarshalJSON takes for a value of type t: nil
+// unless t is a struct.
+func StructPlan(t reflect.Type) *Plan {
+	if t.Kind() != reflect.Struct {
+		return nil
 	}
+	return forValue(t)
+}
+
+// keepOf adds item's attributes keep names to head.
+func keepOf(item map[string]types.AttributeValue, keep *Keep, head map[string]types.AttributeValue) {
 	for k, av := range item {
-		if keep.Keeps([]byte(k)) {
+		switch kept, value := keep.keeps([]byte(k)); {
+		case value:
 			head[k] = av
+		case kept:
+			head[k] = Here
 		}
 	}
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"unicode"
@@ -28,6 +29,7 @@ type JSON struct {
 	i     int
 	depth int
 	arena []byte
+	slabS []types.AttributeValueMemberS
 }
 
 // maxDepth bounds nesting (DynamoDB allows 32 levels of attribute values,
@@ -163,6 +165,13 @@ func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 	}
 	start := d.i
 	i := d.i + 1
+	for i+8 <= len(d.b) { // 8 plain ASCII bytes at a time
+		v := binary.LittleEndian.Uint64(d.b[i:])
+		if hasLess(v, ' ')|hasByte(v, '"')|hasByte(v, '\\')|v&hiBits != 0 {
+			break
+		}
+		i += 8
+	}
 	for i < len(d.b) {
 		c := d.b[i]
 		switch {
@@ -184,6 +193,22 @@ func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 		i++
 	}
 	return nil, false, d.errorf("unterminated string")
+}
+
+const (
+	loBits = uint64(0x0101010101010101)
+	hiBits = uint64(0x8080808080808080)
+)
+
+// hasByte reports whether a byte of v is c (bit 7 of that byte set).
+func hasByte(v uint64, c byte) uint64 {
+	x := v ^ (loBits * uint64(c))
+	return (x - loBits) & ^x & hiBits
+}
+
+// hasLess reports whether a byte of v is below n (n <= 128).
+func hasLess(v uint64, n byte) uint64 {
+	return (v - loBits*uint64(n)) & ^v & hiBits
 }
 
 // String reads a string value, copied.
@@ -394,7 +419,7 @@ func (d *JSON) avBody(kind string) (types.AttributeValue, error) {
 	switch kind {
 	case "S":
 		s, err := d.String()
-		return &types.AttributeValueMemberS{Value: s}, err
+		return d.newS(s), err
 	case "N":
 		s, err := d.String()
 		return &types.AttributeValueMemberN{Value: s}, err
@@ -435,6 +460,17 @@ func (d *JSON) avBody(kind string) (types.AttributeValue, error) {
 	}
 	m, err := d.Item()
 	return &types.AttributeValueMemberM{Value: m}, err
+}
+
+// newS returns an S from a block of them (one allocation for 32).
+func (d *JSON) newS(v string) *types.AttributeValueMemberS {
+	if len(d.slabS) == 0 {
+		d.slabS = make([]types.AttributeValueMemberS, 32)
+	}
+	s := &d.slabS[0]
+	d.slabS = d.slabS[1:]
+	s.Value = v
+	return s
 }
 
 // list reads an array, each element with one.
@@ -662,4 +698,77 @@ func getu4(s []byte) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// stringsFast reads a list whose elements are all S, N or NULL values as
+// decodeStrings decodes it into a nil []string; false (d unchanged) for
+// any other value.
+func (d *JSON) stringsFast(sp *[]string) bool {
+	i, depth := d.i, d.depth
+	var buf [16]string
+	ss := buf[:0]
+	err := d.list(func() error {
+		s, ok := d.stringish()
+		if !ok {
+			return errNotFast
+		}
+		ss = append(ss, s)
+		return nil
+	})
+	if err != nil {
+		d.i, d.depth = i, depth
+		return false
+	}
+	*sp = append(make([]string, 0, len(ss)), ss...)
+	return true
+}
+
+// stringMapFast is stringsFast for an M into a nil map[string]string.
+func (d *JSON) stringMapFast(mp *map[string]string) bool {
+	i, depth := d.i, d.depth
+	m := make(map[string]string)
+	err := func() error {
+		if err := d.Begin('{'); err != nil {
+			return err
+		}
+		for first := true; ; {
+			k, ok, err := d.NextKey(&first)
+			if err != nil || !ok {
+				return err
+			}
+			key := d.copyString(k)
+			s, ok := d.stringish()
+			if !ok {
+				return errNotFast
+			}
+			m[key] = s
+		}
+	}()
+	if err != nil {
+		d.i, d.depth = i, depth
+		return false
+	}
+	*mp = m
+	return true
+}
+
+// errNotFast ends a fast read that met a value it does not handle.
+var errNotFast = errors.New("codec: not a fast value")
+
+// stringish reads an attribute value that stringish accepts.
+func (d *JSON) stringish() (string, bool) {
+	kind, err := d.avKind()
+	if err != nil {
+		return "", false
+	}
+	var s string
+	switch kind {
+	case "S", "N":
+		s, err = d.String()
+	case "NULL":
+		_, err = d.Bool()
+	default:
+		return "", false
+	}
+	return s, err == nil && d.avEnd() == nil
 }
