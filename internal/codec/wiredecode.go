@@ -63,7 +63,6 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		return p.decodeJSONItem(d, base, keep, head)
 	}
 	var (
-		sc     scalar
 		v      reflect.Value
 		later  []folded
 		hits   int
@@ -127,10 +126,10 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		}
 		hits++
 		f := &p.fields[i]
-		if ferr == nil && d.listFast(f, base) {
+		if ferr == nil && (d.scalarFast(f, base) || d.listFast(f, base)) {
 			continue
 		}
-		av, fresh, err := d.scalarAV(&sc)
+		av, fresh, err := d.scalarAV(&d.sc)
 		if err != nil {
 			return false, nil, err
 		}
@@ -147,6 +146,69 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		}
 	}
 	return hits == len(p.fields), ferr, nil
+}
+
+// scalarFast decodes an S, N or BOOL straight from the text into a field
+// of a fast shape, as decodeFast would decode its attribute value; false
+// (d unchanged) for what it does not handle.
+func (d *JSON) scalarFast(f *planField, base unsafe.Pointer) bool {
+	if base == nil {
+		return false
+	}
+	switch f.fkind {
+	case fkString, fkInt64, fkInt32, fkInt16, fkInt8, fkUint64, fkUint32, fkUint16, fkUint8, fkFloat64, fkFloat32, fkBool, fkTime:
+	default:
+		return false
+	}
+	i, depth := d.i, d.depth
+	kind, err := d.avKind()
+	if err == nil && d.scalarInto(f, kind, base) && d.avEnd() == nil {
+		return true
+	}
+	d.i, d.depth = i, depth
+	return false
+}
+
+// scalarInto reads the value of an attribute value of kind into f.
+func (d *JSON) scalarInto(f *planField, kind string, base unsafe.Pointer) bool {
+	var av types.AttributeValue
+	switch {
+	case kind == "BOOL" && f.fkind == fkBool:
+		b, err := d.Bool()
+		if err != nil {
+			return false
+		}
+		d.sc.b.Value = b
+		av = &d.sc.b
+	case kind == "S" && f.fkind == fkString, kind == "S" && f.fkind == fkTime:
+		s, err := d.String()
+		if err != nil {
+			return false
+		}
+		d.sc.s.Value = s
+		av = &d.sc.s
+	case kind == "N" && f.fkind != fkTime && f.fkind != fkBool, kind == "S" && f.asString && f.fkind != fkTime && f.fkind != fkBool:
+		raw, esc, err := d.rawString()
+		if err != nil || esc {
+			return false
+		}
+		// Numbers are parsed where they are, not copied (unless a string
+		// field keeps them).
+		t := unsafe.String(unsafe.SliceData(raw), len(raw))
+		if f.fkind == fkString {
+			t = d.copyString(raw)
+		}
+		if kind == "N" {
+			d.sc.n.Value = t
+			av = &d.sc.n
+		} else {
+			d.sc.s.Value = t
+			av = &d.sc.s
+		}
+	default:
+		return false
+	}
+	return decodeFast(f, av, base)
 }
 
 // listFast decodes an L into a nil []string field, an M into a nil

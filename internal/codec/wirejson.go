@@ -30,6 +30,7 @@ type JSON struct {
 	depth int
 	arena []byte
 	slabS []types.AttributeValueMemberS
+	sc    scalar
 }
 
 // maxDepth bounds nesting (DynamoDB allows 32 levels of attribute values,
@@ -376,6 +377,38 @@ func (d *JSON) Item() (map[string]types.AttributeValue, error) {
 func (d *JSON) avKind() (string, error) {
 	if err := d.Begin('{'); err != nil {
 		return "", err
+	}
+	// The common case: {"S": without white space or escapes.
+	if b := d.b[d.i:]; len(b) >= 4 && b[0] == '"' {
+		var k string
+		switch {
+		case b[2] == '"' && b[3] == ':':
+			switch b[1] {
+			case 'S':
+				k = "S"
+			case 'N':
+				k = "N"
+			case 'L':
+				k = "L"
+			case 'M':
+				k = "M"
+			case 'B':
+				k = "B"
+			}
+		case len(b) >= 5 && b[3] == '"' && b[4] == ':':
+			switch string(b[1:3]) {
+			case "SS":
+				k = "SS"
+			case "NS":
+				k = "NS"
+			case "BS":
+				k = "BS"
+			}
+		}
+		if k != "" {
+			d.i += len(k) + 3
+			return k, nil
+		}
 	}
 	first := true
 	k, ok, err := d.NextKey(&first)
