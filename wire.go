@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -71,11 +72,21 @@ type wireFeed interface {
 func (s *wireHeads) direct() *wireHeads { return s }
 
 // wireKeep lists the attributes a read of e looks at besides its fields:
-// the values of the keys, the entity type, the cursor's keys and the
-// times re-read in a Location; whether the fields the keys fill are there
-// (decodeRest).
-func (e *entityPlan) wireKeep(o *TableOptions, cursorKeys []string) *codec.Keep {
-	vals := append([]string{o.PartitionKey, o.SortKey, o.EntityTypeAttr}, cursorKeys...)
+// the values of the keys, the cursor's keys, the times re-read in a
+// Location and, when typed (a Get, or an entity matching keys, whose reads
+// the type filter does not settle), the entity type; whether the fields
+// the keys fill are there (decodeRest). Cached per entity, table and keys.
+func (e *entityPlan) wireKeep(o *TableOptions, cursorKeys []string, typed bool) *codec.Keep {
+	typed = typed || e.foreign.matchKeys
+	ck := keepKey{e: e, o: o, typed: typed, n: len(cursorKeys)}
+	cacheable := copy(ck.keys[:], cursorKeys) == len(cursorKeys)
+	if k, ok := wireKeeps.Load(ck); ok && cacheable {
+		return k.(*codec.Keep)
+	}
+	vals := append([]string{o.PartitionKey, o.SortKey}, cursorKeys...)
+	if typed {
+		vals = append(vals, o.EntityTypeAttr)
+	}
 	for _, f := range e.foreign.times {
 		vals = append(vals, f.Attr)
 	}
@@ -88,12 +99,27 @@ func (e *entityPlan) wireKeep(o *TableOptions, cursorKeys []string) *codec.Keep 
 		}
 	}
 	slices.Sort(vals)
-	return &codec.Keep{Values: slices.Compact(vals), Present: present}
+	k := &codec.Keep{Values: slices.Compact(vals), Present: present}
+	if cacheable {
+		wireKeeps.Store(ck, k)
+	}
+	return k
 }
 
-// wireHeads starts the sink of a read of e.
-func (e *entityPlan) wireHeads(o *TableOptions, cursorKeys []string) wireHeads {
-	return wireHeads{typ: e.typ, plan: codec.StructPlan(e.typ), keep: e.wireKeep(o, cursorKeys)}
+// wireKeeps caches wireKeep.
+var wireKeeps sync.Map // keepKey → *codec.Keep
+
+type keepKey struct {
+	e     *entityPlan
+	o     *TableOptions
+	typed bool
+	n     int
+	keys  [4]string
+}
+
+// wireHeads starts the sink of a read of e (typed: see wireKeep).
+func (e *entityPlan) wireHeads(o *TableOptions, cursorKeys []string, typed bool) wireHeads {
+	return wireHeads{typ: e.typ, plan: codec.StructPlan(e.typ), keep: e.wireKeep(o, cursorKeys, typed)}
 }
 
 // wireOn reports whether a request of t through c takes the direct path:
@@ -107,7 +133,7 @@ func wirePage[T any](f pager, r *Repo[T]) *wireSink[T] {
 	if !ok || !r.t.wire {
 		return nil
 	}
-	s := &wireSink[T]{wireHeads: r.e.wireHeads(&r.t.opts, req.cursorKeys)}
+	s := &wireSink[T]{wireHeads: r.e.wireHeads(&r.t.opts, req.cursorKeys, false)}
 	req.sink = s
 	return s
 }
@@ -174,7 +200,7 @@ func (r *Repo[T]) getWire(ctx context.Context, in *dynamodb.GetItemInput) (v T, 
 	if !r.t.wireOn(c) {
 		return v, false, nil
 	}
-	s := &wireSink[T]{wireHeads: r.e.wireHeads(&r.t.opts, nil)}
+	s := &wireSink[T]{wireHeads: r.e.wireHeads(&r.t.opts, nil, true)}
 	out, err := c.GetItem(wire.With(ctx, in, s), in)
 	switch {
 	case err != nil:

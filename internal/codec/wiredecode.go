@@ -20,22 +20,23 @@ type Keep struct {
 // Here stands in a head for an attribute of Keep.Present.
 var Here types.AttributeValue = &types.AttributeValueMemberNULL{Value: true}
 
-// keeps reports whether k keeps name, and whether its value.
-func (k *Keep) keeps(name []byte) (kept, value bool) {
+// keeps reports whether k keeps name, whether its value, and its index in
+// Present.
+func (k *Keep) keeps(name []byte) (kept, value bool, at int) {
 	if k == nil {
-		return false, false
+		return false, false, 0
 	}
 	for _, n := range k.Values {
 		if n == string(name) {
-			return true, true
+			return true, true, 0
 		}
 	}
-	for _, n := range k.Present {
+	for i, n := range k.Present {
 		if n == string(name) {
-			return true, false
+			return true, false, i
 		}
 	}
-	return false, false
+	return false, false, 0
 }
 
 // Size is how many attributes k keeps at most.
@@ -63,10 +64,11 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		return p.decodeJSONItem(d, base, keep, head)
 	}
 	var (
-		v      reflect.Value
-		later  []folded
-		hits   int
-		extras = p.extras.Load()
+		v       reflect.Value
+		later   []folded
+		hits    int
+		present uint64
+		extras  = p.extras.Load()
 	)
 	if err := d.Begin('{'); err != nil {
 		return false, nil, err
@@ -80,13 +82,12 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 			break
 		}
 		i, isField := p.exactField(k)
-		kept, value := keep.keeps(k)
-		if kept && !value {
-			name := d.copyString(k)
-			if isField {
-				name = p.fields[i].name
-			}
-			head[name] = Here
+		kept, value, at := keep.keeps(k)
+		switch {
+		case kept && !value && at < 64:
+			present |= 1 << at // in head only when !complete
+		case kept && !value:
+			head[keep.Present[at]] = Here
 		}
 		if value {
 			name := d.copyString(k)
@@ -145,7 +146,15 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 			}
 		}
 	}
-	return hits == len(p.fields), ferr, nil
+	complete = hits == len(p.fields)
+	if !complete && present != 0 {
+		for at, name := range keep.Present {
+			if at < 64 && present&(1<<at) != 0 {
+				head[name] = Here
+			}
+		}
+	}
+	return complete, ferr, nil
 }
 
 // scalarFast decodes an S, N or BOOL straight from the text into a field
@@ -327,7 +336,7 @@ func StructPlan(t reflect.Type) *Plan {
 // keepOf adds item's attributes keep names to head.
 func keepOf(item map[string]types.AttributeValue, keep *Keep, head map[string]types.AttributeValue) {
 	for k, av := range item {
-		switch kept, value := keep.keeps([]byte(k)); {
+		switch kept, value, _ := keep.keeps([]byte(k)); {
 		case value:
 			head[k] = av
 		case kept:

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -145,12 +146,16 @@ func (p *Protocol) DeserializeResponse(ctx context.Context, schema *smithy.Opera
 		return &smithy.DeserializationError{Err: err}
 	}
 	c.sink.Reset()
-	rest, err := split(buf.Bytes(), op, member, c.sink)
+	count, scanned := counters(out)
+	rest, err := split(buf.Bytes(), op, member, c.sink, count, scanned)
 	if err != nil {
 		c.sink.Reset()
 		return &smithy.DeserializationError{Err: err, Snapshot: snapshot(buf.Bytes())}
 	}
 	c.sink.Done()
+	if len(rest) == 2 { // {}: nothing more for the SDK to read
+		return nil
+	}
 	r := *resp.Response
 	r.Body = io.NopCloser(bytes.NewReader(rest))
 	r.ContentLength = int64(len(rest))
@@ -175,9 +180,22 @@ func putBuffer(b *bytes.Buffer) {
 	buffers.Put(b)
 }
 
+// counters returns the Count and ScannedCount of a Query or Scan output,
+// which split sets itself.
+func counters(out smithy.Deserializable) (count, scanned *int32) {
+	switch o := out.(type) {
+	case *dynamodb.QueryOutput:
+		return &o.Count, &o.ScannedCount
+	case *dynamodb.ScanOutput:
+		return &o.Count, &o.ScannedCount
+	}
+	return nil, nil
+}
+
 // split reads body, a response of op: the items under member go to sink,
-// and the other members are returned as a JSON object of their own.
-func split(body []byte, op, member string, sink Sink) ([]byte, error) {
+// Count and ScannedCount to count and scanned (when not nil), and the
+// other members are returned as a JSON object of their own.
+func split(body []byte, op, member string, sink Sink, count, scanned *int32) ([]byte, error) {
 	d := codec.NewJSON(body)
 	rest := make([]byte, 0, 64)
 	rest = append(rest, '{')
@@ -202,6 +220,14 @@ func split(body []byte, op, member string, sink Sink) ([]byte, error) {
 		raw, err := d.Raw()
 		if err != nil {
 			return nil, err
+		}
+		if n, ok := int32Of(raw); ok && count != nil && (string(name) == "Count" || string(name) == "ScannedCount") {
+			if string(name) == "Count" {
+				*count = n
+			} else {
+				*scanned = n
+			}
+			continue
 		}
 		if len(rest) > 1 {
 			rest = append(rest, ',')
@@ -292,3 +318,10 @@ func array(d *codec.JSON, one func(int) error) error {
 	}
 }
 
+
+// int32Of parses a JSON integer that fits an int32 (as the SDK reads a
+// count); false for anything else, which the SDK then reads.
+func int32Of(raw []byte) (int32, bool) {
+	n, err := strconv.ParseInt(string(raw), 10, 32)
+	return int32(n), err == nil
+}
