@@ -61,6 +61,9 @@ func (d *JSON) errorf(format string, args ...any) error {
 }
 
 func (d *JSON) ws() {
+	if d.i < len(d.b) && d.b[d.i] > ' ' {
+		return
+	}
 	for d.i < len(d.b) {
 		switch d.b[d.i] {
 		case ' ', '\t', '\n', '\r':
@@ -161,40 +164,53 @@ func (d *JSON) NextElem(first *bool) (bool, error) {
 // included in raw when esc, for unquote).
 func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 	d.ws()
-	if d.i >= len(d.b) || d.b[d.i] != '"' {
+	b, i := d.b, d.i
+	if i >= len(b) || b[i] != '"' {
 		return nil, false, d.errorf("expected a string")
 	}
-	start := d.i
-	i := d.i + 1
-	for i+8 <= len(d.b) { // 8 plain ASCII bytes at a time
-		v := binary.LittleEndian.Uint64(d.b[i:])
-		if hasLess(v, ' ')|hasByte(v, '"')|hasByte(v, '\\')|v&hiBits != 0 {
-			break
+	i++
+	start := i
+	for {
+		for i+8 <= len(b) { // 8 plain ASCII bytes at a time
+			v := binary.LittleEndian.Uint64(b[i:])
+			if hasLess(v, ' ')|hasByte(v, '"')|hasByte(v, '\\')|v&hiBits != 0 {
+				break
+			}
+			i += 8
 		}
-		i += 8
-	}
-	for i < len(d.b) {
-		c := d.b[i]
-		switch {
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return nil, false, d.errorf("unterminated string")
+		}
+		switch c := b[i]; {
 		case c == '"':
 			d.i = i + 1
 			if esc {
-				return d.b[start:d.i], true, nil
+				return b[start-1 : i+1], true, nil
 			}
-			return d.b[start+1 : i], false, nil
+			return b[start:i], false, nil
 		case c == '\\':
 			esc = true
 			i += 2
-			continue
 		case c < ' ':
 			return nil, false, d.errorf("control character in a string")
-		case c >= utf8.RuneSelf:
-			esc = true // unquote checks the UTF-8
+		default: // not ASCII: unquote checks the UTF-8
+			esc = true
+			i++
 		}
-		i++
 	}
-	return nil, false, d.errorf("unterminated string")
 }
+
+// plain marks the bytes a string holds as they are: ASCII, not a control
+// character, a quote or a backslash.
+var plain = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 const (
 	loBits = uint64(0x0101010101010101)
