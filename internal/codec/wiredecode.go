@@ -67,6 +67,7 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		v       reflect.Value
 		later   []folded
 		hits    int
+		ferrAt  int
 		present uint64
 		extras  = p.extras.Load()
 	)
@@ -101,8 +102,8 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 			head[name] = av
 			if isField {
 				hits++
-				if ferr == nil {
-					ferr = p.decodeJSONField(&p.fields[i], av, &v, base)
+				if e := p.decodeJSONField(&p.fields[i], av, &v, base); e != nil && (ferr == nil || i < ferrAt) {
+					ferr, ferrAt = e, i
 				}
 			} else if j, ok := p.foldField(k, extras); ok {
 				later = append(later, folded{j, name, av})
@@ -127,17 +128,20 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		}
 		hits++
 		f := &p.fields[i]
-		if ferr == nil && (d.scalarFast(f, base) || d.listFast(f, base)) {
+		if d.scalarFast(f, base) || d.listFast(f, base) {
 			continue
 		}
 		av, fresh, err := d.scalarAV(&d.sc)
 		if err != nil {
 			return false, nil, err
 		}
-		if ferr != nil || f.fkind != fkNone && decodeFast(f, av, base) {
+		if f.fkind != fkNone && decodeFast(f, av, base) {
 			continue
 		}
-		ferr = p.decodeJSONField(f, own(av, fresh), &v, base)
+		// Decode's error is its first field's that fails, in field order.
+		if e := p.decodeJSONField(f, own(av, fresh), &v, base); e != nil && (ferr == nil || i < ferrAt) {
+			ferr, ferrAt = e, i
+		}
 	}
 	for _, x := range later {
 		if ferr == nil {
