@@ -206,9 +206,3 @@ func TestDirectFallback(t *testing.T) {
 	require.Equal(t, []int{4}, observed)
 }
 
-func TestCarriesOnlyEnabledClients(t *testing.T) {
-	plain := dynamodb.New(dynamodb.Options{Region: "us-east-1"})
-	on := dynamodb.New(dynamodb.Options{Region: "us-east-1"}, wire.Enable, wire.Enable)
-	require.NotNil(t, on)
-	require.NotNil(t, plain)
-}
