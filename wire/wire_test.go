@@ -205,4 +205,3 @@ func TestDirectFallback(t *testing.T) {
 	}
 	require.Equal(t, []int{4}, observed)
 }
-

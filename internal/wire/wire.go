@@ -318,7 +318,6 @@ func array(d *codec.JSON, one func(int) error) error {
 	}
 }
 
-
 // int32Of parses a JSON integer that fits an int32 (as the SDK reads a
 // count); false for anything else, which the SDK then reads.
 func int32Of(raw []byte) (int32, bool) {
