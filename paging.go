@@ -151,7 +151,7 @@ func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], strict b
 	var page Page[T]
 	ws := wirePage(f, r)
 	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
-		if ws != nil && ws.done {
+		if ws != nil && ws.Filled {
 			return takeWire(r, ws, &page, left, strict)
 		}
 		if !r.mine(item) {
@@ -354,8 +354,8 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 	if err != nil {
 		return nil, false, r.sendErr(err)
 	}
-	if r.sink != nil && r.sink.direct().done {
-		items = r.sink.direct().heads
+	if r.sink != nil && r.sink.heads().Filled {
+		items = r.sink.heads().Heads
 	}
 	r.count += int(count)
 	r.after = after

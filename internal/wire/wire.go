@@ -20,10 +20,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -323,4 +326,56 @@ func array(d *codec.JSON, one func(int) error) error {
 func int32Of(raw []byte) (int32, bool) {
 	n, err := strconv.ParseInt(string(raw), 10, 32)
 	return int32(n), err == nil
+}
+
+// Heads is the part of a Sink for reads of one struct type that does not
+// depend on the type: each response's items' heads (the attributes Keep
+// keeps), whether each was complete and its field error.
+type Heads struct {
+	Type     reflect.Type
+	Plan     *codec.Plan // codec.StructPlan(Type)
+	Keep     *codec.Keep
+	Heads    []map[string]types.AttributeValue
+	Complete []bool
+	Errs     []error
+	Filled   bool // the last response was decoded here
+	Next     int  // the index of the next item taken
+}
+
+// NewHeads returns the Heads of reads of t keeping keep.
+func NewHeads(t reflect.Type, keep *codec.Keep) Heads {
+	return Heads{Type: t, Plan: codec.StructPlan(t), Keep: keep}
+}
+
+// Reset drops the items of the last response.
+func (h *Heads) Reset() {
+	h.Heads, h.Complete, h.Errs = h.Heads[:0], h.Complete[:0], h.Errs[:0]
+	h.Filled, h.Next = false, 0
+}
+
+// Done records that a response was decoded whole.
+func (h *Heads) Done() { h.Filled = true }
+
+// Add reads an item from d into the value at ptr (zero, of type Type).
+func (h *Heads) Add(d *codec.JSON, ptr unsafe.Pointer) error {
+	head := make(map[string]types.AttributeValue, h.Keep.Size())
+	complete, ferr, err := codec.UnmarshalJSON(d, h.Type, h.Plan, ptr, h.Keep, head)
+	if err != nil {
+		return err
+	}
+	h.Heads, h.Complete, h.Errs = append(h.Heads, head), append(h.Complete, complete), append(h.Errs, ferr)
+	return nil
+}
+
+// keeps caches what Keeps builds.
+var keeps sync.Map
+
+// Keeps returns build's Keep, built once per key (a comparable value).
+func Keeps(key any, build func() *codec.Keep) *codec.Keep {
+	if k, ok := keeps.Load(key); ok {
+		return k.(*codec.Keep)
+	}
+	k := build()
+	keeps.Store(key, k)
+	return k
 }
