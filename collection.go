@@ -345,11 +345,11 @@ func mixedProjection(t *Table, targets []*Target, fields, keyAttrs []string) ([]
 	attrs := make([]string, 0, len(fields)+len(keyAttrs)+1)
 	attrs = append(attrs, t.opts.EntityTypeAttr)
 	for _, f := range fields {
-		a, _, err := names(f)
+		r, err := names(f)
 		if err != nil {
 			return nil, err
 		}
-		attrs = append(attrs, a)
+		attrs = append(attrs, r.Attr)
 	}
 	return append(attrs, keyAttrs...), nil
 }

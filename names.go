@@ -1,13 +1,19 @@
 package singletable
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // Names in the caller's conditions and filters: callers name fields by
@@ -57,14 +63,137 @@ func (e *entityPlan) unknownName(role, name string) *ValidationError {
 }
 
 // condNames is the resolver of the names of a caller's condition (role as
-// for unknownName) on e's items in table t.
-func (e *entityPlan) condNames(t *Table, role string) expr.Resolver {
-	return func(name string) (string, expr.Operand, error) {
-		if a, ok := e.attrOf(t, name); ok {
-			return a, e.operandOf(a), nil
+// for unknownName) on e's items in table t: a filter's, or (at: the key
+// attributes of the item it is evaluated on) a write's.
+func (e *entityPlan) condNames(t *Table, role string, at ...map[string]types.AttributeValue) expr.Resolver {
+	return func(name string) (expr.Resolution, error) {
+		if r, ok := e.resolveName(t, name, role, at...); ok {
+			return r, nil
 		}
-		return "", nil, e.unknownName(role, name)
+		return expr.Resolution{}, e.unknownName(role, name)
 	}
+}
+
+// resolveName is what name stands for in a condition on e's items (see
+// condNames), and whether it is known.
+func (e *entityPlan) resolveName(t *Table, name, role string, at ...map[string]types.AttributeValue) (expr.Resolution, bool) {
+	f := e.byName[name]
+	if f == nil {
+		f = e.byAttr[name]
+	}
+	if f != nil && slices.Contains(e.foreign.keyOnly, f) {
+		hs := e.keyHolders(t, f, at...)
+		return expr.Resolution{Attr: hs[0].Attr, Key: e.heldInKeys(f, role, hs)}, true
+	}
+	a, ok := e.attrOf(t, name)
+	return expr.Resolution{Attr: a, Operand: e.operandOf(a)}, ok
+}
+
+// keyHolders lists the key attributes whose templates hold f, a field no
+// attribute of its own holds: the table's keys and the templated index
+// keys (a condition uses the table's when it has f, since every item has
+// them). at holds the table key attributes of the item a write's condition
+// is evaluated on.
+func (e *entityPlan) keyHolders(t *Table, f *model.Field, at ...map[string]types.AttributeValue) []keys.Holder {
+	var hs []keys.Holder
+	add := func(k *compiledKey, attr string, table, suffixed bool) {
+		if i := slices.Index(k.fields, f); i >= 0 && attr != "" {
+			h := keys.Holder{Attr: attr, Tpl: &k.tpl, Place: i, Always: table, Suffixed: suffixed}
+			if s, ok := attrIn(at, attr).(*types.AttributeValueMemberS); ok && table {
+				h.Known = s.Value
+			}
+			hs = append(hs, h)
+		}
+	}
+	add(&e.pk, t.opts.PartitionKey, true, false)
+	add(&e.sk, t.opts.SortKey, true, false)
+	for _, p := range e.indexes {
+		if !p.multi {
+			add(&p.pk, p.pkAttr, false, p.shards > 0)
+			add(&p.sk, p.skAttr, false, false)
+		}
+	}
+	return hs
+}
+
+func attrIn(at []map[string]types.AttributeValue, attr string) types.AttributeValue {
+	if len(at) == 0 {
+		return nil
+	}
+	return at[0][attr]
+}
+
+// heldInKeys writes the comparisons of f, held only in the keys hs, against
+// them (internal/keys, match.go), refusing what no condition on them
+// matches exactly.
+func (e *entityPlan) heldInKeys(f *model.Field, role string, hs []keys.Holder) expr.KeyField {
+	return func(b *expr.Builder, op string, avs ...types.AttributeValue) (string, error) {
+		conds, err := e.keyConds(f, hs, op, avs)
+		if err != nil {
+			held := make([]string, len(hs))
+			for i, h := range hs {
+				held[i] = fmt.Sprintf("%s %q", h.Attr, h.Tpl.Raw)
+			}
+			return "", &ValidationError{Entity: e.name, Field: f.Name, Err: err,
+				Reason: fmt.Sprintf("%s on %s, which only key %s holds, cannot be written against it exactly", role, f.Name, strings.Join(held, ", "))}
+		}
+		kcs := make([]expr.KeyCond, len(conds))
+		for i, c := range conds {
+			kcs[i] = expr.KeyCond{Attr: c.Attr, Op: expr.OpEq, V1: &types.AttributeValueMemberS{Value: c.Key}}
+			if c.Prefix {
+				kcs[i].Op = expr.OpBeginsWith
+			}
+		}
+		return b.AnyKey(kcs), nil
+	}
+}
+
+// keyConds is the condition "f op avs" on the keys hs (see heldInKeys).
+func (e *entityPlan) keyConds(f *model.Field, hs []keys.Holder, op string, avs []types.AttributeValue) ([]keys.Cond, error) {
+	switch op {
+	case expr.OpEq:
+		item, err := e.condItem(f, avs[0])
+		if err != nil {
+			return nil, err
+		}
+		fv, _ := f.KeyValue(item)
+		return keys.Equal(hs, fv)
+	case expr.OpBeginsWith:
+		if s, ok := avs[0].(*types.AttributeValueMemberS); ok {
+			return keys.BeginsWith(hs, f.Type, s.Value)
+		}
+		return nil, fmt.Errorf("%w: begins_with on it needs a string", keys.ErrInexact)
+	case expr.OpLt, expr.OpLe, expr.OpGt, expr.OpGe, expr.OpBetween:
+		return nil, fmt.Errorf("%w: a filter does not range (%s) over a key part; a Query's sort condition (Where, Between) ranges over a sort key's fields", keys.ErrInexact, strings.TrimSpace(op))
+	}
+	return nil, fmt.Errorf("%w: %s of it has no attribute to test; =, <>, IN and begins_with are written against the key", keys.ErrInexact, op)
+}
+
+// condItem is a new item of e's type whose field f holds av, a value a
+// condition compares f with: a time as RFC 3339 text (expression.Value's
+// encoding of a time.Time), or as f's attribute holds it.
+func (e *entityPlan) condItem(f *model.Field, av types.AttributeValue) (reflect.Value, error) {
+	item := reflect.New(e.typ).Elem()
+	fv := fieldByIndexAlloc(item, f.Index)
+	var err error
+	if s, ok := av.(*types.AttributeValueMemberS); ok && isTimeType(f.Type) {
+		if at, terr := time.Parse(time.RFC3339Nano, s.Value); terr == nil {
+			setTime(fv, at)
+			return item, nil
+		}
+	}
+	if plan := codec.For(e.typ); f.Attr != "" && plan.HasField(f.Attr, f.Index) {
+		err = plan.Decode(map[string]types.AttributeValue{f.Attr: av}, item)
+	} else {
+		err = attributevalue.Unmarshal(av, fv.Addr().Interface())
+	}
+	if err != nil {
+		return item, fmt.Errorf("the value compared with it is not a %v", f.Type)
+	}
+	if !f.Present(item) {
+		return item, fmt.Errorf("the value compared with it is empty, which no key holds: %w", keys.ErrEmptyValue)
+	}
+	return item, nil
 }
 
 // operandOf writes a value a caller's condition compares attribute attr
@@ -114,8 +243,8 @@ func (e *entityPlan) operandOf(attr string) expr.Operand {
 
 // attrNamer is an entity as a collection's filter sees it.
 type attrNamer interface {
-	attrOf(t *Table, name string) (string, bool)
-	operandOf(attr string) expr.Operand
+	resolveName(t *Table, name, role string, at ...map[string]types.AttributeValue) (expr.Resolution, bool)
+	typeFilter(b *expr.Builder, o *TableOptions) string
 	unknownName(role, name string) *ValidationError
 	excludes(name string) bool
 }
@@ -123,55 +252,77 @@ type attrNamer interface {
 func (e *entityPlan) excludes(name string) bool { return e.excluded[name] }
 
 // condNames is the resolver of the names of the caller's conditions on
-// r's items.
-func (r *repo) condNames() expr.Resolver { return r.e.condNames(r.t, "condition") }
+// r's items, evaluated on the item whose key attributes at holds.
+func (r *repo) condNames(at map[string]types.AttributeValue) expr.Resolver {
+	return r.e.condNames(r.t, "condition", at)
+}
 
 // collectionNames is the resolver of the names of a collection's filter:
 // a name resolves when the targets that know it agree on its attribute (on
 // the others' items the filter's test of it fails, as on the table); two
-// attributes for one name make it ambiguous.
+// attributes for one name make it ambiguous. A field one target holds only
+// in keys is tested on its keys and entity type, when no other target
+// knows the name.
 func collectionNames(t *Table, targets []*Target) expr.Resolver {
-	return func(name string) (string, expr.Operand, error) {
-		attr, by := "", ""
-		var operand expr.Operand // the first target's that has one
+	return func(name string) (expr.Resolution, error) {
+		var res expr.Resolution
+		by := ""
+		var keyed *Target
 		var knowers []string
 		for _, tg := range targets {
-			a, ok := tg.names.attrOf(t, name)
+			r, ok := tg.names.resolveName(t, name, "collection filter")
 			if !ok {
 				continue
 			}
 			knowers = append(knowers, tg.entity)
-			if operand == nil {
-				operand = tg.names.operandOf(a)
+			if r.Key != nil {
+				keyed = tg
+			}
+			if res.Operand == nil { // the first target's that has one
+				res.Operand = r.Operand
 			}
 			if by == "" {
-				attr, by = a, tg.entity
+				res.Attr, res.Key, by = r.Attr, r.Key, tg.entity
 				continue
 			}
-			if a != attr {
-				return "", nil, validationErr(strings.Join(knowers, ", "), name,
+			if r.Attr != res.Attr {
+				return expr.Resolution{}, validationErr(strings.Join(knowers, ", "), name,
 					"collection filter names %q, which is ambiguous: %s stores it as attribute %q, %s as %q; name the attribute (e.g. with expression.NameNoDotSplit) or filter one entity with a Query",
-					name, by, attr, tg.entity, a)
+					name, by, res.Attr, tg.entity, r.Attr)
 			}
 		}
-		if by != "" {
-			return attr, operand, nil
+		switch {
+		case keyed != nil && len(knowers) > 1:
+			return expr.Resolution{}, validationErr(strings.Join(knowers, ", "), name,
+				"collection filter names %q, which %s holds only in its keys: a filter of several entities' items cannot test it exactly; filter %s with a Query", name, keyed.entity, keyed.entity)
+		case keyed != nil:
+			key := res.Key
+			res.Key = func(b *expr.Builder, op string, avs ...types.AttributeValue) (string, error) {
+				c, err := key(b, op, avs...)
+				if err != nil {
+					return "", err
+				}
+				return expr.And(keyed.names.typeFilter(b, &t.opts), c), nil
+			}
+			return res, nil
+		case by != "":
+			return res, nil
 		}
 		switch len(targets) {
 		case 0:
-			return "", nil, validationErr("", name, "collection filter names %q, but the collection has no targets to resolve it against", name)
+			return expr.Resolution{}, validationErr("", name, "collection filter names %q, but the collection has no targets to resolve it against", name)
 		case 1:
-			return "", nil, targets[0].names.unknownName("collection filter", name)
+			return expr.Resolution{}, targets[0].names.unknownName("collection filter", name)
 		}
 		ents := make([]string, 0, len(targets))
 		for _, tg := range targets {
 			if tg.names.excludes(name) {
-				return "", nil, tg.names.unknownName("collection filter", name)
+				return expr.Resolution{}, tg.names.unknownName("collection filter", name)
 			}
 			ents = append(ents, tg.entity)
 		}
 		slices.Sort(ents)
-		return "", nil, validationErr(strings.Join(ents, ", "), name,
+		return expr.Resolution{}, validationErr(strings.Join(ents, ", "), name,
 			"collection filter names %q, which is neither a Go field nor a stored attribute of any target entity", name)
 	}
 }
