@@ -62,12 +62,20 @@ func (e *entityPlan) unknownName(role, name string) *ValidationError {
 	return validationErr(e.name, name, "%s names %q, which is neither a Go field of %s nor an attribute its items are stored with", role, name, e.typ)
 }
 
+// condScope is where a caller's condition is evaluated, for the fields
+// only keys hold: a write's on the one item whose table key attributes
+// item holds; a Query's filter on items whose key attributes queried
+// (Table.queriedKeys) DynamoDB refuses in it; a Scan's on any item.
+type condScope struct {
+	item    map[string]types.AttributeValue
+	queried []string
+}
+
 // condNames is the resolver of the names of a caller's condition (role as
-// for unknownName) on e's items in table t: a filter's, or (at: the key
-// attributes of the item it is evaluated on) a write's.
-func (e *entityPlan) condNames(t *Table, role string, at ...map[string]types.AttributeValue) expr.Resolver {
+// for unknownName) on e's items in table t, evaluated in scope.
+func (e *entityPlan) condNames(t *Table, role string, scope condScope) expr.Resolver {
 	return func(name string) (expr.Resolution, error) {
-		if r, ok := e.resolveName(t, name, role, at...); ok {
+		if r, ok := e.resolveName(t, name, role, scope); ok {
 			return r, nil
 		}
 		return expr.Resolution{}, e.unknownName(role, name)
@@ -76,13 +84,13 @@ func (e *entityPlan) condNames(t *Table, role string, at ...map[string]types.Att
 
 // resolveName is what name stands for in a condition on e's items (see
 // condNames), and whether it is known.
-func (e *entityPlan) resolveName(t *Table, name, role string, at ...map[string]types.AttributeValue) (expr.Resolution, bool) {
+func (e *entityPlan) resolveName(t *Table, name, role string, scope condScope) (expr.Resolution, bool) {
 	f := e.byName[name]
 	if f == nil {
 		f = e.byAttr[name]
 	}
 	if f != nil && slices.Contains(e.foreign.keyOnly, f) {
-		hs := e.keyHolders(t, f, at...)
+		hs := e.keyHolders(t, f, scope)
 		return expr.Resolution{Attr: hs[0].Attr, Key: e.heldInKeys(f, role, hs)}, true
 	}
 	a, ok := e.attrOf(t, name)
@@ -92,14 +100,13 @@ func (e *entityPlan) resolveName(t *Table, name, role string, at ...map[string]t
 // keyHolders lists the key attributes whose templates hold f, a field no
 // attribute of its own holds: the table's keys and the templated index
 // keys (a condition uses the table's when it has f, since every item has
-// them). at holds the table key attributes of the item a write's condition
-// is evaluated on.
-func (e *entityPlan) keyHolders(t *Table, f *model.Field, at ...map[string]types.AttributeValue) []keys.Holder {
+// them), as a condition evaluated in scope sees them.
+func (e *entityPlan) keyHolders(t *Table, f *model.Field, scope condScope) []keys.Holder {
 	var hs []keys.Holder
 	add := func(k *compiledKey, attr string, table, suffixed bool) {
 		if i := slices.Index(k.fields, f); i >= 0 && attr != "" {
-			h := keys.Holder{Attr: attr, Tpl: &k.tpl, Place: i, Always: table, Suffixed: suffixed}
-			if s, ok := attrIn(at, attr).(*types.AttributeValueMemberS); ok && table {
+			h := keys.Holder{Attr: attr, Tpl: &k.tpl, Place: i, Always: table, Suffixed: suffixed, Queried: slices.Contains(scope.queried, attr)}
+			if s, ok := scope.item[attr].(*types.AttributeValueMemberS); ok && table {
 				h.Known = s.Value
 			}
 			hs = append(hs, h)
@@ -116,11 +123,21 @@ func (e *entityPlan) keyHolders(t *Table, f *model.Field, at ...map[string]types
 	return hs
 }
 
-func attrIn(at []map[string]types.AttributeValue, attr string) types.AttributeValue {
-	if len(at) == 0 {
-		return nil
+// queriedKeys are the key attributes of the table (index "") or the index
+// a Query reads: DynamoDB refuses a Query's filter naming one.
+func (t *Table) queriedKeys(index string) []string {
+	if index == "" {
+		return t.primaryKeyAttrs()
 	}
-	return at[0][attr]
+	var out []string
+	for _, d := range t.indexes() {
+		for _, k := range append(d.Partition, d.Sort...) {
+			if d.Name == index {
+				out = append(out, k.Name)
+			}
+		}
+	}
+	return out
 }
 
 // heldInKeys writes the comparisons of f, held only in the keys hs, against
@@ -176,6 +193,9 @@ func (e *entityPlan) condItem(f *model.Field, av types.AttributeValue) (reflect.
 	item := reflect.New(e.typ).Elem()
 	fv := fieldByIndexAlloc(item, f.Index)
 	var err error
+	if want, _ := scalarType(f); want != "" && want != avType(av) { // a value of another type equals no stored one
+		return item, fmt.Errorf("the value compared with it is not a %v", f.Type)
+	}
 	if s, ok := av.(*types.AttributeValueMemberS); ok && isTimeType(f.Type) {
 		if at, terr := time.Parse(time.RFC3339Nano, s.Value); terr == nil {
 			setTime(fv, at)
@@ -188,12 +208,25 @@ func (e *entityPlan) condItem(f *model.Field, av types.AttributeValue) (reflect.
 		err = attributevalue.Unmarshal(av, fv.Addr().Interface())
 	}
 	if err != nil {
-		return item, fmt.Errorf("the value compared with it is not a %v", f.Type)
+		return item, fmt.Errorf("the value compared with it cannot be read as a %v", f.Type)
 	}
 	if !f.Present(item) {
 		return item, fmt.Errorf("the value compared with it is empty, which no key holds: %w", keys.ErrEmptyValue)
 	}
 	return item, nil
+}
+
+// avType is the scalar type of av, "" for another type.
+func avType(av types.AttributeValue) types.ScalarAttributeType {
+	switch av.(type) {
+	case *types.AttributeValueMemberS:
+		return types.ScalarAttributeTypeS
+	case *types.AttributeValueMemberN:
+		return types.ScalarAttributeTypeN
+	case *types.AttributeValueMemberB:
+		return types.ScalarAttributeTypeB
+	}
+	return ""
 }
 
 // operandOf writes a value a caller's condition compares attribute attr
@@ -243,7 +276,7 @@ func (e *entityPlan) operandOf(attr string) expr.Operand {
 
 // attrNamer is an entity as a collection's filter sees it.
 type attrNamer interface {
-	resolveName(t *Table, name, role string, at ...map[string]types.AttributeValue) (expr.Resolution, bool)
+	resolveName(t *Table, name, role string, scope condScope) (expr.Resolution, bool)
 	typeFilter(b *expr.Builder, o *TableOptions) string
 	unknownName(role, name string) *ValidationError
 	excludes(name string) bool
@@ -254,7 +287,7 @@ func (e *entityPlan) excludes(name string) bool { return e.excluded[name] }
 // condNames is the resolver of the names of the caller's conditions on
 // r's items, evaluated on the item whose key attributes at holds.
 func (r *repo) condNames(at map[string]types.AttributeValue) expr.Resolver {
-	return r.e.condNames(r.t, "condition", at)
+	return r.e.condNames(r.t, "condition", condScope{item: at})
 }
 
 // collectionNames is the resolver of the names of a collection's filter:
@@ -262,15 +295,17 @@ func (r *repo) condNames(at map[string]types.AttributeValue) expr.Resolver {
 // the others' items the filter's test of it fails, as on the table); two
 // attributes for one name make it ambiguous. A field one target holds only
 // in keys is tested on its keys and entity type, when no other target
-// knows the name.
-func collectionNames(t *Table, targets []*Target) expr.Resolver {
+// knows the name (queried: the key attributes the collection's Query reads
+// by, nil for a scan).
+func collectionNames(t *Table, targets []*Target, queried []string) expr.Resolver {
 	return func(name string) (expr.Resolution, error) {
 		var res expr.Resolution
 		by := ""
 		var keyed *Target
 		var knowers []string
+		var ambiguous error
 		for _, tg := range targets {
-			r, ok := tg.names.resolveName(t, name, "collection filter")
+			r, ok := tg.names.resolveName(t, name, "collection filter", condScope{queried: queried})
 			if !ok {
 				continue
 			}
@@ -285,13 +320,15 @@ func collectionNames(t *Table, targets []*Target) expr.Resolver {
 				res.Attr, res.Key, by = r.Attr, r.Key, tg.entity
 				continue
 			}
-			if r.Attr != res.Attr {
-				return expr.Resolution{}, validationErr(strings.Join(knowers, ", "), name,
+			if r.Attr != res.Attr && ambiguous == nil {
+				ambiguous = validationErr(strings.Join(knowers, ", "), name,
 					"collection filter names %q, which is ambiguous: %s stores it as attribute %q, %s as %q; name the attribute (e.g. with expression.NameNoDotSplit) or filter one entity with a Query",
 					name, by, res.Attr, tg.entity, r.Attr)
 			}
 		}
 		switch {
+		case keyed == nil && ambiguous != nil:
+			return expr.Resolution{}, ambiguous
 		case keyed != nil && len(knowers) > 1:
 			return expr.Resolution{}, validationErr(strings.Join(knowers, ", "), name,
 				"collection filter names %q, which %s holds only in its keys: a filter of several entities' items cannot test it exactly; filter %s with a Query", name, keyed.entity, keyed.entity)

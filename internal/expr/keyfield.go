@@ -166,11 +166,13 @@ func (c keyClause) write(b *Builder, kf KeyField, values map[string]types.Attrib
 		}
 		parts = append(parts, s)
 	}
-	cond := "(" + Or(parts...) + ")"
+	// Not parenthesised: DynamoDB refuses redundant parentheses, and the
+	// SDK parenthesises every operand of AND, OR and NOT (a clause alone is
+	// the whole condition, which the library's And parenthesises).
 	if c.op == "<>" {
-		return "(NOT " + cond + ")", nil
+		return "NOT (" + Or(parts...) + ")", nil
 	}
-	return cond, nil
+	return Or(parts...), nil
 }
 
 // useOf names the use u of a key field that is no comparison with values.

@@ -26,7 +26,8 @@ package keys
 // A field after another placeholder cannot be tested in a filter (where
 // its value starts in the key depends on the value before it), nor a key
 // attribute that holds a suffix after its template (a write shard) by
-// equality of the whole key. Such conditions are errors wrapping
+// equality of the whole key, nor, in a Query's filter, a key attribute
+// the Query reads by (DynamoDB refuses those). Such conditions are errors wrapping
 // ErrInexact; the caller refuses them before the network.
 
 import (
@@ -63,6 +64,9 @@ type Holder struct {
 	// evaluated on, when the request names it (a write's key); "" when
 	// unknown (a filter).
 	Known string
+	// Queried: the request is a Query of the table or index this is a key
+	// attribute of, and DynamoDB refuses a Query's filter on those.
+	Queried bool
 }
 
 // Cond is a condition on one key attribute: it equals Key, or (Prefix)
@@ -90,9 +94,6 @@ func BeginsWith(hs []Holder, t reflect.Type, prefix string) ([]Cond, error) {
 	if t.Kind() != reflect.String || model.UsesText(t) {
 		return nil, fmt.Errorf("%w: begins_with tests text, and the field is a %v", ErrInexact, t)
 	}
-	if !utf8.ValidString(prefix) {
-		return nil, fmt.Errorf("%w: begins_with prefix is not valid UTF-8", ErrUnrepresentable)
-	}
 	return anyHolder(hs, func(h *Holder) ([]Cond, error) { return h.beginsWith(prefix) })
 }
 
@@ -113,6 +114,9 @@ func anyHolder(hs []Holder, one func(h *Holder) ([]Cond, error)) ([]Cond, error)
 			continue
 		}
 		cs, err := one(h)
+		if h.Queried {
+			cs, err = nil, fmt.Errorf("%w: DynamoDB refuses a Query's filter on %s, a key attribute the Query reads by; its key and sort conditions select on it", ErrInexact, h.Attr)
+		}
 		switch {
 		case err != nil && !always:
 			return nil, err
@@ -199,11 +203,11 @@ func (h *Holder) around(j int) (before, after string, whole bool, err error) {
 // equal is Equal for one holder.
 func (h *Holder) equal(v reflect.Value) ([]Cond, error) {
 	p, j := h.part()
-	forms, err := p.forms(v)
+	before, after, whole, err := h.around(j)
 	if err != nil {
 		return nil, err
 	}
-	before, after, whole, err := h.around(j)
+	forms, err := p.forms(v)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +227,9 @@ func (h *Holder) beginsWith(prefix string) ([]Cond, error) {
 	before, _, _, err := h.around(j)
 	if err != nil {
 		return nil, err
+	}
+	if !utf8.ValidString(prefix) { // escaping would keep no prefix of it
+		return nil, fmt.Errorf("%w: begins_with prefix is not valid UTF-8", ErrUnrepresentable)
 	}
 	key, err := p.AppendPrefix([]byte(before), prefix)
 	if err != nil {
