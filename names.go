@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
@@ -62,13 +62,13 @@ func (e *entityPlan) unknownName(role, name string) *ValidationError {
 	return validationErr(e.name, name, "%s names %q, which is neither a Go field of %s nor an attribute its items are stored with", role, name, e.typ)
 }
 
-// condScope is where a caller's condition is evaluated, for the fields
-// only keys hold: a write's on the one item whose table key attributes
-// item holds; a Query's filter on items whose key attributes queried
-// (Table.queriedKeys) DynamoDB refuses in it; a Scan's on any item.
+// condScope is where a condition on a field only keys hold is evaluated:
+// a write's on the item whose table keys item holds; a Query's filter
+// where it cannot name queried; typed: among several entities' items.
 type condScope struct {
 	item    map[string]types.AttributeValue
 	queried []string
+	typed   bool
 }
 
 // condNames is the resolver of the names of a caller's condition (role as
@@ -91,16 +91,15 @@ func (e *entityPlan) resolveName(t *Table, name, role string, scope condScope) (
 	}
 	if f != nil && slices.Contains(e.foreign.keyOnly, f) {
 		hs := e.keyHolders(t, f, scope)
-		return expr.Resolution{Attr: hs[0].Attr, Key: e.heldInKeys(f, role, hs)}, true
+		return expr.Resolution{Attr: hs[0].Attr, Key: e.heldInKeys(t, f, role, hs, scope.typed)}, true
 	}
 	a, ok := e.attrOf(t, name)
 	return expr.Resolution{Attr: a, Operand: e.operandOf(a)}, ok
 }
 
 // keyHolders lists the key attributes whose templates hold f, a field no
-// attribute of its own holds: the table's keys and the templated index
-// keys (a condition uses the table's when it has f, since every item has
-// them), as a condition evaluated in scope sees them.
+// attribute of its own holds (the table's keys, then the templated index
+// keys), as a condition evaluated in scope sees them.
 func (e *entityPlan) keyHolders(t *Table, f *model.Field, scope condScope) []keys.Holder {
 	var hs []keys.Holder
 	add := func(k *compiledKey, attr string, table, suffixed bool) {
@@ -123,13 +122,9 @@ func (e *entityPlan) keyHolders(t *Table, f *model.Field, scope condScope) []key
 	return hs
 }
 
-// queriedKeys are the key attributes of the table (index "") or the index
-// a Query reads: DynamoDB refuses a Query's filter naming one.
-func (t *Table) queriedKeys(index string) []string {
-	if index == "" {
-		return t.primaryKeyAttrs()
-	}
-	var out []string
+// queriedKeys are the key attributes of the table (index "") or index a
+// Query reads: DynamoDB refuses a Query's filter naming one.
+func (t *Table) queriedKeys(index string) (out []string) {
 	for _, d := range t.indexes() {
 		for _, k := range append(d.Partition, d.Sort...) {
 			if d.Name == index {
@@ -137,96 +132,37 @@ func (t *Table) queriedKeys(index string) []string {
 			}
 		}
 	}
+	if index == "" {
+		out = t.primaryKeyAttrs()
+	}
 	return out
 }
 
-// heldInKeys writes the comparisons of f, held only in the keys hs, against
-// them (internal/keys, match.go), refusing what no condition on them
-// matches exactly.
-func (e *entityPlan) heldInKeys(f *model.Field, role string, hs []keys.Holder) expr.KeyField {
-	return func(b *expr.Builder, op string, avs ...types.AttributeValue) (string, error) {
-		conds, err := e.keyConds(f, hs, op, avs)
-		if err != nil {
-			held := make([]string, len(hs))
-			for i, h := range hs {
-				held[i] = fmt.Sprintf("%s %q", h.Attr, h.Tpl.Raw)
+// heldInKeys writes the comparisons of f, held only in the keys hs, as
+// conditions on them (internal/keys, match.go) and, when typed, on e's
+// type, refusing what no condition on them matches exactly.
+func (e *entityPlan) heldInKeys(t *Table, f *model.Field, role string, hs []keys.Holder, typed bool) *expr.KeyField {
+	kf := &expr.KeyField{
+		Equal: func(av types.AttributeValue) ([]expr.KeyCond, error) {
+			item := reflect.New(e.typ).Elem()
+			want, _ := scalarType(f) // a value of another type equals no stored one
+			if typ := attrvalue.TypeText(av); want != "" && !strings.HasSuffix(typ, "("+string(want)+")") ||
+				attributevalue.Unmarshal(av, fieldByIndexAlloc(item, f.Index).Addr().Interface()) != nil {
+				return nil, fmt.Errorf("the value compared with it is %s, not a %v", typ, f.Type)
 			}
-			return "", &ValidationError{Entity: e.name, Field: f.Name, Err: err,
-				Reason: fmt.Sprintf("%s on %s, which only key %s holds, cannot be written against it exactly", role, f.Name, strings.Join(held, ", "))}
-		}
-		kcs := make([]expr.KeyCond, len(conds))
-		for i, c := range conds {
-			kcs[i] = expr.KeyCond{Attr: c.Attr, Op: expr.OpEq, V1: &types.AttributeValueMemberS{Value: c.Key}}
-			if c.Prefix {
-				kcs[i].Op = expr.OpBeginsWith
-			}
-		}
-		return b.AnyKey(kcs), nil
+			fv, _ := f.KeyValue(item) // as f's key placeholders render it
+			return keys.Equal(hs, fv)
+		},
+		BeginsWith: func(prefix string) ([]expr.KeyCond, error) { return keys.BeginsWith(hs, f.Type, prefix) },
+		Refuse: func(why error) error {
+			return &ValidationError{Entity: e.name, Field: f.Name, Err: why,
+				Reason: fmt.Sprintf("%s on %s, which only key %s holds, cannot be written against it exactly", role, f.Name, keys.Held(hs))}
+		},
 	}
-}
-
-// keyConds is the condition "f op avs" on the keys hs (see heldInKeys).
-func (e *entityPlan) keyConds(f *model.Field, hs []keys.Holder, op string, avs []types.AttributeValue) ([]keys.Cond, error) {
-	switch op {
-	case expr.OpEq:
-		item, err := e.condItem(f, avs[0])
-		if err != nil {
-			return nil, err
-		}
-		fv, _ := f.KeyValue(item)
-		return keys.Equal(hs, fv)
-	case expr.OpBeginsWith:
-		if s, ok := avs[0].(*types.AttributeValueMemberS); ok {
-			return keys.BeginsWith(hs, f.Type, s.Value)
-		}
-		return nil, fmt.Errorf("%w: begins_with on it needs a string", keys.ErrInexact)
-	case expr.OpLt, expr.OpLe, expr.OpGt, expr.OpGe, expr.OpBetween:
-		return nil, fmt.Errorf("%w: a filter does not range (%s) over a key part; a Query's sort condition (Where, Between) ranges over a sort key's fields", keys.ErrInexact, strings.TrimSpace(op))
+	if typed {
+		kf.Where = func(b *expr.Builder) string { return e.typeFilter(b, &t.opts) }
 	}
-	return nil, fmt.Errorf("%w: %s of it has no attribute to test; =, <>, IN and begins_with are written against the key", keys.ErrInexact, op)
-}
-
-// condItem is a new item of e's type whose field f holds av, a value a
-// condition compares f with: a time as RFC 3339 text (expression.Value's
-// encoding of a time.Time), or as f's attribute holds it.
-func (e *entityPlan) condItem(f *model.Field, av types.AttributeValue) (reflect.Value, error) {
-	item := reflect.New(e.typ).Elem()
-	fv := fieldByIndexAlloc(item, f.Index)
-	var err error
-	if want, _ := scalarType(f); want != "" && want != avType(av) { // a value of another type equals no stored one
-		return item, fmt.Errorf("the value compared with it is not a %v", f.Type)
-	}
-	if s, ok := av.(*types.AttributeValueMemberS); ok && isTimeType(f.Type) {
-		if at, terr := time.Parse(time.RFC3339Nano, s.Value); terr == nil {
-			setTime(fv, at)
-			return item, nil
-		}
-	}
-	if plan := codec.For(e.typ); f.Attr != "" && plan.HasField(f.Attr, f.Index) {
-		err = plan.Decode(map[string]types.AttributeValue{f.Attr: av}, item)
-	} else {
-		err = attributevalue.Unmarshal(av, fv.Addr().Interface())
-	}
-	if err != nil {
-		return item, fmt.Errorf("the value compared with it cannot be read as a %v", f.Type)
-	}
-	if !f.Present(item) {
-		return item, fmt.Errorf("the value compared with it is empty, which no key holds: %w", keys.ErrEmptyValue)
-	}
-	return item, nil
-}
-
-// avType is the scalar type of av, "" for another type.
-func avType(av types.AttributeValue) types.ScalarAttributeType {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return types.ScalarAttributeTypeS
-	case *types.AttributeValueMemberN:
-		return types.ScalarAttributeTypeN
-	case *types.AttributeValueMemberB:
-		return types.ScalarAttributeTypeB
-	}
-	return ""
+	return kf
 }
 
 // operandOf writes a value a caller's condition compares attribute attr
@@ -277,7 +213,6 @@ func (e *entityPlan) operandOf(attr string) expr.Operand {
 // attrNamer is an entity as a collection's filter sees it.
 type attrNamer interface {
 	resolveName(t *Table, name, role string, scope condScope) (expr.Resolution, bool)
-	typeFilter(b *expr.Builder, o *TableOptions) string
 	unknownName(role, name string) *ValidationError
 	excludes(name string) bool
 }
@@ -293,26 +228,20 @@ func (r *repo) condNames(at map[string]types.AttributeValue) expr.Resolver {
 // collectionNames is the resolver of the names of a collection's filter:
 // a name resolves when the targets that know it agree on its attribute (on
 // the others' items the filter's test of it fails, as on the table); two
-// attributes for one name make it ambiguous. A field one target holds only
-// in keys is tested on its keys and entity type, when no other target
-// knows the name (queried: the key attributes the collection's Query reads
-// by, nil for a scan).
+// attributes for one name make it ambiguous, and so does a field that
+// only one target's keys hold (queried: the key attributes the collection
+// reads by, nil for a scan).
 func collectionNames(t *Table, targets []*Target, queried []string) expr.Resolver {
 	return func(name string) (expr.Resolution, error) {
 		var res expr.Resolution
 		by := ""
-		var keyed *Target
 		var knowers []string
-		var ambiguous error
 		for _, tg := range targets {
-			r, ok := tg.names.resolveName(t, name, "collection filter", condScope{queried: queried})
+			r, ok := tg.names.resolveName(t, name, "collection filter", condScope{queried: queried, typed: true})
 			if !ok {
 				continue
 			}
 			knowers = append(knowers, tg.entity)
-			if r.Key != nil {
-				keyed = tg
-			}
 			if res.Operand == nil { // the first target's that has one
 				res.Operand = r.Operand
 			}
@@ -320,29 +249,16 @@ func collectionNames(t *Table, targets []*Target, queried []string) expr.Resolve
 				res.Attr, res.Key, by = r.Attr, r.Key, tg.entity
 				continue
 			}
-			if r.Attr != res.Attr && ambiguous == nil {
-				ambiguous = validationErr(strings.Join(knowers, ", "), name,
-					"collection filter names %q, which is ambiguous: %s stores it as attribute %q, %s as %q; name the attribute (e.g. with expression.NameNoDotSplit) or filter one entity with a Query",
-					name, by, res.Attr, tg.entity, r.Attr)
+			if r.Attr != res.Attr || r.Key != nil || res.Key != nil {
+				why := fmt.Sprintf("%s stores it as attribute %q, %s as %q", by, res.Attr, tg.entity, r.Attr)
+				if r.Key != nil || res.Key != nil {
+					why = "one of them holds it only in its keys"
+				}
+				return expr.Resolution{}, validationErr(strings.Join(knowers, ", "), name,
+					"collection filter names %q, which is ambiguous: %s; name the attribute (e.g. with expression.NameNoDotSplit) or filter one entity with a Query", name, why)
 			}
 		}
-		switch {
-		case keyed == nil && ambiguous != nil:
-			return expr.Resolution{}, ambiguous
-		case keyed != nil && len(knowers) > 1:
-			return expr.Resolution{}, validationErr(strings.Join(knowers, ", "), name,
-				"collection filter names %q, which %s holds only in its keys: a filter of several entities' items cannot test it exactly; filter %s with a Query", name, keyed.entity, keyed.entity)
-		case keyed != nil:
-			key := res.Key
-			res.Key = func(b *expr.Builder, op string, avs ...types.AttributeValue) (string, error) {
-				c, err := key(b, op, avs...)
-				if err != nil {
-					return "", err
-				}
-				return expr.And(keyed.names.typeFilter(b, &t.opts), c), nil
-			}
-			return res, nil
-		case by != "":
+		if by != "" {
 			return res, nil
 		}
 		switch len(targets) {

@@ -122,7 +122,7 @@ type Resolution struct {
 	// Key, when not nil, says that no attribute of its own holds the
 	// name's field, only keys do: its comparisons are written against
 	// them (see [KeyField]), and Attr is only what a projection reads.
-	Key KeyField
+	Key *KeyField
 }
 
 // Operand re-encodes a value compared with an attribute (see [Resolver]).

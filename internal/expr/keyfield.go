@@ -10,15 +10,45 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// KeyField writes a comparison of a field that only keys hold (a name a
-// Resolver resolves with a Key) as a condition on the key attributes,
-// through b, or refuses it with an error. Conditions calls it with op
-// OpEq and one value (an IN calls it for each value, and <> is written as
-// NOT of =), OpBeginsWith and one value, a range (OpLt, OpLe, OpGt, OpGe
-// with one value, OpBetween with both bounds), or, with no value, a word
-// naming a use that is no comparison with a value ("size",
-// "attribute_exists", "a document path into it", …), which it refuses.
-type KeyField func(b *Builder, op string, values ...types.AttributeValue) (string, error)
+// KeyField is a field that only keys hold (a name a Resolver resolves
+// with a Key), whose comparisons Conditions writes as key conditions on
+// them: = (IN: for each value) through Equal, <> as NOT of it, begins_with
+// through BeginsWith, each ANDed with Where's condition when Where is not
+// nil (an entity type). Every other use of the field (a range, size,
+// attribute_exists, a path into it, a comparison with an attribute) is
+// refused, and every error of Equal and BeginsWith returned, through
+// Refuse.
+type KeyField struct {
+	Equal      func(av types.AttributeValue) ([]KeyCond, error) // any of which holds
+	BeginsWith func(prefix string) ([]KeyCond, error)
+	Where      func(b *Builder) string
+	Refuse     func(why error) error
+}
+
+// write writes one comparison: op OpEq or OpBeginsWith and its value, or
+// anything else, which it refuses.
+func (k *KeyField) write(b *Builder, op string, av types.AttributeValue) (string, error) {
+	var conds []KeyCond
+	var err error
+	prefix, isS := av.(*types.AttributeValueMemberS) // the SDK's begins_with takes a string
+	switch {
+	case op == OpEq:
+		conds, err = k.Equal(av)
+	case op == OpBeginsWith && isS:
+		conds, err = k.BeginsWith(prefix.Value)
+	default:
+		err = fmt.Errorf("%s: a key is tested exactly by =, <>, IN and begins_with (a range over a sort key's fields is a Query's sort condition)", strings.TrimSpace(op))
+	}
+	switch {
+	case err != nil:
+		return "", k.Refuse(err)
+	case len(conds) == 0:
+		return "", k.Refuse(errors.New("no key condition"))
+	case k.Where != nil:
+		return And(k.Where(b), b.AnyKey(conds)), nil
+	}
+	return b.AnyKey(conds), nil
+}
 
 // The SDK's begins_with, whose name KeyField rewrites.
 var beginsWith = regexp.MustCompile(`begins_with \((#\d+), (:\d+)\)`)
@@ -41,7 +71,7 @@ var flipped = map[string]string{"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">":
 // names and values no longer used. A use of such a name that is not a
 // comparison with values is the KeyField's refusal.
 func (b *Builder) rewriteKeyFields(text string, names map[string]string, values map[string]types.AttributeValue, resolve Resolver) (string, error) {
-	keyed := map[string]KeyField{}
+	keyed := map[string]*KeyField{}
 	uses := nameUses(text)
 	for _, u := range uses {
 		ref := text[u.start:u.end]
@@ -66,8 +96,8 @@ func (b *Builder) rewriteKeyFields(text string, names map[string]string, values 
 		if kf == nil || !u.head || inClause {
 			continue
 		}
-		_, err := kf(b, useOf(text, u))
-		return "", cmpOr(err, errors.New("expr: a key field's use was neither rewritten nor refused"))
+		_, err := kf.write(b, useOf(text, u), nil)
+		return "", err
 	}
 	var out strings.Builder
 	last := 0
@@ -86,16 +116,9 @@ func (b *Builder) rewriteKeyFields(text string, names map[string]string, values 
 	return text, nil
 }
 
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
 // keyClauses finds the comparisons with values of the keyed names in
 // text, in text order.
-func keyClauses(text string, keyed map[string]KeyField) []keyClause {
+func keyClauses(text string, keyed map[string]*KeyField) []keyClause {
 	var out []keyClause
 	add := func(m []int, ref [2]int, op string, vals ...[2]int) {
 		r := text[ref[0]:ref[1]]
@@ -132,39 +155,29 @@ func keyClauses(text string, keyed map[string]KeyField) []keyClause {
 }
 
 // write writes the clause through kf.
-func (c keyClause) write(b *Builder, kf KeyField, values map[string]types.AttributeValue) (string, error) {
+func (c keyClause) write(b *Builder, kf *KeyField, values map[string]types.AttributeValue) (string, error) {
 	avs := make([]types.AttributeValue, len(c.values))
 	for i, v := range c.values {
 		if avs[i] = values[v]; avs[i] == nil {
 			return "", fmt.Errorf("expr: the SDK condition uses %s, which it does not bind", v)
 		}
 	}
-	var parts []string
+	op := OpEq
 	switch c.op {
 	case "=", "<>", "IN":
-		for _, av := range avs {
-			s, err := kf(b, OpEq, av)
-			if err != nil {
-				return "", err
-			}
-			parts = append(parts, s)
-		}
 	case "begins_with":
-		s, err := kf(b, OpBeginsWith, avs...)
+		op = OpBeginsWith
+	default: // a range, which no key condition on a key part is exactly
+		_, err := kf.write(b, c.op, nil)
+		return "", err
+	}
+	parts := make([]string, len(avs))
+	for i, av := range avs {
+		s, err := kf.write(b, op, av)
 		if err != nil {
 			return "", err
 		}
-		parts = append(parts, s)
-	default:
-		op := OpBetween
-		if c.op != "BETWEEN" {
-			op = " " + c.op + " "
-		}
-		s, err := kf(b, op, avs...)
-		if err != nil {
-			return "", err
-		}
-		parts = append(parts, s)
+		parts[i] = s
 	}
 	// Not parenthesised: DynamoDB refuses redundant parentheses, and the
 	// SDK parenthesises every operand of AND, OR and NOT (a clause alone is

@@ -12,18 +12,20 @@ import (
 
 // keyFieldResolver resolves "Day" as a field only the sort key holds: = is
 // begins_with(SK, "D#<value>#"), begins_with is begins_with(SK,
-// "D#<prefix>"), and any other use is refused, naming it; every other name
-// is an attribute of its own.
+// "D#<prefix>"), and any other use is refused, the refusal recorded; every
+// other name is an attribute of its own.
 func keyFieldResolver(refused *[]string) Resolver {
-	day := func(b *Builder, op string, vals ...types.AttributeValue) (string, error) {
-		switch op {
-		case OpEq:
-			return b.AnyKey([]KeyCond{*KeyCmp("SK", OpBeginsWith, "D#"+vals[0].(*types.AttributeValueMemberS).Value+"#")}), nil
-		case OpBeginsWith:
-			return b.AnyKey([]KeyCond{*KeyCmp("SK", OpBeginsWith, "D#"+vals[0].(*types.AttributeValueMemberS).Value)}), nil
-		}
-		*refused = append(*refused, op)
-		return "", errors.New("refused: " + strings.TrimSpace(op))
+	day := &KeyField{
+		Equal: func(av types.AttributeValue) ([]KeyCond, error) {
+			return []KeyCond{*KeyCmp("SK", OpBeginsWith, "D#"+av.(*types.AttributeValueMemberS).Value+"#")}, nil
+		},
+		BeginsWith: func(prefix string) ([]KeyCond, error) {
+			return []KeyCond{*KeyCmp("SK", OpBeginsWith, "D#"+prefix)}, nil
+		},
+		Refuse: func(why error) error {
+			*refused = append(*refused, strings.SplitN(why.Error(), ":", 2)[0])
+			return errors.New("refused: " + why.Error())
+		},
 	}
 	return func(name string) (Resolution, error) {
 		if name == "Day" {
@@ -83,9 +85,9 @@ func TestConditionsRewriteKeyFields(t *testing.T) {
 }
 
 // TestConditionsRefuseKeyFieldUses: every use of a key field that is not
-// a comparison with values reaches the KeyField, which refuses it: ranges
-// (value-first ones flipped), BETWEEN, size, attribute_exists, a path into
-// it, a comparison with another attribute.
+// =, <>, IN or begins_with with values is refused through the KeyField's
+// Refuse, naming the use: ranges (value-first ones flipped), BETWEEN, size,
+// attribute_exists, a path into it, a comparison with another attribute.
 func TestConditionsRefuseKeyFieldUses(t *testing.T) {
 	v := func(s string) expression.OperandBuilder { return expression.Value(s) }
 	day := expression.Name("Day")
@@ -94,10 +96,10 @@ func TestConditionsRefuseKeyFieldUses(t *testing.T) {
 		cond expression.ConditionBuilder
 		use  string
 	}{
-		{"less than", day.LessThan(v("m")), OpLt},
-		{"value first greater", expression.GreaterThan(v("m"), day), OpLt},
-		{"at least", expression.And(expression.Name("Other").Equal(v("x")), day.GreaterThanEqual(v("m"))), OpGe},
-		{"between", day.Between(v("a"), v("b")), OpBetween},
+		{"less than", day.LessThan(v("m")), "<"},
+		{"value first greater", expression.GreaterThan(v("m"), day), "<"},
+		{"at least", expression.And(expression.Name("Other").Equal(v("x")), day.GreaterThanEqual(v("m"))), ">="},
+		{"between", day.Between(v("a"), v("b")), "BETWEEN"},
 		{"size", day.Size().GreaterThan(expression.Value(1)), "size"},
 		{"exists", day.AttributeExists(), "attribute_exists"},
 		{"not exists", day.AttributeNotExists(), "attribute_not_exists"},
@@ -136,4 +138,30 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestConditionsKeyFieldWhereAndErrors: Where's condition is ANDed with
+// each rewritten comparison, and an error of Equal is returned through
+// Refuse.
+func TestConditionsKeyFieldWhereAndErrors(t *testing.T) {
+	kf := &KeyField{
+		Equal: func(av types.AttributeValue) ([]KeyCond, error) {
+			if av.(*types.AttributeValueMemberS).Value == "" {
+				return nil, errors.New("empty")
+			}
+			return []KeyCond{*KeyCmp("PK", OpEq, "P#x"), *KeyCmp("PK", OpEq, "P#y")}, nil
+		},
+		Where:  func(b *Builder) string { return Compare(b.Name("type"), OpEq, b.ValueS("T")) },
+		Refuse: func(why error) error { return errors.New("refused: " + why.Error()) },
+	}
+	resolve := func(name string) (Resolution, error) { return Resolution{Attr: "PK", Key: kf}, nil }
+	var b Builder
+	text, err := b.Conditions(resolve, expression.Name("P").Equal(expression.Value("x")))
+	if want := "(#n0 = :v0) AND ((#n1 = :v1) OR (#n1 = :v2))"; err != nil || text != want {
+		t.Fatalf("%q %v, want %q", text, err, want)
+	}
+	var b2 Builder
+	if _, err := b2.Conditions(resolve, expression.Name("P").Equal(expression.Value(""))); err == nil || err.Error() != "refused: empty" {
+		t.Fatalf("%v, want Equal's error through Refuse", err)
+	}
 }

@@ -38,6 +38,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/model"
 )
@@ -69,44 +70,45 @@ type Holder struct {
 	Queried bool
 }
 
-// Cond is a condition on one key attribute: it equals Key, or (Prefix)
-// begins with it.
-type Cond struct {
-	Attr   string
-	Key    string
-	Prefix bool
+// Held names the key attributes hs and their templates, for errors.
+func Held(hs []Holder) string {
+	held := make([]string, len(hs))
+	for i, h := range hs {
+		held[i] = fmt.Sprintf("%s %q", h.Attr, h.Tpl.Raw)
+	}
+	return strings.Join(held, ", ")
 }
 
-// Equal returns the conditions on the key attributes hs (every holder of
+// Equal returns the key conditions on the key attributes hs (every holder of
 // one field) of which one holds exactly when the field's value is v, the
 // field's value as keys render it (model.Field.KeyValue). A value no key
 // can hold (empty, unrepresentable in the format) is AppendValue's error.
-func Equal(hs []Holder, v reflect.Value) ([]Cond, error) {
-	return anyHolder(hs, func(h *Holder) ([]Cond, error) { return h.equal(v) })
+func Equal(hs []Holder, v reflect.Value) ([]expr.KeyCond, error) {
+	return anyHolder(hs, func(h *Holder) ([]expr.KeyCond, error) { return h.equal(v) })
 }
 
-// BeginsWith returns the conditions on the key attributes hs of which one
-// holds exactly when the field's value, of type t, begins with prefix.
-func BeginsWith(hs []Holder, t reflect.Type, prefix string) ([]Cond, error) {
+// BeginsWith returns the key conditions on the key attributes hs of which
+// one holds exactly when the field's value, of type t, begins with prefix.
+func BeginsWith(hs []Holder, t reflect.Type, prefix string) ([]expr.KeyCond, error) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t.Kind() != reflect.String || model.UsesText(t) {
 		return nil, fmt.Errorf("%w: begins_with tests text, and the field is a %v", ErrInexact, t)
 	}
-	return anyHolder(hs, func(h *Holder) ([]Cond, error) { return h.beginsWith(prefix) })
+	return anyHolder(hs, func(h *Holder) ([]expr.KeyCond, error) { return h.beginsWith(prefix) })
 }
 
 // anyHolder joins the conditions one makes of each holder: a table key
 // is on every item, so the first one that has an exact condition is
 // enough; a field held only in index keys is read from whichever the
 // item has, so each of them must have one, any of which may hold.
-func anyHolder(hs []Holder, one func(h *Holder) ([]Cond, error)) ([]Cond, error) {
+func anyHolder(hs []Holder, one func(h *Holder) ([]expr.KeyCond, error)) ([]expr.KeyCond, error) {
 	always := false
 	for i := range hs {
 		always = always || hs[i].Always
 	}
-	var out []Cond
+	var out []expr.KeyCond
 	var first error
 	for i := range hs {
 		h := &hs[i]
@@ -201,7 +203,7 @@ func (h *Holder) around(j int) (before, after string, whole bool, err error) {
 }
 
 // equal is Equal for one holder.
-func (h *Holder) equal(v reflect.Value) ([]Cond, error) {
+func (h *Holder) equal(v reflect.Value) ([]expr.KeyCond, error) {
 	p, j := h.part()
 	before, after, whole, err := h.around(j)
 	if err != nil {
@@ -214,15 +216,19 @@ func (h *Holder) equal(v reflect.Value) ([]Cond, error) {
 	if whole && h.Suffixed {
 		return nil, fmt.Errorf("%w: the key ends with a write shard's suffix after its template", ErrInexact)
 	}
-	out := make([]Cond, len(forms))
+	op := expr.OpEq
+	if !whole {
+		op = expr.OpBeginsWith
+	}
+	out := make([]expr.KeyCond, len(forms))
 	for i, form := range forms {
-		out[i] = Cond{Attr: h.Attr, Key: before + form + after, Prefix: !whole}
+		out[i] = *expr.KeyCmp(h.Attr, op, before+form+after)
 	}
 	return out, nil
 }
 
 // beginsWith is BeginsWith for one holder.
-func (h *Holder) beginsWith(prefix string) ([]Cond, error) {
+func (h *Holder) beginsWith(prefix string) ([]expr.KeyCond, error) {
 	p, j := h.part()
 	before, _, _, err := h.around(j)
 	if err != nil {
@@ -235,7 +241,7 @@ func (h *Holder) beginsWith(prefix string) ([]Cond, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Cond{{Attr: h.Attr, Key: string(key), Prefix: true}}, nil
+	return []expr.KeyCond{*expr.KeyCmp(h.Attr, expr.OpBeginsWith, string(key))}, nil
 }
 
 // forms returns the encodings of v that the placeholder reads back as v:

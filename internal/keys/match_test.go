@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/format"
 )
 
@@ -96,14 +99,16 @@ func sameValue(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-func holds(conds []Cond, key string) bool {
+func holds(conds []expr.KeyCond, key string) bool {
 	for _, c := range conds {
-		if c.Key == key || c.Prefix && strings.HasPrefix(key, c.Key) {
+		if c.Holds(&types.AttributeValueMemberS{Value: key}) {
 			return true
 		}
 	}
 	return false
 }
+
+func keyCond(attr, op, key string) expr.KeyCond { return *expr.KeyCmp(attr, op, key) }
 
 // universe renders every combination of the case's values, and its extra
 // keys.
@@ -189,7 +194,7 @@ func TestMatchEqualOnKnownKey(t *testing.T) {
 						t.Errorf("%s on %q: {%d} = %#v: %v holds %v, want %v", c.tpl, known, i, v, conds, !want, want)
 					}
 					for _, c := range conds {
-						if c.Prefix {
+						if c.Op != expr.OpEq {
 							t.Errorf("%s on %q: {%d} = %#v: %v, want the whole key", tp.Raw, known, i, v, conds)
 						}
 					}
@@ -245,11 +250,11 @@ func TestMatchHolders(t *testing.T) {
 	gsi, _ := Parse("O#{Owner}#{At}")
 	v := valueOf("ann")
 	conds, err := Equal([]Holder{{Attr: "PK", Tpl: &pk, Place: 0, Always: true}, {Attr: "SK", Tpl: &sk, Place: 0, Always: true}}, v)
-	if err != nil || len(conds) != 1 || conds[0] != (Cond{Attr: "PK", Key: "DEV#ann#", Prefix: true}) {
+	if err != nil || len(conds) != 1 || !reflect.DeepEqual(conds[0], keyCond("PK", expr.OpBeginsWith, "DEV#ann#")) {
 		t.Errorf("table keys: %v %v", conds, err)
 	}
 	conds, err = Equal([]Holder{{Attr: "GSI1SK", Tpl: &gsi, Place: 0}, {Attr: "GSI2PK", Tpl: &sk, Place: 0}}, v)
-	if err != nil || len(conds) != 2 || conds[0].Attr != "GSI1SK" || conds[1] != (Cond{Attr: "GSI2PK", Key: "OWNER#ann"}) {
+	if err != nil || len(conds) != 2 || conds[0].Attr != "GSI1SK" || !reflect.DeepEqual(conds[1], keyCond("GSI2PK", expr.OpEq, "OWNER#ann")) {
 		t.Errorf("index keys: %v %v", conds, err)
 	}
 	if _, err := Equal([]Holder{{Attr: "GSI1SK", Tpl: &gsi, Place: 0}, {Attr: "GSI2SK", Tpl: &pk, Place: 1}}, valueOf("x")); !errors.Is(err, ErrInexact) {
@@ -259,7 +264,7 @@ func TestMatchHolders(t *testing.T) {
 		t.Errorf("a sharded key: %v, want ErrInexact", err)
 	}
 	conds, err = BeginsWith([]Holder{{Attr: "GSI2PK", Tpl: &sk, Place: 0, Suffixed: true}}, v.Type(), "an")
-	if err != nil || len(conds) != 1 || conds[0] != (Cond{Attr: "GSI2PK", Key: "OWNER#an", Prefix: true}) {
+	if err != nil || len(conds) != 1 || !reflect.DeepEqual(conds[0], keyCond("GSI2PK", expr.OpBeginsWith, "OWNER#an")) {
 		t.Errorf("begins_with on a sharded key: %v %v", conds, err)
 	}
 	if _, err := Equal([]Holder{{Attr: "PK", Tpl: &pk, Place: 0, Always: true}}, valueOf("")); !errors.Is(err, ErrEmptyValue) {
@@ -271,7 +276,7 @@ func TestMatchHolders(t *testing.T) {
 	}
 	iso, _ := Parse("G#{At:isoformat}")
 	conds, err = Equal([]Holder{{Attr: "SK", Tpl: &iso, Place: 0, Always: true}}, valueOf(atUs))
-	if want := format.ISOForms(atUs); err != nil || len(conds) != 2 || conds[0].Key != "G#"+want[0] || conds[1].Key != "G#"+want[1] {
+	if want := format.ISOForms(atUs); err != nil || len(conds) != 2 || !reflect.DeepEqual(conds, []expr.KeyCond{keyCond("SK", expr.OpEq, "G#"+want[0]), keyCond("SK", expr.OpEq, "G#"+want[1])}) {
 		t.Errorf("isoformat: %v %v", conds, err)
 	}
 }
