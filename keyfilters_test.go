@@ -226,7 +226,7 @@ func TestKeyFilterRefused(t *testing.T) {
 		var ve *singletable.ValidationError
 		_, err := usage.Scan().Filter(tc.filter).Count(ctx)
 		require.ErrorAs(t, err, &ve, tc.name)
-		assert.Contains(t, err.Error(), "which only key", tc.name)
+		assert.Contains(t, err.Error(), "a field only keys hold (", tc.name)
 		assert.Contains(t, err.Error(), tc.why, tc.name)
 		_, err = usage.Query(UsageEntry{Platform: "ios"}).Filter(tc.filter).Collect(ctx)
 		require.ErrorAs(t, err, &ve, tc.name)

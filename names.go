@@ -22,9 +22,11 @@ import (
 // stay verbatim) to, in this order: a Go field's stored attribute name (a
 // Go name wins over another field's stored name spelled the same); a
 // stored attribute name the entity's items carry, kept as is; anything
-// else is a *ValidationError before any request is sent. The SDK splits
-// expression.Name at dots: a stored name holding a dot is named by its
-// field's Go name, or with expression.NameNoDotSplit.
+// else is a *ValidationError before any request is sent. A field only
+// keys hold (Schema.KeyOnly) is tested on them (resolveName, and
+// internal/keys/match.go for what is exact), or refused the same way. The
+// SDK splits expression.Name at dots: a stored name holding a dot is named
+// by its field's Go name, or with expression.NameNoDotSplit.
 //
 // Values compared with a whole time field are written in the form the
 // field is stored in (see operandOf), so
@@ -156,7 +158,7 @@ func (e *entityPlan) heldInKeys(t *Table, f *model.Field, role string, hs []keys
 		BeginsWith: func(prefix string) ([]expr.KeyCond, error) { return keys.BeginsWith(hs, f.Type, prefix) },
 		Refuse: func(why error) error {
 			return &ValidationError{Entity: e.name, Field: f.Name, Err: why,
-				Reason: fmt.Sprintf("%s on %s, which only key %s holds, cannot be written against it exactly", role, f.Name, keys.Held(hs))}
+				Reason: fmt.Sprintf("%s on %s, a field only keys hold (%s), cannot be written against them exactly", role, f.Name, keys.Held(hs))}
 		},
 	}
 	if typed {

@@ -71,7 +71,7 @@ var flipped = map[string]string{"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">":
 // names and values no longer used. A use of such a name that is not a
 // comparison with values is the KeyField's refusal.
 func (b *Builder) rewriteKeyFields(text string, names map[string]string, values map[string]types.AttributeValue, resolve Resolver) (string, error) {
-	keyed := map[string]*KeyField{}
+	var keyed map[string]*KeyField // made for the first key field: most conditions have none
 	uses := nameUses(text)
 	for _, u := range uses {
 		ref := text[u.start:u.end]
@@ -81,6 +81,9 @@ func (b *Builder) rewriteKeyFields(text string, names map[string]string, values 
 		r, err := resolve(names[ref])
 		if err != nil {
 			return "", err
+		}
+		if r.Key != nil && keyed == nil {
+			keyed = map[string]*KeyField{}
 		}
 		if r.Key != nil {
 			keyed[ref] = r.Key
