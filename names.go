@@ -66,11 +66,12 @@ func (e *entityPlan) unknownName(role, name string) *ValidationError {
 
 // condScope is where a condition on a field only keys hold is evaluated:
 // a write's on the item whose table keys item holds; a Query's filter
-// where it cannot name queried; typed: among several entities' items.
+// (query) of the table or index, whose keys it cannot name; typed: among
+// several entities' items.
 type condScope struct {
-	item    map[string]types.AttributeValue
-	queried []string
-	typed   bool
+	item         map[string]types.AttributeValue
+	query, typed bool
+	index        string
 }
 
 // condNames is the resolver of the names of a caller's condition (role as
@@ -104,9 +105,13 @@ func (e *entityPlan) resolveName(t *Table, name, role string, scope condScope) (
 // keys), as a condition evaluated in scope sees them.
 func (e *entityPlan) keyHolders(t *Table, f *model.Field, scope condScope) []keys.Holder {
 	var hs []keys.Holder
+	var queried []string
+	if scope.query {
+		queried = t.queriedKeys(scope.index)
+	}
 	add := func(k *compiledKey, attr string, table, suffixed bool) {
 		if i := slices.Index(k.fields, f); i >= 0 && attr != "" {
-			h := keys.Holder{Attr: attr, Tpl: &k.tpl, Place: i, Always: table, Suffixed: suffixed, Queried: slices.Contains(scope.queried, attr)}
+			h := keys.Holder{Attr: attr, Tpl: &k.tpl, Place: i, Always: table, Suffixed: suffixed, Queried: slices.Contains(queried, attr)}
 			if s, ok := scope.item[attr].(*types.AttributeValueMemberS); ok && table {
 				h.Known = s.Value
 			}
@@ -231,15 +236,15 @@ func (r *repo) condNames(at map[string]types.AttributeValue) expr.Resolver {
 // a name resolves when the targets that know it agree on its attribute (on
 // the others' items the filter's test of it fails, as on the table); two
 // attributes for one name make it ambiguous, and so does a field that
-// only one target's keys hold (queried: the key attributes the collection
-// reads by, nil for a scan).
-func collectionNames(t *Table, targets []*Target, queried []string) expr.Resolver {
+// only one target's keys hold (scope: a Query's, or a scan's).
+func collectionNames(t *Table, targets []*Target, scope condScope) expr.Resolver {
+	scope.typed = true
 	return func(name string) (expr.Resolution, error) {
 		var res expr.Resolution
 		by := ""
 		var knowers []string
 		for _, tg := range targets {
-			r, ok := tg.names.resolveName(t, name, "collection filter", condScope{queried: queried, typed: true})
+			r, ok := tg.names.resolveName(t, name, "collection filter", scope)
 			if !ok {
 				continue
 			}

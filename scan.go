@@ -287,7 +287,7 @@ func (q *Scan[T]) plan(count, paging bool) ([]*request, error) {
 func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) ([]*request, *router, error) {
 	rt, errs := newRouter(q.t, targets, needTargets, q.skipUnknown)
 	project := func(fields []string) ([]string, error) { return mixedProjection(q.t, targets, fields, nil) }
-	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets, nil), project: project, skipping: q.skipUnknown,
+	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets, condScope{}), project: project, skipping: q.skipUnknown,
 		cursorKeys: q.t.primaryKeyAttrs(), errs: errs}, count, paging)
 	return reqs, rt, err
 }
