@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -35,15 +36,15 @@ func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 		if f == nil {
 			return e.unknownField("KeyOnly", "KeyOnly", name)
 		}
-		if !slices.Contains(e.pk.fields, f) && !slices.Contains(e.sk.fields, f) {
-			return validationErr(e.name, name, "KeyOnly: field %s is in neither primary key template (PK %q, SK %q): it would not be stored anywhere", name, e.pk.tpl.Raw, e.sk.tpl.Raw)
-		}
+		held := e.inPrimaryKey(f)
 		for _, p := range e.indexes {
-			// A templated index key is rendered from the field, which the
-			// primary key gives back; a multi-attribute one stores it.
 			if p.multi && slices.Contains(p.deps, f) {
-				return validationErr(e.name, name, "KeyOnly: field %s is a key attribute of multi-attribute index %s, which stores it as an attribute", name, p.name)
+				return validationErr(e.name, name, "KeyOnly: field %s is a key attribute of multi-attribute index %s, whose key attribute is the field's own attribute: it is stored; leave it out of KeyOnly", name, p.name)
 			}
+			held = held || slices.Contains(p.keyFields, f)
+		}
+		if !held {
+			return validationErr(e.name, name, "KeyOnly: field %s is in no key template (PK %q, SK %q or a templated index's): it would not be stored anywhere", name, e.pk.tpl.Raw, e.sk.tpl.Raw)
 		}
 		if g := &e.guards; g.version == f || g.created == f || g.updated == f || g.ttl == f {
 			return validationErr(e.name, name, "KeyOnly: field %s is managed by the library (Version, CreatedAt, UpdatedAt or TTL)", name)
@@ -52,6 +53,7 @@ func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 			e.foreign.keyOnly = append(e.foreign.keyOnly, f)
 		}
 	}
+	e.foreign.unstored = len(e.foreign.keyOnly) > 0
 	if s.Location != nil {
 		e.foreign.loc = s.Location
 		for _, f := range e.fields {
@@ -91,41 +93,105 @@ func (e *entityPlan) decodeRest(o *TableOptions, item map[string]types.Attribute
 	return nil
 }
 
-// fillKeyFields sets the key fields whose attributes item lacks from its
-// key attributes, when it has them.
+// fillKeyFields sets, from item's keys, every KeyOnly field and the
+// template fields item holds no attribute for: from the primary key, then
+// each templated index key in declaration order. A key holding such a
+// field that does not parse, or two keys holding it with different
+// values, is a *KeyError naming the key.
 func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
-	for _, k := range e.primaryKeys(o) {
-		if !k.ck.defined() || !missingAny(item, k.ck.fields) {
-			continue
-		}
+	var arr [8]keyRef
+	from := arr[:0] // the key each field was filled from, fields in order
+	var fields [8]*model.Field
+	filled := fields[:0]
+	need := func(f *model.Field) bool {
+		_, ok := item[f.Attr]
+		return f.KeyOnly || !ok
+	}
+	return e.eachKey(o, func(k keyRef) error {
 		s, ok := item[k.attr].(*types.AttributeValueMemberS)
-		if !ok {
+		if !ok || !slices.ContainsFunc(k.ck.fields, need) {
+			return nil
+		}
+		vals, err := k.ck.tpl.Split(cutShard(s.Value, k.shards))
+		for i, f := range k.ck.fields {
+			if err != nil {
+				break
+			}
+			if !need(f) {
+				continue
+			}
+			dst := fieldByIndexAlloc(rv, f.Index)
+			if j := slices.Index(filled, f); j >= 0 {
+				same, herr := k.ck.places[i].Holds(vals[i], dst)
+				if err = herr; err == nil && !same {
+					err = fmt.Errorf("field %s: the key holds another value than %s", f.Name, from[j].name)
+				}
+				continue
+			}
+			if err = k.ck.places[i].DecodeValue(vals[i], dst); err != nil {
+				err = fmt.Errorf("field %s: %w", f.Name, err)
+			}
+			filled, from = append(filled, f), append(from, k)
+		}
+		if err != nil {
+			return &KeyError{Entity: e.name, Index: k.index, Key: k.name, Err: err}
+		}
+		return nil
+	})
+}
+
+// keyRef is one of an entity's rendered keys: a primary key template or
+// a templated index's, with its attribute.
+type keyRef struct {
+	ck         *compiledKey
+	attr, name string // name: "PK", "SK" or the index key attribute
+	index      string // "" for the primary key
+	shards     int    // write shards of an index partition key
+}
+
+func (e *entityPlan) primaryKeys(o *TableOptions) [2]keyRef {
+	return [2]keyRef{{ck: &e.pk, attr: o.PartitionKey, name: "PK"}, {ck: &e.sk, attr: o.SortKey, name: "SK"}}
+}
+
+// eachKey calls fn with each key the entity renders in a table with
+// options o: the primary key's, then each templated index key that is the
+// index's own (not a table key or a field's own attribute), in order.
+func (e *entityPlan) eachKey(o *TableOptions, fn func(keyRef) error) error {
+	for _, k := range e.primaryKeys(o) {
+		if err := k.visit(fn); err != nil {
+			return err
+		}
+	}
+	for _, p := range e.indexes {
+		if p.multi {
 			continue
 		}
-		if err := e.parseKey(*k.ck, s.Value, rv, item); err != nil {
-			return &KeyError{Entity: e.name, Key: k.name, Err: err}
+		own := [2]*model.Field{p.pkOwn, p.skOwn}
+		for i, k := range [2]keyRef{{&p.pk, p.pkAttr, p.pkAttr, p.name, p.shards}, {&p.sk, p.skAttr, p.skAttr, p.name, 0}} {
+			if _, held := tableHeld(o, e, k.attr); held || own[i] != nil {
+				continue
+			}
+			if err := k.visit(fn); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// primaryKey is one of an entity's primary key templates and its attribute.
-type primaryKey struct {
-	ck         *compiledKey
-	attr, name string
-}
-
-func (e *entityPlan) primaryKeys(o *TableOptions) [2]primaryKey {
-	return [2]primaryKey{{&e.pk, o.PartitionKey, "PK"}, {&e.sk, o.SortKey, "SK"}}
-}
-
-func missingAny(item map[string]types.AttributeValue, fs []*model.Field) bool {
-	for _, f := range fs {
-		if _, ok := item[f.Attr]; !ok {
-			return true
-		}
+func (k keyRef) visit(fn func(keyRef) error) error {
+	if !k.ck.defined() {
+		return nil
 	}
-	return false
+	return fn(k)
+}
+
+// cutShard is key without the write-shard suffix of an index with shards.
+func cutShard(key string, shards int) string {
+	if i := strings.LastIndex(key, "#shard_"); shards > 0 && i >= 0 {
+		return key[:i]
+	}
+	return key
 }
 
 // keysMatch reports whether item's primary key parses with the entity's
@@ -198,6 +264,22 @@ func (e *entityPlan) typeFilter(b *expr.Builder, o *TableOptions) string {
 // ownershipOf is writeplan.Ownership for the entity in table options o.
 func (e *entityPlan) ownershipOf(o *TableOptions, i writeplan.Intent) writeplan.Condition {
 	return writeplan.Ownership(i, o.PartitionKey, o.EntityTypeAttr, e.name, e.foreign.matchKeys)
+}
+
+// codecItem is item as the codec decodes it: without an attribute named
+// like a KeyOnly field (a key attribute carrying its name, or one another
+// service stores), which the keys fill instead.
+func (e *entityPlan) codecItem(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	out := item
+	for _, f := range e.foreign.keyOnly {
+		if _, ok := item[f.Attr]; ok && f.Attr != "" {
+			if len(out) == len(item) {
+				out = maps.Clone(item)
+			}
+			delete(out, f.Attr)
+		}
+	}
+	return out
 }
 
 // dropKeyOnly removes the KeyOnly fields' attributes from item, returning

@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -163,6 +164,9 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 			added.size += ws.indexNames[i] + len(pk) + len(sk)
 		}
 	}
+	if err := e.keyOnlyHeld(rv, e.foreign.keyOnly); err != nil {
+		return nil, 0, err
+	}
 	e.encodeTTL(rv, item)
 	if ws.direct {
 		added.size += ws.fixed + len(avs[1].Value) + len(avs[2].Value)
@@ -187,6 +191,38 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 		return nil, 0, &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
 	}
 	return item, size, nil
+}
+
+// keyOnlyHeld returns a *KeyError when a field of fields, KeyOnly, has a
+// value in rv that no key of the item holds: it is held only in index
+// keys, and the item is in none of those indexes (a field of their keys
+// is absent, or When is false), so its value would be stored nowhere.
+func (e *entityPlan) keyOnlyHeld(rv reflect.Value, fields []*model.Field) error {
+	for _, f := range fields {
+		if !f.KeyOnly || e.inPrimaryKey(f) || !f.Present(rv) {
+			continue
+		}
+		ke := &KeyError{Entity: e.name}
+		for _, p := range e.indexes {
+			if !slices.Contains(p.keyFields, f) {
+				continue
+			}
+			absent := slices.DeleteFunc(slices.Clone(p.keyFields), func(g *model.Field) bool { return g.Present(rv) })
+			if len(absent) == 0 && (p.when == nil || p.when(rv)) {
+				ke = nil
+				break
+			}
+			ke.Index = strings.TrimPrefix(ke.Index+", "+p.name, ", ")
+			for _, g := range absent {
+				ke.Missing = append(ke.Missing, g.Name)
+			}
+		}
+		if ke != nil {
+			ke.Err = fmt.Errorf("KeyOnly field %s is held only in the keys of index %s, which the item is not in: its value would be stored nowhere", f.Name, ke.Index)
+			return ke
+		}
+	}
+	return nil
 }
 
 // invalidValue is the *ValidationError for attribute attr of an item
@@ -282,6 +318,9 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 	if len(unknown) > 0 {
 		return unknownKeyFields(e.name, unknown, "the update changes part of these keys but the other fields are unknown")
 	}
+	if err := e.keyOnlyHeld(mv, u.set); err != nil {
+		return err
+	}
 	for _, p := range rerender {
 		pk, sk, ok, err := p.render(e, mv)
 		if err != nil {
@@ -302,6 +341,25 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 		}
 	}
 	return nil
+}
+
+// keyHolders appends to attrs, once each, the index key attributes that
+// hold a field of fields (with item, only the fields held only in keys or
+// that item holds no attribute for): what a read before an update
+// projects to learn such a field from the stored key, and then checks as
+// read. An index key is never removed for lack of a field its stored key
+// holds.
+func (e *entityPlan) keyHolders(o *TableOptions, attrs []string, fields []*model.Field, item map[string]types.AttributeValue) []string {
+	_ = e.eachKey(o, func(k keyRef) error {
+		for _, f := range fields {
+			_, stored := item[f.Attr]
+			if k.index != "" && slices.Contains(k.ck.fields, f) && (item == nil || f.KeyOnly || !stored) {
+				attrs = appendAttr(attrs, k.attr)
+			}
+		}
+		return nil
+	})
+	return attrs
 }
 
 // known is the set of fields whose values after the update are known: the

@@ -711,6 +711,27 @@ func keyTextMarshaler(v reflect.Value) encoding.TextMarshaler {
 
 // ---- decoding ----
 
+// Holds reports whether s, the placeholder's encoded value as Split
+// returns it, decodes to v, a value of the placeholder's field already
+// decoded from another key: the same instant for a time, equal otherwise.
+// It is how two keys holding one field are found to agree.
+func (p *Part) Holds(s string, v reflect.Value) (bool, error) {
+	w := reflect.New(v.Type()).Elem()
+	if err := p.DecodeValue(s, w); err != nil {
+		return false, err
+	}
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() || w.IsNil() {
+			return v.IsNil() == w.IsNil(), nil
+		}
+		v, w = v.Elem(), w.Elem()
+	}
+	if v.Type() == keyTimeType {
+		return v.Interface().(time.Time).Equal(w.Interface().(time.Time)), nil
+	}
+	return reflect.DeepEqual(v.Interface(), w.Interface()), nil
+}
+
 // DecodeValue decodes s, one encoded value (as Split returns it), into
 // the settable dst; it allocates for pointers. It is the inverse of
 // AppendValue and accepts only canonical encodings, so it succeeds only if

@@ -47,6 +47,11 @@ type Field struct {
 	KeyMax   int
 	KeyIndex string
 	KeySort  bool
+	// KeyOnly is set for a field held only in key templates (the
+	// schema's KeyOnly): writes never store it as an attribute, even
+	// when its attribute name is a key attribute's, and every decode
+	// fills it from the keys that hold it.
+	KeyOnly bool
 }
 
 // TimeType is the type of time.Time, stored as a string or (Seconds)
