@@ -65,16 +65,11 @@ type Schema[T any] struct {
 	// entity's when its keys parse with the entity's templates. See
 	// docs/adopting.md, "Items without the entity type attribute".
 	MatchKeys bool
-	// KeyOnly names fields held only in keys: fields of the primary key
-	// templates or of a templated index's, never stored as attributes of
-	// their own. Writes render them into the keys; every read (Get, Query,
-	// Scan, Collection, BatchGet, TxGet, a Decoder) fills them from
-	// whichever key holds them, and reports two keys holding different
-	// values (a *[KeyError]). A field held only in index keys must be in
-	// one of them whenever it has a value. Such a field may be tagged
-	// `dynamodbav:"-"`, or carry a key attribute's own name. A key
-	// attribute of a multi-attribute index is the field's own attribute,
-	// so such a field is stored and cannot be KeyOnly. See
+	// KeyOnly names fields of the primary key or templated index keys
+	// held only in those keys (tagged `dynamodbav:"-"`, or under any name,
+	// a key attribute's too): every read fills them from the keys, and two
+	// keys holding different values are a *[KeyError]. Not a key attribute
+	// of a multi-attribute index: that is the field's own attribute. See
 	// docs/adopting.md, "Fields held only in the key".
 	KeyOnly []string
 	// Location is where time texts without a zone and bare dates are read,
@@ -351,18 +346,7 @@ func (e *entityPlan) marshalFieldPlain(f *model.Field, v reflect.Value) (types.A
 	return av, nil
 }
 
-func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
-	for i, x := range index {
-		if i > 0 && v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				v.Set(reflect.New(v.Type().Elem()))
-			}
-			v = v.Elem()
-		}
-		v = v.Field(x)
-	}
-	return v
-}
+func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value { return model.FieldAlloc(v, index) }
 
 // truncateSeconds sets the times rv stores in a shape holding less than
 // the whole time (unixtime, TTL, rfc3339, date, …) to what a read decodes

@@ -12,6 +12,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/format"
+	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -21,7 +22,7 @@ import (
 type foreignPlan struct {
 	matchKeys bool           // Schema.MatchKeys
 	keyOnly   []*model.Field // the Schema.KeyOnly fields, which writes leave out
-	unstored  bool           // some are tagged dynamodbav:"-": the codec never fills them
+	unstored  bool           // keyOnly is not empty: the codec never fills them
 	// loc reads zone-less time texts (nil: UTC, as the codec reads them);
 	// times lists the top-level time fields stored as text, re-read in loc.
 	loc   *time.Location
@@ -95,14 +96,10 @@ func (e *entityPlan) decodeRest(o *TableOptions, item map[string]types.Attribute
 
 // fillKeyFields sets, from item's keys, every KeyOnly field and the
 // template fields item holds no attribute for: from the primary key, then
-// each templated index key in declaration order. A key holding such a
-// field that does not parse, or two keys holding it with different
-// values, is a *KeyError naming the key.
+// each templated index key in order. A key holding such a field that does
+// not parse, or holding another value than an earlier key, is a *KeyError.
 func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
-	var arr [8]keyRef
-	from := arr[:0] // the key each field was filled from, fields in order
-	var fields [8]*model.Field
-	filled := fields[:0]
+	var fills keys.Fills
 	need := func(f *model.Field) bool {
 		_, ok := item[f.Attr]
 		return f.KeyOnly || !ok
@@ -112,28 +109,7 @@ func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.Attrib
 		if !ok || !slices.ContainsFunc(k.ck.fields, need) {
 			return nil
 		}
-		vals, err := k.ck.tpl.Split(cutShard(s.Value, k.shards))
-		for i, f := range k.ck.fields {
-			if err != nil {
-				break
-			}
-			if !need(f) {
-				continue
-			}
-			dst := fieldByIndexAlloc(rv, f.Index)
-			if j := slices.Index(filled, f); j >= 0 {
-				same, herr := k.ck.places[i].Holds(vals[i], dst)
-				if err = herr; err == nil && !same {
-					err = fmt.Errorf("field %s: the key holds another value than %s", f.Name, from[j].name)
-				}
-				continue
-			}
-			if err = k.ck.places[i].DecodeValue(vals[i], dst); err != nil {
-				err = fmt.Errorf("field %s: %w", f.Name, err)
-			}
-			filled, from = append(filled, f), append(from, k)
-		}
-		if err != nil {
+		if err := fills.Fill(&k.ck.tpl, k.ck.fields, cutShard(s.Value, k.shards), k.name, rv, need); err != nil {
 			return &KeyError{Entity: e.name, Index: k.index, Key: k.name, Err: err}
 		}
 		return nil
@@ -141,7 +117,7 @@ func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.Attrib
 }
 
 // keyRef is one of an entity's rendered keys: a primary key template or
-// a templated index's, with its attribute.
+// a templated index's own key, with its attribute.
 type keyRef struct {
 	ck         *compiledKey
 	attr, name string // name: "PK", "SK" or the index key attribute
@@ -154,36 +130,27 @@ func (e *entityPlan) primaryKeys(o *TableOptions) [2]keyRef {
 }
 
 // eachKey calls fn with each key the entity renders in a table with
-// options o: the primary key's, then each templated index key that is the
-// index's own (not a table key or a field's own attribute), in order.
+// options o: the primary key's, then each index's own (not a table key).
 func (e *entityPlan) eachKey(o *TableOptions, fn func(keyRef) error) error {
 	for _, k := range e.primaryKeys(o) {
-		if err := k.visit(fn); err != nil {
+		if !k.ck.defined() {
+			continue
+		}
+		if err := fn(k); err != nil {
 			return err
 		}
 	}
 	for _, p := range e.indexes {
-		if p.multi {
-			continue
-		}
 		own := [2]*model.Field{p.pkOwn, p.skOwn}
 		for i, k := range [2]keyRef{{&p.pk, p.pkAttr, p.pkAttr, p.name, p.shards}, {&p.sk, p.skAttr, p.skAttr, p.name, 0}} {
-			if _, held := tableHeld(o, e, k.attr); held || own[i] != nil {
-				continue
-			}
-			if err := k.visit(fn); err != nil {
-				return err
+			if _, held := tableHeld(o, e, k.attr); !p.multi && k.ck.defined() && !held && own[i] == nil {
+				if err := fn(k); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
-}
-
-func (k keyRef) visit(fn func(keyRef) error) error {
-	if !k.ck.defined() {
-		return nil
-	}
-	return fn(k)
 }
 
 // cutShard is key without the write-shard suffix of an index with shards.
@@ -270,16 +237,13 @@ func (e *entityPlan) ownershipOf(o *TableOptions, i writeplan.Intent) writeplan.
 // like a KeyOnly field (a key attribute carrying its name, or one another
 // service stores), which the keys fill instead.
 func (e *entityPlan) codecItem(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	out := item
 	for _, f := range e.foreign.keyOnly {
 		if _, ok := item[f.Attr]; ok && f.Attr != "" {
-			if len(out) == len(item) {
-				out = maps.Clone(item)
-			}
-			delete(out, f.Attr)
+			item = maps.Clone(item) // only for a KeyOnly field under a stored name
+			delete(item, f.Attr)
 		}
 	}
-	return out
+	return item
 }
 
 // dropKeyOnly removes the KeyOnly fields' attributes from item, returning

@@ -193,33 +193,26 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 	return item, size, nil
 }
 
-// keyOnlyHeld returns a *KeyError when a field of fields, KeyOnly, has a
-// value in rv that no key of the item holds: it is held only in index
-// keys, and the item is in none of those indexes (a field of their keys
-// is absent, or When is false), so its value would be stored nowhere.
+// keyOnlyHeld returns a *KeyError when a KeyOnly field of fields has a
+// value in rv that would be stored nowhere: it is held only in the keys of
+// indexes the item is not in (a field of their keys is absent, or When is
+// false).
 func (e *entityPlan) keyOnlyHeld(rv reflect.Value, fields []*model.Field) error {
 	for _, f := range fields {
-		if !f.KeyOnly || e.inPrimaryKey(f) || !f.Present(rv) {
-			continue
-		}
-		ke := &KeyError{Entity: e.name}
+		var out []string
 		for _, p := range e.indexes {
-			if !slices.Contains(p.keyFields, f) {
+			if !f.KeyOnly || e.inPrimaryKey(f) || !slices.Contains(p.keyFields, f) || !f.Present(rv) {
 				continue
 			}
-			absent := slices.DeleteFunc(slices.Clone(p.keyFields), func(g *model.Field) bool { return g.Present(rv) })
-			if len(absent) == 0 && (p.when == nil || p.when(rv)) {
-				ke = nil
+			if !slices.ContainsFunc(p.keyFields, func(g *model.Field) bool { return !g.Present(rv) }) && (p.when == nil || p.when(rv)) {
+				out = nil
 				break
 			}
-			ke.Index = strings.TrimPrefix(ke.Index+", "+p.name, ", ")
-			for _, g := range absent {
-				ke.Missing = append(ke.Missing, g.Name)
-			}
+			out = append(out, p.name)
 		}
-		if ke != nil {
-			ke.Err = fmt.Errorf("KeyOnly field %s is held only in the keys of index %s, which the item is not in: its value would be stored nowhere", f.Name, ke.Index)
-			return ke
+		if len(out) > 0 {
+			return &KeyError{Entity: e.name, Index: strings.Join(out, ", "),
+				Err: fmt.Errorf("KeyOnly field %s is held only in the keys of indexes the item is not in: its value would be stored nowhere", f.Name)}
 		}
 	}
 	return nil
@@ -343,12 +336,10 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 	return nil
 }
 
-// keyHolders appends to attrs, once each, the index key attributes that
-// hold a field of fields (with item, only the fields held only in keys or
-// that item holds no attribute for): what a read before an update
-// projects to learn such a field from the stored key, and then checks as
-// read. An index key is never removed for lack of a field its stored key
-// holds.
+// keyHolders appends to attrs, once each, the index keys holding a field
+// of fields (with item, only one item has no attribute for, or KeyOnly):
+// what a read before an update reads such a field from, and checks as
+// read. An index key is never removed for lack of a field its key holds.
 func (e *entityPlan) keyHolders(o *TableOptions, attrs []string, fields []*model.Field, item map[string]types.AttributeValue) []string {
 	_ = e.eachKey(o, func(k keyRef) error {
 		for _, f := range fields {

@@ -137,9 +137,6 @@ func (u *updateSpec) writeFields(w *updateExpr, mv reflect.Value, set []*model.F
 		}
 	}
 	for _, o := range ops {
-		if o.Field.KeyOnly {
-			return validationErr(e.name, o.Field.Name, "%s on a KeyOnly field, which only keys hold; use Set", o.Name)
-		}
 		if e.inMultiKey(o.Field) {
 			return &KeyError{Entity: e.name, Key: o.Field.Attr, Missing: []string{o.Field.Name},
 				Err: fmt.Errorf("%s on a multi-attribute key attribute cannot keep the index key canonical; use Set", o.Name)}
@@ -223,10 +220,9 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 	return merged, fromSnap, err
 }
 
-// unreadKey is the error of an update whose read item does not decode:
-// for a stored key that does not parse, a *KeyError naming the fields it
-// holds, which the update cannot recompute index keys from (nothing is
-// written, no index key is removed).
+// unreadKey is the error of an update whose read item does not decode: a
+// stored key that does not parse is a *KeyError naming the fields it
+// holds, which the update cannot recompute index keys from.
 func (u *updateSpec) unreadKey(err error) error {
 	var ke *KeyError
 	if !errors.As(err, &ke) {
@@ -234,11 +230,9 @@ func (u *updateSpec) unreadKey(err error) error {
 	}
 	k := &KeyError{Entity: ke.Entity, Index: ke.Index, Key: ke.Key,
 		Err: fmt.Errorf("the stored key does not parse, so the update cannot read these fields from it to recompute the index keys; nothing was written: %w", ke.Err)}
-	u.r.e.eachKey(&u.r.t.opts, func(r keyRef) error {
-		for _, f := range r.ck.fields {
-			if r.name == ke.Key && !slices.Contains(k.Missing, f.Name) {
-				k.Missing = append(k.Missing, f.Name)
-			}
+	_ = u.r.e.eachKey(&u.r.t.opts, func(r keyRef) error {
+		if r.name == ke.Key {
+			k.Missing = r.ck.tpl.Fields()
 		}
 		return nil
 	})

@@ -165,6 +165,25 @@ func (f *Field) Get(v reflect.Value) (reflect.Value, bool) {
 	return fv, true
 }
 
+// Settable returns the field in v (an addressable struct value), the
+// embedded pointers on the way allocated when nil.
+func (f *Field) Settable(v reflect.Value) reflect.Value { return FieldAlloc(v, f.Index) }
+
+// FieldAlloc returns the field of v (an addressable struct value) at
+// index, the embedded pointers on the way allocated when nil.
+func FieldAlloc(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}
+
 // KeyValue is Get, with a time stored in a Form holding less than the
 // whole time (epoch seconds, a date, …) as a read of it gives it back.
 func (f *Field) KeyValue(v reflect.Value) (reflect.Value, bool) {
