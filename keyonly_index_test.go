@@ -177,6 +177,12 @@ func TestKeyOnlyIndexDecodePaths(t *testing.T) {
 	part, err := items.Get(ctx, ShopOrderItem{OrderID: "12345", ProductID: "99887"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Price"} })
 	require.NoError(t, err)
 	assert.Equal(t, ShopOrderItem{OrderID: "12345", ProductID: "99887", Price: "40"}, part, "a projection without the index keys leaves their fields out")
+	part, err = items.Get(ctx, ShopOrderItem{OrderID: "12345", ProductID: "99887"}, func(o *singletable.ReadOptions) { o.Fields = []string{"CustomerID"} })
+	require.NoError(t, err)
+	assert.Equal(t, ShopOrderItem{OrderID: "12345", ProductID: "99887", CustomerID: "12345"}, part, "Fields naming one reads the key holding it")
+	proj, err := items.QueryIndex("GSI1", ShopOrderItem{ProductID: "99887"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Date", "Quantity"} }).Collect(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []ShopOrderItem{{OrderID: "12345", ProductID: "99887", Date: b.Date, Quantity: "5"}, {OrderID: "33333", ProductID: "99887", Date: d.Date, Quantity: "1"}}, proj)
 }
 
 // TestKeyOnlyIndexKeysDisagree: two keys holding one field with different
