@@ -419,7 +419,7 @@ func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, o
 	if err != nil {
 		return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
-	complete = complete && !e.foreign.unstored
+	complete = complete && len(e.foreign.keyOnly) == 0 // the codec never fills them
 	if !complete || e.foreign.loc != nil {
 		return e.decodeRest(&t.opts, item, reflect.ValueOf(out).Elem(), complete)
 	}
@@ -437,7 +437,7 @@ func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, e
 	if err != nil {
 		return out, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
-	complete = complete && !e.foreign.unstored
+	complete = complete && len(e.foreign.keyOnly) == 0 // the codec never fills them
 	if !complete || e.foreign.loc != nil {
 		// On the heap only here: out stays on the stack otherwise.
 		p := new(T)

@@ -22,7 +22,6 @@ import (
 type foreignPlan struct {
 	matchKeys bool           // Schema.MatchKeys
 	keyOnly   []*model.Field // the Schema.KeyOnly fields, which writes leave out
-	unstored  bool           // keyOnly is not empty: the codec never fills them
 	// loc reads zone-less time texts (nil: UTC, as the codec reads them);
 	// times lists the top-level time fields stored as text, re-read in loc.
 	loc   *time.Location
@@ -54,7 +53,6 @@ func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 			e.foreign.keyOnly = append(e.foreign.keyOnly, f)
 		}
 	}
-	e.foreign.unstored = len(e.foreign.keyOnly) > 0
 	if s.Location != nil {
 		e.foreign.loc = s.Location
 		for _, f := range e.fields {
@@ -109,7 +107,11 @@ func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.Attrib
 		if !ok || !slices.ContainsFunc(k.ck.fields, need) {
 			return nil
 		}
-		if err := fills.Fill(&k.ck.tpl, k.ck.fields, cutShard(s.Value, k.shards), k.name, rv, need); err != nil {
+		key := s.Value
+		if i := strings.LastIndex(key, "#shard_"); k.shards > 0 && i >= 0 {
+			key = key[:i] // a write-sharded key without its suffix
+		}
+		if err := fills.Fill(&k.ck.tpl, k.ck.fields, key, k.name, rv, need); err != nil {
 			return &KeyError{Entity: e.name, Index: k.index, Key: k.name, Err: err}
 		}
 		return nil
@@ -123,6 +125,7 @@ type keyRef struct {
 	attr, name string // name: "PK", "SK" or the index key attribute
 	index      string // "" for the primary key
 	shards     int    // write shards of an index partition key
+	notOwn     bool   // the key is a field's own attribute, not rendered
 }
 
 func (e *entityPlan) primaryKeys(o *TableOptions) [2]keyRef {
@@ -132,18 +135,14 @@ func (e *entityPlan) primaryKeys(o *TableOptions) [2]keyRef {
 // eachKey calls fn with each key the entity renders in a table with
 // options o: the primary key's, then each index's own (not a table key).
 func (e *entityPlan) eachKey(o *TableOptions, fn func(keyRef) error) error {
-	for _, k := range e.primaryKeys(o) {
-		if !k.ck.defined() {
-			continue
+	for i := -1; i < len(e.indexes); i++ {
+		ks := e.primaryKeys(o)
+		if i >= 0 {
+			p := e.indexes[i]
+			ks = [2]keyRef{{&p.pk, p.pkAttr, p.pkAttr, p.name, p.shards, p.pkOwn != nil}, {&p.sk, p.skAttr, p.skAttr, p.name, 0, p.skOwn != nil}}
 		}
-		if err := fn(k); err != nil {
-			return err
-		}
-	}
-	for _, p := range e.indexes {
-		own := [2]*model.Field{p.pkOwn, p.skOwn}
-		for i, k := range [2]keyRef{{&p.pk, p.pkAttr, p.pkAttr, p.name, p.shards}, {&p.sk, p.skAttr, p.skAttr, p.name, 0}} {
-			if _, held := tableHeld(o, e, k.attr); !p.multi && k.ck.defined() && !held && own[i] == nil {
+		for _, k := range ks {
+			if _, held := tableHeld(o, e, k.attr); k.ck.defined() && (k.index == "" || !held && !k.notOwn) {
 				if err := fn(k); err != nil {
 					return err
 				}
@@ -151,14 +150,6 @@ func (e *entityPlan) eachKey(o *TableOptions, fn func(keyRef) error) error {
 		}
 	}
 	return nil
-}
-
-// cutShard is key without the write-shard suffix of an index with shards.
-func cutShard(key string, shards int) string {
-	if i := strings.LastIndex(key, "#shard_"); shards > 0 && i >= 0 {
-		return key[:i]
-	}
-	return key
 }
 
 // keysMatch reports whether item's primary key parses with the entity's
