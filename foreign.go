@@ -125,7 +125,7 @@ type keyRef struct {
 	attr, name string // name: "PK", "SK" or the index key attribute
 	index      string // "" for the primary key
 	shards     int    // write shards of an index partition key
-	notOwn     bool   // the key is a field's own attribute, not rendered
+	own        bool   // the key is a field's own attribute, not rendered
 }
 
 func (e *entityPlan) primaryKeys(o *TableOptions) [2]keyRef {
@@ -142,7 +142,7 @@ func (e *entityPlan) eachKey(o *TableOptions, fn func(keyRef) error) error {
 			ks = [2]keyRef{{&p.pk, p.pkAttr, p.pkAttr, p.name, p.shards, p.pkOwn != nil}, {&p.sk, p.skAttr, p.skAttr, p.name, 0, p.skOwn != nil}}
 		}
 		for _, k := range ks {
-			if _, held := tableHeld(o, e, k.attr); k.ck.defined() && (k.index == "" || !held && !k.notOwn) {
+			if _, held := tableHeld(o, e, k.attr); k.ck.defined() && (k.index == "" || !held && !k.own) {
 				if err := fn(k); err != nil {
 					return err
 				}
