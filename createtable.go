@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/projection"
 )
 
 // CreateTableOptions tunes [Table.CreateTable] and
@@ -30,7 +32,8 @@ type CreateTableOptions struct {
 
 // CreateTableInput returns the CreateTable request [Table.CreateTable]
 // sends: the table's keys and every index the bound entities declare,
-// projecting all attributes, on-demand unless the options say otherwise.
+// with its projection ([IndexSchema].Projection), on-demand unless the
+// options say otherwise.
 func (t *Table) CreateTableInput(optFns ...func(*CreateTableOptions)) *dynamodb.CreateTableInput {
 	return t.createTableInput(applyOpts(optFns))
 }
@@ -46,7 +49,7 @@ func (t *Table) createTableInput(opts CreateTableOptions) *dynamodb.CreateTableI
 	for _, p := range t.indexes() {
 		g := types.GlobalSecondaryIndex{
 			IndexName:             aws.String(p.Name),
-			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection:            projection.Set{Type: p.Projection, Attrs: p.Include}.Projection(),
 			ProvisionedThroughput: opts.Provisioned,
 		}
 		for _, a := range p.Partition {
@@ -157,9 +160,10 @@ func gsisActive(td *types.TableDescription) bool {
 }
 
 // Check compares the live table ([DescribeTable]) with the declarations:
-// key schema, and every declared index with its key attributes and types.
-// It returns a *ValidationError listing every difference, or nil. Indexes
-// that exist but are not declared are fine.
+// key schema, and every declared index with its key attributes and types
+// and its projection (another type, or an INCLUDE without a declared
+// attribute). It returns a *ValidationError listing every difference, or
+// nil. Indexes that exist but are not declared are fine.
 //
 // [DescribeTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTable.html
 func (t *Table) Check(ctx context.Context) error {
@@ -192,6 +196,9 @@ func (t *Table) Check(ctx context.Context) error {
 		}
 		if a, b := keySchemaString(g.KeySchema), keySchemaString(have.GlobalSecondaryIndexes[i].KeySchema); a != b {
 			diffs = append(diffs, fmt.Sprintf("index %s key is %s, declared %s", aws.ToString(g.IndexName), b, a))
+		}
+		if d := projection.Of(g.Projection).Drift(projection.Of(have.GlobalSecondaryIndexes[i].Projection)); d != "" {
+			diffs = append(diffs, fmt.Sprintf("index %s %s", aws.ToString(g.IndexName), d))
 		}
 	}
 	if len(diffs) > 0 {

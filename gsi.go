@@ -11,6 +11,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/projection"
 )
 
 // IndexSchema declares how an entity appears in one global secondary index.
@@ -56,6 +57,21 @@ type IndexSchema[T any] struct {
 	// on the index fan out to every shard and merge the results in sort
 	// key order.
 	Shards int
+
+	// Projection is what the index holds of its items besides the keys
+	// (the table's and its own, always held), as DynamoDB declares it: ""
+	// or types.ProjectionTypeAll for everything (the default),
+	// types.ProjectionTypeKeysOnly, or types.ProjectionTypeInclude with
+	// the attributes Include names. Every entity declaring the index
+	// declares the same. A query of an index holding less filters and
+	// reads only what it holds, tells the entity's items by their key
+	// shape when it lacks the entity type attribute, and lists what it
+	// leaves out in [Page].Unprojected; [Query.Complete] reads the rest
+	// from the table. See docs/adopting.md, "Index projections".
+	Projection types.ProjectionType
+	// Include names what an INCLUDE projection holds: Go fields of T, or
+	// attribute names as stored (another entity's, the entity type's).
+	Include []string
 }
 
 // indexPlan is an IndexSchema resolved against T.
@@ -71,6 +87,7 @@ type indexPlan struct {
 	whenFields     []string                 // as declared, for Table.Describe
 	deps           []*model.Field           // every field the index's attributes depend on
 	keyFields      []*model.Field           // the fields of a templated index's rendered keys, each once
+	proj           projection.Set           // Projection, Include as attributes
 	// pkOwn, skOwn: the field whose own attribute is the templated
 	// index's partition (sort) key attribute, its template {Field:raw}:
 	// the field's stored value is the key, written and removed with the
@@ -87,6 +104,10 @@ func (e *entityPlan) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, er
 		return nil, validationErr(e.name, where(is.Name, ""), "Shards needs a templated partition key (a multi-attribute key has no string to suffix)")
 	}
 	p.shards = is.Shards
+	var err error
+	if p.proj, err = e.compileProjection(is); err != nil {
+		return nil, err
+	}
 	templated := is.PK != "" || is.SK != ""
 	multi := len(is.PartitionAttrs) > 0 || len(is.SortAttrs) > 0
 	switch {

@@ -74,6 +74,7 @@ type querySpec struct {
 	op     SortOp
 	fields []string
 	prefix string
+	whole  bool // Complete
 }
 
 // readSpec is what the builders of every read record; entity and what
@@ -216,6 +217,13 @@ func (s *readSpec) filterBy(cond expression.ConditionBuilder) {
 	s.filter = &cond
 }
 
+// Complete makes a query of an index that does not hold every attribute
+// ([IndexSchema].Projection) read its items whole from the table: one
+// BatchGetItem per response, in the query's order, with [ReadOptions]
+// Fields if given. An item the table no longer holds is left out. Reads
+// of other indexes and of the table are unchanged.
+func (q *Query[T]) Complete() *Query[T] { c := q.clone(); c.whole = true; return c }
+
 // Desc returns items in descending sort key order.
 func (q *Query[T]) Desc() *Query[T] { c := q.clone(); c.desc = true; return c }
 
@@ -233,10 +241,14 @@ func (q *Query[T]) After(cursor string) *Query[T] { c := q.clone(); c.after = cu
 // Page is one page of results; Cursor is empty when there are no more.
 // Skipped holds a *DecodeError for each item read past (see [DecodeError]);
 // they do not count towards Limit and the cursor moves past them.
+// Unprojected lists the Go fields of T the items leave at their zero
+// values because the index read does not hold them
+// ([IndexSchema].Projection; without [Query.Complete] or Fields).
 type Page[T any] struct {
-	Items   []T
-	Cursor  string
-	Skipped []*DecodeError
+	Items       []T
+	Cursor      string
+	Skipped     []*DecodeError
+	Unprojected []string
 }
 
 // plan is a validated query, ready to send.
@@ -248,6 +260,14 @@ type plan struct {
 
 	shards   []*dynamodb.QueryInput // one per shard of a write-sharded index
 	shardPos []cursor.ShardPos      // from the cursor, for sharded queries
+
+	// A read of an index holding less than everything: byShape, the
+	// entity type attribute is not held; whole, Complete reads the items
+	// from the table (with wholeKA's projection); unprojected, the fields
+	// left out.
+	byShape, whole bool
+	wholeKA        types.KeysAndAttributes
+	unprojected    []string
 }
 
 func (q *Query[T]) plan(count bool) (*plan, error) {
@@ -272,13 +292,9 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	}
 	p := &plan{cursorKeys: q.r.t.cursorKeys(idx), empty: kc.empty}
 	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, q.dir())
-	var proj []string // attribute names to read, nil for all
-	if len(q.project) > 0 && !count {
-		attrs, err := q.r.projectionAttrs(q.project)
-		if err != nil {
-			return nil, err
-		}
-		proj = append(attrs, p.cursorKeys...)
+	proj, err := q.projection(p, idx, count) // attribute names to read, nil for all
+	if err != nil {
+		return nil, err
 	}
 	if idx != nil && idx.shards > 0 {
 		return p, q.planShards(p, kc, idx.shards, proj, count)
@@ -290,6 +306,39 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// projection is the attributes the planned read p of the index idx (nil:
+// the table) reads, nil for all: with Fields, theirs and the cursor's keys.
+// On an index holding less than everything, a field it does not hold is a
+// *ValidationError, unless Complete reads the fields from the table.
+func (q *querySpec) projection(p *plan, idx *indexPlan, count bool) ([]string, error) {
+	t := q.r.t
+	if idx != nil && !idx.proj.All() {
+		p.byShape, p.whole = !t.holds(idx, t.opts.EntityTypeAttr), q.whole && !count
+		if !p.whole && len(q.project) == 0 {
+			p.unprojected = q.r.e.unprojected(t, idx)
+		}
+	}
+	if len(q.project) == 0 || count {
+		return nil, nil
+	}
+	if p.whole {
+		var err error
+		p.wholeKA.ProjectionExpression, p.wholeKA.ExpressionAttributeNames, err = q.r.fieldsProjection(q.project)
+		return nil, err
+	}
+	attrs, err := q.r.projectionAttrs(q.project)
+	if err != nil {
+		return nil, err
+	}
+	attrs = slices.DeleteFunc(attrs, func(a string) bool { return a == t.opts.EntityTypeAttr && p.byShape })
+	for _, a := range attrs {
+		if !t.holds(idx, a) {
+			return nil, validationErr(q.r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s); Complete reads it from the table", idx.name, a, idx.proj)
+		}
+	}
+	return append(attrs, p.cursorKeys...), nil
 }
 
 // planShards plans one request per shard of a write-sharded index.
@@ -459,9 +508,16 @@ func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dyn
 	t, e := q.r.t, q.r.e
 	var b expr.Builder
 	kc := b.KeyCondition(conds)
-	filter := e.typeFilter(&b, &t.opts)
+	var idx *indexPlan
+	if q.index != "" {
+		idx, _ = e.index(q.index)
+	}
+	var filter string
+	if t.holds(idx, t.opts.EntityTypeAttr) { // else the key shape tells (repo.mine)
+		filter = e.typeFilter(&b, &t.opts)
+	}
 	if q.filter != nil {
-		user, err := b.Conditions(e.condNames(t, "filter"), *q.filter)
+		user, err := b.Conditions(t.heldNames(e.name, idx, e.condNames(t, "filter")), *q.filter)
 		if err != nil {
 			return nil, condErr(e.name, "bad query filter", err)
 		}
@@ -473,6 +529,9 @@ func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dyn
 		FilterExpression:          &filter,
 		ExpressionAttributeNames:  b.Names(),
 		ExpressionAttributeValues: b.Values(),
+	}
+	if filter == "" {
+		in.FilterExpression = nil
 	}
 	if proj != nil {
 		in.ProjectionExpression = aws.String(b.Projection(proj...))
@@ -814,12 +873,37 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		return Page[T]{}, err
 	}
 	f, limit := q.reader(p, true)
-	return pageOf(ctx, f, limit, q.r, q.strict)
+	r, f := q.reading(p, f)
+	page, err := pageOf(ctx, f, limit, r, q.strict)
+	page.Unprojected = p.unprojected
+	return page, err
+}
+
+// reading is the repository that reads p's items from f, and the feed: on
+// an index that does not hold the entity type, a repository telling its
+// items by key shape; with Complete, f's items read whole.
+func (q *Query[T]) reading(p *plan, f pager) (*Repo[T], pager) {
+	r := q.r
+	if p.byShape {
+		c := *r
+		c.byShape, r = true, &c
+	}
+	if p.whole {
+		f = &wholeItems{pager: f, r: &r.repo, ka: p.wholeKA, gather: p.shards != nil}
+	}
+	return r, f
 }
 
 // mine reports whether an item the filter let through is the entity's: the
-// filter cannot check an untyped item's key (entityPlan.owns).
+// filter cannot check an untyped item's key (entityPlan.owns), nor, by
+// shape, the item of an index that does not hold the entity type.
 func (r *repo) mine(item map[string]types.AttributeValue) bool {
+	if r.byShape {
+		if s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
+			return s.Value == r.e.name // read whole
+		}
+		return r.e.keysMatch(&r.t.opts, item)
+	}
 	return !r.e.foreign.matchKeys || r.e.owns(&r.t.opts, item)
 }
 
@@ -835,7 +919,7 @@ func (r *repo) accounts(item map[string]types.AttributeValue) bool {
 // a longer prefix with; nil for any other item (docs/adopting.md).
 func (r *repo) selected(item map[string]types.AttributeValue) error {
 	e, o := r.e, &r.t.opts
-	if _, typed := item[o.EntityTypeAttr]; typed || !e.foreign.matchKeys {
+	if _, typed := item[o.EntityTypeAttr]; typed || !e.foreign.matchKeys && !r.byShape {
 		return nil
 	}
 	n, ok := e.sharedPrefix(o, item)
@@ -854,9 +938,16 @@ func (r *repo) selected(item map[string]types.AttributeValue) error {
 }
 
 // countItems counts the entity's items among those reqs match: with
-// Select COUNT or, for an entity matching keys, by reading the keys.
+// Select COUNT or, for an entity matching keys, by reading the keys (all
+// an index that does not hold the entity type holds).
 func (r *repo) countItems(ctx context.Context, reqs []*request) (int, error) {
-	if !r.e.foreign.matchKeys {
+	switch {
+	case r.byShape:
+		for _, req := range reqs {
+			req.src.query.Select = types.SelectAllProjectedAttributes
+		}
+		return count(ctx, reqs, r.mine)
+	case !r.e.foreign.matchKeys:
 		return count(ctx, reqs, nil)
 	}
 	for _, req := range reqs {
@@ -928,7 +1019,8 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			return err
 		}
 		f, limit := q.reader(p, false)
-		_, err = paginate(ctx, f, limit, yielder(q.r.take, yield, q.strict), nil)
+		r, f := q.reading(p, f)
+		_, err = paginate(ctx, f, limit, yielder(r.take, yield, q.strict), nil)
 		return err
 	})
 }
@@ -945,7 +1037,8 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	if err != nil || p.empty {
 		return 0, err
 	}
-	return q.r.countItems(ctx, q.requests(p, true))
+	r, _ := q.reading(p, nil)
+	return r.countItems(ctx, q.requests(p, true))
 }
 
 // Request returns the QueryInput the query would send first, without
