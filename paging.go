@@ -324,6 +324,7 @@ type request struct {
 	probeOne   bool // a lookahead reads one item first: the next likely counts
 	bind       [16]byte
 	cursorKeys []string
+	whole      wholeFn // nil, or reads each response's items whole (Query.Complete)
 
 	sized bool                            // the last request asked for the items wanted plus one
 	after map[string]types.AttributeValue // the last response's LastEvaluatedKey
@@ -345,6 +346,9 @@ func (r *request) sendErr(err error) error {
 func (r *request) next(ctx context.Context, want int) ([]map[string]types.AttributeValue, bool, error) {
 	r.sizeFor(want)
 	items, after, count, err := r.src.send(ctx, r.t.api(ctx, r.entity))
+	if err == nil && r.whole != nil {
+		items, err = r.whole(ctx, items)
+	}
 	if err != nil {
 		return nil, false, r.sendErr(err)
 	}

@@ -1,7 +1,6 @@
 package singletable
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"reflect"
@@ -21,15 +20,14 @@ import (
 func (e *entityPlan) compileProjection(is IndexSchema[reflect.Value]) (projection.Set, error) {
 	attrs := make([]string, 0, len(is.Include))
 	for _, n := range is.Include {
-		switch f := e.byName[n]; {
-		case f != nil && f.Attr == "":
-			continue
-		case f != nil:
+		if f := e.byName[n]; f != nil {
 			n = f.Attr
-		case e.excluded[n]:
+		} else if e.excluded[n] {
 			return projection.Set{}, e.unknownName("Include", n)
 		}
-		attrs = append(attrs, n)
+		if n != "" {
+			attrs = append(attrs, n)
+		}
 	}
 	s, err := projection.Declared(is.Projection, attrs)
 	if err != nil {
@@ -74,65 +72,38 @@ func (e *entityPlan) unprojected(t *Table, p *indexPlan) []string {
 	return out
 }
 
-// wholeItems is the feed of an index query with Complete: the items the
-// query reads, each of the entity's read whole from the table in one
-// BatchGetItem per response (an item the table no longer holds is left
-// out), the others as read.
-type wholeItems struct {
-	pager
-	r      *repo
-	ka     types.KeysAndAttributes                    // Fields' projection, if any
-	gather bool                                       // the pager yields an item a call (a shard merge)
-	read   map[itemID]map[string]types.AttributeValue // the index's items of the last batch, for cursors
-}
+// wholeFn replaces the items of a response.
+type wholeFn func(context.Context, []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error)
 
-func (w *wholeItems) next(ctx context.Context, want int) ([]map[string]types.AttributeValue, bool, error) {
-	items, last, err := w.pager.next(ctx, want)
-	if w.gather {
-		// At most want items (100 without a limit): a page then ends at
-		// a batch's end, where the merge's cursor stands.
+// readWhole reads r's items among those an index query read (items) whole
+// from the table, with ka's projection, keeping the index's values of
+// keys: they say where the query stands (cursors, the merge of shards).
+// An item the table no longer holds is left out, another's left as read.
+func (r repo) readWhole(ka types.KeysAndAttributes, keys []string) wholeFn {
+	return func(ctx context.Context, items []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+		var at []int
+		var ks []map[string]types.AttributeValue
+		for i, item := range items {
+			if r.mine(item) {
+				at, ks = append(at, i), append(ks, r.t.primaryKeyOf(item))
+			}
+		}
+		if len(ks) == 0 {
+			return items, nil
+		}
+		whole, errs := r.t.getItems(ctx, BatchOptions{}.run(), ka, ks)
 		items = slices.Clone(items)
-		goal := cmp.Or(want, 100)
-		for err == nil && !last && len(items) < goal {
-			var more []map[string]types.AttributeValue
-			more, last, err = w.pager.next(ctx, max(want-len(items), 0))
-			items = append(items, more...)
+		for j, i := range at {
+			if errs[j] != nil {
+				return nil, fmt.Errorf("read the items whole: %w", errs[j])
+			}
+			for _, k := range keys {
+				if whole[j] != nil {
+					whole[j][k] = items[i][k]
+				}
+			}
+			items[i] = whole[j]
 		}
+		return slices.DeleteFunc(items, func(item map[string]types.AttributeValue) bool { return item == nil }), nil
 	}
-	var keys []map[string]types.AttributeValue
-	ours := make([]bool, len(items))
-	for i, item := range items {
-		if ours[i] = w.r.mine(item); ours[i] {
-			keys = append(keys, w.r.t.primaryKeyOf(item))
-		}
-	}
-	if err != nil || len(keys) == 0 {
-		return items, last, err
-	}
-	whole, errs := w.r.t.getItems(ctx, BatchOptions{}.run(), w.ka, keys)
-	w.read = make(map[itemID]map[string]types.AttributeValue, len(keys))
-	out, j := make([]map[string]types.AttributeValue, 0, len(items)), 0
-	for i, item := range items {
-		switch {
-		case !ours[i]:
-			out = append(out, item)
-			continue
-		case errs[j] != nil:
-			return nil, false, fmt.Errorf("singletable: query %s: read the items whole: %w", w.r.e.name, errs[j])
-		case whole[j] != nil:
-			w.read[w.r.t.itemID(item)] = item
-			out = append(out, whole[j])
-		}
-		j++
-	}
-	return out, last, nil
-}
-
-// cursor resumes after item, read whole, from the index's copy of it: its
-// index keys are where the query stands.
-func (w *wholeItems) cursor(item map[string]types.AttributeValue) (string, error) {
-	if read, ok := w.read[w.r.t.itemID(item)]; ok && item != nil {
-		item = read
-	}
-	return w.pager.cursor(item)
 }

@@ -217,11 +217,10 @@ func (s *readSpec) filterBy(cond expression.ConditionBuilder) {
 	s.filter = &cond
 }
 
-// Complete makes a query of an index that does not hold every attribute
-// ([IndexSchema].Projection) read its items whole from the table: one
-// BatchGetItem per response, in the query's order, with [ReadOptions]
-// Fields if given. An item the table no longer holds is left out. Reads
-// of other indexes and of the table are unchanged.
+// Complete makes a query of an index that does not hold everything
+// ([IndexSchema].Projection) read its items whole from the table, with
+// Fields if given: a BatchGetItem per response. An item the table no
+// longer holds is left out. Other reads are unchanged.
 func (q *Query[T]) Complete() *Query[T] { c := q.clone(); c.whole = true; return c }
 
 // Desc returns items in descending sort key order.
@@ -261,13 +260,10 @@ type plan struct {
 	shards   []*dynamodb.QueryInput // one per shard of a write-sharded index
 	shardPos []cursor.ShardPos      // from the cursor, for sharded queries
 
-	// A read of an index holding less than everything: byShape, the
-	// entity type attribute is not held; whole, Complete reads the items
-	// from the table (with wholeKA's projection); unprojected, the fields
-	// left out.
-	byShape, whole bool
-	wholeKA        types.KeysAndAttributes
-	unprojected    []string
+	// On an index holding less than everything (IndexSchema.Projection).
+	byShape     bool     // the index lacks the entity type: the keys tell the items
+	whole       wholeFn  // Complete
+	unprojected []string // the fields the index does not hold
 }
 
 func (q *Query[T]) plan(count bool) (*plan, error) {
@@ -297,9 +293,9 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 		return nil, err
 	}
 	if idx != nil && idx.shards > 0 {
-		return p, q.planShards(p, kc, idx.shards, proj, count)
+		return p, q.planShards(p, kc, idx, proj, count)
 	}
-	if p.in, err = q.input(kc.conds, proj, count); err != nil || q.after == "" {
+	if p.in, err = q.input(idx, kc.conds, proj, count); err != nil || q.after == "" {
 		return p, err
 	}
 	if p.in.ExclusiveStartKey, err = q.r.t.decodeBoundCursor(q.after, p.binding, p.cursorKeys, kc.conds, kc.nPart); err != nil {
@@ -308,47 +304,46 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	return p, nil
 }
 
-// projection is the attributes the planned read p of the index idx (nil:
-// the table) reads, nil for all: with Fields, theirs and the cursor's keys.
-// On an index holding less than everything, a field it does not hold is a
-// *ValidationError, unless Complete reads the fields from the table.
+// projection is what p, a read of index idx (nil: the table), reads: nil
+// for all; with Fields, theirs and the cursor's keys, refusing one idx does
+// not hold unless Complete reads them from the table.
 func (q *querySpec) projection(p *plan, idx *indexPlan, count bool) ([]string, error) {
-	t := q.r.t
-	if idx != nil && !idx.proj.All() {
-		p.byShape, p.whole = !t.holds(idx, t.opts.EntityTypeAttr), q.whole && !count
-		if !p.whole && len(q.project) == 0 {
-			p.unprojected = q.r.e.unprojected(t, idx)
+	t, partial := q.r.t, idx != nil && !idx.proj.All()
+	p.byShape = partial && !t.holds(idx, t.opts.EntityTypeAttr)
+	if partial && q.whole && !count {
+		var ka types.KeysAndAttributes
+		var err error
+		if len(q.project) > 0 {
+			ka.ProjectionExpression, ka.ExpressionAttributeNames, err = q.r.fieldsProjection(q.project)
 		}
+		p.whole = repo{t: t, e: q.r.e, byShape: p.byShape}.readWhole(ka, p.cursorKeys)
+		return nil, err
 	}
 	if len(q.project) == 0 || count {
+		if partial {
+			p.unprojected = q.r.e.unprojected(t, idx)
+		}
 		return nil, nil
 	}
-	if p.whole {
-		var err error
-		p.wholeKA.ProjectionExpression, p.wholeKA.ExpressionAttributeNames, err = q.r.fieldsProjection(q.project)
-		return nil, err
-	}
 	attrs, err := q.r.projectionAttrs(q.project)
-	if err != nil {
-		return nil, err
-	}
-	attrs = slices.DeleteFunc(attrs, func(a string) bool { return a == t.opts.EntityTypeAttr && p.byShape })
 	for _, a := range attrs {
-		if !t.holds(idx, a) {
+		if !t.holds(idx, a) && a != t.opts.EntityTypeAttr {
 			return nil, validationErr(q.r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s); Complete reads it from the table", idx.name, a, idx.proj)
 		}
 	}
-	return append(attrs, p.cursorKeys...), nil
+	attrs = slices.DeleteFunc(attrs, func(a string) bool { return a == t.opts.EntityTypeAttr && p.byShape })
+	return append(attrs, p.cursorKeys...), err
 }
 
 // planShards plans one request per shard of a write-sharded index.
-func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []string, count bool) error {
+func (q *querySpec) planShards(p *plan, kc keyCondition, idx *indexPlan, proj []string, count bool) error {
+	shards := idx.shards
 	shardConds := make([][]expr.KeyCond, shards)
 	for shard := range shards {
 		sc := slices.Clone(kc.conds)
 		sc[0].V1 = &types.AttributeValueMemberS{Value: shardKey(kc.parts[0], shard)}
 		shardConds[shard] = sc
-		in, err := q.input(sc, proj, count)
+		in, err := q.input(idx, sc, proj, count)
 		if err != nil {
 			return err
 		}
@@ -504,14 +499,10 @@ func indexText(index string) string {
 }
 
 // input assembles one QueryInput.
-func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
+func (q *querySpec) input(idx *indexPlan, conds []expr.KeyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
 	t, e := q.r.t, q.r.e
 	var b expr.Builder
 	kc := b.KeyCondition(conds)
-	var idx *indexPlan
-	if q.index != "" {
-		idx, _ = e.index(q.index)
-	}
 	var filter string
 	if t.holds(idx, t.opts.EntityTypeAttr) { // else the key shape tells (repo.mine)
 		filter = e.typeFilter(&b, &t.opts)
@@ -873,25 +864,20 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		return Page[T]{}, err
 	}
 	f, limit := q.reader(p, true)
-	r, f := q.reading(p, f)
-	page, err := pageOf(ctx, f, limit, r, q.strict)
+	page, err := pageOf(ctx, f, limit, q.reading(p), q.strict)
 	page.Unprojected = p.unprojected
 	return page, err
 }
 
-// reading is the repository that reads p's items from f, and the feed: on
-// an index that does not hold the entity type, a repository telling its
-// items by key shape; with Complete, f's items read whole.
-func (q *Query[T]) reading(p *plan, f pager) (*Repo[T], pager) {
-	r := q.r
-	if p.byShape {
-		c := *r
-		c.byShape, r = true, &c
+// reading is the repository reading p's items: on an index that does not
+// hold the entity type, one telling them by key shape.
+func (q *Query[T]) reading(p *plan) *Repo[T] {
+	if !p.byShape {
+		return q.r
 	}
-	if p.whole {
-		f = &wholeItems{pager: f, r: &r.repo, ka: p.wholeKA, gather: p.shards != nil}
-	}
-	return r, f
+	c := *q.r
+	c.byShape = true
+	return &c
 }
 
 // mine reports whether an item the filter let through is the entity's: the
@@ -969,7 +955,7 @@ func (q *querySpec) requests(p *plan, count bool) []*request {
 	newRequest := func(in *dynamodb.QueryInput) *request {
 		// Without the caller's filter the next item likely counts: probe one.
 		return &request{t: q.r.t, src: querySource(in), entity: q.r.e.name, what: what,
-			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys}
+			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys, whole: p.whole}
 	}
 	if p.shards == nil {
 		r := newRequest(p.in)
@@ -1019,8 +1005,7 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			return err
 		}
 		f, limit := q.reader(p, false)
-		r, f := q.reading(p, f)
-		_, err = paginate(ctx, f, limit, yielder(r.take, yield, q.strict), nil)
+		_, err = paginate(ctx, f, limit, yielder(q.reading(p).take, yield, q.strict), nil)
 		return err
 	})
 }
@@ -1037,8 +1022,7 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	if err != nil || p.empty {
 		return 0, err
 	}
-	r, _ := q.reading(p, nil)
-	return r.countItems(ctx, q.requests(p, true))
+	return q.reading(p).countItems(ctx, q.requests(p, true))
 }
 
 // Request returns the QueryInput the query would send first, without
