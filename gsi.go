@@ -58,20 +58,14 @@ type IndexSchema[T any] struct {
 	// key order.
 	Shards int
 
-	// Projection is what the index holds of its items besides the keys
-	// (the table's and its own, always held), as DynamoDB declares it: ""
-	// or types.ProjectionTypeAll for everything (the default),
-	// types.ProjectionTypeKeysOnly, or types.ProjectionTypeInclude with
-	// the attributes Include names. Every entity declaring the index
-	// declares the same. A query of an index holding less filters and
-	// reads only what it holds, tells the entity's items by their key
-	// shape when it lacks the entity type attribute, and lists what it
-	// leaves out in [Page].Unprojected; [Query.Complete] reads the rest
-	// from the table. See docs/adopting.md, "Index projections".
+	// Projection is what the index holds besides the keys (the table's
+	// and its own), as DynamoDB says it: "" or ProjectionTypeAll (the
+	// default), ProjectionTypeKeysOnly, or ProjectionTypeInclude with the
+	// attributes Include names (Go fields of T, or attribute names as
+	// stored). Every entity declaring the index declares the same. See
+	// docs/adopting.md, "Index projections": queries of such an index.
 	Projection types.ProjectionType
-	// Include names what an INCLUDE projection holds: Go fields of T, or
-	// attribute names as stored (another entity's, the entity type's).
-	Include []string
+	Include    []string
 }
 
 // indexPlan is an IndexSchema resolved against T.

@@ -44,19 +44,14 @@ func (t *Table) holds(p *indexPlan, attr string) bool {
 }
 
 // heldNames is resolve refusing, before the network, a name of a filter
-// on index p that stands for an attribute p does not hold: DynamoDB
-// refuses the query.
+// on index p that stands for an attribute p does not hold.
 func (t *Table) heldNames(entity string, p *indexPlan, resolve expr.Resolver) expr.Resolver {
-	if p == nil || p.proj.All() {
+	if p == nil {
 		return resolve
 	}
-	return func(name string) (string, expr.Operand, error) {
-		a, op, err := resolve(name)
-		if err == nil && !t.holds(p, a) {
-			err = validationErr(entity, name, "index %s does not hold attribute %s (projection %s): DynamoDB refuses a filter on it; filter the items Complete reads in Go, or query the table", p.name, a, p.proj)
-		}
-		return a, op, err
-	}
+	return p.proj.Names(resolve, t.cursorKeys(p), func(name, attr string) error {
+		return validationErr(entity, name, "index %s does not hold attribute %s (projection %s): DynamoDB refuses a filter on it; filter the items Complete reads in Go, or query the table", p.name, attr, p.proj)
+	})
 }
 
 // unprojected lists the Go fields of e that a read of index p in table t

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/expr"
 )
 
 // Set is an index's projection: ALL, KEYS_ONLY, or INCLUDE with the
@@ -79,6 +81,22 @@ func (s Set) Without(keys ...string) Set {
 // given keys, the key attributes of the table and of the index.
 func (s Set) Holds(attr string, keys ...string) bool {
 	return s.All() || slices.Contains(keys, attr) || slices.Contains(s.Attrs, attr)
+}
+
+// Names is resolve refusing with refuse's error a name that stands for an
+// attribute s does not hold (keys: the key attributes, always held):
+// DynamoDB refuses an expression on it. It is resolve when s is ALL.
+func (s Set) Names(resolve expr.Resolver, keys []string, refuse func(name, attr string) error) expr.Resolver {
+	if s.All() {
+		return resolve
+	}
+	return func(name string) (string, expr.Operand, error) {
+		a, op, err := resolve(name)
+		if err == nil && !s.Holds(a, keys...) {
+			err = refuse(name, a)
+		}
+		return a, op, err
+	}
 }
 
 // Equal reports whether two projections hold the same attributes.
