@@ -250,6 +250,12 @@ func (f Finding) String() string {
 //     is not value order (warnings); templates sharing partitions that
 //     write a time at one position in two formats (mixed precision, a
 //     warning); what rfc3339, rfc3339milli, date and %0Nd refuse (info);
+//   - forged keys: two entities writing one key attribute where a value
+//     of one can render a key of the other (a raw value at the end of
+//     u#{UserID:raw} renders u#{UserID:raw}#follower's keys), with the
+//     values that do it and the constraint ({UserID:raw=[^#]+}) or
+//     literals that close the gap (a warning; sort keys only where the
+//     two can share a partition);
 //   - when patterns are given: indexes that no pattern queries (they cost
 //     write capacity for nothing), and patterns naming an entity or index
 //     the table does not have.
@@ -385,113 +391,6 @@ type keyPair struct {
 	timeForms          map[string]string // the entity's time fields' stored options
 }
 
-// mayParseSame reports whether some key parses with both templates a and
-// b: whether the languages they render intersect, with a placeholder
-// standing for one or more bytes that are not delimiters (0x25 and up),
-// as the default key format renders them. It walks the product of the
-// two templates' positions, one byte at a time.
-func mayParseSame(a, b []singletable.KeyPart) bool {
-	ta, tb := tokens(a), tokens(b)
-	// A byte standing for any placeholder byte that no literal holds.
-	var free byte = 0x25
-	lit := map[byte]bool{}
-	for _, t := range append(slices.Clone(ta), tb...) {
-		if t >= 0 {
-			lit[byte(t)] = true
-		}
-	}
-	for lit[free] && free < 0x7e {
-		free++
-	}
-	alphabet := []byte{free}
-	for c := range lit {
-		alphabet = append(alphabet, c)
-	}
-	// A state is a position in each: token index and whether inside a
-	// placeholder having read at least one byte.
-	type state struct {
-		i, j   int
-		ia, jb bool
-	}
-	closure := func(s state) []state {
-		out := []state{s}
-		if s.ia {
-			out = append(out, state{s.i + 1, s.j, false, s.jb})
-		}
-		for _, x := range slices.Clone(out) {
-			if x.jb {
-				out = append(out, state{x.i, x.j + 1, x.ia, false})
-			}
-		}
-		return out
-	}
-	step := func(toks []int, i int, in bool, c byte) []struct {
-		i  int
-		in bool
-	} {
-		type r = struct {
-			i  int
-			in bool
-		}
-		var out []r
-		if in {
-			if c >= 0x25 {
-				out = append(out, r{i, true})
-			}
-			return out
-		}
-		if i >= len(toks) {
-			return nil
-		}
-		switch t := toks[i]; {
-		case t == -1:
-			if c >= 0x25 {
-				out = append(out, r{i, true})
-			}
-		case byte(t) == c:
-			out = append(out, r{i + 1, false})
-		}
-		return out
-	}
-	seen := map[state]bool{}
-	todo := closure(state{})
-	for len(todo) > 0 {
-		s := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
-		if seen[s] {
-			continue
-		}
-		seen[s] = true
-		if s.i == len(ta) && s.j == len(tb) && !s.ia && !s.jb {
-			return true
-		}
-		for _, c := range alphabet {
-			for _, x := range step(ta, s.i, s.ia, c) {
-				for _, y := range step(tb, s.j, s.jb, c) {
-					todo = append(todo, closure(state{x.i, y.i, x.in, y.in})...)
-				}
-			}
-		}
-	}
-	return false
-}
-
-// tokens spells a template as bytes of its literals and -1 for each
-// placeholder.
-func tokens(parts []singletable.KeyPart) []int {
-	var out []int
-	for _, p := range parts {
-		if p.Field != "" {
-			out = append(out, -1)
-			continue
-		}
-		for i := 0; i < len(p.Literal); i++ {
-			out = append(out, int(p.Literal[i]))
-		}
-	}
-	return out
-}
-
 func lint(d singletable.TableDescription, idxs []Index, patterns []Pattern) []Finding {
 	var fs []Finding
 	var pairs []keyPair
@@ -569,11 +468,12 @@ func lint(d singletable.TableDescription, idxs []Index, patterns []Pattern) []Fi
 		}
 	}
 	fs = append(fs, lintFormats(pairs)...)
+	fs = append(fs, lintForgery(d)...)
 	// Entities recognising untyped items by their keys must not both
 	// parse one key: such an item would be neither's in a collection.
 	for i, a := range d.Entities {
 		for _, b := range d.Entities[i+1:] {
-			if a.MatchKeys && b.MatchKeys && mayParseSame(a.PK.Parts, b.PK.Parts) && mayParseSame(a.SK.Parts, b.SK.Parts) {
+			if a.MatchKeys && b.MatchKeys && mayRenderSame(a.PK, b.PK) && mayRenderSame(a.SK, b.SK) {
 				fs = append(fs, Finding{SeverityWarning, a.Type, "", fmt.Sprintf(
 					"%s and %s both match keys (MatchKeys) and a key can parse with both's templates (%s = %s / %s, %s = %s / %s): an item without the entity type attribute under such a key is refused as ambiguous in collections; give them distinct literals",
 					a.Type, b.Type, a.PK.Attr, a.PK.Template, b.PK.Template, a.SK.Attr, a.SK.Template, b.SK.Template)})

@@ -95,7 +95,9 @@ func TestCatalogLint(t *testing.T) {
 			name: "a placeholder can hold another template's literal",
 			a:    singletable.Schema[catA]{Type: "A", PK: "E#{ID}", SK: "{Name}", MatchKeys: true},
 			b:    singletable.Schema[catB]{Type: "B", PK: "E#{ID}", SK: "VOTER{Other}", MatchKeys: true},
-			want: []string{"warning A: A shares its table partitions", "warning A: A and B both match keys (MatchKeys) and a key can parse with both's templates"},
+			want: []string{"warning A: A shares its table partitions",
+				`warning A: A's SK = {Name} can render B's keys (SK = VOTER{Other}): Name = "VOTER0" renders SK "VOTER0", B's key for Other = "0"`,
+				"warning A: A and B both match keys (MatchKeys) and a key can parse with both's templates"},
 		},
 		{
 			name: "a delimiter keeps the shapes apart",

@@ -5,6 +5,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/internal/format"
+	"github.com/singletable-go/singletable/internal/keys"
 )
 
 // The lint of key formats ({CreatedAt:rfc3339}, {Seq:%08d}, {Name:raw}):
@@ -67,13 +68,22 @@ func mixedPrecision(a, b singletable.KeyDescription) (fa, fb, field string, ok b
 }
 
 // keyFormat returns the table entry of a placeholder's format spec: the
-// default's time for "", nil for a spec the table does not know.
+// default's time for "", raw for a constrained raw spec, nil for a spec
+// the table does not know.
 func keyFormat(spec string) *format.Format {
 	if spec == "" {
 		return format.KeyTime
 	}
-	f, _ := format.Key(spec)
+	f, _, _ := keys.ParseSpec(spec)
 	return f
+}
+
+// orderKept reports whether a constrained raw placeholder (spec) before
+// the literal next keeps byte order equal to value order: when its
+// constraint lets no value hold a rune below the delimiter.
+func orderKept(spec, next string) bool {
+	_, pat, err := keys.ParseSpec(spec)
+	return err == nil && pat != nil && next != "" && !pat.MayHold(0, rune(next[0])-1)
 }
 
 func isTime(spec string) bool {
@@ -96,6 +106,9 @@ func lintKeyFormats(entity, index string, k singletable.KeyDescription, stored m
 		next := ""
 		if i+1 < len(k.Parts) {
 			next = k.Parts[i+1].Literal
+		}
+		if orderKept(p.Format, next) {
+			continue
 		}
 		text, warn := f.Lint("{"+p.Field+":"+p.Format+"}", p.Field, next, storedForm(stored[p.Field]))
 		if text == "" {

@@ -214,3 +214,42 @@ func mustCost(t *testing.T, s *elections.Store, workload func() (data, log catal
 	dr, _ := costReports(t, s, data, log)
 	return dr
 }
+
+// TestCostOfScanListing prices the listings on the Kotlin service's
+// vote_data (GSI-1 only), where they are Scans, at the Workload's rates: a
+// Scan reads the whole table, so each listing of elections reads all that
+// the Workload keeps at rest, 752,300 KB (100,000 × 0.5 + 1,000 × 0.3 +
+// 10,000 × 0.2 + 1,000,000 × 0.2 + 1,000,000 × 0.5), ⌈752,300 / 4⌉ =
+// 188,075 read units, halved: 94,037.5 a listing. Once a second that is
+// $30,468.15 a month on demand, where the GSI-2 query of the same 50
+// elections takes 2 read units.
+func TestCostOfScanListing(t *testing.T) {
+	t.Parallel()
+	byIndex, byScan := mustCost(t, elections.New(nil, elections.DataTableName, elections.EventTableName), elections.Workload),
+		mustCost(t, elections.NewListing(elections.ByScan, nil, elections.DataTableName, elections.EventTableName), scanWorkload)
+	assert.InDelta(t, 2, line(t, byIndex, "E2", elections.ListIndex, false).Units, 1e-9)
+	e2 := line(t, byScan, "E2", "", false)
+	assert.InDelta(t, 94_037.5, e2.Units, 1e-9)
+	assert.InDelta(t, 30_468.15, e2.OnDemand, 1e-6)
+	// Adding a user writes it into GSI-1 only.
+	assert.InDelta(t, 1, line(t, byScan, "U5", elections.EmailIndex, true).Units, 1e-9)
+	assert.False(t, slices.ContainsFunc(byScan.Lines, func(l catalog.CostLine) bool { return l.Index == elections.ListIndex }))
+	assert.Empty(t, byScan.Findings)
+}
+
+// scanWorkload is the Workload with the election listing as the Scan it
+// is on a table without GSI-2: one request reading the whole table (its
+// size at rest given as one item).
+func scanWorkload() (data, log catalog.Workload) {
+	data, log = elections.Workload()
+	var tableKB float64
+	for _, s := range data.Storage {
+		tableKB += float64(s.Items) * s.ItemKB
+	}
+	for i := range data.Loads {
+		if data.Loads[i].Pattern == "E2" {
+			data.Loads[i].Items, data.Loads[i].ItemKB = 1, tableKB
+		}
+	}
+	return data, log
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/singletable-go/singletable"
 )
@@ -112,16 +114,35 @@ func exists[T any](_ T, err error) (bool, error) {
 // allUsers and allElections are the listing queries on GSI-2. The design's
 // "Query where PK begins_with USER#" is not a valid key condition (a
 // partition key takes only equality), so users and elections are listed
-// from a sparse index partition each.
+// from a sparse index partition each, or where the table has no GSI-2
+// ([ByScan]) by a Scan of the table (scanAll).
 func (s *Store) allUsers() *singletable.Query[User] { return s.Users.QueryIndex(ListIndex, User{}) }
 
 func (s *Store) allElections() *singletable.Query[Election] {
 	return s.Elections.QueryIndex(ListIndex, Election{})
 }
 
-// ListUsers lists every user by name, from GSI-2.
+// scanAll reads every item of r's entity with a Scan of the table in
+// s.ScanSegments parallel segments (the entity's type filter keeps the
+// others out), sorted by name as GSI-2 returns them (its sort key is the
+// name after a constant prefix, compared byte by byte).
+func scanAll[T any](ctx context.Context, s *Store, r *singletable.Repo[T], name func(T) string) ([]T, error) {
+	items, err := r.Scan().Segments(max(s.ScanSegments, 1)).Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(items, func(a, b T) int { return strings.Compare(name(a), name(b)) })
+	return items, nil
+}
+
+// ListUsers lists every user by name, from GSI-2 or, on a table without
+// it, by Scan ([Listing]).
 func (s *Store) ListUsers(ctx context.Context) ([]User, error) {
-	return s.allUsers().Collect(singletable.WithPattern(ctx, "U3"))
+	ctx = singletable.WithPattern(ctx, "U3")
+	if s.listing == ByScan {
+		return scanAll(ctx, s, s.Users, func(u User) string { return u.Name })
+	}
+	return s.allUsers().Collect(ctx)
 }
 
 // FindElection looks an election up by name.
@@ -134,9 +155,14 @@ func (s *Store) FindElection(ctx context.Context, name string) (Election, error)
 	return e, nil
 }
 
-// ListElections lists every election by name, from GSI-2.
+// ListElections lists every election by name, from GSI-2 or, on a table
+// without it, by Scan ([Listing]).
 func (s *Store) ListElections(ctx context.Context) ([]Election, error) {
-	return s.allElections().Collect(singletable.WithPattern(ctx, "E2"))
+	ctx = singletable.WithPattern(ctx, "E2")
+	if s.listing == ByScan {
+		return scanAll(ctx, s, s.Elections, func(e Election) string { return e.Name })
+	}
+	return s.allElections().Collect(ctx)
 }
 
 func (s *Store) candidates(election string) *singletable.Query[Candidate] {

@@ -21,7 +21,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
-	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/elections"
 	"github.com/singletable-go/singletable/migrate"
 )
@@ -70,17 +69,15 @@ func bv(b bool) types.AttributeValue     { return &types.AttributeValueMemberBOO
 func sOf(av types.AttributeValue) string { s, _ := av.(*types.AttributeValueMemberS); return s.Value }
 
 // kotlinTables creates the two tables with nothing in them, as the Kotlin
-// service found them, and returns the store with its raw client.
-func kotlinTables(t *testing.T) (*elections.Store, singletable.Client, string, string) {
+// service found them (for ByScan, the Kotlin service's own tables; for
+// ByIndex, the store's, with GSI-2), and returns the store opened on
+// them, with its raw client.
+func kotlinTables(t *testing.T, l elections.Listing) (*elections.Store, singletable.Client, string, string) {
 	t.Helper()
-	ctx := context.Background()
-	client := ddblocal.Shared(t).Client()
-	data, log := ddblocal.TableName(t), ddblocal.TableName(t)
-	s := elections.New(client, data, log)
-	require.NoError(t, s.Data.CreateTable(ctx))
-	require.NoError(t, s.Log.CreateTable(ctx))
-	ddblocal.DeleteTableOnCleanup(t, client, data)
-	ddblocal.DeleteTableOnCleanup(t, client, log)
+	client, data, log := createTables(t, l)
+	s, err := elections.Open(context.Background(), client, data, log)
+	require.NoError(t, err)
+	require.Equal(t, l, s.Listing())
 	s.Now = func() time.Time { return time.Date(2025, 1, 15, 11, 0, 0, 500_000_000, time.UTC) }
 	s.NewConfirmation = func() string { return "conf-go" }
 	return s, client, data, log
@@ -135,8 +132,14 @@ func writeAsKotlin(t *testing.T, c singletable.Client, data, log string) {
 }
 
 func TestSeedKotlinItemsThroughTheStore(t *testing.T) {
+	for _, l := range []elections.Listing{elections.ByIndex, elections.ByScan} {
+		t.Run(l.String(), func(t *testing.T) { t.Parallel(); testSeedKotlinItemsThroughTheStore(t, l) })
+	}
+}
+
+func testSeedKotlinItemsThroughTheStore(t *testing.T, l elections.Listing) {
 	ctx := context.Background()
-	s, c, data, log := kotlinTables(t)
+	s, c, data, log := kotlinTables(t, l)
 	writeAsKotlin(t, c, data, log)
 	require.NoError(t, s.Init(ctx)) // adopts the log: the next event is 4
 
@@ -306,18 +309,96 @@ func TestSeedKotlinItemsThroughTheStore(t *testing.T) {
 	cands, err = s.ListCandidates(ctx, "Favorite Language")
 	require.NoError(t, err)
 	assert.True(t, slices.Contains(cands, "Go"))
+
+	// The store writes its items as the Kotlin service does, attribute
+	// for attribute: on the Kotlin service's table exactly its shape, on
+	// the store's own the listing keys of GSI-2 besides.
+	require.NoError(t, s.AddElection(ctx, "alice", "Best Editor"))
+	wantUser := map[string]types.AttributeValue{
+		"PK": sv("USER#carol smith"), "SK": sv("METADATA"), "entity_type": sv("USER"),
+		"name": sv("carol smith"), "email": sv("carol@example.com"), "salt": sv("s"), "hash": sv("h"), "role": sv("USER"),
+		"GSI1PK": sv("carol@example.com"), "GSI1SK": sv("USER#carol smith")}
+	wantElection := map[string]types.AttributeValue{
+		"PK": sv("ELECTION#Best Editor"), "SK": sv("METADATA"), "entity_type": sv("ELECTION"),
+		"name": sv("Best Editor"), "owner_name": sv("alice"), "secret_ballot": bv(false),
+		"allow_edit": bv(true), "allow_vote": bv(false)}
+	if l == elections.ByIndex {
+		wantUser["GSI2PK"], wantUser["GSI2SK"] = sv("USERS"), sv("USER#carol smith")
+		wantElection["GSI2PK"], wantElection["GSI2SK"] = sv("ELECTIONS"), sv("ELECTION#Best Editor")
+	}
+	assert.Equal(t, wantUser, get(data, "USER#carol smith", "METADATA"))
+	assert.Equal(t, wantElection, get(data, "ELECTION#Best Editor", "METADATA"))
+	assert.Equal(t, map[string]types.AttributeValue{
+		"PK": sv("ELECTION#Favorite Language"), "SK": sv("BALLOT#carol smith"), "entity_type": sv("BALLOT"),
+		"election_name": sv("Favorite Language"), "voter_name": sv("carol smith"), "confirmation": sv("conf-go"),
+		"when_cast": nv("1736938800"),
+		"rankings":  sv(`[{"candidate_name":"Rust","rank":1},{"candidate_name":"Kotlin","rank":2}]`)},
+		get(data, "ELECTION#Favorite Language", "BALLOT#carol smith"))
+
+	// The design's "list all users" and "list all elections" (PK
+	// begins_with USER# or ELECTION#, SK = METADATA), run as the Scan they
+	// are, find the store's users and elections with the Kotlin service's.
+	assert.Equal(t, []string{"alice", "bob", "carol smith"}, kotlinList(t, c, data, "USER#"))
+	assert.Equal(t, []string{"Best Editor", "Favorite Language"}, kotlinList(t, c, data, "ELECTION#"))
+	// The store's listings: on the Kotlin service's table the Scan finds
+	// every user and election, whoever wrote it; GSI-2 holds only what the
+	// store wrote until a backfill adds the others (TestSeedAdoptUsers).
+	users, err := s.ListUsers(ctx)
+	require.NoError(t, err)
+	es, err := s.ListElections(ctx)
+	require.NoError(t, err)
+	if l == elections.ByScan {
+		assert.Equal(t, []string{"alice", "bob", "carol smith"}, userNames(users))
+		assert.Equal(t, []string{"Best Editor", "Favorite Language"}, electionNames(es))
+		assert.Equal(t, elections.User{Name: "alice", Email: "alice@example.com", Salt: "s", Hash: "h", Role: "OWNER"}, users[0])
+	} else {
+		assert.Equal(t, []string{"carol smith"}, userNames(users))
+		assert.Equal(t, []string{"Best Editor"}, electionNames(es))
+	}
+}
+
+// kotlinList is the design's listing query as the Kotlin service can run
+// it: a Scan filtered on PK begins_with prefix and SK = METADATA, every
+// page; it returns the items' names in key order.
+func kotlinList(t *testing.T, c singletable.Client, table, prefix string) []string {
+	t.Helper()
+	pages := dynamodb.NewScanPaginator(c, &dynamodb.ScanInput{TableName: aws.String(table),
+		FilterExpression:          aws.String("begins_with(PK, :p) AND SK = :m"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": sv(prefix), ":m": sv("METADATA")}})
+	var names []string
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(context.Background())
+		require.NoError(t, err)
+		for _, it := range page.Items {
+			names = append(names, sOf(it["name"]))
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // The Kotlin service's users get guards and listing keys by migrations:
 // afterwards their emails are unique for the store, and they are listed.
+// The table starts as the Kotlin service's, listed by Scan; GSI-2 is added
+// to it (UpdateTable), and once it is ACTIVE a store opened on the table
+// lists from it, which holds the Kotlin service's users only after the
+// backfill.
 func TestSeedAdoptUsers(t *testing.T) {
 	ctx := context.Background()
-	s, c, data, log := kotlinTables(t)
+	scanning, c, data, log := kotlinTables(t, elections.ByScan)
 	writeAsKotlin(t, c, data, log)
-	require.NoError(t, s.Init(ctx))
+	require.NoError(t, scanning.Init(ctx))
+	users, err := scanning.ListUsers(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"alice", "bob"}, userNames(users), "listed by Scan")
+
+	addListIndex(t, c.(*dynamodb.Client), data)
+	s, err := elections.Open(ctx, c, data, log)
+	require.NoError(t, err)
+	require.Equal(t, elections.ByIndex, s.Listing())
 
 	// Before: the store knows nothing of alice's email or listing.
-	users, err := s.ListUsers(ctx)
+	users, err = s.ListUsers(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, users, "the Kotlin service writes no GSI2PK")
 
@@ -335,4 +416,23 @@ func TestSeedAdoptUsers(t *testing.T) {
 	assert.Len(t, users, 2)
 	err = s.AddUser(ctx, "system", elections.User{Name: "mallory", Email: "alice@example.com", Salt: "s", Hash: "h", Role: "USER"})
 	assert.ErrorIs(t, err, singletable.ErrAlreadyExists, "alice's email is guarded now")
+}
+
+// addListIndex adds GSI-2 to a vote_data table, as a migration from the
+// Kotlin service's table to the store's listing index would, and waits
+// until it is ACTIVE.
+func addListIndex(t *testing.T, c *dynamodb.Client, table string) {
+	t.Helper()
+	_, err := c.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(table),
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("GSI2PK"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("GSI2SK"), AttributeType: types.ScalarAttributeTypeS}},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String(elections.ListIndex),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String("GSI2PK"), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String("GSI2SK"), KeyType: types.KeyTypeRange}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
+	require.NoError(t, err)
+	waitIndexActive(t, c, table, elections.ListIndex)
 }

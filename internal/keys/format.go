@@ -30,8 +30,13 @@ import (
 var ErrUnrepresentable = errors.New("value cannot be written in the key format")
 
 // Spec returns the placeholder's format as written after ':' in the
-// template ("rfc3339", "%08d"), or "" for the default.
-func (p *Part) Spec() string { return p.Format.String() }
+// template ("rfc3339", "%08d", "raw=[0-9]+"), or "" for the default.
+func (p *Part) Spec() string {
+	if p.Pattern != nil {
+		return RawConstraint + p.Pattern.Source
+	}
+	return p.Format.String()
+}
 
 // Placeholder returns the placeholder as written: "{Field}" or
 // "{Field:format}".
@@ -124,7 +129,7 @@ func (p *Part) appendFormatted(dst []byte, v reflect.Value) ([]byte, error) {
 		} else {
 			s = v.String()
 		}
-		if err := p.checkRaw(s); err != nil {
+		if err := p.checkRaw(s, true); err != nil {
 			return dst, err
 		}
 		return append(dst, s...), nil
@@ -148,9 +153,10 @@ func (p *Part) appendFormatted(dst []byte, v reflect.Value) ([]byte, error) {
 }
 
 // checkRaw refuses a raw value that would make two keys alike or break
-// the key's bounds: empty, invalid UTF-8, U+10FFFF, or holding the
-// delimiter that follows the placeholder.
-func (p *Part) checkRaw(s string) error {
+// the key's bounds: empty, invalid UTF-8, U+10FFFF, holding the
+// delimiter that follows the placeholder, or (whole: the value, not a
+// BeginsWith prefix of one) not matching its constraint.
+func (p *Part) checkRaw(s string, whole bool) error {
 	switch {
 	case s == "":
 		return ErrEmptyValue
@@ -160,6 +166,11 @@ func (p *Part) checkRaw(s string) error {
 		return p.unrepresentable("value contains U+10FFFF, reserved as the upper bound of keys")
 	case p.Delim >= 0 && strings.IndexByte(s, byte(p.Delim)) >= 0:
 		return p.unrepresentable("value contains the delimiter %q that follows it", byte(p.Delim))
+	case p.Pattern == nil:
+	case whole && !p.Pattern.Match(s):
+		return p.unrepresentable("value does not match its constraint")
+	case !whole && !p.Pattern.MatchPrefix(s):
+		return p.unrepresentable("BeginsWith prefix: no value its constraint matches starts with it")
 	}
 	return nil
 }
@@ -173,7 +184,7 @@ func (p *Part) decodeFormatted(s string, dst reflect.Value) error {
 	}
 	switch p.Format.Kind {
 	case format.Text:
-		if err := p.checkRaw(s); err != nil {
+		if err := p.checkRaw(s, true); err != nil {
 			return err
 		}
 		if model.UsesText(t) {
@@ -220,7 +231,7 @@ func (p *Part) AppendPrefix(dst []byte, prefix string) ([]byte, error) {
 		if prefix == "" {
 			return dst, nil
 		}
-		if err := p.checkRaw(prefix); err != nil {
+		if err := p.checkRaw(prefix, false); err != nil {
 			return dst, err
 		}
 		return append(dst, prefix...), nil

@@ -93,6 +93,9 @@ type Part struct {
 	// literal that follows it, or -1 at the end of the template (0 and
 	// unused for the default format).
 	Delim int
+	// Pattern constrains the values of a raw placeholder
+	// ({UserID:raw=[0-9]+}; pattern.go), nil when none does.
+	Pattern *Pattern
 }
 
 // IsPlaceholder reports whether p is a placeholder rather than a literal.
@@ -130,7 +133,8 @@ func (p *Part) DecodeValue(s string, dst reflect.Value) error {
 	return p.decodeFormatted(s, dst)
 }
 
-// Parse parses literal text with {Field} and {Field:format} placeholders.
+// Parse parses literal text with {Field}, {Field:format} and
+// {Field:raw=pattern} placeholders (braces in a pattern must balance).
 // It enforces the rules that make rendered keys injective and prefix-safe:
 // no two adjacent placeholders, and a placeholder is followed by the end of
 // the template or by a delimiter: for the default format a byte below 0x25
@@ -149,13 +153,9 @@ func Parse(s string) (Template, error) {
 		case '}':
 			return fail("unbalanced '}' at offset %d", i)
 		case '{':
-			end := strings.IndexAny(s[i+1:], "{}")
-			if end < 0 {
-				return fail("unclosed '{' at offset %d", i)
-			}
-			end += i + 1
-			if s[end] == '{' {
-				return fail("nested '{' at offset %d", end)
+			end, err := placeholderEnd(s, i)
+			if err != nil {
+				return fail("%v", err)
 			}
 			p, err := parsePlaceholder(s[i+1 : end])
 			if err != nil {
@@ -207,11 +207,11 @@ func parsePlaceholder(body string) (Part, error) {
 	if !formatted {
 		return Part{Field: name}, nil
 	}
-	f, err := format.Key(spec)
+	f, pat, err := ParseSpec(spec)
 	if err != nil {
 		return Part{}, err
 	}
-	return Part{Field: name, Format: f, Delim: -1}, nil
+	return Part{Field: name, Format: f, Pattern: pat, Delim: -1}, nil
 }
 
 // isFieldName reports whether name is a Go identifier (keywords are not
@@ -401,6 +401,9 @@ func (t Template) Split(key string) ([]string, error) {
 		}
 		if end == 0 {
 			return nil, fmt.Errorf("singletable: key %q: %w %q: empty value for {%s}", key, ErrMismatch, t.Raw, p.Field)
+		}
+		if err := p.checkSplit(key, t.Raw, rest[:end]); err != nil {
+			return nil, err
 		}
 		vals = append(vals, rest[:end])
 		rest = rest[end:]
