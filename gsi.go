@@ -11,7 +11,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/model"
-	"github.com/singletable-go/singletable/internal/projection"
+	"github.com/singletable-go/singletable/internal/tabledef"
 )
 
 // IndexSchema declares how an entity appears in one global secondary index.
@@ -81,7 +81,7 @@ type indexPlan struct {
 	whenFields     []string                 // as declared, for Table.Describe
 	deps           []*model.Field           // every field the index's attributes depend on
 	keyFields      []*model.Field           // the fields of a templated index's rendered keys, each once
-	proj           projection.Set           // Projection, Include as attributes
+	proj           tabledef.Set             // Projection, Include as attributes
 	// pkOwn, skOwn: the field whose own attribute is the templated
 	// index's partition (sort) key attribute, its template {Field:raw}:
 	// the field's stored value is the key, written and removed with the

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/expr"
-	"github.com/singletable-go/singletable/internal/projection"
+	"github.com/singletable-go/singletable/internal/tabledef"
 )
 
 // What an index holds of its items ([IndexSchema].Projection), and the
@@ -17,19 +17,19 @@ import (
 
 // compileProjection resolves an index's projection, Include's Go field
 // names made attributes (a KeyOnly field's key holds it).
-func (e *entityPlan) compileProjection(is IndexSchema[reflect.Value]) (projection.Set, error) {
+func (e *entityPlan) compileProjection(is IndexSchema[reflect.Value]) (tabledef.Set, error) {
 	attrs := make([]string, 0, len(is.Include))
 	for _, n := range is.Include {
 		if f := e.byName[n]; f != nil {
 			n = f.Attr
 		} else if e.excluded[n] {
-			return projection.Set{}, e.unknownName("Include", n)
+			return tabledef.Set{}, e.unknownName("Include", n)
 		}
 		if n != "" {
 			attrs = append(attrs, n)
 		}
 	}
-	s, err := projection.Declared(is.Projection, attrs)
+	s, err := tabledef.Declared(is.Projection, attrs)
 	if err != nil {
 		return s, &ValidationError{Entity: e.name, Field: where(is.Name, "Projection"), Reason: "cannot be the index's projection", Err: err}
 	}

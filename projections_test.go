@@ -134,7 +134,7 @@ func paymentsFixture(t *testing.T) *paymentsTable {
 	}
 	for i := range nReceipts {
 		rawPut(t, p.tbl, map[string]types.AttributeValue{
-			"PK": sAV(fmt.Sprintf("ACC#%d", 100+i)), "SK": sAV(fmt.Sprintf("REC#2023-05-28T14:15:39.247Z#SKU#999")),
+			"PK": sAV(fmt.Sprintf("ACC#%d", 100+i)), "SK": sAV("REC#2023-05-28T14:15:39.247Z#SKU#999"),
 			"Email": sAV(fmt.Sprintf("s%02d@s.com", i)), "SKU": sAV("999"),
 			"ProcessedDate": sAV("2023-05-28T14:15:39.247Z"), "ProcessedAmount": sAV("12.99"), "TTL": nAV("1700318200"),
 		})

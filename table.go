@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/projection"
+	"github.com/singletable-go/singletable/internal/tabledef"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
@@ -171,7 +171,7 @@ func (t *Table) register(e *entityPlan) error {
 				}
 				if p.Name == q.Name && (p.Projection != q.Projection || !slices.Equal(p.Include, q.Include)) {
 					return validationErr(e.name, "index "+p.Name, "projection %s differs from entity %s's declaration of the same index, %s: an index has one projection",
-						projection.Set{Type: p.Projection, Attrs: p.Include}, other.name, projection.Set{Type: q.Projection, Attrs: q.Include})
+						tabledef.Set{Type: p.Projection, Attrs: p.Include}, other.name, tabledef.Set{Type: q.Projection, Attrs: q.Include})
 				}
 			}
 		}

@@ -1,7 +1,7 @@
-// Package projection is what a global secondary index holds of its items
-// (its projection): declared, compared with the live table, and asked
-// which attributes a read of the index may name.
-package projection
+// Package tabledef is a table's definition as the declarations make it
+// and as DescribeTable reports it: what each index holds of its items
+// (its projection), and the differences Table.Check reports.
+package tabledef
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ func Declared(typ types.ProjectionType, include []string) (Set, error) {
 			typ = types.ProjectionTypeAll
 		}
 		if len(include) > 0 {
-			return Set{}, fmt.Errorf("Include %v is given with projection %s: it goes with INCLUDE", include, typ)
+			return Set{}, fmt.Errorf("projection %s takes no Include (%v): INCLUDE does", typ, include)
 		}
 		return Set{Type: typ}, nil
 	case types.ProjectionTypeInclude:
