@@ -477,7 +477,7 @@ func (q *querySpec) collectionSort(t *Table, index string, kv, hv reflect.Value)
 	if q.index != index {
 		errs = append(errs, validationErr(e.name, q.index, "collection: the sort condition queries %s, the collection reads %s: use Query for a table collection, QueryIndex on its index for an index collection", indexText(q.index), indexText(index)))
 	}
-	if q.filter != nil || q.project != nil || q.consistent || q.desc || q.limit > 0 || q.pageSize > 0 || q.after != "" {
+	if q.filter != nil || q.project != nil || q.consistent || q.desc || q.limit > 0 || q.pageSize > 0 || q.after != "" || q.whole {
 		errs = append(errs, validationErr(e.name, "", "collection: a sort condition's query gives only the sort key condition: set Filter, Desc, Limit, PageSize, After and read options on the collection"))
 	}
 	if len(errs) > 0 {
