@@ -508,7 +508,7 @@ func (q *querySpec) input(idx *indexPlan, conds []expr.KeyCond, proj []string, c
 		filter = e.typeFilter(&b, &t.opts)
 	}
 	if q.filter != nil {
-		user, err := b.Conditions(t.heldNames(e.name, idx, e.condNames(t, "filter")), *q.filter)
+		user, err := b.Conditions(t.heldNames(e.name, idx, e.condNames(t, "filter", condScope{query: true, index: q.index})), *q.filter)
 		if err != nil {
 			return nil, condErr(e.name, "bad query filter", err)
 		}

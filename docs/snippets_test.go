@@ -20,6 +20,7 @@ var checkedDocs = []string{
 	"adopting.md",
 	"streams.md",
 	"observability.md",
+	"workbench.md",
 	"security.md",
 	filepath.Join("..", "README.md"),
 }

@@ -84,18 +84,34 @@ func (s Set) Holds(attr string, keys ...string) bool {
 }
 
 // Names is resolve refusing with refuse's error a name that stands for an
-// attribute s does not hold (keys: the key attributes, always held):
-// DynamoDB refuses an expression on it. It is resolve when s is ALL.
+// attribute s does not hold (keys: the key attributes, always held), or
+// for a field only keys hold whose comparisons name such a key: DynamoDB
+// refuses an expression on it. It is resolve when s is ALL.
 func (s Set) Names(resolve expr.Resolver, keys []string, refuse func(name, attr string) error) expr.Resolver {
 	if s.All() {
 		return resolve
 	}
-	return func(name string) (string, expr.Operand, error) {
-		a, op, err := resolve(name)
-		if err == nil && !s.Holds(a, keys...) {
-			err = refuse(name, a)
+	return func(name string) (expr.Resolution, error) {
+		r, err := resolve(name)
+		switch {
+		case err != nil:
+		case r.Key == nil && !s.Holds(r.Attr, keys...):
+			err = refuse(name, r.Attr)
+		case r.Key != nil:
+			k, key := *r.Key, r.Key
+			held := func(conds []expr.KeyCond, err error) ([]expr.KeyCond, error) {
+				for _, c := range conds {
+					if err == nil && !s.Holds(c.Attr, keys...) {
+						err = refuse(name, c.Attr)
+					}
+				}
+				return conds, err
+			}
+			k.Equal = func(av types.AttributeValue) ([]expr.KeyCond, error) { return held(key.Equal(av)) }
+			k.BeginsWith = func(prefix string) ([]expr.KeyCond, error) { return held(key.BeginsWith(prefix)) }
+			r.Key = &k
 		}
-		return a, op, err
+		return r, err
 	}
 }
 
