@@ -350,6 +350,11 @@ func TestProjectionRefusedBeforeNetwork(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].SubID != "203" {
 		t.Errorf("filter on Email, which GSI-2 holds: %+v, %v", got, err)
 	}
+	// SubID, held only in the table's SK, which every index holds.
+	got, err = p.subs.QueryIndex("GSI-3", Subscription{SKU: "999"}).Filter(expression.Name("SubID").Equal(expression.Value("205"))).Collect(ctx)
+	if err != nil || len(got) != 1 || got[0].AccountID != "105" {
+		t.Errorf("filter on SubID, in the table's SK: %+v, %v", got, err)
+	}
 }
 
 // TestProjectionCheck: Check takes the design's own table (its INCLUDE
