@@ -43,6 +43,11 @@ type IndexDescription struct {
 	// Partition and Sort are the key attributes in key order (one each
 	// for a templated index; Sort is empty without a sort key).
 	Partition, Sort []KeyAttribute
+	// Projection is what the index holds besides the keys (ALL,
+	// KEYS_ONLY or INCLUDE); Include lists INCLUDE's attributes, sorted
+	// ([IndexSchema].Projection).
+	Projection types.ProjectionType
+	Include    []string
 }
 
 // KeyAttribute is a key attribute and its type.

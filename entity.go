@@ -126,7 +126,8 @@ func (s Schema[T]) untyped() Schema[reflect.Value] {
 		ExactlyOnceCounters: s.ExactlyOnceCounters}
 	for _, is := range s.Indexes {
 		ui := IndexSchema[reflect.Value]{Name: is.Name, PK: is.PK, SK: is.SK, PKAttr: is.PKAttr, SKAttr: is.SKAttr,
-			PartitionAttrs: is.PartitionAttrs, SortAttrs: is.SortAttrs, WhenFields: is.WhenFields, Shards: is.Shards}
+			PartitionAttrs: is.PartitionAttrs, SortAttrs: is.SortAttrs, WhenFields: is.WhenFields, Shards: is.Shards,
+			Projection: is.Projection, Include: is.Include}
 		if when := is.When; when != nil {
 			ui.When = func(rv reflect.Value) bool {
 				if rv.CanAddr() {

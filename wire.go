@@ -93,7 +93,7 @@ func fmtKeys(ks []string) string {
 // table's client allows; nil otherwise.
 func wirePage[T any](f pager, r *Repo[T]) *wireSink[T] {
 	req, ok := f.(*request)
-	if !ok || !r.t.wire {
+	if !ok || !r.t.wire || req.whole != nil { // Complete decodes the table's items
 		return nil
 	}
 	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.cursorKeys, false))}
