@@ -258,9 +258,9 @@ func runImport(_ context.Context, r *runner, c *command, args []string) (int, er
 	return ExitOK, closeOut()
 }
 
-func migrateUsage(w io.Writer) {
+func migrateUsage(r *runner, w io.Writer) {
 	migratecli.Main(context.Background(), nil, []string{"help"}, func(o *migratecli.Options) {
-		o.Stdout, o.Command = w, "migrate"
+		o.Stdout, o.Command = w, r.name+" migrate"
 	})
 }
 

@@ -170,8 +170,8 @@ type command struct {
 	summary  string // one line, in the tool's usage
 	about    string // paragraphs, in the command's help
 	run      func(ctx context.Context, r *runner, c *command, args []string) (int, error)
-	declared bool            // needs the program's declarations
-	more     func(io.Writer) // more help, after the flags
+	declared bool                     // needs the program's declarations
+	more     func(*runner, io.Writer) // more help, after the flags
 }
 
 // runner is one run of the tool.
@@ -275,7 +275,7 @@ func (r *runner) help(c *command, fs *flag.FlagSet) {
 	}
 	if c.more != nil {
 		fmt.Fprintln(w)
-		c.more(w)
+		c.more(r, w)
 	}
 }
 
