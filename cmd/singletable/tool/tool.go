@@ -145,6 +145,10 @@ func Run(ctx context.Context, p Program, args []string) int {
 		}
 	}
 	if name == "workbench" {
+		if len(rest) > 0 && (rest[0] == "-h" || rest[0] == "-help" || rest[0] == "--help") {
+			r.usage(r.stdout)
+			return ExitOK
+		}
 		fmt.Fprintf(r.stderr, "%s workbench: want export or import\n", r.name)
 	} else {
 		fmt.Fprintf(r.stderr, "%s: unknown command %q\n", r.name, name)

@@ -203,7 +203,7 @@ func TestExitCodes(t *testing.T) {
 	assert.Contains(t, c.run0("lint", "extra"), "Run 'skills-admin lint --help' for usage.")
 
 	assert.Equal(t, tool.ExitFailure, c.run("workbench", "import", filepath.Join(t.TempDir(), "missing.json")))
-	for _, args := range [][]string{{"help"}, {"--help"}, {"help", "lint"}, {"lint", "-h"}, {"workbench", "export", "-help"}, {"migrate", "status", "--help"}} {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"help", "lint"}, {"lint", "-h"}, {"workbench", "export", "-help"}, {"workbench", "--help"}, {"migrate", "status", "--help"}} {
 		assert.Equal(t, tool.ExitOK, c.run(args...), "%q", args)
 		assert.Contains(t, c.stdout.String(), "usage:", "%q prints the help on standard output", args)
 		assert.Empty(t, c.stderr.String(), "%q", args)
