@@ -33,8 +33,8 @@ const (
 )
 
 // migrateWorkerMain is the skills service's migration worker: the legacy
-// users copy run by Migrator.Run with the flags in migrateWorkerArgsEnv
-// (those of the command-line tool's `migrate run`), printing progress lines
+// users copy run by Migrator.Run with migrateWorkerArgsEnv's "run [flags] ID"
+// (the flags of the command-line tool's `migrate run`), printing progress lines
 // on standard error and the run's report on standard output.
 func migrateWorkerMain() int {
 	tables := strings.Fields(os.Getenv(migrateWorkerEnv))
@@ -50,7 +50,12 @@ func migrateWorkerMain() int {
 	fs.BoolVar(&ro.Shared, "shared", false, "")
 	fs.IntVar(&ro.WorkerSegments, "worker-segments", 0, "")
 	fs.DurationVar(&ro.Lease, "lease", 0, "")
-	if err := fs.Parse(strings.Fields(os.Getenv(migrateWorkerArgsEnv))); err != nil || fs.NArg() != 1 {
+	args := strings.Fields(os.Getenv(migrateWorkerArgsEnv))
+	if len(args) == 0 || args[0] != "run" {
+		fmt.Fprintf(os.Stderr, "%s: want \"run [flags] ID\", got %q\n", migrateWorkerArgsEnv, args)
+		return 2
+	}
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
 		fmt.Fprintf(os.Stderr, "%s: want run flags and one migration ID (%v)\n", migrateWorkerArgsEnv, err)
 		return 2
 	}
