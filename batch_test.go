@@ -20,6 +20,8 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/batchread"
+	"github.com/singletable-go/singletable/internal/testfaults"
 )
 
 // faultyClient wraps the real DynamoDB Local client. For every batch
@@ -183,29 +185,12 @@ func newTableWith(t testing.TB, c singletable.Client, bind func(*singletable.Tab
 }
 
 // fastRetries keeps fault tests quick: tiny delays, a generous budget.
-func fastRetries(o *singletable.BatchOptions) {
-	o.Concurrency = 4
-	o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
-	o.MaxAttempts = 60
-}
+var fastRetries = testfaults.FastRetries
 
-// batchGet reads keys of r with one BatchGet, each op with read's options,
-// and returns the items found in the order of keys (a key without an item
-// of r's entity is left out).
+// batchGet is batchread.Get: the items of keys found by one BatchGet, in
+// the order of keys.
 func batchGet[T any](ctx context.Context, r *singletable.Repo[T], keys []T, read []func(*singletable.ReadOptions), optFns ...func(*singletable.BatchOptions)) ([]T, error) {
-	dst := make([]T, len(keys))
-	ops := make([]singletable.GetOp, len(keys))
-	for i, k := range keys {
-		ops[i] = r.GetOp(k, &dst[i], read...)
-	}
-	found, err := singletable.BatchGet(ctx, ops, optFns...)
-	out := make([]T, 0, len(keys))
-	for i, ok := range found {
-		if ok {
-			out = append(out, dst[i])
-		}
-	}
-	return out, err
+	return batchread.Get(ctx, r, keys, read, optFns...)
 }
 
 func TestBatchWriteAndGetUnderFaults(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddbfault"
+	"github.com/singletable-go/singletable/internal/testfaults"
 )
 
 // Meter is a versioned counter with a managed UpdatedAt, the combination
@@ -48,12 +49,7 @@ var Meters = singletable.MustDefine(singletable.Schema[Meter]{
 //     some increments twice (the documented hazard the other two avoid).
 func TestCountersUnderFaults(t *testing.T) {
 	t.Parallel()
-	for _, rate := range faultRates {
-		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
-			t.Parallel()
-			runCounterFaultSuite(t, rate)
-		})
-	}
+	testfaults.AtRates(t, runCounterFaultSuite)
 }
 
 func runCounterFaultSuite(t *testing.T, rate float64) {
@@ -62,7 +58,7 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 	var counts *singletable.Repo[Counts]
 	var meters *singletable.Repo[Meter]
 	var once *singletable.Repo[Counts]
-	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) {
+	_, ft := testfaults.Table(t, rate, seed, func(tbl *singletable.Table) {
 		counts = singletable.MustBind(tbl, CountsEntity)
 		once = singletable.MustBind(tbl, CountsOnce)
 		meters = singletable.MustBind(tbl, Meters)
@@ -196,13 +192,13 @@ func runCounterFaultSuite(t *testing.T, rate float64) {
 	assert.GreaterOrEqual(t, c.Elections, want, "plain ADD: never fewer")
 	t.Logf("rate %.0f%%: %d ops (%d errors), %d faults %v; idempotent %d/%d, versioned %d (acknowledged %d, unknown %d), exactly-once %d (acknowledged %d, unknown %d), plain ADD %d for %d (%d double-applied)",
 		rate*100, ops, errs, stats.Total(), stats.Faults, c.Users, want, m.N, meterApplied, meterUnknown, o.Users, onceApplied, onceUnknown, c.Elections, want, c.Elections-want)
-	reportFaults(faultRow{Suite: "Counters: Idempotent ADD and versioned increments", Rate: rate, Ops: ops, Errors: errs,
+	reportFaults(testfaults.Row{Suite: "Counters: Idempotent ADD and versioned increments", Rate: rate, Ops: ops, Errors: errs,
 		Faults: stats.Total(), Checked: 2, Lost: lost, Dups: dups,
 		Notes: fmt.Sprintf("token count exact (%d); versioned count = version moves, between acknowledged and acknowledged+unknown", want)})
-	reportFaults(faultRow{Suite: "Counters: Add of an ExactlyOnceCounters entity (no caller token)", Rate: rate, Ops: want, Errors: onceUnknown,
+	reportFaults(testfaults.Row{Suite: "Counters: Add of an ExactlyOnceCounters entity (no caller token)", Rate: rate, Ops: want, Errors: onceUnknown,
 		Faults: stats.Faults[ddbfault.LostResponse], Checked: 1, Lost: onceLost, Dups: onceDups,
 		Notes: fmt.Sprintf("%d of %d acknowledged, count %d: none applied twice by the SDK's or the library's retries; errors = Runs ended in doubt, not repeated (a caller's retry is not covered); faults = lost responses in the run", onceApplied, want, o.Users)})
-	reportFaults(faultRow{Suite: "Counters: plain ADD retried by the caller (contrast, not a library guarantee)", Rate: rate, Ops: workers * each,
+	reportFaults(testfaults.Row{Suite: "Counters: plain ADD retried by the caller (contrast, not a library guarantee)", Rate: rate, Ops: workers * each,
 		Faults: stats.Faults[ddbfault.LostResponse], Checked: 1, Dups: c.Elections - want,
 		Notes: "duplicated = increments applied twice after lost responses: why counters need a token or a condition; faults = lost responses in the run", Contrast: true})
 }
@@ -223,12 +219,7 @@ var EventRecs = singletable.MustDefine(singletable.Schema[EventRec]{Type: "Event
 // must not append the same event under two numbers).
 func TestSequenceAppendsUnderFaults(t *testing.T) {
 	t.Parallel()
-	for _, rate := range faultRates {
-		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
-			t.Parallel()
-			runSequenceFaultSuite(t, rate)
-		})
-	}
+	testfaults.AtRates(t, runSequenceFaultSuite)
 }
 
 func runSequenceFaultSuite(t *testing.T, rate float64) {
@@ -236,7 +227,7 @@ func runSequenceFaultSuite(t *testing.T, rate float64) {
 	seed := uint64(rate*1000) + 17
 	var events *singletable.Repo[EventRec]
 	var seq *singletable.Sequence
-	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) {
+	_, ft := testfaults.Table(t, rate, seed, func(tbl *singletable.Table) {
 		events = singletable.MustBind(tbl, EventRecs)
 		seq = singletable.NewSequence(tbl, "log", func(o *singletable.SequenceOptions) {
 			o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 20 * time.Millisecond}
@@ -306,7 +297,7 @@ func runSequenceFaultSuite(t *testing.T, rate float64) {
 	}
 	t.Logf("rate %.0f%%: %d appends (%d errors), %d requests, %d faults %v; %d events, counter %d, %d lost, %d duplicated, %d gaps",
 		rate*100, ops, errs, stats.Requests, stats.Total(), stats.Faults, len(all), last, lost, dups, gaps)
-	reportFaults(faultRow{Suite: "Sequence.Append (gap-free event numbers)", Rate: rate, Ops: ops, Errors: errs,
+	reportFaults(testfaults.Row{Suite: "Sequence.Append (gap-free event numbers)", Rate: rate, Ops: ops, Errors: errs,
 		Faults: stats.Total(), Checked: len(all), Lost: lost, Dups: dups, Broken: gaps,
 		Notes: "numbers 1…N without gap, counter = N, every acknowledged append at its number, no event twice"})
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -21,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/internal/testfaults"
 )
 
 // Record is written under faults. Sum is a checksum of the other fields, so
@@ -45,23 +45,6 @@ var Records = singletable.MustDefine(singletable.Schema[Record]{
 	Indexes: []singletable.IndexSchema[Record]{{Name: "GSI1", PK: "TAG#{Tag}", SK: "REC#{ID}"}},
 })
 
-// faultRow is one line of the fault table in docs/reliability.md.
-type faultRow struct {
-	Suite   string
-	Rate    float64
-	Ops     int // operations the suite ran
-	Errors  int // operations that returned an error (allowed: the model knows they may or may not have applied)
-	Faults  int // faults injected
-	Checked int // items checked against the model at the end
-	Lost    int // items missing or in a state no sequence of outcomes explains
-	Dups    int // items or effects present twice (double-applied writes, duplicate events)
-	Broken  int // half-written items, partial transactions, stale index entries, orphan or missing guards
-	Notes   string
-	// Contrast marks a row that shows a hazard the library avoids (not a
-	// guarantee); totals leave it out.
-	Contrast bool
-}
-
 // inputRow is one line of the bad-input table in docs/reliability.md.
 type inputRow struct {
 	Suite    string
@@ -69,18 +52,15 @@ type inputRow struct {
 	Outcomes string
 }
 
-// report collects figures for docs/reliability.md (make reliability).
+// report collects figures for docs/reliability.md (make reliability): the
+// fault table's rows (internal/testfaults) and the bad-input table's.
 var report struct {
+	faults testfaults.Rows
 	sync.Mutex
-	faults []faultRow
 	inputs []inputRow
 }
 
-func reportFaults(r faultRow) {
-	report.Lock()
-	report.faults = append(report.faults, r)
-	report.Unlock()
-}
+func reportFaults(r testfaults.Row) { report.faults.Add(r) }
 
 func reportInputs(r inputRow) {
 	report.Lock()
@@ -97,19 +77,14 @@ func reportInputs(r inputRow) {
 // half-written.
 func TestWritePathsUnderFaults(t *testing.T) {
 	t.Parallel()
-	for _, rate := range []float64{0.10, 0.30} {
-		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
-			t.Parallel()
-			runFaultSuite(t, rate)
-		})
-	}
+	testfaults.AtRates(t, runFaultSuite)
 }
 
 func runFaultSuite(t *testing.T, rate float64) {
 	ctx := context.Background()
 	seed := uint64(rate * 1000)
 	var recs *singletable.Repo[Record]
-	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { recs = singletable.MustBind(tbl, Records) })
+	_, ft := testfaults.Table(t, rate, seed, func(tbl *singletable.Table) { recs = singletable.MustBind(tbl, Records) })
 	ft.SetEnabled(true)
 
 	const owners, perOwner, steps = 8, 25, 60
@@ -253,30 +228,8 @@ func runFaultSuite(t *testing.T, rate float64) {
 	assert.Greater(t, stats.Total(), 0)
 	t.Logf("rate %.0f%%: %d operations (%d returned an error), %d requests, %d faults injected %v; %d items checked, %d lost, %d half-written, %d stale index entries",
 		rate*100, ops, failed, stats.Requests, stats.Total(), stats.Faults, checked, lost, halfWritten, wrongIndex)
-	reportFaults(faultRow{Suite: "Put/Update/Delete/BatchWrite", Rate: rate, Ops: ops, Errors: failed, Faults: stats.Total(),
+	reportFaults(testfaults.Row{Suite: "Put/Update/Delete/BatchWrite", Rate: rate, Ops: ops, Errors: failed, Faults: stats.Total(),
 		Checked: checked, Lost: lost, Broken: halfWritten + wrongIndex, Notes: "checksum per item; sparse GSI1 agrees with the items"})
-}
-
-// readFaultRows reads the fault rows other packages' suites wrote to the
-// file at path (package migrate's, one JSON object a line), if path is set.
-func readFaultRows(path string) ([]faultRow, error) {
-	if path == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var rows []faultRow
-	dec := json.NewDecoder(bytes.NewReader(b))
-	for dec.More() {
-		var r faultRow
-		if err := dec.Decode(&r); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
 }
 
 // Markers around the generated section of docs/reliability.md.
@@ -289,11 +242,12 @@ const (
 // between the markers with the figures the suites reported. TestMain calls
 // it after every test has run (the suites are parallel).
 func writeReliabilityReport(path string) error {
+	faults := report.faults.All()
 	report.Lock()
-	faults := slices.Clone(report.faults)
 	inputs := slices.Clone(report.inputs)
 	report.Unlock()
-	more, err := readFaultRows(os.Getenv("RELIABILITY_ROWS"))
+	// Package migrate's rows, which make reliability hands over in a file.
+	more, err := testfaults.ReadRows(os.Getenv(testfaults.RowsEnv))
 	if err != nil {
 		return err
 	}
@@ -309,7 +263,7 @@ func writeReliabilityReport(path string) error {
 	b.WriteString(reportBegin + "\n\n")
 	b.WriteString("| suite | fault rate | operations | returned an error | faults injected | items checked | lost | duplicated | broken | what is checked |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
-	var tot faultRow
+	var tot testfaults.Row
 	for _, r := range faults {
 		fmt.Fprintf(&b, "| %s | %.0f%% | %d | %d | %d | %d | %d | %d | %d | %s |\n",
 			r.Suite, r.Rate*100, r.Ops, r.Errors, r.Faults, r.Checked, r.Lost, r.Dups, r.Broken, r.Notes)

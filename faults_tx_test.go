@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
@@ -18,20 +16,8 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddbfault"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/testfaults"
 )
-
-// faultRates are the rates every fault suite runs at.
-var faultRates = []float64{0.10, 0.30}
-
-// faultSuiteTable makes a fresh table reached through a ddbfault Transport
-// at rate, with injection off until the caller turns it on.
-func faultSuiteTable(t *testing.T, rate float64, seed uint64, bind func(*singletable.Table)) (*singletable.Table, *ddbfault.Transport) {
-	t.Helper()
-	ft := ddbfault.New(nil, ddbfault.Config{Seed: seed, Rate: rate})
-	ft.SetEnabled(false)
-	client := ddblocal.Shared(t).Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
-	return newTableWith(t, client, bind), ft
-}
 
 // notApplied reports whether err proves that the write it came from changed
 // nothing: a failed condition or a cancelled transaction whose outcome is
@@ -69,19 +55,14 @@ func retryRead[T any](t *testing.T, read func() (T, error)) (T, error) {
 // holding its email (no orphan, none missing).
 func TestGuardedWritesUnderFaults(t *testing.T) {
 	t.Parallel()
-	for _, rate := range faultRates {
-		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
-			t.Parallel()
-			runGuardedFaultSuite(t, rate)
-		})
-	}
+	testfaults.AtRates(t, runGuardedFaultSuite)
 }
 
 func runGuardedFaultSuite(t *testing.T, rate float64) {
 	ctx := context.Background()
 	seed := uint64(rate*1000) + 7
 	var accounts *singletable.Repo[Account]
-	tbl, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { accounts = singletable.MustBind(tbl, Accounts) })
+	tbl, ft := testfaults.Table(t, rate, seed, func(tbl *singletable.Table) { accounts = singletable.MustBind(tbl, Accounts) })
 	ft.SetEnabled(true)
 
 	const workers, users, emails, steps = 6, 5, 6, 30
@@ -226,7 +207,7 @@ func runGuardedFaultSuite(t *testing.T, rate float64) {
 	assert.Greater(t, stats.Total(), 0)
 	t.Logf("rate %.0f%%: %d ops (%d errors), %d requests, %d faults %v; %d checked, %d lost, %d broken",
 		rate*100, ops, errs, stats.Requests, stats.Total(), stats.Faults, checked, lost, broken)
-	reportFaults(faultRow{Suite: "Guarded writes (unique email + version, as transactions)", Rate: rate, Ops: ops, Errors: errs,
+	reportFaults(testfaults.Row{Suite: "Guarded writes (unique email + version, as transactions)", Rate: rate, Ops: ops, Errors: errs,
 		Faults: stats.Total(), Checked: checked, Lost: lost, Broken: broken,
 		Notes: "state before/after each unknown outcome; no email held twice; guard items = held emails, each pointing at its holder"})
 }
@@ -250,19 +231,14 @@ var Wallets = singletable.MustDefine(singletable.Schema[Wallet]{
 // wallet's balance and version are those of the transfers that committed.
 func TestTransfersUnderFaults(t *testing.T) {
 	t.Parallel()
-	for _, rate := range faultRates {
-		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
-			t.Parallel()
-			runTransferFaultSuite(t, rate)
-		})
-	}
+	testfaults.AtRates(t, runTransferFaultSuite)
 }
 
 func runTransferFaultSuite(t *testing.T, rate float64) {
 	ctx := context.Background()
 	seed := uint64(rate*1000) + 11
 	var wallets *singletable.Repo[Wallet]
-	_, ft := faultSuiteTable(t, rate, seed, func(tbl *singletable.Table) { wallets = singletable.MustBind(tbl, Wallets) })
+	_, ft := testfaults.Table(t, rate, seed, func(tbl *singletable.Table) { wallets = singletable.MustBind(tbl, Wallets) })
 	const workers, perWorker, steps, start = 6, 3, 40, 100
 	for w := range workers {
 		for i := range perWorker {
@@ -368,7 +344,7 @@ func runTransferFaultSuite(t *testing.T, rate float64) {
 	assert.Greater(t, stats.Faults[ddbfault.TxConflict], 0)
 	t.Logf("rate %.0f%%: %d transfers (%d errors), %d requests, %d faults %v; %d wallets checked, %d lost, %d partial",
 		rate*100, ops, errs, stats.Requests, stats.Total(), stats.Faults, checked, lost, partial)
-	reportFaults(faultRow{Suite: "Tx: two-item transfers (version-conditioned ADDs)", Rate: rate, Ops: ops, Errors: errs,
+	reportFaults(testfaults.Row{Suite: "Tx: two-item transfers (version-conditioned ADDs)", Rate: rate, Ops: ops, Errors: errs,
 		Faults: stats.Total(), Checked: checked, Lost: lost, Broken: partial,
 		Notes: "all or nothing, at most once (client request token): totals constant, balances and versions exact"})
 }

@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/internal/rawitems"
 )
 
 // Items another service wrote: the elections service's Kotlin code writes
@@ -99,27 +98,14 @@ func foreignElectionsTable(t *testing.T, optFns ...func(*singletable.TableOption
 	return s
 }
 
-func sAV(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-func nAV(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
-
-// rawPut writes item with the SDK alone, as the other service does.
-func rawPut(t *testing.T, tbl *singletable.Table, item map[string]types.AttributeValue) {
-	t.Helper()
-	_, err := tbl.Client().PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: item})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func rawGet(t *testing.T, tbl *singletable.Table, pk, sk string) map[string]types.AttributeValue {
-	t.Helper()
-	out, err := tbl.Client().GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(tbl.Name()),
-		Key: map[string]types.AttributeValue{"PK": sAV(pk), "SK": sAV(sk)}, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Item
-}
+// The other service's items, written and read with the SDK alone
+// (internal/rawitems): attribute values, a put, a consistent get.
+var (
+	sAV    = rawitems.S
+	nAV    = rawitems.N
+	rawPut = rawitems.Put
+	rawGet = rawitems.Get
+)
 
 func TestForeignUntypedGetUpdateDelete(t *testing.T) {
 	ctx := context.Background()

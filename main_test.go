@@ -11,13 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/rawitems"
 )
 
 func TestMain(m *testing.M) {
@@ -112,25 +110,9 @@ var runSuffix = strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 // runToken is name made unique to this test run.
 func runToken(name string) string { return name + "-" + runSuffix }
 
-// scanRaw returns every item of a table.
-func scanRaw(t testing.TB, c singletable.Client, table string) []map[string]types.AttributeValue {
-	t.Helper()
-	var out []map[string]types.AttributeValue
-	in := &dynamodb.ScanInput{TableName: &table, Limit: aws.Int32(1000)}
-	for {
-		page, err := c.Scan(context.Background(), in)
-		require.NoError(t, err)
-		out = append(out, page.Items...)
-		if len(page.LastEvaluatedKey) == 0 {
-			return out
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
-}
-
-func attrS(item map[string]types.AttributeValue, a string) string {
-	if s, ok := item[a].(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
-}
+// scanRaw returns every item of a table; attrS is an item's string
+// attribute (internal/rawitems).
+var (
+	scanRaw = rawitems.Scan
+	attrS   = rawitems.Str
+)

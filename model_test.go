@@ -34,10 +34,11 @@ import (
 
 // TestModel is the model-based property test of the write paths (the
 // design's "Testing" section). It draws a random sequence of operations
-// over four entities that share partitions (model_entities_test.go; MItem
-// and MCode render the same sort keys), runs them one by one through the
-// library, and after every operation reads the whole table (a raw,
-// strongly consistent Scan) and compares it with an in-memory model:
+// over five entities that share partitions (model_entities_test.go; MItem
+// and MCode render the same sort keys; MLog's declaration is drawn for
+// each run, see below), runs them one by one through the library, and
+// after every operation reads the whole table (a raw, strongly consistent
+// Scan) and compares it with an in-memory model:
 //
 //   - the operation's result is one the model allows from the state
 //     before it (ErrAlreadyExists, ErrNotFound, ErrVersionConflict, a
@@ -64,6 +65,20 @@ import (
 //     deleted; under faults an error leaves each guard released or not,
 //     and the record is handled again (as a stream redelivers it) until it
 //     succeeds, reporting the guards that call deleted;
+//   - MLog's indexes are keyed on the table's key attributes (its SK as
+//     an index sort key, SK | PK inverted, its PK as a partition key), the
+//     entity type attribute and fields' own attributes, sparse and not;
+//     each run draws which it has and which key fields are KeyOnly
+//     (drawLogDesign, logged). The model holds an item's index keys
+//     exactly: a key attribute a field's own (present while the field is
+//     not empty), the rendered GSI9PK derived by the model from Lvl (and
+//     Hot), the table key always; writes and updates that move an item in
+//     and out of a sparse index must leave exactly that, and never lose
+//     the table key. A KeyOnly field has no attribute, and every read
+//     decodes the value its key holds. QueryIndex queries one of the
+//     indexes by a partition and must return exactly the items the model
+//     says hold that index's key attributes, decoded as the table holds
+//     them;
 //   - in the run without faults, after every operation that changed the
 //     table, every live item read through the library is the item the scan
 //     read: all keys in one TxGet (found exactly where an item of the op's
@@ -184,20 +199,23 @@ type mvals struct {
 	Tier, Note          string
 	Exp                 int
 	Msg                 string
+	// MLog's; Owner, Tag and Lvl are index keys (see mLogDesign).
+	Owner, Tag, Lvl string
+	Hot             bool
 }
 
 // mop is one operation, as data: it names keys and values, and version
 // modes rather than versions, so that it can be replayed against any
 // state (shrinking drops operations).
 type mop struct {
-	Kind   string // Create Put Update Upsert Delete Batch Tx QueryDelete CrossTx Expire
-	Ent    int    // 0 MItem, 1 MCode, 2 MManaged, 3 MEvent
+	Kind   string // Create Put Update Upsert Delete Batch Tx QueryDelete QueryIndex CrossTx Expire
+	Ent    int    // 0 MItem, 1 MCode, 2 MManaged, 3 MEvent, 4 MLog
 	Part   int
 	Key    int
 	V      mvals
 	Fields []string // Update, Upsert: the fields set
 	VMode  int      // 0: the stored version, 1: 0 (no check), 2: stale
-	Pick   int      // QueryDelete: which item of the query
+	Pick   int      // QueryDelete: which item of the query; QueryIndex: which index
 	Sub    []mop    // Batch (Put, Delete) and Tx (single kinds)
 	// Lost scripts, in the runs with faults, a lost response (the server
 	// applies the request, the client sees a reset connection) for the
@@ -290,7 +308,11 @@ var modelFields = [][]string{
 	{"Label", "Handle"},
 	{"Tier", "Note", "Expires"},
 	{"Msg"},
+	{"Owner", "Tag", "Lvl", "Hot", "Note"},
 }
+
+// modelEntities is the number of the model's entities (mop.Ent).
+const modelEntities = 5
 
 var singleKinds = []string{"Create", "Put", "Update", "Upsert", "Delete"}
 
@@ -309,6 +331,10 @@ func genVals(rng *rand.Rand) mvals {
 		Note:   fmt.Sprintf("o%d", rng.IntN(10)),
 		Exp:    rng.IntN(4),
 		Msg:    fmt.Sprintf("m%d", rng.IntN(4)),
+		Owner:  mPick(rng, "", "o0", "o1"),
+		Tag:    mPick(rng, "", "t0", "t1", "t2"),
+		Lvl:    mPick(rng, "", "v0", "v1"),
+		Hot:    rng.IntN(2) == 0,
 	}
 }
 
@@ -357,23 +383,23 @@ func genOp(rng *rand.Rand) mop {
 }
 
 func genOpKind(rng *rand.Rand) mop {
-	switch w := rng.IntN(100); {
+	switch w := rng.IntN(104); {
 	case w < 14:
-		return genSingle(rng, "Create", rng.IntN(4))
+		return genSingle(rng, "Create", rng.IntN(modelEntities))
 	case w < 28:
-		return genSingle(rng, "Put", rng.IntN(4))
+		return genSingle(rng, "Put", rng.IntN(modelEntities))
 	case w < 43:
-		return genSingle(rng, "Update", rng.IntN(4))
+		return genSingle(rng, "Update", rng.IntN(modelEntities))
 	case w < 53:
-		return genSingle(rng, "Upsert", rng.IntN(4))
+		return genSingle(rng, "Upsert", rng.IntN(modelEntities))
 	case w < 63:
-		return genSingle(rng, "Delete", rng.IntN(4))
+		return genSingle(rng, "Delete", rng.IntN(modelEntities))
 	case w < 74:
 		o := mop{Kind: "Batch"}
 		withUnique := rng.IntN(100) < 15
 		seen := map[[3]int]bool{}
 		for n := 1 + rng.IntN(5); len(o.Sub) < n; {
-			ent := 2 + rng.IntN(2)
+			ent := mPick(rng, 2, 3, 4)
 			if withUnique && len(o.Sub) == 0 {
 				ent = rng.IntN(2)
 			}
@@ -388,7 +414,7 @@ func genOpKind(rng *rand.Rand) mop {
 		o := mop{Kind: "Tx"}
 		seen := map[[3]int]bool{}
 		for n := 1 + rng.IntN(3); len(o.Sub) < n; {
-			s := genSingle(rng, mPick(rng, singleKinds...), rng.IntN(4))
+			s := genSingle(rng, mPick(rng, singleKinds...), rng.IntN(modelEntities))
 			if !seen[s.slot()] || rng.IntN(100) < 15 {
 				seen[s.slot()] = true
 				o.Sub = append(o.Sub, s)
@@ -410,10 +436,16 @@ func genOpKind(rng *rand.Rand) mop {
 		}
 		return o
 	case w < 99:
-		return mop{Kind: "QueryDelete", Ent: rng.IntN(4), Part: rng.IntN(2), Pick: rng.IntN(8)}
-	default:
+		return mop{Kind: "QueryDelete", Ent: rng.IntN(modelEntities), Part: rng.IntN(2), Pick: rng.IntN(8)}
+	case w < 100:
 		o := genSingle(rng, "Put", 2)
 		o.Kind = "CrossTx"
+		return o
+	default:
+		// A query of one of MLog's indexes, by the partition of o's
+		// values (never empty: an empty key value is refused).
+		o := genSingle(rng, "QueryIndex", 4)
+		o.V.Owner, o.V.Lvl = mPick(rng, "o0", "o1"), mPick(rng, "v0", "v1")
 		return o
 	}
 }
@@ -566,6 +598,8 @@ func canonMatch(want, got string) bool {
 		return true
 	case "?+":
 		return got != "-"
+	case "?0":
+		return slices.Contains([]string{"-", "S:", "N:0", "BOOL:false"}, got)
 	}
 	return want == got
 }
@@ -676,6 +710,21 @@ type mInfo struct {
 	indexDeps [][]string // fields of each templated index's keys (and When)
 	full      func(o mop) map[string]string
 	attrs     []string
+	// keyOnly are the fields held only in keys (Schema.KeyOnly): the item
+	// has no attribute of theirs, and the model holds the value a key
+	// holds as "key:<field>", which keyVals reads from a raw item.
+	keyOnly []string
+	keyVals func(raw map[string]types.AttributeValue) map[string]string
+	// derive sets, from the fields, the attributes the model derives
+	// (derived: index keys the library renders), when an update sets one
+	// of deriveDeps.
+	derive     func(attrs map[string]string)
+	derived    []string
+	deriveDeps []string
+	// unsetZero: an Upsert that creates the item leaves each field it
+	// does not set absent or zero ("?0"; else the model allows anything,
+	// "?"), and the attributes derived from them as derive says.
+	unsetZero bool
 }
 
 var modelManaged = map[string]bool{"Version": true, "CreatedAt": true, "UpdatedAt": true}
@@ -714,6 +763,9 @@ type mEntity interface {
 	txOp(kind string, o mop, ver int) func() singletable.WriteOp
 	writeOp(kind string, o mop, ver int) singletable.WriteOp
 	query(ctx context.Context, part int) (keys []string, del func(context.Context, int) error, err error)
+	// queryIndex queries the index of o's values' partition, and gives
+	// the keys and canonical attributes of the items it returns.
+	queryIndex(ctx context.Context, index string, o mop) (keys []string, canons []map[string]string, err error)
 	renderDiff(ctx context.Context, raw map[string]types.AttributeValue) ([]string, error)
 	crossTx(ctx context.Context, tbl *singletable.Table, o mop, ver1, ver2 int) error
 	member() *singletable.Target
@@ -824,6 +876,24 @@ func (a *mAdapter[T]) query(ctx context.Context, part int) ([]string, func(conte
 	return keys, del, nil
 }
 
+func (a *mAdapter[T]) queryIndex(ctx context.Context, index string, o mop) ([]string, []map[string]string, error) {
+	var vs []T
+	var err error
+	for range 20 { // reads are safe to repeat after an injected fault
+		if vs, err = a.repo.QueryIndex(index, a.value(o, 0)).Collect(ctx); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	keys, canons := make([]string, len(vs)), make([]map[string]string, len(vs))
+	for i, v := range vs {
+		keys[i], canons[i] = modelKeyString(a.twin.DeleteOp(v).Key()), a.canon(v)
+	}
+	return keys, canons, nil
+}
+
 // renderDiff reads the raw item back through the repository and compares
 // its index attributes and primary key with what the library renders
 // from the value read.
@@ -885,12 +955,20 @@ func (a *mAdapter[T]) batchGet(ctx context.Context, os []mop) ([]map[string]stri
 // options, times as the library stores them (epoch seconds with unixtime
 // or as the TTL field), except those it stores as text: "T:" and the
 // instant in RFC 3339 (the stored text may be the fixed-width key form;
-// readItemDiff compares instants).
+// readItemDiff compares instants). A KeyOnly field is "key:<field>", and
+// the attributes the model derives are derived from the values read.
 func (a *mAdapter[T]) canon(v T) map[string]string {
 	out := map[string]string{}
 	rv := reflect.ValueOf(v)
+	if a.in.derive != nil {
+		defer a.in.derive(out)
+	}
 	for j := range rv.NumField() {
 		f := rv.Type().Field(j)
+		if slices.Contains(a.in.keyOnly, f.Name) {
+			out["key:"+f.Name] = canonOmit(rv.Field(j).String())
+			continue
+		}
 		name, opt, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
 		if !slices.Contains(a.in.attrs, name) {
 			continue
@@ -960,13 +1038,15 @@ type mEnv struct {
 	clock *modelClock
 	ents  []mEntity
 	infos map[string]*mInfo
+	// design is MLog's declaration in this table.
+	design mLogDesign
 	// changes decodes the synthesized stream records of Expire.
 	changes *streams.Changes
 }
 
-func newModelEnv(t *testing.T, rate float64, faultSeed uint64, mode string) *mEnv {
+func newModelEnv(t *testing.T, rate float64, faultSeed uint64, mode string, design mLogDesign) *mEnv {
 	t.Helper()
-	env := &mEnv{raw: ddblocal.Shared(t).Client(), clock: &modelClock{}, infos: map[string]*mInfo{}}
+	env := &mEnv{raw: ddblocal.Shared(t).Client(), clock: &modelClock{}, infos: map[string]*mInfo{}, design: design}
 	cfg := ddbfault.Config{Seed: faultSeed, Rate: rate}
 	if mode != "" {
 		modelModes[mode](&cfg)
@@ -1047,6 +1127,11 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64, mode string) *mEn
 			keyOf: func(o mop, _ int) MEvent { return MEvent{Part: mPart(o), At: modelAt(o.Key)} },
 		},
 	}
+	if design.Hidden {
+		env.ents = append(env.ents, newLogAdapter(design, env.tbl, plainTbl, twinTbl, func(v MLog) MLogH { return MLogH(v) }, func(v MLogH) bool { return v.Hot }))
+	} else {
+		env.ents = append(env.ents, newLogAdapter(design, env.tbl, plainTbl, twinTbl, func(v MLog) MLog { return v }, func(v MLog) bool { return v.Hot }))
+	}
 	var targets []*singletable.Target
 	for _, e := range env.ents {
 		env.infos[e.info().name] = e.info()
@@ -1062,6 +1147,24 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64, mode string) *mEn
 	}
 	ddblocal.DeleteTableOnCleanup(t, env.raw, env.name)
 	return env
+}
+
+// newLogAdapter declares design d of MLog for T (MLog, or MLogH with the
+// key fields tagged "-"; conv converts, hot reads Hot for GSI9's When) and
+// binds it to the op table tbl, plain and twin.
+func newLogAdapter[T any](d mLogDesign, tbl, plain, twin *singletable.Table, conv func(MLog) T, hot func(T) bool) *mAdapter[T] {
+	e := singletable.MustDefine(modelLogSchema(d, hot))
+	in := &mInfo{name: "MLog", keyFields: mLogTableKeyFields, indexDeps: d.indexDeps(), full: d.full,
+		keyOnly: d.KeyOnly, keyVals: d.keyVals, derive: d.derive, deriveDeps: mLogDeriveDeps, unsetZero: true}
+	if d.Lvl > 0 {
+		in.derived = []string{"GSI9PK"}
+	}
+	return &mAdapter[T]{
+		in:   in.init(),
+		repo: singletable.MustBind(tbl, e), plain: singletable.MustBind(plain, e), twin: singletable.MustBind(twin, e),
+		value: func(o mop, _ int) T { return conv(mLogValue(o)) },
+		keyOf: func(o mop, _ int) T { return conv(MLog{Part: mPart(o), State: mState(o), ID: mKey(o)}) },
+	}
 }
 
 // clear deletes every item (for a replay) and resets the clock.
@@ -1126,6 +1229,11 @@ func (env *mEnv) readState(ctx context.Context) (mstate, map[string]map[string]t
 		if in := env.infos[ent]; in != nil {
 			for _, a := range in.attrs {
 				mi.attrs[a] = canonAV(it[a])
+			}
+			if in.keyVals != nil {
+				for a, v := range in.keyVals(it) {
+					mi.attrs[a] = v
+				}
 			}
 		} else {
 			for a, v := range it {
@@ -1428,9 +1536,15 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 				it = mitem{ent: in.name, attrs: map[string]string{}}
 				for _, a := range in.attrs {
 					it.attrs[a] = "?"
+					if in.unsetZero {
+						it.attrs[a] = "?0"
+					}
 				}
 				for _, f := range in.keyFields {
 					it.attrs[f] = full[f]
+					if v, ok := full["key:"+f]; ok {
+						it.attrs["key:"+f] = v
+					}
 				}
 				if in.versioned {
 					it.attrs["Version"] = canonN(1)
@@ -1441,6 +1555,12 @@ func writeExpect(st mstate, in *mInfo, o mop, k, kind string, ver int, inTx bool
 			}
 			for _, f := range o.Fields {
 				it.attrs[f] = full[f]
+				if v, ok := full["key:"+f]; ok {
+					it.attrs["key:"+f] = v
+				}
+			}
+			if in.derive != nil && (!own || slices.ContainsFunc(o.Fields, func(f string) bool { return slices.Contains(in.deriveDeps, f) })) {
+				in.derive(it.attrs)
 			}
 			for _, op := range o.Ops {
 				before := it.attrs[op.Field]
@@ -1516,6 +1636,9 @@ type mRun struct {
 	reads    int
 	readTime time.Duration
 	done     bool
+	// indexQueries counts the QueryIndex ops that read an index, and
+	// indexItems the items they returned and checked.
+	indexQueries, indexItems int
 }
 
 func (r *mRun) fail(i int, class, detail string) {
@@ -1537,7 +1660,7 @@ func (r *mRun) describe(o mop, ver int) string {
 	}
 	sort.Strings(names)
 	for _, a := range names {
-		if slices.Contains(e.info().keyFields, a) {
+		if slices.Contains(e.info().keyFields, a) || strings.HasPrefix(a, "key:") || slices.Contains(e.info().derived, a) {
 			continue
 		}
 		if (o.Kind == "Update" || o.Kind == "Upsert") && !slices.Contains(o.Fields, a) {
@@ -1546,7 +1669,11 @@ func (r *mRun) describe(o mop, ver int) string {
 		if strings.HasPrefix(o.Kind, "Delete") {
 			continue
 		}
-		parts = append(parts, a+"="+strings.TrimPrefix(full[a], "S:"))
+		v := full[a]
+		if slices.Contains(e.info().keyOnly, a) {
+			v = full["key:"+a]
+		}
+		parts = append(parts, a+"="+strings.TrimPrefix(v, "S:"))
 	}
 	s := fmt.Sprintf("%s %s %s", o.Kind, e.info().name, e.key(o))
 	if len(parts) > 0 {
@@ -1697,6 +1824,8 @@ func (r *mRun) step(ctx context.Context, i int, o mop) error {
 	switch o.Kind {
 	case "QueryDelete":
 		return r.queryDelete(ctx, i, o)
+	case "QueryIndex":
+		return r.queryIndex(ctx, i, o)
 	case "Expire":
 		return r.expire(ctx, i, o)
 	}
@@ -1776,6 +1905,59 @@ func (r *mRun) queryDelete(ctx context.Context, i int, o mop) error {
 	x := writeExpect(before, in, o, k, "Delete", storedVersion(it, true), false, r.rate > 0)
 	err = del(ctx, j)
 	return r.judge(ctx, i, desc, "QueryDelete "+in.name+" [own]", x, err, before)
+}
+
+// queryIndex queries one of MLog's indexes (o.Pick among the design's) by
+// the partition of o's values through the library, and compares the items
+// returned with the model's: an item is in an index exactly when it holds
+// all of the index's key attributes (mLogDesign.member), and each decodes
+// as the table holds it (KeyOnly fields from its keys).
+func (r *mRun) queryIndex(ctx context.Context, i int, o mop) error {
+	e := r.ent(o.Ent)
+	in := e.info()
+	d := r.env.design
+	names := d.queried()
+	if len(names) == 0 {
+		r.log = append(r.log, fmt.Sprintf("%4d QueryIndex %s -> no index in %s", i, in.name, d))
+		return nil
+	}
+	index := names[o.Pick%len(names)]
+	var want []string
+	for k, it := range r.st.items {
+		if it.ent == in.name && d.member(index, o, k, it.attrs) {
+			want = append(want, k)
+		}
+	}
+	sort.Strings(want)
+	desc := fmt.Sprintf("QueryIndex %s %s %s", in.name, index, d.probe(index, o))
+	keys, canons, err := e.queryIndex(ctx, index, o)
+	if err != nil {
+		if r.rate == 0 && (r.mode == "" || !envRefusal(err)) {
+			r.fail(i, "QueryIndex "+in.name+" "+index+": error", fmt.Sprintf("op %d %s: %v", i, desc, err))
+		}
+		r.log = append(r.log, fmt.Sprintf("%4d %s -> query: %s", i, desc, errClass(err)))
+		return nil
+	}
+	got := slices.Clone(keys)
+	sort.Strings(got)
+	class := "QueryIndex " + in.name + " " + index
+	if !slices.Equal(got, want) {
+		r.fail(i, class+": the items differ from the model's",
+			fmt.Sprintf("op %d %s (%s): the query returned %v, the model has %v", i, desc, d, got, want))
+		r.log = append(r.log, fmt.Sprintf("%4d %s -> %d items, want %d", i, desc, len(got), len(want)))
+		return nil
+	}
+	for j, k := range keys {
+		it := r.st.items[k]
+		if dd := readItemDiff(it, mitem{ent: in.name, attrs: canons[j]}); len(dd) > 0 {
+			r.fail(i, fmt.Sprintf("%s: %s differ from the table", class, strings.Join(dd, ",")),
+				fmt.Sprintf("op %d %s (%s)\n      %s: the table has %s, the query decoded %s", i, desc, d, k, it, mitem{ent: in.name, attrs: canons[j]}))
+		}
+	}
+	r.indexQueries++
+	r.indexItems += len(keys)
+	r.log = append(r.log, fmt.Sprintf("%4d %s -> %d items", i, desc, len(keys)))
+	return nil
 }
 
 // expire is DynamoDB's time to live at work on an item of an entity with
@@ -2487,7 +2669,9 @@ func (r *mRun) runAll(ctx context.Context) error {
 func runModel(t *testing.T, seed uint64, n, stream int, rate float64, mode string) {
 	ctx := context.Background()
 	faultSeed := seed*31 + uint64(stream)
-	env := newModelEnv(t, rate, faultSeed, mode)
+	design := drawLogDesign(rand.New(rand.NewPCG(seed, uint64(stream)+100)), modelDraw)
+	t.Logf("seed %d: %s", seed, design)
+	env := newModelEnv(t, rate, faultSeed, mode, design)
 	ops := genOps(seed, stream, n)
 	r := &mRun{env: env, rate: rate, mode: mode, ops: ops}
 	start := time.Now()
@@ -2495,9 +2679,9 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64, mode strin
 		t.Fatalf("seed %d: %v", seed, err)
 	}
 	stats := env.ft.Stats()
-	t.Logf("seed %d, %d ops in %v: %d returned an error; %d requests, %d faults injected %v; %d read checks in %v; %d failures",
+	t.Logf("seed %d, %d ops in %v: %d returned an error; %d requests, %d faults injected %v; %d read checks in %v; %d index queries checked %d items; %d failures",
 		seed, n, time.Since(start).Round(time.Millisecond), r.errs, stats.Requests, stats.Total(), stats.Faults,
-		r.reads, r.readTime.Round(time.Millisecond), len(r.fails))
+		r.reads, r.readTime.Round(time.Millisecond), r.indexQueries, r.indexItems, len(r.fails))
 	if rate > 0 || mode != "" {
 		if stats.Total() == 0 {
 			t.Errorf("no faults injected at rate %.0f%% mode %q", rate*100, mode)
@@ -2537,6 +2721,7 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64, mode strin
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "model failures, seed %d, %s: %d failures in %d classes\n", seed, run, len(r.fails), len(order))
+	fmt.Fprintf(&b, "the run's declaration of MLog: %s\n", design)
 	fmt.Fprintf(&b, "replay: MODEL_SEED=%d MODEL_OPS=%d go test -race -count=1 -v -run 'TestModel/%s' .\n", seed, n, run)
 	fmt.Fprintf(&b, "every operation: %s\n", logPath)
 	budget := 15 * time.Second
@@ -2568,7 +2753,7 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64, mode strin
 			continue
 		}
 		if shrinkEnv == nil {
-			shrinkEnv = newModelEnv(t, 0, 0, "")
+			shrinkEnv = newModelEnv(t, 0, 0, "", design)
 		}
 		// Each class gets an equal share of the time left.
 		share := time.Until(deadline) / time.Duration(len(order)-ci)
@@ -2620,8 +2805,9 @@ func opTokens(env *mEnv, o mop, target bool) []string {
 	case "QueryDelete":
 		pk, _, _ := strings.Cut(env.ents[o.Ent].key(o), "|")
 		return []string{"part:" + pk}
-	case "Expire":
-		// The expired key is picked from the state: any of the entity's.
+	case "Expire", "QueryIndex":
+		// The expired key is picked from the state, and an index holds
+		// any of the entity's keys.
 		for p := range 2 {
 			for k := range 4 {
 				out = append(out, env.ents[o.Ent].key(mop{Ent: o.Ent, Part: p, Key: k}))

@@ -149,7 +149,11 @@ func skip(err error, strict bool, skipped *[]*DecodeError) error {
 // pageOf reads one page of r's items from f, decoded in place.
 func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], strict bool) (Page[T], error) {
 	var page Page[T]
+	ws := wirePage(f, r)
 	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
+		if ws != nil && ws.Filled {
+			return takeWire(r, ws, &page, left, strict)
+		}
 		if !r.mine(item) {
 			return false, skip(r.selected(item), strict, &page.Skipped)
 		}
@@ -325,6 +329,7 @@ type request struct {
 	bind       [16]byte
 	cursorKeys []string
 
+	sink  wireFeed                        // set: read on the direct wire path (wire.go)
 	sized bool                            // the last request asked for the items wanted plus one
 	after map[string]types.AttributeValue // the last response's LastEvaluatedKey
 	count int                             // the responses' Count, summed
@@ -344,9 +349,13 @@ func (r *request) sendErr(err error) error {
 
 func (r *request) next(ctx context.Context, want int) ([]map[string]types.AttributeValue, bool, error) {
 	r.sizeFor(want)
-	items, after, count, err := r.src.send(ctx, r.t.api(ctx, r.entity))
+	c := r.t.api(ctx, r.entity)
+	items, after, count, err := r.src.send(r.direct(ctx, c), c)
 	if err != nil {
 		return nil, false, r.sendErr(err)
+	}
+	if r.sink != nil && r.sink.heads().Filled {
+		items = r.sink.heads().Heads
 	}
 	r.count += int(count)
 	r.after = after

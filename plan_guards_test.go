@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/internal/rawitems"
 )
 
 // Link is a bookmark whose URL is unique within its team: the tuple
@@ -52,22 +53,7 @@ var Crew = singletable.MustDefine(singletable.Schema[Crewmate]{
 
 // guardOwners lists the unique guard items of the table: guard partition
 // key → owner's partition key.
-func guardOwners(t *testing.T, tbl *singletable.Table) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	typeAttr := tbl.Describe().EntityTypeAttr
-	p := dynamodb.NewScanPaginator(tbl.Client(), &dynamodb.ScanInput{TableName: aws.String(tbl.Name()), ConsistentRead: aws.Bool(true)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(context.Background())
-		require.NoError(t, err)
-		for _, it := range page.Items {
-			if attrS(it, typeAttr) == singletable.UniqueGuardType {
-				out[attrS(it, "PK")] = attrS(it, "OwnerPK")
-			}
-		}
-	}
-	return out
-}
+var guardOwners = rawitems.GuardOwners
 
 // linkGuard is the guard key of a Link's (Team, URL), values that need no
 // escaping.

@@ -179,7 +179,7 @@ func (u *updateSpec) encodeSet(f *model.Field, v reflect.Value) (types.Attribute
 // updateRequest is the update request under key: w's expression on cond.
 func (r *repo) updateRequest(w *updateExpr, key map[string]types.AttributeValue, cond writeplan.Condition) (*types.Update, error) {
 	e := r.e
-	condText, err := cond.Write(&w.b, r.condNames())
+	condText, err := cond.Write(&w.b, r.condNames(key))
 	if err != nil {
 		return nil, condErr(e.name, "bad update condition", err)
 	}

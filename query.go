@@ -461,7 +461,7 @@ func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dyn
 	kc := b.KeyCondition(conds)
 	filter := e.typeFilter(&b, &t.opts)
 	if q.filter != nil {
-		user, err := b.Conditions(e.condNames(t, "filter"), *q.filter)
+		user, err := b.Conditions(e.condNames(t, "filter", condScope{query: true, index: q.index}), *q.filter)
 		if err != nil {
 			return nil, condErr(e.name, "bad query filter", err)
 		}

@@ -87,14 +87,19 @@ func (r *Repo[T]) Get(ctx context.Context, key T, optFns ...func(*ReadOptions)) 
 			return zero, err
 		}
 	}
+	if v, ok, err := r.getWire(ctx, in); ok {
+		return v, err
+	}
 	out, err := r.t.api(ctx, r.e.name).GetItem(ctx, in)
 	if err != nil {
-		return zero, fmt.Errorf("singletable: get %s: %w", r.e.name, err)
+		return zero, getErr(r.e.name, err)
 	}
-	if len(out.Item) == 0 || !r.isMine(out.Item) {
-		return zero, ErrNotFound
-	}
-	return r.e.decode(r.t, out.Item)
+	return r.gotItem(out.Item)
+}
+
+// getErr is Get's error for a GetItem that failed.
+func getErr(entity string, err error) error {
+	return fmt.Errorf("singletable: get %s: %w", entity, err)
 }
 
 // isMine reports whether item belongs to this repository's entity.

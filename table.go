@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/wire"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
@@ -80,6 +81,7 @@ type Table struct {
 	name   string
 	client Client
 	opts   TableOptions
+	wire   bool // client is a *dynamodb.Client built with wire.Enable
 
 	// entities are the bound entities, in the order they were bound.
 	mu       sync.RWMutex
@@ -96,7 +98,7 @@ func NewTable(client Client, name string, optFns ...func(*TableOptions)) *Table 
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Table{name: name, client: client, opts: o}
+	return &Table{name: name, client: client, opts: o, wire: wire.Carries(client)}
 }
 
 // Name returns the table's name.

@@ -4,9 +4,13 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/wire"
 )
 
 // newProductionClient is the client construction docs/performance.md
@@ -30,3 +34,13 @@ func newProductionClient(ctx context.Context, maxInFlight int) (*dynamodb.Client
 }
 
 var _ = newProductionClient
+
+// directClient is the construction docs/performance.md shows for the
+// direct wire path.
+func directClient(cfg aws.Config) *singletable.Table {
+	client := dynamodb.NewFromConfig(cfg, wire.Enable)
+	table := singletable.NewTable(client, "app")
+	return table
+}
+
+var _ = directClient

@@ -16,6 +16,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/batchread"
 	"github.com/singletable-go/singletable/migrate"
 )
 
@@ -60,7 +61,7 @@ func TestMigrateCopy20k(t *testing.T) {
 	for i := range keys {
 		keys[i] = User{Username: fmt.Sprintf("user%05d", i)}
 	}
-	got, err := batchGet(ctx, users, keys, nil)
+	got, err := batchread.Get(ctx, users, keys, nil)
 	require.NoError(t, err)
 	byName := make(map[string]User, len(got))
 	for _, u := range got {

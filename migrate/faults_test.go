@@ -2,14 +2,11 @@ package migrate_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,75 +17,14 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddbfault"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/batchread"
+	"github.com/singletable-go/singletable/internal/testfaults"
 	"github.com/singletable-go/singletable/migrate"
 )
 
-// faultRates are the rates every fault suite runs at, as in the root
-// package's suites.
-var faultRates = []float64{0.10, 0.30}
-
-// faultSuiteTable makes a fresh table reached through a ddbfault Transport
-// at rate, with injection off until the caller turns it on.
-func faultSuiteTable(t *testing.T, rate float64, seed uint64, bind func(*singletable.Table)) (*singletable.Table, *ddbfault.Transport) {
-	t.Helper()
-	ft := ddbfault.New(nil, ddbfault.Config{Seed: seed, Rate: rate})
-	ft.SetEnabled(false)
-	client := ddblocal.Shared(t).Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: ft} })
-	tbl := singletable.NewTable(client, ddblocal.TableName(t))
-	bind(tbl)
-	require.NoError(t, tbl.CreateTable(context.Background()))
-	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), tbl.Name())
-	return tbl, ft
-}
-
-// faultRow is one line of the fault table in docs/reliability.md, as the
-// root package's faults_test.go defines it.
-type faultRow struct {
-	Suite   string
-	Rate    float64
-	Ops     int // operations the suite ran
-	Errors  int // operations that returned an error
-	Faults  int // faults injected
-	Checked int // items checked against the model at the end
-	Lost    int // items missing or in a state no sequence of outcomes explains
-	Dups    int // items or effects present twice
-	Broken  int
-	Notes   string
-}
-
-// reliabilityRowsEnv names the file where `make reliability` collects the
-// fault rows of this package, which the root package's report includes.
-const reliabilityRowsEnv = "RELIABILITY_ROWS"
-
-var faultRows struct {
-	sync.Mutex
-	rows []faultRow
-}
-
-func reportFaults(r faultRow) {
-	faultRows.Lock()
-	faultRows.rows = append(faultRows.rows, r)
-	faultRows.Unlock()
-}
-
-// writeFaultRows appends the suites' rows to the file at path, one JSON
-// object a line.
-func writeFaultRows(path string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
-	faultRows.Lock()
-	defer faultRows.Unlock()
-	for _, r := range faultRows.rows {
-		if err := enc.Encode(r); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	return f.Close()
-}
+// faultRows are the fault table rows of this package's suites, which
+// TestMain hands to the root package's report (make reliability).
+var faultRows testfaults.Rows
 
 // A copy and a re-key through a client that throttles, fails, times out,
 // loses responses after applied writes, leaves batch items unprocessed and
@@ -163,7 +99,7 @@ func runToCompletion(t *testing.T, m *migrate.Migrator, id string) (*migrate.Rep
 	for run := 1; ; {
 		rep, err := m.Run(ctx, id, func(o *migrate.RunOptions) {
 			o.Segments, o.Writers, o.PageSize = 4, 4, 250
-			fastRetries(&o.Batch)
+			testfaults.FastRetries(&o.Batch)
 			// Long enough that a loaded machine renews it in time; a lease
 			// left by a lost release is waited out (waitLeaseExpired).
 			o.Lease = 10 * time.Second
@@ -211,12 +147,7 @@ func waitLeaseExpired(t *testing.T, m *migrate.Migrator, id string) {
 // in the source: nothing lost, nothing extra, nothing counted twice.
 func TestCopyMigrationUnderFaults(t *testing.T) {
 	t.Parallel()
-	for _, rate := range faultRates {
-		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
-			t.Parallel()
-			runCopyFaultSuite(t, rate)
-		})
-	}
+	testfaults.AtRates(t, runCopyFaultSuite)
 }
 
 func runCopyFaultSuite(t *testing.T, rate float64) {
@@ -224,7 +155,7 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 	const n, deleted = 2000, 2000 / 100
 	src := newLegacyTable(t, n)
 	var users *singletable.Repo[User]
-	tbl, ft := faultSuiteTable(t, rate, uint64(rate*1000)+19, func(tbl *singletable.Table) {
+	tbl, ft := testfaults.Table(t, rate, uint64(rate*1000)+19, func(tbl *singletable.Table) {
 		users = singletable.MustBind(tbl, Users)
 		singletable.MustBind(tbl, UserSkills)
 	})
@@ -248,7 +179,7 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 	for i := range keys {
 		keys[i] = User{Username: fmt.Sprintf("user%05d", i)}
 	}
-	found, err := batchGet(ctx, users, keys, nil)
+	found, err := batchread.Get(ctx, users, keys, nil)
 	require.NoError(t, err)
 	byName := make(map[string]User, len(found))
 	for _, u := range found {
@@ -280,7 +211,7 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 	assert.Greater(t, stats.Total(), 0)
 	t.Logf("rate %.0f%%: %d runs, counts %+v, %d requests, %d faults %v; %d lost, %d extra",
 		rate*100, runs, c, stats.Requests, stats.Total(), stats.Faults, lost, extra)
-	reportFaults(faultRow{Suite: "Migration: copy (legacy users → single table)", Rate: rate, Ops: int(c.Read), Errors: runs - 1,
+	faultRows.Add(testfaults.Row{Suite: "Migration: copy (legacy users → single table)", Rate: rate, Ops: int(c.Read), Errors: runs - 1,
 		Faults: stats.Total(), Checked: n, Lost: lost, Dups: extra,
 		Notes: fmt.Sprintf("%d run(s) to complete, resuming from checkpoints; read = written + skipped + failed; target = source model; Verify OK", runs)})
 }
@@ -291,19 +222,14 @@ func runCopyFaultSuite(t *testing.T, rate float64) {
 // exactly once with its values unchanged.
 func TestBackfillMigrationUnderFaults(t *testing.T) {
 	t.Parallel()
-	for _, rate := range faultRates {
-		t.Run(fmt.Sprintf("rate=%.0f%%", rate*100), func(t *testing.T) {
-			t.Parallel()
-			runBackfillFaultSuite(t, rate)
-		})
-	}
+	testfaults.AtRates(t, runBackfillFaultSuite)
 }
 
 func runBackfillFaultSuite(t *testing.T, rate float64) {
 	ctx := context.Background()
 	const n = 500
 	var skills *singletable.Repo[UserSkill]
-	tbl, ft := faultSuiteTable(t, rate, uint64(rate*1000)+23, func(tbl *singletable.Table) {
+	tbl, ft := testfaults.Table(t, rate, uint64(rate*1000)+23, func(tbl *singletable.Table) {
 		singletable.MustBind(tbl, Users)
 		skills = singletable.MustBind(tbl, UserSkills)
 	})
@@ -356,7 +282,7 @@ func runBackfillFaultSuite(t *testing.T, rate float64) {
 	assert.True(t, vr.OK(), "%+v", vr)
 	t.Logf("rate %.0f%%: %d runs, counts %+v, %d requests, %d faults %v; %d lost, %d duplicated",
 		rate*100, runs, c, stats.Requests, stats.Total(), stats.Faults, lost, dups)
-	reportFaults(faultRow{Suite: "Migration: backfill (GSI1/GSI2 keys on existing skills)", Rate: rate, Ops: int(c.Read), Errors: runs - 1,
+	faultRows.Add(testfaults.Row{Suite: "Migration: backfill (GSI1/GSI2 keys on existing skills)", Rate: rate, Ops: int(c.Read), Errors: runs - 1,
 		Faults: stats.Total(), Checked: n, Lost: lost, Dups: dups,
 		Notes: fmt.Sprintf("%d run(s) to complete; read = written + skipped + failed; every item in GSI1 once, values unchanged; Verify OK", runs)})
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/rawitems"
 	"github.com/singletable-go/singletable/migrate"
 )
 
@@ -131,21 +131,13 @@ func seedRaw(t testing.TB, c *dynamodb.Client, table string, items []map[string]
 	}
 }
 
-// scanRaw returns every item of a table.
-func scanRaw(t testing.TB, c singletable.Client, table string) []map[string]types.AttributeValue {
-	t.Helper()
-	var out []map[string]types.AttributeValue
-	in := &dynamodb.ScanInput{TableName: &table, Limit: aws.Int32(1000)}
-	for {
-		page, err := c.Scan(context.Background(), in)
-		require.NoError(t, err)
-		out = append(out, page.Items...)
-		if len(page.LastEvaluatedKey) == 0 {
-			return out
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
-}
+// A table's items read with the SDK alone (internal/rawitems): all of
+// them, and an item's string and number attributes.
+var (
+	scanRaw = rawitems.Scan
+	attrS   = rawitems.Str
+	attrN   = rawitems.Num
+)
 
 // ledgerItems returns the migration ledger's items of a table.
 func ledgerItems(t testing.TB, tbl *singletable.Table) []map[string]types.AttributeValue {
@@ -159,20 +151,6 @@ func ledgerItems(t testing.TB, tbl *singletable.Table) []map[string]types.Attrib
 	return out
 }
 
-func attrS(item map[string]types.AttributeValue, a string) string {
-	if s, ok := item[a].(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
-}
-
-func attrN(item map[string]types.AttributeValue, a string) string {
-	if n, ok := item[a].(*types.AttributeValueMemberN); ok {
-		return n.Value
-	}
-	return ""
-}
-
 // newTable returns a fresh, uniquely named table bound to the given
 // binders, created in DynamoDB Local and deleted when the test ends.
 func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singletable.TableOptions)) *singletable.Table {
@@ -183,31 +161,6 @@ func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singl
 	require.NoError(t, tbl.CreateTable(context.Background()))
 	ddblocal.DeleteTableOnCleanup(t, c, tbl.Name())
 	return tbl
-}
-
-// fastRetries keeps fault tests quick: tiny delays, a generous budget.
-func fastRetries(o *singletable.BatchOptions) {
-	o.Concurrency = 4
-	o.Backoff = singletable.Backoff{Base: time.Millisecond, Max: 5 * time.Millisecond}
-	o.MaxAttempts = 60
-}
-
-// batchGet reads the items with keys' primary keys, as the root package's
-// batch_test.go does: the items found, in the order of keys.
-func batchGet[T any](ctx context.Context, r *singletable.Repo[T], keys []T, read []func(*singletable.ReadOptions), optFns ...func(*singletable.BatchOptions)) ([]T, error) {
-	dst := make([]T, len(keys))
-	ops := make([]singletable.GetOp, len(keys))
-	for i, k := range keys {
-		ops[i] = r.GetOp(k, &dst[i], read...)
-	}
-	found, err := singletable.BatchGet(ctx, ops, optFns...)
-	out := make([]T, 0, len(keys))
-	for i, ok := range found {
-		if ok {
-			out = append(out, dst[i])
-		}
-	}
-	return out, err
 }
 
 // usersTarget makes a fresh glad-entities table with User and UserSkill

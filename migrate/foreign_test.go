@@ -5,11 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/internal/rawitems"
 	"github.com/singletable-go/singletable/migrate"
 )
 
@@ -110,23 +109,10 @@ func TestForeignUntypedMigrations(t *testing.T) {
 	}
 }
 
-func sAV(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-
-// rawPut writes item with the SDK alone, as the other service does.
-func rawPut(t *testing.T, tbl *singletable.Table, item map[string]types.AttributeValue) {
-	t.Helper()
-	_, err := tbl.Client().PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(tbl.Name()), Item: item})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func rawGet(t *testing.T, tbl *singletable.Table, pk, sk string) map[string]types.AttributeValue {
-	t.Helper()
-	out, err := tbl.Client().GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(tbl.Name()),
-		Key: map[string]types.AttributeValue{"PK": sAV(pk), "SK": sAV(sk)}, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Item
-}
+// The other service's items, written and read with the SDK alone
+// (internal/rawitems), as the root package's tests do.
+var (
+	sAV    = rawitems.S
+	rawPut = rawitems.Put
+	rawGet = rawitems.Get
+)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/internal/rawitems"
 	"github.com/singletable-go/singletable/migrate"
 )
 
@@ -151,20 +152,5 @@ func TestUniqueGuardMigrationAdoptsExistingUsers(t *testing.T) {
 }
 
 // guardOwners maps each guard item's partition key to its owner's, as the
-// root package's unique_test.go reads them.
-func guardOwners(t *testing.T, tbl *singletable.Table) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	typeAttr := tbl.Describe().EntityTypeAttr
-	p := dynamodb.NewScanPaginator(tbl.Client(), &dynamodb.ScanInput{TableName: aws.String(tbl.Name()), ConsistentRead: aws.Bool(true)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(context.Background())
-		require.NoError(t, err)
-		for _, it := range page.Items {
-			if attrS(it, typeAttr) == singletable.UniqueGuardType {
-				out[attrS(it, "PK")] = attrS(it, "OwnerPK")
-			}
-		}
-	}
-	return out
-}
+// root package's tests read them (internal/rawitems).
+var guardOwners = rawitems.GuardOwners

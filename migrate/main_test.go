@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/testfaults"
 )
 
 // TestMain starts one DynamoDB Local for the package's tests (or uses
@@ -21,8 +22,8 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	raiseParallelDefault(16)
 	code := ddblocal.Run(m)
-	if path := os.Getenv(reliabilityRowsEnv); path != "" && code == 0 {
-		if err := writeFaultRows(path); err != nil {
+	if path := os.Getenv(testfaults.RowsEnv); path != "" && code == 0 {
+		if err := faultRows.AppendTo(path); err != nil {
 			os.Stderr.WriteString("reliability rows: " + err.Error() + "\n")
 			code = 1
 		}

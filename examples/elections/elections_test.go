@@ -387,6 +387,9 @@ func TestCatalogIsCurrent(t *testing.T) {
 	got := catalog.New(s.Data, data...).Markdown() + "\n" + catalog.New(s.Log, log...).Markdown()
 	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
+	dataItems, logItems := sampleItems(t, s)
+	singletabletest.Golden(t, filepath.Join("docs", "table-"+elections.DataTableName+".svg"), catalog.Picture(s.Data, dataItems), *update)
+	singletabletest.Golden(t, filepath.Join("docs", "table-"+elections.EventTableName+".svg"), catalog.Picture(s.Log, logItems), *update)
 
 	// On the Kotlin service's vote_data (GSI-1 only) the listings are Scans.
 	k := elections.NewListing(elections.ByScan, nil, elections.DataTableName, elections.EventTableName)

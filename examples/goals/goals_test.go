@@ -241,6 +241,7 @@ func TestCatalogIsCurrent(t *testing.T) {
 	got := catalog.New(r.Table, r.AccessPatterns()...).Markdown()
 	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
+	singletabletest.Golden(t, filepath.Join("docs", "table.svg"), catalog.Picture(r.Table, sampleItems(t, r)), *update)
 }
 
 func goalIDs(gs []goals.Goal) []string {

@@ -500,6 +500,7 @@ func TestCatalogIsCurrent(t *testing.T) {
 	got := catalog.New(st.Table, skills.AccessPatterns(st)...).Markdown()
 	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error", "the design has a lint error")
+	singletabletest.Golden(t, filepath.Join("docs", "table.svg"), catalog.Picture(st.Table, sampleItems(t, st)), *update)
 }
 
 func skillNames(s []skills.SkillJSON) []string {

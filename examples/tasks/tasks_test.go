@@ -271,6 +271,7 @@ func TestCatalogIsCurrent(t *testing.T) {
 	got := catalog.New(m.Table, m.AccessPatterns()...).Markdown()
 	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
+	singletabletest.Golden(t, filepath.Join("docs", "table.svg"), catalog.Picture(m.Table, sampleItems(t, m)), *update)
 }
 
 func assignees(as []tasks.Assignment) []string {

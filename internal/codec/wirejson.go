@@ -1,0 +1,823 @@
+package codec
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// JSON reads DynamoDB's JSON wire format (a response body) in one pass,
+// for the direct wire path (docs/performance.md): values are decoded
+// where they are read, straight into struct fields (Plan.DecodeJSON), or,
+// for the few attributes the caller keeps and the fields the fast path
+// does not cover, into attribute values exactly as the SDK's deserializer
+// makes them. Malformed input is an error, never a panic.
+//
+// Strings are copied out of the body into blocks of at most 4 KiB (the
+// SDK's own deserializer does the same, with its smithy-go StringArena),
+// so a string kept by the caller pins at most its block, never the
+// response buffer.
+type JSON struct {
+	b     []byte
+	i     int
+	depth int
+	arena []byte
+	slabS []types.AttributeValueMemberS
+	sc    scalar
+}
+
+// maxDepth bounds nesting (DynamoDB allows 32 levels of attribute values,
+// two JSON levels each).
+const maxDepth = 128
+
+// arenaBlock is the size of a string block; longer strings are allocated
+// alone.
+const arenaBlock = 4096
+
+// errDepth is the error of a document nested deeper than maxDepth.
+var errDepth = errors.New("codec: JSON nested too deeply")
+
+// NewJSON returns a reader of b. b is read, never kept.
+func NewJSON(b []byte) *JSON { return &JSON{b: b} }
+
+// Reset makes d read b from its start.
+func (d *JSON) Reset(b []byte) { d.b, d.i, d.depth = b, 0, 0 }
+
+// Offset is how far d has read.
+func (d *JSON) Offset() int { return d.i }
+
+// Bytes is the document d reads.
+func (d *JSON) Bytes() []byte { return d.b }
+
+func (d *JSON) errorf(format string, args ...any) error {
+	return fmt.Errorf("codec: JSON at offset %d: %s", d.i, fmt.Sprintf(format, args...))
+}
+
+func (d *JSON) ws() {
+	if d.i < len(d.b) && d.b[d.i] > ' ' {
+		return
+	}
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// Peek returns the next byte that is not white space, 0 at the end.
+func (d *JSON) Peek() byte {
+	d.ws()
+	if d.i < len(d.b) {
+		return d.b[d.i]
+	}
+	return 0
+}
+
+// Begin reads open, '{' or '['.
+func (d *JSON) Begin(open byte) error {
+	if d.Peek() != open {
+		return d.errorf("expected %q", open)
+	}
+	d.i++
+	d.depth++
+	if d.depth > maxDepth {
+		return errDepth
+	}
+	return nil
+}
+
+// End reads what follows the document: nothing but white space.
+func (d *JSON) End() error {
+	if d.Peek() != 0 {
+		return d.errorf("data after the document")
+	}
+	return nil
+}
+
+// NextKey reads the next member's key of an object Begin opened, and the
+// colon; false at the object's end (read). The key is valid until the
+// next read. first is true before the first member and cleared.
+func (d *JSON) NextKey(first *bool) ([]byte, bool, error) {
+	c := d.Peek()
+	if c == '}' {
+		d.i++
+		d.depth--
+		return nil, false, nil
+	}
+	if !*first {
+		if c != ',' {
+			return nil, false, d.errorf("expected ',' or '}'")
+		}
+		d.i++
+		d.ws()
+	}
+	*first = false
+	raw, esc, err := d.rawString()
+	if err != nil {
+		return nil, false, err
+	}
+	key := raw
+	if esc {
+		var ok bool
+		if key, ok = unquote(raw); !ok {
+			return nil, false, d.errorf("invalid string")
+		}
+	}
+	if d.Peek() != ':' {
+		return nil, false, d.errorf("expected ':'")
+	}
+	d.i++
+	return key, true, nil
+}
+
+// NextElem reports whether an element of an array Begin opened follows;
+// false at the array's end (read).
+func (d *JSON) NextElem(first *bool) (bool, error) {
+	c := d.Peek()
+	if c == ']' {
+		d.i++
+		d.depth--
+		return false, nil
+	}
+	if !*first {
+		if c != ',' {
+			return false, d.errorf("expected ',' or ']'")
+		}
+		d.i++
+	}
+	*first = false
+	return true, nil
+}
+
+// rawString reads a string at d.i: its bytes between the quotes, and
+// whether they hold escapes or bytes that are not plain (quotes
+// included in raw when esc, for unquote).
+func (d *JSON) rawString() (raw []byte, esc bool, err error) {
+	d.ws()
+	b, i := d.b, d.i
+	if i >= len(b) || b[i] != '"' {
+		return nil, false, d.errorf("expected a string")
+	}
+	i++
+	start := i
+	for {
+		for i+8 <= len(b) { // 8 plain ASCII bytes at a time
+			v := binary.LittleEndian.Uint64(b[i:])
+			if hasLess(v, ' ')|hasByte(v, '"')|hasByte(v, '\\')|v&hiBits != 0 {
+				break
+			}
+			i += 8
+		}
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return nil, false, d.errorf("unterminated string")
+		}
+		switch c := b[i]; {
+		case c == '"':
+			d.i = i + 1
+			if esc {
+				return b[start-1 : i+1], true, nil
+			}
+			return b[start:i], false, nil
+		case c == '\\':
+			esc = true
+			i += 2
+		case c < ' ':
+			return nil, false, d.errorf("control character in a string")
+		default: // not ASCII: unquote checks the UTF-8
+			esc = true
+			i++
+		}
+	}
+}
+
+// plain marks the bytes a string holds as they are: ASCII, not a control
+// character, a quote or a backslash.
+var plain = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const (
+	loBits = uint64(0x0101010101010101)
+	hiBits = uint64(0x8080808080808080)
+)
+
+// hasByte reports whether a byte of v is c (bit 7 of that byte set).
+func hasByte(v uint64, c byte) uint64 {
+	x := v ^ (loBits * uint64(c))
+	return (x - loBits) & ^x & hiBits
+}
+
+// hasLess reports whether a byte of v is below n (n <= 128).
+func hasLess(v uint64, n byte) uint64 {
+	return (v - loBits*uint64(n)) & ^v & hiBits
+}
+
+// String reads a string value, copied.
+func (d *JSON) String() (string, error) {
+	raw, esc, err := d.rawString()
+	if err != nil {
+		return "", err
+	}
+	if esc {
+		var ok bool
+		if raw, ok = unquote(raw); !ok {
+			return "", d.errorf("invalid string")
+		}
+	}
+	return d.copyString(raw), nil
+}
+
+// copyString copies b into the current block (see JSON).
+func (d *JSON) copyString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > arenaBlock/4 {
+		return string(b)
+	}
+	if cap(d.arena)-len(d.arena) < len(b) {
+		d.arena = make([]byte, 0, arenaBlock)
+	}
+	off := len(d.arena)
+	d.arena = append(d.arena, b...)
+	return unsafe.String(&d.arena[off], len(b))
+}
+
+// literal reads one of true, false, null.
+func (d *JSON) literal() (byte, error) {
+	d.ws()
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if len(d.b)-d.i >= len(lit) && string(d.b[d.i:d.i+len(lit)]) == lit {
+			d.i += len(lit)
+			return lit[0], nil
+		}
+	}
+	return 0, d.errorf("expected true, false or null")
+}
+
+// Bool reads true or false.
+func (d *JSON) Bool() (bool, error) {
+	c, err := d.literal()
+	if err != nil || c == 'n' {
+		return false, errors.Join(err, d.errorf("expected a boolean"))
+	}
+	return c == 't', nil
+}
+
+// number reads a JSON number.
+func (d *JSON) number() error {
+	d.ws()
+	start := d.i
+	if d.i < len(d.b) && d.b[d.i] == '-' {
+		d.i++
+	}
+	digits := func() int {
+		n := 0
+		for d.i < len(d.b) && '0' <= d.b[d.i] && d.b[d.i] <= '9' {
+			d.i++
+			n++
+		}
+		return n
+	}
+	if digits() == 0 {
+		return d.errorf("expected a value")
+	}
+	if d.i < len(d.b) && d.b[d.i] == '.' {
+		d.i++
+		if digits() == 0 {
+			return d.errorf("invalid number")
+		}
+	}
+	if d.i < len(d.b) && (d.b[d.i] == 'e' || d.b[d.i] == 'E') {
+		d.i++
+		if d.i < len(d.b) && (d.b[d.i] == '+' || d.b[d.i] == '-') {
+			d.i++
+		}
+		if digits() == 0 {
+			return d.errorf("invalid number")
+		}
+	}
+	if d.i == start {
+		return d.errorf("expected a value")
+	}
+	return nil
+}
+
+// Skip reads a value of any kind.
+func (d *JSON) Skip() error {
+	switch d.Peek() {
+	case '{':
+		if err := d.Begin('{'); err != nil {
+			return err
+		}
+		for first := true; ; {
+			_, ok, err := d.NextKey(&first)
+			if err != nil || !ok {
+				return err
+			}
+			if err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	case '[':
+		if err := d.Begin('['); err != nil {
+			return err
+		}
+		for first := true; ; {
+			ok, err := d.NextElem(&first)
+			if err != nil || !ok {
+				return err
+			}
+			if err := d.Skip(); err != nil {
+				return err
+			}
+		}
+	case '"':
+		_, _, err := d.rawString()
+		return err
+	case 't', 'f', 'n':
+		_, err := d.literal()
+		return err
+	}
+	return d.number()
+}
+
+// Raw reads a value of any kind and returns its text.
+func (d *JSON) Raw() ([]byte, error) {
+	d.ws()
+	start := d.i
+	if err := d.Skip(); err != nil {
+		return nil, err
+	}
+	return d.b[start:d.i], nil
+}
+
+// Item reads an item (an object of attribute values) in full.
+func (d *JSON) Item() (map[string]types.AttributeValue, error) {
+	if err := d.Begin('{'); err != nil {
+		return nil, err
+	}
+	m := make(map[string]types.AttributeValue)
+	for first := true; ; {
+		k, ok, err := d.NextKey(&first)
+		if err != nil || !ok {
+			return m, err
+		}
+		name := d.copyString(k)
+		av, err := d.AV()
+		if err != nil {
+			return nil, err
+		}
+		m[name] = av
+	}
+}
+
+// avKind reads the opening of an attribute value, {"<kind>":, and
+// returns the kind.
+func (d *JSON) avKind() (string, error) {
+	if err := d.Begin('{'); err != nil {
+		return "", err
+	}
+	// The common case: {"S": without white space or escapes.
+	if b := d.b[d.i:]; len(b) >= 4 && b[0] == '"' {
+		var k string
+		switch {
+		case b[2] == '"' && b[3] == ':':
+			switch b[1] {
+			case 'S':
+				k = "S"
+			case 'N':
+				k = "N"
+			case 'L':
+				k = "L"
+			case 'M':
+				k = "M"
+			case 'B':
+				k = "B"
+			}
+		case len(b) >= 5 && b[3] == '"' && b[4] == ':':
+			switch string(b[1:3]) {
+			case "SS":
+				k = "SS"
+			case "NS":
+				k = "NS"
+			case "BS":
+				k = "BS"
+			}
+		}
+		if k != "" {
+			d.i += len(k) + 3
+			return k, nil
+		}
+	}
+	first := true
+	k, ok, err := d.NextKey(&first)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", d.errorf("empty attribute value")
+	}
+	switch string(k) {
+	case "S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS", "L", "M":
+		return string(k), nil // constant strings: no allocation
+	}
+	return "", d.errorf("unknown attribute value type %q", k)
+}
+
+// avEnd reads the closing brace of an attribute value.
+func (d *JSON) avEnd() error {
+	if d.Peek() != '}' {
+		return d.errorf("attribute value with more than one member")
+	}
+	d.i++
+	d.depth--
+	return nil
+}
+
+// AV reads one attribute value, as the SDK's deserializer makes it.
+func (d *JSON) AV() (types.AttributeValue, error) {
+	kind, err := d.avKind()
+	if err != nil {
+		return nil, err
+	}
+	av, err := d.avBody(kind)
+	if err != nil {
+		return nil, err
+	}
+	return av, d.avEnd()
+}
+
+func (d *JSON) avBody(kind string) (types.AttributeValue, error) {
+	switch kind {
+	case "S":
+		s, err := d.String()
+		return d.newS(s), err
+	case "N":
+		s, err := d.String()
+		return &types.AttributeValueMemberN{Value: s}, err
+	case "B":
+		b, err := d.binary()
+		return &types.AttributeValueMemberB{Value: b}, err
+	case "BOOL":
+		b, err := d.Bool()
+		return &types.AttributeValueMemberBOOL{Value: b}, err
+	case "NULL":
+		b, err := d.Bool()
+		return &types.AttributeValueMemberNULL{Value: b}, err
+	case "SS", "NS":
+		ss, err := d.strings()
+		if kind == "SS" {
+			return &types.AttributeValueMemberSS{Value: ss}, err
+		}
+		return &types.AttributeValueMemberNS{Value: ss}, err
+	case "BS":
+		var bs [][]byte
+		err := d.list(func() error {
+			b, err := d.binary()
+			bs = append(bs, b)
+			return err
+		})
+		if bs == nil && err == nil {
+			bs = [][]byte{}
+		}
+		return &types.AttributeValueMemberBS{Value: bs}, err
+	case "L":
+		l := []types.AttributeValue{}
+		err := d.list(func() error {
+			av, err := d.AV()
+			l = append(l, av)
+			return err
+		})
+		return &types.AttributeValueMemberL{Value: l}, err
+	}
+	m, err := d.Item()
+	return &types.AttributeValueMemberM{Value: m}, err
+}
+
+// newS returns an S from a block of them (one allocation for 32).
+func (d *JSON) newS(v string) *types.AttributeValueMemberS {
+	if len(d.slabS) == 0 {
+		d.slabS = make([]types.AttributeValueMemberS, 32)
+	}
+	s := &d.slabS[0]
+	d.slabS = d.slabS[1:]
+	s.Value = v
+	return s
+}
+
+// list reads an array, each element with one.
+func (d *JSON) list(one func() error) error {
+	if err := d.Begin('['); err != nil {
+		return err
+	}
+	for first := true; ; {
+		ok, err := d.NextElem(&first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := one(); err != nil {
+			return err
+		}
+	}
+}
+
+func (d *JSON) strings() ([]string, error) {
+	ss := []string{}
+	err := d.list(func() error {
+		s, err := d.String()
+		ss = append(ss, s)
+		return err
+	})
+	return ss, err
+}
+
+// binary reads a base64 string.
+func (d *JSON) binary() ([]byte, error) {
+	raw, esc, err := d.rawString()
+	if err != nil {
+		return nil, err
+	}
+	if esc {
+		var ok bool
+		if raw, ok = unquote(raw); !ok {
+			return nil, d.errorf("invalid string")
+		}
+	}
+	b := make([]byte, base64.StdEncoding.DecodedLen(len(raw)))
+	n, err := base64.StdEncoding.Decode(b, raw)
+	if err != nil {
+		return nil, d.errorf("invalid base64: %v", err)
+	}
+	return b[:n], nil
+}
+
+// scalar is where DecodeJSON reads a scalar attribute value without
+// allocating it: the fast decoders never keep the value itself.
+type scalar struct {
+	s    types.AttributeValueMemberS
+	n    types.AttributeValueMemberN
+	b    types.AttributeValueMemberBOOL
+	null types.AttributeValueMemberNULL
+}
+
+// scalarAV reads an attribute value: S, N, BOOL and NULL into sc (their
+// strings copied), any other fresh; fresh reports which.
+func (d *JSON) scalarAV(sc *scalar) (av types.AttributeValue, fresh bool, err error) {
+	kind, err := d.avKind()
+	if err != nil {
+		return nil, false, err
+	}
+	switch kind {
+	case "S":
+		sc.s.Value, err = d.String()
+		av = &sc.s
+	case "N":
+		sc.n.Value, err = d.String()
+		av = &sc.n
+	case "BOOL":
+		sc.b.Value, err = d.Bool()
+		av = &sc.b
+	case "NULL":
+		sc.null.Value, err = d.Bool()
+		av = &sc.null
+	default:
+		av, err = d.avBody(kind)
+		fresh = true
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return av, fresh, d.avEnd()
+}
+
+// own returns av, read by scalarAV into sc, as a value of its own.
+func own(av types.AttributeValue, fresh bool) types.AttributeValue {
+	if fresh {
+		return av
+	}
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		return &types.AttributeValueMemberS{Value: x.Value}
+	case *types.AttributeValueMemberN:
+		return &types.AttributeValueMemberN{Value: x.Value}
+	case *types.AttributeValueMemberBOOL:
+		return &types.AttributeValueMemberBOOL{Value: x.Value}
+	case *types.AttributeValueMemberNULL:
+		return &types.AttributeValueMemberNULL{Value: x.Value}
+	}
+	return av
+}
+
+// unquote is encoding/json's unquoteBytes (as the SDK's deserializer
+// copies it): s with its quotes, escapes resolved, invalid UTF-8 and lone
+// surrogates as U+FFFD.
+func unquote(s []byte) (t []byte, ok bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return
+	}
+	s = s[1 : len(s)-1]
+	r := 0
+	for r < len(s) {
+		c := s[r]
+		if c == '\\' || c == '"' || c < ' ' {
+			break
+		}
+		if c < utf8.RuneSelf {
+			r++
+			continue
+		}
+		rr, size := utf8.DecodeRune(s[r:])
+		if rr == utf8.RuneError && size == 1 {
+			break
+		}
+		r += size
+	}
+	if r == len(s) {
+		return s, true
+	}
+	b := make([]byte, len(s)+2*utf8.UTFMax)
+	w := copy(b, s[0:r])
+	for r < len(s) {
+		if w >= len(b)-2*utf8.UTFMax {
+			nb := make([]byte, (len(b)+utf8.UTFMax)*2)
+			copy(nb, b[0:w])
+			b = nb
+		}
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return
+			}
+			switch s[r] {
+			default:
+				return
+			case '"', '\\', '/', '\'':
+				b[w] = s[r]
+				r++
+				w++
+			case 'b':
+				b[w] = '\b'
+				r++
+				w++
+			case 'f':
+				b[w] = '\f'
+				r++
+				w++
+			case 'n':
+				b[w] = '\n'
+				r++
+				w++
+			case 'r':
+				b[w] = '\r'
+				r++
+				w++
+			case 't':
+				b[w] = '\t'
+				r++
+				w++
+			case 'u':
+				r--
+				rr := getu4(s[r:])
+				if rr < 0 {
+					return
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					rr1 := getu4(s[r:])
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						r += 6
+						w += utf8.EncodeRune(b[w:], dec)
+						break
+					}
+					rr = unicode.ReplacementChar
+				}
+				w += utf8.EncodeRune(b[w:], rr)
+			}
+		case c == '"', c < ' ':
+			return
+		case c < utf8.RuneSelf:
+			b[w] = c
+			r++
+			w++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			w += utf8.EncodeRune(b[w:], rr)
+		}
+	}
+	return b[0:w], true
+}
+
+// getu4 decodes \uXXXX from the beginning of s, returning the hex value,
+// or it returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c = c - '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// stringsFast reads a list whose elements are all S, N or NULL values as
+// decodeStrings decodes it into a nil []string; false (d unchanged) for
+// any other value.
+func (d *JSON) stringsFast(sp *[]string) bool {
+	i, depth := d.i, d.depth
+	var buf [16]string
+	ss := buf[:0]
+	err := d.list(func() error {
+		s, ok := d.stringish()
+		if !ok {
+			return errNotFast
+		}
+		ss = append(ss, s)
+		return nil
+	})
+	if err != nil {
+		d.i, d.depth = i, depth
+		return false
+	}
+	*sp = append(make([]string, 0, len(ss)), ss...)
+	return true
+}
+
+// stringMapFast is stringsFast for an M into a nil map[string]string.
+func (d *JSON) stringMapFast(mp *map[string]string) bool {
+	i, depth := d.i, d.depth
+	m := make(map[string]string)
+	err := func() error {
+		if err := d.Begin('{'); err != nil {
+			return err
+		}
+		for first := true; ; {
+			k, ok, err := d.NextKey(&first)
+			if err != nil || !ok {
+				return err
+			}
+			key := d.copyString(k)
+			s, ok := d.stringish()
+			if !ok {
+				return errNotFast
+			}
+			m[key] = s
+		}
+	}()
+	if err != nil {
+		d.i, d.depth = i, depth
+		return false
+	}
+	*mp = m
+	return true
+}
+
+// errNotFast ends a fast read that met a value it does not handle.
+var errNotFast = errors.New("codec: not a fast value")
+
+// stringish reads an attribute value that stringish accepts.
+func (d *JSON) stringish() (string, bool) {
+	kind, err := d.avKind()
+	if err != nil {
+		return "", false
+	}
+	var s string
+	switch kind {
+	case "S", "N":
+		s, err = d.String()
+	case "NULL":
+		_, err = d.Bool()
+	default:
+		return "", false
+	}
+	return s, err == nil && d.avEnd() == nil
+}

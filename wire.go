@@ -1,0 +1,175 @@
+package singletable
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"unsafe"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/wire"
+)
+
+// The direct wire path's reads (docs/performance.md): on a client built
+// with wire.Enable, a page of one entity's Query or Scan and Get decode
+// the response JSON straight into T (internal/wire, codec.UnmarshalJSON),
+// keeping of each item only its head (wireKeep).
+
+// wireSink is the wire.Sink of a read of T: each response's items.
+type wireSink[T any] struct {
+	vals []T
+	wire.Heads
+}
+
+func (s *wireSink[T]) Reset() { clear(s.vals); s.vals = s.vals[:0]; s.Heads.Reset() }
+
+func (s *wireSink[T]) Item(d *codec.JSON, _ string, _ int) error {
+	var zero T
+	s.vals = append(s.vals, zero)
+	return s.Add(d, unsafe.Pointer(&s.vals[len(s.vals)-1]))
+}
+
+func (s *wireSink[T]) heads() *wire.Heads { return &s.Heads }
+
+// wireFeed is what request reads of its wireSink.
+type wireFeed interface {
+	wire.Sink
+	heads() *wire.Heads
+}
+
+// wireKeep lists what a read of e looks at besides the fields: the keys'
+// and the cursor's keys' values, the times re-read in a Location, the
+// entity type when typed (Get, or matching keys: the filter does not
+// settle it), and whether the key fields are there (decodeRest).
+func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.Keep {
+	o := &t.opts
+	typed = typed || e.foreign.matchKeys
+	key := struct {
+		e      *entityPlan
+		t      *Table
+		typed  bool
+		cursor string
+	}{e, t, typed, fmtKeys(cursorKeys)}
+	return wire.Keeps(key, func() *codec.Keep {
+		vals := append([]string{o.PartitionKey, o.SortKey}, cursorKeys...)
+		if typed {
+			vals = append(vals, o.EntityTypeAttr)
+		}
+		for _, f := range e.foreign.times {
+			vals = append(vals, f.Attr)
+		}
+		var present []string
+		for _, k := range e.primaryKeys(o) {
+			for _, f := range k.ck.fields {
+				if !slices.Contains(vals, f.Attr) && !slices.Contains(present, f.Attr) {
+					present = append(present, f.Attr)
+				}
+			}
+		}
+		return &codec.Keep{Values: vals, Present: present}
+	})
+}
+
+// fmtKeys is cursor keys as one comparable value (no allocation for one).
+func fmtKeys(ks []string) string {
+	if len(ks) == 1 {
+		return ks[0]
+	}
+	var s string
+	for _, k := range ks {
+		s += k + "\x00"
+	}
+	return s
+}
+
+// wirePage makes f, a request of r's items, read them directly when its
+// table's client allows; nil otherwise.
+func wirePage[T any](f pager, r *Repo[T]) *wireSink[T] {
+	req, ok := f.(*request)
+	if !ok || !r.t.wire {
+		return nil
+	}
+	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.cursorKeys, false))}
+	req.sink = s
+	return s
+}
+
+// direct returns ctx carrying r's sink when a request through c takes the
+// path: c is the table's own client (no Preview, no Observe hook).
+func (r *request) direct(ctx context.Context, c Client) context.Context {
+	if r.sink == nil || !r.t.wire || c != r.t.client {
+		return ctx
+	}
+	r.sink.Reset()
+	if r.src.query != nil {
+		return wire.With(ctx, r.src.query, r.sink)
+	}
+	return wire.With(ctx, r.src.scan, r.sink)
+}
+
+// takeWire is pageOf's take of the next item of s's response.
+func takeWire[T any](r *Repo[T], s *wireSink[T], page *Page[T], left int, strict bool) (bool, error) {
+	i := s.Next
+	s.Next++
+	head := s.Heads.Heads[i]
+	if !r.mine(head) {
+		return false, skip(r.selected(head), strict, &page.Skipped)
+	}
+	n := len(page.Items)
+	if n == cap(page.Items) {
+		page.Items = slices.Grow(page.Items, left)
+	}
+	page.Items = append(page.Items, s.vals[i])
+	if err := r.e.wireRest(r.t, head, &page.Items[n], s.Complete[i], s.Errs[i]); err != nil {
+		var zero T
+		page.Items[n], page.Items = zero, page.Items[:n]
+		return false, skip(r.undecoded(head, err), strict, &page.Skipped)
+	}
+	return true, nil
+}
+
+// wireRest is what decodeInto does besides the codec, given the item's
+// head and the codec's error.
+func (e *Entity[T]) wireRest(t *Table, head map[string]types.AttributeValue, out *T, complete bool, err error) error {
+	if err != nil {
+		return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
+	}
+	if complete = complete && !e.foreign.unstored; !complete || e.foreign.loc != nil {
+		return e.decodeRest(&t.opts, head, reflect.ValueOf(out).Elem(), complete)
+	}
+	return nil
+}
+
+// getWire is Get's GetItem on the direct path; ok is false when the
+// table's client does not take it.
+func (r *Repo[T]) getWire(ctx context.Context, in *dynamodb.GetItemInput) (v T, ok bool, err error) {
+	c := r.t.api(ctx, r.e.name)
+	if !r.t.wire || c != r.t.client {
+		return v, false, nil
+	}
+	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
+	out, err := c.GetItem(wire.With(ctx, in, s), in)
+	switch {
+	case err != nil:
+		return v, true, getErr(r.e.name, err)
+	case !s.Filled: // a middleware changed the input: the SDK decoded it
+		v, err = r.gotItem(out.Item)
+		return v, true, err
+	case len(s.Heads.Heads) == 0 || !r.isMine(s.Heads.Heads[0]):
+		return v, true, ErrNotFound
+	}
+	v = s.vals[0]
+	return v, true, r.e.wireRest(r.t, s.Heads.Heads[0], &v, s.Complete[0], s.Errs[0])
+}
+
+// gotItem is Get's result for the item GetItem returned.
+func (r *Repo[T]) gotItem(item map[string]types.AttributeValue) (T, error) {
+	if len(item) == 0 || !r.isMine(item) {
+		var zero T
+		return zero, ErrNotFound
+	}
+	return r.e.decode(r.t, item)
+}
