@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/cmd/singletable/migratecli"
 	"github.com/singletable-go/singletable/ddblocal"
@@ -20,11 +23,17 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		{name: "catalog", summary: "the access-pattern catalog of each table, as Markdown", declared: true, run: runCatalog,
+		{name: "catalog", summary: "the access-pattern catalog of each table (Markdown), or its picture (SVG)", declared: true, run: runCatalog,
 			about: `Writes the access-pattern catalog of every registered table (or of -table's)
 as Markdown: the entities with their key templates and indexes, the access
 patterns the program registered, and the key-design lint's findings. It
-reads the declarations only.`},
+reads the declarations only.
+
+With -format svg it draws one table's items instead: grouped by partition
+key with their sort keys in order, one colour per entity type, then the
+same items seen through each index (a sparse index shows only the items it
+holds). The items are the registered sample values rendered through the
+declarations, or with -scan N up to N items read from the live table.`},
 		{name: "lint", summary: "the key-design lint; exit 1 on an error finding", declared: true, run: runLint,
 			about: `Prints the key-design lint's findings for every registered table (or for
 -table's): errors (items of two entities overwrite each other), warnings
@@ -61,16 +70,37 @@ once, then runs it in memory in the foreground until Ctrl-C. It needs Java
 	}
 }
 
-func runCatalog(_ context.Context, r *runner, c *command, args []string) (int, error) {
+func runCatalog(ctx context.Context, r *runner, c *command, args []string) (int, error) {
 	fs := r.flags(c)
 	table := tableFlag(fs)
 	out := fs.String("o", "", "write to this file instead of standard output")
+	format := fs.String("format", "markdown", "markdown, or svg: the picture of one table's items by partition and\nthrough each index")
+	scan := fs.Int("scan", 0, "with -format svg: the items are up to N items read from the live table\n(0: the registered sample values)")
+	endpoint := endpointFlag(fs)
 	if err := r.parse(c, fs, args, 0, 0); err != nil {
 		return 0, err
 	}
-	tables, err := r.tables(nil, *table)
+	switch {
+	case *format != "markdown" && *format != "svg":
+		return 0, usagef("-format: want markdown or svg, got %q", *format)
+	case *scan < 0:
+		return 0, usagef("-scan: want a count of items, got %d", *scan)
+	case *scan > 0 && *format != "svg":
+		return 0, usagef("-scan goes with -format svg")
+	}
+	var client singletable.Client
+	if *scan > 0 {
+		var err error
+		if client, err = r.client(ctx, *endpoint); err != nil {
+			return 0, err
+		}
+	}
+	tables, err := r.tables(client, *table)
 	if err != nil {
 		return 0, err
+	}
+	if *format == "svg" && len(tables) > 1 {
+		return 0, usagef("-format svg draws one table: pick it with -table")
 	}
 	w, closeOut, err := r.output(*out)
 	if err != nil {
@@ -80,12 +110,61 @@ func runCatalog(_ context.Context, r *runner, c *command, args []string) (int, e
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := catalog.New(t.Table, t.Patterns...).WriteMarkdown(w); err != nil {
+		if *format == "svg" {
+			err = r.picture(ctx, w, t, *scan)
+		} else {
+			err = catalog.New(t.Table, t.Patterns...).WriteMarkdown(w)
+		}
+		if err != nil {
 			_ = closeOut()
 			return 0, err
 		}
 	}
 	return ExitOK, closeOut()
+}
+
+// picture writes the SVG picture of t's items: up to scan items read from
+// the live table, or its registered sample values rendered through the
+// declarations.
+func (r *runner) picture(ctx context.Context, w io.Writer, t Table, scan int) error {
+	var items []map[string]types.AttributeValue
+	if scan > 0 {
+		var err error
+		if items, err = r.scan(ctx, t, scan); err != nil {
+			return err
+		}
+	} else {
+		m, err := workbench.Export(t.Table, func(o *workbench.ExportOptions) { o.Samples = t.Samples })
+		if err != nil {
+			return err
+		}
+		for _, wt := range m.DataModel {
+			data := wt.TableData
+			for _, f := range wt.TableFacets {
+				data = append(data, f.TableData...)
+			}
+			for _, it := range data {
+				av, err := it.AttributeValues()
+				if err != nil {
+					return err
+				}
+				items = append(items, av)
+			}
+		}
+	}
+	return catalog.WritePicture(w, t.Table, items)
+}
+
+// scan reads up to limit items of t's table, saying so on standard error.
+func (r *runner) scan(ctx context.Context, t Table, limit int) ([]map[string]types.AttributeValue, error) {
+	fmt.Fprintf(r.stderr, "scanning %s for up to %d items ...\n", t.Table.Name(), limit)
+	start := time.Now()
+	items, err := catalog.ScanItems(ctx, t.Table.Client(), t.Table.Name(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", t.Table.Name(), err)
+	}
+	fmt.Fprintf(r.stderr, "read %d items from %s in %v\n", len(items), t.Table.Name(), time.Since(start).Round(time.Millisecond))
+	return items, nil
 }
 
 func runLint(_ context.Context, r *runner, c *command, args []string) (int, error) {
@@ -152,7 +231,7 @@ func runExport(ctx context.Context, r *runner, c *command, args []string) (int, 
 	name := fs.String("name", "", "the model's name (default the table's; with several tables, the program's)")
 	author := fs.String("author", "", "the model's author")
 	date := fs.String("date", "", "the model's date, RFC 3339 (default now; set it for output that does not change)")
-	scan := fs.Int("scan", 0, "sample items: up to N items read from the live table (one Scan page)\ninstead of the registered sample values")
+	scan := fs.Int("scan", 0, "sample items: up to N items read from the live table\ninstead of the registered sample values")
 	endpoint := endpointFlag(fs)
 	if err := r.parse(c, fs, args, 0, 0); err != nil {
 		return 0, err
@@ -167,32 +246,25 @@ func runExport(ctx context.Context, r *runner, c *command, args []string) (int, 
 	if *scan < 0 {
 		return 0, usagef("-scan: want a count of items, got %d", *scan)
 	}
-	var tables []Table
+	var client singletable.Client
 	if *scan > 0 {
-		client, err := r.client(ctx, *endpoint)
-		if err != nil {
-			return 0, err
-		}
-		if tables, err = r.tables(client, *table); err != nil {
-			return 0, err
-		}
-	} else {
 		var err error
-		if tables, err = r.tables(nil, *table); err != nil {
+		if client, err = r.client(ctx, *endpoint); err != nil {
 			return 0, err
 		}
+	}
+	tables, err := r.tables(client, *table)
+	if err != nil {
+		return 0, err
 	}
 	var model *workbench.Model
 	for _, t := range tables {
 		opts := workbench.ExportOptions{ModelName: *name, Author: *author, Date: at, Samples: t.Samples}
 		if *scan > 0 {
-			fmt.Fprintf(r.stderr, "scanning %s for up to %d items ...\n", t.Table.Name(), *scan)
-			start := time.Now()
-			items, err := workbench.ScanItems(ctx, t.Table, int32(*scan))
+			items, err := r.scan(ctx, t, *scan)
 			if err != nil {
-				return 0, fmt.Errorf("scan %s: %w", t.Table.Name(), err)
+				return 0, err
 			}
-			fmt.Fprintf(r.stderr, "read %d items from %s in %v\n", len(items), t.Table.Name(), time.Since(start).Round(time.Millisecond))
 			opts.Samples, opts.Items = nil, items
 		}
 		m, err := workbench.Export(t.Table, func(o *workbench.ExportOptions) { *o = opts })

@@ -79,7 +79,7 @@ func TestHelpInDocs(t *testing.T) {
 		got := strings.TrimRight(out.String(), "\n")
 		want := strings.Join(lines[blk.start:blk.end], "\n")
 		if !*update {
-			assert.Equal(t, got, want, "docs/cli.md's block for singletable %s (go test ./tool -run TestHelpInDocs -update rewrites it)",
+			assert.Equal(t, want, got, "docs/cli.md's block for singletable %s (go test ./tool -run TestHelpInDocs -update rewrites it)",
 				strings.Join(blk.args, " "))
 		}
 		rewritten = append(append(rewritten, lines[last:blk.start]...), strings.Split(got, "\n")...)

@@ -1,5 +1,5 @@
-// Package tool is the singletable command-line tool: the catalog, the
-// key-design lint, the drift check, NoSQL Workbench export and import,
+// Package tool is the singletable command-line tool: the catalog and the
+// picture of a table, the key-design lint, the drift check, NoSQL Workbench export and import,
 // migrations and DynamoDB Local, behind one command with one registration.
 //
 // The tool reads a program's declarations through a [Program] that the
@@ -74,7 +74,7 @@ type Program struct {
 	// calls it once per command: with nil for the commands that read only
 	// the declarations (catalog, lint, workbench export from samples), with
 	// a live client for those that reach a table (check, migrate,
-	// workbench export -scan). A program without it registers nothing.
+	// catalog and workbench export with -scan). A program without it registers nothing.
 	Declare func(client singletable.Client) ([]Table, error)
 	// Client returns the client for the commands that reach a table;
 	// default: DynamoDB Local at the -endpoint flag or $DYNAMODB_ENDPOINT
@@ -94,7 +94,8 @@ type Table struct {
 	Table *singletable.Table
 	// Patterns are its access patterns, for catalog.
 	Patterns []catalog.Pattern
-	// Samples are example values of its entities, for workbench export.
+	// Samples are example values of its entities, for workbench export
+	// and catalog -format svg.
 	Samples []workbench.Sample
 	// Migrations are its migrations, for migrate.
 	Migrations []migrate.Migration

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -81,6 +82,16 @@ func TestDeclarationCommands(t *testing.T) {
 	assert.Equal(t, catalog.New(st.Table, skills.AccessPatterns(st)...).Markdown(), string(b))
 	assert.Empty(t, c.stdout.String())
 
+	// The picture of the registered sample values, as catalog draws it.
+	require.Equal(t, tool.ExitOK, c.run("catalog", "-format", "svg"), c.stderr.String())
+	created := time.Date(2024, 1, 7, 10, 0, 0, 0, time.UTC)
+	want := catalog.Picture(st.Table, []map[string]types.AttributeValue{
+		st.Users.PutOp(skills.User{Username: "john", Name: "John", PasswordHash: "h1", CreatedAt: created, UpdatedAt: created}).Item(),
+		st.Skills.PutOp(skills.UserSkill{Username: "john", SkillName: "go", Level: "Expert", Years: 8, CreatedAt: created, UpdatedAt: created}).Item(),
+	})
+	assert.Equal(t, want, c.stdout.String())
+	assert.Contains(t, c.stdout.String(), "<svg")
+
 	// The skills design has one lint warning and no error.
 	require.Equal(t, tool.ExitOK, c.run("lint"), c.stderr.String())
 	assert.Contains(t, c.stdout.String(), "glad-entities: 0 errors, 1 warnings, 0 info\n  warning UserSkill index GSI1")
@@ -146,6 +157,10 @@ func TestTableCommands(t *testing.T) {
 	}
 	assert.Equal(t, 1, users, "the item read from the table, in its entity's facet")
 
+	require.Equal(t, tool.ExitOK, c.run("catalog", "-format", "svg", "-scan", "10"), c.stderr.String())
+	assert.Contains(t, c.stderr.String(), "read 1 items from "+name)
+	assert.Contains(t, c.stdout.String(), "USER#ann", "the picture of the item read from the table")
+
 	require.Equal(t, tool.ExitOK, c.run("migrate", "status"), c.stderr.String())
 	assert.Regexp(t, `001-users-listing\s+backfill\s+pending`, c.stdout.String())
 	require.Equal(t, tool.ExitOK, c.run("migrate", "-table", name, "run", "001-users-listing"), c.stderr.String())
@@ -193,6 +208,8 @@ func TestExitCodes(t *testing.T) {
 		{"catalog", "-table", "nope"},
 		{"workbench", "import"},
 		{"workbench", "export", "-date", "yesterday"},
+		{"catalog", "-format", "png"},
+		{"catalog", "-scan", "3"},
 		{"migrate", "-table", "nope", "status"},
 	} {
 		assert.Equal(t, tool.ExitUsage, c.run(args...), "%q", args)
