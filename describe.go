@@ -72,12 +72,14 @@ type EntityDescription struct {
 	// the fields held only in the key ([Schema].KeyOnly).
 	MatchKeys bool
 	KeyOnly   []string
-	// Fields are the stored fields, in struct order.
+	// Fields are the fields, in struct order (a KeyOnly field tagged
+	// dynamodbav:"-" last).
 	Fields []FieldDescription
 }
 
-// FieldDescription is one stored field: its Go name (as key templates,
-// Where and Fields name it) and the attribute it is stored under.
+// FieldDescription is one field: its Go name (as key templates, Where
+// and Fields name it) and the attribute it is stored under; Attr is "-"
+// for a field held only in keys ([Schema].KeyOnly), which has none.
 type FieldDescription struct {
 	Name, Attr string
 	// TimeForm is the dynamodbav option a time field is stored under
@@ -194,7 +196,11 @@ func (e *entityPlan) describe(o TableOptions) EntityDescription {
 func describeFields(fs []*model.Field) []FieldDescription {
 	var out []FieldDescription
 	for _, f := range fs {
-		out = append(out, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
+		d := FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()}
+		if f.KeyOnly {
+			d.Attr = "-"
+		}
+		out = append(out, d)
 	}
 	return out
 }

@@ -183,7 +183,7 @@ func (e *entityPlan) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.
 // (see checkNotStored).
 func (e *entityPlan) ownKeyField(index, attr, role string, k compiledKey, sort bool) (*model.Field, error) {
 	f := e.byAttr[attr]
-	if f == nil {
+	if f == nil || f.KeyOnly {
 		return nil, e.checkNotStored(attr, "index "+index+"'s "+role+" key attribute")
 	}
 	t := f.Type
