@@ -56,11 +56,12 @@ func (t *Table) heldNames(entity string, p *indexPlan, resolve expr.Resolver) ex
 
 // unprojected lists the Go fields of e that a read of index p in table t
 // leaves at their zero values: p does not hold their attributes and no
-// primary key gives them back.
+// key it holds (the primary key, p's own) gives them back.
 func (e *entityPlan) unprojected(t *Table, p *indexPlan) []string {
 	var out []string
 	for _, f := range e.fields {
-		if f.Attr != "" && !t.holds(p, f.Attr) && !slices.Contains(e.pk.fields, f) && !slices.Contains(e.sk.fields, f) {
+		inKey := func(k *compiledKey) bool { return slices.Contains(k.fields, f) }
+		if f.Attr != "" && !t.holds(p, f.Attr) && !inKey(&e.pk) && !inKey(&e.sk) && !inKey(&p.pk) && !inKey(&p.sk) {
 			out = append(out, f.Name)
 		}
 	}

@@ -503,8 +503,8 @@ func TestProjectionTypedKeyShape(t *testing.T) {
 	if len(got) != 7 || len(skipped) > 0 {
 		t.Fatalf("%d tickets, skipped %v", len(got), skipped)
 	}
-	for i, tk := range got {
-		if tk != (Ticket{ID: fmt.Sprint(i)}) {
+	for i, tk := range got { // the queue comes back from the index key
+		if tk != (Ticket{ID: fmt.Sprint(i), Queue: "q"}) {
 			t.Errorf("ticket %d: %+v", i, tk)
 		}
 	}
@@ -514,5 +514,52 @@ func TestProjectionTypedKeyShape(t *testing.T) {
 	}
 	if n, err := nr.QueryIndex("ByQueue", Note{Queue: "q"}).Count(ctx); n != 7 || err != nil {
 		t.Errorf("notes Count = %d, %v", n, err)
+	}
+}
+
+// TestProjectionScanIndex: a Scan of an index that does not hold the
+// entity type sends no filter on it and tells the items by key shape, as
+// a Query of it does: the receipts in GSI-3 are left out, the typed
+// tickets are told from the notes, pages resume from cursors, and a
+// Filter or Fields naming an attribute the index lacks is refused before
+// the network.
+func TestProjectionScanIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := paymentsFixture(t)
+	var unprojected []string
+	got, skipped := pageAll(t, func(after string) (singletable.Page[Subscription], error) {
+		page, err := p.subs.ScanIndex("GSI-3").Limit(4).After(after).Page(ctx)
+		unprojected = page.Unprojected
+		return page, err
+	})
+	if len(got) != nDue+3 || len(skipped) > 0 {
+		t.Fatalf("%d subscriptions, skipped %v; want %d", len(got), skipped, nDue+3)
+	}
+	for _, s := range got {
+		if s.SKU != "999" || s.Email == "" || s.SubID == "" || s.PaymentAmount != "" {
+			t.Errorf("scanned %+v", s)
+		}
+	}
+	if !slices.Contains(unprojected, "PaymentAmount") || slices.Contains(unprojected, "Email") {
+		t.Errorf("Unprojected %v", unprojected)
+	}
+	if n, err := p.subs.ScanIndex("GSI-3").Count(ctx); n != nDue+3 || err != nil {
+		t.Errorf("Count = %d, %v; want %d (the receipts are not subscriptions)", n, err, nDue+3)
+	}
+	all, err := p.subs.ScanIndex("GSI-3").Segments(2).Collect(ctx)
+	if err != nil || len(all) != nDue+3 {
+		t.Errorf("two segments: %d, %v", len(all), err)
+	}
+	before := p.c.requests.Load()
+	created := expression.Name("CreatedDate").Equal(expression.Value("x"))
+	if _, err := p.subs.ScanIndex("GSI-3").Filter(created).Collect(ctx); !errors.As(err, new(*singletable.ValidationError)) {
+		t.Errorf("Filter on an attribute GSI-3 lacks: %v, want a *ValidationError", err)
+	}
+	if _, err := p.subs.ScanIndex("GSI-3", func(o *singletable.ReadOptions) { o.Fields = []string{"PaymentAmount"} }).Collect(ctx); !errors.As(err, new(*singletable.ValidationError)) {
+		t.Errorf("Fields an attribute GSI-3 lacks: %v, want a *ValidationError", err)
+	}
+	if n := p.c.requests.Load(); n != before {
+		t.Errorf("%d requests sent for refused scans", n-before)
 	}
 }

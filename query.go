@@ -930,7 +930,11 @@ func (r *repo) countItems(ctx context.Context, reqs []*request) (int, error) {
 	switch {
 	case r.byShape:
 		for _, req := range reqs {
-			req.src.query.Select = types.SelectAllProjectedAttributes
+			if req.src.query != nil {
+				req.src.query.Select = types.SelectAllProjectedAttributes
+			} else {
+				req.src.scan.Select = types.SelectAllProjectedAttributes
+			}
 		}
 		return count(ctx, reqs, r.mine)
 	case !r.e.foreign.matchKeys:

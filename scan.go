@@ -278,10 +278,37 @@ func (q *Scan[T]) plan(count, paging bool) ([]*request, error) {
 	if q.s.index != "" {
 		idx, _ = r.e.index(q.s.index)
 	}
-	// An entity matching keys skips untyped items whose key is not its own.
-	return q.s.plan(r.t, scanned{entity: r.e.name, typeFilter: func(b *expr.Builder) string { return r.e.typeFilter(b, &r.t.opts) },
-		names: r.e.condNames(r.t, "filter", condScope{}), project: r.projectionAttrs, skipping: r.e.foreign.matchKeys,
-		cursorKeys: r.t.cursorKeys(idx)}, count, paging)
+	// An entity matching keys skips untyped items whose key is not its own;
+	// on an index not holding the entity type, the key shape tells them.
+	typeFilter := func(b *expr.Builder) string { return r.e.typeFilter(b, &r.t.opts) }
+	byShape := q.reader() != r
+	if byShape {
+		typeFilter = nil
+	}
+	project := func(fields []string) ([]string, error) {
+		attrs, err := r.projectionAttrs(fields)
+		for _, a := range attrs {
+			if !r.t.holds(idx, a) && a != r.t.opts.EntityTypeAttr {
+				return nil, validationErr(r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s)", idx.name, a, idx.proj)
+			}
+		}
+		return slices.DeleteFunc(attrs, func(a string) bool { return a == r.t.opts.EntityTypeAttr && byShape }), err
+	}
+	return q.s.plan(r.t, scanned{entity: r.e.name, typeFilter: typeFilter,
+		names: r.t.heldNames(r.e.name, idx, r.e.condNames(r.t, "filter", condScope{})), project: project,
+		skipping: r.e.foreign.matchKeys || byShape, cursorKeys: r.t.cursorKeys(idx)}, count, paging)
+}
+
+// reader is the repository reading the scan's items: on an index that
+// does not hold the entity type, one telling them by key shape.
+func (q *Scan[T]) reader() *Repo[T] {
+	idx, err := q.r.e.index(q.s.index)
+	if q.s.index == "" || err != nil || q.r.t.holds(idx, q.r.t.opts.EntityTypeAttr) {
+		return q.r
+	}
+	c := *q.r
+	c.byShape = true
+	return &c
 }
 
 func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) ([]*request, *router, error) {
@@ -298,7 +325,11 @@ func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
 	if err != nil {
 		return Page[T]{}, err
 	}
-	return pageOf(ctx, reqs[0], q.s.limit, q.r, q.s.strict)
+	page, err := pageOf(ctx, reqs[0], q.s.limit, q.reader(), q.s.strict)
+	if idx, _ := q.r.e.index(q.s.index); q.s.index != "" && idx != nil && !idx.proj.All() && len(q.s.project) == 0 {
+		page.Unprojected = q.r.e.unprojected(q.r.t, idx)
+	}
+	return page, err
 }
 
 // All returns an iterator over r's items (at most Limit), holding one
@@ -309,7 +340,7 @@ func (q *Scan[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		if err != nil {
 			return err
 		}
-		return readAll(ctx, reqs, q.s.limit, yielder(q.r.take, yield, q.s.strict))
+		return readAll(ctx, reqs, q.s.limit, yielder(q.reader().take, yield, q.s.strict))
 	})
 }
 
@@ -322,7 +353,7 @@ func (q *Scan[T]) Count(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return q.r.countItems(ctx, reqs)
+	return q.reader().countItems(ctx, reqs)
 }
 
 // Request returns the ScanInput the scan sends first (the first
