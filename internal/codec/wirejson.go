@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -173,7 +174,10 @@ func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 	for {
 		for i+8 <= len(b) { // 8 plain ASCII bytes at a time
 			v := binary.LittleEndian.Uint64(b[i:])
-			if hasLess(v, ' ')|hasByte(v, '"')|hasByte(v, '\\')|v&hiBits != 0 {
+			if m := hasLess(v, ' ') | hasByte(v, '"') | hasByte(v, '\\') | v&hiBits; m != 0 {
+				// The lowest bit set marks the first byte that is not
+				// plain (a borrow only sets bits above a true match).
+				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
 			i += 8
