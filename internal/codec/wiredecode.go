@@ -2,6 +2,7 @@ package codec
 
 import (
 	"reflect"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"unsafe"
@@ -15,6 +16,40 @@ import (
 // as there (the value Here).
 type Keep struct {
 	Values, Present []string
+
+	byField atomic.Pointer[keepFields] // keeps of a plan's fields
+}
+
+// keepFields is what a Keep keeps of each field of plan: keepValue, -1
+// (nothing) or the field's index in Present.
+type keepFields struct {
+	plan *Plan
+	at   []int
+}
+
+const keepValue = -2
+
+// fields returns, per field of p, what k keeps of it (see keepFields).
+func (k *Keep) fields(p *Plan) []int {
+	if k == nil {
+		return nil
+	}
+	if f := k.byField.Load(); f != nil && f.plan == p {
+		return f.at
+	}
+	f := &keepFields{plan: p, at: make([]int, len(p.fields))}
+	for i := range p.fields {
+		switch kept, value, at := k.keeps([]byte(p.fields[i].name)); {
+		case value:
+			f.at[i] = keepValue
+		case kept:
+			f.at[i] = at
+		default:
+			f.at[i] = -1
+		}
+	}
+	k.byField.Store(f)
+	return f.at
 }
 
 // Here stands in a head for an attribute of Keep.Present.
@@ -70,6 +105,7 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		ferrAt  int
 		present uint64
 		extras  = p.extras.Load()
+		byField = keep.fields(p)
 	)
 	if err := d.Begin('{'); err != nil {
 		return false, nil, err
@@ -83,7 +119,16 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 			break
 		}
 		i, isField := p.exactField(k)
-		kept, value, at := keep.keeps(k)
+		var (
+			kept, value bool
+			at          int
+		)
+		if isField && byField != nil {
+			at = byField[i]
+			kept, value = at != -1, at == keepValue
+		} else {
+			kept, value, at = keep.keeps(k)
+		}
 		switch {
 		case kept && !value && at < 64:
 			present |= 1 << at // in head only when !complete

@@ -327,6 +327,9 @@ func (d *JSON) number() error {
 func (d *JSON) Skip() error {
 	switch d.Peek() {
 	case '{':
+		if d.skipScalar() {
+			return nil
+		}
 		if err := d.Begin('{'); err != nil {
 			return err
 		}
@@ -360,6 +363,19 @@ func (d *JSON) Skip() error {
 		return err
 	}
 	return d.number()
+}
+
+// skipScalar skips an attribute value {"S":"..."} or {"N":"..."}, as Skip
+// would; false (d unchanged) for anything else.
+func (d *JSON) skipScalar() bool {
+	i, depth := d.i, d.depth
+	if kind, err := d.avKind(); err == nil && (kind == "S" || kind == "N") {
+		if _, _, err := d.rawString(); err == nil && d.avEnd() == nil {
+			return true
+		}
+	}
+	d.i, d.depth = i, depth
+	return false
 }
 
 // Raw reads a value of any kind and returns its text.
