@@ -151,6 +151,7 @@ func (r *Repo[T]) getWire(ctx context.Context, in *dynamodb.GetItemInput) (v T, 
 		return v, false, nil
 	}
 	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
+	defer s.Release()
 	out, err := c.GetItem(wire.With(ctx, in, s), in)
 	switch {
 	case err != nil:
