@@ -100,20 +100,28 @@ func (c *countingClient) countOps(s *middleware.Stack) error {
 	}), middleware.Before)
 }
 
+// table is the client newTable's tables hold: c, or with make test-wire
+// (ddblocal.Wire) its *dynamodb.Client, which the direct wire path needs
+// to be the table's client itself.
+func (c *countingClient) table() singletable.Client {
+	if ddblocal.Wire() {
+		return c.Client
+	}
+	return c
+}
+
 // newTable returns a fresh, uniquely named table bound to the given
 // binders, created in DynamoDB Local and deleted when the test ends.
 func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singletable.TableOptions)) (*singletable.Table, *countingClient) {
 	t.Helper()
 	c := &countingClient{}
-	var client singletable.Client = c
-	if ddblocal.Wire() { // make test-wire: the table must hold the client itself
+	if ddblocal.Wire() {
 		c.Client = ddblocal.Shared(t).Client(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, c.countOps) })
-		client = c.Client
 	} else {
 		c.Client = ddblocal.Shared(t).Client()
 	}
 	name := ddblocal.TableName(t)
-	tbl := singletable.NewTable(client, name, optFns...)
+	tbl := singletable.NewTable(c.table(), name, optFns...)
 	bind(tbl)
 	if err := tbl.CreateTable(context.Background()); err != nil {
 		t.Fatalf("create table: %v", err)
