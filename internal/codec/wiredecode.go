@@ -74,6 +74,16 @@ func (k *Keep) keeps(name []byte) (kept, value bool, at int) {
 	return false, false, 0
 }
 
+// keptAt is keeps of key k, field i of a plan when isField, byField
+// being the plan's k.fields.
+func (k *Keep) keptAt(byField []int, key []byte, i int, isField bool) (kept, value bool, at int) {
+	if isField && byField != nil {
+		at = byField[i]
+		return at != -1, at == keepValue, at
+	}
+	return k.keeps(key)
+}
+
 // Size is how many attributes k keeps at most.
 func (k *Keep) Size() int { return len(k.Values) + len(k.Present) }
 
@@ -99,13 +109,12 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		return p.decodeJSONItem(d, base, keep, head)
 	}
 	var (
-		v       reflect.Value
-		later   []folded
-		hits    int
-		ferrAt  int
-		present uint64
-		extras  = p.extras.Load()
-		byField = keep.fields(p)
+		v            reflect.Value
+		later        []folded
+		hits, ferrAt int
+		present      uint64
+		extras       = p.extras.Load()
+		byField      = keep.fields(p)
 	)
 	if err := d.Begin('{'); err != nil {
 		return false, nil, err
@@ -119,16 +128,7 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 			break
 		}
 		i, isField := p.exactField(k)
-		var (
-			kept, value bool
-			at          int
-		)
-		if isField && byField != nil {
-			at = byField[i]
-			kept, value = at != -1, at == keepValue
-		} else {
-			kept, value, at = keep.keeps(k)
-		}
+		kept, value, at := keep.keptAt(byField, k, i, isField)
 		switch {
 		case kept && !value && at < 64:
 			present |= 1 << at // in head only when !complete
