@@ -341,15 +341,15 @@ func (rt *router) route(item map[string]types.AttributeValue) (v any, ok bool, e
 // mixedProjection is the projection of a read routed to targets: the
 // entity type attribute, the named fields' attributes and keyAttrs.
 func mixedProjection(t *Table, targets []*Target, fields, keyAttrs []string) ([]string, error) {
-	names := collectionNames(t, targets)
+	names := collectionNames(t, targets, condScope{})
 	attrs := make([]string, 0, len(fields)+len(keyAttrs)+1)
 	attrs = append(attrs, t.opts.EntityTypeAttr)
 	for _, f := range fields {
-		a, _, err := names(f)
+		r, err := names(f)
 		if err != nil {
 			return nil, err
 		}
-		attrs = append(attrs, a)
+		attrs = append(attrs, r.Attr)
 	}
 	return append(attrs, keyAttrs...), nil
 }
@@ -404,7 +404,7 @@ func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.Q
 	kc := b.KeyCondition(conds)
 	in := &dynamodb.QueryInput{TableName: &c.t.name, KeyConditionExpression: &kc}
 	if c.filter != nil {
-		f, err := b.Conditions(collectionNames(c.t, targets), *c.filter)
+		f, err := b.Conditions(collectionNames(c.t, targets, condScope{query: true, index: c.index}), *c.filter)
 		if err != nil {
 			return nil, condErr("", "bad collection filter", err)
 		}

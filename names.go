@@ -1,13 +1,19 @@
 package singletable
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // Names in the caller's conditions and filters: callers name fields by
@@ -16,9 +22,11 @@ import (
 // stay verbatim) to, in this order: a Go field's stored attribute name (a
 // Go name wins over another field's stored name spelled the same); a
 // stored attribute name the entity's items carry, kept as is; anything
-// else is a *ValidationError before any request is sent. The SDK splits
-// expression.Name at dots: a stored name holding a dot is named by its
-// field's Go name, or with expression.NameNoDotSplit.
+// else is a *ValidationError before any request is sent. A field only
+// keys hold (Schema.KeyOnly) is tested on them (resolveName, and
+// internal/keys/match.go for what is exact), or refused the same way. The
+// SDK splits expression.Name at dots: a stored name holding a dot is named
+// by its field's Go name, or with expression.NameNoDotSplit.
 //
 // Values compared with a whole time field are written in the form the
 // field is stored in (see operandOf), so
@@ -56,15 +64,112 @@ func (e *entityPlan) unknownName(role, name string) *ValidationError {
 	return validationErr(e.name, name, "%s names %q, which is neither a Go field of %s nor an attribute its items are stored with", role, name, e.typ)
 }
 
+// condScope is where a condition on a field only keys hold is evaluated:
+// a write's on the item whose table keys item holds; a Query's filter
+// (query) of the table or index, whose keys it cannot name; typed: among
+// several entities' items.
+type condScope struct {
+	item         map[string]types.AttributeValue
+	query, typed bool
+	index        string
+}
+
 // condNames is the resolver of the names of a caller's condition (role as
-// for unknownName) on e's items in table t.
-func (e *entityPlan) condNames(t *Table, role string) expr.Resolver {
-	return func(name string) (string, expr.Operand, error) {
-		if a, ok := e.attrOf(t, name); ok {
-			return a, e.operandOf(a), nil
+// for unknownName) on e's items in table t, evaluated in scope.
+func (e *entityPlan) condNames(t *Table, role string, scope condScope) expr.Resolver {
+	return func(name string) (expr.Resolution, error) {
+		if r, ok := e.resolveName(t, name, role, scope); ok {
+			return r, nil
 		}
-		return "", nil, e.unknownName(role, name)
+		return expr.Resolution{}, e.unknownName(role, name)
 	}
+}
+
+// resolveName is what name stands for in a condition on e's items (see
+// condNames), and whether it is known.
+func (e *entityPlan) resolveName(t *Table, name, role string, scope condScope) (expr.Resolution, bool) {
+	f := e.byName[name]
+	if f == nil {
+		f = e.byAttr[name]
+	}
+	if f != nil && slices.Contains(e.foreign.keyOnly, f) {
+		hs := e.keyHolders(t, f, scope)
+		return expr.Resolution{Attr: hs[0].Attr, Key: e.heldInKeys(t, f, role, hs, scope.typed)}, true
+	}
+	a, ok := e.attrOf(t, name)
+	return expr.Resolution{Attr: a, Operand: e.operandOf(a)}, ok
+}
+
+// keyHolders lists the key attributes whose templates hold f, a field no
+// attribute of its own holds (the table's keys, then the templated index
+// keys), as a condition evaluated in scope sees them.
+func (e *entityPlan) keyHolders(t *Table, f *model.Field, scope condScope) []keys.Holder {
+	var hs []keys.Holder
+	var queried []string
+	if scope.query {
+		queried = t.queriedKeys(scope.index)
+	}
+	add := func(k *compiledKey, attr string, table, suffixed bool) {
+		if i := slices.Index(k.fields, f); i >= 0 && attr != "" {
+			h := keys.Holder{Attr: attr, Tpl: &k.tpl, Place: i, Always: table, Suffixed: suffixed, Queried: slices.Contains(queried, attr)}
+			if s, ok := scope.item[attr].(*types.AttributeValueMemberS); ok && table {
+				h.Known = s.Value
+			}
+			hs = append(hs, h)
+		}
+	}
+	add(&e.pk, t.opts.PartitionKey, true, false)
+	add(&e.sk, t.opts.SortKey, true, false)
+	for _, p := range e.indexes {
+		if !p.multi {
+			add(&p.pk, p.pkAttr, false, p.shards > 0)
+			add(&p.sk, p.skAttr, false, false)
+		}
+	}
+	return hs
+}
+
+// queriedKeys are the key attributes of the table (index "") or index a
+// Query reads: DynamoDB refuses a Query's filter naming one.
+func (t *Table) queriedKeys(index string) (out []string) {
+	for _, d := range t.indexes() {
+		for _, k := range append(d.Partition, d.Sort...) {
+			if d.Name == index {
+				out = append(out, k.Name)
+			}
+		}
+	}
+	if index == "" {
+		out = t.primaryKeyAttrs()
+	}
+	return out
+}
+
+// heldInKeys writes the comparisons of f, held only in the keys hs, as
+// conditions on them (internal/keys, match.go) and, when typed, on e's
+// type, refusing what no condition on them matches exactly.
+func (e *entityPlan) heldInKeys(t *Table, f *model.Field, role string, hs []keys.Holder, typed bool) *expr.KeyField {
+	kf := &expr.KeyField{
+		Equal: func(av types.AttributeValue) ([]expr.KeyCond, error) {
+			item := reflect.New(e.typ).Elem()
+			want, _ := scalarType(f) // a value of another type equals no stored one
+			if typ := attrvalue.TypeText(av); want != "" && !strings.HasSuffix(typ, "("+string(want)+")") ||
+				attributevalue.Unmarshal(av, fieldByIndexAlloc(item, f.Index).Addr().Interface()) != nil {
+				return nil, fmt.Errorf("the value compared with it is %s, not a %v", typ, f.Type)
+			}
+			fv, _ := f.KeyValue(item) // as f's key placeholders render it
+			return keys.Equal(hs, fv)
+		},
+		BeginsWith: func(prefix string) ([]expr.KeyCond, error) { return keys.BeginsWith(hs, f.Type, prefix) },
+		Refuse: func(why error) error {
+			return &ValidationError{Entity: e.name, Field: f.Name, Err: why,
+				Reason: fmt.Sprintf("%s on %s, a field only keys hold (%s), cannot be written against them exactly", role, f.Name, keys.Held(hs))}
+		},
+	}
+	if typed {
+		kf.Where = func(b *expr.Builder) string { return e.typeFilter(b, &t.opts) }
+	}
+	return kf
 }
 
 // operandOf writes a value a caller's condition compares attribute attr
@@ -114,8 +219,7 @@ func (e *entityPlan) operandOf(attr string) expr.Operand {
 
 // attrNamer is an entity as a collection's filter sees it.
 type attrNamer interface {
-	attrOf(t *Table, name string) (string, bool)
-	operandOf(attr string) expr.Operand
+	resolveName(t *Table, name, role string, scope condScope) (expr.Resolution, bool)
 	unknownName(role, name string) *ValidationError
 	excludes(name string) bool
 }
@@ -123,55 +227,62 @@ type attrNamer interface {
 func (e *entityPlan) excludes(name string) bool { return e.excluded[name] }
 
 // condNames is the resolver of the names of the caller's conditions on
-// r's items.
-func (r *repo) condNames() expr.Resolver { return r.e.condNames(r.t, "condition") }
+// r's items, evaluated on the item whose key attributes at holds.
+func (r *repo) condNames(at map[string]types.AttributeValue) expr.Resolver {
+	return r.e.condNames(r.t, "condition", condScope{item: at})
+}
 
 // collectionNames is the resolver of the names of a collection's filter:
 // a name resolves when the targets that know it agree on its attribute (on
 // the others' items the filter's test of it fails, as on the table); two
-// attributes for one name make it ambiguous.
-func collectionNames(t *Table, targets []*Target) expr.Resolver {
-	return func(name string) (string, expr.Operand, error) {
-		attr, by := "", ""
-		var operand expr.Operand // the first target's that has one
+// attributes for one name make it ambiguous, and so does a field that
+// only one target's keys hold (scope: a Query's, or a scan's).
+func collectionNames(t *Table, targets []*Target, scope condScope) expr.Resolver {
+	scope.typed = true
+	return func(name string) (expr.Resolution, error) {
+		var res expr.Resolution
+		by := ""
 		var knowers []string
 		for _, tg := range targets {
-			a, ok := tg.names.attrOf(t, name)
+			r, ok := tg.names.resolveName(t, name, "collection filter", scope)
 			if !ok {
 				continue
 			}
 			knowers = append(knowers, tg.entity)
-			if operand == nil {
-				operand = tg.names.operandOf(a)
+			if res.Operand == nil { // the first target's that has one
+				res.Operand = r.Operand
 			}
 			if by == "" {
-				attr, by = a, tg.entity
+				res.Attr, res.Key, by = r.Attr, r.Key, tg.entity
 				continue
 			}
-			if a != attr {
-				return "", nil, validationErr(strings.Join(knowers, ", "), name,
-					"collection filter names %q, which is ambiguous: %s stores it as attribute %q, %s as %q; name the attribute (e.g. with expression.NameNoDotSplit) or filter one entity with a Query",
-					name, by, attr, tg.entity, a)
+			if r.Attr != res.Attr || r.Key != nil || res.Key != nil {
+				why := fmt.Sprintf("%s stores it as attribute %q, %s as %q", by, res.Attr, tg.entity, r.Attr)
+				if r.Key != nil || res.Key != nil {
+					why = "one of them holds it only in its keys"
+				}
+				return expr.Resolution{}, validationErr(strings.Join(knowers, ", "), name,
+					"collection filter names %q, which is ambiguous: %s; name the attribute (e.g. with expression.NameNoDotSplit) or filter one entity with a Query", name, why)
 			}
 		}
 		if by != "" {
-			return attr, operand, nil
+			return res, nil
 		}
 		switch len(targets) {
 		case 0:
-			return "", nil, validationErr("", name, "collection filter names %q, but the collection has no targets to resolve it against", name)
+			return expr.Resolution{}, validationErr("", name, "collection filter names %q, but the collection has no targets to resolve it against", name)
 		case 1:
-			return "", nil, targets[0].names.unknownName("collection filter", name)
+			return expr.Resolution{}, targets[0].names.unknownName("collection filter", name)
 		}
 		ents := make([]string, 0, len(targets))
 		for _, tg := range targets {
 			if tg.names.excludes(name) {
-				return "", nil, tg.names.unknownName("collection filter", name)
+				return expr.Resolution{}, tg.names.unknownName("collection filter", name)
 			}
 			ents = append(ents, tg.entity)
 		}
 		slices.Sort(ents)
-		return "", nil, validationErr(strings.Join(ents, ", "), name,
+		return expr.Resolution{}, validationErr(strings.Join(ents, ", "), name,
 			"collection filter names %q, which is neither a Go field nor a stored attribute of any target entity", name)
 	}
 }

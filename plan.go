@@ -114,7 +114,7 @@ func (r *repo) deleteItem(ctx context.Context, k map[string]types.AttributeValue
 		return txItem{}, nil, err
 	}
 	cond := r.ownership(x.Intent).And(x.VersionCheck()).And(userCheck(o.If)).And(x.SnapshotCheck(r.t.opts.PartitionKey))
-	ce, err := buildCondition(cond, r.e.name, r.condNames())
+	ce, err := buildCondition(cond, r.e.name, r.condNames(k))
 	if err != nil {
 		return txItem{}, nil, err
 	}

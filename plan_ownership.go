@@ -43,14 +43,15 @@ func (u *updateSpec) userCond() writeplan.Condition {
 }
 
 // buildCond writes cond, taking the ownership condition of an unguarded
-// write ready-made.
-func (r *repo) buildCond(cond writeplan.Condition) (writeplan.CondExpr, error) {
+// write ready-made; at holds the key attributes of the item it is evaluated
+// on.
+func (r *repo) buildCond(cond writeplan.Condition, at map[string]types.AttributeValue) (writeplan.CondExpr, error) {
 	if cond.OnlyOwnership {
 		if ce := r.e.writeSetFor(r.t).owned; ce.Text != nil {
 			return ce, nil
 		}
 	}
-	return buildCondition(cond, r.e.name, r.condNames())
+	return buildCondition(cond, r.e.name, r.condNames(at))
 }
 
 // buildCondition writes c as a request's only expression, checked against

@@ -15,7 +15,7 @@ import (
 // *ValidationError, and checks the expression against DynamoDB's limits.
 // (The condition's text is internal/writeplan's TestConditionText.)
 func TestBuildCondition(t *testing.T) {
-	asIs := func(name string) (string, expr.Operand, error) { return name, nil, nil }
+	asIs := func(name string) (expr.Resolution, error) { return expr.Resolution{Attr: name}, nil }
 	if ce, err := buildCondition(writeplan.Condition{}, "User", nil); err != nil || ce.Text != nil {
 		t.Fatalf("empty condition: %v, %v", ce.Text, err)
 	}

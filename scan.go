@@ -280,14 +280,14 @@ func (q *Scan[T]) plan(count, paging bool) ([]*request, error) {
 	}
 	// An entity matching keys skips untyped items whose key is not its own.
 	return q.s.plan(r.t, scanned{entity: r.e.name, typeFilter: func(b *expr.Builder) string { return r.e.typeFilter(b, &r.t.opts) },
-		names: r.e.condNames(r.t, "filter"), project: r.projectionAttrs, skipping: r.e.foreign.matchKeys,
+		names: r.e.condNames(r.t, "filter", condScope{}), project: r.projectionAttrs, skipping: r.e.foreign.matchKeys,
 		cursorKeys: r.t.cursorKeys(idx)}, count, paging)
 }
 
 func (q *TableScan) plan(targets []*Target, needTargets, count, paging bool) ([]*request, *router, error) {
 	rt, errs := newRouter(q.t, targets, needTargets, q.skipUnknown)
 	project := func(fields []string) ([]string, error) { return mixedProjection(q.t, targets, fields, nil) }
-	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets), project: project, skipping: q.skipUnknown,
+	reqs, err := q.s.plan(q.t, scanned{names: collectionNames(q.t, targets, condScope{}), project: project, skipping: q.skipUnknown,
 		cursorKeys: q.t.primaryKeyAttrs(), errs: errs}, count, paging)
 	return reqs, rt, err
 }

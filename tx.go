@@ -277,7 +277,7 @@ func (tx *txn) add(items []txItem, kind, entity string, err error) {
 func (r *repo) putTxItem(item, key map[string]types.AttributeValue, size int, cond writeplan.Condition, failed func(old map[string]types.AttributeValue) error) (txItem, error) {
 	put := &types.Put{TableName: &r.t.name, Item: item}
 	if !cond.Empty() {
-		ce, err := r.buildCond(cond)
+		ce, err := r.buildCond(cond, item)
 		if err != nil {
 			return txItem{}, err
 		}

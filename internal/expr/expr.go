@@ -106,12 +106,24 @@ func (b *Builder) ValueS(s string) string {
 var ErrTwice = errors.New("expr: the SDK expression builder may be used once per request")
 
 // Resolver maps a name a caller wrote at the head of a document path in a
-// condition ("Public" in Public, Meta.Tags[0]) to the attribute it stands
-// for, or refuses it. operand, when not nil, re-encodes a value the
-// condition compares the whole attribute with into the form the attribute
-// is stored in (a time stored as a date, as epoch seconds, …), where the
-// SDK's encoding of the caller's value differs from it.
-type Resolver func(name string) (attr string, operand Operand, err error)
+// condition ("Public" in Public, Meta.Tags[0]) to what it stands for, or
+// refuses it.
+type Resolver func(name string) (Resolution, error)
+
+// Resolution is what a name in a condition stands for.
+type Resolution struct {
+	// Attr is the attribute the name stands for.
+	Attr string
+	// Operand, when not nil, re-encodes a value the condition compares
+	// the whole attribute with into the form the attribute is stored in
+	// (a time stored as a date, as epoch seconds, …), where the SDK's
+	// encoding of the caller's value differs from it.
+	Operand Operand
+	// Key, when not nil, says that no attribute of its own holds the
+	// name's field, only keys do: its comparisons are written against
+	// them (see [KeyField]), and Attr is only what a projection reads.
+	Key *KeyField
+}
 
 // Operand re-encodes a value compared with an attribute (see [Resolver]).
 // It returns av itself when av is not one it re-encodes.
@@ -145,6 +157,9 @@ func (b *Builder) Conditions(resolve Resolver, conds ...expression.ConditionBuil
 	}
 	text, names, values := *e.Condition(), e.Names(), e.Values()
 	if resolve != nil {
+		if text, err = b.rewriteKeyFields(text, names, values, resolve); err != nil {
+			return "", err
+		}
 		if err := reencode(text, names, values, resolve); err != nil {
 			return "", err
 		}
@@ -174,8 +189,8 @@ func (b *Builder) Conditions(resolve Resolver, conds ...expression.ConditionBuil
 // bare space the patterns require, or is preceded by '.', which reencode
 // checks.
 var (
-	nameFirst  = regexp.MustCompile(`(#\d+) (?:=|<>|<=|>=|<|>) (:\d+)`)
-	valueFirst = regexp.MustCompile(`(:\d+) (?:=|<>|<=|>=|<|>) (#\d+)`)
+	nameFirst  = regexp.MustCompile(`(#\d+) (=|<>|<=|>=|<|>) (:\d+)`)
+	valueFirst = regexp.MustCompile(`(:\d+) (=|<>|<=|>=|<|>) (#\d+)`)
 	between    = regexp.MustCompile(`(#\d+) BETWEEN (:\d+) AND (:\d+)`)
 	in         = regexp.MustCompile(`(#\d+) IN \(((?::\d+)(?:, :\d+)*)\)`)
 	valueRefRe = regexp.MustCompile(`:\d+`)
@@ -188,17 +203,15 @@ var (
 func reencode(text string, names map[string]string, values map[string]types.AttributeValue, resolve Resolver) error {
 	type use struct{ name, value string }
 	var uses []use
-	whole := func(start, end int) bool { // text[start:end] is a name placeholder at the head of a path, alone
-		return (start == 0 || text[start-1] != '.') && (end == len(text) || (text[end] != '.' && text[end] != '['))
-	}
+	whole := func(start, end int) bool { return wholeName(text, start, end) }
 	for _, m := range nameFirst.FindAllStringSubmatchIndex(text, -1) {
 		if whole(m[2], m[3]) {
-			uses = append(uses, use{text[m[2]:m[3]], text[m[4]:m[5]]})
+			uses = append(uses, use{text[m[2]:m[3]], text[m[6]:m[7]]})
 		}
 	}
 	for _, m := range valueFirst.FindAllStringSubmatchIndex(text, -1) {
-		if whole(m[4], m[5]) {
-			uses = append(uses, use{text[m[4]:m[5]], text[m[2]:m[3]]})
+		if whole(m[6], m[7]) {
+			uses = append(uses, use{text[m[6]:m[7]], text[m[2]:m[3]]})
 		}
 	}
 	for _, m := range between.FindAllStringSubmatchIndex(text, -1) {
@@ -221,15 +234,21 @@ func reencode(text string, names map[string]string, values map[string]types.Attr
 			continue
 		}
 		done[u.value] = true
-		_, operand, err := resolve(name)
-		if err != nil || operand == nil {
+		r, err := resolve(name)
+		if err != nil || r.Operand == nil {
 			continue // resolveHeads returns the error
 		}
-		if values[u.value], err = operand(av); err != nil {
+		if values[u.value], err = r.Operand(av); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// wholeName reports whether text[start:end], a name placeholder, is a
+// whole path: not nested after a '.', not followed by a nested element.
+func wholeName(text string, start, end int) bool {
+	return (start == 0 || text[start-1] != '.') && (end == len(text) || (text[end] != '.' && text[end] != '['))
 }
 
 // nameUse is one occurrence of an SDK name placeholder in a condition.
@@ -250,6 +269,9 @@ func nameUses(text string) []nameUse {
 		j := i + 1
 		for j < len(text) && text[j] >= '0' && text[j] <= '9' {
 			j++
+		}
+		if j == i+1 { // "#n0": a placeholder of b's own, in a rewritten clause
+			continue
 		}
 		uses = append(uses, nameUse{start: i, end: j, head: i == 0 || text[i-1] != '.'})
 		i = j - 1
@@ -283,10 +305,11 @@ func (b *Builder) resolveHeads(text string, names map[string]string, resolve Res
 		if !ok {
 			return "", fmt.Errorf("expr: the SDK condition uses %s, which it does not name", ref)
 		}
-		attr, _, err := resolve(name)
+		r, err := resolve(name)
 		if err != nil {
 			return "", err
 		}
+		attr := r.Attr
 		resolved[ref] = attr
 		switch {
 		case attr == name:

@@ -185,14 +185,14 @@ func TestConditions(t *testing.T) {
 // nested element parts in two.
 func TestConditionsResolve(t *testing.T) {
 	stored := map[string]string{"Public": "pub", "Meta": "m", "Tags": "tg", "Name": "display", "Title": "Name"}
-	resolve := func(name string) (string, Operand, error) {
+	resolve := func(name string) (Resolution, error) {
 		if a, ok := stored[name]; ok {
-			return a, nil, nil
+			return Resolution{Attr: a}, nil
 		}
 		if name == "pub" || name == "PK" {
-			return name, nil, nil
+			return Resolution{Attr: name}, nil
 		}
-		return "", nil, fmt.Errorf("unknown %q", name)
+		return Resolution{}, fmt.Errorf("unknown %q", name)
 	}
 	cases := []struct {
 		name  string
@@ -253,11 +253,11 @@ func TestConditionsReencodeOperands(t *testing.T) {
 	mark := func(av types.AttributeValue) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberS{Value: "stored:" + av.(*types.AttributeValueMemberS).Value}, nil
 	}
-	resolve := func(name string) (string, Operand, error) {
+	resolve := func(name string) (Resolution, error) {
 		if name == "At" {
-			return "at", mark, nil
+			return Resolution{Attr: "at", Operand: mark}, nil
 		}
-		return name, nil, nil
+		return Resolution{Attr: name}, nil
 	}
 	v := func(s string) expression.OperandBuilder { return expression.Value(s) }
 	at := expression.Name("At")

@@ -22,7 +22,7 @@ func TestConditionText(t *testing.T) {
 		And(User(expression.Name("Age").GreaterThan(expression.Value(3)))).
 		And(Own(AttrExists("PK"))).
 		And(User(expression.Name("Name").AttributeExists()))
-	asIs := func(name string) (string, expr.Operand, error) { return name, nil, nil }
+	asIs := func(name string) (expr.Resolution, error) { return expr.Resolution{Attr: name}, nil }
 	ce, err := c.Build(asIs)
 	if err != nil {
 		t.Fatal(err)
