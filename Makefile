@@ -18,7 +18,7 @@ SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then
 # that keep their dependencies out of its go.mod.
 MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable cmd/singletable
 
-.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent otel cli ci reliability bench bench-compare soak \
+.PHONY: test test-wire model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent otel cli ci reliability bench bench-compare soak \
 	stress dynamodb-local ddblocal-install deps need-java need-cc
 
 ## test: vet, then the whole suite with the race detector against DynamoDB Local.
@@ -27,6 +27,14 @@ MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable c
 test: need-java need-cc
 	$(GO) vet ./...
 	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
+
+## test-wire: the root, migrate, streams and examples tests with every client
+## the test fixtures build (ddblocal.NewClient, singletabletest, the fault
+## suites' ddbfault clients, the root's newTable) on the direct wire path
+## (SINGLETABLE_WIRE=1, docs/performance.md)
+WIRE_PKGS ?= . ./migrate/... ./streams/... ./examples/...
+test-wire: need-java
+	SINGLETABLE_WIRE=1 SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -count=1 -timeout 30m $(WIRE_PKGS)
 
 ## ci: what .ci/run runs after `make deps`: lint, cross-compile, short fuzz runs,
 ## the bench module's request-shape test, the launcher's, the Lambda events',

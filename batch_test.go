@@ -176,6 +176,9 @@ func (c *faultyClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetIt
 // newTableWith is newTable with a client of the test's choosing.
 func newTableWith(t testing.TB, c singletable.Client, bind func(*singletable.Table)) *singletable.Table {
 	t.Helper()
+	if cc, ok := c.(*countingClient); ok {
+		c = cc.table() // the client newTable's table holds
+	}
 	name := ddblocal.TableName(t)
 	tbl := singletable.NewTable(c, name)
 	bind(tbl)

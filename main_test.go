@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
@@ -86,13 +87,41 @@ func (c *countingClient) Scan(ctx context.Context, in *dynamodb.ScanInput, o ...
 	return c.Client.Scan(ctx, in, o...)
 }
 
+// countOps counts, as the methods above do, the calls of those six
+// operations, in a middleware (on the wire path the table must hold the
+// *dynamodb.Client itself, not a wrapper).
+func (c *countingClient) countOps(s *middleware.Stack) error {
+	return s.Initialize.Add(middleware.InitializeMiddlewareFunc("countRequests", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		switch middleware.GetOperationName(ctx) {
+		case "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan":
+			c.count()
+		}
+		return next.HandleInitialize(ctx, in)
+	}), middleware.Before)
+}
+
+// table is the client newTable's tables hold: c, or with make test-wire
+// (ddblocal.Wire) its *dynamodb.Client, which the direct wire path needs
+// to be the table's client itself.
+func (c *countingClient) table() singletable.Client {
+	if ddblocal.Wire() {
+		return c.Client
+	}
+	return c
+}
+
 // newTable returns a fresh, uniquely named table bound to the given
 // binders, created in DynamoDB Local and deleted when the test ends.
 func newTable(t testing.TB, bind func(*singletable.Table), optFns ...func(*singletable.TableOptions)) (*singletable.Table, *countingClient) {
 	t.Helper()
-	c := &countingClient{Client: ddblocal.Shared(t).Client()}
+	c := &countingClient{}
+	if ddblocal.Wire() {
+		c.Client = ddblocal.Shared(t).Client(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, c.countOps) })
+	} else {
+		c.Client = ddblocal.Shared(t).Client()
+	}
 	name := ddblocal.TableName(t)
-	tbl := singletable.NewTable(c, name, optFns...)
+	tbl := singletable.NewTable(c.table(), name, optFns...)
 	bind(tbl)
 	if err := tbl.CreateTable(context.Background()); err != nil {
 		t.Fatalf("create table: %v", err)

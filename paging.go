@@ -150,6 +150,9 @@ func skip(err error, strict bool, skipped *[]*DecodeError) error {
 func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], strict bool) (Page[T], error) {
 	var page Page[T]
 	ws := wirePage(f, r)
+	if ws != nil {
+		defer ws.Release()
+	}
 	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
 		if ws != nil && ws.Filled {
 			return takeWire(r, ws, &page, left, strict)

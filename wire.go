@@ -28,6 +28,9 @@ func (s *wireSink[T]) Reset() { clear(s.vals); s.vals = s.vals[:0]; s.Heads.Rese
 
 func (s *wireSink[T]) Item(d *codec.JSON, _ string, _ int) error {
 	var zero T
+	if len(s.vals) == cap(s.vals) { // a page's items in two allocations or so
+		s.vals = slices.Grow(s.vals, max(16, len(s.vals)))
+	}
 	s.vals = append(s.vals, zero)
 	return s.Add(d, unsafe.Pointer(&s.vals[len(s.vals)-1]))
 }
@@ -155,6 +158,7 @@ func (r *Repo[T]) getWire(ctx context.Context, in *dynamodb.GetItemInput) (v T, 
 		return v, false, nil
 	}
 	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
+	defer s.Release()
 	out, err := c.GetItem(wire.With(ctx, in, s), in)
 	switch {
 	case err != nil:

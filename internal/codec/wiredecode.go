@@ -2,6 +2,7 @@ package codec
 
 import (
 	"reflect"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"unsafe"
@@ -15,6 +16,40 @@ import (
 // as there (the value Here).
 type Keep struct {
 	Values, Present []string
+
+	byField atomic.Pointer[keepFields] // keeps of a plan's fields
+}
+
+// keepFields is what a Keep keeps of each field of plan: keepValue, -1
+// (nothing) or the field's index in Present.
+type keepFields struct {
+	plan *Plan
+	at   []int
+}
+
+const keepValue = -2
+
+// fields returns, per field of p, what k keeps of it (see keepFields).
+func (k *Keep) fields(p *Plan) []int {
+	if k == nil {
+		return nil
+	}
+	if f := k.byField.Load(); f != nil && f.plan == p {
+		return f.at
+	}
+	f := &keepFields{plan: p, at: make([]int, len(p.fields))}
+	for i := range p.fields {
+		switch kept, value, at := k.keeps([]byte(p.fields[i].name)); {
+		case value:
+			f.at[i] = keepValue
+		case kept:
+			f.at[i] = at
+		default:
+			f.at[i] = -1
+		}
+	}
+	k.byField.Store(f)
+	return f.at
 }
 
 // Here stands in a head for an attribute of Keep.Present.
@@ -37,6 +72,16 @@ func (k *Keep) keeps(name []byte) (kept, value bool, at int) {
 		}
 	}
 	return false, false, 0
+}
+
+// keptAt is keeps of key k, field i of a plan when isField, byField
+// being the plan's k.fields.
+func (k *Keep) keptAt(byField []int, key []byte, i int, isField bool) (kept, value bool, at int) {
+	if isField && byField != nil {
+		at = byField[i]
+		return at != -1, at == keepValue, at
+	}
+	return k.keeps(key)
 }
 
 // Size is how many attributes k keeps at most.
@@ -64,12 +109,12 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		return p.decodeJSONItem(d, base, keep, head)
 	}
 	var (
-		v       reflect.Value
-		later   []folded
-		hits    int
-		ferrAt  int
-		present uint64
-		extras  = p.extras.Load()
+		v            reflect.Value
+		later        []folded
+		hits, ferrAt int
+		present      uint64
+		extras       = p.extras.Load()
+		byField      = keep.fields(p)
 	)
 	if err := d.Begin('{'); err != nil {
 		return false, nil, err
@@ -83,7 +128,7 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 			break
 		}
 		i, isField := p.exactField(k)
-		kept, value, at := keep.keeps(k)
+		kept, value, at := keep.keptAt(byField, k, i, isField)
 		switch {
 		case kept && !value && at < 64:
 			present |= 1 << at // in head only when !complete

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -173,7 +174,10 @@ func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 	for {
 		for i+8 <= len(b) { // 8 plain ASCII bytes at a time
 			v := binary.LittleEndian.Uint64(b[i:])
-			if hasLess(v, ' ')|hasByte(v, '"')|hasByte(v, '\\')|v&hiBits != 0 {
+			if m := hasLess(v, ' ') | hasByte(v, '"') | hasByte(v, '\\') | v&hiBits; m != 0 {
+				// The lowest bit set marks the first byte that is not
+				// plain (a borrow only sets bits above a true match).
+				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
 			i += 8
@@ -323,6 +327,9 @@ func (d *JSON) number() error {
 func (d *JSON) Skip() error {
 	switch d.Peek() {
 	case '{':
+		if d.skipScalar() {
+			return nil
+		}
 		if err := d.Begin('{'); err != nil {
 			return err
 		}
@@ -356,6 +363,19 @@ func (d *JSON) Skip() error {
 		return err
 	}
 	return d.number()
+}
+
+// skipScalar skips an attribute value {"S":"..."} or {"N":"..."}, as Skip
+// would; false (d unchanged) for anything else.
+func (d *JSON) skipScalar() bool {
+	i, depth := d.i, d.depth
+	if kind, err := d.avKind(); err == nil && (kind == "S" || kind == "N") {
+		if _, _, err := d.rawString(); err == nil && d.avEnd() == nil {
+			return true
+		}
+	}
+	d.i, d.depth = i, depth
+	return false
 }
 
 // Raw reads a value of any kind and returns its text.

@@ -342,9 +342,40 @@ type Heads struct {
 	Next     int  // the index of the next item taken
 }
 
-// NewHeads returns the Heads of reads of t keeping keep.
+// NewHeads returns the Heads of reads of t keeping keep; Release hands
+// back its slices and maps when the read is done with its heads.
 func NewHeads(t reflect.Type, keep *codec.Keep) Heads {
-	return Heads{Type: t, Plan: codec.StructPlan(t), Keep: keep}
+	h := Heads{Type: t, Plan: codec.StructPlan(t), Keep: keep}
+	if b, ok := spares.Get().(*spare); ok {
+		h.Heads, h.Complete, h.Errs = b.heads, b.complete, b.errs
+	}
+	return h
+}
+
+// spare is what Release keeps for another read: the slices, and maps
+// (emptied) past the heads' length.
+type spare struct {
+	heads    []map[string]types.AttributeValue
+	complete []bool
+	errs     []error
+}
+
+var spares sync.Pool
+
+// Release hands h's slices and maps to the next read; h, its heads and
+// errors are not used again. The heads of a read of more than 1,000
+// items are left to the collector.
+func (h *Heads) Release() {
+	hs := h.Heads[:cap(h.Heads)]
+	if len(hs) > 1000 {
+		return
+	}
+	for _, m := range hs {
+		clear(m)
+	}
+	clear(h.Errs[:cap(h.Errs)])
+	spares.Put(&spare{heads: hs[:0], complete: h.Complete[:0], errs: h.Errs[:0]})
+	*h = Heads{}
 }
 
 // Reset drops the items of the last response.
@@ -358,7 +389,14 @@ func (h *Heads) Done() { h.Filled = true }
 
 // Add reads an item from d into the value at ptr (zero, of type Type).
 func (h *Heads) Add(d *codec.JSON, ptr unsafe.Pointer) error {
-	head := make(map[string]types.AttributeValue, h.Keep.Size())
+	var head map[string]types.AttributeValue
+	if n := len(h.Heads); n < cap(h.Heads) {
+		head = h.Heads[:n+1][n] // a map of an earlier response or read
+		clear(head)
+	}
+	if head == nil {
+		head = make(map[string]types.AttributeValue, h.Keep.Size())
+	}
 	complete, ferr, err := codec.UnmarshalJSON(d, h.Type, h.Plan, ptr, h.Keep, head)
 	if err != nil {
 		return err
