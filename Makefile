@@ -16,9 +16,9 @@ SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then
 
 # The Go modules of this repository: the library and the separate modules
 # that keep their dependencies out of its go.mod.
-MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable
+MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable cmd/singletable
 
-.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent otel ci reliability bench bench-compare soak \
+.PHONY: test model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent otel cli ci reliability bench bench-compare soak \
 	stress dynamodb-local ddblocal-install deps need-java need-cc
 
 ## test: vet, then the whole suite with the race detector against DynamoDB Local.
@@ -29,9 +29,9 @@ test: need-java need-cc
 	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## ci: what .ci/run runs after `make deps`: lint, cross-compile, short fuzz runs,
-## the bench module's request-shape test, the launcher's, the Lambda events' and
-## the OpenTelemetry adapter's modules, then `make test`
-ci: lint cross fuzz-short same-requests testcontainers lambdaevent otel test
+## the bench module's request-shape test, the launcher's, the Lambda events',
+## the OpenTelemetry adapter's and the command-line tool's modules, then `make test`
+ci: lint cross fuzz-short same-requests testcontainers lambdaevent otel cli test
 
 ## model: the model-based property test (TestModel, also part of `make test` with a
 ## fixed seed) run longer: MODEL_OPS operations per run (default 3000) from MODEL_SEED
@@ -75,7 +75,7 @@ FUZZTIME ?= 400000x
 CODEC_FUZZTIME ?= 150000x
 FORMAT_FUZZTIME ?= 450000x
 # fuzzpkg prints the package directory whose tests define fuzz target $(1).
-fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' -e '^./streams/lambdaevent/' -e '^./otelsingletable/' | head -1)")
+fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' -e '^./streams/lambdaevent/' -e '^./otelsingletable/' -e '^./cmd/singletable/' | head -1)")
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzKeyCodec)
 	$(GO) test -run '^$$' -fuzz '^FuzzCodec$$' -fuzztime $(CODEC_FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzCodec)
@@ -96,6 +96,13 @@ fuzz-short:
 ## against DynamoDB Local with the SDK's in-memory exporters
 otel: need-java
 	cd otelsingletable && $(GO) vet ./... && SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
+
+## cli: the command-line tool's module (cmd/singletable, its own go.mod so that
+## the progress bar and terminal packages stay out of the library's): vet,
+## staticcheck and its tests against DynamoDB Local, docs/cli.md's help blocks included
+cli: need-java
+	cd cmd/singletable && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && \
+		SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## testcontainers: the testcontainers launcher's own module (its tests skip, saying
 ## why, where there is no Docker engine; SINGLETABLE_REQUIRE_DOCKER=1 makes that a failure)

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/tabledef"
 )
 
 // CreateTableOptions tunes [Table.CreateTable] and
@@ -30,7 +32,8 @@ type CreateTableOptions struct {
 
 // CreateTableInput returns the CreateTable request [Table.CreateTable]
 // sends: the table's keys and every index the bound entities declare,
-// projecting all attributes, on-demand unless the options say otherwise.
+// with its projection ([IndexSchema].Projection), on-demand unless the
+// options say otherwise.
 func (t *Table) CreateTableInput(optFns ...func(*CreateTableOptions)) *dynamodb.CreateTableInput {
 	return t.createTableInput(applyOpts(optFns))
 }
@@ -46,7 +49,7 @@ func (t *Table) createTableInput(opts CreateTableOptions) *dynamodb.CreateTableI
 	for _, p := range t.indexes() {
 		g := types.GlobalSecondaryIndex{
 			IndexName:             aws.String(p.Name),
-			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection:            tabledef.Set{Type: p.Projection, Attrs: p.Include}.Projection(),
 			ProvisionedThroughput: opts.Provisioned,
 		}
 		for _, a := range p.Partition {
@@ -157,9 +160,10 @@ func gsisActive(td *types.TableDescription) bool {
 }
 
 // Check compares the live table ([DescribeTable]) with the declarations:
-// key schema, and every declared index with its key attributes and types.
-// It returns a *ValidationError listing every difference, or nil. Indexes
-// that exist but are not declared are fine.
+// key schema, and every declared index with its key attributes and types
+// and its projection (another type, or an INCLUDE without a declared
+// attribute). It returns a *ValidationError listing every difference, or
+// nil. Indexes that exist but are not declared are fine.
 //
 // [DescribeTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTable.html
 func (t *Table) Check(ctx context.Context) error {
@@ -167,45 +171,10 @@ func (t *Table) Check(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("singletable: describe table %s: %w", t.name, err)
 	}
-	want := t.createTableInput(CreateTableOptions{})
-	have := out.Table
-	attrTypes := map[string]types.ScalarAttributeType{}
-	for _, d := range have.AttributeDefinitions {
-		attrTypes[aws.ToString(d.AttributeName)] = d.AttributeType
-	}
-	var diffs []string
-	if a, b := keySchemaString(want.KeySchema), keySchemaString(have.KeySchema); a != b {
-		diffs = append(diffs, fmt.Sprintf("table key is %s, declared %s", b, a))
-	}
-	for _, d := range want.AttributeDefinitions {
-		if ty, ok := attrTypes[aws.ToString(d.AttributeName)]; ok && ty != d.AttributeType {
-			diffs = append(diffs, fmt.Sprintf("attribute %s is %s, declared %s", aws.ToString(d.AttributeName), ty, d.AttributeType))
-		}
-	}
-	for _, g := range want.GlobalSecondaryIndexes {
-		i := slices.IndexFunc(have.GlobalSecondaryIndexes, func(h types.GlobalSecondaryIndexDescription) bool {
-			return aws.ToString(h.IndexName) == aws.ToString(g.IndexName)
-		})
-		if i < 0 {
-			diffs = append(diffs, fmt.Sprintf("index %s is missing", aws.ToString(g.IndexName)))
-			continue
-		}
-		if a, b := keySchemaString(g.KeySchema), keySchemaString(have.GlobalSecondaryIndexes[i].KeySchema); a != b {
-			diffs = append(diffs, fmt.Sprintf("index %s key is %s, declared %s", aws.ToString(g.IndexName), b, a))
-		}
-	}
-	if len(diffs) > 0 {
+	if diffs := tabledef.Diff(t.createTableInput(CreateTableOptions{}), out.Table); len(diffs) > 0 {
 		return validationErr("", t.name, "table differs from the declarations: %s", strings.Join(diffs, "; "))
 	}
 	return nil
-}
-
-func keySchemaString(ks []types.KeySchemaElement) string {
-	parts := make([]string, len(ks))
-	for i, k := range ks {
-		parts[i] = fmt.Sprintf("%s %s", aws.ToString(k.AttributeName), k.KeyType)
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // DeleteTable deletes the table ([DeleteTable]). Data is lost: it is

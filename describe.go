@@ -43,6 +43,11 @@ type IndexDescription struct {
 	// Partition and Sort are the key attributes in key order (one each
 	// for a templated index; Sort is empty without a sort key).
 	Partition, Sort []KeyAttribute
+	// Projection is what the index holds besides the keys (ALL,
+	// KEYS_ONLY or INCLUDE); Include lists INCLUDE's attributes, sorted
+	// ([IndexSchema].Projection).
+	Projection types.ProjectionType
+	Include    []string
 }
 
 // KeyAttribute is a key attribute and its type.
@@ -72,12 +77,14 @@ type EntityDescription struct {
 	// the fields held only in the key ([Schema].KeyOnly).
 	MatchKeys bool
 	KeyOnly   []string
-	// Fields are the stored fields, in struct order.
+	// Fields are the fields, in struct order (a KeyOnly field tagged
+	// dynamodbav:"-" last).
 	Fields []FieldDescription
 }
 
-// FieldDescription is one stored field: its Go name (as key templates,
-// Where and Fields name it) and the attribute it is stored under.
+// FieldDescription is one field: its Go name (as key templates, Where
+// and Fields name it) and the attribute it is stored under; Attr is "-"
+// for a field held only in keys ([Schema].KeyOnly), which has none.
 type FieldDescription struct {
 	Name, Attr string
 	// TimeForm is the dynamodbav option a time field is stored under
@@ -194,7 +201,11 @@ func (e *entityPlan) describe(o TableOptions) EntityDescription {
 func describeFields(fs []*model.Field) []FieldDescription {
 	var out []FieldDescription
 	for _, f := range fs {
-		out = append(out, FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()})
+		d := FieldDescription{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()}
+		if f.KeyOnly {
+			d.Attr = "-"
+		}
+		out = append(out, d)
 	}
 	return out
 }

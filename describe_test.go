@@ -77,9 +77,9 @@ func TestTableDescribe(t *testing.T) {
 	}, a.Indexes[1])
 	assert.Equal(t, []singletable.IndexDescription{
 		{Name: "ByRegion", Partition: []singletable.KeyAttribute{{Name: "ByRegionPK", Type: types.ScalarAttributeTypeS}},
-			Sort: []singletable.KeyAttribute{{Name: "ByRegionSK", Type: types.ScalarAttributeTypeS}}},
+			Sort: []singletable.KeyAttribute{{Name: "ByRegionSK", Type: types.ScalarAttributeTypeS}}, Projection: types.ProjectionTypeAll},
 		{Name: "ByScore", MultiAttribute: true, Partition: []singletable.KeyAttribute{{Name: "Region", Type: types.ScalarAttributeTypeS}},
-			Sort: []singletable.KeyAttribute{{Name: "score", Type: types.ScalarAttributeTypeN}}},
+			Sort: []singletable.KeyAttribute{{Name: "score", Type: types.ScalarAttributeTypeN}}, Projection: types.ProjectionTypeAll},
 	}, d.Indexes)
 	assert.Equal(t, a, accounts.Describe(), "the repository describes its entity as the table lists it")
 

@@ -22,6 +22,11 @@ import (
 // key strings: rfc3339, rfc3339milli, date, unix, unixmilli (time.Time),
 // %0Nd (integers) or raw (strings); a value it cannot write exactly is a
 // *[KeyError]. See docs/adopting.md, "Key formats".
+//
+// Which fields are stored: every exported field of T is stored as its own
+// attribute (its dynamodbav name), except a field tagged dynamodbav:"-"
+// and a field named in KeyOnly, which only the keys hold. A field in a key
+// template is also rendered into that key; the item keeps both.
 type Schema[T any] struct {
 	// Type is stored in the table's entity type attribute (default
 	// "EntityType") on every item, e.g. "UserSkill".
@@ -60,8 +65,11 @@ type Schema[T any] struct {
 	// entity's when its keys parse with the entity's templates. See
 	// docs/adopting.md, "Items without the entity type attribute".
 	MatchKeys bool
-	// KeyOnly names primary key template fields not stored as attributes
-	// (they may be tagged `dynamodbav:"-"`; filters cannot name them). See
+	// KeyOnly names fields of the primary key or templated index keys
+	// held only in those keys (tagged `dynamodbav:"-"`, or under any name,
+	// a key attribute's too): every read fills them from the keys, and two
+	// keys holding different values are a *[KeyError]. Not a key attribute
+	// of a multi-attribute index: that is the field's own attribute. See
 	// docs/adopting.md, "Fields held only in the key".
 	KeyOnly []string
 	// Location is where time texts without a zone and bare dates are read,
@@ -118,7 +126,8 @@ func (s Schema[T]) untyped() Schema[reflect.Value] {
 		ExactlyOnceCounters: s.ExactlyOnceCounters}
 	for _, is := range s.Indexes {
 		ui := IndexSchema[reflect.Value]{Name: is.Name, PK: is.PK, SK: is.SK, PKAttr: is.PKAttr, SKAttr: is.SKAttr,
-			PartitionAttrs: is.PartitionAttrs, SortAttrs: is.SortAttrs, WhenFields: is.WhenFields, Shards: is.Shards}
+			PartitionAttrs: is.PartitionAttrs, SortAttrs: is.SortAttrs, WhenFields: is.WhenFields, Shards: is.Shards,
+			Projection: is.Projection, Include: is.Include}
 		if when := is.When; when != nil {
 			ui.When = func(rv reflect.Value) bool {
 				if rv.CanAddr() {
@@ -149,7 +158,7 @@ func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 		e.byName[f.Name] = f
 		e.byAttr[f.Attr] = f
 	}
-	e.addUnstoredKeyFields(s.KeyOnly)
+	e.markKeyOnly(s.KeyOnly)
 	var err error
 	if s.PK == "" {
 		return validationErr(s.Type, "PK", "partition key template is empty")
@@ -183,19 +192,21 @@ func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 	return e.compileForeign(s)
 }
 
-// addUnstoredKeyFields makes the KeyOnly fields that a dynamodbav:"-" tag
-// keeps out of the item fields of e, with no attribute (Attr ""): the key
-// templates render them and every decode parses them back from the keys.
-func (e *entityPlan) addUnstoredKeyFields(keyOnly []string) {
+// markKeyOnly marks the fields named in keyOnly (model.Field.KeyOnly),
+// before the keys are compiled, so that none is taken for a field stored
+// under a key attribute's name. One a dynamodbav:"-" tag keeps out of the
+// item fields is added to them with no attribute (Attr ""): the key
+// templates render it and every decode parses it back from the keys.
+func (e *entityPlan) markKeyOnly(keyOnly []string) {
 	for _, name := range keyOnly {
 		sf, ok := e.typ.FieldByName(name)
-		if !e.excluded[name] || e.byName[name] != nil || !ok {
-			continue
+		if f := e.byName[name]; f != nil {
+			f.KeyOnly = true
+		} else if ok && e.excluded[name] {
+			f := &model.Field{Name: name, Index: sf.Index, Type: sf.Type, KeyOnly: true}
+			e.fields = append(e.fields, f)
+			e.byName[name] = f
 		}
-		f := &model.Field{Name: name, Index: sf.Index, Type: sf.Type}
-		e.fields = append(e.fields, f)
-		e.byName[name] = f
-		e.foreign.unstored = true
 	}
 }
 
@@ -222,6 +233,7 @@ func (e *entityPlan) checkNotStored(attr, what string) error {
 			break
 		}
 		switch {
+		case f.KeyOnly: // never stored: the key attribute may carry its name
 		case f.Attr == attr:
 			return validationErr(e.name, f.Name, "field %s is stored as attribute %q, %s, which the library writes: the field's value would be overwritten; store the field under another name (a dynamodbav tag)", f.Name, attr, what)
 		case strings.EqualFold(f.Attr, attr):
@@ -335,18 +347,7 @@ func (e *entityPlan) marshalFieldPlain(f *model.Field, v reflect.Value) (types.A
 	return av, nil
 }
 
-func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value {
-	for i, x := range index {
-		if i > 0 && v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				v.Set(reflect.New(v.Type().Elem()))
-			}
-			v = v.Elem()
-		}
-		v = v.Field(x)
-	}
-	return v
-}
+func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value { return model.FieldAlloc(v, index) }
 
 // truncateSeconds sets the times rv stores in a shape holding less than
 // the whole time (unixtime, TTL, rfc3339, date, …) to what a read decodes
@@ -415,11 +416,11 @@ func (e *Entity[T]) key(t *Table, v T) (map[string]types.AttributeValue, error) 
 // on the heap (a page's slice element), in place; key template fields the
 // item lacks are parsed from its keys (see decodeRest).
 func (e *Entity[T]) decodeInto(t *Table, item map[string]types.AttributeValue, out *T) error {
-	complete, err := codec.UnmarshalInPlaceComplete(item, out)
+	complete, err := codec.UnmarshalInPlaceComplete(e.codecItem(item), out)
 	if err != nil {
 		return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
-	complete = complete && !e.foreign.unstored
+	complete = complete && len(e.foreign.keyOnly) == 0 // the codec never fills them
 	if !complete || e.foreign.loc != nil {
 		return e.decodeRest(&t.opts, item, reflect.ValueOf(out).Elem(), complete)
 	}
@@ -433,11 +434,11 @@ const reasonDecode = "cannot decode item"
 // decode turns an item of table t into T.
 func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, error) {
 	var out T
-	complete, err := codec.UnmarshalComplete(item, &out)
+	complete, err := codec.UnmarshalComplete(e.codecItem(item), &out)
 	if err != nil {
 		return out, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
-	complete = complete && !e.foreign.unstored
+	complete = complete && len(e.foreign.keyOnly) == 0 // the codec never fills them
 	if !complete || e.foreign.loc != nil {
 		// On the heap only here: out stays on the stack otherwise.
 		p := new(T)
@@ -453,7 +454,7 @@ func (e *Entity[T]) decode(t *Table, item map[string]types.AttributeValue) (T, e
 // value of the entity's type.
 func (e *entityPlan) decodeValue(o *TableOptions, item map[string]types.AttributeValue) (reflect.Value, error) {
 	rv := reflect.New(e.typ).Elem()
-	if err := codec.For(e.typ).Decode(item, rv); err != nil {
+	if err := codec.For(e.typ).Decode(e.codecItem(item), rv); err != nil {
 		return rv, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
 	return rv, e.decodeRest(o, item, rv, false)

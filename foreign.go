@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/format"
+	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -20,7 +22,6 @@ import (
 type foreignPlan struct {
 	matchKeys bool           // Schema.MatchKeys
 	keyOnly   []*model.Field // the Schema.KeyOnly fields, which writes leave out
-	unstored  bool           // some are tagged dynamodbav:"-": the codec never fills them
 	// loc reads zone-less time texts (nil: UTC, as the codec reads them);
 	// times lists the top-level time fields stored as text, re-read in loc.
 	loc   *time.Location
@@ -35,15 +36,15 @@ func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 		if f == nil {
 			return e.unknownField("KeyOnly", "KeyOnly", name)
 		}
-		if !slices.Contains(e.pk.fields, f) && !slices.Contains(e.sk.fields, f) {
-			return validationErr(e.name, name, "KeyOnly: field %s is in neither primary key template (PK %q, SK %q): it would not be stored anywhere", name, e.pk.tpl.Raw, e.sk.tpl.Raw)
-		}
+		held := e.inPrimaryKey(f)
 		for _, p := range e.indexes {
-			// A templated index key is rendered from the field, which the
-			// primary key gives back; a multi-attribute one stores it.
 			if p.multi && slices.Contains(p.deps, f) {
-				return validationErr(e.name, name, "KeyOnly: field %s is a key attribute of multi-attribute index %s, which stores it as an attribute", name, p.name)
+				return validationErr(e.name, name, "KeyOnly: field %s is a key attribute of multi-attribute index %s, whose key attribute is the field's own attribute: it is stored; leave it out of KeyOnly", name, p.name)
 			}
+			held = held || slices.Contains(p.keyFields, f)
+		}
+		if !held {
+			return validationErr(e.name, name, "KeyOnly: field %s is in no key template (PK %q, SK %q or a templated index's): it would not be stored anywhere", name, e.pk.tpl.Raw, e.sk.tpl.Raw)
 		}
 		if g := &e.guards; g.version == f || g.created == f || g.updated == f || g.ttl == f {
 			return validationErr(e.name, name, "KeyOnly: field %s is managed by the library (Version, CreatedAt, UpdatedAt or TTL)", name)
@@ -91,41 +92,64 @@ func (e *entityPlan) decodeRest(o *TableOptions, item map[string]types.Attribute
 	return nil
 }
 
-// fillKeyFields sets the key fields whose attributes item lacks from its
-// key attributes, when it has them.
+// fillKeyFields sets, from item's keys, every KeyOnly field and the
+// template fields item holds no attribute for: from the primary key, then
+// each templated index key in order. A key holding such a field that does
+// not parse, or holding another value than an earlier key, is a *KeyError.
 func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.AttributeValue, rv reflect.Value) error {
-	for _, k := range e.primaryKeys(o) {
-		if !k.ck.defined() || !missingAny(item, k.ck.fields) {
-			continue
-		}
+	var fills keys.Fills
+	need := func(f *model.Field) bool {
+		_, ok := item[f.Attr]
+		return f.KeyOnly || !ok
+	}
+	return e.eachKey(o, func(k keyRef) error {
 		s, ok := item[k.attr].(*types.AttributeValueMemberS)
-		if !ok {
-			continue
+		if !ok || !slices.ContainsFunc(k.ck.fields, need) {
+			return nil
 		}
-		if err := e.parseKey(*k.ck, s.Value, rv, item); err != nil {
-			return &KeyError{Entity: e.name, Key: k.name, Err: err}
+		key := s.Value
+		if i := strings.LastIndex(key, "#shard_"); k.shards > 0 && i >= 0 {
+			key = key[:i] // a write-sharded key without its suffix
+		}
+		if err := fills.Fill(&k.ck.tpl, k.ck.fields, key, k.name, rv, need); err != nil {
+			return &KeyError{Entity: e.name, Index: k.index, Key: k.name, Err: err}
+		}
+		return nil
+	})
+}
+
+// keyRef is one of an entity's rendered keys: a primary key template or
+// a templated index's own key, with its attribute.
+type keyRef struct {
+	ck         *compiledKey
+	attr, name string // name: "PK", "SK" or the index key attribute
+	index      string // "" for the primary key
+	shards     int    // write shards of an index partition key
+	own        bool   // the key is a field's own attribute, not rendered
+}
+
+func (e *entityPlan) primaryKeys(o *TableOptions) [2]keyRef {
+	return [2]keyRef{{ck: &e.pk, attr: o.PartitionKey, name: "PK"}, {ck: &e.sk, attr: o.SortKey, name: "SK"}}
+}
+
+// eachKey calls fn with each key the entity renders in a table with
+// options o: the primary key's, then each index's own (not a table key).
+func (e *entityPlan) eachKey(o *TableOptions, fn func(keyRef) error) error {
+	for i := -1; i < len(e.indexes); i++ {
+		ks := e.primaryKeys(o)
+		if i >= 0 {
+			p := e.indexes[i]
+			ks = [2]keyRef{{&p.pk, p.pkAttr, p.pkAttr, p.name, p.shards, p.pkOwn != nil}, {&p.sk, p.skAttr, p.skAttr, p.name, 0, p.skOwn != nil}}
+		}
+		for _, k := range ks {
+			if _, held := tableHeld(o, e, k.attr); k.ck.defined() && (k.index == "" || !held && !k.own) {
+				if err := fn(k); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
-}
-
-// primaryKey is one of an entity's primary key templates and its attribute.
-type primaryKey struct {
-	ck         *compiledKey
-	attr, name string
-}
-
-func (e *entityPlan) primaryKeys(o *TableOptions) [2]primaryKey {
-	return [2]primaryKey{{&e.pk, o.PartitionKey, "PK"}, {&e.sk, o.SortKey, "SK"}}
-}
-
-func missingAny(item map[string]types.AttributeValue, fs []*model.Field) bool {
-	for _, f := range fs {
-		if _, ok := item[f.Attr]; !ok {
-			return true
-		}
-	}
-	return false
 }
 
 // keysMatch reports whether item's primary key parses with the entity's
@@ -198,6 +222,19 @@ func (e *entityPlan) typeFilter(b *expr.Builder, o *TableOptions) string {
 // ownershipOf is writeplan.Ownership for the entity in table options o.
 func (e *entityPlan) ownershipOf(o *TableOptions, i writeplan.Intent) writeplan.Condition {
 	return writeplan.Ownership(i, o.PartitionKey, o.EntityTypeAttr, e.name, e.foreign.matchKeys)
+}
+
+// codecItem is item as the codec decodes it: without an attribute named
+// like a KeyOnly field (a key attribute carrying its name, or one another
+// service stores), which the keys fill instead.
+func (e *entityPlan) codecItem(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	for _, f := range e.foreign.keyOnly {
+		if _, ok := item[f.Attr]; ok && f.Attr != "" {
+			item = maps.Clone(item) // only for a KeyOnly field under a stored name
+			delete(item, f.Attr)
+		}
+	}
+	return item
 }
 
 // dropKeyOnly removes the KeyOnly fields' attributes from item, returning

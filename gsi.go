@@ -11,6 +11,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/tabledef"
 )
 
 // IndexSchema declares how an entity appears in one global secondary index.
@@ -56,6 +57,15 @@ type IndexSchema[T any] struct {
 	// on the index fan out to every shard and merge the results in sort
 	// key order.
 	Shards int
+
+	// Projection is what the index holds besides the keys (the table's
+	// and its own), as DynamoDB says it: "" or ProjectionTypeAll (the
+	// default), ProjectionTypeKeysOnly, or ProjectionTypeInclude with the
+	// attributes Include names (Go fields of T, or attribute names as
+	// stored). Every entity declaring the index declares the same. See
+	// docs/adopting.md, "Index projections": queries of such an index.
+	Projection types.ProjectionType
+	Include    []string
 }
 
 // indexPlan is an IndexSchema resolved against T.
@@ -71,6 +81,7 @@ type indexPlan struct {
 	whenFields     []string                 // as declared, for Table.Describe
 	deps           []*model.Field           // every field the index's attributes depend on
 	keyFields      []*model.Field           // the fields of a templated index's rendered keys, each once
+	proj           tabledef.Set             // Projection, Include as attributes
 	// pkOwn, skOwn: the field whose own attribute is the templated
 	// index's partition (sort) key attribute, its template {Field:raw}:
 	// the field's stored value is the key, written and removed with the
@@ -87,6 +98,10 @@ func (e *entityPlan) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, er
 		return nil, validationErr(e.name, where(is.Name, ""), "Shards needs a templated partition key (a multi-attribute key has no string to suffix)")
 	}
 	p.shards = is.Shards
+	var err error
+	if p.proj, err = e.compileProjection(is); err != nil {
+		return nil, err
+	}
 	templated := is.PK != "" || is.SK != ""
 	multi := len(is.PartitionAttrs) > 0 || len(is.SortAttrs) > 0
 	switch {
@@ -183,7 +198,7 @@ func (e *entityPlan) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.
 // (see checkNotStored).
 func (e *entityPlan) ownKeyField(index, attr, role string, k compiledKey, sort bool) (*model.Field, error) {
 	f := e.byAttr[attr]
-	if f == nil {
+	if f == nil || f.KeyOnly {
 		return nil, e.checkNotStored(attr, "index "+index+"'s "+role+" key attribute")
 	}
 	t := f.Type

@@ -72,8 +72,8 @@ func TestIndexKeyIsTableSortKey(t *testing.T) {
 	}
 	assert.Equal(t, []string{"EscalatedTo S", "PK S", "SK S"}, defs)
 	assert.Equal(t, []singletable.IndexDescription{
-		{Name: "GSI2", Partition: []singletable.KeyAttribute{{Name: "EscalatedTo", Type: "S"}}, Sort: []singletable.KeyAttribute{{Name: "SK", Type: "S"}}},
-		{Name: "Inverted", Partition: []singletable.KeyAttribute{{Name: "SK", Type: "S"}}, Sort: []singletable.KeyAttribute{{Name: "PK", Type: "S"}}},
+		{Name: "GSI2", Partition: []singletable.KeyAttribute{{Name: "EscalatedTo", Type: "S"}}, Sort: []singletable.KeyAttribute{{Name: "SK", Type: "S"}}, Projection: "ALL"},
+		{Name: "Inverted", Partition: []singletable.KeyAttribute{{Name: "SK", Type: "S"}}, Sort: []singletable.KeyAttribute{{Name: "PK", Type: "S"}}, Projection: "ALL"},
 	}, tbl.Describe().Indexes)
 
 	// The library's writes: Create, Put, BatchWrite and Tx, in and out of

@@ -266,7 +266,7 @@ type mDrawOptions struct {
 }
 
 // modelDraw is what TestModel's runs draw.
-var modelDraw = mDrawOptions{}
+var modelDraw = mDrawOptions{IndexKeyOnly: true}
 
 // mLogTableKeyFields are the fields of MLog's table key templates.
 var mLogTableKeyFields = []string{"Part", "State", "ID"}

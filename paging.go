@@ -328,6 +328,7 @@ type request struct {
 	probeOne   bool // a lookahead reads one item first: the next likely counts
 	bind       [16]byte
 	cursorKeys []string
+	whole      wholeFn // nil, or reads each response's items whole (Query.Complete)
 
 	sink  wireFeed                        // set: read on the direct wire path (wire.go)
 	sized bool                            // the last request asked for the items wanted plus one
@@ -351,6 +352,9 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 	r.sizeFor(want)
 	c := r.t.api(ctx, r.entity)
 	items, after, count, err := r.src.send(r.direct(ctx, c), c)
+	if err == nil && r.whole != nil {
+		items, err = r.whole(ctx, items)
+	}
 	if err != nil {
 		return nil, false, r.sendErr(err)
 	}

@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -163,6 +164,9 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 			added.size += ws.indexNames[i] + len(pk) + len(sk)
 		}
 	}
+	if err := e.keyOnlyHeld(rv, e.foreign.keyOnly); err != nil {
+		return nil, 0, err
+	}
 	e.encodeTTL(rv, item)
 	if ws.direct {
 		added.size += ws.fixed + len(avs[1].Value) + len(avs[2].Value)
@@ -187,6 +191,31 @@ func (e *Entity[T]) encodeSized(t *Table, v *T) (map[string]types.AttributeValue
 		return nil, 0, &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
 	}
 	return item, size, nil
+}
+
+// keyOnlyHeld returns a *KeyError when a KeyOnly field of fields has a
+// value in rv that would be stored nowhere: it is held only in the keys of
+// indexes the item is not in (a field of their keys is absent, or When is
+// false).
+func (e *entityPlan) keyOnlyHeld(rv reflect.Value, fields []*model.Field) error {
+	for _, f := range fields {
+		var out []string
+		for _, p := range e.indexes {
+			if !f.KeyOnly || e.inPrimaryKey(f) || !slices.Contains(p.keyFields, f) || !f.Present(rv) {
+				continue
+			}
+			if !slices.ContainsFunc(p.keyFields, func(g *model.Field) bool { return !g.Present(rv) }) && (p.when == nil || p.when(rv)) {
+				out = nil
+				break
+			}
+			out = append(out, p.name)
+		}
+		if len(out) > 0 {
+			return &KeyError{Entity: e.name, Index: strings.Join(out, ", "),
+				Err: fmt.Errorf("KeyOnly field %s is held only in the keys of indexes the item is not in: its value would be stored nowhere", f.Name)}
+		}
+	}
+	return nil
 }
 
 // invalidValue is the *ValidationError for attribute attr of an item
@@ -282,6 +311,9 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 	if len(unknown) > 0 {
 		return unknownKeyFields(e.name, unknown, "the update changes part of these keys but the other fields are unknown")
 	}
+	if err := e.keyOnlyHeld(mv, u.set); err != nil {
+		return err
+	}
 	for _, p := range rerender {
 		pk, sk, ok, err := p.render(e, mv)
 		if err != nil {
@@ -302,6 +334,23 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 		}
 	}
 	return nil
+}
+
+// indexKeysHolding appends to attrs, once each, the index keys holding a field
+// of fields (with item, only one item has no attribute for, or KeyOnly):
+// what a read before an update reads such a field from, and checks as
+// read. An index key is never removed for lack of a field its key holds.
+func (e *entityPlan) indexKeysHolding(o *TableOptions, attrs []string, fields []*model.Field, item map[string]types.AttributeValue) []string {
+	_ = e.eachKey(o, func(k keyRef) error {
+		for _, f := range fields {
+			_, stored := item[f.Attr]
+			if k.index != "" && slices.Contains(k.ck.fields, f) && (item == nil || f.KeyOnly || !stored) {
+				attrs = appendAttr(attrs, k.attr)
+			}
+		}
+		return nil
+	})
+	return attrs
 }
 
 // known is the set of fields whose values after the update are known: the

@@ -109,8 +109,9 @@ func (r *repo) readBefore(ctx context.Context, key map[string]types.AttributeVal
 			attrs = appendAttr(attrs, r.t.opts.SortKey)
 		}
 		for _, f := range fields {
-			attrs = append(attrs, f.Attr)
+			attrs = appendAttr(attrs, f.Attr)
 		}
+		attrs = r.e.indexKeysHolding(&r.t.opts, attrs, fields, nil)
 		if v := r.e.guards.version; v != nil {
 			attrs = append(attrs, v.Attr)
 		}
@@ -123,6 +124,7 @@ func (r *repo) readBefore(ctx context.Context, key map[string]types.AttributeVal
 	s := &writeplan.Snapshot{Fields: fields}
 	if len(out.Item) > 0 {
 		s.Item, s.Mine = out.Item, r.isMine(out.Item)
+		s.Keys = r.e.indexKeysHolding(&r.t.opts, nil, fields, out.Item)
 	}
 	return s, nil
 }

@@ -118,7 +118,8 @@ func (u *updateSpec) splitOps(set []*model.Field, fromSnap map[*model.Field]bool
 }
 
 // writeFields writes the fields the update sets (their values in mv), the
-// ones it removes, and its operators into w.
+// ones it removes, and its operators into w. A KeyOnly field is written
+// only into the keys that hold it (writeIndexKeys).
 func (u *updateSpec) writeFields(w *updateExpr, mv reflect.Value, set []*model.Field, ops []writeplan.Op) error {
 	e := u.r.e
 	for _, f := range set {
@@ -126,10 +127,14 @@ func (u *updateSpec) writeFields(w *updateExpr, mv reflect.Value, set []*model.F
 		if err != nil {
 			return err
 		}
-		w.set(f.Attr, av)
+		if !f.KeyOnly {
+			w.set(f.Attr, av)
+		}
 	}
 	for _, f := range u.remove {
-		w.set(f.Attr, nil)
+		if !f.KeyOnly {
+			w.set(f.Attr, nil)
+		}
 	}
 	for _, o := range ops {
 		if e.inMultiKey(o.Field) {
@@ -207,12 +212,31 @@ func (u *Update[T]) merged(s *writeplan.Snapshot) (merged T, fromSnap map[*model
 	if s != nil && s.Item != nil {
 		old, err := u.r.e.decode(u.r.t, s.Item)
 		if err != nil {
-			return merged, nil, err
+			return merged, nil, u.unreadKey(err)
 		}
 		ov = reflect.ValueOf(&old).Elem()
 	}
 	fromSnap, err = u.merge(reflect.ValueOf(&merged).Elem(), reflect.ValueOf(&u.key).Elem(), ov, s)
 	return merged, fromSnap, err
+}
+
+// unreadKey is the error of an update whose read item does not decode: a
+// stored key that does not parse is a *KeyError naming the fields it
+// holds, which the update cannot recompute index keys from.
+func (u *updateSpec) unreadKey(err error) error {
+	var ke *KeyError
+	if !errors.As(err, &ke) {
+		return err
+	}
+	k := &KeyError{Entity: ke.Entity, Index: ke.Index, Key: ke.Key,
+		Err: fmt.Errorf("the stored key does not parse, so the update cannot read these fields from it to recompute the index keys; nothing was written: %w", ke.Err)}
+	_ = u.r.e.eachKey(&u.r.t.opts, func(r keyRef) error {
+		if r.name == ke.Key {
+			k.Missing = r.ck.tpl.Fields()
+		}
+		return nil
+	})
+	return k
 }
 
 // merge completes mv, the values the update sets, into the item as the
@@ -279,7 +303,7 @@ func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue
 	// The item after the update holds at least its key and the values set.
 	size := itemsize.Of(key)
 	for _, f := range u.set {
-		if f == e.guards.ttl {
+		if f == e.guards.ttl || f.KeyOnly {
 			continue
 		}
 		av, err := u.encodeSet(f, vv)

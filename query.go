@@ -75,6 +75,7 @@ type querySpec struct {
 	op     SortOp
 	field  string // the sort key field the condition names
 	prefix string
+	whole  bool // Complete
 }
 
 // readSpec is what the builders of every read record; entity and what
@@ -245,6 +246,12 @@ func (s *readSpec) filterBy(cond expression.ConditionBuilder) {
 	s.filter = &cond
 }
 
+// Complete makes a query of an index that does not hold everything
+// ([IndexSchema].Projection) read its items whole from the table, with
+// Fields if given: a BatchGetItem per response. An item the table no
+// longer holds is left out. Other reads are unchanged.
+func (q *Query[T]) Complete() *Query[T] { c := q.clone(); c.whole = true; return c }
+
 // Desc returns items in descending sort key order.
 func (q *Query[T]) Desc() *Query[T] { c := q.clone(); c.desc = true; return c }
 
@@ -262,10 +269,14 @@ func (q *Query[T]) After(cursor string) *Query[T] { c := q.clone(); c.after = cu
 // Page is one page of results; Cursor is empty when there are no more.
 // Skipped holds a *DecodeError for each item read past (see [DecodeError]);
 // they do not count towards Limit and the cursor moves past them.
+// Unprojected lists the Go fields of T the items leave at their zero
+// values because the index read does not hold them
+// ([IndexSchema].Projection; without [Query.Complete] or Fields).
 type Page[T any] struct {
-	Items   []T
-	Cursor  string
-	Skipped []*DecodeError
+	Items       []T
+	Cursor      string
+	Skipped     []*DecodeError
+	Unprojected []string
 }
 
 // plan is a validated query, ready to send.
@@ -277,6 +288,11 @@ type plan struct {
 
 	shards   []*dynamodb.QueryInput // one per shard of a write-sharded index
 	shardPos []cursor.ShardPos      // from the cursor, for sharded queries
+
+	// On an index holding less than everything (IndexSchema.Projection).
+	byShape     bool     // the index lacks the entity type: the keys tell the items
+	whole       wholeFn  // Complete
+	unprojected []string // the fields the index does not hold
 }
 
 func (q *Query[T]) plan(count bool) (*plan, error) {
@@ -301,18 +317,14 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	}
 	p := &plan{cursorKeys: q.r.t.cursorKeys(idx), empty: kc.empty}
 	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, q.dir())
-	var proj []string // attribute names to read, nil for all
-	if len(q.project) > 0 && !count {
-		attrs, err := q.r.projectionAttrs(q.project)
-		if err != nil {
-			return nil, err
-		}
-		proj = append(attrs, p.cursorKeys...)
+	proj, err := q.projection(p, idx, count) // attribute names to read, nil for all
+	if err != nil {
+		return nil, err
 	}
 	if idx != nil && idx.shards > 0 {
-		return p, q.planShards(p, kc, idx.shards, proj, count)
+		return p, q.planShards(p, kc, idx, proj, count)
 	}
-	if p.in, err = q.input(kc.conds, proj, count); err != nil || q.after == "" {
+	if p.in, err = q.input(idx, kc.conds, proj, count); err != nil || q.after == "" {
 		return p, err
 	}
 	if p.in.ExclusiveStartKey, err = q.r.t.decodeBoundCursor(q.after, p.binding, p.cursorKeys, kc.conds, kc.nPart); err != nil {
@@ -321,14 +333,46 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
 	return p, nil
 }
 
+// projection is what p, a read of index idx (nil: the table), reads: nil
+// for all; with Fields, theirs and the cursor's keys, refusing one idx does
+// not hold unless Complete reads them from the table.
+func (q *querySpec) projection(p *plan, idx *indexPlan, count bool) ([]string, error) {
+	t, partial := q.r.t, idx != nil && !idx.proj.All()
+	p.byShape = partial && !t.holds(idx, t.opts.EntityTypeAttr)
+	if partial && q.whole && !count {
+		var ka types.KeysAndAttributes
+		var err error
+		if len(q.project) > 0 {
+			ka.ProjectionExpression, ka.ExpressionAttributeNames, err = q.r.fieldsProjection(q.project)
+		}
+		p.whole = repo{t: t, e: q.r.e, byShape: p.byShape}.readWhole(ka, p.cursorKeys)
+		return nil, err
+	}
+	if len(q.project) == 0 || count {
+		if partial {
+			p.unprojected = q.r.e.unprojected(t, idx)
+		}
+		return nil, nil
+	}
+	attrs, err := q.r.projectionAttrs(q.project)
+	for _, a := range attrs {
+		if !t.holds(idx, a) && a != t.opts.EntityTypeAttr {
+			return nil, validationErr(q.r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s); Complete reads it from the table", idx.name, a, idx.proj)
+		}
+	}
+	attrs = slices.DeleteFunc(attrs, func(a string) bool { return a == t.opts.EntityTypeAttr && p.byShape })
+	return append(attrs, p.cursorKeys...), err
+}
+
 // planShards plans one request per shard of a write-sharded index.
-func (q *querySpec) planShards(p *plan, kc keyCondition, shards int, proj []string, count bool) error {
+func (q *querySpec) planShards(p *plan, kc keyCondition, idx *indexPlan, proj []string, count bool) error {
+	shards := idx.shards
 	shardConds := make([][]expr.KeyCond, shards)
 	for shard := range shards {
 		sc := slices.Clone(kc.conds)
 		sc[0].V1 = &types.AttributeValueMemberS{Value: shardKey(kc.parts[0], shard)}
 		shardConds[shard] = sc
-		in, err := q.input(sc, proj, count)
+		in, err := q.input(idx, sc, proj, count)
 		if err != nil {
 			return err
 		}
@@ -462,7 +506,7 @@ func (q *querySpec) collectionSort(t *Table, index string, kv, hv reflect.Value)
 	if q.index != index {
 		errs = append(errs, validationErr(e.name, q.index, "collection: the sort condition queries %s, the collection reads %s: use Query for a table collection, QueryIndex on its index for an index collection", indexText(q.index), indexText(index)))
 	}
-	if q.filter != nil || q.project != nil || q.consistent || q.desc || q.limit > 0 || q.pageSize > 0 || q.after != "" {
+	if q.filter != nil || q.project != nil || q.consistent || q.desc || q.limit > 0 || q.pageSize > 0 || q.after != "" || q.whole {
 		errs = append(errs, validationErr(e.name, "", "collection: a sort condition's query gives only the sort key condition: set Filter, Desc, Limit, PageSize, After and read options on the collection"))
 	}
 	if len(errs) > 0 {
@@ -484,13 +528,16 @@ func indexText(index string) string {
 }
 
 // input assembles one QueryInput.
-func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
+func (q *querySpec) input(idx *indexPlan, conds []expr.KeyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
 	t, e := q.r.t, q.r.e
 	var b expr.Builder
 	kc := b.KeyCondition(conds)
-	filter := e.typeFilter(&b, &t.opts)
+	var filter string
+	if t.holds(idx, t.opts.EntityTypeAttr) { // else the key shape tells (repo.mine)
+		filter = e.typeFilter(&b, &t.opts)
+	}
 	if q.filter != nil {
-		user, err := b.Conditions(e.condNames(t, "filter", condScope{query: true, index: q.index}), *q.filter)
+		user, err := b.Conditions(t.heldNames(e.name, idx, e.condNames(t, "filter", condScope{query: true, index: q.index})), *q.filter)
 		if err != nil {
 			return nil, condErr(e.name, "bad query filter", err)
 		}
@@ -502,6 +549,9 @@ func (q *querySpec) input(conds []expr.KeyCond, proj []string, count bool) (*dyn
 		FilterExpression:          &filter,
 		ExpressionAttributeNames:  b.Names(),
 		ExpressionAttributeValues: b.Values(),
+	}
+	if filter == "" {
+		in.FilterExpression = nil
 	}
 	if proj != nil {
 		in.ProjectionExpression = aws.String(b.Projection(proj...))
@@ -841,12 +891,32 @@ func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
 		return Page[T]{}, err
 	}
 	f, limit := q.reader(p, true)
-	return pageOf(ctx, f, limit, q.r, q.strict)
+	page, err := pageOf(ctx, f, limit, q.reading(p), q.strict)
+	page.Unprojected = p.unprojected
+	return page, err
+}
+
+// reading is the repository reading p's items: on an index that does not
+// hold the entity type, one telling them by key shape.
+func (q *Query[T]) reading(p *plan) *Repo[T] {
+	if !p.byShape {
+		return q.r
+	}
+	c := *q.r
+	c.byShape = true
+	return &c
 }
 
 // mine reports whether an item the filter let through is the entity's: the
-// filter cannot check an untyped item's key (entityPlan.owns).
+// filter cannot check an untyped item's key (entityPlan.owns), nor, by
+// shape, the item of an index that does not hold the entity type.
 func (r *repo) mine(item map[string]types.AttributeValue) bool {
+	if r.byShape {
+		if s, ok := item[r.t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
+			return s.Value == r.e.name // read whole
+		}
+		return r.e.keysMatch(&r.t.opts, item)
+	}
 	return !r.e.foreign.matchKeys || r.e.owns(&r.t.opts, item)
 }
 
@@ -862,7 +932,7 @@ func (r *repo) accounts(item map[string]types.AttributeValue) bool {
 // a longer prefix with; nil for any other item (docs/adopting.md).
 func (r *repo) selected(item map[string]types.AttributeValue) error {
 	e, o := r.e, &r.t.opts
-	if _, typed := item[o.EntityTypeAttr]; typed || !e.foreign.matchKeys {
+	if _, typed := item[o.EntityTypeAttr]; typed || !e.foreign.matchKeys && !r.byShape {
 		return nil
 	}
 	n, ok := e.sharedPrefix(o, item)
@@ -881,9 +951,16 @@ func (r *repo) selected(item map[string]types.AttributeValue) error {
 }
 
 // countItems counts the entity's items among those reqs match: with
-// Select COUNT or, for an entity matching keys, by reading the keys.
+// Select COUNT or, for an entity matching keys, by reading the keys (all
+// an index that does not hold the entity type holds).
 func (r *repo) countItems(ctx context.Context, reqs []*request) (int, error) {
-	if !r.e.foreign.matchKeys {
+	switch {
+	case r.byShape:
+		for _, req := range reqs {
+			req.src.query.Select = types.SelectAllProjectedAttributes
+		}
+		return count(ctx, reqs, r.mine)
+	case !r.e.foreign.matchKeys:
 		return count(ctx, reqs, nil)
 	}
 	for _, req := range reqs {
@@ -905,7 +982,7 @@ func (q *querySpec) requests(p *plan, count bool) []*request {
 	newRequest := func(in *dynamodb.QueryInput) *request {
 		// Without the caller's filter the next item likely counts: probe one.
 		return &request{t: q.r.t, src: querySource(in), entity: q.r.e.name, what: what,
-			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys}
+			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys, whole: p.whole}
 	}
 	if p.shards == nil {
 		r := newRequest(p.in)
@@ -955,7 +1032,7 @@ func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
 			return err
 		}
 		f, limit := q.reader(p, false)
-		_, err = paginate(ctx, f, limit, yielder(q.r.take, yield, q.strict), nil)
+		_, err = paginate(ctx, f, limit, yielder(q.reading(p).take, yield, q.strict), nil)
 		return err
 	})
 }
@@ -972,7 +1049,7 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) {
 	if err != nil || p.empty {
 		return 0, err
 	}
-	return q.r.countItems(ctx, q.requests(p, true))
+	return q.reading(p).countItems(ctx, q.requests(p, true))
 }
 
 // Request returns the QueryInput the query would send first, without

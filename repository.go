@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
 
@@ -209,7 +210,9 @@ func (r *repo) projectionAttrs(fields []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if f.Attr != "" { // "": a KeyOnly field tagged "-", read from the keys
+		if f.KeyOnly { // read from the keys that hold it
+			attrs = r.e.indexKeysHolding(&r.t.opts, attrs, []*model.Field{f}, nil)
+		} else {
 			attrs = append(attrs, f.Attr)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/tabledef"
 	"github.com/singletable-go/singletable/internal/wire"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -110,12 +111,13 @@ func (t *Table) Client() Client { return t.client }
 // Options returns a copy of the table's options.
 func (t *Table) Options() TableOptions { return t.opts }
 
-// physicalIndexes returns the entity's indexes as the table sees them:
-// their key attributes.
-func (e *entityPlan) physicalIndexes() []IndexDescription {
+// physicalIndexes returns the entity's indexes as table t sees them:
+// their key attributes and projections.
+func (e *entityPlan) physicalIndexes(t *Table) []IndexDescription {
 	var out []IndexDescription
 	for _, p := range e.indexes {
-		ix := IndexDescription{Name: p.name, MultiAttribute: p.multi}
+		proj := p.proj.Without(t.cursorKeys(p)...)
+		ix := IndexDescription{Name: p.name, MultiAttribute: p.multi, Projection: proj.Type, Include: proj.Attrs}
 		if p.multi {
 			for _, f := range p.partition {
 				st, _ := scalarType(f)
@@ -153,7 +155,7 @@ func (t *Table) register(e *entityPlan) error {
 		}
 		return validationErr(e.name, "SK", "table %s has sort key %q but the entity has no SK template", t.name, t.opts.SortKey)
 	}
-	ttl, indexes := e.ttlAttr(), e.physicalIndexes()
+	ttl, indexes := e.ttlAttr(), e.physicalIndexes(t)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, other := range t.entities {
@@ -164,10 +166,14 @@ func (t *Table) register(e *entityPlan) error {
 			return validationErr(e.name, "TTL", "TTL attribute %q differs from entity %s's %q: a table has one TTL attribute", ttl, other.name, o)
 		}
 		for _, p := range indexes {
-			for _, q := range other.physicalIndexes() {
+			for _, q := range other.physicalIndexes(t) {
 				if p.Name == q.Name && !(p.MultiAttribute == q.MultiAttribute &&
 					slices.Equal(p.Partition, q.Partition) && slices.Equal(p.Sort, q.Sort)) {
 					return validationErr(e.name, "index "+p.Name, "key attributes differ from entity %s's declaration of the same index", other.name)
+				}
+				if p.Name == q.Name && (p.Projection != q.Projection || !slices.Equal(p.Include, q.Include)) {
+					return validationErr(e.name, "index "+p.Name, "projection %s differs from entity %s's declaration of the same index, %s: an index has one projection",
+						tabledef.Set{Type: p.Projection, Attrs: p.Include}, other.name, tabledef.Set{Type: q.Projection, Attrs: q.Include})
 				}
 			}
 		}
@@ -194,7 +200,7 @@ func (t *Table) indexes() []IndexDescription {
 	defer t.mu.RUnlock()
 	var out []IndexDescription
 	for _, e := range t.entities {
-		for _, p := range e.physicalIndexes() {
+		for _, p := range e.physicalIndexes(t) {
 			if !slices.ContainsFunc(out, func(q IndexDescription) bool { return q.Name == p.Name }) {
 				out = append(out, p)
 			}
@@ -214,8 +220,9 @@ type Repo[T any] struct {
 // parts of a repository that do not depend on T work with, compiled once
 // rather than once per entity type.
 type repo struct {
-	t *Table
-	e *entityPlan
+	t       *Table
+	e       *entityPlan
+	byShape bool // a read of an index not holding the entity type attribute: key shape tells the items
 }
 
 // Bind binds entity e to table t and returns its typed repository. It
@@ -232,7 +239,7 @@ func Bind[T any](t *Table, e *Entity[T]) (*Repo[T], error) {
 	if err := t.register(&e.entityPlan); err != nil {
 		return nil, err
 	}
-	return &Repo[T]{repo{t, &e.entityPlan}, e}, nil
+	return &Repo[T]{repo{t: t, e: &e.entityPlan}, e}, nil
 }
 
 // checkTableAttrs refuses an entity with a field stored under the table's
@@ -289,7 +296,7 @@ func (t *Table) ReleaseGuards(ctx context.Context, entity string, item map[strin
 	if err := e.putPrimaryKey(t, rv, owner); err != nil {
 		return 0, err
 	}
-	b := repo{t, e}
+	b := repo{t: t, e: e}
 	for _, u := range e.guards.unique {
 		ok, err := b.releaseGuard(ctx, u, rv, item, owner)
 		if err != nil {

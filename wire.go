@@ -41,7 +41,7 @@ type wireFeed interface {
 }
 
 // wireKeep lists what a read of e looks at besides the fields: the keys'
-// and the cursor's keys' values, the times re-read in a Location, the
+// (the index keys' too, which hold fields) and the cursor's keys' values, the times re-read in a Location, the
 // entity type when typed (Get, or matching keys: the filter does not
 // settle it), and whether the key fields are there (decodeRest).
 func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.Keep {
@@ -62,13 +62,17 @@ func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.
 			vals = append(vals, f.Attr)
 		}
 		var present []string
-		for _, k := range e.primaryKeys(o) {
+		_ = e.eachKey(o, func(k keyRef) error { // the keys decodeRest fills fields from
+			if k.index != "" && !slices.Contains(vals, k.attr) {
+				vals = append(vals, k.attr)
+			}
 			for _, f := range k.ck.fields {
 				if !slices.Contains(vals, f.Attr) && !slices.Contains(present, f.Attr) {
 					present = append(present, f.Attr)
 				}
 			}
-		}
+			return nil
+		})
 		return &codec.Keep{Values: vals, Present: present}
 	})
 }
@@ -89,7 +93,7 @@ func fmtKeys(ks []string) string {
 // table's client allows; nil otherwise.
 func wirePage[T any](f pager, r *Repo[T]) *wireSink[T] {
 	req, ok := f.(*request)
-	if !ok || !r.t.wire {
+	if !ok || !r.t.wire || req.whole != nil { // Complete decodes the table's items
 		return nil
 	}
 	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.cursorKeys, false))}
@@ -137,7 +141,7 @@ func (e *Entity[T]) wireRest(t *Table, head map[string]types.AttributeValue, out
 	if err != nil {
 		return &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err}
 	}
-	if complete = complete && !e.foreign.unstored; !complete || e.foreign.loc != nil {
+	if complete = complete && len(e.foreign.keyOnly) == 0; !complete || e.foreign.loc != nil {
 		return e.decodeRest(&t.opts, head, reflect.ValueOf(out).Elem(), complete)
 	}
 	return nil

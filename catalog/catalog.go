@@ -192,6 +192,9 @@ type Index struct {
 	Entities []string
 	// Patterns are the names of the access patterns that query it.
 	Patterns []string
+	// Projection is what the index holds besides the keys: "ALL",
+	// "KEYS_ONLY" or "INCLUDE (Email, SKU)".
+	Projection string
 }
 
 // Severity grades a lint [Finding].
@@ -299,7 +302,10 @@ func New(t *singletable.Table, patterns ...Pattern) *Catalog {
 		c.Entities = append(c.Entities, ce)
 	}
 	for _, ix := range d.Indexes {
-		ci := Index{Name: ix.Name, MultiAttribute: ix.MultiAttribute}
+		ci := Index{Name: ix.Name, MultiAttribute: ix.MultiAttribute, Projection: string(ix.Projection)}
+		if len(ix.Include) > 0 {
+			ci.Projection += " (" + strings.Join(ix.Include, ", ") + ")"
+		}
 		for _, a := range ix.Partition {
 			ci.Partition = append(ci.Partition, fmt.Sprintf("%s (%s)", a.Name, a.Type))
 		}
@@ -592,6 +598,9 @@ func (c *Catalog) WriteMarkdown(w io.Writer) error {
 			kind := "templated"
 			if ix.MultiAttribute {
 				kind = "multi-attribute"
+			}
+			if ix.Projection != "" && ix.Projection != "ALL" {
+				kind += ", projects " + ix.Projection
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", ix.Name, kind,
 				cell(strings.Join(ix.Partition, ", ")), cell(strings.Join(ix.Sort, ", ")),

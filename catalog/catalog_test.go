@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -189,6 +190,30 @@ func TestCatalogGuards(t *testing.T) {
 	assert.Contains(t, md, "- Version `Version`: optimistic locking")
 	assert.Contains(t, md, "- Managed timestamps: Created\n")
 	assert.Contains(t, md, "- TTL `Expires`")
+}
+
+// TestCatalogProjections: an index that holds less than everything says
+// so in the catalog's Indexes.
+func TestCatalogProjections(t *testing.T) {
+	t.Parallel()
+	type Sub struct{ ID, SKU, Email, Amount string }
+	tbl := singletable.NewTable(nil, "payments")
+	singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[Sub]{
+		Type: "Sub", PK: "SUB#{ID}", SK: "S",
+		Indexes: []singletable.IndexSchema[Sub]{
+			{Name: "BySKU", PartitionAttrs: []string{"SKU"}, Projection: types.ProjectionTypeKeysOnly},
+			{Name: "ByEmail", PK: "{Email}", Projection: types.ProjectionTypeInclude, Include: []string{"Amount", "SKU"}},
+			{Name: "All", PK: "SUBS", SK: "{ID}"},
+		},
+	}))
+	c := catalog.New(tbl)
+	require.Len(t, c.Indexes, 3)
+	assert.Equal(t, []string{"INCLUDE (Amount, SKU)", "KEYS_ONLY", "ALL"},
+		[]string{c.Indexes[1].Projection, c.Indexes[2].Projection, c.Indexes[0].Projection})
+	md := c.Markdown()
+	assert.Contains(t, md, "| BySKU | multi-attribute, projects KEYS_ONLY | SKU (S) |")
+	assert.Contains(t, md, "| ByEmail | templated, projects INCLUDE (Amount, SKU) | ByEmailPK (S) |")
+	assert.Contains(t, md, "| All | templated | AllPK (S) |")
 }
 
 var update = flag.Bool("update", false, "rewrite testdata/*.md from the current output")

@@ -5,6 +5,8 @@ import (
 	"log"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/singletable-go/singletable"
 )
 
@@ -92,6 +94,48 @@ func receiptsOf(ctx context.Context, receipts *singletable.Repo[Receipt], user s
 		for _, de := range page.Skipped {
 			log.Printf("receipt not read: %v", de) // the key and why, no values
 		}
+		if cursor = page.Cursor; cursor == "" {
+			return out, nil
+		}
+	}
+}
+
+// Subscription is the recurring payments design of "Index projections";
+// projections_test.go in the root runs it against DynamoDB Local.
+type Subscription struct {
+	AccountID       string            `dynamodbav:"-"`
+	SubID           string            `dynamodbav:"-"`
+	SKU             string            `dynamodbav:"SKU"`
+	Email           string            `dynamodbav:"Email"`
+	PaymentAmount   string            `dynamodbav:"PaymentAmount"`
+	PaymentDetails  map[string]string `dynamodbav:"PaymentDetails"`
+	LastPaymentDate time.Time         `dynamodbav:"LastPaymentDate,rfc3339milli"`
+	NextPaymentDate time.Time         `dynamodbav:"NextPaymentDate,date"`
+	CreatedDate     time.Time         `dynamodbav:"CreatedDate,rfc3339milli"`
+}
+
+var Subscriptions = singletable.MustDefine(singletable.Schema[Subscription]{
+	Type: "Subscription", PK: "ACC#{AccountID}", SK: "SUB#{SubID}#SKU#{SKU}",
+	MatchKeys: true, KeyOnly: []string{"AccountID", "SubID"},
+	Indexes: []singletable.IndexSchema[Subscription]{
+		{Name: "GSI-2", PartitionAttrs: []string{"NextPaymentDate"}, SortAttrs: []string{"LastPaymentDate"},
+			Projection: types.ProjectionTypeInclude,
+			Include:    []string{"PK", "SK", "Email", "PaymentAmount", "SKU", "PaymentDetails"}},
+	},
+})
+
+var _ = duePayments
+
+func duePayments(ctx context.Context, subs *singletable.Repo[Subscription], day time.Time) ([]Subscription, error) {
+	var out []Subscription
+	q := subs.QueryIndex("GSI-2", Subscription{NextPaymentDate: day}).Limit(100)
+	for cursor := ""; ; {
+		page, err := q.After(cursor).Page(ctx)
+		if err != nil {
+			return nil, err
+		}
+		// page.Unprojected is [CreatedDate]: the job does not need it.
+		out = append(out, page.Items...)
 		if cursor = page.Cursor; cursor == "" {
 			return out, nil
 		}

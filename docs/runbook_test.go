@@ -18,7 +18,6 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/migrate"
-	"github.com/singletable-go/singletable/migrate/migratecli"
 )
 
 // Runbook: create a table. CreateTableInput is the exact CreateTable
@@ -81,17 +80,6 @@ func backfillGSI1(ctx context.Context, table *singletable.Table, skills *singlet
 	}
 	log.Printf("rewrote %d of %d items", rep.Counts.Written, rep.Counts.Read)
 	return nil
-}
-
-// Runbook: migrations from the command line, in the service's own binary:
-// `myservice migrate status`, `migrate run ID`, `migrate verify ID`.
-func migrateCommand(ctx context.Context, table *singletable.Table, migrations ...migrate.Migration) int {
-	m, err := migrate.New(table, migrations...)
-	if err != nil {
-		log.Print(err)
-		return migratecli.ExitFailure
-	}
-	return migratecli.Main(ctx, m, os.Args[2:])
 }
 
 // Runbook: throttling. The SDK retries throttled requests; give it more
@@ -159,7 +147,6 @@ func Example_runbook() {
 	fmt.Println(writeCreateTableJSON(table, path), os.Remove(path))
 	fmt.Println(isThrottled(&types.ProvisionedThroughputExceededException{}), isThrottled(singletable.ErrNotFound))
 	_ = productionClient
-	_ = migrateCommand
 	// Output:
 	// <nil>
 	// <nil> <nil>

@@ -21,6 +21,7 @@ var checkedDocs = []string{
 	"streams.md",
 	"observability.md",
 	"workbench.md",
+	"cli.md",
 	"security.md",
 	filepath.Join("..", "README.md"),
 }
@@ -50,6 +51,11 @@ func TestDocSnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	sources = append(sources, lambdaEvents...)
+	tool, err := filepath.Glob(filepath.Join("..", "cmd", "singletable", "examples", "*", "*.go")) // the tool's module
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources = append(sources, tool...)
 	var code [][]string
 	for _, s := range sources {
 		code = append(code, normalized(t, s))

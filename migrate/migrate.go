@@ -17,10 +17,11 @@
 // write does: a copy's transform makes [singletable.WriteOp] values with
 // [singletable.Repo.PutOp], written with [singletable.BatchWrite]; a
 // backfill and a guard migration plan and apply each item's change with
-// [singletable.StoredItems]. Package [migratecli] gives a service's own
-// command the `migrate status | run | verify` subcommands.
+// [singletable.StoredItems]. The singletable command-line tool, a module of
+// its own, gives a service's migrations the `migrate status | run | verify`
+// subcommands, with a progress display ([migratecli], docs/cli.md).
 //
-// [migratecli]: https://pkg.go.dev/github.com/singletable-go/singletable/migrate/migratecli
+// [migratecli]: https://pkg.go.dev/github.com/singletable-go/singletable/cmd/singletable/migratecli
 package migrate
 
 import (

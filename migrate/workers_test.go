@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,26 +21,46 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/migrate"
-	"github.com/singletable-go/singletable/migrate/migratecli"
 )
 
-// The test binary doubles as a service's `migrate` command: with
+// The test binary doubles as a service's migration worker: with
 // migrateWorkerEnv set to "<source table> <target table>", TestMain runs
-// migrateWorkerMain instead of the tests, with the arguments in
+// migrateWorkerMain instead of the tests, with the run flags in
 // migrateWorkerArgsEnv, against DYNAMODB_ENDPOINT.
 const (
 	migrateWorkerEnv     = "SINGLETABLE_TEST_MIGRATE_WORKER"
 	migrateWorkerArgsEnv = "SINGLETABLE_TEST_MIGRATE_ARGS"
 )
 
-// migrateWorkerMain is the skills service's migrate command: the legacy
-// users copy, run by migratecli.Main.
+// migrateWorkerMain is the skills service's migration worker: the legacy
+// users copy run by Migrator.Run with migrateWorkerArgsEnv's "run [flags] ID"
+// (the flags of the command-line tool's `migrate run`), printing progress lines
+// on standard error and the run's report on standard output.
 func migrateWorkerMain() int {
 	tables := strings.Fields(os.Getenv(migrateWorkerEnv))
 	if len(tables) != 2 {
 		fmt.Fprintf(os.Stderr, "%s: want \"<source> <target>\"\n", migrateWorkerEnv)
 		return 2
 	}
+	var ro migrate.RunOptions
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.IntVar(&ro.Segments, "segments", 0, "")
+	fs.IntVar(&ro.Writers, "writers", 0, "")
+	pageSize := fs.Int("page-size", 0, "")
+	fs.BoolVar(&ro.Shared, "shared", false, "")
+	fs.IntVar(&ro.WorkerSegments, "worker-segments", 0, "")
+	fs.DurationVar(&ro.Lease, "lease", 0, "")
+	args := strings.Fields(os.Getenv(migrateWorkerArgsEnv))
+	if len(args) == 0 || args[0] != "run" {
+		fmt.Fprintf(os.Stderr, "%s: want \"run [flags] ID\", got %q\n", migrateWorkerArgsEnv, args)
+		return 2
+	}
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 {
+		fmt.Fprintf(os.Stderr, "%s: want run flags and one migration ID (%v)\n", migrateWorkerArgsEnv, err)
+		return 2
+	}
+	ro.PageSize = int32(*pageSize)
+	id := fs.Arg(0)
 	tbl := singletable.NewTable(ddblocal.NewClient(os.Getenv(ddblocal.EndpointEnv)), tables[1])
 	users := singletable.MustBind(tbl, Users)
 	singletable.MustBind(tbl, UserSkills)
@@ -48,9 +69,29 @@ func migrateWorkerMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	return migratecli.Main(context.Background(), m, strings.Fields(os.Getenv(migrateWorkerArgsEnv)), func(o *migratecli.Options) {
-		o.LineInterval = 100 * time.Millisecond
+	rep, err := m.Run(context.Background(), id, func(r *migrate.RunOptions) {
+		*r = ro
+		r.ProgressInterval = 100 * time.Millisecond
+		r.Progress = func(p migrate.Progress) {
+			if !p.Done {
+				fmt.Fprintf(os.Stderr, "migrate %s: read %d (written %d)\n", id, p.Read, p.Written)
+			}
+		}
 	})
+	if rep != nil {
+		rc, c := rep.RunCounts, rep.Counts
+		fmt.Printf("%s: %s\n", rep.ID, rep.State)
+		fmt.Printf("  this worker: read %d = written %d + skipped %d + failed %d; %d segments claimed, %d taken over\n",
+			rc.Read, rc.Written, rc.Skipped, rc.Failed, rep.Claimed, rep.TakenOver)
+		fmt.Printf("  read %d = written %d + skipped %d + failed %d (scanned %d, %d segments)\n",
+			c.Read, c.Written, c.Skipped, c.Failed, c.Scanned, rep.Segments)
+		fmt.Printf("  %d WCU in %v\n", rep.WCU, rep.Elapsed.Round(time.Millisecond))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 // workerReport is what one worker process printed.
@@ -83,7 +124,8 @@ func parseWorkerReport(t *testing.T, out string) workerReport {
 }
 
 // The must-show of shared migrations: a copy of 20,000 users by three
-// worker processes (this test binary re-executed as `migrate run -shared`),
+// worker processes (this test binary re-executed as a worker running
+// `run -shared`),
 // one of them killed with SIGKILL mid-run. The two others take its
 // segments over once their leases expire; the migration completes with the
 // counts of one pass, and the table equals the one a single process makes.

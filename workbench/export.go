@@ -153,7 +153,9 @@ func newExporter(d singletable.TableDescription) *exporter {
 			f.attrs = append(f.attrs, d.EntityTypeAttr)
 		}
 		for _, fd := range e.Fields {
-			f.attrs = append(f.attrs, fd.Attr)
+			if fd.Attr != "-" { // "-": held only in keys (KeyOnly)
+				f.attrs = append(f.attrs, fd.Attr)
+			}
 		}
 		for _, ix := range e.Indexes {
 			if !ix.MultiAttribute {
@@ -348,7 +350,7 @@ func (x *exporter) goTypes(f *facet) {
 	}
 	for _, fd := range f.e.Fields {
 		sf, ok := f.typ.FieldByName(fd.Name)
-		if !ok {
+		if !ok || fd.Attr == "-" {
 			continue
 		}
 		x.define(fd.Attr, goAttrType(sf.Type, fd.TimeForm))

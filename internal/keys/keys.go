@@ -714,6 +714,74 @@ func keyTextMarshaler(v reflect.Value) encoding.TextMarshaler {
 
 // ---- decoding ----
 
+// Fills fills the fields of a struct value from the keys that hold them,
+// one key after another: a field is decoded from the first key that
+// holds it, and every later key holding it must hold the same value (the
+// same instant for a time). The zero value is ready to use.
+type Fills struct {
+	arr    [8]*model.Field
+	filled []*model.Field
+	from   []string // the key each filled field was decoded from
+}
+
+// Fill decodes key, rendered from t (whose placeholders fields fill, in
+// order), into the fields of dst that need reports, and checks the ones
+// filled before; name names the key in the errors. A key not rendered
+// from t, a value that does not decode, and a field holding another value
+// than an earlier key's are errors naming the field, never its value.
+func (fs *Fills) Fill(t *Template, fields []*model.Field, key, name string, dst reflect.Value, need func(*model.Field) bool) error {
+	vals, err := t.Split(key)
+	if err != nil {
+		return err
+	}
+	if fs.filled == nil {
+		fs.filled = fs.arr[:0]
+	}
+	i := 0
+	for j := range t.Parts {
+		p := &t.Parts[j]
+		if !p.IsPlaceholder() {
+			continue
+		}
+		f, s := fields[i], vals[i]
+		i++
+		if !need(f) {
+			continue
+		}
+		fv := f.Settable(dst)
+		if k := slices.Index(fs.filled, f); k >= 0 {
+			w := reflect.New(fv.Type()).Elem()
+			if err := p.DecodeValue(s, w); err != nil {
+				return fmt.Errorf("field %s: %w", f.Name, err)
+			}
+			if !sameValue(fv, w) {
+				return fmt.Errorf("field %s: the key holds another value than %s", f.Name, fs.from[k])
+			}
+			continue
+		}
+		if err := p.DecodeValue(s, fv); err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		fs.filled, fs.from = append(fs.filled, f), append(fs.from, name)
+	}
+	return nil
+}
+
+// sameValue reports whether v and w, two values of one type, are the same
+// key value: the same instant for times.
+func sameValue(v, w reflect.Value) bool {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() || w.IsNil() {
+			return v.IsNil() == w.IsNil()
+		}
+		v, w = v.Elem(), w.Elem()
+	}
+	if v.Type() == keyTimeType {
+		return v.Interface().(time.Time).Equal(w.Interface().(time.Time))
+	}
+	return reflect.DeepEqual(v.Interface(), w.Interface())
+}
+
 // DecodeValue decodes s, one encoded value (as Split returns it), into
 // the settable dst; it allocates for pointers. It is the inverse of
 // AppendValue and accepts only canonical encodings, so it succeeds only if

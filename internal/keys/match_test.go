@@ -94,7 +94,7 @@ func parsed(tp *Template, key string, i int, typ reflect.Type) (any, bool) {
 	return v.Interface(), true
 }
 
-func sameValue(a, b any) bool {
+func equalValue(a, b any) bool {
 	if ta, ok := a.(time.Time); ok {
 		tb, ok := b.(time.Time)
 		return ok && ta.Equal(tb)
@@ -169,7 +169,7 @@ func TestMatchEqualIsExact(t *testing.T) {
 				}
 				for _, k := range keys { // a value refused is in no key
 					got, ok := parsed(&tp, k, i, typ)
-					if want := ok && sameValue(got, v); ok && holds(conds, k) != want || err != nil && want {
+					if want := ok && equalValue(got, v); ok && holds(conds, k) != want || err != nil && want {
 						t.Errorf("%s: {%d} = %#v: %v (%v) on key %q: holds %v, want %v", c.tpl, i, v, conds, err, k, !want, want)
 					}
 				}
@@ -196,7 +196,7 @@ func TestMatchEqualOnKnownKey(t *testing.T) {
 						continue // the value is in no key
 					}
 					got, ok := parsed(&tp, known, i, typ)
-					if want := ok && sameValue(got, v); holds(conds, known) != want {
+					if want := ok && equalValue(got, v); holds(conds, known) != want {
 						t.Errorf("%s on %q: {%d} = %#v: %v holds %v, want %v", c.tpl, known, i, v, conds, !want, want)
 					}
 					for _, c := range conds {

@@ -47,6 +47,11 @@ type Field struct {
 	KeyMax   int
 	KeyIndex string
 	KeySort  bool
+	// KeyOnly is set for a field held only in key templates (the
+	// schema's KeyOnly): writes never store it as an attribute, even
+	// when its attribute name is a key attribute's, and every decode
+	// fills it from the keys that hold it.
+	KeyOnly bool
 }
 
 // TimeType is the type of time.Time, stored as a string or (Seconds)
@@ -158,6 +163,25 @@ func (f *Field) Get(v reflect.Value) (reflect.Value, bool) {
 		return reflect.Value{}, false
 	}
 	return fv, true
+}
+
+// Settable returns the field in v (an addressable struct value), the
+// embedded pointers on the way allocated when nil.
+func (f *Field) Settable(v reflect.Value) reflect.Value { return FieldAlloc(v, f.Index) }
+
+// FieldAlloc returns the field of v (an addressable struct value) at
+// index, the embedded pointers on the way allocated when nil.
+func FieldAlloc(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
 }
 
 // KeyValue is Get, with a time stored in a Form holding less than the

@@ -184,6 +184,9 @@ type Snapshot struct {
 	Item   map[string]types.AttributeValue // nil when there was no item
 	Mine   bool                            // the item is this entity's
 	Fields []*model.Field                  // the unique fields the write moves
+	// Keys are the stored key attributes some Fields were read from (the
+	// item holds no attribute of their own), checked as read too.
+	Keys []string
 }
 
 // Cond holds while the item's unique attributes are as read in s; pk is
@@ -193,14 +196,26 @@ func (s *Snapshot) Cond(pk string) Condition {
 		return Own(AttrNotExists(pk))
 	}
 	c := Own(AttrExists(pk))
-	for _, f := range s.Fields {
-		if av, ok := s.Item[f.Attr]; ok {
-			c.own = append(c.own, AttrEq(f.Attr, av))
+	for _, a := range s.attrs() {
+		if av, ok := s.Item[a]; ok {
+			c.own = append(c.own, AttrEq(a, av))
 		} else {
-			c.own = append(c.own, AttrNotExists(f.Attr))
+			c.own = append(c.own, AttrNotExists(a))
 		}
 	}
 	return c
+}
+
+// attrs are the attributes the snapshot condition checks: the fields'
+// (a field held only in keys has none: Attr "") and Keys.
+func (s *Snapshot) attrs() []string {
+	var out []string
+	for _, f := range s.Fields {
+		if f.Attr != "" {
+			out = append(out, f.Attr)
+		}
+	}
+	return append(out, s.Keys...)
 }
 
 // Changed reports whether old, the item as it was when the write failed,
@@ -209,9 +224,9 @@ func (s *Snapshot) Changed(old map[string]types.AttributeValue) bool {
 	if (s.Item == nil) != (old == nil) {
 		return true
 	}
-	for _, f := range s.Fields {
-		a, okA := s.Item[f.Attr]
-		b, okB := old[f.Attr]
+	for _, n := range s.attrs() {
+		a, okA := s.Item[n]
+		b, okB := old[n]
 		if okA != okB || (okA && !attrvalue.Equal(a, b)) {
 			return true
 		}

@@ -4,14 +4,18 @@
 //	DYNAMODB_ENDPOINT=http://127.0.0.1:8000 go run ./examples/skills/cmd/skills-server -create-table
 //	go run ./examples/skills/cmd/skills-server -table glad-entities   # real AWS, default credentials
 //
-//	go run ./examples/skills/cmd/skills-server migrate status|run|verify [flags] [ID]
-//
 // With -local it starts DynamoDB Local through ddblocal (downloading it on
-// first use) and stops it on exit. The migrate subcommand runs the skills service's
-// migrations (the legacy users table → glad-entities) through the
-// library's engine, with a progress bar. With DYNAMODB_ENDPOINT it talks to the
+// first use) and stops it on exit. With DYNAMODB_ENDPOINT it talks to the
 // server there. Otherwise it uses the AWS SDK's default configuration
 // (environment, shared config, instance role).
+//
+// The service's migrations (the legacy users table → glad-entities), its
+// catalog and drift check are run by the singletable command-line tool
+// through the service's registration, cmd/singletable/examples/skills (a
+// module of its own, so that this one carries no command-line
+// dependencies; see docs/cli.md):
+//
+//	go run -C cmd/singletable ./examples/skills migrate status|run|verify [flags] [ID]
 package main
 
 import (
@@ -31,7 +35,6 @@ import (
 
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/examples/skills"
-	"github.com/singletable-go/singletable/migrate/migratecli"
 )
 
 func main() {
@@ -39,34 +42,16 @@ func main() {
 	table := flag.String("table", skills.TableName, "DynamoDB table name")
 	local := flag.Bool("local", false, "start DynamoDB Local and create the table")
 	create := flag.Bool("create-table", false, "create the table from the declarations before serving")
-	legacy := flag.String("legacy-table", skills.LegacyTableName, "legacy users table (for migrate)")
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if flag.Arg(0) == "migrate" {
-		os.Exit(migrate(*table, *legacy, flag.Args()[1:]))
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "skills-server takes no arguments, got %q (migrations: go run -C cmd/singletable ./examples/skills migrate)\n", flag.Args())
+		os.Exit(2)
 	}
 	if err := run(log, *addr, *table, *local, *create); err != nil {
 		log.Error("skills-server", "err", err)
 		os.Exit(1)
 	}
-}
-
-// migrate runs `migrate status|run|verify` against the table given by
-// DYNAMODB_ENDPOINT or the AWS default configuration.
-func migrate(table, legacy string, args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	client, err := awsClient(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return migratecli.ExitFailure
-	}
-	m, err := skills.Migrator(skills.NewStore(client, table), legacy)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return migratecli.ExitFailure
-	}
-	return migratecli.Main(ctx, m, args)
 }
 
 func awsClient(ctx context.Context) (*dynamodb.Client, error) {

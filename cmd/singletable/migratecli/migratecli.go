@@ -5,8 +5,12 @@
 //	migrate run [flags] ID         run or resume a migration
 //	migrate verify [flags] ID      compare what it should have produced
 //
-// The service declares its entities and migrations as usual and hands the
-// arguments after "migrate" to [Main]:
+// It lives in the command-line tool's module
+// (github.com/singletable-go/singletable/cmd/singletable), so the library's
+// go.mod carries no command-line dependencies. The tool's `migrate`
+// subcommand runs it over the migrations a program registers (see
+// docs/cli.md); a service can also hand the arguments after "migrate" to
+// [Main] in its own binary:
 //
 //	func main() {
 //		if len(os.Args) > 1 && os.Args[1] == "migrate" {
@@ -61,11 +65,14 @@ type Options struct {
 	// Run is applied to every run's options before the command-line flags,
 	// to set defaults for this service (a rate limit, more writers).
 	Run func(*migrate.RunOptions)
+	// Command is how the usage names the subcommand; default "migrate"
+	// (the tool sets "singletable migrate").
+	Command string
 }
 
 // Exit codes returned by [Main].
 const (
-	ExitOK      = 0 // done; for verify, no difference
+	ExitOK      = 0 // done (or help asked for); for verify, no difference
 	ExitFailure = 1 // the command failed, items failed, or verify found differences
 	ExitUsage   = 2 // bad arguments
 )
@@ -73,51 +80,62 @@ const (
 // Main runs the migrate subcommand in args (the arguments after "migrate")
 // and returns the process exit code.
 func Main(ctx context.Context, m *migrate.Migrator, args []string, optFns ...func(*Options)) int {
-	o := Options{Stdout: os.Stdout, Stderr: os.Stderr, LineInterval: 10 * time.Second}
+	o := Options{Stdout: os.Stdout, Stderr: os.Stderr, LineInterval: 10 * time.Second, Command: "migrate"}
 	for _, fn := range optFns {
 		fn(&o)
 	}
 	if len(args) == 0 {
-		usage(o.Stderr)
+		usage(o.Stderr, o.Command)
 		return ExitUsage
 	}
 	var err error
 	code := ExitOK
 	switch args[0] {
 	case "status":
+		if len(args) > 1 && isHelp(args[1]) {
+			usage(o.Stdout, o.Command)
+			return ExitOK
+		}
 		err = status(ctx, m, o)
 	case "run":
 		code, err = run(ctx, m, args[1:], o)
 	case "verify":
 		code, err = verify(ctx, m, args[1:], o)
 	case "help", "-h", "-help", "--help":
-		usage(o.Stdout)
+		usage(o.Stdout, o.Command)
 		return ExitOK
 	default:
-		fmt.Fprintf(o.Stderr, "migrate: unknown command %q\n", args[0])
-		usage(o.Stderr)
+		fmt.Fprintf(o.Stderr, "%s: unknown command %q\n", o.Command, args[0])
+		usage(o.Stderr, o.Command)
 		return ExitUsage
 	}
 	var ue usageError
 	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage(o.Stdout, o.Command)
+		return ExitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(o.Stderr, "migrate: %v\n", err)
+		fmt.Fprintf(o.Stderr, "%s: %v\n", o.Command, err)
 		return ExitUsage
 	case err != nil:
-		fmt.Fprintf(o.Stderr, "migrate: %v\n", err)
+		fmt.Fprintf(o.Stderr, "%s: %v\n", o.Command, err)
 		return ExitFailure
 	}
 	return code
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
 }
 
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `usage:
-  migrate status                 show every migration's state and counts
-  migrate run [flags] ID         run a migration, or resume it from its checkpoints
+func usage(w io.Writer, cmd string) {
+	fmt.Fprintf(w, `usage:
+  %[1]s status                 show every migration's state and counts
+  %[1]s run [flags] ID         run a migration, or resume it from its checkpoints
       -segments N   parallel scan segments (first run only)
       -writers N    write requests in flight
       -page-size N  items per scan request
@@ -128,11 +146,18 @@ func usage(w io.Writer) {
       -worker-segments N  segments a shared worker scans at once
       -lease D      lease duration (default 1m): how long a crashed run
                     (or worker's segments) stays claimed
-  migrate verify [flags] ID      compare the table with what the migration produces
+  %[1]s verify [flags] ID      compare the table with what the migration produces
       -sample F     fraction of items compared attribute by attribute (default 1)
       -segments N   parallel scan segments
       -max-diffs N  differences listed
-`)
+
+A run shows its progress on standard error: a bar on a terminal, otherwise
+a line every 10s. Ctrl-C stops it after its in-flight writes; running it
+again resumes from its checkpoints.
+
+exit codes: 0 done (verify: no difference), 1 failure, failed items or
+differences found, 2 usage.
+`, cmd)
 }
 
 func status(ctx context.Context, m *migrate.Migrator, o Options) error {
@@ -172,6 +197,9 @@ func status(ctx context.Context, m *migrate.Migrator, o Options) error {
 func parse(fs *flag.FlagSet, args []string) (string, error) {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", err
+		}
 		return "", usageError{err.Error()}
 	}
 	if fs.NArg() != 1 {
