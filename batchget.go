@@ -19,6 +19,16 @@ import (
 // after retries are listed in the returned *BatchError: their dests are
 // untouched and found is false for them (do not read them as missing).
 //
+// Results keep the positions of the keys: nothing is left out or
+// reordered, so reading n keys into a slice of n is
+//
+//	got := make([]T, len(keys))
+//	ops := make([]singletable.GetOp, len(keys))
+//	for i, k := range keys {
+//		ops[i] = repo.GetOp(k, &got[i])
+//	}
+//	found, err := singletable.BatchGet(ctx, ops) // found[i]: whether got[i] was read
+//
 // [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
 func BatchGet(ctx context.Context, ops []GetOp, optFns ...func(*BatchOptions)) (found []bool, err error) {
 	found = make([]bool, len(ops))

@@ -114,7 +114,7 @@ type SortCondition interface {
 }
 
 // Where narrows the collection, by key condition, to the sort keys cond
-// matches: Where(skills.Query(UserSkill{SkillName: "p"}).Where(singletable.Ge, "SkillName"))
+// matches: Where(skills.Query(UserSkill{}).Where("SkillName", singletable.Ge, "p"))
 // reads the skills from "p" on, and items of any entity in that range.
 func (c *Collection) Where(cond SortCondition) *Collection {
 	d := c.clone()

@@ -37,12 +37,12 @@ func TestCollectionSortConditions(t *testing.T) {
 		want []string
 	}{
 		{"shape", s.candidates.Query(Candidate{}), []string{"Java", "Kotlin", "Python", "Rust"}},
-		{"ge", s.candidates.Query(Candidate{Name: "P"}).Where(singletable.Ge, "Name"), []string{"Python", "Rust"}},
-		{"gt equal value excluded", s.candidates.Query(Candidate{Name: "Python"}).Where(singletable.Gt, "Name"), []string{"Rust"}},
-		{"lt", s.candidates.Query(Candidate{Name: "Kotlin"}).Where(singletable.Lt, "Name"), []string{"Java"}},
-		{"eq", s.candidates.Query(Candidate{Name: "Rust"}).Where(singletable.Eq, "Name"), []string{"Rust"}},
-		{"between", s.candidates.Query(Candidate{Name: "K"}).Between(Candidate{Name: "Q"}, "Name"), []string{"Kotlin", "Python"}},
-		{"begins with", s.candidates.Query(Candidate{}).BeginsWith("J", "Name"), []string{"Java"}},
+		{"ge", s.candidates.Query(Candidate{}).Where("Name", singletable.Ge, "P"), []string{"Python", "Rust"}},
+		{"gt equal value excluded", s.candidates.Query(Candidate{}).Where("Name", singletable.Gt, "Python"), []string{"Rust"}},
+		{"lt", s.candidates.Query(Candidate{}).Where("Name", singletable.Lt, "Kotlin"), []string{"Java"}},
+		{"eq", s.candidates.Query(Candidate{}).Where("Name", singletable.Eq, "Rust"), []string{"Rust"}},
+		{"between", s.candidates.Query(Candidate{}).Between("Name", "K", "Q"), []string{"Kotlin", "Python"}},
+		{"begins with", s.candidates.Query(Candidate{}).BeginsWith("Name", "J"), []string{"Java"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,7 +67,7 @@ func TestCollectionSortConditions(t *testing.T) {
 
 	// A range that holds nothing sends nothing.
 	before := s.c.requests.Load()
-	got, err := fav.Where(s.candidates.Query(Candidate{Name: "Z"}).Between(Candidate{Name: "A"}, "Name")).Collect(ctx, s.candidates.Member())
+	got, err := fav.Where(s.candidates.Query(Candidate{}).Between("Name", "Z", "A")).Collect(ctx, s.candidates.Member())
 	require.NoError(t, err)
 	assert.Empty(t, got)
 	assert.Equal(t, before, s.c.requests.Load())
@@ -96,7 +96,7 @@ func TestCollectionSortConditions(t *testing.T) {
 	// and a cursor of another condition is ErrInvalidCursor.
 	names := []string{}
 	cursor, pages := "", 0
-	cond := s.voters.Query(Voter{Name: "b"}).Where(singletable.Ge, "Name")
+	cond := s.voters.Query(Voter{}).Where("Name", singletable.Ge, "b")
 	for {
 		var page []Voter
 		p, err := fav.Where(cond).Limit(2).After(cursor).Page(ctx, s.voters.Into(&page))
@@ -109,7 +109,7 @@ func TestCollectionSortConditions(t *testing.T) {
 			break
 		}
 		if pages == 1 {
-			_, err := fav.Where(s.voters.Query(Voter{Name: "b"}).Where(singletable.Lt, "Name")).After(cursor).Page(ctx, s.voters.Member())
+			_, err := fav.Where(s.voters.Query(Voter{}).Where("Name", singletable.Lt, "b")).After(cursor).Page(ctx, s.voters.Member())
 			assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "a cursor outside the other condition")
 		}
 	}
@@ -138,7 +138,7 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 	// A table collection: john's skills before "s".
 	var list []UserSkill
 	_, err = users.Collection(User{Username: "ann"}).
-		Where(skills.Query(UserSkill{SkillName: "s"}).Where(singletable.Lt, "SkillName")).
+		Where(skills.Query(UserSkill{}).Where("SkillName", singletable.Lt, "s")).
 		Collect(ctx, skills.Into(&list))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"go"}, skillNames(list))
@@ -146,7 +146,7 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 	// A templated index (GSI1: LEVEL#{Level}#USER#{Username}).
 	var experts []UserSkill
 	_, err = skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).
-		Where(skills.QueryIndex("GSI1", UserSkill{Level: "Expert"}).Where(singletable.Eq, "Level")).
+		Where(skills.QueryIndex("GSI1", UserSkill{}).Where("Level", singletable.Eq, "Expert")).
 		Collect(ctx, skills.Into(&experts))
 	require.NoError(t, err)
 	require.Len(t, experts, 2)
@@ -156,7 +156,7 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 	// A multi-attribute index (GSI2: SkillName, Level | Years, LastUsed).
 	var seasoned []UserSkill
 	_, err = skills.IndexCollection("GSI2", UserSkill{SkillName: "go", Level: "Beginner"}).
-		Where(skills.QueryIndex("GSI2", UserSkill{Years: 3}).Where(singletable.Ge, "Years")).
+		Where(skills.QueryIndex("GSI2", UserSkill{}).Where("Years", singletable.Ge, 3)).
 		Collect(ctx, skills.Into(&seasoned))
 	require.NoError(t, err)
 	require.Len(t, seasoned, 1)
@@ -171,11 +171,11 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"not a sort key field", errOf(coll.Where(skills.Query(UserSkill{}).Where(singletable.Ge, "Level")).Collect(ctx, skills.Member()))},
-		{"not the first sort field", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.QueryIndex("GSI1", UserSkill{}).Where(singletable.Eq, "Username")).Collect(ctx, skills.Member()))},
+		{"not a sort key field", errOf(coll.Where(skills.Query(UserSkill{}).Where("Level", singletable.Ge, nil)).Collect(ctx, skills.Member()))},
+		{"not the first sort field", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.QueryIndex("GSI1", UserSkill{}).Where("Username", singletable.Eq, nil)).Collect(ctx, skills.Member()))},
 		{"entity without the index", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(users.QueryIndex("GSI1", User{})).Collect(ctx, skills.Member()))},
-		{"a query of another index", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.Query(UserSkill{Level: "Expert"}).Where(singletable.Eq, "Level")).Collect(ctx, skills.Member()))},
-		{"a query with more than a sort condition", errOf(coll.Where(skills.Query(UserSkill{SkillName: "s"}).Where(singletable.Lt, "SkillName").Limit(1)).Collect(ctx, skills.Member()))},
+		{"a query of another index", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.Query(UserSkill{}).Where("Level", singletable.Eq, "Expert")).Collect(ctx, skills.Member()))},
+		{"a query with more than a sort condition", errOf(coll.Where(skills.Query(UserSkill{}).Where("SkillName", singletable.Lt, "s").Limit(1)).Collect(ctx, skills.Member()))},
 		{"another table", errOf(coll.Where(otherUsers.Query(User{})).Collect(ctx, users.Member()))},
 		{"two conditions", errOf(coll.Where(users.Query(User{})).Where(skills.Query(UserSkill{})).Collect(ctx, users.Member()))},
 		{"nil condition", errOf(coll.Where(nil).Collect(ctx, users.Member()))},

@@ -293,7 +293,7 @@ func (q *querySpec) describeTemplatedSort(sk compiledKey, attr string) []string 
 		}
 		return []string{attr + c.Op + v}
 	}
-	n := min(len(q.fields), len(sk.fields))
+	n, _ := q.sortFields(sk.fields, "")
 	if n == 0 {
 		return nil
 	}
@@ -317,7 +317,7 @@ func (q *querySpec) describeTemplatedSort(sk compiledKey, attr string) []string 
 }
 
 func (q *querySpec) describeMultiSort(idx *indexPlan) []string {
-	n := min(len(q.fields), len(idx.sort))
+	n, _ := q.sortFields(idx.sort, "")
 	var out []string
 	for _, f := range idx.sort[:max(n-1, 0)] {
 		out = append(out, f.Attr+" = {"+f.Name+"}")

@@ -118,10 +118,10 @@ func TestQueryDescribe(t *testing.T) {
 	}{
 		{accounts.Query(k), singletable.QueryDescription{Entity: "Account",
 			Partition: "PK = ACCOUNT#{ID}", Sort: "SK = A"}},
-		{accounts.QueryIndex("ByRegion", k).Where(singletable.Eq, "Email").Desc(), singletable.QueryDescription{
+		{accounts.QueryIndex("ByRegion", k).Where("Email", singletable.Eq, k.Email).Desc(), singletable.QueryDescription{
 			Entity: "Account", Index: "ByRegion", Partition: "ByRegionPK = REGION#{Region}#shard_{0..3}",
 			Sort: "ByRegionSK = {Email}", Descending: true}},
-		{accounts.QueryIndex("ByScore", k).Where(singletable.Ge, "Score").
+		{accounts.QueryIndex("ByScore", k).Where("Score", singletable.Ge, k.Score).
 			Filter(expression.Name("Email").AttributeExists()), singletable.QueryDescription{
 			Entity: "Account", Index: "ByScore", Partition: "Region = {Region}", Sort: "score >= {Score}", Filtered: true}},
 		{accounts.QueryIndex("Nope", k), singletable.QueryDescription{Entity: "Account", Index: "Nope"}},

@@ -23,8 +23,8 @@
 //	table := singletable.NewTable(client, "glad-entities")
 //	skills := singletable.MustBind(table, UserSkills)
 //	stored, err := skills.Create(ctx, UserSkill{Username: "john", SkillName: "go", Level: "Expert", Years: 7})
-//	experts, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go", Level: "Expert"}).
-//		Where(singletable.Eq, "Level").Collect(ctx)
+//	experts, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}).
+//		Where("Level", singletable.Eq, "Expert").Collect(ctx)
 //
 // # Declarations
 //

@@ -374,7 +374,7 @@ func TestKeyFormatErrorsDoNotQuoteValues(t *testing.T) {
 		}
 		where := fmt.Sprintf("%s %s: BeginsWith", v.entity, v.c.placeholder())
 		before := c.n.Load()
-		_, err := v.repo.QueryIndex("GSI1", good).BeginsWith(prefix, v.c.field).Collect(ctx)
+		_, err := v.repo.QueryIndex("GSI1", good).BeginsWith(v.c.field, prefix).Collect(ctx)
 		tried++
 		var ke *singletable.KeyError
 		require.ErrorAs(t, err, &ke, where)
@@ -435,11 +435,11 @@ func keyRenderingOps(ctx context.Context, r *singletable.Repo[Sensitive], good, 
 		if index {
 			ops["RenderIndexKeys"] = func() error { _, _, err := r.Entity().RenderIndexKeys("GSI1", bad); return err }
 			ops["QueryIndex Where"] = func() error {
-				_, err := r.QueryIndex("GSI1", bad).Where(singletable.Ge, field).Collect(ctx)
+				_, err := r.QueryIndex("GSI1", bad).Where(field, singletable.Ge, value).Collect(ctx)
 				return err
 			}
 			ops["QueryIndex Between"] = func() error {
-				_, err := r.QueryIndex("GSI1", good).Between(bad, field).Collect(ctx)
+				_, err := r.QueryIndex("GSI1", good).Between(field, nil, value).Collect(ctx)
 				return err
 			}
 		}
@@ -449,8 +449,8 @@ func keyRenderingOps(ctx context.Context, r *singletable.Repo[Sensitive], good, 
 	ops["Get"] = func() error { _, err := r.Get(ctx, bad); return err }
 	ops["Delete"] = func() error { _, err := r.Delete(ctx, bad); return err }
 	ops["Update"] = func() error { _, err := r.Update(bad).Set("Note", "m").Run(ctx); return err }
-	ops["Query Where"] = func() error { _, err := r.Query(bad).Where(singletable.Eq, field).Collect(ctx); return err }
-	ops["Query Between"] = func() error { _, err := r.Query(good).Between(bad, field).Collect(ctx); return err }
+	ops["Query Where"] = func() error { _, err := r.Query(bad).Where(field, singletable.Eq, value).Collect(ctx); return err }
+	ops["Query Between"] = func() error { _, err := r.Query(good).Between(field, nil, value).Collect(ctx); return err }
 	ops["BatchWrite DeleteOp"] = func() error {
 		return singletable.BatchWrite(ctx, []singletable.WriteOp{r.DeleteOp(bad)})
 	}

@@ -16,8 +16,8 @@ func ExampleQuery_Request() {
 	table := singletable.NewTable(nil, "glad-entities") // no client needed offline
 	skills := singletable.MustBind(table, UserSkills)
 
-	in, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "golang", Level: "Expert"}).
-		Where(singletable.Eq, "Level").
+	in, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "golang"}).
+		Where("Level", singletable.Eq, "Expert").
 		Limit(20).
 		Request()
 	if err != nil {

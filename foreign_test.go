@@ -253,7 +253,7 @@ func TestForeignUntypedQuery(t *testing.T) {
 		t.Errorf("pages %v, want %v", paged, names)
 	}
 	// Sort conditions hold on untyped items too.
-	after, err := s.voters.Query(ForeignVoter{Election: "lang", Name: "carol"}).Where(singletable.Gt, "Name").Collect(ctx)
+	after, err := s.voters.Query(ForeignVoter{Election: "lang"}).Where("Name", singletable.Gt, "carol").Collect(ctx)
 	if err != nil || len(after) != 3 || after[0].Name != "dave" {
 		t.Errorf("Where Gt: %+v %v", after, err)
 	}
@@ -462,7 +462,7 @@ func TestForeignKeyOnlyFields(t *testing.T) {
 		t.Fatalf("stored %v", raw)
 	}
 	// Queries, updates and projections fill them from the key.
-	all, err := logs.Query(UsageLog{User: "john", Day: "2024-03"}).BeginsWith("2024-03", "Day").Collect(ctx)
+	all, err := logs.Query(UsageLog{User: "john", Day: "2024-03"}).BeginsWith("Day", "2024-03").Collect(ctx)
 	if err != nil || len(all) != 2 || all[1].Day != "2024-03-02" || all[1].Action != "search" {
 		t.Fatalf("query: %+v %v", all, err)
 	}

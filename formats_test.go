@@ -215,7 +215,7 @@ func TestKeyFormatsEventLog(t *testing.T) {
 	require.NotNil(t, item, "the library's append under the service's key string")
 
 	// Query(PK=EVENTS, SK >= {lastSeq}), the service's sync read, both ways.
-	since, err := events.Query(LogEvent{Seq: 3}).Where(singletable.Ge, "Seq").Collect(ctx)
+	since, err := events.Query(LogEvent{}).Where("Seq", singletable.Ge, 3).Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []int64{3, 4}, eventSeqs(since))
 	out, err := c.Client.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(tbl.Name()),
@@ -232,7 +232,7 @@ func TestKeyFormatsEventLog(t *testing.T) {
 		{singletable.Eq, []int64{2}}, {singletable.Lt, []int64{1}}, {singletable.Le, []int64{1, 2}},
 		{singletable.Gt, []int64{3, 4}}, {singletable.Ge, []int64{2, 3, 4}},
 	} {
-		got, err := events.Query(LogEvent{Seq: 2}).Where(c.op, "Seq").Collect(ctx)
+		got, err := events.Query(LogEvent{}).Where("Seq", c.op, 2).Collect(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, eventSeqs(got), "Seq %v 2", c.op)
 	}
@@ -246,11 +246,11 @@ func TestKeyFormatsEventLog(t *testing.T) {
 		{singletable.Le, 2 * time.Second, []int64{2}}, {singletable.Gt, time.Second, []int64{2}},
 		{singletable.Ge, 3 * time.Second, nil},
 	} {
-		got, err := events.Query(LogEvent{Seq: 2, At: base.Add(c.at)}).Where(c.op, "Seq", "At").Collect(ctx)
+		got, err := events.Query(LogEvent{Seq: 2}).Where("At", c.op, base.Add(c.at)).Collect(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, eventSeqs(got), "Seq = 2, At %v %v", c.op, c.at)
 	}
-	between, err := events.Query(LogEvent{Seq: 2}).Between(LogEvent{Seq: 3}, "Seq").Collect(ctx)
+	between, err := events.Query(LogEvent{}).Between("Seq", 2, 3).Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []int64{2, 3}, eventSeqs(between))
 }
@@ -304,7 +304,7 @@ func TestKeyFormatsRawNames(t *testing.T) {
 	for _, pivot := range []string{"Go", "Go\x00", "C#", "D"} {
 		k := RawCandidate{Election: "Favorite Language", Name: pivot}
 		for _, op := range []singletable.SortOp{singletable.Eq, singletable.Lt, singletable.Le, singletable.Gt, singletable.Ge} {
-			got, err := candidates.Query(k).Where(op, "Name").Collect(ctx)
+			got, err := candidates.Query(k).Where("Name", op, k.Name).Collect(ctx)
 			require.NoError(t, err)
 			var want []string
 			for _, n := range names {
@@ -315,10 +315,10 @@ func TestKeyFormatsRawNames(t *testing.T) {
 			assert.Equal(t, want, candidateNamesFormats(got), "Name %v %q", op, pivot)
 		}
 	}
-	begins, err := candidates.Query(RawCandidate{Election: "Favorite Language"}).BeginsWith("Go", "Name").Collect(ctx)
+	begins, err := candidates.Query(RawCandidate{Election: "Favorite Language"}).BeginsWith("Name", "Go").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"Go", "Go\x00x", "Go Lang", "Gopher"}, candidateNamesFormats(begins))
-	between, err := candidates.Query(RawCandidate{Election: "Favorite Language", Name: "C#"}).Between(RawCandidate{Name: "Go Lang"}, "Name").Collect(ctx)
+	between, err := candidates.Query(RawCandidate{Election: "Favorite Language"}).Between("Name", "C#", "Go Lang").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"C#", "C++", "Go", "Go\x00x", "Go Lang"}, candidateNamesFormats(between))
 }
@@ -367,7 +367,7 @@ func TestKeyFormatsTimeBoundaries(t *testing.T) {
 	for _, pivot := range []time.Duration{0, -time.Millisecond, time.Second} {
 		k := FmtTask{Status: "OPEN", Created: sec.Add(pivot)}
 		for _, op := range []singletable.SortOp{singletable.Eq, singletable.Lt, singletable.Le, singletable.Gt, singletable.Ge} {
-			got, err := tasks.QueryIndex("GSI2", k).Where(op, "Created").Collect(ctx)
+			got, err := tasks.QueryIndex("GSI2", k).Where("Created", op, k.Created).Collect(ctx)
 			require.NoError(t, err)
 			var want []string
 			for i, off := range offsets {
@@ -378,7 +378,7 @@ func TestKeyFormatsTimeBoundaries(t *testing.T) {
 			assert.Equal(t, want, taskIDs(got), "GSI2 Created %v %v", op, pivot)
 		}
 	}
-	between, err := tasks.QueryIndex("GSI2", FmtTask{Status: "OPEN", Created: sec}).Between(FmtTask{Created: sec.Add(999 * time.Millisecond)}, "Created").Collect(ctx)
+	between, err := tasks.QueryIndex("GSI2", FmtTask{Status: "OPEN"}).Between("Created", sec, sec.Add(999*time.Millisecond)).Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"m2", "m3", "m4"}, taskIDs(between))
 
@@ -399,7 +399,7 @@ func TestKeyFormatsTimeBoundaries(t *testing.T) {
 		{singletable.Eq, []string{"p1", "p2"}}, {singletable.Lt, []string{"p0"}}, {singletable.Le, []string{"p0", "p1", "p2"}},
 		{singletable.Gt, []string{"p3"}}, {singletable.Ge, []string{"p1", "p2", "p3"}},
 	} {
-		got, err := tasks.QueryIndex("GSI1", FmtTask{User: "py", Created: sec}).Where(c.op, "Created").Collect(ctx)
+		got, err := tasks.QueryIndex("GSI1", FmtTask{User: "py"}).Where("Created", c.op, sec).Collect(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, taskIDs(got), "GSI1 Created %v", c.op)
 	}
@@ -410,11 +410,11 @@ func TestKeyFormatsTimeBoundaries(t *testing.T) {
 		{singletable.Eq, []string{"p1"}}, {singletable.Lt, nil}, {singletable.Le, []string{"p1"}},
 		{singletable.Gt, []string{"p2"}}, {singletable.Ge, []string{"p1", "p2"}},
 	} {
-		got, err := tasks.QueryIndex("GSI1", FmtTask{User: "py", Created: sec, ID: "p1"}).Where(c.op, "Created", "ID").Collect(ctx)
+		got, err := tasks.QueryIndex("GSI1", FmtTask{User: "py", Created: sec}).Where("ID", c.op, "p1").Collect(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, taskIDs(got), "GSI1 Created = s, ID %v p1", c.op)
 	}
-	day, err := tasks.QueryIndex("GSI1", FmtTask{User: "py"}).BeginsWith("2025-01-15T11:00", "Created").Collect(ctx)
+	day, err := tasks.QueryIndex("GSI1", FmtTask{User: "py"}).BeginsWith("Created", "2025-01-15T11:00").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"p1", "p2", "p3"}, taskIDs(day))
 }
@@ -440,13 +440,13 @@ func TestKeyFormatsDates(t *testing.T) {
 			"date": d + "T00:00:00Z"})
 	}
 	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
-	jan, err := meals.Query(Meal{User: "123", Day: day("2024-01-01")}).Between(Meal{Day: day("2024-01-31")}, "Day").Collect(ctx)
+	jan, err := meals.Query(Meal{User: "123"}).Between("Day", day("2024-01-01"), day("2024-01-31")).Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"2024-01-01", "2024-01-15", "2024-01-31"}, mealDays(jan))
-	month, err := meals.Query(Meal{User: "123"}).BeginsWith("2024-01", "Day").Collect(ctx)
+	month, err := meals.Query(Meal{User: "123"}).BeginsWith("Day", "2024-01").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"2024-01-01", "2024-01-15", "2024-01-31"}, mealDays(month))
-	after, err := meals.Query(Meal{User: "123", Day: day("2024-01-31")}).Where(singletable.Gt, "Day").Collect(ctx)
+	after, err := meals.Query(Meal{User: "123"}).Where("Day", singletable.Gt, day("2024-01-31")).Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"2024-02-01"}, mealDays(after))
 	m, err := meals.Get(ctx, Meal{User: "123", Day: day("2024-01-15")})
@@ -478,7 +478,7 @@ func TestKeyFormatsCursors(t *testing.T) {
 		require.NoError(t, err)
 	}
 	for _, desc := range []bool{false, true} {
-		q := candidates.Query(RawCandidate{Election: "e", Name: "A"}).Where(singletable.Gt, "Name").Limit(2)
+		q := candidates.Query(RawCandidate{Election: "e"}).Where("Name", singletable.Gt, "A").Limit(2)
 		if desc {
 			q = q.Desc()
 		}
@@ -493,7 +493,7 @@ func TestKeyFormatsCursors(t *testing.T) {
 				break
 			}
 			// The cursor of a Gt "A" range does not resume a Lt "A" query.
-			_, err = candidates.Query(RawCandidate{Election: "e", Name: "A"}).Where(singletable.Lt, "Name").After(cur).Page(ctx)
+			_, err = candidates.Query(RawCandidate{Election: "e"}).Where("Name", singletable.Lt, "A").After(cur).Page(ctx)
 			assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
 		}
 		want := []string{"A\x00", "A B", "AB", "B", "B C", "C", "D", "E"}
@@ -550,7 +550,7 @@ func TestKeyFormatsRefuseBeforeTheNetwork(t *testing.T) {
 		{"rfc3339 with milliseconds", "At", func() error { _, err := events.Put(ctx, LogEvent{Seq: 1, At: at.Add(time.Millisecond)}); return err }},
 		{"get with milliseconds", "At", func() error { _, err := events.Get(ctx, LogEvent{Seq: 1, At: at.Add(time.Millisecond)}); return err }},
 		{"query bound wider than %08d", "Seq", func() error {
-			_, err := events.Query(LogEvent{Seq: 1e9}).Where(singletable.Ge, "Seq").Collect(ctx)
+			_, err := events.Query(LogEvent{}).Where("Seq", singletable.Ge, 1e9).Collect(ctx)
 			return err
 		}},
 		{"raw with its delimiter", "Skill", func() error {
@@ -558,7 +558,7 @@ func TestKeyFormatsRefuseBeforeTheNetwork(t *testing.T) {
 			return err
 		}},
 		{"query with a raw value holding its delimiter", "Skill", func() error {
-			_, err := r.skills.Query(RawSkill{User: "u", Skill: "c#"}).Where(singletable.Eq, "Skill").Collect(ctx)
+			_, err := r.skills.Query(RawSkill{User: "u"}).Where("Skill", singletable.Eq, "c#").Collect(ctx)
 			return err
 		}},
 		{"raw with U+10FFFF", "Name", func() error {
@@ -572,11 +572,11 @@ func TestKeyFormatsRefuseBeforeTheNetwork(t *testing.T) {
 		}},
 		{"date with a time of day", "Day", func() error { _, err := meals.Put(ctx, Meal{User: "u", Day: at}); return err }},
 		{"BeginsWith outside the alphabet", "Day", func() error {
-			_, err := meals.Query(Meal{User: "u"}).BeginsWith("2024/01", "Day").Collect(ctx)
+			_, err := meals.Query(Meal{User: "u"}).BeginsWith("Day", "2024/01").Collect(ctx)
 			return err
 		}},
 		{"BeginsWith raw prefix with the delimiter", "Skill", func() error {
-			_, err := r.skills.Query(RawSkill{User: "u"}).BeginsWith("c#", "Skill").Collect(ctx)
+			_, err := r.skills.Query(RawSkill{User: "u"}).BeginsWith("Skill", "c#").Collect(ctx)
 			return err
 		}},
 	}
@@ -634,9 +634,9 @@ func TestKeyFormatsDescribe(t *testing.T) {
 	require.Len(t, d.Indexes, 2)
 	assert.Equal(t, []singletable.KeyPart{{Field: "Created", Format: "rfc3339"}, {Literal: "#"}, {Field: "ID", Format: "raw"}}, d.Indexes[0].SK.Parts)
 	assert.Equal(t, "GSI1SK = {Created:rfc3339}#{ID:raw}", "GSI1SK = "+d.Indexes[0].SK.Template)
-	q := tasks.QueryIndex("GSI1", FmtTask{}).Where(singletable.Gt, "Created").Describe()
+	q := tasks.QueryIndex("GSI1", FmtTask{}).Where("Created", singletable.Gt, nil).Describe()
 	assert.Equal(t, "GSI1SK > {Created:rfc3339}", q.Sort)
-	q = tasks.QueryIndex("GSI1", FmtTask{}).Where(singletable.Eq, "Created").Describe()
+	q = tasks.QueryIndex("GSI1", FmtTask{}).Where("Created", singletable.Eq, nil).Describe()
 	assert.Equal(t, "begins_with(GSI1SK, {Created:rfc3339}#)", q.Sort)
 }
 
@@ -664,13 +664,13 @@ func TestKeyFormatsRawBeforeDelimiter(t *testing.T) {
 		q    *singletable.Query[RawSkill]
 		want []int
 	}{
-		{r.skills.Query(RawSkill{User: "u", Skill: "machine"}).Where(singletable.Eq, "Skill"), []int{1, 3}},
-		{r.skills.Query(RawSkill{User: "u", Skill: "machine learning"}).Where(singletable.Eq, "Skill"), []int{2}},
-		{r.skills.Query(RawSkill{User: "u", Skill: "mach"}).Where(singletable.Eq, "Skill"), []int{5}},
-		{r.skills.Query(RawSkill{User: "u", Skill: "machine", Years: 1}).Where(singletable.Gt, "Skill", "Years"), []int{3}},
-		{r.skills.Query(RawSkill{User: "u", Skill: "machine", Years: 3}).Where(singletable.Lt, "Skill", "Years"), []int{1}},
-		{r.skills.Query(RawSkill{User: "u", Skill: "machine", Years: 3}).Where(singletable.Eq, "Skill", "Years"), []int{3}},
-		{r.skills.Query(RawSkill{User: "u"}).BeginsWith("machine", "Skill"), []int{2, 1, 3, 4}}, // key order: " " < "#" < "-",
+		{r.skills.Query(RawSkill{User: "u"}).Where("Skill", singletable.Eq, "machine"), []int{1, 3}},
+		{r.skills.Query(RawSkill{User: "u"}).Where("Skill", singletable.Eq, "machine learning"), []int{2}},
+		{r.skills.Query(RawSkill{User: "u"}).Where("Skill", singletable.Eq, "mach"), []int{5}},
+		{r.skills.Query(RawSkill{User: "u", Skill: "machine"}).Where("Years", singletable.Gt, 1), []int{3}},
+		{r.skills.Query(RawSkill{User: "u", Skill: "machine"}).Where("Years", singletable.Lt, 3), []int{1}},
+		{r.skills.Query(RawSkill{User: "u", Skill: "machine"}).Where("Years", singletable.Eq, 3), []int{3}},
+		{r.skills.Query(RawSkill{User: "u"}).BeginsWith("Skill", "machine"), []int{2, 1, 3, 4}}, // key order: " " < "#" < "-",
 	} {
 		got, err := c.q.Collect(ctx)
 		require.NoError(t, err)
@@ -740,18 +740,18 @@ func TestKeyFormatsMultiAttributeTimes(t *testing.T) {
 	q := r.QueryIndex("GSI2", SkillUse{Skill: "python", Day: day("2024-01-01")})
 	// Ties (lib and u2024-01-01 share a day and a second) come in no
 	// promised order.
-	assert.ElementsMatch(t, []string{"lib", "u2024-01-01"}, users(q.Where(singletable.Eq, "Day")))
-	assert.Equal(t, []string{"u2024-01-02"}, users(q.Where(singletable.Gt, "Day")))
-	assert.Equal(t, []string{"u2023-12-31"}, users(q.Where(singletable.Lt, "Day")))
-	le := users(q.Where(singletable.Le, "Day"))
+	assert.ElementsMatch(t, []string{"lib", "u2024-01-01"}, users(q.Where("Day", singletable.Eq, day("2024-01-01"))))
+	assert.Equal(t, []string{"u2024-01-02"}, users(q.Where("Day", singletable.Gt, day("2024-01-01"))))
+	assert.Equal(t, []string{"u2023-12-31"}, users(q.Where("Day", singletable.Lt, day("2024-01-01"))))
+	le := users(q.Where("Day", singletable.Le, day("2024-01-01")))
 	require.Len(t, le, 3)
 	assert.Equal(t, "u2023-12-31", le[0])
 	assert.ElementsMatch(t, []string{"lib", "u2024-01-01"}, le[1:])
-	ge := users(r.QueryIndex("GSI2", SkillUse{Skill: "python", Day: day("2024-01-01").Add(23 * time.Hour)}).Where(singletable.Ge, "Day"))
+	ge := users(r.QueryIndex("GSI2", SkillUse{Skill: "python"}).Where("Day", singletable.Ge, day("2024-01-01").Add(23*time.Hour)))
 	require.Len(t, ge, 3, "a time of day is its date")
 	assert.ElementsMatch(t, []string{"lib", "u2024-01-01"}, ge[:2])
 	assert.Equal(t, "u2024-01-02", ge[2])
-	ge = users(r.QueryIndex("GSI3", SkillUse{Skill: "python", At: time.Unix(1704067200, 0)}).Where(singletable.Ge, "At"))
+	ge = users(r.QueryIndex("GSI3", SkillUse{Skill: "python"}).Where("At", singletable.Ge, time.Unix(1704067200, 0)))
 	require.Len(t, ge, 3)
 	assert.ElementsMatch(t, []string{"lib", "u2024-01-01"}, ge[:2])
 	assert.Equal(t, "u2024-01-02", ge[2])
@@ -846,7 +846,7 @@ func TestKeyFormatsISOFormatAndLayouts(t *testing.T) {
 		{sec.Add(us), singletable.Gt, []string{"463"}},
 		{sec.Add(us), singletable.Le, []string{"459", "460", "462", "461"}},
 	} {
-		assert.Equal(t, c.want, ids(r.QueryIndex("GSI1", PyGoal{User: "u", Created: c.at}).Where(c.op, "Created")), "%v %v", c.op, c.at)
+		assert.Equal(t, c.want, ids(r.QueryIndex("GSI1", PyGoal{User: "u"}).Where("Created", c.op, c.at)), "%v %v", c.op, c.at)
 	}
 	g, err := r.Get(ctx, PyGoal{User: "u", ID: "462"})
 	require.NoError(t, err)
@@ -854,7 +854,7 @@ func TestKeyFormatsISOFormatAndLayouts(t *testing.T) {
 	assert.Equal(t, time.Date(2024, 1, 10, 11, 0, 0, 0, time.UTC), g.Local)
 	assert.Equal(t, time.Date(0, 1, 1, 8, 30, 0, 0, time.UTC), g.Slot)
 	assert.True(t, g.Seen.Equal(time.Unix(1736937000, 0)), "epoch seconds in an S: %v", g.Seen)
-	assert.Equal(t, []string{"459", "460", "461", "462", "463"}, ids(r.QueryIndex("GSI2", PyGoal{User: "u", Local: g.Local, Slot: g.Slot}).Where(singletable.Eq, "Local", "Slot")))
+	assert.Equal(t, []string{"459", "460", "461", "462", "463"}, ids(r.QueryIndex("GSI2", PyGoal{User: "u", Local: g.Local}).Where("Slot", singletable.Eq, g.Slot)))
 
 	// The library writes the canonical forms.
 	mine := PyGoal{User: "v", ID: "1", Created: sec.Add(us), Local: g.Local, Slot: g.Slot, Seen: time.Unix(1736937000, 0)}

@@ -55,7 +55,7 @@ func TestHostileKeyValues(t *testing.T) {
 		// A hostile skill name never reaches john's other skills.
 		_, err = skills.Get(ctx, UserSkill{Username: "john", SkillName: h})
 		assert.ErrorIs(t, err, singletable.ErrNotFound, "%q", h)
-		prefixed, err := skills.Query(UserSkill{Username: "john", SkillName: h}).BeginsWith(h, "SkillName").Collect(ctx)
+		prefixed, err := skills.Query(UserSkill{Username: "john", SkillName: h}).BeginsWith("SkillName", h).Collect(ctx)
 		require.NoError(t, err)
 		for _, s := range prefixed {
 			assert.True(t, strings.HasPrefix(s.SkillName, h), "prefix %q matched %q", h, s.SkillName)
@@ -72,7 +72,7 @@ func TestHostileKeyValues(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"go", "golang"}, skillNames(all))
 	// "go" as an exact skill never matches "golang".
-	eq, err := skills.Query(UserSkill{Username: "john", SkillName: "go"}).Where(singletable.Eq, "SkillName").Collect(ctx)
+	eq, err := skills.Query(UserSkill{Username: "john"}).Where("SkillName", singletable.Eq, "go").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"go"}, skillNames(eq))
 

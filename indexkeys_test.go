@@ -38,9 +38,9 @@ var deviceLogs = singletable.MustDefine(singletable.Schema[DeviceLog]{
 // when state is not "".
 func escalated(t *testing.T, repo *singletable.Repo[DeviceLog], person, state string) []string {
 	t.Helper()
-	q := repo.QueryIndex("GSI2", DeviceLog{EscalatedTo: person, State: state})
+	q := repo.QueryIndex("GSI2", DeviceLog{EscalatedTo: person})
 	if state != "" {
-		q = q.Where(singletable.Eq, "State")
+		q = q.Where("State", singletable.Eq, state)
 	}
 	got, err := q.Collect(context.Background())
 	require.NoError(t, err)
@@ -116,8 +116,8 @@ func TestIndexKeyIsTableSortKey(t *testing.T) {
 		cur = page.Cursor
 	}
 	assert.Equal(t, []string{"d4", "d1", "d2"}, paged)
-	got, err := repo.QueryIndex("GSI2", DeviceLog{EscalatedTo: "Sara", State: "WARNING2", Date: "2020-04-25T00:00:00"}).
-		Where(singletable.Ge, "State", "Date").Collect(ctx)
+	got, err := repo.QueryIndex("GSI2", DeviceLog{EscalatedTo: "Sara", State: "WARNING2"}).
+		Where("Date", singletable.Ge, "2020-04-25T00:00:00").Collect(ctx)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "d2", got[0].DeviceID)

@@ -93,8 +93,8 @@ func TestKeyOnlyIndexOrderItemUpdate(t *testing.T) {
 	assert.Equal(t, shopOrderItem("12345", "12345", "12345", "2020-06-22T08:00:00", "2", "100"), rawGet(t, tbl, "o#12345", "p#12345"),
 		"both index keys recomputed, the customer read back from GSI2-PK, no attribute added")
 
-	june := items.QueryIndex("GSI2", ShopOrderItem{CustomerID: "12345", Date: shopTime(t, "2020-06-01T00:00:00")}).
-		Between(ShopOrderItem{Date: shopTime(t, "2020-06-30T23:59:59")}, "Date")
+	june := items.QueryIndex("GSI2", ShopOrderItem{CustomerID: "12345"}).
+		Between("Date", shopTime(t, "2020-06-01T00:00:00"), shopTime(t, "2020-06-30T23:59:59"))
 	found, err := june.Collect(ctx)
 	require.NoError(t, err)
 	require.Len(t, found, 2)

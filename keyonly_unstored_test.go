@@ -62,7 +62,7 @@ func TestKeyOnlyFieldsTaggedDash(t *testing.T) {
 		func(o *singletable.ReadOptions) { o.Fields = []string{"DeviceID", "Owner"} })
 	require.NoError(t, err)
 	assert.Equal(t, UnstoredLog{DeviceID: "d1", State: "open", Date: "2024-01-02", Owner: "ann"}, part, "Fields naming one reads the keys")
-	open, err := logs.Query(UnstoredLog{DeviceID: "d1", State: "open"}).Where(singletable.Eq, "State").Collect(ctx)
+	open, err := logs.Query(UnstoredLog{DeviceID: "d1"}).Where("State", singletable.Eq, "open").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []UnstoredLog{a}, open)
 	all, err := logs.Query(UnstoredLog{DeviceID: "d1"}).Collect(ctx)

@@ -445,11 +445,11 @@ func TestCursorOtherSortCondition(t *testing.T) {
 	putEach(t, posts, ps)
 
 	// Pages ending at Seq 14 on the table and on the index.
-	table, err := events.Query(Event{Stream: "s", Seq: 10}).Where(singletable.Ge, "Seq").Limit(5).Page(ctx)
+	table, err := events.Query(Event{Stream: "s"}).Where("Seq", singletable.Ge, 10).Limit(5).Page(ctx)
 	require.NoError(t, err)
-	index, err := events.QueryIndex("GSI1", Event{Kind: "k", Seq: 10}).Where(singletable.Ge, "Seq").Limit(5).Page(ctx)
+	index, err := events.QueryIndex("GSI1", Event{Kind: "k"}).Where("Seq", singletable.Ge, 10).Limit(5).Page(ctx)
 	require.NoError(t, err)
-	sharded, err := posts.QueryIndex("GSI1", Post{At: base.Add(6 * time.Hour)}).Where(singletable.Ge, "At").Limit(3).Page(ctx)
+	sharded, err := posts.QueryIndex("GSI1", Post{}).Where("At", singletable.Ge, base.Add(6*time.Hour)).Limit(3).Page(ctx)
 	require.NoError(t, err)
 	require.NotEmpty(t, table.Cursor)
 	require.NotEmpty(t, index.Cursor)
@@ -457,26 +457,26 @@ func TestCursorOtherSortCondition(t *testing.T) {
 
 	c.requests.Store(0)
 	bad := map[string]*singletable.Query[Event]{
-		"table Lt":      events.Query(Event{Stream: "s", Seq: 5}).Where(singletable.Lt, "Seq").After(table.Cursor),
-		"table Eq":      events.Query(Event{Stream: "s", Seq: 3}).Where(singletable.Eq, "Seq").After(table.Cursor),
-		"table Gt":      events.Query(Event{Stream: "s", Seq: 20}).Where(singletable.Gt, "Seq").After(table.Cursor),
-		"table Between": events.Query(Event{Stream: "s", Seq: 2}).Between(Event{Seq: 8}, "Seq").After(table.Cursor),
-		"index Le":      events.QueryIndex("GSI1", Event{Kind: "k", Seq: 5}).Where(singletable.Le, "Seq").After(index.Cursor),
-		"index Between": events.QueryIndex("GSI1", Event{Kind: "k", Seq: 20}).Between(Event{Seq: 25}, "Seq").After(index.Cursor),
+		"table Lt":      events.Query(Event{Stream: "s"}).Where("Seq", singletable.Lt, 5).After(table.Cursor),
+		"table Eq":      events.Query(Event{Stream: "s"}).Where("Seq", singletable.Eq, 3).After(table.Cursor),
+		"table Gt":      events.Query(Event{Stream: "s"}).Where("Seq", singletable.Gt, 20).After(table.Cursor),
+		"table Between": events.Query(Event{Stream: "s"}).Between("Seq", 2, 8).After(table.Cursor),
+		"index Le":      events.QueryIndex("GSI1", Event{Kind: "k"}).Where("Seq", singletable.Le, 5).After(index.Cursor),
+		"index Between": events.QueryIndex("GSI1", Event{Kind: "k"}).Between("Seq", 20, 25).After(index.Cursor),
 	}
 	for name, q := range bad {
 		_, err := q.Page(ctx)
 		assert.ErrorIs(t, err, singletable.ErrInvalidCursor, name)
 	}
-	_, err = posts.QueryIndex("GSI1", Post{At: base.Add(2 * time.Hour)}).Where(singletable.Lt, "At").After(sharded.Cursor).Page(ctx)
+	_, err = posts.QueryIndex("GSI1", Post{}).Where("At", singletable.Lt, base.Add(2*time.Hour)).After(sharded.Cursor).Page(ctx)
 	assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "sharded index Lt")
 	assert.Zero(t, c.requests.Load(), "a cursor outside the sort condition must be refused before any request")
 
 	// The same query resumes; so does a condition that still holds the
 	// cursor's key, and the query without a sort condition.
 	for name, q := range map[string]*singletable.Query[Event]{
-		"same":  events.Query(Event{Stream: "s", Seq: 10}).Where(singletable.Ge, "Seq").Limit(5).After(table.Cursor),
-		"wider": events.Query(Event{Stream: "s", Seq: 2}).Where(singletable.Ge, "Seq").Limit(5).After(table.Cursor),
+		"same":  events.Query(Event{Stream: "s"}).Where("Seq", singletable.Ge, 10).Limit(5).After(table.Cursor),
+		"wider": events.Query(Event{Stream: "s"}).Where("Seq", singletable.Ge, 2).Limit(5).After(table.Cursor),
 		"none":  events.Query(Event{Stream: "s"}).Limit(5).After(table.Cursor),
 	} {
 		page, err := q.Page(ctx)
@@ -484,7 +484,7 @@ func TestCursorOtherSortCondition(t *testing.T) {
 		require.NotEmpty(t, page.Items, name)
 		assert.Equal(t, 15, page.Items[0].Seq, name)
 	}
-	next, err := posts.QueryIndex("GSI1", Post{At: base.Add(6 * time.Hour)}).Where(singletable.Ge, "At").Limit(3).After(sharded.Cursor).Page(ctx)
+	next, err := posts.QueryIndex("GSI1", Post{}).Where("At", singletable.Ge, base.Add(6*time.Hour)).Limit(3).After(sharded.Cursor).Page(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 9, next.Items[0].ID)
 }

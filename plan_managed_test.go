@@ -257,7 +257,7 @@ func TestManagedTimestampsInKeyFormats(t *testing.T) {
 	u, err := docs.Update(StampedDoc{Owner: "o", ID: "1"}).Set("Kind", "k2").Run(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, d.Created, u.Created, "CreatedAt kept")
-	got, err := docs.QueryIndex("GSI1", StampedDoc{Kind: "k2", Created: d.Created}).Where(singletable.Eq, "Created").Collect(ctx)
+	got, err := docs.QueryIndex("GSI1", StampedDoc{Kind: "k2"}).Where("Created", singletable.Eq, d.Created).Collect(ctx)
 	require.NoError(t, err)
 	assert.Len(t, got, 1)
 

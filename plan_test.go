@@ -165,7 +165,7 @@ func TestManagedFieldsInIndexKeys(t *testing.T) {
 	l := check("create")
 	assert.True(t, exp.Truncate(time.Second).Equal(l.Expires), "TTL is stored in seconds")
 	// An Eq query with the value read back finds the item.
-	got, err := ledgers.QueryIndex("GSI3", Ledger{Book: "b", Expires: l.Expires}).Where(singletable.Eq, "Expires").Collect(ctx)
+	got, err := ledgers.QueryIndex("GSI3", Ledger{Book: "b"}).Where("Expires", singletable.Eq, l.Expires).Collect(ctx)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 

@@ -305,7 +305,7 @@ func TestPreviewEqualsSent(t *testing.T) {
 			return err
 		}, []string{"GetItem (sent)", "TransactWriteItems"}, false},
 		{"Query page", func(ctx context.Context) error {
-			_, err := docs.Query(PDoc{Team: "core", ID: "d1"}).Where(singletable.Ge, "ID").Limit(2).Page(ctx)
+			_, err := docs.Query(PDoc{Team: "core"}).Where("ID", singletable.Ge, "d1").Limit(2).Page(ctx)
 			return err
 		}, []string{"Query"}, false},
 		{"Query on an index with a filter", func(ctx context.Context) error {

@@ -23,9 +23,10 @@ import (
 // SortOp is a comparison on a sort key, used with [Query.Where].
 type SortOp int
 
-// Sort key comparisons. With fields f1..fn given, f1..fn-1 must equal the
-// key's values and fn is compared with the operator; Eq with fewer fields
-// than the sort key has is a prefix match (begins_with on the rendered key).
+// Sort key comparisons. The field named is compared with the operator and
+// the sort key fields before it equal the query key's; Eq on a field
+// before the sort key's last is a prefix match (begins_with on the
+// rendered key).
 const (
 	Eq SortOp = iota + 1
 	Lt
@@ -72,7 +73,7 @@ type querySpec struct {
 	index  string
 	kind   int
 	op     SortOp
-	fields []string
+	field  string // the sort key field the condition names
 	prefix string
 	whole  bool // Complete
 }
@@ -160,42 +161,70 @@ func (q *Query[T]) clone() *Query[T] {
 	return &c
 }
 
-func (q *Query[T]) setSort(kind int, op SortOp, fields []string) *Query[T] {
+func (q *Query[T]) setSort(kind int, op SortOp, field string) *Query[T] {
 	c := q.clone()
 	if c.kind != sortNone {
 		c.fail("only one sort key condition per query")
 	}
-	if len(fields) == 0 {
-		c.fail("a sort key condition names at least one field")
-	}
-	c.kind, c.op, c.fields = kind, op, fields
+	c.kind, c.op, c.field = kind, op, field
 	return c
 }
 
-// Where adds a sort key condition on the named sort key fields, the sort
-// key's first fields in order, whose values come from the query's key:
-// Where(Ge, "Level", "Years") means Level = key.Level and Years >= key.Years.
-func (q *Query[T]) Where(op SortOp, fields ...string) *Query[T] {
-	c := q.setSort(sortCmp, op, fields)
+// setValue sets the named field of the key value v (a *T) to x (nil:
+// leaves it), recording a wrong field or a value that does not fit it.
+func (q *querySpec) setValue(v any, field string, x any) {
+	f, err := q.r.e.field(field)
+	if err != nil {
+		q.errs = append(q.errs, err)
+		return
+	}
+	if x == nil {
+		return
+	}
+	if err := f.SetValue(reflect.ValueOf(v).Elem(), x); err != nil {
+		q.errs = append(q.errs, validationErr(q.r.e.name, field, "sort condition value: %v", err))
+	}
+}
+
+// Where adds the sort key condition "field op value". field is a field of
+// the sort key (of the index, for [Repo.QueryIndex]); the sort key fields
+// before it come from the query's key and must equal it; value has the
+// field's type, or is a constant that fits it ("open" for a named string
+// type, 3 for an int64), else the read is a *ValidationError. A nil value
+// leaves the field as the key has it, for a query that is only described
+// ([Query.Describe], the catalog); run, it needs the field set.
+//
+// For example
+//
+//	Query(Skill{User: "u1", Level: "senior"}).Where("Years", singletable.Ge, 3)
+//
+// matches Level = "senior" and Years >= 3. Eq on a field before the sort
+// key's last matches every key with that prefix.
+func (q *Query[T]) Where(field string, op SortOp, value any) *Query[T] {
+	c := q.setSort(sortCmp, op, field)
 	if op < Eq || op > Ge {
 		c.fail("unknown sort operator %d", int(op))
 	}
+	c.setValue(&c.key, field, value)
 	return c
 }
 
-// Between adds the sort key condition key.last <= last <= hi.last, where
-// last is the final named field and the fields before it equal the key's.
-func (q *Query[T]) Between(hi T, fields ...string) *Query[T] {
-	c := q.setSort(sortBetween, 0, fields)
-	c.hi = hi
+// Between adds the sort key condition lo <= field <= hi, field and the
+// values as for [Query.Where].
+func (q *Query[T]) Between(field string, lo, hi any) *Query[T] {
+	c := q.setSort(sortBetween, 0, field)
+	c.hi = c.key
+	c.setValue(&c.key, field, lo)
+	c.setValue(&c.hi, field, hi)
 	return c
 }
 
-// BeginsWith adds the sort key condition "the final named field starts with
-// prefix" (a string field), the fields before it equal to the key's:
-// BeginsWith("2024-01", "Date") matches every date in January 2024.
-func (q *Query[T]) BeginsWith(prefix string, fields ...string) *Query[T] {
-	c := q.setSort(sortBeginsWith, 0, fields)
+// BeginsWith adds the sort key condition "field starts with prefix" (a
+// string field, or one whose placeholder has a format), the sort key
+// fields before it equal to the key's: BeginsWith("Date", "2024-01")
+// matches every date in January 2024.
+func (q *Query[T]) BeginsWith(field, prefix string) *Query[T] {
+	c := q.setSort(sortBeginsWith, 0, field)
 	c.prefix = prefix
 	return c
 }
@@ -560,20 +589,18 @@ func (s *readSpec) finishQuery(in *dynamodb.QueryInput, index string) error {
 	return nil
 }
 
-// sortFields checks that the condition's fields are the first of have.
-func (q *querySpec) sortFields(have []*model.Field, what string) error {
-	if len(q.fields) > len(have) {
-		return validationErr(q.r.e.name, what, "sort condition names %d fields; the sort key has %d (%s)", len(q.fields), len(have), fieldNames(have))
-	}
-	for i, name := range q.fields {
-		if have[i].Name != name {
-			if _, err := q.r.e.field(name); err != nil {
-				return err
-			}
-			return validationErr(q.r.e.name, name, "not sort key field %d of %s: the sort key's fields are, in order: %s", i+1, what, fieldNames(have))
+// sortFields returns how many sort key fields, of have, the condition
+// covers: up to and including the field it names.
+func (q *querySpec) sortFields(have []*model.Field, what string) (int, error) {
+	for i, f := range have {
+		if f.Name == q.field {
+			return i + 1, nil
 		}
 	}
-	return nil
+	if _, err := q.r.e.field(q.field); err != nil {
+		return 0, err
+	}
+	return 0, validationErr(q.r.e.name, q.field, "not a field of the sort key of %s, whose fields are, in order: %s", what, fieldNames(have))
 }
 
 func fieldNames(fs []*model.Field) string {
@@ -616,7 +643,7 @@ func (q *querySpec) checkSortSize(conds ...expr.KeyCond) error {
 		for _, av := range []types.AttributeValue{c.V1, c.V2} {
 			if n, limit := keyBytes(av), keyLimit(true); n > limit {
 				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.Attr,
-					Err: fmt.Errorf("sort key condition value on %s is %d bytes, over DynamoDB's %d-byte limit", strings.Join(q.fields, ", "), n, limit)}
+					Err: fmt.Errorf("sort key condition value on %s is %d bytes, over DynamoDB's %d-byte limit", q.field, n, limit)}
 			}
 		}
 	}
@@ -636,10 +663,11 @@ func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Va
 	if !sk.defined() {
 		return nil, false, validationErr(q.r.e.name, where, "sort condition on a key without a sort key")
 	}
-	if err := q.sortFields(sk.fields, where); err != nil {
+	n, err := q.sortFields(sk.fields, where)
+	if err != nil {
 		return nil, false, err
 	}
-	r, err := q.sortRange(sk, attr, kv)
+	r, err := q.sortRange(sk, attr, kv, n)
 	if err != nil {
 		return nil, false, err
 	}
@@ -661,7 +689,7 @@ func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Va
 	if err != nil {
 		return nil, false, err
 	}
-	if n := len(q.fields); q.op == Eq && n == len(sk.fields) {
+	if q.op == Eq && n == len(sk.fields) {
 		return expr.KeyCmp(attr, expr.OpEq, r.prefix+E+r.lit), false, nil // the whole key: lit ends it
 	}
 	return r.compare(q.op, E)
@@ -695,8 +723,7 @@ type sortRange struct {
 }
 
 // sortRange renders the prefix of a sort condition on sk from kv.
-func (q *querySpec) sortRange(sk compiledKey, attr string, kv reflect.Value) (sortRange, error) {
-	n := len(q.fields)
+func (q *querySpec) sortRange(sk compiledKey, attr string, kv reflect.Value, n int) (sortRange, error) {
 	r := sortRange{q: q, attr: attr, last: sk.fields[n-1], place: sk.places[n-1], lit: sk.tpl.LiteralAfter(n - 1)}
 	b, err := sk.tpl.AppendPrefix(nil, sk.fields, kv, n-1)
 	if err != nil {
@@ -810,11 +837,11 @@ func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]expr.KeyC
 	if q.kind == sortNone {
 		return nil, nil
 	}
-	if err := q.sortFields(idx.sort, "index "+idx.name); err != nil {
+	n, err := q.sortFields(idx.sort, "index "+idx.name)
+	if err != nil {
 		return nil, err
 	}
 	var conds []expr.KeyCond
-	n := len(q.fields)
 	for _, f := range idx.sort[:n-1] {
 		av, err := q.r.multiValue(idx, f, kv)
 		if err != nil {

@@ -51,20 +51,20 @@ func TestSortConditionsOnTemplatedKeys(t *testing.T) {
 		q    *singletable.Query[Reading]
 		want []string
 	}{
-		{"eq prefix", repo.Query(k).Where(singletable.Eq, "Day"), []string{"d2/-3", "d2/-2", "d2/-1", "d2/0", "d2/1", "d2/2", "d2/3"}},
-		{"eq full", repo.Query(k).Where(singletable.Eq, "Day", "Seq"), []string{"d2/0"}},
-		{"gt", repo.Query(k).Where(singletable.Gt, "Day", "Seq"), []string{"d2/1", "d2/2", "d2/3"}},
-		{"ge", repo.Query(k).Where(singletable.Ge, "Day", "Seq"), []string{"d2/0", "d2/1", "d2/2", "d2/3"}},
-		{"lt", repo.Query(k).Where(singletable.Lt, "Day", "Seq"), []string{"d2/-3", "d2/-2", "d2/-1"}},
-		{"le", repo.Query(k).Where(singletable.Le, "Day", "Seq"), []string{"d2/-3", "d2/-2", "d2/-1", "d2/0"}},
-		{"between", repo.Query(k).Between(Reading{Seq: 2}, "Day", "Seq"), []string{"d2/0", "d2/1", "d2/2"}},
-		{"empty between", repo.Query(k).Between(Reading{Seq: -1}, "Day", "Seq"), nil},
-		{"day gt", repo.Query(k).Where(singletable.Gt, "Day"), seqsOf("d2x", "d3")},
-		{"day ge", repo.Query(k).Where(singletable.Ge, "Day"), seqsOf("d2", "d2x", "d3")},
-		{"day lt", repo.Query(k).Where(singletable.Lt, "Day"), seqsOf("d1")},
-		{"day le", repo.Query(k).Where(singletable.Le, "Day"), seqsOf("d1", "d2")},
-		{"day begins", repo.Query(k).BeginsWith("d2", "Day"), seqsOf("d2", "d2x")},
-		{"desc limit", repo.Query(k).Where(singletable.Eq, "Day").Desc().Limit(2), []string{"d2/3", "d2/2"}},
+		{"eq prefix", repo.Query(k).Where("Day", singletable.Eq, k.Day), []string{"d2/-3", "d2/-2", "d2/-1", "d2/0", "d2/1", "d2/2", "d2/3"}},
+		{"eq full", repo.Query(k).Where("Seq", singletable.Eq, k.Seq), []string{"d2/0"}},
+		{"gt", repo.Query(k).Where("Seq", singletable.Gt, k.Seq), []string{"d2/1", "d2/2", "d2/3"}},
+		{"ge", repo.Query(k).Where("Seq", singletable.Ge, k.Seq), []string{"d2/0", "d2/1", "d2/2", "d2/3"}},
+		{"lt", repo.Query(k).Where("Seq", singletable.Lt, k.Seq), []string{"d2/-3", "d2/-2", "d2/-1"}},
+		{"le", repo.Query(k).Where("Seq", singletable.Le, k.Seq), []string{"d2/-3", "d2/-2", "d2/-1", "d2/0"}},
+		{"between", repo.Query(k).Between("Seq", k.Seq, 2), []string{"d2/0", "d2/1", "d2/2"}},
+		{"empty between", repo.Query(k).Between("Seq", k.Seq, -1), nil},
+		{"day gt", repo.Query(k).Where("Day", singletable.Gt, k.Day), seqsOf("d2x", "d3")},
+		{"day ge", repo.Query(k).Where("Day", singletable.Ge, k.Day), seqsOf("d2", "d2x", "d3")},
+		{"day lt", repo.Query(k).Where("Day", singletable.Lt, k.Day), seqsOf("d1")},
+		{"day le", repo.Query(k).Where("Day", singletable.Le, k.Day), seqsOf("d1", "d2")},
+		{"day begins", repo.Query(k).BeginsWith("Day", "d2"), seqsOf("d2", "d2x")},
+		{"desc limit", repo.Query(k).Where("Day", singletable.Eq, k.Day).Desc().Limit(2), []string{"d2/3", "d2/2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -200,17 +200,17 @@ func TestSortConditionsAtTheKeyLimit(t *testing.T) {
 			lower := key
 			lower.Dept = fill
 			for name, q := range map[string]*singletable.Query[OrgPosition]{
-				"eq dept":           repo.Query(key).Where(singletable.Eq, "Dept"),
-				"eq dept team":      repo.Query(key).Where(singletable.Eq, "Dept", "Team"),
-				"eq all":            repo.Query(key).Where(singletable.Eq, "Dept", "Team", "Role"),
-				"le dept":           repo.Query(key).Where(singletable.Le, "Dept"),
-				"le dept team":      repo.Query(key).Where(singletable.Le, "Dept", "Team"),
-				"le all":            repo.Query(key).Where(singletable.Le, "Dept", "Team", "Role"),
-				"ge dept team":      repo.Query(key).Where(singletable.Ge, "Dept", "Team"),
-				"gt lower":          repo.Query(lower).Where(singletable.Gt, "Dept"),
-				"between dept":      repo.Query(lower).Between(key, "Dept"),
-				"between dept team": repo.Query(key).Between(key, "Dept", "Team"),
-				"begins with":       repo.Query(OrgPosition{Org: org}).BeginsWith(key.Dept, "Dept"),
+				"eq dept":           repo.Query(key).Where("Dept", singletable.Eq, key.Dept),
+				"eq dept team":      repo.Query(key).Where("Team", singletable.Eq, key.Team),
+				"eq all":            repo.Query(key).Where("Role", singletable.Eq, key.Role),
+				"le dept":           repo.Query(key).Where("Dept", singletable.Le, key.Dept),
+				"le dept team":      repo.Query(key).Where("Team", singletable.Le, key.Team),
+				"le all":            repo.Query(key).Where("Role", singletable.Le, key.Role),
+				"ge dept team":      repo.Query(key).Where("Team", singletable.Ge, key.Team),
+				"gt lower":          repo.Query(lower).Where("Dept", singletable.Gt, lower.Dept),
+				"between dept":      repo.Query(lower).Between("Dept", lower.Dept, key.Dept),
+				"between dept team": repo.Query(key).Between("Team", key.Team, key.Team),
+				"begins with":       repo.Query(OrgPosition{Org: org}).BeginsWith("Dept", key.Dept),
 			} {
 				got, err := q.Collect(ctx)
 				if err != nil || len(got) != 1 {
@@ -219,7 +219,7 @@ func TestSortConditionsAtTheKeyLimit(t *testing.T) {
 			}
 			lt := key
 			lt.Team = "u"
-			if got, err := repo.Query(lt).Where(singletable.Lt, "Dept", "Team").Collect(ctx); err != nil || len(got) != 1 {
+			if got, err := repo.Query(lt).Where("Team", singletable.Lt, lt.Team).Collect(ctx); err != nil || len(got) != 1 {
 				t.Errorf("%s lt team u: %d items, %v", org, len(got), err)
 			}
 		}
@@ -228,9 +228,9 @@ func TestSortConditionsAtTheKeyLimit(t *testing.T) {
 	long := OrgPosition{Org: "o", Dept: strings.Repeat("x", 1030)}
 	n := c.requests.Load()
 	for name, q := range map[string]*singletable.Query[OrgPosition]{
-		"eq":          repo.Query(long).Where(singletable.Eq, "Dept"),
-		"ge":          repo.Query(long).Where(singletable.Ge, "Dept"),
-		"begins with": repo.Query(OrgPosition{Org: "o"}).BeginsWith(long.Dept, "Dept"),
+		"eq":          repo.Query(long).Where("Dept", singletable.Eq, long.Dept),
+		"ge":          repo.Query(long).Where("Dept", singletable.Ge, long.Dept),
+		"begins with": repo.Query(OrgPosition{Org: "o"}).BeginsWith("Dept", long.Dept),
 	} {
 		var ke *singletable.KeyError
 		if _, err := q.Collect(ctx); !errors.As(err, &ke) {

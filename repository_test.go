@@ -70,7 +70,7 @@ func TestUsersAndSkills(t *testing.T) {
 	g, err := skills.Get(ctx, UserSkill{Username: "john", SkillName: "go"})
 	require.NoError(t, err)
 	assert.Equal(t, "Beginner", g.Level)
-	eq, err := skills.Query(UserSkill{Username: "john", SkillName: "go"}).Where(singletable.Eq, "SkillName").Collect(ctx)
+	eq, err := skills.Query(UserSkill{Username: "john"}).Where("SkillName", singletable.Eq, "go").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"go"}, skillNames(eq))
 
@@ -79,7 +79,7 @@ func TestUsersAndSkills(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Intermediate", up.Level)
 	assert.Equal(t, 2, up.Endorsements)
-	byGo, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go", Level: "Intermediate"}).Where(singletable.Eq, "Level").Collect(ctx)
+	byGo, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}).Where("Level", singletable.Eq, "Intermediate").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"john"}, usernames(byGo))
 
@@ -96,7 +96,7 @@ func TestUsersAndSkills(t *testing.T) {
 	assert.Equal(t, []string{"alice", "john", "mary", "bob"}, usernames(py))
 
 	// AP12: experts for a skill (GSI1SK begins_with LEVEL#Expert#).
-	ex2, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "python", Level: "Expert"}).Where(singletable.Eq, "Level").Collect(ctx)
+	ex2, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "python"}).Where("Level", singletable.Eq, "Expert").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"alice", "john", "mary"}, usernames(ex2))
 
@@ -106,18 +106,18 @@ func TestUsersAndSkills(t *testing.T) {
 	assert.Equal(t, 2, n)
 
 	// GSI2 (multi-attribute): Python, Expert, Years = 7, LastUsed >= 2024-01-01.
-	r1, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "python", Level: "Expert", Years: 7, LastUsed: date("2024-01-01")}).
-		Where(singletable.Ge, "Years", "LastUsed").Collect(ctx)
+	r1, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "python", Level: "Expert", Years: 7}).
+		Where("LastUsed", singletable.Ge, date("2024-01-01")).Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"mary"}, usernames(r1))
 	// Python, Expert, Years >= 5.
-	r2, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "python", Level: "Expert", Years: 5}).
-		Where(singletable.Ge, "Years").Collect(ctx)
+	r2, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "python", Level: "Expert"}).
+		Where("Years", singletable.Ge, 5).Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"john", "mary", "alice"}, usernames(r2))
 	// and descending.
-	r3, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "python", Level: "Expert", Years: 5}).
-		Where(singletable.Ge, "Years").Desc().Collect(ctx)
+	r3, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "python", Level: "Expert"}).
+		Where("Years", singletable.Ge, 5).Desc().Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"alice", "mary", "john"}, usernames(r3))
 

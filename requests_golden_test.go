@@ -138,12 +138,12 @@ func TestGoldenRequests(t *testing.T) {
 			return err
 		}},
 		{"query-templated-index", func() error {
-			_, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go", Level: "Beginner"}).Where(singletable.Eq, "Level").
+			_, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}).Where("Level", singletable.Eq, "Beginner").
 				Filter(expression.Name("Years").GreaterThanEqual(expression.Value(5))).Limit(10).Page(ctx)
 			return err
 		}},
 		{"query-multi-attribute-index", func() error {
-			_, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "go", Level: "Beginner", Years: 5}).Where(singletable.Ge, "Years").Desc().Collect(ctx)
+			_, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "go", Level: "Beginner"}).Where("Years", singletable.Ge, 5).Desc().Collect(ctx)
 			return err
 		}},
 		{"collection", func() error {

@@ -19,7 +19,7 @@ func ExampleCollection_Where() {
 	skills := singletable.MustBind(table, UserSkills)
 
 	in, err := users.Collection(User{Username: "john"}).
-		Where(skills.Query(UserSkill{SkillName: "p"}).Where(singletable.Ge, "SkillName")).
+		Where(skills.Query(UserSkill{}).Where("SkillName", singletable.Ge, "p")).
 		Request()
 	if err != nil {
 		panic(err)

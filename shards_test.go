@@ -123,7 +123,7 @@ func TestWriteShardedIndex(t *testing.T) {
 
 	// A time range over all shards.
 	from := Post{At: base.Add(100 * time.Minute)}
-	got, err := posts.QueryIndex("GSI1", from).Where(singletable.Ge, "At").Limit(10).Collect(ctx)
+	got, err := posts.QueryIndex("GSI1", from).Where("At", singletable.Ge, from.At).Limit(10).Collect(ctx)
 	require.NoError(t, err)
 	require.Len(t, got, 10)
 	for i, p := range got {

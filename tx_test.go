@@ -85,7 +85,7 @@ func TestTxCommitsAcrossEntities(t *testing.T) {
 	assert.Equal(t, "Advanced", g.Level)
 	assert.Equal(t, 1, g.Endorsements)
 	// The update recomputed the GSI1 key in the transaction too.
-	adv, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go", Level: "Advanced"}).Where(singletable.Eq, "Level").Collect(ctx)
+	adv, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}).Where("Level", singletable.Eq, "Advanced").Collect(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ann"}, usernames(adv))
 	_, err = users.Get(ctx, User{Username: "old"})

@@ -96,7 +96,7 @@ func TestUpdateOperators(t *testing.T) {
 	p = run(blogPosts.Update(key).Subtract("Likes", 3).Subtract("Views", 2))
 	assert.Equal(t, 4, p.Likes)
 	assert.Equal(t, uint8(5), p.Views)
-	byLikes, err := blogPosts.QueryIndex("GSI2", BlogPost{Blog: "b", Likes: 4}).Where(singletable.Eq, "Likes").Collect(ctx)
+	byLikes, err := blogPosts.QueryIndex("GSI2", BlogPost{Blog: "b"}).Where("Likes", singletable.Eq, 4).Collect(ctx)
 	require.NoError(t, err)
 	require.Len(t, byLikes, 1)
 	assert.Equal(t, "1", byLikes[0].ID)

@@ -48,11 +48,23 @@ func TestBadInputBeforeNetwork(t *testing.T) {
 		}, new(*singletable.ValidationError)},
 		{"item over 400 KB", func() error { _, err := users.Put(ctx, User{Username: "john", Name: big}); return err }, new(*singletable.ValidationError)},
 		{"sort condition on a non-key attribute", func() error {
-			_, err := skills.Query(UserSkill{Username: "john"}).Where(singletable.Ge, "Years").Collect(ctx)
+			_, err := skills.Query(UserSkill{Username: "john"}).Where("Years", singletable.Ge, nil).Collect(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+		{"sort condition value of the wrong type", func() error {
+			_, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "go", Level: "Expert"}).Where("Years", singletable.Ge, "five").Collect(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+		{"sort condition value out of range", func() error {
+			_, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "go", Level: "Expert"}).Where("Years", singletable.Ge, 2.5).Collect(ctx)
+			return err
+		}, new(*singletable.ValidationError)},
+		{"sort condition on an unknown field", func() error {
+			_, err := skills.Query(UserSkill{Username: "john"}).Between("Skil", "a", "b").Collect(ctx)
 			return err
 		}, new(*singletable.ValidationError)},
 		{"sort fields out of order", func() error {
-			_, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "go", Level: "Expert"}).Where(singletable.Ge, "LastUsed").Collect(ctx)
+			_, err := skills.QueryIndex("GSI2", UserSkill{SkillName: "go", Level: "Expert"}).Where("LastUsed", singletable.Ge, nil).Collect(ctx)
 			return err
 		}, new(*singletable.ValidationError)},
 		{"unknown index", func() error {

@@ -10,7 +10,7 @@
 //	c := catalog.New(table,
 //		catalog.Item("AP1", "Get user by username", catalog.OpGet, users),
 //		catalog.Query("AP12", "Experts in a skill",
-//			skills.QueryIndex("GSI1", UserSkill{}).Where(singletable.Eq, "Level")),
+//			skills.QueryIndex("GSI1", UserSkill{}).Where("Level", singletable.Eq, nil)),
 //	)
 //	err := c.WriteMarkdown(os.Stdout)
 //

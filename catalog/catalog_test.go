@@ -138,13 +138,13 @@ func TestCatalogPatterns(t *testing.T) {
 		want string
 	}{
 		{a.Query(k), "PK = A#{ID} AND begins_with(SK, DAY#)"},
-		{a.Query(k).Where(singletable.Eq, "Day"), "PK = A#{ID} AND begins_with(SK, DAY#{Day}#N#)"},
-		{a.Query(k).Where(singletable.Eq, "Day", "N"), "PK = A#{ID} AND SK = DAY#{Day}#N#{N}"},
-		{a.Query(k).Where(singletable.Ge, "Day", "N").Desc(), "PK = A#{ID} AND SK >= DAY#{Day}#N#{N} (descending)"},
-		{a.Query(k).Between(k, "Day"), "PK = A#{ID} AND SK BETWEEN DAY#{Day} AND DAY#{Day:high}"},
-		{a.Query(k).BeginsWith("2024-01", "Day"), "PK = A#{ID} AND begins_with(SK, DAY#{Day:prefix})"},
+		{a.Query(k).Where("Day", singletable.Eq, k.Day), "PK = A#{ID} AND begins_with(SK, DAY#{Day}#N#)"},
+		{a.Query(k).Where("N", singletable.Eq, k.N), "PK = A#{ID} AND SK = DAY#{Day}#N#{N}"},
+		{a.Query(k).Where("N", singletable.Ge, k.N).Desc(), "PK = A#{ID} AND SK >= DAY#{Day}#N#{N} (descending)"},
+		{a.Query(k).Between("Day", k.Day, k.Day), "PK = A#{ID} AND SK BETWEEN DAY#{Day} AND DAY#{Day:high}"},
+		{a.Query(k).BeginsWith("Day", "2024-01"), "PK = A#{ID} AND begins_with(SK, DAY#{Day:prefix})"},
 		{a.QueryIndex("GSI1", k).Filter(expression.Name("N").GreaterThan(expression.Value(1))), "GSI1PK = NAME#{Name} (filtered)"},
-		{a.QueryIndex("GSI2", k).Where(singletable.Lt, "Day", "N"), "Name = {Name} AND Day = {Day} AND N < {N}"},
+		{a.QueryIndex("GSI2", k).Where("N", singletable.Lt, k.N), "Name = {Name} AND Day = {Day} AND N < {N}"},
 	}
 	var pats []catalog.Pattern
 	for i, c := range cases {
@@ -268,11 +268,11 @@ func TestMarkdown(t *testing.T) {
 		catalog.Item("A2", "Close an account", catalog.OpDelete, accounts),
 		catalog.Collection("A3", "An account with its notes", accounts),
 		catalog.Query("A4", "Accounts of a region, by email, newest first",
-			accounts.QueryIndex("ByRegion", k).Where(singletable.Gt, "Email").Desc()),
+			accounts.QueryIndex("ByRegion", k).Where("Email", singletable.Gt, k.Email).Desc()),
 		catalog.Query("A5", "Accounts of a region with a score in a range | piped",
-			accounts.QueryIndex("ByScore", k).Between(k, "Score")),
+			accounts.QueryIndex("ByScore", k).Between("Score", k.Score, k.Score)),
 		catalog.Count("N1", "Count an account's notes", notes.Query(Note{})),
-		catalog.Query("N2", "Notes starting with a word", notes.Query(Note{}).BeginsWith("x", "Note").
+		catalog.Query("N2", "Notes starting with a word", notes.Query(Note{}).BeginsWith("Note", "x").
 			Filter(expression.Name("Note").AttributeExists())),
 		catalog.Pattern{Name: "T1", Description: "Move a note", Entity: "Note", Operation: "TransactWriteItems",
 			Condition: "Delete ACCOUNT#{ID}/NOTE#{Note}; Put ACCOUNT#{ID}/NOTE#{Note} if absent"},

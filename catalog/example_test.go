@@ -42,7 +42,7 @@ func Example() {
 		catalog.Query("AP6", "All skills of a user", skillRepo.Query(UserSkill{})),
 		catalog.Query("AP11", "Users with a skill", skillRepo.QueryIndex("GSI1", UserSkill{})),
 		catalog.Query("AP12", "Experts in a skill",
-			skillRepo.QueryIndex("GSI1", UserSkill{}).Where(singletable.Eq, "Level")),
+			skillRepo.QueryIndex("GSI1", UserSkill{}).Where("Level", singletable.Eq, nil)),
 	)
 	if err := c.WriteMarkdown(os.Stdout); err != nil {
 		fmt.Println(err)

@@ -46,8 +46,8 @@ func moveOrder(ctx context.Context, items *singletable.Repo[OrderItem], order, p
 }
 
 func customerProducts(ctx context.Context, items *singletable.Repo[OrderItem], customer string, from, to time.Time) ([]OrderItem, error) {
-	return items.QueryIndex("GSI2", OrderItem{CustomerID: customer, Date: from}).
-		Between(OrderItem{Date: to}, "Date").Collect(ctx)
+	return items.QueryIndex("GSI2", OrderItem{CustomerID: customer}).
+		Between("Date", from, to).Collect(ctx)
 }
 
 // The order item of the worked example, written as the other service

@@ -164,13 +164,13 @@ func Example_guideQueries() {
 	// AP6: a user's skills (SK begins_with SKILL#, added by the library).
 	fmt.Println(names(skills.Query(UserSkill{Username: "john"})))
 	// AP7 as a query: "go" matches go, never golang.
-	fmt.Println(names(skills.Query(UserSkill{Username: "john", SkillName: "go"}).Where(singletable.Eq, "SkillName")))
+	fmt.Println(names(skills.Query(UserSkill{Username: "john"}).Where("SkillName", singletable.Eq, "go")))
 	// AP11 and AP12 on GSI1: users of a skill, then only the experts.
 	fmt.Println(names(skills.QueryIndex("GSI1", UserSkill{SkillName: "python"})))
-	fmt.Println(names(skills.QueryIndex("GSI1", UserSkill{SkillName: "python", Level: "Expert"}).Where(singletable.Eq, "Level")))
+	fmt.Println(names(skills.QueryIndex("GSI1", UserSkill{SkillName: "python"}).Where("Level", singletable.Eq, "Expert")))
 	// GSI2, multi-attribute: python, Expert, 7 years, used since 2024.
-	recent := UserSkill{SkillName: "python", Level: "Expert", Years: 7, LastUsed: date("2024-01-01")}
-	fmt.Println(names(skills.QueryIndex("GSI2", recent).Where(singletable.Ge, "Years", "LastUsed")))
+	recent := UserSkill{SkillName: "python", Level: "Expert", Years: 7}
+	fmt.Println(names(skills.QueryIndex("GSI2", recent).Where("LastUsed", singletable.Ge, date("2024-01-01"))))
 	// A filter is applied after the read: Limit still counts what you get.
 	veterans := skills.QueryIndex("GSI1", UserSkill{SkillName: "python"}).
 		Filter(expression.Name("YearsOfExperience").GreaterThanEqual(expression.Value(5)))

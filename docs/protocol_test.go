@@ -51,7 +51,7 @@ func Example_protocolCatalog() {
 		catalog.Query("AP14", "Skill and level", skills.QueryIndex("GSI2", UserSkill{})),
 		catalog.Query("AP20", "All projects of a user", projects.Query(Project{})),
 		catalog.Query("AP21", "A project's entries with a status",
-			projects.QueryIndex("GSI1", Project{}).Where(singletable.Eq, "Status")),
+			projects.QueryIndex("GSI1", Project{}).Where("Status", singletable.Eq, nil)),
 	)
 	for _, f := range c.Findings {
 		fmt.Println(f)
@@ -102,7 +102,7 @@ func Example_protocolProjects() {
 	}
 	mine, err := projects.Query(Project{OwnerUsername: "john"}).Collect(ctx)
 	fmt.Println(len(mine), err)
-	active, err := projects.QueryIndex("GSI1", Project{ProjectID: "p2", Status: "ACTIVE"}).Where(singletable.Eq, "Status").Collect(ctx)
+	active, err := projects.QueryIndex("GSI1", Project{ProjectID: "p2"}).Where("Status", singletable.Eq, "ACTIVE").Collect(ctx)
 	fmt.Println(len(active), active[0].Name, err)
 	// Output:
 	// 3 <nil>

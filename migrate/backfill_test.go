@@ -168,7 +168,7 @@ func TestMigrateBackfillGSI1(t *testing.T) {
 		inGSI1 += len(got)
 	}
 	assert.Equal(t, n, inGSI1)
-	experts, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go", Level: "Expert"}).Where(singletable.Eq, "Level").Collect(ctx)
+	experts, err := skills.QueryIndex("GSI1", UserSkill{SkillName: "go"}).Where("Level", singletable.Eq, "Expert").Collect(ctx)
 	require.NoError(t, err)
 	for _, e := range experts {
 		assert.Equal(t, "Expert", e.Level)

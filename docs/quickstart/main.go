@@ -61,7 +61,7 @@ func quickStart(ctx context.Context, client singletable.Client, tableName string
 	n, err := notes.Get(ctx, Note{Owner: "ann", ID: 2})
 	fmt.Fprintln(out, n.Text, err) // call mum <nil>
 
-	page, err := notes.Query(Note{Owner: "ann", ID: 2}).Where(singletable.Ge, "ID").Limit(10).Page(ctx)
+	page, err := notes.Query(Note{Owner: "ann"}).Where("ID", singletable.Ge, 2).Limit(10).Page(ctx)
 	if err != nil {
 		return err
 	}

@@ -309,7 +309,7 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 
 // eventsAfter is "read events since last sync": PK = EVENTS, SK > <id>.
 func (s *Store) eventsAfter(id int64) *singletable.Query[Event] {
-	return s.Events.Query(Event{EventID: id}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Where(singletable.Gt, "EventID")
+	return s.Events.Query(Event{}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Where("EventID", singletable.Gt, id)
 }
 
 // EventsSince returns the events after afterEventID, in sequence order.

@@ -241,7 +241,7 @@ func (r *Repository) goalsByStatus(status GoalStatus) *singletable.Query[Goal] {
 
 // goalsByStatusSince narrows goalsByStatus to goals created at or after a time.
 func (r *Repository) goalsByStatusSince(status GoalStatus, since time.Time) *singletable.Query[Goal] {
-	return r.Goals.QueryIndex(IndexName, Goal{Status: status, CreatedAt: since}).Where(singletable.Ge, "CreatedAt")
+	return r.Goals.QueryIndex(IndexName, Goal{Status: status}).Where("CreatedAt", singletable.Ge, since)
 }
 
 // GoalsByStatus returns a page of goals with a status, across users,
@@ -302,7 +302,7 @@ func (r *Repository) userMeals(userID string) *singletable.Query[Meal] {
 
 // mealsBetween is "meals in a date range": sk between MEAL#<from> and MEAL#<to>.
 func (r *Repository) mealsBetween(userID string, from, to time.Time) *singletable.Query[Meal] {
-	return r.Meals.Query(Meal{UserID: userID, EatenAt: from}).Between(Meal{EatenAt: to}, "EatenAt")
+	return r.Meals.Query(Meal{UserID: userID}).Between("EatenAt", from, to)
 }
 
 // UserMeals returns all of a user's meals, oldest first.
@@ -349,7 +349,7 @@ func (r *Repository) LogActivity(ctx context.Context, a Activity) error {
 // activitiesOn is "a goal's activities on one date": sk begins_with
 // ACTIVITY#<goalId>#<date>#.
 func (r *Repository) activitiesOn(userID, goalID string, date time.Time) *singletable.Query[Activity] {
-	return r.Activities.Query(Activity{UserID: userID, GoalID: goalID, Date: date}).Where(singletable.Eq, "GoalID", "Date")
+	return r.Activities.Query(Activity{UserID: userID, GoalID: goalID}).Where("Date", singletable.Eq, date)
 }
 
 // ActivitiesOn returns a user's activities for a goal on one calendar day

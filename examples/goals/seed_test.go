@@ -189,13 +189,13 @@ func TestSeedPythonItemsThroughTheRepository(t *testing.T) {
 	}
 	ten := goals.Goal{Status: goals.GoalActive, CreatedAt: at("2024-01-07T10:00:00Z")}
 	q := r.Goals.QueryIndex(goals.IndexName, ten)
-	assert.Equal(t, []string{"456"}, ids(q.Where(singletable.Eq, "CreatedAt")))
-	assert.Equal(t, []string{"458"}, ids(q.Where(singletable.Gt, "CreatedAt")))
-	assert.Equal(t, []string{"456", "458"}, ids(q.Where(singletable.Ge, "CreatedAt")))
-	assert.Equal(t, []string{"457", "455"}, ids(q.Where(singletable.Lt, "CreatedAt")))
-	assert.Equal(t, []string{"457", "455", "456"}, ids(q.Where(singletable.Le, "CreatedAt")))
-	assert.Equal(t, []string{"456", "458"}, ids(q.Between(goals.Goal{CreatedAt: at("2024-01-07T10:00:01Z")}, "CreatedAt")))
-	assert.Equal(t, []string{"455", "456", "458"}, ids(q.BeginsWith("2024-01-07T", "CreatedAt")))
+	assert.Equal(t, []string{"456"}, ids(q.Where("CreatedAt", singletable.Eq, ten.CreatedAt)))
+	assert.Equal(t, []string{"458"}, ids(q.Where("CreatedAt", singletable.Gt, ten.CreatedAt)))
+	assert.Equal(t, []string{"456", "458"}, ids(q.Where("CreatedAt", singletable.Ge, ten.CreatedAt)))
+	assert.Equal(t, []string{"457", "455"}, ids(q.Where("CreatedAt", singletable.Lt, ten.CreatedAt)))
+	assert.Equal(t, []string{"457", "455", "456"}, ids(q.Where("CreatedAt", singletable.Le, ten.CreatedAt)))
+	assert.Equal(t, []string{"456", "458"}, ids(q.Between("CreatedAt", ten.CreatedAt, at("2024-01-07T10:00:01Z"))))
+	assert.Equal(t, []string{"455", "456", "458"}, ids(q.BeginsWith("CreatedAt", "2024-01-07T")))
 	page, err := r.GoalsByStatus(ctx, goals.GoalActive, at("2024-01-07T10:00:00Z"), false, 0, "")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"456", "458"}, goalIDs(page.Items))
@@ -214,12 +214,12 @@ func TestSeedPythonItemsThroughTheRepository(t *testing.T) {
 		require.NoError(t, err)
 		return mealIDs(ms)
 	}
-	assert.Equal(t, []string{"m3"}, mids(mq.Where(singletable.Eq, "EatenAt")))
-	assert.Equal(t, []string{"m4", "m5"}, mids(mq.Where(singletable.Gt, "EatenAt")))
-	assert.Equal(t, []string{"m3", "m4", "m5"}, mids(mq.Where(singletable.Ge, "EatenAt")))
-	assert.Equal(t, []string{"m1", "m2"}, mids(mq.Where(singletable.Lt, "EatenAt")))
-	assert.Equal(t, []string{"m1", "m2", "m3"}, mids(mq.Where(singletable.Le, "EatenAt")))
-	assert.Equal(t, []string{"m2", "m3", "m4"}, mids(r.Meals.Query(goals.Meal{UserID: "123", EatenAt: at("2024-01-01T00:00:00Z")}).Between(goals.Meal{EatenAt: at("2024-01-31T23:59:59Z")}, "EatenAt")))
+	assert.Equal(t, []string{"m3"}, mids(mq.Where("EatenAt", singletable.Eq, at("2024-01-15T12:30:00Z"))))
+	assert.Equal(t, []string{"m4", "m5"}, mids(mq.Where("EatenAt", singletable.Gt, at("2024-01-15T12:30:00Z"))))
+	assert.Equal(t, []string{"m3", "m4", "m5"}, mids(mq.Where("EatenAt", singletable.Ge, at("2024-01-15T12:30:00Z"))))
+	assert.Equal(t, []string{"m1", "m2"}, mids(mq.Where("EatenAt", singletable.Lt, at("2024-01-15T12:30:00Z"))))
+	assert.Equal(t, []string{"m1", "m2", "m3"}, mids(mq.Where("EatenAt", singletable.Le, at("2024-01-15T12:30:00Z"))))
+	assert.Equal(t, []string{"m2", "m3", "m4"}, mids(r.Meals.Query(goals.Meal{UserID: "123"}).Between("EatenAt", at("2024-01-01T00:00:00Z"), at("2024-01-31T23:59:59Z"))))
 	breakfast, err := r.MealsByCategory(ctx, "123", "breakfast")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"m2", "m5"}, mealIDs(breakfast))
@@ -237,9 +237,9 @@ func TestSeedPythonItemsThroughTheRepository(t *testing.T) {
 		require.NoError(t, err)
 		return activityIDs(as)
 	}
-	assert.Equal(t, []string{"a3"}, aids(aq.Where(singletable.Gt, "GoalID", "Date")))
-	assert.Equal(t, []string{"a0"}, aids(aq.Where(singletable.Lt, "GoalID", "Date")))
-	assert.Equal(t, []string{"a1", "a2", "a3"}, aids(aq.Between(goals.Activity{Date: date("2024-01-08")}, "GoalID", "Date")))
+	assert.Equal(t, []string{"a3"}, aids(aq.Where("Date", singletable.Gt, date("2024-01-07"))))
+	assert.Equal(t, []string{"a0"}, aids(aq.Where("Date", singletable.Lt, date("2024-01-07"))))
+	assert.Equal(t, []string{"a1", "a2", "a3"}, aids(aq.Between("Date", date("2024-01-07"), date("2024-01-08"))))
 
 	// Updated through the repository: the Python goal moves to COMPLETED
 	// with its index key in create_goal's form, the zone-less one gaining

@@ -263,15 +263,15 @@ func TestSeedGoItemsThroughTheService(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"c", "c#", "c++", "go", "golang", "machine learning", "python"}, skillNames2(page.Items))
 	q := st.Skills.Query(skills.UserSkill{Username: "john", SkillName: "c#"})
-	assert.Equal(t, []string{"c#"}, names(q.Where(singletable.Eq, "SkillName")))
-	assert.Equal(t, []string{"c++", "go", "golang", "machine learning", "python"}, names(q.Where(singletable.Gt, "SkillName")))
-	assert.Equal(t, []string{"c#", "c++", "go", "golang", "machine learning", "python"}, names(q.Where(singletable.Ge, "SkillName")))
-	assert.Equal(t, []string{"c"}, names(q.Where(singletable.Lt, "SkillName")))
-	assert.Equal(t, []string{"c", "c#"}, names(q.Where(singletable.Le, "SkillName")))
-	assert.Equal(t, []string{"c#", "c++", "go"}, names(q.Between(skills.UserSkill{SkillName: "go"}, "SkillName")))
-	assert.Equal(t, []string{"c", "c#", "c++"}, names(q.BeginsWith("c", "SkillName")))
-	assert.Equal(t, []string{"go", "golang"}, names(q.BeginsWith("go", "SkillName")), "a string prefix, as the design's begins_with")
-	assert.Equal(t, []string{"python", "machine learning"}, names(q.Where(singletable.Gt, "SkillName").Desc().Limit(2)))
+	assert.Equal(t, []string{"c#"}, names(q.Where("SkillName", singletable.Eq, "c#")))
+	assert.Equal(t, []string{"c++", "go", "golang", "machine learning", "python"}, names(q.Where("SkillName", singletable.Gt, "c#")))
+	assert.Equal(t, []string{"c#", "c++", "go", "golang", "machine learning", "python"}, names(q.Where("SkillName", singletable.Ge, "c#")))
+	assert.Equal(t, []string{"c"}, names(q.Where("SkillName", singletable.Lt, "c#")))
+	assert.Equal(t, []string{"c", "c#"}, names(q.Where("SkillName", singletable.Le, "c#")))
+	assert.Equal(t, []string{"c#", "c++", "go"}, names(q.Between("SkillName", "c#", "go")))
+	assert.Equal(t, []string{"c", "c#", "c++"}, names(q.BeginsWith("SkillName", "c")))
+	assert.Equal(t, []string{"go", "golang"}, names(q.BeginsWith("SkillName", "go")), "a string prefix, as the design's begins_with")
+	assert.Equal(t, []string{"python", "machine learning"}, names(q.Where("SkillName", singletable.Gt, "c#").Desc().Limit(2)))
 
 	// AP11 and AP12 on the Go service's GSI1 keys, ordered by GSI1SK.
 	users := func(p singletable.Page[skills.UserSkill], err error) []string {
@@ -300,13 +300,13 @@ func TestSeedGoItemsThroughTheService(t *testing.T) {
 		return out
 	}
 	g := st.Skills.QueryIndex("GSI1", skills.UserSkill{SkillName: "python", Level: "Expert", Username: "bob"})
-	assert.Equal(t, []string{"bob"}, byUser(g.Where(singletable.Eq, "Level", "Username")))
-	assert.Equal(t, []string{"carol", "dave"}, byUser(g.Where(singletable.Gt, "Level", "Username")))
-	assert.Equal(t, []string{"bob", "carol", "dave"}, byUser(g.Where(singletable.Ge, "Level", "Username")))
-	assert.Equal(t, []string{"alice"}, byUser(g.Where(singletable.Lt, "Level", "Username")))
-	assert.Equal(t, []string{"alice", "bob"}, byUser(g.Where(singletable.Le, "Level", "Username")))
-	assert.Equal(t, []string{"bob", "carol"}, byUser(g.Between(skills.UserSkill{Level: "Expert", Username: "carol"}, "Level", "Username")))
-	assert.Equal(t, []string{"carol"}, byUser(g.BeginsWith("ca", "Level", "Username")))
+	assert.Equal(t, []string{"bob"}, byUser(g.Where("Username", singletable.Eq, "bob")))
+	assert.Equal(t, []string{"carol", "dave"}, byUser(g.Where("Username", singletable.Gt, "bob")))
+	assert.Equal(t, []string{"bob", "carol", "dave"}, byUser(g.Where("Username", singletable.Ge, "bob")))
+	assert.Equal(t, []string{"alice"}, byUser(g.Where("Username", singletable.Lt, "bob")))
+	assert.Equal(t, []string{"alice", "bob"}, byUser(g.Where("Username", singletable.Le, "bob")))
+	assert.Equal(t, []string{"bob", "carol"}, byUser(g.Between("Username", "bob", "carol")))
+	assert.Equal(t, []string{"carol"}, byUser(g.BeginsWith("Username", "ca")))
 
 	// GSI2, the design's multi-attribute index, on the Go service's
 	// numbers and bare dates: at least 5 years (4 is out); 5 years and
@@ -322,13 +322,13 @@ func TestSeedGoItemsThroughTheService(t *testing.T) {
 		users(svc.FindUsers(ctx, skills.SkillSearch{SkillName: "python", Level: "Expert", Years: &five, UsedSince: &noon})),
 		"a time of day is its date")
 	g2 := st.Skills.QueryIndex("GSI2", skills.UserSkill{SkillName: "python", Level: "Expert", Years: 5, LastUsed: since})
-	assert.Equal(t, []string{"carol"}, byUser(g2.Where(singletable.Eq, "Years", "LastUsed")))
-	assert.Equal(t, []string{"dave"}, byUser(g2.Where(singletable.Gt, "Years", "LastUsed")))
-	assert.Equal(t, []string{"carol", "dave"}, byUser(g2.Where(singletable.Ge, "Years", "LastUsed")))
-	assert.Equal(t, []string{"bob"}, byUser(g2.Where(singletable.Lt, "Years", "LastUsed")))
-	assert.Equal(t, []string{"bob", "carol"}, byUser(g2.Where(singletable.Le, "Years", "LastUsed")))
-	assert.Equal(t, []string{"carol", "dave"}, byUser(g2.Between(skills.UserSkill{Years: 5, LastUsed: date("2024-01-02")}, "Years", "LastUsed")))
-	assert.Equal(t, []string{"carol"}, byUser(g2.Between(skills.UserSkill{Years: 5, LastUsed: since}, "Years", "LastUsed")))
+	assert.Equal(t, []string{"carol"}, byUser(g2.Where("LastUsed", singletable.Eq, since)))
+	assert.Equal(t, []string{"dave"}, byUser(g2.Where("LastUsed", singletable.Gt, since)))
+	assert.Equal(t, []string{"carol", "dave"}, byUser(g2.Where("LastUsed", singletable.Ge, since)))
+	assert.Equal(t, []string{"bob"}, byUser(g2.Where("LastUsed", singletable.Lt, since)))
+	assert.Equal(t, []string{"bob", "carol"}, byUser(g2.Where("LastUsed", singletable.Le, since)))
+	assert.Equal(t, []string{"carol", "dave"}, byUser(g2.Between("LastUsed", since, date("2024-01-02"))))
+	assert.Equal(t, []string{"carol"}, byUser(g2.Between("LastUsed", since, since)))
 	assert.Empty(t, byUser(st.Skills.QueryIndex("GSI2", skills.UserSkill{SkillName: "machine learning", Level: "Beginner"})),
 		"a skill without LastUsedDate is not in GSI2")
 

@@ -429,21 +429,21 @@ func usersWithSkill(st *Store, skill string) *singletable.Query[UserSkill] {
 }
 
 func usersWithSkillAt(st *Store, skill, level string) *singletable.Query[UserSkill] {
-	return st.Skills.QueryIndex("GSI1", UserSkill{SkillName: skill, Level: level}).Where(singletable.Eq, "Level")
+	return st.Skills.QueryIndex("GSI1", UserSkill{SkillName: skill}).Where("Level", singletable.Eq, level)
 }
 
 // skillExperience and skillRecency are the GSI2 queries.
 func skillExperience(st *Store, skill, level string, minYears int) *singletable.Query[UserSkill] {
-	return st.Skills.QueryIndex("GSI2", UserSkill{SkillName: skill, Level: level, Years: minYears}).Where(singletable.Ge, "Years")
+	return st.Skills.QueryIndex("GSI2", UserSkill{SkillName: skill, Level: level}).Where("Years", singletable.Ge, minYears)
 }
 
 func skillRecency(st *Store, skill, level string, years int, since time.Time) *singletable.Query[UserSkill] {
-	return st.Skills.QueryIndex("GSI2", UserSkill{SkillName: skill, Level: level, Years: years, LastUsed: since}).
-		Where(singletable.Ge, "Years", "LastUsed")
+	return st.Skills.QueryIndex("GSI2", UserSkill{SkillName: skill, Level: level, Years: years}).
+		Where("LastUsed", singletable.Ge, since)
 }
 
 func skillYears(st *Store, skill, level string, years int) *singletable.Query[UserSkill] {
-	return st.Skills.QueryIndex("GSI2", UserSkill{SkillName: skill, Level: level, Years: years}).Where(singletable.Eq, "Years")
+	return st.Skills.QueryIndex("GSI2", UserSkill{SkillName: skill, Level: level}).Where("Years", singletable.Eq, years)
 }
 
 // FindUsers runs a [SkillSearch] and returns one page.

@@ -230,17 +230,17 @@ func TestSeedJavaScriptItemsThroughTheManager(t *testing.T) {
 	gsi2 := func(ms int) *singletable.Query[tasks.Task] {
 		return m.Tasks.QueryIndex("GSI2", tasks.Task{Status: tasks.StatusOpen, CreatedAt: at(ms)})
 	}
-	assert.Equal(t, []string{"124"}, byCreated(gsi2(1).Where(singletable.Eq, "CreatedAt")))
-	assert.Equal(t, []string{"125", "126"}, byCreated(gsi2(1).Where(singletable.Gt, "CreatedAt")))
-	assert.Equal(t, []string{"124", "125", "126"}, byCreated(gsi2(1).Where(singletable.Ge, "CreatedAt")))
-	assert.Equal(t, []string{"123"}, byCreated(gsi2(1).Where(singletable.Lt, "CreatedAt")))
-	assert.Equal(t, []string{"123", "124"}, byCreated(gsi2(1).Where(singletable.Le, "CreatedAt")))
-	assert.Equal(t, []string{"123", "124", "125"}, byCreated(gsi2(1000).Where(singletable.Lt, "CreatedAt")), "the second boundary")
-	assert.Equal(t, []string{"126"}, byCreated(gsi2(999).Where(singletable.Gt, "CreatedAt")))
-	assert.Empty(t, byCreated(gsi2(2).Where(singletable.Eq, "CreatedAt")))
-	assert.Equal(t, []string{"124", "125"}, byCreated(gsi2(1).Between(tasks.Task{CreatedAt: at(999)}, "CreatedAt")))
-	assert.Equal(t, []string{"123", "124", "125"}, byCreated(gsi2(0).BeginsWith("2025-01-15T11:00:00.", "CreatedAt")), "the second 11:00:00")
-	assert.Equal(t, []string{"126"}, byCreated(gsi2(0).BeginsWith("2025-01-15T11:00:01", "CreatedAt")))
+	assert.Equal(t, []string{"124"}, byCreated(gsi2(1).Where("CreatedAt", singletable.Eq, at(1))))
+	assert.Equal(t, []string{"125", "126"}, byCreated(gsi2(1).Where("CreatedAt", singletable.Gt, at(1))))
+	assert.Equal(t, []string{"124", "125", "126"}, byCreated(gsi2(1).Where("CreatedAt", singletable.Ge, at(1))))
+	assert.Equal(t, []string{"123"}, byCreated(gsi2(1).Where("CreatedAt", singletable.Lt, at(1))))
+	assert.Equal(t, []string{"123", "124"}, byCreated(gsi2(1).Where("CreatedAt", singletable.Le, at(1))))
+	assert.Equal(t, []string{"123", "124", "125"}, byCreated(gsi2(1000).Where("CreatedAt", singletable.Lt, at(1000))), "the second boundary")
+	assert.Equal(t, []string{"126"}, byCreated(gsi2(999).Where("CreatedAt", singletable.Gt, at(999))))
+	assert.Empty(t, byCreated(gsi2(2).Where("CreatedAt", singletable.Eq, at(2))))
+	assert.Equal(t, []string{"124", "125"}, byCreated(gsi2(1).Between("CreatedAt", at(1), at(999))))
+	assert.Equal(t, []string{"123", "124", "125"}, byCreated(gsi2(0).BeginsWith("CreatedAt", "2025-01-15T11:00:00.")), "the second 11:00:00")
+	assert.Equal(t, []string{"126"}, byCreated(gsi2(0).BeginsWith("CreatedAt", "2025-01-15T11:00:01")))
 	// And on the raw IDs of the table's and GSI1's sort keys.
 	byUser := func(q *singletable.Query[tasks.Assignment]) []string {
 		as, err := q.Collect(ctx)
@@ -248,11 +248,11 @@ func TestSeedJavaScriptItemsThroughTheManager(t *testing.T) {
 		return assignees(as)
 	}
 	a789 := tasks.Assignment{TaskID: "123", UserID: "789"}
-	assert.Equal(t, []string{"789"}, byUser(m.Assignments.Query(a789).Where(singletable.Eq, "UserID")))
-	assert.Equal(t, []string{"790"}, byUser(m.Assignments.Query(a789).Where(singletable.Gt, "UserID")))
-	assert.Equal(t, []string{"788", "789"}, byUser(m.Assignments.Query(a789).Where(singletable.Le, "UserID")))
-	assert.Equal(t, []string{"789", "790"}, byUser(m.Assignments.Query(a789).Between(tasks.Assignment{UserID: "790"}, "UserID")))
-	assert.Equal(t, []string{"788", "789", "790"}, byUser(m.Assignments.Query(a789).BeginsWith("7", "UserID")))
+	assert.Equal(t, []string{"789"}, byUser(m.Assignments.Query(a789).Where("UserID", singletable.Eq, a789.UserID)))
+	assert.Equal(t, []string{"790"}, byUser(m.Assignments.Query(a789).Where("UserID", singletable.Gt, a789.UserID)))
+	assert.Equal(t, []string{"788", "789"}, byUser(m.Assignments.Query(a789).Where("UserID", singletable.Le, a789.UserID)))
+	assert.Equal(t, []string{"789", "790"}, byUser(m.Assignments.Query(a789).Between("UserID", a789.UserID, "790")))
+	assert.Equal(t, []string{"788", "789", "790"}, byUser(m.Assignments.Query(a789).BeginsWith("UserID", "7")))
 	byTask := func(q *singletable.Query[tasks.Assignment]) []string {
 		as, err := q.Collect(ctx)
 		require.NoError(t, err)
@@ -263,9 +263,9 @@ func TestSeedJavaScriptItemsThroughTheManager(t *testing.T) {
 		return out
 	}
 	g1 := m.Assignments.QueryIndex("GSI1", tasks.Assignment{UserID: "789", TaskID: "124"})
-	assert.Equal(t, []string{"124", "125"}, byTask(g1.Where(singletable.Ge, "TaskID")))
-	assert.Equal(t, []string{"123"}, byTask(g1.Where(singletable.Lt, "TaskID")))
-	assert.Equal(t, []string{"125"}, byTask(g1.BeginsWith("125", "TaskID")))
+	assert.Equal(t, []string{"124", "125"}, byTask(g1.Where("TaskID", singletable.Ge, "124")))
+	assert.Equal(t, []string{"123"}, byTask(g1.Where("TaskID", singletable.Lt, "124")))
+	assert.Equal(t, []string{"125"}, byTask(g1.BeginsWith("TaskID", "125")))
 
 	// Commands on the JavaScript service's items.
 	_, err = m.Assign(ctx, "456", "123", "789")
