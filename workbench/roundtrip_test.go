@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/singletable-go/singletable/ddblocal"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable/workbench"
@@ -24,13 +26,10 @@ import (
 // renders from what Get returned, which must be the sample byte for byte
 // (keys, index keys and every attribute). One go run does all models.
 func TestRoundTrip(t *testing.T) {
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		t.Skip("DYNAMODB_ENDPOINT is not set: the round trip needs DynamoDB Local")
-	}
 	if testing.Short() {
 		t.Skip("compiles a module: not in -short")
 	}
+	endpoint := ddblocal.Shared(t).Endpoint() // DYNAMODB_ENDPOINT's, or one started for the tests
 	repo, err := filepath.Abs("..")
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -65,7 +64,7 @@ func TestRoundTrip(t *testing.T) {
 	run := func(args ...string) string {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "DYNAMODB_ENDPOINT="+endpoint)
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "go %s:\n%s", strings.Join(args, " "), out)
 		return string(out)
