@@ -100,6 +100,9 @@ func CompilePattern(src string) (*Pattern, error) {
 	if src == "" {
 		return nil, errors.New("empty constraint after raw=: give the pattern every value must match, e.g. raw=[0-9]+")
 	}
+	if quotes(src) {
+		return nil, fmt.Errorf("constraint %s: \\Q quoting is not allowed in a key constraint (it runs to the pattern's end): escape each character instead", src)
+	}
 	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
 		return nil, fmt.Errorf("constraint %s: %v", src, err)
@@ -130,6 +133,19 @@ func CompilePattern(src string) (*Pattern, error) {
 		return nil, fmt.Errorf("constraint %s: matches no value", src)
 	}
 	return p, nil
+}
+
+// quotes reports whether src uses \Q (outside an escaped backslash).
+func quotes(src string) bool {
+	for i := 0; i+1 < len(src); i++ {
+		if src[i] == '\\' {
+			if src[i+1] == 'Q' {
+				return true
+			}
+			i++ // the escaped character
+		}
+	}
+	return false
 }
 
 // stripAnchors drops a leading ^ (\A) and a trailing $ (\z): the whole
