@@ -112,12 +112,13 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 	switch {
 	case it.tw.Put != nil:
 		p := it.tw.Put
-		_, err = t.api(ctx, entity).PutItem(ctx, &dynamodb.PutItemInput{
+		in := &dynamodb.PutItemInput{
 			TableName: p.TableName, Item: p.Item,
 			ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
 			ExpressionAttributeValues:           p.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
-		}, opt...)
+		}
+		_, err = t.api(ctx, entity).PutItem(t.writes(ctx, in), in, opt...)
 	case it.tw.Delete != nil:
 		d := it.tw.Delete
 		var out *dynamodb.DeleteItemOutput

@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // maxTxGetItems is DynamoDB's limit on the items of one TransactGetItems.
@@ -25,11 +27,18 @@ type GetOp struct {
 	names      map[string]string // its ExpressionAttributeNames
 	consistent bool
 	err        error
-	// decode turns the item read (nil or empty when there is none) into a
-	// function that stores the result in the op's destination, and reports
-	// whether it is an item of the op's entity. TxGet stores nothing until
-	// every op of the transaction has decoded.
-	decode func(item map[string]types.AttributeValue) (store func(), found bool, err error)
+	r          getter // the op's repository, which decodes into dest
+	dest       any    // the *T given
+}
+
+// getter is what a GetOp reads its item with: its *Repo[T].
+type getter interface {
+	// got turns the item read (item, nil or empty when there is none, or
+	// the i-th of s when s is set: the direct wire path) into a function
+	// that stores the result in dest, and reports whether it is an item
+	// of the op's entity. TxGet stores nothing until every op has decoded.
+	got(item map[string]types.AttributeValue, s wire.Feed, i int, dest any) (store func(), found bool, err error)
+	feed() wire.Feed // a sink of the repository's items, heads typed
 }
 
 // GetOp returns a read of the item with key's primary key fields into
@@ -53,17 +62,29 @@ func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 			return op
 		}
 	}
-	op.decode = func(item map[string]types.AttributeValue) (func(), bool, error) {
-		if len(item) == 0 || !r.isMine(item) {
-			return func() { var zero T; *dest = zero }, false, nil
-		}
-		v, err := r.e.decode(r.t, item)
-		if err != nil {
-			return nil, false, err
-		}
-		return func() { *dest = v }, true, nil
-	}
+	op.r, op.dest = r, dest
 	return op
+}
+
+func (r *Repo[T]) got(item map[string]types.AttributeValue, s wire.Feed, i int, dest any) (func(), bool, error) {
+	var v T
+	var err error
+	found := s != nil && r.isMine(s.Got().Heads[i]) || s == nil && len(item) > 0 && r.isMine(item)
+	switch ws, _ := s.(*wireSink[T]); {
+	case found && ws != nil:
+		v = ws.vals[i]
+		err = r.e.wireRest(r.t, ws.Heads.Heads[i], &v, ws.Complete[i], ws.Errs[i])
+	case found:
+		v, err = r.e.decode(r.t, item)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return func() { *dest.(*T) = v }, found, nil
+}
+
+func (r *Repo[T]) feed() wire.Feed {
+	return &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
 }
 
 // Table returns the table the op reads from.
@@ -98,7 +119,13 @@ func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := ops[0].table.api(ctx, "").TransactGetItems(ctx, in)
+	c := ops[0].table.api(ctx, "")
+	b := txBatch(c, ops)
+	if b != nil {
+		defer b.Release()
+		ctx = wire.With(ctx, in, b)
+	}
+	out, err := c.TransactGetItems(ctx, in)
 	if err != nil {
 		var tce *types.TransactionCanceledException
 		if errors.As(err, &tce) {
@@ -107,18 +134,21 @@ func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {
 		return nil, fmt.Errorf("singletable: read transaction: %w", err)
 	}
 	resp := out.Responses
-	if len(resp) == 0 {
-		// No item was retrieved: every op is not found.
+	if len(resp) == 0 || b != nil && b.Filled {
+		// No item was retrieved (every op is not found), or the direct path read them.
 		resp = make([]types.ItemResponse, len(ops))
 	}
 	if len(resp) != len(ops) {
 		return nil, fmt.Errorf("singletable: read transaction: DynamoDB returned %d responses for %d items", len(resp), len(ops))
 	}
 	found = make([]bool, len(ops))
-	stores := make([]func(), len(ops))
+	stores, direct := make([]func(), len(ops)), make([]wired, len(ops))
+	for _, it := range b.Direct() {
+		direct[it.Key] = wired{b.Feeds[it.Feed], it.Item}
+	}
 	var errs []error
 	for i, op := range ops {
-		store, ok, derr := op.decode(resp[i].Item)
+		store, ok, derr := op.r.got(resp[i].Item, direct[i].s, direct[i].i, op.dest)
 		if derr != nil {
 			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s %s): %w", i, op.entity, op.table.keyText(op.key), derr))
 			continue
@@ -175,6 +205,23 @@ func txGetRequest(ops []GetOp) (*dynamodb.TransactGetItemsInput, error) {
 		}}
 	}
 	return in, nil
+}
+
+// txBatch returns the sink of TxGet's request through c on the direct
+// path, nil when it does not take it.
+func txBatch(c Client, ops []GetOp) *wire.Batch {
+	if t := ops[0].table; !t.wire || c != t.client {
+		return nil
+	}
+	b := &wire.Batch{ByPos: make([]int, len(ops))}
+	var rs []getter
+	for i, op := range ops {
+		b.ByPos[i] = feedOf(&rs, op.r)
+	}
+	for _, r := range rs {
+		b.Feeds = append(b.Feeds, r.feed())
+	}
+	return b
 }
 
 // sameClient reports whether a and b send requests through the same

@@ -130,7 +130,7 @@ func (p *Protocol) DeserializeResponse(ctx context.Context, schema *smithy.Opera
 	c, _ := ctx.Value(callKey{}).(*call)
 	op := schema.ID().Name
 	member, ok := itemsMember[op]
-	if c == nil || !ok || resp.StatusCode < 200 || resp.StatusCode >= 300 {
+	if c == nil || c.sink == nil || !ok || resp.StatusCode < 200 || resp.StatusCode >= 300 {
 		return p.ClientProtocol.DeserializeResponse(ctx, schema, types, resp, out)
 	}
 	buf := getBuffer()
