@@ -57,10 +57,7 @@ func BatchGet(ctx context.Context, ops []GetOp, optFns ...func(*BatchOptions)) (
 		for j, i := range g.ops {
 			err := r.errs[j]
 			if err == nil {
-				var store func()
-				if store, found[i], err = ops[i].r.got(r.items[j], r.wired[j].s, r.wired[j].i, ops[i].dest); err == nil {
-					store()
-				}
+				_, found[i], err = ops[i].r.got(r.items[j], r.wired[j].s, r.wired[j].i, ops[i].dest, false)
 			}
 			if err != nil {
 				failed = append(failed, BatchFailure{Index: i, Entity: ops[i].entity, Key: ops[i].key, Err: err})
@@ -113,7 +110,8 @@ func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttrib
 // getter of each key's op) and the client allow: wired[i] then holds
 // keys[i]'s item. Release hands back what the direct path kept.
 func (t *Table) readKeys(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue, readers []getter) *batchGet {
-	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys)), wired: make([]wired, len(keys))}
+	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys)), wired: make([]wired, len(keys)),
+		keys: make([]map[string]types.AttributeValue, 0, len(keys))}
 	at := make([]int, len(keys)) // keys[i] is g.keys[at[i]]
 	for i, k := range keys {
 		id := t.itemID(k)

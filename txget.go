@@ -33,11 +33,12 @@ type GetOp struct {
 
 // getter is what a GetOp reads its item with: its *Repo[T].
 type getter interface {
-	// got turns the item read (item, nil or empty when there is none, or
-	// the i-th of s when s is set: the direct wire path) into a function
-	// that stores the result in dest, and reports whether it is an item
-	// of the op's entity. TxGet stores nothing until every op has decoded.
-	got(item map[string]types.AttributeValue, s wire.Feed, i int, dest any) (store func(), found bool, err error)
+	// got decodes the item read (item, nil or empty when there is none, or
+	// the i-th of s when s is set: the direct wire path) into dest, and
+	// reports whether it is an item of the op's entity; with later, it
+	// returns the function that stores it instead (TxGet stores nothing
+	// until every op has decoded).
+	got(item map[string]types.AttributeValue, s wire.Feed, i int, dest any, later bool) (store func(), found bool, err error)
 	feed() wire.Feed // a sink of the repository's items, heads typed
 }
 
@@ -66,7 +67,7 @@ func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 	return op
 }
 
-func (r *Repo[T]) got(item map[string]types.AttributeValue, s wire.Feed, i int, dest any) (func(), bool, error) {
+func (r *Repo[T]) got(item map[string]types.AttributeValue, s wire.Feed, i int, dest any, later bool) (func(), bool, error) {
 	var v T
 	var err error
 	found := s != nil && r.isMine(s.Got().Heads[i]) || s == nil && len(item) > 0 && r.isMine(item)
@@ -77,10 +78,14 @@ func (r *Repo[T]) got(item map[string]types.AttributeValue, s wire.Feed, i int, 
 	case found:
 		v, err = r.e.decode(r.t, item)
 	}
-	if err != nil {
-		return nil, false, err
+	if err != nil || !later {
+		if err == nil {
+			*dest.(*T) = v
+		}
+		return nil, found, err
 	}
-	return func() { *dest.(*T) = v }, found, nil
+	w := v // v stays on the stack unless stored later
+	return func() { *dest.(*T) = w }, found, nil
 }
 
 func (r *Repo[T]) feed() wire.Feed {
@@ -148,7 +153,7 @@ func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {
 	}
 	var errs []error
 	for i, op := range ops {
-		store, ok, derr := op.r.got(resp[i].Item, direct[i].s, direct[i].i, op.dest)
+		store, ok, derr := op.r.got(resp[i].Item, direct[i].s, direct[i].i, op.dest, true)
 		if derr != nil {
 			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s %s): %w", i, op.entity, op.table.keyText(op.key), derr))
 			continue
