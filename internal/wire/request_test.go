@@ -217,11 +217,11 @@ func TestInputMembersKnown(t *testing.T) {
 	for typ, want := range map[reflect.Type]string{
 		reflect.TypeFor[dynamodb.PutItemInput](): "ConditionExpression ConditionalOperator Expected ExpressionAttributeNames ExpressionAttributeValues Item " +
 			"ReturnConsumedCapacity ReturnItemCollectionMetrics ReturnValues ReturnValuesOnConditionCheckFailure TableName",
-		reflect.TypeFor[dynamodb.BatchGetItemInput]():      "RequestItems ReturnConsumedCapacity",
-		reflect.TypeFor[types.KeysAndAttributes]():          "AttributesToGet ConsistentRead ExpressionAttributeNames Keys ProjectionExpression",
+		reflect.TypeFor[dynamodb.BatchGetItemInput]():     "RequestItems ReturnConsumedCapacity",
+		reflect.TypeFor[types.KeysAndAttributes]():        "AttributesToGet ConsistentRead ExpressionAttributeNames Keys ProjectionExpression",
 		reflect.TypeFor[dynamodb.TransactGetItemsInput](): "ReturnConsumedCapacity TransactItems",
-		reflect.TypeFor[types.TransactGetItem]():            "Get",
-		reflect.TypeFor[types.Get]():                        "ExpressionAttributeNames Key ProjectionExpression TableName",
+		reflect.TypeFor[types.TransactGetItem]():          "Get",
+		reflect.TypeFor[types.Get]():                      "ExpressionAttributeNames Key ProjectionExpression TableName",
 	} {
 		var got []string
 		for i := range typ.NumField() {
