@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -49,21 +48,22 @@ func BatchGet(ctx context.Context, ops []GetOp, optFns ...func(*BatchOptions)) (
 	run := applyOpts(optFns).run()
 	var failed []BatchFailure
 	for _, g := range getGroups(ops) {
-		keys, readers := make([]map[string]types.AttributeValue, len(g.ops)), make([]getter, len(g.ops))
+		keys := make([]map[string]types.AttributeValue, len(g.ops))
 		for j, i := range g.ops {
-			keys[j], readers[j] = ops[i].key, ops[i].r
+			keys[j] = ops[i].key
 		}
-		r := g.t.readKeys(ctx, run, g.ka, keys, readers)
+		rd := g.t.readers(ctx, len(keys), func(j int) GetOp { return ops[g.ops[j]] })
+		items, errs := g.t.getItems(ctx, run, g.ka, keys, rd)
 		for j, i := range g.ops {
-			err := r.errs[j]
+			err := errs[j]
 			if err == nil {
-				_, found[i], err = ops[i].r.got(r.items[j], r.wired[j].s, r.wired[j].i, ops[i].dest, false)
+				_, found[i], err = ops[i].r.got(items[j], rd, j, ops[i].dest, false)
 			}
 			if err != nil {
 				failed = append(failed, BatchFailure{Index: i, Entity: ops[i].entity, Key: ops[i].key, Err: err})
 			}
 		}
-		r.release()
+		rd.Release()
 	}
 	return found, sentErr("BatchGetItem", failed)
 }
@@ -90,8 +90,7 @@ func getGroups(ops []GetOp) []getGroup {
 			if op.consistent {
 				g.ka.ConsistentRead = aws.Bool(true)
 			}
-			j = len(groups)
-			groups = append(groups, g)
+			j, groups = len(groups), append(groups, g)
 		}
 		groups[j].ops = append(groups[j].ops, i)
 	}
@@ -100,32 +99,22 @@ func getGroups(ops []GetOp) []getGroup {
 
 // getItems reads the items under keys, primary keys of t, with ka's
 // projection and consistency: items[i] is the item under keys[i] (nil when
-// there is none) and errs[i] why keys[i] could not be read.
-func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue) (items []map[string]types.AttributeValue, errs []error) {
-	g := t.readKeys(ctx, o, ka, keys, nil)
-	return g.items, g.errs
-}
-
-// readKeys is getItems, on the direct wire path where readers (the
-// getter of each key's op) and the client allow: wired[i] then holds
-// keys[i]'s item. Release hands back what the direct path kept.
-func (t *Table) readKeys(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue, readers []getter) *batchGet {
-	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys)), wired: make([]wired, len(keys)),
-		keys: make([]map[string]types.AttributeValue, 0, len(keys))}
+// there is none) and errs[i] why keys[i] could not be read. With rd (the
+// direct path), rd decodes the items instead.
+func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue, rd *wire.Readers) (items []map[string]types.AttributeValue, errs []error) {
+	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys)), rd: rd}
 	at := make([]int, len(keys)) // keys[i] is g.keys[at[i]]
 	for i, k := range keys {
 		id := t.itemID(k)
 		u, ok := g.index[id]
 		if !ok {
-			u = len(g.keys)
+			u, g.keys = len(g.keys), append(g.keys, k)
 			g.index[id] = u
-			g.keys = append(g.keys, k)
 		}
 		at[i] = u
 	}
-	g.items = make([]map[string]types.AttributeValue, len(g.keys))
-	g.errs = make([]error, len(g.keys))
-	g.route(readers, at)
+	g.items, g.errs = make([]map[string]types.AttributeValue, len(g.keys)), make([]error, len(g.keys))
+	rd.Keys(at, len(g.keys))
 	var chunks [][]int
 	for u := range g.keys {
 		if u%maxBatchGet == 0 {
@@ -135,31 +124,21 @@ func (t *Table) readKeys(ctx context.Context, o batchRun, ka types.KeysAndAttrib
 	}
 	runBounded(ctx, o.concurrency, chunks, g.chunk)
 	if len(g.keys) == len(keys) {
-		return g // no key given twice: at is the identity
+		return g.items, g.errs // no key given twice: at is the identity
 	}
-	items, errs := g.items, g.errs
-	g.items, g.errs = make([]map[string]types.AttributeValue, len(keys)), make([]error, len(keys))
+	items, errs = make([]map[string]types.AttributeValue, len(keys)), make([]error, len(keys))
 	for i, u := range at {
-		g.items[i], g.errs[i] = items[u], errs[u]
+		items[i], errs[i] = g.items[u], g.errs[u]
 	}
-	return g
+	return items, errs
 }
 
-// route sets, for the direct path, the feeds of readers (each getter
-// once) and the readers of each distinct key.
-func (g *batchGet) route(readers []getter, at []int) {
-	if len(readers) == 0 || !g.t.wire {
-		return
+// readers is the direct path's of n ops (op(i)), nil when ctx's client is not t's.
+func (t *Table) readers(ctx context.Context, n int, op func(i int) GetOp) *wire.Readers {
+	if !t.wire || t.api(ctx, "") != t.client {
+		return nil
 	}
-	g.routes = make([][]wire.Reader, len(g.keys))
-	flat := make([]wire.Reader, len(at))
-	for i, u := range at {
-		if flat[i] = (wire.Reader{Key: i, Feed: feedOf(&g.feeds, readers[i])}); g.routes[u] == nil {
-			g.routes[u] = flat[i : i+1 : i+1]
-		} else {
-			g.routes[u] = append(g.routes[u], flat[i])
-		}
-	}
+	return wire.NewReaders(n, func(i int) any { return op(i).r }, func(r any) wire.Feed { return r.(getter).feed() })
 }
 
 // batchGet is one getItems call. Each distinct key belongs to one chunk,
@@ -173,56 +152,7 @@ type batchGet struct {
 	index  map[itemID]int                    // key id → position in keys
 	items  []map[string]types.AttributeValue // items[u]: the item under keys[u]
 	errs   []error                           // errs[u]: why keys[u] could not be read
-
-	feeds   []getter        // the direct path's: each reader once
-	routes  [][]wire.Reader // routes[u]: the keys given under keys[u], read by feeds[Feed]
-	wired   []wired         // wired[i]: where the direct path put the item of the i-th key given
-	mu      sync.Mutex
-	batches []*wire.Batch // the direct path's sinks, to release
-}
-
-// feedOf returns r's position in *rs, added when missing.
-func feedOf(rs *[]getter, r getter) int {
-	f := slices.Index(*rs, r)
-	if f < 0 {
-		f, *rs = len(*rs), append(*rs, r)
-	}
-	return f
-}
-
-// wired is the i-th item of s, a direct read's.
-type wired struct {
-	s wire.Feed
-	i int
-}
-
-// batch returns the sink of a request through c on the direct path, nil
-// when it does not take it.
-func (g *batchGet) batch(c Client) *wire.Batch {
-	if g.routes == nil || c != g.t.client {
-		return nil
-	}
-	b := &wire.Batch{Table: g.t.name, Feeds: make([]wire.Feed, len(g.feeds)),
-		Route: func(head map[string]types.AttributeValue) []wire.Reader {
-			if u, ok := g.index[g.t.itemID(head)]; ok {
-				return g.routes[u]
-			}
-			return nil
-		}}
-	for f, r := range g.feeds {
-		b.Feeds[f] = r.feed()
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.batches = append(g.batches, b)
-	return b
-}
-
-// release hands back the direct path's sinks.
-func (g *batchGet) release() {
-	for _, b := range g.batches {
-		b.Release()
-	}
+	rd     *wire.Readers                     // the direct path's
 }
 
 // chunk reads the keys at pending (positions in g.keys) until they are
@@ -236,16 +166,12 @@ func (g *batchGet) chunk(ctx context.Context, pending []int) {
 			ka.Keys[j] = g.keys[u]
 		}
 		in := &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{table: ka}}
-		b := g.batch(client)
-		if b != nil {
-			ctx = wire.With(ctx, in, b)
-		}
-		out, err := client.BatchGetItem(ctx, in)
+		out, err := client.BatchGetItem(g.rd.With(ctx, in, table, func(head map[string]types.AttributeValue) (int, bool) {
+			u, ok := g.index[g.t.itemID(head)]
+			return u, ok
+		}), in)
 		if err != nil {
 			return false, err
-		}
-		for _, it := range b.Direct() {
-			g.wired[it.Key] = wired{b.Feeds[it.Feed], it.Item}
 		}
 		for _, item := range out.Responses[table] {
 			if u, ok := g.index[g.t.itemID(item)]; ok {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/redact"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // The plan's last step, sending: a write of one item goes as a single
@@ -118,7 +119,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 			ExpressionAttributeValues:           p.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
 		}
-		_, err = t.api(ctx, entity).PutItem(t.writes(ctx, in), in, opt...)
+		_, err = t.api(ctx, entity).PutItem(wire.Write(ctx, in, t.wire), in, opt...)
 	case it.tw.Delete != nil:
 		d := it.tw.Delete
 		var out *dynamodb.DeleteItemOutput

@@ -87,7 +87,7 @@ func (r repo) readWhole(ka types.KeysAndAttributes, keys []string) wholeFn {
 		if len(ks) == 0 {
 			return items, nil
 		}
-		whole, errs := r.t.getItems(ctx, BatchOptions{}.run(), ka, ks)
+		whole, errs := r.t.getItems(ctx, BatchOptions{}.run(), ka, ks, nil)
 		items = slices.Clone(items)
 		for j, i := range at {
 			if errs[j] != nil {

@@ -31,15 +31,12 @@ type GetOp struct {
 	dest       any    // the *T given
 }
 
-// getter is what a GetOp reads its item with: its *Repo[T].
+// getter is a GetOp's *Repo[T]: got decodes into dest the item read (item,
+// or the i-th key's of rd, the direct path), and reports whether it is the
+// entity's; with later (TxGet) it returns the store. feed makes rd's sinks.
 type getter interface {
-	// got decodes the item read (item, nil or empty when there is none, or
-	// the i-th of s when s is set: the direct wire path) into dest, and
-	// reports whether it is an item of the op's entity; with later, it
-	// returns the function that stores it instead (TxGet stores nothing
-	// until every op has decoded).
-	got(item map[string]types.AttributeValue, s wire.Feed, i int, dest any, later bool) (store func(), found bool, err error)
-	feed() wire.Feed // a sink of the repository's items, heads typed
+	got(item map[string]types.AttributeValue, rd *wire.Readers, i int, dest any, later bool) (store func(), found bool, err error)
+	feed() wire.Feed
 }
 
 // GetOp returns a read of the item with key's primary key fields into
@@ -67,14 +64,19 @@ func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 	return op
 }
 
-func (r *Repo[T]) got(item map[string]types.AttributeValue, s wire.Feed, i int, dest any, later bool) (func(), bool, error) {
+func (r *Repo[T]) got(item map[string]types.AttributeValue, rd *wire.Readers, i int, dest any, later bool) (func(), bool, error) {
 	var v T
 	var err error
-	found := s != nil && r.isMine(s.Got().Heads[i]) || s == nil && len(item) > 0 && r.isMine(item)
-	switch ws, _ := s.(*wireSink[T]); {
+	s, i := rd.At(i)
+	ws, _ := s.(*wireSink[T])
+	if ws != nil {
+		item = ws.Heads.Heads[i] // the head: what isMine reads
+	}
+	found := len(item) > 0 && r.isMine(item)
+	switch {
 	case found && ws != nil:
 		v = ws.vals[i]
-		err = r.e.wireRest(r.t, ws.Heads.Heads[i], &v, ws.Complete[i], ws.Errs[i])
+		err = r.e.wireRest(r.t, item, &v, ws.Complete[i], ws.Errs[i])
 	case found:
 		v, err = r.e.decode(r.t, item)
 	}
@@ -124,13 +126,9 @@ func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := ops[0].table.api(ctx, "")
-	b := txBatch(c, ops)
-	if b != nil {
-		defer b.Release()
-		ctx = wire.With(ctx, in, b)
-	}
-	out, err := c.TransactGetItems(ctx, in)
+	rd := ops[0].table.readers(ctx, len(ops), func(i int) GetOp { return ops[i] })
+	defer rd.Release()
+	out, err := ops[0].table.api(ctx, "").TransactGetItems(rd.With(ctx, in, "", nil), in)
 	if err != nil {
 		var tce *types.TransactionCanceledException
 		if errors.As(err, &tce) {
@@ -139,21 +137,17 @@ func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {
 		return nil, fmt.Errorf("singletable: read transaction: %w", err)
 	}
 	resp := out.Responses
-	if len(resp) == 0 || b != nil && b.Filled {
-		// No item was retrieved (every op is not found), or the direct path read them.
+	if len(resp) == 0 {
+		// No item was retrieved, or the direct path decoded them (rd).
 		resp = make([]types.ItemResponse, len(ops))
 	}
 	if len(resp) != len(ops) {
 		return nil, fmt.Errorf("singletable: read transaction: DynamoDB returned %d responses for %d items", len(resp), len(ops))
 	}
-	found = make([]bool, len(ops))
-	stores, direct := make([]func(), len(ops)), make([]wired, len(ops))
-	for _, it := range b.Direct() {
-		direct[it.Key] = wired{b.Feeds[it.Feed], it.Item}
-	}
+	found, stores := make([]bool, len(ops)), make([]func(), len(ops))
 	var errs []error
 	for i, op := range ops {
-		store, ok, derr := op.r.got(resp[i].Item, direct[i].s, direct[i].i, op.dest, true)
+		store, ok, derr := op.r.got(resp[i].Item, rd, i, op.dest, true)
 		if derr != nil {
 			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s %s): %w", i, op.entity, op.table.keyText(op.key), derr))
 			continue
@@ -202,45 +196,18 @@ func txGetRequest(ops []GetOp) (*dynamodb.TransactGetItemsInput, error) {
 				op.table.keyText(op.key), op.table.name, j, i)
 		}
 		seen[id] = i
-		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{
-			TableName:                &op.table.name,
-			Key:                      op.key,
-			ProjectionExpression:     op.proj,
-			ExpressionAttributeNames: op.names,
-		}}
+		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{TableName: &op.table.name, Key: op.key,
+			ProjectionExpression: op.proj, ExpressionAttributeNames: op.names}}
 	}
 	return in, nil
-}
-
-// txBatch returns the sink of TxGet's request through c on the direct
-// path, nil when it does not take it.
-func txBatch(c Client, ops []GetOp) *wire.Batch {
-	if t := ops[0].table; !t.wire || c != t.client {
-		return nil
-	}
-	b := &wire.Batch{ByPos: make([]int, len(ops))}
-	var rs []getter
-	for i, op := range ops {
-		b.ByPos[i] = feedOf(&rs, op.r)
-	}
-	for _, r := range rs {
-		b.Feeds = append(b.Feeds, r.feed())
-	}
-	return b
 }
 
 // sameClient reports whether a and b send requests through the same
 // client. Clients whose dynamic type is not comparable are the same only
 // for the same table.
 func sameClient(a, b *Table) bool {
-	if a == b {
-		return true
-	}
-	ta, tb := reflect.TypeOf(a.client), reflect.TypeOf(b.client)
-	if ta != tb || !ta.Comparable() {
-		return false
-	}
-	return a.client == b.client
+	ta := reflect.TypeOf(a.client)
+	return a == b || ta == reflect.TypeOf(b.client) && ta.Comparable() && a.client == b.client
 }
 
 // txGetCancelled explains a cancelled read transaction as a

@@ -181,12 +181,3 @@ func (r *Repo[T]) gotItem(item map[string]types.AttributeValue) (T, error) {
 	}
 	return r.e.decode(r.t, item)
 }
-
-// writes returns ctx in which the body of in's request is written on the
-// direct path (internal/wire/request.go), when t's client has it.
-func (t *Table) writes(ctx context.Context, in any) context.Context {
-	if !t.wire {
-		return ctx
-	}
-	return wire.Write(ctx, in)
-}

@@ -1,7 +1,10 @@
 package wire
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -36,6 +39,7 @@ type Batch struct {
 	Route  func(head map[string]types.AttributeValue) []Reader
 	Items  []BatchItem // the last response's items
 	Filled bool        // the last response was decoded here
+	rs     *Readers    // records where Done
 }
 
 // Reader is a reader of an item: the key numbered Key (the caller's) and
@@ -54,8 +58,16 @@ func (b *Batch) Reset() {
 	b.Items, b.Filled = b.Items[:0], false
 }
 
-// Done records that a response was decoded whole.
-func (b *Batch) Done() { b.Filled = true }
+// Done records that a response was decoded whole, and with a Readers's
+// Batch where its items were decoded.
+func (b *Batch) Done() {
+	b.Filled = true
+	for _, it := range b.Items {
+		if b.rs != nil {
+			b.rs.at[it.Key] = Placed{b.Feeds[it.Feed], it.Item}
+		}
+	}
+}
 
 // Item decodes an item of the response into the feeds that read it.
 func (b *Batch) Item(d *codec.JSON, table string, pos int) error {
@@ -111,5 +123,102 @@ func (b *Batch) Direct() []BatchItem {
 func (b *Batch) Release() {
 	for _, f := range b.Feeds {
 		f.Got().Release()
+	}
+}
+
+// Readers is what a batch read (BatchGet, TxGet) on the path keeps
+// besides its keys: the ops' readers (their repositories), each with one
+// Feed per call, which ops' items each response's items are, and where
+// they were decoded.
+type Readers struct {
+	feed    func(reader any) Feed
+	readers []any      // each reader once: reader f makes the Feeds[f] of each Batch
+	of      []int      // of[i]: the reader of the i-th key given
+	routes  [][]Reader // routes[u]: the keys given that are the distinct key u
+	at      []Placed   // at[i]: where the item of the i-th key given was decoded
+	mu      sync.Mutex
+	batches []*Batch
+}
+
+// Placed is where a batch read's item was decoded: the Item-th of Feed.
+type Placed struct {
+	Feed Feed
+	Item int
+}
+
+// NewReaders returns the Readers of n keys given, the i-th read by
+// reader(i) (a comparable value); feed makes a reader's Feed.
+func NewReaders(n int, reader func(i int) any, feed func(reader any) Feed) *Readers {
+	rs := &Readers{feed: feed, of: make([]int, n), at: make([]Placed, n)}
+	for i := range n {
+		r := reader(i)
+		f := slices.Index(rs.readers, r)
+		if f < 0 {
+			f, rs.readers = len(rs.readers), append(rs.readers, r)
+		}
+		rs.of[i] = f
+	}
+	return rs
+}
+
+// Keys records, for BatchGetItem calls, that the i-th key given is the
+// distinct key at[i] of n.
+func (rs *Readers) Keys(at []int, n int) {
+	if rs == nil {
+		return
+	}
+	rs.routes = make([][]Reader, n)
+	flat := make([]Reader, len(at))
+	for i, u := range at {
+		if flat[i] = (Reader{Key: i, Feed: rs.of[i]}); rs.routes[u] == nil {
+			rs.routes[u] = flat[i : i+1 : i+1]
+		} else {
+			rs.routes[u] = append(rs.routes[u], flat[i])
+		}
+	}
+}
+
+// With returns ctx carrying the Sink of one call whose input is in: a
+// BatchGetItem of table, whose items find finds (the distinct key of the
+// item whose head is head, false for one no key asked for), or with find
+// nil a TransactGetItems. It returns ctx itself on nil rs.
+func (rs *Readers) With(ctx context.Context, in any, table string, find func(head map[string]types.AttributeValue) (int, bool)) context.Context {
+	if rs == nil {
+		return ctx
+	}
+	b := &Batch{Table: table, Feeds: make([]Feed, len(rs.readers)), rs: rs}
+	for f, r := range rs.readers {
+		b.Feeds[f] = rs.feed(r)
+	}
+	if b.ByPos = rs.of; find != nil {
+		b.ByPos, b.Route = nil, func(head map[string]types.AttributeValue) []Reader {
+			if u, ok := find(head); ok {
+				return rs.routes[u]
+			}
+			return nil
+		}
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.batches = append(rs.batches, b)
+	return With(ctx, in, b)
+}
+
+// At returns where the item of the i-th key given was decoded: a nil
+// Feed when it was not (none, the SDK's path, nil rs).
+func (rs *Readers) At(i int) (Feed, int) {
+	if rs == nil {
+		return nil, 0
+	}
+	return rs.at[i].Feed, rs.at[i].Item
+}
+
+// Release hands back every Batch's feeds; nothing is read after.
+func (rs *Readers) Release() {
+	if rs == nil {
+		return
+	}
+	for _, b := range rs.batches {
+		b.Release()
 	}
 }

@@ -36,10 +36,16 @@ const (
 
 var awsJSON10 = smithy.ShapeID{Namespace: "aws.protocols", Name: "awsJson1_0"}
 
-// Write returns ctx carrying the call whose input is in (the pointer the
-// operation is called with), for a call whose response no Sink reads (a
-// write): its request body is written by the path.
-func Write(ctx context.Context, in any) context.Context { return With(ctx, in, nil) }
+// Write returns, when on, ctx carrying the call whose input is in (the
+// pointer the operation is called with), for a call whose response no
+// Sink reads (a write): its request body is written by the path. It
+// returns ctx itself when not on.
+func Write(ctx context.Context, in any, on bool) context.Context {
+	if !on {
+		return ctx
+	}
+	return With(ctx, in, nil)
+}
 
 // SerializeRequest writes the body of a direct call's request; the
 // wrapped protocol serializes every other.

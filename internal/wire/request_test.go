@@ -54,7 +54,7 @@ func sent(t *testing.T, in any, direct bool) ([]byte, http.Header) {
 		Credentials: aws.AnonymousCredentials{}, HTTPClient: &http.Client{Transport: rec}}, opts...)
 	ctx := context.Background()
 	if direct {
-		ctx = Write(ctx, in)
+		ctx = Write(ctx, in, true)
 	}
 	var err error
 	switch in := in.(type) {
