@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // Collection reads every item of one partition of the table or of an
@@ -395,6 +396,9 @@ func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error
 	req := &request{t: c.t, src: querySource(in), what: "collection query",
 		size:     c.pageSize == 0 && !c.skipUnknown && c.filter == nil,
 		probeOne: c.filter == nil, bind: b.bind, cursorKeys: c.cursorKeys}
+	if c.t.wire { // each item whole, for its target
+		req.sink = new(wire.Whole)
+	}
 	return &collPlan{req: req, rt: rt, empty: empty}, nil
 }
 

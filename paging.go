@@ -361,8 +361,8 @@ func (r *request) next(ctx context.Context, want int) ([]map[string]types.Attrib
 	if err != nil {
 		return nil, false, r.sendErr(err)
 	}
-	if r.sink != nil && r.sink.heads().Filled {
-		items = r.sink.heads().Heads
+	if r.sink != nil && r.sink.Got().Filled {
+		items = r.sink.Got().Heads
 	}
 	r.count += int(count)
 	r.after = after

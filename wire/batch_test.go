@@ -221,3 +221,34 @@ func TestDirectPut(t *testing.T) {
 	require.ErrorAs(t, err, &rnf)
 	require.False(t, errors.Is(err, singletable.ErrAlreadyExists))
 }
+
+// TestDirectCollectionEqualsSDK: a collection's pages (a user and its
+// skills, routed by entity type; then by key shape) read on the path equal
+// the SDK path's, cursors included, every response decoded directly.
+func TestDirectCollectionEqualsSDK(t *testing.T) {
+	t.Parallel()
+	var direct, viaSDK atomic.Int64
+	f := tables(t, 9, stack(countDirect(&direct, &viaSDK)))
+	read := func(users *singletable.Repo[designs.User], skills *singletable.Repo[designs.UserSkill], limit int) ([][]any, []designs.UserSkill) {
+		var pages [][]any
+		var into []designs.UserSkill
+		var u designs.User
+		c := users.Collection(designs.User{Username: "ana"}).Limit(limit)
+		for cursor, first := "", true; first || cursor != ""; first = false {
+			p, err := c.After(cursor).Page(ctx, users.IntoOne(&u), skills.Into(&into))
+			require.NoError(t, err)
+			pages, cursor = append(pages, p.Items), p.Cursor
+		}
+		all, err := users.Collection(designs.User{Username: "ana"}).Desc().Collect(ctx, users.Member(), skills.Member())
+		require.NoError(t, err)
+		return append(pages, all), into
+	}
+	wp, wi := read(f.sdkUsers, f.sdkSkills, 4)
+	gp, gi := read(f.users, f.skills, 4)
+	require.Equal(t, wp, gp)
+	require.Equal(t, wi, gi)
+	require.Len(t, gi, 9)
+	require.Len(t, gp, 4, "three pages of 4 (the user and 9 skills), and the whole collection")
+	require.Zero(t, viaSDK.Load(), "every collection response with items was decoded directly")
+	require.Positive(t, direct.Load())
+}

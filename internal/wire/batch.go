@@ -222,3 +222,18 @@ func (rs *Readers) Release() {
 		b.Release()
 	}
 }
+
+// Whole is a Feed keeping each item whole, as the SDK's deserializer
+// would make it (codec.JSON.Item), as its head: for reads that hand each
+// item to what its attributes name (collections, routed by entity type or
+// key shape), which then decode it from the map.
+type Whole struct{ Heads }
+
+// Item reads an item whole.
+func (w *Whole) Item(d *codec.JSON, _ string, _ int) error {
+	item, err := d.Item()
+	if err == nil {
+		w.Heads.Heads = append(w.Heads.Heads, item)
+	}
+	return err
+}
