@@ -40,13 +40,12 @@ var (
 // batchReads are the ops of one BatchGet or TxGet on a table, and where
 // they decode.
 type batchReads struct {
-	skills  [8]designs.UserSkill
-	users   [2]designs.User
-	alias   Alias
-	legacy  [2]Legacy
-	found   []bool
-	err     error
-	capture []types.ConsumedCapacity
+	skills [8]designs.UserSkill
+	users  [2]designs.User
+	alias  Alias
+	legacy [2]Legacy
+	found  []bool
+	err    error
 }
 
 // read runs the ops on tbl: skills (two absent, one twice, one with a
