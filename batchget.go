@@ -135,10 +135,8 @@ func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttrib
 
 // readers is the direct path's of n ops (op(i)), nil when ctx's client is not t's.
 func (t *Table) readers(ctx context.Context, n int, op func(i int) GetOp) *wire.Readers {
-	if !t.wire || t.api(ctx, "") != t.client {
-		return nil
-	}
-	return wire.NewReaders(n, func(i int) any { return op(i).r }, func(r any) wire.Feed { return r.(getter).feed() })
+	return wire.NewReaders(t.wire && t.api(ctx, "") == t.client, n,
+		func(i int) any { return op(i).r }, func(r any) wire.Feed { return r.(getter).feed() })
 }
 
 // batchGet is one getItems call. Each distinct key belongs to one chunk,

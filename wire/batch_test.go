@@ -200,9 +200,9 @@ func TestDirectBatchGetUnprocessedKeys(t *testing.T) {
 	require.False(t, gf[40] || gf[41])
 }
 
-// TestDirectPut: a Put written by the path stores what the SDK's would,
-// and a refused one is the SDK's error.
-func TestDirectPut(t *testing.T) {
+// TestDirectWrites: a Put and a BatchWrite written by the path store what
+// the SDK's would, and a refused one is the SDK's error.
+func TestDirectWrites(t *testing.T) {
 	t.Parallel()
 	f := tables(t, 0)
 	u := designs.User{Username: "bo", Name: "Bo \"\u2028\x7f\x00 😀", PasswordHash: "h"}
@@ -219,6 +219,20 @@ func TestDirectPut(t *testing.T) {
 	var rnf *types.ResourceNotFoundException
 	require.ErrorAs(t, err, &rnf)
 	require.False(t, errors.Is(err, singletable.ErrAlreadyExists))
+
+	var ops []singletable.WriteOp
+	for i := range 30 {
+		ops = append(ops, f.skills.PutOp(designs.UserSkill{Username: "bo", SkillName: fmt.Sprintf("s%02d\u2028\"", i), Years: i}))
+	}
+	ops = append(ops, f.users.DeleteOp(designs.User{Username: "bo"}))
+	require.NoError(t, singletable.BatchWrite(ctx, ops))
+	page, err := f.sdkSkills.Query(designs.UserSkill{Username: "bo"}).Page(ctx)
+	require.NoError(t, err)
+	require.Len(t, page.Items, 30)
+	require.Equal(t, "s29\u2028\"", page.Items[29].SkillName)
+	require.Equal(t, 29, page.Items[29].Years)
+	_, err = f.sdkUsers.Get(ctx, designs.User{Username: "bo"})
+	require.ErrorIs(t, err, singletable.ErrNotFound)
 }
 
 // TestDirectCollectionEqualsSDK: a collection's pages (a user and its

@@ -31,6 +31,7 @@ func batchClients() (*fixture, *dynamodb.Client, recording) {
 		panic(err)
 	}
 	rec.canned["TransactGetItems"] = b
+	rec.canned["BatchWriteItem"] = []byte(`{"UnprocessedItems":{}}`)
 	return f, c, rec
 }
 
@@ -144,6 +145,34 @@ func BenchmarkCollection20Wire(b *testing.B) {
 	})
 }
 
+// batchPuts are BatchWrite25's items.
+func batchPuts() []benchfix.Profile {
+	ps := make([]benchfix.Profile, 25)
+	for i := range ps {
+		ps[i] = benchfix.Sample(i)
+	}
+	return ps
+}
+
+func BenchmarkBatchWrite25Wire(b *testing.B) {
+	f, c, _ := batchClients()
+	ps := batchPuts()
+	b.Run("impl=library", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if err := batchLibrary(f.repo, ps); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("impl=hand-raw", func(b *testing.B) {
+		benchfix.Loop(b, func() {
+			if err := batchRaw(c, ps); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+}
+
 // TestWireBatchSameRequests checks that both sides of the batch,
 // collection and write benchmarks on the path send the same request body
 // and read the same values (TestWireSameRequests checks BatchGetItem and
@@ -159,6 +188,7 @@ func TestWireBatchSameRequests(t *testing.T) {
 		{"Query", func() (any, error) { return libraryCollection(f) }, func() (any, error) { return handCollection(c, f.key.Username) }},
 		{"BatchGetItem", func() (any, error) { return libraryBatchGet(f, ks) }, func() (any, error) { return handBatchGet(c, ks) }},
 		{"PutItem", func() (any, error) { return f.repo.Put(ctx, f.v) }, func() (any, error) { return f.v, rawPut(c, &f.v) }},
+		{"BatchWriteItem", func() (any, error) { return nil, batchLibrary(f.repo, batchPuts()) }, func() (any, error) { return nil, batchRaw(c, batchPuts()) }},
 	} {
 		target := "DynamoDB_20120810." + tc.op
 		lv, err := tc.lib()

@@ -147,8 +147,12 @@ type Placed struct {
 }
 
 // NewReaders returns the Readers of n keys given, the i-th read by
-// reader(i) (a comparable value); feed makes a reader's Feed.
-func NewReaders(n int, reader func(i int) any, feed func(reader any) Feed) *Readers {
+// reader(i) (a comparable value); feed makes a reader's Feed. It returns
+// nil (no Readers: the SDK's path) when not on.
+func NewReaders(on bool, n int, reader func(i int) any, feed func(reader any) Feed) *Readers {
+	if !on {
+		return nil
+	}
 	rs := &Readers{feed: feed, of: make([]int, n), at: make([]Placed, n)}
 	for i := range n {
 		r := reader(i)

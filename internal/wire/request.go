@@ -17,7 +17,7 @@ import (
 )
 
 // The request half of the path: the body of a direct call of PutItem,
-// BatchGetItem or TransactGetItems is written here, from the very input
+// BatchGetItem, TransactGetItems or BatchWriteItem is written here, from the very input
 // the SDK's middleware holds, as the SDK's awsJson 1.0 serializer writes
 // it (members in the same order, strings escaped alike), without the
 // SDK's schema walk. The SDK's middleware sees the input whole (every
@@ -80,7 +80,8 @@ func (p *Protocol) SerializeRequest(ctx context.Context, schema *smithy.Operatio
 var scratches = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // AppendInput appends the JSON body of in, a *PutItemInput,
-// *BatchGetItemInput or *TransactGetItemsInput, as the SDK writes it;
+// *BatchGetItemInput, *TransactGetItemsInput or *BatchWriteItemInput, as
+// the SDK writes it;
 // false for any other input, or one the SDK must write (see above).
 func AppendInput(b []byte, in any) ([]byte, bool) {
 	o := object{b: append(b, '{'), ok: true}
@@ -110,6 +111,13 @@ func AppendInput(b []byte, in any) ([]byte, bool) {
 			o.key("TransactItems")
 			o.txGets(v.TransactItems)
 		}
+	case *dynamodb.BatchWriteItemInput:
+		if v.RequestItems != nil {
+			o.key("RequestItems")
+			o.batchWrite(v.RequestItems)
+		}
+		o.enum("ReturnConsumedCapacity", string(v.ReturnConsumedCapacity))
+		o.enum("ReturnItemCollectionMetrics", string(v.ReturnItemCollectionMetrics))
 	default:
 		return b, false
 	}
@@ -129,7 +137,7 @@ func (o *object) key(name string) {
 		o.b = append(o.b, ',')
 	}
 	o.n++
-	o.b = append(append(append(o.b, '"'), name...), '"', ':')
+	o.b = append(codec.AppendString(o.b, name), ':')
 }
 
 func (o *object) str(name string, s *string) {
@@ -224,4 +232,30 @@ func (o *object) txGets(items []types.TransactGetItem) {
 		})
 	}
 	o.b = append(o.b, ']')
+}
+
+// batchWrite writes BatchWriteItemInput.RequestItems.
+func (o *object) batchWrite(items map[string][]types.WriteRequest) {
+	o.nested(func(t *object) {
+		for table, wrs := range items {
+			t.key(table)
+			t.b = append(t.b, '[')
+			for i, wr := range wrs {
+				if i > 0 {
+					t.b = append(t.b, ',')
+				}
+				t.nested(func(w *object) {
+					if wr.DeleteRequest != nil {
+						w.key("DeleteRequest")
+						w.nested(func(d *object) { d.item("Key", wr.DeleteRequest.Key) })
+					}
+					if wr.PutRequest != nil {
+						w.key("PutRequest")
+						w.nested(func(p *object) { p.item("Item", wr.PutRequest.Item) })
+					}
+				})
+			}
+			t.b = append(t.b, ']')
+		}
+	})
 }

@@ -64,6 +64,8 @@ func sent(t *testing.T, in any, direct bool) ([]byte, http.Header) {
 		_, err = c.BatchGetItem(ctx, in)
 	case *dynamodb.TransactGetItemsInput:
 		_, err = c.TransactGetItems(ctx, in)
+	case *dynamodb.BatchWriteItemInput:
+		_, err = c.BatchWriteItem(ctx, in)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +140,10 @@ func TestSameRequestBytes(t *testing.T) {
 				ProjectionExpression: aws.String("#n"), ExpressionAttributeNames: map[string]string{"#n": "Name"}}},
 				{Get: &types.Get{TableName: aws.String("u"), Key: map[string]types.AttributeValue{}}}}},
 		"txget-bare": &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{}},
+		"batchwrite": &dynamodb.BatchWriteItemInput{ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+			ReturnItemCollectionMetrics: types.ReturnItemCollectionMetricsSize, RequestItems: map[string][]types.WriteRequest{"t\u2028": {
+				{PutRequest: &types.PutRequest{Item: one("a", every())}}, {DeleteRequest: &types.DeleteRequest{Key: one("PK", s("k"))}},
+				{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{}}}}}},
 	}
 	asJSON := map[string]any{
 		"put-item": &dynamodb.PutItemInput{TableName: aws.String("t"), Item: map[string]types.AttributeValue{"PK": s("a"), "SK": s("b"), "n": &types.AttributeValueMemberN{Value: "1"}, "x": every()},
@@ -145,6 +151,8 @@ func TestSameRequestBytes(t *testing.T) {
 		"batchget-tables": &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
 			"t1": {Keys: []map[string]types.AttributeValue{two, two}}, "t2": {Keys: []map[string]types.AttributeValue{two}, ConsistentRead: aws.Bool(true)}}},
 		"txget-keys": &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{{Get: &types.Get{TableName: aws.String("t"), Key: two}}}},
+		"batchwrite-tables": &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+			"t1": {{PutRequest: &types.PutRequest{Item: two}}, {DeleteRequest: &types.DeleteRequest{Key: two}}}, "t2": {{PutRequest: &types.PutRequest{Item: two}}}}},
 	}
 	for name, in := range exact {
 		want, wh := sent(t, in, false)
@@ -222,6 +230,10 @@ func TestInputMembersKnown(t *testing.T) {
 		reflect.TypeFor[dynamodb.TransactGetItemsInput](): "ReturnConsumedCapacity TransactItems",
 		reflect.TypeFor[types.TransactGetItem]():          "Get",
 		reflect.TypeFor[types.Get]():                      "ExpressionAttributeNames Key ProjectionExpression TableName",
+		reflect.TypeFor[dynamodb.BatchWriteItemInput]():   "RequestItems ReturnConsumedCapacity ReturnItemCollectionMetrics",
+		reflect.TypeFor[types.WriteRequest]():             "DeleteRequest PutRequest",
+		reflect.TypeFor[types.PutRequest]():               "Item",
+		reflect.TypeFor[types.DeleteRequest]():            "Key",
 	} {
 		var got []string
 		for i := range typ.NumField() {
