@@ -73,7 +73,9 @@ type Schema[T any] struct {
 	// docs/adopting.md, "Fields held only in the key".
 	KeyOnly []string
 	// Location is where time texts without a zone and bare dates are read,
-	// for the entity's top-level time fields; nil reads them as UTC.
+	// for the entity's top-level time fields, and where zone-less key
+	// times (a layout without a zone, date, isoformat's naive form) are
+	// written and read as wall clocks; nil is UTC.
 	Location *time.Location
 
 	// ExactlyOnceCounters sends every [Repo.Update] with an operator a

@@ -54,6 +54,18 @@ func (t *Table) heldNames(entity string, p *indexPlan, resolve expr.Resolver) ex
 	})
 }
 
+// heldAttrs is attrs, a read's projection of index p (nil: the table) in
+// table t, without the entity type attribute where p does not hold it (the
+// key shape tells the items), refusing another attribute p does not hold.
+func (t *Table) heldAttrs(p *indexPlan, attrs []string, err error) ([]string, error) {
+	for _, a := range attrs {
+		if err == nil && !t.holds(p, a) && a != t.opts.EntityTypeAttr {
+			err = validationErr("", a, "Fields: index %s does not hold attribute %s (projection %s)", p.name, a, p.proj)
+		}
+	}
+	return slices.DeleteFunc(attrs, func(a string) bool { return !t.holds(p, a) }), err
+}
+
 // unprojected lists the Go fields of e that a read of index p in table t
 // leaves at their zero values: p does not hold their attributes and no
 // key it holds (the primary key, p's own) gives them back.

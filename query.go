@@ -533,7 +533,7 @@ func (q *querySpec) input(idx *indexPlan, conds []expr.KeyCond, proj []string, c
 	var b expr.Builder
 	kc := b.KeyCondition(conds)
 	var filter string
-	if t.holds(idx, t.opts.EntityTypeAttr) { // else the key shape tells (repo.mine)
+	if t.typeFiltered(idx) {
 		filter = e.typeFilter(&b, &t.opts)
 	}
 	if q.filter != nil {
