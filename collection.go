@@ -137,14 +137,14 @@ func (c *Collection) After(cursor string) *Collection { d := c.clone(); d.after 
 // transaction's reads). Make it with [Repo.Into], [Repo.IntoOne],
 // [Repo.IntoFunc] or [Repo.Member]. It keeps counting across calls.
 type Target struct {
-	entity string
-	table  *Table
-	one    bool
-	n      int
-	decode func(item map[string]types.AttributeValue) (any, error)
-	names  attrNamer                                               // resolves the names of a collection's filter
-	image  func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
-	r      repo                                                    // tells an untyped item by its key shape
+	entity    string
+	table     *Table
+	one       bool
+	n         int
+	decode    func(item map[string]types.AttributeValue) (any, error)
+	names     attrNamer                                               // resolves the names of a collection's filter
+	image     func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
+	keyShapes repo                                                    // tells an untyped item by its key shape
 }
 
 // Count returns how many items the target has received.
@@ -184,7 +184,7 @@ func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
 		}
 		return v, deliver(v)
 	}
-	tg.r = r.repo
+	tg.keyShapes = r.repo
 	return tg
 }
 
@@ -244,7 +244,7 @@ func newRouter(t *Table, targets []*Target, needTargets, skipUnknown bool) (*rou
 			errs = append(errs, validationErr(tg.entity, "", "collection: target's repository is bound to table %s, the collection reads %s", tg.table.name, t.name))
 		}
 		byType[tg.entity] = tg
-		if tg.r.e.foreign.matchKeys {
+		if tg.keyShapes.e.foreign.matchKeys {
 			untyped = append(untyped, tg)
 		}
 	}
@@ -274,7 +274,7 @@ func routeUntyped(untyped []*Target, item map[string]types.AttributeValue) (*Tar
 	var found *Target
 	var names []string
 	for _, tg := range untyped {
-		if !tg.r.e.keysMatch(&tg.r.t.opts, item) {
+		if !tg.keyShapes.e.keysMatch(&tg.keyShapes.t.opts, item) {
 			continue
 		}
 		if found != nil {
@@ -305,7 +305,7 @@ func (rt *router) counts(item map[string]types.AttributeValue) bool {
 // target's key shape selected (see repo.selected), nil for any other.
 func (rt *router) selected(item map[string]types.AttributeValue) error {
 	for _, tg := range rt.untyped {
-		if err := (&repo{t: tg.r.t, e: tg.r.e, byShape: rt.byShape}).selected(item); err != nil {
+		if err := (&repo{t: tg.keyShapes.t, e: tg.keyShapes.e, byShape: rt.byShape}).selected(item); err != nil {
 			return err
 		}
 	}

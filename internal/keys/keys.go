@@ -338,7 +338,7 @@ func (t *Template) AppendPrefix(dst []byte, fields []*model.Field, v reflect.Val
 			missing = append(missing, f.Name)
 			continue
 		}
-		fv, _ := f.KeyValue(v)
+		fv, _ := f.KeyValueIn(v, p.Loc)
 		var err error
 		if dst, err = p.AppendValue(dst, fv); err != nil {
 			return dst, &RenderError{Field: f.Name, Err: err}
