@@ -413,7 +413,7 @@ func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.Q
 	}
 	if len(c.project) > 0 {
 		attrs, err := mixedProjection(c.t, targets, c.project, c.cursorKeys)
-		if attrs, err = c.t.heldAttrs(c.idx, attrs, err); err != nil {
+		if attrs, err = c.t.heldAttrs("", c.idx, attrs, err); err != nil {
 			return nil, err
 		}
 		in.ProjectionExpression = aws.String(b.Projection(attrs...))

@@ -29,12 +29,11 @@ type IndexSchema[T any] struct {
 	// A key attribute may be one the item holds anyway, as DynamoDB
 	// allows: the table's PK or SK or the entity type attribute, whose
 	// template must then be the entity's own for it (an inverted index:
-	// PK = the SK template, PKAttr "SK"); or a string field's own
-	// attribute, whose template must be {Field:raw} or {Field:raw=<RE2>}
-	// (checked on write and query), so that the stored value is the key.
-	// The library never writes or removes such an attribute for the
-	// index: the primary key, entity type or field does (a field's is
-	// removed when empty). An item is in the index exactly
+	// PK = the SK template, PKAttr "SK"); or a string field's own attribute,
+	// whose template must be {Field:raw} or {Field:raw=<RE2>}, so that the
+	// stored value is the key. The library never writes or removes such an
+	// attribute for the index: the primary key, entity type or field does
+	// (a field's is removed when empty). An item is in the index exactly
 	// when it holds every key attribute. Two indexes may share a rendered
 	// attribute only with the same template, fields and no When.
 	PKAttr, SKAttr string
@@ -194,10 +193,9 @@ func (e *entityPlan) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.
 // ownKeyField returns the field stored under attr, the templated index's
 // partition or sort (role) key attribute, or nil when none is. Such a
 // field's stored value is the key, so its template k must be {Field:raw}
-// or {Field:raw=<pattern>} (checkKeyAttr checks what is stored, a query
-// what it renders) for a string field: any other template would render a
-// key differing from the stored value (a *ValidationError naming index, attribute and
-// why). A field whose attribute differs from attr only in case is refused
+// or {Field:raw=<RE2>} (checkKeyAttr checks it) for a string field: any
+// other template would render a key differing from the stored value (a
+// *ValidationError naming index, attribute and why). A field whose attribute differs from attr only in case is refused
 // (see checkNotStored).
 func (e *entityPlan) ownKeyField(index, attr, role string, k compiledKey, sort bool) (*model.Field, error) {
 	f := e.byAttr[attr]
@@ -338,18 +336,15 @@ func (e *entityPlan) multiField(name, index string, sort bool) (*model.Field, er
 }
 
 // checkKeyAttr returns a *KeyError when av, the value of field f as a key
-// attribute of a multi-attribute index, is longer than DynamoDB allows, or
-// as a templated index's own key, does not match its raw constraint.
-// Numbers (at most 38 digits) always fit.
+// attribute of a multi-attribute index, is longer than DynamoDB allows (a
+// number always fits), or as a templated index's, breaks its constraint.
 func (e *entityPlan) checkKeyAttr(f *model.Field, av types.AttributeValue) error {
 	for _, p := range e.indexes {
 		for _, k := range [2]keyRef{{ck: &p.pk, attr: p.pkAttr, own: p.pkOwn == f}, {ck: &p.sk, attr: p.skAttr, own: p.skOwn == f}} {
-			s, isS := av.(*types.AttributeValueMemberS)
-			if !k.own || !isS || k.ck.places[0].Pattern == nil {
-				continue
-			}
-			if _, err := k.ck.places[0].AppendValue(nil, reflect.ValueOf(s.Value)); err != nil {
-				return &KeyError{Entity: e.name, Index: p.name, Key: k.attr, Err: fmt.Errorf("field %s: %w", f.Name, err)}
+			if s, isS := av.(*types.AttributeValueMemberS); k.own && isS && k.ck.places[0].Pattern != nil {
+				if _, err := k.ck.places[0].AppendValue(nil, reflect.ValueOf(s.Value)); err != nil {
+					return &KeyError{Entity: e.name, Index: p.name, Key: k.attr, Err: fmt.Errorf("field %s: %w", f.Name, err)}
+				}
 			}
 		}
 	}

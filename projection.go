@@ -54,13 +54,12 @@ func (t *Table) heldNames(entity string, p *indexPlan, resolve expr.Resolver) ex
 	})
 }
 
-// heldAttrs is attrs, a read's projection of index p (nil: the table) in
-// table t, without the entity type attribute where p does not hold it (the
-// key shape tells the items), refusing another attribute p does not hold.
-func (t *Table) heldAttrs(p *indexPlan, attrs []string, err error) ([]string, error) {
+// heldAttrs is attrs, the projection of entity's read of index p (nil: the
+// table), without an entity type p lacks (key shapes tell), refusing another such.
+func (t *Table) heldAttrs(entity string, p *indexPlan, attrs []string, err error) ([]string, error) {
 	for _, a := range attrs {
 		if err == nil && !t.holds(p, a) && a != t.opts.EntityTypeAttr {
-			err = validationErr("", a, "Fields: index %s does not hold attribute %s (projection %s)", p.name, a, p.proj)
+			err = validationErr(entity, a, "Fields: index %s does not hold attribute %s (projection %s); a Query's Complete reads it from the table", p.name, a, p.proj)
 		}
 	}
 	return slices.DeleteFunc(attrs, func(a string) bool { return !t.holds(p, a) }), err
