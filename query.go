@@ -16,6 +16,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/keycond"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
 )
@@ -46,11 +47,12 @@ func (op SortOp) String() string {
 	return strings.TrimSpace(sortOps[op])
 }
 
+// The kinds of sort key condition (internal/keycond).
 const (
-	sortNone = iota
-	sortCmp
-	sortBetween
-	sortBeginsWith
+	sortNone       = keycond.None
+	sortCmp        = keycond.Cmp
+	sortBetween    = keycond.Between
+	sortBeginsWith = keycond.BeginsWith
 )
 
 // Query reads one partition of the table or of an index ([Query API]),
@@ -71,7 +73,7 @@ type querySpec struct {
 	readSpec
 	r      *repo
 	index  string
-	kind   int
+	kind   keycond.Kind
 	op     SortOp
 	field  string // the sort key field the condition names
 	prefix string
@@ -161,7 +163,7 @@ func (q *Query[T]) clone() *Query[T] {
 	return &c
 }
 
-func (q *Query[T]) setSort(kind int, op SortOp, field string) *Query[T] {
+func (q *Query[T]) setSort(kind keycond.Kind, op SortOp, field string) *Query[T] {
 	c := q.clone()
 	if c.kind != sortNone {
 		c.fail("only one sort key condition per query")
@@ -434,15 +436,13 @@ func (r *repo) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, 
 		}
 		return []expr.KeyCond{*expr.KeyCmp(pkAttr, expr.OpEq, pk)}, []string{pk}, nil
 	}
-	var conds []expr.KeyCond
-	var parts []string
-	for _, f := range idx.partition {
-		av, err := r.multiValue(idx, f, kv)
-		if err != nil {
-			return nil, nil, err
-		}
-		conds = append(conds, expr.KeyCond{Attr: f.Attr, Op: expr.OpEq, V1: av})
-		parts = append(parts, avString(av))
+	conds, err := keycond.Equal(idx.partition, r.multiValue(idx), kv)
+	if err != nil {
+		return nil, nil, err
+	}
+	parts := make([]string, len(conds))
+	for i, c := range conds {
+		parts[i] = avString(c.V1)
 	}
 	return conds, parts, nil
 }
@@ -450,24 +450,50 @@ func (r *repo) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, 
 // sortCondition builds the sort key part of the key condition on the
 // index idx (nil: the table); empty reports an empty range.
 func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds []expr.KeyCond, empty bool, err error) {
-	var c *expr.KeyCond
+	k, where, defined := q.sortKey(idx)
+	c := keycond.Cond{Kind: q.kind, Op: sortOps[q.op], Prefix: q.prefix}
+	if q.kind != sortNone {
+		if !defined {
+			return nil, false, validationErr(q.r.e.name, where, "sort condition on a key without a sort key")
+		}
+		if c.N, err = q.sortFields(k.Fields, where); err != nil {
+			return nil, false, err
+		}
+	}
+	conds, empty, err = keycond.Sort(k, c, kv, hv)
+	ce, ok := err.(*keycond.Error)
+	switch {
+	case !ok:
+		return conds, empty, err
+	case ce.Reason != "":
+		return nil, false, validationErr(q.r.e.name, ce.Field, "%s", ce.Reason)
+	}
+	if _, ok := ce.Err.(*keys.RenderError); ok {
+		return nil, false, renderKeyError(q.r.e.name, q.index, ce.Attr, ce.Err)
+	}
+	return nil, false, &KeyError{Entity: q.r.e.name, Index: q.index, Key: ce.Attr, Err: ce.Err}
+}
+
+// sortKey is the sort key of the index idx (nil: the table), where names
+// it in errors, and whether there is one.
+func (q *querySpec) sortKey(idx *indexPlan) (k keycond.Key, where string, defined bool) {
 	switch {
 	case idx == nil:
-		c, empty, err = q.templatedSort(q.r.e.sk, q.r.t.opts.SortKey, kv, hv)
+		return q.r.e.sk.cond(q.r.t.opts.SortKey), q.r.t.opts.SortKey, q.r.e.sk.defined()
 	case idx.multi:
-		conds, err = q.multiSort(idx, kv, hv)
-	default:
-		c, empty, err = q.templatedSort(idx.sk, idx.skAttr, kv, hv)
+		return keycond.Key{Fields: idx.sort, Value: q.r.multiValue(idx)}, "index " + idx.name, true
 	}
-	if c != nil {
-		conds = []expr.KeyCond{*c}
-	}
-	if err != nil || len(conds) == 0 {
-		return nil, empty, err
-	}
-	clampUpper(&conds[len(conds)-1])
-	return conds, false, q.checkSortSize(conds...)
+	return idx.sk.cond(idx.skAttr), "index " + idx.name, idx.sk.defined()
 }
+
+// cond is k as keycond reads it, rendered into attr.
+func (k *compiledKey) cond(attr string) keycond.Key {
+	return keycond.Key{Attr: attr, Tpl: &k.tpl, Fields: k.fields, Places: k.places}
+}
+
+// shapeCond is the key condition of a query without a sort condition: the
+// sort keys starting with the template's constant prefix (nil: none).
+func shapeCond(sk compiledKey, attr string) *expr.KeyCond { return sk.cond(attr).Shape() }
 
 // cursorKeys are the attributes a cursor of a read of the index idx (nil:
 // the table) holds: the key of the index read, then the table's.
@@ -614,260 +640,20 @@ func fieldNames(fs []*model.Field) string {
 	return strings.Join(names, ", ")
 }
 
-// clampUpper rewrites an upper bound longer than a sort key can be into one
-// DynamoDB accepts that matches the same keys (keys.ClampBound).
-func clampUpper(c *expr.KeyCond) {
-	limit := keyLimit(true)
-	long := func(av types.AttributeValue) (string, bool) {
-		if s, ok := av.(*types.AttributeValueMemberS); ok && len(s.Value) > limit {
-			return s.Value, true
-		}
-		return "", false
-	}
-	switch c.Op {
-	case expr.OpBetween:
-		if u, ok := long(c.V2); ok {
-			c.V2 = &types.AttributeValueMemberS{Value: keys.ClampBound(u, limit)}
-		}
-	case expr.OpLe, expr.OpLt:
-		if u, ok := long(c.V1); ok {
-			c.Op, c.V1 = expr.OpLe, &types.AttributeValueMemberS{Value: keys.ClampBound(u, limit)}
-		}
-	}
-}
-
-// checkSortSize refuses a sort key condition value over DynamoDB's
-// 1024-byte limit before sending it.
-func (q *querySpec) checkSortSize(conds ...expr.KeyCond) error {
-	for _, c := range conds {
-		for _, av := range []types.AttributeValue{c.V1, c.V2} {
-			if n, limit := keyBytes(av), keyLimit(true); n > limit {
-				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.Attr,
-					Err: fmt.Errorf("sort key condition value on %s is %d bytes, over DynamoDB's %d-byte limit", q.field, n, limit)}
-			}
-		}
-	}
-	return nil
-}
-
-// templatedSort builds the key condition on a rendered sort key; empty
-// reports an empty range.
-func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*expr.KeyCond, bool, error) {
-	if q.kind == sortNone {
-		return shapeCond(sk, attr), false, nil
-	}
-	where := attr
-	if q.index != "" {
-		where = "index " + q.index
-	}
-	if !sk.defined() {
-		return nil, false, validationErr(q.r.e.name, where, "sort condition on a key without a sort key")
-	}
-	n, err := q.sortFields(sk.fields, where)
-	if err != nil {
-		return nil, false, err
-	}
-	r, err := q.sortRange(sk, attr, kv, n)
-	if err != nil {
-		return nil, false, err
-	}
-	switch q.kind {
-	case sortBeginsWith:
-		return r.beginsWith(q.prefix)
-	case sortBetween:
-		lo, err := r.encode(kv)
-		if err != nil {
-			return nil, false, err
-		}
-		hi, err := r.encode(hv)
-		if err != nil {
-			return nil, false, err
-		}
-		return r.between(r.prefix+lo, r.eqHigh(hi))
-	}
-	E, err := r.encode(kv)
-	if err != nil {
-		return nil, false, err
-	}
-	if q.op == Eq && n == len(sk.fields) {
-		return expr.KeyCmp(attr, expr.OpEq, r.prefix+E+r.lit), false, nil // the whole key: lit ends it
-	}
-	return r.compare(q.op, E)
-}
-
-// shapeCond is the key condition of a query without a sort condition: the
-// sort keys starting with the template's constant prefix (nil: none).
-func shapeCond(sk compiledKey, attr string) *expr.KeyCond {
-	if !sk.defined() {
-		return nil
-	}
-	cp := sk.tpl.ConstantPrefix()
-	switch {
-	case cp == "":
-		return nil
-	case len(sk.fields) == 0:
-		return expr.KeyCmp(attr, expr.OpEq, cp)
-	}
-	return expr.KeyCmp(attr, expr.OpBeginsWith, cp)
-}
-
-// sortRange is a sort condition on a rendered sort key; its ranges rely on
-// rendered keys comparing as their field tuples (internal/keys/order.go).
-type sortRange struct {
-	q      *querySpec
-	attr   string
-	prefix string       // the rendered key up to the last named field's value
-	lit    string       // the literal after that value ("" at the end of the template)
-	last   *model.Field // the last named field
-	place  *keys.Part   // its placeholder
-}
-
-// sortRange renders the prefix of a sort condition on sk from kv.
-func (q *querySpec) sortRange(sk compiledKey, attr string, kv reflect.Value, n int) (sortRange, error) {
-	r := sortRange{q: q, attr: attr, last: sk.fields[n-1], place: sk.places[n-1], lit: sk.tpl.LiteralAfter(n - 1)}
-	b, err := sk.tpl.AppendPrefix(nil, sk.fields, kv, n-1)
-	if err != nil {
-		return r, renderKeyError(q.r.e.name, q.index, attr, err)
-	}
-	r.prefix = string(b)
-	return r, nil
-}
-
-// encode renders the last named field's value in v.
-func (r sortRange) encode(v reflect.Value) (string, error) {
-	e := r.q.r.e
-	if !r.last.Present(v) {
-		return "", &KeyError{Entity: e.name, Index: r.q.index, Key: r.attr, Missing: []string{r.last.Name}}
-	}
-	fv, _ := r.last.Get(v)
-	b, err := r.place.AppendValue(nil, fv)
-	if err != nil {
-		return "", valueKeyError(e.name, r.q.index, r.attr, r.last.Name, err)
-	}
-	return string(b), nil
-}
-
-// eqHigh is the highest key whose last named field's value is E.
-func (r sortRange) eqHigh(E string) string {
-	if r.lit == "" {
-		return r.prefix + E
-	}
-	return r.prefix + E + r.lit + keys.AboveAll
-}
-
-// between is the condition lo <= key <= hi; empty when lo > hi.
-func (r sortRange) between(lo, hi string) (*expr.KeyCond, bool, error) {
-	if lo > hi {
-		return nil, true, nil
-	}
-	c := expr.KeyCmp(r.attr, expr.OpBetween, lo)
-	c.V2 = &types.AttributeValueMemberS{Value: hi}
-	return c, false, nil
-}
-
-// beginsWith is the condition "the last named field starts with prefix".
-func (r sortRange) beginsWith(prefix string) (*expr.KeyCond, bool, error) {
-	e := r.q.r.e
-	if k := r.last.Type.Kind(); r.place.Format == nil && k != reflect.String && !(k == reflect.Pointer && r.last.Type.Elem().Kind() == reflect.String) {
-		return nil, false, validationErr(e.name, r.last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", r.last.Type)
-	}
-	if prefix == "" && r.prefix == "" {
-		return nil, false, nil
-	}
-	b, err := r.place.AppendPrefix([]byte(r.prefix), prefix)
-	if err != nil {
-		return nil, false, valueKeyError(e.name, r.q.index, r.attr, r.last.Name, err)
-	}
-	return expr.KeyCmp(r.attr, expr.OpBeginsWith, string(b)), false, nil
-}
-
-// compare is the condition "the last named field op E" (E rendered); Eq
-// is a prefix match, the sort key having fields after the last named one.
-func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
-	P, L := r.prefix, r.lit
-	switch op {
-	case Eq:
-		return expr.KeyCmp(r.attr, expr.OpBeginsWith, P+E+L), false, nil
-	case Ge:
-		if P == "" {
-			return expr.KeyCmp(r.attr, expr.OpGe, E), false, nil
-		}
-		return r.between(P+E, P+keys.AboveAll)
-	case Gt:
-		// Escaped values continue with bytes from '%' up and delimiters
-		// are below it: E+"%" is above E and at or below anything longer.
-		above := E + "%"
-		if r.place.Format != nil {
-			above = keys.FormattedAbove(E, L)
-		}
-		if P == "" {
-			return expr.KeyCmp(r.attr, expr.OpGe, above), false, nil
-		}
-		return r.between(P+above, P+keys.AboveAll)
-	case Le:
-		if P == "" {
-			return expr.KeyCmp(r.attr, expr.OpLe, r.eqHigh(E)), false, nil
-		}
-		return r.between(P, r.eqHigh(E))
-	}
-	switch {
-	case P == "":
-		return expr.KeyCmp(r.attr, expr.OpLt, E), false, nil
-	case r.place.Format != nil:
-		return r.between(P, P+keys.FormattedBelow(E))
-	}
-	return r.between(P, P+keys.Predecessor(E)+keys.AboveAll)
-}
-
-// multiValue is field f's key attribute value in a multi-attribute index.
-func (r *repo) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+// multiValue gives the value of a field of the multi-attribute index idx
+// in a key value.
+func (r *repo) multiValue(idx *indexPlan) func(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	e := r.e
-	if !f.Present(v) {
-		return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
-	}
-	av, err := e.marshalField(f, v)
-	if err != nil || av == nil {
-		return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err})
-	}
-	return av, nil
-}
-
-// multiSort builds the sort key conditions of a multi-attribute index.
-func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]expr.KeyCond, error) {
-	if q.kind == sortNone {
-		return nil, nil
-	}
-	n, err := q.sortFields(idx.sort, "index "+idx.name)
-	if err != nil {
-		return nil, err
-	}
-	var conds []expr.KeyCond
-	for _, f := range idx.sort[:n-1] {
-		av, err := q.r.multiValue(idx, f, kv)
-		if err != nil {
-			return nil, err
+	return func(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+		if !f.Present(v) {
+			return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
 		}
-		conds = append(conds, expr.KeyCond{Attr: f.Attr, Op: expr.OpEq, V1: av})
-	}
-	last := idx.sort[n-1]
-	if q.kind == sortBeginsWith {
-		if st, _ := scalarType(last); st != types.ScalarAttributeTypeS {
-			return nil, validationErr(q.r.e.name, last.Name, "BeginsWith needs a string attribute")
+		av, err := e.marshalField(f, v)
+		if err != nil || av == nil {
+			return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err})
 		}
-		return append(conds, *expr.KeyCmp(last.Attr, expr.OpBeginsWith, q.prefix)), nil
+		return av, nil
 	}
-	av, err := q.r.multiValue(idx, last, kv)
-	if err != nil {
-		return nil, err
-	}
-	c := expr.KeyCond{Attr: last.Attr, Op: sortOps[q.op], V1: av}
-	if q.kind == sortBetween {
-		if c.V2, err = q.r.multiValue(idx, last, hv); err != nil {
-			return nil, err
-		}
-		c.Op = expr.OpBetween
-	}
-	return append(conds, c), nil
 }
 
 func avString(av types.AttributeValue) string {
