@@ -407,8 +407,11 @@ func (rd *read) first() (paging.Input, error) {
 }
 
 // queryInput and scanInput are first's for a Query and a Scan.
-func (rd *read) queryInput() (*dynamodb.QueryInput, error) { in, err := rd.first(); return in.Query, err }
-func (rd *read) scanInput() (*dynamodb.ScanInput, error)   { in, err := rd.first(); return in.Scan, err }
+func (rd *read) queryInput() (*dynamodb.QueryInput, error) {
+	in, err := rd.first()
+	return in.Query, err
+}
+func (rd *read) scanInput() (*dynamodb.ScanInput, error) { in, err := rd.first(); return in.Scan, err }
 
 // DecodeError reports an item a read selected but could not decode, or an
 // untyped item its key shape selected whose key does not parse

@@ -166,7 +166,9 @@ func (q *Query[T]) BeginsWith(field, prefix string) *Query[T] {
 // Filter adds a FilterExpression, ANDed to any given; items it drops still
 // cost read capacity. cond names Go fields (or stored attribute names; a Go
 // name wins), any other name is a *ValidationError.
-func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] { return edited(q, filterBy(cond)) }
+func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
+	return edited(q, filterBy(cond))
+}
 
 // Complete makes a query of an index that does not hold everything
 // ([IndexSchema].Projection) read its items whole from the table, with
@@ -552,4 +554,3 @@ func (r *repo) selected(item map[string]types.AttributeValue) error {
 	}
 	return nil
 }
-

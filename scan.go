@@ -239,7 +239,9 @@ func (q *TableScan) plan(targets []*Target, needTargets, count, page bool) *read
 }
 
 // Page returns one page of r's items (of one segment), as [Query.Page] does.
-func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) { return pageOf(ctx, q.r, q.plan(false, true)) }
+func (q *Scan[T]) Page(ctx context.Context) (Page[T], error) {
+	return pageOf(ctx, q.r, q.plan(false, true))
+}
 
 // All returns an iterator over r's items (at most Limit), holding one
 // response at a time (per segment), as [Query.All] does; each use scans again.
