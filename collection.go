@@ -393,5 +393,6 @@ func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any,
 // Request is [Query.Request] (with SkipUnknown, no extra item is asked
 // for); targets are optional here and only checked.
 func (c *Collection) Request(targets ...*Target) (*dynamodb.QueryInput, error) {
-	return c.plan(targets, false).queryInput()
+	in, err := c.plan(targets, false).first()
+	return in.Query, err
 }

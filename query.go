@@ -510,7 +510,10 @@ func (q *Query[T]) Count(ctx context.Context) (int, error) { return q.plan(true)
 // Request returns the QueryInput the query would send first, without
 // sending it. With Limit(n) and no Filter or PageSize it asks for n+1
 // items, as Page and All do: the extra one tells whether the query goes on.
-func (q *Query[T]) Request() (*dynamodb.QueryInput, error) { return q.plan(false).queryInput() }
+func (q *Query[T]) Request() (*dynamodb.QueryInput, error) {
+	in, err := q.plan(false).first()
+	return in.Query, err
+}
 
 // mine reports whether an item the filter let through is the entity's: the
 // filter cannot check an untyped item's key (entityPlan.owns), nor, by

@@ -259,7 +259,10 @@ func (q *Scan[T]) Count(ctx context.Context) (int, error) {
 
 // Request returns the ScanInput the scan sends first (the first
 // segment's), as [Query.Request] does.
-func (q *Scan[T]) Request() (*dynamodb.ScanInput, error) { return q.plan(false, false).scanInput() }
+func (q *Scan[T]) Request() (*dynamodb.ScanInput, error) {
+	in, err := q.plan(false, false).first()
+	return in.Scan, err
+}
 
 // Page is [Collection.Page] for the table's items.
 func (q *TableScan) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
@@ -286,5 +289,6 @@ func (q *TableScan) Count(ctx context.Context, targets ...*Target) (int, error) 
 // Request returns the ScanInput the scan sends first, as [Scan.Request]
 // does; targets are optional here and only checked.
 func (q *TableScan) Request(targets ...*Target) (*dynamodb.ScanInput, error) {
-	return q.plan(targets, false, false, false).scanInput()
+	in, err := q.plan(targets, false, false, false).first()
+	return in.Scan, err
 }
