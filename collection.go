@@ -50,10 +50,10 @@ func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOpt
 	var idx *indexPlan
 	if index != "" {
 		c.onIndex(r, index)
-		switch idx, _ = r.e.index(index); {
-		case idx == nil:
+		if idx, _ = r.e.index(index); idx == nil {
 			return c
-		case idx.shards > 0:
+		}
+		if idx.shards > 0 {
 			// One request per page would read only the unsuffixed key.
 			c.errs = append(c.errs, validationErr(r.e.name, index, "collection on write-sharded index %s (%d shards) is not supported: read it with QueryIndex, which merges the shards", index, idx.shards))
 			return c

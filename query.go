@@ -229,12 +229,8 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*read, error) {
 	if count {
 		ri.what = "count " + e.name
 	}
-	proj, err := q.projection(rd, ri, idx) // attribute names to read, nil for all
-	if err != nil {
+	if err := q.projection(rd, ri, idx); err != nil {
 		return nil, err
-	}
-	if proj != nil {
-		ri.project = func() ([]string, error) { return proj, nil }
 	}
 	if t.holds(idx, t.opts.EntityTypeAttr) { // else the key shape tells (repo.mine)
 		ri.typed = e
@@ -249,10 +245,10 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*read, error) {
 	return rd, rd.partition(t, shards, kc, e.name, ri)
 }
 
-// projection is what rd, a read of index idx (nil: the table), reads: nil
-// for all; with Fields, theirs and the cursor's keys, refusing one idx does
-// not hold unless Complete reads them from the table.
-func (q *querySpec) projection(rd *read, ri *readInput, idx *indexPlan) ([]string, error) {
+// projection sets what rd, a read of index idx (nil: the table), reads:
+// everything; with Fields, theirs and the cursor's keys, refusing one idx
+// does not hold unless Complete reads them from the table.
+func (q *querySpec) projection(rd *read, ri *readInput, idx *indexPlan) error {
 	t, partial := q.r.t, idx != nil && !idx.proj.All()
 	rd.byShape = partial && !t.holds(idx, t.opts.EntityTypeAttr)
 	if partial && q.whole && !ri.count {
@@ -262,22 +258,23 @@ func (q *querySpec) projection(rd *read, ri *readInput, idx *indexPlan) ([]strin
 			ka.ProjectionExpression, ka.ExpressionAttributeNames, err = q.r.fieldsProjection(q.project)
 		}
 		ri.whole = repo{t: t, e: q.r.e, byShape: rd.byShape}.readWhole(ka, ri.cursorKeys)
-		return nil, err
+		return err
 	}
 	if len(q.project) == 0 || ri.count {
 		if partial {
 			rd.unprojected = q.r.e.unprojected(t, idx)
 		}
-		return nil, nil
+		return nil
 	}
 	attrs, err := q.r.projectionAttrs(q.project)
 	for _, a := range attrs {
 		if !t.holds(idx, a) && a != t.opts.EntityTypeAttr {
-			return nil, validationErr(q.r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s); Complete reads it from the table", idx.name, a, idx.proj)
+			return validationErr(q.r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s); Complete reads it from the table", idx.name, a, idx.proj)
 		}
 	}
-	attrs = slices.DeleteFunc(attrs, func(a string) bool { return a == t.opts.EntityTypeAttr && rd.byShape })
-	return append(attrs, ri.cursorKeys...), err
+	attrs = append(slices.DeleteFunc(attrs, func(a string) bool { return a == t.opts.EntityTypeAttr && rd.byShape }), ri.cursorKeys...)
+	ri.project = func() ([]string, error) { return attrs, nil }
+	return err
 }
 
 // keyCondition is a query's key condition: the first nPart on the
