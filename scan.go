@@ -202,13 +202,7 @@ func (q *Scan[T]) plan(count, page bool) *read {
 	}
 	if len(q.project) > 0 && !count {
 		ri.project = func() ([]string, error) {
-			attrs, err := r.projectionAttrs(q.project)
-			for _, a := range attrs {
-				if !r.t.holds(idx, a) && a != r.t.opts.EntityTypeAttr {
-					return nil, validationErr(r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s)", idx.name, a, idx.proj)
-				}
-			}
-			attrs = slices.DeleteFunc(attrs, func(a string) bool { return a == r.t.opts.EntityTypeAttr && byShape })
+			attrs, err := r.heldAttrs(idx, q.project, byShape, "")
 			return append(attrs, ri.cursorKeys...), err
 		}
 	}
