@@ -31,7 +31,7 @@ type pager = paging.Pager
 // cursors bound to bind and holding cursorKeys; what names it in errors.
 func (t *Table) request(in paging.Input, entity, what string, bind [16]byte, cursorKeys []string) *request {
 	r := &request{t: t, entity: entity}
-	r.Request = paging.Request{Input: in, Sender: r, What: what, Codec: t.cursorCodec(), Bind: bind, CursorKeys: cursorKeys}
+	r.Request = paging.Request{Input: in, Sender: r, What: what, Codec: *t.cursorCodec(), Bind: bind, CursorKeys: cursorKeys}
 	return r
 }
 

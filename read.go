@@ -306,7 +306,7 @@ func (rd *read) source(page bool) (paging.Pager, int) {
 		fs[i] = r
 	}
 	r := rd.reqs[0]
-	return paging.NewMerge(fs, rd.shardPos, r.CursorKeys[1:], rd.spec.desc, r.Codec, r.Bind, r.CursorKeys), limit
+	return paging.NewMerge(fs, rd.shardPos, r.CursorKeys[1:], rd.spec.desc, &r.Codec, r.Bind, r.CursorKeys), limit
 }
 
 // readAll reads every item (at most Limit) into take: the merge of the

@@ -314,7 +314,7 @@ type Request struct {
 	// that a read ending with the page says so (every item read counts).
 	Size       bool
 	ProbeOne   bool // a lookahead reads one item first: the next likely counts
-	Codec      *cursor.Codec
+	Codec      cursor.Codec
 	Bind       [16]byte // what the cursors are bound to
 	CursorKeys []string // the attributes a cursor holds
 
