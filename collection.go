@@ -25,6 +25,7 @@ import (
 type Collection struct {
 	readSpec
 	t          *Table
+	idx        *indexPlan   // the index's plan, nil for the table
 	key        keyCondition // the partition's
 	sort       SortCondition
 	cursorKeys []string
@@ -64,7 +65,7 @@ func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOpt
 		c.errs = append(c.errs, err)
 		return c
 	}
-	c.key, c.cursorKeys = keyCondition{conds: conds, nPart: len(conds), parts: parts}, r.t.cursorKeys(idx)
+	c.key, c.cursorKeys, c.idx = keyCondition{conds: conds, nPart: len(conds), parts: parts}, r.t.cursorKeys(idx), idx
 	return c
 }
 
@@ -131,8 +132,7 @@ type Target struct {
 	decode    func(item map[string]types.AttributeValue) (any, error)
 	names     attrNamer                                               // resolves the names of a collection's filter
 	image     func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
-	keysMatch func(item map[string]types.AttributeValue) bool         // with Schema.MatchKeys: whether an untyped item is its
-	selected  func(item map[string]types.AttributeValue) error        // repo.selected, with keysMatch
+	keyShapes repo                                                    // tells an untyped item by its key shape
 }
 
 // Count returns how many items the target has received.
@@ -172,10 +172,7 @@ func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
 		}
 		return v, deliver(v)
 	}
-	if r.e.foreign.matchKeys {
-		tg.keysMatch = func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
-		tg.selected = r.selected
-	}
+	tg.keyShapes = r.repo
 	return tg
 }
 
@@ -210,8 +207,9 @@ func (e *UnknownTypeError) Error() string {
 type router struct {
 	t           *Table
 	targets     map[string]*Target
-	untyped     []*Target // the targets whose entities match keys (Schema.MatchKeys)
+	untyped     []*Target // the targets whose entities match keys (Schema.MatchKeys), or all byShape
 	skipUnknown bool
+	byShape     bool // an index read that does not hold the entity type: key shapes route every item
 }
 
 // newRouter checks targets (at least one when needTargets).
@@ -234,7 +232,7 @@ func newRouter(t *Table, targets []*Target, needTargets, skipUnknown bool) (*rou
 			errs = append(errs, validationErr(tg.entity, "", "collection: target's repository is bound to table %s, the collection reads %s", tg.table.name, t.name))
 		}
 		byType[tg.entity] = tg
-		if tg.keysMatch != nil {
+		if tg.keyShapes.e.foreign.matchKeys {
 			untyped = append(untyped, tg)
 		}
 	}
@@ -264,7 +262,7 @@ func routeUntyped(untyped []*Target, item map[string]types.AttributeValue) (*Tar
 	var found *Target
 	var names []string
 	for _, tg := range untyped {
-		if !tg.keysMatch(item) {
+		if !tg.keyShapes.e.keysMatch(&tg.keyShapes.t.opts, item) {
 			continue
 		}
 		if found != nil {
@@ -295,7 +293,7 @@ func (rt *router) counts(item map[string]types.AttributeValue) bool {
 // target's key shape selected (see repo.selected), nil for any other.
 func (rt *router) selected(item map[string]types.AttributeValue) error {
 	for _, tg := range rt.untyped {
-		if err := tg.selected(item); err != nil {
+		if err := (&repo{t: tg.keyShapes.t, e: tg.keyShapes.e, byShape: rt.byShape}).selected(item); err != nil {
 			return err
 		}
 	}
@@ -344,6 +342,9 @@ func mixedProjection(t *Table, targets []*Target, fields, keyAttrs []string) ([]
 
 func (c *Collection) plan(targets []*Target, needTargets bool) *read {
 	rt, terrs := newRouter(c.t, targets, needTargets, c.skipUnknown)
+	if rt.byShape = !c.t.holds(c.idx, c.t.opts.EntityTypeAttr); rt.byShape {
+		rt.untyped = targets
+	}
 	errs := append(slices.Clone(c.errs), terrs...)
 	if c.index != "" && c.consistent {
 		errs = append(errs, validationErr("", c.index, "global secondary indexes do not support consistent reads"))
@@ -361,10 +362,13 @@ func (c *Collection) plan(targets []*Target, needTargets bool) *read {
 	}
 	ri := &readInput{what: "collection query", kind: "collection", cursorKeys: c.cursorKeys}
 	if c.filter != nil {
-		ri.names = collectionNames(c.t, targets, condScope{query: true, index: c.index})
+		ri.names = c.t.heldNames("", c.idx, collectionNames(c.t, targets, condScope{query: true, index: c.index}))
 	}
 	if len(c.project) > 0 {
-		ri.project = func() ([]string, error) { return mixedProjection(c.t, targets, c.project, c.cursorKeys) }
+		ri.project = func() ([]string, error) {
+			attrs, err := mixedProjection(c.t, targets, c.project, c.cursorKeys)
+			return c.t.heldAttrs("", c.idx, attrs, err)
+		}
 	}
 	// A collection cursor is bound to the partition and direction, not to
 	// the targets: another set of targets resumes at the same place.

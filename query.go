@@ -232,7 +232,7 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*read, error) {
 	if err := q.projection(rd, ri, idx); err != nil {
 		return nil, err
 	}
-	if t.holds(idx, t.opts.EntityTypeAttr) { // else the key shape tells (repo.mine)
+	if t.typeFiltered(idx) {
 		ri.typed = e
 	}
 	if q.filter != nil {
@@ -266,24 +266,11 @@ func (q *querySpec) projection(rd *read, ri *readInput, idx *indexPlan) error {
 		}
 		return nil
 	}
-	attrs, err := q.r.heldAttrs(idx, q.project, rd.byShape, "; Complete reads it from the table")
+	attrs, err := q.r.projectionAttrs(q.project)
+	attrs, err = t.heldAttrs(q.r.e.name, idx, attrs, err)
 	attrs = append(attrs, ri.cursorKeys...)
 	ri.project = func() ([]string, error) { return attrs, nil }
 	return err
-}
-
-// heldAttrs is the attributes of the Fields a read of the index idx (nil:
-// the table) reads, refusing one idx does not hold (hint ends the
-// refusal); byShape, the entity type attribute idx lacks is left out.
-func (r *repo) heldAttrs(idx *indexPlan, fields []string, byShape bool, hint string) ([]string, error) {
-	t := r.t
-	attrs, err := r.projectionAttrs(fields)
-	for _, a := range attrs {
-		if !t.holds(idx, a) && a != t.opts.EntityTypeAttr {
-			return nil, validationErr(r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s)%s", idx.name, a, idx.proj, hint)
-		}
-	}
-	return slices.DeleteFunc(attrs, func(a string) bool { return a == t.opts.EntityTypeAttr && byShape }), err
 }
 
 // keyCondition is a query's key condition: the first nPart on the

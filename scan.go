@@ -202,7 +202,8 @@ func (q *Scan[T]) plan(count, page bool) *read {
 	}
 	if len(q.project) > 0 && !count {
 		ri.project = func() ([]string, error) {
-			attrs, err := r.heldAttrs(idx, q.project, byShape, "")
+			attrs, err := r.projectionAttrs(q.project)
+			attrs, err = r.t.heldAttrs(r.e.name, idx, attrs, err)
 			return append(attrs, ri.cursorKeys...), err
 		}
 	}
