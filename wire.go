@@ -94,7 +94,7 @@ func wirePage[T any](f pager, r *Repo[T]) *wireSink[T] {
 	if !ok || !r.t.wire || req.whole != nil { // Complete decodes the table's items
 		return nil
 	}
-	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.cursorKeys, false))}
+	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.CursorKeys, false))}
 	req.sink = s
 	return s
 }
@@ -106,10 +106,10 @@ func (r *request) direct(ctx context.Context, c Client) context.Context {
 		return ctx
 	}
 	r.sink.Reset()
-	if r.src.query != nil {
-		return wire.With(ctx, r.src.query, r.sink)
+	if r.Query != nil {
+		return wire.With(ctx, r.Query, r.sink)
 	}
-	return wire.With(ctx, r.src.scan, r.sink)
+	return wire.With(ctx, r.Scan, r.sink)
 }
 
 // takeWire is pageOf's take of the next item of s's response.
