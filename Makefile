@@ -125,9 +125,12 @@ lambdaevent: need-java
 		SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## same-requests: the bench module's TestSameRequests, which pins the requests the
-## library sends against hand-written SDK code (no DynamoDB Local needed)
+## library sends against hand-written SDK code, TestWireSameRequests, the same for
+## the *Wire benchmarks, and TestSameRequestsJSON, which pins the direct wire
+## path's request bodies to the SDK's serialization of the SDK path's inputs,
+## read by read and option by option (no DynamoDB Local needed)
 same-requests:
-	cd bench && $(GO) test -count=1 -run '^TestSameRequests$$' ./request
+	cd bench && $(GO) test -count=1 -run '^Test(Wire)?SameRequests(JSON)?$$' ./request
 
 ## stress: the timing-sensitive tests on a loaded machine: the stream reader
 ## (streams), the launcher (ddblocal), the migrations with leases and their fault
