@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -45,7 +46,7 @@ func TestSameRequestsJSON(t *testing.T) {
 				t.Fatalf("error %v, on the SDK path %v", gotErr, wantErr)
 			}
 			if !reflect.DeepEqual(want, got) {
-				t.Errorf("values:\ndirect %+v\nSDK    %+v", got, want)
+				t.Errorf("values differ: %s", firstDiff(asJSON(t, got), asJSON(t, want)))
 			}
 			a, b := sdk.bodies(t), direct.bodies(t)
 			if len(a) == 0 {
@@ -266,7 +267,9 @@ func jsonPair(resp map[string][]byte) (sdk, direct *jsonClient) {
 		opts := dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://localhost:1"),
 			Credentials: aws.AnonymousCredentials{}, HTTPClient: &http.Client{Transport: c.transport(bodies)}}
 		opts.APIOptions = append(opts.APIOptions, c.countOutputs)
-		tbl := singletable.NewTable(dynamodb.New(opts, optFns...), "bench")
+		tbl := singletable.NewTable(dynamodb.New(opts, optFns...), "bench", func(o *singletable.TableOptions) {
+			o.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) } // cursors carry it
+		})
 		fx := *f // the fixture's values, read through this client
 		fx.repo = singletable.MustBind(tbl, profiles)
 		c.env = env{table: tbl, repo: fx.repo, f: &fx}
@@ -389,4 +392,14 @@ func canonicalJSON(b []byte) (string, error) {
 	}
 	out, err := json.Marshal(v) // sorts map keys
 	return string(out), err
+}
+
+// firstDiff is where two texts first differ, with some context.
+func firstDiff(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(0, i-80)
+	return fmt.Sprintf("at byte %d:\ndirect ...%s\nSDK    ...%s", i, a[from:min(len(a), i+80)], b[from:min(len(b), i+80)])
 }
