@@ -20,6 +20,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/internal/benchfix"
+	"github.com/singletable-go/singletable/internal/wiretest"
 	"github.com/singletable-go/singletable/wire"
 )
 
@@ -280,7 +281,7 @@ func jsonPair(resp map[string][]byte) (sdk, direct *jsonClient) {
 
 // transport answers from bodies, recording each request.
 func (c *jsonClient) transport(bodies canned) http.RoundTripper {
-	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	return wiretest.RoundTripFunc(func(r *http.Request) (*http.Response, error) {
 		var body bytes.Buffer
 		if r.Body != nil {
 			if _, err := body.ReadFrom(r.Body); err != nil {
@@ -295,7 +296,7 @@ func (c *jsonClient) transport(bodies canned) http.RoundTripper {
 		}
 		c.mu.Lock()
 		c.sent = append(c.sent, op+" "+canon)
-		if hasItems(bodies[op]) {
+		if wiretest.BodyItems(bodies[op]) {
 			c.withItems[op]++
 		}
 		c.mu.Unlock()
@@ -304,30 +305,12 @@ func (c *jsonClient) transport(bodies canned) http.RoundTripper {
 	})
 }
 
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // countOutputs counts, per operation, the outputs the caller gets with
 // items (a response the direct path decoded has none).
 func (c *jsonClient) countOutputs(s *middleware.Stack) error {
 	return s.Deserialize.Add(middleware.DeserializeMiddlewareFunc("countOutputs", func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
 		out, md, err := next.HandleDeserialize(ctx, in)
-		n := 0
-		switch o := out.Result.(type) {
-		case *dynamodb.QueryOutput:
-			n = len(o.Items)
-		case *dynamodb.ScanOutput:
-			n = len(o.Items)
-		case *dynamodb.GetItemOutput:
-			n = len(o.Item)
-		case *dynamodb.BatchGetItemOutput:
-			n = len(o.Responses)
-		case *dynamodb.TransactGetItemsOutput:
-			for _, r := range o.Responses {
-				n += len(r.Item)
-			}
-		}
+		n := wiretest.OutputItems(out.Result)
 		if n > 0 {
 			c.mu.Lock()
 			c.outputs[middleware.GetOperationName(ctx)]++
@@ -365,20 +348,6 @@ func (c *jsonClient) viaSDK(op string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.outputs[op]
-}
-
-// hasItems reports whether a response body holds an item.
-func hasItems(body []byte) bool {
-	var r struct {
-		Items     []json.RawMessage
-		Item      map[string]json.RawMessage
-		Responses json.RawMessage
-	}
-	if json.Unmarshal(body, &r) != nil {
-		return false
-	}
-	return len(r.Items) > 0 || len(r.Item) > 0 || len(r.Responses) > 2 && bytes.Contains(r.Responses, []byte(`"Item`)) ||
-		len(r.Responses) > 2 && r.Responses[0] == '{'
 }
 
 // canonicalJSON is a JSON document with its objects' members sorted and
