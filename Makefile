@@ -73,32 +73,43 @@ cross:
 	done; done
 
 ## fuzz: run the key codec fuzz target for FUZZTIME, the attribute codec's
-## (FuzzCodec in ./internal/codec) for CODEC_FUZZTIME, then one target per key
-## format (FuzzFormat* in ./internal/keys, found by name) for FORMAT_FUZZTIME
-## each. The budgets are execution counts (about 30s, 30s and 10s on a 2-core
-## machine), not durations: with a duration, Go before 1.27 can fail a clean run
-## with "context deadline exceeded" as the time runs out (go.dev/issue/75804);
-## a count has no deadline to race. A duration (FUZZTIME=1m) still works.
+## (FuzzCodec in ./internal/codec) for CODEC_FUZZTIME, the direct wire path's
+## item decoder (FuzzDecodeJSON) for JSON_FUZZTIME and its whole response
+## reading through the hook (FuzzWireResponse) for WIRE_FUZZTIME, then one
+## target per key format (FuzzFormat* in ./internal/keys, found by name) for
+## FORMAT_FUZZTIME each. The budgets are execution counts (about 30s, 30s,
+## 25s, 30s and 10s on a 2-core machine), not durations: with a duration, Go
+## before 1.27 can fail a clean run with "context deadline exceeded" as the
+## time runs out (go.dev/issue/75804); a count has no deadline to race. A
+## duration (FUZZTIME=1m) still works.
 FUZZTIME ?= 400000x
 CODEC_FUZZTIME ?= 150000x
+JSON_FUZZTIME ?= 200000x
+WIRE_FUZZTIME ?= 40000x
 FORMAT_FUZZTIME ?= 450000x
 # fuzzpkg prints the package directory whose tests define fuzz target $(1).
 fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' -e '^./streams/lambdaevent/' -e '^./otelsingletable/' -e '^./cmd/singletable/' | head -1)")
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzKeyCodec)
 	$(GO) test -run '^$$' -fuzz '^FuzzCodec$$' -fuzztime $(CODEC_FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzCodec)
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime $(JSON_FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzDecodeJSON)
+	$(GO) test -run '^$$' -fuzz '^FuzzWireResponse$$' -fuzztime $(WIRE_FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzWireResponse)
 	@set -e; for f in $$(grep -rho --include='*_test.go' '^func FuzzFormat[A-Za-z0-9]*' ./internal/keys | sed 's/^func //'); do \
 		echo "$(GO) test -run '^$$' -fuzz '^$$f\$$' -fuzztime $(FORMAT_FUZZTIME) ./internal/keys"; \
 		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FORMAT_FUZZTIME) -fuzzminimizetime 2000x ./internal/keys; \
 	done
 
 ## fuzz-short: the same fuzz targets with CI budgets, about half of fuzz's
-## (CI_FUZZTIME, CI_CODEC_FUZZTIME, CI_FORMAT_FUZZTIME: execution counts)
+## (CI_FUZZTIME, CI_CODEC_FUZZTIME, CI_JSON_FUZZTIME, CI_WIRE_FUZZTIME,
+## CI_FORMAT_FUZZTIME: execution counts)
 CI_FUZZTIME ?= 200000x
 CI_CODEC_FUZZTIME ?= 75000x
+CI_JSON_FUZZTIME ?= 100000x
+CI_WIRE_FUZZTIME ?= 20000x
 CI_FORMAT_FUZZTIME ?= 200000x
 fuzz-short:
-	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME) CODEC_FUZZTIME=$(CI_CODEC_FUZZTIME) FORMAT_FUZZTIME=$(CI_FORMAT_FUZZTIME)
+	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME) CODEC_FUZZTIME=$(CI_CODEC_FUZZTIME) JSON_FUZZTIME=$(CI_JSON_FUZZTIME) \
+		WIRE_FUZZTIME=$(CI_WIRE_FUZZTIME) FORMAT_FUZZTIME=$(CI_FORMAT_FUZZTIME)
 
 ## otel: the OpenTelemetry adapter's own module (otelsingletable), vet and tests
 ## against DynamoDB Local with the SDK's in-memory exporters

@@ -299,7 +299,12 @@ func (d *JSON) number() error {
 		}
 		return n
 	}
-	if digits() == 0 {
+	switch {
+	case d.i < len(d.b) && d.b[d.i] == '0': // no leading zeros
+		if d.i++; d.i < len(d.b) && '0' <= d.b[d.i] && d.b[d.i] <= '9' {
+			return d.errorf("invalid number")
+		}
+	case digits() == 0:
 		return d.errorf("expected a value")
 	}
 	if d.i < len(d.b) && d.b[d.i] == '.' {

@@ -167,8 +167,8 @@ func compareBodies(body []byte, strict bool) string {
 }
 
 // sameErr reports whether two field errors are the same: the same text,
-// or, for an attribute holding a map (whose values each decoder may meet
-// in another order), the same attribute and types.
+// or, for an attribute holding a map or a list (whose maps' values each
+// decoder may meet in another order), the same attribute and types.
 func sameErr(a, b error) bool {
 	if a == nil || b == nil {
 		return a == b
@@ -177,7 +177,7 @@ func sameErr(a, b error) bool {
 		return true
 	}
 	var x, y *codec.DecodeError
-	return errors.As(a, &x) && errors.As(b, &y) && x.Kind == "map" && x.Attr == y.Attr && x.Kind == y.Kind && x.Type == y.Type
+	return errors.As(a, &x) && errors.As(b, &y) && (x.Kind == "map" || x.Kind == "list") && x.Attr == y.Attr && x.Kind == y.Kind && x.Type == y.Type
 }
 
 // checkHead compares the head the direct decoder kept with the SDK's
