@@ -780,13 +780,18 @@ func (c peeking) Do(r *http.Request) (*http.Response, error) {
 	}
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if err != nil {
-		return nil, err
-	}
 	resp.Body = io.NopCloser(bytes.NewReader(b))
+	if err != nil { // the same bytes, then the same error
+		resp.Body = io.NopCloser(io.MultiReader(resp.Body, failing{err}))
+	}
 	mark.Store(BodyItems(b))
 	return resp, nil
 }
+
+// failing is a reader that fails with err.
+type failing struct{ err error }
+
+func (f failing) Read([]byte) (int, error) { return 0, f.err }
 
 // BodyItems reports whether a response body holds an item (Items, Item,
 // or Responses of BatchGetItem or TransactGetItems).
