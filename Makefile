@@ -21,17 +21,26 @@ MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable c
 .PHONY: test test-wire model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent otel cli ci reliability bench bench-compare soak \
 	stress dynamodb-local ddblocal-install deps need-java need-cc
 
-## test: vet, then the whole suite with the race detector against DynamoDB Local.
-## SINGLETABLE_REQUIRE_DYNAMODB=1 makes a test that cannot start DynamoDB Local
-## fail rather than skip (plain `go test` skips it with the reason).
+## test: vet, then the whole suite with the race detector against DynamoDB Local,
+## then, with every client the fixtures build on the direct wire path
+## (SINGLETABLE_WIRE=1, as make test-wire), the root tests of what the path
+## changes (WIRE_TESTS): the model test under faults (truncated bodies and CRC32
+## mismatches among them, its reads page by page), the fault suites, lost
+## responses, cursors and pages, foreign and undecodable items, projections and
+## key-only fields, and observation. It reuses the first run's build, and adds
+## about 2 minutes (docs/performance.md). SINGLETABLE_REQUIRE_DYNAMODB=1 makes a
+## test that cannot start DynamoDB Local fail rather than skip (plain `go test`
+## skips it with the reason).
+WIRE_TESTS ?= UnderFaults|^TestModel$$|Cursor|Foreign|Observe|Pagination|ExactFit|Undecodable|LostResponse|KeyOnly|Projection|Pages
 test: need-java need-cc
 	$(GO) vet ./...
 	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
+	SINGLETABLE_WIRE=1 SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m -run '$(WIRE_TESTS)' .
 
-## test-wire: the root, migrate, streams and examples tests with every client
-## the test fixtures build (ddblocal.NewClient, singletabletest, the fault
-## suites' ddbfault clients, the root's newTable) on the direct wire path
-## (SINGLETABLE_WIRE=1, docs/performance.md)
+## test-wire: the root, migrate, streams and examples tests, all of them, with
+## every client the test fixtures build (ddblocal.NewClient, singletabletest, the
+## fault suites' ddbfault clients, the root's newTable) on the direct wire path
+## (SINGLETABLE_WIRE=1, docs/performance.md); make test runs a part of it
 WIRE_PKGS ?= . ./migrate/... ./streams/... ./examples/...
 test-wire: need-java
 	SINGLETABLE_WIRE=1 SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -count=1 -timeout 30m $(WIRE_PKGS)
