@@ -27,6 +27,7 @@ type Collection struct {
 	readSpec
 	t           *Table
 	index       string
+	idx         *indexPlan     // index's plan, nil for the table
 	keyConds    []expr.KeyCond // the partition's
 	parts       []string       // the partition's key values
 	sort        SortCondition
@@ -70,7 +71,7 @@ func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOpt
 		c.errs = append(c.errs, err)
 		return c
 	}
-	c.keyConds, c.parts, c.cursorKeys = conds, parts, r.t.cursorKeys(idx)
+	c.keyConds, c.parts, c.cursorKeys, c.idx = conds, parts, r.t.cursorKeys(idx), idx
 	return c
 }
 
@@ -143,8 +144,7 @@ type Target struct {
 	decode    func(item map[string]types.AttributeValue) (any, error)
 	names     attrNamer                                               // resolves the names of a collection's filter
 	image     func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
-	keysMatch func(item map[string]types.AttributeValue) bool         // with Schema.MatchKeys: whether an untyped item is its
-	selected  func(item map[string]types.AttributeValue) error        // repo.selected, with keysMatch
+	keyShapes repo                                                    // tells an untyped item by its key shape
 }
 
 // Count returns how many items the target has received.
@@ -184,10 +184,7 @@ func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
 		}
 		return v, deliver(v)
 	}
-	if r.e.foreign.matchKeys {
-		tg.keysMatch = func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
-		tg.selected = r.selected
-	}
+	tg.keyShapes = r.repo
 	return tg
 }
 
@@ -222,8 +219,9 @@ func (e *UnknownTypeError) Error() string {
 type router struct {
 	t           *Table
 	targets     map[string]*Target
-	untyped     []*Target // the targets whose entities match keys (Schema.MatchKeys)
+	untyped     []*Target // the targets whose entities match keys (Schema.MatchKeys), or all byShape
 	skipUnknown bool
+	byShape     bool // an index read that does not hold the entity type: key shapes route every item
 }
 
 // newRouter checks targets (at least one when needTargets).
@@ -246,7 +244,7 @@ func newRouter(t *Table, targets []*Target, needTargets, skipUnknown bool) (*rou
 			errs = append(errs, validationErr(tg.entity, "", "collection: target's repository is bound to table %s, the collection reads %s", tg.table.name, t.name))
 		}
 		byType[tg.entity] = tg
-		if tg.keysMatch != nil {
+		if tg.keyShapes.e.foreign.matchKeys {
 			untyped = append(untyped, tg)
 		}
 	}
@@ -276,7 +274,7 @@ func routeUntyped(untyped []*Target, item map[string]types.AttributeValue) (*Tar
 	var found *Target
 	var names []string
 	for _, tg := range untyped {
-		if !tg.keysMatch(item) {
+		if !tg.keyShapes.e.keysMatch(&tg.keyShapes.t.opts, item) {
 			continue
 		}
 		if found != nil {
@@ -307,7 +305,7 @@ func (rt *router) counts(item map[string]types.AttributeValue) bool {
 // target's key shape selected (see repo.selected), nil for any other.
 func (rt *router) selected(item map[string]types.AttributeValue) error {
 	for _, tg := range rt.untyped {
-		if err := tg.selected(item); err != nil {
+		if err := (&repo{t: tg.keyShapes.t, e: tg.keyShapes.e, byShape: rt.byShape}).selected(item); err != nil {
 			return err
 		}
 	}
@@ -363,6 +361,9 @@ type collPlan struct {
 
 func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error) {
 	rt, terrs := newRouter(c.t, targets, needTargets, c.skipUnknown)
+	if rt.byShape = !c.t.holds(c.idx, c.t.opts.EntityTypeAttr); rt.byShape {
+		rt.untyped = targets
+	}
 	errs := append(append([]error(nil), c.errs...), terrs...)
 	if c.index != "" && c.consistent {
 		errs = append(errs, validationErr("", c.index, "global secondary indexes do not support consistent reads"))
@@ -404,7 +405,7 @@ func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.Q
 	kc := b.KeyCondition(conds)
 	in := &dynamodb.QueryInput{TableName: &c.t.name, KeyConditionExpression: &kc}
 	if c.filter != nil {
-		f, err := b.Conditions(collectionNames(c.t, targets, condScope{query: true, index: c.index}), *c.filter)
+		f, err := b.Conditions(c.t.heldNames("", c.idx, collectionNames(c.t, targets, condScope{query: true, index: c.index})), *c.filter)
 		if err != nil {
 			return nil, condErr("", "bad collection filter", err)
 		}
@@ -412,7 +413,7 @@ func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.Q
 	}
 	if len(c.project) > 0 {
 		attrs, err := mixedProjection(c.t, targets, c.project, c.cursorKeys)
-		if err != nil {
+		if attrs, err = c.t.heldAttrs("", c.idx, attrs, err); err != nil {
 			return nil, err
 		}
 		in.ProjectionExpression = aws.String(b.Projection(attrs...))

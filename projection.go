@@ -54,6 +54,17 @@ func (t *Table) heldNames(entity string, p *indexPlan, resolve expr.Resolver) ex
 	})
 }
 
+// heldAttrs is attrs, the projection of entity's read of index p (nil: the
+// table), without an entity type p lacks (key shapes tell), refusing another such.
+func (t *Table) heldAttrs(entity string, p *indexPlan, attrs []string, err error) ([]string, error) {
+	for _, a := range attrs {
+		if err == nil && !t.holds(p, a) && a != t.opts.EntityTypeAttr {
+			err = validationErr(entity, a, "Fields: index %s does not hold attribute %s (projection %s); a Query's Complete reads it from the table", p.name, a, p.proj)
+		}
+	}
+	return slices.DeleteFunc(attrs, func(a string) bool { return !t.holds(p, a) }), err
+}
+
 // unprojected lists the Go fields of e that a read of index p in table t
 // leaves at their zero values: p does not hold their attributes and no
 // key it holds (the primary key, p's own) gives them back.

@@ -355,12 +355,7 @@ func (q *querySpec) projection(p *plan, idx *indexPlan, count bool) ([]string, e
 		return nil, nil
 	}
 	attrs, err := q.r.projectionAttrs(q.project)
-	for _, a := range attrs {
-		if !t.holds(idx, a) && a != t.opts.EntityTypeAttr {
-			return nil, validationErr(q.r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s); Complete reads it from the table", idx.name, a, idx.proj)
-		}
-	}
-	attrs = slices.DeleteFunc(attrs, func(a string) bool { return a == t.opts.EntityTypeAttr && p.byShape })
+	attrs, err = t.heldAttrs(q.r.e.name, idx, attrs, err)
 	return append(attrs, p.cursorKeys...), err
 }
 
@@ -533,7 +528,7 @@ func (q *querySpec) input(idx *indexPlan, conds []expr.KeyCond, proj []string, c
 	var b expr.Builder
 	kc := b.KeyCondition(conds)
 	var filter string
-	if t.holds(idx, t.opts.EntityTypeAttr) { // else the key shape tells (repo.mine)
+	if t.typeFiltered(idx) {
 		filter = e.typeFilter(&b, &t.opts)
 	}
 	if q.filter != nil {

@@ -287,12 +287,7 @@ func (q *Scan[T]) plan(count, paging bool) ([]*request, error) {
 	}
 	project := func(fields []string) ([]string, error) {
 		attrs, err := r.projectionAttrs(fields)
-		for _, a := range attrs {
-			if !r.t.holds(idx, a) && a != r.t.opts.EntityTypeAttr {
-				return nil, validationErr(r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s)", idx.name, a, idx.proj)
-			}
-		}
-		return slices.DeleteFunc(attrs, func(a string) bool { return a == r.t.opts.EntityTypeAttr && byShape }), err
+		return r.t.heldAttrs(r.e.name, idx, attrs, err)
 	}
 	return q.s.plan(r.t, scanned{entity: r.e.name, typeFilter: typeFilter,
 		names: r.t.heldNames(r.e.name, idx, r.e.condNames(r.t, "filter", condScope{})), project: project,
