@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"reflect"
 	"sync/atomic"
 
@@ -190,8 +191,9 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 	}
 	for _, x := range later {
 		if ferr == nil {
+			// Named by the attribute, as decodeAtN names it (not also by the field).
 			if e := p.decodeJSONField(&p.fields[x.field], x.av, &v, base); e != nil {
-				ferr = fieldErr(x.name, x.av, p.fields[x.field].typ, e)
+				ferr = fieldErr(x.name, x.av, p.fields[x.field].typ, errors.Unwrap(e))
 			}
 		}
 	}
