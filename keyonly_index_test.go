@@ -388,7 +388,7 @@ func TestKeyOnlyIndexRefused(t *testing.T) {
 	}
 	for name, s := range map[string]singletable.Schema[L]{
 		"a multi-attribute key's": {Type: "L", PK: "U#{User}", SK: "D#{Day}", KeyOnly: []string{"N"},
-			Indexes: []singletable.IndexSchema[L]{{Name: "GSI1", PartitionAttrs: []string{"N"}}}},
+			Indexes: []singletable.IndexSchema[L]{{Name: "GSI1", MultiAttribute: true, PartitionAttrs: []string{"N"}}}},
 		"only read by When": {Type: "L", PK: "U#{User}", SK: "D#{Day}", KeyOnly: []string{"Tag"},
 			Indexes: []singletable.IndexSchema[L]{{Name: "GSI1", PK: "D#{Day}", When: func(L) bool { return true }, WhenFields: []string{"Tag"}}}},
 	} {

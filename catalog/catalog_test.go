@@ -128,7 +128,7 @@ func TestCatalogPatterns(t *testing.T) {
 		Indexes: []singletable.IndexSchema[catA]{
 			{Name: "GSI1", PK: "NAME#{Name}", SK: "{Day}",
 				When: func(v catA) bool { return v.N > 0 }, WhenFields: []string{"N"}},
-			{Name: "GSI2", PartitionAttrs: []string{"Name"}, SortAttrs: []string{"Day", "N"}},
+			{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"Name"}, SortAttrs: []string{"Day", "N"}},
 			{Name: "GSI3", PK: "UNUSED#{Name}"},
 		},
 	}))
@@ -201,7 +201,7 @@ func TestCatalogProjections(t *testing.T) {
 	singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[Sub]{
 		Type: "Sub", PK: "SUB#{ID}", SK: "S",
 		Indexes: []singletable.IndexSchema[Sub]{
-			{Name: "BySKU", PartitionAttrs: []string{"SKU"}, Projection: types.ProjectionTypeKeysOnly},
+			{Name: "BySKU", MultiAttribute: true, PartitionAttrs: []string{"SKU"}, Projection: types.ProjectionTypeKeysOnly},
 			{Name: "ByEmail", PK: "{Email}", Projection: types.ProjectionTypeInclude, Include: []string{"Amount", "SKU"}},
 			{Name: "All", PK: "SUBS", SK: "{ID}"},
 		},
@@ -252,7 +252,7 @@ func TestMarkdown(t *testing.T) {
 		Indexes: []singletable.IndexSchema[Account]{
 			{Name: "ByRegion", PK: "REGION#{Region}", SK: "{Email}", Shards: 4,
 				When: func(a Account) bool { return a.Score > 0 }, WhenFields: []string{"Score"}},
-			{Name: "ByScore", PartitionAttrs: []string{"Region"}, SortAttrs: []string{"Score", "Email"}},
+			{Name: "ByScore", MultiAttribute: true, PartitionAttrs: []string{"Region"}, SortAttrs: []string{"Score", "Email"}},
 			{Name: "All", PK: "ACCOUNTS", SK: "{ID}"},
 		},
 	}))

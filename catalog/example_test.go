@@ -29,7 +29,7 @@ func Example() {
 		Type: "UserSkill", PK: "USER#{Username}", SK: "SKILL#{SkillName}",
 		Indexes: []singletable.IndexSchema[UserSkill]{
 			{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
-			{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years"}},
+			{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years"}},
 		},
 	})
 	table := singletable.NewTable(nil, "glad-entities")

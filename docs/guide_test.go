@@ -40,7 +40,7 @@ var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
 	SK:   "SKILL#{SkillName}",
 	Indexes: []singletable.IndexSchema[UserSkill]{
 		{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
-		{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
+		{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
 	},
 })
 
