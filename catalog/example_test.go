@@ -96,5 +96,5 @@ func Example() {
 	//
 	// ## Lint
 	//
-	// - warning index GSI2: no listed access pattern queries this index: every write to its entities still pays for it
+	// - warning index GSI2: no listed access pattern queries this index: every write to its entities still pays for it (unused-index)
 }

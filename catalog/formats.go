@@ -39,9 +39,9 @@ func lintFormats(pairs []keyPair) []Finding {
 				continue
 			}
 			if fa, fb, field, ok := mixedPrecision(a.sk, b.sk); ok {
-				fs = append(fs, Finding{SeverityWarning, a.entity, a.index, fmt.Sprintf(
+				fs = append(fs, finding(SeverityWarning, RuleMixedPrecision, a.entity, a.index, fmt.Sprintf(
 					"%s (%s = %s) and %s (%s = %s) share partitions and write a time at the same position of the sort key as %s and %s: their keys do not sort by time against each other, so a range over {%s} misplaces items at the boundaries; use one format",
-					a.entity, a.sk.Attr, a.sk.Template, b.entity, b.sk.Attr, b.sk.Template, formatName(fa), formatName(fb), field)})
+					a.entity, a.sk.Attr, a.sk.Template, b.entity, b.sk.Attr, b.sk.Template, formatName(fa), formatName(fb), field)))
 			}
 		}
 	}
@@ -118,7 +118,7 @@ func lintKeyFormats(entity, index string, k singletable.KeyDescription, stored m
 		if warn {
 			sev = SeverityWarning
 		}
-		fs = append(fs, Finding{sev, entity, index, k.Attr + " = " + k.Template + ": " + text})
+		fs = append(fs, finding(sev, RuleKeyFormat, entity, index, k.Attr+" = "+k.Template+": "+text))
 	}
 	return fs
 }

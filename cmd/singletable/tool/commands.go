@@ -43,7 +43,8 @@ declarations only.`},
 		{name: "check", summary: "compare the live tables with the declarations (drift)", declared: true, run: runCheck,
 			about: `Compares every registered table (or -table's) as DynamoDB describes it with
 the declarations: the key schema and every declared index with its key
-attributes and types (indexes that exist but are not declared are fine).
+attributes and types, and each index the program creates beside them
+(Table.Create). Indexes that exist but are not declared are fine.
 It exits 1 when a table differs or cannot be described.`},
 		{name: "workbench export", summary: "a NoSQL Workbench data model of the tables", declared: true, run: runExport,
 			about: `Writes a NoSQL Workbench data model (JSON) of every registered table (or of
@@ -214,7 +215,11 @@ func runCheck(ctx context.Context, r *runner, c *command, args []string) (int, e
 	}
 	code := ExitOK
 	for _, t := range tables {
-		if err := t.Table.Check(ctx); err != nil {
+		var opts []func(*singletable.CreateTableOptions)
+		if t.Create != nil {
+			opts = append(opts, t.Create)
+		}
+		if err := t.Table.Check(ctx, opts...); err != nil {
 			fmt.Fprintf(r.stdout, "%s: DIFFERS: %v\n", t.Table.Name(), err)
 			code = ExitFailure
 			continue

@@ -99,6 +99,10 @@ type Table struct {
 	Samples []workbench.Sample
 	// Migrations are its migrations, for migrate.
 	Migrations []migrate.Migration
+	// Create is what the program creates the table with, when more than
+	// the declarations (CreateTableOptions.Indexes: indexes no entity
+	// declares): check compares the live table with what it creates.
+	Create func(*singletable.CreateTableOptions)
 }
 
 // Main runs the command in os.Args, stopping on Ctrl-C or SIGTERM, and

@@ -192,6 +192,34 @@ func TestTableCommands(t *testing.T) {
 	require.Equal(t, tool.ExitFailure, d.run("check"), d.stderr.String())
 	assert.Contains(t, d.stdout.String(), drifted+": DIFFERS: ")
 	assert.Contains(t, d.stdout.String(), "GSI1")
+
+	// An index the program creates beside the declarations (Table.Create):
+	// check looks for it too.
+	audit := func(o *singletable.CreateTableOptions) {
+		o.Indexes = []singletable.IndexDescription{{Name: "Audit", Partition: []singletable.KeyAttribute{{Name: "AuditPK"}}}}
+	}
+	withAudit := func(table string) *cli {
+		p := skillsProgram(table)
+		declare := p.Declare
+		p.Declare = func(client singletable.Client) ([]tool.Table, error) {
+			ts, err := declare(client)
+			for i := range ts {
+				ts[i].Create = audit
+			}
+			return ts, err
+		}
+		return &cli{t: t, p: p}
+	}
+	a := withAudit(name)
+	require.Equal(t, tool.ExitFailure, a.run("check"), a.stderr.String())
+	assert.Contains(t, a.stdout.String(), name+": DIFFERS: ")
+	assert.Contains(t, a.stdout.String(), "index Audit is missing")
+	audited := ddblocal.TableName(t)
+	require.NoError(t, skills.NewStore(ddblocal.Shared(t).Client(), audited).Table.CreateTable(ctx, audit))
+	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), audited)
+	a = withAudit(audited)
+	require.Equal(t, tool.ExitOK, a.run("check"), a.stdout.String())
+	assert.Equal(t, audited+": matches the declarations\n", a.stdout.String())
 }
 
 // Usage errors exit 2 with a hint; failures exit 1.
