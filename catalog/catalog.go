@@ -16,6 +16,14 @@
 //
 // Patterns the library does not build (a transaction, a batch) are
 // written out as [Pattern] values.
+//
+// Each lint finding names its [Rule]. A finding about a layout the design
+// cannot avoid (another service's raw key strings, a listing on one
+// partition by design) is accepted with the reason, and the catalog
+// records it apart instead of warning:
+//
+//	c.Accept(catalog.Acceptance{Rule: catalog.RuleHotPartition, Entity: "USER", Index: "GSI-2",
+//		Reason: "the design lists every user from one partition; sign-ups are rare"})
 package catalog
 
 import (
@@ -223,7 +231,8 @@ const (
 	RuleSharedPrefix    Rule = "shared-prefix"    // one entity's sort key prefix is a prefix of another's in a shared partition
 	RuleHotPartition    Rule = "hot-partition"    // a constant partition key: one partition takes every write
 	RuleSingleton       Rule = "singleton"        // a singleton item (info)
-	RuleKeyFormat       Rule = "key-format"       // a key format's order, width, or the values it refuses
+	RuleKeyOrder        Rule = "key-order"        // a key format whose byte order is not its values' order
+	RuleKeyFormat       Rule = "key-format"       // what a key format holds and refuses (info)
 	RuleMixedPrecision  Rule = "mixed-precision"  // one time position written at two precisions in shared partitions
 	RuleForgedKey       Rule = "forged-key"       // a value of one entity can render another's key
 	RuleAmbiguousMatch  Rule = "ambiguous-match"  // two MatchKeys entities parse one key
@@ -345,7 +354,8 @@ func (c *Catalog) Accept(accepts ...Acceptance) *Catalog {
 //     write capacity for nothing), and patterns naming an entity or index
 //     the table does not have.
 //
-// It sends no request, so the table needs no client.
+// [Catalog.Accept] then accepts the findings the design cannot avoid. It
+// sends no request, so the table needs no client.
 func New(t *singletable.Table, patterns ...Pattern) *Catalog {
 	d := t.Describe()
 	c := &Catalog{Table: d.Name, PartitionKey: d.PartitionKey, SortKey: d.SortKey,
@@ -719,8 +729,11 @@ func (c *Catalog) WriteMarkdown(w io.Writer) error {
 	for _, f := range c.Findings {
 		fmt.Fprintf(&b, "- %s\n", cell(f.String()))
 	}
+	if len(c.Findings) > 0 && len(c.Accepted) > 0 {
+		b.WriteString("\n")
+	}
 	if len(c.Accepted) > 0 {
-		b.WriteString("\nAccepted by the design, with its reasons:\n\n")
+		b.WriteString("Accepted by the design, with its reasons:\n\n")
 		for _, f := range c.Accepted {
 			fmt.Fprintf(&b, "- %s\n", cell(f.String()))
 		}

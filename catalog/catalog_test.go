@@ -142,7 +142,7 @@ func TestCatalogAccept(t *testing.T) {
 	require.Equal(t, []string{
 		"error A  same-keys ",
 		"warning A G hot-partition ",
-		"warning A G key-format ",
+		"warning A G key-order ",
 		"info C  singleton ",
 	}, rules(c.Findings))
 	assert.Contains(t, c.Findings[1].String(), "warning A index G: constant partition key GPK = ALL")
@@ -152,18 +152,18 @@ func TestCatalogAccept(t *testing.T) {
 		catalog.Acceptance{Rule: catalog.RuleHotPartition, Entity: "A", Index: "G", Reason: "the listing of every A, read whole by design"},
 		catalog.Acceptance{Rule: catalog.RuleSingleton, Reason: "counters written once a minute"},
 		catalog.Acceptance{Rule: catalog.RuleSameKeys, Reason: "an error is never accepted"},
-		catalog.Acceptance{Rule: catalog.RuleKeyFormat, Entity: "A"},
+		catalog.Acceptance{Rule: catalog.RuleKeyOrder, Entity: "A"},
 		catalog.Acceptance{Rule: catalog.RuleForgedKey, Entity: "B", Reason: "stale"},
 	)
 	assert.Equal(t, []string{
 		"error A  same-keys ",
-		"warning A G key-format ",
+		"warning A G key-order ",
 		"warning   acceptance ",
 		"warning A  acceptance ",
 		"warning B  acceptance ",
 	}, rules(c.Findings))
 	assert.Contains(t, c.Findings[2].String(), "acceptance of same-keys matches no finding")
-	assert.Contains(t, c.Findings[3].String(), "acceptance of key-format gives no reason")
+	assert.Contains(t, c.Findings[3].String(), "acceptance of key-order gives no reason")
 	assert.Contains(t, c.Findings[4].String(), "acceptance of forged-key matches no finding")
 	assert.Equal(t, []string{
 		"warning A G hot-partition the listing of every A, read whole by design",

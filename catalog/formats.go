@@ -114,11 +114,11 @@ func lintKeyFormats(entity, index string, k singletable.KeyDescription, stored m
 		if text == "" {
 			continue
 		}
-		sev := SeverityInfo
+		sev, rule := SeverityInfo, RuleKeyFormat
 		if warn {
-			sev = SeverityWarning
+			sev, rule = SeverityWarning, RuleKeyOrder
 		}
-		fs = append(fs, finding(sev, RuleKeyFormat, entity, index, k.Attr+" = "+k.Template+": "+text))
+		fs = append(fs, finding(sev, rule, entity, index, k.Attr+" = "+k.Template+": "+text))
 	}
 	return fs
 }

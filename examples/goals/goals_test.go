@@ -238,9 +238,11 @@ func TestMealsAndActivities(t *testing.T) {
 
 func TestCatalogIsCurrent(t *testing.T) {
 	r := goals.New(nil, "TABLE_NAME")
-	got := catalog.New(r.Table, r.AccessPatterns()...).Markdown()
+	got := catalog.New(r.Table, r.AccessPatterns()...).Accept(r.Accepted()...).Markdown()
 	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
+	assert.NotContains(t, got, "- warning", "every warning is accepted, with its reason")
+	assert.Contains(t, got, "Accepted by the design, with its reasons:")
 	singletabletest.Golden(t, filepath.Join("docs", "table.svg"), catalog.Picture(r.Table, sampleItems(t, r)), *update)
 }
 

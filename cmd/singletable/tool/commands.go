@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,9 +38,10 @@ declarations, or with -scan N up to N items read from the live table.`},
 		{name: "lint", summary: "the key-design lint; exit 1 on an error finding", declared: true, run: runLint,
 			about: `Prints the key-design lint's findings for every registered table (or for
 -table's): errors (items of two entities overwrite each other), warnings
-(it works but costs capacity or will not scale) and info. It exits 1 when
-there is an error finding (with -strict, also a warning). It reads the
-declarations only.`},
+(it works but costs capacity or will not scale) and info, each with its
+rule, then the findings the program accepts (Table.Accepted) with the
+design's reason. It exits 1 when there is an error finding (with -strict,
+also a warning that is not accepted). It reads the declarations only.`},
 		{name: "check", summary: "compare the live tables with the declarations (drift)", declared: true, run: runCheck,
 			about: `Compares every registered table (or -table's) as DynamoDB describes it with
 the declarations: the key schema and every declared index with its key
@@ -114,7 +116,7 @@ func runCatalog(ctx context.Context, r *runner, c *command, args []string) (int,
 		if *format == "svg" {
 			err = r.picture(ctx, w, t, *scan)
 		} else {
-			err = catalog.New(t.Table, t.Patterns...).WriteMarkdown(w)
+			err = t.catalog().WriteMarkdown(w)
 		}
 		if err != nil {
 			_ = closeOut()
@@ -182,13 +184,13 @@ func runLint(_ context.Context, r *runner, c *command, args []string) (int, erro
 	code := ExitOK
 	for _, t := range tables {
 		count := map[catalog.Severity]int{}
-		findings := catalog.New(t.Table).Findings
-		for _, f := range findings {
+		c := t.catalog()
+		for _, f := range c.Findings {
 			count[f.Severity]++
 		}
-		fmt.Fprintf(r.stdout, "%s: %d errors, %d warnings, %d info\n", t.Table.Name(),
-			count[catalog.SeverityError], count[catalog.SeverityWarning], count[catalog.SeverityInfo])
-		for _, f := range findings {
+		fmt.Fprintf(r.stdout, "%s: %d errors, %d warnings, %d info, %d accepted\n", t.Table.Name(),
+			count[catalog.SeverityError], count[catalog.SeverityWarning], count[catalog.SeverityInfo], len(c.Accepted))
+		for _, f := range slices.Concat(c.Findings, c.Accepted) {
 			fmt.Fprintf(r.stdout, "  %s\n", f)
 		}
 		if count[catalog.SeverityError] > 0 || *strict && count[catalog.SeverityWarning] > 0 {
@@ -196,6 +198,11 @@ func runLint(_ context.Context, r *runner, c *command, args []string) (int, erro
 		}
 	}
 	return code, nil
+}
+
+// catalog is t's catalog with its access patterns and accepted findings.
+func (t Table) catalog() *catalog.Catalog {
+	return catalog.New(t.Table, t.Patterns...).Accept(t.Accepted...)
 }
 
 func runCheck(ctx context.Context, r *runner, c *command, args []string) (int, error) {

@@ -94,6 +94,9 @@ type Table struct {
 	Table *singletable.Table
 	// Patterns are its access patterns, for catalog.
 	Patterns []catalog.Pattern
+	// Accepted are the lint findings the design accepts, with the reason:
+	// catalog and lint record them apart instead of warning.
+	Accepted []catalog.Acceptance
 	// Samples are example values of its entities, for workbench export
 	// and catalog -format svg.
 	Samples []workbench.Sample
