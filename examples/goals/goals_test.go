@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,7 +242,11 @@ func TestCatalogIsCurrent(t *testing.T) {
 	got := catalog.New(r.Table, r.AccessPatterns()...).Accept(r.Accepted()...).Markdown()
 	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
-	assert.NotContains(t, got, "- warning", "every warning is accepted, with its reason")
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(line, "- warning") {
+			assert.Contains(t, line, "; accepted: ", "every warning is accepted, with its reason")
+		}
+	}
 	assert.Contains(t, got, "Accepted by the design, with its reasons:")
 	singletabletest.Golden(t, filepath.Join("docs", "table.svg"), catalog.Picture(r.Table, sampleItems(t, r)), *update)
 }
