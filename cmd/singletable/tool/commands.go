@@ -86,19 +86,10 @@ func runCatalog(ctx context.Context, r *runner, c *command, args []string) (int,
 	switch {
 	case *format != "markdown" && *format != "svg":
 		return 0, usagef("-format: want markdown or svg, got %q", *format)
-	case *scan < 0:
-		return 0, usagef("-scan: want a count of items, got %d", *scan)
 	case *scan > 0 && *format != "svg":
 		return 0, usagef("-scan goes with -format svg")
 	}
-	var client singletable.Client
-	if *scan > 0 {
-		var err error
-		if client, err = r.client(ctx, *endpoint); err != nil {
-			return 0, err
-		}
-	}
-	tables, err := r.tables(client, *table)
+	tables, err := r.scanned(ctx, *scan, *endpoint, *table)
 	if err != nil {
 		return 0, err
 	}
@@ -124,6 +115,23 @@ func runCatalog(ctx context.Context, r *runner, c *command, args []string) (int,
 		}
 	}
 	return ExitOK, closeOut()
+}
+
+// scanned returns the program's tables (or only table), declared on a
+// live client when scan, the -scan count, asks for items read from them
+// (on nil otherwise: the declarations alone).
+func (r *runner) scanned(ctx context.Context, scan int, endpoint, table string) ([]Table, error) {
+	if scan < 0 {
+		return nil, usagef("-scan: want a count of items, got %d", scan)
+	}
+	var client singletable.Client
+	if scan > 0 {
+		var err error
+		if client, err = r.client(ctx, endpoint); err != nil {
+			return nil, err
+		}
+	}
+	return r.tables(client, table)
 }
 
 // picture writes the SVG picture of t's items: up to scan items read from
@@ -255,17 +263,7 @@ func runExport(ctx context.Context, r *runner, c *command, args []string) (int, 
 			return 0, usagef("-date: %v", err)
 		}
 	}
-	if *scan < 0 {
-		return 0, usagef("-scan: want a count of items, got %d", *scan)
-	}
-	var client singletable.Client
-	if *scan > 0 {
-		var err error
-		if client, err = r.client(ctx, *endpoint); err != nil {
-			return 0, err
-		}
-	}
-	tables, err := r.tables(client, *table)
+	tables, err := r.scanned(ctx, *scan, *endpoint, *table)
 	if err != nil {
 		return 0, err
 	}
