@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/internal/tabledef"
 )
 
@@ -32,7 +33,7 @@ type CreateTableOptions struct {
 	// [Table.Describe] describes indexes: a key attribute's Type "" is S,
 	// Projection "" is ALL. An index an entity declares is refused
 	// (declare it once). [Table.Check] given the same options checks them.
-	Indexes []IndexDescription
+	Indexes []describe.Index
 }
 
 // CreateTableInput returns the CreateTable request [Table.CreateTable]
@@ -48,19 +49,8 @@ func (t *Table) CreateTableInput(optFns ...func(*CreateTableOptions)) *dynamodb.
 // createTableInput is [Table.CreateTableInput], with a *ValidationError
 // for each index of opts.Indexes it leaves out.
 func (t *Table) createTableInput(opts CreateTableOptions) (*dynamodb.CreateTableInput, error) {
-	def := tabledef.Table{Name: t.name, PartitionKey: t.opts.PartitionKey, SortKey: t.opts.SortKey, Provisioned: opts.Provisioned, Stream: opts.Stream}
-	declared := t.indexes()
-	for i, ix := range append(declared, opts.Indexes...) {
-		x := tabledef.Index{Name: ix.Name, Projection: ix.Projection, Include: ix.Include, Extra: i >= len(declared)}
-		for _, a := range ix.Partition {
-			x.Partition = append(x.Partition, tabledef.Attr(a))
-		}
-		for _, a := range ix.Sort {
-			x.Sort = append(x.Sort, tabledef.Attr(a))
-		}
-		def.Indexes = append(def.Indexes, x)
-	}
-	in, refused := def.Input()
+	in, refused := tabledef.Table{Name: t.name, PartitionKey: t.opts.PartitionKey, SortKey: t.opts.SortKey,
+		Declared: t.indexes(), Extra: opts.Indexes, Provisioned: opts.Provisioned, Stream: opts.Stream}.Input()
 	var errs []error
 	for _, r := range refused {
 		errs = append(errs, validationErr("", where(r.Index, r.Attr), "CreateTableOptions.Indexes: %s", r.Reason))

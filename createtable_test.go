@@ -13,6 +13,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/describe"
 )
 
 func TestCreateAndCheckTable(t *testing.T) {
@@ -64,10 +65,10 @@ func TestCreateTableExtraIndexes(t *testing.T) {
 		return tbl
 	}
 	extra := func(o *singletable.CreateTableOptions) {
-		o.Indexes = []singletable.IndexDescription{
-			{Name: "GSI3", Partition: []singletable.KeyAttribute{{Name: "GSI3PK"}}, Sort: []singletable.KeyAttribute{{Name: "GSI3SK"}},
+		o.Indexes = []describe.Index{
+			{Name: "GSI3", Partition: []describe.KeyAttribute{{Name: "GSI3PK"}}, Sort: []describe.KeyAttribute{{Name: "GSI3SK"}},
 				Projection: types.ProjectionTypeKeysOnly},
-			{Name: "ByYears", Partition: []singletable.KeyAttribute{{Name: "YearsOfExperience", Type: types.ScalarAttributeTypeN}}},
+			{Name: "ByYears", Partition: []describe.KeyAttribute{{Name: "YearsOfExperience", Type: types.ScalarAttributeTypeN}}},
 		}
 	}
 	name := ddblocal.TableName(t)
@@ -106,19 +107,19 @@ func TestCreateTableExtraIndexes(t *testing.T) {
 
 	// Refused before any request: the table is never created.
 	for _, c := range []struct {
-		index singletable.IndexDescription
+		index describe.Index
 		want  string
 	}{
-		{singletable.IndexDescription{Name: "GSI1", Partition: []singletable.KeyAttribute{{Name: "GSI1PK"}}},
+		{describe.Index{Name: "GSI1", Partition: []describe.KeyAttribute{{Name: "GSI1PK"}}},
 			"index GSI1: CreateTableOptions.Indexes: it names an index a bound entity declares: declare it once"},
-		{singletable.IndexDescription{Name: "ByLevel", Partition: []singletable.KeyAttribute{{Name: "ProficiencyLevel", Type: types.ScalarAttributeTypeN}}},
+		{describe.Index{Name: "ByLevel", Partition: []describe.KeyAttribute{{Name: "ProficiencyLevel", Type: types.ScalarAttributeTypeN}}},
 			"index ByLevel ProficiencyLevel: CreateTableOptions.Indexes: key attribute ProficiencyLevel is N here, S in the table's other keys"},
-		{singletable.IndexDescription{Name: "G4", Partition: []singletable.KeyAttribute{{Name: "G4PK"}}, Include: []string{"Email"}},
+		{describe.Index{Name: "G4", Partition: []describe.KeyAttribute{{Name: "G4PK"}}, Include: []string{"Email"}},
 			"index G4: CreateTableOptions.Indexes: projection ALL takes no Include"},
 	} {
 		name := ddblocal.TableName(t)
 		tbl := declared(name)
-		opts := func(o *singletable.CreateTableOptions) { o.Indexes = []singletable.IndexDescription{c.index} }
+		opts := func(o *singletable.CreateTableOptions) { o.Indexes = []describe.Index{c.index} }
 		err := tbl.CreateTable(ctx, opts)
 		require.ErrorAs(t, err, &ve)
 		assert.ErrorContains(t, err, c.want)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/migrate"
 )
 
@@ -46,9 +47,9 @@ func Example_runbookCreateTableInput() {
 // service queries), named in the options with its key attributes; Check
 // given the same options checks it too.
 func withAuditIndex(o *singletable.CreateTableOptions) {
-	o.Indexes = []singletable.IndexDescription{{Name: "GSI3",
-		Partition:  []singletable.KeyAttribute{{Name: "GSI3PK"}},
-		Sort:       []singletable.KeyAttribute{{Name: "GSI3SK"}},
+	o.Indexes = []describe.Index{{Name: "GSI3",
+		Partition:  []describe.KeyAttribute{{Name: "GSI3PK"}},
+		Sort:       []describe.KeyAttribute{{Name: "GSI3SK"}},
 		Projection: types.ProjectionTypeKeysOnly}}
 }
 

@@ -8,33 +8,22 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/describe"
 )
 
 // Table is a table's definition as CreateTable sends it: its keys (S
 // attributes), its indexes and its capacity and stream.
 type Table struct {
 	Name, PartitionKey, SortKey string
-	Indexes                     []Index // the declared ones, then the extra ones
-	Provisioned                 *types.ProvisionedThroughput
-	Stream                      types.StreamViewType
-}
-
-// Index is a global secondary index of a Table.
-type Index struct {
-	Name            string
-	Partition, Sort []Attr
-	Projection      types.ProjectionType // "" is ALL
-	Include         []string
-	// Extra is set for an index that no entity declares (given to
-	// CreateTable beside the declarations): one that names a declared
-	// index or that types a key attribute unlike the table is refused.
-	Extra bool
-}
-
-// Attr is a key attribute and its type ("" is S).
-type Attr struct {
-	Name string
-	Type types.ScalarAttributeType
+	// Declared are the indexes the entities declare; Extra those that no
+	// entity declares (given to CreateTable beside the declarations: a
+	// key attribute's Type "" is S, Projection "" ALL), of which one that
+	// names a declared index or types a key attribute unlike the table is
+	// refused.
+	Declared, Extra []describe.Index
+	Provisioned     *types.ProvisionedThroughput
+	Stream          types.StreamViewType
 }
 
 // Refusal is an extra index Input leaves out, and why.
@@ -51,13 +40,14 @@ func (t Table) Input() (*dynamodb.CreateTableInput, []Refusal) {
 		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(t.SortKey), KeyType: types.KeyTypeRange})
 	}
 	var refused []Refusal
-	for _, x := range t.Indexes {
-		g, attrs, r := x.gsi(defs)
-		if r != nil && x.Extra {
+	for i, x := range slices.Concat(t.Declared, t.Extra) {
+		g, attrs, r := gsi(x, defs)
+		extra := i >= len(t.Declared)
+		if r != nil && extra {
 			refused = append(refused, *r)
 			continue
 		}
-		if x.Extra && slices.ContainsFunc(t.Indexes, func(d Index) bool { return !d.Extra && d.Name == x.Name }) {
+		if extra && slices.ContainsFunc(t.Declared, func(d describe.Index) bool { return d.Name == x.Name }) {
 			refused = append(refused, Refusal{x.Name, "", "it names an index a bound entity declares: declare it once"})
 			continue
 		}
@@ -80,7 +70,7 @@ func (t Table) Input() (*dynamodb.CreateTableInput, []Refusal) {
 // gsi returns x as CreateTable declares it and its key attributes' types,
 // or why it cannot be: a bad projection, or a key attribute that defs,
 // the attributes defined so far, type otherwise.
-func (x Index) gsi(defs map[string]types.ScalarAttributeType) (types.GlobalSecondaryIndex, map[string]types.ScalarAttributeType, *Refusal) {
+func gsi(x describe.Index, defs map[string]types.ScalarAttributeType) (types.GlobalSecondaryIndex, map[string]types.ScalarAttributeType, *Refusal) {
 	proj, err := Declared(x.Projection, x.Include)
 	if err != nil {
 		return types.GlobalSecondaryIndex{}, nil, &Refusal{x.Name, "", err.Error()}

@@ -21,6 +21,7 @@ import (
 	"github.com/singletable-go/singletable/cmd/singletable/migratecli"
 	"github.com/singletable-go/singletable/cmd/singletable/tool"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/examples/skills"
 	"github.com/singletable-go/singletable/migrate"
 	"github.com/singletable-go/singletable/workbench"
@@ -212,7 +213,7 @@ func TestTableCommands(t *testing.T) {
 	// An index the program creates beside the declarations (Table.Create):
 	// check looks for it too.
 	audit := func(o *singletable.CreateTableOptions) {
-		o.Indexes = []singletable.IndexDescription{{Name: "Audit", Partition: []singletable.KeyAttribute{{Name: "AuditPK"}}}}
+		o.Indexes = []describe.Index{{Name: "Audit", Partition: []describe.KeyAttribute{{Name: "AuditPK"}}}}
 	}
 	withAudit := func(table string) *cli {
 		p := skillsProgram(table)
