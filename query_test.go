@@ -155,7 +155,7 @@ func TestFilterOnTimeStoredInKeyForm(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, c.hold, len(scanned) == 1, "Scan.Filter")
 			var mine []Lease
-			_, err = repo.Collection(key).Filter(c.cond).Collect(ctx, repo.Into(&mine))
+			_, err = repo.QueryCollection(key).Filter(c.cond).Collect(ctx, repo.AppendTo(&mine))
 			require.NoError(t, err)
 			assert.Equal(t, c.hold, len(mine) == 1, "Collection.Filter")
 			_, err = repo.Put(ctx, l, func(o *singletable.WriteOptions) { o.If = c.cond })

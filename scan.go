@@ -62,7 +62,7 @@ func (r *Repo[T]) ScanIndex(index string, optFns ...func(*ReadOptions)) *Scan[T]
 }
 
 // Scan starts a scan of every item of the table. optFns are as for
-// [Repo.Collection].
+// [Repo.QueryCollection].
 func (t *Table) Scan(optFns ...func(*ReadOptions)) *TableScan {
 	q := &TableScan{t: t, s: scanSpec{readSpec: readSpec{what: "scan: "}}}
 	q.s.readOptions(optFns)

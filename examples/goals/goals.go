@@ -390,9 +390,9 @@ type Dashboard struct {
 // one Query (an item collection).
 func (r *Repository) LoadDashboard(ctx context.Context, userID string) (Dashboard, error) {
 	var d Dashboard
-	profile := r.Profiles.IntoOne(&d.Profile)
-	_, err := r.Profiles.Collection(Profile{UserID: userID}).Collect(ctx, profile,
-		r.Goals.Into(&d.Goals), r.Meals.Into(&d.Meals), r.Activities.Into(&d.Activities))
+	profile := r.Profiles.StoreOne(&d.Profile)
+	_, err := r.Profiles.QueryCollection(Profile{UserID: userID}).Collect(ctx, profile,
+		r.Goals.AppendTo(&d.Goals), r.Meals.AppendTo(&d.Meals), r.Activities.AppendTo(&d.Activities))
 	if err != nil {
 		return Dashboard{}, err
 	}
