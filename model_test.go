@@ -1916,7 +1916,7 @@ func (r *mRun) queryIndex(ctx context.Context, i int, o mop) error {
 	e := r.ent(o.Ent)
 	in := e.info()
 	d := r.env.design
-	names := d.queried()
+	names := d.indexes()
 	if len(names) == 0 {
 		r.log = append(r.log, fmt.Sprintf("%4d QueryIndex %s -> no index in %s", i, in.name, d))
 		return nil
