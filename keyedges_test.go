@@ -65,7 +65,7 @@ var (
 // pages with cursors, asks for no entity type in Fields, reports an item
 // no target takes (or skips it with SkipUnknown), and refuses before the
 // network a Filter or Fields naming an attribute the index does not hold.
-func TestIndexCollectionProjectedByKeyShape(t *testing.T) {
+func TestQueryIndexCollectionProjectedByKeyShape(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var mr *singletable.Repo[CrewMember]
