@@ -32,21 +32,25 @@ type Collection struct {
 	cursorKeys []string
 }
 
-// Collection returns the collection in key's table partition (key supplies
-// r's partition key fields). optFns are as for [Repo.Query]; Fields names Go
-// fields of the targets, read with the entity type and key attributes.
-func (r *Repo[T]) Collection(key T, optFns ...func(*ReadOptions)) *Collection {
+// QueryCollection returns the collection in key's table partition (key
+// supplies r's partition key fields): every entity's items there. It is
+// named as [Repo.Query] and [Repo.QueryIndex] are, since it is one Query
+// per page, and the table's and an index's are told apart as theirs are.
+// optFns are as for [Repo.Query]; Fields names Go fields of the targets,
+// read with the entity type and key attributes.
+func (r *Repo[T]) QueryCollection(key T, optFns ...func(*ReadOptions)) *Collection {
 	return r.collection("", reflect.ValueOf(&key).Elem(), optFns)
 }
 
-// IndexCollection returns the collection in the partition of the named
-// index that key belongs to. A write-sharded index has no collection (read
-// it with [Repo.QueryIndex]); optFns are as for [Repo.Collection].
-func (r *Repo[T]) IndexCollection(index string, key T, optFns ...func(*ReadOptions)) *Collection {
+// QueryIndexCollection returns the collection in the partition of the
+// named index that key belongs to. A write-sharded index has no
+// collection (read it with [Repo.QueryIndex]); optFns are as for
+// [Repo.QueryCollection].
+func (r *Repo[T]) QueryIndexCollection(index string, key T, optFns ...func(*ReadOptions)) *Collection {
 	return r.collection(index, reflect.ValueOf(&key).Elem(), optFns)
 }
 
-// collection is [Repo.IndexCollection] given the key kv (index "": the table).
+// collection is [Repo.QueryIndexCollection] given the key kv (index "": the table).
 func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOptions)) *Collection {
 	c := &Collection{t: r.t, readSpec: newReadSpec("", "collection: ", optFns)}
 	var idx *indexPlan
@@ -123,8 +127,11 @@ func (c *Collection) Where(cond SortCondition) *Collection {
 func (c *Collection) After(cursor string) *Collection { return edited(c, afterCursor(cursor)) }
 
 // Target receives the items of one entity type from a [Collection] (or a
-// transaction's reads). Make it with [Repo.Into], [Repo.IntoOne],
-// [Repo.IntoFunc] or [Repo.Member]. It keeps counting across calls.
+// transaction's reads). A repository makes it, the method named for what
+// happens to each of its items: [Repo.AppendTo] appends it to a slice,
+// [Repo.StoreOne] stores the one item, [Repo.PassTo] passes it to a
+// function, and [Repo.Target] only decodes it, for the values the read
+// returns. It keeps counting across calls.
 type Target struct {
 	entity    string
 	table     *Table
@@ -142,28 +149,28 @@ func (t *Target) Count() int { return t.n }
 // Entity returns the entity type the target receives.
 func (t *Target) Entity() string { return t.entity }
 
-// Into returns a target appending r's items to *dst.
-func (r *Repo[T]) Into(dst *[]T) *Target {
-	return r.target(false, func(v T) error { *dst = append(*dst, v); return nil })
+// AppendTo returns a target appending r's items to *dst.
+func (r *Repo[T]) AppendTo(dst *[]T) *Target {
+	return r.deliverTo(false, func(v T) error { *dst = append(*dst, v); return nil })
 }
 
-// IntoOne returns a target storing r's item in *dst; a second item of that
-// type is an error. *dst is left as it is when there is none: check
+// StoreOne returns a target storing r's item in *dst; a second item of
+// that type is an error. *dst is left as it is when there is none: check
 // [Target.Count].
-func (r *Repo[T]) IntoOne(dst *T) *Target {
-	return r.target(true, func(v T) error { *dst = v; return nil })
+func (r *Repo[T]) StoreOne(dst *T) *Target {
+	return r.deliverTo(true, func(v T) error { *dst = v; return nil })
 }
 
-// IntoFunc returns a target calling fn with each of r's items; an error
-// from fn stops the read and is returned.
-func (r *Repo[T]) IntoFunc(fn func(T) error) *Target { return r.target(false, fn) }
+// PassTo returns a target passing each of r's items to fn; an error from
+// fn stops the read and is returned.
+func (r *Repo[T]) PassTo(fn func(T) error) *Target { return r.deliverTo(false, fn) }
 
-// Member returns a target that decodes r's items and stores them nowhere:
-// for [Collection.All], which yields the decoded values.
-func (r *Repo[T]) Member() *Target { return r.target(false, func(T) error { return nil }) }
+// Target returns a target that decodes r's items and stores them nowhere:
+// the read returns them ([Collection.All] yields the decoded values).
+func (r *Repo[T]) Target() *Target { return r.deliverTo(false, func(T) error { return nil }) }
 
-// target returns a target handing each of r's items, decoded, to deliver.
-func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
+// deliverTo returns a target handing each of r's items, decoded, to deliver.
+func (r *Repo[T]) deliverTo(one bool, deliver func(T) error) *Target {
 	tg := &Target{entity: r.e.name, table: r.t, names: r.e, one: one}
 	tg.image = func(item map[string]types.AttributeValue) (any, error) { return r.e.decode(r.t, item) }
 	tg.decode = func(item map[string]types.AttributeValue) (any, error) {
@@ -315,7 +322,7 @@ func (rt *router) route(item map[string]types.AttributeValue) (v any, ok bool, e
 		return nil, false, &UnknownTypeError{Type: typ, Ambiguous: ambiguous, Key: rt.t.primaryKeyOf(item), keys: rt.t.keyNames()}
 	}
 	if tg.one && tg.n > 0 {
-		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for IntoOne (second is %s)", tg.entity, rt.t.keyText(item))
+		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for StoreOne (second is %s)", tg.entity, rt.t.keyText(item))
 	}
 	v, err = tg.decode(item)
 	if err != nil {

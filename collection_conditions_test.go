@@ -29,7 +29,7 @@ func TestCollectionSortConditions(t *testing.T) {
 	ctx := context.Background()
 	s := electionsTable(t)
 	electionFixture(t, s)
-	fav := s.elections.Collection(Election{Name: "Favorite Language"})
+	fav := s.elections.QueryCollection(Election{Name: "Favorite Language"})
 
 	cases := []struct {
 		name string
@@ -50,7 +50,7 @@ func TestCollectionSortConditions(t *testing.T) {
 			before := s.c.requests.Load()
 			// Only a candidates target: the condition keeps the other
 			// entities out, no SkipUnknown needed.
-			_, err := fav.Where(tc.cond).Collect(ctx, s.candidates.Into(&got))
+			_, err := fav.Where(tc.cond).Collect(ctx, s.candidates.AppendTo(&got))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, candidateNames(got))
 			assert.Equal(t, int64(1), s.c.requests.Load()-before, "one Query")
@@ -59,7 +59,7 @@ func TestCollectionSortConditions(t *testing.T) {
 
 	// A constant sort key narrows to that one item.
 	var e Election
-	one := s.elections.IntoOne(&e)
+	one := s.elections.StoreOne(&e)
 	_, err := fav.Where(s.elections.Query(Election{})).Collect(ctx, one)
 	require.NoError(t, err)
 	assert.Equal(t, 1, one.Count())
@@ -67,7 +67,7 @@ func TestCollectionSortConditions(t *testing.T) {
 
 	// A range that holds nothing sends nothing.
 	before := s.c.requests.Load()
-	got, err := fav.Where(s.candidates.Query(Candidate{}).Between("Name", "Z", "A")).Collect(ctx, s.candidates.Member())
+	got, err := fav.Where(s.candidates.Query(Candidate{}).Between("Name", "Z", "A")).Collect(ctx, s.candidates.Target())
 	require.NoError(t, err)
 	assert.Empty(t, got)
 	assert.Equal(t, before, s.c.requests.Load())
@@ -75,17 +75,17 @@ func TestCollectionSortConditions(t *testing.T) {
 	// With a filter and a projection; Fields names Go fields of the
 	// targets (Voter.Name is stored as voter_name).
 	var voters []Voter
-	_, err = s.elections.Collection(Election{Name: "Favorite Language"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }).
+	_, err = s.elections.QueryCollection(Election{Name: "Favorite Language"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Name"} }).
 		Where(s.voters.Query(Voter{})).
 		Filter(expression.Name("Name").GreaterThan(expression.Value("bob"))).
-		Collect(ctx, s.voters.Into(&voters))
+		Collect(ctx, s.voters.AppendTo(&voters))
 	require.NoError(t, err)
 	require.Len(t, voters, 3)
 	assert.Equal(t, "carol", voters[0].Name)
 
 	var ballots []Ballot
-	_, err = s.elections.Collection(Election{Name: "Favorite Language"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Confirmation"} }).
-		SkipUnknown().Collect(ctx, s.ballots.Into(&ballots))
+	_, err = s.elections.QueryCollection(Election{Name: "Favorite Language"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Confirmation"} }).
+		SkipUnknown().Collect(ctx, s.ballots.AppendTo(&ballots))
 	require.NoError(t, err)
 	require.Len(t, ballots, 3)
 	assert.Equal(t, "c0", ballots[0].Confirmation)
@@ -99,7 +99,7 @@ func TestCollectionSortConditions(t *testing.T) {
 	cond := s.voters.Query(Voter{}).Where("Name", singletable.Ge, "b")
 	for {
 		var page []Voter
-		p, err := fav.Where(cond).Limit(2).After(cursor).Page(ctx, s.voters.Into(&page))
+		p, err := fav.Where(cond).Limit(2).After(cursor).Page(ctx, s.voters.AppendTo(&page))
 		require.NoError(t, err)
 		for _, v := range page {
 			names = append(names, v.Name)
@@ -109,7 +109,7 @@ func TestCollectionSortConditions(t *testing.T) {
 			break
 		}
 		if pages == 1 {
-			_, err := fav.Where(s.voters.Query(Voter{}).Where("Name", singletable.Lt, "b")).After(cursor).Page(ctx, s.voters.Member())
+			_, err := fav.Where(s.voters.Query(Voter{}).Where("Name", singletable.Lt, "b")).After(cursor).Page(ctx, s.voters.Target())
 			assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "a cursor outside the other condition")
 		}
 	}
@@ -137,17 +137,17 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 
 	// A table collection: john's skills before "s".
 	var list []UserSkill
-	_, err = users.Collection(User{Username: "ann"}).
+	_, err = users.QueryCollection(User{Username: "ann"}).
 		Where(skills.Query(UserSkill{}).Where("SkillName", singletable.Lt, "s")).
-		Collect(ctx, skills.Into(&list))
+		Collect(ctx, skills.AppendTo(&list))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"go"}, skillNames(list))
 
 	// A templated index (GSI1: LEVEL#{Level}#USER#{Username}).
 	var experts []UserSkill
-	_, err = skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).
+	_, err = skills.QueryIndexCollection("GSI1", UserSkill{SkillName: "go"}).
 		Where(skills.QueryIndex("GSI1", UserSkill{}).Where("Level", singletable.Eq, "Expert")).
-		Collect(ctx, skills.Into(&experts))
+		Collect(ctx, skills.AppendTo(&experts))
 	require.NoError(t, err)
 	require.Len(t, experts, 2)
 	assert.Equal(t, "ann", experts[0].Username)
@@ -155,9 +155,9 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 
 	// A multi-attribute index (GSI2: SkillName, Level | Years, LastUsed).
 	var seasoned []UserSkill
-	_, err = skills.IndexCollection("GSI2", UserSkill{SkillName: "go", Level: "Beginner"}).
+	_, err = skills.QueryIndexCollection("GSI2", UserSkill{SkillName: "go", Level: "Beginner"}).
 		Where(skills.QueryIndex("GSI2", UserSkill{}).Where("Years", singletable.Ge, 3)).
-		Collect(ctx, skills.Into(&seasoned))
+		Collect(ctx, skills.AppendTo(&seasoned))
 	require.NoError(t, err)
 	require.Len(t, seasoned, 1)
 	assert.Equal(t, "dan", seasoned[0].Username)
@@ -165,22 +165,22 @@ func TestCollectionSortConditionsOnIndexes(t *testing.T) {
 	// Mistakes are typed errors before the network.
 	var otherUsers *singletable.Repo[User]
 	newTable(t, func(tbl *singletable.Table) { otherUsers = singletable.MustBind(tbl, Users) })
-	coll := users.Collection(User{Username: "ann"})
+	coll := users.QueryCollection(User{Username: "ann"})
 	errOf := func(_ []any, err error) error { return err }
 	cases := []struct {
 		name string
 		err  error
 	}{
-		{"not a sort key field", errOf(coll.Where(skills.Query(UserSkill{}).Where("Level", singletable.Ge, nil)).Collect(ctx, skills.Member()))},
-		{"not the first sort field", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.QueryIndex("GSI1", UserSkill{}).Where("Username", singletable.Eq, nil)).Collect(ctx, skills.Member()))},
-		{"entity without the index", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(users.QueryIndex("GSI1", User{})).Collect(ctx, skills.Member()))},
-		{"a query of another index", errOf(skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.Query(UserSkill{}).Where("Level", singletable.Eq, "Expert")).Collect(ctx, skills.Member()))},
-		{"a query with more than a sort condition", errOf(coll.Where(skills.Query(UserSkill{}).Where("SkillName", singletable.Lt, "s").Limit(1)).Collect(ctx, skills.Member()))},
-		{"another table", errOf(coll.Where(otherUsers.Query(User{})).Collect(ctx, users.Member()))},
-		{"two conditions", errOf(coll.Where(users.Query(User{})).Where(skills.Query(UserSkill{})).Collect(ctx, users.Member()))},
-		{"nil condition", errOf(coll.Where(nil).Collect(ctx, users.Member()))},
-		{"nil query", errOf(coll.Where((*singletable.Query[UserSkill])(nil)).Collect(ctx, users.Member()))},
-		{"unknown projected field", errOf(users.Collection(User{Username: "ann"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx, users.Member()))},
+		{"not a sort key field", errOf(coll.Where(skills.Query(UserSkill{}).Where("Level", singletable.Ge, nil)).Collect(ctx, skills.Target()))},
+		{"not the first sort field", errOf(skills.QueryIndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.QueryIndex("GSI1", UserSkill{}).Where("Username", singletable.Eq, nil)).Collect(ctx, skills.Target()))},
+		{"entity without the index", errOf(skills.QueryIndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(users.QueryIndex("GSI1", User{})).Collect(ctx, skills.Target()))},
+		{"a query of another index", errOf(skills.QueryIndexCollection("GSI1", UserSkill{SkillName: "go"}).Where(skills.Query(UserSkill{}).Where("Level", singletable.Eq, "Expert")).Collect(ctx, skills.Target()))},
+		{"a query with more than a sort condition", errOf(coll.Where(skills.Query(UserSkill{}).Where("SkillName", singletable.Lt, "s").Limit(1)).Collect(ctx, skills.Target()))},
+		{"another table", errOf(coll.Where(otherUsers.Query(User{})).Collect(ctx, users.Target()))},
+		{"two conditions", errOf(coll.Where(users.Query(User{})).Where(skills.Query(UserSkill{})).Collect(ctx, users.Target()))},
+		{"nil condition", errOf(coll.Where(nil).Collect(ctx, users.Target()))},
+		{"nil query", errOf(coll.Where((*singletable.Query[UserSkill])(nil)).Collect(ctx, users.Target()))},
+		{"unknown projected field", errOf(users.QueryCollection(User{Username: "ann"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx, users.Target()))},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -201,8 +201,8 @@ func TestCollectionExactFitPages(t *testing.T) {
 	electionFixture(t, s)
 	// The partition holds 13 items: 3 ballots, 4 candidates, the
 	// election, 5 voters, in that sort order.
-	fav := s.elections.Collection(Election{Name: "Favorite Language"})
-	all := []*singletable.Target{s.elections.Member(), s.candidates.Member(), s.voters.Member(), s.ballots.Member()}
+	fav := s.elections.QueryCollection(Election{Name: "Favorite Language"})
+	all := []*singletable.Target{s.elections.Target(), s.candidates.Target(), s.voters.Target(), s.ballots.Target()}
 	cases := []struct {
 		name    string
 		c       *singletable.Collection
@@ -216,11 +216,11 @@ func TestCollectionExactFitPages(t *testing.T) {
 		{"filter", fav.Limit(4).Filter(expression.Name("Election").AttributeExists()), all, []int{4, 4, 4}},
 		{"filter and page size", fav.Limit(3).PageSize(4).Filter(expression.Name("Election").AttributeExists()), all, []int{3, 3, 3, 3}},
 		// The 4 candidates are followed by items no target takes.
-		{"skip unknown", fav.Limit(4).SkipUnknown(), []*singletable.Target{s.candidates.Member()}, []int{4}},
-		{"skip unknown across responses", fav.Limit(2).PageSize(3).SkipUnknown(), []*singletable.Target{s.candidates.Member()}, []int{2, 2}},
+		{"skip unknown", fav.Limit(4).SkipUnknown(), []*singletable.Target{s.candidates.Target()}, []int{4}},
+		{"skip unknown across responses", fav.Limit(2).PageSize(3).SkipUnknown(), []*singletable.Target{s.candidates.Target()}, []int{2, 2}},
 		{"no limit", fav.PageSize(13), all, []int{13}},
 		{"no limit, pages", fav.PageSize(5), all, []int{5, 5, 3}},
-		{"no limit, skip unknown", fav.PageSize(7).SkipUnknown(), []*singletable.Target{s.candidates.Member()}, []int{4}},
+		{"no limit, skip unknown", fav.PageSize(7).SkipUnknown(), []*singletable.Target{s.candidates.Target()}, []int{4}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,8 +31,8 @@ func TestCollectionUserWithSkills(t *testing.T) {
 
 	var profile User
 	var list []UserSkill
-	p := users.IntoOne(&profile)
-	_, err = users.Collection(User{Username: "john"}).Collect(ctx, p, skills.Into(&list))
+	p := users.StoreOne(&profile)
+	_, err = users.QueryCollection(User{Username: "john"}).Collect(ctx, p, skills.AppendTo(&list))
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), c.requests.Load(), "one Query")
 	assert.Equal(t, 1, p.Count())
@@ -45,9 +45,9 @@ func TestCollectionUserWithSkills(t *testing.T) {
 
 	// A user without a profile item: the target says so.
 	var nobody User
-	np := users.IntoOne(&nobody)
+	np := users.StoreOne(&nobody)
 	var none []UserSkill
-	_, err = users.Collection(User{Username: "ghost"}).Collect(ctx, np, skills.Into(&none))
+	_, err = users.QueryCollection(User{Username: "ghost"}).Collect(ctx, np, skills.AppendTo(&none))
 	require.NoError(t, err)
 	assert.Zero(t, np.Count())
 	assert.Empty(t, none)
@@ -78,15 +78,15 @@ func TestCollectionElection(t *testing.T) {
 	ctx := context.Background()
 	s := electionsTable(t)
 	electionFixture(t, s)
-	coll := s.elections.Collection(Election{Name: "Favorite Language"})
+	coll := s.elections.QueryCollection(Election{Name: "Favorite Language"})
 
 	var e Election
 	var cands []Candidate
 	var voters []Voter
 	var ballots []Ballot
 	s.c.requests.Store(0)
-	all, err := coll.Collect(ctx, s.elections.IntoOne(&e), s.candidates.Into(&cands),
-		s.voters.Into(&voters), s.ballots.Into(&ballots))
+	all, err := coll.Collect(ctx, s.elections.StoreOne(&e), s.candidates.AppendTo(&cands),
+		s.voters.AppendTo(&voters), s.ballots.AppendTo(&ballots))
 	require.NoError(t, err)
 	assert.Len(t, all, 13, "every item delivered, as decoded values")
 	assert.Equal(t, int64(1), s.c.requests.Load())
@@ -99,27 +99,27 @@ func TestCollectionElection(t *testing.T) {
 
 	t.Run("unknown type is an error", func(t *testing.T) {
 		var cs []Candidate
-		_, err := coll.Collect(ctx, s.candidates.Into(&cs))
+		_, err := coll.Collect(ctx, s.candidates.AppendTo(&cs))
 		var ute *singletable.UnknownTypeError
 		require.ErrorAs(t, err, &ute)
 		assert.Contains(t, []string{"BALLOT", "ELECTION"}, ute.Type, "first item in key order not a candidate")
 	})
 	t.Run("skip unknown", func(t *testing.T) {
 		var cs []Candidate
-		_, err := coll.SkipUnknown().Collect(ctx, s.candidates.Into(&cs))
+		_, err := coll.SkipUnknown().Collect(ctx, s.candidates.AppendTo(&cs))
 		require.NoError(t, err)
 		assert.Len(t, cs, 4)
 	})
-	t.Run("IntoOne refuses a second item", func(t *testing.T) {
+	t.Run("StoreOne refuses a second item", func(t *testing.T) {
 		var c Candidate
-		_, err := coll.SkipUnknown().Collect(ctx, s.candidates.IntoOne(&c))
+		_, err := coll.SkipUnknown().Collect(ctx, s.candidates.StoreOne(&c))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "more than one CANDIDATE")
 	})
 	t.Run("iterator with a type switch", func(t *testing.T) {
 		kinds := map[string]int{}
-		for v, err := range coll.All(ctx, s.elections.Member(), s.candidates.Member(),
-			s.voters.Member(), s.ballots.Member()) {
+		for v, err := range coll.All(ctx, s.elections.Target(), s.candidates.Target(),
+			s.voters.Target(), s.ballots.Target()) {
 			require.NoError(t, err)
 			switch v := v.(type) {
 			case Election:
@@ -138,8 +138,8 @@ func TestCollectionElection(t *testing.T) {
 		assert.Equal(t, map[string]int{"election": 1, "candidate": 4, "voter": 5, "ballot": 3}, kinds)
 		// Breaking early stops reading.
 		n := 0
-		for range coll.Desc().All(ctx, s.elections.Member(), s.candidates.Member(),
-			s.voters.Member(), s.ballots.Member()) {
+		for range coll.Desc().All(ctx, s.elections.Target(), s.candidates.Target(),
+			s.voters.Target(), s.ballots.Target()) {
 			n++
 			if n == 2 {
 				break
@@ -153,8 +153,8 @@ func TestCollectionElection(t *testing.T) {
 			var cs []Candidate
 			var vs []Voter
 			var bs []Ballot
-			targets := []*singletable.Target{s.elections.Into(&es), s.candidates.Into(&cs),
-				s.voters.Into(&vs), s.ballots.Into(&bs)}
+			targets := []*singletable.Target{s.elections.AppendTo(&es), s.candidates.AppendTo(&cs),
+				s.voters.AppendTo(&vs), s.ballots.AppendTo(&bs)}
 			cursor, pages := "", 0
 			for {
 				before := len(es) + len(cs) + len(vs) + len(bs)
@@ -183,7 +183,7 @@ func TestCollectionElection(t *testing.T) {
 		var vs []Voter
 		cursor, pages := "", 0
 		for {
-			next, err := coll.SkipUnknown().Limit(2).PageSize(3).After(cursor).Page(ctx, s.candidates.Into(&cs), s.voters.Into(&vs))
+			next, err := coll.SkipUnknown().Limit(2).PageSize(3).After(cursor).Page(ctx, s.candidates.AppendTo(&cs), s.voters.AppendTo(&vs))
 			require.NoError(t, err)
 			pages++
 			if next.Cursor == "" {
@@ -197,20 +197,20 @@ func TestCollectionElection(t *testing.T) {
 	})
 	t.Run("foreign cursors", func(t *testing.T) {
 		var cs []Candidate
-		page, err := coll.SkipUnknown().Limit(1).Page(ctx, s.candidates.Into(&cs))
+		page, err := coll.SkipUnknown().Limit(1).Page(ctx, s.candidates.AppendTo(&cs))
 		require.NoError(t, err)
 		require.Len(t, page.Items, 1)
 		assert.IsType(t, Candidate{}, page.Items[0])
 		cursor := page.Cursor
 		require.NotEmpty(t, cursor)
-		other := s.elections.Collection(Election{Name: "Other"})
-		_, err = other.After(cursor).Page(ctx, s.candidates.Into(&cs))
+		other := s.elections.QueryCollection(Election{Name: "Other"})
+		_, err = other.After(cursor).Page(ctx, s.candidates.AppendTo(&cs))
 		assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
-		_, err = coll.Desc().After(cursor).Page(ctx, s.candidates.Into(&cs))
+		_, err = coll.Desc().After(cursor).Page(ctx, s.candidates.AppendTo(&cs))
 		assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
 		_, err = s.candidates.Query(Candidate{Election: "Favorite Language"}).After(cursor).Page(ctx)
 		assert.ErrorIs(t, err, singletable.ErrInvalidCursor, "a collection cursor does not resume a typed query")
-		_, err = coll.After("garbage").Page(ctx, s.candidates.Into(&cs))
+		_, err = coll.After("garbage").Page(ctx, s.candidates.AppendTo(&cs))
 		assert.ErrorIs(t, err, singletable.ErrInvalidCursor)
 	})
 }
@@ -246,8 +246,8 @@ func TestCollectionOnIndex(t *testing.T) {
 	}))
 	var ss []UserSkill
 	var ts []Tag
-	coll := skills.IndexCollection("GSI1", UserSkill{SkillName: "go"})
-	_, err := coll.Collect(ctx, skills.Into(&ss), tags.Into(&ts))
+	coll := skills.QueryIndexCollection("GSI1", UserSkill{SkillName: "go"})
+	_, err := coll.Collect(ctx, skills.AppendTo(&ss), tags.AppendTo(&ts))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"bob", "ann"}, usernames(ss), "LEVEL#Beginner sorts before LEVEL#Expert")
 	assert.Equal(t, []Tag{{"go", "backend"}, {"go", "cloud"}}, ts)
@@ -256,7 +256,7 @@ func TestCollectionOnIndex(t *testing.T) {
 	ss, ts = nil, nil
 	cur := ""
 	for {
-		next, err := coll.Limit(1).After(cur).Page(ctx, skills.Into(&ss), tags.Into(&ts))
+		next, err := coll.Limit(1).After(cur).Page(ctx, skills.AppendTo(&ss), tags.AppendTo(&ts))
 		require.NoError(t, err)
 		if next.Cursor == "" {
 			break
@@ -268,12 +268,12 @@ func TestCollectionOnIndex(t *testing.T) {
 
 	// Multi-attribute index partition.
 	var experts []UserSkill
-	_, err = skills.IndexCollection("GSI2", UserSkill{SkillName: "go", Level: "Expert"}).
-		Collect(ctx, skills.Into(&experts))
+	_, err = skills.QueryIndexCollection("GSI2", UserSkill{SkillName: "go", Level: "Expert"}).
+		Collect(ctx, skills.AppendTo(&experts))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ann"}, usernames(experts))
 
-	_, err = skills.IndexCollection("GSI1", UserSkill{SkillName: "go"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Request(skills.Member())
+	_, err = skills.QueryIndexCollection("GSI1", UserSkill{SkillName: "go"}, func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Request(skills.Target())
 	var ve *singletable.ValidationError
 	assert.ErrorAs(t, err, &ve)
 }
@@ -291,12 +291,12 @@ func TestCollectionValidatesFirst(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"no key", errOf(users.Collection(User{}).Collect(ctx, users.IntoOne(&u)))},
-		{"no targets", errOf(users.Collection(User{Username: "a"}).Collect(ctx))},
-		{"two targets for a type", errOf(users.Collection(User{Username: "a"}).Collect(ctx, skills.Into(&list), skills.Into(&list)))},
-		{"target of another table", errOf(users.Collection(User{Username: "a"}).Collect(ctx, otherUsers.IntoOne(&u)))},
-		{"unknown index", errOf(users.IndexCollection("GSI9", User{Username: "a"}).Collect(ctx, users.IntoOne(&u)))},
-		{"negative limit", errOf(users.Collection(User{Username: "a"}).Limit(-1).Collect(ctx, users.IntoOne(&u)))},
+		{"no key", errOf(users.QueryCollection(User{}).Collect(ctx, users.StoreOne(&u)))},
+		{"no targets", errOf(users.QueryCollection(User{Username: "a"}).Collect(ctx))},
+		{"two targets for a type", errOf(users.QueryCollection(User{Username: "a"}).Collect(ctx, skills.AppendTo(&list), skills.AppendTo(&list)))},
+		{"target of another table", errOf(users.QueryCollection(User{Username: "a"}).Collect(ctx, otherUsers.StoreOne(&u)))},
+		{"unknown index", errOf(users.QueryIndexCollection("GSI9", User{Username: "a"}).Collect(ctx, users.StoreOne(&u)))},
+		{"negative limit", errOf(users.QueryCollection(User{Username: "a"}).Limit(-1).Collect(ctx, users.StoreOne(&u)))},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -308,7 +308,7 @@ func TestCollectionValidatesFirst(t *testing.T) {
 	}
 	assert.Zero(t, c.requests.Load(), "nothing sent")
 
-	in, err := users.Collection(User{Username: "a"}).Limit(5).Request()
+	in, err := users.QueryCollection(User{Username: "a"}).Limit(5).Request()
 	require.NoError(t, err)
 	assert.Equal(t, int32(6), *in.Limit, "a Limit(5) page asks for one more, to know whether the collection continues")
 	assert.Nil(t, in.FilterExpression, "no entity filter: the whole collection is read")
@@ -330,11 +330,11 @@ func TestShardedIndexCollectionRefused(t *testing.T) {
 	require.Len(t, items, 1)
 
 	c.requests.Store(0)
-	_, err = posts.IndexCollection("GSI1", Post{}).Collect(ctx, posts.Member())
+	_, err = posts.QueryIndexCollection("GSI1", Post{}).Collect(ctx, posts.Target())
 	var ve *singletable.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, ve.Error(), "write-sharded")
-	_, err = posts.IndexCollection("GSI1", Post{}).Page(ctx, posts.Member())
+	_, err = posts.QueryIndexCollection("GSI1", Post{}).Page(ctx, posts.Target())
 	require.ErrorAs(t, err, &ve)
 	assert.Zero(t, c.requests.Load(), "refused before any request")
 }

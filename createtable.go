@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/internal/tabledef"
 )
 
@@ -28,51 +28,34 @@ type CreateTableOptions struct {
 	// Typed change events (package streams) need the images:
 	// types.StreamViewTypeNewAndOldImages gives both.
 	Stream types.StreamViewType
+	// Indexes are indexes to create that no bound entity declares (one
+	// that another service or a raw query reads), described as
+	// [Table.Describe] describes indexes: a key attribute's Type "" is S,
+	// Projection "" is ALL. An index an entity declares is refused
+	// (declare it once). [Table.Check] given the same options checks them.
+	Indexes []describe.Index
 }
 
 // CreateTableInput returns the CreateTable request [Table.CreateTable]
-// sends: the table's keys and every index the bound entities declare,
-// with its projection ([IndexSchema].Projection), on-demand unless the
-// options say otherwise.
+// sends: the table's keys, every index the bound entities declare with
+// its projection ([IndexSchema].Projection) and the options' Indexes,
+// on-demand unless the options say otherwise. It leaves out an index of
+// the options that CreateTable refuses.
 func (t *Table) CreateTableInput(optFns ...func(*CreateTableOptions)) *dynamodb.CreateTableInput {
-	return t.createTableInput(applyOpts(optFns))
+	in, _ := t.createTableInput(applyOpts(optFns))
+	return in
 }
 
-func (t *Table) createTableInput(opts CreateTableOptions) *dynamodb.CreateTableInput {
-	defs := map[string]types.ScalarAttributeType{t.opts.PartitionKey: types.ScalarAttributeTypeS}
-	ks := []types.KeySchemaElement{{AttributeName: aws.String(t.opts.PartitionKey), KeyType: types.KeyTypeHash}}
-	if t.opts.SortKey != "" {
-		defs[t.opts.SortKey] = types.ScalarAttributeTypeS
-		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(t.opts.SortKey), KeyType: types.KeyTypeRange})
+// createTableInput is [Table.CreateTableInput], with a *ValidationError
+// for each index of opts.Indexes it leaves out.
+func (t *Table) createTableInput(opts CreateTableOptions) (*dynamodb.CreateTableInput, error) {
+	in, refused := tabledef.Table{Name: t.name, PartitionKey: t.opts.PartitionKey, SortKey: t.opts.SortKey,
+		Declared: t.indexes(), Extra: opts.Indexes, Provisioned: opts.Provisioned, Stream: opts.Stream}.Input()
+	var errs []error
+	for _, r := range refused {
+		errs = append(errs, validationErr("", where(r.Index, r.Attr), "CreateTableOptions.Indexes: %s", r.Reason))
 	}
-	in := &dynamodb.CreateTableInput{TableName: aws.String(t.name), KeySchema: ks}
-	for _, p := range t.indexes() {
-		g := types.GlobalSecondaryIndex{
-			IndexName:             aws.String(p.Name),
-			Projection:            tabledef.Set{Type: p.Projection, Attrs: p.Include}.Projection(),
-			ProvisionedThroughput: opts.Provisioned,
-		}
-		for _, a := range p.Partition {
-			defs[a.Name] = a.Type
-			g.KeySchema = append(g.KeySchema, types.KeySchemaElement{AttributeName: aws.String(a.Name), KeyType: types.KeyTypeHash})
-		}
-		for _, a := range p.Sort {
-			defs[a.Name] = a.Type
-			g.KeySchema = append(g.KeySchema, types.KeySchemaElement{AttributeName: aws.String(a.Name), KeyType: types.KeyTypeRange})
-		}
-		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, g)
-	}
-	for _, n := range slices.Sorted(maps.Keys(defs)) {
-		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: defs[n]})
-	}
-	if opts.Stream != "" {
-		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: opts.Stream}
-	}
-	in.BillingMode = types.BillingModePayPerRequest
-	if opts.Provisioned != nil {
-		in.BillingMode, in.ProvisionedThroughput = types.BillingModeProvisioned, opts.Provisioned
-	}
-	return in
+	return in, errors.Join(errs...)
 }
 
 // CreateTable creates the table from the declarations of the entities
@@ -86,7 +69,11 @@ func (t *Table) CreateTable(ctx context.Context, optFns ...func(*CreateTableOpti
 	if o.Wait == 0 {
 		o.Wait = 2 * time.Minute
 	}
-	if _, err := t.api(ctx, "").CreateTable(ctx, t.createTableInput(o)); err != nil {
+	in, err := t.createTableInput(o)
+	if err != nil {
+		return err
+	}
+	if _, err := t.api(ctx, "").CreateTable(ctx, in); err != nil {
 		return fmt.Errorf("singletable: create table %s: %w", t.name, err)
 	}
 	if err := t.waitActive(ctx, o.Wait); err != nil {
@@ -159,19 +146,24 @@ func gsisActive(td *types.TableDescription) bool {
 	})
 }
 
-// Check compares the live table ([DescribeTable]) with the declarations:
-// key schema, and every declared index with its key attributes and types
-// and its projection (another type, or an INCLUDE without a declared
+// Check compares the live table ([DescribeTable]) with the table
+// [Table.CreateTable] creates given optFns: key schema, and every declared
+// index (and each of the options' Indexes) with its key attributes and
+// types and its projection (another type, or an INCLUDE without a declared
 // attribute). It returns a *ValidationError listing every difference, or
 // nil. Indexes that exist but are not declared are fine.
 //
 // [DescribeTable]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTable.html
-func (t *Table) Check(ctx context.Context) error {
+func (t *Table) Check(ctx context.Context, optFns ...func(*CreateTableOptions)) error {
+	want, err := t.createTableInput(applyOpts(optFns))
+	if err != nil {
+		return err
+	}
 	out, err := t.api(ctx, "").DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
 	if err != nil {
 		return fmt.Errorf("singletable: describe table %s: %w", t.name, err)
 	}
-	if diffs := tabledef.Diff(t.createTableInput(CreateTableOptions{}), out.Table); len(diffs) > 0 {
+	if diffs := tabledef.Diff(want, out.Table); len(diffs) > 0 {
 		return validationErr("", t.name, "table differs from the declarations: %s", strings.Join(diffs, "; "))
 	}
 	return nil

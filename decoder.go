@@ -16,8 +16,8 @@ type Decoder struct {
 }
 
 // Decoder returns a decoder of the table's items for the entities of
-// targets: use [Repo.Member] targets (a target made with [Repo.Into],
-// [Repo.IntoOne] or [Repo.IntoFunc] decodes the same way and is left
+// targets: use [Repo.Target] targets (a target made with [Repo.AppendTo],
+// [Repo.StoreOne] or [Repo.PassTo] decodes the same way and is left
 // untouched). No target, a nil target, a target of another table and two
 // targets for one entity are a *ValidationError.
 func (t *Table) Decoder(targets []*Target) (*Decoder, error) {

@@ -36,7 +36,7 @@ func describedTable(t *testing.T) (*singletable.Table, *singletable.Repo[descAcc
 		Indexes: []singletable.IndexSchema[descAccount]{
 			{Name: "ByRegion", PK: "REGION#{Region}", SK: "{Email}", Shards: 4,
 				When: func(a descAccount) bool { return a.Score > 0 }, WhenFields: []string{"Score"}},
-			{Name: "ByScore", PartitionAttrs: []string{"Region"}, SortAttrs: []string{"Score"}},
+			{Name: "ByScore", MultiAttribute: true, PartitionAttrs: []string{"Region"}, SortAttrs: []string{"Score"}},
 		},
 	}))
 	singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[descNote]{

@@ -16,7 +16,7 @@
 //		SK:   "SKILL#{SkillName}",
 //		Indexes: []singletable.IndexSchema[UserSkill]{
 //			{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
-//			{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years"}},
+//			{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years"}},
 //		},
 //	})
 //
@@ -49,8 +49,9 @@
 // # Indexes
 //
 // An index is templated (overloaded "GSI1PK"/"GSI1SK" attributes, sparse,
-// with an optional When predicate) or multi-attribute (up to four
-// partition and four sort attributes of the item itself). [Update]
+// with an optional When predicate) or, when its declaration says
+// MultiAttribute, multi-attribute (up to four partition and four sort
+// attributes of the item itself). [Update]
 // recomputes every index key a change touches, reading the key fields it
 // does not give from the stored item and conditioning the write on them.
 //

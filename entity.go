@@ -126,7 +126,7 @@ func (s Schema[T]) untyped() Schema[reflect.Value] {
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, TTL: s.TTL, MatchKeys: s.MatchKeys, KeyOnly: s.KeyOnly, Location: s.Location,
 		ExactlyOnceCounters: s.ExactlyOnceCounters}
 	for _, is := range s.Indexes {
-		ui := IndexSchema[reflect.Value]{Name: is.Name, PK: is.PK, SK: is.SK, PKAttr: is.PKAttr, SKAttr: is.SKAttr,
+		ui := IndexSchema[reflect.Value]{Name: is.Name, MultiAttribute: is.MultiAttribute, PK: is.PK, SK: is.SK, PKAttr: is.PKAttr, SKAttr: is.SKAttr,
 			PartitionAttrs: is.PartitionAttrs, SortAttrs: is.SortAttrs, WhenFields: is.WhenFields, Shards: is.Shards,
 			Projection: is.Projection, Include: is.Include}
 		if when := is.When; when != nil {

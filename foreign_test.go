@@ -267,13 +267,13 @@ func TestForeignUntypedQuery(t *testing.T) {
 	// no target parses.
 	var voters []ForeignVoter
 	var candidates []ForeignCandidate
-	_, err = s.voters.Collection(ForeignVoter{Election: "lang"}).Collect(ctx, s.voters.Into(&voters), s.candidates.Into(&candidates))
+	_, err = s.voters.QueryCollection(ForeignVoter{Election: "lang"}).Collect(ctx, s.voters.AppendTo(&voters), s.candidates.AppendTo(&candidates))
 	var ute *singletable.UnknownTypeError
 	if !errors.As(err, &ute) || ute.Type != "" {
 		t.Fatalf("collection with a stray item: %v", err)
 	}
 	voters, candidates = nil, nil
-	_, err = s.voters.Collection(ForeignVoter{Election: "lang"}).SkipUnknown().Collect(ctx, s.voters.Into(&voters), s.candidates.Into(&candidates))
+	_, err = s.voters.QueryCollection(ForeignVoter{Election: "lang"}).SkipUnknown().Collect(ctx, s.voters.AppendTo(&voters), s.candidates.AppendTo(&candidates))
 	if err != nil || len(voters) != 6 || len(candidates) != 1 || candidates[0].Name != "Kotlin" {
 		t.Fatalf("collection: %v voters %d candidates %+v", err, len(voters), candidates)
 	}
@@ -297,7 +297,7 @@ func TestForeignCollectionAmbiguous(t *testing.T) {
 	rawPut(t, tbl, map[string]types.AttributeValue{"PK": sAV("ELECTION#x"), "SK": sAV("VOTER#a")})
 	var vs []ForeignVoter
 	var ns []Note
-	_, err := vr.Collection(ForeignVoter{Election: "x"}).Collect(ctx, vr.Into(&vs), nr.Into(&ns))
+	_, err := vr.QueryCollection(ForeignVoter{Election: "x"}).Collect(ctx, vr.AppendTo(&vs), nr.AppendTo(&ns))
 	var ute *singletable.UnknownTypeError
 	if !errors.As(err, &ute) || len(ute.Ambiguous) != 2 || len(vs)+len(ns) != 0 {
 		t.Fatalf("got %v (%d, %d), want an ambiguous *UnknownTypeError", err, len(vs), len(ns))
@@ -306,7 +306,7 @@ func TestForeignCollectionAmbiguous(t *testing.T) {
 	if _, err := nr.Create(ctx, Note{Election: "x", Name: "b"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := vr.Collection(ForeignVoter{Election: "x"}).SkipUnknown().Collect(ctx, vr.Into(&vs), nr.Into(&ns)); err != nil || len(ns) != 1 || len(vs) != 0 {
+	if _, err := vr.QueryCollection(ForeignVoter{Election: "x"}).SkipUnknown().Collect(ctx, vr.AppendTo(&vs), nr.AppendTo(&ns)); err != nil || len(ns) != 1 || len(vs) != 0 {
 		t.Fatalf("typed: %v %d %d", err, len(vs), len(ns))
 	}
 }

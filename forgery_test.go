@@ -110,7 +110,7 @@ func TestForgedKeyRefusedOnceConstrained(t *testing.T) {
 		"Query":  func() error { _, err := users.Query(bad).Page(ctx); return err },
 		"Collection": func() error {
 			var us []FgUser
-			_, err := users.Collection(bad).Page(ctx, users.Into(&us))
+			_, err := users.QueryCollection(bad).Page(ctx, users.AppendTo(&us))
 			return err
 		},
 		"follower Put": func() error {
@@ -186,7 +186,7 @@ func TestForgedKeyWrittenElsewhereIsReported(t *testing.T) {
 	// the user "12345#follower".
 	var fs []FgFollower
 	var us []FgUser
-	cp, err := followers.Collection(FgFollower{UserID: "12345"}).Page(ctx, followers.Into(&fs), users.Into(&us))
+	cp, err := followers.QueryCollection(FgFollower{UserID: "12345"}).Page(ctx, followers.AppendTo(&fs), users.AppendTo(&us))
 	require.NoError(t, err)
 	assert.Len(t, fs, 2)
 	assert.Empty(t, us)

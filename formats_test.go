@@ -700,8 +700,8 @@ func TestKeyFormatsMultiAttributeTimes(t *testing.T) {
 	e := singletable.MustDefine(singletable.Schema[SkillUse]{
 		Type: "SkillUse", PK: "USER#{User:raw}", SK: "SKILL#{Skill:raw}",
 		Indexes: []singletable.IndexSchema[SkillUse]{
-			{Name: "GSI2", PartitionAttrs: []string{"Skill"}, SortAttrs: []string{"Day"}},
-			{Name: "GSI3", PartitionAttrs: []string{"Skill"}, SortAttrs: []string{"At"}},
+			{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"Skill"}, SortAttrs: []string{"Day"}},
+			{Name: "GSI3", MultiAttribute: true, PartitionAttrs: []string{"Skill"}, SortAttrs: []string{"At"}},
 		},
 	})
 	var r *singletable.Repo[SkillUse]

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -16,12 +17,18 @@ import (
 )
 
 // IndexSchema declares how an entity appears in one global secondary index.
-// An index is either templated (PK and SK templates rendered into string
-// attributes, by default "<Name>PK" and "<Name>SK", the overloaded GSI
-// pattern) or multi-attribute (PartitionAttrs and SortAttrs name Go fields
-// whose own attributes form the key: up to 4 + 4).
+// MultiAttribute says which of the two kinds it is, and a field of the
+// other kind is a *ValidationError naming the index and the fields:
+//   - templated (the default, MultiAttribute false): PK and SK templates
+//     rendered into string attributes, by default "<Name>PK" and
+//     "<Name>SK" (the overloaded GSI pattern), with PKAttr, SKAttr, When,
+//     WhenFields and Shards;
+//   - multi-attribute (MultiAttribute true): PartitionAttrs and SortAttrs
+//     name Go fields whose own attributes form the key (up to 4 + 4).
 type IndexSchema[T any] struct {
 	Name string
+	// MultiAttribute declares a multi-attribute index; false, a templated one.
+	MultiAttribute bool
 
 	// Templated keys.
 	PK, SK string
@@ -91,40 +98,50 @@ type indexPlan struct {
 }
 
 func (e *entityPlan) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, error) {
-	p := &indexPlan{name: is.Name, when: is.When, whenFields: slices.Clone(is.WhenFields)}
-	switch {
-	case is.Shards == 1 || is.Shards < 0 || is.Shards > 100:
-		return nil, validationErr(e.name, where(is.Name, ""), "Shards must be 0 (not sharded) or 2-100, not %d", is.Shards)
-	case is.Shards > 0 && len(is.PartitionAttrs) > 0:
-		return nil, validationErr(e.name, where(is.Name, ""), "Shards needs a templated partition key (a multi-attribute key has no string to suffix)")
+	p := &indexPlan{name: is.Name, multi: is.MultiAttribute, when: is.When, whenFields: slices.Clone(is.WhenFields), shards: is.Shards}
+	if err := e.checkKind(is); err != nil {
+		return nil, err
 	}
-	p.shards = is.Shards
+	if is.Shards == 1 || is.Shards < 0 || is.Shards > 100 {
+		return nil, validationErr(e.name, where(is.Name, ""), "Shards must be 0 (not sharded) or 2-100, not %d", is.Shards)
+	}
 	var err error
 	if p.proj, err = e.compileProjection(is); err != nil {
 		return nil, err
 	}
-	templated := is.PK != "" || is.SK != ""
-	multi := len(is.PartitionAttrs) > 0 || len(is.SortAttrs) > 0
-	switch {
-	case templated && multi:
-		return nil, validationErr(e.name, where(is.Name, ""), "both templates and multi-attribute keys given; choose one")
-	case !templated && !multi:
-		return nil, validationErr(e.name, where(is.Name, ""), "no key: give PK (and SK) templates or PartitionAttrs")
-	}
-	if multi {
+	if p.multi {
 		return p, e.compileMultiIndex(p, is)
 	}
 	return p, e.compileTemplatedIndex(p, is)
 }
 
+// checkKind refuses the fields of the kind is does not declare: the kind
+// is MultiAttribute, never inferred from which fields are filled.
+func (e *entityPlan) checkKind(is IndexSchema[reflect.Value]) error {
+	given := func(names string, set ...bool) (out []string) {
+		for i, n := range strings.Fields(names) {
+			if set[i] {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	if !is.MultiAttribute {
+		if f := given("PartitionAttrs SortAttrs", len(is.PartitionAttrs) > 0, len(is.SortAttrs) > 0); len(f) > 0 {
+			return validationErr(e.name, where(is.Name, ""), "%s given to a templated index: set MultiAttribute for a multi-attribute index (its keys are fields' own attributes), or give PK and SK templates", strings.Join(f, ", "))
+		}
+		return nil
+	}
+	if f := given("PK SK PKAttr SKAttr When WhenFields Shards", is.PK != "", is.SK != "", is.PKAttr != "", is.SKAttr != "", is.When != nil, len(is.WhenFields) > 0, is.Shards != 0); len(f) > 0 {
+		return validationErr(e.name, where(is.Name, ""), "%s given to a multi-attribute index (MultiAttribute), which takes PartitionAttrs and SortAttrs: its keys are the item's own attributes, never rendered, suffixed or removed to hide it", strings.Join(f, ", "))
+	}
+	return nil
+}
+
 // compileMultiIndex resolves a multi-attribute index's key fields.
 func (e *entityPlan) compileMultiIndex(p *indexPlan, is IndexSchema[reflect.Value]) error {
-	p.multi = true
 	if len(is.PartitionAttrs) == 0 || len(is.PartitionAttrs) > 4 || len(is.SortAttrs) > 4 {
 		return validationErr(e.name, where(is.Name, ""), "multi-attribute keys take 1-4 partition and 0-4 sort attributes")
-	}
-	if is.When != nil {
-		return validationErr(e.name, where(is.Name, ""), "When is only supported on templated indexes (a multi-attribute index is keyed by the item's own attributes, which cannot be removed to hide it)")
 	}
 	for i, n := range append(slices.Clone(is.PartitionAttrs), is.SortAttrs...) {
 		f, err := e.multiField(n, is.Name, i >= len(is.PartitionAttrs))

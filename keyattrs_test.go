@@ -158,7 +158,7 @@ func TestKeyAttributeClashCases(t *testing.T) {
 	// Multi-attribute index key attributes are the fields themselves; a
 	// table whose entity type attribute is renamed frees "EntityType".
 	_, err := singletable.Define(singletable.Schema[WithGSI]{Type: "M", PK: "ID#{ID}", SK: "X",
-		Indexes: []singletable.IndexSchema[WithGSI]{{Name: "GSI9", PartitionAttrs: []string{"GSI1PK"}}}})
+		Indexes: []singletable.IndexSchema[WithGSI]{{Name: "GSI9", MultiAttribute: true, PartitionAttrs: []string{"GSI1PK"}}}})
 	assert.NoError(t, err)
 	_, err = singletable.Bind(kind, singletable.MustDefine(singletable.Schema[WithType]{Type: "E", PK: "ID#{ID}", SK: "X"}))
 	assert.NoError(t, err)
@@ -206,7 +206,7 @@ func TestExcludedFieldNamed(t *testing.T) {
 			s.Indexes = []singletable.IndexSchema[Account]{{Name: "G", PK: "X#{Secret}"}}
 		}),
 		"multi index": schema(func(s *singletable.Schema[Account]) {
-			s.Indexes = []singletable.IndexSchema[Account]{{Name: "G", PartitionAttrs: []string{"Secret"}}}
+			s.Indexes = []singletable.IndexSchema[Account]{{Name: "G", MultiAttribute: true, PartitionAttrs: []string{"Secret"}}}
 		}),
 		"WhenFields": schema(func(s *singletable.Schema[Account]) {
 			s.Indexes = []singletable.IndexSchema[Account]{{Name: "G", PK: "X#{ID}", When: func(Account) bool { return true }, WhenFields: []string{"Secret"}}}
@@ -255,7 +255,7 @@ func TestIndexKeySizesBeforeNetwork(t *testing.T) {
 	events := singletable.MustDefine(singletable.Schema[Event]{Type: "Event", PK: "STREAM#{Stream}", SK: "SEQ#{Seq}",
 		Indexes: []singletable.IndexSchema[Event]{
 			{Name: "HotTopic", PK: "T#{Topic}", SK: "S#{Seq}", Shards: 16},
-			{Name: "ByTitle", PartitionAttrs: []string{"Stream"}, SortAttrs: []string{"Title"}},
+			{Name: "ByTitle", MultiAttribute: true, PartitionAttrs: []string{"Stream"}, SortAttrs: []string{"Title"}},
 		}})
 	var repo *singletable.Repo[Event]
 	_, c := newEveryRequestTable(t, func(tbl *singletable.Table) { repo = singletable.MustBind(tbl, events) })
@@ -330,7 +330,7 @@ func TestIndexKeySizesBeforeNetwork(t *testing.T) {
 		Owner string
 	}
 	docs := singletable.MustDefine(singletable.Schema[Doc]{Type: "Doc", PK: "DOC#{ID}", SK: "D",
-		Indexes: []singletable.IndexSchema[Doc]{{Name: "ByOwner", PartitionAttrs: []string{"Owner"}}}})
+		Indexes: []singletable.IndexSchema[Doc]{{Name: "ByOwner", MultiAttribute: true, PartitionAttrs: []string{"Owner"}}}})
 	var drepo *singletable.Repo[Doc]
 	_, dc := newEveryRequestTable(t, func(tbl *singletable.Table) { drepo = singletable.MustBind(tbl, docs) })
 	_, err = drepo.Put(ctx, Doc{ID: "1", Owner: strings.Repeat("o", 2048)})

@@ -65,7 +65,7 @@ var (
 // pages with cursors, asks for no entity type in Fields, reports an item
 // no target takes (or skips it with SkipUnknown), and refuses before the
 // network a Filter or Fields naming an attribute the index does not hold.
-func TestIndexCollectionProjectedByKeyShape(t *testing.T) {
+func TestQueryIndexCollectionProjectedByKeyShape(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var mr *singletable.Repo[CrewMember]
@@ -90,7 +90,7 @@ func TestIndexCollectionProjectedByKeyShape(t *testing.T) {
 		var badges []CrewBadge
 		n, pages := 0, 0
 		for after := ""; pages == 0 || after != "" && pages < 10; pages++ {
-			page, err := mr.IndexCollection(index, CrewMember{Team: "red"}).Limit(3).After(after).Page(ctx, mr.Into(&members), br.Into(&badges))
+			page, err := mr.QueryIndexCollection(index, CrewMember{Team: "red"}).Limit(3).After(after).Page(ctx, mr.AppendTo(&members), br.AppendTo(&badges))
 			if err != nil {
 				t.Fatalf("%s page %d: %v", index, pages, err)
 			}
@@ -110,11 +110,11 @@ func TestIndexCollectionProjectedByKeyShape(t *testing.T) {
 		}
 	}
 	fields := func(o *singletable.ReadOptions) { o.Fields = []string{"Role", "Level"} }
-	in, err := mr.IndexCollection("ByTeam", CrewMember{Team: "red"}, fields).Request(mr.Member(), br.Member())
+	in, err := mr.QueryIndexCollection("ByTeam", CrewMember{Team: "red"}, fields).Request(mr.Target(), br.Target())
 	if err != nil || in.ProjectionExpression == nil || in.FilterExpression != nil || slices.Contains(mapValues(in.ExpressionAttributeNames), "EntityType") {
 		t.Errorf("Fields request: %+v, %v; want a projection without the entity type, no filter", in, err)
 	}
-	got, err := mr.IndexCollection("ByTeam", CrewMember{Team: "red"}, fields).Collect(ctx, mr.Member(), br.Member())
+	got, err := mr.QueryIndexCollection("ByTeam", CrewMember{Team: "red"}, fields).Collect(ctx, mr.Target(), br.Target())
 	if err != nil || len(got) != 10 || got[9] != (CrewMember{Name: "m4", Team: "red", Role: "pilot"}) {
 		t.Errorf("Fields: %+v, %v", got, err)
 	}
@@ -123,32 +123,32 @@ func TestIndexCollectionProjectedByKeyShape(t *testing.T) {
 	if _, err := vr.Create(ctx, CrewVisitor{Name: "v", Team: "red"}); err != nil {
 		t.Fatal(err)
 	}
-	coll := mr.IndexCollection("ByTeamKeys", CrewMember{Team: "red"})
+	coll := mr.QueryIndexCollection("ByTeamKeys", CrewMember{Team: "red"})
 	var ute *singletable.UnknownTypeError
-	if _, err := coll.Collect(ctx, mr.Member(), br.Member()); !errors.As(err, &ute) {
+	if _, err := coll.Collect(ctx, mr.Target(), br.Target()); !errors.As(err, &ute) {
 		t.Errorf("a visitor without a target: %v, want an *UnknownTypeError", err)
 	}
-	if got, err := coll.SkipUnknown().Collect(ctx, mr.Member(), br.Member()); err != nil || len(got) != 10 {
+	if got, err := coll.SkipUnknown().Collect(ctx, mr.Target(), br.Target()); err != nil || len(got) != 10 {
 		t.Errorf("SkipUnknown: %d items, %v", len(got), err)
 	}
-	if got, err := coll.Collect(ctx, mr.Member(), br.Member(), vr.Member()); err != nil || len(got) != 11 {
+	if got, err := coll.Collect(ctx, mr.Target(), br.Target(), vr.Target()); err != nil || len(got) != 11 {
 		t.Errorf("with a visitor target: %d items, %v", len(got), err)
 	}
 
 	before := c.requests.Load()
 	note := expression.Name("note").Equal(expression.Value("n"))
-	if _, err := mr.IndexCollection("ByTeam", CrewMember{Team: "red"}).Filter(note).Collect(ctx, mr.Member(), br.Member()); !errors.As(err, new(*singletable.ValidationError)) {
+	if _, err := mr.QueryIndexCollection("ByTeam", CrewMember{Team: "red"}).Filter(note).Collect(ctx, mr.Target(), br.Target()); !errors.As(err, new(*singletable.ValidationError)) {
 		t.Errorf("Filter on an attribute ByTeam lacks: %v, want a *ValidationError", err)
 	}
-	if _, err := mr.IndexCollection("ByTeam", CrewMember{Team: "red"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Note"} }).
-		Collect(ctx, mr.Member()); !errors.As(err, new(*singletable.ValidationError)) {
+	if _, err := mr.QueryIndexCollection("ByTeam", CrewMember{Team: "red"}, func(o *singletable.ReadOptions) { o.Fields = []string{"Note"} }).
+		Collect(ctx, mr.Target()); !errors.As(err, new(*singletable.ValidationError)) {
 		t.Errorf("Fields an attribute ByTeam lacks: %v, want a *ValidationError", err)
 	}
 	if n := c.requests.Load() - before; n != 0 {
 		t.Errorf("%d requests sent for refused collections", n)
 	}
 	pilots := expression.Name("role").Equal(expression.Value("pilot"))
-	if got, err := mr.IndexCollection("ByTeam", CrewMember{Team: "red"}).Filter(pilots).Collect(ctx, mr.Member(), br.Member()); err != nil || len(got) != 5 {
+	if got, err := mr.QueryIndexCollection("ByTeam", CrewMember{Team: "red"}).Filter(pilots).Collect(ctx, mr.Target(), br.Target()); err != nil || len(got) != 5 {
 		t.Errorf("Filter on role, which ByTeam holds: %d items, %v", len(got), err)
 	}
 }

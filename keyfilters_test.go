@@ -263,13 +263,13 @@ func TestKeyFilterCollection(t *testing.T) {
 	ctx := context.Background()
 	_, c, usage := usageFixture(t)
 	var got []UsageEntry
-	_, err := usage.IndexCollection("GSI1", UsageEntry{UserID: "u1"}).Filter(expression.Name("UsageDate").Equal(expression.Value(usageDay))).Collect(ctx, usage.Into(&got))
+	_, err := usage.QueryIndexCollection("GSI1", UsageEntry{UserID: "u1"}).Filter(expression.Name("UsageDate").Equal(expression.Value(usageDay))).Collect(ctx, usage.AppendTo(&got))
 	require.NoError(t, err)
 	assert.Len(t, got, 5)
 	n, err := usage.Scan().Filter(expression.Name("UsageDate").Equal(expression.Value(usageDay))).Count(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 13, n)
-	items, err := usage.Table().Scan().Filter(expression.Name("UsageDate").Equal(expression.Value(usageDay))).Collect(ctx, usage.Member())
+	items, err := usage.Table().Scan().Filter(expression.Name("UsageDate").Equal(expression.Value(usageDay))).Collect(ctx, usage.Target())
 	require.NoError(t, err)
 	assert.Len(t, items, 13)
 
@@ -280,7 +280,7 @@ func TestKeyFilterCollection(t *testing.T) {
 	notes := singletable.MustBind(usage.Table(), singletable.MustDefine(singletable.Schema[Note]{Type: "Note", PK: "PLATFORM#{Platform}", SK: "NOTE#{ID}"}))
 	c.requests.Store(0)
 	var ve *singletable.ValidationError
-	_, err = usage.Collection(UsageEntry{Platform: "ios"}).Filter(expression.Name("Platform").Equal(expression.Value("ios"))).Collect(ctx, usage.Member(), notes.Member())
+	_, err = usage.QueryCollection(UsageEntry{Platform: "ios"}).Filter(expression.Name("Platform").Equal(expression.Value("ios"))).Collect(ctx, usage.Target(), notes.Target())
 	require.ErrorAs(t, err, &ve)
 	assert.Contains(t, err.Error(), "one of them holds it only in its keys")
 	assert.Zero(t, c.requests.Load())

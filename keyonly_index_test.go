@@ -154,7 +154,7 @@ func TestKeyOnlyIndexDecodePaths(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []ShopOrderItem{a, b, c, d}, scanned, "Scan")
 	var coll []ShopOrderItem
-	_, err = items.Collection(ShopOrderItem{OrderID: "12345"}).Collect(ctx, items.Into(&coll))
+	_, err = items.QueryCollection(ShopOrderItem{OrderID: "12345"}).Collect(ctx, items.AppendTo(&coll))
 	require.NoError(t, err)
 	assert.Equal(t, []ShopOrderItem{a, b}, coll, "Collection")
 	var ba, bd ShopOrderItem
@@ -167,7 +167,7 @@ func TestKeyOnlyIndexDecodePaths(t *testing.T) {
 	_, err = singletable.TxGet(ctx, []singletable.GetOp{items.GetOp(ShopOrderItem{OrderID: "22222", ProductID: "12345"}, &ta)})
 	require.NoError(t, err)
 	assert.Equal(t, c, ta, "TxGet")
-	dec, err := tbl.Decoder([]*singletable.Target{items.Member()})
+	dec, err := tbl.Decoder([]*singletable.Target{items.Target()})
 	require.NoError(t, err)
 	typ, v, err := dec.Decode(shopOrderItem("33333", "99887", "54321", "2020-06-21T19:30:00", "1", "40"))
 	require.NoError(t, err)
@@ -389,7 +389,7 @@ func TestKeyOnlyIndexRefused(t *testing.T) {
 	}
 	for name, s := range map[string]singletable.Schema[L]{
 		"a multi-attribute key's": {Type: "L", PK: "U#{User}", SK: "D#{Day}", KeyOnly: []string{"N"},
-			Indexes: []singletable.IndexSchema[L]{{Name: "GSI1", PartitionAttrs: []string{"N"}}}},
+			Indexes: []singletable.IndexSchema[L]{{Name: "GSI1", MultiAttribute: true, PartitionAttrs: []string{"N"}}}},
 		"only read by When": {Type: "L", PK: "U#{User}", SK: "D#{Day}", KeyOnly: []string{"Tag"},
 			Indexes: []singletable.IndexSchema[L]{{Name: "GSI1", PK: "D#{Day}", When: func(L) bool { return true }, WhenFields: []string{"Tag"}}}},
 	} {

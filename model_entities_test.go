@@ -84,7 +84,7 @@ func modelItemSchema(unique bool) singletable.Schema[MItem] {
 			{Name: "GSI1", PK: "STATUS#{Status}", SK: "ITEM#{ID}",
 				When: func(v MItem) bool { return v.Public }, WhenFields: []string{"Public"}},
 			{Name: "GSI2", PK: "PART#{Part}", SK: "RANK#{Rank}#{ID}", Shards: 3},
-			{Name: "MA1", PartitionAttrs: []string{"Status"}, SortAttrs: []string{"Rank"}},
+			{Name: "MA1", MultiAttribute: true, PartitionAttrs: []string{"Status"}, SortAttrs: []string{"Rank"}},
 		},
 	}
 	if unique {
@@ -114,7 +114,7 @@ var modelManagedIndexes = []struct {
 	{singletable.IndexSchema[MManaged]{Name: "GSI4", PK: "EXP#{Expires}", SK: "M#{ID}"}, []string{"Expires", "ID"}},
 	{singletable.IndexSchema[MManaged]{Name: "GSI5", PK: "TIER#{Tier}", SK: "C#{CreatedAt}"}, []string{"Tier", "CreatedAt"}},
 	{singletable.IndexSchema[MManaged]{Name: "GSI6", PK: "UPD#{Part}", SK: "U#{UpdatedAt}"}, []string{"Part", "UpdatedAt"}},
-	{singletable.IndexSchema[MManaged]{Name: "MA2", PartitionAttrs: []string{"Tier"}, SortAttrs: []string{"CreatedAt"}}, nil},
+	{singletable.IndexSchema[MManaged]{Name: "MA2", MultiAttribute: true, PartitionAttrs: []string{"Tier"}, SortAttrs: []string{"CreatedAt"}}, nil},
 	// Changed by update operators (model_test.go's mOperator).
 	{singletable.IndexSchema[MManaged]{Name: "GSI7", PK: "HITS#{Part}", SK: "H#{Hits}#{ID}",
 		When: func(v MManaged) bool { return len(v.Labels) > 0 }, WhenFields: []string{"Labels"}}, []string{"Part", "Hits", "ID", "Labels"}},

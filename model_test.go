@@ -921,7 +921,7 @@ func (a *mAdapter[T]) crossTx(ctx context.Context, tbl *singletable.Table, o mop
 	})
 }
 
-func (a *mAdapter[T]) member() *singletable.Target { return a.repo.Member() }
+func (a *mAdapter[T]) member() *singletable.Target { return a.repo.Target() }
 
 func (a *mAdapter[T]) getOp(o mop) (singletable.GetOp, func() map[string]string) {
 	dest := new(T)

@@ -315,7 +315,7 @@ func TestNamesCollectionFilter(t *testing.T) {
 		for _, mk := range targets {
 			ts = append(ts, mk(&ps, &cs))
 		}
-		_, err := f.posts.Collection(Article{Author: "ann"}).Filter(cond).Collect(ctx, ts...)
+		_, err := f.posts.QueryCollection(Article{Author: "ann"}).Filter(cond).Collect(ctx, ts...)
 		ids := []string{}
 		for _, p := range ps {
 			ids = append(ids, p.ID)
@@ -325,8 +325,8 @@ func TestNamesCollectionFilter(t *testing.T) {
 		}
 		return ids, err
 	}
-	posts := func(ps *[]Article, _ *[]Comment) *singletable.Target { return f.posts.Into(ps) }
-	comments := func(_ *[]Article, cs *[]Comment) *singletable.Target { return f.comments.Into(cs) }
+	posts := func(ps *[]Article, _ *[]Comment) *singletable.Target { return f.posts.AppendTo(ps) }
+	comments := func(_ *[]Article, cs *[]Comment) *singletable.Target { return f.comments.AppendTo(cs) }
 
 	ids, err := load(expression.Name("Public").Equal(expression.Value(true)), posts, comments)
 	require.NoError(t, err)
@@ -354,7 +354,7 @@ func TestNamesCollectionFilter(t *testing.T) {
 	f.assertRefused(t, err, "Comment", "Nope", "unknown to every target")
 	_, err = load(expression.Name("Nope").AttributeExists(), comments)
 	f.assertRefused(t, err, "Comment", "Nope", "unknown to the only target")
-	_, err = f.posts.Collection(Article{Author: "ann"}).Filter(expression.Name("Public").AttributeExists()).Request()
+	_, err = f.posts.QueryCollection(Article{Author: "ann"}).Filter(expression.Name("Public").AttributeExists()).Request()
 	f.assertRefused(t, err, "", "Public", "no targets")
 }
 

@@ -309,7 +309,7 @@ func TestExactFitPages(t *testing.T) {
 			return len(p.Items), p.Cursor, err
 		}, []int{20}, 4},
 		{"collection limit 10", func(cursor string) (int, string, error) {
-			p, err := events.Collection(Event{Stream: "s"}).Limit(10).After(cursor).Page(ctx, events.Member())
+			p, err := events.QueryCollection(Event{Stream: "s"}).Limit(10).After(cursor).Page(ctx, events.Target())
 			return len(p.Items), p.Cursor, err
 		}, []int{10, 10}, 2},
 	} {
@@ -371,7 +371,7 @@ func TestCursorOtherPartition(t *testing.T) {
 	require.NoError(t, err)
 	index, err := events.QueryIndex("GSI1", Event{Kind: "k"}).Limit(3).Page(ctx)
 	require.NoError(t, err)
-	coll, err := events.Collection(Event{Stream: "s"}).Limit(3).Page(ctx, events.Member())
+	coll, err := events.QueryCollection(Event{Stream: "s"}).Limit(3).Page(ctx, events.Target())
 	require.NoError(t, err)
 	sharded, err := posts.QueryIndex("GSI1", Post{}).Limit(6).Page(ctx)
 	require.NoError(t, err)
@@ -398,7 +398,7 @@ func TestCursorOtherPartition(t *testing.T) {
 			return err
 		},
 		"collection": func() error {
-			_, err := events.Collection(Event{Stream: "s"}).Limit(3).After(forgePlainCursor(t, coll.Cursor, "STREAM#s", "STREAM#t")).Page(ctx, events.Member())
+			_, err := events.QueryCollection(Event{Stream: "s"}).Limit(3).After(forgePlainCursor(t, coll.Cursor, "STREAM#s", "STREAM#t")).Page(ctx, events.Target())
 			return err
 		},
 		"sharded index": func() error {

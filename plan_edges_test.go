@@ -249,7 +249,7 @@ type TMulti struct {
 func TestTTLInMultiAttributeIndex(t *testing.T) {
 	t.Parallel()
 	e, err := singletable.Define(singletable.Schema[TMulti]{Type: "TM", PK: "T#{ID}", SK: "T", TTL: "Expires",
-		Indexes: []singletable.IndexSchema[TMulti]{{Name: "GSI9", PartitionAttrs: []string{"Kind"}, SortAttrs: []string{"Expires"}}}})
+		Indexes: []singletable.IndexSchema[TMulti]{{Name: "GSI9", MultiAttribute: true, PartitionAttrs: []string{"Kind"}, SortAttrs: []string{"Expires"}}}})
 	if err != nil {
 		var ve *singletable.ValidationError
 		require.ErrorAs(t, err, &ve, "refused at Define: fine")

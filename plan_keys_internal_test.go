@@ -117,7 +117,7 @@ func TestEncodeSizedPaths(t *testing.T) {
 		false, map[string]string{"PK": "ID#1", "GSI1SK": "Y", "EntityType": "Clash"})
 
 	multi := MustDefine(Schema[encMulti]{Type: "Multi", PK: "ID#{ID}", TTL: "Expires",
-		Indexes: []IndexSchema[encMulti]{{Name: "GSI1", PartitionAttrs: []string{"Day"}, SortAttrs: []string{"N"}}}})
+		Indexes: []IndexSchema[encMulti]{{Name: "GSI1", MultiAttribute: true, PartitionAttrs: []string{"Day"}, SortAttrs: []string{"N"}}}})
 	item = checkEncode(t, multi, tbl, encMulti{ID: "1", Day: "2026-11-23", N: 7, Expires: time.Unix(1e9, 0)}, true,
 		map[string]string{"PK": "ID#1", "Day": "2026-11-23"})
 	assert.Equal(t, &types.AttributeValueMemberN{Value: "1000000000"}, item["Expires"])

@@ -59,7 +59,7 @@ var Tiles = singletable.MustDefine(singletable.Schema[Tile]{
 		// N, changed by Add, is part of the sort key.
 		{Name: "GSI3", PK: "T3#{F10}#{F11}#{F12}", SK: "{F13}#{F14}#{F15}#{N}"},
 		{Name: "GSI4", PK: "T4#{F15}#{F16}", SK: "{F17}#{F18}#{F00}"},
-		{Name: "MA1", PartitionAttrs: []string{"F01", "F06"}, SortAttrs: []string{"F11", "F16"}},
+		{Name: "MA1", MultiAttribute: true, PartitionAttrs: []string{"F01", "F06"}, SortAttrs: []string{"F11", "F16"}},
 	},
 })
 

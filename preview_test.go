@@ -314,7 +314,7 @@ func TestPreviewEqualsSent(t *testing.T) {
 		}, []string{"Query"}, false},
 		{"Collection page", func(ctx context.Context) error {
 			var ds []PDoc
-			_, err := docs.Collection(PDoc{Team: "core"}).Limit(3).Page(ctx, docs.Into(&ds))
+			_, err := docs.QueryCollection(PDoc{Team: "core"}).Limit(3).Page(ctx, docs.AppendTo(&ds))
 			return err
 		}, []string{"Query"}, false},
 		{"BatchGet", func(ctx context.Context) error {

@@ -61,11 +61,11 @@ func subscriptionSchema() singletable.Schema[Subscription] {
 		Type: "Subscription", PK: "ACC#{AccountID}", SK: "SUB#{SubID}#SKU#{SKU}",
 		MatchKeys: true, KeyOnly: []string{"AccountID", "SubID"},
 		Indexes: []singletable.IndexSchema[Subscription]{
-			{Name: "GSI-1", PartitionAttrs: []string{"NextReminderDate"}, SortAttrs: []string{"LastReminderDate"},
+			{Name: "GSI-1", MultiAttribute: true, PartitionAttrs: []string{"NextReminderDate"}, SortAttrs: []string{"LastReminderDate"},
 				Projection: types.ProjectionTypeInclude, Include: gsi1Include},
-			{Name: "GSI-2", PartitionAttrs: []string{"NextPaymentDate"}, SortAttrs: []string{"LastPaymentDate"},
+			{Name: "GSI-2", MultiAttribute: true, PartitionAttrs: []string{"NextPaymentDate"}, SortAttrs: []string{"LastPaymentDate"},
 				Projection: types.ProjectionTypeInclude, Include: gsi2Include},
-			{Name: "GSI-3", PartitionAttrs: []string{"SKU"}, SortAttrs: []string{"Email"}, Projection: types.ProjectionTypeKeysOnly},
+			{Name: "GSI-3", MultiAttribute: true, PartitionAttrs: []string{"SKU"}, SortAttrs: []string{"Email"}, Projection: types.ProjectionTypeKeysOnly},
 		},
 	}
 }
@@ -428,7 +428,7 @@ func TestProjectionBindRefusesTwoProjections(t *testing.T) {
 	}
 	alert := func(proj types.ProjectionType, include ...string) *singletable.Entity[Alert] {
 		return singletable.MustDefine(singletable.Schema[Alert]{Type: "Alert", PK: "ALERT#{ID}", SK: "A",
-			Indexes: []singletable.IndexSchema[Alert]{{Name: "GSI-3", PartitionAttrs: []string{"SKU"}, SortAttrs: []string{"Email"}, Projection: proj, Include: include}}})
+			Indexes: []singletable.IndexSchema[Alert]{{Name: "GSI-3", MultiAttribute: true, PartitionAttrs: []string{"SKU"}, SortAttrs: []string{"Email"}, Projection: proj, Include: include}}})
 	}
 	cases := []struct {
 		name string

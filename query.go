@@ -125,8 +125,10 @@ func (q *querySpec) setValue(v any, field string, x any) {
 // before it come from the query's key and must equal it; value has the
 // field's type, or is a constant that fits it ("open" for a named string
 // type, 3 for an int64), else the read is a *ValidationError. A nil value
-// leaves the field as the key has it, for a query that is only described
-// ([Query.Describe], the catalog); run, it needs the field set.
+// takes the field's value from the query's key, as the sort fields before
+// it do (so a query can be described, [Query.Describe], without one); a
+// zero value is a real value there as anywhere in a key: 0 is a number,
+// "" a missing string (*KeyError).
 //
 // For example
 //

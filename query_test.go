@@ -155,7 +155,7 @@ func TestFilterOnTimeStoredInKeyForm(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, c.hold, len(scanned) == 1, "Scan.Filter")
 			var mine []Lease
-			_, err = repo.Collection(key).Filter(c.cond).Collect(ctx, repo.Into(&mine))
+			_, err = repo.QueryCollection(key).Filter(c.cond).Collect(ctx, repo.AppendTo(&mine))
 			require.NoError(t, err)
 			assert.Equal(t, c.hold, len(mine) == 1, "Collection.Filter")
 			_, err = repo.Put(ctx, l, func(o *singletable.WriteOptions) { o.If = c.cond })
@@ -240,4 +240,65 @@ func TestSortConditionsAtTheKeyLimit(t *testing.T) {
 	if c.requests.Load() != n {
 		t.Errorf("refused queries sent %d requests", c.requests.Load()-n)
 	}
+}
+
+// A sort condition's nil value is the key's value of the field, as the
+// sort fields before it are; a zero value is a real value (0 a number, ""
+// a missing string, a *KeyError), given or taken from the key.
+func TestSortConditionNilAndZeroValues(t *testing.T) {
+	t.Parallel()
+	type Reading struct {
+		Sensor, Day string
+		Seq         int
+	}
+	var repo *singletable.Repo[Reading]
+	newTable(t, func(tbl *singletable.Table) {
+		repo = singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[Reading]{
+			Type: "Reading", PK: "SENSOR#{Sensor}", SK: "DAY#{Day}#SEQ#{Seq}"}))
+	})
+	ctx := context.Background()
+	for _, d := range []string{"d1", "d2"} {
+		for s := -2; s <= 2; s++ {
+			_, err := repo.Put(ctx, Reading{Sensor: "s", Day: d, Seq: s})
+			require.NoError(t, err)
+		}
+	}
+	k, zero := Reading{Sensor: "s", Day: "d2", Seq: 1}, Reading{Sensor: "s", Day: "d2"}
+	cases := []struct {
+		name string
+		q    *singletable.Query[Reading]
+		want []string
+	}{
+		{"nil: the key's value", repo.Query(k).Where("Seq", singletable.Ge, nil), []string{"d2/1", "d2/2"}},
+		{"the same value given", repo.Query(k).Where("Seq", singletable.Ge, 1), []string{"d2/1", "d2/2"}},
+		{"zero given: a real value, over the key's", repo.Query(k).Where("Seq", singletable.Ge, 0), []string{"d2/0", "d2/1", "d2/2"}},
+		{"nil on a key holding zero: zero", repo.Query(zero).Where("Seq", singletable.Ge, nil), []string{"d2/0", "d2/1", "d2/2"}},
+		{"nil lower bound", repo.Query(k).Between("Seq", nil, 2), []string{"d2/1", "d2/2"}},
+		{"nil upper bound", repo.Query(k).Between("Seq", -1, nil), []string{"d2/-1", "d2/0", "d2/1"}},
+		{"nil bounds", repo.Query(k).Between("Seq", nil, nil), []string{"d2/1"}},
+		{"nil on the first sort field", repo.Query(k).Where("Day", singletable.Eq, nil), []string{"d2/-2", "d2/-1", "d2/0", "d2/1", "d2/2"}},
+		{"empty prefix: every value", repo.Query(Reading{Sensor: "s"}).BeginsWith("Day", ""),
+			[]string{"d1/-2", "d1/-1", "d1/0", "d1/1", "d1/2", "d2/-2", "d2/-1", "d2/0", "d2/1", "d2/2"}},
+	}
+	for _, c := range cases {
+		got, err := c.q.Collect(ctx)
+		require.NoError(t, err, c.name)
+		var out []string
+		for _, r := range got {
+			out = append(out, fmt.Sprintf("%s/%d", r.Day, r.Seq))
+		}
+		assert.Equal(t, c.want, out, c.name)
+	}
+	// "" is a missing string, given or taken from the key.
+	for _, q := range []*singletable.Query[Reading]{
+		repo.Query(Reading{Sensor: "s"}).Where("Day", singletable.Eq, ""),
+		repo.Query(Reading{Sensor: "s"}).Where("Day", singletable.Ge, nil),
+	} {
+		_, err := q.Collect(ctx)
+		var ke *singletable.KeyError
+		require.ErrorAs(t, err, &ke)
+		assert.Equal(t, []string{"Day"}, ke.Missing)
+	}
+	// Described, a nil value is the placeholder.
+	assert.Equal(t, "SK > DAY#{Day}#SEQ#{Seq}", repo.Query(Reading{}).Where("Seq", singletable.Gt, nil).Describe().Sort)
 }

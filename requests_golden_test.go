@@ -149,7 +149,7 @@ func TestGoldenRequests(t *testing.T) {
 		{"collection", func() error {
 			var u User
 			var ss []UserSkill
-			_, err := users.Collection(User{Username: "john"}).Collect(ctx, users.IntoOne(&u), skills.Into(&ss))
+			_, err := users.QueryCollection(User{Username: "john"}).Collect(ctx, users.StoreOne(&u), skills.AppendTo(&ss))
 			return err
 		}},
 		{"batch-write", func() error {

@@ -47,7 +47,7 @@ func (r *Repo[T]) ScanIndex(index string, optFns ...func(*ReadOptions)) *Scan[T]
 }
 
 // Scan starts a scan of every item of the table. optFns are as for
-// [Repo.Collection].
+// [Repo.QueryCollection].
 func (t *Table) Scan(optFns ...func(*ReadOptions)) *TableScan {
 	return &TableScan{t: t, readSpec: newReadSpec("", "scan: ", optFns)}
 }

@@ -18,7 +18,7 @@ func ExampleCollection_Where() {
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)
 
-	in, err := users.Collection(User{Username: "john"}).
+	in, err := users.QueryCollection(User{Username: "john"}).
 		Where(skills.Query(UserSkill{}).Where("SkillName", singletable.Ge, "p")).
 		Request()
 	if err != nil {
@@ -38,7 +38,7 @@ func ExampleCollection_Where_shape() {
 	elections := singletable.MustBind(table, Elections)
 	candidates := singletable.MustBind(table, Candidates)
 
-	in, err := elections.Collection(Election{Name: "Favorite Language"}).
+	in, err := elections.QueryCollection(Election{Name: "Favorite Language"}).
 		Where(candidates.Query(Candidate{})).
 		Request()
 	if err != nil {

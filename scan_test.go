@@ -237,10 +237,10 @@ func TestScanRequestIsWhatIsSent(t *testing.T) {
 	want, err := tbl2.Scan().Limit(4).Request()
 	require.NoError(t, err)
 	rec.sent = nil
-	_, err = tbl2.Scan().Limit(4).Page(ctx, users2.Member(), users2.Member())
+	_, err = tbl2.Scan().Limit(4).Page(ctx, users2.Target(), users2.Target())
 	require.Error(t, err, "two targets for one type")
 	assert.Empty(t, rec.sent, "nothing sent")
-	_, err = tbl2.Scan().Limit(4).SkipUnknown().Page(ctx, users2.Member())
+	_, err = tbl2.Scan().Limit(4).SkipUnknown().Page(ctx, users2.Target())
 	require.NoError(t, err)
 	assert.Nil(t, want.FilterExpression)
 	assert.Equal(t, int32(5), aws.ToInt32(want.Limit))
@@ -256,19 +256,19 @@ func TestTableScanRoutesToTargets(t *testing.T) {
 
 	var us []User
 	var ss []UserSkill
-	got, err := tbl.Scan().Segments(3).Collect(ctx, users.Into(&us), skills.Into(&ss))
+	got, err := tbl.Scan().Segments(3).Collect(ctx, users.AppendTo(&us), skills.AppendTo(&ss))
 	require.NoError(t, err)
 	assert.Len(t, got, 60)
 	assert.Len(t, us, 20)
 	assert.Len(t, ss, 40)
 
 	// Without a target for skills: an *UnknownTypeError, or skipped.
-	_, err = tbl.Scan().Collect(ctx, users.Member())
+	_, err = tbl.Scan().Collect(ctx, users.Target())
 	var ute *singletable.UnknownTypeError
 	require.ErrorAs(t, err, &ute)
 	assert.Equal(t, "UserSkill", ute.Type)
 	n := 0
-	for v, err := range tbl.Scan().SkipUnknown().All(ctx, users.Member()) {
+	for v, err := range tbl.Scan().SkipUnknown().All(ctx, users.Target()) {
 		require.NoError(t, err)
 		_, isUser := v.(User)
 		assert.True(t, isUser)
@@ -280,7 +280,7 @@ func TestTableScanRoutesToTargets(t *testing.T) {
 	// last page's cursor is empty.
 	cursor, pages, total := "", 0, 0
 	for {
-		page, err := tbl.Scan().SkipUnknown().Limit(5).After(cursor).Page(ctx, users.Member())
+		page, err := tbl.Scan().SkipUnknown().Limit(5).After(cursor).Page(ctx, users.Target())
 		require.NoError(t, err)
 		total += len(page.Items)
 		pages++
@@ -296,7 +296,7 @@ func TestTableScanRoutesToTargets(t *testing.T) {
 	var experts []UserSkill
 	_, err = tbl.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"Years"} }).SkipUnknown().
 		Filter(expression.Name("Level").Equal(expression.Value("Expert"))).
-		Collect(ctx, skills.Into(&experts))
+		Collect(ctx, skills.AppendTo(&experts))
 	require.NoError(t, err)
 	assert.Len(t, experts, 20)
 	for _, s := range experts {
@@ -327,7 +327,7 @@ func TestScanValidatesFirst(t *testing.T) {
 		{"unknown filter field", errOf(users.Scan().Filter(expression.Name("Nope").AttributeExists()).Collect(ctx))},
 		{"unknown projected field", errOf(users.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx))},
 		{"table scan without targets", errOf(tbl.Scan().Collect(ctx))},
-		{"table scan unknown field", errOf(tbl.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx, users.Member()))},
+		{"table scan unknown field", errOf(tbl.Scan(func(o *singletable.ReadOptions) { o.Fields = []string{"Nope"} }).Collect(ctx, users.Target()))},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -155,13 +155,22 @@ func TestDefineErrors(t *testing.T) {
 			{Name: "G", PK: "X#{A}"}, {Name: "G", PK: "Y#{A}"}}}, "duplicate index name"},
 		{"index without name", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{{PK: "X#{A}"}}}, "no Name"},
 		{"index both kinds", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
-			{Name: "G", PK: "X#{A}", PartitionAttrs: []string{"A"}}}}, "choose one"},
+			{Name: "G", PK: "X#{A}", PartitionAttrs: []string{"A"}}}}, "index G: PartitionAttrs given to a templated index: set MultiAttribute"},
+		{"multi-attribute keys without the kind", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", SortAttrs: []string{"B"}}}}, "index G: SortAttrs given to a templated index"},
+		{"multi-attribute index given templated fields", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", MultiAttribute: true, PartitionAttrs: []string{"A"}, SK: "X#{A}", PKAttr: "P", When: func(S) bool { return true }, Shards: 4}}},
+			"index G: SK, PKAttr, When, Shards given to a multi-attribute index (MultiAttribute)"},
+		{"multi-attribute index without attributes", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", MultiAttribute: true}}}, "index G: multi-attribute keys take 1-4 partition"},
+		{"templated index without a template", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", PKAttr: "P"}}}, "index G PK: partition key template is empty"},
 		{"index unknown field", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
 			{Name: "G", PK: "X#{Zed}"}}}, `index G GPK: unknown field "Zed"`},
 		{"too many multi attrs", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
-			{Name: "G", PartitionAttrs: []string{"A", "B", "T", "A", "B"}}}}, "1-4 partition"},
+			{Name: "G", MultiAttribute: true, PartitionAttrs: []string{"A", "B", "T", "A", "B"}}}}, "1-4 partition"},
 		{"multi attr of bad type", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
-			{Name: "G", PartitionAttrs: []string{"C"}}}}, "cannot be a multi-attribute key"},
+			{Name: "G", MultiAttribute: true, PartitionAttrs: []string{"C"}}}}, "cannot be a multi-attribute key"},
 		{"when without fields", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
 			{Name: "G", PK: "X#{A}", When: func(S) bool { return true }}}}, "WhenFields"},
 	}
@@ -183,7 +192,7 @@ func TestBindConflicts(t *testing.T) {
 	type B struct{ ID string }
 	tbl := singletable.NewTable(nil, "offline")
 	ea := singletable.MustDefine(singletable.Schema[A]{Type: "A", PK: "A#{ID}", SK: "A", Indexes: []singletable.IndexSchema[A]{{Name: "G", PK: "X#{ID}", SK: "Y"}}})
-	eb := singletable.MustDefine(singletable.Schema[B]{Type: "B", PK: "B#{ID}", SK: "B", Indexes: []singletable.IndexSchema[B]{{Name: "G", PartitionAttrs: []string{"ID"}}}})
+	eb := singletable.MustDefine(singletable.Schema[B]{Type: "B", PK: "B#{ID}", SK: "B", Indexes: []singletable.IndexSchema[B]{{Name: "G", MultiAttribute: true, PartitionAttrs: []string{"ID"}}}})
 	same := singletable.MustDefine(singletable.Schema[B]{Type: "A", PK: "B#{ID}", SK: "B"})
 	noSK := singletable.MustDefine(singletable.Schema[B]{Type: "C", PK: "B#{ID}"})
 	_, err := singletable.Bind(tbl, ea)

@@ -16,6 +16,14 @@
 //
 // Patterns the library does not build (a transaction, a batch) are
 // written out as [Pattern] values.
+//
+// Each lint finding names its [Rule]. A finding about a layout the design
+// cannot avoid (another service's raw key strings, a listing on one
+// partition by design) is accepted with the reason, and the catalog
+// records it apart instead of warning:
+//
+//	c.Accept(catalog.Acceptance{Rule: catalog.RuleHotPartition, Entity: "USER", Index: "GSI-2",
+//		Reason: "the design lists every user from one partition; sign-ups are rare"})
 package catalog
 
 import (
@@ -146,6 +154,9 @@ type Catalog struct {
 	Patterns []Pattern
 	// Findings are the lint's findings, errors first.
 	Findings []Finding
+	// Accepted are the findings [Catalog.Accept] accepted, each with its
+	// Reason, in the order accepted.
+	Accepted []Finding
 }
 
 // Entity is one entity in a [Catalog].
@@ -211,16 +222,47 @@ const (
 	SeverityInfo Severity = "info"
 )
 
+// Rule names the check of the lint a [Finding] comes from, which an
+// [Acceptance] names to accept its findings.
+type Rule string
+
+// The lint's rules.
+const (
+	RuleSameKeys        Rule = "same-keys"        // two entities render the same keys
+	RuleSharedPrefix    Rule = "shared-prefix"    // one entity's sort key prefix is a prefix of another's in a shared partition
+	RuleHotPartition    Rule = "hot-partition"    // a constant partition key: one partition takes every write
+	RuleSingleton       Rule = "singleton"        // a singleton item (info)
+	RuleKeyOrder        Rule = "key-order"        // a key format whose byte order is not its values' order
+	RuleKeyFormat       Rule = "key-format"       // what a key format holds and refuses (info)
+	RuleMixedPrecision  Rule = "mixed-precision"  // one time position written at two precisions in shared partitions
+	RuleForgedKey       Rule = "forged-key"       // a value of one entity can render another's key
+	RuleAmbiguousMatch  Rule = "ambiguous-match"  // two MatchKeys entities parse one key
+	RuleUnusedIndex     Rule = "unused-index"     // no listed access pattern queries an index
+	RuleUnknownPattern  Rule = "unknown-pattern"  // an access pattern names an entity or index the table lacks
+	RulePartitionLimits Rule = "partition-limits" // a workload over a partition's throughput ([Catalog.Cost])
+	RuleAcceptance      Rule = "acceptance"       // an Acceptance without a reason, or accepting no finding
+)
+
 // Finding is one result of the catalog's key-design lint.
 type Finding struct {
 	Severity Severity
+	// Rule is the check the finding comes from.
+	Rule Rule
 	// Entity and Index locate the finding ("" when not about one).
 	Entity, Index string
 	// Message explains the problem and what to do.
 	Message string
+	// Reason is why the design accepts the finding, for one in
+	// [Catalog].Accepted; "" otherwise.
+	Reason string
 }
 
-// String returns the finding as one line: severity, entity, index, message.
+func finding(sev Severity, rule Rule, entity, index, msg string) Finding {
+	return Finding{Severity: sev, Rule: rule, Entity: entity, Index: index, Message: msg}
+}
+
+// String returns the finding as one line: severity, entity, index,
+// message and rule, then the reason it is accepted, if it is.
 func (f Finding) String() string {
 	var b strings.Builder
 	b.WriteString(string(f.Severity))
@@ -230,8 +272,60 @@ func (f Finding) String() string {
 	if f.Index != "" {
 		b.WriteString(" index " + f.Index)
 	}
-	b.WriteString(": " + f.Message)
+	b.WriteString(": " + f.Message + " (" + string(f.Rule) + ")")
+	if f.Reason != "" {
+		b.WriteString("; accepted: " + f.Reason)
+	}
 	return b.String()
+}
+
+// Acceptance accepts the findings of one rule about a layout the design
+// cannot avoid (a shared overloaded index, another service's raw key
+// strings, a listing by design on one partition), with the reason:
+// [Catalog.Accept] records those findings apart, with the reason, instead
+// of warning. An error finding is never accepted.
+type Acceptance struct {
+	Rule Rule
+	// Entity and Index narrow it to the findings about one entity type
+	// and one index; "" matches any (Index "" also matches the findings
+	// about the table's own keys).
+	Entity, Index string
+	// Reason says why the design keeps the layout. It is required.
+	Reason string
+}
+
+func (a Acceptance) matches(f Finding) bool {
+	return f.Severity != SeverityError && f.Rule == a.Rule &&
+		(a.Entity == "" || a.Entity == f.Entity) && (a.Index == "" || a.Index == f.Index)
+}
+
+// Accept moves the findings each acceptance matches from Findings to
+// Accepted, each with the acceptance's reason, and returns c. An
+// acceptance without a reason, or that matches no finding (the layout
+// changed, and it would hide the next finding of its rule), is itself a
+// warning finding (RuleAcceptance).
+func (c *Catalog) Accept(accepts ...Acceptance) *Catalog {
+	var added []Finding
+	for _, a := range accepts {
+		what := fmt.Sprintf("acceptance of %s", a.Rule)
+		switch {
+		case a.Reason == "":
+			added = append(added, finding(SeverityWarning, RuleAcceptance, a.Entity, a.Index, what+" gives no reason: say why the design keeps the layout"))
+			continue
+		case !slices.ContainsFunc(c.Findings, a.matches):
+			added = append(added, finding(SeverityWarning, RuleAcceptance, a.Entity, a.Index, what+" matches no finding: remove it, or it would hide the next finding of its rule"))
+			continue
+		}
+		c.Findings = slices.DeleteFunc(c.Findings, func(f Finding) bool {
+			if a.matches(f) {
+				f.Reason = a.Reason
+				c.Accepted = append(c.Accepted, f)
+			}
+			return a.matches(f)
+		})
+	}
+	c.Findings = sortFindings(append(c.Findings, added...))
+	return c
 }
 
 // New builds the access-pattern catalog of table t from the entities bound
@@ -261,7 +355,8 @@ func (f Finding) String() string {
 //     write capacity for nothing), and patterns naming an entity or index
 //     the table does not have.
 //
-// It sends no request, so the table needs no client.
+// [Catalog.Accept] then accepts the findings the design cannot avoid. It
+// sends no request, so the table needs no client.
 func New(t *singletable.Table, patterns ...Pattern) *Catalog {
 	d := t.Describe()
 	c := &Catalog{Table: d.Name, PartitionKey: d.PartitionKey, SortKey: d.SortKey,
@@ -417,13 +512,13 @@ func lint(d describe.Table, idxs []Index, patterns []Pattern) []Finding {
 		}
 		switch {
 		case p.primary && p.hasSortTp && len(fieldsOf(p.sk)) == 0:
-			fs = append(fs, Finding{SeverityInfo, p.entity, "", fmt.Sprintf(
+			fs = append(fs, finding(SeverityInfo, RuleSingleton, p.entity, "", fmt.Sprintf(
 				"singleton item (%s = %s, %s = %s): every write to it goes to one partition, so keep its write rate well under 1,000 per second",
-				p.pk.Attr, p.pk.Template, p.sk.Attr, p.sk.Template)})
+				p.pk.Attr, p.pk.Template, p.sk.Attr, p.sk.Template)))
 		default:
-			fs = append(fs, Finding{SeverityWarning, p.entity, p.index, fmt.Sprintf(
+			fs = append(fs, finding(SeverityWarning, RuleHotPartition, p.entity, p.index, fmt.Sprintf(
 				"constant partition key %s = %s: every item goes to one partition (at most 1,000 writes and 3,000 reads per second); add a placeholder, e.g. a shard number, if it takes sustained traffic",
-				p.pk.Attr, p.pk.Template)})
+				p.pk.Attr, p.pk.Template)))
 		}
 	}
 	// Entities sharing a partition.
@@ -449,9 +544,9 @@ func lint(d describe.Table, idxs []Index, patterns []Pattern) []Finding {
 					sev = SeverityWarning
 					why = "a query for one always reads the other's items too"
 				}
-				fs = append(fs, Finding{sev, a.entity, a.index, fmt.Sprintf(
+				fs = append(fs, finding(sev, RuleSameKeys, a.entity, a.index, fmt.Sprintf(
 					"%s and %s render the same %s keys (%s = %s, %s = %s): %s; give them distinct sort key prefixes",
-					a.entity, b.entity, where, a.pk.Attr, a.pk.Template, a.sk.Attr, a.sk.Template, why)})
+					a.entity, b.entity, where, a.pk.Attr, a.pk.Template, a.sk.Attr, a.sk.Template, why)))
 				continue
 			}
 			for _, x := range [][2]keyPair{{a, b}, {b, a}} {
@@ -461,9 +556,9 @@ func lint(d describe.Table, idxs []Index, patterns []Pattern) []Finding {
 				}
 				pp, qp := constantPrefix(p.sk), constantPrefix(q.sk)
 				if strings.HasPrefix(qp, pp) {
-					fs = append(fs, Finding{SeverityWarning, p.entity, p.index, fmt.Sprintf(
+					fs = append(fs, finding(SeverityWarning, RuleSharedPrefix, p.entity, p.index, fmt.Sprintf(
 						"%s shares its %s partitions (%s = %s) with %s, and %s's sort key prefix %q is a prefix of %s's (%s): queries for %s also read %s's items, paying for them and filtering them out",
-						p.entity, where, p.pk.Attr, p.pk.Template, q.entity, p.entity, pp, q.entity, q.sk.Template, p.entity, q.entity)})
+						p.entity, where, p.pk.Attr, p.pk.Template, q.entity, p.entity, pp, q.entity, q.sk.Template, p.entity, q.entity)))
 				}
 			}
 		}
@@ -475,27 +570,32 @@ func lint(d describe.Table, idxs []Index, patterns []Pattern) []Finding {
 	for i, a := range d.Entities {
 		for _, b := range d.Entities[i+1:] {
 			if a.MatchKeys && b.MatchKeys && mayRenderSame(a.PK, b.PK) && mayRenderSame(a.SK, b.SK) {
-				fs = append(fs, Finding{SeverityWarning, a.Type, "", fmt.Sprintf(
+				fs = append(fs, finding(SeverityWarning, RuleAmbiguousMatch, a.Type, "", fmt.Sprintf(
 					"%s and %s both match keys (MatchKeys) and a key can parse with both's templates (%s = %s / %s, %s = %s / %s): an item without the entity type attribute under such a key is refused as ambiguous in collections; give them distinct literals",
-					a.Type, b.Type, a.PK.Attr, a.PK.Template, b.PK.Template, a.SK.Attr, a.SK.Template, b.SK.Template)})
+					a.Type, b.Type, a.PK.Attr, a.PK.Template, b.PK.Template, a.SK.Attr, a.SK.Template, b.SK.Template)))
 			}
 		}
 	}
 	if len(patterns) > 0 {
 		for _, ix := range idxs {
 			if len(ix.Patterns) == 0 {
-				fs = append(fs, Finding{SeverityWarning, "", ix.Name,
-					"no listed access pattern queries this index: every write to its entities still pays for it"})
+				fs = append(fs, finding(SeverityWarning, RuleUnusedIndex, "", ix.Name,
+					"no listed access pattern queries this index: every write to its entities still pays for it"))
 			}
 		}
 		for _, ap := range patterns {
 			if !slices.ContainsFunc(d.Entities, func(ed describe.Entity) bool { return ed.Type == ap.Entity }) {
-				fs = append(fs, Finding{SeverityError, ap.Entity, ap.Index, fmt.Sprintf("access pattern %s names an entity not bound to the table", ap.Name)})
+				fs = append(fs, finding(SeverityError, RuleUnknownPattern, ap.Entity, ap.Index, fmt.Sprintf("access pattern %s names an entity not bound to the table", ap.Name)))
 			} else if ap.Index != "" && !slices.ContainsFunc(idxs, func(ix Index) bool { return ix.Name == ap.Index }) {
-				fs = append(fs, Finding{SeverityError, ap.Entity, ap.Index, fmt.Sprintf("access pattern %s queries an index the table does not have", ap.Name)})
+				fs = append(fs, finding(SeverityError, RuleUnknownPattern, ap.Entity, ap.Index, fmt.Sprintf("access pattern %s queries an index the table does not have", ap.Name)))
 			}
 		}
 	}
+	return sortFindings(fs)
+}
+
+// sortFindings sorts fs errors first, then warnings, then info.
+func sortFindings(fs []Finding) []Finding {
 	rank := map[Severity]int{SeverityError: 0, SeverityWarning: 1, SeverityInfo: 2}
 	slices.SortStableFunc(fs, func(x, y Finding) int { return rank[x.Severity] - rank[y.Severity] })
 	return fs
@@ -504,7 +604,7 @@ func lint(d describe.Table, idxs []Index, patterns []Pattern) []Finding {
 // Markdown renders the catalog as a Markdown document: the table's keys,
 // its indexes and the patterns each serves, one section per entity with its
 // templates and sparse conditions, the access-pattern table, and the lint's
-// findings.
+// findings, the accepted ones apart with their reasons.
 func (c *Catalog) Markdown() string {
 	var b strings.Builder
 	_ = c.WriteMarkdown(&b)
@@ -624,11 +724,20 @@ func (c *Catalog) WriteMarkdown(w io.Writer) error {
 	}
 
 	b.WriteString("## Lint\n\n")
-	if len(c.Findings) == 0 {
+	if len(c.Findings)+len(c.Accepted) == 0 {
 		b.WriteString("No findings.\n")
 	}
 	for _, f := range c.Findings {
 		fmt.Fprintf(&b, "- %s\n", cell(f.String()))
+	}
+	if len(c.Findings) > 0 && len(c.Accepted) > 0 {
+		b.WriteString("\n")
+	}
+	if len(c.Accepted) > 0 {
+		b.WriteString("Accepted by the design, with its reasons:\n\n")
+		for _, f := range c.Accepted {
+			fmt.Fprintf(&b, "- %s\n", cell(f.String()))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

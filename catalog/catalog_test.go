@@ -27,6 +27,8 @@ type catB struct {
 	ID, Other, Shard string
 }
 
+type catC struct{ ID string }
+
 func findings(c *catalog.Catalog) []string {
 	var out []string
 	for _, f := range c.Findings {
@@ -121,6 +123,62 @@ func TestCatalogLint(t *testing.T) {
 	}
 }
 
+// Accept moves the warnings and info an acceptance matches to Accepted,
+// with its reason, and the Markdown shows them apart; errors stay, and an
+// acceptance without a reason or matching nothing is itself a warning.
+func TestCatalogAccept(t *testing.T) {
+	t.Parallel()
+	tbl := singletable.NewTable(nil, "t")
+	singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[catA]{Type: "A", PK: "X#{ID}", SK: "ITEM#{Name}",
+		Indexes: []singletable.IndexSchema[catA]{{Name: "G", PK: "ALL", SK: "A#{Name:raw}#{ID}"}}}))
+	singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[catB]{Type: "B", PK: "X#{Shard}", SK: "ITEM#{Other}"}))
+	singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[catC]{Type: "C", PK: "METADATA", SK: "COUNTS"}))
+	rules := func(fs []catalog.Finding) (out []string) {
+		for _, f := range fs {
+			out = append(out, string(f.Severity)+" "+f.Entity+" "+f.Index+" "+string(f.Rule)+" "+f.Reason)
+		}
+		return out
+	}
+	c := catalog.New(tbl)
+	require.Equal(t, []string{
+		"error A  same-keys ",
+		"warning A G hot-partition ",
+		"warning A G key-order ",
+		"info C  singleton ",
+	}, rules(c.Findings))
+	assert.Contains(t, c.Findings[1].String(), "warning A index G: constant partition key GPK = ALL")
+	assert.True(t, strings.HasSuffix(c.Findings[1].String(), " (hot-partition)"), c.Findings[1].String())
+
+	c.Accept(
+		catalog.Acceptance{Rule: catalog.RuleHotPartition, Entity: "A", Index: "G", Reason: "the listing of every A, read whole by design"},
+		catalog.Acceptance{Rule: catalog.RuleSingleton, Reason: "counters written once a minute"},
+		catalog.Acceptance{Rule: catalog.RuleSameKeys, Reason: "an error is never accepted"},
+		catalog.Acceptance{Rule: catalog.RuleKeyOrder, Entity: "A"},
+		catalog.Acceptance{Rule: catalog.RuleForgedKey, Entity: "B", Reason: "stale"},
+	)
+	assert.Equal(t, []string{
+		"error A  same-keys ",
+		"warning A G key-order ",
+		"warning   acceptance ",
+		"warning A  acceptance ",
+		"warning B  acceptance ",
+	}, rules(c.Findings))
+	assert.Contains(t, c.Findings[2].String(), "acceptance of same-keys matches no finding")
+	assert.Contains(t, c.Findings[3].String(), "acceptance of key-order gives no reason")
+	assert.Contains(t, c.Findings[4].String(), "acceptance of forged-key matches no finding")
+	assert.Equal(t, []string{
+		"warning A G hot-partition the listing of every A, read whole by design",
+		"info C  singleton counters written once a minute",
+	}, rules(c.Accepted))
+	assert.True(t, strings.HasSuffix(c.Accepted[0].String(), " (hot-partition); accepted: the listing of every A, read whole by design"), c.Accepted[0].String())
+	md := c.Markdown()
+	lint := md[strings.Index(md, "## Lint"):]
+	accepted := lint[strings.Index(lint, "Accepted by the design, with its reasons:"):]
+	assert.Contains(t, accepted, "- warning A index G: constant partition key")
+	assert.Contains(t, accepted, "- info C: singleton item")
+	assert.NotContains(t, lint[:len(lint)-len(accepted)], "constant partition key", "an accepted finding is not listed as a warning")
+}
+
 func TestCatalogPatterns(t *testing.T) {
 	t.Parallel()
 	tbl := singletable.NewTable(nil, "t")
@@ -129,7 +187,7 @@ func TestCatalogPatterns(t *testing.T) {
 		Indexes: []singletable.IndexSchema[catA]{
 			{Name: "GSI1", PK: "NAME#{Name}", SK: "{Day}",
 				When: func(v catA) bool { return v.N > 0 }, WhenFields: []string{"N"}},
-			{Name: "GSI2", PartitionAttrs: []string{"Name"}, SortAttrs: []string{"Day", "N"}},
+			{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"Name"}, SortAttrs: []string{"Day", "N"}},
 			{Name: "GSI3", PK: "UNUSED#{Name}"},
 		},
 	}))
@@ -202,7 +260,7 @@ func TestCatalogProjections(t *testing.T) {
 	singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[Sub]{
 		Type: "Sub", PK: "SUB#{ID}", SK: "S",
 		Indexes: []singletable.IndexSchema[Sub]{
-			{Name: "BySKU", PartitionAttrs: []string{"SKU"}, Projection: types.ProjectionTypeKeysOnly},
+			{Name: "BySKU", MultiAttribute: true, PartitionAttrs: []string{"SKU"}, Projection: types.ProjectionTypeKeysOnly},
 			{Name: "ByEmail", PK: "{Email}", Projection: types.ProjectionTypeInclude, Include: []string{"Amount", "SKU"}},
 			{Name: "All", PK: "SUBS", SK: "{ID}"},
 		},
@@ -253,7 +311,7 @@ func TestMarkdown(t *testing.T) {
 		Indexes: []singletable.IndexSchema[Account]{
 			{Name: "ByRegion", PK: "REGION#{Region}", SK: "{Email}", Shards: 4,
 				When: func(a Account) bool { return a.Score > 0 }, WhenFields: []string{"Score"}},
-			{Name: "ByScore", PartitionAttrs: []string{"Region"}, SortAttrs: []string{"Score", "Email"}},
+			{Name: "ByScore", MultiAttribute: true, PartitionAttrs: []string{"Region"}, SortAttrs: []string{"Score", "Email"}},
 			{Name: "All", PK: "ACCOUNTS", SK: "{ID}"},
 		},
 	}))

@@ -231,9 +231,9 @@ func (c *Catalog) Cost(w Workload, p Prices) (*CostReport, error) {
 			if l.Index != "" {
 				where = "index " + l.Index
 			}
-			r.Findings = append(r.Findings, Finding{SeverityWarning, l.Entity, l.Index, fmt.Sprintf(
+			r.Findings = append(r.Findings, finding(SeverityWarning, RulePartitionLimits, l.Entity, l.Index, fmt.Sprintf(
 				"access pattern %s takes %s %s units a second on %s, spread over %d partition(s): %s a partition, over DynamoDB's %s a partition; shard the partition key",
-				l.Pattern, num(l.Units), what, where, l.Partitions, num(l.Units/float64(l.Partitions)), num(limit))})
+				l.Pattern, num(l.Units), what, where, l.Partitions, num(l.Units/float64(l.Partitions)), num(limit))))
 		}
 	}
 	return r, nil

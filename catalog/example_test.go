@@ -29,7 +29,7 @@ func Example() {
 		Type: "UserSkill", PK: "USER#{Username}", SK: "SKILL#{SkillName}",
 		Indexes: []singletable.IndexSchema[UserSkill]{
 			{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
-			{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years"}},
+			{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years"}},
 		},
 	})
 	table := singletable.NewTable(nil, "glad-entities")
@@ -96,5 +96,5 @@ func Example() {
 	//
 	// ## Lint
 	//
-	// - warning index GSI2: no listed access pattern queries this index: every write to its entities still pays for it
+	// - warning index GSI2: no listed access pattern queries this index: every write to its entities still pays for it (unused-index)
 }

@@ -155,7 +155,7 @@ func forgeryFinding(u, v *keyUse, f keys.Forgery) Finding {
 		forger.entity, forger.k.Attr, forger.k.Template, other.entity, other.k.Attr, other.k.Template,
 		valueList(forger.tpl, f.Values[side]), forger.k.Attr, f.Key, whose,
 		closeAdvice(forger, other, ph, f.Forger[side], f.Covered[side]))
-	return Finding{SeverityWarning, forger.entity, forger.index, msg}
+	return finding(SeverityWarning, RuleForgedKey, forger.entity, forger.index, msg)
 }
 
 // closeAdvice says how to close the gap: a constraint that keeps the

@@ -39,9 +39,9 @@ func lintFormats(pairs []keyPair) []Finding {
 				continue
 			}
 			if fa, fb, field, ok := mixedPrecision(a.sk, b.sk); ok {
-				fs = append(fs, Finding{SeverityWarning, a.entity, a.index, fmt.Sprintf(
+				fs = append(fs, finding(SeverityWarning, RuleMixedPrecision, a.entity, a.index, fmt.Sprintf(
 					"%s (%s = %s) and %s (%s = %s) share partitions and write a time at the same position of the sort key as %s and %s: their keys do not sort by time against each other, so a range over {%s} misplaces items at the boundaries; use one format",
-					a.entity, a.sk.Attr, a.sk.Template, b.entity, b.sk.Attr, b.sk.Template, formatName(fa), formatName(fb), field)})
+					a.entity, a.sk.Attr, a.sk.Template, b.entity, b.sk.Attr, b.sk.Template, formatName(fa), formatName(fb), field)))
 			}
 		}
 	}
@@ -114,11 +114,11 @@ func lintKeyFormats(entity, index string, k describe.Key, stored map[string]stri
 		if text == "" {
 			continue
 		}
-		sev := SeverityInfo
+		sev, rule := SeverityInfo, RuleKeyFormat
 		if warn {
-			sev = SeverityWarning
+			sev, rule = SeverityWarning, RuleKeyOrder
 		}
-		fs = append(fs, Finding{sev, entity, index, k.Attr + " = " + k.Template + ": " + text})
+		fs = append(fs, finding(sev, rule, entity, index, k.Attr+" = "+k.Template+": "+text))
 	}
 	return fs
 }

@@ -136,7 +136,7 @@ func pictureFixture(t *testing.T) (*singletable.Table, []map[string]types.Attrib
 		Indexes: []singletable.IndexSchema[Account]{
 			{Name: "ByRegion", PK: "REGION#{Region}", SK: "{Email}", Shards: 2,
 				When: func(a Account) bool { return a.Score > 0 }, WhenFields: []string{"Score"}},
-			{Name: "ByScore", PartitionAttrs: []string{"Region"}, SortAttrs: []string{"Score", "Email"}},
+			{Name: "ByScore", MultiAttribute: true, PartitionAttrs: []string{"Region"}, SortAttrs: []string{"Score", "Email"}},
 		},
 	}))
 	notes := singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[Note]{

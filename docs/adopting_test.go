@@ -118,7 +118,7 @@ var Subscriptions = singletable.MustDefine(singletable.Schema[Subscription]{
 	Type: "Subscription", PK: "ACC#{AccountID}", SK: "SUB#{SubID}#SKU#{SKU}",
 	MatchKeys: true, KeyOnly: []string{"AccountID", "SubID"},
 	Indexes: []singletable.IndexSchema[Subscription]{
-		{Name: "GSI-2", PartitionAttrs: []string{"NextPaymentDate"}, SortAttrs: []string{"LastPaymentDate"},
+		{Name: "GSI-2", MultiAttribute: true, PartitionAttrs: []string{"NextPaymentDate"}, SortAttrs: []string{"LastPaymentDate"},
 			Projection: types.ProjectionTypeInclude,
 			Include:    []string{"PK", "SK", "Email", "PaymentAmount", "SKU", "PaymentDetails"}},
 	},

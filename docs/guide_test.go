@@ -40,7 +40,7 @@ var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
 	SK:   "SKILL#{SkillName}",
 	Indexes: []singletable.IndexSchema[UserSkill]{
 		{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
-		{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
+		{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
 	},
 })
 
@@ -201,8 +201,8 @@ func Example_guideCollection() {
 	// each item decoded by its entity type.
 	var profile User
 	var list []UserSkill
-	_, err := users.Collection(User{Username: "john"}).
-		Collect(ctx, users.IntoOne(&profile), skills.Into(&list))
+	_, err := users.QueryCollection(User{Username: "john"}).
+		Collect(ctx, users.StoreOne(&profile), skills.AppendTo(&list))
 	fmt.Println(profile.Name, len(list), err)
 	// Output:
 	// John 3 <nil>

@@ -82,6 +82,23 @@ func Example_protocolLint() {
 	// warning Endorsement
 }
 
+// A finding about a layout the design keeps on purpose is accepted by its
+// rule, with the reason: the catalog lists it apart instead of warning.
+func Example_protocolAccept() {
+	type Announcement struct{ ID, Title string }
+	table := singletable.NewTable(nil, "glad-entities")
+	singletable.MustBind(table, singletable.MustDefine(singletable.Schema[Announcement]{
+		Type: "Announcement", PK: "ANNOUNCEMENTS", SK: "{ID}",
+	}))
+	c := catalog.New(table).Accept(catalog.Acceptance{
+		Rule: catalog.RuleHotPartition, Entity: "Announcement",
+		Reason: "a handful a week, read together on the home page",
+	})
+	fmt.Println(len(c.Findings), c.Accepted[0].Rule, c.Accepted[0].Reason)
+	// Output:
+	// 0 hot-partition a handful a week, read together on the home page
+}
+
 // Step 5 and on: tests of the new entity against DynamoDB Local, like any
 // other (see testing.md); here, the access patterns of the new entity.
 func Example_protocolProjects() {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/migrate"
 )
 
@@ -40,6 +41,40 @@ func Example_runbookCreateTableInput() {
 	// GSI1: GSI1PK HASH GSI1SK RANGE
 	// GSI2: SkillName HASH ProficiencyLevel HASH YearsOfExperience RANGE LastUsedDate RANGE
 	// PAY_PER_REQUEST
+}
+
+// Runbook: a table with an index no entity declares (one another
+// service queries), named in the options with its key attributes; Check
+// given the same options checks it too.
+func withAuditIndex(o *singletable.CreateTableOptions) {
+	o.Indexes = []describe.Index{{Name: "GSI3",
+		Partition:  []describe.KeyAttribute{{Name: "GSI3PK"}},
+		Sort:       []describe.KeyAttribute{{Name: "GSI3SK"}},
+		Projection: types.ProjectionTypeKeysOnly}}
+}
+
+func createWithAuditIndex(ctx context.Context, table *singletable.Table) error {
+	if err := table.CreateTable(ctx, withAuditIndex); err != nil {
+		return err
+	}
+	return table.Check(ctx, withAuditIndex)
+}
+
+func Example_runbookCreateTableExtraIndex() {
+	table := singletable.NewTable(nil, "glad-entities")
+	singletable.MustBind(table, Users)
+	singletable.MustBind(table, UserSkills)
+	for _, g := range table.CreateTableInput(withAuditIndex).GlobalSecondaryIndexes {
+		fmt.Print(aws.ToString(g.IndexName), ":")
+		for _, k := range g.KeySchema {
+			fmt.Print(" ", aws.ToString(k.AttributeName), " ", k.KeyType)
+		}
+		fmt.Println("", g.Projection.ProjectionType)
+	}
+	// Output:
+	// GSI1: GSI1PK HASH GSI1SK RANGE ALL
+	// GSI2: SkillName HASH ProficiencyLevel HASH YearsOfExperience RANGE LastUsedDate RANGE ALL
+	// GSI3: GSI3PK HASH GSI3SK RANGE KEYS_ONLY
 }
 
 // writeCreateTableJSON writes the request as JSON for the AWS CLI:
@@ -132,7 +167,7 @@ func Example_runbook() {
 	table := singletable.NewTable(ddblocal.Shared(nil).Client(), ddblocal.UniqueTableName("runbook"))
 	users := singletable.MustBind(table, Users)
 	skills := singletable.MustBind(table, UserSkills)
-	if err := table.CreateTable(ctx); err != nil {
+	if err := createWithAuditIndex(ctx, table); err != nil {
 		log.Fatal(err)
 	}
 	defer table.DeleteTable(ctx)

@@ -53,7 +53,7 @@ func Example_forgedKeys() {
 	_, _, err = SafeSocialUsers.RenderKeys(SocialUser{UserID: "12345#follower"})
 	fmt.Println(err)
 	// Output:
-	// warning User: User's PK = u#{UserID:raw} can render Follower's keys (PK = u#{UserID:raw=[0-9]+}#follower): UserID = "0#follower" renders PK "u#0#follower", Follower's key for UserID = "0", so a value can reach another entity's items. Constrain the raw values so that they cannot hold '#': {UserID:raw=[^#]+} (or a stricter class, such as [0-9]+ for numeric IDs) closes it; or give the two templates literals that tell their keys apart
+	// warning User: User's PK = u#{UserID:raw} can render Follower's keys (PK = u#{UserID:raw=[0-9]+}#follower): UserID = "0#follower" renders PK "u#0#follower", Follower's key for UserID = "0", so a value can reach another entity's items. Constrain the raw values so that they cannot hold '#': {UserID:raw=[^#]+} (or a stricter class, such as [0-9]+ for numeric IDs) closes it; or give the two templates literals that tell their keys apart (forged-key)
 	// u#12345#follower <nil>
 	// singletable: User key PK: field UserID: value cannot be written in the key format: {UserID:raw=[0-9]+}: value does not match its constraint
 }

@@ -51,6 +51,11 @@ func TestDocSnippets(t *testing.T) {
 		t.Fatal(err)
 	}
 	sources = append(sources, lambdaEvents...)
+	wb, err := filepath.Glob(filepath.Join("..", "workbench", "*_test.go")) // workbench.md's export is its example's
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources = append(sources, wb...)
 	tool, err := filepath.Glob(filepath.Join("..", "cmd", "singletable", "examples", "*", "*.go")) // the tool's module
 	if err != nil {
 		t.Fatal(err)

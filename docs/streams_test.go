@@ -30,7 +30,7 @@ func Example_guideStreams() {
 		log.Fatal(err)
 	}
 
-	changes, err := streams.NewChanges(table, []*singletable.Target{users.Member(), skills.Member()})
+	changes, err := streams.NewChanges(table, []*singletable.Target{users.Target(), skills.Target()})
 	if err != nil {
 		log.Fatal(err)
 	}

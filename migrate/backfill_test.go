@@ -34,7 +34,7 @@ var userSkillsNewSK = singletable.MustDefine(singletable.Schema[UserSkill]{
 	SK:   "USKILL#{SkillName}",
 	Indexes: []singletable.IndexSchema[UserSkill]{
 		{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
-		{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
+		{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
 	},
 })
 

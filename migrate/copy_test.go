@@ -81,13 +81,26 @@ func TestMigrateCopy20k(t *testing.T) {
 		require.True(t, u.UpdatedAt.Equal(created.Add(time.Hour)))
 	}
 
-	vr, err := m.Verify(ctx, "000-users")
+	var vlast migrate.Progress
+	calls = 0
+	vr, err := m.Verify(ctx, "000-users", func(o *migrate.VerifyOptions) {
+		o.ProgressInterval = 100 * time.Millisecond
+		o.Progress = func(p migrate.Progress) { calls++; vlast = p }
+	})
 	require.NoError(t, err)
+	t.Logf("verified in %v, %d progress calls", vlast.Elapsed, calls)
 	assert.True(t, vr.OK(), "%+v", vr)
 	assert.Equal(t, map[string]int64{"User": n - deleted}, vr.Expected)
 	assert.Equal(t, map[string]int64{"User": n - deleted}, vr.Found)
 	assert.Equal(t, int64(n), vr.SourceItems)
 	assert.Equal(t, int64(n-deleted), vr.Compared)
+	// The last progress call: the source's items and then the table's
+	// (the users and the ledger's items) scanned, as DescribeTable counts
+	// them, and every copied user compared.
+	assert.True(t, vlast.Done)
+	assert.Equal(t, vr.Compared, vlast.Read)
+	assert.Greater(t, vlast.Scanned, int64(n+n-deleted))
+	assert.Equal(t, vlast.Total, vlast.Scanned)
 
 	// Finished: a second run does nothing.
 	again, err := m.Run(ctx, "000-users")

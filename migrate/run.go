@@ -737,19 +737,26 @@ func (r *runner) reportProgress() (stop func()) {
 	if r.o.Progress == nil {
 		return func() {}
 	}
+	return every(r.o.ProgressInterval, func(done bool) { r.o.Progress(r.progress(done)) })
+}
+
+// every calls fn(false) every interval, from one goroutine, until the
+// returned function is called, which makes the last call, fn(true), and
+// returns after it: the progress reports of runs and verifications.
+func every(interval time.Duration, fn func(done bool)) (stop func()) {
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(r.o.ProgressInterval)
+		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
 			select {
 			case <-quit:
-				r.o.Progress(r.progress(true))
+				fn(true)
 				return
 			case <-tick.C:
-				r.o.Progress(r.progress(false))
+				fn(false)
 			}
 		}
 	}()

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
@@ -29,7 +31,20 @@ type VerifyOptions struct {
 	PageSize int32
 	// MaxDifferences caps VerifyReport.Differences; default 100.
 	MaxDifferences int
+	// Progress, if set, is called every ProgressInterval (default 1s) and
+	// once at the end, from a single goroutine: Scanned counts the items
+	// the verification's scans evaluated (the source, then for a copy the
+	// table's items counted by type), Read the items compared, and Total
+	// estimates what the scans evaluate in all (0 when unknown).
+	Progress func(Progress)
+	// ProgressInterval is how often Progress is called; default 1s.
+	ProgressInterval time.Duration
+
+	seen *verifyCounts // what the scans have done, for Progress
 }
+
+// verifyCounts is what a verification's scans have done so far.
+type verifyCounts struct{ scanned, compared, total atomic.Int64 }
 
 // normalize sets the defaults of unset fields.
 func (o *VerifyOptions) normalize() {
@@ -45,6 +60,10 @@ func (o *VerifyOptions) normalize() {
 	if o.MaxDifferences <= 0 {
 		o.MaxDifferences = 100
 	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = time.Second
+	}
+	o.seen = &verifyCounts{}
 }
 
 // VerifyReport is what [Migrator.Verify] found.
@@ -133,11 +152,29 @@ func (m *Migrator) Verify(ctx context.Context, id string, optFns ...func(*Verify
 		return nil, err
 	}
 	o.normalize()
+	if o.Progress != nil {
+		start := time.Now()
+		stop := every(o.ProgressInterval, func(done bool) { o.Progress(o.seen.progress(mig.ID, start, done)) })
+		defer stop()
+	}
 	rep, err := mig.kind.verify(ctx, m.t, o)
 	if rep != nil {
 		rep.ID = mig.ID
 	}
 	return rep, err
+}
+
+// progress snapshots the verification of migration id started at start.
+func (c *verifyCounts) progress(id string, start time.Time, done bool) Progress {
+	p := Progress{ID: id, Counts: Counts{Scanned: c.scanned.Load(), Read: c.compared.Load()},
+		Total: c.total.Load(), Elapsed: time.Since(start), Done: done}
+	if secs := p.Elapsed.Seconds(); secs > 0 {
+		p.Rate = float64(p.Scanned) / secs
+		if p.Rate > 0 && p.Total > p.Scanned && !done {
+			p.ETA = time.Duration(float64(p.Total-p.Scanned) / p.Rate * float64(time.Second))
+		}
+	}
+	return p
 }
 
 // verifier collects a verification's findings from concurrent scans.
@@ -183,17 +220,20 @@ func (v *verifier) sampled(key map[string]types.AttributeValue) bool {
 }
 
 // scanAll scans spec's table in parallel segments and calls fn with each
-// page's items (concurrently for different segments).
-func scanAll(ctx context.Context, spec scanSpec, segments int, pageSize int32, projection string, fn func([]map[string]types.AttributeValue) error) error {
+// page's items (concurrently for different segments), counting what it
+// scans in o.seen.
+func scanAll(ctx context.Context, spec scanSpec, o VerifyOptions, projection string, fn func([]map[string]types.AttributeValue) error) error {
+	o.seen.total.Add(spec.total)
 	g, ctx := errgroup.WithContext(ctx)
-	for seg := range segments {
+	for seg := range o.Segments {
 		g.Go(func() error {
-			in := spec.input(seg, segments, pageSize, projection)
+			in := spec.input(seg, o.Segments, o.PageSize, projection)
 			for {
 				out, err := spec.page(ctx, in)
 				if err != nil {
 					return fmt.Errorf("singletable: verify: scan %s: %w", spec.table, err)
 				}
+				o.seen.scanned.Add(int64(out.ScannedCount))
 				if err := fn(out.Items); err != nil {
 					return err
 				}
@@ -212,7 +252,10 @@ func countTypes(ctx context.Context, t *table, o VerifyOptions) (map[string]int6
 	var mu sync.Mutex
 	found := map[string]int64{}
 	spec := scanSpec{client: t.client, table: t.name}
-	err := scanAll(ctx, spec, o.Segments, o.PageSize, t.typeAttr, func(items []map[string]types.AttributeValue) error {
+	if err := spec.describe(ctx); err != nil {
+		return nil, err
+	}
+	err := scanAll(ctx, spec, o, t.typeAttr, func(items []map[string]types.AttributeValue) error {
 		local := map[string]int64{}
 		for _, it := range items {
 			if typ := getS(it, t.typeAttr); typ != ledgerEntity {
@@ -235,7 +278,7 @@ func (c *copyKind) verify(ctx context.Context, t *table, o VerifyOptions) (*Veri
 		return nil, err
 	}
 	v := &verifier{t: t, o: o, rep: &VerifyReport{Kind: c.name(), Expected: map[string]int64{}}}
-	err = scanAll(ctx, spec, o.Segments, o.PageSize, "", func(items []map[string]types.AttributeValue) error {
+	err = scanAll(ctx, spec, o, "", func(items []map[string]types.AttributeValue) error {
 		expected := map[string]int64{}
 		var check []singletable.WriteOp
 		var transformErrs int64
@@ -262,6 +305,7 @@ func (c *copyKind) verify(ctx context.Context, t *table, o VerifyOptions) (*Veri
 		}
 		v.rep.Compared += int64(len(check))
 		v.mu.Unlock()
+		o.seen.compared.Add(int64(len(check)))
 		return v.compare(ctx, check)
 	})
 	if err != nil {
@@ -364,7 +408,7 @@ func verifyEach(ctx context.Context, t *table, o VerifyOptions, kind string, k *
 		return nil, err
 	}
 	v := &verifier{t: t, o: o, rep: &VerifyReport{Kind: kind, Found: map[string]int64{}}}
-	err = scanAll(ctx, spec, o.Segments, o.PageSize, "", func(items []map[string]types.AttributeValue) error {
+	err = scanAll(ctx, spec, o, "", func(items []map[string]types.AttributeValue) error {
 		var compared int64
 		for _, item := range items {
 			key := t.keyOf(item)
@@ -381,6 +425,7 @@ func verifyEach(ctx context.Context, t *table, o VerifyOptions, kind string, k *
 		v.rep.Found[k.entity] += int64(len(items))
 		v.rep.Compared += compared
 		v.mu.Unlock()
+		o.seen.compared.Add(compared)
 		return nil
 	})
 	if err != nil {

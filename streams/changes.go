@@ -121,9 +121,9 @@ type Changes struct {
 }
 
 // NewChanges returns a decoder of table's stream records into typed
-// change events for the entities of targets: use [singletable.Repo.Member]
-// targets, which decode and store nothing (a target made with Into,
-// IntoOne or IntoFunc decodes the same way; it is not called or appended
+// change events for the entities of targets: use [singletable.Repo.Target]
+// targets, which decode and store nothing (a target made with AppendTo,
+// StoreOne or PassTo decodes the same way; it is not called or appended
 // to). No target, targets of another table, nil targets and two targets
 // for one entity are a *singletable.ValidationError.
 //

@@ -17,7 +17,7 @@ import (
 func ExampleNewChanges() {
 	table := singletable.NewTable(nil, "glad-entities") // no client needed offline
 	skills := singletable.MustBind(table, UserSkills)
-	changes, err := streams.NewChanges(table, []*singletable.Target{skills.Member()})
+	changes, err := streams.NewChanges(table, []*singletable.Target{skills.Target()})
 	if err != nil {
 		panic(err)
 	}

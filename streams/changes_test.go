@@ -139,7 +139,7 @@ func TestChangesOneTypedEventPerWrite(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tbl, subs, memos, reader := streamTable(t)
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member(), memos.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Target(), memos.Target()})
 	require.NoError(t, err)
 	var want []event
 
@@ -222,7 +222,7 @@ func TestChangesLibraryItems(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 1, n)
 
-	all, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member(), memos.Member()}, func(o *streams.ChangeOptions) { o.LibraryItems = true })
+	all, err := streams.NewChanges(tbl, []*singletable.Target{subs.Target(), memos.Target()}, func(o *streams.ChangeOptions) { o.LibraryItems = true })
 	require.NoError(t, err)
 	got := readChanges(t, reader, all)
 	kinds := map[string]int{}
@@ -239,7 +239,7 @@ func TestChangesLibraryItems(t *testing.T) {
 
 	// The same records without LibraryItems: the entities' changes only.
 	reread := streams.NewReader(srvStreams(t), streamARN(t, tbl))
-	typed, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member(), memos.Member()})
+	typed, err := streams.NewChanges(tbl, []*singletable.Target{subs.Target(), memos.Target()})
 	require.NoError(t, err)
 	var entities []string
 	for _, ch := range readChanges(t, reread, typed) {
@@ -264,7 +264,7 @@ func TestChangesUnknownAndInvalid(t *testing.T) {
 	tbl := singletable.NewTable(nil, "t")
 	subs := singletable.MustBind(tbl, Subscribers)
 	memos := singletable.MustBind(tbl, Memos)
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Target()})
 	require.NoError(t, err)
 	memo := map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: "MEMO#x"}, "SK": &types.AttributeValueMemberS{Value: "MEMO"},
@@ -286,7 +286,7 @@ func TestChangesUnknownAndInvalid(t *testing.T) {
 	assert.Equal(t, "100", ce.SequenceNumber)
 	require.ErrorAs(t, err, &ute)
 
-	skip, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member()}, func(o *streams.ChangeOptions) { o.SkipUnknown = true })
+	skip, err := streams.NewChanges(tbl, []*singletable.Target{subs.Target()}, func(o *streams.ChangeOptions) { o.SkipUnknown = true })
 	require.NoError(t, err)
 	_, ok, err = skip.Decode(rec)
 	assert.NoError(t, err)
@@ -307,9 +307,9 @@ func TestChangesUnknownAndInvalid(t *testing.T) {
 	var ve *singletable.ValidationError
 	_, err = streams.NewChanges(tbl, nil)
 	assert.ErrorAs(t, err, &ve)
-	_, err = streams.NewChanges(tbl, []*singletable.Target{memos.Member(), memos.Member()})
+	_, err = streams.NewChanges(tbl, []*singletable.Target{memos.Target(), memos.Target()})
 	assert.ErrorAs(t, err, &ve)
-	_, err = streams.NewChanges(tbl, []*singletable.Target{otherMemos.Member()})
+	_, err = streams.NewChanges(tbl, []*singletable.Target{otherMemos.Target()})
 	assert.ErrorAs(t, err, &ve)
 }
 
@@ -324,7 +324,7 @@ func TestChangesNameUntypedEntity(t *testing.T) {
 		})
 		voters := singletable.MustBind(tbl, ForeignVoters)
 		candidates := singletable.MustBind(tbl, ForeignCandidates)
-		changes, err := streams.NewChanges(tbl, []*singletable.Target{voters.Member(), candidates.Member()})
+		changes, err := streams.NewChanges(tbl, []*singletable.Target{voters.Target(), candidates.Target()})
 		require.NoError(t, err)
 		voter := map[string]types.AttributeValue{
 			"PK": &types.AttributeValueMemberS{Value: "ELECTION#e"}, "SK": &types.AttributeValueMemberS{Value: "VOTER#ann"},
@@ -368,7 +368,7 @@ func TestReleaseExpiredGuards(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tbl, subs, _, reader := streamTable(t)
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Target()})
 	require.NoError(t, err)
 	// The expiry is in the future: DynamoDB Local 3.3.1 deletes expired
 	// items itself, with stream records it names "UNKNOWN_TO_SDK_VERSION"
@@ -465,7 +465,7 @@ func TestReleaseExpiredGuardsKeyOnlyTuple(t *testing.T) {
 		KeyOnly: []string{"Team"}, TTL: "Expires", Unique: []singletable.Unique{{Fields: []string{"Team", "Handle"}}}})
 	var repo *singletable.Repo[TeamHandle]
 	tbl := newTable(t, func(tbl *singletable.Table) { repo = singletable.MustBind(tbl, handles) })
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{repo.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{repo.Target()})
 	require.NoError(t, err)
 	for _, c := range []struct {
 		id, again string // again: the handle of the item re-created under the key, "" for none
@@ -504,7 +504,7 @@ func TestReleaseExpiredGuardsCountsOnlyDeleted(t *testing.T) {
 	ctx := context.Background()
 	var subs *singletable.Repo[Subscriber]
 	tbl := newTable(t, func(tbl *singletable.Table) { subs = singletable.MustBind(tbl, Subscribers) })
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Target()})
 	require.NoError(t, err)
 	_, err = subs.Create(ctx, Subscriber{ID: "x", Email: "x@example.com", Expires: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
@@ -547,7 +547,7 @@ func TestReleaseExpiredGuardsOtherEntitySameAttr(t *testing.T) {
 			Unique: []singletable.Unique{{Fields: []string{"Email"}}}}))
 		bs = singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[RelB]{Type: "RelB", PK: "X#{ID}", SK: "X"}))
 	})
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{as.Member(), bs.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{as.Target(), bs.Target()})
 	require.NoError(t, err)
 	_, err = as.Create(ctx, RelA{ID: "1", Email: "e"})
 	require.NoError(t, err)
@@ -572,7 +572,7 @@ func TestReleaseExpiredGuardsIgnores(t *testing.T) {
 	tbl := singletable.NewTable(failingClient{}, "t")
 	subs := singletable.MustBind(tbl, Subscribers)
 	memos := singletable.MustBind(tbl, Memos)
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Member(), memos.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{subs.Target(), memos.Target()})
 	require.NoError(t, err)
 	memo := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "MEMO#x"}, "SK": &types.AttributeValueMemberS{Value: "MEMO"}, "EntityType": &types.AttributeValueMemberS{Value: "Memo"}}
 	for _, ch := range []streams.Change{

@@ -18,7 +18,7 @@
 // the streams/lambdaevent module) or a Kinesis Client Library application
 // reads the stream, and hands its records to the same [Changes]:
 //
-//	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Member(), skills.Member()})
+//	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Target(), skills.Target()})
 //	r := streams.NewReader(streamsClient, arn)
 //	err := r.Read(ctx, func(ctx context.Context, recs []streams.Record) error {
 //		return changes.Handle(ctx, recs, func(ctx context.Context, ch streams.Change) error {

@@ -246,13 +246,13 @@ func TestDirectCollectionEqualsSDK(t *testing.T) {
 		var pages [][]any
 		var into []designs.UserSkill
 		var u designs.User
-		c := users.Collection(designs.User{Username: "ana"}).Limit(limit)
+		c := users.QueryCollection(designs.User{Username: "ana"}).Limit(limit)
 		for cursor, first := "", true; first || cursor != ""; first = false {
-			p, err := c.After(cursor).Page(ctx, users.IntoOne(&u), skills.Into(&into))
+			p, err := c.After(cursor).Page(ctx, users.StoreOne(&u), skills.AppendTo(&into))
 			require.NoError(t, err)
 			pages, cursor = append(pages, p.Items), p.Cursor
 		}
-		all, err := users.Collection(designs.User{Username: "ana"}).Desc().Collect(ctx, users.Member(), skills.Member())
+		all, err := users.QueryCollection(designs.User{Username: "ana"}).Desc().Collect(ctx, users.Target(), skills.Target())
 		require.NoError(t, err)
 		return append(pages, all), into
 	}

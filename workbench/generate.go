@@ -597,7 +597,7 @@ func (fg *facetGen) source(b *bytes.Buffer) {
 				continue
 			}
 			if ix.multi != nil {
-				w("\t\t{Name: %q, PartitionAttrs: []string{%q}", ix.name, ix.multi[0])
+				w("\t\t{Name: %q, MultiAttribute: true, PartitionAttrs: []string{%q}", ix.name, ix.multi[0])
 				if len(ix.multi) > 1 {
 					w(", SortAttrs: []string{%q}", ix.multi[1])
 				}

@@ -76,7 +76,7 @@ func handTxGet(c singletable.Client, ks []benchfix.Profile) ([]benchfix.Profile,
 
 func libraryCollection(f *fixture) ([]benchfix.Profile, error) {
 	var ps []benchfix.Profile
-	_, err := f.repo.Collection(f.key).Page(ctx, f.repo.Into(&ps))
+	_, err := f.repo.QueryCollection(f.key).Page(ctx, f.repo.AppendTo(&ps))
 	if err == nil && len(ps) != 20 {
 		err = fmt.Errorf("%d items", len(ps))
 	}

@@ -384,9 +384,16 @@ func TestCatalogIsCurrent(t *testing.T) {
 	t.Parallel()
 	s := elections.New(nil, elections.DataTableName, elections.EventTableName)
 	data, log := s.AccessPatterns()
-	got := catalog.New(s.Data, data...).Markdown() + "\n" + catalog.New(s.Log, log...).Markdown()
+	dataOK, logOK := s.Accepted()
+	got := catalog.New(s.Data, data...).Accept(dataOK...).Markdown() + "\n" + catalog.New(s.Log, log...).Accept(logOK...).Markdown()
 	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(line, "- warning") {
+			assert.Contains(t, line, "; accepted: ", "every warning is accepted, with its reason")
+		}
+	}
+	assert.Contains(t, got, "Accepted by the design, with its reasons:")
 	dataItems, logItems := sampleItems(t, s)
 	singletabletest.Golden(t, filepath.Join("docs", "table-"+elections.DataTableName+".svg"), catalog.Picture(s.Data, dataItems), *update)
 	singletabletest.Golden(t, filepath.Join("docs", "table-"+elections.EventTableName+".svg"), catalog.Picture(s.Log, logItems), *update)
@@ -394,7 +401,8 @@ func TestCatalogIsCurrent(t *testing.T) {
 	// On the Kotlin service's vote_data (GSI-1 only) the listings are Scans.
 	k := elections.NewListing(elections.ByScan, nil, elections.DataTableName, elections.EventTableName)
 	data, _ = k.AccessPatterns()
-	got = catalog.New(k.Data, data...).Markdown()
+	dataOK, _ = k.Accepted()
+	got = catalog.New(k.Data, data...).Accept(dataOK...).Markdown()
 	singletabletest.Golden(t, filepath.Join("docs", "catalog-kotlin-table.md"), got, *update)
 	assert.NotContains(t, got, "- error")
 	assert.NotContains(t, got, elections.ListIndex)

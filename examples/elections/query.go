@@ -272,9 +272,9 @@ type ElectionData struct {
 // voters, ballots) with one Query, decoding each item by its entity type.
 func (s *Store) LoadElection(ctx context.Context, name string) (ElectionData, error) {
 	var d ElectionData
-	meta := s.Elections.IntoOne(&d.Election)
-	_, err := s.Elections.Collection(Election{Name: name}).Collect(singletable.WithPattern(ctx, "E5"), meta,
-		s.Candidates.Into(&d.Candidates), s.Voters.Into(&d.Voters), s.Ballots.Into(&d.Ballots))
+	meta := s.Elections.StoreOne(&d.Election)
+	_, err := s.Elections.QueryCollection(Election{Name: name}).Collect(singletable.WithPattern(ctx, "E5"), meta,
+		s.Candidates.AppendTo(&d.Candidates), s.Voters.AppendTo(&d.Voters), s.Ballots.AppendTo(&d.Ballots))
 	if err != nil {
 		return ElectionData{}, err
 	}

@@ -390,9 +390,9 @@ type Dashboard struct {
 // one Query (an item collection).
 func (r *Repository) LoadDashboard(ctx context.Context, userID string) (Dashboard, error) {
 	var d Dashboard
-	profile := r.Profiles.IntoOne(&d.Profile)
-	_, err := r.Profiles.Collection(Profile{UserID: userID}).Collect(ctx, profile,
-		r.Goals.Into(&d.Goals), r.Meals.Into(&d.Meals), r.Activities.Into(&d.Activities))
+	profile := r.Profiles.StoreOne(&d.Profile)
+	_, err := r.Profiles.QueryCollection(Profile{UserID: userID}).Collect(ctx, profile,
+		r.Goals.AppendTo(&d.Goals), r.Meals.AppendTo(&d.Meals), r.Activities.AppendTo(&d.Activities))
 	if err != nil {
 		return Dashboard{}, err
 	}
@@ -435,5 +435,19 @@ func (r *Repository) AccessPatterns() []catalog.Pattern {
 		catalog.Query("A2", "A goal's activities on a date", r.activitiesOn("", "", t)),
 		catalog.Query("A3", "All activities of a user", r.userActivities("")),
 		catalog.Query("A4", "All activities for a goal", r.goalActivities("")),
+	}
+}
+
+// Accepted are the catalog's lint findings the design keeps, with the
+// reason (docs/catalog.md lists them apart): the key strings are the
+// playbook's Python service's.
+func (r *Repository) Accepted() []catalog.Acceptance {
+	return []catalog.Acceptance{
+		{Rule: catalog.RuleKeyOrder, Entity: "Goal", Index: "EmailIndex",
+			Reason: "create_goal writes gsi1_sk with Python's isoformat(); only the playbook's older items hold naive keys, and a backfill (migrate.Backfill) rewrites them"},
+		{Rule: catalog.RuleKeyOrder, Entity: "Meal", Index: "EmailIndex",
+			Reason: "UserID is in the partition key, which a query matches whole: its byte order never orders anything"},
+		{Rule: catalog.RuleKeyOrder, Entity: "Activity",
+			Reason: "goal IDs are the playbook's numeric strings, keyed verbatim as its Python code writes them: digits sort after '#', and a query gives a goal's ID whole"},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -238,9 +239,15 @@ func TestMealsAndActivities(t *testing.T) {
 
 func TestCatalogIsCurrent(t *testing.T) {
 	r := goals.New(nil, "TABLE_NAME")
-	got := catalog.New(r.Table, r.AccessPatterns()...).Markdown()
+	got := catalog.New(r.Table, r.AccessPatterns()...).Accept(r.Accepted()...).Markdown()
 	singletabletest.Golden(t, filepath.Join("docs", "catalog.md"), got, *update)
 	assert.NotContains(t, got, "- error")
+	for _, line := range strings.Split(got, "\n") {
+		if strings.HasPrefix(line, "- warning") {
+			assert.Contains(t, line, "; accepted: ", "every warning is accepted, with its reason")
+		}
+	}
+	assert.Contains(t, got, "Accepted by the design, with its reasons:")
 	singletabletest.Golden(t, filepath.Join("docs", "table.svg"), catalog.Picture(r.Table, sampleItems(t, r)), *update)
 }
 

@@ -30,7 +30,7 @@ var EntityCounts = singletable.MustDefine(singletable.Schema[EntityCount]{
 // changes of users, skills and counts. The table needs a stream with
 // both images (CreateTableOptions.Stream = NEW_AND_OLD_IMAGES).
 func (st *Store) Changes() *streams.Changes {
-	c, err := streams.NewChanges(st.Table, []*singletable.Target{st.Users.Member(), st.Skills.Member(), st.Counts.Member()})
+	c, err := streams.NewChanges(st.Table, []*singletable.Target{st.Users.Target(), st.Skills.Target(), st.Counts.Target()})
 	if err != nil {
 		panic(err) // the targets are the store's own: a programming error
 	}

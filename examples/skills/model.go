@@ -76,7 +76,7 @@ var UserSkills = singletable.MustDefine(singletable.Schema[UserSkill]{
 	SK:   "SKILL#{SkillName:raw}",
 	Indexes: []singletable.IndexSchema[UserSkill]{
 		{Name: "GSI1", PK: "SKILL#{SkillName:raw}", SK: "LEVEL#{Level:raw}#USER#{Username:raw}"},
-		{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
+		{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
 	},
 })
 

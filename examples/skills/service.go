@@ -309,7 +309,7 @@ type Profile struct {
 // profileCollection is the AP13 read: the whole USER#<username> item
 // collection, the profile and every skill, in one Query.
 func profileCollection(st *Store, username string) *singletable.Collection {
-	return st.Users.Collection(User{Username: username})
+	return st.Users.QueryCollection(User{Username: username})
 }
 
 // GetProfile reads a user and all their skills with one Query over the
@@ -321,8 +321,8 @@ func (s *Service) GetProfile(ctx context.Context, username string) (Profile, err
 		return Profile{}, err
 	}
 	var p Profile
-	profile := s.store.Users.IntoOne(&p.User)
-	if _, err := profileCollection(s.store, username).Collect(ctx, profile, s.store.Skills.Into(&p.Skills)); err != nil {
+	profile := s.store.Users.StoreOne(&p.User)
+	if _, err := profileCollection(s.store, username).Collect(ctx, profile, s.store.Skills.AppendTo(&p.Skills)); err != nil {
 		return Profile{}, fmt.Errorf("user %s: %w", username, err)
 	}
 	if profile.Count() == 0 {

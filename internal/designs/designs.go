@@ -44,7 +44,7 @@ var (
 		SK:   "SKILL#{SkillName}",
 		Indexes: []singletable.IndexSchema[UserSkill]{
 			{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}"},
-			{Name: "GSI2", PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
+			{Name: "GSI2", MultiAttribute: true, PartitionAttrs: []string{"SkillName", "Level"}, SortAttrs: []string{"Years", "LastUsed"}},
 		},
 	})
 )

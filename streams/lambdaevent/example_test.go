@@ -20,7 +20,7 @@ import (
 func ExampleHandler() {
 	table := singletable.NewTable(nil, "accounts") // no request is sent here
 	accounts := singletable.MustBind(table, Accounts)
-	changes, err := streams.NewChanges(table, []*singletable.Target{accounts.Member()})
+	changes, err := streams.NewChanges(table, []*singletable.Target{accounts.Target()})
 	if err != nil {
 		panic(err)
 	}
@@ -70,7 +70,7 @@ func Example_function() {
 	skills := singletable.MustBind(table, singletable.MustDefine(singletable.Schema[UserSkill]{Type: "UserSkill", PK: "USER#{Username}", SK: "SKILL#{SkillName}"}))
 	count := func(ctx context.Context, ch streams.Change) error { return nil }
 
-	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Member(), skills.Member()})
+	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Target(), skills.Target()})
 	lambda.Start(lambdaevent.Handler(changes, func(ctx context.Context, ch streams.Change) error {
 		if _, err := changes.ReleaseExpiredGuards(ctx, ch); err != nil {
 			return err

@@ -12,7 +12,7 @@
 // A function keeping per-entity counts, releasing the guards of expired
 // items on the way:
 //
-//	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Member(), skills.Member()})
+//	changes, _ := streams.NewChanges(table, []*singletable.Target{users.Target(), skills.Target()})
 //	lambda.Start(lambdaevent.Handler(changes, func(ctx context.Context, ch streams.Change) error {
 //		if _, err := changes.ReleaseExpiredGuards(ctx, ch); err != nil {
 //			return err

@@ -172,7 +172,7 @@ func TestRecordedEvent(t *testing.T) {
 	ev := loadEvent(t)
 	tbl := singletable.NewTable(nil, "glad")
 	accounts := singletable.MustBind(tbl, Accounts)
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{accounts.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{accounts.Target()})
 	require.NoError(t, err)
 	var got []seen
 	resp, err := lambdaevent.Handler(changes, func(_ context.Context, ch streams.Change) error {
@@ -204,7 +204,7 @@ func TestHandlerReportsFailedRecord(t *testing.T) {
 	ev := loadEvent(t)
 	tbl := singletable.NewTable(nil, "glad")
 	accounts := singletable.MustBind(tbl, Accounts)
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{accounts.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{accounts.Target()})
 	require.NoError(t, err)
 	n := 0
 	var failed string
@@ -239,7 +239,7 @@ func TestHandlerReleasesExpiredGuards(t *testing.T) {
 	_, err = accounts.Create(ctx, Account{Username: "bobby", Email: "bob@example.com"})
 	require.ErrorIs(t, err, singletable.ErrAlreadyExists)
 
-	changes, err := streams.NewChanges(tbl, []*singletable.Target{accounts.Member()})
+	changes, err := streams.NewChanges(tbl, []*singletable.Target{accounts.Target()})
 	require.NoError(t, err)
 	released := 0
 	resp, err := lambdaevent.Handler(changes, func(ctx context.Context, ch streams.Change) error {

@@ -26,9 +26,9 @@
 //		// ... serve
 //	}
 //
-// While a migration runs, a progress bar is drawn on standard error when it
-// is a terminal; otherwise a progress line is printed every ten seconds, so
-// logs stay readable. Ctrl-C (the context's cancellation) stops the run
+// While a migration runs or is verified, a progress bar is drawn on
+// standard error when it is a terminal; otherwise a progress line is
+// printed every ten seconds, so logs stay readable. Ctrl-C (the context's cancellation) stops the run
 // after its in-flight writes; running it again resumes from the
 // checkpoints.
 package migratecli
@@ -151,9 +151,9 @@ func usage(w io.Writer, cmd string) {
       -segments N   parallel scan segments
       -max-diffs N  differences listed
 
-A run shows its progress on standard error: a bar on a terminal, otherwise
-a line every 10s. Ctrl-C stops it after its in-flight writes; running it
-again resumes from its checkpoints.
+A run or a verification shows its progress on standard error: a bar on a
+terminal, otherwise a line every 10s. Ctrl-C stops a run after its
+in-flight writes; running it again resumes from its checkpoints.
 
 exit codes: 0 done (verify: no difference), 1 failure, failed items or
 differences found, 2 usage.
@@ -303,7 +303,14 @@ func verify(ctx context.Context, m *migrate.Migrator, args []string, o Options) 
 	if err != nil {
 		return ExitUsage, err
 	}
-	rep, err := m.Verify(ctx, id, func(v *migrate.VerifyOptions) { *v = vo })
+	show := newProgressView(id, o)
+	show.verify = true
+	rep, err := m.Verify(ctx, id, func(v *migrate.VerifyOptions) {
+		*v = vo
+		v.Progress = show.update
+		v.ProgressInterval = show.interval
+	})
+	show.finish()
 	if err != nil {
 		return ExitFailure, err
 	}
@@ -368,13 +375,14 @@ func keyString(k map[string]types.AttributeValue) string {
 	return "{" + strings.Join(parts, " ") + "}"
 }
 
-// progressView shows a run's progress: a bar on a terminal, periodic lines
-// elsewhere.
+// progressView shows a run's or a verification's progress: a bar on a
+// terminal, periodic lines elsewhere.
 type progressView struct {
 	id       string
 	w        io.Writer
 	bar      *progressbar.ProgressBar
 	interval time.Duration
+	verify   bool // a verification: Read counts the items compared
 }
 
 func newProgressView(id string, o Options) *progressView {
@@ -403,6 +411,9 @@ func (v *progressView) update(p migrate.Progress) {
 		}
 		line := fmt.Sprintf("migrate %s: read %d (written %d, skipped %d, failed %d), %.0f items/s",
 			v.id, p.Read, p.Written, p.Skipped, p.Failed, p.Rate)
+		if v.verify {
+			line = fmt.Sprintf("verify %s: scanned %d, compared %d, %.0f items/s", v.id, p.Scanned, p.Read, p.Rate)
+		}
 		if p.WCURate > 0 {
 			line += fmt.Sprintf(", %.0f WCU/s", p.WCURate)
 		}
@@ -415,7 +426,11 @@ func (v *progressView) update(p migrate.Progress) {
 	if p.Total > 0 && p.Total >= p.Scanned {
 		v.bar.ChangeMax64(p.Total)
 	}
-	v.bar.Describe(fmt.Sprintf("%s: %d written, %d skipped, %d failed", v.id, p.Written, p.Skipped, p.Failed))
+	if v.verify {
+		v.bar.Describe(fmt.Sprintf("verify %s: %d compared", v.id, p.Read))
+	} else {
+		v.bar.Describe(fmt.Sprintf("%s: %d written, %d skipped, %d failed", v.id, p.Written, p.Skipped, p.Failed))
+	}
 	_ = v.bar.Set64(p.Scanned)
 }
 

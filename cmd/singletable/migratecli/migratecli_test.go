@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"testing"
 	"time"
@@ -124,6 +125,13 @@ func TestMigrateCLI(t *testing.T) {
 	require.Equal(t, migratecli.ExitOK, cli("verify", "000-legacy-users"), errOut.String())
 	assert.Contains(t, out.String(), "User                 expected 297, found 297  ok")
 	assert.Contains(t, out.String(), "\nOK\n")
+	// Its progress lines, one per tick while it scans and compares (a
+	// tick every microsecond: the verification takes many requests).
+	errOut.Reset()
+	require.Equal(t, migratecli.ExitOK, migratecli.Main(ctx, m, []string{"verify", "000-legacy-users"}, func(o *migratecli.Options) {
+		o.Stdout, o.Stderr, o.LineInterval = io.Discard, &errOut, time.Microsecond
+	}))
+	assert.Regexp(t, `(?m)^verify 000-legacy-users: scanned \d+, compared \d+, \d+ items/s$`, errOut.String())
 
 	require.Equal(t, migratecli.ExitOK, cli("status"))
 	assert.Regexp(t, `000-legacy-users\s+copy\s+completed\s+300\s+297\s+3\s+0\s+2/2\s+1\s+\d{4}-`, out.String())

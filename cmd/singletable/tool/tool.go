@@ -94,11 +94,18 @@ type Table struct {
 	Table *singletable.Table
 	// Patterns are its access patterns, for catalog.
 	Patterns []catalog.Pattern
+	// Accepted are the lint findings the design accepts, with the reason:
+	// catalog and lint record them apart instead of warning.
+	Accepted []catalog.Acceptance
 	// Samples are example values of its entities, for workbench export
 	// and catalog -format svg.
 	Samples []workbench.Sample
 	// Migrations are its migrations, for migrate.
 	Migrations []migrate.Migration
+	// Create is what the program creates the table with, when more than
+	// the declarations (CreateTableOptions.Indexes: indexes no entity
+	// declares): check compares the live table with what it creates.
+	Create func(*singletable.CreateTableOptions)
 }
 
 // Main runs the command in os.Args, stopping on Ctrl-C or SIGTERM, and

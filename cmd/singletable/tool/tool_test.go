@@ -21,6 +21,7 @@ import (
 	"github.com/singletable-go/singletable/cmd/singletable/migratecli"
 	"github.com/singletable-go/singletable/cmd/singletable/tool"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/examples/skills"
 	"github.com/singletable-go/singletable/migrate"
 	"github.com/singletable-go/singletable/workbench"
@@ -55,6 +56,7 @@ func skillsProgram(name string) tool.Program {
 			return []tool.Table{{
 				Table:    st.Table,
 				Patterns: skills.AccessPatterns(st),
+				Accepted: skills.Accepted,
 				Samples: []workbench.Sample{
 					workbench.Samples(st.Users, skills.User{Username: "john", Name: "John", PasswordHash: "h1", CreatedAt: created, UpdatedAt: created}),
 					workbench.Samples(st.Skills, skills.UserSkill{Username: "john", SkillName: "go", Level: "Expert", Years: 8, CreatedAt: created, UpdatedAt: created}),
@@ -74,28 +76,43 @@ func TestDeclarationCommands(t *testing.T) {
 	st := skills.NewStore(nil, skills.TableName)
 
 	require.Equal(t, tool.ExitOK, c.run("catalog"), c.stderr.String())
-	assert.Equal(t, catalog.New(st.Table, skills.AccessPatterns(st)...).Markdown(), c.stdout.String())
+	want := catalog.New(st.Table, skills.AccessPatterns(st)...).Accept(skills.Accepted...).Markdown()
+	assert.Equal(t, want, c.stdout.String())
+	assert.Contains(t, c.stdout.String(), "Accepted by the design, with its reasons:")
 	file := filepath.Join(t.TempDir(), "catalog.md")
 	require.Equal(t, tool.ExitOK, c.run("catalog", "-o", file, "-table", skills.TableName), c.stderr.String())
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
-	assert.Equal(t, catalog.New(st.Table, skills.AccessPatterns(st)...).Markdown(), string(b))
+	assert.Equal(t, want, string(b))
 	assert.Empty(t, c.stdout.String())
 
 	// The picture of the registered sample values, as catalog draws it.
 	require.Equal(t, tool.ExitOK, c.run("catalog", "-format", "svg"), c.stderr.String())
 	created := time.Date(2024, 1, 7, 10, 0, 0, 0, time.UTC)
-	want := catalog.Picture(st.Table, []map[string]types.AttributeValue{
+	picture := catalog.Picture(st.Table, []map[string]types.AttributeValue{
 		st.Users.PutOp(skills.User{Username: "john", Name: "John", PasswordHash: "h1", CreatedAt: created, UpdatedAt: created}).Item(),
 		st.Skills.PutOp(skills.UserSkill{Username: "john", SkillName: "go", Level: "Expert", Years: 8, CreatedAt: created, UpdatedAt: created}).Item(),
 	})
-	assert.Equal(t, want, c.stdout.String())
+	assert.Equal(t, picture, c.stdout.String())
 	assert.Contains(t, c.stdout.String(), "<svg")
 
-	// The skills design has one lint warning and no error.
+	// The skills design has one lint warning, which the program accepts,
+	// and no error: -strict fails on the warning only when not accepted.
 	require.Equal(t, tool.ExitOK, c.run("lint"), c.stderr.String())
-	assert.Contains(t, c.stdout.String(), "glad-entities: 0 errors, 1 warnings, 0 info\n  warning UserSkill index GSI1")
-	assert.Equal(t, tool.ExitFailure, c.run("lint", "-strict"))
+	assert.Contains(t, c.stdout.String(), "glad-entities: 0 errors, 0 warnings, 0 info, 1 accepted\n  warning UserSkill index GSI1")
+	assert.Contains(t, c.stdout.String(), "(key-order); accepted: a level is one of Levels")
+	require.Equal(t, tool.ExitOK, c.run("lint", "-strict"), c.stdout.String())
+	unaccepted := skillsProgram(skills.TableName)
+	declare := unaccepted.Declare
+	unaccepted.Declare = func(client singletable.Client) ([]tool.Table, error) {
+		ts, err := declare(client)
+		ts[0].Accepted = nil
+		return ts, err
+	}
+	u := &cli{t: t, p: unaccepted}
+	require.Equal(t, tool.ExitOK, u.run("lint"), u.stderr.String())
+	assert.Contains(t, u.stdout.String(), "glad-entities: 0 errors, 1 warnings, 0 info, 0 accepted\n  warning UserSkill index GSI1")
+	assert.Equal(t, tool.ExitFailure, u.run("lint", "-strict"))
 
 	require.Equal(t, tool.ExitOK, c.run("workbench", "export", "-date", "2025-01-15T10:30:00Z", "-author", "tests"), c.stderr.String())
 	m, err := workbench.Read(bytes.NewReader(c.stdout.Bytes()))
@@ -192,6 +209,34 @@ func TestTableCommands(t *testing.T) {
 	require.Equal(t, tool.ExitFailure, d.run("check"), d.stderr.String())
 	assert.Contains(t, d.stdout.String(), drifted+": DIFFERS: ")
 	assert.Contains(t, d.stdout.String(), "GSI1")
+
+	// An index the program creates beside the declarations (Table.Create):
+	// check looks for it too.
+	audit := func(o *singletable.CreateTableOptions) {
+		o.Indexes = []describe.Index{{Name: "Audit", Partition: []describe.KeyAttribute{{Name: "AuditPK"}}}}
+	}
+	withAudit := func(table string) *cli {
+		p := skillsProgram(table)
+		declare := p.Declare
+		p.Declare = func(client singletable.Client) ([]tool.Table, error) {
+			ts, err := declare(client)
+			for i := range ts {
+				ts[i].Create = audit
+			}
+			return ts, err
+		}
+		return &cli{t: t, p: p}
+	}
+	a := withAudit(name)
+	require.Equal(t, tool.ExitFailure, a.run("check"), a.stderr.String())
+	assert.Contains(t, a.stdout.String(), name+": DIFFERS: ")
+	assert.Contains(t, a.stdout.String(), "index Audit is missing")
+	audited := ddblocal.TableName(t)
+	require.NoError(t, skills.NewStore(ddblocal.Shared(t).Client(), audited).Table.CreateTable(ctx, audit))
+	ddblocal.DeleteTableOnCleanup(t, ddblocal.Shared(t).Client(), audited)
+	a = withAudit(audited)
+	require.Equal(t, tool.ExitOK, a.run("check"), a.stdout.String())
+	assert.Equal(t, audited+": matches the declarations\n", a.stdout.String())
 }
 
 // Usage errors exit 2 with a hint; failures exit 1.

@@ -329,7 +329,7 @@ func run() error {
 	printSkills([]skills.UserSkill{sk})
 
 	heading("Access-pattern catalog (generated from the declarations)")
-	if err := catalog.New(st.Table, skills.AccessPatterns(st)...).WriteMarkdown(os.Stdout); err != nil {
+	if err := catalog.New(st.Table, skills.AccessPatterns(st)...).Accept(skills.Accepted...).WriteMarkdown(os.Stdout); err != nil {
 		return err
 	}
 	fmt.Printf("\nDone in %s; stopping DynamoDB Local.\n", time.Since(started).Round(time.Millisecond))

@@ -40,6 +40,7 @@ func declare(client singletable.Client) ([]tool.Table, error) {
 	return []tool.Table{{
 		Table:    st.Table,
 		Patterns: skills.AccessPatterns(st),
+		Accepted: skills.Accepted,
 		Samples: []workbench.Sample{
 			workbench.Samples(st.Users,
 				skills.User{Username: "john", Name: "John", PasswordHash: "h1", CreatedAt: created, UpdatedAt: created},
