@@ -169,7 +169,7 @@ func jsonCases() []jsonCase {
 		{name: "Scan/Segments", run: func(e env) (any, error) { return e.repo.Scan().Segments(3).Collect(ctx) }},
 		{name: "Table.Scan", run: func(e env) (any, error) {
 			var ps []benchfix.Profile
-			p, err := e.table.Scan().Page(ctx, e.repo.Into(&ps))
+			p, err := e.table.Scan().Page(ctx, e.repo.AppendTo(&ps))
 			return []any{ps, p.Cursor, len(p.Items)}, err
 		}},
 
@@ -181,8 +181,8 @@ func jsonCases() []jsonCase {
 		{name: "Get/Foreign", direct: []string{"GetItem"}, resp: map[string][]byte{"GetItem": []byte(`{"Item":{"PK":{"S":"x"},"SK":{"S":"y"},"EntityType":{"S":"Other"}}}`)},
 			run: func(e env) (any, error) { return e.repo.Get(ctx, e.f.key) }},
 
-		{name: "BatchGet", run: func(e env) (any, error) { return libraryBatchGet(e.f, batchKeys(e.f)) }},
-		{name: "TxGet", resp: map[string][]byte{"TransactGetItems": txGetBody()}, run: func(e env) (any, error) {
+		{name: "BatchGet", direct: []string{"BatchGetItem"}, run: func(e env) (any, error) { return libraryBatchGet(e.f, batchKeys(e.f)) }},
+		{name: "TxGet", direct: []string{"TransactGetItems"}, resp: map[string][]byte{"TransactGetItems": txGetBody()}, run: func(e env) (any, error) {
 			ps := make([]benchfix.Profile, 2)
 			found, err := singletable.TxGet(ctx, []singletable.GetOp{e.repo.GetOp(batchKeys(e.f)[0], &ps[0]), e.repo.GetOp(batchKeys(e.f)[1], &ps[1])})
 			return []any{found, ps}, err
