@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -44,9 +45,10 @@ type wireFeed interface {
 }
 
 // wireKeep lists what a read of e looks at besides the fields: the keys'
-// (the index keys' too, which hold fields) and the cursor's keys' values, the times re-read in a Location, the
+// and the cursor's keys' values, the times re-read in a Location, the
 // entity type when typed (Get, or matching keys: the filter does not
-// settle it), and whether the key fields are there (decodeRest).
+// settle it), whether the key fields are there, and the index keys
+// holding fields (Lazy: read when a field is missing; decodeRest).
 func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.Keep {
 	o := &t.opts
 	typed = typed || e.foreign.matchKeys
@@ -55,7 +57,7 @@ func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.
 		t      *Table
 		typed  bool
 		cursor string
-	}{e, t, typed, fmtKeys(cursorKeys)}
+	}{e, t, typed, strings.Join(cursorKeys, "\x00")}
 	return wire.Keeps(key, func() *codec.Keep {
 		vals := append([]string{o.PartitionKey, o.SortKey}, cursorKeys...)
 		if typed {
@@ -64,10 +66,10 @@ func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.
 		for _, f := range e.foreign.times {
 			vals = append(vals, f.Attr)
 		}
-		var present []string
+		var present, lazy []string
 		_ = e.eachKey(o, func(k keyRef) error { // the keys decodeRest fills fields from
 			if k.index != "" && !slices.Contains(vals, k.attr) {
-				vals = append(vals, k.attr)
+				lazy = append(lazy, k.attr)
 			}
 			for _, f := range k.ck.fields {
 				if !slices.Contains(vals, f.Attr) && !slices.Contains(present, f.Attr) {
@@ -76,20 +78,11 @@ func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.
 			}
 			return nil
 		})
-		return &codec.Keep{Values: vals, Present: present}
+		if len(e.foreign.keyOnly) > 0 { // decodeRest reads them whatever the codec found
+			vals, lazy = append(vals, lazy...), nil
+		}
+		return &codec.Keep{Values: vals, Present: present, Lazy: lazy}
 	})
-}
-
-// fmtKeys is cursor keys as one comparable value (no allocation for one).
-func fmtKeys(ks []string) string {
-	if len(ks) == 1 {
-		return ks[0]
-	}
-	var s string
-	for _, k := range ks {
-		s += k + "\x00"
-	}
-	return s
 }
 
 // wirePage makes f, a request of r's items, read them directly when its

@@ -13,40 +13,53 @@ import (
 // Keep lists the attributes a direct read keeps in an item's head
 // besides decoding them (keys, the entity type: what the library reads of
 // an item besides its fields): Values as attribute values, Present only
-// as there (the value Here).
+// as there (the value Here), and Lazy as attribute values only when the
+// item is not complete (the index keys its missing fields are filled
+// from): a complete item's are read past, never copied.
 type Keep struct {
-	Values, Present []string
+	Values, Present, Lazy []string
 
 	byField atomic.Pointer[keepFields] // keeps of a plan's fields
 }
 
-// keepFields is what a Keep keeps of each field of plan: keepValue, -1
-// (nothing) or the field's index in Present.
-type keepFields struct {
-	plan *Plan
-	at   []int
+// keepHow is what a Keep keeps of an attribute.
+type keepHow uint8
+
+const (
+	keepNone keepHow = iota
+	keepValue
+	keepPresent
+	keepLazy
+)
+
+// kept is what a Keep keeps of an attribute: how, and its index in the
+// list of that name (Values, Present or Lazy).
+type kept struct {
+	how keepHow
+	at  int
 }
 
-const keepValue = -2
+// keepFields is what a Keep keeps of each field of plan.
+type keepFields struct {
+	plan *Plan
+	at   []kept
+}
 
-// fields returns, per field of p, what k keeps of it (see keepFields).
-func (k *Keep) fields(p *Plan) []int {
+// maxLazy is how many Lazy attributes a read records the place of; any
+// further one is kept as a value.
+const maxLazy = 8
+
+// fields returns, per field of p, what k keeps of it.
+func (k *Keep) fields(p *Plan) []kept {
 	if k == nil {
 		return nil
 	}
 	if f := k.byField.Load(); f != nil && f.plan == p {
 		return f.at
 	}
-	f := &keepFields{plan: p, at: make([]int, len(p.fields))}
+	f := &keepFields{plan: p, at: make([]kept, len(p.fields))}
 	for i := range p.fields {
-		switch kept, value, at := k.keeps([]byte(p.fields[i].name)); {
-		case value:
-			f.at[i] = keepValue
-		case kept:
-			f.at[i] = at
-		default:
-			f.at[i] = -1
-		}
+		f.at[i] = k.keeps([]byte(p.fields[i].name))
 	}
 	k.byField.Store(f)
 	return f.at
@@ -55,36 +68,50 @@ func (k *Keep) fields(p *Plan) []int {
 // Here stands in a head for an attribute of Keep.Present.
 var Here types.AttributeValue = &types.AttributeValueMemberNULL{Value: true}
 
-// keeps reports whether k keeps name, whether its value, and its index in
-// Present.
-func (k *Keep) keeps(name []byte) (kept, value bool, at int) {
+// keeps returns what k keeps of name.
+func (k *Keep) keeps(name []byte) kept {
 	if k == nil {
-		return false, false, 0
+		return kept{}
 	}
-	for _, n := range k.Values {
+	for i, n := range k.Values {
 		if n == string(name) {
-			return true, true, 0
+			return kept{keepValue, i}
 		}
 	}
 	for i, n := range k.Present {
 		if n == string(name) {
-			return true, false, i
+			return kept{keepPresent, i}
 		}
 	}
-	return false, false, 0
+	for i, n := range k.Lazy {
+		if n == string(name) {
+			if i >= maxLazy {
+				return kept{keepValue, len(k.Values) + i}
+			}
+			return kept{keepLazy, i}
+		}
+	}
+	return kept{}
 }
 
-// keptAt is keeps of key k, field i of a plan when isField, byField
+// name is the name of an attribute k keeps as a value.
+func (k *Keep) name(x kept) string {
+	if x.at >= len(k.Values) {
+		return k.Lazy[x.at-len(k.Values)]
+	}
+	return k.Values[x.at]
+}
+
+// keptAt is what k keeps of key, field i of a plan when isField, byField
 // being the plan's k.fields.
-func (k *Keep) keptAt(byField []int, key []byte, i int, isField bool) (kept, value bool, at int) {
+func (k *Keep) keptAt(byField []kept, key []byte, i int, isField bool) kept {
 	if isField && byField != nil {
-		at = byField[i]
-		return at != -1, at == keepValue, at
+		return byField[i]
 	}
 	return k.keeps(key)
 }
 
-// Size is how many attributes k keeps at most.
+// Size is how many attributes k keeps at most, but for Lazy.
 func (k *Keep) Size() int { return len(k.Values) + len(k.Present) }
 
 // folded is an attribute whose name matches a field only ignoring case:
@@ -99,7 +126,8 @@ type folded struct {
 // struct at base, of the plan's type and zero or being filled, exactly as
 // Decode decodes the item the SDK would make of the same JSON: the fields
 // the fast path handles straight from the text, the others through their
-// attribute value. The attributes keep names are also added to head.
+// attribute value. The attributes keep names are also added to head (its
+// Lazy ones only when the item is not complete).
 //
 // complete is as for decodeAtN. A field that does not decode is ferr (the
 // item is read to its end, the rest of it not decoded); err is malformed
@@ -113,6 +141,7 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		later        []folded
 		hits, ferrAt int
 		present      uint64
+		lazy         [maxLazy]int // where each Lazy attribute's value is, plus one
 		extras       = p.extras.Load()
 		byField      = keep.fields(p)
 	)
@@ -128,18 +157,17 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 			break
 		}
 		i, isField := p.exactField(k)
-		kept, value, at := keep.keptAt(byField, k, i, isField)
-		switch {
-		case kept && !value && at < 64:
-			present |= 1 << at // in head only when !complete
-		case kept && !value:
-			head[keep.Present[at]] = Here
-		}
-		if value {
-			name := d.copyString(k)
-			if isField {
-				name = p.fields[i].name
+		switch x := keep.keptAt(byField, k, i, isField); x.how {
+		case keepPresent:
+			if x.at < 64 {
+				present |= 1 << x.at // in head only when !complete
+			} else {
+				head[keep.Present[x.at]] = Here
 			}
+		case keepLazy:
+			lazy[x.at] = d.i + 1 // read when !complete
+		case keepValue:
+			name := keep.name(x)
 			av, err := d.AV()
 			if err != nil {
 				return false, nil, err
@@ -173,7 +201,7 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		}
 		hits++
 		f := &p.fields[i]
-		if d.scalarFast(f, base) || d.listFast(f, base) {
+		if d.direct(f, base) || d.scalarFast(f, base) || d.listFast(f, base) {
 			continue
 		}
 		av, fresh, err := d.scalarAV(&d.sc)
@@ -196,14 +224,34 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		}
 	}
 	complete = hits == len(p.fields)
-	if !complete && present != 0 {
-		for at, name := range keep.Present {
-			if at < 64 && present&(1<<at) != 0 {
-				head[name] = Here
-			}
+	if !complete {
+		err = d.keepIncomplete(keep, present, &lazy, head)
+	}
+	return complete, ferr, err
+}
+
+// keepIncomplete adds to head what keep keeps of an incomplete item: the
+// Present attributes of bits present, the Lazy ones at their places.
+func (d *JSON) keepIncomplete(keep *Keep, present uint64, lazy *[maxLazy]int, head map[string]types.AttributeValue) error {
+	for at, name := range keep.Present {
+		if at < 64 && present&(1<<at) != 0 {
+			head[name] = Here
 		}
 	}
-	return complete, ferr, nil
+	end := d.i
+	defer func() { d.i = end }()
+	for at, off := range lazy {
+		if off == 0 {
+			continue
+		}
+		d.i = off - 1
+		av, err := d.AV()
+		if err != nil {
+			return err
+		}
+		head[keep.Lazy[at]] = av
+	}
+	return nil
 }
 
 // scalarFast decodes an S, N or BOOL straight from the text into a field
@@ -385,10 +433,10 @@ func StructPlan(t reflect.Type) *Plan {
 // keepOf adds item's attributes keep names to head.
 func keepOf(item map[string]types.AttributeValue, keep *Keep, head map[string]types.AttributeValue) {
 	for k, av := range item {
-		switch kept, value, _ := keep.keeps([]byte(k)); {
-		case value:
+		switch keep.keeps([]byte(k)).how {
+		case keepValue, keepLazy:
 			head[k] = av
-		case kept:
+		case keepPresent:
 			head[k] = Here
 		}
 	}

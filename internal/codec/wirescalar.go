@@ -1,0 +1,205 @@
+package codec
+
+import (
+	"strconv"
+	"time"
+	"unsafe"
+)
+
+// direct decodes a scalar attribute value in DynamoDB's compact form
+// ({"S":"..."}, {"N":"..."}, {"BOOL":true}, no white space) straight from
+// the text into field f of the struct at base, as decodeFast decodes the
+// attribute value the SDK makes of it, with neither a scratch attribute
+// value nor decodeFast's type switch. It reports false, d unchanged, for
+// anything else: another form, kind or shape, escapes where a number or
+// time is read, a number that is not plain decimal digits or does not fit
+// (the general path then does what decodeFast and the field's decoder
+// do, errors included).
+func (d *JSON) direct(f *planField, base unsafe.Pointer) bool {
+	if f.fkind == fkNone || f.fkind >= fkStrings || base == nil {
+		return false
+	}
+	b, i := d.b, d.i
+	if len(b)-i < 8 || b[i] != '{' || b[i+1] != '"' {
+		return false
+	}
+	p := unsafe.Add(base, f.off)
+	ok := false
+	switch {
+	case b[i+3] == '"' && b[i+4] == ':' && (b[i+2] == 'S' || b[i+2] == 'N'):
+		d.i = i + 5
+		ok = d.directText(f, p, b[i+2] == 'N')
+	case f.fkind == fkBool && string(b[i+2:i+8]) == `BOOL":`:
+		ok = d.directBool(p, i+8)
+	}
+	if ok && d.i < len(b) && b[d.i] == '}' {
+		d.i++
+		return true
+	}
+	d.i = i
+	return false
+}
+
+// directText reads the string of an S (an N when num) at d.i into p, a
+// field of f's shape.
+func (d *JSON) directText(f *planField, p unsafe.Pointer, num bool) bool {
+	raw, esc, err := d.rawString()
+	if err != nil {
+		return false
+	}
+	switch f.fkind {
+	case fkString, fkStringPtr:
+		if esc {
+			if num { // as scalarInto: an N with escapes takes the general path
+				return false
+			}
+			var ok bool
+			if raw, ok = unquote(raw); !ok {
+				return false
+			}
+		}
+		s := d.copyString(raw)
+		if f.fkind == fkString {
+			*(*string)(p) = s
+			return true
+		}
+		sp := (**string)(p)
+		if *sp == nil {
+			*sp = new(string)
+		}
+		**sp = s
+		return true
+	case fkTime:
+		if num || esc {
+			return false
+		}
+		// Parsed where it is: a time keeps nothing of its text.
+		tm, err := time.Parse(time.RFC3339, unsafe.String(unsafe.SliceData(raw), len(raw)))
+		if err != nil {
+			return false
+		}
+		*(*time.Time)(p) = tm
+		return true
+	case fkBool:
+		return false
+	}
+	if esc || !num && !f.asString {
+		return false
+	}
+	return setNumber(f.fkind, p, raw)
+}
+
+// directBool reads true or false at i into the bool at p.
+func (d *JSON) directBool(p unsafe.Pointer, i int) bool {
+	b := d.b[i:]
+	switch {
+	case len(b) >= 4 && string(b[:4]) == "true":
+		*(*bool)(p), d.i = true, i+4
+	case len(b) >= 5 && string(b[:5]) == "false":
+		*(*bool)(p), d.i = false, i+5
+	default:
+		return false
+	}
+	return true
+}
+
+// setNumber sets the number of kind k at p to the value of s, the text of
+// a number, when it is what decodeFast sets for it: plain decimal digits
+// (a sign for signed kinds) that fit; false, p unchanged, for any other
+// text, which the general path reads as strconv does.
+func setNumber(k fastKind, p unsafe.Pointer, s []byte) bool {
+	switch k {
+	case fkFloat64, fkFloat32:
+		x, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(s), len(s)), 64)
+		switch {
+		case err != nil, k == fkFloat32 && overflowFloat32(x):
+			return false
+		case k == fkFloat64:
+			*(*float64)(p) = x
+		default:
+			*(*float32)(p) = float32(x)
+		}
+		return true
+	case fkUint64, fkUint32, fkUint16, fkUint8:
+		u, ok := decimal(s, 19)
+		return ok && setUint(k, p, u)
+	}
+	neg := len(s) > 0 && s[0] == '-'
+	if len(s) > 0 && (neg || s[0] == '+') {
+		s = s[1:]
+	}
+	u, ok := decimal(s, 18)
+	i := int64(u)
+	if neg {
+		i = -i
+	}
+	return ok && setInt(k, p, i)
+}
+
+// decimal is the value of s, 1 to max decimal digits.
+func decimal(s []byte, max int) (uint64, bool) {
+	if len(s) == 0 || len(s) > max {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range s {
+		c -= '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + uint64(c)
+	}
+	return n, true
+}
+
+// setInt sets the signed integer of kind k at p to i if it fits.
+func setInt(k fastKind, p unsafe.Pointer, i int64) bool {
+	switch k {
+	case fkInt64:
+		*(*int64)(p) = i
+	case fkInt32:
+		if int64(int32(i)) != i {
+			return false
+		}
+		*(*int32)(p) = int32(i)
+	case fkInt16:
+		if int64(int16(i)) != i {
+			return false
+		}
+		*(*int16)(p) = int16(i)
+	case fkInt8:
+		if int64(int8(i)) != i {
+			return false
+		}
+		*(*int8)(p) = int8(i)
+	default:
+		return false
+	}
+	return true
+}
+
+// setUint sets the unsigned integer of kind k at p to u if it fits.
+func setUint(k fastKind, p unsafe.Pointer, u uint64) bool {
+	switch k {
+	case fkUint64:
+		*(*uint64)(p) = u
+	case fkUint32:
+		if uint64(uint32(u)) != u {
+			return false
+		}
+		*(*uint32)(p) = uint32(u)
+	case fkUint16:
+		if uint64(uint16(u)) != u {
+			return false
+		}
+		*(*uint16)(p) = uint16(u)
+	case fkUint8:
+		if uint64(uint8(u)) != u {
+			return false
+		}
+		*(*uint8)(p) = uint8(u)
+	default:
+		return false
+	}
+	return true
+}
