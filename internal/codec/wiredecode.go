@@ -39,30 +39,32 @@ type kept struct {
 	at  int
 }
 
-// keepFields is what a Keep keeps of each field of plan.
+// keepFields is what a Keep keeps of each field of plan, and the layout
+// of the items last read with both.
 type keepFields struct {
-	plan *Plan
-	at   []kept
+	plan   *Plan
+	at     []kept
+	layout atomic.Pointer[layout]
 }
 
 // maxLazy is how many Lazy attributes a read records the place of; any
 // further one is kept as a value.
 const maxLazy = 8
 
-// fields returns, per field of p, what k keeps of it.
-func (k *Keep) fields(p *Plan) []kept {
+// fields returns what k keeps of p's fields; nil when k is.
+func (k *Keep) fields(p *Plan) *keepFields {
 	if k == nil {
 		return nil
 	}
 	if f := k.byField.Load(); f != nil && f.plan == p {
-		return f.at
+		return f
 	}
 	f := &keepFields{plan: p, at: make([]kept, len(p.fields))}
 	for i := range p.fields {
 		f.at[i] = k.keeps([]byte(p.fields[i].name))
 	}
 	k.byField.Store(f)
-	return f.at
+	return f
 }
 
 // Here stands in a head for an attribute of Keep.Present.
@@ -102,15 +104,6 @@ func (k *Keep) name(x kept) string {
 	return k.Values[x.at]
 }
 
-// keptAt is what k keeps of key, field i of a plan when isField, byField
-// being the plan's k.fields.
-func (k *Keep) keptAt(byField []kept, key []byte, i int, isField bool) kept {
-	if isField && byField != nil {
-		return byField[i]
-	}
-	return k.keeps(key)
-}
-
 // Size is how many attributes k keeps at most, but for Lazy.
 func (k *Keep) Size() int { return len(k.Values) + len(k.Present) }
 
@@ -120,138 +113,6 @@ type folded struct {
 	field int
 	name  string
 	av    types.AttributeValue
-}
-
-// DecodeJSON reads an item from d (positioned at its object) into the
-// struct at base, of the plan's type and zero or being filled, exactly as
-// Decode decodes the item the SDK would make of the same JSON: the fields
-// the fast path handles straight from the text, the others through their
-// attribute value. The attributes keep names are also added to head (its
-// Lazy ones only when the item is not complete).
-//
-// complete is as for decodeAtN. A field that does not decode is ferr (the
-// item is read to its end, the rest of it not decoded); err is malformed
-// JSON, after which d cannot go on.
-func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[string]types.AttributeValue) (complete bool, ferr, err error) {
-	if p.whole || p.self || p.dupNames {
-		return p.decodeJSONItem(d, base, keep, head)
-	}
-	var (
-		v            reflect.Value
-		later        []folded
-		hits, ferrAt int
-		present      uint64
-		lazy         [maxLazy]int // where each Lazy attribute's value is, plus one
-		extras       = p.extras.Load()
-		byField      = keep.fields(p)
-	)
-	if err := d.Begin('{'); err != nil {
-		return false, nil, err
-	}
-	for first := true; ; {
-		k, ok, err := d.NextKey(&first)
-		if err != nil {
-			return false, nil, err
-		}
-		if !ok {
-			break
-		}
-		i, isField := p.exactField(k)
-		switch x := keep.keptAt(byField, k, i, isField); x.how {
-		case keepPresent:
-			if x.at < 64 {
-				present |= 1 << x.at // in head only when !complete
-			} else {
-				head[keep.Present[x.at]] = Here
-			}
-		case keepLazy:
-			lazy[x.at] = d.i + 1 // read when !complete
-		case keepValue:
-			name := keep.name(x)
-			av, err := d.AV()
-			if err != nil {
-				return false, nil, err
-			}
-			head[name] = av
-			if isField {
-				hits++
-				if e := p.decodeJSONField(&p.fields[i], av, &v, base); e != nil && (ferr == nil || i < ferrAt) {
-					ferr, ferrAt = e, i
-				}
-			} else if j, ok := p.foldField(k, extras); ok {
-				later = append(later, folded{j, name, av})
-			}
-			continue
-		}
-		if !isField {
-			j, ok := p.foldField(k, extras)
-			if !ok {
-				if err := d.Skip(); err != nil {
-					return false, nil, err
-				}
-				continue
-			}
-			name := d.copyString(k)
-			av, err := d.AV()
-			if err != nil {
-				return false, nil, err
-			}
-			later = append(later, folded{j, name, av})
-			continue
-		}
-		hits++
-		f := &p.fields[i]
-		if d.direct(f, base) || d.scalarFast(f, base) || d.listFast(f, base) {
-			continue
-		}
-		av, fresh, err := d.scalarAV(&d.sc)
-		if err != nil {
-			return false, nil, err
-		}
-		if f.fkind != fkNone && decodeFast(f, av, base) {
-			continue
-		}
-		// Decode's error is its first field's that fails, in field order.
-		if e := p.decodeJSONField(f, own(av, fresh), &v, base); e != nil && (ferr == nil || i < ferrAt) {
-			ferr, ferrAt = e, i
-		}
-	}
-	for _, x := range later {
-		if ferr == nil {
-			if e := p.decodeJSONField(&p.fields[x.field], x.av, &v, base); e != nil {
-				ferr = fieldErr(x.name, x.av, p.fields[x.field].typ, e)
-			}
-		}
-	}
-	complete = hits == len(p.fields)
-	if !complete {
-		err = d.keepIncomplete(keep, present, &lazy, head)
-	}
-	return complete, ferr, err
-}
-
-// keepIncomplete adds to head what keep keeps of an incomplete item: the
-// Present attributes of bits present, the Lazy ones at their places.
-func (d *JSON) keepIncomplete(keep *Keep, present uint64, lazy *[maxLazy]int, head map[string]types.AttributeValue) error {
-	for at, name := range keep.Present {
-		if at < 64 && present&(1<<at) != 0 {
-			head[name] = Here
-		}
-	}
-	end := d.i
-	defer func() { d.i = end }()
-	for at, off := range lazy {
-		if off == 0 {
-			continue
-		}
-		d.i = off - 1
-		av, err := d.AV()
-		if err != nil {
-			return err
-		}
-		head[keep.Lazy[at]] = av
-	}
-	return nil
 }
 
 // scalarFast decodes an S, N or BOOL straight from the text into a field

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -29,8 +29,9 @@ type JSON struct {
 	b     []byte
 	i     int
 	depth int
-	arena []byte
+	arena strings.Builder
 	slabS []types.AttributeValueMemberS
+	nS    int // the size of the next slabS
 	sc    scalar
 }
 
@@ -109,36 +110,62 @@ func (d *JSON) End() error {
 // colon; false at the object's end (read). The key is valid until the
 // next read. first is true before the first member and cleared.
 func (d *JSON) NextKey(first *bool) ([]byte, bool, error) {
+	if more, err := d.nextMember(first); !more || err != nil {
+		return nil, false, err
+	}
+	key, err := d.key()
+	return key, err == nil, err
+}
+
+// nextMember reads what comes before the next member of an object Begin
+// opened (a comma but for the first); false at the object's end (read).
+func (d *JSON) nextMember(first *bool) (bool, error) {
 	c := d.Peek()
 	if c == '}' {
 		d.i++
 		d.depth--
-		return nil, false, nil
+		return false, nil
 	}
 	if !*first {
 		if c != ',' {
-			return nil, false, d.errorf("expected ',' or '}'")
+			return false, d.errorf("expected ',' or '}'")
 		}
 		d.i++
-		d.ws()
 	}
 	*first = false
+	return true, nil
+}
+
+// key reads a member's key and the colon; the key is valid until the next
+// read.
+func (d *JSON) key() ([]byte, error) {
 	raw, esc, err := d.rawString()
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	key := raw
 	if esc {
 		var ok bool
 		if key, ok = unquote(raw); !ok {
-			return nil, false, d.errorf("invalid string")
+			return nil, d.errorf("invalid string")
 		}
 	}
 	if d.Peek() != ':' {
-		return nil, false, d.errorf("expected ':'")
+		return nil, d.errorf("expected ':'")
 	}
 	d.i++
-	return key, true, nil
+	return key, nil
+}
+
+// matchKey reads a member's key and colon when the text there is exactly
+// "name": (no white space, no escapes); false, d unchanged, otherwise.
+func (d *JSON) matchKey(name string) bool {
+	b, n := d.b[d.i:], len(name)
+	if len(b) < n+3 || b[0] != '"' || b[n+1] != '"' || b[n+2] != ':' || string(b[1:n+1]) != name {
+		return false
+	}
+	d.i += n + 3
+	return true
 }
 
 // NextElem reports whether an element of an array Begin opened follows;
@@ -255,12 +282,15 @@ func (d *JSON) copyString(b []byte) string {
 	if len(b) > arenaBlock/4 {
 		return string(b)
 	}
-	if cap(d.arena)-len(d.arena) < len(b) {
-		d.arena = make([]byte, 0, arenaBlock)
+	if d.arena.Cap()-d.arena.Len() < len(b) {
+		// A block no larger than what is left to read (a small response's
+		// strings take a small block), and not zeroed (strings.Builder).
+		d.arena = strings.Builder{}
+		d.arena.Grow(min(arenaBlock, len(b)+len(d.b)-d.i))
 	}
-	off := len(d.arena)
-	d.arena = append(d.arena, b...)
-	return unsafe.String(&d.arena[off], len(b))
+	off := d.arena.Len()
+	d.arena.Write(b)
+	return d.arena.String()[off:]
 }
 
 // literal reads one of true, false, null.
@@ -531,10 +561,12 @@ func (d *JSON) avBody(kind string) (types.AttributeValue, error) {
 	return &types.AttributeValueMemberM{Value: m}, err
 }
 
-// newS returns an S from a block of them (one allocation for 32).
+// newS returns an S from a block of them (one allocation for up to 32:
+// 4, then twice as many each time).
 func (d *JSON) newS(v string) *types.AttributeValueMemberS {
 	if len(d.slabS) == 0 {
-		d.slabS = make([]types.AttributeValueMemberS, 32)
+		d.nS = min(32, max(4, 2*d.nS))
+		d.slabS = make([]types.AttributeValueMemberS, d.nS)
 	}
 	s := &d.slabS[0]
 	d.slabS = d.slabS[1:]
