@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -293,6 +294,34 @@ func TestDirectNumbersMatchSDK(t *testing.T) {
 		}
 		if err == nil && (Unmarshal(item, &want) != nil || ferr != nil || got != want) {
 			t.Errorf("%s: got %+v, want %+v", doc, got, want)
+		}
+	}
+}
+
+// TestTimeUTCMatchesParse: timeUTC reads what time.Parse reads, to the
+// nanosecond and location, and leaves to it what it does not read.
+func TestTimeUTCMatchesParse(t *testing.T) {
+	texts := []string{"2024-01-02T03:04:05Z", "0000-01-01T00:00:00Z", "0000-02-29T00:00:00Z", "9999-12-31T23:59:59.999999999Z",
+		"1900-02-29T00:00:00Z", "2000-02-29T12:00:00Z", "2001-02-29T12:00:00Z", "2024-04-31T00:00:00Z", "2024-13-01T00:00:00Z",
+		"2024-00-01T00:00:00Z", "2024-01-00T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T23:60:00Z", "2024-01-01T23:59:60Z",
+		"2024-01-01T23:59:59.Z", "2024-01-01T23:59:59.1Z", "2024-01-01T23:59:59.1234567891234Z", "2024-01-01T23:59:59,5Z",
+		"2024-01-01T23:59:59.5+00:00", "2024-01-01T23:59:59+02:00", "2024-01-01 23:59:59Z", "2024-1-01T23:59:59Z",
+		"+024-01-01T23:59:59Z", "2024-01-01T23:59:59.12a4Z", "1969-12-31T23:59:59.5Z", "1582-10-10T00:00:00Z"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		tm := time.Unix(r.Int64N(253402300800+62167219200)-62167219200, r.Int64N(1e9)).UTC()
+		texts = append(texts, tm.Format(time.RFC3339Nano), tm.Format(time.RFC3339))
+	}
+	for _, s := range texts {
+		want, err := time.Parse(time.RFC3339, s)
+		got, ok := timeUTC([]byte(s))
+		switch {
+		case ok && err != nil:
+			t.Errorf("%s: read, time.Parse: %v", s, err)
+		case ok && (got != want || got.Location() != want.Location()):
+			t.Errorf("%s: %v (%#v), want %v (%#v)", s, got, got, want, want)
+		case !ok && err == nil && strings.HasSuffix(s, "Z") && !strings.Contains(s, ","):
+			t.Errorf("%s: not read, time.Parse reads it", s)
 		}
 	}
 }

@@ -199,20 +199,7 @@ func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 	i++
 	start := i
 	for {
-		for i+8 <= len(b) { // 8 plain ASCII bytes at a time
-			v := binary.LittleEndian.Uint64(b[i:])
-			if m := hasLess(v, ' ') | hasByte(v, '"') | hasByte(v, '\\') | v&hiBits; m != 0 {
-				// The lowest bit set marks the first byte that is not
-				// plain (a borrow only sets bits above a true match).
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		for i < len(b) && plain[b[i]] {
-			i++
-		}
-		if i >= len(b) {
+		if i = plainEnd(b, i); i >= len(b) {
 			return nil, false, d.errorf("unterminated string")
 		}
 		switch c := b[i]; {
@@ -234,6 +221,30 @@ func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 	}
 }
 
+// plainEnd is the index of the first byte of b from i on that is not
+// plain (see plain), len(b) if none: 8 bytes at a time, where the lowest
+// mark of stops is the first such byte.
+func plainEnd(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := stops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && plain[b[i]] {
+		i++
+	}
+	return i
+}
+
+// stops marks (bit 7 set) the bytes of v that are not plain: controls,
+// quotes, backslashes, not ASCII. A borrow only sets bits above a true
+// mark.
+func stops(v uint64) uint64 {
+	q, bs := v^(loBits*'"'), v^(loBits*'\\')
+	return ((v - loBits*' ') | v | (q-loBits)&^q | (bs-loBits)&^bs) & hiBits
+}
+
 // plain marks the bytes a string holds as they are: ASCII, not a control
 // character, a quote or a backslash.
 var plain = func() (t [256]bool) {
@@ -247,17 +258,6 @@ const (
 	loBits = uint64(0x0101010101010101)
 	hiBits = uint64(0x8080808080808080)
 )
-
-// hasByte reports whether a byte of v is c (bit 7 of that byte set).
-func hasByte(v uint64, c byte) uint64 {
-	x := v ^ (loBits * uint64(c))
-	return (x - loBits) & ^x & hiBits
-}
-
-// hasLess reports whether a byte of v is below n (n <= 128).
-func hasLess(v uint64, n byte) uint64 {
-	return (v - loBits*uint64(n)) & ^v & hiBits
-}
 
 // String reads a string value, copied.
 func (d *JSON) String() (string, error) {
@@ -858,6 +858,15 @@ var errNotFast = errors.New("codec: not a fast value")
 
 // stringish reads an attribute value that stringish accepts.
 func (d *JSON) stringish() (string, bool) {
+	if b := d.b[d.i:]; len(b) >= 8 && b[0] == '{' && b[1] == '"' && (b[2] == 'S' || b[2] == 'N') && b[3] == '"' && b[4] == ':' { // compact
+		i := d.i
+		d.i += 5
+		if raw, esc, err := d.rawString(); err == nil && !esc && d.i < len(d.b) && d.b[d.i] == '}' {
+			d.i++
+			return d.copyString(raw), true
+		}
+		d.i = i
+	}
 	kind, err := d.avKind()
 	if err != nil {
 		return "", false

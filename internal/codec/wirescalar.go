@@ -73,10 +73,12 @@ func (d *JSON) directText(f *planField, p unsafe.Pointer, num bool) bool {
 		if num || esc {
 			return false
 		}
-		// Parsed where it is: a time keeps nothing of its text.
-		tm, err := time.Parse(time.RFC3339, unsafe.String(unsafe.SliceData(raw), len(raw)))
-		if err != nil {
-			return false
+		tm, ok := timeUTC(raw)
+		if !ok { // parsed where it is: a time keeps nothing of its text
+			var err error
+			if tm, err = time.Parse(time.RFC3339, unsafe.String(unsafe.SliceData(raw), len(raw))); err != nil {
+				return false
+			}
 		}
 		*(*time.Time)(p) = tm
 		return true
@@ -202,4 +204,69 @@ func setUint(k fastKind, p unsafe.Pointer, u uint64) bool {
 		return false
 	}
 	return true
+}
+
+// timeUTC is time.Parse(time.RFC3339, s) for s in UTC, as DynamoDB items
+// hold times (2006-01-02T15:04:05.999999999Z); false for any other s,
+// which time.Parse reads.
+func timeUTC(s []byte) (time.Time, bool) {
+	if len(s) < len("2006-01-02T15:04:05Z") || s[len(s)-1] != 'Z' ||
+		s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, ok1 := decimal(s[0:4], 4)
+	month, ok2 := decimal(s[5:7], 2)
+	day, ok3 := decimal(s[8:10], 2)
+	hour, ok4 := decimal(s[11:13], 2)
+	minute, ok5 := decimal(s[14:16], 2)
+	sec, ok6 := decimal(s[17:19], 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 ||
+		day > uint64(daysIn(int(month), int(year))) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	var nsec uint64
+	if f := s[19 : len(s)-1]; len(f) > 0 { // .digits, the first 9 read
+		if len(f) < 2 || f[0] != '.' {
+			return time.Time{}, false
+		}
+		for i, c := range f[1:] {
+			if c < '0' || c > '9' {
+				return time.Time{}, false
+			}
+			if i < 9 {
+				nsec = nsec*10 + uint64(c-'0')
+			}
+		}
+		for n := len(f) - 1; n < 9; n++ {
+			nsec *= 10
+		}
+	}
+	days := daysFromCivil(int64(year), int64(month), int64(day))
+	return time.Unix(days*86400+int64(hour*3600+minute*60+sec), int64(nsec)).UTC(), true
+}
+
+// daysIn is the number of days of month m of year y.
+func daysIn(m, y int) int {
+	if m == 2 {
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + (m+m/8)%2
+}
+
+// daysFromCivil is the day of y-m-d (proleptic Gregorian) counted from
+// 1970-01-01 (H. Hinnant's days_from_civil).
+func daysFromCivil(y, m, d int64) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	doy := (153*((m+9)%12)+2)/5 + d - 1
+	return era*146097 + yoe*365 + yoe/4 - yoe/100 + doy - 719468
 }
