@@ -39,12 +39,12 @@ type kept struct {
 	at  int
 }
 
-// keepFields is what a Keep keeps of each field of plan, and the layout
-// of the items last read with both.
+// keepFields is what a Keep keeps of each field of plan, and the names a
+// read with both knows.
 type keepFields struct {
-	plan   *Plan
-	at     []kept
-	layout atomic.Pointer[layout]
+	plan  *Plan
+	at    []kept
+	names *keyNames
 }
 
 // maxLazy is how many Lazy attributes a read records the place of; any
@@ -63,6 +63,7 @@ func (k *Keep) fields(p *Plan) *keepFields {
 	for i := range p.fields {
 		f.at[i] = k.keeps([]byte(p.fields[i].name))
 	}
+	f.names = newKeyNames(p, k, f.at)
 	k.byField.Store(f)
 	return f
 }

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"reflect"
 	"unicode/utf8"
 	"unsafe"
@@ -15,10 +16,9 @@ import (
 // attribute value. The attributes keep names are also added to head (its
 // Lazy ones only when the item is not complete).
 //
-// Items of one kind come with their attributes in one order: each read
-// learns the order of the items it reads (a layout, per plan and Keep),
-// and a key that is where the layout says, byte for byte, is taken as
-// read without being scanned, hashed and looked up again.
+// A key with the text of a name the read knows (a field's, one keep
+// names) is taken as read by comparing the text with the names of its
+// first letter (keyNames), without being scanned, hashed and looked up.
 //
 // complete is as for decodeAtN. A field that does not decode is ferr (the
 // item is read to its end, the rest of it not decoded); err is malformed
@@ -28,17 +28,9 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 		return p.decodeJSONItem(d, base, keep, head)
 	}
 	r := itemRead{p: p, d: d, base: base, keep: keep, head: head, extras: p.extras.Load(), kf: keep.fields(p)}
-	var lay *layout
-	if r.kf != nil {
-		lay = r.kf.layout.Load()
-	}
 	if err := d.Begin('{'); err != nil {
 		return false, nil, err
 	}
-	var (
-		starts        [maxLayout]int32 // where each key is
-		n, pos, fresh int              // keys read, the layout's next, keys not in it
-	)
 	for first := true; ; {
 		if more, err := d.nextMember(&first); !more || err != nil {
 			if err != nil {
@@ -46,30 +38,20 @@ func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[str
 			}
 			break
 		}
-		if n < maxLayout {
-			starts[n] = int32(d.i)
-		}
-		n++
 		var e error
-		if lay != nil && pos < len(lay.slots) && d.matchKey(lay.slots[pos].name) {
-			pos++
-			e = r.member(&lay.slots[pos-1], nil)
+		if s := r.kf.match(d); s != nil {
+			e = r.member(s, nil)
 		} else {
 			k, err := d.key()
 			if err != nil {
 				return false, nil, err
 			}
-			fresh++
-			pos = lay.after(k, pos)
 			s := r.resolve(k)
 			e = r.member(&s, k)
 		}
 		if e != nil {
 			return false, nil, e
 		}
-	}
-	if fresh > 0 && (lay == nil || fresh*4 > n) && r.kf != nil {
-		r.kf.layout.Store(r.learn(starts[:min(n, maxLayout)]))
 	}
 	return r.end()
 }
@@ -94,30 +76,65 @@ type itemRead struct {
 // slot is what a read does with an attribute: decode field (-1: none),
 // keep it as kept says, or decode it into field fold (-1: none) later.
 type slot struct {
-	name        string // in a layout: the name, whose JSON text it is
+	name        string // in keyNames: the name, whose JSON text it is
 	field, fold int
 	kept        kept
+	text        string // in keyNames: name":
+	head, mask  uint64 // the first 8 bytes of text and which are text's
 }
 
-// layout is the order of the attributes of the items of a plan and Keep,
-// as the last item read that did not match it had them.
-type layout struct{ slots []slot }
+// keyNames are the slots of the names a read knows, by their first byte
+// (ASCII): the fields' and those keep names, whose text is their name.
+type keyNames [128][]slot
 
-// maxLayout is how many attributes a layout holds at most.
-const maxLayout = 64
-
-// after is where lay goes on after key k, read where pos was expected: after
-// k when lay has it further on, pos otherwise.
-func (lay *layout) after(k []byte, pos int) int {
-	if lay == nil {
-		return pos
+// newKeyNames returns p's and k's names (at being k.fields(p)).
+func newKeyNames(p *Plan, k *Keep, at []kept) *keyNames {
+	var names keyNames
+	add := func(s slot) {
+		if !literalName([]byte(s.name)) || s.name == "" || s.name[0] >= 128 {
+			return
+		}
+		s.text = s.name + `":`
+		var w [8]byte
+		n := copy(w[:], s.text)
+		s.head, s.mask = binary.LittleEndian.Uint64(w[:]), ^uint64(0)>>(64-8*n)
+		names[s.name[0]] = append(names[s.name[0]], s)
 	}
-	for j := pos; j < len(lay.slots); j++ {
-		if lay.slots[j].name == string(k) {
-			return j + 1
+	for i, f := range p.fields {
+		if j, _ := p.exactField([]byte(f.name)); j == i {
+			add(slot{name: f.name, field: i, fold: -1, kept: at[i]})
 		}
 	}
-	return pos
+	for _, list := range [][]string{k.Values, k.Present, k.Lazy} {
+		for _, name := range list {
+			if _, isField := p.exactField([]byte(name)); !isField {
+				fold, ok := p.fold(name)
+				if !ok {
+					fold = -1
+				}
+				add(slot{name: name, field: -1, fold: fold, kept: k.keeps([]byte(name))})
+			}
+		}
+	}
+	return &names
+}
+
+// match reads a key whose text is one of kf's names and returns its slot;
+// nil, d unchanged, for any other.
+func (kf *keepFields) match(d *JSON) *slot {
+	b := d.b[d.i:]
+	if kf == nil || len(b) < 9 || b[0] != '"' || b[1] >= 128 {
+		return nil
+	}
+	v, ss := binary.LittleEndian.Uint64(b[1:]), kf.names[b[1]]
+	for i := range ss {
+		s := &ss[i]
+		if n := len(s.text); v&s.mask == s.head && (n <= 8 || len(b) > n && string(b[9:n+1]) == s.text[8:]) {
+			d.i += n + 1
+			return s
+		}
+	}
+	return nil
 }
 
 // resolve is the slot of attribute k.
@@ -140,26 +157,6 @@ func (r *itemRead) resolve(k []byte) slot {
 	return s
 }
 
-// learn is the layout of the keys at starts (each "name":), those whose
-// text is their name.
-func (r *itemRead) learn(starts []int32) *layout {
-	d := r.d
-	end := d.i
-	defer func() { d.i = end }()
-	lay := &layout{slots: make([]slot, 0, len(starts))}
-	for _, at := range starts {
-		d.i = int(at)
-		k, err := d.key()
-		if err != nil || !literalName(k) || d.i-int(at) != len(k)+3 {
-			continue
-		}
-		s := r.resolve(k)
-		s.name = string(k)
-		lay.slots = append(lay.slots, s)
-	}
-	return lay
-}
-
 // literalName reports whether a JSON string holding k can be k's bytes
 // between quotes: valid UTF-8, no quote, backslash or control character.
 func literalName(k []byte) bool {
@@ -172,7 +169,7 @@ func literalName(k []byte) bool {
 }
 
 // member reads the value of the attribute of slot s, at d; k is its name
-// when s is not a layout's (whose name it then holds).
+// when s is not keyNames' (whose name it then holds).
 func (r *itemRead) member(s *slot, k []byte) error {
 	d := r.d
 	switch x := s.kept; x.how {

@@ -721,28 +721,8 @@ func unquote(s []byte) (t []byte, ok bool) {
 			switch s[r] {
 			default:
 				return
-			case '"', '\\', '/', '\'':
-				b[w] = s[r]
-				r++
-				w++
-			case 'b':
-				b[w] = '\b'
-				r++
-				w++
-			case 'f':
-				b[w] = '\f'
-				r++
-				w++
-			case 'n':
-				b[w] = '\n'
-				r++
-				w++
-			case 'r':
-				b[w] = '\r'
-				r++
-				w++
-			case 't':
-				b[w] = '\t'
+			case '"', '\\', '/', '\'', 'b', 'f', 'n', 'r', 't':
+				b[w] = unescaped[s[r]]
 				r++
 				w++
 			case 'u':
@@ -777,6 +757,9 @@ func unquote(s []byte) (t []byte, ok bool) {
 	}
 	return b[0:w], true
 }
+
+// unescaped is the byte each one-letter escape stands for.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', '\'': '\'', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // getu4 decodes \uXXXX from the beginning of s, returning the hex value,
 // or it returns -1.

@@ -48,7 +48,7 @@ type wireEntity struct {
 
 // sdkJSON is item as the SDK's serializer writes it (a PutItem's Item),
 // and what the SDK's deserializer makes of that JSON (a GetItem's Item).
-func sdkJSON(t *testing.T, item map[string]types.AttributeValue) ([]byte, map[string]types.AttributeValue) {
+func sdkJSON(t testing.TB, item map[string]types.AttributeValue) ([]byte, map[string]types.AttributeValue) {
 	t.Helper()
 	var itemJSON []byte
 	rt := roundTrip(func(r *http.Request) (*http.Response, error) {

@@ -106,36 +106,43 @@ func (d *JSON) directBool(p unsafe.Pointer, i int) bool {
 }
 
 // setNumber sets the number of kind k at p to the value of s, the text of
-// a number, when it is what decodeFast sets for it: plain decimal digits
-// (a sign for signed kinds) that fit; false, p unchanged, for any other
-// text, which the general path reads as strconv does.
+// a number, as setNumberText does; plain decimal integers without strconv.
 func setNumber(k fastKind, p unsafe.Pointer, s []byte) bool {
 	switch k {
-	case fkFloat64, fkFloat32:
-		x, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(s), len(s)), 64)
-		switch {
-		case err != nil, k == fkFloat32 && overflowFloat32(x):
-			return false
-		case k == fkFloat64:
-			*(*float64)(p) = x
-		default:
-			*(*float32)(p) = float32(x)
+	case fkInt64, fkInt32, fkInt16, fkInt8:
+		t, neg := s, len(s) > 0 && s[0] == '-'
+		if len(t) > 0 && (neg || t[0] == '+') {
+			t = t[1:]
 		}
-		return true
+		if u, ok := decimal(t, 18); ok {
+			i := int64(u)
+			if neg {
+				i = -i
+			}
+			return setInt(k, p, i)
+		}
 	case fkUint64, fkUint32, fkUint16, fkUint8:
-		u, ok := decimal(s, 19)
-		return ok && setUint(k, p, u)
+		if u, ok := decimal(s, 19); ok {
+			return setUint(k, p, u)
+		}
 	}
-	neg := len(s) > 0 && s[0] == '-'
-	if len(s) > 0 && (neg || s[0] == '+') {
-		s = s[1:]
+	return setNumberText(k, p, unsafe.String(unsafe.SliceData(s), len(s)))
+}
+
+// setNumberText sets the number of kind k at p to s parsed by strconv as
+// attributevalue parses it, when it parses and fits; false, p unchanged,
+// otherwise.
+func setNumberText(k fastKind, p unsafe.Pointer, s string) bool {
+	switch k {
+	case fkFloat64, fkFloat32:
+		x, err := strconv.ParseFloat(s, 64)
+		return err == nil && setFloat(k, p, x)
+	case fkUint64, fkUint32, fkUint16, fkUint8:
+		u, err := strconv.ParseUint(s, 10, 64)
+		return err == nil && setUint(k, p, u)
 	}
-	u, ok := decimal(s, 18)
-	i := int64(u)
-	if neg {
-		i = -i
-	}
-	return ok && setInt(k, p, i)
+	i, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && setInt(k, p, i)
 }
 
 // decimal is the value of s, 1 to max decimal digits.
@@ -159,25 +166,15 @@ func setInt(k fastKind, p unsafe.Pointer, i int64) bool {
 	switch k {
 	case fkInt64:
 		*(*int64)(p) = i
+		return true
 	case fkInt32:
-		if int64(int32(i)) != i {
-			return false
-		}
-		*(*int32)(p) = int32(i)
+		return fits[int32](p, i)
 	case fkInt16:
-		if int64(int16(i)) != i {
-			return false
-		}
-		*(*int16)(p) = int16(i)
+		return fits[int16](p, i)
 	case fkInt8:
-		if int64(int8(i)) != i {
-			return false
-		}
-		*(*int8)(p) = int8(i)
-	default:
-		return false
+		return fits[int8](p, i)
 	}
-	return true
+	return false
 }
 
 // setUint sets the unsigned integer of kind k at p to u if it fits.
@@ -185,24 +182,36 @@ func setUint(k fastKind, p unsafe.Pointer, u uint64) bool {
 	switch k {
 	case fkUint64:
 		*(*uint64)(p) = u
+		return true
 	case fkUint32:
-		if uint64(uint32(u)) != u {
-			return false
-		}
-		*(*uint32)(p) = uint32(u)
+		return fits[uint32](p, u)
 	case fkUint16:
-		if uint64(uint16(u)) != u {
-			return false
-		}
-		*(*uint16)(p) = uint16(u)
+		return fits[uint16](p, u)
 	case fkUint8:
-		if uint64(uint8(u)) != u {
-			return false
-		}
-		*(*uint8)(p) = uint8(u)
-	default:
+		return fits[uint8](p, u)
+	}
+	return false
+}
+
+// fits sets the N at p to v if N holds v.
+func fits[N int8 | int16 | int32 | uint8 | uint16 | uint32, V int64 | uint64](p unsafe.Pointer, v V) bool {
+	if V(N(v)) != v {
 		return false
 	}
+	*(*N)(p) = N(v)
+	return true
+}
+
+// setFloat sets the float of kind k at p to x if it fits.
+func setFloat(k fastKind, p unsafe.Pointer, x float64) bool {
+	if k == fkFloat64 {
+		*(*float64)(p) = x
+		return true
+	}
+	if overflowFloat32(x) {
+		return false
+	}
+	*(*float32)(p) = float32(x)
 	return true
 }
 
