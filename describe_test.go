@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/describe"
 )
 
 type descAccount struct {
@@ -55,31 +56,31 @@ func TestTableDescribe(t *testing.T) {
 
 	a := d.Entities[0]
 	assert.Equal(t, "Account", a.Type)
-	assert.Equal(t, singletable.KeyDescription{Attr: "PK", Template: "ACCOUNT#{ID}",
-		Parts: []singletable.KeyPart{{Literal: "ACCOUNT#"}, {Field: "ID"}}}, a.PK)
-	assert.Equal(t, singletable.KeyDescription{Attr: "SK", Template: "A", Parts: []singletable.KeyPart{{Literal: "A"}}}, a.SK)
-	assert.Equal(t, []singletable.Unique{{Fields: []string{"Email"}}}, a.Unique)
+	assert.Equal(t, describe.Key{Attr: "PK", Template: "ACCOUNT#{ID}",
+		Parts: []describe.KeyPart{{Literal: "ACCOUNT#"}, {Field: "ID"}}}, a.PK)
+	assert.Equal(t, describe.Key{Attr: "SK", Template: "A", Parts: []describe.KeyPart{{Literal: "A"}}}, a.SK)
+	assert.Equal(t, []describe.Unique{{Fields: []string{"Email"}}}, a.Unique)
 	assert.Equal(t, []string{"Version", "Created", "", "Expires"}, []string{a.Version, a.CreatedAt, a.UpdatedAt, a.TTL})
-	assert.Contains(t, a.Fields, singletable.FieldDescription{Name: "ID", Attr: "id"})
-	assert.Contains(t, a.Fields, singletable.FieldDescription{Name: "Score", Attr: "score"})
+	assert.Contains(t, a.Fields, describe.Field{Name: "ID", Attr: "id"})
+	assert.Contains(t, a.Fields, describe.Field{Name: "Score", Attr: "score"})
 	require.Len(t, a.Indexes, 2)
-	assert.Equal(t, singletable.EntityIndexDescription{
+	assert.Equal(t, describe.EntityIndex{
 		Name: "ByRegion",
-		PK: singletable.KeyDescription{Attr: "ByRegionPK", Template: "REGION#{Region}",
-			Parts: []singletable.KeyPart{{Literal: "REGION#"}, {Field: "Region"}}},
-		SK:     singletable.KeyDescription{Attr: "ByRegionSK", Template: "{Email}", Parts: []singletable.KeyPart{{Field: "Email"}}},
+		PK: describe.Key{Attr: "ByRegionPK", Template: "REGION#{Region}",
+			Parts: []describe.KeyPart{{Literal: "REGION#"}, {Field: "Region"}}},
+		SK:     describe.Key{Attr: "ByRegionSK", Template: "{Email}", Parts: []describe.KeyPart{{Field: "Email"}}},
 		Shards: 4, HasWhen: true, WhenFields: []string{"Score"},
 	}, a.Indexes[0])
-	assert.Equal(t, singletable.EntityIndexDescription{
+	assert.Equal(t, describe.EntityIndex{
 		Name: "ByScore", MultiAttribute: true,
-		Partition: []singletable.FieldDescription{{Name: "Region", Attr: "Region"}},
-		Sort:      []singletable.FieldDescription{{Name: "Score", Attr: "score"}},
+		Partition: []describe.Field{{Name: "Region", Attr: "Region"}},
+		Sort:      []describe.Field{{Name: "Score", Attr: "score"}},
 	}, a.Indexes[1])
-	assert.Equal(t, []singletable.IndexDescription{
-		{Name: "ByRegion", Partition: []singletable.KeyAttribute{{Name: "ByRegionPK", Type: types.ScalarAttributeTypeS}},
-			Sort: []singletable.KeyAttribute{{Name: "ByRegionSK", Type: types.ScalarAttributeTypeS}}, Projection: types.ProjectionTypeAll},
-		{Name: "ByScore", MultiAttribute: true, Partition: []singletable.KeyAttribute{{Name: "Region", Type: types.ScalarAttributeTypeS}},
-			Sort: []singletable.KeyAttribute{{Name: "score", Type: types.ScalarAttributeTypeN}}, Projection: types.ProjectionTypeAll},
+	assert.Equal(t, []describe.Index{
+		{Name: "ByRegion", Partition: []describe.KeyAttribute{{Name: "ByRegionPK", Type: types.ScalarAttributeTypeS}},
+			Sort: []describe.KeyAttribute{{Name: "ByRegionSK", Type: types.ScalarAttributeTypeS}}, Projection: types.ProjectionTypeAll},
+		{Name: "ByScore", MultiAttribute: true, Partition: []describe.KeyAttribute{{Name: "Region", Type: types.ScalarAttributeTypeS}},
+			Sort: []describe.KeyAttribute{{Name: "score", Type: types.ScalarAttributeTypeN}}, Projection: types.ProjectionTypeAll},
 	}, d.Indexes)
 	assert.Equal(t, a, accounts.Describe(), "the repository describes its entity as the table lists it")
 
@@ -91,7 +92,7 @@ func TestTableDescribe(t *testing.T) {
 	d.Indexes[0].Partition[0].Name = "X"
 	again := tbl.Describe()
 	assert.Equal(t, "Account", again.Entities[0].Type)
-	assert.Equal(t, []singletable.Unique{{Fields: []string{"Email"}}}, again.Entities[0].Unique)
+	assert.Equal(t, []describe.Unique{{Fields: []string{"Email"}}}, again.Entities[0].Unique)
 	assert.Equal(t, []string{"Score"}, again.Entities[0].Indexes[0].WhenFields)
 	assert.Equal(t, "ID", again.Entities[0].PK.Parts[1].Field)
 	assert.Equal(t, "ByRegionPK", again.Indexes[0].Partition[0].Name)
@@ -104,7 +105,7 @@ func TestTableDescribeNoSortKey(t *testing.T) {
 	things := singletable.MustBind(tbl, singletable.MustDefine(singletable.Schema[Thing]{Type: "Thing", PK: "THING#{ID}"}))
 	d := things.Describe()
 	assert.Equal(t, "pk", d.PK.Attr)
-	assert.Equal(t, singletable.KeyDescription{}, d.SK, "no sort key: the zero value")
+	assert.Equal(t, describe.Key{}, d.SK, "no sort key: the zero value")
 	assert.Empty(t, tbl.Describe().Indexes)
 }
 
@@ -114,21 +115,21 @@ func TestQueryDescribe(t *testing.T) {
 	k := descAccount{}
 	cases := []struct {
 		q    *singletable.Query[descAccount]
-		want singletable.QueryDescription
+		want describe.Query
 	}{
-		{accounts.Query(k), singletable.QueryDescription{Entity: "Account",
+		{accounts.Query(k), describe.Query{Entity: "Account",
 			Partition: "PK = ACCOUNT#{ID}", Sort: "SK = A"}},
-		{accounts.QueryIndex("ByRegion", k).Where("Email", singletable.Eq, k.Email).Desc(), singletable.QueryDescription{
+		{accounts.QueryIndex("ByRegion", k).Where("Email", singletable.Eq, k.Email).Desc(), describe.Query{
 			Entity: "Account", Index: "ByRegion", Partition: "ByRegionPK = REGION#{Region}#shard_{0..3}",
 			Sort: "ByRegionSK = {Email}", Descending: true}},
 		{accounts.QueryIndex("ByScore", k).Where("Score", singletable.Ge, k.Score).
-			Filter(expression.Name("Email").AttributeExists()), singletable.QueryDescription{
+			Filter(expression.Name("Email").AttributeExists()), describe.Query{
 			Entity: "Account", Index: "ByScore", Partition: "Region = {Region}", Sort: "score >= {Score}", Filtered: true}},
-		{accounts.QueryIndex("Nope", k), singletable.QueryDescription{Entity: "Account", Index: "Nope"}},
+		{accounts.QueryIndex("Nope", k), describe.Query{Entity: "Account", Index: "Nope"}},
 	}
 	for i, c := range cases {
 		assert.Equal(t, c.want, c.q.Describe(), "case %d", i)
 	}
 	assert.Equal(t, "PK = ACCOUNT#{ID} AND SK = A", cases[0].want.KeyCondition())
-	assert.Equal(t, "Region = {Region}", singletable.QueryDescription{Partition: "Region = {Region}"}.KeyCondition())
+	assert.Equal(t, "Region = {Region}", describe.Query{Partition: "Region = {Region}"}.KeyCondition())
 }

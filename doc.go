@@ -102,7 +102,8 @@
 //
 // Package migrate runs a table's data migrations (copies, backfills,
 // unique guard adoption), recorded in the table itself; package streams
-// decodes stream records into typed change events; package catalog builds
-// the access-pattern catalog from [Table.Describe]; package ddblocal runs
+// decodes stream records into typed change events; package describe
+// holds the descriptions [Table.Describe] returns, from which package
+// catalog builds the access-pattern catalog; package ddblocal runs
 // DynamoDB Local for tests. See README.md and docs/ for guides.
 package singletable

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/describe"
 )
 
 // Key formats per placeholder, end to end: items another service wrote
@@ -632,7 +633,7 @@ func TestKeyFormatsDescribe(t *testing.T) {
 	tasks := singletable.MustBind(tbl, fmtTasks)
 	d := tasks.Describe()
 	require.Len(t, d.Indexes, 2)
-	assert.Equal(t, []singletable.KeyPart{{Field: "Created", Format: "rfc3339"}, {Literal: "#"}, {Field: "ID", Format: "raw"}}, d.Indexes[0].SK.Parts)
+	assert.Equal(t, []describe.KeyPart{{Field: "Created", Format: "rfc3339"}, {Literal: "#"}, {Field: "ID", Format: "raw"}}, d.Indexes[0].SK.Parts)
 	assert.Equal(t, "GSI1SK = {Created:rfc3339}#{ID:raw}", "GSI1SK = "+d.Indexes[0].SK.Template)
 	q := tasks.QueryIndex("GSI1", FmtTask{}).Where("Created", singletable.Gt, nil).Describe()
 	assert.Equal(t, "GSI1SK > {Created:rfc3339}", q.Sort)

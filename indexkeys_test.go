@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/describe"
 )
 
 // DeviceLog is the device log of a published single-table design: a log
@@ -71,9 +72,9 @@ func TestIndexKeyIsTableSortKey(t *testing.T) {
 		defs = append(defs, aws.ToString(d.AttributeName)+" "+string(d.AttributeType))
 	}
 	assert.Equal(t, []string{"EscalatedTo S", "PK S", "SK S"}, defs)
-	assert.Equal(t, []singletable.IndexDescription{
-		{Name: "GSI2", Partition: []singletable.KeyAttribute{{Name: "EscalatedTo", Type: "S"}}, Sort: []singletable.KeyAttribute{{Name: "SK", Type: "S"}}, Projection: "ALL"},
-		{Name: "Inverted", Partition: []singletable.KeyAttribute{{Name: "SK", Type: "S"}}, Sort: []singletable.KeyAttribute{{Name: "PK", Type: "S"}}, Projection: "ALL"},
+	assert.Equal(t, []describe.Index{
+		{Name: "GSI2", Partition: []describe.KeyAttribute{{Name: "EscalatedTo", Type: "S"}}, Sort: []describe.KeyAttribute{{Name: "SK", Type: "S"}}, Projection: "ALL"},
+		{Name: "Inverted", Partition: []describe.KeyAttribute{{Name: "SK", Type: "S"}}, Sort: []describe.KeyAttribute{{Name: "PK", Type: "S"}}, Projection: "ALL"},
 	}, tbl.Describe().Indexes)
 
 	// The library's writes: Create, Put, BatchWrite and Tx, in and out of

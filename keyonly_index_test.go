@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/describe"
 )
 
 // Fields held only in index keys (issue 24 item 2): the online shop's
@@ -359,7 +360,7 @@ func TestKeyOnlyCarriesKeyAttrName(t *testing.T) {
 	assert.Equal(t, []Reading{r}, owned)
 	d := tbl.Describe()
 	assert.Equal(t, []string{"DeviceID", "Owner"}, d.Entities[0].KeyOnly)
-	assert.Contains(t, d.Entities[0].Fields, singletable.FieldDescription{Name: "Owner", Attr: "-"})
+	assert.Contains(t, d.Entities[0].Fields, describe.Field{Name: "Owner", Attr: "-"})
 	assert.Equal(t, "DEVICE#d1", attrS(scanRaw(t, tbl.Client(), tbl.Name())[0], "DeviceID"))
 }
 
@@ -375,7 +376,7 @@ func TestKeyOnlyIndexDescribe(t *testing.T) {
 		attrs[f.Name] = f.Attr
 	}
 	assert.Equal(t, map[string]string{"OrderID": "-", "ProductID": "-", "CustomerID": "-", "Date": "-", "Quantity": "Quantity", "Price": "Price"}, attrs)
-	assert.True(t, slices.ContainsFunc(d.Indexes, func(ix singletable.EntityIndexDescription) bool {
+	assert.True(t, slices.ContainsFunc(d.Indexes, func(ix describe.EntityIndex) bool {
 		return ix.PK.Attr == "GSI2-PK" && strings.Contains(ix.PK.Template, "{CustomerID:raw}")
 	}))
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// DynamoDB Local agrees with expr.UpdateOps and maxUpdateOps: 400 plain SET
+// DynamoDB Local agrees with expr.UpdateOps and expr.MaxUpdateOps: 400 plain SET
 // actions are accepted, 300 actions with a + each are accepted, 301 are
 // refused; the library refuses the 301 before the network and lets the
 // others through.
@@ -45,7 +45,7 @@ func TestUpdateOperatorLimitMatchesDynamoDB(t *testing.T) {
 		n        int
 		plus     bool
 		accepted bool
-	}{{400, false, true}, {maxUpdateOps, true, true}, {maxUpdateOps + 1, true, false}} {
+	}{{400, false, true}, {expr.MaxUpdateOps, true, true}, {expr.MaxUpdateOps + 1, true, false}} {
 		upd, names, values := update(tc.n, tc.plus)
 		if got, want := expr.UpdateOps(upd), map[bool]int{false: 0, true: tc.n}[tc.plus]; got != want {
 			t.Fatalf("%d actions: updateOps = %d, want %d", tc.n, got, want)

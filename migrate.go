@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
@@ -56,7 +57,7 @@ func (r *Repo[T]) decodeStored(item map[string]types.AttributeValue, render bool
 func (s *StoredItems) Table() *Table { return s.t }
 
 // Describe describes the entity, as [Repo.Describe] does.
-func (s *StoredItems) Describe() EntityDescription { return s.e.describe(s.t.opts) }
+func (s *StoredItems) Describe() describe.Entity { return s.e.describe(s.t.opts) }
 
 // FilterScan sets in's filter expression (and its names and values) to the
 // filter of the entity's queries: the entity type attribute naming it, or,

@@ -4,12 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/intercept"
 )
 
 // Observation is what [TableOptions.Observe] learns of one request sent
@@ -68,47 +66,11 @@ type Observation struct {
 
 // Units returns the read and write units o consumed, table and indexes
 // together (writes consume write units, other requests read units).
-func (o *Observation) Units() (read, write float64) {
-	var total float64
-	for _, c := range o.Capacity {
-		if c.CapacityUnits != nil {
-			total += *c.CapacityUnits
-		}
-	}
-	if isWriteOp(o.Op) {
-		return 0, total
-	}
-	return total, 0
-}
+func (o *Observation) Units() (read, write float64) { return intercept.Units(o.Op, o.Capacity) }
 
 // IndexUnits returns the capacity units o consumed on the table ("") and
 // on each index by name, as DynamoDB broke them down.
-func (o *Observation) IndexUnits() map[string]float64 {
-	m := make(map[string]float64, 1)
-	for _, c := range o.Capacity {
-		if c.Table != nil && c.Table.CapacityUnits != nil {
-			m[""] += *c.Table.CapacityUnits
-		} else if c.Table == nil && c.CapacityUnits != nil && len(c.GlobalSecondaryIndexes) == 0 && len(c.LocalSecondaryIndexes) == 0 {
-			m[""] += *c.CapacityUnits
-		}
-		for _, ixs := range [2]map[string]types.Capacity{c.GlobalSecondaryIndexes, c.LocalSecondaryIndexes} {
-			for name, ic := range ixs {
-				if ic.CapacityUnits != nil {
-					m[name] += *ic.CapacityUnits
-				}
-			}
-		}
-	}
-	return m
-}
-
-func isWriteOp(op string) bool {
-	switch op {
-	case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems":
-		return true
-	}
-	return false
-}
+func (o *Observation) IndexUnits() map[string]float64 { return intercept.IndexUnits(o.Capacity) }
 
 type patternKey struct{}
 
@@ -142,182 +104,24 @@ type observing struct {
 
 // around sends in with ReturnConsumedCapacity set where the operation has
 // it, and reports the request.
-func (c *observing) around(ctx context.Context, op string, in any, send func(context.Context, ...func(*dynamodb.Options)) (any, error)) (any, error) {
-	if rc := capacityField(in); rc != nil && *rc == "" {
+func (c *observing) around(ctx context.Context, op string, in any, send intercept.Send) (any, error) {
+	if rc := intercept.CapacityField(in); rc != nil && *rc == "" {
 		*rc = types.ReturnConsumedCapacityIndexes
 	}
-	att := &attemptCounter{}
+	att := &intercept.Attempts{}
 	start := time.Now()
-	out, err := send(ctx, afterRetry("singletable.observe", att.handle))
+	out, err := send(ctx, afterRetry("singletable.observe", att.Handle))
 	o := Observation{
 		Op: op, Table: c.t.name, Entity: c.entity, Pattern: PatternOf(ctx), PlanRead: c.plan,
 		Latency: time.Since(start), Err: err, Retry: backoff.Retry(ctx),
-		Attempts: att.attempts, Throttles: att.throttles,
+		Attempts: att.N, Throttles: att.Throttled,
 	}
 	if c.t.opts.ObserveKeys {
-		o.Keys = c.requestKeys(in)
+		o.Keys = intercept.Keys(in, c.t.opts.PartitionKey, c.t.opts.SortKey)
 	}
-	fillResult(&o, in, out)
+	r := intercept.ResultOf(in, out)
+	o.Index, o.Continued, o.Capacity = r.Index, r.Continued, r.Capacity
+	o.Count, o.Scanned, o.Unprocessed = r.Count, r.Scanned, r.Unprocessed
 	c.t.opts.Observe(ctx, &o)
 	return out, err
-}
-
-// capacityField returns the ReturnConsumedCapacity field of a request, nil
-// for table administration, which has none.
-func capacityField(in any) *types.ReturnConsumedCapacity {
-	switch in := in.(type) {
-	case *dynamodb.GetItemInput:
-		return &in.ReturnConsumedCapacity
-	case *dynamodb.PutItemInput:
-		return &in.ReturnConsumedCapacity
-	case *dynamodb.UpdateItemInput:
-		return &in.ReturnConsumedCapacity
-	case *dynamodb.DeleteItemInput:
-		return &in.ReturnConsumedCapacity
-	case *dynamodb.QueryInput:
-		return &in.ReturnConsumedCapacity
-	case *dynamodb.ScanInput:
-		return &in.ReturnConsumedCapacity
-	case *dynamodb.BatchGetItemInput:
-		return &in.ReturnConsumedCapacity
-	case *dynamodb.BatchWriteItemInput:
-		return &in.ReturnConsumedCapacity
-	case *dynamodb.TransactGetItemsInput:
-		return &in.ReturnConsumedCapacity
-	case *dynamodb.TransactWriteItemsInput:
-		return &in.ReturnConsumedCapacity
-	}
-	return nil
-}
-
-// attemptCounter counts a request's HTTP attempts and the throttled ones.
-type attemptCounter struct{ attempts, throttles int }
-
-func (a *attemptCounter) handle(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-	out, md, err := next.HandleFinalize(ctx, in)
-	a.attempts++
-	if backoff.IsThrottle(err) {
-		a.throttles++
-	}
-	return out, md, err
-}
-
-// itemKey returns the primary key attributes of item, for ObserveKeys.
-func (c *observing) itemKey(item map[string]types.AttributeValue) map[string]types.AttributeValue {
-	k := make(map[string]types.AttributeValue, 2)
-	for _, a := range [2]string{c.t.opts.PartitionKey, c.t.opts.SortKey} {
-		if v, ok := item[a]; ok && a != "" {
-			k[a] = v
-		}
-	}
-	return k
-}
-
-// requestKeys returns the primary keys of the items a request addresses.
-func (c *observing) requestKeys(in any) (ks []map[string]types.AttributeValue) {
-	switch in := in.(type) {
-	case *dynamodb.GetItemInput:
-		ks = append(ks, in.Key)
-	case *dynamodb.PutItemInput:
-		ks = append(ks, c.itemKey(in.Item))
-	case *dynamodb.UpdateItemInput:
-		ks = append(ks, in.Key)
-	case *dynamodb.DeleteItemInput:
-		ks = append(ks, in.Key)
-	case *dynamodb.BatchGetItemInput:
-		for _, ka := range in.RequestItems {
-			ks = append(ks, ka.Keys...)
-		}
-	case *dynamodb.BatchWriteItemInput:
-		for _, wrs := range in.RequestItems {
-			for _, wr := range wrs {
-				switch {
-				case wr.PutRequest != nil:
-					ks = append(ks, c.itemKey(wr.PutRequest.Item))
-				case wr.DeleteRequest != nil:
-					ks = append(ks, wr.DeleteRequest.Key)
-				}
-			}
-		}
-	case *dynamodb.TransactGetItemsInput:
-		for _, ti := range in.TransactItems {
-			if ti.Get != nil {
-				ks = append(ks, ti.Get.Key)
-			}
-		}
-	case *dynamodb.TransactWriteItemsInput:
-		for _, ti := range in.TransactItems {
-			switch {
-			case ti.Put != nil:
-				ks = append(ks, c.itemKey(ti.Put.Item))
-			case ti.Update != nil:
-				ks = append(ks, ti.Update.Key)
-			case ti.Delete != nil:
-				ks = append(ks, ti.Delete.Key)
-			case ti.ConditionCheck != nil:
-				ks = append(ks, ti.ConditionCheck.Key)
-			}
-		}
-	}
-	return ks
-}
-
-func capacityOf(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
-	if cc == nil {
-		return nil
-	}
-	return []types.ConsumedCapacity{*cc}
-}
-
-// fillResult fills what the request reports: a Query's or Scan's index
-// and start key, and what its output says (capacity, counts, unprocessed
-// items).
-func fillResult(o *Observation, in, out any) {
-	switch in := in.(type) {
-	case *dynamodb.QueryInput:
-		o.Index, o.Continued = aws.ToString(in.IndexName), in.ExclusiveStartKey != nil
-	case *dynamodb.ScanInput:
-		o.Index, o.Continued = aws.ToString(in.IndexName), in.ExclusiveStartKey != nil
-	}
-	switch out := out.(type) { // nil when the request failed
-	case *dynamodb.GetItemOutput:
-		o.Capacity = capacityOf(out.ConsumedCapacity)
-		if len(out.Item) > 0 {
-			o.Count, o.Scanned = 1, 1
-		}
-	case *dynamodb.PutItemOutput:
-		o.Capacity = capacityOf(out.ConsumedCapacity)
-	case *dynamodb.UpdateItemOutput:
-		o.Capacity = capacityOf(out.ConsumedCapacity)
-	case *dynamodb.DeleteItemOutput:
-		o.Capacity = capacityOf(out.ConsumedCapacity)
-	case *dynamodb.QueryOutput:
-		o.Capacity, o.Count, o.Scanned = capacityOf(out.ConsumedCapacity), int(out.Count), int(out.ScannedCount)
-	case *dynamodb.ScanOutput:
-		o.Capacity, o.Count, o.Scanned = capacityOf(out.ConsumedCapacity), int(out.Count), int(out.ScannedCount)
-	case *dynamodb.BatchGetItemOutput:
-		o.Capacity = out.ConsumedCapacity
-		for _, items := range out.Responses {
-			o.Count += len(items)
-		}
-		o.Scanned = o.Count
-		for _, ka := range out.UnprocessedKeys {
-			o.Unprocessed += len(ka.Keys)
-		}
-	case *dynamodb.BatchWriteItemOutput:
-		o.Capacity = out.ConsumedCapacity
-		for _, wrs := range out.UnprocessedItems {
-			o.Unprocessed += len(wrs)
-		}
-	case *dynamodb.TransactGetItemsOutput:
-		o.Capacity = out.ConsumedCapacity
-		for _, r := range out.Responses {
-			if len(r.Item) > 0 {
-				o.Count++
-			}
-		}
-		o.Scanned = o.Count
-	case *dynamodb.TransactWriteItemsOutput:
-		o.Capacity = out.ConsumedCapacity
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
@@ -382,8 +383,8 @@ func (r *repo) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[
 
 // ownerIs reports whether the guard item g belongs to owner.
 func (r *repo) ownerIs(g, owner map[string]types.AttributeValue) bool {
-	if !avEqual(g[guardOwnerPK], owner[r.t.opts.PartitionKey]) {
+	if !attrvalue.Equal(g[guardOwnerPK], owner[r.t.opts.PartitionKey]) {
 		return false
 	}
-	return r.t.opts.SortKey == "" || avEqual(g[guardOwnerSK], owner[r.t.opts.SortKey])
+	return r.t.opts.SortKey == "" || attrvalue.Equal(g[guardOwnerSK], owner[r.t.opts.SortKey])
 }

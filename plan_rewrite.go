@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/writeplan"
 )
@@ -59,7 +60,7 @@ func (s *StoredItems) planRewrite(item map[string]types.AttributeValue) (*Stored
 		old, had := item[a]
 		nv, has := rendered[a]
 		switch {
-		case has && (!had || !avEqual(old, nv)):
+		case has && (!had || !attrvalue.Equal(old, nv)):
 			w.set[a] = nv
 			w.newItem[a] = nv
 		case !has && had:
@@ -243,7 +244,7 @@ func (s *StoredItems) occupied(ctx context.Context, w *rewrite, there map[string
 	if len(there) == 0 {
 		return errChanged(cause) // freed meanwhile: plan again
 	}
-	if !itemsEqual(there, w.newItem) {
+	if !attrvalue.ItemsEqual(there, w.newItem) {
 		return wrapSentinel(ErrAlreadyExists, fmt.Sprintf("backfill %s: re-key %s: another item is at the new key %s",
 			s.e.name, t.keyText(w.oldKey), t.keyText(w.newItem)), cause)
 	}

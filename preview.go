@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/singletable-go/singletable/internal/intercept"
 )
 
 // Request is one request an operation would send, as [Table.Preview]
@@ -107,11 +107,12 @@ func (t *Table) planAPI(ctx context.Context, entity string) Client {
 }
 
 // wrapClient is the client of api and planAPI when a Preview runs or a
-// hook is installed. The observing client sits next to t's own, so that only requests actually sent are observed.
+// hook is installed. The observing client sits next to t's own, so that
+// only requests actually sent are observed.
 func (t *Table) wrapClient(ctx context.Context, entity string, plan bool) Client {
 	c := t.client
 	if t.opts.Observe != nil {
-		c = &wrapped{next: c, hook: (&observing{t: t, entity: entity, plan: plan}).around}
+		c = intercept.Wrap(c, (&observing{t: t, entity: entity, plan: plan}).around)
 	}
 	if previews.Load() == 0 {
 		return c
@@ -121,7 +122,7 @@ func (t *Table) wrapClient(ctx context.Context, entity string, plan bool) Client
 		return c
 	}
 	plan = plan || ctx.Value(planReadKey{}) != nil
-	return &wrapped{next: c, hook: (&recording{p: p, send: plan, table: t.name}).around}
+	return intercept.Wrap(c, (&recording{p: p, send: plan, table: t.name}).around)
 }
 
 type planReadKey struct{}
@@ -146,8 +147,8 @@ type recording struct {
 
 // around records in and returns the real response when r sends, and
 // none (an empty one) otherwise. It refuses table administration.
-func (r *recording) around(ctx context.Context, op string, in any, send func(context.Context, ...func(*dynamodb.Options)) (any, error)) (any, error) {
-	if capacityField(in) == nil {
+func (r *recording) around(ctx context.Context, op string, in any, send intercept.Send) (any, error) {
+	if intercept.CapacityField(in) == nil {
 		return nil, fmt.Errorf("singletable: %s of table %s: table administration is not previewed; nothing was sent", op, r.table)
 	}
 	r.p.add(op, in, r.send)
@@ -155,92 +156,4 @@ func (r *recording) around(ctx context.Context, op string, in any, send func(con
 		return send(ctx)
 	}
 	return nil, nil
-}
-
-// wrapped is a Client that passes every request through hook, under both
-// Observe and Preview. hook gets a copy of the input (operations reuse
-// theirs) and a function sending that copy through next with extra call
-// options; a nil response and error means an empty response.
-type wrapped struct {
-	next Client
-	hook func(ctx context.Context, op string, in any, send func(context.Context, ...func(*dynamodb.Options)) (any, error)) (any, error)
-}
-
-func through[I, O any](w *wrapped, ctx context.Context, op string, in *I, optFns []func(*dynamodb.Options),
-	send func(Client, context.Context, *I, ...func(*dynamodb.Options)) (*O, error)) (*O, error) {
-	cp := *in
-	out, err := w.hook(ctx, op, &cp, func(ctx context.Context, extra ...func(*dynamodb.Options)) (any, error) {
-		out, err := send(w.next, ctx, &cp, append(optFns[:len(optFns):len(optFns)], extra...)...)
-		if out == nil {
-			return nil, err // an untyped nil, for the hook
-		}
-		return out, err
-	})
-	if out == nil {
-		if err != nil {
-			return nil, err
-		}
-		return new(O), nil
-	}
-	return out.(*O), err
-}
-
-func (w *wrapped) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return through(w, ctx, "GetItem", in, optFns, Client.GetItem)
-}
-
-func (w *wrapped) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return through(w, ctx, "PutItem", in, optFns, Client.PutItem)
-}
-
-func (w *wrapped) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return through(w, ctx, "UpdateItem", in, optFns, Client.UpdateItem)
-}
-
-func (w *wrapped) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return through(w, ctx, "DeleteItem", in, optFns, Client.DeleteItem)
-}
-
-func (w *wrapped) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return through(w, ctx, "Query", in, optFns, Client.Query)
-}
-
-func (w *wrapped) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return through(w, ctx, "Scan", in, optFns, Client.Scan)
-}
-
-func (w *wrapped) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return through(w, ctx, "BatchGetItem", in, optFns, Client.BatchGetItem)
-}
-
-func (w *wrapped) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return through(w, ctx, "BatchWriteItem", in, optFns, Client.BatchWriteItem)
-}
-
-func (w *wrapped) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return through(w, ctx, "TransactGetItems", in, optFns, Client.TransactGetItems)
-}
-
-func (w *wrapped) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return through(w, ctx, "TransactWriteItems", in, optFns, Client.TransactWriteItems)
-}
-
-func (w *wrapped) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return through(w, ctx, "CreateTable", in, optFns, Client.CreateTable)
-}
-
-func (w *wrapped) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return through(w, ctx, "DescribeTable", in, optFns, Client.DescribeTable)
-}
-
-func (w *wrapped) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return through(w, ctx, "DeleteTable", in, optFns, Client.DeleteTable)
-}
-
-func (w *wrapped) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	return through(w, ctx, "UpdateTimeToLive", in, optFns, Client.UpdateTimeToLive)
-}
-
-func (w *wrapped) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return through(w, ctx, "DescribeTimeToLive", in, optFns, Client.DescribeTimeToLive)
 }

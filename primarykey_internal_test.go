@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/singletable-go/singletable/internal/attrvalue"
 )
 
 // Keys print partition key first, then sort key, then the other
@@ -161,7 +162,7 @@ func TestGetItems(t *testing.T) {
 		switch {
 		case want == "" && got[i] != nil:
 			t.Errorf("key %d: got %v, want none", i, got[i])
-		case want != "" && !itemsEqual(got[i], item(want)):
+		case want != "" && !attrvalue.ItemsEqual(got[i], item(want)):
 			t.Errorf("key %d: got %v, want %s", i, got[i], want)
 		}
 	}

@@ -248,3 +248,8 @@ func (s *Sequence) lost(err error) bool {
 	}
 	return false
 }
+
+// avN is a number attribute value.
+func avN(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}

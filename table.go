@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/internal/tabledef"
 	"github.com/singletable-go/singletable/internal/wire"
 	"github.com/singletable-go/singletable/internal/writeplan"
@@ -113,24 +114,24 @@ func (t *Table) Options() TableOptions { return t.opts }
 
 // physicalIndexes returns the entity's indexes as table t sees them:
 // their key attributes and projections.
-func (e *entityPlan) physicalIndexes(t *Table) []IndexDescription {
-	var out []IndexDescription
+func (e *entityPlan) physicalIndexes(t *Table) []describe.Index {
+	var out []describe.Index
 	for _, p := range e.indexes {
 		proj := p.proj.Without(t.cursorKeys(p)...)
-		ix := IndexDescription{Name: p.name, MultiAttribute: p.multi, Projection: proj.Type, Include: proj.Attrs}
+		ix := describe.Index{Name: p.name, MultiAttribute: p.multi, Projection: proj.Type, Include: proj.Attrs}
 		if p.multi {
 			for _, f := range p.partition {
 				st, _ := scalarType(f)
-				ix.Partition = append(ix.Partition, KeyAttribute{f.Attr, st})
+				ix.Partition = append(ix.Partition, describe.KeyAttribute{Name: f.Attr, Type: st})
 			}
 			for _, f := range p.sort {
 				st, _ := scalarType(f)
-				ix.Sort = append(ix.Sort, KeyAttribute{f.Attr, st})
+				ix.Sort = append(ix.Sort, describe.KeyAttribute{Name: f.Attr, Type: st})
 			}
 		} else {
-			ix.Partition = []KeyAttribute{{p.pkAttr, types.ScalarAttributeTypeS}}
+			ix.Partition = []describe.KeyAttribute{{Name: p.pkAttr, Type: types.ScalarAttributeTypeS}}
 			if p.skAttr != "" {
-				ix.Sort = []KeyAttribute{{p.skAttr, types.ScalarAttributeTypeS}}
+				ix.Sort = []describe.KeyAttribute{{Name: p.skAttr, Type: types.ScalarAttributeTypeS}}
 			}
 		}
 		out = append(out, ix)
@@ -195,18 +196,18 @@ func (t *Table) entityNamed(name string) *entityPlan {
 }
 
 // indexes returns every index declared by the bound entities, by name.
-func (t *Table) indexes() []IndexDescription {
+func (t *Table) indexes() []describe.Index {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	var out []IndexDescription
+	var out []describe.Index
 	for _, e := range t.entities {
 		for _, p := range e.physicalIndexes(t) {
-			if !slices.ContainsFunc(out, func(q IndexDescription) bool { return q.Name == p.Name }) {
+			if !slices.ContainsFunc(out, func(q describe.Index) bool { return q.Name == p.Name }) {
 				out = append(out, p)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b IndexDescription) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b describe.Index) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/describe"
 )
 
 // Operation names the DynamoDB request a [Pattern] makes.
@@ -64,12 +65,12 @@ type Pattern struct {
 
 // A Querier is a query that describes itself: a *singletable.Query.
 type Querier interface {
-	Describe() singletable.QueryDescription
+	Describe() describe.Query
 }
 
 // A Repo is a repository that describes its entity: a *singletable.Repo.
 type Repo interface {
-	Describe() singletable.EntityDescription
+	Describe() describe.Entity
 }
 
 // Query is the access pattern of the query q (a *singletable.Query): its
@@ -157,7 +158,7 @@ type Entity struct {
 	Indexes []EntityIndex
 	// Unique lists the values kept unique by guard items: one field, or a
 	// tuple of fields.
-	Unique []singletable.Unique
+	Unique []describe.Unique
 	// Version, CreatedAt, UpdatedAt and TTL name the fields the library
 	// manages ("" when not declared).
 	Version, CreatedAt, UpdatedAt, TTL string
@@ -313,7 +314,7 @@ func New(t *singletable.Table, patterns ...Pattern) *Catalog {
 			ci.Sort = append(ci.Sort, fmt.Sprintf("%s (%s)", a.Name, a.Type))
 		}
 		for _, ed := range d.Entities {
-			if slices.ContainsFunc(ed.Indexes, func(x singletable.EntityIndexDescription) bool { return x.Name == ix.Name }) {
+			if slices.ContainsFunc(ed.Indexes, func(x describe.EntityIndex) bool { return x.Name == ix.Name }) {
 				ci.Entities = append(ci.Entities, ed.Type)
 			}
 		}
@@ -329,7 +330,7 @@ func New(t *singletable.Table, patterns ...Pattern) *Catalog {
 }
 
 // attrList renders multi-attribute key attributes: "SkillName = {SkillName}, ProficiencyLevel = {Level}".
-func attrList(fs []singletable.FieldDescription) string {
+func attrList(fs []describe.Field) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
 		parts[i] = f.Attr + " = {" + f.Name + "}"
@@ -348,7 +349,7 @@ func uniq(s []string) []string {
 }
 
 // fieldsOf returns the Go fields of a key's placeholders, in order.
-func fieldsOf(k singletable.KeyDescription) []string {
+func fieldsOf(k describe.Key) []string {
 	var out []string
 	for _, p := range k.Parts {
 		if p.Field != "" {
@@ -361,7 +362,7 @@ func fieldsOf(k singletable.KeyDescription) []string {
 // constantPrefix returns the literal text before a key's first
 // placeholder: "" if it starts with one, the whole template if it has
 // none. Every key of the template begins with it.
-func constantPrefix(k singletable.KeyDescription) string {
+func constantPrefix(k describe.Key) string {
 	if len(k.Parts) == 0 || k.Parts[0].Field != "" {
 		return ""
 	}
@@ -370,7 +371,7 @@ func constantPrefix(k singletable.KeyDescription) string {
 
 // shape is a template's text with every placeholder replaced by "{}": two
 // templates of the same shape can render the same key.
-func shape(k singletable.KeyDescription) string {
+func shape(k describe.Key) string {
 	var b strings.Builder
 	for _, p := range k.Parts {
 		if p.Field != "" {
@@ -385,13 +386,13 @@ func shape(k singletable.KeyDescription) string {
 // keyPair is a partition template and the sort template under it.
 type keyPair struct {
 	entity, index      string
-	pk, sk             singletable.KeyDescription
+	pk, sk             describe.Key
 	primary, hasSortTp bool
 	sharded            bool
 	timeForms          map[string]string // the entity's time fields' stored options
 }
 
-func lint(d singletable.TableDescription, idxs []Index, patterns []Pattern) []Finding {
+func lint(d describe.Table, idxs []Index, patterns []Pattern) []Finding {
 	var fs []Finding
 	var pairs []keyPair
 	for _, ed := range d.Entities {
@@ -488,7 +489,7 @@ func lint(d singletable.TableDescription, idxs []Index, patterns []Pattern) []Fi
 			}
 		}
 		for _, ap := range patterns {
-			if !slices.ContainsFunc(d.Entities, func(ed singletable.EntityDescription) bool { return ed.Type == ap.Entity }) {
+			if !slices.ContainsFunc(d.Entities, func(ed describe.Entity) bool { return ed.Type == ap.Entity }) {
 				fs = append(fs, Finding{SeverityError, ap.Entity, ap.Index, fmt.Sprintf("access pattern %s names an entity not bound to the table", ap.Name)})
 			} else if ap.Index != "" && !slices.ContainsFunc(idxs, func(ix Index) bool { return ix.Name == ap.Index }) {
 				fs = append(fs, Finding{SeverityError, ap.Entity, ap.Index, fmt.Sprintf("access pattern %s queries an index the table does not have", ap.Name)})

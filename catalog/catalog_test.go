@@ -15,6 +15,7 @@ import (
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/catalog"
+	"github.com/singletable-go/singletable/describe"
 )
 
 type catA struct {
@@ -181,7 +182,7 @@ func TestCatalogGuards(t *testing.T) {
 	c := catalog.New(tbl)
 	require.Len(t, c.Entities, 1)
 	e := c.Entities[0]
-	assert.Equal(t, []singletable.Unique{{Fields: []string{"Email"}}}, e.Unique)
+	assert.Equal(t, []describe.Unique{{Fields: []string{"Email"}}}, e.Unique)
 	assert.Equal(t, "Version", e.Version)
 	assert.Equal(t, "Created", e.CreatedAt)
 	assert.Equal(t, "Expires", e.TTL)

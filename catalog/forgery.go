@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/keys"
 )
@@ -33,7 +33,7 @@ const shardSuffix = "#shard_"
 // keyUse is the template one entity writes one key attribute with.
 type keyUse struct {
 	entity, index string // index is "" for the table
-	k             singletable.KeyDescription
+	k             describe.Key
 	tpl           keys.Template
 	shards        int
 	lang          *keys.Lang
@@ -42,7 +42,7 @@ type keyUse struct {
 }
 
 // newKeyUse returns the use of template k, nil when there is none.
-func newKeyUse(entity, index string, k singletable.KeyDescription, shards int) *keyUse {
+func newKeyUse(entity, index string, k describe.Key, shards int) *keyUse {
 	tp, err := keys.Parse(k.Template)
 	if k.Template == "" || err != nil { // a bound entity's templates parse
 		return nil
@@ -61,9 +61,9 @@ func langOf(tp keys.Template, shards int) *keys.Lang {
 }
 
 // keyUses lists the templated keys of every entity of d.
-func keyUses(d singletable.TableDescription) []*keyUse {
+func keyUses(d describe.Table) []*keyUse {
 	var out []*keyUse
-	add := func(entity, index string, pk, sk singletable.KeyDescription, shards int) {
+	add := func(entity, index string, pk, sk describe.Key, shards int) {
 		p := newKeyUse(entity, index, pk, shards)
 		if p != nil {
 			out = append(out, p)
@@ -86,7 +86,7 @@ func keyUses(d singletable.TableDescription) []*keyUse {
 
 // mayRenderSame reports whether some key is rendered by both templates
 // (both "" for keys that are not defined).
-func mayRenderSame(a, b singletable.KeyDescription) bool {
+func mayRenderSame(a, b describe.Key) bool {
 	if a.Template == "" || b.Template == "" {
 		return a.Template == b.Template
 	}
@@ -119,7 +119,7 @@ func samePartitions(u, v *keyUse) bool {
 
 // lintForgery reports every two entities one of whose values can render
 // the other's key, once per attribute.
-func lintForgery(d singletable.TableDescription) []Finding {
+func lintForgery(d describe.Table) []Finding {
 	uses := keyUses(d)
 	var fs []Finding
 	seen := map[string]bool{}

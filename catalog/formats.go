@@ -3,7 +3,7 @@ package catalog
 import (
 	"fmt"
 
-	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/keys"
 )
@@ -20,7 +20,7 @@ func lintFormats(pairs []keyPair) []Finding {
 	var fs []Finding
 	seen := map[string]bool{} // one finding per entity, index and key
 	for _, p := range pairs {
-		for _, k := range []singletable.KeyDescription{p.pk, p.sk} {
+		for _, k := range []describe.Key{p.pk, p.sk} {
 			id := p.entity + "\x00" + p.index + "\x00" + k.Attr
 			if k.Template == "" || seen[id] {
 				continue
@@ -50,7 +50,7 @@ func lintFormats(pairs []keyPair) []Finding {
 
 // mixedPrecision walks two templates while their literals agree and
 // reports the first placeholder position holding times in two formats.
-func mixedPrecision(a, b singletable.KeyDescription) (fa, fb, field string, ok bool) {
+func mixedPrecision(a, b describe.Key) (fa, fb, field string, ok bool) {
 	for i := 0; i < len(a.Parts) && i < len(b.Parts); i++ {
 		pa, pb := a.Parts[i], b.Parts[i]
 		if (pa.Field == "") != (pb.Field == "") || (pa.Field == "" && pa.Literal != pb.Literal) {
@@ -96,7 +96,7 @@ func formatName(spec string) string { return keyFormat(spec).Title() }
 // lintKeyFormats reports the formats of one key template, as the format
 // table words them; stored maps the entity's time fields to the option
 // they are stored under.
-func lintKeyFormats(entity, index string, k singletable.KeyDescription, stored map[string]string) []Finding {
+func lintKeyFormats(entity, index string, k describe.Key, stored map[string]string) []Finding {
 	var fs []Finding
 	for i, p := range k.Parts {
 		f := keyFormat(p.Format)
@@ -124,7 +124,7 @@ func lintKeyFormats(entity, index string, k singletable.KeyDescription, stored m
 }
 
 // storedForm is the table entry of a time field's stored option (a name,
-// or a layout as FieldDescription.TimeForm gives it), nil for the default.
+// or a layout as describe.Field.TimeForm gives it), nil for the default.
 func storedForm(option string) *format.Format {
 	if f, _ := format.Attr(option); f != nil || option == "" {
 		return f

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/describe"
 )
 
 // Picture renders the aggregate view of table t as an SVG document: the
@@ -263,7 +264,7 @@ type legendEntry struct {
 // itemType returns the entity type of item: the type attribute's value,
 // or for an item without one, the first bound entity whose key templates
 // parse its keys ("" when none does).
-func itemType(d singletable.TableDescription, item map[string]types.AttributeValue) string {
+func itemType(d describe.Table, item map[string]types.AttributeValue) string {
 	if s, ok := item[d.EntityTypeAttr].(*types.AttributeValueMemberS); ok {
 		return s.Value
 	}
@@ -289,7 +290,7 @@ const noType = "(no type)"
 
 // matchKey reports whether s can be rendered from a template's parts:
 // its literals in order, each placeholder standing for one or more bytes.
-func matchKey(parts []singletable.KeyPart, s string) bool {
+func matchKey(parts []describe.KeyPart, s string) bool {
 	if len(parts) == 0 {
 		return s == ""
 	}
@@ -326,7 +327,7 @@ func keyValues(item map[string]types.AttributeValue, attrs []string) ([]types.At
 // attributes by partition, sorted by key; lead are the attributes shown
 // first on each row (the table's keys in an index view), before the rest
 // by name. It returns the view and how many items it holds.
-func buildView(d singletable.TableDescription, colours map[string]string, title string, pk, sk, lead []string,
+func buildView(d describe.Table, colours map[string]string, title string, pk, sk, lead []string,
 	items []map[string]types.AttributeValue) (pictureView, int) {
 	v := pictureView{title: title, pkHead: strings.Join(pk, " · "), skHead: strings.Join(sk, " · "), typHead: d.EntityTypeAttr}
 	skip := map[string]bool{d.EntityTypeAttr: true}
@@ -393,7 +394,7 @@ func buildView(d singletable.TableDescription, colours map[string]string, title 
 
 // picture builds the views of d's table and indexes over items and draws
 // them.
-func picture(d singletable.TableDescription, items []map[string]types.AttributeValue) string {
+func picture(d describe.Table, items []map[string]types.AttributeValue) string {
 	colours := map[string]string{singletable.UniqueGuardType: otherColour}
 	var legend []legendEntry
 	for i, e := range d.Entities {

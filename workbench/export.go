@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/describe"
 )
 
 // ExportOptions configure [Export].
@@ -128,7 +129,7 @@ func Export(t *singletable.Table, optFns ...func(*ExportOptions)) (*Model, error
 
 // exporter gathers a table's facets and attribute definitions.
 type exporter struct {
-	d      singletable.TableDescription
+	d      describe.Table
 	facets []*facet
 	other  []Item            // items no entity claims
 	types  map[string]string // attribute → type, from values or Go types
@@ -137,7 +138,7 @@ type exporter struct {
 }
 
 type facet struct {
-	e     singletable.EntityDescription
+	e     describe.Entity
 	typ   reflect.Type
 	items []Item
 	attrs []string
@@ -145,7 +146,7 @@ type facet struct {
 	sk    *regexp.Regexp
 }
 
-func newExporter(d singletable.TableDescription) *exporter {
+func newExporter(d describe.Table) *exporter {
 	x := &exporter{d: d, types: map[string]string{}}
 	for _, e := range d.Entities {
 		f := &facet{e: e, pk: keyPattern(e.PK), sk: keyPattern(e.SK)}
@@ -169,7 +170,7 @@ func newExporter(d singletable.TableDescription) *exporter {
 
 // keyPattern matches the keys a template renders: its literals, and
 // anything for a placeholder.
-func keyPattern(k singletable.KeyDescription) *regexp.Regexp {
+func keyPattern(k describe.Key) *regexp.Regexp {
 	if k.Template == "" {
 		return nil
 	}
@@ -328,7 +329,7 @@ func (x *exporter) table(prov *types.ProvisionedThroughput) Table {
 	return tb
 }
 
-func keyNames(ix singletable.IndexDescription) string {
+func keyNames(ix describe.Index) string {
 	var ps, ss []string
 	for _, a := range ix.Partition {
 		ps = append(ps, a.Name)
