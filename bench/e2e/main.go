@@ -281,11 +281,7 @@ func s(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemb
 // rawItem is the item the library writes for p, built by hand.
 func rawItem(p *benchfix.Profile) map[string]types.AttributeValue {
 	item := benchfix.HandEncode(p)
-	item["PK"] = s("USER#" + p.Username)
-	item["SK"] = s("SKILL#" + p.SkillName)
-	item["EntityType"] = s("Profile")
-	item["GSI1PK"] = s("SKILL#" + p.SkillName)
-	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
+	benchfix.AddKeys(item, p)
 	return item
 }
 

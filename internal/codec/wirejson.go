@@ -119,16 +119,20 @@ func (d *JSON) NextKey(first *bool) ([]byte, bool, error) {
 
 // nextMember reads what comes before the next member of an object Begin
 // opened (a comma but for the first); false at the object's end (read).
-func (d *JSON) nextMember(first *bool) (bool, error) {
+func (d *JSON) nextMember(first *bool) (bool, error) { return d.next(first, '}') }
+
+// next reads what comes before the next member or element of an object
+// or array Begin opened, which end closes; false at its end (read).
+func (d *JSON) next(first *bool, end byte) (bool, error) {
 	c := d.Peek()
-	if c == '}' {
+	if c == end {
 		d.i++
 		d.depth--
 		return false, nil
 	}
 	if !*first {
 		if c != ',' {
-			return false, d.errorf("expected ',' or '}'")
+			return false, d.errorf("expected ',' or %q", end)
 		}
 		d.i++
 	}
@@ -170,22 +174,7 @@ func (d *JSON) matchKey(name string) bool {
 
 // NextElem reports whether an element of an array Begin opened follows;
 // false at the array's end (read).
-func (d *JSON) NextElem(first *bool) (bool, error) {
-	c := d.Peek()
-	if c == ']' {
-		d.i++
-		d.depth--
-		return false, nil
-	}
-	if !*first {
-		if c != ',' {
-			return false, d.errorf("expected ',' or ']'")
-		}
-		d.i++
-	}
-	*first = false
-	return true, nil
-}
+func (d *JSON) NextElem(first *bool) (bool, error) { return d.next(first, ']') }
 
 // rawString reads a string at d.i: its bytes between the quotes, and
 // whether they hold escapes or bytes that are not plain (quotes
@@ -360,31 +349,9 @@ func (d *JSON) Skip() error {
 		if d.skipScalar() {
 			return nil
 		}
-		if err := d.Begin('{'); err != nil {
-			return err
-		}
-		for first := true; ; {
-			_, ok, err := d.NextKey(&first)
-			if err != nil || !ok {
-				return err
-			}
-			if err := d.Skip(); err != nil {
-				return err
-			}
-		}
+		return d.Object(func([]byte) error { return d.Skip() })
 	case '[':
-		if err := d.Begin('['); err != nil {
-			return err
-		}
-		for first := true; ; {
-			ok, err := d.NextElem(&first)
-			if err != nil || !ok {
-				return err
-			}
-			if err := d.Skip(); err != nil {
-				return err
-			}
-		}
+		return d.Array(func(int) error { return d.Skip() })
 	case '"':
 		_, _, err := d.rawString()
 		return err
@@ -393,6 +360,23 @@ func (d *JSON) Skip() error {
 		return err
 	}
 	return d.number()
+}
+
+// Object reads an object, each member with one, given its key (valid
+// until the next read).
+func (d *JSON) Object(one func(key []byte) error) error {
+	if err := d.Begin('{'); err != nil {
+		return err
+	}
+	for first := true; ; {
+		k, ok, err := d.NextKey(&first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := one(k); err != nil {
+			return err
+		}
+	}
 }
 
 // skipScalar skips an attribute value {"S":"..."} or {"N":"..."}, as Skip
@@ -420,22 +404,17 @@ func (d *JSON) Raw() ([]byte, error) {
 
 // Item reads an item (an object of attribute values) in full.
 func (d *JSON) Item() (map[string]types.AttributeValue, error) {
-	if err := d.Begin('{'); err != nil {
-		return nil, err
-	}
 	m := make(map[string]types.AttributeValue)
-	for first := true; ; {
-		k, ok, err := d.NextKey(&first)
-		if err != nil || !ok {
-			return m, err
-		}
+	err := d.Object(func(k []byte) error {
 		name := d.copyString(k)
 		av, err := d.AV()
-		if err != nil {
-			return nil, err
-		}
 		m[name] = av
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return m, nil
 }
 
 // avKind reads the opening of an attribute value, {"<kind>":, and
@@ -539,7 +518,7 @@ func (d *JSON) avBody(kind string) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberNS{Value: ss}, err
 	case "BS":
 		var bs [][]byte
-		err := d.list(func() error {
+		err := d.Array(func(int) error {
 			b, err := d.binary()
 			bs = append(bs, b)
 			return err
@@ -550,7 +529,7 @@ func (d *JSON) avBody(kind string) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberBS{Value: bs}, err
 	case "L":
 		l := []types.AttributeValue{}
-		err := d.list(func() error {
+		err := d.Array(func(int) error {
 			av, err := d.AV()
 			l = append(l, av)
 			return err
@@ -574,17 +553,17 @@ func (d *JSON) newS(v string) *types.AttributeValueMemberS {
 	return s
 }
 
-// list reads an array, each element with one.
-func (d *JSON) list(one func() error) error {
+// Array reads an array, each element with one (given its index).
+func (d *JSON) Array(one func(i int) error) error {
 	if err := d.Begin('['); err != nil {
 		return err
 	}
-	for first := true; ; {
+	for i, first := 0, true; ; i++ {
 		ok, err := d.NextElem(&first)
 		if err != nil || !ok {
 			return err
 		}
-		if err := one(); err != nil {
+		if err := one(i); err != nil {
 			return err
 		}
 	}
@@ -592,7 +571,7 @@ func (d *JSON) list(one func() error) error {
 
 func (d *JSON) strings() ([]string, error) {
 	ss := []string{}
-	err := d.list(func() error {
+	err := d.Array(func(int) error {
 		s, err := d.String()
 		ss = append(ss, s)
 		return err
@@ -791,7 +770,7 @@ func (d *JSON) stringsFast(sp *[]string) bool {
 	i, depth := d.i, d.depth
 	var buf [16]string
 	ss := buf[:0]
-	err := d.list(func() error {
+	err := d.Array(func(int) error {
 		s, ok := d.stringish()
 		if !ok {
 			return errNotFast
@@ -811,23 +790,15 @@ func (d *JSON) stringsFast(sp *[]string) bool {
 func (d *JSON) stringMapFast(mp *map[string]string) bool {
 	i, depth := d.i, d.depth
 	m := make(map[string]string)
-	err := func() error {
-		if err := d.Begin('{'); err != nil {
-			return err
+	err := d.Object(func(k []byte) error {
+		key := d.copyString(k)
+		s, ok := d.stringish()
+		if !ok {
+			return errNotFast
 		}
-		for first := true; ; {
-			k, ok, err := d.NextKey(&first)
-			if err != nil || !ok {
-				return err
-			}
-			key := d.copyString(k)
-			s, ok := d.stringish()
-			if !ok {
-				return errNotFast
-			}
-			m[key] = s
-		}
-	}()
+		m[key] = s
+		return nil
+	})
 	if err != nil {
 		d.i, d.depth = i, depth
 		return false
