@@ -150,7 +150,7 @@ func (r *Repo[T]) getWire(ctx context.Context, in *dynamodb.GetItemInput) (v T, 
 	if !r.t.wire || c != r.t.client {
 		return v, false, nil
 	}
-	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
+	s := &wireSink[T]{vals: make([]T, 0, 1), Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
 	defer s.Release()
 	out, err := c.GetItem(wire.With(ctx, in, s), in)
 	switch {

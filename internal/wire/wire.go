@@ -200,8 +200,7 @@ func counters(out smithy.Deserializable) (count, scanned *int32) {
 // other members are returned as a JSON object of their own.
 func split(body []byte, op, member string, sink Sink, count, scanned *int32) ([]byte, error) {
 	d := codec.NewJSON(body)
-	rest := make([]byte, 0, 64)
-	rest = append(rest, '{')
+	var rest []byte // made for the first member the SDK reads
 	err := d.Object(func(k []byte) error {
 		if string(k) == member {
 			return items(d, op, sink)
@@ -219,7 +218,9 @@ func split(body []byte, op, member string, sink Sink, count, scanned *int32) ([]
 			}
 			return nil
 		}
-		if len(rest) > 1 {
+		if rest == nil {
+			rest = append(make([]byte, 0, 64), '{')
+		} else {
 			rest = append(rest, ',')
 		}
 		rest = appendString(rest, name)
@@ -230,11 +231,14 @@ func split(body []byte, op, member string, sink Sink, count, scanned *int32) ([]
 	if err == nil {
 		err = d.End()
 	}
-	if err != nil {
-		return nil, err
+	if err != nil || rest == nil {
+		return noMembers, err
 	}
 	return append(rest, '}'), nil
 }
+
+// noMembers is the rest of a response holding nothing but its items.
+var noMembers = []byte("{}")
 
 // appendString appends s as a JSON string (a member name).
 func appendString(b, s []byte) []byte {
