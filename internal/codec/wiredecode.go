@@ -203,9 +203,10 @@ func (d *JSON) listFast(f *planField, base unsafe.Pointer) bool {
 	return false
 }
 
-// decodeJSONField decodes av into field f; *v is the struct as a
+// decodeJSONField decodes av, the value of attribute name, into field f
+// (an error names the attribute); *v is the struct as a
 // reflect.Value, made when first needed.
-func (p *Plan) decodeJSONField(f *planField, av types.AttributeValue, v *reflect.Value, base unsafe.Pointer) error {
+func (p *Plan) decodeJSONField(f *planField, name string, av types.AttributeValue, v *reflect.Value, base unsafe.Pointer) error {
 	if f.fkind != fkNone && decodeFast(f, av, base) {
 		return nil
 	}
@@ -213,7 +214,7 @@ func (p *Plan) decodeJSONField(f *planField, av types.AttributeValue, v *reflect
 		*v = reflect.NewAt(p.typ, base).Elem()
 	}
 	if err := p.decodeField(f, av, *v, base); err != nil {
-		return fieldErr(f.name, av, f.typ, err)
+		return fieldErr(name, av, f.typ, err)
 	}
 	return nil
 }

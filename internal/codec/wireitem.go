@@ -190,7 +190,8 @@ func (r *itemRead) member(s *slot, k []byte) error {
 		r.head[name] = av
 		if s.field >= 0 {
 			r.hits++
-			r.fieldErr(s.field, r.p.decodeJSONField(&r.p.fields[s.field], av, &r.v, r.base))
+			f := &r.p.fields[s.field]
+			r.fieldErr(s.field, r.p.decodeJSONField(f, f.name, av, &r.v, r.base))
 		} else if s.fold >= 0 {
 			r.later = append(r.later, folded{s.fold, name, av})
 		}
@@ -200,7 +201,7 @@ func (r *itemRead) member(s *slot, k []byte) error {
 	case s.field >= 0:
 		return r.field(s.field)
 	case s.fold < 0:
-		return d.Skip()
+		return d.skipAV() // as strict as the SDK's deserializer
 	}
 	name := s.name
 	if k != nil {
@@ -227,7 +228,7 @@ func (r *itemRead) field(i int) error {
 	if f.fkind != fkNone && decodeFast(f, av, r.base) {
 		return nil
 	}
-	r.fieldErr(i, r.p.decodeJSONField(f, own(av, fresh), &r.v, r.base))
+	r.fieldErr(i, r.p.decodeJSONField(f, f.name, own(av, fresh), &r.v, r.base))
 	return nil
 }
 
@@ -242,10 +243,8 @@ func (r *itemRead) fieldErr(i int, e error) {
 // end decodes the folded attributes and completes the head.
 func (r *itemRead) end() (complete bool, ferr, err error) {
 	for _, x := range r.later {
-		if r.ferr == nil {
-			if e := r.p.decodeJSONField(&r.p.fields[x.field], x.av, &r.v, r.base); e != nil {
-				r.ferr = fieldErr(x.name, x.av, r.p.fields[x.field].typ, e)
-			}
+		if r.ferr == nil { // named as the item names it, as Decode does
+			r.ferr = r.p.decodeJSONField(&r.p.fields[x.field], x.name, x.av, &r.v, r.base)
 		}
 	}
 	complete = r.hits == len(r.p.fields)

@@ -379,6 +379,46 @@ func (d *JSON) Object(one func(key []byte) error) error {
 	}
 }
 
+// skipAV reads an attribute value as AV does, failing where AV fails,
+// without making it.
+func (d *JSON) skipAV() error {
+	kind, err := d.avKind()
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case "S", "N":
+		err = d.checkString()
+	case "B":
+		_, err = d.binary()
+	case "BOOL", "NULL":
+		_, err = d.Bool()
+	case "SS", "NS":
+		err = d.Array(func(int) error { return d.checkString() })
+	case "BS":
+		err = d.Array(func(int) error { _, err := d.binary(); return err })
+	case "L":
+		err = d.Array(func(int) error { return d.skipAV() })
+	default: // M
+		err = d.Object(func([]byte) error { return d.skipAV() })
+	}
+	if err != nil {
+		return err
+	}
+	return d.avEnd()
+}
+
+// checkString reads a string as String does, without copying it.
+func (d *JSON) checkString() error {
+	raw, esc, err := d.rawString()
+	if err == nil && esc {
+		if _, ok := unquote(raw); !ok {
+			return d.errorf("invalid string")
+		}
+	}
+	return err
+}
+
 // skipScalar skips an attribute value {"S":"..."} or {"N":"..."}, as Skip
 // would; false (d unchanged) for anything else.
 func (d *JSON) skipScalar() bool {
