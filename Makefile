@@ -21,17 +21,26 @@ MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable c
 .PHONY: test test-wire model demo lint cross fuzz fuzz-short same-requests testcontainers lambdaevent otel cli ci reliability bench bench-compare soak \
 	stress dynamodb-local ddblocal-install deps need-java need-cc
 
-## test: vet, then the whole suite with the race detector against DynamoDB Local.
-## SINGLETABLE_REQUIRE_DYNAMODB=1 makes a test that cannot start DynamoDB Local
-## fail rather than skip (plain `go test` skips it with the reason).
+## test: vet, then the whole suite with the race detector against DynamoDB Local,
+## then, with every client the fixtures build on the direct wire path
+## (SINGLETABLE_WIRE=1, as make test-wire), the root tests of what the path
+## changes (WIRE_TESTS): the model test under faults (truncated bodies and CRC32
+## mismatches among them, its reads page by page), the fault suites, lost
+## responses, cursors and pages, foreign and undecodable items, projections and
+## key-only fields, and observation. It reuses the first run's build, and adds
+## about 2 minutes (docs/performance.md). SINGLETABLE_REQUIRE_DYNAMODB=1 makes a
+## test that cannot start DynamoDB Local fail rather than skip (plain `go test`
+## skips it with the reason).
+WIRE_TESTS ?= UnderFaults|^TestModel$$|Cursor|Foreign|Observe|Pagination|ExactFit|Undecodable|LostResponse|KeyOnly|Projection|Pages
 test: need-java need-cc
 	$(GO) vet ./...
 	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
+	SINGLETABLE_WIRE=1 SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m -run '$(WIRE_TESTS)' .
 
-## test-wire: the root, migrate, streams and examples tests with every client
-## the test fixtures build (ddblocal.NewClient, singletabletest, the fault
-## suites' ddbfault clients, the root's newTable) on the direct wire path
-## (SINGLETABLE_WIRE=1, docs/performance.md)
+## test-wire: the root, migrate, streams and examples tests, all of them, with
+## every client the test fixtures build (ddblocal.NewClient, singletabletest, the
+## fault suites' ddbfault clients, the root's newTable) on the direct wire path
+## (SINGLETABLE_WIRE=1, docs/performance.md); make test runs a part of it
 WIRE_PKGS ?= . ./migrate/... ./streams/... ./examples/...
 test-wire: need-java
 	SINGLETABLE_WIRE=1 SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -count=1 -timeout 30m $(WIRE_PKGS)
@@ -73,32 +82,43 @@ cross:
 	done; done
 
 ## fuzz: run the key codec fuzz target for FUZZTIME, the attribute codec's
-## (FuzzCodec in ./internal/codec) for CODEC_FUZZTIME, then one target per key
-## format (FuzzFormat* in ./internal/keys, found by name) for FORMAT_FUZZTIME
-## each. The budgets are execution counts (about 30s, 30s and 10s on a 2-core
-## machine), not durations: with a duration, Go before 1.27 can fail a clean run
-## with "context deadline exceeded" as the time runs out (go.dev/issue/75804);
-## a count has no deadline to race. A duration (FUZZTIME=1m) still works.
+## (FuzzCodec in ./internal/codec) for CODEC_FUZZTIME, the direct wire path's
+## item decoder (FuzzDecodeJSON) for JSON_FUZZTIME and its whole response
+## reading through the hook (FuzzWireResponse) for WIRE_FUZZTIME, then one
+## target per key format (FuzzFormat* in ./internal/keys, found by name) for
+## FORMAT_FUZZTIME each. The budgets are execution counts (about 30s, 30s,
+## 25s, 30s and 10s on a 2-core machine), not durations: with a duration, Go
+## before 1.27 can fail a clean run with "context deadline exceeded" as the
+## time runs out (go.dev/issue/75804); a count has no deadline to race. A
+## duration (FUZZTIME=1m) still works.
 FUZZTIME ?= 400000x
 CODEC_FUZZTIME ?= 150000x
+JSON_FUZZTIME ?= 200000x
+WIRE_FUZZTIME ?= 40000x
 FORMAT_FUZZTIME ?= 450000x
 # fuzzpkg prints the package directory whose tests define fuzz target $(1).
 fuzzpkg = $$(dirname "$$(grep -rl --include='*_test.go' 'func $(1)(' . | grep -v -e '^./bench/' -e '^./ddblocal/testcontainers/' -e '^./streams/lambdaevent/' -e '^./otelsingletable/' -e '^./cmd/singletable/' | head -1)")
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyCodec$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzKeyCodec)
 	$(GO) test -run '^$$' -fuzz '^FuzzCodec$$' -fuzztime $(CODEC_FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzCodec)
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime $(JSON_FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzDecodeJSON)
+	$(GO) test -run '^$$' -fuzz '^FuzzWireResponse$$' -fuzztime $(WIRE_FUZZTIME) -fuzzminimizetime 2000x $(call fuzzpkg,FuzzWireResponse)
 	@set -e; for f in $$(grep -rho --include='*_test.go' '^func FuzzFormat[A-Za-z0-9]*' ./internal/keys | sed 's/^func //'); do \
 		echo "$(GO) test -run '^$$' -fuzz '^$$f\$$' -fuzztime $(FORMAT_FUZZTIME) ./internal/keys"; \
 		$(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FORMAT_FUZZTIME) -fuzzminimizetime 2000x ./internal/keys; \
 	done
 
 ## fuzz-short: the same fuzz targets with CI budgets, about half of fuzz's
-## (CI_FUZZTIME, CI_CODEC_FUZZTIME, CI_FORMAT_FUZZTIME: execution counts)
+## (CI_FUZZTIME, CI_CODEC_FUZZTIME, CI_JSON_FUZZTIME, CI_WIRE_FUZZTIME,
+## CI_FORMAT_FUZZTIME: execution counts)
 CI_FUZZTIME ?= 200000x
 CI_CODEC_FUZZTIME ?= 75000x
+CI_JSON_FUZZTIME ?= 100000x
+CI_WIRE_FUZZTIME ?= 20000x
 CI_FORMAT_FUZZTIME ?= 200000x
 fuzz-short:
-	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME) CODEC_FUZZTIME=$(CI_CODEC_FUZZTIME) FORMAT_FUZZTIME=$(CI_FORMAT_FUZZTIME)
+	$(MAKE) fuzz FUZZTIME=$(CI_FUZZTIME) CODEC_FUZZTIME=$(CI_CODEC_FUZZTIME) JSON_FUZZTIME=$(CI_JSON_FUZZTIME) \
+		WIRE_FUZZTIME=$(CI_WIRE_FUZZTIME) FORMAT_FUZZTIME=$(CI_FORMAT_FUZZTIME)
 
 ## otel: the OpenTelemetry adapter's own module (otelsingletable), vet and tests
 ## against DynamoDB Local with the SDK's in-memory exporters
@@ -125,9 +145,12 @@ lambdaevent: need-java
 		SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 ## same-requests: the bench module's TestSameRequests, which pins the requests the
-## library sends against hand-written SDK code (no DynamoDB Local needed)
+## library sends against hand-written SDK code, TestWireSameRequests, the same for
+## the *Wire benchmarks, and TestSameRequestsJSON, which pins the direct wire
+## path's request bodies to the SDK's serialization of the SDK path's inputs,
+## read by read and option by option (no DynamoDB Local needed)
 same-requests:
-	cd bench && $(GO) test -count=1 -run '^TestSameRequests$$' ./request
+	cd bench && $(GO) test -count=1 -run '^Test(Wire)?SameRequests(JSON)?$$' ./request
 
 ## stress: the timing-sensitive tests on a loaded machine: the stream reader
 ## (streams), the launcher (ddblocal), the migrations with leases and their fault

@@ -16,6 +16,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/redact"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // DynamoDB's per-request limits for batches.
@@ -264,7 +265,8 @@ func (b *batchWriter) send(ctx context.Context, idx []int) {
 func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 	client := b.ops[pending[0]].table.api(ctx, "")
 	err := sendUntilDone(ctx, b.policy, "BatchWriteItem", func(ctx context.Context) (bool, error) {
-		out, err := client.BatchWriteItem(ctx, b.request(pending))
+		in := b.request(pending)
+		out, err := client.BatchWriteItem(wire.Write(ctx, in, b.ops[pending[0]].table.wire), in)
 		if err != nil {
 			return false, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // BatchGet reads the items of ops ([BatchGetItem]), of any entities and
@@ -51,19 +52,18 @@ func BatchGet(ctx context.Context, ops []GetOp, optFns ...func(*BatchOptions)) (
 		for j, i := range g.ops {
 			keys[j] = ops[i].key
 		}
-		items, errs := g.t.getItems(ctx, run, g.ka, keys)
+		rd := g.t.readers(ctx, len(keys), func(j int) GetOp { return ops[g.ops[j]] })
+		items, errs := g.t.getItems(ctx, run, g.ka, keys, rd)
 		for j, i := range g.ops {
 			err := errs[j]
 			if err == nil {
-				var store func()
-				if store, found[i], err = ops[i].decode(items[j]); err == nil {
-					store()
-				}
+				_, found[i], err = ops[i].r.got(items[j], rd, j, ops[i].dest, false)
 			}
 			if err != nil {
 				failed = append(failed, BatchFailure{Index: i, Entity: ops[i].entity, Key: ops[i].key, Err: err})
 			}
 		}
+		rd.Release()
 	}
 	return found, sentErr("BatchGetItem", failed)
 }
@@ -90,8 +90,7 @@ func getGroups(ops []GetOp) []getGroup {
 			if op.consistent {
 				g.ka.ConsistentRead = aws.Bool(true)
 			}
-			j = len(groups)
-			groups = append(groups, g)
+			j, groups = len(groups), append(groups, g)
 		}
 		groups[j].ops = append(groups[j].ops, i)
 	}
@@ -100,22 +99,22 @@ func getGroups(ops []GetOp) []getGroup {
 
 // getItems reads the items under keys, primary keys of t, with ka's
 // projection and consistency: items[i] is the item under keys[i] (nil when
-// there is none) and errs[i] why keys[i] could not be read.
-func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue) (items []map[string]types.AttributeValue, errs []error) {
-	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys))}
+// there is none) and errs[i] why keys[i] could not be read. With rd (the
+// direct path), rd decodes the items instead.
+func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttributes, keys []map[string]types.AttributeValue, rd *wire.Readers) (items []map[string]types.AttributeValue, errs []error) {
+	g := &batchGet{t: t, ka: ka, policy: o.policy, index: make(map[itemID]int, len(keys)), rd: rd}
 	at := make([]int, len(keys)) // keys[i] is g.keys[at[i]]
 	for i, k := range keys {
 		id := t.itemID(k)
 		u, ok := g.index[id]
 		if !ok {
-			u = len(g.keys)
+			u, g.keys = len(g.keys), append(g.keys, k)
 			g.index[id] = u
-			g.keys = append(g.keys, k)
 		}
 		at[i] = u
 	}
-	g.items = make([]map[string]types.AttributeValue, len(g.keys))
-	g.errs = make([]error, len(g.keys))
+	g.items, g.errs = make([]map[string]types.AttributeValue, len(g.keys)), make([]error, len(g.keys))
+	rd.Keys(at, len(g.keys))
 	var chunks [][]int
 	for u := range g.keys {
 		if u%maxBatchGet == 0 {
@@ -127,12 +126,17 @@ func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttrib
 	if len(g.keys) == len(keys) {
 		return g.items, g.errs // no key given twice: at is the identity
 	}
-	items = make([]map[string]types.AttributeValue, len(keys))
-	errs = make([]error, len(keys))
+	items, errs = make([]map[string]types.AttributeValue, len(keys)), make([]error, len(keys))
 	for i, u := range at {
 		items[i], errs[i] = g.items[u], g.errs[u]
 	}
 	return items, errs
+}
+
+// readers is the direct path's of n ops (op(i)), nil when ctx's client is not t's.
+func (t *Table) readers(ctx context.Context, n int, op func(i int) GetOp) *wire.Readers {
+	return wire.NewReaders(t.wire && t.api(ctx, "") == t.client, n,
+		func(i int) any { return op(i).r }, func(r any) wire.Feed { return r.(getter).feed() })
 }
 
 // batchGet is one getItems call. Each distinct key belongs to one chunk,
@@ -146,6 +150,7 @@ type batchGet struct {
 	index  map[itemID]int                    // key id → position in keys
 	items  []map[string]types.AttributeValue // items[u]: the item under keys[u]
 	errs   []error                           // errs[u]: why keys[u] could not be read
+	rd     *wire.Readers                     // the direct path's
 }
 
 // chunk reads the keys at pending (positions in g.keys) until they are
@@ -158,9 +163,11 @@ func (g *batchGet) chunk(ctx context.Context, pending []int) {
 		for j, u := range pending {
 			ka.Keys[j] = g.keys[u]
 		}
-		out, err := client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-			RequestItems: map[string]types.KeysAndAttributes{table: ka},
-		})
+		in := &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{table: ka}}
+		out, err := client.BatchGetItem(g.rd.With(ctx, in, table, func(head map[string]types.AttributeValue) (int, bool) {
+			u, ok := g.index[g.t.itemID(head)]
+			return u, ok
+		}), in)
 		if err != nil {
 			return false, err
 		}

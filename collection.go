@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // Collection reads every item of one partition of the table or of an
@@ -25,13 +25,11 @@ import (
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Collection struct {
 	readSpec
-	t           *Table
-	index       string
-	keyConds    []expr.KeyCond // the partition's
-	parts       []string       // the partition's key values
-	sort        SortCondition
-	cursorKeys  []string
-	skipUnknown bool
+	t          *Table
+	idx        *indexPlan   // the index's plan, nil for the table
+	key        keyCondition // the partition's
+	sort       SortCondition
+	cursorKeys []string
 }
 
 // Collection returns the collection in key's table partition (key supplies
@@ -50,13 +48,11 @@ func (r *Repo[T]) IndexCollection(index string, key T, optFns ...func(*ReadOptio
 
 // collection is [Repo.IndexCollection] given the key kv (index "": the table).
 func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOptions)) *Collection {
-	c := &Collection{t: r.t, index: index, readSpec: readSpec{what: "collection: "}}
-	c.readOptions(optFns)
+	c := &Collection{t: r.t, readSpec: newReadSpec("", "collection: ", optFns)}
 	var idx *indexPlan
 	if index != "" {
-		var err error
-		if idx, err = r.e.index(index); err != nil {
-			c.errs = append(c.errs, err)
+		c.onIndex(r, index)
+		if idx, _ = r.e.index(index); idx == nil {
 			return c
 		}
 		if idx.shards > 0 {
@@ -70,37 +66,31 @@ func (r *repo) collection(index string, kv reflect.Value, optFns []func(*ReadOpt
 		c.errs = append(c.errs, err)
 		return c
 	}
-	c.keyConds, c.parts, c.cursorKeys = conds, parts, r.t.cursorKeys(idx)
+	c.key, c.cursorKeys, c.idx = keyCondition{conds: conds, nPart: len(conds), parts: parts}, r.t.cursorKeys(idx), idx
 	return c
 }
 
-func (c *Collection) clone() *Collection {
-	d := *c
-	d.readSpec = c.readSpec.clone()
-	return &d
-}
+func (c *Collection) spec() *readSpec { return &c.readSpec }
 
 // SkipUnknown skips items no target accepts instead of failing the read;
 // they do not count towards Limit. An untyped item a target's key shape
 // selects is reported all the same (see [Page].Skipped).
-func (c *Collection) SkipUnknown() *Collection { d := c.clone(); d.skipUnknown = true; return d }
+func (c *Collection) SkipUnknown() *Collection { return edited(c, (*readSpec).skipping) }
 
 // Desc reads the partition in descending sort key order.
-func (c *Collection) Desc() *Collection { d := c.clone(); d.desc = true; return d }
+func (c *Collection) Desc() *Collection { return edited(c, (*readSpec).descending) }
 
 // Limit caps the items delivered to targets: a page holds exactly n items
 // unless the partition runs out.
-func (c *Collection) Limit(n int) *Collection { d := c.clone(); d.limitTo(n); return d }
+func (c *Collection) Limit(n int) *Collection { return edited(c, limitTo(n)) }
 
 // PageSize sets how many items each request reads (DynamoDB's Limit).
-func (c *Collection) PageSize(n int) *Collection { d := c.clone(); d.pageSizeOf(n); return d }
+func (c *Collection) PageSize(n int) *Collection { return edited(c, pageSizeOf(n)) }
 
 // Filter is [Query.Filter] for a collection: a name must mean one attribute
 // to every target that knows it, and one no target knows is refused.
 func (c *Collection) Filter(cond expression.ConditionBuilder) *Collection {
-	d := c.clone()
-	d.filterBy(cond)
-	return d
+	return edited(c, filterBy(cond))
 }
 
 // SortCondition is a sort key condition for [Collection.Where]: a *Query[T]
@@ -117,7 +107,7 @@ type SortCondition interface {
 // matches: Where(skills.Query(UserSkill{}).Where("SkillName", singletable.Ge, "p"))
 // reads the skills from "p" on, and items of any entity in that range.
 func (c *Collection) Where(cond SortCondition) *Collection {
-	d := c.clone()
+	d := edited(c, nil)
 	switch {
 	case cond == nil:
 		d.fail("nil sort condition (give a Query of a member entity)")
@@ -130,7 +120,7 @@ func (c *Collection) Where(cond SortCondition) *Collection {
 
 // After resumes the collection after the page that returned cursor ("":
 // from the beginning). A cursor from another query is [ErrInvalidCursor].
-func (c *Collection) After(cursor string) *Collection { d := c.clone(); d.after = cursor; return d }
+func (c *Collection) After(cursor string) *Collection { return edited(c, afterCursor(cursor)) }
 
 // Target receives the items of one entity type from a [Collection] (or a
 // transaction's reads). Make it with [Repo.Into], [Repo.IntoOne],
@@ -143,8 +133,7 @@ type Target struct {
 	decode    func(item map[string]types.AttributeValue) (any, error)
 	names     attrNamer                                               // resolves the names of a collection's filter
 	image     func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
-	keysMatch func(item map[string]types.AttributeValue) bool         // with Schema.MatchKeys: whether an untyped item is its
-	selected  func(item map[string]types.AttributeValue) error        // repo.selected, with keysMatch
+	keyShapes repo                                                    // tells an untyped item by its key shape
 }
 
 // Count returns how many items the target has received.
@@ -184,10 +173,7 @@ func (r *Repo[T]) target(one bool, deliver func(T) error) *Target {
 		}
 		return v, deliver(v)
 	}
-	if r.e.foreign.matchKeys {
-		tg.keysMatch = func(item map[string]types.AttributeValue) bool { return r.e.keysMatch(&r.t.opts, item) }
-		tg.selected = r.selected
-	}
+	tg.keyShapes = r.repo
 	return tg
 }
 
@@ -222,8 +208,9 @@ func (e *UnknownTypeError) Error() string {
 type router struct {
 	t           *Table
 	targets     map[string]*Target
-	untyped     []*Target // the targets whose entities match keys (Schema.MatchKeys)
+	untyped     []*Target // the targets whose entities match keys (Schema.MatchKeys), or all byShape
 	skipUnknown bool
+	byShape     bool // an index read that does not hold the entity type: key shapes route every item
 }
 
 // newRouter checks targets (at least one when needTargets).
@@ -246,7 +233,7 @@ func newRouter(t *Table, targets []*Target, needTargets, skipUnknown bool) (*rou
 			errs = append(errs, validationErr(tg.entity, "", "collection: target's repository is bound to table %s, the collection reads %s", tg.table.name, t.name))
 		}
 		byType[tg.entity] = tg
-		if tg.keysMatch != nil {
+		if tg.keyShapes.e.foreign.matchKeys {
 			untyped = append(untyped, tg)
 		}
 	}
@@ -276,7 +263,7 @@ func routeUntyped(untyped []*Target, item map[string]types.AttributeValue) (*Tar
 	var found *Target
 	var names []string
 	for _, tg := range untyped {
-		if !tg.keysMatch(item) {
+		if !tg.keyShapes.e.keysMatch(&tg.keyShapes.t.opts, item) {
 			continue
 		}
 		if found != nil {
@@ -307,7 +294,7 @@ func (rt *router) counts(item map[string]types.AttributeValue) bool {
 // target's key shape selected (see repo.selected), nil for any other.
 func (rt *router) selected(item map[string]types.AttributeValue) error {
 	for _, tg := range rt.untyped {
-		if err := tg.selected(item); err != nil {
+		if err := (&repo{t: tg.keyShapes.t, e: tg.keyShapes.e, byShape: rt.byShape}).selected(item); err != nil {
 			return err
 		}
 	}
@@ -354,81 +341,52 @@ func mixedProjection(t *Table, targets []*Target, fields, keyAttrs []string) ([]
 	return append(attrs, keyAttrs...), nil
 }
 
-// collPlan is a validated collection read, ready to send.
-type collPlan struct {
-	req   *request
-	rt    *router
-	empty bool // the sort condition's range is empty: nothing to read
-}
-
-func (c *Collection) plan(targets []*Target, needTargets bool) (*collPlan, error) {
+func (c *Collection) plan(targets []*Target, needTargets bool) *read {
 	rt, terrs := newRouter(c.t, targets, needTargets, c.skipUnknown)
-	errs := append(append([]error(nil), c.errs...), terrs...)
+	if rt.byShape = !c.t.holds(c.idx, c.t.opts.EntityTypeAttr); rt.byShape {
+		rt.untyped = targets
+	}
+	errs := append(slices.Clone(c.errs), terrs...)
 	if c.index != "" && c.consistent {
 		errs = append(errs, validationErr("", c.index, "global secondary indexes do not support consistent reads"))
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return planned(nil, errors.Join(errs...))
 	}
-	conds := c.keyConds
-	empty := false
+	kc := c.key
 	if c.sort != nil {
-		sc, e, err := c.sort.collectionSort(c.t, c.index)
+		sc, empty, err := c.sort.collectionSort(c.t, c.index)
 		if err != nil {
-			return nil, err
+			return planned(nil, err)
 		}
-		conds = append(slices.Clone(conds), sc...)
-		empty = e
+		kc.conds, kc.empty = append(slices.Clone(kc.conds), sc...), empty
 	}
-	in, err := c.input(conds, targets)
-	if err != nil {
-		return nil, err
+	ri := &readInput{what: "collection query", kind: "collection", cursorKeys: c.cursorKeys}
+	if c.filter != nil {
+		ri.names = c.t.heldNames("", c.idx, collectionNames(c.t, targets, condScope{query: true, index: c.index}))
+	}
+	if len(c.project) > 0 {
+		ri.project = func() ([]string, error) {
+			attrs, err := mixedProjection(c.t, targets, c.project, c.cursorKeys)
+			return c.t.heldAttrs("", c.idx, attrs, err)
+		}
 	}
 	// A collection cursor is bound to the partition and direction, not to
 	// the targets: another set of targets resumes at the same place.
-	b := partitionBinding(c.t.name, c.index, "\x00collection", c.parts, c.dir())
-	if c.after != "" {
-		if in.ExclusiveStartKey, err = c.t.decodeBoundCursor(c.after, b, c.cursorKeys, conds, len(c.keyConds)); err != nil {
-			return nil, err
+	rd := &read{spec: &c.readSpec, empty: kc.empty, sized: c.sized(), rt: rt}
+	rd = planned(rd, rd.partition(c.t, 0, kc, "\x00collection", ri))
+	if c.t.wire { // each item whole, for its target
+		for _, req := range rd.reqs {
+			req.sink = new(wire.Whole)
 		}
 	}
-	req := &request{t: c.t, src: querySource(in), what: "collection query",
-		size:     c.pageSize == 0 && !c.skipUnknown && c.filter == nil,
-		probeOne: c.filter == nil, bind: b.bind, cursorKeys: c.cursorKeys}
-	return &collPlan{req: req, rt: rt, empty: empty}, nil
-}
-
-// input assembles the collection's QueryInput.
-func (c *Collection) input(conds []expr.KeyCond, targets []*Target) (*dynamodb.QueryInput, error) {
-	var b expr.Builder
-	kc := b.KeyCondition(conds)
-	in := &dynamodb.QueryInput{TableName: &c.t.name, KeyConditionExpression: &kc}
-	if c.filter != nil {
-		f, err := b.Conditions(collectionNames(c.t, targets, condScope{query: true, index: c.index}), *c.filter)
-		if err != nil {
-			return nil, condErr("", "bad collection filter", err)
-		}
-		in.FilterExpression = &f
-	}
-	if len(c.project) > 0 {
-		attrs, err := mixedProjection(c.t, targets, c.project, c.cursorKeys)
-		if err != nil {
-			return nil, err
-		}
-		in.ProjectionExpression = aws.String(b.Projection(attrs...))
-	}
-	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.Names(), b.Values()
-	return in, c.finishQuery(in, c.index)
+	return rd
 }
 
 // Page reads one page into the targets and returns the items delivered in
 // read order (a T for a target of a *Repo[T]), as [Query.Page] does.
 func (c *Collection) Page(ctx context.Context, targets ...*Target) (Page[any], error) {
-	p, err := c.plan(targets, true)
-	if err != nil || p.empty {
-		return Page[any]{}, err
-	}
-	return p.rt.page(ctx, p.req, c.limit, c.strict)
+	return routedPage(ctx, c.plan(targets, true))
 }
 
 // Collect reads the whole collection (at most Limit items) into the
@@ -440,22 +398,12 @@ func (c *Collection) Collect(ctx context.Context, targets ...*Target) ([]any, er
 // All delivers each item to its target and yields the decoded value (a
 // type switch tells the entities apart), as [Query.All] does.
 func (c *Collection) All(ctx context.Context, targets ...*Target) iter.Seq2[any, error] {
-	return seqOf(func(yield func(any, error) bool) error {
-		p, err := c.plan(targets, true)
-		if err != nil || p.empty {
-			return err
-		}
-		return readAll(ctx, []*request{p.req}, c.limit, yielder(p.rt.route, yield, c.strict))
-	})
+	return routedAll(ctx, func() *read { return c.plan(targets, true) })
 }
 
 // Request is [Query.Request] (with SkipUnknown, no extra item is asked
 // for); targets are optional here and only checked.
 func (c *Collection) Request(targets ...*Target) (*dynamodb.QueryInput, error) {
-	p, err := c.plan(targets, false)
-	if err != nil {
-		return nil, err
-	}
-	p.req.sizeFor(c.limit)
-	return p.req.src.query, nil
+	in, err := c.plan(targets, false).first()
+	return in.Query, err
 }

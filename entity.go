@@ -73,7 +73,8 @@ type Schema[T any] struct {
 	// docs/adopting.md, "Fields held only in the key".
 	KeyOnly []string
 	// Location is where time texts without a zone and bare dates are read,
-	// for the entity's top-level time fields; nil reads them as UTC.
+	// for the entity's top-level time fields, and zone-less key times are
+	// written and read (wall clocks: layouts, date, naive isoformat); nil is UTC.
 	Location *time.Location
 
 	// ExactlyOnceCounters sends every [Repo.Update] with an operator a
@@ -150,7 +151,8 @@ func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 		return validationErr("", "", "Schema.Type is empty for %s", t)
 	}
 	*e = entityPlan{name: s.Type, typ: t, fields: model.StructFields(t),
-		byName: map[string]*model.Field{}, byAttr: map[string]*model.Field{}, excluded: model.ExcludedFields(t), once: s.ExactlyOnceCounters}
+		byName: map[string]*model.Field{}, byAttr: map[string]*model.Field{}, excluded: model.ExcludedFields(t), once: s.ExactlyOnceCounters,
+		foreign: foreignPlan{loc: s.Location}} // before the keys: their zone-less times are wall clocks in it
 	for _, f := range e.fields {
 		if f.FormErr != nil {
 			return &ValidationError{Entity: s.Type, Field: f.Name, Reason: "its dynamodbav tag's layout= option is not a usable time layout", Err: f.FormErr}

@@ -22,8 +22,8 @@ import (
 type foreignPlan struct {
 	matchKeys bool           // Schema.MatchKeys
 	keyOnly   []*model.Field // the Schema.KeyOnly fields, which writes leave out
-	// loc reads zone-less time texts (nil: UTC, as the codec reads them);
-	// times lists the top-level time fields stored as text, re-read in loc.
+	// loc reads zone-less time texts and key times (nil: UTC, as the codec
+	// reads them); times lists the top-level time fields stored as text, re-read in loc.
 	loc   *time.Location
 	times []*model.Field
 }
@@ -54,7 +54,6 @@ func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 		}
 	}
 	if s.Location != nil {
-		e.foreign.loc = s.Location
 		for _, f := range e.fields {
 			if isTimeType(f.Type) && !f.Form.Number() {
 				e.foreign.times = append(e.foreign.times, f)
@@ -217,6 +216,14 @@ func (e *entityPlan) typeFilter(b *expr.Builder, o *TableOptions) string {
 	}
 	// Not parenthesised: And parenthesises it when it joins a filter.
 	return expr.Compare(b.Name(o.EntityTypeAttr), expr.OpEq, b.ValueS(e.name)) + " OR " + untyped
+}
+
+// typeFiltered reports whether a query of index idx (nil: the table) filters
+// on the entity type: not where idx lacks it (repo.mine tells by key shape)
+// or is keyed on it (the key condition pins it; DynamoDB refuses the filter).
+func (t *Table) typeFiltered(idx *indexPlan) bool {
+	a := t.opts.EntityTypeAttr
+	return t.holds(idx, a) && (idx == nil || idx.pkAttr != a && idx.skAttr != a)
 }
 
 // ownershipOf is writeplan.Ownership for the entity in table options o.

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/model"
 	"github.com/singletable-go/singletable/internal/tabledef"
 )
@@ -28,9 +29,9 @@ type IndexSchema[T any] struct {
 	// A key attribute may be one the item holds anyway, as DynamoDB
 	// allows: the table's PK or SK or the entity type attribute, whose
 	// template must then be the entity's own for it (an inverted index:
-	// PK = the SK template, PKAttr "SK"); or a string field's own
-	// attribute, whose template must be {Field:raw}, so that the stored
-	// value is the key. The library never writes or removes such an
+	// PK = the SK template, PKAttr "SK"); or a string field's own attribute,
+	// whose template must be {Field:raw} or {Field:raw=<RE2>}, so that the
+	// stored value is the key. The library never writes or removes such an
 	// attribute for the index: the primary key, entity type or field does
 	// (a field's is removed when empty). An item is in the index exactly
 	// when it holds every key attribute. Two indexes may share a rendered
@@ -192,9 +193,9 @@ func (e *entityPlan) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.
 // ownKeyField returns the field stored under attr, the templated index's
 // partition or sort (role) key attribute, or nil when none is. Such a
 // field's stored value is the key, so its template k must be {Field:raw}
-// for a string field: any other template would render a key differing
-// from the stored value (a *ValidationError naming index, attribute and
-// why). A field whose attribute differs from attr only in case is refused
+// or {Field:raw=<RE2>} (checkKeyAttr checks it) for a string field: any
+// other template would render a key differing from the stored value (a
+// *ValidationError naming index, attribute and why). A field whose attribute differs from attr only in case is refused
 // (see checkNotStored).
 func (e *entityPlan) ownKeyField(index, attr, role string, k compiledKey, sort bool) (*model.Field, error) {
 	f := e.byAttr[attr]
@@ -206,8 +207,8 @@ func (e *entityPlan) ownKeyField(index, attr, role string, k compiledKey, sort b
 		t = t.Elem()
 	}
 	want := "{" + f.Name + ":raw}"
-	if k.tpl.Raw != want || t.Kind() != reflect.String {
-		why := fmt.Sprintf("the template must be %s, so that the key is the stored value, not %q", want, k.tpl.Raw)
+	if pl := k.tpl.Parts[0]; len(k.tpl.Parts) != 1 || pl.Field != f.Name || pl.Format != format.Raw || t.Kind() != reflect.String {
+		why := fmt.Sprintf("the template must be %s (or %s=<pattern>}), so that the key is the stored value, not %q", want, want[:len(want)-1], k.tpl.Raw)
 		if t.Kind() != reflect.String {
 			why = fmt.Sprintf("a templated key is a string and the field is a %s: declare the index with PartitionAttrs/SortAttrs", f.Type)
 		}
@@ -335,9 +336,18 @@ func (e *entityPlan) multiField(name, index string, sort bool) (*model.Field, er
 }
 
 // checkKeyAttr returns a *KeyError when av, the value of field f as a key
-// attribute of a multi-attribute index, is longer than DynamoDB allows.
-// Numbers (at most 38 digits) always fit.
+// attribute of a multi-attribute index, is longer than DynamoDB allows (a
+// number always fits), or as a templated index's, breaks its constraint.
 func (e *entityPlan) checkKeyAttr(f *model.Field, av types.AttributeValue) error {
+	for _, p := range e.indexes {
+		for _, k := range [2]keyRef{{ck: &p.pk, attr: p.pkAttr, own: p.pkOwn == f}, {ck: &p.sk, attr: p.skAttr, own: p.skOwn == f}} {
+			if s, isS := av.(*types.AttributeValueMemberS); k.own && isS && k.ck.places[0].Pattern != nil {
+				if _, err := k.ck.places[0].AppendValue(nil, reflect.ValueOf(s.Value)); err != nil {
+					return &KeyError{Entity: e.name, Index: p.name, Key: k.attr, Err: fmt.Errorf("field %s: %w", f.Name, err)}
+				}
+			}
+		}
+	}
 	n := keyBytes(av)
 	if n <= f.KeyMax {
 		return nil

@@ -35,6 +35,7 @@ func (e *entityPlan) compileKey(tpl, index, key string, sort bool) (compiledKey,
 	if err != nil {
 		return compiledKey{}, &ValidationError{Entity: e.name, Field: where(index, key), Reason: "bad key template", Err: err}
 	}
+	kt.In(e.foreign.loc)
 	ck := compiledKey{tpl: kt, sort: sort}
 	for j := range kt.Parts {
 		p := &kt.Parts[j]

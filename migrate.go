@@ -160,7 +160,7 @@ func (s *StoredItems) ClaimGuards(ctx context.Context, item map[string]types.Att
 // [BatchGetItem]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
 func (t *Table) GetItems(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
 	read := types.KeysAndAttributes{ConsistentRead: aws.Bool(true)}
-	items, errs := t.getItems(ctx, BatchOptions{Concurrency: 1}.run(), read, keys)
+	items, errs := t.getItems(ctx, BatchOptions{Concurrency: 1}.run(), read, keys, nil)
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -329,19 +329,6 @@ func (d mLogDesign) indexes() []string {
 	return out
 }
 
-// mLogUnqueried are the indexes QueryIndex leaves out: the items of TYP
-// (partition key the entity type attribute) are written and checked, but
-// a query of it is refused by DynamoDB (ValidationException: Filter
-// Expression can only contain non-primary key attributes: EntityType),
-// because QueryIndex filters on the entity type attribute, here the
-// index's partition key.
-var mLogUnqueried = []string{"TYP"}
-
-// queried are the names of d's indexes QueryIndex queries.
-func (d mLogDesign) queried() []string {
-	return slices.DeleteFunc(d.indexes(), func(n string) bool { return slices.Contains(mLogUnqueried, n) })
-}
-
 // modelLogSchema declares d for T (MLog or MLogH); hot reads Hot.
 func modelLogSchema[T any](d mLogDesign, hot func(T) bool) singletable.Schema[T] {
 	s := singletable.Schema[T]{Type: "MLog", PK: mLogPK, SK: mLogSK, KeyOnly: slices.Clone(d.KeyOnly)}

@@ -29,6 +29,7 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddbfault"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/wiretest"
 	"github.com/singletable-go/singletable/streams"
 )
 
@@ -88,7 +89,9 @@ import (
 // The model's next state is the table as read, so a divergence is reported
 // once, at the operation that caused it, and does not cascade.
 //
-// It runs without faults and through ddbfault at 10% and 30%. Under faults
+// It runs without faults and through ddbfault at 10% and 30%, plus, at a
+// third of that rate, response bodies cut short and CRC32 mismatches
+// (wiretest.Faults: what a direct read of the body meets). Under faults
 // an operation may end with an error that leaves its outcome unknown
 // (ErrMaybeApplied, a transport fault, throttling past the retries); the
 // table must then be in the state before or after it (all or nothing,
@@ -858,13 +861,7 @@ func (a *mAdapter[T]) writeOp(kind string, o mop, ver int) singletable.WriteOp {
 }
 
 func (a *mAdapter[T]) query(ctx context.Context, part int) ([]string, func(context.Context, int) error, error) {
-	var vs []T
-	var err error
-	for range 20 { // reads are safe to repeat after an injected fault
-		if vs, err = a.repo.Query(a.keyOf(mop{Part: part}, 0), func(o *singletable.ReadOptions) { o.ConsistentRead = true }).Collect(ctx); err == nil {
-			break
-		}
-	}
+	vs, err := modelCollect(ctx, a.repo.Query(a.keyOf(mop{Part: part}, 0), func(o *singletable.ReadOptions) { o.ConsistentRead = true }))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -877,13 +874,7 @@ func (a *mAdapter[T]) query(ctx context.Context, part int) ([]string, func(conte
 }
 
 func (a *mAdapter[T]) queryIndex(ctx context.Context, index string, o mop) ([]string, []map[string]string, error) {
-	var vs []T
-	var err error
-	for range 20 { // reads are safe to repeat after an injected fault
-		if vs, err = a.repo.QueryIndex(index, a.value(o, 0)).Collect(ctx); err == nil {
-			break
-		}
-	}
+	vs, err := modelCollect(ctx, a.repo.QueryIndex(index, a.value(o, 0)))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -1034,7 +1025,8 @@ type mEnv struct {
 	name  string
 	tbl   *singletable.Table // through the fault transport
 	raw   *dynamodb.Client   // plain: scans and checks
-	ft    *ddbfault.Transport
+	ft    *wiretest.Faults   // ddbfault's, and bodies truncated or failing their CRC32
+	paths wiretest.Paths     // tbl's responses with items, by the path that decoded them
 	clock *modelClock
 	ents  []mEntity
 	infos map[string]*mInfo
@@ -1051,10 +1043,12 @@ func newModelEnv(t *testing.T, rate float64, faultSeed uint64, mode string, desi
 	if mode != "" {
 		modelModes[mode](&cfg)
 	}
-	env.ft = ddbfault.New(nil, cfg)
+	env.ft = wiretest.NewFaults(ddbfault.New(nil, cfg), faultSeed, rate/3)
 	env.ft.SetEnabled(false)
 	faulty := ddblocal.Shared(t).Client(func(o *dynamodb.Options) {
 		o.HTTPClient = &http.Client{Transport: env.ft}
+		o.DisableValidateResponseChecksum = false // env.ft's CRC32s are right but for its mismatches
+		env.paths.Option(o)
 		// Short SDK backoff: the faults are frequent and the test sequential.
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = 5
@@ -1916,7 +1910,7 @@ func (r *mRun) queryIndex(ctx context.Context, i int, o mop) error {
 	e := r.ent(o.Ent)
 	in := e.info()
 	d := r.env.design
-	names := d.queried()
+	names := d.indexes()
 	if len(names) == 0 {
 		r.log = append(r.log, fmt.Sprintf("%4d QueryIndex %s -> no index in %s", i, in.name, d))
 		return nil
@@ -2679,9 +2673,16 @@ func runModel(t *testing.T, seed uint64, n, stream int, rate float64, mode strin
 		t.Fatalf("seed %d: %v", seed, err)
 	}
 	stats := env.ft.Stats()
-	t.Logf("seed %d, %d ops in %v: %d returned an error; %d requests, %d faults injected %v; %d read checks in %v; %d index queries checked %d items; %d failures",
-		seed, n, time.Since(start).Round(time.Millisecond), r.errs, stats.Requests, stats.Total(), stats.Faults,
+	truncated, crc := env.ft.BodyStats()
+	t.Logf("seed %d, %d ops in %v: %d returned an error; %d requests, %d faults injected %v, %d bodies truncated, %d CRC32 mismatches; %d read checks in %v; %d index queries checked %d items; %d failures",
+		seed, n, time.Since(start).Round(time.Millisecond), r.errs, stats.Requests, stats.Total(), stats.Faults, truncated, crc,
 		r.reads, r.readTime.Round(time.Millisecond), r.indexQueries, r.indexItems, len(r.fails))
+	if direct, sdk := env.paths.Counts(); ddblocal.Wire() {
+		t.Logf("on the direct wire path: %d responses with items decoded directly, %d by the SDK", direct, sdk)
+		if direct == 0 {
+			t.Errorf("no response took the direct wire path")
+		}
+	}
 	if rate > 0 || mode != "" {
 		if stats.Total() == 0 {
 			t.Errorf("no faults injected at rate %.0f%% mode %q", rate*100, mode)

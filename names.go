@@ -157,7 +157,7 @@ func (e *entityPlan) heldInKeys(t *Table, f *model.Field, role string, hs []keys
 				attributevalue.Unmarshal(av, fieldByIndexAlloc(item, f.Index).Addr().Interface()) != nil {
 				return nil, fmt.Errorf("the value compared with it is %s, not a %v", typ, f.Type)
 			}
-			fv, _ := f.KeyValue(item) // as f's key placeholders render it
+			fv, _ := f.KeyValueIn(item, e.foreign.loc) // as f's key placeholders render it
 			return keys.Equal(hs, fv)
 		},
 		BeginsWith: func(prefix string) ([]expr.KeyCond, error) { return keys.BeginsWith(hs, f.Type, prefix) },

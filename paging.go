@@ -2,111 +2,54 @@ package singletable
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
-	"maps"
 	"slices"
-	"strings"
-	"sync/atomic"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"golang.org/x/sync/errgroup"
+
+	"github.com/singletable-go/singletable/internal/paging"
 )
 
-// feed is what the loop reads from.
-type feed interface {
-	// next returns the next items read and whether they are the last;
-	// want is how many items the read still wants (0: no limit).
-	next(ctx context.Context, want int) (items []map[string]types.AttributeValue, last bool, err error)
+// The pages of a read (read.go): its requests sent through the table's
+// client, its items decoded or routed to targets.
+
+// request is a read's paging.Request, sent through the table's client
+// (wrapped by Preview or Observe, or on the direct wire path: wire.go).
+type request struct {
+	paging.Request
+	t      *Table
+	entity string   // the entity read, for the Observe hook; "" for several
+	whole  wholeFn  // nil, or reads each response's items whole (Query.Complete)
+	sink   wireFeed // set: read on the direct wire path (wire.go)
 }
 
-// pager is a feed a page can end in.
-type pager interface {
-	feed
-	// ahead reports whether an item that counts follows those next
-	// returned: a lookahead, which sends requests.
-	ahead(ctx context.Context, counts func(map[string]types.AttributeValue) bool) (bool, error)
-	// cursor resumes after item, the page's last, or, item nil, after
-	// everything next returned.
-	cursor(item map[string]types.AttributeValue) (string, error)
+// pager is what a page reads (wire.go's read of it).
+type pager = paging.Pager
+
+// request is a request of in, reading entity ("" for several), its
+// cursors bound to bind and holding cursorKeys; what names it in errors.
+func (t *Table) request(in paging.Input, entity, what string, bind [16]byte, cursorKeys []string) *request {
+	r := &request{t: t, entity: entity}
+	r.Request = paging.Request{Input: in, Sender: r, What: what, Codec: *t.cursorCodec(), Bind: bind, CursorKeys: cursorKeys}
+	return r
 }
 
-// takeFn takes one item read; taken is false when the item was skipped.
-// left, how many items the read may still take from this response, is a
-// hint to grow a slice once. errStop ends the read without error.
-type takeFn func(item map[string]types.AttributeValue, left int) (taken bool, err error)
+// Client is the client a lookahead is sent through.
+func (r *request) Client(ctx context.Context) paging.Client { return r.t.api(ctx, r.entity) }
 
-// errStop is a takeFn's way to end a read (the caller's loop broke).
-var errStop = errors.New("singletable: read stopped")
-
-// pageEnd ends the pages of a read: nil for a read of every item (All).
-type pageEnd struct {
-	f      pager
-	counts func(map[string]types.AttributeValue) bool // whether an item would be taken
-}
-
-// paginate, the loop every read pages through, reads f's items into take,
-// at most limit (0: every item). With a pageEnd it reads one page (without
-// limit, one response's items) and returns its cursor.
-func paginate(ctx context.Context, f feed, limit int, take takeFn, end *pageEnd) (string, error) {
-	taken := 0
-	for {
-		want := 0
-		if limit > 0 {
-			want = limit - taken
-		}
-		items, last, err := f.next(ctx, want)
-		if err != nil {
-			return "", err
-		}
-		for i, item := range items {
-			left := len(items) - i
-			if want > 0 {
-				left = min(left, limit-taken)
-			}
-			ok, err := take(item, left)
-			if err == errStop {
-				return "", nil
-			}
-			if err != nil {
-				return "", err
-			}
-			if !ok {
-				continue
-			}
-			taken++
-			if taken == limit {
-				return end.cursor(ctx, items[i+1:], last, item)
-			}
-		}
-		if last {
-			return "", nil
-		}
-		if limit == 0 && taken > 0 && end != nil {
-			return end.cursor(ctx, nil, false, nil)
-		}
+// Read sends in once, on the direct wire path where it may, with
+// Complete's reads.
+func (r *request) Read(ctx context.Context, in paging.Input) (paging.Response, error) {
+	c := r.t.api(ctx, r.entity)
+	resp, err := in.Send(r.direct(ctx, c), c)
+	if err == nil && r.whole != nil {
+		resp.Items, err = r.whole(ctx, resp.Items)
 	}
-}
-
-// cursor is the exact fit: the cursor after item (nil: after the
-// response), "" unless an item that counts follows in rest or read ahead.
-func (e *pageEnd) cursor(ctx context.Context, rest []map[string]types.AttributeValue, last bool, item map[string]types.AttributeValue) (string, error) {
-	if e == nil {
-		return "", nil
+	if err == nil && r.sink != nil && r.sink.Got().Filled {
+		resp.Items = r.sink.Got().Heads
 	}
-	if !slices.ContainsFunc(rest, e.counts) {
-		if last {
-			return "", nil
-		}
-		more, err := e.f.ahead(ctx, e.counts)
-		if err != nil || !more {
-			return "", err
-		}
-	}
-	return e.f.cursor(item)
+	return resp, err
 }
 
 // DecodeError reports an item a read selected but could not decode, or an
@@ -146,14 +89,32 @@ func skip(err error, strict bool, skipped *[]*DecodeError) error {
 	return nil
 }
 
-// pageOf reads one page of r's items from f, decoded in place.
-func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], strict bool) (Page[T], error) {
+// shaped is r reading the items of rd: on an index that does not hold
+// the entity type, telling them by key shape.
+func shaped[T any](r *Repo[T], rd *read) *Repo[T] {
+	if !rd.byShape {
+		return r
+	}
+	c := *r
+	c.byShape = true
+	return &c
+}
+
+// pageOf reads one page of the planned read rd of r's items, decoded in
+// place.
+func pageOf[T any](ctx context.Context, r *Repo[T], rd *read) (Page[T], error) {
+	if rd.err != nil || rd.empty {
+		return Page[T]{}, rd.err
+	}
+	r = shaped(r, rd)
+	f, limit := rd.source(true)
 	var page Page[T]
 	ws := wirePage(f, r)
 	if ws != nil {
 		defer ws.Release()
 	}
-	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
+	strict := rd.spec.strict
+	cursor, err := paging.Paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
 		if ws != nil && ws.Filled {
 			return takeWire(r, ws, &page, left, strict)
 		}
@@ -171,11 +132,11 @@ func pageOf[T any](ctx context.Context, f pager, limit int, r *Repo[T], strict b
 			return false, skip(r.undecoded(item, err), strict, &page.Skipped)
 		}
 		return true, nil
-	}, &pageEnd{f: f, counts: r.accounts})
+	}, &paging.End{Pager: f, Counts: r.accounts})
 	if err != nil {
 		return Page[T]{}, err
 	}
-	page.Cursor = cursor
+	page.Cursor, page.Unprojected = cursor, rd.unprojected
 	return page, nil
 }
 
@@ -191,16 +152,31 @@ func (r *Repo[T]) take(item map[string]types.AttributeValue) (v T, ok bool, err 
 	return v, true, nil
 }
 
-// page reads one page of f into rt's targets.
-func (rt *router) page(ctx context.Context, f pager, limit int, strict bool) (Page[any], error) {
+// allOf iterates over the items of the read plan makes of r's items.
+func allOf[T any](ctx context.Context, r *Repo[T], plan func() *read) iter.Seq2[T, error] {
+	return seqOf(func(yield func(T, error) bool) error {
+		rd := plan()
+		if rd.err != nil || rd.empty {
+			return rd.err
+		}
+		return rd.readAll(ctx, yielder(shaped(r, rd).take, yield, rd.spec.strict))
+	})
+}
+
+// routedPage reads one page of a mixed read into its targets.
+func routedPage(ctx context.Context, rd *read) (Page[any], error) {
+	if rd.err != nil || rd.empty {
+		return Page[any]{}, rd.err
+	}
 	var page Page[any]
-	cursor, err := paginate(ctx, f, limit, func(item map[string]types.AttributeValue, _ int) (bool, error) {
-		v, ok, err := rt.route(item)
+	f, limit := rd.source(true)
+	cursor, err := paging.Paginate(ctx, f, limit, func(item map[string]types.AttributeValue, _ int) (bool, error) {
+		v, ok, err := rd.rt.route(item)
 		if ok {
 			page.Items = append(page.Items, v)
 		}
-		return ok, skip(err, strict, &page.Skipped)
-	}, &pageEnd{f: f, counts: rt.counts})
+		return ok, skip(err, rd.spec.strict, &page.Skipped)
+	}, &paging.End{Pager: f, Counts: rd.rt.counts})
 	if err != nil {
 		return Page[any]{}, err
 	}
@@ -208,14 +184,25 @@ func (rt *router) page(ctx context.Context, f pager, limit int, strict bool) (Pa
 	return page, nil
 }
 
-// yielder is the takeFn of an iterator yielding the values take makes; a
+// routedAll iterates over the items of the mixed read plan makes.
+func routedAll(ctx context.Context, plan func() *read) iter.Seq2[any, error] {
+	return seqOf(func(yield func(any, error) bool) error {
+		rd := plan()
+		if rd.err != nil || rd.empty {
+			return rd.err
+		}
+		return rd.readAll(ctx, yielder(rd.rt.route, yield, rd.spec.strict))
+	})
+}
+
+// yielder is the take of an iterator yielding the values take makes; a
 // *DecodeError is yielded and the read goes on, unless strict.
-func yielder[V any](take func(map[string]types.AttributeValue) (V, bool, error), yield func(V, error) bool, strict bool) takeFn {
+func yielder[V any](take func(map[string]types.AttributeValue) (V, bool, error), yield func(V, error) bool, strict bool) paging.Take {
 	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
 		v, ok, err := take(item)
 		if de, isDE := err.(*DecodeError); isDE && !strict {
 			if !yield(v, de) {
-				return false, errStop
+				return false, paging.ErrStop
 			}
 			return false, nil
 		}
@@ -223,7 +210,7 @@ func yielder[V any](take func(map[string]types.AttributeValue) (V, bool, error),
 			return false, err
 		}
 		if !yield(v, nil) {
-			return true, errStop
+			return true, paging.ErrStop
 		}
 		return true, nil
 	}
@@ -250,247 +237,4 @@ func collect[V any](seq iter.Seq2[V, error]) ([]V, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// source is the input of a request, a Query or a Scan.
-type source struct {
-	query *dynamodb.QueryInput
-	scan  *dynamodb.ScanInput
-	start *map[string]types.AttributeValue // ExclusiveStartKey
-	limit **int32                          // Limit
-}
-
-func querySource(in *dynamodb.QueryInput) source {
-	return source{query: in, start: &in.ExclusiveStartKey, limit: &in.Limit}
-}
-
-func scanSource(in *dynamodb.ScanInput) source {
-	return source{scan: in, start: &in.ExclusiveStartKey, limit: &in.Limit}
-}
-
-// clone copies the input (not the maps it shares), for a lookahead.
-func (s source) clone() source {
-	if s.query != nil {
-		q := *s.query
-		return querySource(&q)
-	}
-	sc := *s.scan
-	return scanSource(&sc)
-}
-
-// send sends the request once.
-func (s source) send(ctx context.Context, c Client) (items []map[string]types.AttributeValue, next map[string]types.AttributeValue, count int32, err error) {
-	if s.query != nil {
-		out, err := c.Query(ctx, s.query)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		return out.Items, out.LastEvaluatedKey, out.Count, nil
-	}
-	out, err := c.Scan(ctx, s.scan)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	return out.Items, out.LastEvaluatedKey, out.Count, nil
-}
-
-// keysOnly makes a count read the keys and entity type of the items
-// instead of Select COUNT, for an entity matching keys (see repo.mine).
-func (s source) keysOnly(o *TableOptions) {
-	keys := func(names map[string]string) (types.Select, *string, map[string]string) {
-		names = maps.Clone(names)
-		if names == nil {
-			names = make(map[string]string, 3)
-		}
-		refs := make([]string, 0, 3)
-		for i, a := range []string{o.PartitionKey, o.SortKey, o.EntityTypeAttr} {
-			if a != "" {
-				ref := fmt.Sprintf("#k%d", i)
-				names[ref] = a
-				refs = append(refs, ref)
-			}
-		}
-		return types.SelectSpecificAttributes, aws.String(strings.Join(refs, ", ")), names
-	}
-	if s.query != nil {
-		s.query.Select, s.query.ProjectionExpression, s.query.ExpressionAttributeNames = keys(s.query.ExpressionAttributeNames)
-	} else {
-		s.scan.Select, s.scan.ProjectionExpression, s.scan.ExpressionAttributeNames = keys(s.scan.ExpressionAttributeNames)
-	}
-}
-
-// request is the feed of one Query or Scan, sent page after page.
-type request struct {
-	t      *Table
-	src    source
-	entity string // the entity read, for the Observe hook; "" for several
-	what   string // names the read in errors: "query User", "collection query"
-	// size makes each request ask for the items still wanted plus one, so
-	// that a read ending with the page says so (every item read counts).
-	size       bool
-	probeOne   bool // a lookahead reads one item first: the next likely counts
-	bind       [16]byte
-	cursorKeys []string
-	whole      wholeFn // nil, or reads each response's items whole (Query.Complete)
-
-	sink  wireFeed                        // set: read on the direct wire path (wire.go)
-	sized bool                            // the last request asked for the items wanted plus one
-	after map[string]types.AttributeValue // the last response's LastEvaluatedKey
-	count int                             // the responses' Count, summed
-}
-
-// sizeFor asks for want items plus one, when the request is sized.
-func (r *request) sizeFor(want int) {
-	r.sized = r.size && want > 0
-	if r.sized {
-		*r.src.limit = aws.Int32(int32(min(want+1, 1000)))
-	}
-}
-
-func (r *request) sendErr(err error) error {
-	return fmt.Errorf("singletable: %s: %w", r.what, err)
-}
-
-func (r *request) next(ctx context.Context, want int) ([]map[string]types.AttributeValue, bool, error) {
-	r.sizeFor(want)
-	c := r.t.api(ctx, r.entity)
-	items, after, count, err := r.src.send(r.direct(ctx, c), c)
-	if err == nil && r.whole != nil {
-		items, err = r.whole(ctx, items)
-	}
-	if err != nil {
-		return nil, false, r.sendErr(err)
-	}
-	if r.sink != nil && r.sink.heads().Filled {
-		items = r.sink.heads().Heads
-	}
-	r.count += int(count)
-	r.after = after
-	if after != nil {
-		*r.src.start = after
-	}
-	return items, after == nil, nil
-}
-
-// ahead reads on until an item that counts or the end. With probeOne (and
-// the last request not sized) the first request reads one item, the rest
-// as the request does: k dropped items cost 1 + k/PageSize requests.
-func (r *request) ahead(ctx context.Context, counts func(map[string]types.AttributeValue) bool) (bool, error) {
-	probe := r.src.clone()
-	if r.probeOne && !r.sized {
-		*probe.limit = aws.Int32(1)
-	}
-	for {
-		items, after, _, err := probe.send(ctx, r.t.api(ctx, r.entity))
-		if err != nil {
-			return false, r.sendErr(err)
-		}
-		if slices.ContainsFunc(items, counts) {
-			return true, nil
-		}
-		if after == nil {
-			return false, nil
-		}
-		*probe.start, *probe.limit = after, *r.src.limit
-	}
-}
-
-func (r *request) cursor(item map[string]types.AttributeValue) (string, error) {
-	if item == nil {
-		item = r.after
-	}
-	return r.t.cursorCodec().Encode(r.bind, r.cursorKeys, item)
-}
-
-// segments is the feed of a parallel scan: one goroutine per segment sends
-// whole responses to the reading goroutine, which alone takes the items.
-type segments struct {
-	ch     chan segmentResponse
-	cancel context.CancelFunc
-}
-
-type segmentResponse struct {
-	items []map[string]types.AttributeValue
-	err   error
-}
-
-// readSegments starts reading reqs, one goroutine each, want items each.
-func readSegments(ctx context.Context, reqs []*request, want int) *segments {
-	ctx, cancel := context.WithCancel(ctx)
-	s := &segments{ch: make(chan segmentResponse), cancel: cancel}
-	var g errgroup.Group
-	for _, r := range reqs {
-		g.Go(func() error {
-			for {
-				items, last, err := r.next(ctx, want)
-				select {
-				case s.ch <- segmentResponse{items, err}:
-				case <-ctx.Done():
-					return nil
-				}
-				if err != nil || last {
-					return nil
-				}
-			}
-		})
-	}
-	go func() { _ = g.Wait(); close(s.ch) }()
-	return s
-}
-
-func (s *segments) next(context.Context, int) ([]map[string]types.AttributeValue, bool, error) {
-	resp, ok := <-s.ch
-	return resp.items, !ok, resp.err
-}
-
-// close stops the workers and drains the channel, so that none blocks.
-func (s *segments) close() {
-	s.cancel()
-	for range s.ch {
-	}
-}
-
-// readAll reads every item of reqs (at most limit) into take: in this
-// goroutine for one request, else one goroutine per segment.
-func readAll(ctx context.Context, reqs []*request, limit int, take takeFn) error {
-	var f feed = reqs[0]
-	if len(reqs) > 1 {
-		s := readSegments(ctx, reqs, limit)
-		defer s.close()
-		f = s
-	}
-	_, err := paginate(ctx, f, limit, take, nil)
-	return err
-}
-
-// count counts what reqs match, one goroutine per request: the responses'
-// Count or, with counts (see keysOnly), the items counts accepts.
-func count(ctx context.Context, reqs []*request, counts func(map[string]types.AttributeValue) bool) (int, error) {
-	var total atomic.Int64
-	var g errgroup.Group
-	for _, r := range reqs {
-		g.Go(func() error {
-			for {
-				items, last, err := r.next(ctx, 0)
-				if err != nil {
-					return err
-				}
-				for _, item := range items {
-					if counts != nil && counts(item) {
-						total.Add(1)
-					}
-				}
-				if last {
-					if counts == nil {
-						total.Add(int64(r.count))
-					}
-					return nil
-				}
-			}
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return 0, err
-	}
-	return int(total.Load()), nil
 }

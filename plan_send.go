@@ -12,6 +12,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/backoff"
 	"github.com/singletable-go/singletable/internal/redact"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // The plan's last step, sending: a write of one item goes as a single
@@ -112,12 +113,13 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 	switch {
 	case it.tw.Put != nil:
 		p := it.tw.Put
-		_, err = t.api(ctx, entity).PutItem(ctx, &dynamodb.PutItemInput{
+		in := &dynamodb.PutItemInput{
 			TableName: p.TableName, Item: p.Item,
 			ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
 			ExpressionAttributeValues:           p.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
-		}, opt...)
+		}
+		_, err = t.api(ctx, entity).PutItem(wire.Write(ctx, in, t.wire), in, opt...)
 	case it.tw.Delete != nil:
 		d := it.tw.Delete
 		var out *dynamodb.DeleteItemOutput

@@ -151,7 +151,7 @@ func TestGetItems(t *testing.T) {
 	f := &getFake{items: map[string]map[string]types.AttributeValue{"a": item("a"), "c": item("c")}, unprocessed: 2}
 	tb := NewTable(f, "t")
 	o := BatchOptions{Backoff: Backoff{Base: -1}}.run()
-	got, errs := tb.getItems(context.Background(), o, types.KeysAndAttributes{}, []map[string]types.AttributeValue{key("a"), key("b"), key("a"), key("c")})
+	got, errs := tb.getItems(context.Background(), o, types.KeysAndAttributes{}, []map[string]types.AttributeValue{key("a"), key("b"), key("a"), key("c")}, nil)
 	if len(got) != 4 || len(errs) != 4 {
 		t.Fatalf("%d items, %d errors, want 4 of each", len(got), len(errs))
 	}
@@ -174,7 +174,7 @@ func TestGetItems(t *testing.T) {
 	f = &getFake{items: f.items, unprocessed: 100}
 	tb = NewTable(f, "t")
 	o = BatchOptions{Backoff: Backoff{Base: -1}, MaxAttempts: 3}.run()
-	_, errs = tb.getItems(context.Background(), o, types.KeysAndAttributes{}, []map[string]types.AttributeValue{key("a"), key("c"), key("a")})
+	_, errs = tb.getItems(context.Background(), o, types.KeysAndAttributes{}, []map[string]types.AttributeValue{key("a"), key("c"), key("a")}, nil)
 	if !errors.Is(errs[0], ErrUnprocessed) || !errors.Is(errs[2], ErrUnprocessed) || errs[1] != nil {
 		t.Errorf("errors %v, want ErrUnprocessed for a (twice) only", errs)
 	}
@@ -182,7 +182,7 @@ func TestGetItems(t *testing.T) {
 	// A request that fails for good fails its keys.
 	boom := errors.New("boom")
 	tb = NewTable(&getFake{fail: boom}, "t")
-	_, errs = tb.getItems(context.Background(), o, types.KeysAndAttributes{}, []map[string]types.AttributeValue{key("a")})
+	_, errs = tb.getItems(context.Background(), o, types.KeysAndAttributes{}, []map[string]types.AttributeValue{key("a")}, nil)
 	if !errors.Is(errs[0], boom) {
 		t.Errorf("error %v, want boom", errs[0])
 	}

@@ -54,6 +54,17 @@ func (t *Table) heldNames(entity string, p *indexPlan, resolve expr.Resolver) ex
 	})
 }
 
+// heldAttrs is attrs, the projection of entity's read of index p (nil: the
+// table), without an entity type p lacks (key shapes tell), refusing another such.
+func (t *Table) heldAttrs(entity string, p *indexPlan, attrs []string, err error) ([]string, error) {
+	for _, a := range attrs {
+		if err == nil && !t.holds(p, a) && a != t.opts.EntityTypeAttr {
+			err = validationErr(entity, a, "Fields: index %s does not hold attribute %s (projection %s); a Query's Complete reads it from the table", p.name, a, p.proj)
+		}
+	}
+	return slices.DeleteFunc(attrs, func(a string) bool { return !t.holds(p, a) }), err
+}
+
 // unprojected lists the Go fields of e that a read of index p in table t
 // leaves at their zero values: p does not hold their attributes and no
 // key it holds (the primary key, p's own) gives them back.
@@ -87,7 +98,7 @@ func (r repo) readWhole(ka types.KeysAndAttributes, keys []string) wholeFn {
 		if len(ks) == 0 {
 			return items, nil
 		}
-		whole, errs := r.t.getItems(ctx, BatchOptions{}.run(), ka, ks)
+		whole, errs := r.t.getItems(ctx, BatchOptions{}.run(), ka, ks, nil)
 		items = slices.Clone(items)
 		for j, i := range at {
 			if errs[j] != nil {

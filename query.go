@@ -9,13 +9,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/keycond"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
 )
@@ -46,11 +45,12 @@ func (op SortOp) String() string {
 	return strings.TrimSpace(sortOps[op])
 }
 
+// The kinds of sort key condition (internal/keycond).
 const (
-	sortNone = iota
-	sortCmp
-	sortBetween
-	sortBeginsWith
+	sortNone       = keycond.None
+	sortCmp        = keycond.Cmp
+	sortBetween    = keycond.Between
+	sortBeginsWith = keycond.BeginsWith
 )
 
 // Query reads one partition of the table or of an index ([Query API]),
@@ -70,36 +70,18 @@ type Query[T any] struct {
 type querySpec struct {
 	readSpec
 	r      *repo
-	index  string
-	kind   int
+	kind   keycond.Kind
 	op     SortOp
 	field  string // the sort key field the condition names
 	prefix string
 	whole  bool // Complete
 }
 
-// readSpec is what the builders of every read record; entity and what
-// name the read in their mistakes.
-type readSpec struct {
-	entity, what string
-	filter       *expression.ConditionBuilder
-	project      []string
-	desc         bool
-	limit        int
-	pageSize     int32
-	after        string
-	consistent   bool
-	strict       bool // ReadOptions.StrictDecode
-	errs         []error
-}
-
 // Query starts a query of the entity's items in key's partition (key
 // supplies every field of the PK template). optFns' [ReadOptions] apply to
 // every request; Fields reads the named Go fields plus the keys.
 func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
-	q := &Query[T]{querySpec: querySpec{r: &r.repo, readSpec: readSpec{entity: r.e.name}}, r: r, key: key}
-	q.readOptions(optFns)
-	return q
+	return &Query[T]{querySpec: querySpec{r: &r.repo, readSpec: newReadSpec(r.e.name, "", optFns)}, r: r, key: key}
 }
 
 // QueryIndex starts a query on the named index: key supplies every field of
@@ -107,62 +89,14 @@ func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
 // secondary index has no consistent reads.
 func (r *Repo[T]) QueryIndex(index string, key T, optFns ...func(*ReadOptions)) *Query[T] {
 	q := r.Query(key, optFns...)
-	q.index = index
-	if _, err := r.e.index(index); err != nil {
-		q.errs = append(q.errs, err)
-	}
+	q.onIndex(&r.repo, index)
 	return q
 }
 
-// readOptions records the options of a read.
-func (s *readSpec) readOptions(optFns []func(*ReadOptions)) {
-	if len(optFns) > 0 {
-		o := readOpts(optFns)
-		s.project, s.consistent, s.strict = o.Fields, o.ConsistentRead, o.StrictDecode
-	}
-}
+func (q *Query[T]) spec() *readSpec { return &q.readSpec }
 
-func (s readSpec) clone() readSpec {
-	s.errs = slices.Clone(s.errs)
-	s.project = slices.Clone(s.project)
-	return s
-}
-
-// fail records a mistake of the read's builder.
-func (s *readSpec) fail(format string, args ...any) {
-	s.errs = append(s.errs, validationErr(s.entity, "", s.what+format, args...))
-}
-
-// dir names the read's direction in its cursors' binding.
-func (s *readSpec) dir() string {
-	if s.desc {
-		return "desc"
-	}
-	return "asc"
-}
-
-func (s *readSpec) limitTo(n int) {
-	if n < 0 {
-		s.fail("negative Limit")
-	}
-	s.limit = n
-}
-
-func (s *readSpec) pageSizeOf(n int) {
-	if n < 1 || n > 1<<30 {
-		s.fail("PageSize must be positive")
-	}
-	s.pageSize = int32(n)
-}
-
-func (q *Query[T]) clone() *Query[T] {
-	c := *q
-	c.readSpec = q.readSpec.clone()
-	return &c
-}
-
-func (q *Query[T]) setSort(kind int, op SortOp, field string) *Query[T] {
-	c := q.clone()
+func (q *Query[T]) setSort(kind keycond.Kind, op SortOp, field string) *Query[T] {
+	c := edited(q, nil)
 	if c.kind != sortNone {
 		c.fail("only one sort key condition per query")
 	}
@@ -233,38 +167,28 @@ func (q *Query[T]) BeginsWith(field, prefix string) *Query[T] {
 // cost read capacity. cond names Go fields (or stored attribute names; a Go
 // name wins), any other name is a *ValidationError.
 func (q *Query[T]) Filter(cond expression.ConditionBuilder) *Query[T] {
-	c := q.clone()
-	c.filterBy(cond)
-	return c
-}
-
-// filterBy joins cond to the read's filter with AND.
-func (s *readSpec) filterBy(cond expression.ConditionBuilder) {
-	if s.filter != nil {
-		cond = s.filter.And(cond)
-	}
-	s.filter = &cond
+	return edited(q, filterBy(cond))
 }
 
 // Complete makes a query of an index that does not hold everything
 // ([IndexSchema].Projection) read its items whole from the table, with
 // Fields if given: a BatchGetItem per response. An item the table no
 // longer holds is left out. Other reads are unchanged.
-func (q *Query[T]) Complete() *Query[T] { c := q.clone(); c.whole = true; return c }
+func (q *Query[T]) Complete() *Query[T] { c := edited(q, nil); c.whole = true; return c }
 
 // Desc returns items in descending sort key order.
-func (q *Query[T]) Desc() *Query[T] { c := q.clone(); c.desc = true; return c }
+func (q *Query[T]) Desc() *Query[T] { return edited(q, (*readSpec).descending) }
 
 // Limit caps the items returned: a page holds exactly n items unless the
 // query runs out, however many the filters drop.
-func (q *Query[T]) Limit(n int) *Query[T] { c := q.clone(); c.limitTo(n); return c }
+func (q *Query[T]) Limit(n int) *Query[T] { return edited(q, limitTo(n)) }
 
 // PageSize sets how many items each request reads (DynamoDB's Limit).
-func (q *Query[T]) PageSize(n int) *Query[T] { c := q.clone(); c.pageSizeOf(n); return c }
+func (q *Query[T]) PageSize(n int) *Query[T] { return edited(q, pageSizeOf(n)) }
 
 // After resumes the query after the last item of the page that returned
 // cursor. An empty cursor starts from the beginning.
-func (q *Query[T]) After(cursor string) *Query[T] { c := q.clone(); c.after = cursor; return c }
+func (q *Query[T]) After(cursor string) *Query[T] { return edited(q, afterCursor(cursor)) }
 
 // Page is one page of results; Cursor is empty when there are no more.
 // Skipped holds a *DecodeError for each item read past (see [DecodeError]);
@@ -279,123 +203,74 @@ type Page[T any] struct {
 	Unprojected []string
 }
 
-// plan is a validated query, ready to send.
-type plan struct {
-	in         *dynamodb.QueryInput
-	binding    binding // what cursors are bound to
-	cursorKeys []string
-	empty      bool // the sort range is empty: no request needed
-
-	shards   []*dynamodb.QueryInput // one per shard of a write-sharded index
-	shardPos []cursor.ShardPos      // from the cursor, for sharded queries
-
-	// On an index holding less than everything (IndexSchema.Projection).
-	byShape     bool     // the index lacks the entity type: the keys tell the items
-	whole       wholeFn  // Complete
-	unprojected []string // the fields the index does not hold
-}
-
-func (q *Query[T]) plan(count bool) (*plan, error) {
-	return q.querySpec.plan(count, reflect.ValueOf(&q.key).Elem(), reflect.ValueOf(&q.hi).Elem())
+func (q *Query[T]) plan(count bool) *read {
+	return planned(q.querySpec.plan(count, reflect.ValueOf(&q.key).Elem(), reflect.ValueOf(&q.hi).Elem()))
 }
 
 // plan is [Query.plan] given the key kv and Between's upper bound hv.
-func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*plan, error) {
+func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*read, error) {
 	if len(q.errs) > 0 {
 		return nil, errors.Join(q.errs...)
 	}
+	t, e := q.r.t, q.r.e
 	var idx *indexPlan
 	if q.index != "" {
-		idx, _ = q.r.e.index(q.index)
+		idx, _ = e.index(q.index)
 		if q.consistent {
-			return nil, validationErr(q.r.e.name, q.index, "global secondary indexes do not support consistent reads")
+			return nil, validationErr(e.name, q.index, "global secondary indexes do not support consistent reads")
 		}
 	}
 	kc, err := q.keyCondition(idx, kv, hv)
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{cursorKeys: q.r.t.cursorKeys(idx), empty: kc.empty}
-	p.binding = partitionBinding(q.r.t.name, q.index, q.r.e.name, kc.parts, q.dir())
-	proj, err := q.projection(p, idx, count) // attribute names to read, nil for all
-	if err != nil {
+	rd := &read{spec: &q.readSpec, empty: kc.empty, sized: q.sized()}
+	ri := &readInput{entity: e.name, what: "query " + e.name, kind: "query", cursorKeys: t.cursorKeys(idx), count: count}
+	if count {
+		ri.what = "count " + e.name
+	}
+	if err := q.projection(rd, ri, idx); err != nil {
 		return nil, err
 	}
-	if idx != nil && idx.shards > 0 {
-		return p, q.planShards(p, kc, idx, proj, count)
+	if t.typeFiltered(idx) {
+		ri.typed = e
 	}
-	if p.in, err = q.input(idx, kc.conds, proj, count); err != nil || q.after == "" {
-		return p, err
+	if q.filter != nil {
+		ri.names = t.heldNames(e.name, idx, e.condNames(t, "filter", condScope{query: true, index: q.index}))
 	}
-	if p.in.ExclusiveStartKey, err = q.r.t.decodeBoundCursor(q.after, p.binding, p.cursorKeys, kc.conds, kc.nPart); err != nil {
-		return nil, err
+	shards := 0
+	if idx != nil {
+		shards = idx.shards
 	}
-	return p, nil
+	return rd, rd.partition(t, shards, kc, e.name, ri)
 }
 
-// projection is what p, a read of index idx (nil: the table), reads: nil
-// for all; with Fields, theirs and the cursor's keys, refusing one idx does
-// not hold unless Complete reads them from the table.
-func (q *querySpec) projection(p *plan, idx *indexPlan, count bool) ([]string, error) {
+// projection sets what rd, a read of index idx (nil: the table), reads:
+// everything; with Fields, theirs and the cursor's keys, refusing one idx
+// does not hold unless Complete reads them from the table.
+func (q *querySpec) projection(rd *read, ri *readInput, idx *indexPlan) error {
 	t, partial := q.r.t, idx != nil && !idx.proj.All()
-	p.byShape = partial && !t.holds(idx, t.opts.EntityTypeAttr)
-	if partial && q.whole && !count {
+	rd.byShape = partial && !t.holds(idx, t.opts.EntityTypeAttr)
+	if partial && q.whole && !ri.count {
 		var ka types.KeysAndAttributes
 		var err error
 		if len(q.project) > 0 {
 			ka.ProjectionExpression, ka.ExpressionAttributeNames, err = q.r.fieldsProjection(q.project)
 		}
-		p.whole = repo{t: t, e: q.r.e, byShape: p.byShape}.readWhole(ka, p.cursorKeys)
-		return nil, err
+		ri.whole = repo{t: t, e: q.r.e, byShape: rd.byShape}.readWhole(ka, ri.cursorKeys)
+		return err
 	}
-	if len(q.project) == 0 || count {
+	if len(q.project) == 0 || ri.count {
 		if partial {
-			p.unprojected = q.r.e.unprojected(t, idx)
+			rd.unprojected = q.r.e.unprojected(t, idx)
 		}
-		return nil, nil
-	}
-	attrs, err := q.r.projectionAttrs(q.project)
-	for _, a := range attrs {
-		if !t.holds(idx, a) && a != t.opts.EntityTypeAttr {
-			return nil, validationErr(q.r.e.name, a, "Fields: index %s does not hold attribute %s (projection %s); Complete reads it from the table", idx.name, a, idx.proj)
-		}
-	}
-	attrs = slices.DeleteFunc(attrs, func(a string) bool { return a == t.opts.EntityTypeAttr && p.byShape })
-	return append(attrs, p.cursorKeys...), err
-}
-
-// planShards plans one request per shard of a write-sharded index.
-func (q *querySpec) planShards(p *plan, kc keyCondition, idx *indexPlan, proj []string, count bool) error {
-	shards := idx.shards
-	shardConds := make([][]expr.KeyCond, shards)
-	for shard := range shards {
-		sc := slices.Clone(kc.conds)
-		sc[0].V1 = &types.AttributeValueMemberS{Value: shardKey(kc.parts[0], shard)}
-		shardConds[shard] = sc
-		in, err := q.input(idx, sc, proj, count)
-		if err != nil {
-			return err
-		}
-		p.shards = append(p.shards, in)
-	}
-	p.in = p.shards[0]
-	if q.after == "" {
 		return nil
 	}
-	pos, err := q.r.t.cursorCodec().DecodeShards(q.after, p.binding.bind, p.cursorKeys, shards)
-	if err != nil {
-		return cursorErr(err)
-	}
-	for i, sp := range pos {
-		if sp.State == cursor.ShardAfter {
-			if err := checkCursorKey(sp.Key, shardConds[i], kc.nPart); err != nil {
-				return err
-			}
-			p.shards[i].ExclusiveStartKey = sp.Key
-		}
-	}
-	p.shardPos = pos
-	return nil
+	attrs, err := q.r.projectionAttrs(q.project)
+	attrs, err = t.heldAttrs(q.r.e.name, idx, attrs, err)
+	attrs = append(attrs, ri.cursorKeys...)
+	ri.project = func() ([]string, error) { return attrs, nil }
+	return err
 }
 
 // keyCondition is a query's key condition: the first nPart on the
@@ -434,15 +309,13 @@ func (r *repo) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, 
 		}
 		return []expr.KeyCond{*expr.KeyCmp(pkAttr, expr.OpEq, pk)}, []string{pk}, nil
 	}
-	var conds []expr.KeyCond
-	var parts []string
-	for _, f := range idx.partition {
-		av, err := r.multiValue(idx, f, kv)
-		if err != nil {
-			return nil, nil, err
-		}
-		conds = append(conds, expr.KeyCond{Attr: f.Attr, Op: expr.OpEq, V1: av})
-		parts = append(parts, avString(av))
+	conds, err := keycond.Equal(idx.partition, r.multiValue(idx), kv)
+	if err != nil {
+		return nil, nil, err
+	}
+	parts := make([]string, len(conds))
+	for i, c := range conds {
+		parts[i] = avString(c.V1)
 	}
 	return conds, parts, nil
 }
@@ -450,24 +323,50 @@ func (r *repo) partitionCond(idx *indexPlan, kv reflect.Value) ([]expr.KeyCond, 
 // sortCondition builds the sort key part of the key condition on the
 // index idx (nil: the table); empty reports an empty range.
 func (q *querySpec) sortCondition(idx *indexPlan, kv, hv reflect.Value) (conds []expr.KeyCond, empty bool, err error) {
-	var c *expr.KeyCond
+	k, where, defined := q.sortKey(idx)
+	c := keycond.Cond{Kind: q.kind, Op: sortOps[q.op], Prefix: q.prefix}
+	if q.kind != sortNone {
+		if !defined {
+			return nil, false, validationErr(q.r.e.name, where, "sort condition on a key without a sort key")
+		}
+		if c.N, err = q.sortFields(k.Fields, where); err != nil {
+			return nil, false, err
+		}
+	}
+	conds, empty, err = keycond.Sort(k, c, kv, hv)
+	ce, ok := err.(*keycond.Error)
+	switch {
+	case !ok:
+		return conds, empty, err
+	case ce.Reason != "":
+		return nil, false, validationErr(q.r.e.name, ce.Field, "%s", ce.Reason)
+	}
+	if _, ok := ce.Err.(*keys.RenderError); ok {
+		return nil, false, renderKeyError(q.r.e.name, q.index, ce.Attr, ce.Err)
+	}
+	return nil, false, &KeyError{Entity: q.r.e.name, Index: q.index, Key: ce.Attr, Err: ce.Err}
+}
+
+// sortKey is the sort key of the index idx (nil: the table), where names
+// it in errors, and whether there is one.
+func (q *querySpec) sortKey(idx *indexPlan) (k keycond.Key, where string, defined bool) {
 	switch {
 	case idx == nil:
-		c, empty, err = q.templatedSort(q.r.e.sk, q.r.t.opts.SortKey, kv, hv)
+		return q.r.e.sk.cond(q.r.t.opts.SortKey), q.r.t.opts.SortKey, q.r.e.sk.defined()
 	case idx.multi:
-		conds, err = q.multiSort(idx, kv, hv)
-	default:
-		c, empty, err = q.templatedSort(idx.sk, idx.skAttr, kv, hv)
+		return keycond.Key{Fields: idx.sort, Value: q.r.multiValue(idx)}, "index " + idx.name, true
 	}
-	if c != nil {
-		conds = []expr.KeyCond{*c}
-	}
-	if err != nil || len(conds) == 0 {
-		return nil, empty, err
-	}
-	clampUpper(&conds[len(conds)-1])
-	return conds, false, q.checkSortSize(conds...)
+	return idx.sk.cond(idx.skAttr), "index " + idx.name, idx.sk.defined()
 }
+
+// cond is k as keycond reads it, rendered into attr.
+func (k *compiledKey) cond(attr string) keycond.Key {
+	return keycond.Key{Attr: attr, Tpl: &k.tpl, Fields: k.fields, Places: k.places}
+}
+
+// shapeCond is the key condition of a query without a sort condition: the
+// sort keys starting with the template's constant prefix (nil: none).
+func shapeCond(sk compiledKey, attr string) *expr.KeyCond { return sk.cond(attr).Shape() }
 
 // cursorKeys are the attributes a cursor of a read of the index idx (nil:
 // the table) holds: the key of the index read, then the table's.
@@ -527,68 +426,6 @@ func indexText(index string) string {
 	return "index " + index
 }
 
-// input assembles one QueryInput.
-func (q *querySpec) input(idx *indexPlan, conds []expr.KeyCond, proj []string, count bool) (*dynamodb.QueryInput, error) {
-	t, e := q.r.t, q.r.e
-	var b expr.Builder
-	kc := b.KeyCondition(conds)
-	var filter string
-	if t.holds(idx, t.opts.EntityTypeAttr) { // else the key shape tells (repo.mine)
-		filter = e.typeFilter(&b, &t.opts)
-	}
-	if q.filter != nil {
-		user, err := b.Conditions(t.heldNames(e.name, idx, e.condNames(t, "filter", condScope{query: true, index: q.index})), *q.filter)
-		if err != nil {
-			return nil, condErr(e.name, "bad query filter", err)
-		}
-		filter = expr.And(filter, user)
-	}
-	in := &dynamodb.QueryInput{
-		TableName:                 &t.name,
-		KeyConditionExpression:    &kc,
-		FilterExpression:          &filter,
-		ExpressionAttributeNames:  b.Names(),
-		ExpressionAttributeValues: b.Values(),
-	}
-	if filter == "" {
-		in.FilterExpression = nil
-	}
-	if proj != nil {
-		in.ProjectionExpression = aws.String(b.Projection(proj...))
-		in.ExpressionAttributeNames = b.Names()
-	}
-	if err := q.finishQuery(in, q.index); err != nil {
-		return nil, err
-	}
-	if count {
-		in.Select = types.SelectCount
-	}
-	return in, nil
-}
-
-// finishQuery checks a Query's or a Collection's expressions against
-// DynamoDB's limits and sets the index, direction, consistency and page size.
-func (s *readSpec) finishQuery(in *dynamodb.QueryInput, index string) error {
-	if err := checkExprLimits(s.entity, exprParts{kinds: []string{"key condition", "filter", "projection"},
-		exprs: []*string{in.KeyConditionExpression, in.FilterExpression, in.ProjectionExpression},
-		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues}); err != nil {
-		return err
-	}
-	if index != "" {
-		in.IndexName = aws.String(index)
-	}
-	if s.desc {
-		in.ScanIndexForward = aws.Bool(false)
-	}
-	if s.consistent {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	if s.pageSize > 0 {
-		in.Limit = aws.Int32(s.pageSize)
-	}
-	return nil
-}
-
 // sortFields returns how many sort key fields, of have, the condition
 // covers: up to and including the field it names.
 func (q *querySpec) sortFields(have []*model.Field, what string) (int, error) {
@@ -614,260 +451,20 @@ func fieldNames(fs []*model.Field) string {
 	return strings.Join(names, ", ")
 }
 
-// clampUpper rewrites an upper bound longer than a sort key can be into one
-// DynamoDB accepts that matches the same keys (keys.ClampBound).
-func clampUpper(c *expr.KeyCond) {
-	limit := keyLimit(true)
-	long := func(av types.AttributeValue) (string, bool) {
-		if s, ok := av.(*types.AttributeValueMemberS); ok && len(s.Value) > limit {
-			return s.Value, true
-		}
-		return "", false
-	}
-	switch c.Op {
-	case expr.OpBetween:
-		if u, ok := long(c.V2); ok {
-			c.V2 = &types.AttributeValueMemberS{Value: keys.ClampBound(u, limit)}
-		}
-	case expr.OpLe, expr.OpLt:
-		if u, ok := long(c.V1); ok {
-			c.Op, c.V1 = expr.OpLe, &types.AttributeValueMemberS{Value: keys.ClampBound(u, limit)}
-		}
-	}
-}
-
-// checkSortSize refuses a sort key condition value over DynamoDB's
-// 1024-byte limit before sending it.
-func (q *querySpec) checkSortSize(conds ...expr.KeyCond) error {
-	for _, c := range conds {
-		for _, av := range []types.AttributeValue{c.V1, c.V2} {
-			if n, limit := keyBytes(av), keyLimit(true); n > limit {
-				return &KeyError{Entity: q.r.e.name, Index: q.index, Key: c.Attr,
-					Err: fmt.Errorf("sort key condition value on %s is %d bytes, over DynamoDB's %d-byte limit", q.field, n, limit)}
-			}
-		}
-	}
-	return nil
-}
-
-// templatedSort builds the key condition on a rendered sort key; empty
-// reports an empty range.
-func (q *querySpec) templatedSort(sk compiledKey, attr string, kv, hv reflect.Value) (*expr.KeyCond, bool, error) {
-	if q.kind == sortNone {
-		return shapeCond(sk, attr), false, nil
-	}
-	where := attr
-	if q.index != "" {
-		where = "index " + q.index
-	}
-	if !sk.defined() {
-		return nil, false, validationErr(q.r.e.name, where, "sort condition on a key without a sort key")
-	}
-	n, err := q.sortFields(sk.fields, where)
-	if err != nil {
-		return nil, false, err
-	}
-	r, err := q.sortRange(sk, attr, kv, n)
-	if err != nil {
-		return nil, false, err
-	}
-	switch q.kind {
-	case sortBeginsWith:
-		return r.beginsWith(q.prefix)
-	case sortBetween:
-		lo, err := r.encode(kv)
-		if err != nil {
-			return nil, false, err
-		}
-		hi, err := r.encode(hv)
-		if err != nil {
-			return nil, false, err
-		}
-		return r.between(r.prefix+lo, r.eqHigh(hi))
-	}
-	E, err := r.encode(kv)
-	if err != nil {
-		return nil, false, err
-	}
-	if q.op == Eq && n == len(sk.fields) {
-		return expr.KeyCmp(attr, expr.OpEq, r.prefix+E+r.lit), false, nil // the whole key: lit ends it
-	}
-	return r.compare(q.op, E)
-}
-
-// shapeCond is the key condition of a query without a sort condition: the
-// sort keys starting with the template's constant prefix (nil: none).
-func shapeCond(sk compiledKey, attr string) *expr.KeyCond {
-	if !sk.defined() {
-		return nil
-	}
-	cp := sk.tpl.ConstantPrefix()
-	switch {
-	case cp == "":
-		return nil
-	case len(sk.fields) == 0:
-		return expr.KeyCmp(attr, expr.OpEq, cp)
-	}
-	return expr.KeyCmp(attr, expr.OpBeginsWith, cp)
-}
-
-// sortRange is a sort condition on a rendered sort key; its ranges rely on
-// rendered keys comparing as their field tuples (internal/keys/order.go).
-type sortRange struct {
-	q      *querySpec
-	attr   string
-	prefix string       // the rendered key up to the last named field's value
-	lit    string       // the literal after that value ("" at the end of the template)
-	last   *model.Field // the last named field
-	place  *keys.Part   // its placeholder
-}
-
-// sortRange renders the prefix of a sort condition on sk from kv.
-func (q *querySpec) sortRange(sk compiledKey, attr string, kv reflect.Value, n int) (sortRange, error) {
-	r := sortRange{q: q, attr: attr, last: sk.fields[n-1], place: sk.places[n-1], lit: sk.tpl.LiteralAfter(n - 1)}
-	b, err := sk.tpl.AppendPrefix(nil, sk.fields, kv, n-1)
-	if err != nil {
-		return r, renderKeyError(q.r.e.name, q.index, attr, err)
-	}
-	r.prefix = string(b)
-	return r, nil
-}
-
-// encode renders the last named field's value in v.
-func (r sortRange) encode(v reflect.Value) (string, error) {
-	e := r.q.r.e
-	if !r.last.Present(v) {
-		return "", &KeyError{Entity: e.name, Index: r.q.index, Key: r.attr, Missing: []string{r.last.Name}}
-	}
-	fv, _ := r.last.Get(v)
-	b, err := r.place.AppendValue(nil, fv)
-	if err != nil {
-		return "", valueKeyError(e.name, r.q.index, r.attr, r.last.Name, err)
-	}
-	return string(b), nil
-}
-
-// eqHigh is the highest key whose last named field's value is E.
-func (r sortRange) eqHigh(E string) string {
-	if r.lit == "" {
-		return r.prefix + E
-	}
-	return r.prefix + E + r.lit + keys.AboveAll
-}
-
-// between is the condition lo <= key <= hi; empty when lo > hi.
-func (r sortRange) between(lo, hi string) (*expr.KeyCond, bool, error) {
-	if lo > hi {
-		return nil, true, nil
-	}
-	c := expr.KeyCmp(r.attr, expr.OpBetween, lo)
-	c.V2 = &types.AttributeValueMemberS{Value: hi}
-	return c, false, nil
-}
-
-// beginsWith is the condition "the last named field starts with prefix".
-func (r sortRange) beginsWith(prefix string) (*expr.KeyCond, bool, error) {
-	e := r.q.r.e
-	if k := r.last.Type.Kind(); r.place.Format == nil && k != reflect.String && !(k == reflect.Pointer && r.last.Type.Elem().Kind() == reflect.String) {
-		return nil, false, validationErr(e.name, r.last.Name, "BeginsWith needs a string field or a placeholder with a format, not %s", r.last.Type)
-	}
-	if prefix == "" && r.prefix == "" {
-		return nil, false, nil
-	}
-	b, err := r.place.AppendPrefix([]byte(r.prefix), prefix)
-	if err != nil {
-		return nil, false, valueKeyError(e.name, r.q.index, r.attr, r.last.Name, err)
-	}
-	return expr.KeyCmp(r.attr, expr.OpBeginsWith, string(b)), false, nil
-}
-
-// compare is the condition "the last named field op E" (E rendered); Eq
-// is a prefix match, the sort key having fields after the last named one.
-func (r sortRange) compare(op SortOp, E string) (*expr.KeyCond, bool, error) {
-	P, L := r.prefix, r.lit
-	switch op {
-	case Eq:
-		return expr.KeyCmp(r.attr, expr.OpBeginsWith, P+E+L), false, nil
-	case Ge:
-		if P == "" {
-			return expr.KeyCmp(r.attr, expr.OpGe, E), false, nil
-		}
-		return r.between(P+E, P+keys.AboveAll)
-	case Gt:
-		// Escaped values continue with bytes from '%' up and delimiters
-		// are below it: E+"%" is above E and at or below anything longer.
-		above := E + "%"
-		if r.place.Format != nil {
-			above = keys.FormattedAbove(E, L)
-		}
-		if P == "" {
-			return expr.KeyCmp(r.attr, expr.OpGe, above), false, nil
-		}
-		return r.between(P+above, P+keys.AboveAll)
-	case Le:
-		if P == "" {
-			return expr.KeyCmp(r.attr, expr.OpLe, r.eqHigh(E)), false, nil
-		}
-		return r.between(P, r.eqHigh(E))
-	}
-	switch {
-	case P == "":
-		return expr.KeyCmp(r.attr, expr.OpLt, E), false, nil
-	case r.place.Format != nil:
-		return r.between(P, P+keys.FormattedBelow(E))
-	}
-	return r.between(P, P+keys.Predecessor(E)+keys.AboveAll)
-}
-
-// multiValue is field f's key attribute value in a multi-attribute index.
-func (r *repo) multiValue(idx *indexPlan, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+// multiValue gives the value of a field of the multi-attribute index idx
+// in a key value.
+func (r *repo) multiValue(idx *indexPlan) func(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
 	e := r.e
-	if !f.Present(v) {
-		return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
-	}
-	av, err := e.marshalField(f, v)
-	if err != nil || av == nil {
-		return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err})
-	}
-	return av, nil
-}
-
-// multiSort builds the sort key conditions of a multi-attribute index.
-func (q *querySpec) multiSort(idx *indexPlan, kv, hv reflect.Value) ([]expr.KeyCond, error) {
-	if q.kind == sortNone {
-		return nil, nil
-	}
-	n, err := q.sortFields(idx.sort, "index "+idx.name)
-	if err != nil {
-		return nil, err
-	}
-	var conds []expr.KeyCond
-	for _, f := range idx.sort[:n-1] {
-		av, err := q.r.multiValue(idx, f, kv)
-		if err != nil {
-			return nil, err
+	return func(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+		if !f.Present(v) {
+			return nil, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}}
 		}
-		conds = append(conds, expr.KeyCond{Attr: f.Attr, Op: expr.OpEq, V1: av})
-	}
-	last := idx.sort[n-1]
-	if q.kind == sortBeginsWith {
-		if st, _ := scalarType(last); st != types.ScalarAttributeTypeS {
-			return nil, validationErr(q.r.e.name, last.Name, "BeginsWith needs a string attribute")
+		av, err := e.marshalField(f, v)
+		if err != nil || av == nil {
+			return nil, keyErrorOr(err, &KeyError{Entity: e.name, Index: idx.name, Key: f.Attr, Missing: []string{f.Name}, Err: err})
 		}
-		return append(conds, *expr.KeyCmp(last.Attr, expr.OpBeginsWith, q.prefix)), nil
+		return av, nil
 	}
-	av, err := q.r.multiValue(idx, last, kv)
-	if err != nil {
-		return nil, err
-	}
-	c := expr.KeyCond{Attr: last.Attr, Op: sortOps[q.op], V1: av}
-	if q.kind == sortBetween {
-		if c.V2, err = q.r.multiValue(idx, last, hv); err != nil {
-			return nil, err
-		}
-		c.Op = expr.OpBetween
-	}
-	return append(conds, c), nil
 }
 
 func avString(av types.AttributeValue) string {
@@ -885,26 +482,30 @@ func avString(av types.AttributeValue) string {
 // Page returns one page: with Limit(n) exactly n items unless the query
 // runs out; without it one response's items (on a write-sharded index,
 // PageSize items, or 100). The cursor is empty when no item follows.
-func (q *Query[T]) Page(ctx context.Context) (Page[T], error) {
-	p, err := q.plan(false)
-	if err != nil || p.empty {
-		return Page[T]{}, err
-	}
-	f, limit := q.reader(p, true)
-	page, err := pageOf(ctx, f, limit, q.reading(p), q.strict)
-	page.Unprojected = p.unprojected
-	return page, err
+func (q *Query[T]) Page(ctx context.Context) (Page[T], error) { return pageOf(ctx, q.r, q.plan(false)) }
+
+// All iterates over the items the query matches (at most Limit), one page
+// in memory at a time. An item read past is yielded as a *DecodeError and
+// the read goes on; any other error ends it. Each use runs the query again.
+func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	return allOf(ctx, q.r, func() *read { return q.plan(false) })
 }
 
-// reading is the repository reading p's items: on an index that does not
-// hold the entity type, one telling them by key shape.
-func (q *Query[T]) reading(p *plan) *Repo[T] {
-	if !p.byShape {
-		return q.r
-	}
-	c := *q.r
-	c.byShape = true
-	return &c
+// Collect reads every item the query matches (at most Limit) into a
+// slice; an item All yields a *DecodeError for fails it.
+func (q *Query[T]) Collect(ctx context.Context) ([]T, error) { return collect(q.All(ctx)) }
+
+// Count returns how many items the query matches (after filters), with
+// Select COUNT. Limit is ignored. For an entity matching keys
+// ([Schema].MatchKeys) the keys are read and the items counted.
+func (q *Query[T]) Count(ctx context.Context) (int, error) { return q.plan(true).count(ctx, &q.r.repo) }
+
+// Request returns the QueryInput the query would send first, without
+// sending it. With Limit(n) and no Filter or PageSize it asks for n+1
+// items, as Page and All do: the extra one tells whether the query goes on.
+func (q *Query[T]) Request() (*dynamodb.QueryInput, error) {
+	in, err := q.plan(false).first()
+	return in.Query, err
 }
 
 // mine reports whether an item the filter let through is the entity's: the
@@ -948,124 +549,4 @@ func (r *repo) selected(item map[string]types.AttributeValue) error {
 		return r.undecoded(item, &ValidationError{Entity: e.name, Reason: reasonDecode, Err: err})
 	}
 	return nil
-}
-
-// countItems counts the entity's items among those reqs match: with
-// Select COUNT or, for an entity matching keys, by reading the keys (all
-// an index that does not hold the entity type holds).
-func (r *repo) countItems(ctx context.Context, reqs []*request) (int, error) {
-	switch {
-	case r.byShape:
-		for _, req := range reqs {
-			if req.src.query != nil {
-				req.src.query.Select = types.SelectAllProjectedAttributes
-			} else {
-				req.src.scan.Select = types.SelectAllProjectedAttributes
-			}
-		}
-		return count(ctx, reqs, r.mine)
-	case !r.e.foreign.matchKeys:
-		return count(ctx, reqs, nil)
-	}
-	for _, req := range reqs {
-		req.src.keysOnly(&r.t.opts)
-	}
-	return count(ctx, reqs, r.mine)
-}
-
-// sized reports whether a request may ask for the items Limit wants, plus one.
-func (q *querySpec) sized() bool { return q.pageSize == 0 && q.filter == nil }
-
-// requests are the requests of the planned query: one, or one per shard
-// (for a count, those the cursor does not say are done).
-func (q *querySpec) requests(p *plan, count bool) []*request {
-	what := "query " + q.r.e.name
-	if count {
-		what = "count " + q.r.e.name
-	}
-	newRequest := func(in *dynamodb.QueryInput) *request {
-		// Without the caller's filter the next item likely counts: probe one.
-		return &request{t: q.r.t, src: querySource(in), entity: q.r.e.name, what: what,
-			probeOne: q.filter == nil, bind: p.binding.bind, cursorKeys: p.cursorKeys, whole: p.whole}
-	}
-	if p.shards == nil {
-		r := newRequest(p.in)
-		r.size = q.sized()
-		return []*request{r}
-	}
-	reqs := make([]*request, 0, len(p.shards))
-	for i, in := range p.shards {
-		if !count || p.shardPos == nil || p.shardPos[i].State != cursor.ShardDone {
-			reqs = append(reqs, newRequest(in))
-		}
-	}
-	return reqs
-}
-
-// reader returns what a page (or All, page false) reads, and its limit.
-func (q *querySpec) reader(p *plan, page bool) (pager, int) {
-	reqs := q.requests(p, false)
-	if p.shards == nil {
-		return reqs[0], q.limit
-	}
-	perShard, limit := 0, q.limit
-	if q.limit > 0 && q.sized() {
-		// A page asks each shard for one item more than it holds, so that
-		// a shard ending exactly at the page's end says so.
-		perShard = q.limit
-		if page {
-			perShard++
-		}
-	}
-	if limit == 0 && page {
-		limit = 100
-		if q.pageSize > 0 {
-			limit = int(q.pageSize)
-		}
-	}
-	return newShardMerge(q.r.t, p, reqs, q.desc, perShard), limit
-}
-
-// All iterates over the items the query matches (at most Limit), one page
-// in memory at a time. An item read past is yielded as a *DecodeError and
-// the read goes on; any other error ends it. Each use runs the query again.
-func (q *Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
-	return seqOf(func(yield func(T, error) bool) error {
-		p, err := q.plan(false)
-		if err != nil || p.empty {
-			return err
-		}
-		f, limit := q.reader(p, false)
-		_, err = paginate(ctx, f, limit, yielder(q.reading(p).take, yield, q.strict), nil)
-		return err
-	})
-}
-
-// Collect reads every item the query matches (at most Limit) into a
-// slice; an item All yields a *DecodeError for fails it.
-func (q *Query[T]) Collect(ctx context.Context) ([]T, error) { return collect(q.All(ctx)) }
-
-// Count returns how many items the query matches (after filters), with
-// Select COUNT. Limit is ignored. For an entity matching keys
-// ([Schema].MatchKeys) the keys are read and the items counted.
-func (q *Query[T]) Count(ctx context.Context) (int, error) {
-	p, err := q.plan(true)
-	if err != nil || p.empty {
-		return 0, err
-	}
-	return q.reading(p).countItems(ctx, q.requests(p, true))
-}
-
-// Request returns the QueryInput the query would send first, without
-// sending it. With Limit(n) and no Filter or PageSize it asks for n+1
-// items, as Page and All do: the extra one tells whether the query goes on.
-func (q *Query[T]) Request() (*dynamodb.QueryInput, error) {
-	p, err := q.plan(false)
-	if err != nil {
-		return nil, err
-	}
-	if q.limit > 0 && q.sized() {
-		p.in.Limit = aws.Int32(int32(min(q.limit+1, 1000)))
-	}
-	return p.in, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // maxTxGetItems is DynamoDB's limit on the items of one TransactGetItems.
@@ -25,11 +27,16 @@ type GetOp struct {
 	names      map[string]string // its ExpressionAttributeNames
 	consistent bool
 	err        error
-	// decode turns the item read (nil or empty when there is none) into a
-	// function that stores the result in the op's destination, and reports
-	// whether it is an item of the op's entity. TxGet stores nothing until
-	// every op of the transaction has decoded.
-	decode func(item map[string]types.AttributeValue) (store func(), found bool, err error)
+	r          getter // the op's repository, which decodes into dest
+	dest       any    // the *T given
+}
+
+// getter is a GetOp's *Repo[T]: got decodes into dest the item read (item,
+// or the i-th key's of rd, the direct path), and reports whether it is the
+// entity's; with later (TxGet) it returns the store. feed makes rd's sinks.
+type getter interface {
+	got(item map[string]types.AttributeValue, rd *wire.Readers, i int, dest any, later bool) (store func(), found bool, err error)
+	feed() wire.Feed
 }
 
 // GetOp returns a read of the item with key's primary key fields into
@@ -53,17 +60,38 @@ func (r *Repo[T]) GetOp(key T, dest *T, optFns ...func(*ReadOptions)) GetOp {
 			return op
 		}
 	}
-	op.decode = func(item map[string]types.AttributeValue) (func(), bool, error) {
-		if len(item) == 0 || !r.isMine(item) {
-			return func() { var zero T; *dest = zero }, false, nil
-		}
-		v, err := r.e.decode(r.t, item)
-		if err != nil {
-			return nil, false, err
-		}
-		return func() { *dest = v }, true, nil
-	}
+	op.r, op.dest = r, dest
 	return op
+}
+
+func (r *Repo[T]) got(item map[string]types.AttributeValue, rd *wire.Readers, i int, dest any, later bool) (func(), bool, error) {
+	var v T
+	var err error
+	s, i := rd.At(i)
+	ws, _ := s.(*wireSink[T])
+	if ws != nil {
+		item = ws.Heads.Heads[i] // the head: what isMine reads
+	}
+	found := len(item) > 0 && r.isMine(item)
+	switch {
+	case found && ws != nil:
+		v = ws.vals[i]
+		err = r.e.wireRest(r.t, item, &v, ws.Complete[i], ws.Errs[i])
+	case found:
+		v, err = r.e.decode(r.t, item)
+	}
+	if err != nil || !later {
+		if err == nil {
+			*dest.(*T) = v
+		}
+		return nil, found, err
+	}
+	w := v // v stays on the stack unless stored later
+	return func() { *dest.(*T) = w }, found, nil
+}
+
+func (r *Repo[T]) feed() wire.Feed {
+	return &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
 }
 
 // Table returns the table the op reads from.
@@ -98,7 +126,9 @@ func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := ops[0].table.api(ctx, "").TransactGetItems(ctx, in)
+	rd := ops[0].table.readers(ctx, len(ops), func(i int) GetOp { return ops[i] })
+	defer rd.Release()
+	out, err := ops[0].table.api(ctx, "").TransactGetItems(rd.With(ctx, in, "", nil), in)
 	if err != nil {
 		var tce *types.TransactionCanceledException
 		if errors.As(err, &tce) {
@@ -108,17 +138,16 @@ func TxGet(ctx context.Context, ops []GetOp) (found []bool, err error) {
 	}
 	resp := out.Responses
 	if len(resp) == 0 {
-		// No item was retrieved: every op is not found.
+		// No item was retrieved, or the direct path decoded them (rd).
 		resp = make([]types.ItemResponse, len(ops))
 	}
 	if len(resp) != len(ops) {
 		return nil, fmt.Errorf("singletable: read transaction: DynamoDB returned %d responses for %d items", len(resp), len(ops))
 	}
-	found = make([]bool, len(ops))
-	stores := make([]func(), len(ops))
+	found, stores := make([]bool, len(ops)), make([]func(), len(ops))
 	var errs []error
 	for i, op := range ops {
-		store, ok, derr := op.decode(resp[i].Item)
+		store, ok, derr := op.r.got(resp[i].Item, rd, i, op.dest, true)
 		if derr != nil {
 			errs = append(errs, fmt.Errorf("singletable: read transaction op %d (Get %s %s): %w", i, op.entity, op.table.keyText(op.key), derr))
 			continue
@@ -167,12 +196,8 @@ func txGetRequest(ops []GetOp) (*dynamodb.TransactGetItemsInput, error) {
 				op.table.keyText(op.key), op.table.name, j, i)
 		}
 		seen[id] = i
-		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{
-			TableName:                &op.table.name,
-			Key:                      op.key,
-			ProjectionExpression:     op.proj,
-			ExpressionAttributeNames: op.names,
-		}}
+		in.TransactItems[i] = types.TransactGetItem{Get: &types.Get{TableName: &op.table.name, Key: op.key,
+			ProjectionExpression: op.proj, ExpressionAttributeNames: op.names}}
 	}
 	return in, nil
 }
@@ -181,14 +206,8 @@ func txGetRequest(ops []GetOp) (*dynamodb.TransactGetItemsInput, error) {
 // client. Clients whose dynamic type is not comparable are the same only
 // for the same table.
 func sameClient(a, b *Table) bool {
-	if a == b {
-		return true
-	}
-	ta, tb := reflect.TypeOf(a.client), reflect.TypeOf(b.client)
-	if ta != tb || !ta.Comparable() {
-		return false
-	}
-	return a.client == b.client
+	ta := reflect.TypeOf(a.client)
+	return a == b || ta == reflect.TypeOf(b.client) && ta.Comparable() && a.client == b.client
 }
 
 // txGetCancelled explains a cancelled read transaction as a

@@ -27,6 +27,9 @@ type wireSink[T any] struct {
 
 func (s *wireSink[T]) Reset() { clear(s.vals); s.vals = s.vals[:0]; s.Heads.Reset() }
 
+// wireFeed is what request reads of its sink.
+type wireFeed = wire.Feed
+
 func (s *wireSink[T]) Item(d *codec.JSON, _ string, _ int) error {
 	var zero T
 	if len(s.vals) == cap(s.vals) { // a page's items in two allocations or so
@@ -34,14 +37,6 @@ func (s *wireSink[T]) Item(d *codec.JSON, _ string, _ int) error {
 	}
 	s.vals = append(s.vals, zero)
 	return s.Add(d, unsafe.Pointer(&s.vals[len(s.vals)-1]))
-}
-
-func (s *wireSink[T]) heads() *wire.Heads { return &s.Heads }
-
-// wireFeed is what request reads of its wireSink.
-type wireFeed interface {
-	wire.Sink
-	heads() *wire.Heads
 }
 
 // wireKeep lists what a read of e looks at besides the fields: the keys'
@@ -92,7 +87,7 @@ func wirePage[T any](f pager, r *Repo[T]) *wireSink[T] {
 	if !ok || !r.t.wire || req.whole != nil { // Complete decodes the table's items
 		return nil
 	}
-	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.cursorKeys, false))}
+	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.CursorKeys, false))}
 	req.sink = s
 	return s
 }
@@ -104,10 +99,10 @@ func (r *request) direct(ctx context.Context, c Client) context.Context {
 		return ctx
 	}
 	r.sink.Reset()
-	if r.src.query != nil {
-		return wire.With(ctx, r.src.query, r.sink)
+	if r.Query != nil {
+		return wire.With(ctx, r.Query, r.sink)
 	}
-	return wire.With(ctx, r.src.scan, r.sink)
+	return wire.With(ctx, r.Scan, r.sink)
 }
 
 // takeWire is pageOf's take of the next item of s's response.

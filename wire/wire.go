@@ -1,7 +1,10 @@
 // Package wire turns on singletable's direct wire path on a
 // *dynamodb.Client: reads of entities decode DynamoDB's JSON responses
 // straight into the entity structs instead of through the SDK's
-// map[string]types.AttributeValue (docs/performance.md).
+// map[string]types.AttributeValue, and the bodies of the library's
+// PutItem, BatchWriteItem, BatchGetItem and TransactGetItems requests are
+// written directly, byte for byte as the SDK writes them
+// (docs/performance.md).
 //
 //	client := dynamodb.NewFromConfig(cfg, wire.Enable)
 //	table := singletable.NewTable(client, "app")

@@ -198,9 +198,16 @@ func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 				return b[start-1 : i+1], true, nil
 			}
 			return b[start:i], false, nil
-		case c == '\\':
+		case c == '\\': // a valid escape, even in a string that is skipped
 			esc = true
-			i += 2
+			switch {
+			case i+1 < len(b) && validEscape[b[i+1]]:
+				i += 2
+			case i+1 < len(b) && b[i+1] == 'u' && getu4(b[i:]) >= 0:
+				i += 6
+			default:
+				return nil, false, d.errorf("invalid escape in a string")
+			}
 		case c < ' ':
 			return nil, false, d.errorf("control character in a string")
 		default: // not ASCII: unquote checks the UTF-8
@@ -233,6 +240,15 @@ func stops(v uint64) uint64 {
 	q, bs := v^(loBits*'"'), v^(loBits*'\\')
 	return ((v - loBits*' ') | v | (q-loBits)&^q | (bs-loBits)&^bs) & hiBits
 }
+
+// hasByte marks (bit 7 set) the bytes of v that are c.
+func hasByte(v uint64, c byte) uint64 {
+	x := v ^ (loBits * uint64(c))
+	return (x - loBits) & ^x & hiBits
+}
+
+// validEscape marks the bytes that may follow a backslash but u.
+var validEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
 // plain marks the bytes a string holds as they are: ASCII, not a control
 // character, a quote or a backslash.
@@ -318,7 +334,12 @@ func (d *JSON) number() error {
 		}
 		return n
 	}
-	if digits() == 0 {
+	switch {
+	case d.i < len(d.b) && d.b[d.i] == '0': // no leading zeros
+		if d.i++; d.i < len(d.b) && '0' <= d.b[d.i] && d.b[d.i] <= '9' {
+			return d.errorf("invalid number")
+		}
+	case digits() == 0:
 		return d.errorf("expected a value")
 	}
 	if d.i < len(d.b) && d.b[d.i] == '.' {

@@ -83,7 +83,8 @@ type Format struct {
 	Layout string
 	// UTC: the time is written in UTC. Otherwise a zone-less layout is
 	// written in the time's own location, and read in the one the reader
-	// declares (UTC by default); keys always write and read UTC.
+	// declares (UTC by default); keys write and read the wall clock in
+	// the entity's Location (UTC by default; internal/keys, Part.Loc).
 	UTC bool
 	// Epoch is the unit of a time written as a decimal epoch number
 	// (time.Second, time.Millisecond); an attribute stores it as an N.

@@ -17,8 +17,9 @@ import (
 // is fixed width and they run from the year down (no day before the
 // month, no 12-hour clock, no two-digit year). A layout with a zone
 // offset writes the time in UTC (+00:00, or Z for Z07:00); without one the
-// layout is zone-less: keys write and read it in UTC, attributes write
-// the time's wall clock and read it in the entity's Location.
+// layout is zone-less: keys write and read the wall clock in the entity's
+// Location (UTC by default), attributes write the time's wall clock and
+// read it in the entity's Location.
 
 // layouts caches the entries built from layouts, by layout.
 var layouts sync.Map

@@ -42,7 +42,7 @@ func (f *Format) FromEpoch(n int64) time.Time {
 }
 
 // Check returns why t cannot be written exactly in f in a key (where every
-// time is UTC): a year outside 0000–9999, or a part finer than f.Cut. A
+// time is UTC, or a zone-less one the wall clock in a Location as UTC): a year outside 0000–9999, or a part finer than f.Cut. A
 // key refuses such a time rather than altering it.
 func (f *Format) Check(t time.Time) error {
 	u := t.UTC()
@@ -58,7 +58,7 @@ func (f *Format) Check(t time.Time) error {
 		}
 		return nil
 	case f.Cut >= 24*time.Hour:
-		return errors.New("time is not midnight UTC; a date key holds the day only (use time.Date(y, m, d, 0, 0, 0, 0, time.UTC))")
+		return errors.New("time is not midnight UTC (or in the entity's Location, if it has one); a date key holds the day only (use time.Date(y, m, d, 0, 0, 0, 0, time.UTC))")
 	}
 	unit := map[time.Duration]string{time.Microsecond: "Microsecond", time.Millisecond: "Millisecond", time.Second: "Second", time.Minute: "Minute", time.Hour: "Hour"}[f.Cut]
 	if unit == "" {

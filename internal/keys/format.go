@@ -145,11 +145,32 @@ func (p *Part) appendFormatted(dst []byte, v reflect.Value) ([]byte, error) {
 		}
 		return dst, nil
 	}
-	t := keyTimeOf(v).UTC() // a key's time is UTC
+	t := keyTimeOf(v).UTC() // a key's time is UTC, or a zone-less one the wall clock in Loc
+	if p.Loc != nil && !p.Format.UTC {
+		w := wallClock(t.In(p.Loc))
+		if back, _ := p.inLoc(w); !back.Equal(t) {
+			return dst, p.unrepresentable("time's wall clock in %s is also another instant's (a clock change repeats it)", p.Loc)
+		}
+		t = w
+	}
 	if err := p.Format.Check(t); err != nil {
 		return dst, p.unrepresentable("%v", err)
 	}
 	return p.Format.AppendTime(dst, t), nil
+}
+
+// wallClock is t's wall clock as a UTC time, which a format writes as t's.
+func wallClock(t time.Time) time.Time {
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	return time.Date(y, mo, d, h, mi, s, t.Nanosecond(), time.UTC)
+}
+
+// inLoc reads w, a wall clock as a UTC time, in Loc; ok is false for a
+// wall clock Loc skips (a clock change jumps over it).
+func (p *Part) inLoc(w time.Time) (t time.Time, ok bool) {
+	t = time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), p.Loc)
+	return t, wallClock(t).Equal(w)
 }
 
 // checkRaw refuses a raw value that would make two keys alike or break
@@ -214,6 +235,11 @@ func (p *Part) decodeFormatted(s string, dst reflect.Value) error {
 	tm, ok := p.Format.ParseTime(s)
 	if !ok {
 		return bad("not the canonical form")
+	}
+	if p.Loc != nil && (!p.Format.UTC || !strings.HasSuffix(s, "+00:00")) { // zone-less: a wall clock in Loc
+		if tm, ok = p.inLoc(tm); !ok {
+			return bad(fmt.Sprintf("a wall clock %s skips", p.Loc))
+		}
 	}
 	*dst.Addr().Interface().(*time.Time) = tm
 	return nil

@@ -96,6 +96,10 @@ type Part struct {
 	// Pattern constrains the values of a raw placeholder
 	// ({UserID:raw=[0-9]+}; pattern.go), nil when none does.
 	Pattern *Pattern
+	// Loc is where a zone-less time format (a layout without a zone,
+	// date, isoformat's naive form) writes and reads its wall clock: the
+	// entity's Location ([Template.In]); nil for UTC.
+	Loc *time.Location
 }
 
 // IsPlaceholder reports whether p is a placeholder rather than a literal.
@@ -229,6 +233,20 @@ func isFieldName(name string) bool {
 	return true
 }
 
+// In makes loc (nil: UTC) where t's zone-less time placeholders write and
+// read their wall clock (Part.Loc); isoformat writes UTC and reads its
+// naive form there.
+func (t *Template) In(loc *time.Location) {
+	if loc == time.UTC {
+		loc = nil
+	}
+	for i := range t.Parts {
+		if f := t.Parts[i].Format; f != nil && f.Kind == format.Time && f.Epoch == 0 && (!f.UTC || f == format.ISOFormat) {
+			t.Parts[i].Loc = loc
+		}
+	}
+}
+
 // Fields returns the placeholder field names in order.
 func (t Template) Fields() []string {
 	var out []string
@@ -320,7 +338,7 @@ func (t *Template) AppendPrefix(dst []byte, fields []*model.Field, v reflect.Val
 			missing = append(missing, f.Name)
 			continue
 		}
-		fv, _ := f.KeyValue(v)
+		fv, _ := f.KeyValueIn(v, p.Loc)
 		var err error
 		if dst, err = p.AppendValue(dst, fv); err != nil {
 			return dst, &RenderError{Field: f.Name, Err: err}

@@ -254,7 +254,14 @@ func (p *Part) forms(v reflect.Value) ([]string, error) {
 	}
 	if p.Format == format.ISOFormat {
 		t := reflect.Indirect(v).Interface().(time.Time)
-		return []string{string(b), format.ISOForms(t.UTC())[1]}, nil
+		naive := t.UTC()
+		if p.Loc != nil {
+			naive = wallClock(t.In(p.Loc))
+			if back, _ := p.inLoc(naive); !back.Equal(t) {
+				return []string{string(b)}, nil // the naive form reads another instant
+			}
+		}
+		return []string{string(b), format.ISOForms(naive)[1]}, nil
 	}
 	return []string{string(b)}, nil
 }

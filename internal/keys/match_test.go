@@ -3,6 +3,7 @@ package keys
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,40 @@ import (
 type matchCase struct {
 	tpl   string
 	vals  [][]any
-	extra []string // keys another service wrote
+	extra []string       // keys another service wrote
+	loc   *time.Location // the entity's Location (Template.In)
+}
+
+// parse parses the case's template, in its location.
+func (c matchCase) parse() (Template, error) {
+	tp, err := Parse(c.tpl)
+	tp.In(c.loc)
+	return tp, err
+}
+
+// est is a zone another service writes zone-less times in.
+var est = time.FixedZone("EST", -5*3600)
+
+// locCases are templates whose zone-less times are wall clocks in est:
+// another service's keys in est's wall clock, in UTC's (another
+// instant), and isoformat's aware form (UTC whatever the location).
+var locCases = []matchCase{
+	{tpl: "D#{Day:date}#{At:2006-01-02T15:04:05}#{ID}", loc: est,
+		vals:  [][]any{{day.Add(5 * time.Hour), day2.Add(5 * time.Hour)}, {at, at2}, {"1"}},
+		extra: []string{"D#2024-03-01#2024-01-10T05:00:00#1", "D#2024-03-01#2024-01-10T10:00:00#1"}},
+	{tpl: "GOAL#{At:isoformat}#{ID}", loc: est, vals: [][]any{{at, atUs, at2}, {"460"}},
+		extra: []string{"GOAL#2024-01-10T05:00:00#460", "GOAL#2024-01-10T10:00:00#460", "GOAL#2024-01-10T05:00:00.500000#460", "GOAL#2024-01-10T10:00:00+00:00#460"}},
+	{tpl: "T#{At:15:04:05}", loc: est, vals: [][]any{{tod.Add(5 * time.Hour), tod2.Add(5 * time.Hour), tod}}},
+}
+
+// allMatchCases are matchCases, in UTC and in est, and locCases.
+func allMatchCases() []matchCase {
+	out := append(slices.Clone(matchCases), locCases...)
+	for _, c := range matchCases {
+		c.loc = est
+		out = append(out, c)
+	}
+	return out
 }
 
 var (
@@ -146,8 +180,8 @@ func valueOf(v any) reflect.Value {
 // the value, hostile values, numbers, times, raw values and isoformat's
 // naive spellings included; on a later placeholder it is refused.
 func TestMatchEqualIsExact(t *testing.T) {
-	for _, c := range matchCases {
-		tp, err := Parse(c.tpl)
+	for _, c := range allMatchCases() {
+		tp, err := c.parse()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,8 +215,8 @@ func TestMatchEqualIsExact(t *testing.T) {
 // TestMatchEqualOnKnownKey: a write's condition, whose item's key the
 // request names, tests any placeholder by equality of the whole key.
 func TestMatchEqualOnKnownKey(t *testing.T) {
-	for _, c := range matchCases {
-		tp, _ := Parse(c.tpl)
+	for _, c := range allMatchCases() {
+		tp, _ := c.parse()
 		keys := c.universe(&tp)
 		for _, known := range keys {
 			if _, err := tp.Split(known); err != nil {
@@ -216,8 +250,8 @@ func TestMatchEqualOnKnownKey(t *testing.T) {
 // is not a string.
 func TestMatchBeginsWithIsExact(t *testing.T) {
 	prefixes := []string{"", "a", "ab", "a#", "a%", "a%2", "é", "\xc3", "a b", "a\U0010FFFF", "USAGE#", "x"}
-	for _, c := range matchCases {
-		tp, _ := Parse(c.tpl)
+	for _, c := range allMatchCases() {
+		tp, _ := c.parse()
 		keys := c.universe(&tp)
 		for i := range c.vals {
 			typ := reflect.TypeOf(c.vals[i][0])

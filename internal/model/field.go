@@ -186,16 +186,20 @@ func FieldAlloc(v reflect.Value, index []int) reflect.Value {
 
 // KeyValue is Get, with a time stored in a Form holding less than the
 // whole time (epoch seconds, a date, …) as a read of it gives it back.
-func (f *Field) KeyValue(v reflect.Value) (reflect.Value, bool) {
+func (f *Field) KeyValue(v reflect.Value) (reflect.Value, bool) { return f.KeyValueIn(v, nil) }
+
+// KeyValueIn is KeyValue for an entity reading zone-less times in loc
+// (nil: UTC).
+func (f *Field) KeyValueIn(v reflect.Value, loc *time.Location) (reflect.Value, bool) {
 	fv, ok := f.Get(v)
 	if !ok || f.Form == nil {
 		return fv, ok
 	}
 	switch {
 	case fv.Type() == TimeType:
-		return reflect.ValueOf(f.Form.Stored(fv.Interface().(time.Time), nil)), true
+		return reflect.ValueOf(f.Form.Stored(fv.Interface().(time.Time), loc)), true
 	case fv.Kind() == reflect.Pointer && fv.Type().Elem() == TimeType && !fv.IsNil():
-		t := f.Form.Stored(fv.Elem().Interface().(time.Time), nil)
+		t := f.Form.Stored(fv.Elem().Interface().(time.Time), loc)
 		return reflect.ValueOf(&t), true
 	}
 	return fv, true

@@ -2,7 +2,9 @@
 // (docs/performance.md): a smithyhttp.ClientProtocol wrapping the client's
 // own that decodes the items of a 2xx Query, Scan, GetItem, BatchGetItem
 // or TransactGetItems response straight from its JSON into the caller's
-// values, and hands everything else to the wrapped protocol.
+// values, writes the bodies of PutItem, BatchWriteItem, BatchGetItem and
+// TransactGetItems requests as the SDK would (request.go), and hands
+// everything else to the wrapped protocol.
 //
 // A call takes the path when its context carries a Sink for its input
 // (With), and the client was built with Enable (public as
@@ -130,7 +132,7 @@ func (p *Protocol) DeserializeResponse(ctx context.Context, schema *smithy.Opera
 	c, _ := ctx.Value(callKey{}).(*call)
 	op := schema.ID().Name
 	member, ok := itemsMember[op]
-	if c == nil || !ok || resp.StatusCode < 200 || resp.StatusCode >= 300 {
+	if c == nil || c.sink == nil || !ok || resp.StatusCode < 200 || resp.StatusCode >= 300 {
 		return p.ClientProtocol.DeserializeResponse(ctx, schema, types, resp, out)
 	}
 	buf := getBuffer()

@@ -1,0 +1,77 @@
+package otelsingletable_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/wiretest"
+	"github.com/singletable-go/singletable/otelsingletable"
+	"github.com/singletable-go/singletable/wire"
+)
+
+// TestSpansWithTheWirePath: with the direct wire path on (a client built
+// with wire.Enable), a table reporting to OpenTelemetry through the hook
+// gives every request the same span, name and attributes (but for time)
+// as on a plain client. The hook is an Observe hook, so the table's reads
+// take the SDK path (wiretest.Paths counts them): the path never costs a
+// span its items returned, scanned or capacity.
+func TestSpansWithTheWirePath(t *testing.T) {
+	ctx := context.Background()
+	var paths wiretest.Paths
+	plain := ddblocal.Shared(t).Client()
+	direct := ddblocal.Shared(t).Client(wire.Enable, paths.Option)
+	name := ddblocal.TableName(t)
+	setup := singletable.NewTable(plain, name)
+	notes := singletable.MustBind(setup, Notes)
+	require.NoError(t, setup.CreateTable(ctx))
+	ddblocal.DeleteTableOnCleanup(t, plain, name)
+	for i := range 6 {
+		_, err := notes.Create(ctx, Note{Board: "b", ID: fmt.Sprint(i), Author: "x", Text: "t"})
+		require.NoError(t, err)
+	}
+
+	spansOf := func(c singletable.Client) []string {
+		spans := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+		h, err := otelsingletable.New(tp, sdkmetric.NewMeterProvider())
+		require.NoError(t, err)
+		tbl := singletable.NewTable(c, name, func(o *singletable.TableOptions) {
+			o.Observe = h.Observe
+			o.Now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+		})
+		notes := singletable.MustBind(tbl, Notes)
+		p, err := notes.Query(Note{Board: "b"}).Limit(4).Page(singletable.WithPattern(ctx, "AP1"))
+		require.NoError(t, err)
+		_, err = notes.Query(Note{Board: "b"}).Limit(4).After(p.Cursor).Page(singletable.WithPattern(ctx, "AP1"))
+		require.NoError(t, err)
+		_, err = notes.QueryIndex("GSI1", Note{Author: "x"}).Page(singletable.WithPattern(ctx, "AP2"))
+		require.NoError(t, err)
+		_, err = notes.Scan().Page(ctx)
+		require.NoError(t, err)
+		_, err = notes.Get(singletable.WithPattern(ctx, "AP3"), Note{Board: "b", ID: "2"})
+		require.NoError(t, err)
+		var out []string
+		for _, s := range spans.Ended() {
+			set := attribute.NewSet(s.Attributes()...)
+			out = append(out, s.Name()+" "+set.Encoded(attribute.DefaultEncoder()))
+		}
+		return out
+	}
+	want := spansOf(plain)
+	paths.Reset()
+	got := spansOf(direct)
+	require.Len(t, got, 5)
+	require.Equal(t, want, got)
+	d, s := paths.Counts()
+	require.Equal(t, [2]int64{0, 5}, [2]int64{d, s}, "responses with items decoded directly, and by the SDK")
+}
