@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -39,9 +40,10 @@ func (s *wireSink[T]) Item(d *codec.JSON, _ string, _ int) error {
 }
 
 // wireKeep lists what a read of e looks at besides the fields: the keys'
-// (the index keys' too, which hold fields) and the cursor's keys' values, the times re-read in a Location, the
+// and the cursor's keys' values, the times re-read in a Location, the
 // entity type when typed (Get, or matching keys: the filter does not
-// settle it), and whether the key fields are there (decodeRest).
+// settle it), whether the key fields are there, and the index keys
+// holding fields (Lazy: read when a field is missing; decodeRest).
 func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.Keep {
 	o := &t.opts
 	typed = typed || e.foreign.matchKeys
@@ -50,7 +52,7 @@ func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.
 		t      *Table
 		typed  bool
 		cursor string
-	}{e, t, typed, fmtKeys(cursorKeys)}
+	}{e, t, typed, strings.Join(cursorKeys, "\x00")}
 	return wire.Keeps(key, func() *codec.Keep {
 		vals := append([]string{o.PartitionKey, o.SortKey}, cursorKeys...)
 		if typed {
@@ -59,10 +61,10 @@ func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.
 		for _, f := range e.foreign.times {
 			vals = append(vals, f.Attr)
 		}
-		var present []string
+		var present, lazy []string
 		_ = e.eachKey(o, func(k keyRef) error { // the keys decodeRest fills fields from
 			if k.index != "" && !slices.Contains(vals, k.attr) {
-				vals = append(vals, k.attr)
+				lazy = append(lazy, k.attr)
 			}
 			for _, f := range k.ck.fields {
 				if !slices.Contains(vals, f.Attr) && !slices.Contains(present, f.Attr) {
@@ -71,20 +73,11 @@ func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.
 			}
 			return nil
 		})
-		return &codec.Keep{Values: vals, Present: present}
+		if len(e.foreign.keyOnly) > 0 { // decodeRest reads them whatever the codec found
+			vals, lazy = append(vals, lazy...), nil
+		}
+		return &codec.Keep{Values: vals, Present: present, Lazy: lazy}
 	})
-}
-
-// fmtKeys is cursor keys as one comparable value (no allocation for one).
-func fmtKeys(ks []string) string {
-	if len(ks) == 1 {
-		return ks[0]
-	}
-	var s string
-	for _, k := range ks {
-		s += k + "\x00"
-	}
-	return s
 }
 
 // wirePage makes f, a request of r's items, read them directly when its
@@ -152,7 +145,7 @@ func (r *Repo[T]) getWire(ctx context.Context, in *dynamodb.GetItemInput) (v T, 
 	if !r.t.wire || c != r.t.client {
 		return v, false, nil
 	}
-	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
+	s := &wireSink[T]{vals: make([]T, 0, 1), Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
 	defer s.Release()
 	out, err := c.GetItem(wire.With(ctx, in, s), in)
 	switch {

@@ -11,6 +11,8 @@
 # start-up; GOMAXPROCS=1 keeps idle Ps from spinning (which valgrind would
 # count), and GOGC=off leaves the collector out: its cost follows the bytes
 # allocated, which `go test -benchmem` reports. The median of REPS runs.
+# With BENCH_SIGNED=1 every request is signed (SigV4, static credentials),
+# as against DynamoDB; without it the clients send them unsigned.
 set -euo pipefail
 cd "$(dirname "$0")"
 command -v valgrind >/dev/null || { echo "instr.sh needs valgrind (apt-get install valgrind)" >&2; exit 1; }
@@ -35,6 +37,7 @@ perCall() { # benchmark impl → median instructions per call
 	printf '%s\n' "${vals[@]}" | sort -n | sed -n "$(((REPS + 1) / 2))p"
 }
 
+[ -n "${BENCH_SIGNED:-}" ] && echo "Requests signed (SigV4, static credentials)." && echo
 echo "| benchmark | library | hand-raw | library / hand-raw |"
 echo "|---|---:|---:|---:|"
 for b in "${@:-PutSDK GetSDK Query20SDK BatchWrite25SDK}"; do

@@ -1,13 +1,15 @@
 // Command e2e measures the library end to end against DynamoDB Local, next
 // to raw aws-sdk-go-v2 code with a hand-written codec doing the same
 // requests: Put, Get, Query (a 20-item page) and BatchWrite (25 puts), at
-// several concurrencies. The two run interleaved in one process against one
+// several concurrencies. Implementation "wire" is
+// the library on a client built with wire.Enable (the direct wire path). The two run interleaved in one process against one
 // server (rounds alternate which goes first), so load on the machine hits
 // both alike; compare the ratios.
 //
 //	cd bench && go run ./e2e                       # all ops, concurrency 1,4,16,64
 //	cd bench && go run ./e2e -ops get -conc 16 -cpuprofile get.prof
 //	cd bench && go run ./e2e -ops get -conc 64 -impl library,raw,raw-pool
+//	cd bench && go run ./e2e -ops get,query -impl wire,library,raw
 //	cd bench && go run ./e2e -allmem 100000        # heap while Query.All reads 100k items
 //
 // Per op, concurrency and implementation it prints operations per second,
@@ -42,6 +44,7 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/internal/benchfix"
+	"github.com/singletable-go/singletable/wire"
 )
 
 var (
@@ -49,15 +52,18 @@ var (
 	concFlag   = flag.String("conc", "1,4,16,64", "concurrencies")
 	dur        = flag.Duration("dur", 2*time.Second, "duration of one measurement window")
 	rounds     = flag.Int("rounds", 3, "windows per implementation (alternating)")
-	impls      = flag.String("impl", "library,raw", "implementations to compare: library, raw, and raw-pool (raw code on a client whose HTTP transport keeps -pool idle connections per host instead of the SDK's 10)")
+	impls      = flag.String("impl", "library,raw", "implementations to compare: library, wire (the library on a client built with wire.Enable), raw, and raw-pool (raw code on a client whose HTTP transport keeps -pool idle connections per host instead of the SDK's 10)")
 	pool       = flag.Int("pool", 256, "idle connections per host for the raw-pool client")
 	cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the measurement windows")
 	idleConns  = flag.Int("idle-conns", 0, "if > 0, set the HTTP transport's MaxIdleConnsPerHost (SDK default 10)")
 	allMem     = flag.Int("allmem", 0, "if > 0, instead of the comparison: write this many items to one partition and report the heap while Query.All reads them")
 )
 
+// table is the benchmark's table, one per run (DynamoDB Local may be
+// shared).
+var table = fmt.Sprintf("e2e-%d", os.Getpid())
+
 const (
-	table    = "e2e"
 	users    = 2000 // items for Get
 	pages    = 100  // partitions of 20 items for Query
 	pageSize = 20
@@ -95,10 +101,12 @@ func main() {
 	if err := tbl.CreateTable(ctx); err != nil {
 		log.Fatal(err)
 	}
+	defer client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	if err := seed(ctx, repo); err != nil {
 		log.Fatal(err)
 	}
-	b := &bench{client: client, repo: repo}
+	b := &bench{client: client, repo: repo,
+		wireRepo: singletable.MustBind(singletable.NewTable(srv.Client(wire.Enable), table), profiles)}
 	b.pooled = srv.Client(func(o *dynamodb.Options) {
 		o.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConnsPerHost = *pool
@@ -159,6 +167,8 @@ type bench struct {
 	client *dynamodb.Client
 	pooled *dynamodb.Client // the same, with a larger idle connection pool
 	repo   *singletable.Repo[benchfix.Profile]
+	// wireRepo is repo on a client built with wire.Enable.
+	wireRepo *singletable.Repo[benchfix.Profile]
 }
 
 type result struct {
@@ -281,11 +291,7 @@ func s(v string) *types.AttributeValueMemberS { return &types.AttributeValueMemb
 // rawItem is the item the library writes for p, built by hand.
 func rawItem(p *benchfix.Profile) map[string]types.AttributeValue {
 	item := benchfix.HandEncode(p)
-	item["PK"] = s("USER#" + p.Username)
-	item["SK"] = s("SKILL#" + p.SkillName)
-	item["EntityType"] = s("Profile")
-	item["GSI1PK"] = s("SKILL#" + p.SkillName)
-	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
+	benchfix.AddKeys(item, p)
 	return item
 }
 
@@ -298,8 +304,11 @@ func putSample(r *rand.Rand) benchfix.Profile {
 func (b *bench) op(op, impl string) opFunc {
 	c, repo := b.client, b.repo
 	name := aws.String(table)
-	if impl == "raw-pool" {
+	switch impl {
+	case "raw-pool":
 		c, impl = b.pooled, "raw"
+	case "wire":
+		repo, impl = b.wireRepo, "library"
 	}
 	switch op + "/" + impl {
 	case "put/library":

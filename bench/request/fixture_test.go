@@ -2,7 +2,10 @@ package request
 
 import (
 	"context"
+	"os"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -81,4 +84,14 @@ func newFixture() *fixture {
 func (s *stub) BatchWriteItem(_ context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	s.batch = in
 	return &dynamodb.BatchWriteItemOutput{}, nil
+}
+
+// benchCredentials are the credentials of the benchmarks' SDK clients:
+// none (requests unsigned) unless BENCH_SIGNED is set, then static ones,
+// so that every request is signed with SigV4 as against DynamoDB.
+func benchCredentials() aws.CredentialsProvider {
+	if os.Getenv("BENCH_SIGNED") == "" {
+		return aws.AnonymousCredentials{}
+	}
+	return credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "")
 }

@@ -35,11 +35,7 @@ func handPut(st singletable.Client, p *benchfix.Profile) error {
 	if err != nil {
 		return err
 	}
-	item["PK"] = s("USER#" + p.Username)
-	item["SK"] = s("SKILL#" + p.SkillName)
-	item["EntityType"] = s("Profile")
-	item["GSI1PK"] = s("SKILL#" + p.SkillName)
-	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
+	benchfix.AddKeys(item, p)
 	_, err = st.PutItem(ctx, ownedPut(item))
 	return err
 }
@@ -59,11 +55,7 @@ func ownedPut(item map[string]types.AttributeValue) *dynamodb.PutItemInput {
 // rawPut is the same with the hand-written codec.
 func rawPut(st singletable.Client, p *benchfix.Profile) error {
 	item := benchfix.HandEncode(p)
-	item["PK"] = s("USER#" + p.Username)
-	item["SK"] = s("SKILL#" + p.SkillName)
-	item["EntityType"] = s("Profile")
-	item["GSI1PK"] = s("SKILL#" + p.SkillName)
-	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
+	benchfix.AddKeys(item, p)
 	_, err := st.PutItem(ctx, ownedPut(item))
 	return err
 }
@@ -315,7 +307,7 @@ func TestSameRequests(t *testing.T) {
 	reqs := make([]types.WriteRequest, len(ps))
 	for i := range ps {
 		item := benchfix.HandEncode(&ps[i])
-		addKeys(item, &ps[i])
+		benchfix.AddKeys(item, &ps[i])
 		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
 	}
 	check("batch write raw", f.stub.batch, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}})
@@ -466,7 +458,7 @@ func BenchmarkBatchWrite25(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				addKeys(item, &ps[i])
+				benchfix.AddKeys(item, &ps[i])
 				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
 			}
 			if _, err := f.stub.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}}); err != nil {
@@ -498,17 +490,9 @@ func batchRaw(c singletable.Client, ps []benchfix.Profile) error {
 	reqs := make([]types.WriteRequest, len(ps))
 	for i := range ps {
 		item := benchfix.HandEncode(&ps[i])
-		addKeys(item, &ps[i])
+		benchfix.AddKeys(item, &ps[i])
 		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: item}}
 	}
 	_, err := c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}})
 	return err
-}
-
-func addKeys(item map[string]types.AttributeValue, p *benchfix.Profile) {
-	item["PK"] = s("USER#" + p.Username)
-	item["SK"] = s("SKILL#" + p.SkillName)
-	item["EntityType"] = s("Profile")
-	item["GSI1PK"] = s("SKILL#" + p.SkillName)
-	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
 }

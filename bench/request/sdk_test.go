@@ -39,8 +39,19 @@ func (c canned) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // sdkClient is a client whose responses are those DynamoDB sends for the
-// fixture's items: GetItem returns f's item, Query its page of 20.
+// fixture's items (cannedFor).
 func sdkClient(f *fixture) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String("http://localhost:1"),
+		Credentials:  benchCredentials(),
+		HTTPClient:   &http.Client{Transport: cannedFor(f)},
+	})
+}
+
+// cannedFor answers with f's items: GetItem (and UpdateItem) with f's
+// item, Query and Scan with its page of 20, BatchGetItem finding them all.
+func cannedFor(f *fixture) canned {
 	page := make([]any, len(f.stub.page))
 	for i, it := range f.stub.page {
 		page[i] = wireItem(it)
@@ -52,19 +63,17 @@ func sdkClient(f *fixture) *dynamodb.Client {
 		}
 		return b
 	}
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String("http://localhost:1"),
-		Credentials:  aws.AnonymousCredentials{},
-		HTTPClient: &http.Client{Transport: canned{
-			"PutItem":            []byte(`{}`),
-			"GetItem":            mustJSON(map[string]any{"Item": wireItem(f.stub.item)}),
-			"Query":              mustJSON(map[string]any{"Items": page, "Count": len(page), "ScannedCount": len(page)}),
-			"BatchWriteItem":     []byte(`{"UnprocessedItems":{}}`),
-			"UpdateItem":         mustJSON(map[string]any{"Attributes": wireItem(f.stub.item)}),
-			"TransactWriteItems": []byte(`{}`),
-		}},
-	})
+	items := mustJSON(map[string]any{"Items": page, "Count": len(page), "ScannedCount": len(page)})
+	return canned{
+		"PutItem":            []byte(`{}`),
+		"GetItem":            mustJSON(map[string]any{"Item": wireItem(f.stub.item)}),
+		"Query":              items,
+		"Scan":               items,
+		"BatchGetItem":       mustJSON(map[string]any{"Responses": map[string]any{"bench": page}, "UnprocessedKeys": map[string]any{}}),
+		"BatchWriteItem":     []byte(`{"UnprocessedItems":{}}`),
+		"UpdateItem":         mustJSON(map[string]any{"Attributes": wireItem(f.stub.item)}),
+		"TransactWriteItems": []byte(`{}`),
+	}
 }
 
 // wireItem is item in DynamoDB's JSON wire format.
@@ -113,64 +122,62 @@ func sdkFixture() (*fixture, *dynamodb.Client) {
 // call costs the client end to end, but for the network.
 func BenchmarkPutSDK(b *testing.B) {
 	f, c := sdkFixture()
-	b.Run("impl=library", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if _, err := f.repo.Put(ctx, f.v); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
-	b.Run("impl=hand-raw", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if err := rawPut(c, &f.v); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
+	putPair(b, f, c)
 }
 
 func BenchmarkGetSDK(b *testing.B) {
 	f, c := sdkFixture()
-	b.Run("impl=library", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if _, err := f.repo.Get(ctx, f.key); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
-	b.Run("impl=hand-raw", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if _, err := handGet(c, f.key.Username, f.key.SkillName, benchfix.HandDecode); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
+	getPair(b, f, c)
 }
 
 func BenchmarkQuery20SDK(b *testing.B) {
 	f, c := sdkFixture()
-	b.Run("impl=library", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			page, err := f.repo.Query(f.key).Page(ctx)
-			if err == nil && len(page.Items) != 20 {
-				b.Fatalf("%d items", len(page.Items))
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
+	queryPair(b, f, c)
+}
+
+// pair runs a benchmark's two sides as its sub-benchmarks impl=library and
+// impl=hand-raw, each call of one failing the benchmark with its error.
+func pair(b *testing.B, library, handRaw func() error) {
+	for _, side := range []struct {
+		impl string
+		call func() error
+	}{{"library", library}, {"hand-raw", handRaw}} {
+		b.Run("impl="+side.impl, func(b *testing.B) {
+			benchfix.Loop(b, func() {
+				if err := side.call(); err != nil {
+					b.Fatal(err)
+				}
+			})
 		})
-	})
-	b.Run("impl=hand-raw", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			ps, err := handQuery(c, f.key.Username, true)
-			if err == nil && len(ps) != 20 {
-				b.Fatalf("%d items", len(ps))
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
+	}
+}
+
+// putPair, getPair and queryPair are the two sides of the Put, Get and
+// Query20 rows: the library's f.repo against hand-raw code on c.
+func putPair(b *testing.B, f *fixture, c *dynamodb.Client) {
+	pair(b, func() error { _, err := f.repo.Put(ctx, f.v); return err },
+		func() error { return rawPut(c, &f.v) })
+}
+
+func getPair(b *testing.B, f *fixture, c *dynamodb.Client) {
+	pair(b, func() error { _, err := f.repo.Get(ctx, f.key); return err },
+		func() error {
+			_, err := handGet(c, f.key.Username, f.key.SkillName, benchfix.HandDecode)
+			return err
 		})
-	})
+}
+
+func queryPair(b *testing.B, f *fixture, c *dynamodb.Client) {
+	pair(b, func() error { page, err := f.repo.Query(f.key).Page(ctx); return page20(len(page.Items), err) },
+		func() error { ps, err := handQuery(c, f.key.Username, true); return page20(len(ps), err) })
+}
+
+// page20 is err, or an error when a page has not n = 20 items.
+func page20(n int, err error) error {
+	if err == nil && n != 20 {
+		return fmt.Errorf("%d items", n)
+	}
+	return err
 }
 
 // BenchmarkBatchWrite25SDK is BatchWrite25 through a real SDK client on a

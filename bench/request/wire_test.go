@@ -28,7 +28,7 @@ func wireClients() (*fixture, *dynamodb.Client, recording) {
 	f := newFixture()
 	rec := recording{canned: cannedFor(f), last: map[string][]byte{}}
 	opts := dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://localhost:1"),
-		Credentials: aws.AnonymousCredentials{}, HTTPClient: &http.Client{Transport: rec}}
+		Credentials: benchCredentials(), HTTPClient: &http.Client{Transport: rec}}
 	f.repo = singletable.MustBind(singletable.NewTable(dynamodb.New(opts, wire.Enable), "bench"), profiles)
 	return f, dynamodb.New(opts), rec
 }
@@ -49,68 +49,14 @@ func (r recording) RoundTrip(req *http.Request) (*http.Response, error) {
 	return r.canned.RoundTrip(req)
 }
 
-// cannedFor is sdkClient's transport with Scan and BatchGetItem answers:
-// the page of 20 items, found by BatchGetItem too.
-func cannedFor(f *fixture) canned {
-	page := make([]any, len(f.stub.page))
-	for i, it := range f.stub.page {
-		page[i] = wireItem(it)
-	}
-	mustJSON := func(v any) []byte {
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(err)
-		}
-		return b
-	}
-	c := sdkClient(f).Options().HTTPClient.(*http.Client).Transport.(canned)
-	c["Scan"] = mustJSON(map[string]any{"Items": page, "Count": len(page), "ScannedCount": len(page)})
-	c["BatchGetItem"] = mustJSON(map[string]any{"Responses": map[string]any{"bench": page}, "UnprocessedKeys": map[string]any{}})
-	return c
-}
-
 func BenchmarkGetWire(b *testing.B) {
 	f, c, _ := wireClients()
-	b.Run("impl=library", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if _, err := f.repo.Get(ctx, f.key); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
-	b.Run("impl=hand-raw", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if _, err := handGet(c, f.key.Username, f.key.SkillName, benchfix.HandDecode); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
+	getPair(b, f, c)
 }
 
 func BenchmarkQuery20Wire(b *testing.B) {
 	f, c, _ := wireClients()
-	b.Run("impl=library", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			page, err := f.repo.Query(f.key).Page(ctx)
-			if err == nil && len(page.Items) != 20 {
-				b.Fatalf("%d items", len(page.Items))
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
-	b.Run("impl=hand-raw", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			ps, err := handQuery(c, f.key.Username, true)
-			if err == nil && len(ps) != 20 {
-				b.Fatalf("%d items", len(ps))
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
+	queryPair(b, f, c)
 }
 
 // rawScanInput is the library's Scan of the entity, written out.
@@ -139,28 +85,8 @@ func handScan(c singletable.Client) ([]benchfix.Profile, error) {
 
 func BenchmarkScan20Wire(b *testing.B) {
 	f, c, _ := wireClients()
-	b.Run("impl=library", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			page, err := f.repo.Scan().Page(ctx)
-			if err == nil && len(page.Items) != 20 {
-				b.Fatalf("%d items", len(page.Items))
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
-	b.Run("impl=hand-raw", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			ps, err := handScan(c)
-			if err == nil && len(ps) != 20 {
-				b.Fatalf("%d items", len(ps))
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
+	pair(b, func() error { page, err := f.repo.Scan().Page(ctx); return page20(len(page.Items), err) },
+		func() error { ps, err := handScan(c); return page20(len(ps), err) })
 }
 
 // batchKeys are the keys of the page's 20 items.
@@ -222,38 +148,13 @@ func handBatchGet(c singletable.Client, ks []benchfix.Profile) ([]benchfix.Profi
 func BenchmarkBatchGet20Wire(b *testing.B) {
 	f, c, _ := wireClients()
 	ks := batchKeys(f)
-	b.Run("impl=library", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if _, err := libraryBatchGet(f, ks); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
-	b.Run("impl=hand-raw", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if _, err := handBatchGet(c, ks); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
+	pair(b, func() error { _, err := libraryBatchGet(f, ks); return err },
+		func() error { _, err := handBatchGet(c, ks); return err })
 }
 
 func BenchmarkPutWire(b *testing.B) {
 	f, c, _ := wireClients()
-	b.Run("impl=library", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if _, err := f.repo.Put(ctx, f.v); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
-	b.Run("impl=hand-raw", func(b *testing.B) {
-		benchfix.Loop(b, func() {
-			if err := rawPut(c, &f.v); err != nil {
-				b.Fatal(err)
-			}
-		})
-	})
+	putPair(b, f, c)
 }
 
 // TestWireSameRequests checks that both sides of each *Wire benchmark

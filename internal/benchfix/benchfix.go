@@ -202,3 +202,15 @@ func HandDecode(item map[string]types.AttributeValue, p *Profile) error {
 	}
 	return nil
 }
+
+// AddKeys adds to item, p's, the keys and the entity type the benchmarks'
+// Profile schema writes (PK USER#{Username}, SK SKILL#{SkillName}, GSI1
+// SKILL#{SkillName} and LEVEL#{Level}#USER#{Username}).
+func AddKeys(item map[string]types.AttributeValue, p *Profile) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	item["PK"] = s("USER#" + p.Username)
+	item["SK"] = s("SKILL#" + p.SkillName)
+	item["EntityType"] = s("Profile")
+	item["GSI1PK"] = s("SKILL#" + p.SkillName)
+	item["GSI1SK"] = s("LEVEL#" + p.Level + "#USER#" + p.Username)
+}

@@ -3,7 +3,6 @@ package codec
 import (
 	"math"
 	"reflect"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -179,82 +178,12 @@ func decodeFast(f *planField, av types.AttributeValue, base unsafe.Pointer) bool
 			return false
 		}
 		return true
-	case fkInt64, fkInt32, fkInt16, fkInt8:
+	case fkInt64, fkInt32, fkInt16, fkInt8, fkUint64, fkUint32, fkUint16, fkUint8, fkFloat64, fkFloat32:
 		s, ok := numberText(av, f.asString)
 		if !ok {
 			return setZeroIfNull(f.fkind, av, p)
 		}
-		i, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return false
-		}
-		switch f.fkind {
-		case fkInt64:
-			*(*int64)(p) = i
-		case fkInt32:
-			if int64(int32(i)) != i {
-				return false
-			}
-			*(*int32)(p) = int32(i)
-		case fkInt16:
-			if int64(int16(i)) != i {
-				return false
-			}
-			*(*int16)(p) = int16(i)
-		default:
-			if int64(int8(i)) != i {
-				return false
-			}
-			*(*int8)(p) = int8(i)
-		}
-		return true
-	case fkUint64, fkUint32, fkUint16, fkUint8:
-		s, ok := numberText(av, f.asString)
-		if !ok {
-			return setZeroIfNull(f.fkind, av, p)
-		}
-		u, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return false
-		}
-		switch f.fkind {
-		case fkUint64:
-			*(*uint64)(p) = u
-		case fkUint32:
-			if uint64(uint32(u)) != u {
-				return false
-			}
-			*(*uint32)(p) = uint32(u)
-		case fkUint16:
-			if uint64(uint16(u)) != u {
-				return false
-			}
-			*(*uint16)(p) = uint16(u)
-		default:
-			if uint64(uint8(u)) != u {
-				return false
-			}
-			*(*uint8)(p) = uint8(u)
-		}
-		return true
-	case fkFloat64, fkFloat32:
-		s, ok := numberText(av, f.asString)
-		if !ok {
-			return setZeroIfNull(f.fkind, av, p)
-		}
-		x, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return false
-		}
-		if f.fkind == fkFloat64 {
-			*(*float64)(p) = x
-			return true
-		}
-		if overflowFloat32(x) {
-			return false
-		}
-		*(*float32)(p) = float32(x)
-		return true
+		return setNumberText(f.fkind, p, s)
 	case fkTime:
 		switch x := av.(type) {
 		case *types.AttributeValueMemberS:

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"errors"
 	"reflect"
 	"sync/atomic"
 
@@ -14,78 +13,99 @@ import (
 // Keep lists the attributes a direct read keeps in an item's head
 // besides decoding them (keys, the entity type: what the library reads of
 // an item besides its fields): Values as attribute values, Present only
-// as there (the value Here).
+// as there (the value Here), and Lazy as attribute values only when the
+// item is not complete (the index keys its missing fields are filled
+// from): a complete item's are read past, never copied.
 type Keep struct {
-	Values, Present []string
+	Values, Present, Lazy []string
 
 	byField atomic.Pointer[keepFields] // keeps of a plan's fields
 }
 
-// keepFields is what a Keep keeps of each field of plan: keepValue, -1
-// (nothing) or the field's index in Present.
-type keepFields struct {
-	plan *Plan
-	at   []int
+// keepHow is what a Keep keeps of an attribute.
+type keepHow uint8
+
+const (
+	keepNone keepHow = iota
+	keepValue
+	keepPresent
+	keepLazy
+)
+
+// kept is what a Keep keeps of an attribute: how, and its index in the
+// list of that name (Values, Present or Lazy).
+type kept struct {
+	how keepHow
+	at  int
 }
 
-const keepValue = -2
+// keepFields is what a Keep keeps of each field of plan, and the names a
+// read with both knows.
+type keepFields struct {
+	plan  *Plan
+	at    []kept
+	names *keyNames
+}
 
-// fields returns, per field of p, what k keeps of it (see keepFields).
-func (k *Keep) fields(p *Plan) []int {
+// maxLazy is how many Lazy attributes a read records the place of; any
+// further one is kept as a value.
+const maxLazy = 8
+
+// fields returns what k keeps of p's fields; nil when k is.
+func (k *Keep) fields(p *Plan) *keepFields {
 	if k == nil {
 		return nil
 	}
 	if f := k.byField.Load(); f != nil && f.plan == p {
-		return f.at
+		return f
 	}
-	f := &keepFields{plan: p, at: make([]int, len(p.fields))}
+	f := &keepFields{plan: p, at: make([]kept, len(p.fields))}
 	for i := range p.fields {
-		switch kept, value, at := k.keeps([]byte(p.fields[i].name)); {
-		case value:
-			f.at[i] = keepValue
-		case kept:
-			f.at[i] = at
-		default:
-			f.at[i] = -1
-		}
+		f.at[i] = k.keeps([]byte(p.fields[i].name))
 	}
+	f.names = newKeyNames(p, k, f.at)
 	k.byField.Store(f)
-	return f.at
+	return f
 }
 
 // Here stands in a head for an attribute of Keep.Present.
 var Here types.AttributeValue = &types.AttributeValueMemberNULL{Value: true}
 
-// keeps reports whether k keeps name, whether its value, and its index in
-// Present.
-func (k *Keep) keeps(name []byte) (kept, value bool, at int) {
+// keeps returns what k keeps of name.
+func (k *Keep) keeps(name []byte) kept {
 	if k == nil {
-		return false, false, 0
+		return kept{}
 	}
-	for _, n := range k.Values {
+	for i, n := range k.Values {
 		if n == string(name) {
-			return true, true, 0
+			return kept{keepValue, i}
 		}
 	}
 	for i, n := range k.Present {
 		if n == string(name) {
-			return true, false, i
+			return kept{keepPresent, i}
 		}
 	}
-	return false, false, 0
-}
-
-// keptAt is keeps of key k, field i of a plan when isField, byField
-// being the plan's k.fields.
-func (k *Keep) keptAt(byField []int, key []byte, i int, isField bool) (kept, value bool, at int) {
-	if isField && byField != nil {
-		at = byField[i]
-		return at != -1, at == keepValue, at
+	for i, n := range k.Lazy {
+		if n == string(name) {
+			if i >= maxLazy {
+				return kept{keepValue, len(k.Values) + i}
+			}
+			return kept{keepLazy, i}
+		}
 	}
-	return k.keeps(key)
+	return kept{}
 }
 
-// Size is how many attributes k keeps at most.
+// name is the name of an attribute k keeps as a value.
+func (k *Keep) name(x kept) string {
+	if x.at >= len(k.Values) {
+		return k.Lazy[x.at-len(k.Values)]
+	}
+	return k.Values[x.at]
+}
+
+// Size is how many attributes k keeps at most, but for Lazy.
 func (k *Keep) Size() int { return len(k.Values) + len(k.Present) }
 
 // folded is an attribute whose name matches a field only ignoring case:
@@ -94,118 +114,6 @@ type folded struct {
 	field int
 	name  string
 	av    types.AttributeValue
-}
-
-// DecodeJSON reads an item from d (positioned at its object) into the
-// struct at base, of the plan's type and zero or being filled, exactly as
-// Decode decodes the item the SDK would make of the same JSON: the fields
-// the fast path handles straight from the text, the others through their
-// attribute value. The attributes keep names are also added to head.
-//
-// complete is as for decodeAtN. A field that does not decode is ferr (the
-// item is read to its end, the rest of it not decoded); err is malformed
-// JSON, after which d cannot go on.
-func (p *Plan) DecodeJSON(d *JSON, base unsafe.Pointer, keep *Keep, head map[string]types.AttributeValue) (complete bool, ferr, err error) {
-	if p.whole || p.self || p.dupNames {
-		return p.decodeJSONItem(d, base, keep, head)
-	}
-	var (
-		v            reflect.Value
-		later        []folded
-		hits, ferrAt int
-		present      uint64
-		extras       = p.extras.Load()
-		byField      = keep.fields(p)
-	)
-	if err := d.Begin('{'); err != nil {
-		return false, nil, err
-	}
-	for first := true; ; {
-		k, ok, err := d.NextKey(&first)
-		if err != nil {
-			return false, nil, err
-		}
-		if !ok {
-			break
-		}
-		i, isField := p.exactField(k)
-		kept, value, at := keep.keptAt(byField, k, i, isField)
-		switch {
-		case kept && !value && at < 64:
-			present |= 1 << at // in head only when !complete
-		case kept && !value:
-			head[keep.Present[at]] = Here
-		}
-		if value {
-			name := d.copyString(k)
-			if isField {
-				name = p.fields[i].name
-			}
-			av, err := d.AV()
-			if err != nil {
-				return false, nil, err
-			}
-			head[name] = av
-			if isField {
-				hits++
-				if e := p.decodeJSONField(&p.fields[i], av, &v, base); e != nil && (ferr == nil || i < ferrAt) {
-					ferr, ferrAt = e, i
-				}
-			} else if j, ok := p.foldField(k, extras); ok {
-				later = append(later, folded{j, name, av})
-			}
-			continue
-		}
-		if !isField {
-			j, ok := p.foldField(k, extras)
-			if !ok {
-				if err := d.Skip(); err != nil {
-					return false, nil, err
-				}
-				continue
-			}
-			name := d.copyString(k)
-			av, err := d.AV()
-			if err != nil {
-				return false, nil, err
-			}
-			later = append(later, folded{j, name, av})
-			continue
-		}
-		hits++
-		f := &p.fields[i]
-		if d.scalarFast(f, base) || d.listFast(f, base) {
-			continue
-		}
-		av, fresh, err := d.scalarAV(&d.sc)
-		if err != nil {
-			return false, nil, err
-		}
-		if f.fkind != fkNone && decodeFast(f, av, base) {
-			continue
-		}
-		// Decode's error is its first field's that fails, in field order.
-		if e := p.decodeJSONField(f, own(av, fresh), &v, base); e != nil && (ferr == nil || i < ferrAt) {
-			ferr, ferrAt = e, i
-		}
-	}
-	for _, x := range later {
-		if ferr == nil {
-			// Named by the attribute, as decodeAtN names it (not also by the field).
-			if e := p.decodeJSONField(&p.fields[x.field], x.av, &v, base); e != nil {
-				ferr = fieldErr(x.name, x.av, p.fields[x.field].typ, errors.Unwrap(e))
-			}
-		}
-	}
-	complete = hits == len(p.fields)
-	if !complete && present != 0 {
-		for at, name := range keep.Present {
-			if at < 64 && present&(1<<at) != 0 {
-				head[name] = Here
-			}
-		}
-	}
-	return complete, ferr, nil
 }
 
 // scalarFast decodes an S, N or BOOL straight from the text into a field
@@ -295,9 +203,10 @@ func (d *JSON) listFast(f *planField, base unsafe.Pointer) bool {
 	return false
 }
 
-// decodeJSONField decodes av into field f; *v is the struct as a
+// decodeJSONField decodes av, the value of attribute name, into field f
+// (an error names the attribute); *v is the struct as a
 // reflect.Value, made when first needed.
-func (p *Plan) decodeJSONField(f *planField, av types.AttributeValue, v *reflect.Value, base unsafe.Pointer) error {
+func (p *Plan) decodeJSONField(f *planField, name string, av types.AttributeValue, v *reflect.Value, base unsafe.Pointer) error {
 	if f.fkind != fkNone && decodeFast(f, av, base) {
 		return nil
 	}
@@ -305,7 +214,7 @@ func (p *Plan) decodeJSONField(f *planField, av types.AttributeValue, v *reflect
 		*v = reflect.NewAt(p.typ, base).Elem()
 	}
 	if err := p.decodeField(f, av, *v, base); err != nil {
-		return fieldErr(f.name, av, f.typ, err)
+		return fieldErr(name, av, f.typ, err)
 	}
 	return nil
 }
@@ -387,10 +296,10 @@ func StructPlan(t reflect.Type) *Plan {
 // keepOf adds item's attributes keep names to head.
 func keepOf(item map[string]types.AttributeValue, keep *Keep, head map[string]types.AttributeValue) {
 	for k, av := range item {
-		switch kept, value, _ := keep.keeps([]byte(k)); {
-		case value:
+		switch keep.keeps([]byte(k)).how {
+		case keepValue, keepLazy:
 			head[k] = av
-		case kept:
+		case keepPresent:
 			head[k] = Here
 		}
 	}

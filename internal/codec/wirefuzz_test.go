@@ -15,10 +15,8 @@ import (
 // FuzzWireResponse: a Query response body, malformed or truncated
 // anywhere, never makes the direct wire path panic, and a body both the
 // direct path and the SDK read is read the same (compareBodies). A body
-// only one of them reads is not a failure here: the direct path does not
-// look inside attributes the read skips (a bad base64 text there fails
-// the SDK's whole response, not the direct path's), which
-// TestDecodeJSONProperty's well-formed bodies pin down. Nor is a body
+// only one of them reads is not a failure here where the two may differ
+// (TestDecodeJSONProperty's well-formed bodies pin the rest down): a body
 // that is not UTF-8 (JSON's encoding, and DynamoDB's): the SDK keeps the
 // bytes of a string without escapes as they are and makes U+FFFD of them
 // in a string with escapes, the direct path always makes U+FFFD of them.

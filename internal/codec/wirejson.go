@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -29,8 +29,9 @@ type JSON struct {
 	b     []byte
 	i     int
 	depth int
-	arena []byte
+	arena strings.Builder
 	slabS []types.AttributeValueMemberS
+	nS    int // the size of the next slabS
 	sc    scalar
 }
 
@@ -109,56 +110,71 @@ func (d *JSON) End() error {
 // colon; false at the object's end (read). The key is valid until the
 // next read. first is true before the first member and cleared.
 func (d *JSON) NextKey(first *bool) ([]byte, bool, error) {
-	c := d.Peek()
-	if c == '}' {
-		d.i++
-		d.depth--
-		return nil, false, nil
-	}
-	if !*first {
-		if c != ',' {
-			return nil, false, d.errorf("expected ',' or '}'")
-		}
-		d.i++
-		d.ws()
-	}
-	*first = false
-	raw, esc, err := d.rawString()
-	if err != nil {
+	if more, err := d.nextMember(first); !more || err != nil {
 		return nil, false, err
 	}
-	key := raw
-	if esc {
-		var ok bool
-		if key, ok = unquote(raw); !ok {
-			return nil, false, d.errorf("invalid string")
-		}
-	}
-	if d.Peek() != ':' {
-		return nil, false, d.errorf("expected ':'")
-	}
-	d.i++
-	return key, true, nil
+	key, err := d.key()
+	return key, err == nil, err
 }
 
-// NextElem reports whether an element of an array Begin opened follows;
-// false at the array's end (read).
-func (d *JSON) NextElem(first *bool) (bool, error) {
+// nextMember reads what comes before the next member of an object Begin
+// opened (a comma but for the first); false at the object's end (read).
+func (d *JSON) nextMember(first *bool) (bool, error) { return d.next(first, '}') }
+
+// next reads what comes before the next member or element of an object
+// or array Begin opened, which end closes; false at its end (read).
+func (d *JSON) next(first *bool, end byte) (bool, error) {
 	c := d.Peek()
-	if c == ']' {
+	if c == end {
 		d.i++
 		d.depth--
 		return false, nil
 	}
 	if !*first {
 		if c != ',' {
-			return false, d.errorf("expected ',' or ']'")
+			return false, d.errorf("expected ',' or %q", end)
 		}
 		d.i++
 	}
 	*first = false
 	return true, nil
 }
+
+// key reads a member's key and the colon; the key is valid until the next
+// read.
+func (d *JSON) key() ([]byte, error) {
+	raw, esc, err := d.rawString()
+	if err != nil {
+		return nil, err
+	}
+	key := raw
+	if esc {
+		var ok bool
+		if key, ok = unquote(raw); !ok {
+			return nil, d.errorf("invalid string")
+		}
+	}
+	if d.Peek() != ':' {
+		return nil, d.errorf("expected ':'")
+	}
+	d.i++
+	return key, nil
+}
+
+// matchKey reads a member's key and colon when the text there is exactly
+// "name": (no white space, no escapes); false, d unchanged, otherwise.
+func (d *JSON) matchKey(name string) bool {
+	b, n := d.b[d.i:], len(name)
+	if len(b) < n+3 || b[0] != '"' || b[n+1] != '"' || b[n+2] != ':' || string(b[1:n+1]) != name {
+		return false
+	}
+	d.i += n + 3
+	return true
+}
+
+// NextElem reports whether an element of an array Begin opened follows;
+// false at the array's end (read).
+func (d *JSON) NextElem(first *bool) (bool, error) { return d.next(first, ']') }
 
 // rawString reads a string at d.i: its bytes between the quotes, and
 // whether they hold escapes or bytes that are not plain (quotes
@@ -172,20 +188,7 @@ func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 	i++
 	start := i
 	for {
-		for i+8 <= len(b) { // 8 plain ASCII bytes at a time
-			v := binary.LittleEndian.Uint64(b[i:])
-			if m := hasLess(v, ' ') | hasByte(v, '"') | hasByte(v, '\\') | v&hiBits; m != 0 {
-				// The lowest bit set marks the first byte that is not
-				// plain (a borrow only sets bits above a true match).
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		for i < len(b) && plain[b[i]] {
-			i++
-		}
-		if i >= len(b) {
+		if i = plainEnd(b, i); i >= len(b) {
 			return nil, false, d.errorf("unterminated string")
 		}
 		switch c := b[i]; {
@@ -214,6 +217,36 @@ func (d *JSON) rawString() (raw []byte, esc bool, err error) {
 	}
 }
 
+// plainEnd is the index of the first byte of b from i on that is not
+// plain (see plain), len(b) if none: 8 bytes at a time, where the lowest
+// mark of stops is the first such byte.
+func plainEnd(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := stops(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && plain[b[i]] {
+		i++
+	}
+	return i
+}
+
+// stops marks (bit 7 set) the bytes of v that are not plain: controls,
+// quotes, backslashes, not ASCII. A borrow only sets bits above a true
+// mark.
+func stops(v uint64) uint64 {
+	q, bs := v^(loBits*'"'), v^(loBits*'\\')
+	return ((v - loBits*' ') | v | (q-loBits)&^q | (bs-loBits)&^bs) & hiBits
+}
+
+// hasByte marks (bit 7 set) the bytes of v that are c.
+func hasByte(v uint64, c byte) uint64 {
+	x := v ^ (loBits * uint64(c))
+	return (x - loBits) & ^x & hiBits
+}
+
 // validEscape marks the bytes that may follow a backslash but u.
 var validEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
@@ -230,17 +263,6 @@ const (
 	loBits = uint64(0x0101010101010101)
 	hiBits = uint64(0x8080808080808080)
 )
-
-// hasByte reports whether a byte of v is c (bit 7 of that byte set).
-func hasByte(v uint64, c byte) uint64 {
-	x := v ^ (loBits * uint64(c))
-	return (x - loBits) & ^x & hiBits
-}
-
-// hasLess reports whether a byte of v is below n (n <= 128).
-func hasLess(v uint64, n byte) uint64 {
-	return (v - loBits*uint64(n)) & ^v & hiBits
-}
 
 // String reads a string value, copied.
 func (d *JSON) String() (string, error) {
@@ -265,12 +287,15 @@ func (d *JSON) copyString(b []byte) string {
 	if len(b) > arenaBlock/4 {
 		return string(b)
 	}
-	if cap(d.arena)-len(d.arena) < len(b) {
-		d.arena = make([]byte, 0, arenaBlock)
+	if d.arena.Cap()-d.arena.Len() < len(b) {
+		// A block no larger than what is left to read (a small response's
+		// strings take a small block), and not zeroed (strings.Builder).
+		d.arena = strings.Builder{}
+		d.arena.Grow(min(arenaBlock, len(b)+len(d.b)-d.i))
 	}
-	off := len(d.arena)
-	d.arena = append(d.arena, b...)
-	return unsafe.String(&d.arena[off], len(b))
+	off := d.arena.Len()
+	d.arena.Write(b)
+	return d.arena.String()[off:]
 }
 
 // literal reads one of true, false, null.
@@ -345,31 +370,9 @@ func (d *JSON) Skip() error {
 		if d.skipScalar() {
 			return nil
 		}
-		if err := d.Begin('{'); err != nil {
-			return err
-		}
-		for first := true; ; {
-			_, ok, err := d.NextKey(&first)
-			if err != nil || !ok {
-				return err
-			}
-			if err := d.Skip(); err != nil {
-				return err
-			}
-		}
+		return d.Object(func([]byte) error { return d.Skip() })
 	case '[':
-		if err := d.Begin('['); err != nil {
-			return err
-		}
-		for first := true; ; {
-			ok, err := d.NextElem(&first)
-			if err != nil || !ok {
-				return err
-			}
-			if err := d.Skip(); err != nil {
-				return err
-			}
-		}
+		return d.Array(func(int) error { return d.Skip() })
 	case '"':
 		_, _, err := d.rawString()
 		return err
@@ -378,6 +381,63 @@ func (d *JSON) Skip() error {
 		return err
 	}
 	return d.number()
+}
+
+// Object reads an object, each member with one, given its key (valid
+// until the next read).
+func (d *JSON) Object(one func(key []byte) error) error {
+	if err := d.Begin('{'); err != nil {
+		return err
+	}
+	for first := true; ; {
+		k, ok, err := d.NextKey(&first)
+		if err != nil || !ok {
+			return err
+		}
+		if err := one(k); err != nil {
+			return err
+		}
+	}
+}
+
+// skipAV reads an attribute value as AV does, failing where AV fails,
+// without making it.
+func (d *JSON) skipAV() error {
+	kind, err := d.avKind()
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case "S", "N":
+		err = d.checkString()
+	case "B":
+		_, err = d.binary()
+	case "BOOL", "NULL":
+		_, err = d.Bool()
+	case "SS", "NS":
+		err = d.Array(func(int) error { return d.checkString() })
+	case "BS":
+		err = d.Array(func(int) error { _, err := d.binary(); return err })
+	case "L":
+		err = d.Array(func(int) error { return d.skipAV() })
+	default: // M
+		err = d.Object(func([]byte) error { return d.skipAV() })
+	}
+	if err != nil {
+		return err
+	}
+	return d.avEnd()
+}
+
+// checkString reads a string as String does, without copying it.
+func (d *JSON) checkString() error {
+	raw, esc, err := d.rawString()
+	if err == nil && esc {
+		if _, ok := unquote(raw); !ok {
+			return d.errorf("invalid string")
+		}
+	}
+	return err
 }
 
 // skipScalar skips an attribute value {"S":"..."} or {"N":"..."}, as Skip
@@ -405,22 +465,17 @@ func (d *JSON) Raw() ([]byte, error) {
 
 // Item reads an item (an object of attribute values) in full.
 func (d *JSON) Item() (map[string]types.AttributeValue, error) {
-	if err := d.Begin('{'); err != nil {
-		return nil, err
-	}
 	m := make(map[string]types.AttributeValue)
-	for first := true; ; {
-		k, ok, err := d.NextKey(&first)
-		if err != nil || !ok {
-			return m, err
-		}
+	err := d.Object(func(k []byte) error {
 		name := d.copyString(k)
 		av, err := d.AV()
-		if err != nil {
-			return nil, err
-		}
 		m[name] = av
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return m, nil
 }
 
 // avKind reads the opening of an attribute value, {"<kind>":, and
@@ -524,7 +579,7 @@ func (d *JSON) avBody(kind string) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberNS{Value: ss}, err
 	case "BS":
 		var bs [][]byte
-		err := d.list(func() error {
+		err := d.Array(func(int) error {
 			b, err := d.binary()
 			bs = append(bs, b)
 			return err
@@ -535,7 +590,7 @@ func (d *JSON) avBody(kind string) (types.AttributeValue, error) {
 		return &types.AttributeValueMemberBS{Value: bs}, err
 	case "L":
 		l := []types.AttributeValue{}
-		err := d.list(func() error {
+		err := d.Array(func(int) error {
 			av, err := d.AV()
 			l = append(l, av)
 			return err
@@ -546,10 +601,12 @@ func (d *JSON) avBody(kind string) (types.AttributeValue, error) {
 	return &types.AttributeValueMemberM{Value: m}, err
 }
 
-// newS returns an S from a block of them (one allocation for 32).
+// newS returns an S from a block of them (one allocation for up to 32:
+// 4, then twice as many each time).
 func (d *JSON) newS(v string) *types.AttributeValueMemberS {
 	if len(d.slabS) == 0 {
-		d.slabS = make([]types.AttributeValueMemberS, 32)
+		d.nS = min(32, max(4, 2*d.nS))
+		d.slabS = make([]types.AttributeValueMemberS, d.nS)
 	}
 	s := &d.slabS[0]
 	d.slabS = d.slabS[1:]
@@ -557,17 +614,17 @@ func (d *JSON) newS(v string) *types.AttributeValueMemberS {
 	return s
 }
 
-// list reads an array, each element with one.
-func (d *JSON) list(one func() error) error {
+// Array reads an array, each element with one (given its index).
+func (d *JSON) Array(one func(i int) error) error {
 	if err := d.Begin('['); err != nil {
 		return err
 	}
-	for first := true; ; {
+	for i, first := 0, true; ; i++ {
 		ok, err := d.NextElem(&first)
 		if err != nil || !ok {
 			return err
 		}
-		if err := one(); err != nil {
+		if err := one(i); err != nil {
 			return err
 		}
 	}
@@ -575,7 +632,7 @@ func (d *JSON) list(one func() error) error {
 
 func (d *JSON) strings() ([]string, error) {
 	ss := []string{}
-	err := d.list(func() error {
+	err := d.Array(func(int) error {
 		s, err := d.String()
 		ss = append(ss, s)
 		return err
@@ -704,28 +761,8 @@ func unquote(s []byte) (t []byte, ok bool) {
 			switch s[r] {
 			default:
 				return
-			case '"', '\\', '/', '\'':
-				b[w] = s[r]
-				r++
-				w++
-			case 'b':
-				b[w] = '\b'
-				r++
-				w++
-			case 'f':
-				b[w] = '\f'
-				r++
-				w++
-			case 'n':
-				b[w] = '\n'
-				r++
-				w++
-			case 'r':
-				b[w] = '\r'
-				r++
-				w++
-			case 't':
-				b[w] = '\t'
+			case '"', '\\', '/', '\'', 'b', 'f', 'n', 'r', 't':
+				b[w] = unescaped[s[r]]
 				r++
 				w++
 			case 'u':
@@ -761,6 +798,9 @@ func unquote(s []byte) (t []byte, ok bool) {
 	return b[0:w], true
 }
 
+// unescaped is the byte each one-letter escape stands for.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', '\'': '\'', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
 // getu4 decodes \uXXXX from the beginning of s, returning the hex value,
 // or it returns -1.
 func getu4(s []byte) rune {
@@ -791,7 +831,7 @@ func (d *JSON) stringsFast(sp *[]string) bool {
 	i, depth := d.i, d.depth
 	var buf [16]string
 	ss := buf[:0]
-	err := d.list(func() error {
+	err := d.Array(func(int) error {
 		s, ok := d.stringish()
 		if !ok {
 			return errNotFast
@@ -811,23 +851,15 @@ func (d *JSON) stringsFast(sp *[]string) bool {
 func (d *JSON) stringMapFast(mp *map[string]string) bool {
 	i, depth := d.i, d.depth
 	m := make(map[string]string)
-	err := func() error {
-		if err := d.Begin('{'); err != nil {
-			return err
+	err := d.Object(func(k []byte) error {
+		key := d.copyString(k)
+		s, ok := d.stringish()
+		if !ok {
+			return errNotFast
 		}
-		for first := true; ; {
-			k, ok, err := d.NextKey(&first)
-			if err != nil || !ok {
-				return err
-			}
-			key := d.copyString(k)
-			s, ok := d.stringish()
-			if !ok {
-				return errNotFast
-			}
-			m[key] = s
-		}
-	}()
+		m[key] = s
+		return nil
+	})
 	if err != nil {
 		d.i, d.depth = i, depth
 		return false
@@ -841,6 +873,15 @@ var errNotFast = errors.New("codec: not a fast value")
 
 // stringish reads an attribute value that stringish accepts.
 func (d *JSON) stringish() (string, bool) {
+	if b := d.b[d.i:]; len(b) >= 8 && b[0] == '{' && b[1] == '"' && (b[2] == 'S' || b[2] == 'N') && b[3] == '"' && b[4] == ':' { // compact
+		i := d.i
+		d.i += 5
+		if raw, esc, err := d.rawString(); err == nil && !esc && d.i < len(d.b) && d.b[d.i] == '}' {
+			d.i++
+			return d.copyString(raw), true
+		}
+		d.i = i
+	}
 	kind, err := d.avKind()
 	if err != nil {
 		return "", false

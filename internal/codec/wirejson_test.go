@@ -48,7 +48,7 @@ type wireEntity struct {
 
 // sdkJSON is item as the SDK's serializer writes it (a PutItem's Item),
 // and what the SDK's deserializer makes of that JSON (a GetItem's Item).
-func sdkJSON(t *testing.T, item map[string]types.AttributeValue) ([]byte, map[string]types.AttributeValue) {
+func sdkJSON(t testing.TB, item map[string]types.AttributeValue) ([]byte, map[string]types.AttributeValue) {
 	t.Helper()
 	var itemJSON []byte
 	rt := roundTrip(func(r *http.Request) (*http.Response, error) {
@@ -152,9 +152,9 @@ func FuzzDecodeJSON(f *testing.F) {
 		b = b[:d.Offset()] // the item; what follows is its reader's (an array's comma)
 		item, err := NewJSON(b).Item()
 		if err != nil {
-			// DecodeJSON checks an attribute it skips as JSON only
-			// (docs/performance.md): the document must be JSON, and the
-			// attributes it decodes or keeps attribute values.
+			// Where Item refuses what DecodeJSON read, the document must
+			// be JSON, and the attributes it decodes or keeps attribute
+			// values (DecodeJSON checks the ones it skips as the SDK does).
 			var m map[string]json.RawMessage
 			if json.Unmarshal(b, &m) != nil {
 				t.Fatalf("DecodeJSON read what is not a JSON object: %s", b)
@@ -170,6 +170,9 @@ func FuzzDecodeJSON(f *testing.F) {
 				t.Fatalf("DecodeJSON decoded an attribute Item refuses (%v): %s", err, b)
 			}
 			return
+		}
+		if duplicateNames(b) {
+			return // see decodeBoth
 		}
 		var want wireEntity
 		wantErr := Unmarshal(item, &want)

@@ -23,7 +23,7 @@ func AppendString(b []byte, s string) []byte {
 	i := 0
 	for i+8 <= len(s) { // 8 plain ASCII bytes at a time
 		v := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
-		if hasLess(v, ' ')|hasByte(v, '"')|hasByte(v, '\\')|hasByte(v, 0x7f)|v&hiBits != 0 {
+		if stops(v)|hasByte(v, 0x7f) != 0 {
 			break
 		}
 		i += 8

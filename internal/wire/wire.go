@@ -202,29 +202,15 @@ func counters(out smithy.Deserializable) (count, scanned *int32) {
 // other members are returned as a JSON object of their own.
 func split(body []byte, op, member string, sink Sink, count, scanned *int32) ([]byte, error) {
 	d := codec.NewJSON(body)
-	rest := make([]byte, 0, 64)
-	rest = append(rest, '{')
-	if err := d.Begin('{'); err != nil {
-		return nil, err
-	}
-	for first := true; ; {
-		k, ok, err := d.NextKey(&first)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
+	var rest []byte // made for the first member the SDK reads
+	err := d.Object(func(k []byte) error {
 		if string(k) == member {
-			if err := items(d, op, sink); err != nil {
-				return nil, err
-			}
-			continue
+			return items(d, op, sink)
 		}
 		name := append([]byte(nil), k...)
 		raw, err := d.Raw()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if n, ok := int32Of(raw); ok && count != nil && (string(name) == "Count" || string(name) == "ScannedCount") {
 			if string(name) == "Count" {
@@ -232,20 +218,29 @@ func split(body []byte, op, member string, sink Sink, count, scanned *int32) ([]
 			} else {
 				*scanned = n
 			}
-			continue
+			return nil
 		}
-		if len(rest) > 1 {
+		if rest == nil {
+			rest = append(make([]byte, 0, 64), '{')
+		} else {
 			rest = append(rest, ',')
 		}
 		rest = appendString(rest, name)
 		rest = append(rest, ':')
 		rest = append(rest, raw...)
+		return nil
+	})
+	if err == nil {
+		err = d.End()
 	}
-	if err := d.End(); err != nil {
-		return nil, err
+	if err != nil || rest == nil {
+		return noMembers, err
 	}
 	return append(rest, '}'), nil
 }
+
+// noMembers is the rest of a response holding nothing but its items.
+var noMembers = []byte("{}")
 
 // appendString appends s as a JSON string (a member name).
 func appendString(b, s []byte) []byte {
@@ -269,58 +264,21 @@ func items(d *codec.JSON, op string, sink Sink) error {
 	case "GetItem":
 		return sink.Item(d, "", 0)
 	case "BatchGetItem":
-		if err := d.Begin('{'); err != nil {
-			return err
-		}
-		for first := true; ; {
-			k, ok, err := d.NextKey(&first)
-			if err != nil || !ok {
-				return err
-			}
+		return d.Object(func(k []byte) error {
 			table := string(k)
-			if err := array(d, func(int) error { return sink.Item(d, table, 0) }); err != nil {
-				return err
-			}
-		}
+			return d.Array(func(int) error { return sink.Item(d, table, 0) })
+		})
 	case "TransactGetItems":
-		return array(d, func(pos int) error {
-			if err := d.Begin('{'); err != nil {
-				return err
-			}
-			for first := true; ; {
-				k, ok, err := d.NextKey(&first)
-				if err != nil || !ok {
-					return err
-				}
+		return d.Array(func(pos int) error {
+			return d.Object(func(k []byte) error {
 				if string(k) != "Item" || d.Peek() == 'n' {
-					if err := d.Skip(); err != nil {
-						return err
-					}
-					continue
+					return d.Skip()
 				}
-				if err := sink.Item(d, "", pos); err != nil {
-					return err
-				}
-			}
+				return sink.Item(d, "", pos)
+			})
 		})
 	}
-	return array(d, func(int) error { return sink.Item(d, "", 0) })
-}
-
-// array reads an array, each element with one (given its index).
-func array(d *codec.JSON, one func(int) error) error {
-	if err := d.Begin('['); err != nil {
-		return err
-	}
-	for i, first := 0, true; ; i++ {
-		ok, err := d.NextElem(&first)
-		if err != nil || !ok {
-			return err
-		}
-		if err := one(i); err != nil {
-			return err
-		}
-	}
+	return d.Array(func(int) error { return sink.Item(d, "", 0) })
 }
 
 // int32Of parses a JSON integer that fits an int32 (as the SDK reads a
