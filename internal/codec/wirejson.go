@@ -161,17 +161,6 @@ func (d *JSON) key() ([]byte, error) {
 	return key, nil
 }
 
-// matchKey reads a member's key and colon when the text there is exactly
-// "name": (no white space, no escapes); false, d unchanged, otherwise.
-func (d *JSON) matchKey(name string) bool {
-	b, n := d.b[d.i:], len(name)
-	if len(b) < n+3 || b[0] != '"' || b[n+1] != '"' || b[n+2] != ':' || string(b[1:n+1]) != name {
-		return false
-	}
-	d.i += n + 3
-	return true
-}
-
 // NextElem reports whether an element of an array Begin opened follows;
 // false at the array's end (read).
 func (d *JSON) NextElem(first *bool) (bool, error) { return d.next(first, ']') }
