@@ -36,18 +36,7 @@ func batchClients() (*fixture, *dynamodb.Client, recording) {
 }
 
 func libraryTxGet(f *fixture, ks []benchfix.Profile) ([]benchfix.Profile, error) {
-	ps := make([]benchfix.Profile, len(ks))
-	ops := make([]singletable.GetOp, len(ks))
-	for i := range ks {
-		ops[i] = f.repo.GetOp(ks[i], &ps[i])
-	}
-	found, err := singletable.TxGet(ctx, ops)
-	for i := range found {
-		if err == nil && !found[i] {
-			err = fmt.Errorf("item %d not found", i)
-		}
-	}
-	return ps, err
+	return libraryGets(f, ks, singletable.TxGet)
 }
 
 // handTxGet reads ks in one TransactGetItems: the items come in the

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -99,12 +100,20 @@ func batchKeys(f *fixture) []benchfix.Profile {
 }
 
 func libraryBatchGet(f *fixture, ks []benchfix.Profile) ([]benchfix.Profile, error) {
+	return libraryGets(f, ks, func(ctx context.Context, ops []singletable.GetOp) ([]bool, error) {
+		return singletable.BatchGet(ctx, ops)
+	})
+}
+
+// libraryGets reads ks by one GetOp each through read (BatchGet or TxGet);
+// a key not found is an error.
+func libraryGets(f *fixture, ks []benchfix.Profile, read func(context.Context, []singletable.GetOp) ([]bool, error)) ([]benchfix.Profile, error) {
 	ps := make([]benchfix.Profile, len(ks))
 	ops := make([]singletable.GetOp, len(ks))
 	for i := range ks {
 		ops[i] = f.repo.GetOp(ks[i], &ps[i])
 	}
-	found, err := singletable.BatchGet(ctx, ops)
+	found, err := read(ctx, ops)
 	for i := range found {
 		if err == nil && !found[i] {
 			err = fmt.Errorf("item %d not found", i)
