@@ -1,7 +1,6 @@
 package singletable
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
 )
 
@@ -108,7 +108,7 @@ func (q *Query[T]) Describe() describe.Query {
 	case !idx.multi:
 		d.Partition = idx.pkAttr + " = " + idx.pk.tpl.Raw
 		if idx.shards > 0 {
-			d.Partition += fmt.Sprintf("#shard_{0..%d}", idx.shards-1)
+			d.Partition += keys.ShardRange(idx.shards)
 		}
 		parts = q.describeTemplatedSort(idx.sk, idx.skAttr)
 	default:

@@ -58,10 +58,7 @@ func (e *entityPlan) attrOf(t *Table, name string) (string, bool) {
 // "filter", "condition") that is neither a field of e nor an attribute
 // its items are stored with.
 func (e *entityPlan) unknownName(role, name string) *ValidationError {
-	if e.excluded[name] {
-		return validationErr(e.name, name, "%s names field %s, which is excluded by its dynamodbav:\"-\" tag (it is never stored)", role, name)
-	}
-	return validationErr(e.name, name, "%s names %q, which is neither a Go field of %s nor an attribute its items are stored with", role, name, e.typ)
+	return validationOf(e.decl().UnknownName(role, name))
 }
 
 // condScope is where a condition on a field only keys hold is evaluated:
@@ -152,7 +149,7 @@ func (e *entityPlan) heldInKeys(t *Table, f *model.Field, role string, hs []keys
 	kf := &expr.KeyField{
 		Equal: func(av types.AttributeValue) ([]expr.KeyCond, error) {
 			item := reflect.New(e.typ).Elem()
-			want, _ := scalarType(f) // a value of another type equals no stored one
+			want, _ := f.Scalar() // a value of another type equals no stored one
 			if typ := attrvalue.TypeText(av); want != "" && !strings.HasSuffix(typ, "("+string(want)+")") ||
 				attributevalue.Unmarshal(av, fieldByIndexAlloc(item, f.Index).Addr().Interface()) != nil {
 				return nil, fmt.Errorf("the value compared with it is %s, not a %v", typ, f.Type)

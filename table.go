@@ -121,11 +121,11 @@ func (e *entityPlan) physicalIndexes(t *Table) []describe.Index {
 		ix := describe.Index{Name: p.name, MultiAttribute: p.multi, Projection: proj.Type, Include: proj.Attrs}
 		if p.multi {
 			for _, f := range p.partition {
-				st, _ := scalarType(f)
+				st, _ := f.Scalar()
 				ix.Partition = append(ix.Partition, describe.KeyAttribute{Name: f.Attr, Type: st})
 			}
 			for _, f := range p.sort {
-				st, _ := scalarType(f)
+				st, _ := f.Scalar()
 				ix.Sort = append(ix.Sort, describe.KeyAttribute{Name: f.Attr, Type: st})
 			}
 		} else {
