@@ -14,6 +14,7 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/schema"
 )
 
 // Names in the caller's conditions and filters: callers name fields by
@@ -229,57 +230,24 @@ func (r *repo) condNames(at map[string]types.AttributeValue) expr.Resolver {
 	return r.e.condNames(r.t, "condition", condScope{item: at})
 }
 
-// collectionNames is the resolver of the names of a collection's filter:
-// a name resolves when the targets that know it agree on its attribute (on
-// the others' items the filter's test of it fails, as on the table); two
-// attributes for one name make it ambiguous, and so does a field that
-// only one target's keys hold (scope: a Query's, or a scan's).
+// collectionNames is the resolver of the names of a collection's filter
+// (schema.CollectionNames), evaluated in scope (a Query's, or a scan's).
 func collectionNames(t *Table, targets []*Target, scope condScope) expr.Resolver {
 	scope.typed = true
+	named := make([]schema.Target, 0, len(targets))
+	for _, tg := range targets {
+		if tg == nil {
+			continue // newRouter refuses it
+		}
+		named = append(named, schema.Target{Entity: tg.entity, Excludes: tg.names.excludes,
+			Resolve: func(name string) (expr.Resolution, bool) {
+				return tg.names.resolveName(t, name, "collection filter", scope)
+			},
+			Unknown: func(name string) error { return tg.names.unknownName("collection filter", name) }})
+	}
+	resolve := schema.CollectionNames(named)
 	return func(name string) (expr.Resolution, error) {
-		var res expr.Resolution
-		by := ""
-		var knowers []string
-		for _, tg := range targets {
-			r, ok := tg.names.resolveName(t, name, "collection filter", scope)
-			if !ok {
-				continue
-			}
-			knowers = append(knowers, tg.entity)
-			if res.Operand == nil { // the first target's that has one
-				res.Operand = r.Operand
-			}
-			if by == "" {
-				res.Attr, res.Key, by = r.Attr, r.Key, tg.entity
-				continue
-			}
-			if r.Attr != res.Attr || r.Key != nil || res.Key != nil {
-				why := fmt.Sprintf("%s stores it as attribute %q, %s as %q", by, res.Attr, tg.entity, r.Attr)
-				if r.Key != nil || res.Key != nil {
-					why = "one of them holds it only in its keys"
-				}
-				return expr.Resolution{}, validationErr(strings.Join(knowers, ", "), name,
-					"collection filter names %q, which is ambiguous: %s; name the attribute (e.g. with expression.NameNoDotSplit) or filter one entity with a Query", name, why)
-			}
-		}
-		if by != "" {
-			return res, nil
-		}
-		switch len(targets) {
-		case 0:
-			return expr.Resolution{}, validationErr("", name, "collection filter names %q, but the collection has no targets to resolve it against", name)
-		case 1:
-			return expr.Resolution{}, targets[0].names.unknownName("collection filter", name)
-		}
-		ents := make([]string, 0, len(targets))
-		for _, tg := range targets {
-			if tg.names.excludes(name) {
-				return expr.Resolution{}, tg.names.unknownName("collection filter", name)
-			}
-			ents = append(ents, tg.entity)
-		}
-		slices.Sort(ents)
-		return expr.Resolution{}, validationErr(strings.Join(ents, ", "), name,
-			"collection filter names %q, which is neither a Go field nor a stored attribute of any target entity", name)
+		r, err := resolve(name)
+		return r, invalid(err)
 	}
 }
