@@ -237,90 +237,23 @@ func (e *entityPlan) marshalField(f *model.Field, v reflect.Value) (types.Attrib
 	return av, nil
 }
 
-// marshalKeyAttr is marshalField without the size check.
+// marshalKeyAttr is marshalField without the size check (keys.Attr).
 func (e *entityPlan) marshalKeyAttr(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
-	fv, ok := f.KeyValue(v)
-	if !ok {
-		return nil, nil
-	}
-	// A time is held in the key codec's sortable form unless its tag option
-	// chooses the stored shape (rfc3339, unix, …).
-	if isTimeType(fv.Type()) && f.Form == nil {
-		if fv.Kind() == reflect.Pointer {
-			if fv.IsNil() {
-				return nil, nil
-			}
-			fv = fv.Elem()
-		}
-		if f.OmitEmpty && fv.IsZero() {
-			return nil, nil
-		}
-		b, err := keys.AppendValue(nil, fv)
-		if err != nil {
-			return nil, err
-		}
-		return &types.AttributeValueMemberS{Value: string(b)}, nil
-	}
-	return e.marshalFieldPlain(f, v)
+	return keys.Attr(e.typ, f, v)
 }
 
 // marshalFieldPlain returns the attribute value the field has in v exactly
-// as the item codec stores it (nil when not stored), tag options (string,
-// omitempty, unixtime, …) applied as they are in an item.
+// as the item codec stores it (model.Field.Encode).
 func (e *entityPlan) marshalFieldPlain(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
-	fv, ok := f.Get(v)
-	if !ok {
-		return nil, nil
-	}
-	// Straight from v when the codec stores this very field under f.Attr
-	// (always, unless internal/model and the codec resolve a name differently).
-	if plan := codec.For(e.typ); plan.HasField(f.Attr, f.Index) {
-		return plan.EncodeAttr(v, f.Attr)
-	}
-	one := reflect.New(e.typ).Elem()
-	fieldByIndexAlloc(one, f.Index).Set(fv)
-	item, err := codec.For(e.typ).Encode(one, 0)
-	if err != nil {
-		return nil, err
-	}
-	av := item[f.Attr]
-	if err := codec.Check(av); err != nil {
-		// As EncodeAttr refuses it.
-		err.(*codec.InvalidError).Attr = f.Attr
-		return nil, err
-	}
-	return av, nil
+	return f.Encode(e.typ, v)
 }
 
 func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value { return model.FieldAlloc(v, index) }
 
 // truncateSeconds sets the times rv stores in a shape holding less than
-// the whole time (unixtime, TTL, rfc3339, date, …) to what a read decodes
-// from the stored shape (see format.Format.Stored).
+// the whole time to what a read decodes (model.TruncateStored).
 func (e *entityPlan) truncateSeconds(rv reflect.Value) {
-	for _, f := range e.fields {
-		if f.Form == nil {
-			continue
-		}
-		fv, ok := f.Get(rv)
-		if !ok || !fv.CanSet() || !isTimeType(fv.Type()) || (fv.Kind() == reflect.Pointer && fv.IsNil()) {
-			continue
-		}
-		// A zero time that omitempty leaves out is read back as zero.
-		if t := reflect.Indirect(fv).Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
-			setTime(fv, f.Form.Stored(t, e.foreign.loc))
-		}
-	}
-}
-
-// setTime sets fv, a time.Time or *time.Time, to t: a pointer to a fresh
-// copy, so that a caller's time is not changed.
-func setTime(fv reflect.Value, t time.Time) {
-	if fv.Kind() == reflect.Pointer {
-		fv.Set(reflect.ValueOf(&t))
-	} else {
-		fv.Set(reflect.ValueOf(t))
-	}
+	model.TruncateStored(e.fields, rv, e.foreign.loc)
 }
 
 // putPrimaryKey renders the primary key of rv into item.

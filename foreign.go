@@ -68,7 +68,7 @@ func (e *entityPlan) decodeRest(o *TableOptions, item map[string]types.Attribute
 			}
 			if fv, ok := f.Get(rv); ok {
 				tm, _ := format.ParseStored(s.Value, loc)
-				setTime(fv, tm)
+				model.SetTime(fv, tm)
 			}
 		}
 	}

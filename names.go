@@ -198,7 +198,7 @@ func (e *entityPlan) operandOf(attr string) expr.Operand {
 			return av, nil
 		}
 		item := reflect.New(e.typ).Elem()
-		setTime(fieldByIndexAlloc(item, f.Index), at)
+		model.SetTime(fieldByIndexAlloc(item, f.Index), at)
 		var stored types.AttributeValue
 		switch {
 		case f == e.guards.ttl:

@@ -2,8 +2,12 @@ package keys
 
 import (
 	"hash/fnv"
+	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/singletable-go/singletable/internal/model"
 )
 
 // Limit is the most bytes DynamoDB allows in a partition key value, or
@@ -51,4 +55,33 @@ func ShardOf(pk, sk string, hasSK bool, n int) int {
 		h.Write([]byte(sk))
 	}
 	return int(h.Sum32() % uint32(n))
+}
+
+// Attr returns the attribute value a multi-attribute index key field f
+// has in v, a struct of type typ: as the item codec stores it, except that
+// a time without a tag option choosing its shape (rfc3339, unix, …) is in
+// the key codec's fixed-width form, so that it sorts by instant. It is nil
+// when the attribute is not stored (nil pointer, omitempty zero).
+func Attr(typ reflect.Type, f *model.Field, v reflect.Value) (types.AttributeValue, error) {
+	fv, ok := f.KeyValue(v)
+	if !ok {
+		return nil, nil
+	}
+	if !model.IsTime(fv.Type()) || f.Form != nil {
+		return f.Encode(typ, v)
+	}
+	if fv.Kind() == reflect.Pointer {
+		if fv.IsNil() {
+			return nil, nil
+		}
+		fv = fv.Elem()
+	}
+	if f.OmitEmpty && fv.IsZero() {
+		return nil, nil
+	}
+	b, err := AppendValue(nil, fv)
+	if err != nil {
+		return nil, err
+	}
+	return &types.AttributeValueMemberS{Value: string(b)}, nil
 }
