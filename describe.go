@@ -56,7 +56,7 @@ func (e *entityPlan) describe(o TableOptions) describe.Entity {
 	d.Fields = describeFields(e.fields)
 	for _, p := range e.indexes {
 		ix := describe.EntityIndex{Name: p.name, MultiAttribute: p.multi, Shards: p.shards,
-			HasWhen: p.when != nil, WhenFields: slices.Clone(p.whenFields)}
+			HasWhen: p.when != nil, WhenFields: slices.Clone(p.decl.WhenFields)}
 		if p.multi {
 			ix.Partition, ix.Sort = describeFields(p.partition), describeFields(p.sort)
 		} else {

@@ -83,12 +83,11 @@ type indexPlan struct {
 	sort           []*model.Field
 	when           func(reflect.Value) bool // When, called with the item
 	shards         int
-	whenFields     []string // as declared, for Table.Describe
 	deps           []*model.Field
 	keyFields      []*model.Field
 	proj           tabledef.Set
 	pkOwn, skOwn   *model.Field
-	decl           *schema.Index // as compiled, for Bind's checks
+	decl           *schema.Index // as compiled: for Bind's checks, WhenFields for Describe
 }
 
 // compileIndex compiles is (internal/schema checks it).
@@ -100,7 +99,7 @@ func (e *entityPlan) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, er
 		return nil, invalid(err)
 	}
 	return &indexPlan{name: c.Name, multi: c.Multi, pk: compiled(c.PK), sk: compiled(c.SK), pkAttr: c.PKAttr, skAttr: c.SKAttr,
-		partition: c.Partition, sort: c.Sort, when: c.When, shards: c.Shards, whenFields: c.WhenFields, deps: c.Deps,
+		partition: c.Partition, sort: c.Sort, when: c.When, shards: c.Shards, deps: c.Deps,
 		keyFields: c.KeyFields, proj: c.Proj, pkOwn: c.PKOwn, skOwn: c.SKOwn, decl: c}, nil
 }
 
