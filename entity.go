@@ -182,8 +182,8 @@ func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 	return e.compileForeign(s)
 }
 
-// decl is e's fields as internal/schema checks a declaration against them.
-func (e *entityPlan) decl() *schema.Fields {
+// fieldSet is e's fields as internal/schema checks a declaration against them.
+func (e *entityPlan) fieldSet() *schema.Fields {
 	return &schema.Fields{Entity: e.name, Type: e.typ, All: e.fields, ByName: e.byName, ByAttr: e.byAttr, Excluded: e.excluded}
 }
 
@@ -203,7 +203,7 @@ func (e *entityPlan) Name() string { return e.name }
 // checkNotStored refuses a field stored under attr, an attribute the
 // library writes itself (what; see schema.Fields.NotStored).
 func (e *entityPlan) checkNotStored(attr, what string) error {
-	return invalid(e.decl().NotStored(attr, what))
+	return invalid(e.fieldSet().NotStored(attr, what))
 }
 
 func where(index, key string) string { return schema.Where(index, key) }
@@ -219,7 +219,7 @@ func (e *entityPlan) field(name string) (*model.Field, error) {
 // unknownField is the *ValidationError for a name that is no field of the
 // entity (see schema.Fields.Unknown).
 func (e *entityPlan) unknownField(where, role, name string) *ValidationError {
-	return validationOf(e.decl().Unknown(where, role, name))
+	return validationOf(e.fieldSet().Unknown(where, role, name))
 }
 
 // marshalField returns the attribute value a multi-attribute index key

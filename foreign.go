@@ -34,7 +34,7 @@ func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 	e.foreign.matchKeys = s.MatchKeys
 	g := &e.guards
 	var err error
-	if e.foreign.keyOnly, err = e.decl().KeyOnly(s.KeyOnly, e.pk.decl(), e.sk.decl(), e.indexDecls(), g.version, g.created, g.updated, g.ttl); err != nil {
+	if e.foreign.keyOnly, err = e.fieldSet().KeyOnly(s.KeyOnly, e.pk.schemaKey(), e.sk.schemaKey(), e.indexDecls(), g.version, g.created, g.updated, g.ttl); err != nil {
 		return invalid(err)
 	}
 	if s.Location != nil {

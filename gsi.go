@@ -92,7 +92,7 @@ type indexPlan struct {
 
 // compileIndex compiles is (internal/schema checks it).
 func (e *entityPlan) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, error) {
-	c, err := e.decl().Index(schema.IndexDecl{Name: is.Name, Multi: is.MultiAttribute, PK: is.PK, SK: is.SK, PKAttr: is.PKAttr, SKAttr: is.SKAttr,
+	c, err := e.fieldSet().Index(schema.IndexDecl{Name: is.Name, Multi: is.MultiAttribute, PK: is.PK, SK: is.SK, PKAttr: is.PKAttr, SKAttr: is.SKAttr,
 		PartitionAttrs: is.PartitionAttrs, SortAttrs: is.SortAttrs, When: is.When, WhenFields: is.WhenFields, Shards: is.Shards,
 		Projection: is.Projection, Include: is.Include}, e.foreign.loc)
 	if err != nil {
@@ -116,7 +116,7 @@ func (e *entityPlan) indexDecls() []*schema.Index {
 // one table t's items hold from the primary key or entity type with a
 // template that would render another value (schema.Fields.TableAttrs).
 func (e *entityPlan) checkIndexTableAttrs(t *Table) error {
-	return invalid(e.decl().TableAttrs(t.name, e.indexDecls(), func(attr string) (string, bool) { return tableHeld(&t.opts, e, attr) }))
+	return invalid(e.fieldSet().TableAttrs(t.name, e.indexDecls(), func(attr string) (string, bool) { return tableHeld(&t.opts, e, attr) }))
 }
 
 // tableHeld reports whether the library writes attr on every item of e

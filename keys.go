@@ -31,14 +31,14 @@ func compiled(k schema.Key) compiledKey {
 	return compiledKey{tpl: k.Tpl, fields: k.Fields, places: k.Places, sort: k.Sort, reserve: k.Reserve}
 }
 
-func (k compiledKey) decl() schema.Key {
+func (k compiledKey) schemaKey() schema.Key {
 	return schema.Key{Tpl: k.tpl, Fields: k.fields, Places: k.places, Sort: k.sort, Reserve: k.reserve}
 }
 
 func (k compiledKey) defined() bool { return k.tpl.Raw != "" }
 
 func (e *entityPlan) compileKey(tpl, index, key string, sort bool) (compiledKey, error) {
-	k, err := e.decl().Key(tpl, index, key, sort, e.foreign.loc)
+	k, err := e.fieldSet().Key(tpl, index, key, sort, e.foreign.loc)
 	return compiled(k), invalid(err)
 }
 

@@ -59,7 +59,7 @@ func (e *entityPlan) attrOf(t *Table, name string) (string, bool) {
 // "filter", "condition") that is neither a field of e nor an attribute
 // its items are stored with.
 func (e *entityPlan) unknownName(role, name string) *ValidationError {
-	return validationOf(e.decl().UnknownName(role, name))
+	return validationOf(e.fieldSet().UnknownName(role, name))
 }
 
 // condScope is where a condition on a field only keys hold is evaluated:
