@@ -15,7 +15,7 @@ import (
 )
 
 // SequenceType is the entity type stored on sequence counter items.
-const SequenceType = sequence.Type
+const SequenceType = "singletable.Sequence"
 
 // SequenceOptions tunes a [Sequence].
 type SequenceOptions struct {
@@ -51,7 +51,7 @@ func NewSequence(t *Table, name string, optFns ...func(*SequenceOptions)) *Seque
 	for _, fn := range optFns {
 		fn(&s.opts)
 	}
-	s.c = sequence.New(t.name, name, t.opts.PartitionKey, t.opts.SortKey, t.opts.EntityTypeAttr)
+	s.c = sequence.New(t.name, name, t.opts.PartitionKey, t.opts.SortKey, t.opts.EntityTypeAttr, SequenceType)
 	return s
 }
 

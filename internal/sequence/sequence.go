@@ -15,25 +15,23 @@ import (
 	"github.com/singletable-go/singletable/internal/keys"
 )
 
-// Type is the entity type stored on counter items.
-const Type = "singletable.Sequence"
-
 // attr holds the last number a sequence allocated.
 const attr = "Value"
 
 // Counter is one sequence's counter item in one table: partition key
 // "SEQ#<name>" (escaped as keys escape values), sort key "SEQ".
 type Counter struct {
-	Table, Name string
-	TypeAttr    string // the table's entity type attribute
-	Key         map[string]types.AttributeValue
+	Table, Name    string
+	TypeAttr, Type string // the table's entity type attribute, and the counter's type
+	Key            map[string]types.AttributeValue
 }
 
 // New returns the counter of sequence name in table, whose key attributes
-// are pkAttr and skAttr ("" for none) and entity type attribute typeAttr.
-func New(table, name, pkAttr, skAttr, typeAttr string) *Counter {
+// are pkAttr and skAttr ("" for none), its entity type typ stored under
+// typeAttr.
+func New(table, name, pkAttr, skAttr, typeAttr, typ string) *Counter {
 	pk := keys.AppendEscaped([]byte("SEQ#"), name)
-	c := &Counter{Table: table, Name: name, TypeAttr: typeAttr,
+	c := &Counter{Table: table, Name: name, TypeAttr: typeAttr, Type: typ,
 		Key: map[string]types.AttributeValue{pkAttr: &types.AttributeValueMemberS{Value: string(pk)}}}
 	if skAttr != "" {
 		c.Key[skAttr] = &types.AttributeValueMemberS{Value: "SEQ"}
@@ -87,7 +85,7 @@ func (c *Counter) Claim(cur int64, exists bool, k int) *types.Update {
 func (c *Counter) update(b *expr.Builder, val, next, cond string) *types.Update {
 	var u expr.Update
 	u.Set(val, next)
-	u.Set(b.Name(c.TypeAttr), b.ValueS(Type))
+	u.Set(b.Name(c.TypeAttr), b.ValueS(c.Type))
 	update := u.String()
 	return &types.Update{TableName: &c.Table, Key: c.Key, UpdateExpression: &update, ConditionExpression: &cond,
 		ExpressionAttributeNames: b.Names(), ExpressionAttributeValues: b.Values()}

@@ -7,17 +7,17 @@ import (
 )
 
 func TestCounter(t *testing.T) {
-	c := New("T", "orders#eu", "PK", "SK", "EntityType")
+	c := New("T", "orders#eu", "PK", "SK", "EntityType", "Seq")
 	if pk := c.Key["PK"].(*types.AttributeValueMemberS).Value; pk != "SEQ#orders%23eu" || c.Key["SK"].(*types.AttributeValueMemberS).Value != "SEQ" {
 		t.Errorf("key %v", c.Key)
 	}
-	if _, ok := New("T", "x", "PK", "", "EntityType").Key["SK"]; ok {
+	if _, ok := New("T", "x", "PK", "", "EntityType", "Seq").Key["SK"]; ok {
 		t.Error("a table without a sort key got one")
 	}
 	claim := c.Claim(41, true, 2)
 	if *claim.UpdateExpression != "SET #n0 = :v1, #n1 = :v2" || *claim.ConditionExpression != "#n0 = :v0" ||
 		claim.ExpressionAttributeValues[":v1"].(*types.AttributeValueMemberN).Value != "43" ||
-		claim.ExpressionAttributeValues[":v2"].(*types.AttributeValueMemberS).Value != Type {
+		claim.ExpressionAttributeValues[":v2"].(*types.AttributeValueMemberS).Value != "Seq" {
 		t.Errorf("claim: %s if %s, %v", *claim.UpdateExpression, *claim.ConditionExpression, claim.ExpressionAttributeValues)
 	}
 	if first := c.Claim(0, false, 1); *first.ConditionExpression != "attribute_not_exists(#n0)" {
