@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/wire"
 )
@@ -141,6 +143,7 @@ type Target struct {
 	names     attrNamer                                               // resolves the names of a collection's filter
 	image     func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
 	keyShapes repo                                                    // tells an untyped item by its key shape
+	sink      func() (wire.Feed, func(i int) (any, error))            // a sink of the direct path, and decode of its i-th item
 }
 
 // Count returns how many items the target has received.
@@ -181,6 +184,16 @@ func (r *Repo[T]) deliverTo(one bool, deliver func(T) error) *Target {
 		return v, deliver(v)
 	}
 	tg.keyShapes = r.repo
+	tg.sink = func() (wire.Feed, func(int) (any, error)) {
+		s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, false))}
+		return s, func(i int) (any, error) {
+			v, head := s.vals[i], s.Heads.Heads[i]
+			if err := r.e.wireRest(r.t, head, &v, s.Complete[i], s.Errs[i]); err != nil {
+				return nil, r.undecoded(head, err)
+			}
+			return v, deliver(v)
+		}
+	}
 	return tg
 }
 
@@ -218,6 +231,50 @@ type router struct {
 	untyped     []*Target // the targets whose entities match keys (Schema.MatchKeys), or all byShape
 	skipUnknown bool
 	byShape     bool // an index read that does not hold the entity type: key shapes route every item
+	sinks       *wire.Sinks[*routedSink]
+}
+
+// routedSink is the sink of a mixed read's request on the direct wire
+// path: takes[f] decodes the items wire.Routed gave Feeds[f].
+type routedSink struct {
+	*wire.Routed
+	takes []func(int) (any, error)
+}
+
+// wired puts rd's requests on the direct wire path: each item's head
+// (the entity type and cursor keys) is read and routed as route does,
+// then the item is decoded into its target's sink. It returns the
+// release of the sinks.
+func (rt *router) wired(rd *read) func() {
+	if rt.sinks = nil; !rt.t.wire {
+		return func() {}
+	}
+	tgs := slices.Collect(maps.Values(rt.targets))
+	keys := rd.reqs[0].CursorKeys
+	keep := wire.Keeps(struct {
+		t    *Table
+		keys string
+	}{rt.t, strings.Join(keys, "\x00")}, func() *codec.Keep {
+		return &codec.Keep{Values: append([]string{rt.t.opts.EntityTypeAttr}, keys...)}
+	})
+	route := func(head map[string]types.AttributeValue) int {
+		tg, _, _ := rt.target(head)
+		return slices.Index(tgs, tg)
+	}
+	rt.sinks = wired(rd, func(*request) *routedSink {
+		s := &routedSink{takes: make([]func(int) (any, error), len(tgs))}
+		feeds := make([]wire.Feed, len(tgs))
+		for i, tg := range tgs {
+			feeds[i], s.takes[i] = tg.sink()
+		}
+		s.Routed = wire.NewRouted(keep, route, feeds)
+		return s
+	})
+	return func() {
+		for _, s := range rt.sinks.List {
+			s.Release()
+		}
+	}
 }
 
 // newRouter checks targets (at least one when needTargets).
@@ -311,6 +368,7 @@ func (rt *router) selected(item map[string]types.AttributeValue) error {
 // route hands item to its target. ok is false when the item was skipped;
 // err is a *DecodeError for an item reported (see Page.Skipped).
 func (rt *router) route(item map[string]types.AttributeValue) (v any, ok bool, err error) {
+	s, i, direct := rt.sinks.Find(item) // first: it takes the item
 	tg, typ, ambiguous := rt.target(item)
 	if tg == nil {
 		if err := rt.selected(item); err != nil && ambiguous == nil {
@@ -322,9 +380,13 @@ func (rt *router) route(item map[string]types.AttributeValue) (v any, ok bool, e
 		return nil, false, &UnknownTypeError{Type: typ, Ambiguous: ambiguous, Key: rt.t.primaryKeyOf(item), keys: rt.t.keyNames()}
 	}
 	if tg.one && tg.n > 0 {
-		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for StoreOne (second is %s)", tg.entity, rt.t.keyText(item))
+		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for StoreOne (second is %s)", tg.entity, rt.t.keyText(rt.t.primaryKeyOf(item)))
 	}
-	v, err = tg.decode(item)
+	if direct {
+		v, err = s.takes[s.At[i].Feed](s.At[i].Item)
+	} else {
+		v, err = tg.decode(item)
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -381,13 +443,7 @@ func (c *Collection) plan(targets []*Target, needTargets bool) *read {
 	// A collection cursor is bound to the partition and direction, not to
 	// the targets: another set of targets resumes at the same place.
 	rd := &read{spec: &c.readSpec, empty: kc.empty, sized: c.sized(), rt: rt}
-	rd = planned(rd, rd.partition(c.t, 0, kc, "\x00collection", ri))
-	if c.t.wire { // each item whole, for its target
-		for _, req := range rd.reqs {
-			req.sink = new(wire.Whole)
-		}
-	}
-	return rd
+	return planned(rd, rd.partition(c.t, 0, kc, "\x00collection", ri))
 }
 
 // Page reads one page into the targets and returns the items delivered in

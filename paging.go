@@ -22,6 +22,7 @@ type request struct {
 	entity string   // the entity read, for the Observe hook; "" for several
 	whole  wholeFn  // nil, or reads each response's items whole (Query.Complete)
 	sink   wireFeed // set: read on the direct wire path (wire.go)
+	taking func()   // tells the read's sinks a parallel read takes sink's items
 }
 
 // pager is what a page reads (wire.go's read of it).
@@ -106,50 +107,28 @@ func pageOf[T any](ctx context.Context, r *Repo[T], rd *read) (Page[T], error) {
 	if rd.err != nil || rd.empty {
 		return Page[T]{}, rd.err
 	}
-	r = shaped(r, rd)
+	d := decoding(r, rd)
+	defer d.release()
 	f, limit := rd.source(true)
 	var page Page[T]
-	ws := wirePage(f, r)
-	if ws != nil {
-		defer ws.Release()
-	}
-	strict := rd.spec.strict
 	cursor, err := paging.Paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
-		if ws != nil && ws.Filled {
-			return takeWire(r, ws, &page, left, strict)
-		}
-		if !r.mine(item) {
-			return false, skip(r.selected(item), strict, &page.Skipped)
-		}
 		n := len(page.Items)
 		if n == cap(page.Items) {
 			page.Items = slices.Grow(page.Items, left)
 		}
 		page.Items = page.Items[:n+1]
-		if err := r.e.decodeInto(r.t, item, &page.Items[n]); err != nil {
+		ok, err := d.into(item, &page.Items[n])
+		if !ok {
 			var zero T // the next item decodes into this element
 			page.Items[n], page.Items = zero, page.Items[:n]
-			return false, skip(r.undecoded(item, err), strict, &page.Skipped)
 		}
-		return true, nil
-	}, &paging.End{Pager: f, Counts: r.accounts})
+		return ok, skip(err, rd.spec.strict, &page.Skipped)
+	}, &paging.End{Pager: f, Counts: d.r.accounts})
 	if err != nil {
 		return Page[T]{}, err
 	}
 	page.Cursor, page.Unprojected = cursor, rd.unprojected
 	return page, nil
-}
-
-// take decodes an item of a read of r's items; ok is false for another's.
-func (r *Repo[T]) take(item map[string]types.AttributeValue) (v T, ok bool, err error) {
-	if !r.mine(item) {
-		return v, false, r.selected(item)
-	}
-	if v, err = r.e.decode(r.t, item); err != nil {
-		var zero T
-		return zero, false, r.undecoded(item, err)
-	}
-	return v, true, nil
 }
 
 // allOf iterates over the items of the read plan makes of r's items.
@@ -159,7 +138,9 @@ func allOf[T any](ctx context.Context, r *Repo[T], plan func() *read) iter.Seq2[
 		if rd.err != nil || rd.empty {
 			return rd.err
 		}
-		return rd.readAll(ctx, yielder(shaped(r, rd).take, yield, rd.spec.strict))
+		d := decoding(r, rd)
+		defer d.release()
+		return rd.readAll(ctx, yielder(d.take, yield, rd.spec.strict))
 	})
 }
 
@@ -168,6 +149,7 @@ func routedPage(ctx context.Context, rd *read) (Page[any], error) {
 	if rd.err != nil || rd.empty {
 		return Page[any]{}, rd.err
 	}
+	defer rd.rt.wired(rd)()
 	var page Page[any]
 	f, limit := rd.source(true)
 	cursor, err := paging.Paginate(ctx, f, limit, func(item map[string]types.AttributeValue, _ int) (bool, error) {
@@ -191,6 +173,7 @@ func routedAll(ctx context.Context, plan func() *read) iter.Seq2[any, error] {
 		if rd.err != nil || rd.empty {
 			return rd.err
 		}
+		defer rd.rt.wired(rd)()
 		return rd.readAll(ctx, yielder(rd.rt.route, yield, rd.spec.strict))
 	})
 }

@@ -170,11 +170,22 @@ func Count(ctx context.Context, reqs []*Request, counts func(Item) bool) (int, e
 type segments struct {
 	ch     chan segmentResponse
 	cancel context.CancelFunc
+	taken  chan struct{} // the last response's
 }
 
 type segmentResponse struct {
 	items []Item
 	err   error
+	taken chan struct{} // closed when items were taken, for a Holder to read on
+	f     Feed
+}
+
+// Holder is a Feed whose items hold only until its next Next (the direct
+// wire path's, decoded into buffers it reuses): a parallel read takes
+// them before their segment reads on, and says so.
+type Holder interface {
+	Holds() bool
+	Taking() // the reading goroutine takes the items of the last Next
 }
 
 // readSegments starts reading fs, one goroutine each, want items each.
@@ -186,13 +197,24 @@ func readSegments(ctx context.Context, fs []Feed, want int) *segments {
 		g.Go(func() error {
 			for {
 				items, last, err := f.Next(ctx, want)
+				r := segmentResponse{items: items, err: err, f: f}
+				if h, ok := f.(Holder); ok && h.Holds() {
+					r.taken = make(chan struct{})
+				}
 				select {
-				case s.ch <- segmentResponse{items, err}:
+				case s.ch <- r:
 				case <-ctx.Done():
 					return nil
 				}
 				if err != nil || last {
 					return nil
+				}
+				if r.taken != nil {
+					select {
+					case <-r.taken:
+					case <-ctx.Done():
+						return nil
+					}
 				}
 			}
 		})
@@ -202,7 +224,13 @@ func readSegments(ctx context.Context, fs []Feed, want int) *segments {
 }
 
 func (s *segments) Next(context.Context, int) ([]Item, bool, error) {
+	if s.taken != nil {
+		close(s.taken)
+	}
 	resp, ok := <-s.ch
+	if s.taken = resp.taken; s.taken != nil {
+		resp.f.(Holder).Taking()
+	}
 	return resp.items, !ok, resp.err
 }
 
