@@ -197,7 +197,9 @@ func jsonCases() []jsonCase {
 		{name: "Collection/Undecodable", direct: []string{"Query"}, resp: map[string][]byte{"Query": undecodable()},
 			run: func(e env) (any, error) { return pageValue(e.repo.QueryCollection(ana(e)).Page(ctx, e.repo.Target())) }},
 		{name: "Collection/Undecodable/StrictDecode", direct: []string{"Query"}, resp: map[string][]byte{"Query": undecodable()},
-			run: func(e env) (any, error) { return pageValue(e.repo.QueryCollection(ana(e), strict...).Page(ctx, e.repo.Target())) }},
+			run: func(e env) (any, error) {
+				return pageValue(e.repo.QueryCollection(ana(e), strict...).Page(ctx, e.repo.Target()))
+			}},
 		{name: "Collection/Unknown", direct: []string{"Query"}, resp: map[string][]byte{"Query": foreign()},
 			run: func(e env) (any, error) { return pageValue(e.repo.QueryCollection(ana(e)).Page(ctx, e.repo.Target())) }},
 		{name: "Collection/SkipUnknown", direct: []string{"Query"}, resp: map[string][]byte{"Query": foreign()},
