@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/wire"
 )
@@ -143,7 +142,7 @@ type Target struct {
 	names     attrNamer                                               // resolves the names of a collection's filter
 	image     func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
 	keyShapes repo                                                    // tells an untyped item by its key shape
-	sink      func() (wire.Feed, func(i int) (any, error))            // a sink of the direct path, and decode of its i-th item
+	sink      func(keys []string) (wire.Typed, func(i int) (any, error)) // a sink of the direct path keeping keys, and the decode of its i-th item
 }
 
 // Count returns how many items the target has received.
@@ -184,8 +183,8 @@ func (r *Repo[T]) deliverTo(one bool, deliver func(T) error) *Target {
 		return v, deliver(v)
 	}
 	tg.keyShapes = r.repo
-	tg.sink = func() (wire.Feed, func(int) (any, error)) {
-		s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, false))}
+	tg.sink = func(keys []string) (wire.Typed, func(int) (any, error)) {
+		s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, keys, true))}
 		return s, func(i int) (any, error) {
 			v, head := s.vals[i], s.Heads.Heads[i]
 			if err := r.e.wireRest(r.t, head, &v, s.Complete[i], s.Errs[i]); err != nil {
@@ -241,33 +240,25 @@ type routedSink struct {
 	takes []func(int) (any, error)
 }
 
-// wired puts rd's requests on the direct wire path: each item's head
-// (the entity type and cursor keys) is read and routed as route does,
-// then the item is decoded into its target's sink. It returns the
-// release of the sinks.
+// wired puts rd's requests on the direct wire path: each item is
+// decoded into its target's sink, whose head (the entity type and cursor
+// keys) routes it as route does. It returns the release of the sinks.
 func (rt *router) wired(rd *read) func() {
-	if rt.sinks = nil; !rt.t.wire {
+	tgs := slices.Collect(maps.Values(rt.targets))
+	if rt.sinks = nil; !rt.t.wire || len(tgs) == 0 {
 		return func() {}
 	}
-	tgs := slices.Collect(maps.Values(rt.targets))
-	keys := rd.reqs[0].CursorKeys
-	keep := wire.Keeps(struct {
-		t    *Table
-		keys string
-	}{rt.t, strings.Join(keys, "\x00")}, func() *codec.Keep {
-		return &codec.Keep{Values: append([]string{rt.t.opts.EntityTypeAttr}, keys...)}
-	})
 	route := func(head map[string]types.AttributeValue) int {
 		tg, _, _ := rt.target(head)
 		return slices.Index(tgs, tg)
 	}
-	rt.sinks = wired(rd, func(*request) *routedSink {
+	rt.sinks = wired(rd, func(req *request) *routedSink {
 		s := &routedSink{takes: make([]func(int) (any, error), len(tgs))}
-		feeds := make([]wire.Feed, len(tgs))
+		feeds := make([]wire.Typed, len(tgs))
 		for i, tg := range tgs {
-			feeds[i], s.takes[i] = tg.sink()
+			feeds[i], s.takes[i] = tg.sink(req.CursorKeys)
 		}
-		s.Routed = wire.NewRouted(keep, route, feeds)
+		s.Routed = wire.NewRouted(route, feeds)
 		return s
 	})
 	return func() {

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"reflect"
 	"unsafe"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -11,23 +10,32 @@ import (
 
 // Routed is the Sink of a read whose items go to several feeds, one per
 // struct type (a collection's targets, told apart by entity type or key
-// shape): each item's head is read first (its embedded Heads, of no
-// fields: only the attributes its Keep keeps), Route names the feed of
-// that head, and that feed decodes the item from its text. Each item is
-// decoded once, into its target's type.
+// shape), each keeping in its heads what routing reads. Each item is
+// decoded once, into its target's type: by the feed the last item went
+// to, whose head Route then reads; when Route names another feed, that
+// one decodes the item again from its text (items of one type come
+// together, sorted by key), and when it names none, the item's head is
+// kept alone.
 type Routed struct {
-	Heads
-	Feeds []Feed
-	// Route returns the index in Feeds of the feed decoding the item
-	// whose head is head; -1 for none (an item no target takes).
+	Heads // the items' heads, each its feed's (Heads.Heads only)
+	Feeds []Typed
+	// Route returns the index in Feeds of the feed of the item whose
+	// head is head; -1 for none (an item no target takes).
 	Route func(head map[string]types.AttributeValue) int
 	At    []BatchItem // At[i]: the Item-th of Feeds[Feed] (Feed -1: none) is the i-th item
+	last  int         // the feed that decodes the next item first
 	d     codec.JSON  // reads an item's text again, for its feed
 }
 
-// NewRouted returns the Routed of a read keeping keep in its heads.
-func NewRouted(keep *codec.Keep, route func(map[string]types.AttributeValue) int, feeds []Feed) *Routed {
-	return &Routed{Heads: NewHeads(reflect.TypeFor[struct{}](), keep), Feeds: feeds, Route: route}
+// Typed is a Feed of one struct type that can drop its last item.
+type Typed interface {
+	Feed
+	Drop() // drops the last item, whose head the caller may keep
+}
+
+// NewRouted returns the Routed of a read into feeds (at least one).
+func NewRouted(route func(map[string]types.AttributeValue) int, feeds []Typed) *Routed {
+	return &Routed{Feeds: feeds, Route: route}
 }
 
 // Reset drops the items of the last response.
@@ -39,34 +47,37 @@ func (r *Routed) Reset() {
 	r.At = r.At[:0]
 }
 
-// Item reads an item's head, then decodes the item into its feed.
+// Item decodes an item into its feed.
 func (r *Routed) Item(d *codec.JSON, _ string, _ int) error {
 	d.Peek() // to the item's first byte
-	start := d.Offset()
-	var none struct{}
-	if err := r.Add(d, unsafe.Pointer(&none)); err != nil {
-		return err
+	start, f := d.Offset(), r.last
+	for again := false; ; again = true {
+		n := len(r.Feeds[f].Got().Heads)
+		if err := r.Feeds[f].Item(d, "", 0); err != nil {
+			return err
+		}
+		head := r.Feeds[f].Got().Heads[n]
+		to := r.Route(head)
+		if to == f || again {
+			r.Heads.Heads, r.At = append(r.Heads.Heads, head), append(r.At, BatchItem{Feed: f, Item: n})
+			return nil
+		}
+		r.Feeds[f].Drop()
+		if to < 0 {
+			r.Heads.Heads, r.At = append(r.Heads.Heads, head), append(r.At, BatchItem{Feed: -1})
+			return nil
+		}
+		r.last, f = to, to
+		r.d.Reset(d.Bytes()[start:d.Offset()])
+		d = &r.d
 	}
-	f := r.Route(r.Heads.Heads[len(r.Heads.Heads)-1])
-	if f < 0 {
-		r.At = append(r.At, BatchItem{Feed: -1})
-		return nil
-	}
-	n := len(r.Feeds[f].Got().Heads)
-	r.d.Reset(d.Bytes()[start:d.Offset()])
-	if err := r.Feeds[f].Item(&r.d, "", 0); err != nil {
-		return err
-	}
-	r.At = append(r.At, BatchItem{Feed: f, Item: n})
-	return nil
 }
 
-// Release hands back the heads of r and of its feeds.
+// Release hands back the heads of r's feeds.
 func (r *Routed) Release() {
 	for _, f := range r.Feeds {
 		f.Got().Release()
 	}
-	r.Heads.Release()
 }
 
 // Skipped is the Sink of a read that counts (Select COUNT): its items, if
