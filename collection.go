@@ -142,7 +142,8 @@ type Target struct {
 	names     attrNamer                                               // resolves the names of a collection's filter
 	image     func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
 	keyShapes repo                                                    // tells an untyped item by its key shape
-	sink      func(keys []string) (wire.Typed, func(i int) (any, error)) // a sink of the direct path keeping keys, and the decode of its i-th item
+	// sink makes a sink of the direct path keeping keys, and the decode of its i-th item.
+	sink func(keys []string) (wire.Typed, func(i int) (any, error))
 }
 
 // Count returns how many items the target has received.

@@ -28,7 +28,11 @@ type wireSink[T any] struct {
 func (s *wireSink[T]) Reset() { clear(s.vals); s.vals = s.vals[:0]; s.Heads.Reset() }
 
 // Drop drops the last item (wire.Typed).
-func (s *wireSink[T]) Drop() { clear(s.vals[len(s.vals)-1:]); s.vals = s.vals[:len(s.vals)-1]; s.Heads.Drop() }
+func (s *wireSink[T]) Drop() {
+	clear(s.vals[len(s.vals)-1:])
+	s.vals = s.vals[:len(s.vals)-1]
+	s.Heads.Drop()
+}
 
 // wireFeed is what request reads of its sink.
 type wireFeed = wire.Feed
