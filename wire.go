@@ -27,12 +27,8 @@ type wireSink[T any] struct {
 
 func (s *wireSink[T]) Reset() { clear(s.vals); s.vals = s.vals[:0]; s.Heads.Reset() }
 
-// Drop drops the last item (wire.Typed).
-func (s *wireSink[T]) Drop() {
-	clear(s.vals[len(s.vals)-1:])
-	s.vals = s.vals[:len(s.vals)-1]
-	s.Heads.Drop()
-}
+// Drop drops the last item (wire.Typed), its value left to the next.
+func (s *wireSink[T]) Drop() { s.vals = s.vals[:len(s.vals)-1]; s.Heads.Drop() }
 
 // wireFeed is what request reads of its sink.
 type wireFeed = wire.Feed
@@ -127,17 +123,13 @@ type decoder[T any] struct {
 }
 
 // decoding returns the decoder of rd, a read of r's items, putting its
-// requests on the direct wire path; release hands back its sinks.
+// requests on the direct wire path.
 func decoding[T any](r *Repo[T], rd *read) *decoder[T] {
-	return &decoder[T]{r: shaped(r, rd), sinks: wired(rd, func(req *request) *wireSink[T] {
+	c := *r
+	c.byShape = rd.byShape // an index without the entity type: the keys tell the items
+	return &decoder[T]{r: &c, sinks: wired(rd, func(req *request) *wireSink[T] {
 		return &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.CursorKeys, false))}
 	})}
-}
-
-func (d *decoder[T]) release() {
-	for _, s := range d.sinks.List {
-		s.Release()
-	}
 }
 
 // into decodes item into *out; ok is false for an item that is not r's
@@ -156,15 +148,6 @@ func (d *decoder[T]) into(item map[string]types.AttributeValue, out *T) (ok bool
 		return false, d.r.undecoded(item, err)
 	}
 	return true, nil
-}
-
-// take is into for an iterator: the item's value, zero unless ok.
-func (d *decoder[T]) take(item map[string]types.AttributeValue) (v T, ok bool, err error) {
-	if ok, err = d.into(item, &v); !ok {
-		var zero T
-		v = zero
-	}
-	return v, ok, err
 }
 
 // wireRest is what decodeInto does besides the codec, given the item's

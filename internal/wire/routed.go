@@ -99,6 +99,18 @@ type Sinks[S Feed] struct {
 // be filling.
 func (s *Sinks[S]) Taking(i int) func() { return func() { s.cur = i + 1 } }
 
+// Release hands back the heads of the sinks (s nil: none).
+func (s *Sinks[S]) Release() {
+	if s == nil {
+		return
+	}
+	for _, sink := range s.List {
+		if r, ok := any(sink).(interface{ Release() }); ok {
+			r.Release()
+		}
+	}
+}
+
 // Find returns the sink whose next item (each sink's items are taken in
 // order) has the head item, and that item's index, taking it; ok is false
 // for an item that is no sink's (one the SDK decoded; s nil: none).
