@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/paging"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // The pages of a read (read.go): its requests sent through the table's
@@ -19,14 +20,11 @@ import (
 type request struct {
 	paging.Request
 	t      *Table
-	entity string   // the entity read, for the Observe hook; "" for several
-	whole  wholeFn  // nil, or reads each response's items whole (Query.Complete)
-	sink   wireFeed // set: read on the direct wire path (wire.go)
-	taking func()   // with sink: tells the read's sinks a parallel read takes sink's items
+	entity string    // the entity read, for the Observe hook; "" for several
+	whole  wholeFn   // nil, or reads each response's items whole (Query.Complete)
+	sink   wire.Feed // set: read on the direct wire path (wire.go)
+	taking func()    // with sink: tells the read's sinks a parallel read takes sink's items
 }
-
-// pager is what a page reads (wire.go's read of it).
-type pager = paging.Pager
 
 // request is a request of in, reading entity ("" for several), its
 // cursors bound to bind and holding cursorKeys; what names it in errors.

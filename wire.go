@@ -30,9 +30,6 @@ func (s *wireSink[T]) Reset() { clear(s.vals); s.vals = s.vals[:0]; s.Heads.Rese
 // Drop drops the last item (wire.Typed), its value left to the next.
 func (s *wireSink[T]) Drop() { s.vals = s.vals[:len(s.vals)-1]; s.Heads.Drop() }
 
-// wireFeed is what request reads of its sink.
-type wireFeed = wire.Feed
-
 func (s *wireSink[T]) Item(d *codec.JSON, _ string, _ int) error {
 	var zero T
 	if len(s.vals) == cap(s.vals) { // a page's items in two allocations or so
@@ -86,7 +83,7 @@ func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.
 // wired puts rd's requests on the direct wire path when their table's
 // client may take it (Complete's excepted: it reads the table's items),
 // each with the sink sink makes; it returns the sinks.
-func wired[S wireFeed](rd *read, sink func(*request) S) *wire.Sinks[S] {
+func wired[S wire.Feed](rd *read, sink func(*request) S) *wire.Sinks[S] {
 	sinks := new(wire.Sinks[S])
 	for _, req := range rd.reqs {
 		if req.t.wire && req.whole == nil {
@@ -97,10 +94,8 @@ func wired[S wireFeed](rd *read, sink func(*request) S) *wire.Sinks[S] {
 	return sinks
 }
 
-// Holds and Taking make r a paging.Holder: its items are its sink's
-// heads, which hold until its next page.
-func (r *request) Holds() bool { return r.sink != nil }
-func (r *request) Taking()     { r.taking() }
+// Holding makes r a paging.Holder: its items are its sink's heads.
+func (r *request) Holding() func() { return r.taking }
 
 // direct returns ctx carrying r's sink when a request through c takes the
 // path: c is the table's own client (no Preview, no Observe hook).

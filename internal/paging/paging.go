@@ -177,16 +177,14 @@ type segmentResponse struct {
 	items []Item
 	err   error
 	taken chan struct{} // closed when items were taken, for a Holder to read on
-	f     Feed
+	took  func()        // the Holder's, called when the reading goroutine takes items
 }
 
-// Holder is a Feed whose items hold only until its next Next (the direct
-// wire path's, decoded into buffers it reuses): a parallel read takes
-// them before their segment reads on, and says so.
-type Holder interface {
-	Holds() bool
-	Taking() // the reading goroutine takes the items of the last Next
-}
+// Holder is a Feed whose items may hold only until its next Next (the
+// direct wire path's, decoded into buffers it reuses): when Holding
+// returns a func, a parallel read calls it when it takes the items, and
+// the feed's segment reads on after.
+type Holder interface{ Holding() func() }
 
 // readSegments starts reading fs, one goroutine each, want items each.
 func readSegments(ctx context.Context, fs []Feed, want int) *segments {
@@ -197,9 +195,11 @@ func readSegments(ctx context.Context, fs []Feed, want int) *segments {
 		g.Go(func() error {
 			for {
 				items, last, err := f.Next(ctx, want)
-				r := segmentResponse{items: items, err: err, f: f}
-				if h, ok := f.(Holder); ok && h.Holds() {
-					r.taken = make(chan struct{})
+				r := segmentResponse{items: items, err: err}
+				if h, ok := f.(Holder); ok {
+					if r.took = h.Holding(); r.took != nil {
+						r.taken = make(chan struct{})
+					}
 				}
 				select {
 				case s.ch <- r:
@@ -229,7 +229,7 @@ func (s *segments) Next(context.Context, int) ([]Item, bool, error) {
 	}
 	resp, ok := <-s.ch
 	if s.taken = resp.taken; s.taken != nil {
-		resp.f.(Holder).Taking()
+		resp.took()
 	}
 	return resp.items, !ok, resp.err
 }
