@@ -64,7 +64,7 @@ func (u *updateSpec) item(key map[string]types.AttributeValue, x *expectation, m
 // build writes the update's request, with its effect.
 func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (*types.Update, writeplan.Effect, error) {
 	r, e := u.r, u.r.e
-	now := stampTime(r.t.opts.Now())
+	now := writeplan.StampTime(r.t.opts.Now())
 	set, ops := u.splitOps(u.managedSets(x, mv, now), fromSnap)
 	touched := map[*model.Field]bool{}
 	for _, f := range slices.Concat(set, u.remove) {
