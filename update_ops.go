@@ -1,6 +1,7 @@
 package singletable
 
 import (
+	"cmp"
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -87,10 +88,10 @@ func (e *entityPlan) encodeValue(f *model.Field, v reflect.Value) (types.Attribu
 }
 
 // invalid is the *ValidationError of a mistake (a *writeplan.Invalid) in
-// the update of the field the caller named name.
+// an update, of the field the caller named name unless it names another.
 func (e *entityPlan) invalid(name string, err error) error {
 	if inv, ok := err.(*writeplan.Invalid); ok {
-		return &ValidationError{Entity: e.name, Field: name, Reason: inv.Reason, Err: inv.Err}
+		return &ValidationError{Entity: e.name, Field: cmp.Or(inv.Field, name), Reason: inv.Reason, Err: inv.Err}
 	}
 	return err
 }

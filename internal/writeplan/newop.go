@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/attrvalue"
@@ -13,9 +14,10 @@ import (
 )
 
 // Invalid is a mistake in an update the caller built, found before the
-// network: the root package reports it as a validation error of the field
-// the caller named.
+// network: the root package reports it as a validation error of Field, or
+// when "" of the field the caller named.
 type Invalid struct {
+	Field  string
 	Reason string
 	Err    error
 }
@@ -31,6 +33,60 @@ func (e *Invalid) Unwrap() error { return e.Err }
 
 func invalid(format string, args ...any) *Invalid {
 	return &Invalid{Reason: fmt.Sprintf(format, args...)}
+}
+
+// CheckActions refuses two actions on one field (set, removed, or changed
+// by an operator), which DynamoDB does not allow, and an added number that
+// does not encode.
+func CheckActions(set, remove []*model.Field, ops []Op) error {
+	acts := map[*model.Field]string{}
+	act := func(what string, fs ...*model.Field) error {
+		for _, f := range fs {
+			if prev, ok := acts[f]; ok {
+				return &Invalid{Field: f.Name, Reason: fmt.Sprintf("%s and %s in one update: DynamoDB allows one action per attribute", prev, what)}
+			}
+			acts[f] = what
+		}
+		return nil
+	}
+	if err := act("Set", set...); err != nil {
+		return err
+	}
+	if err := act("Remove", remove...); err != nil {
+		return err
+	}
+	for _, o := range ops {
+		if err := act(o.Name, o.Field); err != nil {
+			return err
+		}
+		if o.Kind == OpAdd {
+			if _, err := attributevalue.Marshal(o.N); err != nil {
+				return &Invalid{Field: o.Field.Name, Reason: "cannot encode", Err: err}
+			}
+		}
+	}
+	return nil
+}
+
+// ApplyRead applies the operators of ops on f to dst, its value read from
+// item, as DynamoDB would (an update of entity). A stored attribute the
+// operator does not take is refused: computing it in Go would rewrite
+// another service's attribute in the field's shape (a set as a list).
+func ApplyRead(entity string, ops []Op, f *model.Field, dst reflect.Value, item map[string]types.AttributeValue) error {
+	stored, present := item[f.Attr]
+	for _, o := range ops {
+		if o.Field != f {
+			continue
+		}
+		if !o.Takes(stored) {
+			return fmt.Errorf("singletable: update %s: %s on %s, which the stored item holds as %s: DynamoDB's operator does not take it; nothing was written",
+				entity, o.Name, f.Name, attrvalue.TypeText(stored))
+		}
+		if err := o.Apply(dst, present); err != nil {
+			return &Invalid{Field: f.Name, Reason: o.Name, Err: err}
+		}
+	}
+	return nil
 }
 
 // Encode encodes v, a value of f's type, as the field is stored (nil: no
