@@ -22,6 +22,7 @@ type Invalid struct {
 	Err    error
 }
 
+// Error is the reason, and the cause when there is one.
 func (e *Invalid) Error() string {
 	if e.Err != nil {
 		return e.Reason + ": " + e.Err.Error()
@@ -29,6 +30,7 @@ func (e *Invalid) Error() string {
 	return e.Reason
 }
 
+// Unwrap returns the cause.
 func (e *Invalid) Unwrap() error { return e.Err }
 
 func invalid(format string, args ...any) *Invalid {
