@@ -4,20 +4,16 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
-	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/internal/designs"
-	internalwire "github.com/singletable-go/singletable/internal/wire"
 	"github.com/singletable-go/singletable/internal/wiretest"
 	"github.com/singletable-go/singletable/wire"
 )
@@ -68,7 +64,9 @@ func readAll(t *testing.T, skills *singletable.Repo[designs.UserSkill], users *s
 	require.NoError(t, err)
 	_, err = skills.Get(ctx, designs.UserSkill{Username: "ana", SkillName: "none"})
 	r.Errs = append(r.Errs, err.Error())
-	batchGet := func(ctx context.Context, ops []singletable.GetOp) ([]bool, error) { return singletable.BatchGet(ctx, ops) }
+	batchGet := func(ctx context.Context, ops []singletable.GetOp) ([]bool, error) {
+		return singletable.BatchGet(ctx, ops)
+	}
 	for i, read := range []func(context.Context, []singletable.GetOp) ([]bool, error){batchGet, singletable.TxGet} {
 		sk := func(j int, name string) singletable.GetOp {
 			return skills.GetOp(designs.UserSkill{Username: "ana", SkillName: name}, &r.Batch[i][j])
@@ -80,32 +78,6 @@ func readAll(t *testing.T, skills *singletable.Repo[designs.UserSkill], users *s
 	r.Collection, err = users.QueryCollection(designs.User{Username: "ana"}).Limit(5).Page(ctx, users.StoreOne(&u), skills.AppendTo(&r.Routed))
 	require.NoError(t, err)
 	return r
-}
-
-// sdkWrites counts the requests of the calls the path may write
-// (PutItem, BatchWriteItem, BatchGetItem, TransactGetItems) that the
-// SDK's serializer wrote: an option of a client built with wire.Enable,
-// after it.
-type sdkWrites struct{ n atomic.Int64 }
-
-func (w *sdkWrites) Option(o *dynamodb.Options) {
-	p := o.Protocol.(*internalwire.Protocol)
-	p.ClientProtocol = serializing{p.ClientProtocol, w}
-}
-
-func (w *sdkWrites) Reset() { w.n.Store(0) }
-
-type serializing struct {
-	smithyhttp.ClientProtocol
-	w *sdkWrites
-}
-
-func (s serializing) SerializeRequest(ctx context.Context, o *smithy.OperationSchema, in smithy.Serializable, r *smithyhttp.Request) error {
-	switch o.ID().Name {
-	case "PutItem", "BatchWriteItem", "BatchGetItem", "TransactGetItems":
-		s.w.n.Add(1)
-	}
-	return s.ClientProtocol.SerializeRequest(ctx, o, in, r)
 }
 
 // loggingClient is a user's own Client: it logs each read and forwards
@@ -143,7 +115,7 @@ func (c *loggingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, 
 func TestFallbackPaths(t *testing.T) {
 	t.Parallel()
 	var paths wiretest.Paths
-	var written sdkWrites
+	var written wiretest.SDKWrites
 	f := tables(t, 9, paths.Option, written.Option)
 	table := func(c singletable.Client, optFns ...func(*singletable.TableOptions)) *singletable.Table {
 		return singletable.NewTable(c, f.sdk.Name(), append(optFns, fixedNow)...)
@@ -164,11 +136,11 @@ func TestFallbackPaths(t *testing.T) {
 		{"a user's Client type with an Observe hook", table(loggingObserved, userObserved.option), false},
 	} {
 		paths.Reset()
-		written.Reset()
+		written.Store(0)
 		got := readAll(t, singletable.MustBind(c.table, designs.UserSkills), singletable.MustBind(c.table, designs.Users))
 		require.Equal(t, want, got, c.name)
 		direct, sdk := paths.Counts()
-		counts := [3]int64{direct, sdk, written.n.Load()}
+		counts := [3]int64{direct, sdk, written.Load()}
 		if c.direct {
 			require.Equal(t, [3]int64{10, 0, 0}, counts, "%s: responses with items decoded directly, by the SDK; requests the SDK wrote", c.name)
 		} else {
@@ -232,18 +204,22 @@ func comparable(o *singletable.Observation) singletable.Observation {
 // TestPreviewOnTheWirePath: inside Table.Preview, a table on a client
 // built with wire.Enable records the same requests as on a plain client
 // and returns the same (empty) results; the reads a write sends to plan
-// itself go through the SDK's deserializer (they need the raw item).
-// After the preview, the same reads take the direct path again. Not
+// itself go through the SDK's deserializer (they need the raw item). An
+// Observe hook on both tables observes the same there. After the preview,
+// the same reads take the direct path again. Not
 // parallel: a running Preview makes its context's reads fall back, and
 // the other tests count paths.
 func TestPreviewOnTheWirePath(t *testing.T) {
 	var paths wiretest.Paths
 	f := tables(t, 3, paths.Option)
-	sdkTable, wireTable := singletable.NewTable(f.sdk.Client(), f.sdk.Name(), fixedNow), singletable.NewTable(f.wc, f.sdk.Name(), fixedNow)
+	var sdkObserved, observed observations
+	sdkTable := singletable.NewTable(f.sdk.Client(), f.sdk.Name(), fixedNow, sdkObserved.option)
+	wireTable := singletable.NewTable(f.wc, f.sdk.Name(), fixedNow, observed.option)
 	sdkAccounts, accounts := singletable.MustBind(sdkTable, designs.Accounts), singletable.MustBind(wireTable, designs.Accounts)
 	sdkSkills, skills := singletable.MustBind(sdkTable, designs.UserSkills), singletable.MustBind(wireTable, designs.UserSkills)
 	_, err := sdkAccounts.Create(ctx, designs.Account{Username: "ana", Email: "ana@example.com", Name: "Ana"})
 	require.NoError(t, err)
+	sdkObserved.list = nil
 
 	preview := func(tbl *singletable.Table, skills *singletable.Repo[designs.UserSkill], accounts *singletable.Repo[designs.Account]) ([]singletable.Request, []any) {
 		var results []any
@@ -282,6 +258,9 @@ func TestPreviewOnTheWirePath(t *testing.T) {
 	require.Equal(t, []string{"Query", "Scan", "GetItem", "GetItem (sent)", "TransactWriteItems", "GetItem"}, ops)
 	direct, sdk := paths.Counts()
 	require.Equal(t, [2]int64{0, 1}, [2]int64{direct, sdk}, "only the plan read was sent, on the SDK path")
+	require.Len(t, observed.list, 1, "the plan read")
+	require.True(t, observed.list[0].PlanRead)
+	require.Equal(t, sdkObserved.list, observed.list)
 
 	paths.Reset()
 	page, err := skills.Query(designs.UserSkill{Username: "ana"}).Page(ctx)
