@@ -226,7 +226,7 @@ func (b *batchWriter) chunk(ctx context.Context, pending []int) {
 	client := b.ops[pending[0]].table.api(ctx, "")
 	err := sendUntilDone(ctx, b.policy, "BatchWriteItem", func(ctx context.Context) (bool, error) {
 		in := b.request(pending)
-		out, err := client.BatchWriteItem(wire.Write(ctx, in, b.ops[pending[0]].table.wire), in)
+		out, err := client.BatchWriteItem(wire.Write(ctx, in, b.ops[pending[0]].table.direct(ctx)), in)
 		if err != nil {
 			return false, err
 		}

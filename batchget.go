@@ -133,9 +133,9 @@ func (t *Table) getItems(ctx context.Context, o batchRun, ka types.KeysAndAttrib
 	return items, errs
 }
 
-// readers is the direct path's of n ops (op(i)), nil when ctx's client is not t's.
+// readers is the direct path's of n ops (op(i)), nil off the path.
 func (t *Table) readers(ctx context.Context, n int, op func(i int) GetOp) *wire.Readers {
-	return wire.NewReaders(t.wire && t.api(ctx, "") == t.client, n,
+	return wire.NewReaders(t.direct(ctx), n,
 		func(i int) any { return op(i).r }, func(r any) wire.Feed { return r.(getter).feed() })
 }
 

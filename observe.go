@@ -119,7 +119,7 @@ func (c *observing) around(ctx context.Context, op string, in any, send intercep
 	if c.t.opts.ObserveKeys {
 		o.Keys = intercept.Keys(in, c.t.opts.PartitionKey, c.t.opts.SortKey)
 	}
-	r := intercept.ResultOf(in, out)
+	r := intercept.ResultOf(ctx, in, out)
 	o.Index, o.Continued, o.Capacity = r.Index, r.Continued, r.Capacity
 	o.Count, o.Scanned, o.Unprocessed = r.Count, r.Scanned, r.Unprocessed
 	c.t.opts.Observe(ctx, &o)

@@ -12,26 +12,29 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/catalog"
 	"github.com/singletable-go/singletable/ddblocal"
+	"github.com/singletable-go/singletable/internal/wiretest"
 )
 
-// capacityClient passes every request on to DynamoDB Local and sums the
-// consumed capacity DynamoDB Local puts in the responses: what DynamoDB
+// capacitySum sums, in a middleware of the client (so on the direct wire
+// path too, with SINGLETABLE_WIRE=1), the consumed capacity DynamoDB Local
+// puts in the responses of the operations that report it: what DynamoDB
 // reports, seen below the library, to hold the hook's figures against.
-type capacityClient struct {
-	*dynamodb.Client
+type capacitySum struct {
 	mu       sync.Mutex
 	requests int
 	units    float64
 	// byIndex sums the capacity per place ("" for the table).
 	byIndex map[string]float64
+	paths   wiretest.Paths // the responses with items each path decoded
 }
 
-func (c *capacityClient) add(ccs ...types.ConsumedCapacity) {
+func (c *capacitySum) add(ccs ...types.ConsumedCapacity) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.requests++
@@ -53,61 +56,37 @@ func one(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 	return []types.ConsumedCapacity{*cc}
 }
 
-func (c *capacityClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	out, err := c.Client.GetItem(ctx, in, o...)
-	if err == nil {
-		c.add(one(out.ConsumedCapacity)...)
-	}
-	return out, err
-}
-func (c *capacityClient) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	out, err := c.Client.PutItem(ctx, in, o...)
-	if err == nil {
-		c.add(one(out.ConsumedCapacity)...)
-	}
-	return out, err
-}
-func (c *capacityClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	out, err := c.Client.UpdateItem(ctx, in, o...)
-	if err == nil {
-		c.add(one(out.ConsumedCapacity)...)
-	}
-	return out, err
-}
-func (c *capacityClient) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	out, err := c.Client.DeleteItem(ctx, in, o...)
-	if err == nil {
-		c.add(one(out.ConsumedCapacity)...)
-	}
-	return out, err
-}
-func (c *capacityClient) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	out, err := c.Client.Query(ctx, in, o...)
-	if err == nil {
-		c.add(one(out.ConsumedCapacity)...)
-	}
-	return out, err
-}
-func (c *capacityClient) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	out, err := c.Client.BatchWriteItem(ctx, in, o...)
-	if err == nil {
-		c.add(out.ConsumedCapacity...)
-	}
-	return out, err
-}
-func (c *capacityClient) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	out, err := c.Client.BatchGetItem(ctx, in, o...)
-	if err == nil {
-		c.add(out.ConsumedCapacity...)
-	}
-	return out, err
-}
-func (c *capacityClient) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	out, err := c.Client.TransactWriteItems(ctx, in, o...)
-	if err == nil {
-		c.add(out.ConsumedCapacity...)
-	}
-	return out, err
+// option adds c's middleware to a client, innermost of the Initialize
+// step: it sees each successful call's output.
+func (c *capacitySum) option(o *dynamodb.Options) {
+	c.paths.Option(o)
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("capacitySum", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleInitialize(ctx, in)
+			if err != nil {
+				return out, md, err
+			}
+			switch o := out.Result.(type) {
+			case *dynamodb.GetItemOutput:
+				c.add(one(o.ConsumedCapacity)...)
+			case *dynamodb.PutItemOutput:
+				c.add(one(o.ConsumedCapacity)...)
+			case *dynamodb.UpdateItemOutput:
+				c.add(one(o.ConsumedCapacity)...)
+			case *dynamodb.DeleteItemOutput:
+				c.add(one(o.ConsumedCapacity)...)
+			case *dynamodb.QueryOutput:
+				c.add(one(o.ConsumedCapacity)...)
+			case *dynamodb.BatchWriteItemOutput:
+				c.add(o.ConsumedCapacity...)
+			case *dynamodb.BatchGetItemOutput:
+				c.add(o.ConsumedCapacity...)
+			case *dynamodb.TransactWriteItemsOutput:
+				c.add(o.ConsumedCapacity...)
+			}
+			return out, md, err
+		}), middleware.After)
+	})
 }
 
 // observed collects a table's observations.
@@ -132,13 +111,15 @@ func (o *observed) take() []singletable.Observation {
 
 // observeTable is a fresh table of PDocs (GSI1 on Owner, Status, Title)
 // and Members (unique Email) whose hooks are rec and the test's own
-// collector, over a client summing what DynamoDB Local reports.
-func observeTable(t *testing.T, keys bool, rec *catalog.Recorder) (*singletable.Table, *capacityClient, *observed, *singletable.Repo[PDoc], *singletable.Repo[Member]) {
+// collector, on a client summing what DynamoDB Local reports (the table's
+// client is the *dynamodb.Client itself: with SINGLETABLE_WIRE=1, its
+// reads and writes take the direct wire path).
+func observeTable(t *testing.T, keys bool, rec *catalog.Recorder) (*singletable.Table, *capacitySum, *observed, *singletable.Repo[PDoc], *singletable.Repo[Member]) {
 	t.Helper()
-	raw := ddblocal.Shared(t).Client()
-	c := &capacityClient{Client: raw, byIndex: map[string]float64{}}
+	c := &capacitySum{byIndex: map[string]float64{}}
+	raw := ddblocal.Shared(t).Client(c.option)
 	col := &observed{}
-	tbl := singletable.NewTable(c, ddblocal.TableName(t), func(o *singletable.TableOptions) {
+	tbl := singletable.NewTable(raw, ddblocal.TableName(t), func(o *singletable.TableOptions) {
 		o.ObserveKeys = keys
 		o.Observe = func(ctx context.Context, ob *singletable.Observation) {
 			col.hook(ctx, ob)
@@ -236,6 +217,11 @@ func TestObserveSeesEveryRequest(t *testing.T) {
 		require.Positive(t, o.Latency)
 	}
 	require.Equal(t, c.requests, len(obs), "the hook sees every request sent")
+	if direct, _ := c.paths.Counts(); ddblocal.Wire() {
+		require.GreaterOrEqual(t, direct, int64(20), "with a hook, the table's gets (at least) take the direct wire path")
+	} else {
+		require.Zero(t, direct)
+	}
 	require.InDelta(t, c.units, units, 1e-9, "the capacity the hook reports is what DynamoDB Local reported")
 	require.Equal(t, c.byIndex, byIndex)
 

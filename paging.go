@@ -41,7 +41,7 @@ func (r *request) Client(ctx context.Context) paging.Client { return r.t.api(ctx
 // Complete's reads.
 func (r *request) Read(ctx context.Context, in paging.Input) (paging.Response, error) {
 	c := r.t.api(ctx, r.entity)
-	resp, err := in.Send(r.direct(ctx, c), c)
+	resp, err := in.Send(r.direct(ctx), c)
 	if err == nil && r.whole != nil {
 		resp.Items, err = r.whole(ctx, resp.Items)
 	}

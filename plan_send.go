@@ -121,7 +121,7 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 			ExpressionAttributeValues:           p.ExpressionAttributeValues,
 			ReturnValuesOnConditionCheckFailure: p.ReturnValuesOnConditionCheckFailure,
 		}
-		_, err = t.api(ctx, entity).PutItem(wire.Write(ctx, in, t.wire), in, opt...)
+		_, err = t.api(ctx, entity).PutItem(wire.Write(ctx, in, t.direct(ctx)), in, opt...)
 	case it.tw.Delete != nil:
 		d := it.tw.Delete
 		var out *dynamodb.DeleteItemOutput

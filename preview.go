@@ -97,6 +97,12 @@ func (t *Table) api(ctx context.Context, entity string) Client {
 	return t.wrapClient(ctx, entity, false)
 }
 
+// direct reports whether t's reads and writes made with ctx take the
+// direct wire path (docs/performance.md): t's client carries it, and no
+// Preview records them. An Observe hook's wrapper passes direct calls on
+// (internal/intercept), observed as on the SDK path.
+func (t *Table) direct(ctx context.Context) bool { return t.wire && !InPreview(ctx) }
+
 // planAPI is the client through which t sends the reads a write makes to
 // learn the stored item: inside a Preview, they are recorded and sent.
 func (t *Table) planAPI(ctx context.Context, entity string) Client {

@@ -97,10 +97,9 @@ func wired[S wire.Feed](rd *read, sink func(*request) S) *wire.Sinks[S] {
 // Holding makes r a paging.Holder: its items are its sink's heads.
 func (r *request) Holding() func() { return r.taking }
 
-// direct returns ctx carrying r's sink when a request through c takes the
-// path: c is the table's own client (no Preview, no Observe hook).
-func (r *request) direct(ctx context.Context, c Client) context.Context {
-	if r.sink == nil || !r.t.wire || c != r.t.client {
+// direct returns ctx carrying r's sink when its request takes the path.
+func (r *request) direct(ctx context.Context) context.Context {
+	if r.sink == nil || !r.t.direct(ctx) {
 		return ctx
 	}
 	r.sink.Reset()
@@ -160,10 +159,10 @@ func (e *Entity[T]) wireRest(t *Table, head map[string]types.AttributeValue, out
 // getWire is Get's GetItem on the direct path; ok is false when the
 // table's client does not take it.
 func (r *Repo[T]) getWire(ctx context.Context, in *dynamodb.GetItemInput) (v T, ok bool, err error) {
-	c := r.t.api(ctx, r.e.name)
-	if !r.t.wire || c != r.t.client {
+	if !r.t.direct(ctx) {
 		return v, false, nil
 	}
+	c := r.t.api(ctx, r.e.name)
 	s := &wireSink[T]{vals: make([]T, 0, 1), Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, nil, true))}
 	defer s.Release()
 	out, err := c.GetItem(wire.With(ctx, in, s), in)

@@ -18,19 +18,32 @@ import (
 	"github.com/singletable-go/singletable/wire"
 )
 
-// reads is what readAll read: pages (items and cursors), items, errors.
+// reads is what readAll read: pages (items and cursors), items, errors,
+// a BatchGet's and a TxGet's values and found, a collection's page.
 type reads struct {
-	Pages  []singletable.Page[designs.UserSkill]
-	Skills []designs.UserSkill
-	User   designs.User
-	Errs   []string
+	Pages      []singletable.Page[designs.UserSkill]
+	Skills     []designs.UserSkill
+	User       designs.User
+	Errs       []string
+	Batch      [2][3]designs.UserSkill
+	BatchUsers [2]designs.User
+	Found      [2][]bool
+	Collection singletable.Page[any]
+	Routed     []designs.UserSkill
 }
 
-// readAll makes, through skills and users, every read the direct path
-// serves: a Query page, pages with cursors, an index page, a Scan page,
-// Get of a skill, of a user and of nothing.
+// readAll writes with a Put and a BatchWrite (the same items every time,
+// so every run reads the same table), then makes, through skills and
+// users, every read the direct path serves: a Query page, pages with
+// cursors, an index page, a Scan page, Get of a skill, of a user and of
+// nothing, a BatchGet, a TxGet and a collection page.
 func readAll(t *testing.T, skills *singletable.Repo[designs.UserSkill], users *singletable.Repo[designs.User]) reads {
 	t.Helper()
+	_, err := users.Put(ctx, designs.User{Username: "bo", Name: "Bo"})
+	require.NoError(t, err)
+	require.NoError(t, singletable.BatchWrite(ctx, []singletable.WriteOp{
+		skills.PutOp(designs.UserSkill{Username: "bo", SkillName: "go", Years: 1}),
+		skills.PutOp(designs.UserSkill{Username: "bo", SkillName: "sql", Years: 2})}))
 	var r reads
 	page := func(p singletable.Page[designs.UserSkill], err error) {
 		t.Helper()
@@ -51,6 +64,19 @@ func readAll(t *testing.T, skills *singletable.Repo[designs.UserSkill], users *s
 	require.NoError(t, err)
 	_, err = skills.Get(ctx, designs.UserSkill{Username: "ana", SkillName: "none"})
 	r.Errs = append(r.Errs, err.Error())
+	batchGet := func(ctx context.Context, ops []singletable.GetOp) ([]bool, error) {
+		return singletable.BatchGet(ctx, ops)
+	}
+	for i, read := range []func(context.Context, []singletable.GetOp) ([]bool, error){batchGet, singletable.TxGet} {
+		sk := func(j int, name string) singletable.GetOp {
+			return skills.GetOp(designs.UserSkill{Username: "ana", SkillName: name}, &r.Batch[i][j])
+		}
+		r.Found[i], err = read(ctx, []singletable.GetOp{sk(0, "go01"), sk(1, "nope"), users.GetOp(designs.User{Username: "ana"}, &r.BatchUsers[i]), sk(2, "go05")})
+		require.NoError(t, err)
+	}
+	var u designs.User
+	r.Collection, err = users.QueryCollection(designs.User{Username: "ana"}).Limit(5).Page(ctx, users.StoreOne(&u), skills.AppendTo(&r.Routed))
+	require.NoError(t, err)
 	return r
 }
 
@@ -80,26 +106,24 @@ func (c *loggingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, 
 }
 
 // TestFallbackPaths: on a client built with wire.Enable, the library's
-// reads take the direct path when the table's client is that
-// *dynamodb.Client itself, and the SDK path when it is anything else (a
-// wrapper, a user's own Client type) or the table has an Observe hook;
-// every way reads the same as a plain client, and an Observe hook
-// observes what it observes on a plain client.
+// reads and writes take the direct path when the table's client is that
+// *dynamodb.Client itself, with or without an Observe hook, and the SDK
+// path when it is anything else (a wrapper, a user's own Client type,
+// with a hook too); every way reads the same as a plain client, and an
+// Observe hook observes exactly what it observes on a plain client
+// (operation, index, capacity with INDEXES, counts, keys, attempts).
 func TestFallbackPaths(t *testing.T) {
 	t.Parallel()
 	var paths wiretest.Paths
-	f := tables(t, 9, paths.Option)
+	var written wiretest.SDKWrites
+	f := tables(t, 9, paths.Option, written.Option)
 	table := func(c singletable.Client, optFns ...func(*singletable.TableOptions)) *singletable.Table {
 		return singletable.NewTable(c, f.sdk.Name(), append(optFns, fixedNow)...)
 	}
-	want := readAll(t, singletable.MustBind(table(f.sdk.Client()), designs.UserSkills), singletable.MustBind(table(f.sdk.Client()), designs.Users))
-	logging := &loggingClient{Client: f.wc}
-	var observed, sdkObserved []singletable.Observation
-	observe := func(obs *[]singletable.Observation) func(*singletable.TableOptions) {
-		return func(o *singletable.TableOptions) {
-			o.Observe = func(_ context.Context, ob *singletable.Observation) { *obs = append(*obs, comparable(ob)) }
-		}
-	}
+	plain := table(f.sdk.Client())
+	want := readAll(t, singletable.MustBind(plain, designs.UserSkills), singletable.MustBind(plain, designs.Users))
+	logging, loggingObserved := &loggingClient{Client: f.wc}, &loggingClient{Client: f.wc}
+	var observed, userObserved, sdkObserved observations
 	for _, c := range []struct {
 		name   string
 		table  *singletable.Table
@@ -108,24 +132,60 @@ func TestFallbackPaths(t *testing.T) {
 		{"the client itself", table(f.wc), true},
 		{"a wrapper", table(struct{ singletable.Client }{f.wc}), false},
 		{"a user's Client type", table(logging), false},
-		{"an Observe hook", table(f.wc, observe(&observed)), false},
+		{"an Observe hook", table(f.wc, observed.option), true},
+		{"a user's Client type with an Observe hook", table(loggingObserved, userObserved.option), false},
 	} {
 		paths.Reset()
+		written.Store(0)
 		got := readAll(t, singletable.MustBind(c.table, designs.UserSkills), singletable.MustBind(c.table, designs.Users))
 		require.Equal(t, want, got, c.name)
 		direct, sdk := paths.Counts()
+		counts := [3]int64{direct, sdk, written.Load()}
 		if c.direct {
-			require.Equal(t, [2]int64{7, 0}, [2]int64{direct, sdk}, "%s: responses with items decoded directly, and by the SDK", c.name)
+			require.Equal(t, [3]int64{10, 0, 0}, counts, "%s: responses with items decoded directly, by the SDK; requests the SDK wrote", c.name)
 		} else {
-			require.Equal(t, [2]int64{0, 7}, [2]int64{direct, sdk}, "%s: responses with items decoded directly, and by the SDK", c.name)
+			require.Equal(t, [3]int64{0, 10, 4}, counts, "%s: responses with items decoded directly, by the SDK; requests the SDK wrote", c.name)
 		}
 	}
-	require.Equal(t, []string{"Query", "Query", "Query", "Query", "Scan", "GetItem", "GetItem", "GetItem"}, logging.ops)
+	reads := []string{"Query", "Query", "Query", "Query", "Scan", "GetItem", "GetItem", "GetItem", "Query"}
+	require.Equal(t, reads, logging.ops)
+	require.Equal(t, reads, loggingObserved.ops)
 
-	sdkObserving := table(f.sdk.Client(), observe(&sdkObserved))
+	sdkObserving := table(f.sdk.Client(), sdkObserved.option)
 	readAll(t, singletable.MustBind(sdkObserving, designs.UserSkills), singletable.MustBind(sdkObserving, designs.Users))
-	require.Len(t, observed, 8)
-	require.Equal(t, sdkObserved, observed, "the hook observes the same on both clients")
+	require.Len(t, observed.list, 13)
+	require.Equal(t, sdkObserved.list, observed.list, "the hook observes the same on the path as on a plain client")
+	require.Equal(t, sdkObserved.list, userObserved.list, "and the same on the SDK path through a user's Client")
+	var ops []string
+	for _, o := range observed.list {
+		ops = append(ops, o.Op)
+		require.NotEmpty(t, o.Capacity, "%s: capacity", o.Op)
+		require.Equal(t, 1, o.Attempts, o.Op)
+	}
+	require.Equal(t, []string{"PutItem", "BatchWriteItem", "Query", "Query", "Query", "Query", "Scan", "GetItem", "GetItem", "GetItem",
+		"BatchGetItem", "TransactGetItems", "Query"}, ops)
+	counts := func(i int) [2]int { return [2]int{observed.list[i].Count, observed.list[i].Scanned} }
+	require.Equal(t, [][2]int{{1, 1}, {0, 0}, {3, 3}, {3, 3}, {6, 6}}, [][2]int{counts(7), counts(9), counts(10), counts(11), counts(12)},
+		"items counted as the path decoded them: Get, Get of nothing, BatchGet, TxGet, a collection page (its 5 and one to look ahead)")
+	require.Equal(t, "GSI1", observed.list[5].Index)
+	require.NotEmpty(t, observed.list[5].Capacity[0].GlobalSecondaryIndexes, "INDEXES: the index's share")
+	require.Len(t, observed.list[10].Keys, 4, "ObserveKeys: the keys a BatchGet addresses")
+}
+
+// observations collects a table's observations, keys included, without
+// latencies.
+type observations struct {
+	mu   sync.Mutex
+	list []singletable.Observation
+}
+
+func (o *observations) option(opts *singletable.TableOptions) {
+	opts.ObserveKeys = true
+	opts.Observe = func(_ context.Context, ob *singletable.Observation) {
+		o.mu.Lock()
+		o.list = append(o.list, comparable(ob))
+		o.mu.Unlock()
+	}
 }
 
 // fixedNow gives a table a clock that stands still: cursors and managed
@@ -144,18 +204,22 @@ func comparable(o *singletable.Observation) singletable.Observation {
 // TestPreviewOnTheWirePath: inside Table.Preview, a table on a client
 // built with wire.Enable records the same requests as on a plain client
 // and returns the same (empty) results; the reads a write sends to plan
-// itself go through the SDK's deserializer (they need the raw item).
-// After the preview, the same reads take the direct path again. Not
+// itself go through the SDK's deserializer (they need the raw item). An
+// Observe hook on both tables observes the same there. After the preview,
+// the same reads take the direct path again. Not
 // parallel: a running Preview makes its context's reads fall back, and
 // the other tests count paths.
 func TestPreviewOnTheWirePath(t *testing.T) {
 	var paths wiretest.Paths
 	f := tables(t, 3, paths.Option)
-	sdkTable, wireTable := singletable.NewTable(f.sdk.Client(), f.sdk.Name(), fixedNow), singletable.NewTable(f.wc, f.sdk.Name(), fixedNow)
+	var sdkObserved, observed observations
+	sdkTable := singletable.NewTable(f.sdk.Client(), f.sdk.Name(), fixedNow, sdkObserved.option)
+	wireTable := singletable.NewTable(f.wc, f.sdk.Name(), fixedNow, observed.option)
 	sdkAccounts, accounts := singletable.MustBind(sdkTable, designs.Accounts), singletable.MustBind(wireTable, designs.Accounts)
 	sdkSkills, skills := singletable.MustBind(sdkTable, designs.UserSkills), singletable.MustBind(wireTable, designs.UserSkills)
 	_, err := sdkAccounts.Create(ctx, designs.Account{Username: "ana", Email: "ana@example.com", Name: "Ana"})
 	require.NoError(t, err)
+	sdkObserved.list = nil
 
 	preview := func(tbl *singletable.Table, skills *singletable.Repo[designs.UserSkill], accounts *singletable.Repo[designs.Account]) ([]singletable.Request, []any) {
 		var results []any
@@ -194,6 +258,9 @@ func TestPreviewOnTheWirePath(t *testing.T) {
 	require.Equal(t, []string{"Query", "Scan", "GetItem", "GetItem (sent)", "TransactWriteItems", "GetItem"}, ops)
 	direct, sdk := paths.Counts()
 	require.Equal(t, [2]int64{0, 1}, [2]int64{direct, sdk}, "only the plan read was sent, on the SDK path")
+	require.Len(t, observed.list, 1, "the plan read")
+	require.True(t, observed.list[0].PlanRead)
+	require.Equal(t, sdkObserved.list, observed.list)
 
 	paths.Reset()
 	page, err := skills.Query(designs.UserSkill{Username: "ana"}).Page(ctx)

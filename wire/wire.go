@@ -22,8 +22,9 @@
 // Calls the library does not make on the path, and every call of other
 // code, go through the SDK's protocol unchanged. The library uses the
 // path only when the table's client is this *dynamodb.Client itself: with
-// any other Client (DAX, a wrapper, a fake), with a TableOptions.Observe
-// hook, or inside Table.Preview, reads take the SDK path.
+// any other Client (DAX, a wrapper, a fake), or inside Table.Preview, reads
+// take the SDK path. A TableOptions.Observe hook (the OpenTelemetry
+// adapter's too) keeps the path, and observes what it would on the SDK's.
 //
 // It needs service/dynamodb v1.69 or later (Options.Protocol); this
 // module pins v1.73.1.

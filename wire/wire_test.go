@@ -186,7 +186,9 @@ func TestDirectNestedCallDoesNotLeak(t *testing.T) {
 	require.Len(t, nested.Items, 4, "the nested call's items are the SDK's: 3 skills and the user")
 }
 
-// Clients the path does not apply to read the same.
+// A client the path does not apply to (a wrapper) reads the same, and
+// so does a table with an Observe hook, on the path, its hook counting
+// the page's items.
 func TestDirectFallback(t *testing.T) {
 	t.Parallel()
 	f := tables(t, 4)

@@ -2,13 +2,18 @@
 // a hook: the mechanism under the root package's Observe hook and its
 // Preview, which keep only their policy (what to report, what to record
 // and whether to send). It also reads what an observation needs from the
-// SDK's inputs and outputs: capacity, keys, counts.
+// SDK's inputs and outputs: capacity, keys, counts. A call on the direct
+// wire path (internal/wire) stays on it through the hook, its items
+// counted as the path decodes them.
 package intercept
 
 import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/singletable-go/singletable/internal/codec"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // Client is the part of *dynamodb.Client the library uses: the method set
@@ -55,6 +60,7 @@ type wrapped struct {
 func through[I, O any](w *wrapped, ctx context.Context, op string, in *I, optFns []func(*dynamodb.Options),
 	send func(Client, context.Context, *I, ...func(*dynamodb.Options)) (*O, error)) (*O, error) {
 	cp := *in
+	ctx = wire.Rebind(ctx, in, &cp, counting) // a direct call stays direct
 	out, err := w.hook(ctx, op, &cp, func(ctx context.Context, extra ...func(*dynamodb.Options)) (any, error) {
 		out, err := send(w.next, ctx, &cp, append(optFns[:len(optFns):len(optFns)], extra...)...)
 		if out == nil {
@@ -69,6 +75,35 @@ func through[I, O any](w *wrapped, ctx context.Context, op string, in *I, optFns
 		return new(O), nil
 	}
 	return out.(*O), err
+}
+
+// counted is the Sink of a direct call passed through a hook: the call's
+// own, counting the items of the response decoded whole (which the output
+// does not hold), for ResultOf.
+type counted struct {
+	wire.Sink
+	n    int
+	done bool
+}
+
+func counting(s wire.Sink) wire.Sink { return &counted{Sink: s} }
+
+func (c *counted) Reset() { c.n, c.done = 0, false; c.Sink.Reset() }
+
+func (c *counted) Item(d *codec.JSON, table string, pos int) error {
+	c.n++
+	return c.Sink.Item(d, table, pos)
+}
+
+func (c *counted) Done() { c.done = true; c.Sink.Done() }
+
+// directItems returns the number of items of in's response decoded on
+// the direct path (ctx is the hook's): 0 when it was not decoded there.
+func directItems(ctx context.Context, in any) int {
+	if c, _ := wire.SinkOf(ctx, in).(*counted); c != nil && c.done {
+		return c.n
+	}
+	return 0
 }
 
 func (w *wrapped) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {

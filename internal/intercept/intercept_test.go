@@ -38,7 +38,7 @@ func TestWrap(t *testing.T) {
 			*rc = types.ReturnConsumedCapacityIndexes
 		}
 		out, err := next(ctx, func(*dynamodb.Options) { optionRan = true })
-		results, keys = append(results, intercept.ResultOf(in, out)), append(keys, intercept.Keys(in, "PK", ""))
+		results, keys = append(results, intercept.ResultOf(ctx, in, out)), append(keys, intercept.Keys(in, "PK", ""))
 		return out, err
 	})
 

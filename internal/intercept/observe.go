@@ -126,9 +126,12 @@ type Result struct {
 	Count, Scanned, Unprocessed int
 }
 
-// ResultOf returns what request in and its output out (nil when the
-// request failed) report.
-func ResultOf(in, out any) (r Result) {
+// ResultOf returns what request in, sent with the hook's ctx, and its
+// output out (nil when the request failed) report. Of a response decoded
+// on the direct wire path, the items are counted as the path decoded them
+// (out does not hold them).
+func ResultOf(ctx context.Context, in, out any) (r Result) {
+	direct := directItems(ctx, in)
 	switch in := in.(type) {
 	case *dynamodb.QueryInput:
 		r.Index, r.Continued = aws.ToString(in.IndexName), in.ExclusiveStartKey != nil
@@ -138,7 +141,7 @@ func ResultOf(in, out any) (r Result) {
 	switch out := out.(type) {
 	case *dynamodb.GetItemOutput:
 		r.Capacity = capacityOf(out.ConsumedCapacity)
-		if len(out.Item) > 0 {
+		if len(out.Item) > 0 || direct > 0 {
 			r.Count, r.Scanned = 1, 1
 		}
 	case *dynamodb.PutItemOutput:
@@ -153,6 +156,7 @@ func ResultOf(in, out any) (r Result) {
 		r.Capacity, r.Count, r.Scanned = capacityOf(out.ConsumedCapacity), int(out.Count), int(out.ScannedCount)
 	case *dynamodb.BatchGetItemOutput:
 		r.Capacity = out.ConsumedCapacity
+		r.Count = direct
 		for _, items := range out.Responses {
 			r.Count += len(items)
 		}
@@ -166,7 +170,7 @@ func ResultOf(in, out any) (r Result) {
 			r.Unprocessed += len(wrs)
 		}
 	case *dynamodb.TransactGetItemsOutput:
-		r.Capacity = out.ConsumedCapacity
+		r.Capacity, r.Count = out.ConsumedCapacity, direct
 		for _, tr := range out.Responses {
 			if len(tr.Item) > 0 {
 				r.Count++
