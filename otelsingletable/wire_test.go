@@ -15,6 +15,7 @@ import (
 	"github.com/singletable-go/singletable"
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/internal/wiretest"
+	"github.com/singletable-go/singletable/internal/wiretest/sdkwrites"
 	"github.com/singletable-go/singletable/otelsingletable"
 	"github.com/singletable-go/singletable/wire"
 )
@@ -22,7 +23,7 @@ import (
 // TestSpansWithTheWirePath: with the direct wire path on (a client built
 // with wire.Enable), a table reporting to OpenTelemetry through the hook
 // takes the path (wiretest.Paths counts the responses it decoded,
-// wiretest.SDKWrites the requests the SDK wrote instead of the path), and
+// sdkwrites.Counter the requests the SDK wrote instead of the path), and
 // gives every request the same span, name and attributes (but for time)
 // as on a plain client: the path never costs a span its items returned,
 // scanned or capacity. Put, BatchWrite, Query pages, an index Query, a
@@ -30,7 +31,7 @@ import (
 func TestSpansWithTheWirePath(t *testing.T) {
 	ctx := context.Background()
 	var paths wiretest.Paths
-	var written wiretest.SDKWrites
+	var written sdkwrites.Counter
 	plain := ddblocal.Shared(t).Client()
 	direct := ddblocal.Shared(t).Client(wire.Enable, paths.Option, written.Option)
 	name := ddblocal.TableName(t)

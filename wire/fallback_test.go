@@ -15,6 +15,7 @@ import (
 	"github.com/singletable-go/singletable/ddblocal"
 	"github.com/singletable-go/singletable/internal/designs"
 	"github.com/singletable-go/singletable/internal/wiretest"
+	"github.com/singletable-go/singletable/internal/wiretest/sdkwrites"
 	"github.com/singletable-go/singletable/wire"
 )
 
@@ -115,7 +116,7 @@ func (c *loggingClient) GetItem(ctx context.Context, in *dynamodb.GetItemInput, 
 func TestFallbackPaths(t *testing.T) {
 	t.Parallel()
 	var paths wiretest.Paths
-	var written wiretest.SDKWrites
+	var written sdkwrites.Counter
 	f := tables(t, 9, paths.Option, written.Option)
 	table := func(c singletable.Client, optFns ...func(*singletable.TableOptions)) *singletable.Table {
 		return singletable.NewTable(c, f.sdk.Name(), append(optFns, fixedNow)...)
