@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -76,7 +75,7 @@ func (t *Table) CreateTable(ctx context.Context, optFns ...func(*CreateTableOpti
 	if _, err := t.api(ctx, "").CreateTable(ctx, in); err != nil {
 		return fmt.Errorf("singletable: create table %s: %w", t.name, err)
 	}
-	if err := t.waitActive(ctx, o.Wait); err != nil {
+	if err := tabledef.WaitActive(ctx, t.api(ctx, "").DescribeTable, t.name, o.Wait); err != nil {
 		return err
 	}
 	return t.enableTTL(ctx)
@@ -91,14 +90,7 @@ func (t *Table) enableTTL(ctx context.Context) error {
 	if attr == "" {
 		return nil
 	}
-	_, err := t.api(ctx, "").UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
-		TableName: aws.String(t.name),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{
-			AttributeName: aws.String(attr),
-			Enabled:       aws.Bool(true),
-		},
-	})
-	if err != nil {
+	if _, err := t.api(ctx, "").UpdateTimeToLive(ctx, tabledef.TTLInput(t.name, attr)); err != nil {
 		return fmt.Errorf("singletable: enable TTL on %s.%s: %w", t.name, attr, err)
 	}
 	return nil
@@ -114,36 +106,6 @@ func (t *Table) ttlAttr() string {
 		}
 	}
 	return ""
-}
-
-func (t *Table) waitActive(ctx context.Context, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	delay := 20 * time.Millisecond
-	for {
-		out, err := t.api(ctx, "").DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.name)})
-		if err == nil && out.Table.TableStatus == types.TableStatusActive && gsisActive(out.Table) {
-			return nil
-		}
-		var rnf *types.ResourceNotFoundException
-		if err != nil && !errors.As(err, &rnf) {
-			return fmt.Errorf("singletable: wait for table %s: %w", t.name, err)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("singletable: table %s not ACTIVE after %s", t.name, limit)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(delay*2, time.Second)
-	}
-}
-
-func gsisActive(td *types.TableDescription) bool {
-	return !slices.ContainsFunc(td.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool {
-		return g.IndexStatus != types.IndexStatusActive
-	})
 }
 
 // Check compares the live table ([DescribeTable]) with the table

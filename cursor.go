@@ -1,36 +1,23 @@
 package singletable
 
 import (
-	"strings"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
 )
 
-// binding is what a cursor is bound to: the hash new cursors carry and,
-// for a multi-attribute partition, the legacy one older cursors carry.
+// binding is what a cursor is bound to: bind, and for a multi-attribute
+// partition the legacy binding older cursors carry (cursor.Bound).
 type binding struct {
-	bind, legacy [16]byte
-	hasLegacy    bool
+	bind   [16]byte
+	legacy cursor.Bound
 }
 
-// partitionBinding binds a cursor to table, index, reader (an entity type
-// or "\x00collection"), the partition's key values and the direction. The
-// legacy binding joins a multi-attribute partition's values with NUL.
+// partitionBinding binds a cursor to a partition (cursor.PartitionBinding).
 func partitionBinding(table, index, reader string, parts []string, dir string) binding {
-	if len(parts) == 1 {
-		return binding{bind: cursor.Binding(table, index, reader, parts[0], dir)}
-	}
-	all := make([]string, 0, len(parts)+5)
-	all = append(all, table, index, reader, "\x00multi")
-	all = append(all, parts...)
-	return binding{
-		bind:      cursor.Binding(append(all, dir)...),
-		legacy:    cursor.Binding(table, index, reader, strings.Join(parts, "\x00"), dir),
-		hasLegacy: true,
-	}
+	b := cursor.PartitionBinding(table, index, reader, parts, dir)
+	return binding{bind: b.Bind, legacy: b}
 }
 
 func (t *Table) cursorCodec() *cursor.Codec {
@@ -49,13 +36,9 @@ func cursorErr(err error) error {
 // decodeBoundCursor decodes a cursor bound to b (or its legacy binding) of
 // a read whose key condition is conds (none for a scan).
 func (t *Table) decodeBoundCursor(s string, b binding, attrs []string, conds []expr.KeyCond, nPart int) (map[string]types.AttributeValue, error) {
-	c := t.cursorCodec()
-	key, err := c.Decode(s, b.bind, attrs)
-	if err != nil && b.hasLegacy {
-		if k, lerr := c.Decode(s, b.legacy, attrs); lerr == nil {
-			key, err = k, nil
-		}
-	}
+	bound := b.legacy
+	bound.Bind = b.bind
+	key, err := t.cursorCodec().DecodeBound(s, bound, attrs)
 	if err != nil {
 		return nil, cursorErr(err)
 	}

@@ -1,7 +1,6 @@
 package singletable
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -9,7 +8,9 @@ import (
 
 	"github.com/singletable-go/singletable/describe"
 	"github.com/singletable-go/singletable/internal/expr"
+	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/schema"
 )
 
 // Describe returns the table as declared by the entities bound to it. See
@@ -53,12 +54,12 @@ func (e *entityPlan) describe(o TableOptions) describe.Entity {
 	for _, f := range e.foreign.keyOnly {
 		d.KeyOnly = append(d.KeyOnly, f.Name)
 	}
-	d.Fields = describeFields(e.fields)
+	d.Fields = schema.DescribeFields(e.fields)
 	for _, p := range e.indexes {
 		ix := describe.EntityIndex{Name: p.name, MultiAttribute: p.multi, Shards: p.shards,
-			HasWhen: p.when != nil, WhenFields: slices.Clone(p.whenFields)}
+			HasWhen: p.when != nil, WhenFields: slices.Clone(p.decl.WhenFields)}
 		if p.multi {
-			ix.Partition, ix.Sort = describeFields(p.partition), describeFields(p.sort)
+			ix.Partition, ix.Sort = schema.DescribeFields(p.partition), schema.DescribeFields(p.sort)
 		} else {
 			ix.PK = describeKey(p.pkAttr, p.pk)
 			if p.sk.defined() {
@@ -70,26 +71,7 @@ func (e *entityPlan) describe(o TableOptions) describe.Entity {
 	return d
 }
 
-// describeFields describes fs, nil when there are none.
-func describeFields(fs []*model.Field) []describe.Field {
-	var out []describe.Field
-	for _, f := range fs {
-		d := describe.Field{Name: f.Name, Attr: f.Attr, TimeForm: f.Form.String()}
-		if f.KeyOnly {
-			d.Attr = "-"
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
-func describeKey(attr string, k compiledKey) describe.Key {
-	d := describe.Key{Attr: attr, Template: k.tpl.Raw}
-	for _, p := range k.tpl.Parts {
-		d.Parts = append(d.Parts, describe.KeyPart{Literal: p.Literal, Field: p.Field, Format: p.Spec()})
-	}
-	return d
-}
+func describeKey(attr string, k compiledKey) describe.Key { return schema.DescribeKey(attr, &k.tpl) }
 
 // Describe returns the query's description. It reads only what the query
 // was built with: a query whose building failed (say, an unknown index)
@@ -108,7 +90,7 @@ func (q *Query[T]) Describe() describe.Query {
 	case !idx.multi:
 		d.Partition = idx.pkAttr + " = " + idx.pk.tpl.Raw
 		if idx.shards > 0 {
-			d.Partition += fmt.Sprintf("#shard_{0..%d}", idx.shards-1)
+			d.Partition += keys.ShardRange(idx.shards)
 		}
 		parts = q.describeTemplatedSort(idx.sk, idx.skAttr)
 	default:

@@ -2,7 +2,6 @@ package singletable
 
 import (
 	"reflect"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/singletable-go/singletable/internal/codec"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/schema"
 )
 
 // Schema declares one entity: its Go type T, the value of its entity type
@@ -144,24 +144,12 @@ func (s Schema[T]) untyped() Schema[reflect.Value] {
 
 // define checks s, declared for struct type t, and builds e from it.
 func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
-	if t.Kind() != reflect.Struct {
-		return validationErr(s.Type, "", "entity type %s is not a struct", t)
+	fs, err := schema.NewFields(s.Type, t, s.KeyOnly)
+	if err != nil {
+		return invalid(err)
 	}
-	if s.Type == "" {
-		return validationErr("", "", "Schema.Type is empty for %s", t)
-	}
-	*e = entityPlan{name: s.Type, typ: t, fields: model.StructFields(t),
-		byName: map[string]*model.Field{}, byAttr: map[string]*model.Field{}, excluded: model.ExcludedFields(t), once: s.ExactlyOnceCounters,
-		foreign: foreignPlan{loc: s.Location}} // before the keys: their zone-less times are wall clocks in it
-	for _, f := range e.fields {
-		if f.FormErr != nil {
-			return &ValidationError{Entity: s.Type, Field: f.Name, Reason: "its dynamodbav tag's layout= option is not a usable time layout", Err: f.FormErr}
-		}
-		e.byName[f.Name] = f
-		e.byAttr[f.Attr] = f
-	}
-	e.markKeyOnly(s.KeyOnly)
-	var err error
+	*e = entityPlan{name: s.Type, typ: t, fields: fs.All, byName: fs.ByName, byAttr: fs.ByAttr, excluded: fs.Excluded,
+		once: s.ExactlyOnceCounters, foreign: foreignPlan{loc: s.Location}} // before the keys: their zone-less times are wall clocks in it
 	if s.PK == "" {
 		return validationErr(s.Type, "PK", "partition key template is empty")
 	}
@@ -194,22 +182,9 @@ func (e *entityPlan) define(t reflect.Type, s Schema[reflect.Value]) error {
 	return e.compileForeign(s)
 }
 
-// markKeyOnly marks the fields named in keyOnly (model.Field.KeyOnly),
-// before the keys are compiled, so that none is taken for a field stored
-// under a key attribute's name. One a dynamodbav:"-" tag keeps out of the
-// item fields is added to them with no attribute (Attr ""): the key
-// templates render it and every decode parses it back from the keys.
-func (e *entityPlan) markKeyOnly(keyOnly []string) {
-	for _, name := range keyOnly {
-		sf, ok := e.typ.FieldByName(name)
-		if f := e.byName[name]; f != nil {
-			f.KeyOnly = true
-		} else if ok && e.excluded[name] {
-			f := &model.Field{Name: name, Index: sf.Index, Type: sf.Type, KeyOnly: true}
-			e.fields = append(e.fields, f)
-			e.byName[name] = f
-		}
-	}
+// fieldSet is e's fields as internal/schema checks a declaration against them.
+func (e *entityPlan) fieldSet() *schema.Fields {
+	return &schema.Fields{Entity: e.name, Type: e.typ, All: e.fields, ByName: e.byName, ByAttr: e.byAttr, Excluded: e.excluded}
 }
 
 // MustDefine is like [Define] but panics on error; use it for package-level
@@ -225,35 +200,13 @@ func MustDefine[T any](s Schema[T]) *Entity[T] {
 // Name returns the entity type stored on every item.
 func (e *entityPlan) Name() string { return e.name }
 
-// checkNotStored returns a *ValidationError when a field of the entity is
-// stored under attr, an attribute the library writes itself (what, e.g.
-// "the table's sort key attribute"), or one differing from it only in case
-// (decoding matches names ignoring case). An empty attr is no clash.
+// checkNotStored refuses a field stored under attr, an attribute the
+// library writes itself (what; see schema.Fields.NotStored).
 func (e *entityPlan) checkNotStored(attr, what string) error {
-	for _, f := range e.fields {
-		if attr == "" {
-			break
-		}
-		switch {
-		case f.KeyOnly: // never stored: the key attribute may carry its name
-		case f.Attr == attr:
-			return validationErr(e.name, f.Name, "field %s is stored as attribute %q, %s, which the library writes: the field's value would be overwritten; store the field under another name (a dynamodbav tag)", f.Name, attr, what)
-		case strings.EqualFold(f.Attr, attr):
-			return validationErr(e.name, f.Name, "field %s is stored as attribute %q, which differs from %s %q only in case: items are decoded matching names ignoring case, so the field would read back that attribute's value; store the field under another name (a dynamodbav tag)", f.Name, f.Attr, what, attr)
-		}
-	}
-	return nil
+	return invalid(e.fieldSet().NotStored(attr, what))
 }
 
-func where(index, key string) string {
-	if index == "" {
-		return key
-	}
-	if key == "" {
-		return "index " + index
-	}
-	return "index " + index + " " + key
-}
+func where(index, key string) string { return schema.Where(index, key) }
 
 // field returns the named field or a ValidationError.
 func (e *entityPlan) field(name string) (*model.Field, error) {
@@ -264,19 +217,9 @@ func (e *entityPlan) field(name string) (*model.Field, error) {
 }
 
 // unknownField is the *ValidationError for a name that is no field of the
-// entity, where (the ValidationError's Field; name when "") the schema or
-// call names it, in the role given ("Unique", "Version", …; may be "").
+// entity (see schema.Fields.Unknown).
 func (e *entityPlan) unknownField(where, role, name string) *ValidationError {
-	if where == "" {
-		where = name
-	}
-	if role != "" {
-		role += ": "
-	}
-	if e.excluded[name] {
-		return validationErr(e.name, where, "%sfield %s is excluded by its dynamodbav:\"-\" tag (it is never stored)", role, name)
-	}
-	return validationErr(e.name, where, "%sunknown field %q (no exported field of %s has that name)", role, name, e.typ)
+	return validationOf(e.fieldSet().Unknown(where, role, name))
 }
 
 // marshalField returns the attribute value a multi-attribute index key
@@ -294,90 +237,23 @@ func (e *entityPlan) marshalField(f *model.Field, v reflect.Value) (types.Attrib
 	return av, nil
 }
 
-// marshalKeyAttr is marshalField without the size check.
+// marshalKeyAttr is marshalField without the size check (keys.Attr).
 func (e *entityPlan) marshalKeyAttr(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
-	fv, ok := f.KeyValue(v)
-	if !ok {
-		return nil, nil
-	}
-	// A time is held in the key codec's sortable form unless its tag option
-	// chooses the stored shape (rfc3339, unix, …).
-	if isTimeType(fv.Type()) && f.Form == nil {
-		if fv.Kind() == reflect.Pointer {
-			if fv.IsNil() {
-				return nil, nil
-			}
-			fv = fv.Elem()
-		}
-		if f.OmitEmpty && fv.IsZero() {
-			return nil, nil
-		}
-		b, err := keys.AppendValue(nil, fv)
-		if err != nil {
-			return nil, err
-		}
-		return &types.AttributeValueMemberS{Value: string(b)}, nil
-	}
-	return e.marshalFieldPlain(f, v)
+	return keys.Attr(e.typ, f, v)
 }
 
 // marshalFieldPlain returns the attribute value the field has in v exactly
-// as the item codec stores it (nil when not stored), tag options (string,
-// omitempty, unixtime, …) applied as they are in an item.
+// as the item codec stores it (model.Field.Encode).
 func (e *entityPlan) marshalFieldPlain(f *model.Field, v reflect.Value) (types.AttributeValue, error) {
-	fv, ok := f.Get(v)
-	if !ok {
-		return nil, nil
-	}
-	// Straight from v when the codec stores this very field under f.Attr
-	// (always, unless internal/model and the codec resolve a name differently).
-	if plan := codec.For(e.typ); plan.HasField(f.Attr, f.Index) {
-		return plan.EncodeAttr(v, f.Attr)
-	}
-	one := reflect.New(e.typ).Elem()
-	fieldByIndexAlloc(one, f.Index).Set(fv)
-	item, err := codec.For(e.typ).Encode(one, 0)
-	if err != nil {
-		return nil, err
-	}
-	av := item[f.Attr]
-	if err := codec.Check(av); err != nil {
-		// As EncodeAttr refuses it.
-		err.(*codec.InvalidError).Attr = f.Attr
-		return nil, err
-	}
-	return av, nil
+	return f.Encode(e.typ, v)
 }
 
 func fieldByIndexAlloc(v reflect.Value, index []int) reflect.Value { return model.FieldAlloc(v, index) }
 
 // truncateSeconds sets the times rv stores in a shape holding less than
-// the whole time (unixtime, TTL, rfc3339, date, …) to what a read decodes
-// from the stored shape (see format.Format.Stored).
+// the whole time to what a read decodes (model.TruncateStored).
 func (e *entityPlan) truncateSeconds(rv reflect.Value) {
-	for _, f := range e.fields {
-		if f.Form == nil {
-			continue
-		}
-		fv, ok := f.Get(rv)
-		if !ok || !fv.CanSet() || !isTimeType(fv.Type()) || (fv.Kind() == reflect.Pointer && fv.IsNil()) {
-			continue
-		}
-		// A zero time that omitempty leaves out is read back as zero.
-		if t := reflect.Indirect(fv).Interface().(time.Time); !t.IsZero() || !f.OmitEmpty {
-			setTime(fv, f.Form.Stored(t, e.foreign.loc))
-		}
-	}
-}
-
-// setTime sets fv, a time.Time or *time.Time, to t: a pointer to a fresh
-// copy, so that a caller's time is not changed.
-func setTime(fv reflect.Value, t time.Time) {
-	if fv.Kind() == reflect.Pointer {
-		fv.Set(reflect.ValueOf(&t))
-	} else {
-		fv.Set(reflect.ValueOf(t))
-	}
+	model.TruncateStored(e.fields, rv, e.foreign.loc)
 }
 
 // putPrimaryKey renders the primary key of rv into item.

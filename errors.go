@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/redact"
+	"github.com/singletable-go/singletable/internal/schema"
 )
 
 // Sentinel errors. Match them with [errors.Is]; where DynamoDB returned an
@@ -104,6 +105,19 @@ func (e *ValidationError) Unwrap() error { return e.Err }
 
 func validationErr(entity, field, format string, args ...any) *ValidationError {
 	return &ValidationError{Entity: entity, Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// invalid is err, a *schema.Problem, as the *ValidationError it reports;
+// other errors, and nil, as they are.
+func invalid(err error) error {
+	if p, ok := err.(*schema.Problem); ok {
+		return validationOf(p)
+	}
+	return err
+}
+
+func validationOf(p *schema.Problem) *ValidationError {
+	return &ValidationError{Entity: p.Entity, Field: p.Field, Reason: p.Reason, Err: p.Err}
 }
 
 // opError ties a sentinel to the SDK error it came from, so both errors.Is

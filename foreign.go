@@ -28,30 +28,14 @@ type foreignPlan struct {
 	times []*model.Field
 }
 
-// compileForeign checks and records the schema's MatchKeys, KeyOnly, Location.
+// compileForeign checks and records the schema's MatchKeys, KeyOnly
+// (schema.Fields.KeyOnly), Location.
 func (e *entityPlan) compileForeign(s Schema[reflect.Value]) error {
 	e.foreign.matchKeys = s.MatchKeys
-	for _, name := range s.KeyOnly {
-		f := e.byName[name]
-		if f == nil {
-			return e.unknownField("KeyOnly", "KeyOnly", name)
-		}
-		held := e.inPrimaryKey(f)
-		for _, p := range e.indexes {
-			if p.multi && slices.Contains(p.deps, f) {
-				return validationErr(e.name, name, "KeyOnly: field %s is a key attribute of multi-attribute index %s, whose key attribute is the field's own attribute: it is stored; leave it out of KeyOnly", name, p.name)
-			}
-			held = held || slices.Contains(p.keyFields, f)
-		}
-		if !held {
-			return validationErr(e.name, name, "KeyOnly: field %s is in no key template (PK %q, SK %q or a templated index's): it would not be stored anywhere", name, e.pk.tpl.Raw, e.sk.tpl.Raw)
-		}
-		if g := &e.guards; g.version == f || g.created == f || g.updated == f || g.ttl == f {
-			return validationErr(e.name, name, "KeyOnly: field %s is managed by the library (Version, CreatedAt, UpdatedAt or TTL)", name)
-		}
-		if !slices.Contains(e.foreign.keyOnly, f) {
-			e.foreign.keyOnly = append(e.foreign.keyOnly, f)
-		}
+	g := &e.guards
+	var err error
+	if e.foreign.keyOnly, err = e.fieldSet().KeyOnly(s.KeyOnly, e.pk.schemaKey(), e.sk.schemaKey(), e.indexDecls(), g.version, g.created, g.updated, g.ttl); err != nil {
+		return invalid(err)
 	}
 	if s.Location != nil {
 		for _, f := range e.fields {
@@ -84,7 +68,7 @@ func (e *entityPlan) decodeRest(o *TableOptions, item map[string]types.Attribute
 			}
 			if fv, ok := f.Get(rv); ok {
 				tm, _ := format.ParseStored(s.Value, loc)
-				setTime(fv, tm)
+				model.SetTime(fv, tm)
 			}
 		}
 	}
@@ -107,8 +91,8 @@ func (e *entityPlan) fillKeyFields(o *TableOptions, item map[string]types.Attrib
 			return nil
 		}
 		key := s.Value
-		if i := strings.LastIndex(key, "#shard_"); k.shards > 0 && i >= 0 {
-			key = key[:i] // a write-sharded key without its suffix
+		if k.shards > 0 {
+			key = keys.TrimShard(key)
 		}
 		if err := fills.Fill(&k.ck.tpl, k.ck.fields, key, k.name, rv, need); err != nil {
 			return &KeyError{Entity: e.name, Index: k.index, Key: k.name, Err: err}

@@ -2,17 +2,13 @@ package singletable
 
 import (
 	"fmt"
-	"hash/fnv"
 	"reflect"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/codec"
-	"github.com/singletable-go/singletable/internal/format"
+	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/schema"
 	"github.com/singletable-go/singletable/internal/tabledef"
 )
 
@@ -76,7 +72,8 @@ type IndexSchema[T any] struct {
 	Include    []string
 }
 
-// indexPlan is an IndexSchema resolved against T.
+// indexPlan is an IndexSchema resolved against T (by internal/schema,
+// which checks it: see schema.Index for the fields).
 type indexPlan struct {
 	name           string
 	multi          bool
@@ -85,220 +82,41 @@ type indexPlan struct {
 	partition      []*model.Field
 	sort           []*model.Field
 	when           func(reflect.Value) bool // When, called with the item
-	shards         int                      // write shards of a templated index; 0 when not sharded
-	whenFields     []string                 // as declared, for Table.Describe
-	deps           []*model.Field           // every field the index's attributes depend on
-	keyFields      []*model.Field           // the fields of a templated index's rendered keys, each once
-	proj           tabledef.Set             // Projection, Include as attributes
-	// pkOwn, skOwn: the field whose own attribute is the templated
-	// index's partition (sort) key attribute, its template {Field:raw}:
-	// the field's stored value is the key, written and removed with the
-	// field, never rendered. nil for a rendered key.
-	pkOwn, skOwn *model.Field
+	shards         int
+	deps           []*model.Field
+	keyFields      []*model.Field
+	proj           tabledef.Set
+	pkOwn, skOwn   *model.Field
+	decl           *schema.Index // as compiled: for Bind's checks, WhenFields for Describe
 }
 
+// compileIndex compiles is (internal/schema checks it).
 func (e *entityPlan) compileIndex(is IndexSchema[reflect.Value]) (*indexPlan, error) {
-	p := &indexPlan{name: is.Name, multi: is.MultiAttribute, when: is.When, whenFields: slices.Clone(is.WhenFields), shards: is.Shards}
-	if err := e.checkKind(is); err != nil {
-		return nil, err
+	c, err := e.fieldSet().Index(schema.IndexDecl{Name: is.Name, Multi: is.MultiAttribute, PK: is.PK, SK: is.SK, PKAttr: is.PKAttr, SKAttr: is.SKAttr,
+		PartitionAttrs: is.PartitionAttrs, SortAttrs: is.SortAttrs, When: is.When, WhenFields: is.WhenFields, Shards: is.Shards,
+		Projection: is.Projection, Include: is.Include}, e.foreign.loc)
+	if err != nil {
+		return nil, invalid(err)
 	}
-	if is.Shards == 1 || is.Shards < 0 || is.Shards > 100 {
-		return nil, validationErr(e.name, where(is.Name, ""), "Shards must be 0 (not sharded) or 2-100, not %d", is.Shards)
-	}
-	var err error
-	if p.proj, err = e.compileProjection(is); err != nil {
-		return nil, err
-	}
-	if p.multi {
-		return p, e.compileMultiIndex(p, is)
-	}
-	return p, e.compileTemplatedIndex(p, is)
+	return &indexPlan{name: c.Name, multi: c.Multi, pk: compiled(c.PK), sk: compiled(c.SK), pkAttr: c.PKAttr, skAttr: c.SKAttr,
+		partition: c.Partition, sort: c.Sort, when: c.When, shards: c.Shards, deps: c.Deps,
+		keyFields: c.KeyFields, proj: c.Proj, pkOwn: c.PKOwn, skOwn: c.SKOwn, decl: c}, nil
 }
 
-// checkKind refuses the fields of the kind is does not declare: the kind
-// is MultiAttribute, never inferred from which fields are filled.
-func (e *entityPlan) checkKind(is IndexSchema[reflect.Value]) error {
-	given := func(names string, set ...bool) (out []string) {
-		for i, n := range strings.Fields(names) {
-			if set[i] {
-				out = append(out, n)
-			}
-		}
-		return out
+// indexDecls are e's indexes as compiled.
+func (e *entityPlan) indexDecls() []*schema.Index {
+	out := make([]*schema.Index, len(e.indexes))
+	for i, p := range e.indexes {
+		out[i] = p.decl
 	}
-	if !is.MultiAttribute {
-		if f := given("PartitionAttrs SortAttrs", len(is.PartitionAttrs) > 0, len(is.SortAttrs) > 0); len(f) > 0 {
-			return validationErr(e.name, where(is.Name, ""), "%s given to a templated index: set MultiAttribute for a multi-attribute index (its keys are fields' own attributes), or give PK and SK templates", strings.Join(f, ", "))
-		}
-		return nil
-	}
-	if f := given("PK SK PKAttr SKAttr When WhenFields Shards", is.PK != "", is.SK != "", is.PKAttr != "", is.SKAttr != "", is.When != nil, len(is.WhenFields) > 0, is.Shards != 0); len(f) > 0 {
-		return validationErr(e.name, where(is.Name, ""), "%s given to a multi-attribute index (MultiAttribute), which takes PartitionAttrs and SortAttrs: its keys are the item's own attributes, never rendered, suffixed or removed to hide it", strings.Join(f, ", "))
-	}
-	return nil
-}
-
-// compileMultiIndex resolves a multi-attribute index's key fields.
-func (e *entityPlan) compileMultiIndex(p *indexPlan, is IndexSchema[reflect.Value]) error {
-	if len(is.PartitionAttrs) == 0 || len(is.PartitionAttrs) > 4 || len(is.SortAttrs) > 4 {
-		return validationErr(e.name, where(is.Name, ""), "multi-attribute keys take 1-4 partition and 0-4 sort attributes")
-	}
-	for i, n := range append(slices.Clone(is.PartitionAttrs), is.SortAttrs...) {
-		f, err := e.multiField(n, is.Name, i >= len(is.PartitionAttrs))
-		if err != nil {
-			return err
-		}
-		p.deps = append(p.deps, f)
-	}
-	n := len(is.PartitionAttrs)
-	p.partition, p.sort = p.deps[:n:n], p.deps[n:]
-	return nil
-}
-
-// compileTemplatedIndex compiles a templated index's key templates and
-// attributes, and its When predicate's fields.
-func (e *entityPlan) compileTemplatedIndex(p *indexPlan, is IndexSchema[reflect.Value]) error {
-	if is.PK == "" {
-		return validationErr(e.name, where(is.Name, "PK"), "partition key template is empty")
-	}
-	p.pkAttr, p.skAttr = is.PKAttr, is.SKAttr
-	if p.pkAttr == "" {
-		p.pkAttr = is.Name + "PK"
-	}
-	if is.SK == "" && p.skAttr != "" {
-		return validationErr(e.name, where(is.Name, p.skAttr), "SKAttr %q is given without an SK template", p.skAttr)
-	}
-	if p.skAttr == "" && is.SK != "" {
-		p.skAttr = is.Name + "SK"
-	}
-	var err error
-	if p.pk, err = e.compileKey(is.PK, is.Name, p.pkAttr, false); err != nil {
-		return err
-	}
-	if p.pkOwn, err = e.ownKeyField(is.Name, p.pkAttr, "partition", p.pk, false); err != nil {
-		return err
-	}
-	if p.shards > 0 {
-		if p.pkOwn != nil {
-			return validationErr(e.name, where(is.Name, p.pkAttr), "Shards: the partition key attribute %s is field %s's own attribute, which cannot carry a shard suffix", p.pkAttr, p.pkOwn.Name)
-		}
-		p.pk.reserve = len(appendShard(nil, p.shards-1))
-	}
-	if is.SK != "" {
-		if p.sk, err = e.compileKey(is.SK, is.Name, p.skAttr, true); err != nil {
-			return err
-		}
-		if p.skOwn, err = e.ownKeyField(is.Name, p.skAttr, "sort", p.sk, true); err != nil {
-			return err
-		}
-	}
-	if p.pkOwn == nil {
-		p.deps = slices.Clone(p.pk.fields)
-	}
-	if p.skOwn == nil {
-		p.deps = append(p.deps, p.sk.fields...)
-	}
-	for _, f := range p.deps {
-		p.keyFields = appendUnique(p.keyFields, f)
-	}
-	if is.When != nil && p.pkOwn != nil && (p.skAttr == "" || p.skOwn != nil) {
-		return validationErr(e.name, where(is.Name, ""), "When: every key attribute of the index is a field's own attribute, which the library cannot remove to hide the item without losing the field")
-	}
-	return e.compileWhen(p, is)
-}
-
-// ownKeyField returns the field stored under attr, the templated index's
-// partition or sort (role) key attribute, or nil when none is. Such a
-// field's stored value is the key, so its template k must be {Field:raw}
-// or {Field:raw=<RE2>} (checkKeyAttr checks it) for a string field: any
-// other template would render a key differing from the stored value (a
-// *ValidationError naming index, attribute and why). A field whose attribute differs from attr only in case is refused
-// (see checkNotStored).
-func (e *entityPlan) ownKeyField(index, attr, role string, k compiledKey, sort bool) (*model.Field, error) {
-	f := e.byAttr[attr]
-	if f == nil || f.KeyOnly {
-		return nil, e.checkNotStored(attr, "index "+index+"'s "+role+" key attribute")
-	}
-	t := f.Type
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	want := "{" + f.Name + ":raw}"
-	if pl := k.tpl.Parts[0]; len(k.tpl.Parts) != 1 || pl.Field != f.Name || pl.Format != format.Raw || t.Kind() != reflect.String {
-		why := fmt.Sprintf("the template must be %s (or %s=<pattern>}), so that the key is the stored value, not %q", want, want[:len(want)-1], k.tpl.Raw)
-		if t.Kind() != reflect.String {
-			why = fmt.Sprintf("a templated key is a string and the field is a %s: declare the index with PartitionAttrs/SortAttrs", f.Type)
-		}
-		return nil, validationErr(e.name, f.Name, "field %s is stored as attribute %q, index %s's %s key attribute: %s; or store the field under another name (a dynamodbav tag)", f.Name, attr, index, role, why)
-	}
-	if limit := keyLimit(sort); f.KeyMax == 0 || limit < f.KeyMax {
-		f.KeyMax, f.KeyIndex, f.KeySort = limit, index, sort
-	}
-	return f, nil
+	return out
 }
 
 // checkIndexTableAttrs refuses a templated index whose key attribute is
-// one table t's items hold from the primary key or entity type (the
-// table's PK or SK, the entity type attribute) with a template that would
-// render another value: the attribute holds one value. Writes leave such
-// an attribute to the primary key: it is never removed, so an index with
-// When or Shards needs a key of its own to hide or shard.
+// one table t's items hold from the primary key or entity type with a
+// template that would render another value (schema.Fields.TableAttrs).
 func (e *entityPlan) checkIndexTableAttrs(t *Table) error {
-	o := &t.opts
-	for i, p := range e.indexes {
-		if p.multi {
-			continue
-		}
-		rendered := false
-		for _, k := range []struct {
-			attr string
-			ck   compiledKey
-			own  *model.Field
-		}{{p.pkAttr, p.pk, p.pkOwn}, {p.skAttr, p.sk, p.skOwn}} {
-			want, owned := tableHeld(o, e, k.attr)
-			switch {
-			case k.attr == "":
-			case !owned:
-				rendered = rendered || k.own == nil
-			case k.ck.tpl.Raw != want:
-				return validationErr(e.name, where(p.name, k.attr), "key attribute %s is table %s's own (the primary key or entity type writes it), so the index's template must be %q, not %q: one attribute holds one value", k.attr, t.name, want, k.ck.tpl.Raw)
-			case k.attr == p.pkAttr && p.shards > 0:
-				return validationErr(e.name, where(p.name, k.attr), "Shards: the partition key attribute %s is table %s's own, which cannot carry a shard suffix", k.attr, t.name)
-			}
-		}
-		if p.when != nil && !rendered {
-			return validationErr(e.name, where(p.name, ""), "When: no key attribute of the index is the index's own (each is table %s's key or entity type attribute, or a field's), so the library cannot remove one to hide the item", t.name)
-		}
-		if err := e.checkSharedKeyAttrs(o, i, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkSharedKeyAttrs refuses a key attribute that templated index p (the
-// i-th) renders and an index before it renders too, unless both write
-// the same value under the same conditions: the same template, fields and
-// shards, and no When (else one would remove what the other sets).
-func (e *entityPlan) checkSharedKeyAttrs(o *TableOptions, i int, p *indexPlan) error {
-	for _, q := range e.indexes[:i] {
-		if q.multi {
-			continue
-		}
-		for _, a := range [][2]string{{p.pkAttr, p.pk.tpl.Raw}, {p.skAttr, p.sk.tpl.Raw}} {
-			if _, held := tableHeld(o, e, a[0]); a[0] == "" || held || e.byAttr[a[0]] != nil {
-				continue
-			}
-			for _, b := range [][2]string{{q.pkAttr, q.pk.tpl.Raw}, {q.skAttr, q.sk.tpl.Raw}} {
-				same := a == b && p.when == nil && q.when == nil && p.shards == q.shards &&
-					len(p.keyFields) == len(q.keyFields) && !slices.ContainsFunc(p.keyFields, func(f *model.Field) bool { return !slices.Contains(q.keyFields, f) })
-				if a[0] == b[0] && !same {
-					return validationErr(e.name, where(p.name, a[0]), "key attribute %s is also index %s's, which renders it from %q (this one from %q) or keeps it under other conditions (When, Shards, the fields both keys need): one attribute holds one value", a[0], q.name, b[1], a[1])
-				}
-			}
-		}
-	}
-	return nil
+	return invalid(e.fieldSet().TableAttrs(t.name, e.indexDecls(), func(attr string) (string, bool) { return tableHeld(&t.opts, e, attr) }))
 }
 
 // tableHeld reports whether the library writes attr on every item of e
@@ -319,39 +137,6 @@ func tableHeld(o *TableOptions, e *entityPlan, attr string) (string, bool) {
 	return "", false
 }
 
-// compileWhen checks a templated index's When and WhenFields and adds the
-// fields the predicate reads to the index's dependencies.
-func (e *entityPlan) compileWhen(p *indexPlan, is IndexSchema[reflect.Value]) error {
-	if is.When != nil && len(is.WhenFields) == 0 {
-		return validationErr(e.name, where(is.Name, ""), "When needs WhenFields: the fields the predicate reads, so updates know when to re-evaluate it")
-	}
-	if is.When == nil && len(is.WhenFields) > 0 {
-		return validationErr(e.name, where(is.Name, ""), "WhenFields given without When")
-	}
-	for _, n := range is.WhenFields {
-		f := e.byName[n]
-		if f == nil {
-			return e.unknownField(where(is.Name, "When"), "", n)
-		}
-		p.deps = appendUnique(p.deps, f)
-	}
-	return nil
-}
-
-func (e *entityPlan) multiField(name, index string, sort bool) (*model.Field, error) {
-	f := e.byName[name]
-	if f == nil {
-		return nil, e.unknownField(where(index, ""), "", name)
-	}
-	if _, err := scalarType(f); err != nil {
-		return nil, &ValidationError{Entity: e.name, Field: where(index, name), Reason: "cannot be a multi-attribute key", Err: err}
-	}
-	if limit := keyLimit(sort); f.KeyMax == 0 || limit < f.KeyMax {
-		f.KeyMax, f.KeyIndex, f.KeySort = limit, index, sort
-	}
-	return f, nil
-}
-
 // checkKeyAttr returns a *KeyError when av, the value of field f as a key
 // attribute of a multi-attribute index, is longer than DynamoDB allows (a
 // number always fits), or as a templated index's, breaks its constraint.
@@ -365,7 +150,7 @@ func (e *entityPlan) checkKeyAttr(f *model.Field, av types.AttributeValue) error
 			}
 		}
 	}
-	n := keyBytes(av)
+	n := model.KeyBytes(av)
 	if n <= f.KeyMax {
 		return nil
 	}
@@ -375,43 +160,6 @@ func (e *entityPlan) checkKeyAttr(f *model.Field, av types.AttributeValue) error
 	}
 	return &KeyError{Entity: e.name, Index: f.KeyIndex, Key: f.Attr,
 		Err: fmt.Errorf("field %s is %d bytes, over DynamoDB's %d-byte limit for a %s key attribute", f.Name, n, f.KeyMax, role)}
-}
-
-// keyBytes is the length DynamoDB's key size limits count of a string or
-// binary key value (0 for a number, which always fits).
-func keyBytes(av types.AttributeValue) int {
-	switch x := av.(type) {
-	case *types.AttributeValueMemberS:
-		return len(x.Value)
-	case *types.AttributeValueMemberB:
-		return len(x.Value)
-	}
-	return 0
-}
-
-// scalarType returns the DynamoDB scalar type (S, N or B) a field is stored
-// as when it is a multi-attribute key attribute: a time is an S, or an N
-// when its tag option stores epoch numbers (unix, unixmilli).
-func scalarType(f *model.Field) (types.ScalarAttributeType, error) {
-	t := f.Type
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == model.TimeType {
-		if f.Form.Number() {
-			return types.ScalarAttributeTypeN, nil
-		}
-		return types.ScalarAttributeTypeS, nil
-	}
-	switch {
-	case t.Kind() == reflect.String:
-		return types.ScalarAttributeTypeS, nil
-	case codec.IsNumberKind(t.Kind()):
-		return types.ScalarAttributeTypeN, nil
-	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
-		return types.ScalarAttributeTypeB, nil
-	}
-	return "", fmt.Errorf("type %s is not a string, number, time or []byte", t)
 }
 
 func (e *entityPlan) index(name string) (*indexPlan, error) {
@@ -514,28 +262,11 @@ func (p *indexPlan) render(e *entityPlan, rv reflect.Value) (pk, sk string, ok b
 
 // shardKey is the partition key of one write shard.
 func shardKey(pk string, shard int) string {
-	return string(appendShard([]byte(pk), shard))
+	return string(keys.AppendShard([]byte(pk), shard))
 }
 
-// appendShard appends the suffix that makes a rendered partition key the
-// key of one write shard.
-func appendShard(dst []byte, shard int) []byte {
-	return strconv.AppendInt(append(dst, "#shard_"...), int64(shard), 10)
-}
-
-// shardOf picks the write shard of the item rv: a hash of its rendered
-// primary key, so every write of one item lands in the same shard and an
-// update can recompute it from the key alone.
+// shardOf picks the write shard of the item rv (keys.ShardOf).
 func (e *entityPlan) shardOf(rv reflect.Value, shards int) (int, error) {
 	pk, sk, err := e.renderPair(rv, "", e.pk, e.sk, "PK", "SK", 0)
-	if err != nil {
-		return 0, err
-	}
-	h := fnv.New32a()
-	h.Write([]byte(pk))
-	if e.sk.defined() {
-		h.Write([]byte{0})
-		h.Write([]byte(sk))
-	}
-	return int(h.Sum32() % uint32(shards)), nil
+	return keys.ShardOf(pk, sk, e.sk.defined(), shards), err
 }

@@ -14,54 +14,32 @@ import (
 
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/schema"
 )
 
-// compiledKey is a key template with its placeholders resolved to fields.
+// compiledKey is a key template with its placeholders resolved to fields
+// (see schema.Key, which compiles it).
 type compiledKey struct {
-	tpl    keys.Template
-	fields []*model.Field // the fields filling the placeholders, in order
-	places []*keys.Part   // the placeholders of tpl: fields[i] fills places[i]
-	sort   bool           // a sort key: DynamoDB allows 1,024 bytes, not 2,048
-	// reserve is the room kept for a suffix added after rendering: the
-	// longest "#shard_<n>" of a write-sharded index's partition key (a
-	// query fans out to every shard, so every suffix must fit).
+	tpl     keys.Template
+	fields  []*model.Field
+	places  []*keys.Part
+	sort    bool
 	reserve int
+}
+
+func compiled(k schema.Key) compiledKey {
+	return compiledKey{tpl: k.Tpl, fields: k.Fields, places: k.Places, sort: k.Sort, reserve: k.Reserve}
+}
+
+func (k compiledKey) schemaKey() schema.Key {
+	return schema.Key{Tpl: k.tpl, Fields: k.fields, Places: k.places, Sort: k.sort, Reserve: k.reserve}
 }
 
 func (k compiledKey) defined() bool { return k.tpl.Raw != "" }
 
 func (e *entityPlan) compileKey(tpl, index, key string, sort bool) (compiledKey, error) {
-	kt, err := keys.Parse(tpl)
-	if err != nil {
-		return compiledKey{}, &ValidationError{Entity: e.name, Field: where(index, key), Reason: "bad key template", Err: err}
-	}
-	kt.In(e.foreign.loc)
-	ck := compiledKey{tpl: kt, sort: sort}
-	for j := range kt.Parts {
-		p := &kt.Parts[j]
-		if !p.IsPlaceholder() {
-			continue
-		}
-		f, err := e.keyField(p, index, key)
-		if err != nil {
-			return compiledKey{}, err
-		}
-		ck.fields = append(ck.fields, f)
-		ck.places = append(ck.places, p)
-	}
-	return ck, nil
-}
-
-func (e *entityPlan) keyField(p *keys.Part, index, key string) (*model.Field, error) {
-	name := p.Field
-	f := e.byName[name]
-	if f == nil {
-		return nil, e.unknownField(where(index, key), "", name)
-	}
-	if err := p.CheckType(f.Type); err != nil {
-		return nil, &ValidationError{Entity: e.name, Field: where(index, key), Reason: fmt.Sprintf("field %s cannot be part of a key", name), Err: err}
-	}
-	return f, nil
+	k, err := e.fieldSet().Key(tpl, index, key, sort, e.foreign.loc)
+	return compiled(k), invalid(err)
 }
 
 // renderKey renders a compiled template from struct value v. Missing or
@@ -84,7 +62,7 @@ func (e *entityPlan) renderPair(rv reflect.Value, index string, pk, sk compiledK
 	if err == nil && shards > 0 {
 		var shard int
 		shard, err = e.shardOf(rv, shards)
-		buf = appendShard(buf, shard)
+		buf = keys.AppendShard(buf, shard)
 	}
 	n := len(buf)
 	if err == nil && sk.defined() {
@@ -140,12 +118,7 @@ func valueKeyError(entity, index, attr, field string, err error) *KeyError {
 	return &KeyError{Entity: entity, Index: index, Key: attr, Err: fmt.Errorf("field %s: %w", field, err)}
 }
 
-func keyLimit(sort bool) int {
-	if sort {
-		return 1024
-	}
-	return 2048
-}
+func keyLimit(sort bool) int { return keys.Limit(sort) }
 
 // parseKey fills dst's template fields from a rendered key: the inverse of
 // rendering. The fields item has an attribute for are left alone (a

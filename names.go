@@ -14,6 +14,7 @@ import (
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
+	"github.com/singletable-go/singletable/internal/schema"
 )
 
 // Names in the caller's conditions and filters: callers name fields by
@@ -58,10 +59,7 @@ func (e *entityPlan) attrOf(t *Table, name string) (string, bool) {
 // "filter", "condition") that is neither a field of e nor an attribute
 // its items are stored with.
 func (e *entityPlan) unknownName(role, name string) *ValidationError {
-	if e.excluded[name] {
-		return validationErr(e.name, name, "%s names field %s, which is excluded by its dynamodbav:\"-\" tag (it is never stored)", role, name)
-	}
-	return validationErr(e.name, name, "%s names %q, which is neither a Go field of %s nor an attribute its items are stored with", role, name, e.typ)
+	return validationOf(e.fieldSet().UnknownName(role, name))
 }
 
 // condScope is where a condition on a field only keys hold is evaluated:
@@ -152,7 +150,7 @@ func (e *entityPlan) heldInKeys(t *Table, f *model.Field, role string, hs []keys
 	kf := &expr.KeyField{
 		Equal: func(av types.AttributeValue) ([]expr.KeyCond, error) {
 			item := reflect.New(e.typ).Elem()
-			want, _ := scalarType(f) // a value of another type equals no stored one
+			want, _ := f.Scalar() // a value of another type equals no stored one
 			if typ := attrvalue.TypeText(av); want != "" && !strings.HasSuffix(typ, "("+string(want)+")") ||
 				attributevalue.Unmarshal(av, fieldByIndexAlloc(item, f.Index).Addr().Interface()) != nil {
 				return nil, fmt.Errorf("the value compared with it is %s, not a %v", typ, f.Type)
@@ -200,7 +198,7 @@ func (e *entityPlan) operandOf(attr string) expr.Operand {
 			return av, nil
 		}
 		item := reflect.New(e.typ).Elem()
-		setTime(fieldByIndexAlloc(item, f.Index), at)
+		model.SetTime(fieldByIndexAlloc(item, f.Index), at)
 		var stored types.AttributeValue
 		switch {
 		case f == e.guards.ttl:
@@ -232,57 +230,24 @@ func (r *repo) condNames(at map[string]types.AttributeValue) expr.Resolver {
 	return r.e.condNames(r.t, "condition", condScope{item: at})
 }
 
-// collectionNames is the resolver of the names of a collection's filter:
-// a name resolves when the targets that know it agree on its attribute (on
-// the others' items the filter's test of it fails, as on the table); two
-// attributes for one name make it ambiguous, and so does a field that
-// only one target's keys hold (scope: a Query's, or a scan's).
+// collectionNames is the resolver of the names of a collection's filter
+// (schema.CollectionNames), evaluated in scope (a Query's, or a scan's).
 func collectionNames(t *Table, targets []*Target, scope condScope) expr.Resolver {
 	scope.typed = true
+	named := make([]schema.Target, 0, len(targets))
+	for _, tg := range targets {
+		if tg == nil {
+			continue // newRouter refuses it
+		}
+		named = append(named, schema.Target{Entity: tg.entity, Excludes: tg.names.excludes,
+			Resolve: func(name string) (expr.Resolution, bool) {
+				return tg.names.resolveName(t, name, "collection filter", scope)
+			},
+			Unknown: func(name string) error { return tg.names.unknownName("collection filter", name) }})
+	}
+	resolve := schema.CollectionNames(named)
 	return func(name string) (expr.Resolution, error) {
-		var res expr.Resolution
-		by := ""
-		var knowers []string
-		for _, tg := range targets {
-			r, ok := tg.names.resolveName(t, name, "collection filter", scope)
-			if !ok {
-				continue
-			}
-			knowers = append(knowers, tg.entity)
-			if res.Operand == nil { // the first target's that has one
-				res.Operand = r.Operand
-			}
-			if by == "" {
-				res.Attr, res.Key, by = r.Attr, r.Key, tg.entity
-				continue
-			}
-			if r.Attr != res.Attr || r.Key != nil || res.Key != nil {
-				why := fmt.Sprintf("%s stores it as attribute %q, %s as %q", by, res.Attr, tg.entity, r.Attr)
-				if r.Key != nil || res.Key != nil {
-					why = "one of them holds it only in its keys"
-				}
-				return expr.Resolution{}, validationErr(strings.Join(knowers, ", "), name,
-					"collection filter names %q, which is ambiguous: %s; name the attribute (e.g. with expression.NameNoDotSplit) or filter one entity with a Query", name, why)
-			}
-		}
-		if by != "" {
-			return res, nil
-		}
-		switch len(targets) {
-		case 0:
-			return expr.Resolution{}, validationErr("", name, "collection filter names %q, but the collection has no targets to resolve it against", name)
-		case 1:
-			return expr.Resolution{}, targets[0].names.unknownName("collection filter", name)
-		}
-		ents := make([]string, 0, len(targets))
-		for _, tg := range targets {
-			if tg.names.excludes(name) {
-				return expr.Resolution{}, tg.names.unknownName("collection filter", name)
-			}
-			ents = append(ents, tg.entity)
-		}
-		slices.Sort(ents)
-		return expr.Resolution{}, validationErr(strings.Join(ents, ", "), name,
-			"collection filter names %q, which is neither a Go field nor a stored attribute of any target entity", name)
+		r, err := resolve(name)
+		return r, invalid(err)
 	}
 }

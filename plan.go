@@ -31,7 +31,7 @@ func (r *Repo[T]) createItems(v *T, x expectation, extra writeplan.Condition) ([
 	if len(r.e.guards.unique) > 0 {
 		key = r.t.primaryKeyOf(item)
 	}
-	it, err := r.putItem(item, key, size, r.ownership(writeplan.AbsentItem).And(extra), &x)
+	it, err := r.putItem(item, key, size, r.owner(writeplan.AbsentItem).And(extra), &x)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (r *Repo[T]) putItems(ctx context.Context, v *T, o writeOptions) ([]txItem,
 	if err != nil {
 		return nil, err
 	}
-	cond := r.ownership(x.Intent).And(x.SnapshotCheck(r.t.opts.PartitionKey)).And(x.VersionCheck()).And(userCheck(o.If))
+	cond := r.owner(x.Intent).And(x.SnapshotCheck(r.t.opts.PartitionKey)).And(x.VersionCheck()).And(userCheck(o.If))
 	it, err := r.putItem(item, key, size, cond, &x)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (r *repo) deleteItem(ctx context.Context, k map[string]types.AttributeValue
 	if x.Snap, err = r.readBefore(ctx, k, uniqueFields(us), len(us) > 0); err != nil {
 		return txItem{}, nil, err
 	}
-	cond := r.ownership(x.Intent).And(x.VersionCheck()).And(userCheck(o.If)).And(x.SnapshotCheck(r.t.opts.PartitionKey))
+	cond := r.owner(x.Intent).And(x.VersionCheck()).And(userCheck(o.If)).And(x.SnapshotCheck(r.t.opts.PartitionKey))
 	ce, err := buildCondition(cond, r.e.name, r.condNames(k))
 	if err != nil {
 		return txItem{}, nil, err

@@ -241,7 +241,7 @@ type TMulti struct {
 
 // Define refused a TTL field as a multi-attribute index key attribute
 // only after this test was written; before,
-// the table declares it S (gsi.go scalarType: a time is S) while every
+// the table declares it S (model.Field.Scalar: a time is S) while every
 // write stores the TTL as N epoch seconds (plan_keys.go: encodeTTL after the
 // index attributes; plan_update.go build: the TTL branch before multiAttr), so
 // every write fails at DynamoDB with a raw ValidationException "Type

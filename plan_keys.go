@@ -48,6 +48,9 @@ type writeSet struct {
 	// owned is the ownership condition of AnyItem, written once: a Put
 	// with no other condition sends it as is (its maps are only read).
 	owned writeplan.CondExpr
+	// owns is the ownership condition of each intent, made once (a
+	// Condition is never changed: And makes a new one).
+	owns [writeplan.ExistingItem + 1]writeplan.Condition
 }
 
 // writeSetFor returns the entity's writeSet for t (cached for the last
@@ -107,13 +110,19 @@ func (e *entityPlan) writeSetFor(t *Table) *writeSet {
 	for _, n := range ws.all {
 		ws.direct = ws.direct && (slices.Contains(ws.recheck, n) || !codec.MayHold(e.typ, n))
 	}
-	owned, err := buildCondition(e.ownershipOf(&t.opts, writeplan.AnyItem), e.name, nil)
+	for i := range ws.owns {
+		ws.owns[i] = e.ownershipOf(&t.opts, writeplan.Intent(i))
+	}
+	owned, err := buildCondition(ws.owns[writeplan.AnyItem], e.name, nil)
 	if err == nil {
 		ws.owned = owned
 	}
 	e.written.Store(ws)
 	return ws
 }
+
+// owner is r.ownership(i), made once per table (see writeSet.owns).
+func (r *repo) owner(i writeplan.Intent) writeplan.Condition { return r.e.writeSetFor(r.t).owns[i] }
 
 // encodeSized turns *v (unmodified) into a complete item: attributes from
 // the struct, entity type, primary key, and every index whose keys apply

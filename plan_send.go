@@ -102,10 +102,11 @@ func (t *Table) execTx(ctx context.Context, kind, entity string, items []txItem,
 func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (execResult, error) {
 	var res execResult
 	var err error
-	// The log and the options slice share one allocation.
+	// The log, the options slice and a put's input share one allocation.
 	call := &struct {
 		log  attemptLog
 		opts [1]func(*dynamodb.Options)
+		put  dynamodb.PutItemInput
 	}{}
 	log := &call.log
 	call.opts[0] = log.option()
@@ -113,7 +114,8 @@ func (t *Table) execItem(ctx context.Context, kind, entity string, it txItem) (e
 	switch {
 	case it.tw.Put != nil:
 		p := it.tw.Put
-		in := &dynamodb.PutItemInput{
+		in := &call.put
+		*in = dynamodb.PutItemInput{
 			TableName: p.TableName, Item: p.Item,
 			ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
 			ExpressionAttributeValues:           p.ExpressionAttributeValues,

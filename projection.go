@@ -3,38 +3,15 @@ package singletable
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/expr"
-	"github.com/singletable-go/singletable/internal/tabledef"
 )
 
 // What an index holds of its items ([IndexSchema].Projection), and the
 // reads of an index that holds less than everything.
-
-// compileProjection resolves an index's projection, Include's Go field
-// names made attributes (a KeyOnly field's key holds it).
-func (e *entityPlan) compileProjection(is IndexSchema[reflect.Value]) (tabledef.Set, error) {
-	attrs := make([]string, 0, len(is.Include))
-	for _, n := range is.Include {
-		if f := e.byName[n]; f != nil {
-			n = f.Attr
-		} else if e.excluded[n] {
-			return tabledef.Set{}, e.unknownName("Include", n)
-		}
-		if n != "" {
-			attrs = append(attrs, n)
-		}
-	}
-	s, err := tabledef.Declared(is.Projection, attrs)
-	if err != nil {
-		return s, &ValidationError{Entity: e.name, Field: where(is.Name, "Projection"), Reason: "cannot be the index's projection", Err: err}
-	}
-	return s, nil
-}
 
 // holds reports whether a read of index p (nil: the table) in table t
 // gives back attribute attr: its projection's, or a key of the index or

@@ -4,24 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/backoff"
-	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
-	"github.com/singletable-go/singletable/internal/keys"
+	"github.com/singletable-go/singletable/internal/sequence"
 )
 
 // SequenceType is the entity type stored on sequence counter items.
 const SequenceType = "singletable.Sequence"
-
-// sequenceAttr holds the last number a sequence allocated.
-const sequenceAttr = "Value"
 
 // SequenceOptions tunes a [Sequence].
 type SequenceOptions struct {
@@ -47,7 +41,7 @@ type SequenceOptions struct {
 type Sequence struct {
 	t    *Table
 	name string
-	key  map[string]types.AttributeValue
+	c    *sequence.Counter
 	opts SequenceOptions
 }
 
@@ -57,11 +51,7 @@ func NewSequence(t *Table, name string, optFns ...func(*SequenceOptions)) *Seque
 	for _, fn := range optFns {
 		fn(&s.opts)
 	}
-	pk := keys.AppendEscaped([]byte("SEQ#"), name)
-	s.key = map[string]types.AttributeValue{t.opts.PartitionKey: &types.AttributeValueMemberS{Value: string(pk)}}
-	if t.opts.SortKey != "" {
-		s.key[t.opts.SortKey] = &types.AttributeValueMemberS{Value: "SEQ"}
-	}
+	s.c = sequence.New(t.name, name, t.opts.PartitionKey, t.opts.SortKey, t.opts.EntityTypeAttr, SequenceType)
 	return s
 }
 
@@ -78,19 +68,15 @@ func (s *Sequence) Current(ctx context.Context) (int64, error) {
 // current reads the counter through client: its value and whether the
 // counter exists.
 func (s *Sequence) current(ctx context.Context, client Client) (int64, bool, error) {
-	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.t.name, Key: s.key, ConsistentRead: aws.Bool(true)})
+	out, err := client.GetItem(ctx, s.c.Get())
 	if err != nil {
 		return 0, false, fmt.Errorf("singletable: sequence %s: %w", s.name, err)
 	}
-	n, ok := out.Item[sequenceAttr].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, false, nil
-	}
-	v, err := strconv.ParseInt(n.Value, 10, 64)
+	n, exists, err := s.c.Value(out.Item)
 	if err != nil {
-		return 0, true, fmt.Errorf("singletable: sequence %s: stored value %q: %w", s.name, n.Value, err)
+		err = fmt.Errorf("singletable: sequence %s: %w", s.name, err)
 	}
-	return v, true, nil
+	return n, exists, err
 }
 
 // StartAfter makes the sequence continue after n: a counter below n (or
@@ -100,10 +86,7 @@ func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
 	if n < 0 {
 		return 0, validationErr(SequenceType, s.name, "StartAfter needs a number >= 0, got %d", n)
 	}
-	var b expr.Builder
-	val := b.Name(sequenceAttr)
-	nv := b.Value(avN(n))
-	up := s.counterUpdate(&b, val, nv, expr.Or(expr.AttributeNotExists(val), expr.Compare(val, expr.OpLt, nv)))
+	up := s.c.StartAfter(n)
 	_, err := s.t.api(ctx, "").UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: up.TableName, Key: up.Key,
 		UpdateExpression: up.UpdateExpression, ConditionExpression: up.ConditionExpression,
 		ExpressionAttributeNames: up.ExpressionAttributeNames, ExpressionAttributeValues: up.ExpressionAttributeValues})
@@ -115,17 +98,6 @@ func (s *Sequence) StartAfter(ctx context.Context, n int64) (int64, error) {
 		return s.Current(ctx) // at n or beyond already
 	}
 	return 0, fmt.Errorf("singletable: sequence %s: start after %d: %w", s.name, n, err)
-}
-
-// counterUpdate is the update setting the counter to next (a value of b,
-// whose name for the counter is val) on cond.
-func (s *Sequence) counterUpdate(b *expr.Builder, val, next, cond string) *types.Update {
-	var u expr.Update
-	u.Set(val, next)
-	u.Set(b.Name(s.t.opts.EntityTypeAttr), b.ValueS(SequenceType))
-	update := u.String()
-	return &types.Update{TableName: &s.t.name, Key: s.key, UpdateExpression: &update, ConditionExpression: &cond,
-		ExpressionAttributeNames: b.Names(), ExpressionAttributeValues: b.Values()}
 }
 
 // Next reads the counter now and returns the next number with the op that
@@ -157,16 +129,9 @@ func (s *Sequence) Reserve(ctx context.Context, k int) (int64, WriteOp, error) {
 		op.err = err
 		return 0, op, err
 	}
-	next := cur + int64(k)
-	var b expr.Builder
-	val := b.Name(sequenceAttr)
-	cond := expr.AttributeNotExists(val)
-	if exists {
-		cond = expr.Compare(val, expr.OpEq, b.Value(avN(cur)))
-	}
 	what := fmt.Sprintf("sequence %s: number %d was taken by another transaction", s.name, cur+1)
-	it := txItem{table: s.t, key: s.key, size: itemsize.Of(s.key) + 16,
-		tw:     types.TransactWriteItem{Update: s.counterUpdate(&b, val, b.Value(avN(next)), cond)},
+	it := txItem{table: s.t, key: s.c.Key, size: itemsize.Of(s.c.Key) + 16,
+		tw:     types.TransactWriteItem{Update: s.c.Claim(cur, exists, k)},
 		failed: func(map[string]types.AttributeValue) error { return wrapSentinel(ErrVersionConflict, what, nil) },
 	}
 	op.src = opFunc(func(context.Context, bool) ([]txItem, error) { return []txItem{it}, nil })
@@ -247,9 +212,4 @@ func (s *Sequence) lost(err error) bool {
 		}
 	}
 	return false
-}
-
-// avN is a number attribute value.
-func avN(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

@@ -113,28 +113,11 @@ func (t *Table) Client() Client { return t.client }
 func (t *Table) Options() TableOptions { return t.opts }
 
 // physicalIndexes returns the entity's indexes as table t sees them:
-// their key attributes and projections.
+// their key attributes and projections (schema.Index.Physical).
 func (e *entityPlan) physicalIndexes(t *Table) []describe.Index {
 	var out []describe.Index
 	for _, p := range e.indexes {
-		proj := p.proj.Without(t.cursorKeys(p)...)
-		ix := describe.Index{Name: p.name, MultiAttribute: p.multi, Projection: proj.Type, Include: proj.Attrs}
-		if p.multi {
-			for _, f := range p.partition {
-				st, _ := scalarType(f)
-				ix.Partition = append(ix.Partition, describe.KeyAttribute{Name: f.Attr, Type: st})
-			}
-			for _, f := range p.sort {
-				st, _ := scalarType(f)
-				ix.Sort = append(ix.Sort, describe.KeyAttribute{Name: f.Attr, Type: st})
-			}
-		} else {
-			ix.Partition = []describe.KeyAttribute{{Name: p.pkAttr, Type: types.ScalarAttributeTypeS}}
-			if p.skAttr != "" {
-				ix.Sort = []describe.KeyAttribute{{Name: p.skAttr, Type: types.ScalarAttributeTypeS}}
-			}
-		}
-		out = append(out, ix)
+		out = append(out, p.decl.Physical(t.cursorKeys(p)))
 	}
 	return out
 }

@@ -173,6 +173,9 @@ func TestDefineErrors(t *testing.T) {
 			{Name: "G", MultiAttribute: true, PartitionAttrs: []string{"C"}}}}, "cannot be a multi-attribute key"},
 		{"when without fields", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
 			{Name: "G", PK: "X#{A}", When: func(S) bool { return true }}}}, "WhenFields"},
+		{"templated key on a number field's own attribute", singletable.Schema[S]{Type: "S", PK: "A#{A}", Indexes: []singletable.IndexSchema[S]{
+			{Name: "G", PK: "{B}", PKAttr: "B"}}},
+			`field B is stored as attribute "B", index G's partition key attribute: a templated key is a string and the field is a int: declare a multi-attribute index (IndexSchema.MultiAttribute) with the field in PartitionAttrs/SortAttrs`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

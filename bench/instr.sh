@@ -10,7 +10,9 @@
 # The count per call is (I(400 calls) - I(100 calls)) / 300, which removes
 # start-up; GOMAXPROCS=1 keeps idle Ps from spinning (which valgrind would
 # count), and GOGC=off leaves the collector out: its cost follows the bytes
-# allocated, which `go test -benchmem` reports. The median of REPS runs.
+# allocated, which `go test -benchmem` reports; memprofilerate=0 turns off
+# the heap profiler's random sampling, which moved a row by up to 1.5%
+# between runs of one binary. The median of REPS runs.
 # With BENCH_SIGNED=1 every request is signed (SigV4, static credentials),
 # as against DynamoDB; without it the clients send them unsigned.
 set -euo pipefail
@@ -22,7 +24,7 @@ trap 'rm -f "$bin"' EXIT
 CGO_ENABLED=0 go test -c -o "$bin" ./request
 
 count() { # benchmark impl calls
-	GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+	GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,memprofilerate=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 		"$bin" -test.run '^$' -test.bench "^Benchmark$1/impl=$2\$" -test.benchtime "$3x" 2>&1 |
 		sed -n 's/.*Collected : //p'
 }

@@ -27,7 +27,7 @@ import (
 // collection) are not reported.
 
 // shardSuffix is the literal before a write shard's number, appended to
-// a sharded index's partition key (the root's appendShard).
+// a sharded index's partition key (internal/keys.AppendShard).
 const shardSuffix = "#shard_"
 
 // keyUse is the template one entity writes one key attribute with.

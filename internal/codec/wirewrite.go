@@ -22,11 +22,16 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	i := 0
 	for i+8 <= len(s) { // 8 plain ASCII bytes at a time
-		v := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		v := load64(s, i)
 		if stops(v)|hasByte(v, 0x7f) != 0 {
 			break
 		}
 		i += 8
+	}
+	if i >= 8 && i < len(s) && i+8 > len(s) { // every word read was plain
+		if v := load64(s, len(s)-8); stops(v)|hasByte(v, 0x7f) == 0 {
+			i = len(s) // and so are the last 8 bytes, overlapping them
+		}
 	}
 	for i < len(s) && written[s[i]] {
 		i++
@@ -35,6 +40,11 @@ func AppendString(b []byte, s string) []byte {
 		return append(append(b, s...), '"')
 	}
 	return append(appendEscaped(b, s, i), '"')
+}
+
+// load64 reads the 8 bytes of s from i, little-endian.
+func load64(s string, i int) uint64 {
+	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
 }
 
 // written marks the bytes the SDK writes as they are: plain but DEL.

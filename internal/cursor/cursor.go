@@ -32,6 +32,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -323,4 +324,41 @@ func (c *Codec) DecodeShards(s string, bind [16]byte, attrs []string, shards int
 		return nil, invalid("trailing bytes")
 	}
 	return pos, nil
+}
+
+// Bound is what a cursor is bound to: the hash new cursors carry and, for
+// a multi-attribute partition, the legacy one older cursors carry.
+type Bound struct {
+	Bind, Legacy [16]byte
+	HasLegacy    bool
+}
+
+// PartitionBinding binds a cursor to table, index, reader (an entity
+// type or "\x00collection"), the partition's key values and the
+// direction. The legacy binding joins a multi-attribute partition's
+// values with NUL.
+func PartitionBinding(table, index, reader string, parts []string, dir string) Bound {
+	if len(parts) == 1 {
+		return Bound{Bind: Binding(table, index, reader, parts[0], dir)}
+	}
+	all := make([]string, 0, len(parts)+5)
+	all = append(all, table, index, reader, "\x00multi")
+	all = append(all, parts...)
+	return Bound{
+		Bind:      Binding(append(all, dir)...),
+		Legacy:    Binding(table, index, reader, strings.Join(parts, "\x00"), dir),
+		HasLegacy: true,
+	}
+}
+
+// DecodeBound is Decode of a cursor bound to b or, failing that, to its
+// legacy binding.
+func (c *Codec) DecodeBound(s string, b Bound, attrs []string) (map[string]types.AttributeValue, error) {
+	key, err := c.Decode(s, b.Bind, attrs)
+	if err != nil && b.HasLegacy {
+		if k, lerr := c.Decode(s, b.Legacy, attrs); lerr == nil {
+			key, err = k, nil
+		}
+	}
+	return key, err
 }

@@ -67,7 +67,7 @@ func (p *Protocol) SerializeRequest(ctx context.Context, schema *smithy.Operatio
 	if len(req.URL.Path) == 0 {
 		req.URL.Path = "/"
 	}
-	req.Header.Set("X-Amz-Target", target+schema.ID().Name)
+	req.Header.Set("X-Amz-Target", targetOf(schema.ID().Name))
 	req.Header.Set("Content-Type", contentType)
 	sreq, err := req.SetStream(bytes.NewReader(bytes.Clone(b)))
 	if err != nil {
@@ -75,6 +75,22 @@ func (p *Protocol) SerializeRequest(ctx context.Context, schema *smithy.Operatio
 	}
 	*req = *sreq
 	return nil
+}
+
+// targetOf is the X-Amz-Target of operation op, a constant for those the
+// path writes.
+func targetOf(op string) string {
+	switch op {
+	case "PutItem":
+		return target + "PutItem"
+	case "BatchWriteItem":
+		return target + "BatchWriteItem"
+	case "BatchGetItem":
+		return target + "BatchGetItem"
+	case "TransactGetItems":
+		return target + "TransactGetItems"
+	}
+	return target + op
 }
 
 var scratches = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
