@@ -794,8 +794,6 @@ var dBugs = map[string]string{
 	"aggregate": "a multi-attribute index's key attributes are checked one by one against DynamoDB's size limits, " +
 		"but DynamoDB limits their aggregate (1024 bytes for the sort attributes, 2048 for the partition's): " +
 		"the write is sent and DynamoDB refuses it (ValidationException) instead of a *KeyError before the network",
-	"keyonly-update": "an Update that takes an item out of the only indexes holding a KeyOnly field (When turned false) " +
-		"is accepted, and the field's value is stored nowhere; a Put of the same item is a *KeyError",
 	"same-field": dSamePartitionField,
 }
 
@@ -1271,10 +1269,6 @@ func (r *dRun) update(i int) {
 		if !exists {
 			sentinel = singletable.ErrNotFound
 		} else if st := r.d.stored(&next); st.refused != "" {
-			if strings.HasPrefix(st.refused, "KeyOnly") && r.d.stored(&old).refused == "" {
-				r.skip("keyonly-update")
-				return
-			}
 			refusal = true
 			desc += " (refused: " + st.refused + ")"
 		} else if st.bug != "" {
