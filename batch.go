@@ -15,13 +15,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/backoff"
+	"github.com/singletable-go/singletable/internal/batchrun"
 	"github.com/singletable-go/singletable/internal/redact"
 	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // DynamoDB's per-request limits for batches.
 const (
-	maxBatchWrite = 25
+	maxBatchWrite = batchrun.MaxWrite
 	maxBatchGet   = 100
 )
 
@@ -167,7 +168,7 @@ func BatchWrite(ctx context.Context, ops []WriteOp, optFns ...func(*BatchOptions
 				}
 			}
 		}
-		for _, g := range groupByClient(plain, func(i int) *Table { return ops[i].table }) {
+		for _, g := range batchrun.Group(plain, func(i int) *Table { return ops[i].table }, sameClient) {
 			for len(g) > 0 {
 				n := min(len(g), maxBatchWrite)
 				chunks = append(chunks, g[:n:n])
@@ -180,51 +181,10 @@ func BatchWrite(ctx context.Context, ops []WriteOp, optFns ...func(*BatchOptions
 }
 
 // writeRounds splits ops into rounds: the n-th op on a key goes to round
-// n. Batches of distinct keys, the common case, make one round holding
-// every op, in order.
+// n (batchrun.Rounds).
 func writeRounds(ops []WriteOp) [][]int {
-	round := make([]int, len(ops)) // round of each op
-	rounds := 1
-	if len(ops) <= 2*maxBatchWrite {
-		// Few ops: comparing with the keys before (hash first) is cheaper
-		// than a map.
-		var arr [2 * maxBatchWrite]itemID
-		var sums [2 * maxBatchWrite]uint64
-		ids := arr[:len(ops)]
-		for i := range ops {
-			op := &ops[i]
-			ids[i] = op.table.itemID(op.keyed())
-			sums[i] = maphash.String(batchSeed, ids[i].pk) ^ maphash.String(batchSeed, ids[i].sk)
-			for j := i - 1; j >= 0; j-- {
-				if sums[j] == sums[i] && ids[j] == ids[i] {
-					round[i] = round[j] + 1
-					rounds = max(rounds, round[i]+1)
-					break
-				}
-			}
-		}
-	} else {
-		seen := make(map[itemID]int, len(ops)) // ops so far on each key
-		for i := range ops {
-			op := &ops[i]
-			id := op.table.itemID(op.keyed())
-			round[i] = seen[id]
-			seen[id]++
-			rounds = max(rounds, round[i]+1)
-		}
-	}
-	byRound := make([][]int, rounds)
-	if rounds == 1 {
-		for i := range round {
-			round[i] = i // reused as the list of every op
-		}
-		byRound[0] = round
-		return byRound
-	}
-	for i, n := range round {
-		byRound[n] = append(byRound[n], i)
-	}
-	return byRound
+	return batchrun.Rounds(len(ops), func(i int) itemID { return ops[i].table.itemID(ops[i].keyed()) },
+		func(id itemID) uint64 { return maphash.String(batchSeed, id.pk) ^ maphash.String(batchSeed, id.sk) })
 }
 
 // batchSeed seeds the key hashes of writeRounds.
@@ -332,73 +292,12 @@ func (b *batchWriter) unprocessed(pending []int, items map[string][]types.WriteR
 	return next
 }
 
-// request builds the BatchWriteItemInput of the pending ops: one block of
-// write requests (and one of put and of delete requests) for all of them,
-// cut into one slice per table in the order of the ops.
+// request builds the BatchWriteItemInput of the pending ops.
 func (b *batchWriter) request(pending []int) *dynamodb.BatchWriteItemInput {
-	type tableReqs struct {
-		name   string
-		n, off int
-	}
-	var one [1]tableReqs
-	tables := one[:0]
-	nPut := 0
-	for _, i := range pending {
-		op := &b.ops[i]
-		if op.put != nil {
-			nPut++
-		}
-		j := 0
-		for j < len(tables) && tables[j].name != op.table.name {
-			j++
-		}
-		if j == len(tables) {
-			tables = append(tables, tableReqs{name: op.table.name})
-		}
-		tables[j].n++
-	}
-	off := 0
-	for j := range tables {
-		tables[j].off = off
-		off += tables[j].n
-	}
-	reqs := make([]types.WriteRequest, len(pending))
-	var puts []types.PutRequest
-	var dels []types.DeleteRequest
-	if nPut > 0 {
-		puts = make([]types.PutRequest, 0, nPut)
-	}
-	if nPut < len(pending) {
-		dels = make([]types.DeleteRequest, 0, len(pending)-nPut)
-	}
-	fill := make([]int, len(tables)) // requests placed per table
-	if len(tables) == 1 {
-		fill = nil
-	}
-	for k, i := range pending {
-		op := &b.ops[i]
-		at := k
-		if fill != nil {
-			j := 0
-			for tables[j].name != op.table.name {
-				j++
-			}
-			at = tables[j].off + fill[j]
-			fill[j]++
-		}
-		if op.put != nil {
-			puts = append(puts, types.PutRequest{Item: op.put})
-			reqs[at].PutRequest = &puts[len(puts)-1]
-		} else {
-			dels = append(dels, types.DeleteRequest{Key: op.key})
-			reqs[at].DeleteRequest = &dels[len(dels)-1]
-		}
-	}
-	in := &dynamodb.BatchWriteItemInput{RequestItems: make(map[string][]types.WriteRequest, len(tables))}
-	for _, t := range tables {
-		in.RequestItems[t.name] = reqs[t.off : t.off+t.n : t.off+t.n]
-	}
-	return in
+	return batchrun.WriteRequest(len(pending), func(k int) (string, map[string]types.AttributeValue, map[string]types.AttributeValue) {
+		op := &b.ops[pending[k]]
+		return op.table.name, op.put, op.key
+	})
 }
 
 // tableIn returns the table of a pending op that has the given name.
@@ -411,43 +310,8 @@ func (b *batchWriter) tableIn(pending []int, table string) *Table {
 	return nil
 }
 
-// groupByClient splits indexes by the client of their table (see
-// sameClient), keeping input order inside each group.
-func groupByClient(idx []int, table func(int) *Table) [][]int {
-	if len(idx) == 0 || !slices.ContainsFunc(idx, func(i int) bool { return table(i) != table(idx[0]) }) {
-		return [][]int{idx} // one table, the common case: one group, the input itself
-	}
-	var groups [][]int
-	for _, i := range idx {
-		j := slices.IndexFunc(groups, func(g []int) bool { return sameClient(table(g[0]), table(i)) })
-		if j < 0 {
-			j, groups = len(groups), append(groups, nil)
-		}
-		groups[j] = append(groups[j], i)
-	}
-	return groups
-}
-
 // runBounded calls fn for each chunk with at most n running at once.
-func runBounded(ctx context.Context, n int, chunks [][]int, fn func(context.Context, []int)) {
-	if len(chunks) == 1 || n <= 1 {
-		for _, c := range chunks {
-			fn(ctx, c)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, n)
-	for _, c := range chunks {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			fn(ctx, c)
-		}()
-	}
-	wg.Wait()
-}
+var runBounded = batchrun.Run
 
 // sentErr is the error of a batch whose requests were sent: nil, or a
 // *BatchError listing failed in input order.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -141,6 +142,9 @@ type Target struct {
 	names     attrNamer                                               // resolves the names of a collection's filter
 	image     func(item map[string]types.AttributeValue) (any, error) // decodes without delivering (Decoder)
 	keyShapes repo                                                    // tells an untyped item by its key shape
+	// On the direct wire path: a sink keeping keys, and the value of its i-th item.
+	sink func(keys []string) wire.Typed
+	take func(s wire.Typed, i int) (any, error)
 }
 
 // Count returns how many items the target has received.
@@ -181,6 +185,17 @@ func (r *Repo[T]) deliverTo(one bool, deliver func(T) error) *Target {
 		return v, deliver(v)
 	}
 	tg.keyShapes = r.repo
+	tg.sink = func(keys []string) wire.Typed {
+		return &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, keys, true))}
+	}
+	tg.take = func(f wire.Typed, i int) (any, error) {
+		s := f.(*wireSink[T])
+		v, head := s.vals[i], s.Heads.Heads[i]
+		if err := r.e.wireRest(r.t, head, &v, s.Complete[i], s.Errs[i]); err != nil {
+			return nil, r.undecoded(head, err)
+		}
+		return v, deliver(v)
+	}
 	return tg
 }
 
@@ -218,6 +233,29 @@ type router struct {
 	untyped     []*Target // the targets whose entities match keys (Schema.MatchKeys), or all byShape
 	skipUnknown bool
 	byShape     bool // an index read that does not hold the entity type: key shapes route every item
+	sinks       *wire.Sinks[*wire.Routed]
+}
+
+// wired puts rd's requests on the direct wire path: each item is
+// decoded into its target's sink, whose head (the entity type and cursor
+// keys) routes it as route does. It returns the sinks.
+func (rt *router) wired(rd *read) *wire.Sinks[*wire.Routed] {
+	tgs := slices.Collect(maps.Values(rt.targets))
+	if rt.sinks = nil; !rt.t.wire || len(tgs) == 0 {
+		return nil
+	}
+	route := func(head map[string]types.AttributeValue) int {
+		tg, _, _ := rt.target(head)
+		return slices.Index(tgs, tg)
+	}
+	rt.sinks = wired(rd, func(req *request) *wire.Routed {
+		feeds := make([]wire.Typed, len(tgs))
+		for i, tg := range tgs {
+			feeds[i] = tg.sink(req.CursorKeys)
+		}
+		return wire.NewRouted(route, feeds)
+	})
+	return rt.sinks
 }
 
 // newRouter checks targets (at least one when needTargets).
@@ -308,28 +346,34 @@ func (rt *router) selected(item map[string]types.AttributeValue) error {
 	return nil
 }
 
-// route hands item to its target. ok is false when the item was skipped;
-// err is a *DecodeError for an item reported (see Page.Skipped).
-func (rt *router) route(item map[string]types.AttributeValue) (v any, ok bool, err error) {
+// route hands item to its target, *out its value. ok is false when the
+// item was skipped; err is a *DecodeError for an item reported (see
+// Page.Skipped).
+func (rt *router) route(item map[string]types.AttributeValue, out *any) (ok bool, err error) {
+	s, i, direct := rt.sinks.Find(item) // first: it takes the item
 	tg, typ, ambiguous := rt.target(item)
 	if tg == nil {
 		if err := rt.selected(item); err != nil && ambiguous == nil {
-			return nil, false, err
+			return false, err
 		}
 		if rt.skipUnknown {
-			return nil, false, nil
+			return false, nil
 		}
-		return nil, false, &UnknownTypeError{Type: typ, Ambiguous: ambiguous, Key: rt.t.primaryKeyOf(item), keys: rt.t.keyNames()}
+		return false, &UnknownTypeError{Type: typ, Ambiguous: ambiguous, Key: rt.t.primaryKeyOf(item), keys: rt.t.keyNames()}
 	}
 	if tg.one && tg.n > 0 {
-		return nil, false, fmt.Errorf("singletable: collection: more than one %s item for StoreOne (second is %s)", tg.entity, rt.t.keyText(item))
+		return false, fmt.Errorf("singletable: collection: more than one %s item for StoreOne (second is %s)", tg.entity, rt.t.keyText(rt.t.primaryKeyOf(item)))
 	}
-	v, err = tg.decode(item)
+	if direct {
+		*out, err = tg.take(s.Feeds[s.At[i].Feed], s.At[i].Item)
+	} else {
+		*out, err = tg.decode(item)
+	}
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	tg.n++
-	return v, true, nil
+	return true, nil
 }
 
 // mixedProjection is the projection of a read routed to targets: the
@@ -381,13 +425,7 @@ func (c *Collection) plan(targets []*Target, needTargets bool) *read {
 	// A collection cursor is bound to the partition and direction, not to
 	// the targets: another set of targets resumes at the same place.
 	rd := &read{spec: &c.readSpec, empty: kc.empty, sized: c.sized(), rt: rt}
-	rd = planned(rd, rd.partition(c.t, 0, kc, "\x00collection", ri))
-	if c.t.wire { // each item whole, for its target
-		for _, req := range rd.reqs {
-			req.sink = new(wire.Whole)
-		}
-	}
-	return rd
+	return planned(rd, rd.partition(c.t, 0, kc, "\x00collection", ri))
 }
 
 // Page reads one page into the targets and returns the items delivered in

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/singletable-go/singletable/internal/paging"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // The pages of a read (read.go): its requests sent through the table's
@@ -19,13 +20,11 @@ import (
 type request struct {
 	paging.Request
 	t      *Table
-	entity string   // the entity read, for the Observe hook; "" for several
-	whole  wholeFn  // nil, or reads each response's items whole (Query.Complete)
-	sink   wireFeed // set: read on the direct wire path (wire.go)
+	entity string    // the entity read, for the Observe hook; "" for several
+	whole  wholeFn   // nil, or reads each response's items whole (Query.Complete)
+	sink   wire.Feed // set: read on the direct wire path (wire.go)
+	taking func()    // with sink: tells the read's sinks a parallel read takes sink's items
 }
-
-// pager is what a page reads (wire.go's read of it).
-type pager = paging.Pager
 
 // request is a request of in, reading entity ("" for several), its
 // cursors bound to bind and holding cursorKeys; what names it in errors.
@@ -89,16 +88,10 @@ func skip(err error, strict bool, skipped *[]*DecodeError) error {
 	return nil
 }
 
-// shaped is r reading the items of rd: on an index that does not hold
-// the entity type, telling them by key shape.
-func shaped[T any](r *Repo[T], rd *read) *Repo[T] {
-	if !rd.byShape {
-		return r
-	}
-	c := *r
-	c.byShape = true
-	return &c
-}
+// into decodes an item of a read into *out; ok is false for an item
+// skipped, err then a *DecodeError to report (or nil), or what ends the
+// read.
+type into[V any] func(item map[string]types.AttributeValue, out *V) (ok bool, err error)
 
 // pageOf reads one page of the planned read rd of r's items, decoded in
 // place.
@@ -106,61 +99,9 @@ func pageOf[T any](ctx context.Context, r *Repo[T], rd *read) (Page[T], error) {
 	if rd.err != nil || rd.empty {
 		return Page[T]{}, rd.err
 	}
-	r = shaped(r, rd)
-	f, limit := rd.source(true)
-	var page Page[T]
-	ws := wirePage(f, r)
-	if ws != nil {
-		defer ws.Release()
-	}
-	strict := rd.spec.strict
-	cursor, err := paging.Paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
-		if ws != nil && ws.Filled {
-			return takeWire(r, ws, &page, left, strict)
-		}
-		if !r.mine(item) {
-			return false, skip(r.selected(item), strict, &page.Skipped)
-		}
-		n := len(page.Items)
-		if n == cap(page.Items) {
-			page.Items = slices.Grow(page.Items, left)
-		}
-		page.Items = page.Items[:n+1]
-		if err := r.e.decodeInto(r.t, item, &page.Items[n]); err != nil {
-			var zero T // the next item decodes into this element
-			page.Items[n], page.Items = zero, page.Items[:n]
-			return false, skip(r.undecoded(item, err), strict, &page.Skipped)
-		}
-		return true, nil
-	}, &paging.End{Pager: f, Counts: r.accounts})
-	if err != nil {
-		return Page[T]{}, err
-	}
-	page.Cursor, page.Unprojected = cursor, rd.unprojected
-	return page, nil
-}
-
-// take decodes an item of a read of r's items; ok is false for another's.
-func (r *Repo[T]) take(item map[string]types.AttributeValue) (v T, ok bool, err error) {
-	if !r.mine(item) {
-		return v, false, r.selected(item)
-	}
-	if v, err = r.e.decode(r.t, item); err != nil {
-		var zero T
-		return zero, false, r.undecoded(item, err)
-	}
-	return v, true, nil
-}
-
-// allOf iterates over the items of the read plan makes of r's items.
-func allOf[T any](ctx context.Context, r *Repo[T], plan func() *read) iter.Seq2[T, error] {
-	return seqOf(func(yield func(T, error) bool) error {
-		rd := plan()
-		if rd.err != nil || rd.empty {
-			return rd.err
-		}
-		return rd.readAll(ctx, yielder(shaped(r, rd).take, yield, rd.spec.strict))
-	})
+	d := decoding(r, rd)
+	defer d.sinks.Release()
+	return pageWith(ctx, rd, d.into, d.r.accounts)
 }
 
 // routedPage reads one page of a mixed read into its targets.
@@ -168,52 +109,81 @@ func routedPage(ctx context.Context, rd *read) (Page[any], error) {
 	if rd.err != nil || rd.empty {
 		return Page[any]{}, rd.err
 	}
-	var page Page[any]
+	defer rd.rt.wired(rd).Release()
+	return pageWith(ctx, rd, rd.rt.route, rd.rt.counts)
+}
+
+// pageWith reads one page of rd, each item decoded in place by into;
+// counts tells the exact fit's items.
+func pageWith[V any](ctx context.Context, rd *read, into into[V], counts func(map[string]types.AttributeValue) bool) (Page[V], error) {
 	f, limit := rd.source(true)
-	cursor, err := paging.Paginate(ctx, f, limit, func(item map[string]types.AttributeValue, _ int) (bool, error) {
-		v, ok, err := rd.rt.route(item)
-		if ok {
-			page.Items = append(page.Items, v)
+	var page Page[V]
+	cursor, err := paging.Paginate(ctx, f, limit, func(item map[string]types.AttributeValue, left int) (bool, error) {
+		n := len(page.Items)
+		if n == cap(page.Items) {
+			page.Items = slices.Grow(page.Items, left)
+		}
+		page.Items = page.Items[:n+1]
+		ok, err := into(item, &page.Items[n])
+		if !ok {
+			var zero V // the next item decodes into this element
+			page.Items[n], page.Items = zero, page.Items[:n]
 		}
 		return ok, skip(err, rd.spec.strict, &page.Skipped)
-	}, &paging.End{Pager: f, Counts: rd.rt.counts})
+	}, &paging.End{Pager: f, Counts: counts})
 	if err != nil {
-		return Page[any]{}, err
+		return Page[V]{}, err
 	}
-	page.Cursor = cursor
+	page.Cursor, page.Unprojected = cursor, rd.unprojected
 	return page, nil
+}
+
+// allOf iterates over the items of the read plan makes of r's items.
+func allOf[T any](ctx context.Context, r *Repo[T], plan func() *read) iter.Seq2[T, error] {
+	return allWith(ctx, plan, func(rd *read) (into[T], func()) {
+		d := decoding(r, rd)
+		return d.into, d.sinks.Release
+	})
 }
 
 // routedAll iterates over the items of the mixed read plan makes.
 func routedAll(ctx context.Context, plan func() *read) iter.Seq2[any, error] {
-	return seqOf(func(yield func(any, error) bool) error {
+	return allWith(ctx, plan, func(rd *read) (into[any], func()) { return rd.rt.route, rd.rt.wired(rd).Release })
+}
+
+// allWith iterates over the items of the read plan makes, decoded by the
+// into wired makes (on the direct wire path when it may, release handing
+// back its sinks); a *DecodeError is yielded and the read goes on,
+// unless strict.
+func allWith[V any](ctx context.Context, plan func() *read, wired func(*read) (into into[V], release func())) iter.Seq2[V, error] {
+	return seqOf(func(yield func(V, error) bool) error {
 		rd := plan()
 		if rd.err != nil || rd.empty {
 			return rd.err
 		}
-		return rd.readAll(ctx, yielder(rd.rt.route, yield, rd.spec.strict))
+		into, release := wired(rd)
+		defer release()
+		return rd.readAll(ctx, func(item map[string]types.AttributeValue, _ int) (bool, error) {
+			var v V
+			ok, err := into(item, &v)
+			if de, isDE := err.(*DecodeError); isDE && !rd.spec.strict {
+				var zero V
+				return false, stopIf(!yield(zero, de))
+			}
+			if err != nil || !ok {
+				return false, err
+			}
+			return true, stopIf(!yield(v, nil))
+		})
 	})
 }
 
-// yielder is the take of an iterator yielding the values take makes; a
-// *DecodeError is yielded and the read goes on, unless strict.
-func yielder[V any](take func(map[string]types.AttributeValue) (V, bool, error), yield func(V, error) bool, strict bool) paging.Take {
-	return func(item map[string]types.AttributeValue, _ int) (bool, error) {
-		v, ok, err := take(item)
-		if de, isDE := err.(*DecodeError); isDE && !strict {
-			if !yield(v, de) {
-				return false, paging.ErrStop
-			}
-			return false, nil
-		}
-		if err != nil || !ok {
-			return false, err
-		}
-		if !yield(v, nil) {
-			return true, paging.ErrStop
-		}
-		return true, nil
+// stopIf is paging.ErrStop when stop.
+func stopIf(stop bool) error {
+	if stop {
+		return paging.ErrStop
 	}
+	return nil
 }
 
 // seqOf is the iterator of a read: run yields the items and returns the

@@ -2,10 +2,7 @@ package singletable
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/keys"
 	"github.com/singletable-go/singletable/internal/model"
@@ -24,13 +20,6 @@ import (
 // UniqueGuardType is the entity type stored on unique guard items (see
 // [Unique]).
 const UniqueGuardType = "singletable.UniqueGuard"
-
-// Attributes of a unique guard item besides the table's keys: the primary
-// key of the item that owns the value.
-const (
-	guardOwnerPK = "OwnerPK"
-	guardOwnerSK = "OwnerSK"
-)
 
 // Unique declares values that must be unique among an entity's items (see
 // [Schema].Unique): one field, such as a user's Email, or a tuple of
@@ -137,76 +126,36 @@ func uniqueFields(us []*uniquePlan) []*model.Field {
 	return out
 }
 
-// hashMark starts the last segment of a hashed guard key. '$' is escaped
-// in every encoded key value, so no unhashed guard key has it.
-const hashMark = "$SHA256:"
+// guards is how the table stores unique guard items.
+func (t *Table) guards() writeplan.Guards {
+	return writeplan.Guards{PK: t.opts.PartitionKey, SK: t.opts.SortKey, TypeAttr: t.opts.EntityTypeAttr, Type: UniqueGuardType}
+}
 
 // guardKey renders the key of the guard item claiming u's values in rv;
 // ok is false when a value is absent or rv is the zero Value (no item).
 func (r *repo) guardKey(u *uniquePlan, rv reflect.Value) (key map[string]types.AttributeValue, ok bool, err error) {
-	if !rv.IsValid() {
+	b, bad, err := writeplan.GuardValue(u.prefix, u.fields, u.hash, rv)
+	switch {
+	case err != nil:
+		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + u.name, Missing: []string{bad.Name}, Err: err}
+	case b == nil:
 		return nil, false, nil
-	}
-	for _, f := range u.fields {
-		if !f.Present(rv) {
-			return nil, false, nil
-		}
-	}
-	b := slices.Clip(u.prefix)
-	start := len(b)
-	for i, f := range u.fields {
-		if i > 0 {
-			b = append(b, '#')
-		}
-		fv, _ := f.KeyValue(rv)
-		if b, err = keys.AppendValue(b, fv); err != nil {
-			return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + u.name, Missing: []string{f.Name}, Err: err}
-		}
-	}
-	if u.hash {
-		sum := sha256.Sum256(b[start:])
-		b = append(append(b[:start], hashMark...), hex.EncodeToString(sum[:])...)
-	}
-	if len(b) > keyLimit(false) {
+	case len(b) > keyLimit(false):
 		return nil, false, &KeyError{Entity: r.e.name, Key: "unique " + u.name,
 			Err: fmt.Errorf("guard key is %d bytes, over DynamoDB's %d-byte limit (declare the Unique with Hash)", len(b), keyLimit(false))}
 	}
-	key = map[string]types.AttributeValue{r.t.opts.PartitionKey: &types.AttributeValueMemberS{Value: string(b)}}
-	if r.t.opts.SortKey != "" {
-		key[r.t.opts.SortKey] = &types.AttributeValueMemberS{Value: "UNIQUE"}
-	}
-	return key, true, nil
-}
-
-// ownerCond holds when the guard item does not exist or belongs to owner.
-func (r *repo) ownerCond(owner map[string]types.AttributeValue) writeplan.Condition {
-	return writeplan.Own(writeplan.AnyOf(r.notExists(), r.ownedBy(owner)))
+	return r.t.guards().Key(b), true, nil
 }
 
 // ownedBy holds when the guard item belongs to owner.
 func (r *repo) ownedBy(owner map[string]types.AttributeValue) writeplan.Check {
-	mine := writeplan.AttrEq(guardOwnerPK, owner[r.t.opts.PartitionKey])
-	if r.t.opts.SortKey != "" {
-		mine = writeplan.AllOf(mine, writeplan.AttrEq(guardOwnerSK, owner[r.t.opts.SortKey]))
-	}
-	return mine
-}
-
-// guardItem is the guard item under key claimed by owner.
-func (r *repo) guardItem(key, owner map[string]types.AttributeValue) map[string]types.AttributeValue {
-	item := maps.Clone(key)
-	item[r.t.opts.EntityTypeAttr] = &types.AttributeValueMemberS{Value: UniqueGuardType}
-	item[guardOwnerPK] = owner[r.t.opts.PartitionKey]
-	if r.t.opts.SortKey != "" {
-		item[guardOwnerSK] = owner[r.t.opts.SortKey]
-	}
-	return item
+	return r.t.guards().OwnedBy(owner)
 }
 
 // guardPut claims a unique value for owner.
 func (r *repo) guardPut(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
-	item := r.guardItem(key, owner)
-	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
+	item := r.t.guards().Item(key, owner)
+	ce, err := buildCondition(r.t.guards().OwnerCond(owner), r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
@@ -228,7 +177,7 @@ func (r *repo) guardPut(u *uniquePlan, key, owner map[string]types.AttributeValu
 // were adopted), the release fails with a *foreignGuardError: a single
 // write is made again without it.
 func (r *repo) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeValue) (txItem, error) {
-	ce, err := buildCondition(r.ownerCond(owner), r.e.name, nil)
+	ce, err := buildCondition(r.t.guards().OwnerCond(owner), r.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
@@ -238,7 +187,7 @@ func (r *repo) guardDelete(u *uniquePlan, key, owner map[string]types.AttributeV
 	it.guard, it.release = "release unique "+u.name, true
 	it.failed = func(old map[string]types.AttributeValue) error {
 		err := wrapSentinel(ErrConditionFailed, what, nil)
-		if len(old) > 0 && !r.ownerIs(old, owner) {
+		if len(old) > 0 && !r.t.guards().OwnerIs(old, owner) {
 			return &foreignGuardError{guard: id, err: err}
 		}
 		return err
@@ -308,7 +257,7 @@ func (r *repo) heldBy(ctx context.Context, owner map[string]types.AttributeValue
 		if err != nil {
 			return false, fmt.Errorf("singletable: read the guard of a unique value of %s before a write: %w", r.e.name, err)
 		}
-		return len(out.Item) > 0 && r.ownerIs(out.Item, owner), nil
+		return len(out.Item) > 0 && r.t.guards().OwnerIs(out.Item, owner), nil
 	}
 }
 
@@ -379,12 +328,4 @@ func (r *repo) guardSwaps(us []*uniquePlan, oldV, newV reflect.Value, owner map[
 		}
 	}
 	return items, nil
-}
-
-// ownerIs reports whether the guard item g belongs to owner.
-func (r *repo) ownerIs(g, owner map[string]types.AttributeValue) bool {
-	if !attrvalue.Equal(g[guardOwnerPK], owner[r.t.opts.PartitionKey]) {
-		return false
-	}
-	return r.t.opts.SortKey == "" || attrvalue.Equal(g[guardOwnerSK], owner[r.t.opts.SortKey])
 }

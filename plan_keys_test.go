@@ -12,11 +12,15 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/singletable-go/singletable"
+	"github.com/singletable-go/singletable/ddblocal"
 )
 
 // Tile has 20 fields that 20 goroutines update at once, one field each
@@ -78,11 +82,22 @@ var tileIndexAttrs = []string{"GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "GSI3PK", 
 // from what it was before the attempt. That, not a count of attempts
 // (which a loaded machine's scheduling decides), bounds the retries: every
 // conflict follows one of the test's finite writes.
+//
+// On a loaded machine an attempt can end without an answer (a 5xx or a
+// broken connection), and when the SDK's retry then meets another
+// writer's change, the outcome is unknown (ErrMaybeApplied, as documented:
+// like a timeout). Each goroutine alone writes its field, so it reads the
+// item back to learn whether its update applied, and acknowledges it or
+// tries again. Every ErrMaybeApplied must follow an UpdateItem attempt
+// that the test saw go unanswered.
 func TestConcurrentPartialUpdatesKeepIndexKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var tiles *singletable.Repo[Tile]
-	_, c := newTable(t, func(tbl *singletable.Table) { tiles = singletable.MustBind(tbl, Tiles) })
+	unanswered := &unansweredAttempts{op: "UpdateItem"}
+	c := ddblocal.Shared(t).Client(unanswered.option)
+	newTableWith(t, c, func(tbl *singletable.Table) { tiles = singletable.MustBind(tbl, Tiles) })
+	consistent := func(o *singletable.ReadOptions) { o.ConsistentRead = true }
 	const (
 		writers = 20
 		items   = 3
@@ -101,7 +116,7 @@ func TestConcurrentPartialUpdatesKeepIndexKeys(t *testing.T) {
 
 	var acked [writers][items]string // the last acknowledged value of each field
 	var adds [items]int              // acknowledged Adds of N
-	var conflicts atomic.Int64
+	var conflicts, unknown atomic.Int64
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Add(1)
@@ -112,7 +127,7 @@ func TestConcurrentPartialUpdatesKeepIndexKeys(t *testing.T) {
 					key := Tile{Board: "b", ID: fmt.Sprint(k)}
 					val := fmt.Sprintf("w%dr%d", w, r)
 					for {
-						before, err := tiles.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+						before, err := tiles.Get(ctx, key, consistent)
 						if err != nil {
 							t.Errorf("writer %d item %d: read: %v", w, k, err)
 							return
@@ -132,11 +147,28 @@ func TestConcurrentPartialUpdatesKeepIndexKeys(t *testing.T) {
 							}
 							break
 						}
+						if errors.Is(err, singletable.ErrMaybeApplied) {
+							unknown.Add(1)
+							now, rerr := tiles.Get(ctx, key, consistent)
+							if rerr != nil {
+								t.Errorf("writer %d item %d: %v, and the read back failed: %v", w, k, err, rerr)
+								return
+							}
+							if w == writers-1 && now.N == adds[k]+1 {
+								adds[k]++
+								break
+							}
+							if w < writers-1 && reflect.ValueOf(now).FieldByName(fmt.Sprintf("F%02d", w)).String() == val {
+								acked[w][k] = val
+								break
+							}
+							continue // not applied: try again
+						}
 						if !errors.Is(err, singletable.ErrVersionConflict) {
 							t.Errorf("writer %d item %d: %v", w, k, err)
 							return
 						}
-						after, rerr := tiles.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+						after, rerr := tiles.Get(ctx, key, consistent)
 						if rerr != nil || after == before {
 							t.Errorf("writer %d item %d: %v, yet no other write changed the item (read back: %v)", w, k, err, rerr)
 							return
@@ -148,12 +180,17 @@ func TestConcurrentPartialUpdatesKeepIndexKeys(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	lost := unanswered.errors()
+	for i, err := range lost[:min(len(lost), 5)] {
+		t.Logf("unanswered UpdateItem attempt %d of %d: %v", i+1, len(lost), err)
+	}
+	assert.LessOrEqual(t, unknown.Load(), int64(len(lost)), "an outcome is unknown only after an attempt went unanswered")
 	if t.Failed() {
 		return
 	}
 	for k := range items {
 		key := Tile{Board: "b", ID: fmt.Sprint(k)}
-		got, err := tiles.Get(ctx, key, func(o *singletable.ReadOptions) { o.ConsistentRead = true })
+		got, err := tiles.Get(ctx, key, consistent)
 		require.NoError(t, err)
 		gv := reflect.ValueOf(got)
 		for w := range writers - 1 {
@@ -163,7 +200,7 @@ func TestConcurrentPartialUpdatesKeepIndexKeys(t *testing.T) {
 
 		// The index keys stored equal what the declaration renders from
 		// the item as stored.
-		raw, err := c.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tiles.Table().Name()),
+		raw, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(tiles.Table().Name()),
 			Key: tiles.DeleteOp(key).Key(), ConsistentRead: aws.Bool(true)})
 		require.NoError(t, err)
 		rendered := tiles.PutOp(got).Item()
@@ -174,8 +211,41 @@ func TestConcurrentPartialUpdatesKeepIndexKeys(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, slices.ContainsFunc(found, func(f Tile) bool { return f.ID == key.ID }), "item %d is found in GSI3 by its stored values", k)
 	}
-	t.Logf("%d writers × %d items × %d rounds: %d conflicts retried by the callers after the library's own retries",
-		writers, items, rounds, conflicts.Load())
+	t.Logf("%d writers × %d items × %d rounds: %d conflicts retried by the callers after the library's own retries, %d unknown outcomes read back",
+		writers, items, rounds, conflicts.Load(), unknown.Load())
+}
+
+// unansweredAttempts records the attempts of operation op that ended
+// without an answer (any failure but a 4xx response): those the library
+// counts as maybe applied.
+type unansweredAttempts struct {
+	op   string
+	mu   sync.Mutex
+	errs []error
+}
+
+// option is a client option that records every attempt, after the SDK's
+// retry middleware.
+func (u *unansweredAttempts) option(o *dynamodb.Options) {
+	o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
+		return s.Finalize.Insert(middleware.FinalizeMiddlewareFunc("test.unanswered", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleFinalize(ctx, in)
+			var re *awshttp.ResponseError
+			answered := errors.As(err, &re) && re.Response != nil && re.HTTPStatusCode() >= 400 && re.HTTPStatusCode() < 500
+			if err != nil && !answered && awsmiddleware.GetOperationName(ctx) == u.op {
+				u.mu.Lock()
+				u.errs = append(u.errs, err)
+				u.mu.Unlock()
+			}
+			return out, md, err
+		}), "Retry", middleware.After)
+	})
+}
+
+func (u *unansweredAttempts) errors() []error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.errs)
 }
 
 // Note is soft-deleted by one field: every index is sparse on it.

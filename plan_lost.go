@@ -1,16 +1,14 @@
 package singletable
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
 
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
+
+	"github.com/singletable-go/singletable/internal/attempt"
 )
 
 // The plan's lost-response check. A single PutItem, UpdateItem or
@@ -30,42 +28,11 @@ type attemptLog struct{ maybeApplied atomic.Bool }
 
 // option records every attempt of the call it is given to.
 func (l *attemptLog) option() func(*dynamodb.Options) {
-	return afterRetry("singletable.attemptLog", l.handle)
+	return attempt.LogApplied("singletable.attemptLog", &l.maybeApplied)
 }
 
-// afterRetry returns a call option that runs handle on every attempt of
-// the call (after the SDK's retry middleware, or first without one).
-func afterRetry(name string, handle func(context.Context, middleware.FinalizeInput, middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error)) func(*dynamodb.Options) {
-	return func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-			mw := middleware.FinalizeMiddlewareFunc(name, handle)
-			if _, ok := s.Finalize.Get("Retry"); ok {
-				return s.Finalize.Insert(mw, "Retry", middleware.After)
-			}
-			return s.Finalize.Add(mw, middleware.Before)
-		})
-	}
-}
-
-func (l *attemptLog) handle(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-	out, md, err := next.HandleFinalize(ctx, in)
-	if err != nil && mayHaveApplied(err) {
-		l.maybeApplied.Store(true)
-	}
-	return out, md, err
-}
-
-// mayHaveApplied reports whether a failed attempt may have been applied by
-// DynamoDB: every failure except a 4xx response, which DynamoDB sends only
-// for requests it rejected without writing.
-func mayHaveApplied(err error) bool {
-	var re *awshttp.ResponseError
-	if errors.As(err, &re) && re.Response != nil {
-		code := re.HTTPStatusCode()
-		return code < 400 || code >= 500
-	}
-	return true
-}
+// afterRetry stays callable by observe.go.
+var afterRetry = attempt.AfterRetry
 
 // conditionFailed is the outcome of a single write of it whose condition
 // failed (err), given the item as it is now (old). When an attempt may have

@@ -3,7 +3,6 @@ package singletable
 import (
 	"reflect"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -90,9 +89,11 @@ func (e *entityPlan) compileGuards(s Schema[reflect.Value]) error {
 	return e.checkRoles()
 }
 
-func isTimeType(t reflect.Type) bool {
-	return t == model.TimeType || (t.Kind() == reflect.Pointer && t.Elem() == model.TimeType)
-}
+// isTimeType and ttlValue stay callable by the model's files.
+var (
+	isTimeType = writeplan.IsTime
+	ttlValue   = writeplan.TTLValue
+)
 
 // compileTTL checks the TTL field and sets how it is stored (and held in
 // keys): as epoch seconds, and not at all when zero.
@@ -150,105 +151,28 @@ func (e *entityPlan) encodeTTL(rv reflect.Value, item map[string]types.Attribute
 	}
 }
 
-// ttlValue is the epoch-seconds value of a TTL field, nil when zero.
-func ttlValue(f *model.Field, rv reflect.Value) types.AttributeValue {
-	fv, ok := f.Get(rv)
-	if !ok {
-		return nil
-	}
-	if fv.Kind() == reflect.Pointer {
-		if fv.IsNil() {
-			return nil
-		}
-		fv = fv.Elem()
-	}
-	var n int64
-	switch {
-	case fv.Type() == model.TimeType:
-		t := fv.Interface().(time.Time)
-		if t.IsZero() {
-			return nil
-		}
-		n = t.Unix()
-	case fv.CanInt():
-		n = fv.Int()
-	case fv.CanUint():
-		n = int64(fv.Uint())
-	}
-	if n == 0 {
-		return nil
-	}
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-}
-
 // stampNow fills the managed timestamps of *v (see stamp).
 func (e *Entity[T]) stampNow(t *Table, v *T, keepUpdated bool) {
 	if e.guards.created == nil && e.guards.updated == nil {
 		return
 	}
-	e.stamp(reflect.ValueOf(v).Elem(), stampTime(t.opts.Now()), keepUpdated)
-}
-
-// stampTime is now as the managed timestamps hold it: without its monotonic
-// reading, and in UTC when its offset is 0, which is how decoding the stored
-// text gives it back ("Z" parses as UTC).
-func stampTime(now time.Time) time.Time {
-	now = now.Round(0)
-	if _, off := now.Zone(); off == 0 {
-		return now.UTC()
-	}
-	return now
+	e.stamp(reflect.ValueOf(v).Elem(), writeplan.StampTime(t.opts.Now()), keepUpdated)
 }
 
 // stamp sets the managed timestamps of rv: CreatedAt when zero, UpdatedAt
 // always (or only when zero, with keepUpdated).
 func (e *entityPlan) stamp(rv reflect.Value, now time.Time, keepUpdated bool) {
-	e.stampField(rv, e.guards.created, now, true)
-	e.stampField(rv, e.guards.updated, now, keepUpdated)
-}
-
-// stampField sets the managed timestamp f of rv (nil: none) to now, cut to
-// its key formats' precision; with onlyZero, only when it is zero.
-func (e *entityPlan) stampField(rv reflect.Value, f *model.Field, now time.Time, onlyZero bool) {
-	if f == nil {
-		return
-	}
-	if cut := e.guards.createdCut; f == e.guards.created && cut > 0 {
-		now = now.Truncate(cut)
-	} else if cut := e.guards.updatedCut; f == e.guards.updated && cut > 0 {
-		now = now.Truncate(cut)
-	}
-	fv := fieldByIndexAlloc(rv, f.Index)
-	if onlyZero && !fv.IsZero() && !(fv.Kind() == reflect.Pointer && fv.Elem().IsZero()) {
-		return
-	}
-	if fv.Kind() == reflect.Pointer {
-		t := now
-		fv.Set(reflect.ValueOf(&t))
-	} else {
-		fv.Set(reflect.ValueOf(now))
-	}
+	writeplan.Stamp(rv, e.guards.created, now, e.guards.createdCut, true)
+	writeplan.Stamp(rv, e.guards.updated, now, e.guards.updatedCut, keepUpdated)
 }
 
 // versionOf returns the version field of rv.
 func (e *entityPlan) versionOf(rv reflect.Value) int64 {
-	fv, ok := e.guards.version.Get(rv)
-	if !ok {
-		return 0
-	}
-	if fv.CanInt() {
-		return fv.Int()
-	}
-	return int64(fv.Uint())
+	return writeplan.Version(e.guards.version, rv)
 }
 
 func (e *entityPlan) setVersion(rv reflect.Value, n int64) {
-	fv := fieldByIndexAlloc(rv, e.guards.version.Index)
-	if fv.CanInt() {
-		fv.SetInt(n)
-	} else {
-		fv.SetUint(uint64(n))
-	}
+	writeplan.SetVersion(e.guards.version, rv, n)
 }
 
 // versionIn is the version of the struct value rv, 0 for an unversioned
@@ -313,7 +237,7 @@ func (u *updateSpec) managedSets(x *expectation, mv reflect.Value, now time.Time
 	g := &u.r.e.guards
 	set := slices.Clone(u.set)
 	if g.updated != nil {
-		u.r.e.stampField(mv, g.updated, now, false)
+		writeplan.Stamp(mv, g.updated, now, g.updatedCut, false)
 		set = append(set, g.updated)
 	}
 	if g.version != nil && !x.AddVersion {

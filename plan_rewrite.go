@@ -137,20 +137,6 @@ func (e *entityPlan) sourceAttrs() []string {
 	return out
 }
 
-// asRead holds while each attribute in attrs is as in read (absent when
-// it was).
-func asRead(read map[string]types.AttributeValue, attrs []string) writeplan.Condition {
-	still := make([]writeplan.Check, len(attrs))
-	for i, a := range attrs {
-		if av, ok := read[a]; ok {
-			still[i] = writeplan.AttrEq(a, av)
-		} else {
-			still[i] = writeplan.AttrNotExists(a)
-		}
-	}
-	return writeplan.Own(still...)
-}
-
 // indexUpdate is the build of a rewrite of index attributes only (see
 // [StoredItems.Rewrite]).
 func (s *StoredItems) indexUpdate(w *rewrite) func() ([]txItem, error) {
@@ -167,7 +153,7 @@ func (s *StoredItems) indexUpdate(w *rewrite) func() ([]txItem, error) {
 		for _, a := range slices.Concat(changed, w.remove) {
 			watched = appendAttr(watched, a)
 		}
-		up, err := s.updateRequest(x, w.oldKey, s.ownership(writeplan.ExistingItem).And(asRead(w.old, watched)))
+		up, err := s.updateRequest(x, w.oldKey, s.ownership(writeplan.ExistingItem).And(writeplan.AsRead(w.old, watched)))
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +169,7 @@ func (s *StoredItems) unchangedDelete(key, old map[string]types.AttributeValue) 
 	for _, f := range s.e.fields {
 		attrs = appendAttr(attrs, f.Attr)
 	}
-	ce, err := buildCondition(s.ownership(writeplan.ExistingItem).And(asRead(old, attrs)), s.e.name, nil)
+	ce, err := buildCondition(s.ownership(writeplan.ExistingItem).And(writeplan.AsRead(old, attrs)), s.e.name, nil)
 	if err != nil {
 		return txItem{}, err
 	}
@@ -213,9 +199,9 @@ func (s *StoredItems) rekey(ctx context.Context, w *rewrite) error {
 		}
 		items := []txItem{del, put}
 		for _, g := range w.guards {
-			gi := s.guardItem(g.key, w.newItem)
+			gi := t.guards().Item(g.key, w.newItem)
 			what := fmt.Sprintf("backfill %s: re-key %s: the unique guard of %s belongs to another item", s.e.name, t.keyText(w.oldKey), g.field)
-			it, err := s.putTxItem(gi, g.key, itemsize.Of(gi), s.ownerCond(w.oldKey),
+			it, err := s.putTxItem(gi, g.key, itemsize.Of(gi), t.guards().OwnerCond(w.oldKey),
 				func(map[string]types.AttributeValue) error { return wrapSentinel(ErrAlreadyExists, what, nil) })
 			if err != nil {
 				return nil, err
@@ -280,7 +266,7 @@ func (s *StoredItems) planClaims(ctx context.Context, item map[string]types.Attr
 		if err != nil {
 			return nil, err
 		}
-		if len(g) > 0 && s.ownerIs(g, owner) {
+		if len(g) > 0 && s.t.guards().OwnerIs(g, owner) {
 			continue // held already
 		}
 		c.Attrs = append(c.Attrs, u.name)
@@ -305,7 +291,7 @@ func (s *StoredItems) planClaims(ctx context.Context, item map[string]types.Attr
 				claims = append(claims, check)
 			}
 		}
-		gi := s.guardItem(key, owner)
+		gi := s.t.guards().Item(key, owner)
 		claim, err := s.putTxItem(gi, key, itemsize.Of(gi), cond, changedSince)
 		if err != nil {
 			return nil, err
@@ -336,10 +322,7 @@ func (s *StoredItems) guardHolder(ctx context.Context, u *uniquePlan, g, key map
 	if gt, _ := g[t.opts.EntityTypeAttr].(*types.AttributeValueMemberS); gt == nil || gt.Value != UniqueGuardType {
 		return nil, nil, false, fmt.Errorf("the item at guard key %s is not a unique guard", t.keyText(key))
 	}
-	holder = map[string]types.AttributeValue{t.opts.PartitionKey: g[guardOwnerPK]}
-	if t.opts.SortKey != "" {
-		holder[t.opts.SortKey] = g[guardOwnerSK]
-	}
+	holder = t.guards().Owner(g)
 	if hold, err = s.Read(ctx, holder); err != nil || len(hold) == 0 || !s.isMine(hold) {
 		return holder, hold, false, err
 	}
@@ -359,7 +342,7 @@ func (s *StoredItems) checkAsRead(key, read map[string]types.AttributeValue, att
 	t := s.t
 	cond := writeplan.Own(s.notExists())
 	if len(read) > 0 {
-		cond = writeplan.Own(writeplan.AttrExists(t.opts.PartitionKey)).And(asRead(read, append([]string{t.opts.EntityTypeAttr}, attrs...)))
+		cond = writeplan.Own(writeplan.AttrExists(t.opts.PartitionKey)).And(writeplan.AsRead(read, append([]string{t.opts.EntityTypeAttr}, attrs...)))
 	}
 	ce, err := buildCondition(cond, s.e.name, nil)
 	return s.checkTxItem(key, ce, changedSince), err

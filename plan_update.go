@@ -6,10 +6,8 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/singletable-go/singletable/internal/attrvalue"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/itemsize"
 	"github.com/singletable-go/singletable/internal/model"
@@ -64,7 +62,7 @@ func (u *updateSpec) item(key map[string]types.AttributeValue, x *expectation, m
 // build writes the update's request, with its effect.
 func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, mv reflect.Value, fromSnap map[*model.Field]bool) (*types.Update, writeplan.Effect, error) {
 	r, e := u.r, u.r.e
-	now := stampTime(r.t.opts.Now())
+	now := writeplan.StampTime(r.t.opts.Now())
 	set, ops := u.splitOps(u.managedSets(x, mv, now), fromSnap)
 	touched := map[*model.Field]bool{}
 	for _, f := range slices.Concat(set, u.remove) {
@@ -267,33 +265,12 @@ func (u *updateSpec) merge(mv, kv, ov reflect.Value, s *writeplan.Snapshot) (map
 		}
 		dst := fieldByIndexAlloc(mv, f.Index)
 		dst.Set(fv)
-		if err := u.applyOps(f, dst, s.Item); err != nil {
-			return nil, err
+		if err := writeplan.ApplyRead(e.name, u.ops, f, dst, s.Item); err != nil {
+			return nil, e.invalid("", err)
 		}
 		fromSnap[f] = true
 	}
 	return fromSnap, nil
-}
-
-// applyOps applies the update's operators on f to dst, its value read from
-// item, as DynamoDB would.
-func (u *updateSpec) applyOps(f *model.Field, dst reflect.Value, item map[string]types.AttributeValue) error {
-	stored, present := item[f.Attr]
-	for _, o := range u.ops {
-		if o.Field != f {
-			continue
-		}
-		if !o.Takes(stored) {
-			// Computing it in Go would rewrite another service's
-			// attribute in the field's shape (a set as a list).
-			return fmt.Errorf("singletable: update %s: %s on %s, which the stored item holds as %s: DynamoDB's operator does not take it; nothing was written",
-				u.r.e.name, o.Name, f.Name, attrvalue.TypeText(stored))
-		}
-		if err := o.Apply(dst, present); err != nil {
-			return &ValidationError{Entity: u.r.e.name, Field: f.Name, Reason: o.Name, Err: err}
-		}
-	}
-	return nil
 }
 
 // check refuses bad values the update sets and adds before it reads or
@@ -318,38 +295,5 @@ func (u *updateSpec) check(vv reflect.Value, key map[string]types.AttributeValue
 	if size > itemsize.MaxItemBytes {
 		return &ValidationError{Entity: e.name, Reason: "item too large", Err: &itemsize.TooLargeError{Size: size, Max: itemsize.MaxItemBytes}}
 	}
-	return u.checkActions()
-}
-
-// checkActions refuses two actions on one attribute, which DynamoDB does
-// not allow, and an added number that does not encode.
-func (u *updateSpec) checkActions() error {
-	e := u.r.e
-	acts := map[*model.Field]string{}
-	act := func(what string, fs ...*model.Field) error {
-		for _, f := range fs {
-			if prev, ok := acts[f]; ok {
-				return validationErr(e.name, f.Name, "%s and %s in one update: DynamoDB allows one action per attribute", prev, what)
-			}
-			acts[f] = what
-		}
-		return nil
-	}
-	if err := act("Set", u.set...); err != nil {
-		return err
-	}
-	if err := act("Remove", u.remove...); err != nil {
-		return err
-	}
-	for _, o := range u.ops {
-		if err := act(o.Name, o.Field); err != nil {
-			return err
-		}
-		if o.Kind == writeplan.OpAdd {
-			if _, err := attributevalue.Marshal(o.N); err != nil {
-				return &ValidationError{Entity: e.name, Field: o.Field.Name, Reason: "cannot encode", Err: err}
-			}
-		}
-	}
-	return nil
+	return e.invalid("", writeplan.CheckActions(u.set, u.remove, u.ops))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/singletable-go/singletable/internal/cursor"
 	"github.com/singletable-go/singletable/internal/expr"
 	"github.com/singletable-go/singletable/internal/paging"
+	"github.com/singletable-go/singletable/internal/wire"
 )
 
 // Every read (Query, Scan, Collection, Table.Scan) records its options in
@@ -339,8 +340,10 @@ func (rd *read) count(ctx context.Context, r *repo) (int, error) {
 		}
 	}
 	if r == nil || !rd.byShape && !r.e.foreign.matchKeys {
+		wired(rd, func(*request) *wire.Skipped { return new(wire.Skipped) })
 		return paging.Count(ctx, reqs, nil)
 	}
+	wired(rd, func(*request) *wire.Whole { return new(wire.Whole) })
 	o := &r.t.opts
 	for _, req := range reqs {
 		if rd.byShape {

@@ -86,9 +86,9 @@ func (u *Update[T]) Set(name string, value any) *Update[T] {
 	if f == nil {
 		return u
 	}
-	v, err := u.convert(f, name, "Set", value)
+	v, err := writeplan.Convert(f, "Set", value)
 	if err != nil {
-		u.errs = append(u.errs, err)
+		u.errs = append(u.errs, u.r.e.invalid(name, err))
 		return u
 	}
 	fieldByIndexAlloc(reflect.ValueOf(&u.vals).Elem(), f.Index).Set(v)
@@ -121,16 +121,7 @@ func (u *Update[T]) SetFrom(v T, names ...string) *Update[T] {
 // A value the field cannot hold, or any other field (a list: see
 // [Update.Append]), is a *ValidationError before the network.
 func (u *Update[T]) Add(name string, v any) *Update[T] {
-	u.operator(name, "Add", func(f *model.Field) (writeplan.Op, error) {
-		ft := f.Type
-		if ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
-		}
-		if ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 {
-			return u.setOp(f, name, "Add", writeplan.OpAddSet, v)
-		}
-		return u.numberOp(f, name, "Add", v, v)
-	})
+	u.operator(name, "Add", v)
 	return u
 }
 

@@ -27,8 +27,8 @@ type wireSink[T any] struct {
 
 func (s *wireSink[T]) Reset() { clear(s.vals); s.vals = s.vals[:0]; s.Heads.Reset() }
 
-// wireFeed is what request reads of its sink.
-type wireFeed = wire.Feed
+// Drop drops the last item (wire.Typed), its value left to the next.
+func (s *wireSink[T]) Drop() { s.vals = s.vals[:len(s.vals)-1]; s.Heads.Drop() }
 
 func (s *wireSink[T]) Item(d *codec.JSON, _ string, _ int) error {
 	var zero T
@@ -80,17 +80,22 @@ func (e *entityPlan) wireKeep(t *Table, cursorKeys []string, typed bool) *codec.
 	})
 }
 
-// wirePage makes f, a request of r's items, read them directly when its
-// table's client allows; nil otherwise.
-func wirePage[T any](f pager, r *Repo[T]) *wireSink[T] {
-	req, ok := f.(*request)
-	if !ok || !r.t.wire || req.whole != nil { // Complete decodes the table's items
-		return nil
+// wired puts rd's requests on the direct wire path when their table's
+// client may take it (Complete's excepted: it reads the table's items),
+// each with the sink sink makes; it returns the sinks.
+func wired[S wire.Feed](rd *read, sink func(*request) S) *wire.Sinks[S] {
+	sinks := new(wire.Sinks[S])
+	for _, req := range rd.reqs {
+		if req.t.wire && req.whole == nil {
+			req.sink, req.taking = sink(req), sinks.Taking(len(sinks.List))
+			sinks.List = append(sinks.List, req.sink.(S))
+		}
 	}
-	s := &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.CursorKeys, false))}
-	req.sink = s
-	return s
+	return sinks
 }
+
+// Holding makes r a paging.Holder: its items are its sink's heads.
+func (r *request) Holding() func() { return r.taking }
 
 // direct returns ctx carrying r's sink when a request through c takes the
 // path: c is the table's own client (no Preview, no Observe hook).
@@ -105,23 +110,37 @@ func (r *request) direct(ctx context.Context, c Client) context.Context {
 	return wire.With(ctx, r.Scan, r.sink)
 }
 
-// takeWire is pageOf's take of the next item of s's response.
-func takeWire[T any](r *Repo[T], s *wireSink[T], page *Page[T], left int, strict bool) (bool, error) {
-	i := s.Next
-	s.Next++
-	head := s.Heads.Heads[i]
-	if !r.mine(head) {
-		return false, skip(r.selected(head), strict, &page.Skipped)
+// decoder decodes the items of a read of r's items: those the direct
+// wire path read from its sinks, the SDK's from their maps.
+type decoder[T any] struct {
+	r     *Repo[T]
+	sinks *wire.Sinks[*wireSink[T]]
+}
+
+// decoding returns the decoder of rd, a read of r's items, putting its
+// requests on the direct wire path.
+func decoding[T any](r *Repo[T], rd *read) *decoder[T] {
+	c := *r
+	c.byShape = rd.byShape // an index without the entity type: the keys tell the items
+	return &decoder[T]{r: &c, sinks: wired(rd, func(req *request) *wireSink[T] {
+		return &wireSink[T]{Heads: wire.NewHeads(r.e.typ, r.e.wireKeep(r.t, req.CursorKeys, false))}
+	})}
+}
+
+// into decodes item into *out; ok is false for an item that is not r's
+// or does not decode, err then the *DecodeError to report (or nil).
+func (d *decoder[T]) into(item map[string]types.AttributeValue, out *T) (ok bool, err error) {
+	s, i, direct := d.sinks.Find(item) // first: it takes the item
+	if r := d.r; !r.mine(item) {
+		return false, r.selected(item)
+	} else if direct {
+		*out = s.vals[i]
+		err = r.e.wireRest(r.t, item, out, s.Complete[i], s.Errs[i])
+	} else {
+		err = r.e.decodeInto(r.t, item, out)
 	}
-	n := len(page.Items)
-	if n == cap(page.Items) {
-		page.Items = slices.Grow(page.Items, left)
-	}
-	page.Items = append(page.Items, s.vals[i])
-	if err := r.e.wireRest(r.t, head, &page.Items[n], s.Complete[i], s.Errs[i]); err != nil {
-		var zero T
-		page.Items[n], page.Items = zero, page.Items[:n]
-		return false, skip(r.undecoded(head, err), strict, &page.Skipped)
+	if err != nil {
+		return false, d.r.undecoded(item, err)
 	}
 	return true, nil
 }

@@ -3,10 +3,10 @@ package migrate_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/stretchr/testify/assert"
@@ -16,12 +16,14 @@ import (
 	"github.com/singletable-go/singletable/migrate"
 )
 
-// The WCU limit holds within 10% over a 10 s copy, measured from the
-// capacity DynamoDB reports for the writes made.
+// The WCU limit holds over a 10 s copy, measured from the capacity
+// DynamoDB reports for the writes made: never above the limit. Below it is
+// not asserted: a loaded machine may not reach the limit, and a rate
+// limit promises only a ceiling.
 //
 // Not parallel: it runs before the parallel tests start, so that the
 // limiter, not a DynamoDB Local busy with 20,000-item copies (under -race),
-// sets the pace; the measurement is what is being tested.
+// usually sets the pace (the log line shows how close it came).
 func TestMigrateRateLimit(t *testing.T) {
 	const (
 		// Low enough that a loaded machine running the other tests (with
@@ -43,6 +45,7 @@ func TestMigrateRateLimit(t *testing.T) {
 	m, err := migrate.New(tbl, migrate.Copy("rate", migrate.Source{Table: src}, usersTransform(users)))
 	require.NoError(t, err)
 
+	before := time.Now()
 	rep, err := m.Run(context.Background(), "rate", func(o *migrate.RunOptions) {
 		o.WCU = limit
 		o.Segments, o.Writers, o.PageSize = 4, 16, 50
@@ -58,9 +61,8 @@ func TestMigrateRateLimit(t *testing.T) {
 		total += c.units
 	}
 	assert.Equal(t, float64(rep.WCU), total, "the library's ceil(size/1KB) matches what DynamoDB charged")
-	// The rate between the first and the last write sent: a write is sent
-	// once the limiter has granted its units, so the units of every write
-	// but the first were granted between the two.
+	// Logged: the rate between the first and the last write sent, close to
+	// the limit when the limiter, not the machine, set the pace.
 	sort.Slice(rc.consumed, func(i, j int) bool { return rc.consumed[i].sent.Before(rc.consumed[j].sent) })
 	first, last := rc.consumed[0], rc.consumed[len(rc.consumed)-1]
 	span := last.sent.Sub(first.sent)
@@ -71,6 +73,13 @@ func TestMigrateRateLimit(t *testing.T) {
 			t.Logf("send %2d at %6.3fs: %3.0f WCU", i, c.sent.Sub(first.sent).Seconds(), c.units)
 		}
 	}
-	assert.GreaterOrEqual(t, span.Seconds(), 9.0, "the run lasts about 10 s")
-	assert.Less(t, math.Abs(measured-limit)/limit, 0.10, "measured %.1f WCU/s", measured)
+	// The limiter starts empty during the call and a write is sent only
+	// once its units are granted, so from the call's start to the last
+	// write sent it granted at most limit units a second (one unit allowed
+	// for the rounding of its waits). Delays after a grant (a loaded
+	// machine) only make the writes later: the bound holds under any load,
+	// where a rate over the span of the sends could be squeezed by a late
+	// first send.
+	bound := last.sent.Sub(before).Seconds()
+	assert.LessOrEqual(t, total, limit*bound+1, "%.0f WCU sent within %.2fs of the call's start: above %.0f WCU/s", total, bound, limit)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"net/http"
 	"reflect"
 	"slices"
@@ -148,9 +149,67 @@ func jsonCases() []jsonCase {
 			run: func(e env) (any, error) { return q(e.repo.Query(ana(e))) }},
 		{name: "Query/Undecodable/StrictDecode", direct: []string{"Query"}, resp: map[string][]byte{"Query": undecodable()},
 			run: func(e env) (any, error) { return q(e.repo.Query(ana(e), strict...)) }},
-		// Reads the path does not serve send the same requests on both clients.
-		{name: "Query/All", run: func(e env) (any, error) { return e.repo.Query(ana(e)).Collect(ctx) }},
-		{name: "Query/Count", run: func(e env) (any, error) { return e.repo.Query(ana(e)).Count(ctx) }},
+		// Iterators, counts (Select COUNT: the path reads past the items)
+		// and the merge of a write-sharded index's shards.
+		{name: "Query/All", direct: []string{"Query"}, run: func(e env) (any, error) { return e.repo.Query(ana(e)).Collect(ctx) }},
+		{name: "Query/All/Limit", direct: []string{"Query"}, run: func(e env) (any, error) { return yielded(e.repo.Query(ana(e)).Limit(7).All(ctx)) }},
+		{name: "Query/All/Undecodable", direct: []string{"Query"}, resp: map[string][]byte{"Query": undecodable()},
+			run: func(e env) (any, error) { return yielded(e.repo.Query(ana(e)).All(ctx)) }},
+		{name: "Query/Count", direct: []string{"Query"}, run: func(e env) (any, error) { return e.repo.Query(ana(e)).Count(ctx) }},
+		{name: "QueryIndex/Sharded/Limit/After", direct: []string{"Query"}, run: func(e env) (any, error) {
+			r := shardedRepo(e)
+			key := benchfix.Profile{SkillName: "skilla"}
+			p, err := r.QueryIndex("GSI1", key).Limit(5).Page(ctx)
+			if err != nil || p.Cursor == "" {
+				return nil, fmt.Errorf("first page: cursor %q, %v", p.Cursor, err)
+			}
+			a, _ := pageValue(p, nil)
+			b, err := pageValue(r.QueryIndex("GSI1", key).Limit(5).After(p.Cursor).Page(ctx))
+			return []any{a, b}, err
+		}},
+		{name: "QueryIndex/Sharded/All", direct: []string{"Query"}, run: func(e env) (any, error) {
+			return shardedRepo(e).QueryIndex("GSI1", benchfix.Profile{SkillName: "skilla"}).Collect(ctx)
+		}},
+		{name: "QueryIndex/Sharded/Count", direct: []string{"Query"}, run: func(e env) (any, error) {
+			return shardedRepo(e).QueryIndex("GSI1", benchfix.Profile{SkillName: "skilla"}).Count(ctx)
+		}},
+
+		// Collections: each item routed by its head, decoded into its target.
+		{name: "Collection", direct: []string{"Query"}, run: func(e env) (any, error) {
+			var ps []benchfix.Profile
+			p, err := e.repo.QueryCollection(ana(e)).Page(ctx, e.repo.AppendTo(&ps))
+			v, _ := pageValue(p, err)
+			return []any{ps, v}, err
+		}},
+		{name: "Collection/Limit/After/Desc", direct: []string{"Query"}, run: func(e env) (any, error) {
+			c := e.repo.QueryCollection(ana(e)).Desc().Limit(6)
+			p, err := c.Page(ctx, e.repo.Target())
+			if err != nil || p.Cursor == "" {
+				return nil, fmt.Errorf("first page: cursor %q, %v", p.Cursor, err)
+			}
+			a, _ := pageValue(p, nil)
+			b, err := pageValue(c.After(p.Cursor).Page(ctx, e.repo.Target()))
+			return []any{a, b}, err
+		}},
+		{name: "Collection/All/Fields", direct: []string{"Query"}, run: func(e env) (any, error) {
+			return yielded(e.repo.QueryCollection(ana(e), fields...).All(ctx, e.repo.Target()))
+		}},
+		{name: "Collection/Undecodable", direct: []string{"Query"}, resp: map[string][]byte{"Query": undecodable()},
+			run: func(e env) (any, error) { return pageValue(e.repo.QueryCollection(ana(e)).Page(ctx, e.repo.Target())) }},
+		{name: "Collection/Undecodable/StrictDecode", direct: []string{"Query"}, resp: map[string][]byte{"Query": undecodable()},
+			run: func(e env) (any, error) {
+				return pageValue(e.repo.QueryCollection(ana(e), strict...).Page(ctx, e.repo.Target()))
+			}},
+		{name: "Collection/Unknown", direct: []string{"Query"}, resp: map[string][]byte{"Query": foreign()},
+			run: func(e env) (any, error) { return pageValue(e.repo.QueryCollection(ana(e)).Page(ctx, e.repo.Target())) }},
+		{name: "Collection/SkipUnknown", direct: []string{"Query"}, resp: map[string][]byte{"Query": foreign()},
+			run: func(e env) (any, error) {
+				return pageValue(e.repo.QueryCollection(ana(e)).SkipUnknown().Page(ctx, e.repo.Target()))
+			}},
+		{name: "Collection/StoreOne", direct: []string{"Query"}, run: func(e env) (any, error) {
+			var p benchfix.Profile
+			return pageValue(e.repo.QueryCollection(ana(e)).Page(ctx, e.repo.StoreOne(&p)))
+		}},
 
 		{name: "Scan", direct: []string{"Scan"}, run: func(e env) (any, error) { return sc(e.repo.Scan()) }},
 		{name: "Scan/ConsistentRead/Fields", direct: []string{"Scan"}, run: func(e env) (any, error) {
@@ -166,12 +225,20 @@ func jsonCases() []jsonCase {
 			return pageValue(e.repo.Scan().Limit(4).After(first.Cursor).Page(ctx))
 		}},
 		{name: "ScanIndex", direct: []string{"Scan"}, run: func(e env) (any, error) { return sc(e.repo.ScanIndex("GSI1")) }},
-		{name: "Scan/Segments", run: func(e env) (any, error) { return e.repo.Scan().Segments(3).Collect(ctx) }},
-		{name: "Table.Scan", run: func(e env) (any, error) {
+		// A parallel scan's segments, each holding its response until the
+		// reading goroutine took it.
+		{name: "Scan/Segments", direct: []string{"Scan"}, run: func(e env) (any, error) { return e.repo.Scan().Segments(3).Collect(ctx) }},
+		{name: "Scan/Segments/Count", direct: []string{"Scan"}, run: func(e env) (any, error) { return e.repo.Scan().Segments(3).Count(ctx) }},
+		{name: "Scan/All/Filter", direct: []string{"Scan"}, run: func(e env) (any, error) { return yielded(e.repo.Scan().Filter(years).All(ctx)) }},
+		{name: "Table.Scan", direct: []string{"Scan"}, run: func(e env) (any, error) {
 			var ps []benchfix.Profile
 			p, err := e.table.Scan().Page(ctx, e.repo.AppendTo(&ps))
 			return []any{ps, p.Cursor, len(p.Items)}, err
 		}},
+		{name: "Table.Scan/Segments/All", direct: []string{"Scan"}, run: func(e env) (any, error) {
+			return yielded(e.table.Scan().Segments(2).All(ctx, e.repo.Target()))
+		}},
+		{name: "Table.Scan/Count", direct: []string{"Scan"}, run: func(e env) (any, error) { return e.table.Scan().Count(ctx) }},
 
 		{name: "Get", direct: []string{"GetItem"}, run: func(e env) (any, error) { return e.repo.Get(ctx, e.f.key) }},
 		{name: "Get/ConsistentRead", direct: []string{"GetItem"}, run: func(e env) (any, error) { return e.repo.Get(ctx, e.f.key, consistent...) }},
@@ -192,7 +259,7 @@ func jsonCases() []jsonCase {
 }
 
 // pageValue is a page as a comparable value: Skipped as error texts.
-func pageValue(p singletable.Page[benchfix.Profile], err error) (any, error) {
+func pageValue[V any](p singletable.Page[V], err error) (any, error) {
 	skipped := make([]string, len(p.Skipped))
 	for i, s := range p.Skipped {
 		skipped[i] = s.Error()
@@ -214,6 +281,33 @@ func twoPages(first *singletable.Query[benchfix.Profile], next func(string) *sin
 	return []any{a, b}, err
 }
 
+// yielded is what seq yields, errors as their texts.
+func yielded[V any](seq iter.Seq2[V, error]) (any, error) {
+	var out []any
+	for v, err := range seq {
+		if err != nil {
+			out = append(out, err.Error())
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// shardedProfiles are the profiles with GSI1 write-sharded.
+var shardedProfiles = singletable.MustDefine(singletable.Schema[benchfix.Profile]{
+	Type: profilesSchema.Type, PK: profilesSchema.PK, SK: profilesSchema.SK,
+	Indexes: []singletable.IndexSchema[benchfix.Profile]{
+		{Name: "GSI1", PK: "SKILL#{SkillName}", SK: "LEVEL#{Level}#USER#{Username}", Shards: 3},
+	},
+})
+
+// shardedRepo is the repository of shardedProfiles on e's client.
+func shardedRepo(e env) *singletable.Repo[benchfix.Profile] {
+	now := e.table.Options().Now
+	return singletable.MustBind(singletable.NewTable(e.table.Client(), "bench", func(o *singletable.TableOptions) { o.Now = now }), shardedProfiles)
+}
+
 // withMember is cannedFor's body of op with member (JSON) added.
 func withMember(op, member string) []byte {
 	b := cannedFor(newFixture())[op]
@@ -222,12 +316,22 @@ func withMember(op, member string) []byte {
 
 // undecodable is the Query page with its third item's years a string.
 func undecodable() []byte {
+	return changedPage(func(page []any) { page[2].(map[string]any)["YearsOfExperience"] = map[string]any{"S": "many"} })
+}
+
+// foreign is the Query page with its fourth item of another entity type.
+func foreign() []byte {
+	return changedPage(func(page []any) { page[3].(map[string]any)["EntityType"] = map[string]any{"S": "Other"} })
+}
+
+// changedPage is the Query page as change leaves it.
+func changedPage(change func(page []any)) []byte {
 	f := newFixture()
 	page := make([]any, len(f.stub.page))
 	for i, it := range f.stub.page {
 		page[i] = wireItem(it)
 	}
-	page[2].(map[string]any)["YearsOfExperience"] = map[string]any{"S": "many"}
+	change(page)
 	b, err := json.Marshal(map[string]any{"Items": page, "Count": len(page), "ScannedCount": len(page)})
 	if err != nil {
 		panic(err)

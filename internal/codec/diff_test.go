@@ -17,6 +17,7 @@ import (
 
 	"github.com/singletable-go/singletable/internal/format"
 	"github.com/singletable-go/singletable/internal/itemsize"
+	"github.com/singletable-go/singletable/internal/wiretest"
 )
 
 // gen makes random values of any type, with the awkward cases (nil, empty,
@@ -595,73 +596,15 @@ func sameDecOutcome(want, got decOutcome) bool {
 	return equalValues(want.v, got.v)
 }
 
-// equalValues is reflect.DeepEqual except that NaNs are equal and funcs are
-// compared by nil-ness.
+// equalValues is wiretest.EqualValues with the one deliberate difference:
+// an epoch number decodes in UTC, where attributevalue gives local time.
 func equalValues(a, b reflect.Value) bool {
-	if a.IsValid() != b.IsValid() {
-		return false
-	}
-	if !a.IsValid() {
-		return true
-	}
-	if a.Type() != b.Type() {
-		return false
-	}
-	switch a.Kind() {
-	case reflect.Float32, reflect.Float64:
-		x, y := a.Float(), b.Float()
-		return x == y && math.Signbit(x) == math.Signbit(y) || math.IsNaN(x) && math.IsNaN(y)
-	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
-		return a.IsNil() == b.IsNil()
-	case reflect.Pointer, reflect.Interface:
-		if a.IsNil() || b.IsNil() {
-			return a.IsNil() == b.IsNil()
+	return wiretest.EqualValues(a, b, func(x, y time.Time) bool {
+		if x.Location() == time.Local && y.Location() == time.UTC {
+			x = x.UTC()
 		}
-		return equalValues(a.Elem(), b.Elem())
-	case reflect.Slice:
-		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
-			return false
-		}
-		fallthrough
-	case reflect.Array:
-		for i := 0; i < a.Len(); i++ {
-			if !equalValues(a.Index(i), b.Index(i)) {
-				return false
-			}
-		}
-		return true
-	case reflect.Map:
-		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
-			return false
-		}
-		for _, k := range a.MapKeys() {
-			bv := b.MapIndex(k)
-			if !bv.IsValid() || !equalValues(a.MapIndex(k), bv) {
-				return false
-			}
-		}
-		return true
-	case reflect.Struct:
-		if a.Type() == timeType || a.Type().ConvertibleTo(timeType) {
-			ta, tb := a.Convert(timeType).Interface().(time.Time), b.Convert(timeType).Interface().(time.Time)
-			// The one deliberate difference: an epoch number decodes in
-			// UTC, where attributevalue gives local time.
-			if ta.Location() == time.Local && tb.Location() == time.UTC {
-				ta = ta.UTC()
-			}
-			return reflect.DeepEqual(ta, tb)
-		}
-		for i := 0; i < a.NumField(); i++ {
-			if !equalValues(a.Field(i), b.Field(i)) {
-				return false
-			}
-		}
-		return true
-	}
-	if a.CanInterface() {
-		return reflect.DeepEqual(a.Interface(), b.Interface())
-	}
-	return reflect.DeepEqual(fmt.Sprint(a), fmt.Sprint(b))
+		return reflect.DeepEqual(x, y)
+	})
 }
 
 var diffTypes = []reflect.Type{

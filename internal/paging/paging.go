@@ -170,12 +170,21 @@ func Count(ctx context.Context, reqs []*Request, counts func(Item) bool) (int, e
 type segments struct {
 	ch     chan segmentResponse
 	cancel context.CancelFunc
+	taken  chan struct{} // the last response's
 }
 
 type segmentResponse struct {
 	items []Item
 	err   error
+	taken chan struct{} // closed when items were taken, for a Holder to read on
+	took  func()        // the Holder's, called when the reading goroutine takes items
 }
+
+// Holder is a Feed whose items may hold only until its next Next (the
+// direct wire path's, decoded into buffers it reuses): when Holding
+// returns a func, a parallel read calls it when it takes the items, and
+// the feed's segment reads on after.
+type Holder interface{ Holding() func() }
 
 // readSegments starts reading fs, one goroutine each, want items each.
 func readSegments(ctx context.Context, fs []Feed, want int) *segments {
@@ -186,13 +195,26 @@ func readSegments(ctx context.Context, fs []Feed, want int) *segments {
 		g.Go(func() error {
 			for {
 				items, last, err := f.Next(ctx, want)
+				r := segmentResponse{items: items, err: err}
+				if h, ok := f.(Holder); ok {
+					if r.took = h.Holding(); r.took != nil {
+						r.taken = make(chan struct{})
+					}
+				}
 				select {
-				case s.ch <- segmentResponse{items, err}:
+				case s.ch <- r:
 				case <-ctx.Done():
 					return nil
 				}
 				if err != nil || last {
 					return nil
+				}
+				if r.taken != nil {
+					select {
+					case <-r.taken:
+					case <-ctx.Done():
+						return nil
+					}
 				}
 			}
 		})
@@ -202,7 +224,13 @@ func readSegments(ctx context.Context, fs []Feed, want int) *segments {
 }
 
 func (s *segments) Next(context.Context, int) ([]Item, bool, error) {
+	if s.taken != nil {
+		close(s.taken)
+	}
 	resp, ok := <-s.ch
+	if s.taken = resp.taken; s.taken != nil {
+		resp.took()
+	}
 	return resp.items, !ok, resp.err
 }
 

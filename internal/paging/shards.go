@@ -2,6 +2,7 @@ package paging
 
 import (
 	"context"
+	"maps"
 
 	"golang.org/x/sync/errgroup"
 
@@ -85,9 +86,12 @@ func (m *Merge) Next(ctx context.Context, _ int) ([]Item, bool, error) {
 	}
 	item := best.buf[0]
 	best.buf = best.buf[1:]
-	if len(best.buf) == 0 && best.last {
+	switch {
+	case len(best.buf) == 0 && best.last:
 		best.pos = cursor.ShardPos{State: cursor.ShardDone}
-	} else {
+	case len(best.buf) == 0: // the shard's next page may reuse item (a Holder's)
+		best.pos = cursor.ShardPos{State: cursor.ShardAfter, Key: maps.Clone(item)}
+	default:
 		best.pos = cursor.ShardPos{State: cursor.ShardAfter, Key: item}
 	}
 	m.one[0] = item

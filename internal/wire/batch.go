@@ -228,9 +228,9 @@ func (rs *Readers) Release() {
 }
 
 // Whole is a Feed keeping each item whole, as the SDK's deserializer
-// would make it (codec.JSON.Item), as its head: for reads that hand each
-// item to what its attributes name (collections, routed by entity type or
-// key shape), which then decode it from the map.
+// would make it (codec.JSON.Item), as its head: for reads that look at
+// the item's attributes only (a count of key-only items, told apart by
+// entity type or key shape).
 type Whole struct{ Heads }
 
 // Item reads an item whole.

@@ -347,6 +347,13 @@ func (h *Heads) Reset() {
 // Done records that a response was decoded whole.
 func (h *Heads) Done() { h.Filled = true }
 
+// Drop drops the last item; its head is no longer h's.
+func (h *Heads) Drop() {
+	n := len(h.Heads) - 1
+	h.Heads[n] = nil
+	h.Heads, h.Complete, h.Errs = h.Heads[:n], h.Complete[:n], h.Errs[:n]
+}
+
 // Add reads an item from d into the value at ptr (zero, of type Type).
 func (h *Heads) Add(d *codec.JSON, ptr unsafe.Pointer) error {
 	var head map[string]types.AttributeValue

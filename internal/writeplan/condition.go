@@ -98,6 +98,20 @@ func (c Condition) And(o Condition) Condition {
 	}
 }
 
+// AsRead holds while each attribute in attrs is as in read (absent when it
+// was).
+func AsRead(read map[string]types.AttributeValue, attrs []string) Condition {
+	still := make([]Check, len(attrs))
+	for i, a := range attrs {
+		if av, ok := read[a]; ok {
+			still[i] = AttrEq(a, av)
+		} else {
+			still[i] = AttrNotExists(a)
+		}
+	}
+	return Own(still...)
+}
+
 // Empty reports whether there is nothing to check.
 func (c Condition) Empty() bool { return len(c.own)+len(c.user) == 0 }
 

@@ -195,15 +195,7 @@ func (s *Snapshot) Cond(pk string) Condition {
 	if s.Item == nil {
 		return Own(AttrNotExists(pk))
 	}
-	c := Own(AttrExists(pk))
-	for _, a := range s.attrs() {
-		if av, ok := s.Item[a]; ok {
-			c.own = append(c.own, AttrEq(a, av))
-		} else {
-			c.own = append(c.own, AttrNotExists(a))
-		}
-	}
-	return c
+	return Own(AttrExists(pk)).And(AsRead(s.Item, s.attrs()))
 }
 
 // attrs are the attributes the snapshot condition checks: the fields'

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,13 +126,19 @@ func TestMigrateCLI(t *testing.T) {
 	require.Equal(t, migratecli.ExitOK, cli("verify", "000-legacy-users"), errOut.String())
 	assert.Contains(t, out.String(), "User                 expected 297, found 297  ok")
 	assert.Contains(t, out.String(), "\nOK\n")
-	// Its progress lines, one per tick while it scans and compares (a
-	// tick every microsecond: the verification takes many requests).
-	errOut.Reset()
-	require.Equal(t, migratecli.ExitOK, migratecli.Main(ctx, m, []string{"verify", "000-legacy-users"}, func(o *migratecli.Options) {
-		o.Stdout, o.Stderr, o.LineInterval = io.Discard, &errOut, time.Microsecond
+	// Its progress lines, one per tick while it scans and compares. The
+	// verification's scans wait for the first line, so one is printed
+	// however slowly a loaded machine runs the ticker.
+	progress := &firstLine{seen: make(chan struct{})}
+	gated := skills.NewStore(scansAfter{Client: ddblocal.Shared(t).Client(), open: progress.seen}, st.Table.Name())
+	gatedCopy := skills.LegacyUsersMigration(gated, src)
+	gatedCopy.Description = copyUsers.Description
+	mg, err := migrate.New(gated.Table, gatedCopy, skills.UsersListingMigration(gated))
+	require.NoError(t, err)
+	require.Equal(t, migratecli.ExitOK, migratecli.Main(ctx, mg, []string{"verify", "000-legacy-users"}, func(o *migratecli.Options) {
+		o.Stdout, o.Stderr, o.LineInterval = io.Discard, progress, time.Millisecond
 	}))
-	assert.Regexp(t, `(?m)^verify 000-legacy-users: scanned \d+, compared \d+, \d+ items/s$`, errOut.String())
+	assert.Regexp(t, `(?m)^verify 000-legacy-users: scanned \d+, compared \d+, \d+ items/s$`, progress.String())
 
 	require.Equal(t, migratecli.ExitOK, cli("status"))
 	assert.Regexp(t, `000-legacy-users\s+copy\s+completed\s+300\s+297\s+3\s+0\s+2/2\s+1\s+\d{4}-`, out.String())
@@ -154,4 +161,31 @@ func TestMigrateCLI(t *testing.T) {
 		assert.Contains(t, out.String(), "migrate run [flags] ID", "%v prints the usage on standard output", help)
 		assert.Empty(t, errOut.String(), "%v", help)
 	}
+}
+
+// firstLine is a progress writer that closes seen at its first write.
+type firstLine struct {
+	bytes.Buffer
+	once sync.Once
+	seen chan struct{}
+}
+
+func (w *firstLine) Write(p []byte) (int, error) {
+	defer w.once.Do(func() { close(w.seen) })
+	return w.Buffer.Write(p)
+}
+
+// scansAfter is a client whose scans wait until open is closed.
+type scansAfter struct {
+	*dynamodb.Client
+	open <-chan struct{}
+}
+
+func (c scansAfter) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	select {
+	case <-c.open:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return c.Client.Scan(ctx, in, optFns...)
 }
