@@ -31,7 +31,7 @@ MODULES := . bench ddblocal/testcontainers streams/lambdaevent otelsingletable c
 ## about 2 minutes (docs/performance.md). SINGLETABLE_REQUIRE_DYNAMODB=1 makes a
 ## test that cannot start DynamoDB Local fail rather than skip (plain `go test`
 ## skips it with the reason).
-WIRE_TESTS ?= UnderFaults|^TestModel$$|Cursor|Foreign|Observe|Pagination|ExactFit|Undecodable|LostResponse|KeyOnly|Projection|Pages
+WIRE_TESTS ?= UnderFaults|^TestModel$$|^TestRandomDesigns$$|Cursor|Foreign|Observe|Pagination|ExactFit|Undecodable|LostResponse|KeyOnly|Projection|Pages
 test: need-java need-cc
 	$(GO) vet ./...
 	SINGLETABLE_REQUIRE_DYNAMODB=1 $(GO) test -race -count=1 -timeout 30m ./...

@@ -320,7 +320,15 @@ func (u *updateSpec) writeIndexKeys(w *updateExpr, mv reflect.Value, touched, kn
 	if len(unknown) > 0 {
 		return unknownKeyFields(e.name, unknown, "the update changes part of these keys but the other fields are unknown")
 	}
-	if err := e.keyOnlyHeld(mv, u.set); err != nil {
+	held := slices.Clone(u.set) // and the KeyOnly fields only re-rendered indexes hold: When may have turned false
+	for _, f := range e.foreign.keyOnly {
+		if known[f] && !slices.Contains(held, f) && !slices.ContainsFunc(e.indexes, func(p *indexPlan) bool {
+			return slices.Contains(p.keyFields, f) && !slices.Contains(rerender, p)
+		}) {
+			held = append(held, f)
+		}
+	}
+	if err := e.keyOnlyHeld(mv, held); err != nil {
 		return err
 	}
 	for _, p := range rerender {
