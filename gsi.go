@@ -3,6 +3,7 @@ package singletable
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -185,7 +186,7 @@ func (p *indexPlan) apply(e *entityPlan, o *TableOptions, rv reflect.Value, item
 				return "", "", err
 			}
 		}
-		return "", "", nil
+		return "", "", p.checkAggregate(e.name, item)
 	}
 	pk, sk, ok, err := p.render(e, rv)
 	if err != nil {
@@ -213,6 +214,29 @@ func (p *indexPlan) apply(e *entityPlan, o *TableOptions, rv reflect.Value, item
 		return "", "", nil
 	}
 	return pk, sk, nil
+}
+
+// checkAggregate returns a *KeyError when the multi-attribute index p's
+// partition or sort key attributes in item are together longer than
+// DynamoDB allows (2048 and 1024 bytes): it limits their aggregate, not
+// only each one.
+func (p *indexPlan) checkAggregate(entity string, item map[string]types.AttributeValue) error {
+	for _, k := range [2]struct {
+		fields []*model.Field
+		max    int
+		role   string
+	}{{p.partition, 2048, "partition"}, {p.sort, 1024, "sort"}} {
+		n, names := 0, make([]string, 0, len(k.fields))
+		for _, f := range k.fields {
+			n += model.KeyBytes(item[f.Attr])
+			names = append(names, f.Name)
+		}
+		if n > k.max {
+			return &KeyError{Entity: entity, Index: p.name, Key: k.fields[0].Attr,
+				Err: fmt.Errorf("fields %s are %d bytes together, over DynamoDB's %d-byte limit for a multi-attribute %s key", strings.Join(names, ", "), n, k.max, k.role)}
+		}
+	}
+	return nil
 }
 
 // applyKeyAttr writes field f, a key attribute of index, into item as the

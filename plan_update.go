@@ -95,6 +95,9 @@ func (u *updateSpec) build(key map[string]types.AttributeValue, x *expectation, 
 	if err := u.writeIndexKeys(w, mv, touched, u.known(fromSnap), blind); err != nil {
 		return nil, writeplan.Effect{}, err
 	}
+	if err := u.checkAggregates(mv, touched, fromSnap); err != nil {
+		return nil, writeplan.Effect{}, err
+	}
 	cond := r.ownership(x.Intent).And(x.VersionCheck()).And(x.SnapshotCheck(r.t.opts.PartitionKey)).And(u.userCond())
 	up, err := r.updateRequest(w, key, cond)
 	return up, w.eff, err
@@ -113,6 +116,27 @@ func (u *updateSpec) splitOps(set []*model.Field, fromSnap map[*model.Field]bool
 		}
 	}
 	return set, ops
+}
+
+// checkAggregates refuses an update whose multi-attribute index keys, as
+// far as it knows them (the fields it sets and those it read), are
+// together over DynamoDB's limits (indexPlan.checkAggregate).
+func (u *updateSpec) checkAggregates(mv reflect.Value, touched, fromSnap map[*model.Field]bool) error {
+	e := u.r.e
+	for _, p := range e.indexes {
+		item := map[string]types.AttributeValue{}
+		for _, f := range slices.Concat(p.partition, p.sort) {
+			if p.multi && (touched[f] || fromSnap[f]) && f.Present(mv) {
+				if av, err := e.marshalKeyAttr(f, mv); err == nil {
+					item[f.Attr] = av
+				}
+			}
+		}
+		if err := p.checkAggregate(e.name, item); len(item) > 0 && err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeFields writes the fields the update sets (their values in mv), the

@@ -60,9 +60,10 @@ const (
 // [Query API]: https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type Query[T any] struct {
 	querySpec
-	r   *Repo[T]
-	key T
-	hi  T
+	r    *Repo[T]
+	part T // the key as given: the partition's values, which no condition changes
+	key  T
+	hi   T
 }
 
 // querySpec is a Query apart from its key values: the part that does not
@@ -81,7 +82,7 @@ type querySpec struct {
 // supplies every field of the PK template). optFns' [ReadOptions] apply to
 // every request; Fields reads the named Go fields plus the keys.
 func (r *Repo[T]) Query(key T, optFns ...func(*ReadOptions)) *Query[T] {
-	return &Query[T]{querySpec: querySpec{r: &r.repo, readSpec: newReadSpec(r.e.name, "", optFns)}, r: r, key: key}
+	return &Query[T]{querySpec: querySpec{r: &r.repo, readSpec: newReadSpec(r.e.name, "", optFns)}, r: r, part: key, key: key}
 }
 
 // QueryIndex starts a query on the named index: key supplies every field of
@@ -206,11 +207,12 @@ type Page[T any] struct {
 }
 
 func (q *Query[T]) plan(count bool) *read {
-	return planned(q.querySpec.plan(count, reflect.ValueOf(&q.key).Elem(), reflect.ValueOf(&q.hi).Elem()))
+	return planned(q.querySpec.plan(count, reflect.ValueOf(&q.part).Elem(), reflect.ValueOf(&q.key).Elem(), reflect.ValueOf(&q.hi).Elem()))
 }
 
-// plan is [Query.plan] given the key kv and Between's upper bound hv.
-func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*read, error) {
+// plan is [Query.plan] given the partition's key pv, the sort condition's
+// kv and Between's upper bound hv.
+func (q *querySpec) plan(count bool, pv, kv, hv reflect.Value) (*read, error) {
 	if len(q.errs) > 0 {
 		return nil, errors.Join(q.errs...)
 	}
@@ -222,7 +224,7 @@ func (q *querySpec) plan(count bool, kv, hv reflect.Value) (*read, error) {
 			return nil, validationErr(e.name, q.index, "global secondary indexes do not support consistent reads")
 		}
 	}
-	kc, err := q.keyCondition(idx, kv, hv)
+	kc, err := q.keyCondition(idx, pv, kv, hv)
 	if err != nil {
 		return nil, err
 	}
@@ -284,11 +286,13 @@ type keyCondition struct {
 	empty bool     // the sort range holds nothing
 }
 
-// keyCondition builds the key condition on the index idx (nil: the table).
-func (q *querySpec) keyCondition(idx *indexPlan, kv, hv reflect.Value) (keyCondition, error) {
+// keyCondition builds the key condition on the index idx (nil: the table):
+// the partition's from pv, the sort key's from kv and hv (a field in both
+// keys keeps pv's value in the partition).
+func (q *querySpec) keyCondition(idx *indexPlan, pv, kv, hv reflect.Value) (keyCondition, error) {
 	var kc keyCondition
 	var err error
-	if kc.conds, kc.parts, err = q.r.partitionCond(idx, kv); err != nil {
+	if kc.conds, kc.parts, err = q.r.partitionCond(idx, pv); err != nil {
 		return kc, err
 	}
 	kc.nPart = len(kc.conds)
