@@ -56,7 +56,7 @@ import (
 //
 // MODEL_SEED (default 1, "random") is the first seed, DESIGNS (default
 // 14) how many designs, DESIGN_OPS (default 40) operations per design. A
-// failure names the seed, prints the declaration and the operations so far.
+// failure names its MODEL_SEED, prints the declaration and the operations so far.
 func TestRandomDesigns(t *testing.T) {
 	t.Parallel()
 	first := modelSeed(t)
