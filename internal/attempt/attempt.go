@@ -7,6 +7,7 @@ package attempt
 import (
 	"context"
 	"errors"
+	"net"
 	"sync/atomic"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -45,12 +46,14 @@ func LogApplied(name string, maybeApplied *atomic.Bool) func(*dynamodb.Options) 
 
 // MayHaveApplied reports whether a failed attempt may have been applied by
 // DynamoDB: every failure except a 4xx response, which DynamoDB sends only
-// for requests it rejected without writing.
+// for requests it rejected without writing, and a failed dial, which sent
+// nothing.
 func MayHaveApplied(err error) bool {
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) && re.Response != nil {
 		code := re.HTTPStatusCode()
 		return code < 400 || code >= 500
 	}
-	return true
+	var oe *net.OpError
+	return !errors.As(err, &oe) || oe.Op != "dial"
 }
