@@ -334,14 +334,15 @@ func (rd *read) count(ctx context.Context, r *repo) (int, error) {
 		return 0, rd.err
 	}
 	var reqs []*paging.Request
+	var fs []paging.Feed // the root's requests: on the path, Holders
 	for i, req := range rd.reqs {
 		if rd.shardPos == nil || rd.shardPos[i].State != cursor.ShardDone {
-			reqs = append(reqs, &req.Request)
+			reqs, fs = append(reqs, &req.Request), append(fs, req)
 		}
 	}
 	if r == nil || !rd.byShape && !r.e.foreign.matchKeys {
 		wired(rd, func(*request) *wire.Skipped { return new(wire.Skipped) })
-		return paging.Count(ctx, reqs, nil)
+		return paging.Count(ctx, reqs, fs, nil)
 	}
 	wired(rd, func(*request) *wire.Whole { return new(wire.Whole) })
 	o := &r.t.opts
@@ -352,7 +353,7 @@ func (rd *read) count(ctx context.Context, r *repo) (int, error) {
 			req.KeysOnly(o.PartitionKey, o.SortKey, o.EntityTypeAttr)
 		}
 	}
-	return paging.Count(ctx, reqs, (&repo{t: r.t, e: r.e, byShape: rd.byShape}).mine)
+	return paging.Count(ctx, reqs, fs, (&repo{t: r.t, e: r.e, byShape: rd.byShape}).mine)
 }
 
 // first is the input the read sends first: with Limit and a sized read,

@@ -141,11 +141,15 @@ func ReadAll(ctx context.Context, fs []Feed, limit int, take Take) error {
 }
 
 // Count counts what reqs match: the responses' Count or, with counts
-// (the items read, see Input.KeysOnly), the items counts accepts.
-func Count(ctx context.Context, reqs []*Request, counts func(Item) bool) (int, error) {
-	fs := make([]Feed, len(reqs))
-	for i, r := range reqs {
-		fs[i] = r
+// (the items read, see Input.KeysOnly), the items counts accepts. fs are
+// the feeds reqs are read through (nil: reqs themselves), such as a
+// Holder around each, whose items hold only until its next page.
+func Count(ctx context.Context, reqs []*Request, fs []Feed, counts func(Item) bool) (int, error) {
+	if fs == nil {
+		fs = make([]Feed, len(reqs))
+		for i, r := range reqs {
+			fs[i] = r
+		}
 	}
 	n := 0
 	err := ReadAll(ctx, fs, 0, func(item Item, _ int) (bool, error) {

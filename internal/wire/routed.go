@@ -10,12 +10,13 @@ import (
 
 // Routed is the Sink of a read whose items go to several feeds, one per
 // struct type (a collection's targets, told apart by entity type or key
-// shape), each keeping in its heads what routing reads. Each item is
-// decoded once, into its target's type: by the feed the last item went
-// to, whose head Route then reads; when Route names another feed, that
-// one decodes the item again from its text (items of one type come
-// together, sorted by key), and when it names none, the item's head is
-// kept alone.
+// shape), each keeping in its heads what routing reads. An item is
+// decoded first by the feed the last item went to, whose head Route then
+// reads; when Route names another feed, that one decodes the item again
+// from its text, and when it names none, the item's head is kept alone.
+// Items of one type come together (sorted by key), so most are decoded
+// once; an item after one of another type is decoded twice, and a custom
+// unmarshaler of the first type's fields runs on it (its result dropped).
 type Routed struct {
 	Heads // the items' heads, each its feed's (Heads.Heads only)
 	Feeds []Typed
